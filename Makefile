@@ -1,0 +1,51 @@
+# rot: builds the driver (build/rot-driver), runs the tests and the benchmarks.
+# The measuring core is built by the driver itself (core/Makefile), per measurement configuration.
+BUILD ?= build
+CC ?= gcc
+LUA_CFLAGS := $(shell pkg-config --cflags lua5.4 2>/dev/null || echo -I/usr/include/lua5.4)
+LUA_LIBS := $(shell pkg-config --libs lua5.4 2>/dev/null || echo -llua5.4)
+CFLAGS ?= -O2 -g
+WARN := -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE
+DRIVER_SRCS := $(wildcard driver/*.c)
+DRIVER_LIB_SRCS := $(filter-out driver/main.c,$(DRIVER_SRCS))
+DRIVER_OBJS := $(DRIVER_SRCS:driver/%.c=$(BUILD)/driver/%.o)
+DRIVER_LIB_OBJS := $(DRIVER_LIB_SRCS:driver/%.c=$(BUILD)/driver/%.o)
+TEST_SRCS := $(wildcard tests/unit/*.c)
+TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%.t)
+
+.PHONY: all driver test bench clean deps format
+all: driver
+
+driver: $(BUILD)/rot-driver
+
+$(BUILD)/rot-driver: $(DRIVER_OBJS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LUA_LIBS) -lm
+
+$(BUILD)/driver/%.o: driver/%.c Makefile
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(LUA_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/tests/%.t: tests/unit/%.c $(DRIVER_LIB_OBJS) tests/unit/tap.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(LUA_CFLAGS) -Idriver -o $@ $< $(DRIVER_LIB_OBJS) $(LUA_LIBS) -lm
+
+deps:
+	@./driver/deps.sh
+
+# TAP through prove: unit tests (C), Lua library tests, end-to-end tests (shell).
+test: deps
+	@$(MAKE) -s driver $(TEST_BINS)
+	@prove --exec '' $(TEST_BINS) :: 2>/dev/null; \
+	ROT_BUILD=$(BUILD) prove --exec 'sh' tests/e2e/*.t tests/lua.t
+
+bench: deps
+	@$(MAKE) -s driver
+	@sh tests/bench.sh
+
+format:
+	clang-format -i driver/*.[ch] core/*.[ch] kernels/*.c tests/unit/*.[ch]
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(DRIVER_OBJS:.o=.d)

@@ -1,0 +1,54 @@
+/* kernel: what a kernel file gives rot: its parameters, init/run/dispose, the buffers it
+ * touches (for cache flushing) and its operation and byte counts as functions of its parameters. */
+#ifndef ROT_KERNEL_H
+#define ROT_KERNEL_H
+
+#include <stddef.h>
+
+struct rot_args;
+
+/* A declared parameter, with its default. The list ends with {NULL}. */
+struct rot_param {
+	const char *name;
+	double def;
+	const char *desc;
+};
+
+struct rot_buffer {
+	void *p;
+	size_t bytes;
+};
+
+struct rot_kernel {
+	const char *name;
+	const char *description;
+	const struct rot_param *params;
+	/* Allocates and initializes; returns the state, or NULL with errno set. */
+	void *(*init)(const struct rot_args *a);
+	/* One invocation: the thing being measured. */
+	void (*run)(void *state);
+	void (*dispose)(void *state);
+	/* Fills out with up to max buffers the kernel touches; returns how many. */
+	int (*buffers)(void *state, struct rot_buffer *out, int max);
+	/* Declared counts for one invocation: floating-point operations and bytes moved
+	 * between core and memory (STREAM convention: each array element read or written once). */
+	double (*flops)(const struct rot_args *a);
+	double (*bytes)(const struct rot_args *a);
+};
+
+/* Value of a declared parameter: the measurement's, else the declared default. */
+double rot_arg(const struct rot_args *a, const char *name);
+
+void rot_kernel_register(const struct rot_kernel *k);
+
+/* Put after the kernel's definition: registers it before main runs, no central list. */
+#define ROT_KERNEL(k)                                                                              \
+	__attribute__((constructor)) static void rot_register_##k(void)                            \
+	{                                                                                          \
+		rot_kernel_register(&k);                                                           \
+	}
+
+/* Allocation aligned to a 4 KiB page, zeroed; NULL with errno on failure. */
+void *rot_alloc(size_t bytes);
+
+#endif

@@ -1,0 +1,319 @@
+/* cache: result-cache entries: the measurement description, the core hash, metadata and
+ * every run's raw outputs, in a checksummed text file written atomically. */
+#include "cache.h"
+#include "sha256.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cache_entry_init(struct cache_entry *e)
+{
+	memset(e, 0, sizeof *e);
+}
+
+static void free_kv(struct cache_kv *kv, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(kv[i].key);
+		free(kv[i].value);
+	}
+	free(kv);
+}
+
+void cache_entry_free(struct cache_entry *e)
+{
+	free(e->description);
+	free_kv(e->meta, e->nmeta);
+	for (size_t i = 0; i < e->nruns; i++)
+		free_kv(e->runs[i].kv, e->runs[i].n);
+	free(e->runs);
+	cache_entry_init(e);
+}
+
+static int bad_token(const char *s, int allow_space)
+{
+	if (!*s && !allow_space)
+		return 1;
+	for (; *s; s++)
+		if (*s == '\n' || *s == '\r' || (!allow_space && (*s == ' ' || *s == '=')))
+			return 1;
+	return 0;
+}
+
+int cache_entry_set_meta(struct cache_entry *e, const char *key, const char *value)
+{
+	if (bad_token(key, 0) || bad_token(value, 1)) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (size_t i = 0; i < e->nmeta; i++) {
+		if (strcmp(e->meta[i].key, key) == 0) {
+			char *v = strdup(value);
+			if (!v)
+				return -1;
+			free(e->meta[i].value);
+			e->meta[i].value = v;
+			return 0;
+		}
+	}
+	struct cache_kv *m = realloc(e->meta, (e->nmeta + 1) * sizeof *m);
+	if (!m)
+		return -1;
+	e->meta = m;
+	m[e->nmeta].key = strdup(key);
+	m[e->nmeta].value = strdup(value);
+	if (!m[e->nmeta].key || !m[e->nmeta].value) {
+		free(m[e->nmeta].key);
+		free(m[e->nmeta].value);
+		return -1;
+	}
+	e->nmeta++;
+	return 0;
+}
+
+const char *cache_entry_get_meta(const struct cache_entry *e, const char *key)
+{
+	for (size_t i = 0; i < e->nmeta; i++)
+		if (strcmp(e->meta[i].key, key) == 0)
+			return e->meta[i].value;
+	return NULL;
+}
+
+int cache_entry_add_run(struct cache_entry *e, const struct cache_kv *kv, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (bad_token(kv[i].key, 0) || bad_token(kv[i].value, 0)) {
+			errno = EINVAL;
+			return -1;
+		}
+	}
+	struct cache_run *r = realloc(e->runs, (e->nruns + 1) * sizeof *r);
+	if (!r)
+		return -1;
+	e->runs = r;
+	struct cache_kv *copy = calloc(n ? n : 1, sizeof *copy);
+	if (!copy)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		copy[i].key = strdup(kv[i].key);
+		copy[i].value = strdup(kv[i].value);
+		if (!copy[i].key || !copy[i].value) {
+			free_kv(copy, i + 1);
+			return -1;
+		}
+	}
+	r[e->nruns].kv = copy;
+	r[e->nruns].n = n;
+	e->nruns++;
+	return 0;
+}
+
+int cache_entry_parse_line(struct cache_entry *e, const char *line)
+{
+	if (strncmp(line, "meta ", 5) == 0) {
+		const char *k = line + 5, *sp = strchr(k, ' ');
+		if (!sp || sp == k)
+			return -1;
+		char *key = strndup(k, (size_t)(sp - k));
+		int rc = key ? cache_entry_set_meta(e, key, sp + 1) : -1;
+		free(key);
+		return rc < 0 ? -1 : 1;
+	}
+	if (strncmp(line, "run", 3) == 0 && (line[3] == ' ' || line[3] == '\0')) {
+		struct cache_kv kv[64];
+		size_t n = 0;
+		int rc = 1;
+		char *copy = strdup(line + 3), *save = NULL;
+		if (!copy)
+			return -1;
+		for (char *tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+			char *eq = strchr(tok, '=');
+			if (!eq || eq == tok || n == 64) {
+				rc = -1;
+				break;
+			}
+			*eq = '\0';
+			kv[n].key = tok;
+			kv[n].value = eq + 1;
+			n++;
+		}
+		if (rc == 1 && cache_entry_add_run(e, kv, n) < 0)
+			rc = -1;
+		free(copy);
+		return rc;
+	}
+	return 0;
+}
+
+struct buf {
+	char *p;
+	size_t len, cap;
+	int oom;
+};
+
+static void buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	for (;;) {
+		va_start(ap, fmt);
+		int n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->oom = 1;
+			return;
+		}
+		if (b->p && b->len + (size_t)n < b->cap) {
+			b->len += (size_t)n;
+			return;
+		}
+		size_t ncap = (b->cap + (size_t)n + 1) * 2;
+		char *p = realloc(b->p, ncap);
+		if (!p) {
+			b->oom = 1;
+			return;
+		}
+		b->p = p;
+		b->cap = ncap;
+	}
+}
+
+char *cache_entry_format(const struct cache_entry *e, size_t *len)
+{
+	struct buf b = {0};
+	const char *d = e->description ? e->description : "";
+	char sum[65];
+	buf_printf(&b, "rot-cache 1\ndescription %zu\n%s\ncore %s\n", strlen(d), d,
+		   e->core_hash[0] ? e->core_hash : "-");
+	for (size_t i = 0; i < e->nmeta; i++)
+		buf_printf(&b, "meta %s %s\n", e->meta[i].key, e->meta[i].value);
+	for (size_t i = 0; i < e->nruns; i++) {
+		buf_printf(&b, "run");
+		for (size_t j = 0; j < e->runs[i].n; j++)
+			buf_printf(&b, " %s=%s", e->runs[i].kv[j].key, e->runs[i].kv[j].value);
+		buf_printf(&b, "\n");
+	}
+	if (b.oom) {
+		free(b.p);
+		return NULL;
+	}
+	sha256_hex(b.p, b.len, sum);
+	buf_printf(&b, "checksum %s\n", sum);
+	if (b.oom) {
+		free(b.p);
+		return NULL;
+	}
+	if (len)
+		*len = b.len;
+	return b.p;
+}
+
+int cache_entry_read(const char *path, struct cache_entry *e, char *err, size_t errlen)
+{
+	size_t len;
+	char *text = util_read_file(path, &len);
+	int rc = -1;
+	cache_entry_init(e);
+	if (!text) {
+		if (errno == ENOENT)
+			return 1;
+		snprintf(err, errlen, "cannot read: %s", strerror(errno));
+		return -1;
+	}
+	/* the checksum line covers everything before it */
+	char *ck = NULL;
+	for (char *p = text + len; p > text; p--) {
+		if (p[-1] == '\n' && strncmp(p, "checksum ", 9) == 0) {
+			ck = p;
+			break;
+		}
+	}
+	char sum[65];
+	if (!ck || strlen(ck) != 9 + 64 + 1 || ck[9 + 64] != '\n') {
+		snprintf(err, errlen, "truncated (no checksum line)");
+		goto out;
+	}
+	sha256_hex(text, (size_t)(ck - text), sum);
+	if (memcmp(sum, ck + 9, 64) != 0) {
+		snprintf(err, errlen, "checksum mismatch");
+		goto out;
+	}
+	*ck = '\0';
+	size_t dlen;
+	int used;
+	if (sscanf(text, "rot-cache 1\ndescription %zu\n%n", &dlen, &used) != 1 ||
+	    (size_t)used + dlen + 1 > (size_t)(ck - text) || text[used + dlen] != '\n') {
+		snprintf(err, errlen, "bad header");
+		goto out;
+	}
+	e->description = strndup(text + used, dlen);
+	char *line = text + used + dlen + 1, *next;
+	for (; line && *line; line = next) {
+		char *nl = strchr(line, '\n');
+		next = nl ? nl + 1 : NULL;
+		if (nl)
+			*nl = '\0';
+		if (strncmp(line, "core ", 5) == 0 && strlen(line + 5) <= 64) {
+			strcpy(e->core_hash, strcmp(line + 5, "-") ? line + 5 : "");
+			continue;
+		}
+		if (cache_entry_parse_line(e, line) != 1) {
+			snprintf(err, errlen, "bad line '%.40s'", line);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	if (rc < 0)
+		cache_entry_free(e);
+	free(text);
+	return rc;
+}
+
+int cache_entry_write(const char *path, const struct cache_entry *e)
+{
+	size_t len;
+	char *text = cache_entry_format(e, &len);
+	char *dir = strdup(path);
+	int rc = -1;
+	if (!text || !dir) {
+		errno = ENOMEM;
+		goto out;
+	}
+	char *slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = '\0';
+		if (*dir && util_mkdir_p(dir, 0755) < 0)
+			goto out;
+	}
+	rc = util_write_atomic(path, text, len);
+out:
+	free(text);
+	free(dir);
+	return rc;
+}
+
+int cache_entry_merge(struct cache_entry *e, const struct cache_entry *more)
+{
+	for (size_t i = 0; i < more->nmeta; i++)
+		if (cache_entry_set_meta(e, more->meta[i].key, more->meta[i].value) < 0)
+			return -1;
+	for (size_t i = 0; i < more->nruns; i++)
+		if (cache_entry_add_run(e, more->runs[i].kv, more->runs[i].n) < 0)
+			return -1;
+	if (more->core_hash[0])
+		memcpy(e->core_hash, more->core_hash, sizeof e->core_hash);
+	return 0;
+}
+
+char *cache_entry_path(const char *dir, const char *hash)
+{
+	size_t len = strlen(dir) + strlen(hash) + 16;
+	char *p = malloc(len);
+	if (p)
+		snprintf(p, len, "%s/results/%.2s/%s", dir, hash, hash);
+	return p;
+}

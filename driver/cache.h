@@ -1,0 +1,67 @@
+/* cache: result-cache entries: the measurement description, the core hash, metadata and
+ * every run's raw outputs, in a checksummed text file written atomically. */
+#ifndef ROT_CACHE_H
+#define ROT_CACHE_H
+
+#include <stddef.h>
+
+struct cache_kv {
+	char *key;
+	char *value;
+};
+
+struct cache_run {
+	size_t n;
+	struct cache_kv *kv;
+};
+
+struct cache_entry {
+	char *description;
+	char core_hash[65];
+	size_t nmeta;
+	struct cache_kv *meta;
+	size_t nruns;
+	struct cache_run *runs;
+};
+
+/*
+ * File format (text, one record a line):
+ *   rot-cache 1
+ *   description <length>\n<length bytes>\n
+ *   core <hash>
+ *   meta <key> <value to end of line>
+ *   run <key>=<value> <key>=<value> ...
+ *   checksum <sha256 of every byte before this line>
+ */
+
+void cache_entry_init(struct cache_entry *e);
+void cache_entry_free(struct cache_entry *e);
+
+/* Adds or replaces a metadata value. Returns 0 or -1 (ENOMEM, or EINVAL: newline in value
+ * or a key with spaces). */
+int cache_entry_set_meta(struct cache_entry *e, const char *key, const char *value);
+const char *cache_entry_get_meta(const struct cache_entry *e, const char *key);
+/* Appends a run; keys and values must hold no spaces, '=' or newlines. */
+int cache_entry_add_run(struct cache_entry *e, const struct cache_kv *kv, size_t n);
+
+/* Parses one `meta` or `run` line into e. Returns 1 if it was one, 0 if not, -1 if malformed.
+ * Shared with the reader of the core's output, which uses the same lines. */
+int cache_entry_parse_line(struct cache_entry *e, const char *line);
+
+/* Serializes e; returns a malloc'd string. */
+char *cache_entry_format(const struct cache_entry *e, size_t *len);
+
+/* Reads path into e. Returns 0 on success, 1 when there is no such file, -1 when the file
+ * exists but is unreadable or corrupted (err says how). */
+int cache_entry_read(const char *path, struct cache_entry *e, char *err, size_t errlen);
+
+/* Writes e atomically (temp file and rename), creating parent directories. 0 or -1/errno. */
+int cache_entry_write(const char *path, const struct cache_entry *e);
+
+/* Appends the runs of more to e; metadata in more replaces e's. */
+int cache_entry_merge(struct cache_entry *e, const struct cache_entry *more);
+
+/* "<dir>/results/<first two hex digits>/<hash>", malloc'd. */
+char *cache_entry_path(const char *dir, const char *hash);
+
+#endif

@@ -1,0 +1,194 @@
+/* lbuild: the rot.build Lua module: the build lock ("rot.lock" userdata, closable) and the
+ * generated files of a core build (macro headers, kernel flags, kernel list). */
+#include "gen.h"
+#include "lrot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <lauxlib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#define LOCK_MT "rot.lock"
+
+struct lock {
+	int fd;
+};
+
+static struct lock *checklock(lua_State *L)
+{
+	return luaL_checkudata(L, 1, LOCK_MT);
+}
+
+/* lock(path) -> lock ; nil, message. Waits (saying so on stderr) while another rot holds it. */
+static int l_lock(lua_State *L)
+{
+	const char *path = luaL_checkstring(L, 1);
+	struct lock *lk = lua_newuserdatauv(L, sizeof *lk, 0);
+	lk->fd = -1;
+	luaL_setmetatable(L, LOCK_MT);
+	lk->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (lk->fd < 0)
+		return lrot_fail(L, path);
+	if (flock(lk->fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK)
+			return lrot_fail(L, path);
+		fprintf(stderr, "rot: waiting for another rot process (lock '%s')\n", path);
+		while (flock(lk->fd, LOCK_EX) < 0)
+			if (errno != EINTR)
+				return lrot_fail(L, path);
+	}
+	return 1;
+}
+
+static int m_unlock(lua_State *L)
+{
+	struct lock *lk = checklock(L);
+	if (lk->fd >= 0) {
+		close(lk->fd); /* releases the flock */
+		lk->fd = -1;
+	}
+	return 0;
+}
+
+static int m_tostring(lua_State *L)
+{
+	struct lock *lk = checklock(L);
+	lua_pushstring(L, lk->fd >= 0 ? "rot.lock (held)" : "rot.lock (released)");
+	return 1;
+}
+
+#define ERRBUF 1024
+
+static int gen_error(lua_State *L, const char *err)
+{
+	lua_pushnil(L);
+	lua_pushstring(L, err);
+	return 2;
+}
+
+/* generate{gendir=, kernels={{name=,path=},...}, macros={NAME=value|false}, flags=}
+ * -> number of files rewritten ; nil, message */
+static int l_generate(lua_State *L)
+{
+	char err[ERRBUF];
+	int changed = 0, rc;
+	luaL_checktype(L, 1, LUA_TTABLE);
+	lua_getfield(L, 1, "gendir");
+	const char *gendir = luaL_checkstring(L, -1);
+	lua_getfield(L, 1, "flags");
+	const char *flags = luaL_optstring(L, -1, "");
+	if ((rc = gen_flags(gendir, flags, err, sizeof err)) < 0)
+		return gen_error(L, err);
+	changed += rc;
+	if (lua_getfield(L, 1, "macros") == LUA_TTABLE) {
+		lua_pushnil(L);
+		while (lua_next(L, -2)) {
+			const char *name = luaL_checkstring(L, -2);
+			const char *value = lua_toboolean(L, -1) ? luaL_tolstring(L, -1, NULL) : NULL;
+			if ((rc = gen_macro(gendir, name, value, err, sizeof err)) < 0)
+				return gen_error(L, err);
+			changed += rc;
+			lua_settop(L, lua_gettop(L) - (value ? 2 : 1));
+		}
+	}
+	lua_pop(L, 1);
+	if (lua_getfield(L, 1, "kernels") != LUA_TTABLE)
+		return luaL_argerror(L, 1, "field 'kernels' must be a table");
+	int kt = lua_gettop(L);
+	lua_Integer n = luaL_len(L, kt);
+	struct gen_kernel *k = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof *k, 0);
+	luaL_checkstack(L, (int)(2 * n) + 4, NULL);
+	for (lua_Integer i = 1; i <= n; i++) {
+		lua_geti(L, kt, i);
+		lua_getfield(L, -1, "name");
+		k[i - 1].name = luaL_checkstring(L, -1);
+		lua_getfield(L, -2, "path");
+		k[i - 1].path = luaL_checkstring(L, -1);
+		lua_remove(L, -3); /* name and path stay on the stack, anchored */
+	}
+	if ((rc = gen_kernels(gendir, k, (size_t)n, err, sizeof err)) < 0)
+		return gen_error(L, err);
+	changed += rc;
+	lua_pushinteger(L, changed);
+	return 1;
+}
+
+/* macros(path) -> {NAME, ...} used by a kernel source ; nil, message */
+static int l_macros(lua_State *L)
+{
+	const char *path = luaL_checkstring(L, 1);
+	char *names[128];
+	int n = gen_scan_macros(path, names, 128);
+	if (n < 0)
+		return lrot_fail(L, path);
+	lua_createtable(L, n, 0);
+	for (int i = 0; i < n; i++) {
+		lua_pushstring(L, names[i]);
+		free(names[i]);
+		lua_rawseti(L, -2, i + 1);
+	}
+	return 1;
+}
+
+/* checkmacro(name, value) -> true ; nil, message */
+static int l_checkmacro(lua_State *L)
+{
+	char err[ERRBUF];
+	const char *name = luaL_checkstring(L, 1);
+	const char *value = luaL_tolstring(L, 2, NULL);
+	if (gen_check_macro_name(name, err, sizeof err) < 0 ||
+	    gen_check_macro_value(name, value, err, sizeof err) < 0)
+		return gen_error(L, err);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+/* checkflags(flags) -> true ; nil, message */
+static int l_checkflags(lua_State *L)
+{
+	char err[ERRBUF];
+	if (gen_check_flags(luaL_checkstring(L, 1), err, sizeof err) < 0)
+		return gen_error(L, err);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+/* checkpath(what, path) -> true ; nil, message */
+static int l_checkpath(lua_State *L)
+{
+	char err[ERRBUF];
+	if (gen_check_path(luaL_checkstring(L, 1), luaL_checkstring(L, 2), err, sizeof err) < 0)
+		return gen_error(L, err);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+static const luaL_Reg lock_methods[] = {{"unlock", m_unlock}, {NULL, NULL}};
+static const luaL_Reg lock_meta[] = {{"__gc", m_unlock},
+				     {"__close", m_unlock},
+				     {"__tostring", m_tostring},
+				     {"__index", NULL},
+				     {NULL, NULL}};
+static const luaL_Reg funcs[] = {{"lock", l_lock},
+				 {"generate", l_generate},
+				 {"macros", l_macros},
+				 {"checkmacro", l_checkmacro},
+				 {"checkflags", l_checkflags},
+				 {"checkpath", l_checkpath},
+				 {NULL, NULL}};
+
+int luaopen_rot_build(lua_State *L)
+{
+	luaL_newmetatable(L, LOCK_MT);
+	luaL_setfuncs(L, lock_meta, 0);
+	luaL_newlibtable(L, lock_methods);
+	luaL_setfuncs(L, lock_methods, 0);
+	lua_setfield(L, -2, "__index");
+	lua_pop(L, 1);
+	luaL_newlib(L, funcs);
+	return 1;
+}

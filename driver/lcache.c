@@ -1,0 +1,192 @@
+/* lcache: the rot.cache Lua module: reads, writes and merges result-cache entries, turning
+ * them into Lua tables {description, coreHash, meta = {...}, runs = {{...}, ...}}. */
+#include "cache.h"
+#include "lrot.h"
+
+#include <errno.h>
+#include <lauxlib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void push_value(lua_State *L, const char *v)
+{
+	char *end;
+	long long i = strtoll(v, &end, 10);
+	if (*v && !*end) {
+		lua_pushinteger(L, i);
+		return;
+	}
+	double d = strtod(v, &end);
+	if (*v && !*end)
+		lua_pushnumber(L, d);
+	else
+		lua_pushstring(L, v);
+}
+
+void lrot_push_entry(lua_State *L, const struct cache_entry *e)
+{
+	lua_createtable(L, 0, 4);
+	lua_pushstring(L, e->description ? e->description : "");
+	lua_setfield(L, -2, "description");
+	lua_pushstring(L, e->core_hash);
+	lua_setfield(L, -2, "coreHash");
+	lua_createtable(L, 0, (int)e->nmeta);
+	for (size_t i = 0; i < e->nmeta; i++) {
+		push_value(L, e->meta[i].value);
+		lua_setfield(L, -2, e->meta[i].key);
+	}
+	lua_setfield(L, -2, "meta");
+	lua_createtable(L, (int)e->nruns, 0);
+	for (size_t i = 0; i < e->nruns; i++) {
+		lua_createtable(L, 0, (int)e->runs[i].n);
+		for (size_t j = 0; j < e->runs[i].n; j++) {
+			push_value(L, e->runs[i].kv[j].value);
+			lua_setfield(L, -2, e->runs[i].kv[j].key);
+		}
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+	lua_setfield(L, -2, "runs");
+}
+
+#define ENTRY_MT "rot.cacheentry"
+
+/* Pushes the value at idx as text: numbers keep full precision. */
+static const char *push_text(lua_State *L, int idx)
+{
+	if (lua_isinteger(L, idx))
+		return lua_pushfstring(L, "%I", lua_tointeger(L, idx));
+	if (lua_type(L, idx) == LUA_TNUMBER) {
+		char buf[64];
+		snprintf(buf, sizeof buf, "%.17g", (double)lua_tonumber(L, idx));
+		return lua_pushstring(L, buf);
+	}
+	return luaL_tolstring(L, idx, NULL);
+}
+
+/* Fills e from the table at idx; raises on malformed input (e is freed by its holder). */
+static void check_entry(lua_State *L, int idx, struct cache_entry *e)
+{
+	luaL_checktype(L, idx, LUA_TTABLE);
+	lua_getfield(L, idx, "description");
+	e->description = strdup(luaL_checkstring(L, -1));
+	lua_getfield(L, idx, "coreHash");
+	snprintf(e->core_hash, sizeof e->core_hash, "%s", luaL_optstring(L, -1, ""));
+	lua_pop(L, 2);
+	if (lua_getfield(L, idx, "meta") == LUA_TTABLE) {
+		lua_pushnil(L);
+		while (lua_next(L, -2)) {
+			const char *k = lua_tostring(L, -2);
+			if (!k || cache_entry_set_meta(e, k, push_text(L, -1)) < 0)
+				luaL_error(L, "bad metadata '%s' in cache entry", k ? k : "?");
+			lua_pop(L, 2);
+		}
+	}
+	lua_pop(L, 1);
+	if (lua_getfield(L, idx, "runs") == LUA_TTABLE) {
+		lua_Integer n = luaL_len(L, -1);
+		for (lua_Integer i = 1; i <= n; i++) {
+			struct cache_kv kv[64];
+			size_t m = 0;
+			lua_geti(L, -1, i);
+			int run = lua_gettop(L);
+			luaL_checkstack(L, 2 * 64 + 8, NULL);
+			lua_pushnil(L);
+			while (lua_next(L, run)) {
+				if (m == 64 || lua_type(L, -2) != LUA_TSTRING)
+					luaL_error(L, "bad run %d in cache entry", (int)i);
+				kv[m].key = (char *)lua_tostring(L, -2);
+				kv[m].value = (char *)push_text(L, -1);
+				/* keep key and text on the stack; drop the value, reuse key for next */
+				lua_remove(L, -2);
+				lua_pushvalue(L, -2);
+				m++;
+			}
+			if (cache_entry_add_run(e, kv, m) < 0)
+				luaL_error(L, "bad run %d in cache entry", (int)i);
+			lua_settop(L, run - 1);
+		}
+	}
+	lua_pop(L, 1);
+}
+
+static int entry_gc(lua_State *L)
+{
+	cache_entry_free(luaL_checkudata(L, 1, ENTRY_MT));
+	return 0;
+}
+
+/* Creates the holder first, then fills it: an error on the way frees it through __gc. */
+static struct cache_entry *to_entry(lua_State *L, int idx)
+{
+	struct cache_entry *e = lua_newuserdatauv(L, sizeof *e, 0);
+	cache_entry_init(e);
+	luaL_setmetatable(L, ENTRY_MT);
+	check_entry(L, idx, e);
+	return e;
+}
+
+/* read(path) -> entry ; nil, message, "missing"|"corrupt" */
+static int l_read(lua_State *L)
+{
+	const char *path = luaL_checkstring(L, 1);
+	struct cache_entry e;
+	char err[256];
+	int rc = cache_entry_read(path, &e, err, sizeof err);
+	if (rc != 0) {
+		lua_pushnil(L);
+		if (rc > 0)
+			lua_pushfstring(L, "no cache entry '%s'", path);
+		else
+			lua_pushfstring(L, "corrupted cache entry '%s': %s", path, err);
+		lua_pushstring(L, rc > 0 ? "missing" : "corrupt");
+		return 3;
+	}
+	lrot_push_entry(L, &e);
+	cache_entry_free(&e);
+	return 1;
+}
+
+/* write(path, entry) -> true ; nil, message */
+static int l_write(lua_State *L)
+{
+	const char *path = luaL_checkstring(L, 1);
+	struct cache_entry *e = to_entry(L, 2);
+	int rc = cache_entry_write(path, e);
+	if (rc < 0)
+		return lrot_fail(L, path);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+/* merge(entry, more) -> new entry with the runs of both, metadata of more */
+static int l_merge(lua_State *L)
+{
+	struct cache_entry *a = to_entry(L, 1);
+	struct cache_entry *b = to_entry(L, 2);
+	if (cache_entry_merge(a, b) < 0)
+		return luaL_error(L, "cannot merge cache entries");
+	lrot_push_entry(L, a);
+	return 1;
+}
+
+static int l_path(lua_State *L)
+{
+	char *p = cache_entry_path(luaL_checkstring(L, 1), luaL_checkstring(L, 2));
+	lua_pushstring(L, p);
+	free(p);
+	return 1;
+}
+
+static const luaL_Reg funcs[] = {
+	{"read", l_read}, {"write", l_write}, {"merge", l_merge}, {"path", l_path}, {NULL, NULL}};
+
+int luaopen_rot_cache(lua_State *L)
+{
+	luaL_newmetatable(L, ENTRY_MT);
+	lua_pushcfunction(L, entry_gc);
+	lua_setfield(L, -2, "__gc");
+	lua_pop(L, 1);
+	luaL_newlib(L, funcs);
+	return 1;
+}

@@ -1,0 +1,70 @@
+/* lcore: the rot.core Lua module: parses what the measuring core wrote for a point
+ * (status, error, meta and run lines, the same record lines as a cache entry). */
+#include "cache.h"
+#include "lrot.h"
+
+#include <lauxlib.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RESULT_MT "rot.coreresult"
+
+static int result_gc(lua_State *L)
+{
+	cache_entry_free(luaL_checkudata(L, 1, RESULT_MT));
+	return 0;
+}
+
+/* parse(text) -> {status=, error=, meta={}, runs={}} ; nil, message */
+static int l_parse(lua_State *L)
+{
+	size_t len;
+	const char *text = luaL_checklstring(L, 1, &len);
+	struct cache_entry *e = lua_newuserdatauv(L, sizeof *e, 0);
+	cache_entry_init(e);
+	luaL_setmetatable(L, RESULT_MT);
+	const char *status = NULL;
+	lua_newtable(L); /* status and error, at index 3 */
+	for (const char *p = text; p < text + len;) {
+		const char *nl = memchr(p, '\n', (size_t)(text + len - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(text + len - p);
+		const char *s = lua_pushlstring(L, p, n);
+		p += n + 1;
+		if (strncmp(s, "status ", 7) == 0) {
+			lua_pushstring(L, s + 7);
+			lua_setfield(L, 3, "status");
+			status = s;
+		} else if (strncmp(s, "error ", 6) == 0) {
+			lua_pushstring(L, s + 6);
+			lua_setfield(L, 3, "error");
+		} else if (*s && cache_entry_parse_line(e, s) != 1) {
+			lua_pushnil(L);
+			lua_pushfstring(L, "malformed core output line '%s'", s);
+			return 2;
+		}
+		lua_pop(L, 1);
+	}
+	if (!status) {
+		lua_pushnil(L);
+		lua_pushliteral(L, "core output has no status line");
+		return 2;
+	}
+	lrot_push_entry(L, e);
+	lua_getfield(L, 3, "status");
+	lua_setfield(L, -2, "status");
+	lua_getfield(L, 3, "error");
+	lua_setfield(L, -2, "error");
+	return 1;
+}
+
+static const luaL_Reg funcs[] = {{"parse", l_parse}, {NULL, NULL}};
+
+int luaopen_rot_core(lua_State *L)
+{
+	luaL_newmetatable(L, RESULT_MT);
+	lua_pushcfunction(L, result_gc);
+	lua_setfield(L, -2, "__gc");
+	lua_pop(L, 1);
+	luaL_newlib(L, funcs);
+	return 1;
+}

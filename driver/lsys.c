@@ -1,0 +1,261 @@
+/* lsys: the rot.sys Lua module: hashing, atomic file writes, directory listing, clocks and
+ * starting programs from an argv (never a shell). */
+#include "lrot.h"
+#include "run_command.h"
+#include "sha256.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <lauxlib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int lrot_fail(lua_State *L, const char *what)
+{
+	int e = errno;
+	lua_pushnil(L);
+	lua_pushfstring(L, "%s: %s", what, strerror(e));
+	return 2;
+}
+
+static int l_sha256(lua_State *L)
+{
+	size_t len;
+	const char *s = luaL_checklstring(L, 1, &len);
+	char hex[65];
+	sha256_hex(s, len, hex);
+	lua_pushstring(L, hex);
+	return 1;
+}
+
+/* sha256 over several files, each preceded by its name, so renames change the hash. */
+static int l_sha256files(lua_State *L)
+{
+	struct sha256 s;
+	unsigned char d[32];
+	char hex[65];
+	luaL_checktype(L, 1, LUA_TTABLE);
+	sha256_init(&s);
+	lua_Integer n = luaL_len(L, 1);
+	for (lua_Integer i = 1; i <= n; i++) {
+		lua_geti(L, 1, i);
+		const char *path = luaL_checkstring(L, -1);
+		size_t len;
+		char *text = util_read_file(path, &len);
+		if (!text)
+			return lrot_fail(L, path);
+		sha256_update(&s, path, strlen(path) + 1);
+		sha256_update(&s, text, len);
+		free(text);
+		lua_pop(L, 1);
+	}
+	sha256_final(&s, d);
+	sha256_tohex(d, hex);
+	lua_pushstring(L, hex);
+	return 1;
+}
+
+static int l_readfile(lua_State *L)
+{
+	const char *path = luaL_checkstring(L, 1);
+	size_t len;
+	char *text = util_read_file(path, &len);
+	if (!text)
+		return lrot_fail(L, path);
+	lua_pushlstring(L, text, len);
+	free(text);
+	return 1;
+}
+
+static int l_writefile(lua_State *L)
+{
+	const char *path = luaL_checkstring(L, 1);
+	size_t len;
+	const char *data = luaL_checklstring(L, 2, &len);
+	if (util_write_atomic(path, data, len) < 0)
+		return lrot_fail(L, path);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+static int l_mkdir(lua_State *L)
+{
+	const char *path = luaL_checkstring(L, 1);
+	if (util_mkdir_p(path, 0755) < 0)
+		return lrot_fail(L, path);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+static int l_listdir(lua_State *L)
+{
+	const char *path = luaL_checkstring(L, 1);
+	DIR *d = opendir(path);
+	struct dirent *de;
+	int n = 0;
+	if (!d)
+		return lrot_fail(L, path);
+	lua_newtable(L);
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		lua_pushstring(L, de->d_name);
+		lua_rawseti(L, -2, ++n);
+	}
+	closedir(d);
+	return 1;
+}
+
+/* stat(path) -> "file"|"dir"|"other", size, mtime; nil, message when absent */
+static int l_stat(lua_State *L)
+{
+	const char *path = luaL_checkstring(L, 1);
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return lrot_fail(L, path);
+	lua_pushstring(L, S_ISREG(st.st_mode) ? "file" : S_ISDIR(st.st_mode) ? "dir" : "other");
+	lua_pushinteger(L, (lua_Integer)st.st_size);
+	lua_pushnumber(L, (lua_Number)st.st_mtim.tv_sec + st.st_mtim.tv_nsec * 1e-9);
+	return 3;
+}
+
+static int l_writable(lua_State *L)
+{
+	lua_pushboolean(L, access(luaL_checkstring(L, 1), W_OK) == 0);
+	return 1;
+}
+
+static int l_realpath(lua_State *L)
+{
+	const char *path = luaL_checkstring(L, 1);
+	char *r = realpath(path, NULL);
+	if (!r)
+		return lrot_fail(L, path);
+	lua_pushstring(L, r);
+	free(r);
+	return 1;
+}
+
+static int l_remove(lua_State *L)
+{
+	const char *path = luaL_checkstring(L, 1);
+	if (unlink(path) < 0 && rmdir(path) < 0)
+		return lrot_fail(L, path);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+static int l_rename(lua_State *L)
+{
+	const char *from = luaL_checkstring(L, 1), *to = luaL_checkstring(L, 2);
+	if (rename(from, to) < 0)
+		return lrot_fail(L, to);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+static int l_isatty(lua_State *L)
+{
+	lua_pushboolean(L, isatty((int)luaL_checkinteger(L, 1)));
+	return 1;
+}
+
+static int l_clock(lua_State *L)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	lua_pushnumber(L, (lua_Number)ts.tv_sec + ts.tv_nsec * 1e-9);
+	return 1;
+}
+
+static int l_locate(lua_State *L)
+{
+	const char *name = luaL_checkstring(L, 1);
+	char *p = strchr(name, '/') ? (access(name, X_OK) == 0 ? strdup(name) : NULL)
+				    : run_command_locate(name);
+	if (!p) {
+		lua_pushnil(L);
+		return 1;
+	}
+	lua_pushstring(L, p);
+	free(p);
+	return 1;
+}
+
+/* run(argv [, opts]) -> status, output ; nil, message when it could not start.
+ * opts: capture (bool), quiet (bool), dir (string). */
+static int l_run(lua_State *L)
+{
+	luaL_checktype(L, 1, LUA_TTABLE);
+	lua_Integer n = luaL_len(L, 1);
+	luaL_argcheck(L, n >= 1, 1, "empty argv");
+	const char **argv = lua_newuserdatauv(L, (size_t)(n + 1) * sizeof *argv, 0);
+	luaL_checkstack(L, (int)n + 8, "argv too long");
+	for (lua_Integer i = 1; i <= n; i++) {
+		lua_geti(L, 1, i); /* stays on the stack, so the string stays alive */
+		argv[i - 1] = luaL_checkstring(L, -1);
+	}
+	argv[n] = NULL;
+	struct child_process cp = {.argv = argv};
+	if (lua_istable(L, 2)) {
+		lua_getfield(L, 2, "dir");
+		cp.dir = lua_tostring(L, -1); /* anchored: left on the stack */
+		lua_getfield(L, 2, "capture");
+		cp.capture = lua_toboolean(L, -1);
+		lua_getfield(L, 2, "quiet");
+		cp.quiet = lua_toboolean(L, -1);
+		lua_pop(L, 2);
+	}
+	int rc = run_command(&cp);
+	if (rc < 0) {
+		free(cp.output);
+		return lrot_fail(L, argv[0]);
+	}
+	lua_pushinteger(L, rc);
+	if (cp.output)
+		lua_pushlstring(L, cp.output, cp.output_len);
+	else
+		lua_pushliteral(L, "");
+	free(cp.output);
+	return 2;
+}
+
+/* nearest(name, candidates) -> the likely intended candidate, or nil */
+static int l_nearest(lua_State *L)
+{
+	const char *name = luaL_checkstring(L, 1);
+	luaL_checktype(L, 2, LUA_TTABLE);
+	lua_Integer n = luaL_len(L, 2);
+	const char **c = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof *c, 0);
+	luaL_checkstack(L, (int)n + 4, NULL);
+	for (lua_Integer i = 1; i <= n; i++) {
+		lua_geti(L, 2, i);
+		c[i - 1] = luaL_checkstring(L, -1);
+	}
+	const char *best = util_nearest(name, c, (size_t)n);
+	if (best)
+		lua_pushstring(L, best);
+	else
+		lua_pushnil(L);
+	return 1;
+}
+
+static const luaL_Reg sys_funcs[] = {
+	{"sha256", l_sha256}, {"sha256files", l_sha256files}, {"readfile", l_readfile},
+	{"writefile", l_writefile}, {"mkdir", l_mkdir}, {"listdir", l_listdir},
+	{"stat", l_stat}, {"writable", l_writable}, {"realpath", l_realpath},
+	{"remove", l_remove}, {"rename", l_rename}, {"isatty", l_isatty}, {"clock", l_clock},
+	{"locate", l_locate}, {"run", l_run}, {"nearest", l_nearest},
+	{NULL, NULL}};
+
+int luaopen_rot_sys(lua_State *L)
+{
+	luaL_newlib(L, sys_funcs);
+	return 1;
+}

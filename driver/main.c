@@ -1,0 +1,163 @@
+/* main: the rot driver's entry point, shaped like Lua's lua.c: everything runs under
+ * lua_pcall, and one docall() adds a traceback to errors from measurement scripts. */
+#include "lrot.h"
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *progname = "rot";
+
+static void l_message(const char *msg)
+{
+	fprintf(stderr, "%s: %s\n", progname, msg);
+	fflush(stderr);
+}
+
+/*
+ * Message handler. rot's own expected errors are tables {message=, hint=} raised by
+ * rot.fail(): they pass through untouched. Anything else is a script or library error
+ * and gets a traceback.
+ */
+static int msghandler(lua_State *L)
+{
+	if (lua_istable(L, 1)) {
+		lua_getfield(L, 1, "message");
+		int expected = lua_isstring(L, -1);
+		lua_pop(L, 1);
+		if (expected)
+			return 1;
+	}
+	const char *msg = lua_tostring(L, 1);
+	if (msg == NULL) {
+		if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+			return 1;
+		msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+	}
+	luaL_traceback(L, L, msg, 1);
+	return 1;
+}
+
+static int docall(lua_State *L, int narg, int nres)
+{
+	int base = lua_gettop(L) - narg;
+	lua_pushcfunction(L, msghandler);
+	lua_insert(L, base);
+	int status = lua_pcall(L, narg, nres, base);
+	lua_remove(L, base);
+	return status;
+}
+
+/* Prints an error left by docall: "rot: message" and, when given, "hint: ...". */
+static int report(lua_State *L, int status)
+{
+	if (status == LUA_OK)
+		return status;
+	if (lua_istable(L, -1)) {
+		lua_getfield(L, -1, "message");
+		l_message(lua_tostring(L, -1));
+		lua_getfield(L, -2, "hint");
+		if (lua_isstring(L, -1))
+			fprintf(stderr, "hint: %s\n", lua_tostring(L, -1));
+		lua_pop(L, 2);
+	} else {
+		l_message(lua_tostring(L, -1));
+	}
+	lua_pop(L, 1);
+	return status;
+}
+
+/* ROT_HOME from the frontend, else the directory above the driver binary's build dir. */
+static void push_home(lua_State *L)
+{
+	const char *env = getenv("ROT_HOME");
+	char buf[PATH_MAX];
+	if (env && *env) {
+		lua_pushstring(L, env);
+		return;
+	}
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+	if (n < 0) {
+		lua_pushliteral(L, ".");
+		return;
+	}
+	buf[n] = '\0';
+	for (int i = 0; i < 2; i++) {
+		char *slash = strrchr(buf, '/');
+		if (slash && slash != buf)
+			*slash = '\0';
+	}
+	lua_pushstring(L, buf);
+}
+
+void lrot_preload(lua_State *L)
+{
+	static const luaL_Reg mods[] = {{"rot.sys", luaopen_rot_sys},
+					{"rot.config", luaopen_rot_config},
+					{"rot.cache", luaopen_rot_cache},
+					{"rot.build", luaopen_rot_build},
+					{"rot.core", luaopen_rot_core},
+					{NULL, NULL}};
+	luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+	for (const luaL_Reg *m = mods; m->name; m++) {
+		lua_pushcfunction(L, m->func);
+		lua_setfield(L, -2, m->name);
+	}
+	lua_pop(L, 1);
+}
+
+static int pmain(lua_State *L)
+{
+	int argc = (int)lua_tointeger(L, 1);
+	char **argv = (char **)lua_touserdata(L, 2);
+	luaL_checkversion(L);
+	luaL_openlibs(L);
+	lrot_preload(L);
+	push_home(L);
+	const char *home = lua_tostring(L, -1);
+	lua_getglobal(L, "package");
+	lua_pushfstring(L, "%s/lua/?.lua;%s/lua/?/init.lua", home, home);
+	lua_setfield(L, -2, "path");
+	lua_pop(L, 1);
+	lua_getglobal(L, "require");
+	lua_pushliteral(L, "rot.cli");
+	if (docall(L, 1, 1) != LUA_OK)
+		return lua_error(L);
+	lua_getfield(L, -1, "main");
+	lua_pushvalue(L, -3); /* home */
+	lua_createtable(L, argc, 0);
+	for (int i = 1; i < argc; i++) {
+		lua_pushstring(L, argv[i]);
+		lua_rawseti(L, -2, i);
+	}
+	if (docall(L, 2, 1) != LUA_OK)
+		return lua_error(L);
+	lua_Integer code = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : 0;
+	lua_pushinteger(L, code);
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	lua_State *L = luaL_newstate();
+	int code = 1;
+	if (L == NULL) {
+		l_message("cannot create Lua state: not enough memory");
+		return EXIT_FAILURE;
+	}
+	lua_pushcfunction(L, &pmain);
+	lua_pushinteger(L, argc);
+	lua_pushlightuserdata(L, argv);
+	int status = lua_pcall(L, 2, 1, 0);
+	if (status == LUA_OK)
+		code = (int)lua_tointeger(L, -1);
+	else
+		report(L, status);
+	lua_close(L);
+	return code;
+}

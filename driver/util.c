@@ -1,0 +1,187 @@
+/* util: small helpers shared by the driver's modules: files written atomically,
+ * whole-file reads, directory creation and nearest-name suggestions. */
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+char *util_read_file(const char *path, size_t *len)
+{
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		if (n + 4096 + 1 > cap) {
+			size_t ncap = cap ? cap * 2 : 8192;
+			char *p = realloc(buf, ncap);
+			if (!p)
+				goto fail;
+			buf = p;
+			cap = ncap;
+		}
+		ssize_t r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			goto fail;
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+fail: {
+	int e = errno;
+	free(buf);
+	close(fd);
+	errno = e;
+	return NULL;
+}
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+int util_write_atomic(const char *path, const void *data, size_t len)
+{
+	size_t plen = strlen(path);
+	char *tmp = malloc(plen + 16);
+	int fd = -1, rc = -1, e = 0;
+	if (!tmp)
+		return -1;
+	snprintf(tmp, plen + 16, "%s.tmpXXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		goto out;
+	if (fchmod(fd, 0644) < 0 || write_all(fd, data, len) < 0 || fsync(fd) < 0)
+		goto out_unlink;
+	if (close(fd) < 0) {
+		fd = -1;
+		goto out_unlink;
+	}
+	fd = -1;
+	if (rename(tmp, path) < 0)
+		goto out_unlink;
+	rc = 0;
+	goto out;
+out_unlink:
+	e = errno;
+	unlink(tmp);
+	errno = e;
+out:
+	e = errno;
+	if (fd >= 0)
+		close(fd);
+	free(tmp);
+	errno = e;
+	return rc;
+}
+
+int util_write_if_changed(const char *path, const void *data, size_t len)
+{
+	size_t old_len;
+	char *old = util_read_file(path, &old_len);
+	int same = old && old_len == len && memcmp(old, data, len) == 0;
+	free(old);
+	if (same)
+		return 0;
+	return util_write_atomic(path, data, len) < 0 ? -1 : 1;
+}
+
+int util_mkdir_p(const char *path, int mode)
+{
+	char buf[4096];
+	size_t len = strlen(path);
+	if (len == 0 || len >= sizeof buf) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(buf, path, len + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, (mode_t)mode) < 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	if (mkdir(buf, (mode_t)mode) < 0 && errno != EEXIST)
+		return -1;
+	struct stat st;
+	if (stat(buf, &st) < 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return 0;
+}
+
+int util_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	int *row = malloc((lb + 1) * sizeof *row);
+	int d;
+	if (!row)
+		return 1 << 20;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (int)j;
+	for (size_t i = 1; i <= la; i++) {
+		int diag = row[0];
+		row[0] = (int)i;
+		for (size_t j = 1; j <= lb; j++) {
+			int up = row[j];
+			int cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+			int best = diag + cost;
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	d = row[lb];
+	free(row);
+	return d;
+}
+
+const char *util_nearest(const char *name, const char *const *candidates, size_t n)
+{
+	const char *best = NULL;
+	int best_d = 1 << 20;
+	for (size_t i = 0; i < n; i++) {
+		int d = util_distance(name, candidates[i]);
+		if (d < best_d) {
+			best_d = d;
+			best = candidates[i];
+		}
+	}
+	/* a typo: at most a third of the name's letters wrong, and at least one letter right */
+	size_t len = strlen(name);
+	if (best && (best_d <= 1 || (size_t)best_d * 3 <= len + 1) && (size_t)best_d < len)
+		return best;
+	return NULL;
+}

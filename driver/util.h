@@ -1,0 +1,28 @@
+/* util: small helpers shared by the driver's modules: files written atomically,
+ * whole-file reads, directory creation and nearest-name suggestions. */
+#ifndef ROT_UTIL_H
+#define ROT_UTIL_H
+
+#include <stddef.h>
+
+/* Reads a whole file into a NUL-terminated malloc'd buffer; NULL with errno set on failure. */
+char *util_read_file(const char *path, size_t *len);
+
+/* Writes data to path through a temp file in the same directory and rename(2), so readers
+ * see the old or the new content, never a half-written file. Returns 0 or -1 with errno. */
+int util_write_atomic(const char *path, const void *data, size_t len);
+
+/* Like util_write_atomic, but leaves the file (and its mtime) untouched when its content
+ * is already data. Returns 1 if written, 0 if unchanged, -1 with errno on failure. */
+int util_write_if_changed(const char *path, const void *data, size_t len);
+
+/* mkdir -p. Returns 0 or -1 with errno. */
+int util_mkdir_p(const char *path, int mode);
+
+/* Edit distance between a and b (case-insensitive). */
+int util_distance(const char *a, const char *b);
+
+/* The candidate nearest to name, or NULL when none is close enough to be a likely typo. */
+const char *util_nearest(const char *name, const char *const *candidates, size_t n);
+
+#endif

@@ -1,0 +1,29 @@
+-- STREAM triad (a = b + s*c) from L1 to DRAM, two optimization settings, roofline plot
+local rot = require "rot"
+
+-- working set = 3 arrays of n doubles: from a few KiB (L1) to 4x the last-level cache
+local caches = rot.machine.caches()
+local llc = #caches > 0 and caches[#caches].size or 32 * 1024 * 1024
+local max_n = 256
+while 24 * max_n < 4 * llc do max_n = max_n * 2 end
+local sizes = rot.geometric(256, max_n, 2)
+if rot.get("quick") then sizes = { 256, 8192, 262144 } end
+
+local space = rot.space {
+  rot.axis("flags", { "-O2 -fno-tree-vectorize", "-O3 -march=native" }),
+  rot.axis("n", sizes),
+}
+
+local results = rot.measure(space, function(p)
+  return { kernel = "triad", params = { n = p.n }, flags = p.flags, macros = { TRIAD_UNROLL = 2 } }
+end)
+
+-- Everything below only presents the results: edit it and rerun, every point comes from the cache.
+results:table()
+results:csv("triad")
+results:roofline {
+  name = "triad",
+  title = "STREAM triad, 1 thread (" .. rot.machine.cpuinfo().model .. ")",
+  series = function(r) return r.point.flags end,
+  label = function(r) return rot.util.bytes(r.workingSet) end,
+}

@@ -1,0 +1,243 @@
+-- rot.cli: the commands (measure, list, help, config, cache, completion, run): argument
+-- parsing, configuration loading and the closing summary of a measure run.
+local sys = require "rot.sys"
+local util = require "rot.util"
+local config = require "rot.config"
+
+local M = {}
+local home
+
+local commands = {
+  { "measure", "measure NAME|PATH.lua [-key=value ...]", "run a measurement script: table, CSV and roofline plot" },
+  { "list", "list", "shipped and user measurements with their descriptions" },
+  { "config", "config [-key=value ...]", "every configuration key: type, default, value and where it came from" },
+  { "cache", "cache [clear]", "size and entries of the result cache; clear empties it" },
+  { "completion", "completion bash", "print a bash completion script (source it from ~/.bashrc)" },
+  { "run", "run FILE.lua [ARG ...]", "run a Lua script with the rot library loaded (no summary line)" },
+  { "help", "help [COMMAND]", "this help, or one command's" },
+}
+
+local function command_names()
+  local n = {}
+  for _, c in ipairs(commands) do n[#n + 1] = c[1] end
+  return n
+end
+
+local function help(cmd)
+  local out = io.stdout
+  if cmd then
+    for _, c in ipairs(commands) do
+      if c[1] == cmd then
+        out:write("usage: rot ", c[2], "\n", c[3], "\n")
+        if cmd == "measure" then
+          out:write("\nOptions are configuration keys (see `rot config`), e.g. -outputDir=plots -runs=10.\n",
+            "A script path may have a kernels/ folder beside it: its .c kernels are built into the core.\n")
+        end
+        return 0
+      end
+    end
+    util.fail("unknown command '" .. cmd .. "'" .. util.did_you_mean(cmd, command_names()))
+  end
+  out:write("usage: rot COMMAND [ARG ...] [-key=value ...]\n\ncommands:\n")
+  for _, c in ipairs(commands) do out:write(string.format("  %-44s %s\n", c[2], c[3])) end
+  out:write("\nrot measure triad    measure STREAM triad from L1 to DRAM and plot its roofline\n")
+  return 0
+end
+
+local function user_measurement_dir(cfg)
+  local d = cfg:get("userConfigFile")
+  return util.dirname(d) .. "/measurements"
+end
+
+-- { {name=, path=, description=}, ... } shipped first, then the user's
+local function measurements(cfg)
+  local out, seen = {}, {}
+  for _, dir in ipairs({ home .. "/lua/measurements", user_measurement_dir(cfg) }) do
+    local list = sys.listdir(dir) or {}
+    table.sort(list)
+    for _, f in ipairs(list) do
+      local name = f:match("^(.+)%.lua$")
+      if name and not seen[name] then
+        seen[name] = true
+        local path = dir .. "/" .. f
+        local first = (sys.readfile(path) or ""):match("^%-%-%s*([^\n]*)") or ""
+        out[#out + 1] = { name = name, path = path, description = first }
+      end
+    end
+  end
+  return out
+end
+
+local function resolve_script(cfg, what)
+  if what:match("%.lua$") or what:find("/") then
+    if sys.stat(what) ~= "file" then util.fail("no measurement script '" .. what .. "'") end
+    return assert(sys.realpath(what))
+  end
+  local names = {}
+  for _, m in ipairs(measurements(cfg)) do
+    if m.name == what then return m.path end
+    names[#names + 1] = m.name
+  end
+  util.fail("unknown measurement '" .. what .. "'" .. util.did_you_mean(what, names),
+    "`rot list` shows the measurements; a script path (study.lua) works too")
+end
+
+local function handler(e)
+  if util.is_error(e) then return e end
+  return debug.traceback(tostring(e), 2)
+end
+
+local function report_error(e)
+  io.stdout:flush()
+  if util.is_error(e) then
+    io.stderr:write("rot: ", e.message, "\n")
+    if e.hint then io.stderr:write("hint: ", e.hint, "\n") end
+    return e.code or 1
+  end
+  io.stderr:write(tostring(e), "\n")
+  return 1
+end
+
+local function run_script(path, cfg, args)
+  local rot = require "rot"
+  rot.config = cfg
+  local runner = require "rot.runner"
+  runner.setup(home, cfg, util.dirname(path))
+  local chunk, err = loadfile(path)
+  if not chunk then return false, err end
+  _G.arg = args or {}
+  return xpcall(chunk, handler, table.unpack(args or {}))
+end
+
+local function measure(cfg, pos)
+  if not pos[2] then util.fail("measure needs a measurement name or script", "rot measure triad") end
+  local path = resolve_script(cfg, pos[2])
+  local runner = require "rot.runner"
+  runner.t_start = sys.clock()
+  local ok, err = run_script(path, cfg, { table.unpack(pos, 3) })
+  local code = 0
+  if not ok then code = report_error(err) end
+  if runner.stats.failed > 0 and code == 0 then code = 1 end
+  io.stderr:flush()
+  io.stdout:write(runner.summary(), "\n")
+  return code
+end
+
+local function list(cfg, pos)
+  local ms = measurements(cfg)
+  if pos[2] == "--names" then
+    for _, m in ipairs(ms) do io.stdout:write(m.name, "\n") end
+    return 0
+  end
+  local w = 4
+  for _, m in ipairs(ms) do w = math.max(w, #m.name) end
+  for _, m in ipairs(ms) do io.stdout:write(string.format("%-" .. w .. "s  %s\n", m.name, m.description)) end
+  io.stdout:write("\nuser measurements: ", user_measurement_dir(cfg), "/*.lua, or any script path\n")
+  return 0
+end
+
+local function show_config(cfg)
+  local keys = cfg:keys()
+  for _, k in ipairs(keys) do
+    io.stdout:write(string.format("%-20s %-6s = %-24s (%s)\n", k.name, k.type, tostring(k.value), k.origin))
+    io.stdout:write(string.format("%20s default %s%s. %s\n", "", k.default,
+      k.choices ~= "" and (", one of " .. k.choices) or "", k.description))
+  end
+  return 0
+end
+
+local function walk(dir, f)
+  for _, name in ipairs(sys.listdir(dir) or {}) do
+    local p = dir .. "/" .. name
+    local kind = sys.stat(p)
+    if kind == "dir" then walk(p, f) end
+    f(p, kind)
+  end
+end
+
+local function cache_cmd(cfg, pos)
+  local dir = cfg:get("cacheDir")
+  if pos[2] == "clear" then
+    local n = 0
+    walk(dir .. "/results", function(p, kind)
+      if kind == "file" then n = n + 1 end
+      sys.remove(p)
+    end)
+    sys.remove(dir .. "/cores")
+    io.stdout:write(string.format("rot: removed %d cache entries from '%s'\n", n, dir))
+    return 0
+  elseif pos[2] then
+    util.fail("unknown cache command '" .. pos[2] .. "'", "rot cache, or rot cache clear")
+  end
+  local n, bytes = 0, 0
+  walk(dir .. "/results", function(p, kind)
+    if kind == "file" then
+      local _, size = sys.stat(p)
+      n, bytes = n + 1, bytes + size
+    end
+  end)
+  io.stdout:write(string.format("cache directory: %s\nentries: %d\nsize: %s\n", dir, n, util.bytes(bytes)))
+  return 0
+end
+
+local function completion(pos)
+  if pos[2] ~= "bash" then util.fail("completion supports 'bash'", "rot completion bash >> ~/.bashrc") end
+  local keys = {}
+  for _, k in ipairs(config.names()) do keys[#keys + 1] = "-" .. k .. "=" end
+  io.stdout:write(([==[
+# bash completion for rot: source this file, or add `eval "$(rot completion bash)"` to ~/.bashrc
+_rot() {
+  local cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[1]}
+  if [[ $cur == -* ]]; then
+    compopt -o nospace 2>/dev/null
+    COMPREPLY=($(compgen -W "KEYS" -- "$cur"))
+  elif [[ $COMP_CWORD == 1 ]]; then
+    COMPREPLY=($(compgen -W "COMMANDS" -- "$cur"))
+  elif [[ $cmd == measure && $COMP_CWORD == 2 ]]; then
+    COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" list --names 2>/dev/null)" -- "$cur") $(compgen -f -X '!*.lua' -- "$cur"))
+  elif [[ $cmd == help ]]; then
+    COMPREPLY=($(compgen -W "COMMANDS" -- "$cur"))
+  elif [[ $cmd == cache ]]; then
+    COMPREPLY=($(compgen -W "clear" -- "$cur"))
+  fi
+}
+complete -F _rot rot ./rot
+]==]):gsub("KEYS", table.concat(keys, " ")):gsub("COMMANDS", table.concat(command_names(), " ")))
+  return 0
+end
+
+function M.main(h, argv)
+  home = h
+  local opts, pos = {}, {}
+  for _, a in ipairs(argv) do
+    if a == "--help" or a == "-h" then
+      pos = { "help", pos[1] }
+      break
+    elseif a:match("^%-[^=]+=") then
+      opts[#opts + 1] = a
+    elseif a:match("^%-%a") and a ~= "--names" then
+      util.fail("bad option '" .. a .. "': options are -key=value", "rot config lists the keys")
+    else
+      pos[#pos + 1] = a
+    end
+  end
+  local cmd = pos[1] or "help"
+  if cmd == "help" then return help(pos[2]) end
+  if cmd == "completion" then return completion(pos) end
+  local cfg, err = config.load(home .. "/config/default.conf", opts)
+  if not cfg then util.fail(err) end
+  if cmd == "measure" then return measure(cfg, pos)
+  elseif cmd == "list" then return list(cfg, pos)
+  elseif cmd == "config" then return show_config(cfg)
+  elseif cmd == "cache" then return cache_cmd(cfg, pos)
+  elseif cmd == "run" then
+    if not pos[2] then util.fail("run needs a Lua file") end
+    local ok, e = run_script(pos[2], cfg, { table.unpack(pos, 3) })
+    if not ok then return report_error(e) end
+    return 0
+  end
+  util.fail("unknown command '" .. cmd .. "'" .. util.did_you_mean(cmd, command_names()),
+    "rot help lists the commands")
+end
+
+return M

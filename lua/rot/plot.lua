@@ -1,0 +1,129 @@
+-- rot.plot: roofline plots through gnuplot: writes the data and a gnuplot script beside the
+-- SVG (so a user can edit and re-render), then renders atomically (temp file, rename).
+local sys = require "rot.sys"
+local util = require "rot.util"
+local M = {}
+
+local function q(s) return '"' .. tostring(s):gsub('[\\"]', "\\%0") .. '"' end
+
+local function check_name(name)
+  if type(name) ~= "string" or not name:match("^[%w_.-]+$") then
+    util.fail("plot name '" .. tostring(name) .. "' must use letters, digits and _.- only")
+  end
+end
+
+-- Runs gnuplot on script (in dir) and moves the temp output into place.
+function M.render(gnuplot, dir, script, output)
+  local exe = sys.locate(gnuplot)
+  if not exe then
+    util.fail("gnuplot ('" .. gnuplot .. "') not found: wrote the data and " .. script ..
+      " in '" .. dir .. "' but not " .. output, "sudo apt-get install gnuplot-nox")
+  end
+  local tmp = output .. ".tmp"
+  local st, out = sys.run({ exe, "-e", "outfile=" .. q(tmp), script }, { capture = true, dir = dir })
+  if st ~= 0 then
+    sys.remove(dir .. "/" .. tmp)
+    util.fail("gnuplot failed on '" .. dir .. "/" .. script .. "':\n" .. (out or ""):gsub("%s+$", ""))
+  end
+  local ok, err = sys.rename(dir .. "/" .. tmp, dir .. "/" .. output)
+  if not ok then util.fail("cannot write '" .. output .. "': " .. err) end
+  return dir .. "/" .. output
+end
+
+local function write(path, text)
+  local ok, err = sys.writefile(path, text)
+  if not ok then util.fail("cannot write '" .. path .. "': " .. err, "set -outputDir=DIR to a writable directory") end
+end
+
+--[[ roofline{
+  rows = results, name = "triad", dir = outputDir, gnuplot = "gnuplot", title = "...",
+  series = function(row) -> series name, label = function(row) -> point label,
+  compute = { {label=, gflops=}, ... },       horizontal ceilings
+  bandwidth = { {label=, gbs=}, ... },        sloped ceilings
+} -> path of the SVG ]]
+function M.roofline(o)
+  check_name(o.name)
+  local series, order = {}, {}
+  local xmin, xmax, ymin, ymax = math.huge, 0, math.huge, 0
+  for _, r in ipairs(o.rows) do
+    if r.gflops and r.intensity then
+      local s = o.series and o.series(r) or "points"
+      if not series[s] then series[s] = {}; order[#order + 1] = s end
+      table.insert(series[s], r)
+      xmin, xmax = math.min(xmin, r.intensity), math.max(xmax, r.intensity)
+      ymin, ymax = math.min(ymin, r.gflops), math.max(ymax, r.gflops)
+    end
+  end
+  for _, c in ipairs(o.compute or {}) do ymax = math.max(ymax, c.gflops); ymin = math.min(ymin, c.gflops) end
+  if xmax == 0 then xmin, xmax, ymin, ymax = 0.1, 1, 0.1, 1 end
+  -- room for every ridge point
+  for _, b in ipairs(o.bandwidth or {}) do
+    for _, c in ipairs(o.compute or {}) do xmax = math.max(xmax, c.gflops / b.gbs) end
+  end
+  xmin, xmax = 10 ^ math.floor(math.log(xmin, 10) - 0.5), 10 ^ math.ceil(math.log(xmax, 10) + 0.5)
+  ymin, ymax = 10 ^ math.floor(math.log(ymin, 10) - 0.3), 10 ^ math.ceil(math.log(ymax, 10) + 0.3)
+
+  local counts = {}
+  local dat = { "# rot roofline data: one block per series; columns: intensity[flop/B] performance[GFLOP/s] label" }
+  for i, s in ipairs(order) do
+    local rows = series[s]
+    table.sort(rows, function(a, b) return (a.workingSet or 0) < (b.workingSet or 0) end)
+    dat[#dat + 1] = "# series " .. i - 1 .. ": " .. s
+    for _, r in ipairs(rows) do
+      counts[r.counts or "declared"] = true
+      local label = o.label and o.label(r) or ""
+      dat[#dat + 1] = string.format("%.9g %.9g %s", r.intensity, r.gflops, q(label))
+    end
+    dat[#dat + 1] = "\n"
+  end
+  local how = {}
+  for c in pairs(counts) do how[#how + 1] = c end
+  table.sort(how)
+  local counts_note = #how > 0 and (" (" .. table.concat(how, "/") .. " counts)") or ""
+
+  local gp = {
+    "# rot roofline for '" .. o.name .. "'. Re-render: gnuplot " .. o.name .. ".gp",
+    'if (!exists("outfile")) outfile = ' .. q(o.name .. ".svg"),
+    'set terminal svg size 1000,650 dynamic enhanced font "Helvetica,12" background "white"',
+    "set output outfile",
+    "set title " .. q(o.title or o.name),
+    "set logscale xy",
+    "set xlabel " .. q("operational intensity [flop/byte]"),
+    "set ylabel " .. q("performance [GFLOP/s]"),
+    string.format("set xrange [%g:%g]", xmin, xmax),
+    string.format("set yrange [%g:%g]", ymin, ymax),
+    "set grid xtics ytics mxtics mytics lc rgb '#dddddd'",
+    "set key outside right top box",
+    "set samples 400",
+  }
+  local peak = 0
+  for _, c in ipairs(o.compute or {}) do peak = math.max(peak, c.gflops) end
+  local plots = {}
+  for i, c in ipairs(o.compute or {}) do
+    gp[#gp + 1] = string.format("peak%d = %.9g", i, c.gflops)
+    plots[#plots + 1] = string.format("peak%d with lines lw 2 dt 2 lc rgb '#444444' title %s", i,
+      q(string.format("%s: %.1f GFLOP/s", c.label, c.gflops)))
+  end
+  local colors = { "#1f77b4", "#2ca02c", "#ff7f0e", "#d62728", "#9467bd" }
+  for i, b in ipairs(o.bandwidth or {}) do
+    gp[#gp + 1] = string.format("bw%d = %.9g", i, b.gbs)
+    local roof = peak > 0 and string.format("(bw%d*x < %.9g ? bw%d*x : 1/0)", i, peak, i) or ("bw" .. i .. "*x")
+    plots[#plots + 1] = string.format("%s with lines lw 2 lc rgb '%s' title %s", roof,
+      colors[(i - 1) % #colors + 1], q(string.format("%s: %.1f GB/s", b.label, b.gbs)))
+  end
+  local dfile = o.name .. ".dat"
+  for i, s in ipairs(order) do
+    plots[#plots + 1] = string.format("%s index %d using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 title %s",
+      q(dfile), i - 1, q(s .. counts_note))
+    if o.label then
+      plots[#plots + 1] = string.format("%s index %d using 1:2:3 with labels left offset 0.8,0 font ',8' notitle",
+        q(dfile), i - 1)
+    end
+  end
+  gp[#gp + 1] = "plot " .. table.concat(plots, ", \\\n     ")
+  write(o.dir .. "/" .. dfile, table.concat(dat, "\n") .. "\n")
+  write(o.dir .. "/" .. o.name .. ".gp", table.concat(gp, "\n") .. "\n")
+  return M.render(o.gnuplot or "gnuplot", o.dir, o.name .. ".gp", o.name .. ".svg")
+end
+
+return M

@@ -1,0 +1,370 @@
+-- rot.runner: turns measurement descriptions into results: canonical descriptions and
+-- their hashes, the result cache, core builds (make + ccache), core runs, merging of runs.
+local sys = require "rot.sys"
+local cache = require "rot.cache"
+local build = require "rot.build"
+local core = require "rot.core"
+local util = require "rot.util"
+
+local M = {}
+
+-- what one rot invocation did, for the closing summary (the thesis's RuntimeMonitor)
+local stats = { points = 0, hits = 0, measured = 0, failed = 0, builds = 0,
+  time = { build = 0, measure = 0, cache = 0, plot = 0 } }
+M.stats = stats
+
+local ctx -- home, config, script_dir; set by setup()
+
+function M.setup(home, config, script_dir)
+  ctx = { home = home, config = config, script_dir = script_dir, memo = {} }
+end
+
+function M.timed(what, f, ...)
+  local t0 = sys.clock()
+  local r = table.pack(f(...))
+  stats.time[what] = stats.time[what] + (sys.clock() - t0)
+  return table.unpack(r, 1, r.n)
+end
+
+local function cfg(key) return ctx.config:get(key) end
+
+local function memo(key, f)
+  local v = ctx.memo[key]
+  if v == nil then v = f(); ctx.memo[key] = v end
+  return v
+end
+
+-- "gcc 12.2.0 x86_64-linux-gnu": part of every description, so a compiler update re-measures.
+local function compiler_id()
+  return memo("compiler", function()
+    local cc = cfg("compiler")
+    local ok = build.checkpath("compiler", cc)
+    if not ok then util.fail("compiler '" .. cc .. "' is not a plain program name or path") end
+    local st, ver = sys.run({ cc, "-dumpfullversion" }, { capture = true })
+    if not st or st ~= 0 then
+      util.fail("compiler '" .. cc .. "' cannot be run", "set -compiler=gcc, or: sudo apt-get install gcc")
+    end
+    local _, mach = sys.run({ cc, "-dumpmachine" }, { capture = true })
+    return cc .. " " .. ver:gsub("%s+$", "") .. " " .. (mach or ""):gsub("%s+$", "")
+  end)
+end
+
+-- Kernel files: beside the script (kernels/), then shipped (ROT_HOME/kernels/ and one level below).
+local function kernel_dirs()
+  local dirs = {}
+  if ctx.script_dir then dirs[#dirs + 1] = ctx.script_dir .. "/kernels" end
+  dirs[#dirs + 1] = ctx.home .. "/kernels"
+  return dirs
+end
+
+function M.kernels()
+  return memo("kernels", function()
+    local found, names = {}, {}
+    local function scan(dir, depth)
+      local list = sys.listdir(dir)
+      if not list then return end
+      table.sort(list)
+      for _, f in ipairs(list) do
+        local path = dir .. "/" .. f
+        local name = f:match("^([%w_]+)%.c$")
+        if name and not found[name] then
+          found[name] = path
+          names[#names + 1] = name
+        elseif depth > 0 and sys.stat(path) == "dir" then
+          scan(path, depth - 1)
+        end
+      end
+    end
+    for _, d in ipairs(kernel_dirs()) do scan(d, 1) end
+    table.sort(names)
+    return { path = found, names = names }
+  end)
+end
+
+local function kernel_path(name)
+  local k = M.kernels()
+  local p = k.path[name]
+  if not p then
+    util.fail("unknown kernel '" .. name .. "'" .. util.did_you_mean(name, k.names),
+      "kernels are .c files in " .. table.concat(kernel_dirs(), " or "))
+  end
+  return p
+end
+
+-- Fills in everything that can change a result; returns the description and build inputs.
+function M.describe(spec)
+  if type(spec) ~= "table" then util.fail("a measurement point must be a table {kernel=..., ...}") end
+  if type(spec.kernel) ~= "string" then util.fail("a measurement point needs kernel = \"name\"") end
+  local known = { kernel = true, params = true, macros = true, flags = true, cacheMode = true }
+  for k in pairs(spec) do
+    if not known[k] then
+      local names = {}
+      for n in pairs(known) do names[#names + 1] = n end
+      util.fail("unknown field '" .. tostring(k) .. "' in the point for kernel '" .. spec.kernel
+        .. "'" .. util.did_you_mean(tostring(k), names))
+    end
+  end
+  local path = kernel_path(spec.kernel)
+  local params = {}
+  for k, v in pairs(spec.params or {}) do
+    if type(k) ~= "string" or type(v) ~= "number" then
+      util.fail("kernel '" .. spec.kernel .. "': parameter '" .. tostring(k) .. "' must be a number")
+    end
+    params[k] = v
+  end
+  local used = memo("macros:" .. path, function()
+    local list = assert(build.macros(path))
+    local set = {}
+    for _, m in ipairs(list) do set[m] = true end
+    return { list = list, set = set }
+  end)
+  local macros = {}
+  for k, v in pairs(spec.macros or {}) do
+    local ok, err = build.checkmacro(tostring(k), tostring(v))
+    if not ok then util.fail(err) end
+    if not used.set[k] then
+      util.fail("kernel '" .. spec.kernel .. "' has no macro '" .. k .. "'" .. util.did_you_mean(k, used.list),
+        #used.list > 0 and ("its macros: " .. table.concat(used.list, ", "))
+        or "a kernel uses a macro NAME by including \"macro/NAME.h\"")
+    end
+    macros[k] = tostring(v)
+  end
+  local flags = spec.flags or "-O2"
+  local ok, err = build.checkflags(flags)
+  if not ok then util.fail(err) end
+  local mode = spec.cacheMode or cfg("cacheMode")
+  if mode ~= "warm" and mode ~= "cold" then util.fail("cacheMode must be 'warm' or 'cold', not '" .. tostring(mode) .. "'") end
+  local desc = {
+    kernel = spec.kernel, params = params, macros = macros, flags = flags,
+    compiler = compiler_id(), measurers = { "time" }, cacheMode = mode,
+    threads = 1, pin = "none",
+    policy = { k = cfg("bestK"), epsilon = cfg("bestEpsilon"), maxRuns = cfg("maxRuns"),
+      minRunTime = cfg("minRunTime") },
+  }
+  return desc, { path = path, macros = used.list }
+end
+
+-- Hash of everything that decides the core binary, so a known core hash needs no build.
+local function build_key(desc, kinfo)
+  local core_src = memo("coresrc", function()
+    local dir, files = ctx.home .. "/core", {}
+    for _, f in ipairs(assert(sys.listdir(dir))) do
+      if f:match("%.[ch]$") or f == "Makefile" then files[#files + 1] = dir .. "/" .. f end
+    end
+    table.sort(files)
+    return assert(sys.sha256files(files))
+  end)
+  local kdir = util.dirname(kinfo.path)
+  local ksrc = memo("ksrc:" .. kdir, function()
+    local files = {}
+    for _, f in ipairs(assert(sys.listdir(kdir))) do
+      if f:match("%.[ch]$") then files[#files + 1] = kdir .. "/" .. f end
+    end
+    table.sort(files)
+    return assert(sys.sha256files(files))
+  end)
+  return sys.sha256(util.serialize({ core = core_src, kernels = ksrc, kernel = kinfo.path,
+    macros = desc.macros, flags = desc.flags, compiler = desc.compiler }))
+end
+
+-- The core-hash repository: build key -> hash of the core binary it produced.
+local function repo_path() return cfg("cacheDir") .. "/cores" end
+
+local function repo()
+  return memo("repo", function()
+    local r = {}
+    local text = sys.readfile(repo_path())
+    for k, h in (text or ""):gmatch("(%x+) (%x+)\n") do r[k] = h end
+    return r
+  end)
+end
+
+local function repo_store(key, hash)
+  local r = repo()
+  if r[key] == hash then return end
+  r[key] = hash
+  local lines = {}
+  for k, h in pairs(r) do lines[#lines + 1] = k .. " " .. h .. "\n" end
+  table.sort(lines)
+  local ok, err = sys.writefile(repo_path(), table.concat(lines))
+  if not ok then util.fail("cannot write the core-hash repository: " .. err) end
+end
+
+local function ensure_dir(dir, what, key)
+  local ok, err = sys.mkdir(dir)
+  if not ok or not sys.writable(dir) then
+    util.fail("cannot write " .. what .. " '" .. dir .. "': " .. (err or "permission denied"),
+      "set -" .. key .. "=DIR to a writable directory, or fix its permissions")
+  end
+end
+
+-- Generates the core's inputs and runs make; returns the binary and its hash.
+local function build_core(desc, kinfo)
+  local bdir = ctx.home .. "/build/core"
+  local gendir = bdir .. "/gen"
+  local ccache = sys.locate("ccache")
+  if not ccache then util.fail("'ccache' is not installed", "sudo apt-get install ccache", 2) end
+  if not sys.locate("make") then util.fail("'make' is not installed", "sudo apt-get install make", 2) end
+  local macros = {}
+  for _, m in ipairs(kinfo.macros) do macros[m] = desc.macros[m] or false end
+  local ok, err = build.checkpath("kernel path", kinfo.path)
+  if not ok then util.fail(err) end
+  local changed
+  changed, err = build.generate({ gendir = gendir, flags = desc.flags, macros = macros,
+    kernels = { { name = desc.kernel, path = kinfo.path } } })
+  if not changed then util.fail(err) end
+  local st, out = sys.run({ "make", "-s", "-j2", "-C", ctx.home .. "/core", "O=" .. bdir,
+    "GEN=" .. gendir, "CC=ccache " .. cfg("compiler") }, { capture = true })
+  if st ~= 0 then
+    util.fail("building the core for kernel '" .. desc.kernel .. "' (" .. kinfo.path ..
+      ", flags '" .. desc.flags .. "') failed:\n" .. (out or ""):gsub("%s+$", ""))
+  end
+  stats.builds = stats.builds + 1
+  local binary = bdir .. "/rot-core"
+  return binary, assert(sys.sha256files({ binary }))
+end
+
+-- Runs the core for one point; returns the parsed result (status, error, meta, runs).
+local function run_core(binary, desc, need_runs, exact)
+  local rdir = ctx.home .. "/build/core/run"
+  ensure_dir(rdir, "build directory", "cacheDir")
+  local lines = { "kernel " .. desc.kernel }
+  for _, k in ipairs(util.sorted_keys(desc.params)) do
+    lines[#lines + 1] = string.format("param %s %.17g", k, desc.params[k])
+  end
+  local p = desc.policy
+  lines[#lines + 1] = "runs " .. need_runs
+  lines[#lines + 1] = "bestK " .. p.k
+  lines[#lines + 1] = "bestEpsilon " .. string.format("%.17g", p.epsilon)
+  lines[#lines + 1] = "maxRuns " .. (exact and need_runs or math.max(p.maxRuns, need_runs))
+  lines[#lines + 1] = "minRunTime " .. string.format("%.17g", p.minRunTime)
+  lines[#lines + 1] = "cacheMode " .. desc.cacheMode
+  lines[#lines + 1] = "timeout " .. string.format("%.17g", cfg("timeout"))
+  local infile = rdir .. "/in"
+  local outfile = rdir .. "/out"
+  assert(sys.writefile(infile, table.concat(lines, "\n") .. "\n"))
+  sys.remove(outfile)
+  local st, out = sys.run({ binary, infile, outfile }, { capture = true })
+  if not st then util.fail("cannot start the measuring core: " .. out) end
+  local text = sys.readfile(outfile)
+  local res, err = text and core.parse(text)
+  if not res then
+    return { status = "failed", error = "the measuring core failed (status " .. st .. ")" ..
+      (err and (": " .. err) or "") .. ((out or "") ~= "" and (":\n" .. out) or ""), meta = {}, runs = {} }
+  end
+  if res.status == "ok" and (res.meta.complete ~= 1 or #res.runs == 0) then
+    res.status, res.error = "failed", "kernel '" .. desc.kernel .. "' ended the measurement early"
+  end
+  if res.meta.failure == "input" then util.fail(res.error) end
+  return res
+end
+
+-- progress line on stderr (terminal only unless -progress=always)
+local progress = {}
+function progress.start(n)
+  local mode = cfg("progress")
+  progress.on = mode == "always" or (mode == "auto" and sys.isatty(2))
+  progress.n, progress.i, progress.t0 = n, 0, sys.clock()
+end
+function progress.step()
+  progress.i = progress.i + 1
+  if not progress.on then return end
+  local el = sys.clock() - progress.t0
+  local eta = progress.i > 0 and el / progress.i * (progress.n - progress.i) or 0
+  io.stderr:write(string.format("\r\27[Kpoint %d/%d  hits %d  elapsed %.1f s  eta %.1f s",
+    progress.i, progress.n, stats.hits, el, eta))
+  io.stderr:flush()
+end
+function progress.done()
+  if progress.on then io.stderr:write("\r\27[K"); io.stderr:flush() end
+end
+
+local function warn(msg) io.stderr:write("rot: warning: ", msg, "\n") end
+
+-- Measures (or loads) every item {coord=, spec=}; returns rows in the same order.
+function M.measure(items)
+  local runs_wanted = cfg("runs")
+  local use_cached, check = cfg("useCachedResults"), cfg("shouldCheckCoreHash")
+  local cdir = cfg("cacheDir")
+  local rows, groups, order = {}, {}, {}
+  stats.points = stats.points + #items
+  progress.start(#items)
+  for i, item in ipairs(items) do
+    local desc, kinfo = M.describe(item.spec)
+    local text = util.serialize(desc)
+    local row = { point = item.coord, desc = desc, text = text, hash = sys.sha256(text), kinfo = kinfo }
+    rows[i] = row
+    row.path = cache.path(cdir, row.hash)
+    local entry, err, kind = M.timed("cache", cache.read, row.path)
+    if kind == "corrupt" then warn(err .. "; measuring it again") end
+    if entry and entry.description ~= text then
+      warn("cache entry '" .. row.path .. "' holds another description; measuring again")
+      entry = nil
+    end
+    row.cached_entry = use_cached and entry or nil
+    row.key = build_key(desc, kinfo)
+    local known = repo()[row.key]
+    local e = row.cached_entry
+    if e and #e.runs >= runs_wanted and (not check or (known and known == e.coreHash)) then
+      row.entry, row.cached = e, true
+      stats.hits = stats.hits + 1
+      progress.step()
+    else
+      if not groups[row.key] then groups[row.key] = {}; order[#order + 1] = row.key end
+      table.insert(groups[row.key], row)
+    end
+  end
+  if #order > 0 then ensure_dir(cdir, "cache directory", "cacheDir") end
+  for _, key in ipairs(order) do
+    local group = groups[key]
+    ensure_dir(ctx.home .. "/build/core", "build directory", "cacheDir")
+    local lock <close> = assert(build.lock(ctx.home .. "/build/core/.lock"))
+    local binary, core_hash = M.timed("build", build_core, group[1].desc, group[1].kinfo)
+    repo_store(key, core_hash)
+    for _, row in ipairs(group) do
+      local e = row.cached_entry
+      local usable = e and (not check or e.coreHash == core_hash)
+      if usable and #e.runs >= runs_wanted then
+        row.entry, row.cached = e, true
+        stats.hits = stats.hits + 1
+      else
+        local base = usable and e or nil
+        local need = base and (runs_wanted - #base.runs) or runs_wanted
+        local res = M.timed("measure", run_core, binary, row.desc, need, base ~= nil)
+        if res.status == "ok" then
+          local new = { description = row.text, coreHash = core_hash, meta = res.meta, runs = res.runs }
+          if base then new = cache.merge(base, new) end
+          local ok, werr = M.timed("cache", cache.write, row.path, new)
+          if not ok then
+            util.fail("cannot write the result cache: " .. werr,
+              "set -cacheDir=DIR to a writable directory, or fix its permissions")
+          end
+          row.entry, row.measured = new, true
+          stats.measured = stats.measured + 1
+        else
+          row.failed = res.error or "failed"
+          stats.failed = stats.failed + 1
+          progress.done()
+          io.stderr:write("rot: point ", util.serialize(row.point), " failed: ", row.failed, "\n")
+          if cfg("onFailure") == "stop" then
+            util.fail("stopping after a failed point (onFailure=stop)")
+          end
+        end
+      end
+      progress.step()
+    end
+    lock:unlock()
+  end
+  progress.done()
+  return rows
+end
+
+function M.summary()
+  local t = stats.time
+  local total = sys.clock() - (M.t_start or sys.clock())
+  return string.format("rot: %d points, cache: %d hits, %d measured, %d failed; time: build %.2f s, "
+    .. "measure %.2f s, cache %.3f s, plot %.2f s, total %.2f s",
+    stats.points, stats.hits, stats.measured, stats.failed, t.build, t.measure, t.cache, t.plot, total)
+end
+
+return M

@@ -1,0 +1,81 @@
+-- rot.util: errors with hints, canonical serialization, formatting helpers.
+-- Shared by every other rot module; holds no state.
+local M = {}
+
+local RotError = {}
+RotError.__index = RotError
+RotError.__tostring = function(e) return e.message end
+
+-- Raises an expected error: printed as "rot: message" (+ "hint: ...") without a traceback.
+function M.fail(message, hint, code)
+  error(setmetatable({ message = message, hint = hint, code = code }, RotError), 2)
+end
+
+function M.is_error(e) return getmetatable(e) == RotError end
+
+local function sorted_keys(t)
+  local keys = {}
+  for k in pairs(t) do keys[#keys + 1] = k end
+  table.sort(keys, function(a, b)
+    local ta, tb = type(a), type(b)
+    if ta ~= tb then return ta < tb end
+    return a < b
+  end)
+  return keys
+end
+M.sorted_keys = sorted_keys
+
+-- Canonical text of a value: same value, same text, whatever the table's insertion order.
+-- Integers and floats stay distinct (1 vs 1.0), floats keep full precision.
+function M.serialize(v, seen)
+  local t = type(v)
+  if t == "string" then return string.format("%q", v) end
+  if t == "boolean" or t == "nil" then return tostring(v) end
+  if t == "number" then
+    if math.type(v) == "integer" then return string.format("%d", v) end
+    if v ~= v or v == math.huge or v == -math.huge then error("cannot serialize " .. tostring(v)) end
+    return string.format("%.17g", v) .. (math.floor(v) == v and ".0" or "")
+  end
+  if t ~= "table" then error("cannot serialize a " .. t .. " value") end
+  seen = seen or {}
+  if seen[v] then error("cannot serialize a table that contains itself") end
+  seen[v] = true
+  local parts = {}
+  for _, k in ipairs(sorted_keys(v)) do
+    parts[#parts + 1] = "[" .. M.serialize(k, seen) .. "]=" .. M.serialize(v[k], seen)
+  end
+  seen[v] = nil
+  return "{" .. table.concat(parts, ",") .. "}"
+end
+
+function M.bytes(n)
+  if not n then return "-" end
+  local units = { "B", "KiB", "MiB", "GiB", "TiB" }
+  local i = 1
+  while n >= 1024 and i < #units do n = n / 1024; i = i + 1 end
+  if i == 1 then return string.format("%d B", n) end
+  return string.format(n < 10 and "%.2f %s" or n < 100 and "%.1f %s" or "%.0f %s", n, units[i])
+end
+
+function M.seconds(s)
+  if not s then return "-" end
+  if s < 1e-6 then return string.format("%.1f ns", s * 1e9) end
+  if s < 1e-3 then return string.format("%.2f us", s * 1e6) end
+  if s < 1 then return string.format("%.2f ms", s * 1e3) end
+  return string.format("%.3f s", s)
+end
+
+function M.did_you_mean(name, candidates)
+  local near = require("rot.sys").nearest(name, candidates)
+  return near and ("; did you mean '" .. near .. "'?") or ""
+end
+
+function M.dirname(path)
+  return path:match("^(.*)/[^/]*$") or "."
+end
+
+function M.basename(path)
+  return path:match("([^/]*)$")
+end
+
+return M
