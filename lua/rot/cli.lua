@@ -103,6 +103,8 @@ local function run_script(path, cfg, args)
   rot.config = cfg
   local runner = require "rot.runner"
   runner.setup(home, cfg, util.dirname(path))
+  -- modules beside the script can be required by name
+  package.path = util.dirname(path) .. "/?.lua;" .. package.path
   local chunk, err = loadfile(path)
   if not chunk then return false, err end
   _G.arg = args or {}

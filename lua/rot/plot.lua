@@ -1,5 +1,5 @@
 -- rot.plot: roofline plots through gnuplot: writes the data and a gnuplot script beside the
--- SVG (so a user can edit and re-render), then renders atomically (temp file, rename).
+-- SVG and PNG (so a user can edit and re-render), then renders atomically (temp file, rename).
 local sys = require "rot.sys"
 local util = require "rot.util"
 local M = {}
@@ -84,7 +84,10 @@ function M.roofline(o)
   local gp = {
     "# rot roofline for '" .. o.name .. "'. Re-render: gnuplot " .. o.name .. ".gp",
     'if (!exists("outfile")) outfile = ' .. q(o.name .. ".svg"),
-    'set terminal svg size 1000,650 dynamic enhanced font "Helvetica,12" background "white"',
+    'if (outfile[strlen(outfile)-3:] eq ".png" || outfile[strlen(outfile)-7:] eq ".png.tmp") \\',
+    '  set terminal pngcairo size 900,700 enhanced font "Helvetica,10" background "white"; \\',
+    'else \\',
+    '  set terminal svg size 900,700 dynamic enhanced font "Helvetica,12" background "white"',
     "set output outfile",
     "set title " .. q(o.title or o.name),
     "set logscale xy",
@@ -93,7 +96,7 @@ function M.roofline(o)
     string.format("set xrange [%g:%g]", xmin, xmax),
     string.format("set yrange [%g:%g]", ymin, ymax),
     "set grid xtics ytics mxtics mytics lc rgb '#dddddd'",
-    "set key outside right top box",
+    "set key outside below box",
     "set samples 400",
   }
   local peak = 0
@@ -112,9 +115,10 @@ function M.roofline(o)
       colors[(i - 1) % #colors + 1], q(string.format("%s: %.1f GB/s", b.label, b.gbs)))
   end
   local dfile = o.name .. ".dat"
+  local scolors = { "#e41a1c", "#6a3d9a", "#a65628", "#e7298a", "#1b9e77", "#000000" }
   for i, s in ipairs(order) do
-    plots[#plots + 1] = string.format("%s index %d using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 title %s",
-      q(dfile), i - 1, q(s .. counts_note))
+    plots[#plots + 1] = string.format("%s index %d using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc rgb '%s' title %s",
+      q(dfile), i - 1, scolors[(i - 1) % #scolors + 1], q(s .. counts_note))
     if o.label then
       plots[#plots + 1] = string.format("%s index %d using 1:2:3 with labels left offset 0.8,0 font ',8' notitle",
         q(dfile), i - 1)
@@ -123,7 +127,9 @@ function M.roofline(o)
   gp[#gp + 1] = "plot " .. table.concat(plots, ", \\\n     ")
   write(o.dir .. "/" .. dfile, table.concat(dat, "\n") .. "\n")
   write(o.dir .. "/" .. o.name .. ".gp", table.concat(gp, "\n") .. "\n")
-  return M.render(o.gnuplot or "gnuplot", o.dir, o.name .. ".gp", o.name .. ".svg")
+  local svg = M.render(o.gnuplot or "gnuplot", o.dir, o.name .. ".gp", o.name .. ".svg")
+  M.render(o.gnuplot or "gnuplot", o.dir, o.name .. ".gp", o.name .. ".png")
+  return svg
 end
 
 return M

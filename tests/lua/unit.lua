@@ -1,0 +1,77 @@
+-- Lua-level unit tests: parameter-space iteration, canonical serialization and hashing,
+-- measurement descriptions, derived quantities, CSV quoting. Run by tests/lua.t.
+local t = require "tap"
+local rot = require "rot"
+local util = require "rot.util"
+local sys = require "rot.sys"
+local report = require "rot.report"
+
+-- parameter space: every combination, first axis outermost
+local s = rot.space { rot.axis("a", { 1, 2 }), rot.axis("b", { "x", "y", "z" }) }
+t.is(s:size(), 6, "space size is the product of axis lengths")
+local seen = {}
+for p in s:points() do seen[#seen + 1] = p.a .. p.b end
+t.is(table.concat(seen, ","), "1x,1y,1z,2x,2y,2z", "points iterate all combinations, last axis fastest")
+local s2 = rot.space { { "n", { 10 } } }
+local count = 0
+for p in s2:points() do count = count + 1; t.is(p.n, 10, "shorthand axis {name, values}") end
+t.is(count, 1, "single-point space")
+t.raises(function() rot.space { rot.axis("a", { 1 }), rot.axis("a", { 2 }) } end, "given twice", "duplicate axis refused")
+t.raises(function() rot.axis("a", {}) end, "non%-empty", "empty axis refused")
+t.is(table.concat(rot.geometric(256, 4096, 2), ","), "256,512,1024,2048,4096", "geometric sizes")
+
+-- canonical serialization: insertion order does not matter, types do
+local a, b = {}, {}
+a.x = 1; a.y = { 2, 3 }; a.z = "s"
+b.z = "s"; b.y = { 2, 3 }; b.x = 1
+t.is(util.serialize(a), util.serialize(b), "same table, different insertion order: same text")
+t.ok(util.serialize({ n = 1 }) ~= util.serialize({ n = 1.0 }), "integer 1 and float 1.0 differ")
+t.ok(util.serialize({ f = "-O2" }) ~= util.serialize({ f = "-O3" }), "different values differ")
+t.is(util.serialize({ 0.1 }), "{[1]=0.10000000000000001}", "floats keep full precision")
+t.is(util.serialize({ s = "a\nb" }), '{["s"]="a\\\nb"}', "strings are quoted and escaped")
+local cyc = {}; cyc.self = cyc
+t.raises(function() util.serialize(cyc) end, "contains itself", "cycles are refused")
+t.is(sys.sha256(util.serialize(a)), sys.sha256(util.serialize(b)), "equal descriptions hash equal")
+t.is(#sys.sha256("x"), 64, "hash is 64 hex digits")
+
+-- descriptions: what the runner hashes
+local runner = require "rot.runner"
+runner.setup(ROT_HOME or os.getenv("ROT_HOME"), rot.config, nil)
+local d1 = runner.describe { kernel = "triad", params = { n = 1024 }, flags = "-O3" }
+local d2 = runner.describe { flags = "-O3", params = { n = 1024 }, kernel = "triad" }
+t.is(util.serialize(d1), util.serialize(d2), "same point, same description")
+local d3 = runner.describe { kernel = "triad", params = { n = 1024 }, flags = "-O3", macros = { TRIAD_UNROLL = 4 } }
+t.ok(util.serialize(d1) ~= util.serialize(d3), "a macro changes the description")
+t.ok(d1.compiler:find("gcc") ~= nil, "the compiler and its version are part of it: " .. d1.compiler)
+t.is(d1.policy.k, rot.get("bestK"), "the run policy is part of it")
+t.raises(function() runner.describe { kernel = "triadd" } end, "did you mean 'triad'", "unknown kernel names the nearest")
+t.raises(function() runner.describe { kernel = "triad", macros = { NOPE = 1 } } end, "no macro 'NOPE'", "unknown macro")
+t.raises(function() runner.describe { kernel = "triad", macros = { ["1X"] = 1 } } end, "not a C identifier", "bad macro name")
+t.raises(function() runner.describe { kernel = "triad", macros = { TRIAD_UNROLL = "2\n#error" } } end, "newline", "macro value with newline")
+t.raises(function() runner.describe { kernel = "triad", flags = "-O2 `id`" } end, "not an option", "flag that is not an option")
+t.raises(function() runner.describe { kernel = "triad", parms = {} } end, "did you mean 'params'", "misspelled field")
+t.raises(function() runner.describe { kernel = "triad", params = { n = "big" } } end, "must be a number", "non-numeric parameter")
+
+-- quantities from raw runs
+local row = report.quantities({ entry = {
+  meta = { flops = 2000, bytes = 24000, workingSet = 24000, converged = 1 },
+  runs = { { ns = 4000, reps = 4, tsc = 8000 }, { ns = 1100, reps = 1, tsc = 2200 }, { ns = 1020, reps = 1, tsc = 2040 } },
+} }, 3)
+t.ok(math.abs(row.time - 1000e-9) < 1e-18, "time is the fastest run per invocation")
+t.is(row.runs, 3, "runs counted")
+t.ok(math.abs(row.spread - 0.1) < 1e-12, "spread of the 3 fastest: (1100-1000)/1000")
+t.ok(math.abs(row.gbs - 24) < 1e-9, "bandwidth = bytes / time")
+t.ok(math.abs(row.gflops - 2) < 1e-9, "performance = flops / time")
+t.ok(math.abs(row.intensity - 2000 / 24000) < 1e-15, "intensity = flops / bytes")
+t.ok(math.abs(row.tscHz - 2e9) < 1, "TSC rate from all runs")
+t.is(row.counts, "declared", "counts are labelled declared")
+
+-- CSV quoting
+local dir = os.getenv("TMPDIR") or "/tmp"
+local path = report.csv({ { point = { name = 'a,"b"' }, desc = { kernel = "k", flags = "-O2" } } },
+  dir .. "/rot-unit-" .. os.time() .. ".csv", { "name" })
+local text = sys.readfile(path)
+t.ok(text:find('"a,""b"""', 1, true) ~= nil, "CSV quotes commas and quotes")
+sys.remove(path)
+
+t.done()

@@ -1,0 +1,83 @@
+/* Unit tests for driver/gen: macro headers rewritten only when their content changes,
+ * validation of macro names, values and flags, the kernel list, and macro scanning. */
+#include "gen.h"
+#include "tap.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static long long mtime_ns(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return -1;
+	return (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/rot-test-gen-XXXXXX", err[512], path[300];
+	mkdtemp(dir);
+	snprintf(path, sizeof path, "%s/macro/UNROLL.h", dir);
+
+	ok(gen_macro(dir, "UNROLL", "4", err, sizeof err) == 1, "first write of a macro header");
+	char *text = util_read_file(path, NULL);
+	ok(text && strstr(text, "#define UNROLL 4\n"), "header defines the macro");
+	free(text);
+	long long t1 = mtime_ns(path);
+	usleep(20000);
+	ok(gen_macro(dir, "UNROLL", "4", err, sizeof err) == 0, "same value: reported unchanged");
+	ok(mtime_ns(path) == t1, "same value: file not touched (mtime kept)");
+	ok(gen_macro(dir, "UNROLL", "8", err, sizeof err) == 1, "new value: rewritten");
+	ok(mtime_ns(path) != t1, "new value: mtime changes, so make recompiles its users");
+	ok(gen_macro(dir, "UNROLL", NULL, err, sizeof err) == 1, "unset macro rewrites the header");
+	text = util_read_file(path, NULL);
+	ok(text && !strstr(text, "#define"), "unset macro header defines nothing");
+	free(text);
+
+	ok(gen_macro(dir, "2BAD", "1", err, sizeof err) < 0 && strstr(err, "not a C identifier"),
+	   "macro name must be a C identifier: %s", err);
+	ok(gen_macro(dir, "A-B", "1", err, sizeof err) < 0, "macro name with '-' refused");
+	ok(gen_macro(dir, "X", "1\n#include </etc/passwd>", err, sizeof err) < 0 && strstr(err, "newline"),
+	   "macro value with a newline refused: %s", err);
+	snprintf(path, sizeof path, "%s/macro/X.h", dir);
+	ok(access(path, F_OK) != 0, "refused macro wrote no header");
+	ok(gen_macro(dir, "_ok9", "(1 + 2)", err, sizeof err) == 1, "identifier with underscore and digit");
+
+	ok(gen_flags(dir, "-O3 -march=native", err, sizeof err) == 1, "flags file written");
+	ok(gen_flags(dir, "-O3 -march=native", err, sizeof err) == 0, "same flags: unchanged");
+	ok(gen_flags(dir, "-O2; rm -rf /", err, sizeof err) < 0, "a non-option word is refused: %s", err);
+	ok(gen_flags(dir, "-O2\n-O3", err, sizeof err) < 0, "flags with a newline refused");
+
+	struct gen_kernel k[] = {{"triad", "/src/kernels/triad.c"}};
+	ok(gen_kernels(dir, k, 1, err, sizeof err) == 1, "kernel list written");
+	snprintf(path, sizeof path, "%s/kernels.mk", dir);
+	text = util_read_file(path, NULL);
+	ok(text && strstr(text, "$(O)/kernels/triad.o: /src/kernels/triad.c $(GEN)/kernel.flags"),
+	   "kernel object depends on its source and the flags file");
+	free(text);
+	struct gen_kernel bad[] = {{"triad", "/src/my kernels/triad.c"}};
+	ok(gen_kernels(dir, bad, 1, err, sizeof err) < 0 && strstr(err, "make"),
+	   "a path with a space is refused: %s", err);
+
+	snprintf(path, sizeof path, "%s/k.c", dir);
+	FILE *f = fopen(path, "w");
+	fputs("#include \"kernel.h\"\n#include \"macro/A.h\"\n  # include \"macro/B_2.h\"\n"
+	      "#include \"macro/A.h\"\n",
+	      f);
+	fclose(f);
+	char *names[8];
+	int n = gen_scan_macros(path, names, 8);
+	ok(n == 2 && strcmp(names[0], "A") == 0 && strcmp(names[1], "B_2") == 0,
+	   "scan finds each macro a kernel includes, once (%d)", n);
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		return 1;
+	return done_testing();
+}
