@@ -139,33 +139,35 @@ int util_mkdir_p(const char *path, int mode)
 	return 0;
 }
 
+/* Optimal string alignment distance: insertions, deletions, substitutions and swaps of
+ * adjacent letters each cost 1 ("rnus" is one edit from "runs"). */
 int util_distance(const char *a, const char *b)
 {
-	size_t la = strlen(a), lb = strlen(b);
-	int *row = malloc((lb + 1) * sizeof *row);
-	int d;
-	if (!row)
+	size_t la = strlen(a), lb = strlen(b), w = lb + 1;
+	int *d = malloc((la + 1) * w * sizeof *d);
+	if (!d)
 		return 1 << 20;
+	for (size_t i = 0; i <= la; i++)
+		d[i * w] = (int)i;
 	for (size_t j = 0; j <= lb; j++)
-		row[j] = (int)j;
+		d[j] = (int)j;
 	for (size_t i = 1; i <= la; i++) {
-		int diag = row[0];
-		row[0] = (int)i;
 		for (size_t j = 1; j <= lb; j++) {
-			int up = row[j];
-			int cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
-			int best = diag + cost;
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
+			int ca = tolower((unsigned char)a[i - 1]), cb = tolower((unsigned char)b[j - 1]);
+			int best = d[(i - 1) * w + j - 1] + (ca != cb);
+			if (d[(i - 1) * w + j] + 1 < best)
+				best = d[(i - 1) * w + j] + 1;
+			if (d[i * w + j - 1] + 1 < best)
+				best = d[i * w + j - 1] + 1;
+			if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) &&
+			    tolower((unsigned char)a[i - 2]) == cb && d[(i - 2) * w + j - 2] + 1 < best)
+				best = d[(i - 2) * w + j - 2] + 1;
+			d[i * w + j] = best;
 		}
 	}
-	d = row[lb];
-	free(row);
-	return d;
+	int r = d[la * w + lb];
+	free(d);
+	return r;
 }
 
 const char *util_nearest(const char *name, const char *const *candidates, size_t n)

@@ -142,7 +142,8 @@ local function show_config(cfg)
   local keys = cfg:keys()
   for _, k in ipairs(keys) do
     io.stdout:write(string.format("%-20s %-6s = %-24s (%s)\n", k.name, k.type, tostring(k.value), k.origin))
-    io.stdout:write(string.format("%20s default %s%s. %s\n", "", k.default,
+    local def = k.default:gsub("^@cache", "$XDG_CACHE_HOME"):gsub("^@config", "$XDG_CONFIG_HOME")
+    io.stdout:write(string.format("%20s default '%s'%s. %s\n", "", def,
       k.choices ~= "" and (", one of " .. k.choices) or "", k.description))
   end
   return 0
@@ -186,7 +187,7 @@ local function completion(pos)
   if pos[2] ~= "bash" then util.fail("completion supports 'bash'", "rot completion bash >> ~/.bashrc") end
   local keys = {}
   for _, k in ipairs(config.names()) do keys[#keys + 1] = "-" .. k .. "=" end
-  io.stdout:write(([==[
+  local script = ([==[
 # bash completion for rot: source this file, or add `eval "$(rot completion bash)"` to ~/.bashrc
 _rot() {
   local cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[1]}
@@ -204,7 +205,8 @@ _rot() {
   fi
 }
 complete -F _rot rot ./rot
-]==]):gsub("KEYS", table.concat(keys, " ")):gsub("COMMANDS", table.concat(command_names(), " ")))
+]==]):gsub("KEYS", table.concat(keys, " ")):gsub("COMMANDS", table.concat(command_names(), " "))
+  io.stdout:write(script)
   return 0
 end
 

@@ -12,27 +12,31 @@ local function check_name(name)
   end
 end
 
--- Runs gnuplot on script (in dir) and moves the temp output into place.
-function M.render(gnuplot, dir, script, output)
+-- Runs gnuplot on script (in dir) with suffix=".tmp", then moves each temp output into place.
+function M.render(gnuplot, dir, script, outputs)
   local exe = sys.locate(gnuplot)
   if not exe then
     util.fail("gnuplot ('" .. gnuplot .. "') not found: wrote the data and " .. script ..
-      " in '" .. dir .. "' but not " .. output, "sudo apt-get install gnuplot-nox")
+      " in '" .. dir .. "' but no plot", "sudo apt-get install gnuplot-nox")
   end
-  local tmp = output .. ".tmp"
-  local st, out = sys.run({ exe, "-e", "outfile=" .. q(tmp), script }, { capture = true, dir = dir })
+  local st, out = sys.run({ exe, "-e", 'suffix=".tmp"', script }, { capture = true, dir = dir })
   if st ~= 0 then
-    sys.remove(dir .. "/" .. tmp)
+    for _, o in ipairs(outputs) do sys.remove(dir .. "/" .. o .. ".tmp") end
     util.fail("gnuplot failed on '" .. dir .. "/" .. script .. "':\n" .. (out or ""):gsub("%s+$", ""))
   end
-  local ok, err = sys.rename(dir .. "/" .. tmp, dir .. "/" .. output)
-  if not ok then util.fail("cannot write '" .. output .. "': " .. err) end
-  return dir .. "/" .. output
+  for _, o in ipairs(outputs) do
+    local ok, err = sys.rename(dir .. "/" .. o .. ".tmp", dir .. "/" .. o)
+    if not ok then util.fail("cannot write '" .. o .. "': " .. err) end
+  end
+  return dir .. "/" .. outputs[1]
 end
 
+-- Writes text unless the file already holds it; returns true when written.
 local function write(path, text)
+  if sys.readfile(path) == text then return false end
   local ok, err = sys.writefile(path, text)
   if not ok then util.fail("cannot write '" .. path .. "': " .. err, "set -outputDir=DIR to a writable directory") end
+  return true
 end
 
 --[[ roofline{
@@ -83,12 +87,7 @@ function M.roofline(o)
 
   local gp = {
     "# rot roofline for '" .. o.name .. "'. Re-render: gnuplot " .. o.name .. ".gp",
-    'if (!exists("outfile")) outfile = ' .. q(o.name .. ".svg"),
-    'if (outfile[strlen(outfile)-3:] eq ".png" || outfile[strlen(outfile)-7:] eq ".png.tmp") \\',
-    '  set terminal pngcairo size 900,700 enhanced font "Helvetica,10" background "white"; \\',
-    'else \\',
-    '  set terminal svg size 900,700 dynamic enhanced font "Helvetica,12" background "white"',
-    "set output outfile",
+    'if (!exists("suffix")) suffix = ""',
     "set title " .. q(o.title or o.name),
     "set logscale xy",
     "set xlabel " .. q("operational intensity [flop/byte]"),
@@ -124,12 +123,18 @@ function M.roofline(o)
         q(dfile), i - 1)
     end
   end
+  gp[#gp + 1] = 'set terminal svg size 900,700 dynamic enhanced font "Helvetica,12" background "white"'
+  gp[#gp + 1] = "set output " .. q(o.name .. ".svg") .. ".suffix"
   gp[#gp + 1] = "plot " .. table.concat(plots, ", \\\n     ")
-  write(o.dir .. "/" .. dfile, table.concat(dat, "\n") .. "\n")
-  write(o.dir .. "/" .. o.name .. ".gp", table.concat(gp, "\n") .. "\n")
-  local svg = M.render(o.gnuplot or "gnuplot", o.dir, o.name .. ".gp", o.name .. ".svg")
-  M.render(o.gnuplot or "gnuplot", o.dir, o.name .. ".gp", o.name .. ".png")
-  return svg
+  gp[#gp + 1] = 'set terminal pngcairo size 900,700 enhanced font "Helvetica,10" background "white"'
+  gp[#gp + 1] = "set output " .. q(o.name .. ".png") .. ".suffix"
+  gp[#gp + 1] = "replot"
+  local changed = write(o.dir .. "/" .. dfile, table.concat(dat, "\n") .. "\n")
+  changed = write(o.dir .. "/" .. o.name .. ".gp", table.concat(gp, "\n") .. "\n") or changed
+  local outputs = { o.name .. ".svg", o.name .. ".png" }
+  for _, f in ipairs(outputs) do changed = changed or sys.stat(o.dir .. "/" .. f) ~= "file" end
+  if not changed then return o.dir .. "/" .. outputs[1] end -- same data, same script: same picture
+  return M.render(o.gnuplot or "gnuplot", o.dir, o.name .. ".gp", outputs)
 end
 
 return M

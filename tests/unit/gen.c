@@ -55,8 +55,17 @@ int main(void)
 	ok(gen_kernels(dir, k, 1, err, sizeof err) == 1, "kernel list written");
 	snprintf(path, sizeof path, "%s/kernels.mk", dir);
 	text = util_read_file(path, NULL);
-	ok(text && strstr(text, "$(O)/kernels/triad.o: /src/kernels/triad.c $(GEN)/kernel.flags"),
+	ok(text && strstr(text, ".o: /src/kernels/triad.c $(GEN)/kernel.flags"),
 	   "kernel object depends on its source and the flags file");
+	ok(text && strstr(text, "KERNEL_OBJS += $(O)/kernels/triad-"), "object is named after the kernel");
+	free(text);
+	struct gen_kernel other[] = {{"triad", "/elsewhere/kernels/triad.c"}};
+	char *first = util_read_file(path, NULL);
+	gen_kernels(dir, other, 1, err, sizeof err);
+	text = util_read_file(path, NULL);
+	char *o1 = strstr(first, "triad-"), *o2 = strstr(text, "triad-");
+	ok(o1 && o2 && strncmp(o1, o2, 18) != 0, "same kernel name, other path: another object");
+	free(first);
 	free(text);
 	struct gen_kernel bad[] = {{"triad", "/src/my kernels/triad.c"}};
 	ok(gen_kernels(dir, bad, 1, err, sizeof err) < 0 && strstr(err, "make"),

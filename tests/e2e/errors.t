@@ -1,0 +1,118 @@
+#!/bin/sh
+# Bad input gets a clear `rot: ...` error, a non-zero exit, and loses nothing.
+. "$(dirname "$0")/lib.sh"
+
+expect_error() { # expect_error NAME PATTERN ARGS...: fails with PATTERN on stderr
+	name=$1 pattern=$2
+	shift 2
+	rot "$@" >"$T/o" 2>"$T/e"
+	st=$?
+	if [ $st -ne 0 ] && grep -q -e "$pattern" "$T/e"; then ok 0 "$name"; else
+		ok 1 "$name (exit $st)"
+		sed 's/^/#   /' "$T/e" | head -8
+	fi
+}
+
+expect_error "unknown command names the nearest" "unknown command 'mesure'; did you mean 'measure'" mesure triad
+expect_error "unknown measurement names the nearest" "unknown measurement 'triadd'; did you mean 'triad'" measure triadd
+expect_error "missing script path" "no measurement script" measure ./nope.lua
+expect_error "unknown config key names the nearest" "did you mean 'runs'" measure triad -rnus=3
+expect_error "bad config value" "expected an integer" measure triad -runs=lots
+mkdir -p "$XDG_CONFIG_HOME/rot"; printf "runs=3\nbestk=3\n" >"$XDG_CONFIG_HOME/rot/config"
+expect_error "bad key in the user file names file, line, nearest key" "config:2).*did you mean 'bestK'" config
+rm "$XDG_CONFIG_HOME/rot/config"
+
+mkdir -p "$T/s/kernels"
+w() { cat >"$T/s/$1"; }
+w unknown_kernel.lua <<'L'
+local rot = require "rot"
+rot.measure(rot.space { rot.axis("n", { 1 }) }, function(p) return { kernel = "tirad" } end)
+L
+expect_error "unknown kernel names the nearest" "unknown kernel 'tirad'; did you mean 'triad'" measure "$T/s/unknown_kernel.lua"
+
+w unknown_param.lua <<'L'
+local rot = require "rot"
+rot.measure(rot.space { rot.axis("n", { 1 }) }, function(p) return { kernel = "triad", params = { m = 5 } } end)
+L
+expect_error "unknown parameter names the kernel's parameters" "kernel 'triad' has no parameter 'm' (it has: n)" measure "$T/s/unknown_param.lua"
+
+w bad_macro.lua <<'L'
+local rot = require "rot"
+rot.measure(rot.space { rot.axis("n", { 1 }) }, function(p) return { kernel = "triad", macros = { ["TRIAD UNROLL"] = 1 } } end)
+L
+expect_error "macro name that is not a C identifier" "is not a C identifier" measure "$T/s/bad_macro.lua"
+
+w newline_macro.lua <<'L'
+local rot = require "rot"
+rot.measure(rot.space { rot.axis("n", { 1 }) }, function(p) return { kernel = "triad", macros = { TRIAD_UNROLL = "1\n#error x" } } end)
+L
+expect_error "macro value with a newline" "contains a newline" measure "$T/s/newline_macro.lua"
+! grep -rq "error x" "$ROOT/build/core/gen" 2>/dev/null
+ok $? "the refused value was never written into a header"
+
+w kernels/broken.c <<'L'
+#include "kernel.h"
+static int oops(void) { return undeclared_thing; }
+L
+w broken.lua <<'L'
+local rot = require "rot"
+rot.measure(rot.space { rot.axis("n", { 1 }) }, function(p) return { kernel = "broken" } end)
+L
+expect_error "compiler failure names the kernel and shows the compiler's error" "kernel 'broken'.*failed" measure "$T/s/broken.lua"
+grep -q "undeclared_thing" "$T/e"
+ok $? "the compiler's message is shown"
+rm "$T/s/kernels/broken.c"
+
+w lua_error.lua <<'L'
+local rot = require "rot"
+local x = nil
+print(x.field)
+L
+expect_error "Lua error: file:line: message" "lua_error.lua:3: attempt to index" measure "$T/s/lua_error.lua"
+grep -q "stack traceback" "$T/e"
+ok $? "Lua error comes with a traceback"
+tail -n 1 "$T/o" | grep -q "cache: 0 hits, 0 measured"
+ok $? "the summary still closes the run"
+
+# missing gnuplot: data files still written, the error says what to install
+rot measure triad -quick=true -gnuplot=/nonexistent/gnuplot >"$T/o" 2>"$T/e"
+ok $((1 - ($? != 0))) "missing gnuplot: non-zero exit"
+grep -q "gnuplot-nox" "$T/e"
+ok $? "missing gnuplot: names the package to install"
+test -s "$OUT/triad.csv" && test -s "$OUT/triad.dat" && test -s "$OUT/triad.gp"
+ok $? "missing gnuplot: CSV, data and script still written"
+
+# unwritable output and cache directories
+expect_error "unwritable output directory" "cannot write output directory '/proc/rot-out'" measure triad -quick=true -outputDir=/proc/rot-out
+"$ROOT/rot" measure triad -quick=true -cacheDir=/proc/rot-cache -outputDir="$OUT" -useCachedResults=false >"$T/o" 2>"$T/e"
+ok $((1 - ($? != 0))) "unwritable cache directory: non-zero exit"
+grep -q "cannot write cache directory '/proc/rot-cache'" "$T/e" && grep -q "^hint: set -cacheDir" "$T/e"
+ok $? "unwritable cache directory: says which and hints at the setting"
+
+# a failed point writes no cache entry
+cat >"$T/s/kernels/crash.c" <<'L'
+#include "kernel.h"
+#include <stdlib.h>
+static const struct rot_param params[] = {{NULL, 0, NULL}};
+static void *init(const struct rot_args *a) { return malloc(1); }
+static void run(void *s) { *(volatile int *)0 = 1; }
+static void dispose(void *s) { free(s); }
+static double zero(const struct rot_args *a) { return 0; }
+static const struct rot_kernel crash = {.name = "crash", .params = params, .init = init, .run = run,
+	.dispose = dispose, .flops = zero, .bytes = zero};
+ROT_KERNEL(crash)
+L
+w crash.lua <<'L'
+local rot = require "rot"
+local r = rot.measure(rot.space { rot.axis("n", { 1 }) }, function(p) return { kernel = "crash" } end)
+r:table()
+L
+rm -rf "$CACHE"
+rot measure "$T/s/crash.lua" >"$T/o" 2>"$T/e"
+ok $((1 - ($? != 0))) "a crashing kernel makes the run fail"
+grep -q "kernel 'crash' crashed: Segmentation fault (signal 11) in thread [0-9]* at address (nil)" "$T/e"
+ok $? "the crash report names kernel, signal, thread and address"
+test -z "$(find "$CACHE/results" -type f 2>/dev/null)"
+ok $? "no cache entry for the failed point"
+contains "$T/o" "0 measured, 1 failed" "summary counts the failure"
+done_testing

@@ -1,0 +1,30 @@
+# lib.sh: TAP helpers for the end-to-end tests; each test sources it from the repo root.
+# Every test gets its own cache, output and config directories under a temp dir.
+cd "$(dirname "$0")/../.." || exit 1
+ROOT=$(pwd)
+T=$(mktemp -d /tmp/rot-e2e.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+export XDG_CONFIG_HOME="$T/config"
+CACHE="$T/cache"
+OUT="$T/out"
+mkdir -p "$OUT" "$XDG_CONFIG_HOME"
+n=0
+failed=0
+ok() { # ok CONDITION-EXIT-STATUS NAME
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
+}
+check() { # check NAME COMMAND...: ok when the command succeeds
+	name=$1
+	shift
+	"$@" >/dev/null 2>&1
+	ok $? "$name"
+}
+contains() { # contains FILE PATTERN NAME
+	if grep -q -e "$2" "$1"; then ok 0 "$3"; else ok 1 "$3"; echo "#   '$2' not in:"; sed 's/^/#   /' "$1" | head -20; fi
+}
+rot() { "$ROOT/rot" -cacheDir="$CACHE" -outputDir="$OUT" "$@"; }
+done_testing() {
+	echo "1..$n"
+	[ $failed -eq 0 ]
+}

@@ -1,0 +1,70 @@
+#!/bin/sh
+# End to end: `rot measure triad` (quick) measures, writes table/CSV/plots, and a rerun is
+# all cache hits without building or starting the core; plot-only edits stay cached.
+. "$(dirname "$0")/lib.sh"
+
+rot measure triad -quick=true >"$T/run1" 2>"$T/err1"
+ok $? "first triad run succeeds"
+contains "$T/run1" "cache: 0 hits, 6 measured" "first run measures all 6 points"
+tail -n 1 "$T/run1" | grep -q "cache: 0 hits, 6 measured"
+ok $? "the summary is the last line"
+contains "$T/run1" "GB/s" "table has a bandwidth column"
+contains "$T/run1" "declared" "table says the counts are declared"
+for f in triad.csv triad.svg triad.png triad.gp triad.dat; do
+	test -s "$OUT/$f"
+	ok $? "writes $f"
+done
+test "$(wc -l <"$OUT/triad.csv")" -eq 7
+ok $? "CSV has a header and 6 rows"
+head -n 1 "$OUT/triad.csv" | grep -q "^flags,n,workingSet_bytes,time_s,bandwidth_GBs,performance_GFLOPs"
+ok $? "CSV header names the axes and quantities"
+grep -q "<svg" "$OUT/triad.svg" && grep -q "bandwidth (best observed)" "$OUT/triad.svg" && grep -q "nominal DP peak" "$OUT/triad.svg"
+ok $? "SVG is a roofline with bandwidth and compute ceilings"
+grep -q "logscale xy" "$OUT/triad.gp"
+ok $? "gnuplot script is log-log"
+ls "$OUT" | grep -q tmp
+ok $((1 - $?)) "no temp files left in the output directory"
+
+core="$ROOT/build/core/rot-core"
+before=$(stat -c %Y.%N "$core" 2>/dev/null; stat -c %y "$core")
+rot measure triad -quick=true >"$T/run2" 2>&1
+ok $? "second run succeeds"
+contains "$T/run2" "cache: 6 hits, 0 measured" "second run is all cache hits"
+contains "$T/run2" "build 0.00 s" "second run builds nothing"
+after=$(stat -c %Y.%N "$core" 2>/dev/null; stat -c %y "$core")
+test "$before" = "$after"
+ok $? "core binary untouched by the cached rerun"
+
+# edit only the plotting part of the script: still all hits, new plot
+mkdir -p "$T/study"
+sed 's/title = "STREAM triad, 1 thread/title = "EDITED TITLE/' lua/measurements/triad.lua >"$T/study/triad.lua"
+rot measure "$T/study/triad.lua" -quick=true >"$T/run3" 2>&1
+contains "$T/run3" "cache: 6 hits, 0 measured" "plot-only edit: all hits"
+grep -q "EDITED TITLE" "$OUT/triad.svg"
+ok $? "plot-only edit: the new plot is written"
+
+# more runs than cached: only the missing ones are measured and merged
+rot measure triad -quick=true -runs=45 >"$T/run4" 2>&1
+contains "$T/run4" "0 hits, 6 measured" "asking for more runs than cached measures again"
+awk 'NR>1 && $0 !~ /^rot:/ && $0 !~ /^!/ { if ($(NF-3)+0 != 45) bad=1 } END { exit bad }' "$T/run4"
+ok $? "each point has exactly 45 runs: the cached ones plus the missing ones"
+rot measure triad -quick=true -runs=45 >"$T/run5" 2>&1
+contains "$T/run5" "6 hits, 0 measured" "merged entries satisfy the larger run count"
+
+# useCachedResults=false re-measures and overwrites
+rot measure triad -quick=true -useCachedResults=false >"$T/run6" 2>&1
+contains "$T/run6" "0 hits, 6 measured" "useCachedResults=false re-measures"
+
+# a corrupted cache entry is detected, re-measured with a warning
+entry=$(find "$CACHE/results" -type f | head -n 1)
+printf 'garbage' >"$entry"
+rot measure triad -quick=true >"$T/run7" 2>&1
+ok $? "run with a corrupted entry succeeds"
+contains "$T/run7" "warning: corrupted cache entry" "corruption is reported"
+contains "$T/run7" "5 hits, 1 measured" "only the corrupted point is re-measured"
+
+# a changed core (different hash) is not trusted unless told so
+sed -i 's/^\(core \).*/\1deadbeef/' "$(find "$CACHE/results" -type f | head -n 1)"
+rot measure triad -quick=true >"$T/run8" 2>&1
+contains "$T/run8" "warning: corrupted" "editing an entry breaks its checksum"
+done_testing

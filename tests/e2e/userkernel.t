@@ -1,0 +1,90 @@
+#!/bin/sh
+# A user's own kernel beside their script: compiled into the core with its macros and flags;
+# a macro change recompiles only what depends on it; switching back is a ccache hit.
+. "$(dirname "$0")/lib.sh"
+
+S="$T/study"
+mkdir -p "$S/kernels"
+cat >"$S/kernels/scale.c" <<'K'
+/* scale: a[i] = f * b[i], f set by the macro SCALE_FACTOR */
+#include "kernel.h"
+#include <stdlib.h>
+#include "macro/SCALE_FACTOR.h"
+#ifndef SCALE_FACTOR
+#define SCALE_FACTOR 1.0
+#endif
+struct st { double *a, *b; size_t n; };
+static const struct rot_param params[] = {{"n", 1000, "elements"}, {NULL, 0, NULL}};
+static void *init(const struct rot_args *a)
+{
+	struct st *s = malloc(sizeof *s);
+	s->n = (size_t)rot_arg(a, "n");
+	s->a = rot_alloc(s->n * 8);
+	s->b = rot_alloc(s->n * 8);
+	return s;
+}
+static void run(void *p)
+{
+	struct st *s = p;
+	for (size_t i = 0; i < s->n; i++)
+		s->a[i] = SCALE_FACTOR * s->b[i];
+}
+static void dispose(void *p) { struct st *s = p; free(s->a); free(s->b); free(s); }
+static double flops(const struct rot_args *a) { return rot_arg(a, "n"); }
+static double bytes(const struct rot_args *a) { return 16 * rot_arg(a, "n"); }
+static const struct rot_kernel scale = {.name = "scale", .description = "a = f*b", .params = params,
+	.init = init, .run = run, .dispose = dispose, .flops = flops, .bytes = bytes};
+ROT_KERNEL(scale)
+K
+cat >"$S/study.lua" <<'L'
+-- my scale study
+local rot = require "rot"
+local factor = arg[1] or "2.0"
+local r = rot.measure(rot.space { rot.axis("n", { 4096 }) }, function(p)
+  return { kernel = "scale", params = { n = p.n }, flags = arg[2] and ("-" .. arg[2]) or "-O2", macros = { SCALE_FACTOR = factor } }
+end)
+r:table()
+r:csv("study")
+L
+
+rot measure "$S/study.lua" 2.0 >"$T/o1" 2>&1
+ok $? "a user kernel beside the script is built and measured"
+contains "$T/o1" "1 measured" "its point is measured"
+awk -F, 'NR==2 { exit !($7 == 4096 && $8 == 65536) }' "$OUT/study.csv"
+ok $? "its declared flops (n) and bytes (16n) reach the CSV"
+grep -q "#define SCALE_FACTOR 2.0" "$ROOT/build/core/gen/macro/SCALE_FACTOR.h"
+ok $? "the macro went into its own generated header"
+
+B="$ROOT/build/core"
+stamp() { stat -c '%n %Y.%y' "$B"/obj/*.o "$B"/kernels/scale-*.o "$B/gen/kernel.flags" 2>/dev/null | sort; }
+stamp >"$T/s1"
+sleep 1
+rot measure "$S/study.lua" 3.0 >"$T/o2" 2>&1
+contains "$T/o2" "1 measured" "a new macro value is a new measurement"
+stamp >"$T/s2"
+diff "$T/s1" "$T/s2" | grep '^>' | grep -q 'kernels/scale-'
+ok $? "the kernel object was recompiled"
+! diff "$T/s1" "$T/s2" | grep '^>' | grep -q '/obj/'
+ok $? "no core object was recompiled for a macro change"
+! diff "$T/s1" "$T/s2" | grep '^>' | grep -q 'kernel.flags'
+ok $? "the flags file was not rewritten (flags unchanged)"
+
+rot measure "$S/study.lua" 3.0 O3 >"$T/o3" 2>&1
+contains "$T/o3" "1 measured" "a new flag is a new measurement"
+grep -q "^-O3" "$B/gen/kernel.flags"
+ok $? "the flags went into the flags file"
+
+# switching back to an earlier configuration: the result is cached; a forced rebuild is a ccache hit
+rot measure "$S/study.lua" 2.0 >"$T/o4" 2>&1
+contains "$T/o4" "1 hits, 0 measured" "back to the first macro value: cached"
+hits() { ccache --print-stats 2>/dev/null | awk '$1 == "direct_cache_hit" || $1 == "preprocessed_cache_hit" { s += $2 } END { print s + 0 }'; }
+h1=$(hits)
+rot measure "$S/study.lua" 2.0 -useCachedResults=false >"$T/o5" 2>&1
+h2=$(hits)
+test "$h2" -gt "$h1"
+ok $? "rebuilding an earlier configuration hits ccache ($h1 -> $h2)"
+
+# the description includes the macro: different values never share a cache entry
+test "$(find "$CACHE/results" -type f | wc -l)" -eq 3
+ok $? "three configurations, three cache entries"
+done_testing
