@@ -1,0 +1,46 @@
+#!/bin/sh
+# make bench: rot's own speed figures, each with its method. Targets are printed beside the
+# figures; nothing here fails a build (speed targets never go into timed tests).
+cd "$(dirname "$0")/.." || exit 1
+B=$(mktemp -d /tmp/rot-bench.XXXXXX)
+trap 'rm -rf "$B"' EXIT
+export XDG_CONFIG_HOME="$B/config"
+R="./rot -cacheDir=$B/cache -outputDir=$B/out"
+now() { date +%s.%N; }
+calc() { awk "BEGIN { printf \"%.6f\\n\", $1 }"; }
+median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+field() { sed -n "s/.*$1 \([0-9.]*\) s.*/\1/p" | tail -n 1; }
+
+echo "rot benchmarks on $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1), $(nproc) cores"
+echo
+
+$R measure triad -progress=never >"$B/prime" 2>&1
+points=$(sed -n 's/^rot: \([0-9]*\) points.*/\1/p' "$B/prime")
+for i in 1 2 3 4 5 6 7; do
+	t0=$(now)
+	$R measure triad >/dev/null 2>&1
+	t1=$(now)
+	calc "$t1 - $t0"
+done | median >"$B/cached"
+c=$(cat "$B/cached")
+printf 'cached rerun of the full triad sweep: %.1f ms wall, %.2f ms per point (%s points; median of 7 runs of ./rot measure triad, all hits; target < 150 ms)\n' \
+	"$(calc "$c * 1000")" "$(calc "$c * 1000 / $points")" "$points"
+
+for i in 1 2 3 4 5 6 7 8 9 10 11; do
+	t0=$(now); ./rot help >/dev/null; t1=$(now)
+	t2=$(now); ROT_HOME=$(pwd) build/rot-driver help >/dev/null; t3=$(now)
+	calc "($t1 - $t0) - ($t3 - $t2)"
+done | median >"$B/front"
+printf 'frontend (rot script) overhead when up to date: %.2f ms (median of 11: ./rot help minus build/rot-driver help; target well under 100 ms)\n' \
+	"$(calc "$(cat "$B/front") * 1000")"
+
+$R run tests/bench/overhead.lua -useCachedResults=false -runs=1 -maxRuns=1 -minRunTime=0 2>&1 | grep overhead
+
+one="-useCachedResults=false -runs=1 -maxRuns=1 -minRunTime=0"
+$R measure tests/bench/build.lua 1 $one >/dev/null 2>&1
+noop=$($R measure tests/bench/build.lua 1 $one 2>&1 | field build)
+printf 'no-op rebuild (make on an up-to-date core): %s s (build time of the second identical run)\n' "$noop"
+chg=$(CCACHE_RECACHE=1 $R measure tests/bench/build.lua 8 $one 2>&1 | field build)
+printf 'rebuild after one macro change: %s s (TRIAD_UNROLL 1 -> 8 with CCACHE_RECACHE=1, so the kernel is really recompiled; then relink)\n' "$chg"
+back=$($R measure tests/bench/build.lua 1 $one 2>&1 | field build)
+printf 'switch back to the previous configuration: %s s (TRIAD_UNROLL=1 again: ccache hit plus relink; target < 300 ms)\n' "$back"
