@@ -63,8 +63,31 @@ ok $? "run with a corrupted entry succeeds"
 contains "$T/run7" "warning: corrupted cache entry" "corruption is reported"
 contains "$T/run7" "5 hits, 1 measured" "only the corrupted point is re-measured"
 
-# a changed core (different hash) is not trusted unless told so
-sed -i 's/^\(core \).*/\1deadbeef/' "$(find "$CACHE/results" -type f | head -n 1)"
-rot measure triad -quick=true >"$T/run8" 2>&1
-contains "$T/run8" "warning: corrupted" "editing an entry breaks its checksum"
+# a result measured by another core build is not trusted unless told so
+entry=$(find "$CACHE/results" -type f | head -n 1)
+cat >"$T/recore.lua" <<L
+local cache = require "rot.cache"
+local e = assert(cache.read("$entry"))
+e.coreHash = string.rep("0", 64)
+assert(cache.write("$entry", e))
+L
+"$ROOT/rot" run "$T/recore.lua"
+ok $? "rewrite one entry as if another core had measured it"
+rot measure triad -quick=true -shouldCheckCoreHash=false >"$T/run8" 2>&1
+contains "$T/run8" "6 hits, 0 measured" "shouldCheckCoreHash=false accepts it"
+rot measure triad -quick=true >"$T/run9" 2>&1
+contains "$T/run9" "5 hits, 1 measured" "by default it is measured again with the current core"
+! grep -q warning "$T/run9"
+ok $? "a foreign core hash is not reported as corruption"
+
+# two rot processes at once: the build lock keeps them from building over each other
+rot measure triad -quick=true -useCachedResults=false >"$T/p1" 2>&1 &
+rot measure triad -quick=true -useCachedResults=false -cacheDir="$T/cache2" >"$T/p2" 2>&1
+st2=$?
+wait $!
+st1=$?
+test $st1 -eq 0 && test $st2 -eq 0
+ok $? "two concurrent runs both succeed"
+contains "$T/p1" "6 measured, 0 failed" "first concurrent run measured everything"
+contains "$T/p2" "6 measured, 0 failed" "second concurrent run measured everything"
 done_testing
