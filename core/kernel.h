@@ -27,6 +27,9 @@ struct rot_kernel {
 	void *(*init)(const struct rot_args *a);
 	/* One invocation: the thing being measured. */
 	void (*run)(void *state);
+	/* Optional: thread `thread` of `nthreads` does its share of one invocation (e.g. its
+	 * slice of the arrays). Needed for a workload with more than one thread. */
+	void (*run_thread)(void *state, int thread, int nthreads);
 	void (*dispose)(void *state);
 	/* Fills out with up to max buffers the kernel touches; returns how many. */
 	int (*buffers)(void *state, struct rot_buffer *out, int max);

@@ -1,6 +1,7 @@
 /* main: the measuring core's entry point. Reads one point's description (kernel,
  * parameters, run policy) from a file, measures it in a traced child, writes the results. */
 #include "process.h"
+#include "counters.h"
 #include "registry.h"
 
 #include <errno.h>
@@ -11,10 +12,68 @@
 
 /*
  * Input, one setting a line:
- *   kernel NAME | param NAME VALUE | runs N | bestK N | bestEpsilon X | maxRuns N
- *   minRunTime SECONDS | cacheMode warm|cold | timeout SECONDS
+ *   workload NAME [threads N] [pin CPU,CPU,...]   (or: kernel NAME, one thread)
+ *   param NAME VALUE        (for the last workload)
+ *   counter EVENT           (a libpfm4 event name)
+ *   rule EVENT ACTION [key=value ...]
+ *   runs N | bestK N | bestEpsilon X | maxRuns N | minRunTime SECONDS
+ *   cacheMode warm|cold | timeout SECONDS | ignoreDisturbed 0|1
  * Output: the record lines of process_measure(), written to a temp file and renamed.
  */
+static int parse_workload(struct point *p, const char *line, char *err, size_t len)
+{
+	char name[64], rest[900] = "";
+	if (p->nw == MAX_WORKLOADS) {
+		snprintf(err, len, "at most %d workloads", MAX_WORKLOADS);
+		return -1;
+	}
+	if (sscanf(line, "%*s %63s %899[^\n]", name, rest) < 1) {
+		snprintf(err, len, "bad workload line '%.60s'", line);
+		return -1;
+	}
+	struct workload *w = &p->w[p->nw];
+	memset(w, 0, sizeof *w);
+	w->threads = 1;
+	w->args.kernel = registry_find(name);
+	if (!w->args.kernel) {
+		char names[512];
+		registry_names(names, sizeof names);
+		snprintf(err, len, "kernel '%s' is not in this core (it has: %.400s)", name, names);
+		return -1;
+	}
+	char *save = NULL;
+	for (char *tok = strtok_r(rest, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		char *val = strtok_r(NULL, " ", &save);
+		if (!val) {
+			snprintf(err, len, "workload '%s': '%s' needs a value", name, tok);
+			return -1;
+		}
+		if (strcmp(tok, "threads") == 0) {
+			w->threads = atoi(val);
+		} else if (strcmp(tok, "pin") == 0) {
+			for (char *c = val; *c && w->npin < MAX_PIN; c++) {
+				w->pin[w->npin++] = (int)strtol(c, &c, 10);
+				if (*c != ',')
+					break;
+			}
+		} else {
+			snprintf(err, len, "workload '%s': unknown setting '%s'", name, tok);
+			return -1;
+		}
+	}
+	if (w->threads < 1 || w->threads > 4096) {
+		snprintf(err, len, "workload '%s': threads must be 1..4096", name);
+		return -1;
+	}
+	if (w->threads > 1 && !w->args.kernel->run_thread) {
+		snprintf(err, len, "kernel '%s' cannot run with %d threads: it has no run_thread", name,
+			 w->threads);
+		return -1;
+	}
+	p->nw++;
+	return 0;
+}
+
 static int parse(FILE *in, struct point *p, char *err, size_t len)
 {
 	char line[1024], key[64], val[960];
@@ -25,30 +84,41 @@ static int parse(FILE *in, struct point *p, char *err, size_t len)
 	while (fgets(line, sizeof line, in)) {
 		char name[64];
 		double v;
-		if (line[0] == '\n' || line[0] == '#')
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0] == '\0' || line[0] == '#')
 			continue;
 		if (sscanf(line, "param %63s %lf", name, &v) == 2) {
-			if (!p->args.kernel) {
-				snprintf(err, len, "'param' before 'kernel'");
+			if (!p->nw) {
+				snprintf(err, len, "'param' before 'workload'");
 				return -1;
 			}
-			if (registry_set_arg(&p->args, name, v, err, len) < 0)
+			if (registry_set_arg(&p->w[p->nw - 1].args, name, v, err, len) < 0)
 				return -1;
 			continue;
 		}
-		if (sscanf(line, "%63s %959s", key, val) != 2) {
+		if (sscanf(line, "%63s %959[^\n]", key, val) != 2) {
 			snprintf(err, len, "bad input line '%.60s'", line);
 			return -1;
 		}
-		if (strcmp(key, "kernel") == 0) {
-			p->args.kernel = registry_find(val);
-			if (!p->args.kernel) {
-				char names[512];
-				registry_names(names, sizeof names);
-				snprintf(err, len, "kernel '%s' is not in this core (it has: %s)", val,
-					 names);
+		if (strcmp(key, "kernel") == 0 || strcmp(key, "workload") == 0) {
+			if (parse_workload(p, line, err, len) < 0)
+				return -1;
+		} else if (strcmp(key, "counter") == 0) {
+			if (p->ncounters == COUNTERS_MAX) {
+				snprintf(err, len, "at most %d counters", COUNTERS_MAX);
 				return -1;
 			}
+			snprintf(p->counter_names[p->ncounters++], 128, "%s", val);
+			p->notify = 1;
+		} else if (strcmp(key, "rule") == 0) {
+			if (p->nrules == MAX_RULES) {
+				snprintf(err, len, "at most %d rules", MAX_RULES);
+				return -1;
+			}
+			if (rules_parse(val, &p->rules[p->nrules], err, (int)len) < 0)
+				return -1;
+			p->notify |= rules_parent_side(p->rules[p->nrules].action);
+			p->nrules++;
 		} else if (strcmp(key, "runs") == 0) {
 			p->rule.min_runs = atoi(val);
 		} else if (strcmp(key, "bestK") == 0) {
@@ -63,12 +133,14 @@ static int parse(FILE *in, struct point *p, char *err, size_t len)
 			p->cold = strcmp(val, "cold") == 0;
 		} else if (strcmp(key, "timeout") == 0) {
 			p->timeout = atof(val);
+		} else if (strcmp(key, "ignoreDisturbed") == 0) {
+			p->ignore_disturbed = atoi(val);
 		} else {
 			snprintf(err, len, "unknown input key '%s'", key);
 			return -1;
 		}
 	}
-	if (!p->args.kernel) {
+	if (!p->nw) {
 		snprintf(err, len, "no kernel given");
 		return -1;
 	}
@@ -79,11 +151,20 @@ static int parse(FILE *in, struct point *p, char *err, size_t len)
 	return 0;
 }
 
+/* rot-core --events [all]: what this machine can count */
+static int list_events(int all)
+{
+	counters_list(stdout, all);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	struct point p;
+	static struct point p;
 	char err[1024], tmp[4096];
 	int rc = 2;
+	if (argc >= 2 && strcmp(argv[1], "--events") == 0)
+		return list_events(argc >= 3 && strcmp(argv[2], "all") == 0);
 	if (argc != 3) {
 		fprintf(stderr, "usage: rot-core INPUT OUTPUT\n");
 		return 2;

@@ -1,80 +1,257 @@
-/* measure: what the traced child does for one point: initialize the kernel, bring caches
- * to the asked state, time runs until the best-k rule is met, and write the raw outputs. */
+/* measure: what the traced child does for one point: initialize the workloads, start their
+ * threads (optionally pinned), bring caches to the asked state, time runs until the best-k
+ * rule is met, tell the parent about events, and write the raw outputs. */
 #define _GNU_SOURCE
 #include "measure.h"
 #include "flush.h"
+#include "sysinfo.h"
 #include "timer.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
-#define MAX_BUFFERS 16
+#define MAX_BUFFERS 64
+
+struct team;
+
+struct worker {
+	pthread_t th;
+	struct workload *wl;
+	int index, cpu_pin;
+	struct team *team;
+	uint64_t t0, t1, c0, c1;
+	long vcsw, ivcsw;
+	int cpu0, cpu1;
+};
+
+struct team {
+	pthread_barrier_t start, end;
+	volatile int stop;
+	long reps;
+	struct worker *w;
+	int n;
+	int inline_run; /* one thread in all: the main thread runs the kernel itself */
+};
 
 struct run {
 	uint64_t ns, tsc;
 	long vcsw, ivcsw;
-	int cpu;
+	int migrations;
+	char cpus[256];
 };
 
-static void timed(const struct rot_kernel *k, void *state, long reps, struct run *r)
+static void notify(const struct point *p, enum rot_event e, int run)
 {
-	struct rusage before, after;
-	getrusage(RUSAGE_THREAD, &before);
-	uint64_t n0 = timer_ns();
-	uint64_t c0 = timer_tsc_start();
-	for (long i = 0; i < reps; i++)
-		k->run(state);
-	uint64_t c1 = timer_tsc_stop();
-	uint64_t n1 = timer_ns();
-	getrusage(RUSAGE_THREAD, &after);
-	r->ns = n1 - n0;
+	if (!p->notify)
+		return;
+	union sigval v = {.sival_int = ROT_EVENT_CODE(e, run < 0 ? 0xffff : run)};
+	pthread_sigqueue(pthread_self(), ROT_EVENT_SIGNAL, v);
+}
+
+static void child_rules(const struct point *p, enum rot_event e, int run,
+			const struct rot_buffer *b, int nb)
+{
+	for (int i = 0; i < p->nrules; i++)
+		if (p->rules[i].action == ACT_FLUSH && rules_match(&p->rules[i], e, run, -1))
+			flush_caches(b, nb);
+}
+
+static int pin_self(int cpu)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof set, &set);
+}
+
+static void work(struct worker *w, long reps)
+{
+	struct rusage a, b;
+	const struct rot_kernel *k = w->wl->args.kernel;
+	int nt = w->wl->threads;
+	getrusage(RUSAGE_THREAD, &a);
+	w->cpu0 = sched_getcpu();
+	w->t0 = timer_ns();
+	w->c0 = timer_tsc_start();
+	if (nt > 1)
+		for (long r = 0; r < reps; r++)
+			k->run_thread(w->wl->state, w->index, nt);
+	else
+		for (long r = 0; r < reps; r++)
+			k->run(w->wl->state);
+	w->c1 = timer_tsc_stop();
+	w->t1 = timer_ns();
+	w->cpu1 = sched_getcpu();
+	getrusage(RUSAGE_THREAD, &b);
+	w->vcsw = b.ru_nvcsw - a.ru_nvcsw;
+	w->ivcsw = b.ru_nivcsw - a.ru_nivcsw;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	if (w->cpu_pin >= 0)
+		pin_self(w->cpu_pin);
+	for (;;) {
+		pthread_barrier_wait(&w->team->start);
+		if (w->team->stop)
+			break;
+		work(w, w->team->reps);
+		pthread_barrier_wait(&w->team->end);
+	}
+	return NULL;
+}
+
+/* One timed run of every workload thread; the run lasts from the first start to the last end. */
+static void team_run(struct team *t, long reps, struct run *r)
+{
+	t->reps = reps;
+	if (t->inline_run) {
+		work(&t->w[0], reps);
+	} else {
+		pthread_barrier_wait(&t->start);
+		pthread_barrier_wait(&t->end);
+	}
+	uint64_t t0 = UINT64_MAX, t1 = 0, c0 = UINT64_MAX, c1 = 0;
+	size_t used = 0;
+	memset(r, 0, sizeof *r);
+	for (int i = 0; i < t->n; i++) {
+		struct worker *w = &t->w[i];
+		t0 = w->t0 < t0 ? w->t0 : t0;
+		t1 = w->t1 > t1 ? w->t1 : t1;
+		c0 = w->c0 < c0 ? w->c0 : c0;
+		c1 = w->c1 > c1 ? w->c1 : c1;
+		r->vcsw += w->vcsw;
+		r->ivcsw += w->ivcsw;
+		r->migrations += w->cpu0 != w->cpu1;
+		if (used < sizeof r->cpus - 8)
+			used += (size_t)snprintf(r->cpus + used, sizeof r->cpus - used, "%s%d",
+						 i ? "." : "", w->cpu1);
+	}
+	r->ns = t1 - t0;
 	r->tsc = c1 - c0;
-	r->vcsw = after.ru_nvcsw - before.ru_nvcsw;
-	r->ivcsw = after.ru_nivcsw - before.ru_nivcsw;
-	r->cpu = sched_getcpu();
+}
+
+static int team_start(struct point *p, struct team *t, char *err, size_t errlen)
+{
+	int n = 0;
+	for (int i = 0; i < p->nw; i++)
+		n += p->w[i].threads;
+	t->w = calloc((size_t)n, sizeof *t->w);
+	if (!t->w) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	t->n = n;
+	int k = 0, pinned = 0;
+	for (int i = 0; i < p->nw; i++) {
+		for (int j = 0; j < p->w[i].threads; j++, k++) {
+			struct worker *w = &t->w[k];
+			w->wl = &p->w[i];
+			w->index = j;
+			w->team = t;
+			w->cpu_pin = p->w[i].npin ? p->w[i].pin[j % p->w[i].npin] : -1;
+			pinned |= w->cpu_pin >= 0;
+		}
+	}
+	t->inline_run = n == 1;
+	if (t->inline_run) {
+		if (pinned && pin_self(t->w[0].cpu_pin) < 0) {
+			snprintf(err, errlen, "cannot pin to cpu %d: %s", t->w[0].cpu_pin, strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	pthread_barrier_init(&t->start, NULL, (unsigned)n + 1);
+	pthread_barrier_init(&t->end, NULL, (unsigned)n + 1);
+	for (int i = 0; i < n; i++) {
+		int rc = pthread_create(&t->w[i].th, NULL, worker_main, &t->w[i]);
+		if (rc) {
+			snprintf(err, errlen, "cannot start workload thread %d: %s", i, strerror(rc));
+			t->n = i; /* the started ones are stopped by team_stop */
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void team_stop(struct team *t)
+{
+	if (!t->inline_run && t->n > 0) {
+		t->stop = 1;
+		pthread_barrier_wait(&t->start);
+		for (int i = 0; i < t->n; i++)
+			pthread_join(t->w[i].th, NULL);
+		pthread_barrier_destroy(&t->start);
+		pthread_barrier_destroy(&t->end);
+	}
+	free(t->w);
 }
 
 /* Repetitions so that one warm run lasts at least min_time seconds. */
-static long calibrate(const struct rot_kernel *k, void *state, double min_time)
+static long calibrate(struct team *t, double min_time)
 {
 	long reps = 1;
 	struct run r;
 	for (int i = 0; i < 30; i++) {
-		timed(k, state, reps, &r);
-		double t = (double)r.ns * 1e-9;
-		if (t >= min_time)
+		team_run(t, reps, &r);
+		double s = (double)r.ns * 1e-9;
+		if (s >= min_time)
 			break;
-		double grow = t > 0 ? 1.2 * min_time / t : 1000;
-		if (grow > 1000)
-			grow = 1000;
-		reps = (long)(reps * grow) + 1;
+		double grow = s > 0 ? 1.2 * min_time / s : 1000;
+		reps = (long)(reps * (grow > 1000 ? 1000 : grow)) + 1;
 	}
 	return reps;
 }
 
-int measure_point(const struct point *p, FILE *out)
+/* Cost of the timing itself: the smallest of many empty timed regions. */
+static void timer_overhead(uint64_t *ns, uint64_t *tsc)
 {
-	const struct rot_kernel *k = p->args.kernel;
-	struct rot_buffer bufs[MAX_BUFFERS];
-	double *times = NULL;
-	int nbufs = 0, rc = -1;
-	size_t working = 0;
-
-	errno = 0;
-	void *state = k->init(&p->args);
-	if (!state) {
-		fprintf(out, "error kernel '%s' failed to initialize: %s\n", k->name,
-			errno ? strerror(errno) : "init returned NULL");
-		return -1;
+	*ns = *tsc = UINT64_MAX;
+	for (int i = 0; i < 1000; i++) {
+		uint64_t n0 = timer_ns(), c0 = timer_tsc_start();
+		uint64_t c1 = timer_tsc_stop(), n1 = timer_ns();
+		if (n1 - n0 < *ns)
+			*ns = n1 - n0;
+		if (c1 - c0 < *tsc)
+			*tsc = c1 - c0;
 	}
-	if (k->buffers)
-		nbufs = k->buffers(state, bufs, MAX_BUFFERS);
+}
+
+int measure_point(struct point *p, FILE *out)
+{
+	struct rot_buffer bufs[MAX_BUFFERS];
+	struct team team = {0};
+	double *times = NULL;
+	int nbufs = 0, rc = -1, inited = 0, need_flush = p->cold;
+	size_t working = 0;
+	double flops = 0, bytes = 0;
+	char err[512];
+
+	for (; inited < p->nw; inited++) {
+		struct workload *w = &p->w[inited];
+		const struct rot_kernel *k = w->args.kernel;
+		errno = 0;
+		w->state = k->init(&w->args);
+		if (!w->state) {
+			fprintf(out, "error kernel '%s' failed to initialize: %s\n", k->name,
+				errno ? strerror(errno) : "init returned NULL");
+			goto out;
+		}
+		if (k->buffers)
+			nbufs += k->buffers(w->state, bufs + nbufs, MAX_BUFFERS - nbufs);
+		flops += k->flops ? k->flops(&w->args) : 0.0;
+		bytes += k->bytes ? k->bytes(&w->args) : 0.0;
+	}
 	for (int i = 0; i < nbufs; i++)
 		working += bufs[i].bytes;
-	if (p->cold && flush_init() < 0) {
+	for (int i = 0; i < p->nrules; i++)
+		need_flush |= p->rules[i].action == ACT_FLUSH;
+	if (need_flush && flush_init() < 0) {
 		fprintf(out, "error cannot allocate the cache-eviction buffer: %s\n", strerror(errno));
 		goto out;
 	}
@@ -83,39 +260,70 @@ int measure_point(const struct point *p, FILE *out)
 		fprintf(out, "error out of memory\n");
 		goto out;
 	}
-	long reps = 1;
-	if (!p->cold) {
-		k->run(state); /* warm-up: the working set and the code are in cache */
-		reps = calibrate(k, state, p->min_run_time);
+	uint64_t ov_ns, ov_tsc;
+	timer_overhead(&ov_ns, &ov_tsc);
+	sysinfo_static(out, sched_getcpu());
+	sysinfo_frequency(out, "Before", sched_getcpu());
+	if (team_start(p, &team, err, sizeof err) < 0) {
+		fprintf(out, "error %s\n", err);
+		goto out_team;
 	}
-	fprintf(out, "meta kernel %s\n", k->name);
-	fprintf(out, "meta flops %.17g\n", k->flops ? k->flops(&p->args) : 0.0);
-	fprintf(out, "meta bytes %.17g\n", k->bytes ? k->bytes(&p->args) : 0.0);
-	fprintf(out, "meta workingSet %zu\n", working);
+	notify(p, EV_WORKLOAD_START, -1);
+	child_rules(p, EV_WORKLOAD_START, -1, bufs, nbufs);
+	long reps = 1;
+	struct run r;
+	if (!p->cold) {
+		team_run(&team, 1, &r); /* warm-up: the working set and the code are in cache */
+		reps = calibrate(&team, p->min_run_time);
+	}
+	for (int i = 0; i < p->nw; i++)
+		fprintf(out, "meta workload%d %s threads=%d\n", i, p->w[i].args.kernel->name,
+			p->w[i].threads);
+	fprintf(out, "meta kernel %s\n", p->w[0].args.kernel->name);
+	fprintf(out, "meta flops %.17g\nmeta bytes %.17g\nmeta workingSet %zu\n", flops, bytes,
+		working);
+	fprintf(out, "meta threads %d\n", team.n);
 	fprintf(out, "meta cacheMode %s\n", p->cold ? "cold" : "warm");
+	fprintf(out, "meta timerOverheadNs %llu\nmeta timerOverheadTsc %llu\n",
+		(unsigned long long)ov_ns, (unsigned long long)ov_tsc);
 	fprintf(out, "meta tscAvailable %d\n", TIMER_HAVE_TSC);
-	int n = 0, converged = 0;
+	int n = 0, kept = 0, converged = 0;
+	uint64_t sum_ns = 0, sum_tsc = 0;
 	while (n < p->rule.max_runs) {
-		struct run r;
+		child_rules(p, EV_RUN_START, n, bufs, nbufs);
 		if (p->cold)
 			flush_caches(bufs, nbufs);
-		timed(k, state, reps, &r);
-		times[n++] = (double)r.ns / (double)reps;
-		fprintf(out, "run ns=%llu tsc=%llu reps=%ld cpu=%d vcsw=%ld ivcsw=%ld\n",
-			(unsigned long long)r.ns, (unsigned long long)r.tsc, reps, r.cpu, r.vcsw,
-			r.ivcsw);
-		if (bestk_converged(&p->rule, times, (size_t)n)) {
+		notify(p, EV_RUN_START, n);
+		team_run(&team, reps, &r);
+		notify(p, EV_RUN_END, n);
+		int disturbed = r.ivcsw > 0 || r.migrations > 0;
+		fprintf(out, "run ns=%llu tsc=%llu reps=%ld cpus=%s mig=%d vcsw=%ld ivcsw=%ld disturbed=%d\n",
+			(unsigned long long)r.ns, (unsigned long long)r.tsc, reps, r.cpus, r.migrations,
+			r.vcsw, r.ivcsw, disturbed);
+		sum_ns += r.ns;
+		sum_tsc += r.tsc;
+		n++;
+		if (!(p->ignore_disturbed && disturbed))
+			times[kept++] = (double)r.ns / (double)reps;
+		if (n >= p->rule.min_runs && bestk_converged(&p->rule, times, (size_t)kept)) {
 			converged = 1;
 			break;
 		}
 	}
+	notify(p, EV_WORKLOAD_STOP, -1);
+	sysinfo_frequency(out, "After", sched_getcpu());
+	if (TIMER_HAVE_TSC && sum_ns > 0)
+		fprintf(out, "meta tscHz %.6g\n", (double)sum_tsc / (double)sum_ns * 1e9);
 	fprintf(out, "meta converged %d\nmeta complete 1\n", converged);
 	rc = 0;
+out_team:
+	team_stop(&team);
 out:
-	if (p->cold)
+	if (need_flush)
 		flush_dispose();
 	free(times);
-	if (k->dispose)
-		k->dispose(state);
+	for (int i = 0; i < inited; i++)
+		if (p->w[i].args.kernel->dispose)
+			p->w[i].args.kernel->dispose(p->w[i].state);
 	return rc;
 }

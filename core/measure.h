@@ -1,22 +1,48 @@
-/* measure: what the traced child does for one point: initialize the kernel, bring caches
- * to the asked state, time runs until the best-k rule is met, and write the raw outputs. */
+/* measure: what the traced child does for one point: initialize the workloads, start their
+ * threads (optionally pinned), bring caches to the asked state, time runs until the best-k
+ * rule is met, tell the parent about events, and write the raw outputs. */
 #ifndef ROT_MEASURE_H
 #define ROT_MEASURE_H
 
 #include "bestk.h"
+#include "counters.h"
 #include "registry.h"
+#include "rules.h"
 
+#include <signal.h>
 #include <stdio.h>
 
-struct point {
+#define MAX_WORKLOADS 8
+#define MAX_PIN 256
+#define MAX_RULES 16
+/* the child stops with this signal to tell its tracer about an event (never delivered) */
+#define ROT_EVENT_SIGNAL (SIGRTMIN + 3)
+#define ROT_EVENT_CODE(e, run) (((int)(e) << 16) | ((run) & 0xffff))
+
+struct workload {
 	struct rot_args args;
+	int threads;
+	int pin[MAX_PIN]; /* thread i runs on pin[i % npin]; npin == 0: not pinned */
+	int npin;
+	void *state;
+};
+
+struct point {
+	struct workload w[MAX_WORKLOADS];
+	int nw;
 	struct bestk rule;
 	double min_run_time; /* warm mode: seconds one timed run should last at least */
 	int cold;
 	double timeout;
+	int ignore_disturbed; /* best-k looks only at runs without preemption or migration */
+	struct rule rules[MAX_RULES];
+	int nrules;
+	char counter_names[COUNTERS_MAX][128];
+	int ncounters;
+	int notify; /* the parent wants run and workload events */
 };
 
 /* Writes `meta` and `run` lines to out. Returns 0, or -1 after writing an `error` line. */
-int measure_point(const struct point *p, FILE *out);
+int measure_point(struct point *p, FILE *out);
 
 #endif

@@ -160,6 +160,12 @@ static int l_rename(lua_State *L)
 	return 1;
 }
 
+static int l_pid(lua_State *L)
+{
+	lua_pushinteger(L, (lua_Integer)getpid());
+	return 1;
+}
+
 static int l_isatty(lua_State *L)
 {
 	lua_pushboolean(L, isatty((int)luaL_checkinteger(L, 1)));
@@ -250,7 +256,7 @@ static const luaL_Reg sys_funcs[] = {
 	{"sha256", l_sha256}, {"sha256files", l_sha256files}, {"readfile", l_readfile},
 	{"writefile", l_writefile}, {"mkdir", l_mkdir}, {"listdir", l_listdir},
 	{"stat", l_stat}, {"writable", l_writable}, {"realpath", l_realpath},
-	{"remove", l_remove}, {"rename", l_rename}, {"isatty", l_isatty}, {"clock", l_clock},
+	{"remove", l_remove}, {"rename", l_rename}, {"pid", l_pid}, {"isatty", l_isatty}, {"clock", l_clock},
 	{"locate", l_locate}, {"run", l_run}, {"nearest", l_nearest},
 	{NULL, NULL}};
 

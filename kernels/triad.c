@@ -42,16 +42,29 @@ static void *init(const struct rot_args *args)
 	return t;
 }
 
-static void run(void *state)
+static void triad_range(struct triad *t, size_t lo, size_t hi)
 {
-	struct triad *t = state;
 	double *restrict a = t->a;
 	const double *restrict b = t->b, *restrict c = t->c;
 	const double s = 3.0;
-	size_t n = t->n;
 	UNROLL_PRAGMA(TRIAD_UNROLL)
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = lo; i < hi; i++)
 		a[i] = b[i] + s * c[i];
+}
+
+static void run(void *state)
+{
+	struct triad *t = state;
+	triad_range(t, 0, t->n);
+}
+
+/* thread `th` of `nth` takes its contiguous slice; slices start on cache-line boundaries */
+static void run_thread(void *state, int th, int nth)
+{
+	struct triad *t = state;
+	size_t per = (t->n / (size_t)nth + 7) & ~(size_t)7;
+	size_t lo = per * (size_t)th, hi = lo + per;
+	triad_range(t, lo < t->n ? lo : t->n, hi < t->n ? hi : t->n);
 }
 
 static void dispose(void *state)
@@ -88,6 +101,7 @@ static const struct rot_kernel triad = {
 	.params = params,
 	.init = init,
 	.run = run,
+	.run_thread = run_thread,
 	.dispose = dispose,
 	.buffers = buffers,
 	.flops = flops,

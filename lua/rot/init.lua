@@ -39,8 +39,8 @@ function rot.measure(sp, builder)
   local items = {}
   for c in sp:points() do items[#items + 1] = { coord = c, spec = builder(c) } end
   local rows = runner.measure(items)
-  local k = rot.get("bestK")
-  for _, r in ipairs(rows) do report.quantities(r, k) end
+  local k, ignore = rot.get("bestK"), rot.get("ignoreDisturbed")
+  for _, r in ipairs(rows) do report.quantities(r, k, ignore) end
   local axes = {}
   for _, a in ipairs(sp.axes) do axes[#axes + 1] = a.name end
   return setmetatable({ rows = rows, axes = axes }, Results)

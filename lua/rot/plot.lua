@@ -12,20 +12,21 @@ local function check_name(name)
   end
 end
 
--- Runs gnuplot on script (in dir) with suffix=".tmp", then moves each temp output into place.
+-- Runs gnuplot on script (in dir) with a temp suffix, then moves each temp output into place.
 function M.render(gnuplot, dir, script, outputs)
   local exe = sys.locate(gnuplot)
   if not exe then
     util.fail("gnuplot ('" .. gnuplot .. "') not found: wrote the data and " .. script ..
       " in '" .. dir .. "' but no plot", "sudo apt-get install gnuplot-nox")
   end
-  local st, out = sys.run({ exe, "-e", 'suffix=".tmp"', script }, { capture = true, dir = dir })
+  local suffix = ".tmp" .. sys.pid() -- two rot processes may render into one directory
+  local st, out = sys.run({ exe, "-e", 'suffix="' .. suffix .. '"', script }, { capture = true, dir = dir })
   if st ~= 0 then
-    for _, o in ipairs(outputs) do sys.remove(dir .. "/" .. o .. ".tmp") end
+    for _, o in ipairs(outputs) do sys.remove(dir .. "/" .. o .. suffix) end
     util.fail("gnuplot failed on '" .. dir .. "/" .. script .. "':\n" .. (out or ""):gsub("%s+$", ""))
   end
   for _, o in ipairs(outputs) do
-    local ok, err = sys.rename(dir .. "/" .. o .. ".tmp", dir .. "/" .. o)
+    local ok, err = sys.rename(dir .. "/" .. o .. suffix, dir .. "/" .. o)
     if not ok then util.fail("cannot write '" .. o .. "': " .. err) end
   end
   return dir .. "/" .. outputs[1]

@@ -5,27 +5,69 @@ local util = require "rot.util"
 local M = {}
 
 -- Adds the quantities to a row from its raw run outputs and the kernel's declared counts.
-function M.quantities(row, k)
+-- Time per invocation = (run ns - timer overhead) / repetitions; the fastest run is "the" run
+-- (with ignoreDisturbed, the fastest run without preemption or migration, when there is one).
+function M.quantities(row, k, ignore_disturbed)
   local e = row.entry
   if not e then return row end
-  local times, ns, tsc = {}, 0, 0
-  for i, r in ipairs(e.runs) do
-    times[i] = r.ns / r.reps * 1e-9
+  local m = e.meta
+  local ov = m.timerOverheadNs or 0
+  local usable = {}
+  for _, r in ipairs(e.runs) do
+    if not (ignore_disturbed and r.disturbed == 1) then usable[#usable + 1] = r end
+  end
+  if #usable == 0 then usable = e.runs end
+  local times, ns, tsc, best, disturbed = {}, 0, 0, nil, 0
+  for i, r in ipairs(usable) do
+    times[i] = math.max(r.ns - ov, 0) / r.reps * 1e-9
+    if not best or times[i] < best.t then best = { t = times[i], run = r } end
+  end
+  for _, r in ipairs(e.runs) do
     ns, tsc = ns + r.ns, tsc + (r.tsc or 0)
+    if r.disturbed == 1 then disturbed = disturbed + 1 end
   end
   table.sort(times)
-  local m = e.meta
-  row.runs = #times
+  row.runs = #e.runs
+  row.disturbed = disturbed
   row.time = times[1]
   local kk = math.min(k, #times)
   row.spread = times[1] > 0 and (times[kk] - times[1]) / times[1] or 0
   row.converged = m.converged == 1
-  row.flops, row.bytes, row.workingSet = m.flops, m.bytes, m.workingSet
-  row.counts = "declared" -- measured counts come from counters where a PMU is present
+  row.threads, row.cacheMode = m.threads or 1, m.cacheMode
+  row.timerOverheadNs = ov
+  row.tscHz = ns > 0 and tsc / ns * 1e9 or nil
+  -- counters: per invocation, from the fastest run
+  row.counters, row.counterNames = {}, {}
+  for i = 0, 15 do
+    local name = m["event" .. i]
+    if not name then break end
+    local v = best.run["e" .. i]
+    row.counterNames[#row.counterNames + 1] = name
+    row.counters[name] = v and v / best.run.reps or nil
+    if best.run.mux then row.multiplexed = true end
+  end
+  row.flopsDeclared, row.bytesDeclared, row.workingSet = m.flops, m.bytes, m.workingSet
+  local src = {}
+  for _, q in ipairs({ "flops", "bytes" }) do
+    local combo = row.desc and row.desc.counts and row.desc.counts[q]
+    local declared = m[q]
+    row[q], src[q] = declared, "declared"
+    if combo and next(combo) then
+      local sum, complete = 0, true
+      for ev, w in pairs(combo) do
+        local v = row.counters[ev]
+        if v == nil then complete = false else sum = sum + w * v end
+      end
+      if complete then
+        row[q], src[q] = sum, "measured"
+        row[q .. "Ratio"] = declared and declared > 0 and sum / declared or nil
+      end
+    end
+  end
+  row.counts = src.flops == src.bytes and src.flops or ("flops " .. src.flops .. ", bytes " .. src.bytes)
   row.gflops = row.flops / row.time / 1e9
   row.gbs = row.bytes / row.time / 1e9
   row.intensity = row.bytes > 0 and row.flops / row.bytes or nil
-  row.tscHz = ns > 0 and tsc / ns * 1e9 or nil
   return row
 end
 
@@ -47,12 +89,44 @@ M.columns = {
     return string.format("%.2f%%%s", r.spread * 100, r.converged and "" or "!")
   end, function(r) return r.spread end },
   counts = { "counts", function(r) return r.counts or "-" end, function(r) return r.counts end },
+  ["m/d"] = { "measured/declared", function(r)
+    local parts = {}
+    if r.flopsRatio then parts[#parts + 1] = string.format("flops %.3f", r.flopsRatio) end
+    if r.bytesRatio then parts[#parts + 1] = string.format("bytes %.3f", r.bytesRatio) end
+    return #parts > 0 and table.concat(parts, " ") or "-"
+  end, function(r) return r.flopsRatio or r.bytesRatio end },
+  threads = { "threads", function(r) return r.threads and tostring(r.threads) or "-" end, function(r) return r.threads end },
+  mode = { "cache", function(r) return r.cacheMode or "-" end, function(r) return r.cacheMode end },
+  disturbed = { "disturbed", function(r) return r.disturbed and tostring(r.disturbed) or "-" end,
+    function(r) return r.disturbed end },
   source = { "from", function(r) return r.failed and "FAILED" or r.cached and "cache" or "measured" end,
     function(r) return r.failed and "failed" or r.cached and "cache" or "measured" end },
 }
-M.default_columns = { "size", "time", "GB/s", "GFLOP/s", "intensity", "runs", "spread", "counts", "source" }
+M.default_columns = { "size", "time", "GB/s", "GFLOP/s", "intensity", "runs", "spread", "mode", "counts", "source" }
 
-local function resolve(columns, axes)
+-- The default columns, plus measured/declared and the counters when rows have them.
+local function defaults(rows)
+  local cols, seen = {}, {}
+  for _, c in ipairs(M.default_columns) do cols[#cols + 1] = c end
+  local measured = false
+  for _, r in ipairs(rows) do
+    measured = measured or r.flopsRatio ~= nil or r.bytesRatio ~= nil
+    for _, n in ipairs(r.counterNames or {}) do
+      if not seen[n] then seen[n] = true; table.insert(cols, #cols, n) end
+    end
+  end
+  if measured then table.insert(cols, #cols, "m/d") end
+  return cols
+end
+
+local function counter_column(name)
+  return { name, function(r)
+    local v = r.counters and r.counters[name]
+    return v and string.format("%.4g", v) or "-"
+  end, function(r) return r.counters and r.counters[name] end }
+end
+
+local function resolve(columns, axes, rows)
   local out = {}
   for _, c in ipairs(axes or {}) do
     out[#out + 1] = { c, function(r)
@@ -60,9 +134,15 @@ local function resolve(columns, axes)
       return v == nil and "-" or tostring(v)
     end, function(r) return r.point and r.point[c] end }
   end
-  for _, c in ipairs(columns or M.default_columns) do
+  local counters = {}
+  for _, r in ipairs(rows or {}) do
+    for _, n in ipairs(r.counterNames or {}) do counters[n] = true end
+  end
+  for _, c in ipairs(columns or defaults(rows or {})) do
     if type(c) == "table" then
       out[#out + 1] = c
+    elseif counters[c] then
+      out[#out + 1] = counter_column(c)
     else
       local col = M.columns[c]
       if not col then
@@ -77,7 +157,7 @@ end
 
 function M.table(rows, columns, axes, out)
   out = out or io.stdout
-  local cols = resolve(columns, axes)
+  local cols = resolve(columns, axes, rows)
   local cells, width = {}, {}
   for j, c in ipairs(cols) do width[j] = #c[1] end
   for i, r in ipairs(rows) do
@@ -115,27 +195,55 @@ local function csv_field(v)
   return s
 end
 
--- CSV with the axes first, then every quantity; written atomically.
+-- CSV with the axes first, then every quantity, then one column per counter; written atomically.
 function M.csv(rows, path, axes)
-  local names = { "workingSet_bytes", "time_s", "bandwidth_GBs", "performance_GFLOPs", "intensity_flop_per_byte",
-    "flops", "bytes", "runs", "spread", "converged", "counts", "source", "kernel", "flags" }
-  local get = {
-    function(r) return r.workingSet end, function(r) return r.time end, function(r) return r.gbs end,
-    function(r) return r.gflops end, function(r) return r.intensity end, function(r) return r.flops end,
-    function(r) return r.bytes end, function(r) return r.runs end, function(r) return r.spread end,
-    function(r) return r.converged == nil and "" or (r.converged and 1 or 0) end,
-    function(r) return r.counts end,
-    function(r) return r.failed and "failed" or r.cached and "cache" or "measured" end,
-    function(r) return r.desc and r.desc.kernel end, function(r) return r.desc and r.desc.flags end,
+  local function kernels(r)
+    if not r.desc then return nil end
+    local k = {}
+    for _, w in ipairs(r.desc.workloads) do k[#k + 1] = w.kernel end
+    return table.concat(k, "+")
+  end
+  local cols = {
+    { "workingSet_bytes", function(r) return r.workingSet end },
+    { "time_s", function(r) return r.time end },
+    { "bandwidth_GBs", function(r) return r.gbs end },
+    { "performance_GFLOPs", function(r) return r.gflops end },
+    { "intensity_flop_per_byte", function(r) return r.intensity end },
+    { "flops", function(r) return r.flops end },
+    { "bytes", function(r) return r.bytes end },
+    { "counts", function(r) return r.counts end },
+    { "flops_declared", function(r) return r.flopsDeclared end },
+    { "bytes_declared", function(r) return r.bytesDeclared end },
+    { "flops_measured_over_declared", function(r) return r.flopsRatio end },
+    { "bytes_measured_over_declared", function(r) return r.bytesRatio end },
+    { "runs", function(r) return r.runs end },
+    { "disturbed_runs", function(r) return r.disturbed end },
+    { "spread", function(r) return r.spread end },
+    { "converged", function(r) return r.converged == nil and "" or (r.converged and 1 or 0) end },
+    { "threads", function(r) return r.threads end },
+    { "cache_mode", function(r) return r.cacheMode end },
+    { "timer_overhead_ns", function(r) return r.timerOverheadNs end },
+    { "source", function(r) return r.failed and "failed" or r.cached and "cache" or "measured" end },
+    { "kernel", kernels },
+    { "flags", function(r) return r.desc and r.desc.flags end },
   }
+  local seen = {}
+  for _, r in ipairs(rows) do
+    for _, n in ipairs(r.counterNames or {}) do
+      if not seen[n] then
+        seen[n] = true
+        cols[#cols + 1] = { "counter:" .. n, function(row) return row.counters and row.counters[n] end }
+      end
+    end
+  end
   local header = {}
   for _, a in ipairs(axes or {}) do header[#header + 1] = csv_field(a) end
-  for _, n in ipairs(names) do header[#header + 1] = n end
+  for _, c in ipairs(cols) do header[#header + 1] = csv_field(c[1]) end
   local lines = { table.concat(header, ",") }
   for _, r in ipairs(rows) do
     local f = {}
     for _, a in ipairs(axes or {}) do f[#f + 1] = csv_field(r.point and r.point[a]) end
-    for _, g in ipairs(get) do f[#f + 1] = csv_field(g(r)) end
+    for _, c in ipairs(cols) do f[#f + 1] = csv_field(c[2](r)) end
     lines[#lines + 1] = table.concat(f, ",")
   end
   local ok, err = sys.writefile(path, table.concat(lines, "\n") .. "\n")

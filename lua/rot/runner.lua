@@ -91,40 +91,118 @@ local function kernel_path(name)
   return p
 end
 
--- Fills in everything that can change a result; returns the description and build inputs.
-function M.describe(spec)
-  if type(spec) ~= "table" then util.fail("a measurement point must be a table {kernel=..., ...}") end
-  if type(spec.kernel) ~= "string" then util.fail("a measurement point needs kernel = \"name\"") end
-  local known = { kernel = true, params = true, macros = true, flags = true, cacheMode = true }
-  for k in pairs(spec) do
+local EVENTS = { workloadStart = true, workloadStop = true, threadCreated = true, threadExited = true,
+  runStart = true, runEnd = true, fault = true }
+local ACTIONS = { flush = true, pin = true, marker = true, startCounters = true, stopCounters = true }
+
+local function names_of(set)
+  local out = {}
+  for k in pairs(set) do out[#out + 1] = k end
+  table.sort(out)
+  return out
+end
+
+local function check_fields(t, known, what)
+  for k in pairs(t) do
     if not known[k] then
-      local names = {}
-      for n in pairs(known) do names[#names + 1] = n end
-      util.fail("unknown field '" .. tostring(k) .. "' in the point for kernel '" .. spec.kernel
-        .. "'" .. util.did_you_mean(tostring(k), names))
+      util.fail("unknown field '" .. tostring(k) .. "' in " .. what .. util.did_you_mean(tostring(k), names_of(known)))
     end
   end
-  local path = kernel_path(spec.kernel)
+end
+
+local function int_list(v, what)
+  if v == nil or v == "none" then return {} end
+  if type(v) ~= "table" then util.fail(what .. " must be a list of CPU numbers or \"none\"") end
+  local out = {}
+  for i, c in ipairs(v) do
+    if math.type(c) ~= "integer" or c < 0 then util.fail(what .. ": entry " .. i .. " is not a CPU number") end
+    out[i] = c
+  end
+  return out
+end
+
+local function workload(w, where)
+  check_fields(w, { kernel = true, params = true, threads = true, pin = true }, where)
+  if type(w.kernel) ~= "string" then util.fail(where .. " needs kernel = \"name\"") end
   local params = {}
-  for k, v in pairs(spec.params or {}) do
+  for k, v in pairs(w.params or {}) do
     if type(k) ~= "string" or type(v) ~= "number" then
-      util.fail("kernel '" .. spec.kernel .. "': parameter '" .. tostring(k) .. "' must be a number")
+      util.fail("kernel '" .. w.kernel .. "': parameter '" .. tostring(k) .. "' must be a number")
     end
     params[k] = v
   end
-  local used = memo("macros:" .. path, function()
-    local list = assert(build.macros(path))
-    local set = {}
-    for _, m in ipairs(list) do set[m] = true end
-    return { list = list, set = set }
-  end)
+  local threads = w.threads or 1
+  if math.type(threads) ~= "integer" or threads < 1 then util.fail("kernel '" .. w.kernel .. "': threads must be a positive integer") end
+  return { kernel = w.kernel, params = params, threads = threads, pin = int_list(w.pin, "pin") }
+end
+
+local function rule(r, i)
+  if type(r) ~= "table" then util.fail("rule " .. i .. " must be a table {on=, action=, ...}") end
+  check_fields(r, { on = true, action = true, run = true, every = true, thread = true, cpu = true, text = true },
+    "rule " .. i)
+  if not EVENTS[r.on] then
+    util.fail("rule " .. i .. ": unknown event '" .. tostring(r.on) .. "'" .. util.did_you_mean(tostring(r.on), names_of(EVENTS)),
+      "events: " .. table.concat(names_of(EVENTS), ", "))
+  end
+  if not ACTIONS[r.action] then
+    util.fail("rule " .. i .. ": unknown action '" .. tostring(r.action) .. "'" .. util.did_you_mean(tostring(r.action), names_of(ACTIONS)),
+      "actions: " .. table.concat(names_of(ACTIONS), ", "))
+  end
+  for _, k in ipairs({ "run", "every", "thread", "cpu" }) do
+    if r[k] ~= nil and (math.type(r[k]) ~= "integer" or r[k] < 0) then
+      util.fail("rule " .. i .. ": " .. k .. " must be a non-negative integer")
+    end
+  end
+  if r.text ~= nil and not tostring(r.text):match("^[%w_.-]+$") then
+    util.fail("rule " .. i .. ": marker text must use letters, digits and _.- only")
+  end
+  if r.action == "pin" and not r.cpu then util.fail("rule " .. i .. ": pin needs cpu = N") end
+  if r.action == "flush" and r.on ~= "runStart" and r.on ~= "workloadStart" then
+    util.fail("rule " .. i .. ": flush works on runStart or workloadStart")
+  end
+  return { on = r.on, action = r.action, run = r.run, every = r.every, thread = r.thread, cpu = r.cpu,
+    text = r.text and tostring(r.text) }
+end
+
+local SPEC_FIELDS = { kernel = true, params = true, threads = true, pin = true, workloads = true, macros = true,
+  flags = true, cacheMode = true, counters = true, counts = true, rules = true }
+
+-- Fills in everything that can change a result; returns the description and build inputs.
+function M.describe(spec)
+  if type(spec) ~= "table" then util.fail("a measurement point must be a table {kernel=..., ...}") end
+  local what = "the point for kernel '" .. tostring(spec.kernel or (spec.workloads and "workloads")) .. "'"
+  check_fields(spec, SPEC_FIELDS, what)
+  local wls = {}
+  if spec.workloads then
+    if spec.kernel then util.fail("give either kernel = ... or workloads = {...}, not both") end
+    if type(spec.workloads) ~= "table" or #spec.workloads == 0 then util.fail("workloads must be a non-empty list") end
+    for i, w in ipairs(spec.workloads) do wls[i] = workload(w, "workload " .. i) end
+  else
+    if type(spec.kernel) ~= "string" then util.fail("a measurement point needs kernel = \"name\"") end
+    wls[1] = workload({ kernel = spec.kernel, params = spec.params, threads = spec.threads, pin = spec.pin }, what)
+  end
+  -- the kernels to build and the macros they use
+  local kernels, kset, macro_set, macro_list = {}, {}, {}, {}
+  for _, w in ipairs(wls) do
+    if not kset[w.kernel] then
+      local path = kernel_path(w.kernel)
+      kset[w.kernel] = path
+      kernels[#kernels + 1] = { name = w.kernel, path = path }
+      local used = memo("macros:" .. path, function() return assert(build.macros(path)) end)
+      for _, m in ipairs(used) do
+        if not macro_set[m] then macro_set[m] = true; macro_list[#macro_list + 1] = m end
+      end
+    end
+  end
+  table.sort(macro_list)
   local macros = {}
   for k, v in pairs(spec.macros or {}) do
     local ok, err = build.checkmacro(tostring(k), tostring(v))
     if not ok then util.fail(err) end
-    if not used.set[k] then
-      util.fail("kernel '" .. spec.kernel .. "' has no macro '" .. k .. "'" .. util.did_you_mean(k, used.list),
-        #used.list > 0 and ("its macros: " .. table.concat(used.list, ", "))
+    if not macro_set[k] then
+      local who = #kernels == 1 and ("kernel '" .. kernels[1].name .. "'") or "these kernels"
+      util.fail(who .. " has no macro '" .. k .. "'" .. util.did_you_mean(k, macro_list),
+        #macro_list > 0 and ("its macros: " .. table.concat(macro_list, ", "))
         or "a kernel uses a macro NAME by including \"macro/NAME.h\"")
     end
     macros[k] = tostring(v)
@@ -134,14 +212,35 @@ function M.describe(spec)
   if not ok then util.fail(err) end
   local mode = spec.cacheMode or cfg("cacheMode")
   if mode ~= "warm" and mode ~= "cold" then util.fail("cacheMode must be 'warm' or 'cold', not '" .. tostring(mode) .. "'") end
+  local counters = {}
+  for i, c in ipairs(spec.counters or {}) do
+    if type(c) ~= "string" or c == "" or c:find("[%s=]") then
+      util.fail("counter " .. i .. " must be an event name without spaces or '='")
+    end
+    counters[i] = c
+  end
+  local counts = {}
+  for q, combo in pairs(spec.counts or {}) do
+    if q ~= "flops" and q ~= "bytes" then util.fail("counts: only flops and bytes can be measured, not '" .. tostring(q) .. "'") end
+    counts[q] = {}
+    for ev, weight in pairs(combo) do
+      local known = false
+      for _, c in ipairs(counters) do known = known or c == ev end
+      if not known then util.fail("counts." .. q .. " uses '" .. tostring(ev) .. "', which is not in counters") end
+      if type(weight) ~= "number" then util.fail("counts." .. q .. "['" .. ev .. "'] must be a number") end
+      counts[q][ev] = weight
+    end
+  end
+  local rules = {}
+  for i, r in ipairs(spec.rules or {}) do rules[i] = rule(r, i) end
   local desc = {
-    kernel = spec.kernel, params = params, macros = macros, flags = flags,
-    compiler = compiler_id(), measurers = { "time" }, cacheMode = mode,
-    threads = 1, pin = "none",
+    workloads = wls, macros = macros, flags = flags,
+    compiler = compiler_id(), measurers = { time = true, counters = counters }, counts = counts,
+    cacheMode = mode, rules = rules, ignoreDisturbed = cfg("ignoreDisturbed"),
     policy = { k = cfg("bestK"), epsilon = cfg("bestEpsilon"), maxRuns = cfg("maxRuns"),
       minRunTime = cfg("minRunTime") },
   }
-  return desc, { path = path, macros = used.list }
+  return desc, { kernels = kernels, macros = macro_list }
 end
 
 -- Hash of everything that decides the core binary, so a known core hash needs no build.
@@ -154,16 +253,19 @@ local function build_key(desc, kinfo)
     table.sort(files)
     return assert(sys.sha256files(files))
   end)
-  local kdir = util.dirname(kinfo.path)
-  local ksrc = memo("ksrc:" .. kdir, function()
-    local files = {}
-    for _, f in ipairs(assert(sys.listdir(kdir))) do
-      if f:match("%.[ch]$") then files[#files + 1] = kdir .. "/" .. f end
-    end
-    table.sort(files)
-    return assert(sys.sha256files(files))
-  end)
-  return sys.sha256(util.serialize({ core = core_src, kernels = ksrc, kernel = kinfo.path,
+  local ksrc = {}
+  for i, k in ipairs(kinfo.kernels) do
+    local kdir = util.dirname(k.path)
+    ksrc[i] = k.path .. "@" .. memo("ksrc:" .. kdir, function()
+      local files = {}
+      for _, f in ipairs(assert(sys.listdir(kdir))) do
+        if f:match("%.[ch]$") then files[#files + 1] = kdir .. "/" .. f end
+      end
+      table.sort(files)
+      return assert(sys.sha256files(files))
+    end)
+  end
+  return sys.sha256(util.serialize({ core = core_src, kernels = ksrc,
     macros = desc.macros, flags = desc.flags, compiler = desc.compiler }))
 end
 
@@ -207,17 +309,20 @@ local function build_core(desc, kinfo)
   if not sys.locate("make") then util.fail("'make' is not installed", "sudo apt-get install make", 2) end
   local macros = {}
   for _, m in ipairs(kinfo.macros) do macros[m] = desc.macros[m] or false end
-  local ok, err = build.checkpath("kernel path", kinfo.path)
-  if not ok then util.fail(err) end
-  local changed
-  changed, err = build.generate({ gendir = gendir, flags = desc.flags, macros = macros,
-    kernels = { { name = desc.kernel, path = kinfo.path } } })
+  for _, k in ipairs(kinfo.kernels) do
+    local ok, err = build.checkpath("kernel path", k.path)
+    if not ok then util.fail(err) end
+  end
+  local changed, err = build.generate({ gendir = gendir, flags = desc.flags, macros = macros,
+    kernels = kinfo.kernels })
   if not changed then util.fail(err) end
   local st, out = sys.run({ "make", "-s", "-j2", "-C", ctx.home .. "/core", "O=" .. bdir,
     "GEN=" .. gendir, "CC=ccache " .. cfg("compiler") }, { capture = true })
   if st ~= 0 then
-    util.fail("building the core for kernel '" .. desc.kernel .. "' (" .. kinfo.path ..
-      ", flags '" .. desc.flags .. "') failed:\n" .. (out or ""):gsub("%s+$", ""))
+    local names = {}
+    for _, k in ipairs(kinfo.kernels) do names[#names + 1] = "kernel '" .. k.name .. "' (" .. k.path .. ")" end
+    util.fail("building the core for " .. table.concat(names, ", ") .. " with flags '" .. desc.flags ..
+      "' failed:\n" .. (out or ""):gsub("%s+$", ""))
   end
   stats.builds = stats.builds + 1
   local binary = bdir .. "/rot-core"
@@ -228,10 +333,23 @@ end
 local function run_core(binary, desc, need_runs, exact)
   local rdir = ctx.home .. "/build/core/run"
   ensure_dir(rdir, "build directory", "cacheDir")
-  local lines = { "kernel " .. desc.kernel }
-  for _, k in ipairs(util.sorted_keys(desc.params)) do
-    lines[#lines + 1] = string.format("param %s %.17g", k, desc.params[k])
+  local lines = {}
+  for _, w in ipairs(desc.workloads) do
+    lines[#lines + 1] = "workload " .. w.kernel .. " threads " .. w.threads ..
+        (#w.pin > 0 and (" pin " .. table.concat(w.pin, ",")) or "")
+    for _, k in ipairs(util.sorted_keys(w.params)) do
+      lines[#lines + 1] = string.format("param %s %.17g", k, w.params[k])
+    end
   end
+  for _, c in ipairs(desc.measurers.counters) do lines[#lines + 1] = "counter " .. c end
+  for _, r in ipairs(desc.rules) do
+    local l = "rule " .. r.on .. " " .. r.action
+    for _, k in ipairs({ "run", "every", "thread", "cpu", "text" }) do
+      if r[k] ~= nil then l = l .. " " .. k .. "=" .. r[k] end
+    end
+    lines[#lines + 1] = l
+  end
+  lines[#lines + 1] = "ignoreDisturbed " .. (desc.ignoreDisturbed and 1 or 0)
   local p = desc.policy
   lines[#lines + 1] = "runs " .. need_runs
   lines[#lines + 1] = "bestK " .. p.k
@@ -253,9 +371,13 @@ local function run_core(binary, desc, need_runs, exact)
       (err and (": " .. err) or "") .. ((out or "") ~= "" and (":\n" .. out) or ""), meta = {}, runs = {} }
   end
   if res.status == "ok" and (res.meta.complete ~= 1 or #res.runs == 0) then
-    res.status, res.error = "failed", "kernel '" .. desc.kernel .. "' ended the measurement early"
+    res.status, res.error = "failed", "kernel '" .. desc.workloads[1].kernel .. "' ended the measurement early"
   end
-  if res.meta.failure == "input" then util.fail(res.error) end
+  if res.meta.hint then res.error = (res.error or "failed") .. "\nhint: " .. res.meta.hint end
+  if res.meta.failure == "input" then
+    local msg, hint = res.error:match("^(.-)\nhint: (.*)$")
+    util.fail(msg or res.error, hint)
+  end
   return res
 end
 

@@ -68,7 +68,7 @@ t.is(row.counts, "declared", "counts are labelled declared")
 
 -- CSV quoting
 local dir = os.getenv("TMPDIR") or "/tmp"
-local path = report.csv({ { point = { name = 'a,"b"' }, desc = { kernel = "k", flags = "-O2" } } },
+local path = report.csv({ { point = { name = 'a,"b"' }, desc = { workloads = { { kernel = "k" } }, flags = "-O2" } } },
   dir .. "/rot-unit-" .. os.time() .. ".csv", { "name" })
 local text = sys.readfile(path)
 t.ok(text:find('"a,""b"""', 1, true) ~= nil, "CSV quotes commas and quotes")

@@ -1,0 +1,175 @@
+/* counters: hardware and software event counters: names encoded by libpfm4, opened per
+ * thread with perf_event_open, read with time enabled/running so multiplexing is scaled. */
+#include "counters.h"
+
+/* libpfm4's header brings its own perf_event definitions: never add <linux/perf_event.h> */
+#include <perfmon/pfmlib_perf_event.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+static int paranoid_level(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int v = 2;
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 2;
+		fclose(f);
+	}
+	return v;
+}
+
+static int pfm_ready(char *err, size_t errlen)
+{
+	static int done, rc;
+	if (!done) {
+		rc = pfm_initialize();
+		done = 1;
+	}
+	if (rc != PFM_SUCCESS) {
+		snprintf(err, errlen, "libpfm4 cannot initialize: %s", pfm_strerror(rc));
+		return -1;
+	}
+	return 0;
+}
+
+/* "PMUs here: perf (software), ...; `rot events` lists every event" */
+static void present_pmus(char *buf, size_t len)
+{
+	size_t used = (size_t)snprintf(buf, len, "counters on this machine:");
+	int any_hw = 0, pmu;
+	pfm_for_all_pmus(pmu)
+	{
+		pfm_pmu_info_t info;
+		memset(&info, 0, sizeof info);
+		info.size = sizeof info;
+		if (pfm_get_pmu_info(pmu, &info) != PFM_SUCCESS || !info.is_present)
+			continue;
+		any_hw |= info.type == PFM_PMU_TYPE_CORE;
+		if (used < len)
+			used += (size_t)snprintf(buf + used, len - used, " %s (%d events)", info.name,
+						 info.nevents);
+	}
+	if (used < len)
+		snprintf(buf + used, len - used,
+			 "%s; software events such as perf::TASK-CLOCK, perf::CONTEXT-SWITCHES, "
+			 "perf::CPU-MIGRATIONS, perf::PAGE-FAULTS always work; `rot events` lists all",
+			 any_hw ? "" : "; no hardware PMU (a virtual machine without PMU passthrough?)");
+}
+
+int counters_setup(struct counters *c, char names[][128], int n, char *err, size_t errlen)
+{
+	memset(c, 0, sizeof *c);
+	if (n > COUNTERS_MAX) {
+		snprintf(err, errlen, "at most %d counters per measurement", COUNTERS_MAX);
+		return -1;
+	}
+	if (pfm_ready(err, errlen) < 0)
+		return -1;
+	struct perf_event_attr *attr = calloc((size_t)(n ? n : 1), sizeof *attr);
+	if (!attr)
+		return -1;
+	c->attr = attr;
+	c->user_only = paranoid_level() >= 2 && geteuid() != 0;
+	for (int i = 0; i < n; i++) {
+		pfm_perf_encode_arg_t arg;
+		memset(&arg, 0, sizeof arg);
+		arg.size = sizeof arg;
+		arg.attr = &attr[i];
+		attr[i].size = sizeof attr[i];
+		int plm = c->user_only ? PFM_PLM3 : (PFM_PLM0 | PFM_PLM3);
+		int rc = pfm_get_os_event_encoding(names[i], plm, PFM_OS_PERF_EVENT_EXT, &arg);
+		if (rc != PFM_SUCCESS) {
+			char avail[768];
+			present_pmus(avail, sizeof avail);
+			snprintf(err, errlen, "event '%s' cannot be counted: %s (%s)", names[i],
+				 rc == PFM_ERR_NOTFOUND ? "unknown event name" : pfm_strerror(rc), avail);
+			return -1;
+		}
+		attr[i].read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+		attr[i].disabled = 0;
+		attr[i].inherit = 0;
+		snprintf(c->name[i], sizeof c->name[i], "%s", names[i]);
+	}
+	c->n = n;
+	return 0;
+}
+
+int counters_open(const struct counters *c, pid_t tid, int *fds, char *err, size_t errlen)
+{
+	struct perf_event_attr *attr = c->attr;
+	for (int i = 0; i < c->n; i++) {
+		fds[i] = perf_event_open(&attr[i], tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fds[i] >= 0)
+			continue;
+		int e = errno, para = paranoid_level();
+		char avail[768];
+		present_pmus(avail, sizeof avail);
+		const char *why;
+		if (e == ENOENT || e == EOPNOTSUPP || e == ENODEV)
+			why = "the machine has no counter for it (no PMU, or this PMU lacks the event)";
+		else if (e == EACCES || e == EPERM)
+			why = "not permitted at this perf_event_paranoid level";
+		else
+			why = strerror(e);
+		snprintf(err, errlen, "event '%s' cannot be counted: %s [%s; perf_event_paranoid=%d] (%s)",
+			 c->name[i], why, strerror(e), para, avail);
+		if (e == EACCES || e == EPERM)
+			snprintf(err + strlen(err), errlen - strlen(err),
+				 "\nhint: sudo sysctl kernel.perf_event_paranoid=1 (or run as root)");
+		for (int j = 0; j < i; j++)
+			close(fds[j]);
+		return -1;
+	}
+	return 0;
+}
+
+int counters_read(int fd, uint64_t v[3])
+{
+	ssize_t r = read(fd, v, 3 * sizeof *v);
+	return r == (ssize_t)(3 * sizeof *v) ? 0 : -1;
+}
+
+void counters_enable(int fd, int on)
+{
+	ioctl(fd, on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+}
+
+void counters_list(FILE *out, int with_events)
+{
+	char err[256];
+	int pmu;
+	if (pfm_ready(err, sizeof err) < 0) {
+		fprintf(out, "%s\n", err);
+		return;
+	}
+	pfm_for_all_pmus(pmu)
+	{
+		pfm_pmu_info_t info;
+		memset(&info, 0, sizeof info);
+		info.size = sizeof info;
+		if (pfm_get_pmu_info(pmu, &info) != PFM_SUCCESS || !info.is_present)
+			continue;
+		fprintf(out, "pmu %s %s (%d events)\n", info.name, info.desc ? info.desc : "",
+			info.nevents);
+		if (!with_events)
+			continue;
+		for (int i = info.first_event; i != -1; i = pfm_get_event_next(i)) {
+			pfm_event_info_t ev;
+			memset(&ev, 0, sizeof ev);
+			ev.size = sizeof ev;
+			if (pfm_get_event_info(i, PFM_OS_PERF_EVENT_EXT, &ev) == PFM_SUCCESS)
+				fprintf(out, "event %s::%s\n", info.name, ev.name);
+		}
+	}
+}
+
+void counters_free(struct counters *c)
+{
+	free(c->attr);
+	c->attr = NULL;
+}

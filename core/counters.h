@@ -1,0 +1,38 @@
+/* counters: hardware and software event counters: names encoded by libpfm4, opened per
+ * thread with perf_event_open, read with time enabled/running so multiplexing is scaled. */
+#ifndef ROT_COUNTERS_H
+#define ROT_COUNTERS_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#define COUNTERS_MAX 16
+
+struct counters {
+	int n;
+	char name[COUNTERS_MAX][128];
+	/* the encoded attributes; opaque here so users of this header need no perf headers */
+	void *attr;
+	int user_only; /* perf_event_paranoid forces counting user space only */
+};
+
+/* Encodes every name with libpfm4. Returns 0, or -1 with a message saying which name and
+ * why, plus what this machine offers. */
+int counters_setup(struct counters *c, char names[][128], int n, char *err, size_t errlen);
+
+/* Opens the counters for thread tid into fds[0..c->n). -1 with a message naming the event
+ * and the reason (no PMU, paranoid level, ...). */
+int counters_open(const struct counters *c, pid_t tid, int *fds, char *err, size_t errlen);
+
+/* Reads one counter: raw value, time enabled and time running (ns). */
+int counters_read(int fd, uint64_t v[3]);
+
+void counters_enable(int fd, int on);
+
+/* Writes the PMUs libpfm4 finds here and the events of each (names only). */
+void counters_list(FILE *out, int with_events);
+
+void counters_free(struct counters *c);
+
+#endif

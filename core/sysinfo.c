@@ -1,0 +1,61 @@
+/* sysinfo: the state of the machine around a measurement: CPU model, kernel version,
+ * load average, CPU frequency and governor, so a disturbed measurement can be told apart. */
+#include "sysinfo.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+static int read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	int ok = fgets(buf, (int)len, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/* spaces are allowed in meta values, newlines are not */
+static void meta(FILE *out, const char *key, const char *value)
+{
+	fprintf(out, "meta %s %s\n", key, value && *value ? value : "unknown");
+}
+
+void sysinfo_frequency(FILE *out, const char *suffix, int cpu)
+{
+	char path[128], buf[64], key[64];
+	snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq",
+		 cpu < 0 ? 0 : cpu);
+	snprintf(key, sizeof key, "cpuKHz%s", suffix);
+	meta(out, key, read_line(path, buf, sizeof buf) == 0 ? buf : NULL);
+}
+
+void sysinfo_static(FILE *out, int cpu)
+{
+	char buf[256], path[128];
+	struct utsname u;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char model[256] = "";
+	while (f && fgets(buf, sizeof buf, f)) {
+		if (strncmp(buf, "model name", 10) == 0) {
+			char *colon = strchr(buf, ':');
+			if (colon) {
+				snprintf(model, sizeof model, "%s", colon + 2);
+				model[strcspn(model, "\n")] = '\0';
+			}
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	meta(out, "cpuModel", model);
+	meta(out, "kernelVersion", uname(&u) == 0 ? u.release : NULL);
+	meta(out, "loadavg", read_line("/proc/loadavg", buf, sizeof buf) == 0 ? buf : NULL);
+	snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor",
+		 cpu < 0 ? 0 : cpu);
+	meta(out, "governor", read_line(path, buf, sizeof buf) == 0 ? buf : NULL);
+}
