@@ -5,6 +5,7 @@
 /* libpfm4's header brings its own perf_event definitions: never add <linux/perf_event.h> */
 #include <perfmon/pfmlib_perf_event.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,11 +38,26 @@ static int pfm_ready(char *err, size_t errlen)
 	return 0;
 }
 
-/* "PMUs here: perf (software), ...; `rot events` lists every event" */
+/* Whether the kernel registered a core PMU (libpfm4 may know the CPU model even when a
+ * virtual machine hides the PMU, so its view alone is not enough). */
+static int kernel_core_pmu(void)
+{
+	DIR *d = opendir("/sys/bus/event_source/devices");
+	struct dirent *de;
+	int found = 0;
+	while (d && (de = readdir(d)) != NULL)
+		found |= strncmp(de->d_name, "cpu", 3) == 0 || strncmp(de->d_name, "armv", 4) == 0 ||
+			 strstr(de->d_name, "pmu") != NULL;
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* "counters on this machine: perf (82 events), ...; `rot events` lists every event" */
 static void present_pmus(char *buf, size_t len)
 {
 	size_t used = (size_t)snprintf(buf, len, "counters on this machine:");
-	int any_hw = 0, pmu;
+	int any_hw = kernel_core_pmu(), pmu;
 	pfm_for_all_pmus(pmu)
 	{
 		pfm_pmu_info_t info;
@@ -49,7 +65,6 @@ static void present_pmus(char *buf, size_t len)
 		info.size = sizeof info;
 		if (pfm_get_pmu_info(pmu, &info) != PFM_SUCCESS || !info.is_present)
 			continue;
-		any_hw |= info.type == PFM_PMU_TYPE_CORE;
 		if (used < len)
 			used += (size_t)snprintf(buf + used, len - used, " %s (%d events)", info.name,
 						 info.nevents);
@@ -58,7 +73,8 @@ static void present_pmus(char *buf, size_t len)
 		snprintf(buf + used, len - used,
 			 "%s; software events such as perf::TASK-CLOCK, perf::CONTEXT-SWITCHES, "
 			 "perf::CPU-MIGRATIONS, perf::PAGE-FAULTS always work; `rot events` lists all",
-			 any_hw ? "" : "; no hardware PMU (a virtual machine without PMU passthrough?)");
+			 any_hw ? "" : "; the kernel exposes no core PMU (/sys/bus/event_source/devices has "
+				       "no cpu entry: a virtual machine without PMU passthrough?)");
 }
 
 int counters_setup(struct counters *c, char names[][128], int n, char *err, size_t errlen)

@@ -52,12 +52,18 @@ static void notify(const struct point *p, enum rot_event e, int run)
 	pthread_sigqueue(pthread_self(), ROT_EVENT_SIGNAL, v);
 }
 
-static void child_rules(const struct point *p, enum rot_event e, int run,
-			const struct rot_buffer *b, int nb)
+/* Child-side actions (flush); returns how many ran. */
+static int child_rules(const struct point *p, enum rot_event e, int run, const struct rot_buffer *b,
+		       int nb)
 {
-	for (int i = 0; i < p->nrules; i++)
-		if (p->rules[i].action == ACT_FLUSH && rules_match(&p->rules[i], e, run, -1))
+	int n = 0;
+	for (int i = 0; i < p->nrules; i++) {
+		if (p->rules[i].action == ACT_FLUSH && rules_match(&p->rules[i], e, run, -1)) {
 			flush_caches(b, nb);
+			n++;
+		}
+	}
+	return n;
 }
 
 static int pin_self(int cpu)
@@ -269,7 +275,7 @@ int measure_point(struct point *p, FILE *out)
 		goto out_team;
 	}
 	notify(p, EV_WORKLOAD_START, -1);
-	child_rules(p, EV_WORKLOAD_START, -1, bufs, nbufs);
+	int flushes = child_rules(p, EV_WORKLOAD_START, -1, bufs, nbufs);
 	long reps = 1;
 	struct run r;
 	if (!p->cold) {
@@ -290,7 +296,7 @@ int measure_point(struct point *p, FILE *out)
 	int n = 0, kept = 0, converged = 0;
 	uint64_t sum_ns = 0, sum_tsc = 0;
 	while (n < p->rule.max_runs) {
-		child_rules(p, EV_RUN_START, n, bufs, nbufs);
+		flushes += child_rules(p, EV_RUN_START, n, bufs, nbufs);
 		if (p->cold)
 			flush_caches(bufs, nbufs);
 		notify(p, EV_RUN_START, n);
@@ -314,6 +320,7 @@ int measure_point(struct point *p, FILE *out)
 	sysinfo_frequency(out, "After", sched_getcpu());
 	if (TIMER_HAVE_TSC && sum_ns > 0)
 		fprintf(out, "meta tscHz %.6g\n", (double)sum_tsc / (double)sum_ns * 1e9);
+	fprintf(out, "meta ruleFlushes %d\n", flushes);
 	fprintf(out, "meta converged %d\nmeta complete 1\n", converged);
 	rc = 0;
 out_team:

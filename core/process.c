@@ -137,10 +137,11 @@ static void run_start(struct tracee *tr)
 {
 	for (int j = 0; j < tr->n; j++) {
 		struct thread *t = &tr->t[j];
-		if (t->counted && t->state != T_EXITED) {
+		if (!t->counted)
+			continue;
+		t->snap_valid = t->state != T_EXITED; /* gone before this run: nothing to add */
+		if (t->snap_valid)
 			read_thread(tr, t, t->snap);
-			t->snap_valid = 1;
-		}
 	}
 }
 

@@ -12,6 +12,7 @@ local commands = {
   { "list", "list", "shipped and user measurements with their descriptions" },
   { "config", "config [-key=value ...]", "every configuration key: type, default, value and where it came from" },
   { "cache", "cache [clear]", "size and entries of the result cache; clear empties it" },
+  { "events", "events [all]", "the PMUs this machine offers to counters (all: every event name)" },
   { "completion", "completion bash", "print a bash completion script (source it from ~/.bashrc)" },
   { "run", "run FILE.lua [ARG ...]", "run a Lua script with the rot library loaded (no summary line)" },
   { "help", "help [COMMAND]", "this help, or one command's" },
@@ -234,6 +235,19 @@ function M.main(h, argv)
   elseif cmd == "list" then return list(cfg, pos)
   elseif cmd == "config" then return show_config(cfg)
   elseif cmd == "cache" then return cache_cmd(cfg, pos)
+  elseif cmd == "events" then
+    local runner = require "rot.runner"
+    runner.setup(home, cfg, nil)
+    local binary = runner.any_core("triad")
+    local args = { binary, "--events" }
+    if pos[2] == "all" then args[3] = "all" elseif pos[2] then util.fail("usage: rot events [all]") end
+    local st, out = sys.run(args, { capture = true })
+    io.stdout:write(out or "")
+    if pos[2] ~= "all" then
+      io.stdout:write("software events (always available): perf::TASK-CLOCK perf::CPU-CLOCK perf::CONTEXT-SWITCHES perf::CPU-MIGRATIONS perf::PAGE-FAULTS\n",
+        "`rot events all` lists every event name; use them in a point's counters = {...}\n")
+    end
+    return st == 0 and 0 or 1
   elseif cmd == "run" then
     if not pos[2] then util.fail("run needs a Lua file") end
     local ok, e = run_script(pos[2], cfg, { table.unpack(pos, 3) })

@@ -52,9 +52,18 @@ function Results:ok()
   return out
 end
 
--- table{columns = {...}, axes = {...}}: prints to stdout
+-- table{columns = {...}, axes = {...}}: prints to stdout, under a line saying where and how
 function Results:table(o)
   o = o or {}
+  for _, r in ipairs(self.rows) do
+    local m = r.entry and r.entry.meta
+    if m and m.cpuModel then
+      io.stdout:write(string.format("# %s, kernel %s, governor %s, %s kHz, load %s, timer overhead %s ns\n",
+        m.cpuModel, tostring(m.kernelVersion), tostring(m.governor), tostring(m.cpuKHzBefore),
+        tostring(m.loadavg):match("^(%S+ %S+ %S+)") or "?", tostring(m.timerOverheadNs)))
+      break
+    end
+  end
   report.table(self.rows, o.columns, o.axes or self.axes)
 end
 

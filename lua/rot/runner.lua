@@ -403,6 +403,41 @@ end
 
 local function warn(msg) io.stderr:write("rot: warning: ", msg, "\n") end
 
+-- The governor key: set it on every CPU once, before anything is measured.
+local function set_governor()
+  local g = cfg("governor")
+  if g == "" or ctx.memo.governor then return end
+  local cpus = sys.listdir("/sys/devices/system/cpu") or {}
+  local n = 0
+  for _, c in ipairs(cpus) do
+    local path = "/sys/devices/system/cpu/" .. c .. "/cpufreq/scaling_governor"
+    if c:match("^cpu%d+$") and sys.stat(path) then
+      local f, err = io.open(path, "w")
+      local ok = f and f:write(g) and f:close()
+      if not ok then
+        util.fail("cannot set the cpufreq governor '" .. g .. "' on " .. c .. ": " .. tostring(err or "write refused"),
+          "run as root, or leave -governor unset; available: " ..
+          tostring(sys.readfile("/sys/devices/system/cpu/" .. c .. "/cpufreq/scaling_available_governors")))
+      end
+      n = n + 1
+    end
+  end
+  if n == 0 then
+    util.fail("cannot set the cpufreq governor '" .. g .. "': this machine exposes no cpufreq (no /sys/devices/system/cpu/cpu*/cpufreq)",
+      "leave -governor unset here; the measured frequency is recorded as unknown")
+  end
+  ctx.memo.governor = true
+end
+
+-- A core binary for commands that only need one (rot events): built for the kernel given.
+function M.any_core(kernel)
+  local desc, kinfo = M.describe({ kernel = kernel })
+  local bdir = ctx.home .. "/build/core"
+  ensure_dir(bdir, "build directory", "cacheDir")
+  local lock <close> = assert(build.lock(bdir .. "/.lock"))
+  return (build_core(desc, kinfo))
+end
+
 -- Measures (or loads) every item {coord=, spec=}; returns rows in the same order.
 function M.measure(items)
   local runs_wanted = cfg("runs")
@@ -436,7 +471,10 @@ function M.measure(items)
       table.insert(groups[row.key], row)
     end
   end
-  if #order > 0 then ensure_dir(cdir, "cache directory", "cacheDir") end
+  if #order > 0 then
+    ensure_dir(cdir, "cache directory", "cacheDir")
+    set_governor()
+  end
   for _, key in ipairs(order) do
     local group = groups[key]
     ensure_dir(ctx.home .. "/build/core", "build directory", "cacheDir")

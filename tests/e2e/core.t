@@ -1,0 +1,165 @@
+#!/bin/sh
+# The measuring core: crash and timeout reports, threads the kernel spawns, counters
+# (software events here; hardware ones where a PMU exists), cache modes, best-k, rules.
+. "$(dirname "$0")/lib.sh"
+P=tests/core/point.lua
+csv() { # csv COLUMN: the value of COLUMN in point.csv's data row
+	awk -F, -v col="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i } NR == 2 { print $c }' "$OUT/point.csv"
+}
+ratio_between() { # ratio_between A B LO HI: LO <= A/B <= HI
+	awk -v a="$1" -v b="$2" -v lo="$3" -v hi="$4" 'BEGIN { r = a / b; exit !(b > 0 && r >= lo && r <= hi) }'
+}
+
+# a crash: signal, thread, address; nothing cached
+rot measure $P segv 1 >"$T/o" 2>"$T/e"
+ok $((1 - ($? != 0))) "crashing kernel: the run fails"
+grep -q "kernel 'segv' crashed: Segmentation fault (signal 11) in thread [0-9][0-9]* at address 0x40" "$T/e"
+ok $? "crash report names kernel, signal, thread and faulting address"
+test -z "$(find "$CACHE/results" -type f 2>/dev/null)"
+ok $? "no cache entry for the crash"
+
+# a hang: killed at the timeout
+t0=$(date +%s)
+rot measure $P hang 1 -timeout=1 >"$T/o" 2>"$T/e"
+st=$?
+t1=$(date +%s)
+test $st -ne 0 && grep -q "kernel 'hang' ran past the timeout of 1 s and was killed" "$T/e"
+ok $? "hanging kernel is killed at the timeout and reported"
+test $((t1 - t0)) -lt 15
+ok $? "the driver did not hang ($((t1 - t0)) s)"
+test -z "$(find "$CACHE/results" -type f 2>/dev/null)"
+ok $? "no cache entry for the hang"
+
+# onFailure: continue goes on with the next point, stop stops
+cat >"$T/two.lua" <<L
+local rot = require "rot"
+package.path = "$ROOT/tests/core/?.lua;" .. package.path
+local r = rot.measure(rot.space { rot.axis("k", { "segv", "stable" }) }, function(p)
+  return { kernel = p.k, params = { n = 1000 } }
+end)
+r:table()
+L
+mkdir -p "$T/kernels" && cp tests/core/kernels/*.[ch] "$T/kernels/"
+rot measure "$T/two.lua" >"$T/o" 2>"$T/e"
+contains "$T/o" "1 measured, 1 failed" "onFailure=continue: the next point is measured"
+contains "$T/o" "FAILED" "the failed point is marked in the table"
+rot measure "$T/two.lua" -onFailure=stop >"$T/o" 2>"$T/e"
+grep -q "stopping after a failed point" "$T/e"
+ok $? "onFailure=stop stops at the failure"
+
+# garbage on stdout does not disturb the results
+rot measure $P garbage 1 >"$T/o" 2>&1
+ok $? "a kernel writing garbage to stdout is measured"
+contains "$T/o" "1 measured, 0 failed" "its point counts as measured"
+
+# counters: software events, plausible against the measured time
+rot measure $P stable 200000 counter=perf::TASK-CLOCK counter=perf::CONTEXT-SWITCHES >"$T/o" 2>&1
+ok $? "software counters are counted"
+tc=$(csv counter:perf::TASK-CLOCK)
+tm=$(csv time_s)
+ratio_between "$tc" "$(awk -v t="$tm" 'BEGIN { print t * 1e9 }')" 0.8 1.3
+ok $? "task-clock ($tc ns per invocation) is close to the measured time ($tm s)"
+contains "$T/o" "perf::TASK-CLOCK" "the table shows the counter"
+
+# counters follow threads the kernel creates itself
+rot measure $P spawn 1000000 counter=perf::TASK-CLOCK >"$T/o" 2>&1
+tc=$(csv counter:perf::TASK-CLOCK)
+tm=$(csv time_s)
+ratio_between "$tc" "$(awk -v t="$tm" 'BEGIN { print t * 1e9 }')" 0.8 4
+ok $? "task-clock includes the kernel's own threads ($tc ns vs $tm s wall; the creating thread only waits)"
+n=$(sed -n 's/^threadsCounted: //p' "$T/o")
+test "$n" -ge 3
+ok $? "the result says how many threads were counted ($n)"
+contains "$T/o" "threadTable: 0:exited:counted,1:exited:counted" "thread table lists created threads and their state"
+contains "$T/o" "events: .*threadCreated/thread=1.*threadExited/thread=1" "thread creation and exit are in the event log"
+
+# hardware events: counted where a PMU exists, a clear error where not; never a silent zero
+if ls /sys/bus/event_source/devices | grep -q '^cpu'; then
+	rot measure $P stable 100000 counter=INSTRUCTIONS >"$T/o" 2>"$T/e"
+	v=$(csv counter:INSTRUCTIONS)
+	awk -v v="$v" 'BEGIN { exit !(v > 100000) }'
+	ok $? "INSTRUCTIONS counted on this PMU ($v per invocation)"
+else
+	rot measure $P stable 100000 counter=INSTRUCTIONS >"$T/o" 2>"$T/e"
+	ok $((1 - ($? != 0))) "INSTRUCTIONS without a PMU: the run fails"
+	grep -q "event 'INSTRUCTIONS' cannot be counted: the machine has no counter for it" "$T/e" && grep -q "no core PMU" "$T/e"
+	ok $? "the error names the event and says there is no PMU"
+fi
+grep -q "software events such as perf::TASK-CLOCK" "$T/e" || grep -q "INSTRUCTIONS" "$OUT/point.csv"
+ok $? "what can be counted is listed (or it was counted)"
+rot measure $P stable 100000 counter=NO_SUCH_EVENT >"$T/o" 2>"$T/e"
+grep -q "event 'NO_SUCH_EVENT' cannot be counted: unknown event name" "$T/e"
+ok $? "an unknown event name is an error naming it"
+"$ROOT/rot" events >"$T/o" 2>&1
+contains "$T/o" "^pmu perf " "rot events lists the PMUs"
+
+# measured counts: a linear combination of counters replaces the declared flops
+rot measure $P stable 100000 counter=perf::TASK-CLOCK "flops=perf::TASK-CLOCK*1" >"$T/o" 2>&1
+contains "$T/o" "flops measured, bytes declared" "counts say which quantity was measured"
+test -n "$(csv flops_measured_over_declared)"
+ok $? "the CSV has the measured/declared ratio"
+
+# cold caches make a small kernel slower than warm ones
+rot measure $P buf 65536 >"$T/o" 2>&1
+warm=$(csv time_s)
+rot measure $P buf 65536 mode=cold >"$T/o" 2>&1
+cold=$(csv time_s)
+contains "$T/o" "cold" "the cache mode is shown"
+awk -v c="$cold" -v w="$warm" 'BEGIN { exit !(c > 1.5 * w) }'
+ok $? "cold ($cold s) is slower than warm ($warm s) for 64 KiB"
+
+# best-k: stops early on a stable kernel, reports non-convergence on a noisy one
+rot measure $P stable 300000 >"$T/o" 2>&1
+test "$(csv converged)" = 1 && test "$(csv runs)" -lt 40
+ok $? "stable kernel: best-k converged after $(csv runs) runs (max 40)"
+rot measure $P noisy 20000 -maxRuns=12 -minRunTime=0 >"$T/o" 2>&1
+test "$(csv converged)" = 0 && test "$(csv runs)" -eq 12
+ok $? "noisy kernel: not converged after the maximum of 12 runs"
+contains "$T/o" "best-k did not converge" "non-convergence is reported"
+
+# workloads in threads, pinned
+rot measure $P triad 200000 threads=2 pin=1,0 >"$T/o" 2>&1
+ok $? "two-thread triad is measured"
+! grep "^run " "$T/o" | grep -v "cpus=1.0 " | grep -q .
+ok $? "each thread ran on the core it was pinned to"
+test "$(csv threads)" = 2
+ok $? "the thread count is in the result"
+
+# rules: each action
+rot measure $P stable 100000 "rule=runEnd:marker:every=2,text=half" >"$T/o" 2>&1
+contains "$T/o" "runEnd/run=0/thread=0/marker=half;.*runEnd/run=2/thread=0/marker=half" "marker: recorded at the matching events"
+! grep -q "run=1/marker" "$T/o"
+ok $? "marker: not recorded where the predicate fails"
+rot measure $P triad 100000 threads=2 "rule=threadCreated:pin:cpu=1" >"$T/o" 2>&1
+contains "$T/o" "threadCreated/thread=1/pin=1" "pin: the new thread was pinned"
+! grep "^run " "$T/o" | grep -v "cpus=1.1 " | grep -q .
+ok $? "pin: both workload threads ran on cpu 1"
+rot measure $P stable 100000 counter=perf::TASK-CLOCK "rule=runStart:stopCounters:run=1" "rule=runStart:startCounters:run=2" >"$T/o" 2>&1
+e0=$(sed -n 's/^run 0: .* e0=\([0-9]*\) counting=1/\1/p' "$T/o")
+e1=$(sed -n 's/^run 1: .* e0=\([0-9]*\) counting=0/\1/p' "$T/o")
+test -n "$e0" && test -n "$e1" && awk -v a="$e1" -v b="$e0" 'BEGIN { exit !(a < b / 10) }'
+ok $? "stopCounters: run 1 was not counted ($e1 vs $e0)"
+grep -q '^run 2: .* counting=1' "$T/o"
+ok $? "startCounters: counting resumed at run 2"
+rot measure $P buf 65536 "rule=runStart:flush:every=2" >"$T/o" 2>&1
+runs=$(csv runs)
+f=$(sed -n 's/^ruleFlushes: //p' "$T/o")
+test "$f" -eq $(((runs + 1) / 2))
+ok $? "flush: ran before every second run ($f flushes in $runs runs)"
+
+# the machine's state is recorded with every measurement
+contains "$T/o" "^# .*kernel .*governor .*load .*timer overhead [0-9]* ns" "machine, kernel, governor, load, timer overhead shown"
+e=$(find "$CACHE/results" -type f | head -n 1)
+grep -q "^meta cpuModel " "$e" && grep -q "^meta kernelVersion " "$e" && grep -q "^meta loadavg " "$e" && grep -q "^meta cpuKHzBefore " "$e" && grep -q "^meta cpuKHzAfter " "$e"
+ok $? "cache entries record CPU model, kernel, load and frequency before and after"
+
+if [ -d /sys/devices/system/cpu/cpu0/cpufreq ]; then
+	rot measure $P stable 1000 -governor=performance >"$T/o" 2>"$T/e"
+	test $? -eq 0 || grep -q "cannot set the cpufreq governor" "$T/e"
+	ok $? "governor: set, or a clear error"
+else
+	rot measure $P stable 1000 -governor=performance >"$T/o" 2>"$T/e"
+	grep -q "cannot set the cpufreq governor 'performance': this machine exposes no cpufreq" "$T/e"
+	ok $? "governor: a clear error where there is no cpufreq"
+fi
+done_testing
