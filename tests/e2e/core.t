@@ -67,9 +67,9 @@ tc=$(csv counter:perf::TASK-CLOCK)
 tm=$(csv time_s)
 ratio_between "$tc" "$(awk -v t="$tm" 'BEGIN { print t * 1e9 }')" 0.8 4
 ok $? "task-clock includes the kernel's own threads ($tc ns vs $tm s wall; the creating thread only waits)"
-n=$(sed -n 's/^threadsCounted: //p' "$T/o")
-test "$n" -ge 3
-ok $? "the result says how many threads were counted ($n)"
+counted=$(sed -n "s/^threadsCounted: //p" "$T/o")
+test "$counted" -ge 3
+ok $? "the result says how many threads were counted ($counted)"
 contains "$T/o" "threadTable: 0:exited:counted,1:exited:counted" "thread table lists created threads and their state"
 contains "$T/o" "events: .*threadCreated/thread=1.*threadExited/thread=1" "thread creation and exit are in the event log"
 

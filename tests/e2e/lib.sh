@@ -8,11 +8,11 @@ export XDG_CONFIG_HOME="$T/config"
 CACHE="$T/cache"
 OUT="$T/out"
 mkdir -p "$OUT" "$XDG_CONFIG_HOME"
-n=0
+tap_n=0
 failed=0
 ok() { # ok CONDITION-EXIT-STATUS NAME
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
+	tap_n=$((tap_n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $tap_n - $2"; else echo "not ok $tap_n - $2"; failed=$((failed + 1)); fi
 }
 check() { # check NAME COMMAND...: ok when the command succeeds
 	name=$1
@@ -25,6 +25,6 @@ contains() { # contains FILE PATTERN NAME
 }
 rot() { "$ROOT/rot" -cacheDir="$CACHE" -outputDir="$OUT" "$@"; }
 done_testing() {
-	echo "1..$n"
+	echo "1..$tap_n"
 	[ $failed -eq 0 ]
 }
