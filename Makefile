@@ -10,8 +10,10 @@ DRIVER_SRCS := $(wildcard driver/*.c)
 DRIVER_LIB_SRCS := $(filter-out driver/main.c,$(DRIVER_SRCS))
 DRIVER_OBJS := $(DRIVER_SRCS:driver/%.c=$(BUILD)/driver/%.o)
 DRIVER_LIB_OBJS := $(DRIVER_LIB_SRCS:driver/%.c=$(BUILD)/driver/%.o)
-TEST_SRCS := $(wildcard tests/unit/*.c)
+TEST_SRCS := $(filter-out tests/unit/core_%.c,$(wildcard tests/unit/*.c))
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%.t)
+CORE_TEST_SRCS := $(wildcard tests/unit/core_*.c)
+TEST_BINS += $(CORE_TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%.t)
 
 .PHONY: all driver test bench clean deps format
 all: driver
@@ -28,6 +30,11 @@ $(BUILD)/driver/%.o: driver/%.c Makefile
 $(BUILD)/tests/%.t: tests/unit/%.c $(DRIVER_LIB_OBJS) tests/unit/tap.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) $(LUA_CFLAGS) -Idriver -o $@ $< $(DRIVER_LIB_OBJS) $(LUA_LIBS) -lm
+
+# unit tests of the core's plain-C modules link those modules' sources directly
+$(BUILD)/tests/core_%.t: tests/unit/core_%.c core/bestk.c core/rules.c tests/unit/tap.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -Icore -o $@ $< core/bestk.c core/rules.c -lm
 
 deps:
 	@./driver/deps.sh

@@ -3,8 +3,10 @@
 #include "process.h"
 #include "counters.h"
 #include "registry.h"
+#include "timer.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +153,38 @@ static int parse(FILE *in, struct point *p, char *err, size_t len)
 	return 0;
 }
 
+/* rot-core --timer: cost and granularity of the time measurers */
+static int timer_report(void)
+{
+	struct timespec res;
+	uint64_t ov_ns = UINT64_MAX, ov_tsc = UINT64_MAX, step = UINT64_MAX;
+	for (int i = 0; i < 100000; i++) {
+		uint64_t n0 = timer_ns(), c0 = timer_tsc_start();
+		uint64_t c1 = timer_tsc_stop(), n1 = timer_ns();
+		if (n1 - n0 < ov_ns)
+			ov_ns = n1 - n0;
+		if (c1 - c0 < ov_tsc)
+			ov_tsc = c1 - c0;
+		uint64_t a = timer_ns(), b;
+		while ((b = timer_ns()) == a)
+			;
+		if (b - a < step)
+			step = b - a;
+	}
+	uint64_t n0 = timer_ns(), c0 = timer_tsc_start();
+	while (timer_ns() - n0 < 100000000)
+		;
+	uint64_t c1 = timer_tsc_stop(), n1 = timer_ns();
+	clock_getres(CLOCK_MONOTONIC_RAW, &res);
+	printf("timer overhead %llu ns, %llu TSC cycles (smallest of 100000 empty timed regions)\n",
+	       (unsigned long long)ov_ns, (unsigned long long)ov_tsc);
+	printf("timer resolution %ld ns (clock_getres), smallest observed step %llu ns, TSC %.4f GHz "
+	       "(1 cycle = %.3f ns)\n",
+	       res.tv_nsec, (unsigned long long)step, (double)(c1 - c0) / (double)(n1 - n0),
+	       (double)(n1 - n0) / (double)(c1 - c0));
+	return 0;
+}
+
 /* rot-core --events [all]: what this machine can count */
 static int list_events(int all)
 {
@@ -163,6 +197,8 @@ int main(int argc, char **argv)
 	static struct point p;
 	char err[1024], tmp[4096];
 	int rc = 2;
+	if (argc == 2 && strcmp(argv[1], "--timer") == 0)
+		return timer_report();
 	if (argc >= 2 && strcmp(argv[1], "--events") == 0)
 		return list_events(argc >= 3 && strcmp(argv[2], "all") == 0);
 	if (argc != 3) {

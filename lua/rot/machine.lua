@@ -41,7 +41,9 @@ function M.cpuinfo()
   local maxf = read("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq")
   if maxf then info.mhz = tonumber(maxf) / 1000 end
   local n = 0
-  for _ in text:gmatch("\nprocessor%s*:") do n = n + 1 end
+  for line in text:gmatch("[^\n]+") do
+    if line:match("^processor%s*:") then n = n + 1 end
+  end
   info.cpus = math.max(n, 1)
   return info
 end

@@ -183,6 +183,12 @@ function M.table(rows, columns, axes, out)
   local note = false
   for _, r in ipairs(rows) do if r.converged == false then note = true end end
   if note then out:write("! best-k did not converge: the k fastest runs spread more than bestEpsilon\n") end
+  for _, r in ipairs(rows) do
+    if r.multiplexed then
+      out:write("* counters were multiplexed: values are scaled by time enabled / time running\n")
+      break
+    end
+  end
 end
 
 local function csv_field(v)

@@ -125,6 +125,22 @@ ok $? "each thread ran on the core it was pinned to"
 test "$(csv threads)" = 2
 ok $? "the thread count is in the result"
 
+# several workloads at once, each in its own thread
+cat >"$T/multi.lua" <<L
+local rot = require "rot"
+local r = rot.measure(rot.space { rot.axis("p", { 1 }) }, function()
+  return { workloads = { { kernel = "triad", params = { n = 100000 } }, { kernel = "stable", params = { n = 100000 }, pin = { 0 } } } }
+end)
+r:table()
+r:csv("point")
+print("workloads: " .. r.rows[1].entry.meta.workload0 .. " / " .. r.rows[1].entry.meta.workload1)
+L
+rot measure "$T/multi.lua" >"$T/o" 2>&1
+ok $? "two workloads (triad and a kernel beside the script) run together"
+contains "$T/o" "workloads: triad threads=1 / stable threads=1" "both workloads are recorded"
+test "$(csv threads)" = 2 && test "$(csv kernel)" = "triad+stable"
+ok $? "one thread per workload; the CSV names both kernels"
+
 # rules: each action
 rot measure $P stable 100000 "rule=runEnd:marker:every=2,text=half" >"$T/o" 2>&1
 contains "$T/o" "runEnd/run=0/thread=0/marker=half;.*runEnd/run=2/thread=0/marker=half" "marker: recorded at the matching events"

@@ -66,6 +66,25 @@ t.ok(math.abs(row.intensity - 2000 / 24000) < 1e-15, "intensity = flops / bytes"
 t.ok(math.abs(row.tscHz - 2e9) < 1, "TSC rate from all runs")
 t.is(row.counts, "declared", "counts are labelled declared")
 
+-- ignoreDisturbed: the fastest undisturbed run counts; timer overhead is subtracted
+local entry = { meta = { flops = 1, bytes = 1, timerOverheadNs = 100, converged = 1 },
+  runs = { { ns = 600, reps = 1, disturbed = 1 }, { ns = 1100, reps = 1, disturbed = 0 }, { ns = 1200, reps = 1, disturbed = 0 } } }
+local plain = report.quantities({ entry = entry }, 2, false)
+t.ok(math.abs(plain.time - 500e-9) < 1e-18, "without ignoreDisturbed the disturbed fastest run counts (600-100 ns)")
+t.is(plain.disturbed, 1, "disturbed runs are counted")
+local ign = report.quantities({ entry = entry }, 2, true)
+t.ok(math.abs(ign.time - 1000e-9) < 1e-18, "with ignoreDisturbed the fastest undisturbed run counts (1100-100 ns)")
+t.is(ign.runs, 3, "all runs are still reported")
+
+-- measured counts from counters, and their ratio to the declared ones
+local mrow = report.quantities({ desc = { counts = { flops = { A = 2, B = 1 } } }, entry = {
+  meta = { flops = 100, bytes = 50, event0 = "A", event1 = "B", converged = 1 },
+  runs = { { ns = 1000, reps = 2, e0 = 80, e1 = 60 } } } }, 1, false)
+t.is(mrow.flops, 110.0, "measured flops = 2*A + B per invocation (2*40 + 30)")
+t.is(mrow.counts, "flops measured, bytes declared", "each quantity says where it came from")
+t.ok(math.abs(mrow.flopsRatio - 1.1) < 1e-12, "measured/declared ratio")
+t.is(mrow.counters.A, 40.0, "counter values are per invocation")
+
 -- CSV quoting
 local dir = os.getenv("TMPDIR") or "/tmp"
 local path = report.csv({ { point = { name = 'a,"b"' }, desc = { workloads = { { kernel = "k" } }, flags = "-O2" } } },

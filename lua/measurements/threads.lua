@@ -1,0 +1,29 @@
+-- triad bandwidth for 1..N threads (pinned one per core), in cache and in DRAM
+local rot = require "rot"
+
+local info = rot.machine.cpuinfo()
+local caches = rot.machine.caches()
+local llc = #caches > 0 and caches[#caches].size or 32 * 1024 * 1024
+local threads = {}
+for t = 1, info.cpus do threads[#threads + 1] = t end
+-- in cache: 3 arrays filling about half of L2 per thread; in DRAM: 4x the last-level cache
+local l2 = caches[2] and caches[2].size or 1024 * 1024
+local sizes = { in_cache = l2 // 2 // 24, dram = 4 * llc // 24 }
+local where = { "in_cache", "dram" }
+if rot.get("quick") then sizes = { in_cache = 4096, dram = 262144 } end
+
+local results = rot.measure(rot.space { rot.axis("where", where), rot.axis("threads", threads) }, function(p)
+  local n = sizes[p.where] * p.threads
+  local pin = {}
+  for i = 0, p.threads - 1 do pin[#pin + 1] = i end
+  return { kernel = "triad", params = { n = n }, threads = p.threads, pin = pin, flags = "-O3 -march=native" }
+end)
+
+results:table { columns = { "size", "time", "GB/s", "runs", "spread", "mode", "counts", "source" } }
+results:csv("threads")
+results:roofline {
+  name = "threads",
+  title = "triad, 1.." .. info.cpus .. " threads (" .. info.model .. ")",
+  series = function(r) return (r.point.where:gsub("_", " ")) end,
+  label = function(r) return r.threads .. " thr" end,
+}
