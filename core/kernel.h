@@ -44,8 +44,10 @@ double rot_arg(const struct rot_args *a, const char *name);
 
 void rot_kernel_register(const struct rot_kernel *k);
 
-/* Put after the kernel's definition: registers it before main runs, no central list. */
-#define ROT_KERNEL(k)                                                                              \
+/* Put after the kernel's definition: registers it before main runs, no central list.
+ * (Two levels, so k may itself be a macro that names the kernel.) */
+#define ROT_KERNEL(k) ROT_KERNEL_(k)
+#define ROT_KERNEL_(k)                                                                             \
 	__attribute__((constructor)) static void rot_register_##k(void)                            \
 	{                                                                                          \
 		rot_kernel_register(&k);                                                           \

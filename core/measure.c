@@ -37,6 +37,10 @@ struct team {
 	int inline_run; /* one thread in all: the main thread runs the kernel itself */
 };
 
+/* ROT_TALLY=1 kernels add the work they did here (see kernels/cpu/tally.h) */
+double rot_tally_flops, rot_tally_bytes;
+static long invocations;
+
 struct run {
 	uint64_t ns, tsc;
 	long vcsw, ivcsw;
@@ -116,6 +120,7 @@ static void *worker_main(void *arg)
 static void team_run(struct team *t, long reps, struct run *r)
 {
 	t->reps = reps;
+	invocations += reps;
 	if (t->inline_run) {
 		work(&t->w[0], reps);
 	} else {
@@ -321,6 +326,9 @@ int measure_point(struct point *p, FILE *out)
 	if (TIMER_HAVE_TSC && sum_ns > 0)
 		fprintf(out, "meta tscHz %.6g\n", (double)sum_tsc / (double)sum_ns * 1e9);
 	fprintf(out, "meta ruleFlushes %d\n", flushes);
+	if (invocations > 0 && (rot_tally_flops > 0 || rot_tally_bytes > 0))
+		fprintf(out, "meta tallyFlops %.17g\nmeta tallyBytes %.17g\n",
+			rot_tally_flops / (double)invocations, rot_tally_bytes / (double)invocations);
 	fprintf(out, "meta converged %d\nmeta complete 1\n", converged);
 	rc = 0;
 out_team:

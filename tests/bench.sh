@@ -41,9 +41,9 @@ $R measure tests/bench/build.lua 1 $one >/dev/null 2>&1
 noop=$($R measure tests/bench/build.lua 1 $one 2>&1 | field build)
 printf 'no-op rebuild (make on an up-to-date core): %s s (build time of the second identical run)\n' "$noop"
 chg=$(CCACHE_RECACHE=1 $R measure tests/bench/build.lua 8 $one 2>&1 | field build)
-printf 'rebuild after one macro change: %s s (TRIAD_UNROLL 1 -> 8 with CCACHE_RECACHE=1, so the kernel is really recompiled; then relink)\n' "$chg"
+printf 'rebuild after one macro change: %s s (STREAM_UNROLL 1 -> 8 with CCACHE_RECACHE=1, so the kernel is really recompiled; then relink)\n' "$chg"
 back=$($R measure tests/bench/build.lua 1 $one 2>&1 | field build)
-printf 'switch back to the previous configuration: %s s (TRIAD_UNROLL=1 again: ccache hit plus relink; target < 300 ms)\n' "$back"
+printf 'switch back to the previous configuration: %s s (STREAM_UNROLL=1 again: ccache hit plus relink; target < 300 ms)\n' "$back"
 
 echo
 echo "measuring core"

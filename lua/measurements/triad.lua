@@ -15,7 +15,7 @@ local space = rot.space {
 }
 
 local results = rot.measure(space, function(p)
-  return { kernel = "triad", params = { n = p.n }, flags = p.flags, macros = { TRIAD_UNROLL = 2 } }
+  return { kernel = "triad", params = { n = p.n }, flags = p.flags, macros = { STREAM_UNROLL = 2 } }
 end)
 
 -- Everything below only presents the results: edit it and rerun, every point comes from the cache.

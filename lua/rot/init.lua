@@ -55,6 +55,7 @@ end
 -- table{columns = {...}, axes = {...}}: prints to stdout, under a line saying where and how
 function Results:table(o)
   o = o or {}
+  if o.bounds ~= false then self:bounds() end
   for _, r in ipairs(self.rows) do
     local m = r.entry and r.entry.meta
     if m and m.cpuModel then
@@ -70,6 +71,7 @@ end
 -- csv(name) writes outputDir/name.csv
 function Results:csv(name, o)
   o = o or {}
+  if o.bounds ~= false then self:bounds() end
   if type(name) ~= "string" or not name:match("^[%w_.-]+$") then
     util.fail("csv name '" .. tostring(name) .. "' must use letters, digits and _.- only")
   end
@@ -98,16 +100,80 @@ function rot.observed_bandwidth(rows)
   return out
 end
 
--- roofline{name=, title=, series=fn, label=fn, compute=, bandwidth=} writes name.svg (+ .dat, .gp)
+local function max_threads(rows)
+  local t = 1
+  for _, r in ipairs(rows) do if r.threads and r.threads > t then t = r.threads end end
+  return t
+end
+
+-- The measured ceilings for these rows (measuring the machine first if it never was).
+function Results:ceilings(precision)
+  if not self.peaks then
+    local peaks = require "rot.peaks"
+    local rows = peaks.get(rot)
+    local t = peaks.nearest_threads(rows, max_threads(self.rows))
+    local compute, bandwidth = peaks.ceilings(rows, t, precision)
+    self.peaks = { compute = compute, bandwidth = bandwidth, threads = t }
+  end
+  return self.peaks
+end
+
+-- Adds bound, limiter, fraction, time bound and its dominant term to every row.
+function Results:bounds()
+  local peaks = require "rot.peaks"
+  local c = self:ceilings()
+  local caches = machine.caches()
+  for _, r in ipairs(self.rows) do
+    local b = peaks.bound(r, c.compute, c.bandwidth, caches)
+    if b then
+      r.bound, r.limiter, r.fraction, r.timeBound, r.dominant = b.bound, b.limiter, b.fraction, b.time_bound, b.dominant
+    end
+  end
+  return self
+end
+
+-- roofline{name=, title=, series=fn, label=fn, compute=, bandwidth=, pdf=} writes name.svg,
+-- name.png (+ .dat, .gp); ceilings: the machine's measured peaks unless given
 function Results:roofline(o)
-  local peak = machine.nominal_peak()
+  local compute, bandwidth = o.compute, o.bandwidth
+  if not compute or not bandwidth then
+    local c = self:ceilings()
+    local shown, seen = {}, {}
+    for _, x in ipairs(c.compute) do -- the best of each ISA class, plus scalar add
+      local isa = x.name:match("^%a+_(%w+)_")
+      if not seen[isa] or x.name:match("scalar_add") then seen[isa] = true; shown[#shown + 1] = x end
+    end
+    compute = compute or shown
+    bandwidth = bandwidth or c.bandwidth
+  end
   local opts = {
     rows = self.rows, name = o.name, title = o.title, series = o.series, label = o.label,
-    compute = o.compute or (peak and { { label = peak.label, gflops = peak.gflops } } or {}),
-    bandwidth = o.bandwidth or rot.observed_bandwidth(self.rows),
-    dir = outdir(), gnuplot = rot.get("gnuplot"),
+    compute = compute, bandwidth = bandwidth,
+    dir = outdir(), gnuplot = rot.get("gnuplot"), pdf = o.pdf or rot.get("pdf"),
   }
   return runner.timed("plot", plot.roofline, opts)
+end
+
+local function plot_opts(self, o, extra)
+  local opts = { rows = self.rows, name = o.name, title = o.title, series = o.series, label = o.label,
+    dir = outdir(), gnuplot = rot.get("gnuplot"), pdf = o.pdf or rot.get("pdf") }
+  for k, v in pairs(extra) do opts[k] = v end
+  return opts
+end
+
+-- staircase{name=, title=, series=}: bandwidth against working set, cache sizes marked
+function Results:staircase(o)
+  local vlines = {}
+  for _, c in ipairs(machine.caches()) do vlines[#vlines + 1] = { x = c.size, label = c.name .. " " .. util.bytes(c.size) } end
+  return runner.timed("plot", plot.xy, plot_opts(self, o, {
+    x = function(r) return r.workingSet end, y = function(r) return r.gbs end, logx = true,
+    xlabel = "working set [bytes]", ylabel = "bandwidth [GB/s] (" .. "declared bytes / time)", vlines = vlines }))
+end
+
+-- xy{name=, x=fn, y=fn, xlabel=, ylabel=, logx=, logy=, series=, label=}: any two quantities
+function Results:xy(o)
+  return runner.timed("plot", plot.xy, plot_opts(self, o, { x = o.x, y = o.y, xlabel = o.xlabel, ylabel = o.ylabel,
+    logx = o.logx, logy = o.logy, vlines = o.vlines }))
 end
 
 return rot

@@ -1,5 +1,5 @@
--- rot.machine: what rot reads about this machine: cache levels from sysfs, CPU model and
--- a nominal (data-sheet style) compute peak, labelled as such until measured peaks exist.
+-- rot.machine: what rot reads about this machine: cache levels from sysfs, the CPU model,
+-- its flags and clock, and the number of CPUs.
 local sys = require "rot.sys"
 local M = {}
 
@@ -46,22 +46,6 @@ function M.cpuinfo()
   end
   info.cpus = math.max(n, 1)
   return info
-end
-
--- Nominal double-precision peak of one core: clock x SIMD lanes x 2 (FMA) x 2 FMA pipes.
--- An estimate from /proc/cpuinfo; `rot measure peaks` replaces it with measured ceilings.
-function M.nominal_peak()
-  local c = M.cpuinfo()
-  if not c.mhz then return nil end
-  local lanes = c.flags.avx512f and 8 or (c.flags.avx and 4) or 2
-  local fma = (c.flags.fma or c.flags.avx512f) and 2 or 1
-  local pipes = 2
-  local gflops = c.mhz / 1000 * lanes * fma * pipes
-  return {
-    gflops = gflops,
-    label = string.format("nominal DP peak, 1 core (%.2f GHz x %d lanes x %d x %d pipes)",
-      c.mhz / 1000, lanes, fma, pipes),
-  }
 end
 
 return M

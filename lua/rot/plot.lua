@@ -4,6 +4,8 @@ local sys = require "rot.sys"
 local util = require "rot.util"
 local M = {}
 
+local SERIES_COLORS = { "#e41a1c", "#377eb8", "#4daf4a", "#984ea3", "#ff7f00", "#a65628", "#f781bf", "#000000" }
+
 local function q(s) return '"' .. tostring(s):gsub('[\\"]', "\\%0") .. '"' end
 
 local function check_name(name)
@@ -115,7 +117,7 @@ function M.roofline(o)
       colors[(i - 1) % #colors + 1], q(string.format("%s: %.1f GB/s", b.label, b.gbs)))
   end
   local dfile = o.name .. ".dat"
-  local scolors = { "#e41a1c", "#6a3d9a", "#a65628", "#e7298a", "#1b9e77", "#000000" }
+  local scolors = SERIES_COLORS
   for i, s in ipairs(order) do
     plots[#plots + 1] = string.format("%s index %d using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc rgb '%s' title %s",
       q(dfile), i - 1, scolors[(i - 1) % #scolors + 1], q(s .. counts_note))
@@ -124,18 +126,78 @@ function M.roofline(o)
         q(dfile), i - 1)
     end
   end
+  return M.finish(o, gp, plots, dat)
+end
+
+-- Adds the output commands (SVG, PNG, and PDF when o.pdf), writes data and script, renders
+-- unless data and script are unchanged and every output exists.
+function M.finish(o, gp, plots, dat)
+  local outputs = { o.name .. ".svg", o.name .. ".png" }
   gp[#gp + 1] = 'set terminal svg size 900,700 dynamic enhanced font "Helvetica,12" background "white"'
   gp[#gp + 1] = "set output " .. q(o.name .. ".svg") .. ".suffix"
   gp[#gp + 1] = "plot " .. table.concat(plots, ", \\\n     ")
   gp[#gp + 1] = 'set terminal pngcairo size 900,700 enhanced font "Helvetica,10" background "white"'
   gp[#gp + 1] = "set output " .. q(o.name .. ".png") .. ".suffix"
   gp[#gp + 1] = "replot"
-  local changed = write(o.dir .. "/" .. dfile, table.concat(dat, "\n") .. "\n")
+  if o.pdf then
+    outputs[#outputs + 1] = o.name .. ".pdf"
+    gp[#gp + 1] = 'set terminal pdfcairo size 9in,7in enhanced font "Helvetica,10"'
+    gp[#gp + 1] = "set output " .. q(o.name .. ".pdf") .. ".suffix"
+    gp[#gp + 1] = "replot"
+  end
+  local changed = write(o.dir .. "/" .. o.name .. ".dat", table.concat(dat, "\n") .. "\n")
   changed = write(o.dir .. "/" .. o.name .. ".gp", table.concat(gp, "\n") .. "\n") or changed
-  local outputs = { o.name .. ".svg", o.name .. ".png" }
   for _, f in ipairs(outputs) do changed = changed or sys.stat(o.dir .. "/" .. f) ~= "file" end
   if not changed then return o.dir .. "/" .. outputs[1] end -- same data, same script: same picture
   return M.render(o.gnuplot or "gnuplot", o.dir, o.name .. ".gp", outputs)
+end
+
+--[[ xy{ rows=, name=, dir=, gnuplot=, title=, xlabel=, ylabel=, x=fn(row), y=fn(row),
+  series=fn(row), label=fn(row), logx=bool, logy=bool, vlines={{x=, label=}} } -> SVG path.
+  Points per series connected, in x order; vlines mark e.g. cache sizes. ]]
+function M.xy(o)
+  check_name(o.name)
+  local series, order = {}, {}
+  for _, r in ipairs(o.rows) do
+    local x, y = o.x(r), o.y(r)
+    if x and y and (not o.logx or x > 0) and (not o.logy or y > 0) then
+      local s = o.series and o.series(r) or "points"
+      if not series[s] then series[s] = {}; order[#order + 1] = s end
+      table.insert(series[s], { x = x, y = y, label = o.label and o.label(r) or "" })
+    end
+  end
+  local dat = { "# rot plot data: one block per series; columns: x y label" }
+  for i, s in ipairs(order) do
+    table.sort(series[s], function(a, b) return a.x < b.x end)
+    dat[#dat + 1] = "# series " .. i - 1 .. ": " .. s
+    for _, p in ipairs(series[s]) do dat[#dat + 1] = string.format("%.9g %.9g %s", p.x, p.y, q(p.label)) end
+    dat[#dat + 1] = "\n"
+  end
+  local gp = {
+    "# rot plot '" .. o.name .. "'. Re-render: gnuplot " .. o.name .. ".gp",
+    'if (!exists("suffix")) suffix = ""',
+    "set title " .. q(o.title or o.name),
+    "set xlabel " .. q(o.xlabel or "x"),
+    "set ylabel " .. q(o.ylabel or "y"),
+    "set grid xtics ytics lc rgb '#dddddd'",
+    "set key outside below box",
+  }
+  if o.logx then gp[#gp + 1] = "set logscale x" end
+  if o.logy then gp[#gp + 1] = "set logscale y" end
+  for i, v in ipairs(o.vlines or {}) do
+    gp[#gp + 1] = string.format("set arrow %d from %.9g, graph 0 to %.9g, graph 1 nohead dt 3 lc rgb '#888888'", i, v.x, v.x)
+    gp[#gp + 1] = string.format("set label %d %s at %.9g, graph 0.97 right rotate by 90 font ',9' tc rgb '#666666'", i, q(v.label), v.x)
+  end
+  local plots, dfile = {}, o.name .. ".dat"
+  for i, s in ipairs(order) do
+    plots[#plots + 1] = string.format("%s index %d using 1:2 with linespoints pt 7 ps 0.6 lw 1.5 lc rgb '%s' title %s",
+      q(dfile), i - 1, SERIES_COLORS[(i - 1) % #SERIES_COLORS + 1], q(s))
+    if o.label then
+      plots[#plots + 1] = string.format("%s index %d using 1:2:3 with labels left offset 0.6,0 font ',8' notitle", q(dfile), i - 1)
+    end
+  end
+  if #plots == 0 then plots[1] = "NaN notitle" end
+  return M.finish(o, gp, plots, dat)
 end
 
 return M

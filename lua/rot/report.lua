@@ -99,10 +99,15 @@ M.columns = {
   mode = { "cache", function(r) return r.cacheMode or "-" end, function(r) return r.cacheMode end },
   disturbed = { "disturbed", function(r) return r.disturbed and tostring(r.disturbed) or "-" end,
     function(r) return r.disturbed end },
+  bound = { "bound", function(r) return r.bound and string.format("%.3g", r.bound) or "-" end, function(r) return r.bound end },
+  limiter = { "limiter", function(r) return r.limiter or "-" end, function(r) return r.limiter end },
+  fraction = { "of bound", function(r) return r.fraction and string.format("%.0f%%", r.fraction * 100) or "-" end,
+    function(r) return r.fraction end },
   source = { "from", function(r) return r.failed and "FAILED" or r.cached and "cache" or "measured" end,
     function(r) return r.failed and "failed" or r.cached and "cache" or "measured" end },
 }
-M.default_columns = { "size", "time", "GB/s", "GFLOP/s", "intensity", "runs", "spread", "mode", "counts", "source" }
+M.default_columns = { "size", "time", "GB/s", "GFLOP/s", "intensity", "bound", "limiter", "fraction", "runs", "spread",
+  "mode", "counts", "source" }
 
 -- The default columns, plus measured/declared and the counters when rows have them.
 local function defaults(rows)
@@ -229,6 +234,11 @@ function M.csv(rows, path, axes)
     { "threads", function(r) return r.threads end },
     { "cache_mode", function(r) return r.cacheMode end },
     { "timer_overhead_ns", function(r) return r.timerOverheadNs end },
+    { "bound_GFLOPs", function(r) return r.bound end },
+    { "limiter", function(r) return r.limiter end },
+    { "fraction_of_bound", function(r) return r.fraction end },
+    { "time_bound_s", function(r) return r.timeBound end },
+    { "time_bound_dominant", function(r) return r.dominant end },
     { "source", function(r) return r.failed and "failed" or r.cached and "cache" or "measured" end },
     { "kernel", kernels },
     { "flags", function(r) return r.desc and r.desc.flags end },

@@ -1,7 +1,8 @@
 -- point: measures one point described on the command line, for the core tests:
 --   rot measure tests/core/point.lua KERNEL N [key=value ...]
 -- keys: threads, pin (a,b), mode (warm|cold), counter (repeatable), rule (on:action[:k=v,...]),
--- flops (EVENT*weight: measured flops from a counter). Prints the table; writes point.csv.
+-- flops (EVENT*weight: measured flops from a counter), macro (NAME:VALUE, repeatable),
+-- flags (comma-separated compiler flags). Prints the table; writes point.csv.
 local rot = require "rot"
 local spec = { kernel = arg[1], params = { n = tonumber(arg[2]) }, counters = {}, rules = {} }
 for i = 3, #arg do
@@ -11,6 +12,11 @@ for i = 3, #arg do
     spec.pin = {}
     for c in v:gmatch("%d+") do spec.pin[#spec.pin + 1] = math.tointeger(tonumber(c)) end
   elseif k == "mode" then spec.cacheMode = v
+  elseif k == "macro" then
+    local name, value = v:match("^([%w_]+):(.*)$")
+    spec.macros = spec.macros or {}
+    spec.macros[name] = value
+  elseif k == "flags" then spec.flags = v:gsub(",", " ")
   elseif k == "counter" then spec.counters[#spec.counters + 1] = v
   elseif k == "flops" then
     local ev, w = v:match("^(.*)%*(.*)$")
@@ -32,6 +38,8 @@ if row.entry then
   print("threadTable: " .. tostring(m.threadTable))
   print("threadsCounted: " .. tostring(m.threadsCounted))
   print("ruleFlushes: " .. tostring(m.ruleFlushes))
+  print(string.format("declared: flops=%.17g bytes=%.17g workingSet=%s", m.flops, m.bytes, tostring(m.workingSet)))
+  if m.tallyFlops then print(string.format("tally: flops=%.17g bytes=%.17g", m.tallyFlops, m.tallyBytes)) end
   for i, run in ipairs(row.entry.runs) do
     print(string.format("run %d: ns=%d reps=%d cpus=%s e0=%s counting=%s", i - 1, run.ns, run.reps,
       tostring(run.cpus), tostring(run.e0), tostring(run.counting)))

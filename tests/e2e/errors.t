@@ -44,7 +44,7 @@ expect_error "macro name that is not a C identifier" "is not a C identifier" mea
 
 w newline_macro.lua <<'L'
 local rot = require "rot"
-rot.measure(rot.space { rot.axis("n", { 1 }) }, function(p) return { kernel = "triad", macros = { TRIAD_UNROLL = "1\n#error x" } } end)
+rot.measure(rot.space { rot.axis("n", { 1 }) }, function(p) return { kernel = "triad", macros = { STREAM_UNROLL = "1\n#error x" } } end)
 L
 expect_error "macro value with a newline" "contains a newline" measure "$T/s/newline_macro.lua"
 ! grep -rq "error x" "$ROOT/build/core/gen" 2>/dev/null

@@ -18,8 +18,11 @@ test "$(wc -l <"$OUT/triad.csv")" -eq 7
 ok $? "CSV has a header and 6 rows"
 head -n 1 "$OUT/triad.csv" | grep -q "^flags,n,workingSet_bytes,time_s,bandwidth_GBs,performance_GFLOPs"
 ok $? "CSV header names the axes and quantities"
-grep -q "<svg" "$OUT/triad.svg" && grep -q "bandwidth (best observed)" "$OUT/triad.svg" && grep -q "nominal DP peak" "$OUT/triad.svg"
-ok $? "SVG is a roofline with bandwidth and compute ceilings"
+grep -q "<svg" "$OUT/triad.svg" && grep -q "L2 bandwidth, triad (measured)" "$OUT/triad.svg" && grep -q "double avx512 fma (measured)" "$OUT/triad.svg"
+ok $? "SVG is a roofline with the measured bandwidth and compute ceilings"
+grep -q "declared counts" "$OUT/triad.svg"
+ok $? "the legend says the counts are declared"
+contains "$T/run1" "limiter" "the table has the bound and its limiter"
 grep -q "logscale xy" "$OUT/triad.gp"
 ok $? "gnuplot script is log-log"
 ls "$OUT" | grep -q tmp

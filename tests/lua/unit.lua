@@ -40,14 +40,14 @@ runner.setup(ROT_HOME or os.getenv("ROT_HOME"), rot.config, nil)
 local d1 = runner.describe { kernel = "triad", params = { n = 1024 }, flags = "-O3" }
 local d2 = runner.describe { flags = "-O3", params = { n = 1024 }, kernel = "triad" }
 t.is(util.serialize(d1), util.serialize(d2), "same point, same description")
-local d3 = runner.describe { kernel = "triad", params = { n = 1024 }, flags = "-O3", macros = { TRIAD_UNROLL = 4 } }
+local d3 = runner.describe { kernel = "triad", params = { n = 1024 }, flags = "-O3", macros = { STREAM_UNROLL = 4 } }
 t.ok(util.serialize(d1) ~= util.serialize(d3), "a macro changes the description")
 t.ok(d1.compiler:find("gcc") ~= nil, "the compiler and its version are part of it: " .. d1.compiler)
 t.is(d1.policy.k, rot.get("bestK"), "the run policy is part of it")
 t.raises(function() runner.describe { kernel = "triadd" } end, "did you mean 'triad'", "unknown kernel names the nearest")
 t.raises(function() runner.describe { kernel = "triad", macros = { NOPE = 1 } } end, "no macro 'NOPE'", "unknown macro")
 t.raises(function() runner.describe { kernel = "triad", macros = { ["1X"] = 1 } } end, "not a C identifier", "bad macro name")
-t.raises(function() runner.describe { kernel = "triad", macros = { TRIAD_UNROLL = "2\n#error" } } end, "newline", "macro value with newline")
+t.raises(function() runner.describe { kernel = "triad", macros = { STREAM_UNROLL = "2\n#error" } } end, "newline", "macro value with newline")
 t.raises(function() runner.describe { kernel = "triad", flags = "-O2 `id`" } end, "not an option", "flag that is not an option")
 t.raises(function() runner.describe { kernel = "triad", parms = {} } end, "did you mean 'params'", "misspelled field")
 t.raises(function() runner.describe { kernel = "triad", params = { n = "big" } } end, "must be a number", "non-numeric parameter")

@@ -1,0 +1,104 @@
+/* dgemm: C += A B for dense n x n row-major doubles, a teaching kernel (not a BLAS).
+ * DGEMM_BLOCK 0: the naive i-j-k loops; B > 0: B x B tiles with the i-k-j order inside.
+ * Declared bytes: the compulsory traffic, A and B read once, C read and written once: 4 n^2 8. */
+#include "kernel.h"
+#include "macro/DGEMM_BLOCK.h"
+#include "macro/ROT_TALLY.h"
+#include "tally.h"
+
+#include <stdlib.h>
+
+#ifndef DGEMM_BLOCK
+#define DGEMM_BLOCK 0
+#endif
+
+struct st {
+	double *a, *b, *c;
+	long n;
+};
+
+static const struct rot_param params[] = {{"n", 256, "matrix order"}, {NULL, 0, NULL}};
+
+static void *init(const struct rot_args *args)
+{
+	struct st *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->n = (long)rot_arg(args, "n");
+	size_t cells = (size_t)s->n * (size_t)s->n;
+	s->a = rot_alloc(cells * sizeof(double));
+	s->b = rot_alloc(cells * sizeof(double));
+	s->c = rot_alloc(cells * sizeof(double));
+	if (!s->a || !s->b || !s->c) {
+		free(s->a), free(s->b), free(s->c), free(s);
+		return NULL;
+	}
+	for (size_t i = 0; i < cells; i++) {
+		s->a[i] = (double)(i % 5) * 0.01;
+		s->b[i] = (double)(i % 3) * 0.01;
+	}
+	return s;
+}
+
+static void run(void *p)
+{
+	struct st *s = p;
+	const long n = s->n;
+	const double *restrict a = s->a, *restrict b = s->b;
+	double *restrict c = s->c;
+#if DGEMM_BLOCK == 0
+	for (long i = 0; i < n; i++)
+		for (long j = 0; j < n; j++) {
+			double t = c[i * n + j];
+			for (long k = 0; k < n; k++)
+				t += a[i * n + k] * b[k * n + j];
+			c[i * n + j] = t;
+		}
+#else
+	const long B = DGEMM_BLOCK;
+	for (long ii = 0; ii < n; ii += B)
+		for (long kk = 0; kk < n; kk += B)
+			for (long jj = 0; jj < n; jj += B)
+				for (long i = ii; i < ii + B && i < n; i++)
+					for (long k = kk; k < kk + B && k < n; k++) {
+						const double aik = a[i * n + k];
+						for (long j = jj; j < jj + B && j < n; j++)
+							c[i * n + j] += aik * b[k * n + j];
+					}
+#endif
+	ROT_TALLY(2.0 * (double)n * (double)n * (double)n, 0);
+}
+
+static void dispose(void *p)
+{
+	struct st *s = p;
+	free(s->a), free(s->b), free(s->c), free(s);
+}
+
+static int buffers(void *p, struct rot_buffer *out, int max)
+{
+	struct st *s = p;
+	size_t bytes = (size_t)s->n * (size_t)s->n * sizeof(double);
+	out[0] = (struct rot_buffer){s->a, bytes};
+	out[1] = (struct rot_buffer){s->b, bytes};
+	out[2] = (struct rot_buffer){s->c, bytes};
+	return 3;
+}
+
+static double flops(const struct rot_args *a)
+{
+	double n = rot_arg(a, "n");
+	return 2 * n * n * n;
+}
+
+static double bytes(const struct rot_args *a)
+{
+	double n = rot_arg(a, "n");
+	return 4 * n * n * 8;
+}
+
+static const struct rot_kernel dgemm = {
+	.name = "dgemm", .description = "C += A B, naive or tiled", .params = params,
+	.init = init, .run = run, .dispose = dispose, .buffers = buffers, .flops = flops,
+	.bytes = bytes};
+ROT_KERNEL(dgemm)

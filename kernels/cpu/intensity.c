@@ -1,0 +1,133 @@
+/* intensity: a[i] = f(b[i]) where f is fpe dependent multiply-adds, so the flops per loaded
+ * element is a runtime parameter and one sweep walks from the memory roof to the compute roof
+ * (like ERT and mixbench). INTENSITY_TYPE (double|float), INTENSITY_ILP (vectors in flight). */
+#include "kernel.h"
+#include "macro/INTENSITY_ILP.h"
+#include "macro/INTENSITY_TYPE.h"
+#include "macro/ROT_TALLY.h"
+#include "tally.h"
+
+#include <stdlib.h>
+
+#ifndef INTENSITY_TYPE
+#define INTENSITY_TYPE double
+#endif
+#ifndef INTENSITY_ILP
+#define INTENSITY_ILP 8
+#endif
+#if defined(__AVX512F__)
+#define VBYTES 64
+#elif defined(__AVX__)
+#define VBYTES 32
+#else
+#define VBYTES 16
+#endif
+
+typedef INTENSITY_TYPE elem;
+typedef elem vec __attribute__((vector_size(VBYTES)));
+#define LANES ((long)(VBYTES / sizeof(elem)))
+
+struct st {
+	elem *a, *b;
+	long n, fpe;
+};
+
+static const struct rot_param params[] = {
+	{"n", 1 << 20, "elements"},
+	{"fpe", 1, "multiply-adds per element (2 flops each)"},
+	{NULL, 0, NULL},
+};
+
+static void *init(const struct rot_args *args)
+{
+	struct st *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->n = (long)rot_arg(args, "n");
+	s->fpe = (long)rot_arg(args, "fpe");
+	s->a = rot_alloc((size_t)s->n * sizeof(elem));
+	s->b = rot_alloc((size_t)s->n * sizeof(elem));
+	if (!s->a || !s->b) {
+		free(s->a), free(s->b), free(s);
+		return NULL;
+	}
+	for (long i = 0; i < s->n; i++)
+		s->b[i] = (elem)(i % 100) * (elem)0.01;
+	return s;
+}
+
+static void range(struct st *s, long lo, long hi)
+{
+	const elem m = (elem)0.999, c = (elem)0.001;
+	long i = lo, fpe = s->fpe;
+	for (; i + INTENSITY_ILP * LANES <= hi; i += INTENSITY_ILP * LANES) {
+		vec v[INTENSITY_ILP];
+		for (int j = 0; j < INTENSITY_ILP; j++)
+			v[j] = *(const vec *)&s->b[i + j * LANES];
+		for (long k = 0; k < fpe; k++)
+			for (int j = 0; j < INTENSITY_ILP; j++)
+				v[j] = v[j] * m + c;
+		for (int j = 0; j < INTENSITY_ILP; j++)
+			*(vec *)&s->a[i + j * LANES] = v[j];
+	}
+	for (; i < hi; i++) {
+		elem x = s->b[i];
+		for (long k = 0; k < fpe; k++)
+			x = x * m + c;
+		s->a[i] = x;
+	}
+	ROT_TALLY(2.0 * (double)fpe * (double)(hi - lo), 2.0 * sizeof(elem) * (double)(hi - lo));
+}
+
+static void run(void *p)
+{
+	struct st *s = p;
+	range(s, 0, s->n);
+}
+
+static void run_thread(void *p, int th, int nth)
+{
+	struct st *s = p;
+	long chunk = INTENSITY_ILP * LANES;
+	long per = ((s->n + nth - 1) / nth + chunk - 1) / chunk * chunk;
+	long lo = per * th, hi = lo + per;
+	range(s, lo < s->n ? lo : s->n, hi < s->n ? hi : s->n);
+}
+
+static void dispose(void *p)
+{
+	struct st *s = p;
+	free(s->a), free(s->b), free(s);
+}
+
+static int buffers(void *p, struct rot_buffer *out, int max)
+{
+	struct st *s = p;
+	out[0] = (struct rot_buffer){s->a, (size_t)s->n * sizeof(elem)};
+	out[1] = (struct rot_buffer){s->b, (size_t)s->n * sizeof(elem)};
+	return 2;
+}
+
+static double flops(const struct rot_args *a)
+{
+	return 2.0 * rot_arg(a, "fpe") * rot_arg(a, "n");
+}
+
+static double bytes(const struct rot_args *a)
+{
+	return 2.0 * sizeof(elem) * rot_arg(a, "n");
+}
+
+static const struct rot_kernel intensity = {
+	.name = "intensity",
+	.description = "a[i] = fpe multiply-adds of b[i]",
+	.params = params,
+	.init = init,
+	.run = run,
+	.run_thread = run_thread,
+	.dispose = dispose,
+	.buffers = buffers,
+	.flops = flops,
+	.bytes = bytes,
+};
+ROT_KERNEL(intensity)

@@ -1,0 +1,114 @@
+/* matvec: y = A x for a dense n x n row-major A, double. MATVEC_ORDER 0: row by row
+ * (contiguous); 1: column by column, the lecture's "implementation horror" (stride n).
+ * MATVEC_BLOCK: rows per register block (1, 2 or 4; order 0 only). Declared bytes are the
+ * lecture's ideal-cache count (A, x and y moved once): (n*n + 2n) * 8. */
+#include "kernel.h"
+#include "macro/MATVEC_BLOCK.h"
+#include "macro/MATVEC_ORDER.h"
+#include "macro/ROT_TALLY.h"
+#include "tally.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef MATVEC_ORDER
+#define MATVEC_ORDER 0
+#endif
+#ifndef MATVEC_BLOCK
+#define MATVEC_BLOCK 1
+#endif
+
+struct st {
+	double *a, *x, *y;
+	long n;
+};
+
+static const struct rot_param params[] = {{"n", 1000, "matrix order"}, {NULL, 0, NULL}};
+
+static void *init(const struct rot_args *args)
+{
+	struct st *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->n = (long)rot_arg(args, "n");
+	size_t n = (size_t)s->n;
+	s->a = rot_alloc(n * n * sizeof(double));
+	s->x = rot_alloc(n * sizeof(double));
+	s->y = rot_alloc(n * sizeof(double));
+	if (!s->a || !s->x || !s->y) {
+		free(s->a), free(s->x), free(s->y), free(s);
+		return NULL;
+	}
+	for (size_t i = 0; i < n * n; i++)
+		s->a[i] = (double)(i % 7) * 0.1;
+	for (size_t i = 0; i < n; i++)
+		s->x[i] = 1.0 / (double)(i + 1);
+	return s;
+}
+
+static void run(void *p)
+{
+	struct st *s = p;
+	const long n = s->n;
+	const double *restrict a = s->a, *restrict x = s->x;
+	double *restrict y = s->y;
+#if MATVEC_ORDER == 1
+	memset(y, 0, (size_t)n * sizeof *y);
+	for (long j = 0; j < n; j++)
+		for (long i = 0; i < n; i++)
+			y[i] += a[i * n + j] * x[j];
+#else
+	long i = 0;
+	for (; i + MATVEC_BLOCK <= n; i += MATVEC_BLOCK) {
+		double t[MATVEC_BLOCK] = {0};
+		for (long j = 0; j < n; j++) {
+			const double xj = x[j];
+			for (int b = 0; b < MATVEC_BLOCK; b++)
+				t[b] += a[(i + b) * n + j] * xj;
+		}
+		for (int b = 0; b < MATVEC_BLOCK; b++)
+			y[i + b] = t[b];
+	}
+	for (; i < n; i++) {
+		double t = 0;
+		for (long j = 0; j < n; j++)
+			t += a[i * n + j] * x[j];
+		y[i] = t;
+	}
+#endif
+	ROT_TALLY(2.0 * (double)n * (double)n, 0);
+}
+
+static void dispose(void *p)
+{
+	struct st *s = p;
+	free(s->a), free(s->x), free(s->y), free(s);
+}
+
+static int buffers(void *p, struct rot_buffer *out, int max)
+{
+	struct st *s = p;
+	size_t n = (size_t)s->n;
+	out[0] = (struct rot_buffer){s->a, n * n * sizeof(double)};
+	out[1] = (struct rot_buffer){s->x, n * sizeof(double)};
+	out[2] = (struct rot_buffer){s->y, n * sizeof(double)};
+	return 3;
+}
+
+static double flops(const struct rot_args *a)
+{
+	double n = rot_arg(a, "n");
+	return 2 * n * n;
+}
+
+static double bytes(const struct rot_args *a)
+{
+	double n = rot_arg(a, "n");
+	return (n * n + 2 * n) * 8;
+}
+
+static const struct rot_kernel matvec = {
+	.name = "matvec", .description = "y = A x, dense, row-major A", .params = params,
+	.init = init, .run = run, .dispose = dispose, .buffers = buffers, .flops = flops,
+	.bytes = bytes};
+ROT_KERNEL(matvec)

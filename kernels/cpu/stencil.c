@@ -1,0 +1,91 @@
+/* stencil: one Jacobi sweep of the 2D 5-point stencil on an n x n grid of doubles,
+ * out = 0.25 * (N + S + E + W) on the interior (4 flops a point); the grids swap each call.
+ * Declared bytes: each grid moved once, 2 * n * n * 8. STENCIL_UNROLL unrolls the inner loop. */
+#include "kernel.h"
+#include "macro/ROT_TALLY.h"
+#include "macro/STENCIL_UNROLL.h"
+#include "tally.h"
+
+#include <stdlib.h>
+
+#ifndef STENCIL_UNROLL
+#define STENCIL_UNROLL 1
+#endif
+#define STR_(x) #x
+#define UNROLL_PRAGMA(n) _Pragma(STR_(GCC unroll n))
+
+struct st {
+	double *in, *out;
+	long n;
+};
+
+static const struct rot_param params[] = {{"n", 1000, "grid points per side"}, {NULL, 0, NULL}};
+
+static void *init(const struct rot_args *args)
+{
+	struct st *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->n = (long)rot_arg(args, "n");
+	size_t cells = (size_t)s->n * (size_t)s->n;
+	s->in = rot_alloc(cells * sizeof(double));
+	s->out = rot_alloc(cells * sizeof(double));
+	if (!s->in || !s->out) {
+		free(s->in), free(s->out), free(s);
+		return NULL;
+	}
+	for (size_t i = 0; i < cells; i++)
+		s->in[i] = s->out[i] = (double)(i % 13);
+	return s;
+}
+
+static void run(void *p)
+{
+	struct st *s = p;
+	const long n = s->n;
+	const double *restrict in = s->in;
+	double *restrict out = s->out;
+	for (long i = 1; i < n - 1; i++) {
+		UNROLL_PRAGMA(STENCIL_UNROLL)
+		for (long j = 1; j < n - 1; j++)
+			out[i * n + j] = 0.25 * (in[(i - 1) * n + j] + in[(i + 1) * n + j] +
+						 in[i * n + j - 1] + in[i * n + j + 1]);
+	}
+	double *t = s->in;
+	s->in = s->out;
+	s->out = t;
+	ROT_TALLY(n > 2 ? 4.0 * (double)(n - 2) * (double)(n - 2) : 0, 0);
+}
+
+static void dispose(void *p)
+{
+	struct st *s = p;
+	free(s->in), free(s->out), free(s);
+}
+
+static int buffers(void *p, struct rot_buffer *out, int max)
+{
+	struct st *s = p;
+	size_t bytes = (size_t)s->n * (size_t)s->n * sizeof(double);
+	out[0] = (struct rot_buffer){s->in, bytes};
+	out[1] = (struct rot_buffer){s->out, bytes};
+	return 2;
+}
+
+static double flops(const struct rot_args *a)
+{
+	double n = rot_arg(a, "n");
+	return n > 2 ? 4 * (n - 2) * (n - 2) : 0;
+}
+
+static double bytes(const struct rot_args *a)
+{
+	double n = rot_arg(a, "n");
+	return 2 * n * n * 8;
+}
+
+static const struct rot_kernel stencil = {
+	.name = "stencil", .description = "2D 5-point Jacobi sweep", .params = params,
+	.init = init, .run = run, .dispose = dispose, .buffers = buffers, .flops = flops,
+	.bytes = bytes};
+ROT_KERNEL(stencil)

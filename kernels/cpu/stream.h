@@ -1,0 +1,198 @@
+/* stream: the shared body of the STREAM-style kernels (sum, fill, copy, scale, add, triad,
+ * daxpy). A kernel file defines STREAM_NAME, STREAM_EXPR(a, b, c) (the value stored to a; or
+ * STREAM_SUM for the read-only reduction), which arrays it reads, its flops per element,
+ * then includes this header. Macros: STREAM_TYPE (double|float), STREAM_NT (1: non-temporal
+ * stores), STREAM_UNROLL; ROT_TALLY (1: count the work done, for tests). */
+#include "kernel.h"
+#include "tally.h"
+
+#include <stdlib.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#ifndef STREAM_TYPE
+#define STREAM_TYPE double
+#endif
+#ifndef STREAM_NT
+#define STREAM_NT 0
+#endif
+#ifndef STREAM_UNROLL
+#define STREAM_UNROLL 1
+#endif
+#ifndef STREAM_SUM
+#define STREAM_SUM 0
+#endif
+
+typedef STREAM_TYPE elem;
+#define S ((elem)3)
+#define STREAM_BYTES_PER_ELEM ((STREAM_READS_A + STREAM_READS_B + STREAM_READS_C + !STREAM_SUM) * sizeof(elem))
+#define STR_(x) #x
+#define UNROLL_PRAGMA(n) _Pragma(STR_(GCC unroll n))
+
+/* vector width of the non-temporal variant: the widest the flags allow */
+#if STREAM_NT && defined(__AVX512F__)
+#define VBYTES 64
+#elif STREAM_NT && defined(__AVX__)
+#define VBYTES 32
+#elif STREAM_NT && defined(__SSE2__)
+#define VBYTES 16
+#elif STREAM_NT
+#error "STREAM_NT=1 needs x86-64 (SSE2 or newer) non-temporal stores"
+#endif
+
+struct stream {
+	elem *a, *b, *c;
+	size_t n;
+	double sum;
+};
+
+static const struct rot_param params[] = {
+	{"n", 1 << 20, "elements per array"},
+	{NULL, 0, NULL},
+};
+
+static void *init(const struct rot_args *args)
+{
+	struct stream *t = calloc(1, sizeof *t);
+	if (!t)
+		return NULL;
+	t->n = (size_t)rot_arg(args, "n");
+	size_t bytes = t->n * sizeof(elem);
+	t->a = rot_alloc(bytes);
+	t->b = STREAM_READS_B ? rot_alloc(bytes) : NULL;
+	t->c = STREAM_READS_C ? rot_alloc(bytes) : NULL;
+	if (!t->a || (STREAM_READS_B && !t->b) || (STREAM_READS_C && !t->c)) {
+		free(t->a), free(t->b), free(t->c), free(t);
+		return NULL;
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		t->a[i] = 1;
+		if (t->b)
+			t->b[i] = 2;
+		if (t->c)
+			t->c[i] = 0.5;
+	}
+	return t;
+}
+
+static void range(struct stream *t, size_t lo, size_t hi)
+{
+	elem *restrict a = t->a;
+	const elem *restrict b = t->b, *restrict c = t->c;
+	(void)b, (void)c;
+#if STREAM_SUM
+	/* eight independent partial sums, so the adds overlap and the loop is load-bound */
+	elem acc[8] = {0};
+	size_t i = lo;
+	for (; i + 8 <= hi; i += 8)
+		for (int j = 0; j < 8; j++)
+			acc[j] += a[i + j];
+	for (; i < hi; i++)
+		acc[0] += a[i];
+	elem s = 0;
+	for (int j = 0; j < 8; j++)
+		s += acc[j];
+	t->sum += s;
+#elif STREAM_NT
+	typedef elem vec __attribute__((vector_size(VBYTES)));
+	const size_t w = VBYTES / sizeof(elem);
+	size_t i = lo;
+	for (; i < hi && (i % w); i++)
+		a[i] = STREAM_EXPR(a[i], b[i], c[i]);
+	for (; i + w <= hi; i += w) {
+		vec va = STREAM_READS_A ? *(vec *)&a[i] : (vec){0};
+		vec vb = STREAM_READS_B ? *(const vec *)&b[i] : (vec){0};
+		vec vc = STREAM_READS_C ? *(const vec *)&c[i] : (vec){0};
+		vec r = (vec){0} + STREAM_EXPR(va, vb, vc); /* broadcasts a scalar expression */
+		(void)va, (void)vb, (void)vc;
+#if VBYTES == 64
+		if (sizeof(elem) == 8)
+			_mm512_stream_pd((double *)&a[i], (__m512d)r);
+		else
+			_mm512_stream_ps((float *)&a[i], (__m512)r);
+#elif VBYTES == 32
+		if (sizeof(elem) == 8)
+			_mm256_stream_pd((double *)&a[i], (__m256d)r);
+		else
+			_mm256_stream_ps((float *)&a[i], (__m256)r);
+#else
+		if (sizeof(elem) == 8)
+			_mm_stream_pd((double *)&a[i], (__m128d)r);
+		else
+			_mm_stream_ps((float *)&a[i], (__m128)r);
+#endif
+	}
+	for (; i < hi; i++)
+		a[i] = STREAM_EXPR(a[i], b[i], c[i]);
+	_mm_sfence();
+#else
+	UNROLL_PRAGMA(STREAM_UNROLL)
+	for (size_t i = lo; i < hi; i++)
+		a[i] = STREAM_EXPR(a[i], b[i], c[i]);
+#endif
+	ROT_TALLY((double)(hi - lo) * STREAM_FLOPS, (double)(hi - lo) * STREAM_BYTES_PER_ELEM);
+}
+
+static void run(void *state)
+{
+	struct stream *t = state;
+	range(t, 0, t->n);
+}
+
+/* thread th of nth takes a contiguous slice starting on a 64-byte boundary */
+static void run_thread(void *state, int th, int nth)
+{
+	struct stream *t = state;
+	size_t per = ((t->n + (size_t)nth - 1) / (size_t)nth + 15) & ~(size_t)15;
+	size_t lo = per * (size_t)th, hi = lo + per;
+	range(t, lo < t->n ? lo : t->n, hi < t->n ? hi : t->n);
+}
+
+static void dispose(void *state)
+{
+	struct stream *t = state;
+	free(t->a), free(t->b), free(t->c), free(t);
+}
+
+static int buffers(void *state, struct rot_buffer *out, int max)
+{
+	struct stream *t = state;
+	size_t bytes = t->n * sizeof(elem);
+	int n = 0;
+	elem *arrays[3] = {t->a, t->b, t->c};
+	for (int i = 0; i < 3 && n < max; i++)
+		if (arrays[i])
+			out[n++] = (struct rot_buffer){arrays[i], bytes};
+	return n;
+}
+
+static double flops(const struct rot_args *a)
+{
+	return STREAM_FLOPS * rot_arg(a, "n");
+}
+
+/* STREAM's convention: each element of each array read or written once; write-allocate
+ * traffic (a store's line read first) is not counted. */
+static double bytes(const struct rot_args *a)
+{
+	return (double)STREAM_BYTES_PER_ELEM * rot_arg(a, "n");
+}
+
+#define STREAM_KSYM_(n) n##_kernel
+#define STREAM_KSYM(n) STREAM_KSYM_(n)
+#define STREAM_STR_(n) #n
+#define STREAM_STR(n) STREAM_STR_(n)
+static const struct rot_kernel STREAM_KSYM(STREAM_NAME) = {
+	.name = STREAM_STR(STREAM_NAME),
+	.description = STREAM_DESCRIPTION,
+	.params = params,
+	.init = init,
+	.run = run,
+	.run_thread = run_thread,
+	.dispose = dispose,
+	.buffers = buffers,
+	.flops = flops,
+	.bytes = bytes,
+};
+ROT_KERNEL(STREAM_KSYM(STREAM_NAME))

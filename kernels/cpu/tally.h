@@ -1,0 +1,16 @@
+/* tally: instrumented counting for tests. With the macro ROT_TALLY=1 a kernel adds the flops
+ * and bytes of the work it actually did, at the place it does it; the core reports the sums
+ * beside the declared counts, so tests can check one against the other. */
+#ifndef ROT_TALLY_H
+#define ROT_TALLY_H
+
+#include "macro/ROT_TALLY.h"
+
+#if defined(ROT_TALLY) && ROT_TALLY
+extern double rot_tally_flops, rot_tally_bytes;
+#define ROT_TALLY(f, b) (rot_tally_flops += (f), rot_tally_bytes += (b))
+#else
+#define ROT_TALLY(f, b) ((void)0)
+#endif
+
+#endif

@@ -1,0 +1,15 @@
+/* triad: a[i] = b[i] + s * c[i].
+ * Element type, non-temporal stores and unrolling by macro; the loop is in stream.h. */
+#include "macro/ROT_TALLY.h"
+#include "macro/STREAM_NT.h"
+#include "macro/STREAM_TYPE.h"
+#include "macro/STREAM_UNROLL.h"
+
+#define STREAM_NAME triad
+#define STREAM_DESCRIPTION "a[i] = b[i] + s * c[i]"
+#define STREAM_READS_A 0
+#define STREAM_READS_B 1
+#define STREAM_READS_C 1
+#define STREAM_FLOPS 2
+#define STREAM_EXPR(a, b, c) ((b) + S * (c))
+#include "stream.h"
