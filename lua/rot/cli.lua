@@ -12,6 +12,7 @@ local commands = {
   { "list", "list", "shipped and user measurements with their descriptions" },
   { "config", "config [-key=value ...]", "every configuration key: type, default, value and where it came from" },
   { "cache", "cache [clear]", "size and entries of the result cache; clear empties it" },
+  { "asm", "asm KERNEL [-MACRO=value ...] [-optimization=FLAGS]", "annotated assembly of a kernel, built as a measurement would build it" },
   { "events", "events [all]", "the PMUs this machine offers to counters (all: every event name)" },
   { "completion", "completion bash", "print a bash completion script (source it from ~/.bashrc)" },
   { "run", "run FILE.lua [ARG ...]", "run a Lua script with the rot library loaded (no summary line)" },
@@ -228,6 +229,17 @@ function M.main(h, argv)
   end
   local cmd = pos[1] or "help"
   if cmd == "help" then return help(pos[2]) end
+  -- rot asm: options that are no configuration key are the kernel's macros (or -optimization)
+  local asm_opts = {}
+  if cmd == "asm" then
+    local keys, rest = {}, {}
+    for _, k in ipairs(config.names()) do keys[k] = true end
+    for _, o in ipairs(opts) do
+      local k, v = o:match("^%-([^=]+)=(.*)$")
+      if keys[k] then rest[#rest + 1] = o else asm_opts[#asm_opts + 1] = { k, v } end
+    end
+    opts = rest
+  end
   if cmd == "completion" then return completion(pos) end
   local cfg, err = config.load(home .. "/config/default.conf", opts)
   if not cfg then util.fail(err) end
@@ -235,6 +247,19 @@ function M.main(h, argv)
   elseif cmd == "list" then return list(cfg, pos)
   elseif cmd == "config" then return show_config(cfg)
   elseif cmd == "cache" then return cache_cmd(cfg, pos)
+  elseif cmd == "asm" then
+    if not pos[2] then util.fail("asm needs a kernel name", "rot asm triad -STREAM_UNROLL=4 -optimization='-O3 -march=native'") end
+    local runner = require "rot.runner"
+    runner.setup(home, cfg, sys.realpath(".") or ".")
+    local spec = { kernel = pos[2], macros = {} }
+    for _, kv in ipairs(asm_opts) do
+      if kv[1] == "optimization" then spec.flags = kv[2] else spec.macros[kv[1]] = kv[2] end
+    end
+    local out, desc = runner.asm(spec)
+    io.stdout:write("# kernel ", pos[2], ", flags '", desc.flags, "', compiler ", desc.compiler, "\n")
+    for _, k in ipairs(util.sorted_keys(desc.macros)) do io.stdout:write("# macro ", k, " = ", desc.macros[k], "\n") end
+    io.stdout:write(out)
+    return 0
   elseif cmd == "events" then
     local runner = require "rot.runner"
     runner.setup(home, cfg, nil)

@@ -429,6 +429,30 @@ local function set_governor()
   ctx.memo.governor = true
 end
 
+-- Annotated assembly of a kernel, compiled exactly as a point would be (same flags, same
+-- generated macro headers, same compiler), with the source interleaved (objdump -S).
+function M.asm(spec)
+  local desc, kinfo = M.describe(spec)
+  local gendir = ctx.home .. "/build/asm/gen"
+  ensure_dir(gendir, "build directory", "cacheDir")
+  local macros = {}
+  for _, m in ipairs(kinfo.macros) do macros[m] = desc.macros[m] or false end
+  local changed, err = build.generate({ gendir = gendir, flags = desc.flags, macros = macros, kernels = kinfo.kernels })
+  if not changed then util.fail(err) end
+  local k = kinfo.kernels[1]
+  local obj = ctx.home .. "/build/asm/" .. k.name .. ".o"
+  local st, out = sys.run({ cfg("compiler"), "-std=gnu11", "-gdwarf-4", "-I" .. ctx.home .. "/core", "-I" .. gendir,
+    "@" .. gendir .. "/kernel.flags", "-c", k.path, "-o", obj }, { capture = true })
+  if st ~= 0 then
+    util.fail("compiling kernel '" .. k.name .. "' (" .. k.path .. ") with flags '" .. desc.flags .. "' failed:\n" ..
+      (out or ""):gsub("%s+$", ""))
+  end
+  if not sys.locate("objdump") then util.fail("'objdump' is not installed", "sudo apt-get install binutils") end
+  st, out = sys.run({ "objdump", "-d", "-S", "-l", "--no-show-raw-insn", "-w", obj }, { capture = true })
+  if st ~= 0 then util.fail("objdump failed on '" .. obj .. "':\n" .. out) end
+  return out, desc
+end
+
 -- A core binary for commands that only need one (rot events): built for the kernel given.
 function M.any_core(kernel)
   local desc, kinfo = M.describe({ kernel = kernel })

@@ -1,0 +1,20 @@
+-- STREAM's four operations (copy, scale, add, triad) from L1 to DRAM, roofline and staircase
+local rot = require "rot"
+
+local caches = rot.machine.caches()
+local llc = #caches > 0 and caches[#caches].size or 32 * 1024 * 1024
+local sizes = {}
+sizes = rot.geometric(8192, 4 * llc, 2)
+if rot.get("quick") then sizes = { 16384, 1048576 } end
+local arrays = { copy = 2, scale = 2, add = 3, triad = 3 }
+
+local results = rot.measure(rot.space { rot.axis("op", { "copy", "scale", "add", "triad" }), rot.axis("ws", sizes) }, function(p)
+  return { kernel = p.op, params = { n = p.ws // (8 * arrays[p.op]) }, flags = "-O3 -march=native" }
+end)
+
+results:table { axes = { "op" } }
+results:csv("stream")
+results:roofline { name = "stream", title = "STREAM operations, 1 thread",
+  series = function(r) return r.point.op end, label = function(r) return rot.util.bytes(r.workingSet) end }
+results:staircase { name = "stream-bandwidth", title = "STREAM bandwidth vs working set",
+  series = function(r) return r.point.op end }

@@ -1,0 +1,55 @@
+#!/bin/sh
+# Every shipped measurement runs in quick mode; peaks are measured on first use and stored;
+# rot asm shows the code a point would run.
+. "$(dirname "$0")/lib.sh"
+
+for m in $("$ROOT/rot" list --names); do
+	rot measure "$m" -quick=true >"$T/o" 2>"$T/e"
+	st=$?
+	ok $st "rot measure $m -quick=true succeeds"
+	[ $st -ne 0 ] && sed 's/^/#   /' "$T/e" | tail -5
+	tail -n 1 "$T/o" | grep -q "cache: .* 0 failed"
+	ok $? "$m: the summary closes the run with no failed point"
+	csv="$OUT/$m.csv"
+	[ "$m" = peaks ] && csv="$OUT/peaks.csv"
+	test -s "$csv"
+	ok $? "$m: writes $(basename "$csv")"
+done
+head -n 1 "$OUT/peaks.csv" | grep -q "^name,kind,threads,value,unit$"
+ok $? "peaks.csv has the columns name,kind,threads,value,unit"
+grep -q "^double_scalar_fma,compute,1," "$OUT/peaks.csv" && grep -q "^triad_DRAM,bandwidth,1," "$OUT/peaks.csv" && grep -q "^read_L1,bandwidth," "$OUT/peaks.csv"
+ok $? "peaks.csv has compute and per-level bandwidth ceilings"
+test -s "$OUT/peaks-bandwidth.svg"
+ok $? "peaks draws the bandwidth staircase"
+ls "$CACHE"/machines/*-quick.csv >/dev/null 2>&1
+ok $? "the machine's peaks are stored in the cache directory"
+test -s "$OUT/matvec.svg" && test -s "$OUT/stream-bandwidth.svg" && test -s "$OUT/add-timing.svg" && test -s "$OUT/add-timing-error.svg" && test -s "$OUT/memory-traffic-time.svg"
+ok $? "roofline, staircase, time-per-operation and traffic plots are written"
+
+# first use without stored peaks: measured once, with a line saying so
+C2="$T/cache2"
+"$ROOT/rot" measure triad -quick=true -cacheDir="$C2" -outputDir="$OUT" >"$T/o" 2>"$T/e"
+ok $? "a roofline with no stored peaks succeeds"
+grep -q "measuring this machine's peaks first" "$T/e"
+ok $? "it says it measures the peaks first"
+"$ROOT/rot" measure triad -quick=true -cacheDir="$C2" -outputDir="$OUT" >"$T/o" 2>"$T/e"
+! grep -q "measuring this machine's peaks" "$T/e"
+ok $? "the second run uses the stored peaks"
+contains "$T/o" "cache: 6 hits, 0 measured" "and measures nothing"
+rot measure triad -quick=true -pdf=true >"$T/o" 2>&1
+test -s "$OUT/triad.pdf"
+ok $? "-pdf=true adds a PDF"
+
+# rot asm
+"$ROOT/rot" asm triad -STREAM_UNROLL=2 "-optimization=-O3 -march=native" >"$T/o" 2>&1
+ok $? "rot asm triad runs"
+contains "$T/o" "a\[i\] = STREAM_EXPR" "the source is interleaved with the assembly"
+contains "$T/o" "vfmadd\|vmulpd\|vaddpd" "-O3 -march=native code is vectorized"
+contains "$T/o" "# macro STREAM_UNROLL = 2" "it says which macros it used"
+"$ROOT/rot" asm triad "-optimization=-O2 -fno-tree-vectorize" >"$T/o" 2>&1
+! grep -q "%ymm\|%zmm" "$T/o"
+ok $? "-fno-tree-vectorize code uses no vector registers"
+"$ROOT/rot" asm triad -NOPE=1 >"$T/o" 2>"$T/e"
+grep -q "kernel 'triad' has no macro 'NOPE'" "$T/e"
+ok $? "rot asm rejects a macro the kernel does not have"
+done_testing
