@@ -65,3 +65,32 @@ for spec in "1us 500" "100us 50000" "10ms 5000000"; do
 done
 echo "(best-k: k=3, epsilon=2%, at least 5 and at most 40 runs; '!' marks a run set that did not converge;"
 echo " a warm run repeats the kernel until it lasts minRunTime=1 ms, so the 1 us kernel is timed over ~1000 calls)"
+
+echo
+echo "ceilings against likwid-bench and the data sheet (same machine, same run)"
+$R -progress=never run tests/bench/ceilings.lua >"$B/ceil" 2>&1 || { cat "$B/ceil"; exit 1; }
+v() { awk -v k="$1" '$1 == k { print $2 }' "$B/ceil"; }
+llc_kib=$(( $(cat /sys/devices/system/cpu/cpu0/cache/index*/size 2>/dev/null | sed 's/K$//' | sort -n | tail -n 1) ))
+ws_kib=$((4 * llc_kib))
+for t in 1 $(nproc); do
+	[ "$t" = 1 ] && [ "$(nproc)" = 1 ] && continue
+	rotbw=$(v triad_dram_$t)
+	if command -v likwid-bench >/dev/null 2>&1; then
+		lk=$(likwid-bench -t stream_avx512 -w S0:${ws_kib}kB:$t 2>/dev/null | awk '/^MByte\/s/ { print $2 / 1000 }')
+		printf 'DRAM triad, %s thread(s), %s KiB: rot %.2f GB/s, likwid-bench stream_avx512 %s GB/s (same 24 bytes/iteration convention; target: rot >= likwid)\n' \
+			"$t" "$ws_kib" "$rotbw" "${lk:-failed}"
+	else
+		printf 'DRAM triad, %s thread(s): rot %.2f GB/s; likwid-bench is not installed (sudo apt-get install likwid) so there is nothing to compare against\n' "$t" "$rotbw"
+	fi
+done
+echo "STREAM itself is not packaged by Debian and cannot be fetched here: no STREAM figure (rot's triad uses STREAM's kernel and byte convention)"
+fma=$(v fma_peak_1)
+ghz=$(v clock_ghz)
+lanes=$(v fma_lanes)
+theo=$(calc "$ghz * $lanes * 2 * 2")
+printf 'L1 FP64 FMA peak, 1 core: rot %.2f GFLOP/s; theoretical %.2f GFLOP/s = %.3f GHz (measured with a dependent imul chain) x %s lanes x 2 flops x 2 FMA units (%.1f%%)\n' \
+	"$fma" "$theo" "$ghz" "$lanes" "$(calc "$fma / $theo * 100")"
+if command -v likwid-bench >/dev/null 2>&1 && [ "$lanes" = 8 ]; then
+	lk=$(likwid-bench -t peakflops_avx512_fma -w S0:16kB:1 2>/dev/null | awk '/^MFlops\/s/ { print $2 / 1000 }')
+	printf 'likwid-bench peakflops_avx512_fma, 1 core, 16 KiB: %s GFLOP/s (its loop also loads one vector per iteration; target: rot within 2%%)\n' "${lk:-failed}"
+fi

@@ -275,7 +275,9 @@ function M.main(h, argv)
     return st == 0 and 0 or 1
   elseif cmd == "run" then
     if not pos[2] then util.fail("run needs a Lua file") end
-    local ok, e = run_script(pos[2], cfg, { table.unpack(pos, 3) })
+    local path = sys.realpath(pos[2])
+    if not path then util.fail("no Lua file '" .. pos[2] .. "'") end
+    local ok, e = run_script(path, cfg, { table.unpack(pos, 3) })
     if not ok then return report_error(e) end
     return 0
   end
