@@ -108,6 +108,31 @@ t.ok(math.abs(pl[3].gbs - 19.3) < 1e-12, "L3 plateau: median of 6, 12, 24, 48 Mi
 t.is(pl[4].gbs, 13.95, "DRAM plateau: median of the points beyond twice the L3")
 t.is(peaks.plateaus({ { ws = 6144, gbs = 100 } }, levels)[2].gbs, nil, "a level without samples gets no value, never a guess")
 
+-- peaks.csv: written, read back, ceilings picked per thread count and precision
+local pdir = (os.getenv("TMPDIR") or "/tmp") .. "/rot-unit-peaks-" .. sys.pid() .. ".csv"
+peaks.write_csv(pdir, {
+  { name = "double_avx512_fma", kind = "compute", threads = 1, value = 65.5, unit = "GFLOP/s" },
+  { name = "double_scalar_add", kind = "compute", threads = 1, value = 4.25, unit = "GFLOP/s" },
+  { name = "float_avx512_fma", kind = "compute", threads = 1, value = 131, unit = "GFLOP/s" },
+  { name = "double_avx512_fma", kind = "compute", threads = 2, value = 130, unit = "GFLOP/s" },
+  { name = "triad_L1", kind = "bandwidth", threads = 1, value = 200.5, unit = "GB/s" },
+  { name = "read_L1", kind = "bandwidth", threads = 1, value = 150, unit = "GB/s" },
+  { name = "triad_DRAM", kind = "bandwidth", threads = 1, value = 12, unit = "GB/s" },
+})
+local prow = peaks.read_csv(pdir)
+sys.remove(pdir)
+t.is(#prow, 7, "peaks.csv reads back every row")
+t.is(prow[5].value, 200.5, "values keep their decimals")
+t.is(prow[4].threads, 2, "thread counts are integers")
+local pc, pb = peaks.ceilings(prow, 1, "double")
+t.is(#pc, 2, "compute ceilings: the double ones for 1 thread")
+t.is(pc[1].gflops, 65.5, "sorted, highest first")
+t.is(#pb, 2, "bandwidth ceilings: the triad ones, per level")
+t.is(pb[1].level, "L1", "named by level")
+t.is(peaks.nearest_threads(prow, 4), 2, "a 4-thread run uses the 2-thread peaks (the most measured)")
+t.is(peaks.nearest_threads(prow, 1), 1, "a 1-thread run uses the 1-thread peaks")
+t.is(peaks.read_csv("/nonexistent/peaks.csv"), nil, "no file, no peaks")
+
 -- bounds on hand-worked examples: P = min(P_o, I * B_level), T >= max(N_o/P_o, N_B/B)
 local compute = { { gflops = 64 } }
 local bw = { { level = "L1", gbs = 200 }, { level = "L2", gbs = 80 }, { level = "DRAM", gbs = 10 } }
