@@ -53,6 +53,14 @@ static int kernel_core_pmu(void)
 	return found;
 }
 
+/* Fills info for pmu; 1 when libpfm4 finds that PMU on this machine. */
+static int pmu_present(int pmu, pfm_pmu_info_t *info)
+{
+	memset(info, 0, sizeof *info);
+	info->size = sizeof *info;
+	return pfm_get_pmu_info(pmu, info) == PFM_SUCCESS && info->is_present;
+}
+
 /* "counters on this machine: perf (82 events), ...; `rot events` lists every event" */
 static void present_pmus(char *buf, size_t len)
 {
@@ -61,9 +69,7 @@ static void present_pmus(char *buf, size_t len)
 	pfm_for_all_pmus(pmu)
 	{
 		pfm_pmu_info_t info;
-		memset(&info, 0, sizeof info);
-		info.size = sizeof info;
-		if (pfm_get_pmu_info(pmu, &info) != PFM_SUCCESS || !info.is_present)
+		if (!pmu_present(pmu, &info))
 			continue;
 		if (used < len)
 			used += (size_t)snprintf(buf + used, len - used, " %s (%d events)", info.name,
@@ -166,9 +172,7 @@ void counters_list(FILE *out, int with_events)
 	pfm_for_all_pmus(pmu)
 	{
 		pfm_pmu_info_t info;
-		memset(&info, 0, sizeof info);
-		info.size = sizeof info;
-		if (pfm_get_pmu_info(pmu, &info) != PFM_SUCCESS || !info.is_present)
+		if (!pmu_present(pmu, &info))
 			continue;
 		fprintf(out, "pmu %s %s (%d events)\n", info.name, info.desc ? info.desc : "",
 			info.nevents);

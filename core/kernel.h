@@ -53,6 +53,13 @@ void rot_kernel_register(const struct rot_kernel *k);
 		rot_kernel_register(&k);                                                           \
 	}
 
+/* For shared kernel bodies that get their name from a macro (kernels/cpu/stream.h):
+ * ROT_KSYM(name) is the kernel's variable, ROT_KSTR(name) its name as a string. */
+#define ROT_KSYM_(n) n##_kernel
+#define ROT_KSYM(n) ROT_KSYM_(n)
+#define ROT_KSTR_(n) #n
+#define ROT_KSTR(n) ROT_KSTR_(n)
+
 /* Allocation aligned to a 4 KiB page, zeroed; NULL with errno on failure. */
 void *rot_alloc(size_t bytes);
 

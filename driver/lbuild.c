@@ -63,13 +63,6 @@ static int m_tostring(lua_State *L)
 
 #define ERRBUF 1024
 
-static int gen_error(lua_State *L, const char *err)
-{
-	lua_pushnil(L);
-	lua_pushstring(L, err);
-	return 2;
-}
-
 /* generate{gendir=, kernels={{name=,path=},...}, macros={NAME=value|false}, flags=}
  * -> number of files rewritten ; nil, message */
 static int l_generate(lua_State *L)
@@ -82,7 +75,7 @@ static int l_generate(lua_State *L)
 	lua_getfield(L, 1, "flags");
 	const char *flags = luaL_optstring(L, -1, "");
 	if ((rc = gen_flags(gendir, flags, err, sizeof err)) < 0)
-		return gen_error(L, err);
+		return lrot_error(L, err);
 	changed += rc;
 	if (lua_getfield(L, 1, "macros") == LUA_TTABLE) {
 		lua_pushnil(L);
@@ -90,7 +83,7 @@ static int l_generate(lua_State *L)
 			const char *name = luaL_checkstring(L, -2);
 			const char *value = lua_toboolean(L, -1) ? luaL_tolstring(L, -1, NULL) : NULL;
 			if ((rc = gen_macro(gendir, name, value, err, sizeof err)) < 0)
-				return gen_error(L, err);
+				return lrot_error(L, err);
 			changed += rc;
 			lua_settop(L, lua_gettop(L) - (value ? 2 : 1));
 		}
@@ -111,7 +104,7 @@ static int l_generate(lua_State *L)
 		lua_remove(L, -3); /* name and path stay on the stack, anchored */
 	}
 	if ((rc = gen_kernels(gendir, k, (size_t)n, err, sizeof err)) < 0)
-		return gen_error(L, err);
+		return lrot_error(L, err);
 	changed += rc;
 	lua_pushinteger(L, changed);
 	return 1;
@@ -142,7 +135,7 @@ static int l_checkmacro(lua_State *L)
 	const char *value = luaL_tolstring(L, 2, NULL);
 	if (gen_check_macro_name(name, err, sizeof err) < 0 ||
 	    gen_check_macro_value(name, value, err, sizeof err) < 0)
-		return gen_error(L, err);
+		return lrot_error(L, err);
 	lua_pushboolean(L, 1);
 	return 1;
 }
@@ -152,7 +145,7 @@ static int l_checkflags(lua_State *L)
 {
 	char err[ERRBUF];
 	if (gen_check_flags(luaL_checkstring(L, 1), err, sizeof err) < 0)
-		return gen_error(L, err);
+		return lrot_error(L, err);
 	lua_pushboolean(L, 1);
 	return 1;
 }
@@ -162,17 +155,14 @@ static int l_checkpath(lua_State *L)
 {
 	char err[ERRBUF];
 	if (gen_check_path(luaL_checkstring(L, 1), luaL_checkstring(L, 2), err, sizeof err) < 0)
-		return gen_error(L, err);
+		return lrot_error(L, err);
 	lua_pushboolean(L, 1);
 	return 1;
 }
 
 static const luaL_Reg lock_methods[] = {{"unlock", m_unlock}, {NULL, NULL}};
-static const luaL_Reg lock_meta[] = {{"__gc", m_unlock},
-				     {"__close", m_unlock},
-				     {"__tostring", m_tostring},
-				     {"__index", NULL},
-				     {NULL, NULL}};
+static const luaL_Reg lock_meta[] = {
+	{"__gc", m_unlock}, {"__close", m_unlock}, {"__tostring", m_tostring}, {NULL, NULL}};
 static const luaL_Reg funcs[] = {{"lock", l_lock},
 				 {"generate", l_generate},
 				 {"macros", l_macros},
@@ -183,12 +173,7 @@ static const luaL_Reg funcs[] = {{"lock", l_lock},
 
 int luaopen_rot_build(lua_State *L)
 {
-	luaL_newmetatable(L, LOCK_MT);
-	luaL_setfuncs(L, lock_meta, 0);
-	luaL_newlibtable(L, lock_methods);
-	luaL_setfuncs(L, lock_methods, 0);
-	lua_setfield(L, -2, "__index");
-	lua_pop(L, 1);
+	lrot_newclass(L, LOCK_MT, lock_meta, lock_methods);
 	luaL_newlib(L, funcs);
 	return 1;
 }

@@ -183,10 +183,8 @@ static const luaL_Reg funcs[] = {
 
 int luaopen_rot_cache(lua_State *L)
 {
-	luaL_newmetatable(L, ENTRY_MT);
-	lua_pushcfunction(L, entry_gc);
-	lua_setfield(L, -2, "__gc");
-	lua_pop(L, 1);
+	static const luaL_Reg meta[] = {{"__gc", entry_gc}, {NULL, NULL}};
+	lrot_newclass(L, ENTRY_MT, meta, NULL);
 	luaL_newlib(L, funcs);
 	return 1;
 }

@@ -52,11 +52,8 @@ static int l_load(lua_State *L)
 	}
 	if (config_init(c) < 0)
 		return luaL_error(L, "out of memory");
-	if (config_load_all(c, deffile, args, n) < 0) {
-		lua_pushnil(L);
-		lua_pushstring(L, c->err);
-		return 2;
-	}
+	if (config_load_all(c, deffile, args, n) < 0)
+		return lrot_error(L, c->err);
 	lua_pushvalue(L, 3);
 	return 1;
 }
@@ -83,11 +80,8 @@ static int m_set(lua_State *L)
 	const char *key = luaL_checkstring(L, 2);
 	const char *value = luaL_tolstring(L, 3, NULL);
 	const char *origin = luaL_optstring(L, 4, "script");
-	if (config_set(c, key, value, origin) < 0) {
-		lua_pushnil(L);
-		lua_pushstring(L, c->err);
-		return 2;
-	}
+	if (config_set(c, key, value, origin) < 0)
+		return lrot_error(L, c->err);
 	lua_pushboolean(L, 1);
 	return 1;
 }
@@ -137,17 +131,12 @@ static int l_names(lua_State *L)
 }
 
 static const luaL_Reg methods[] = {{"get", m_get}, {"set", m_set}, {"keys", m_keys}, {NULL, NULL}};
-static const luaL_Reg metamethods[] = {{"__gc", m_gc}, {"__index", NULL}, {NULL, NULL}};
+static const luaL_Reg metamethods[] = {{"__gc", m_gc}, {NULL, NULL}};
 static const luaL_Reg funcs[] = {{"load", l_load}, {"names", l_names}, {NULL, NULL}};
 
 int luaopen_rot_config(lua_State *L)
 {
-	luaL_newmetatable(L, CONFIG_MT);
-	luaL_setfuncs(L, metamethods, 0);
-	luaL_newlibtable(L, methods);
-	luaL_setfuncs(L, methods, 0);
-	lua_setfield(L, -2, "__index");
-	lua_pop(L, 1);
+	lrot_newclass(L, CONFIG_MT, metamethods, methods);
 	luaL_newlib(L, funcs);
 	return 1;
 }

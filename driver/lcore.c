@@ -38,17 +38,12 @@ static int l_parse(lua_State *L)
 			lua_pushstring(L, s + 6);
 			lua_setfield(L, 3, "error");
 		} else if (*s && cache_entry_parse_line(e, s) != 1) {
-			lua_pushnil(L);
-			lua_pushfstring(L, "malformed core output line '%s'", s);
-			return 2;
+			return lrot_error(L, lua_pushfstring(L, "malformed core output line '%s'", s));
 		}
 		lua_pop(L, 1);
 	}
-	if (!status) {
-		lua_pushnil(L);
-		lua_pushliteral(L, "core output has no status line");
-		return 2;
-	}
+	if (!status)
+		return lrot_error(L, "core output has no status line");
 	lrot_push_entry(L, e);
 	lua_getfield(L, 3, "status");
 	lua_setfield(L, -2, "status");
@@ -61,10 +56,8 @@ static const luaL_Reg funcs[] = {{"parse", l_parse}, {NULL, NULL}};
 
 int luaopen_rot_core(lua_State *L)
 {
-	luaL_newmetatable(L, RESULT_MT);
-	lua_pushcfunction(L, result_gc);
-	lua_setfield(L, -2, "__gc");
-	lua_pop(L, 1);
+	static const luaL_Reg meta[] = {{"__gc", result_gc}, {NULL, NULL}};
+	lrot_newclass(L, RESULT_MT, meta, NULL);
 	luaL_newlib(L, funcs);
 	return 1;
 }

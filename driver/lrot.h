@@ -3,6 +3,7 @@
 #ifndef ROT_LROT_H
 #define ROT_LROT_H
 
+#include <lauxlib.h>
 #include <lua.h>
 
 int luaopen_rot_sys(lua_State *L);
@@ -16,6 +17,13 @@ void lrot_preload(lua_State *L);
 
 /* Pushes nil and "<what>: <strerror(errno)>"; returns 2 (the expected-failure convention). */
 int lrot_fail(lua_State *L, const char *what);
+
+/* Pushes nil and message; returns 2. */
+int lrot_error(lua_State *L, const char *message);
+
+/* Creates the metatable `name` with metamethods meta and, when methods is not NULL, an
+ * __index table holding methods (the liolib pattern). Leaves the stack as it was. */
+void lrot_newclass(lua_State *L, const char *name, const luaL_Reg *meta, const luaL_Reg *methods);
 
 struct cache_entry;
 /* Pushes {description, coreHash, meta = {...}, runs = {{...}, ...}}; numeric text becomes numbers. */

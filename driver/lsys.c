@@ -24,6 +24,25 @@ int lrot_fail(lua_State *L, const char *what)
 	return 2;
 }
 
+int lrot_error(lua_State *L, const char *message)
+{
+	lua_pushnil(L);
+	lua_pushstring(L, message);
+	return 2;
+}
+
+void lrot_newclass(lua_State *L, const char *name, const luaL_Reg *meta, const luaL_Reg *methods)
+{
+	luaL_newmetatable(L, name);
+	luaL_setfuncs(L, meta, 0);
+	if (methods) {
+		lua_newtable(L);
+		luaL_setfuncs(L, methods, 0);
+		lua_setfield(L, -2, "__index");
+	}
+	lua_pop(L, 1);
+}
+
 static int l_sha256(lua_State *L)
 {
 	size_t len;

@@ -100,12 +100,8 @@ static double bytes(const struct rot_args *a)
 	return 0;
 }
 
-#define CHAINS_KSYM_(n) n##_kernel
-#define CHAINS_KSYM(n) CHAINS_KSYM_(n)
-#define CHAINS_STR_(n) #n
-#define CHAINS_STR(n) CHAINS_STR_(n)
-static const struct rot_kernel CHAINS_KSYM(CHAINS_NAME) = {
-	.name = CHAINS_STR(CHAINS_NAME),
+static const struct rot_kernel ROT_KSYM(CHAINS_NAME) = {
+	.name = ROT_KSTR(CHAINS_NAME),
 	.description = CHAINS_DESCRIPTION,
 	.params = params,
 	.init = init,
@@ -115,4 +111,4 @@ static const struct rot_kernel CHAINS_KSYM(CHAINS_NAME) = {
 	.flops = flops,
 	.bytes = bytes,
 };
-ROT_KERNEL(CHAINS_KSYM(CHAINS_NAME))
+ROT_KERNEL(ROT_KSYM(CHAINS_NAME))

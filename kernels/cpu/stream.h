@@ -179,12 +179,8 @@ static double bytes(const struct rot_args *a)
 	return (double)STREAM_BYTES_PER_ELEM * rot_arg(a, "n");
 }
 
-#define STREAM_KSYM_(n) n##_kernel
-#define STREAM_KSYM(n) STREAM_KSYM_(n)
-#define STREAM_STR_(n) #n
-#define STREAM_STR(n) STREAM_STR_(n)
-static const struct rot_kernel STREAM_KSYM(STREAM_NAME) = {
-	.name = STREAM_STR(STREAM_NAME),
+static const struct rot_kernel ROT_KSYM(STREAM_NAME) = {
+	.name = ROT_KSTR(STREAM_NAME),
 	.description = STREAM_DESCRIPTION,
 	.params = params,
 	.init = init,
@@ -195,4 +191,4 @@ static const struct rot_kernel STREAM_KSYM(STREAM_NAME) = {
 	.flops = flops,
 	.bytes = bytes,
 };
-ROT_KERNEL(STREAM_KSYM(STREAM_NAME))
+ROT_KERNEL(ROT_KSYM(STREAM_NAME))
