@@ -109,7 +109,7 @@ awk -v c="$cold" -v w="$warm" 'BEGIN { exit !(c > 1.5 * w) }'
 ok $? "cold ($cold s) is slower than warm ($warm s) for 64 KiB"
 
 # best-k: stops early on a stable kernel, reports non-convergence on a noisy one
-rot measure $P stable 300000 >"$T/o" 2>&1
+rot measure $P stable 300000 -bestEpsilon=0.05 >"$T/o" 2>&1
 test "$(csv converged)" = 1 && test "$(csv runs)" -lt 40
 ok $? "stable kernel: best-k converged after $(csv runs) runs (max 40)"
 rot measure $P noisy 20000 -maxRuns=12 -minRunTime=0 >"$T/o" 2>&1
