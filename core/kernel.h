@@ -5,6 +5,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus /* GPU kernels are CUDA C++ */
+extern "C" {
+#endif
+
 struct rot_args;
 
 /* A declared parameter, with its default. The list ends with {NULL}. */
@@ -37,6 +41,11 @@ struct rot_kernel {
 	 * between core and memory (STREAM convention: each array element read or written once). */
 	double (*flops)(const struct rot_args *a);
 	double (*bytes)(const struct rot_args *a);
+	/* GPU kernels (.cu files): run() only launches (asynchronously); the core times the
+	 * launches with CUDA events, flushes L2 for cold runs, and profiles with CUPTI. */
+	int gpu;
+	/* Optional: restores the inputs, so each profiling pass sees what the first one saw. */
+	void (*reset)(void *state);
 };
 
 /* Value of a declared parameter: the measurement's, else the declared default. */
@@ -62,5 +71,9 @@ void rot_kernel_register(const struct rot_kernel *k);
 
 /* Allocation aligned to a 4 KiB page, zeroed; NULL with errno on failure. */
 void *rot_alloc(size_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -4,6 +4,9 @@
 #include "counters.h"
 #include "registry.h"
 #include "timer.h"
+#ifdef ROT_GPU
+#include "gpu.h"
+#endif
 
 #include <errno.h>
 #include <stdint.h>
@@ -17,6 +20,7 @@
  *   workload NAME [threads N] [pin CPU,CPU,...]   (or: kernel NAME, one thread)
  *   param NAME VALUE        (for the last workload)
  *   counter EVENT           (a libpfm4 event name)
+ *   gpumetric NAME          (a CUPTI metric, profiled after the timed runs)
  *   rule EVENT ACTION [key=value ...]
  *   runs N | bestK N | bestEpsilon X | maxRuns N | minRunTime SECONDS
  *   cacheMode warm|cold | timeout SECONDS | ignoreDisturbed 0|1
@@ -112,6 +116,12 @@ static int parse(FILE *in, struct point *p, char *err, size_t len)
 			}
 			snprintf(p->counter_names[p->ncounters++], 128, "%s", val);
 			p->notify = 1;
+		} else if (strcmp(key, "gpumetric") == 0) {
+			if (p->ngpu_metrics == 64) {
+				snprintf(err, len, "at most 64 GPU metrics");
+				return -1;
+			}
+			snprintf(p->gpu_metrics[p->ngpu_metrics++], 128, "%s", val);
 		} else if (strcmp(key, "rule") == 0) {
 			if (p->nrules == MAX_RULES) {
 				snprintf(err, len, "at most %d rules", MAX_RULES);
@@ -185,6 +195,30 @@ static int timer_report(void)
 	return 0;
 }
 
+/* rot-core --declared KERNEL [NAME=VALUE ...]: the kernel's declared counts, nothing run */
+static int declared(int argc, char **argv)
+{
+	struct rot_args a = {0};
+	char err[512];
+	a.kernel = registry_find(argv[0]);
+	if (!a.kernel) {
+		fprintf(stderr, "rot-core: no kernel '%s' in this core\n", argv[0]);
+		return 2;
+	}
+	for (int i = 1; i < argc; i++) {
+		char name[64];
+		double v;
+		if (sscanf(argv[i], "%63[^=]=%lf", name, &v) != 2 ||
+		    registry_set_arg(&a, name, v, err, sizeof err) < 0) {
+			fprintf(stderr, "rot-core: bad parameter '%s' %s\n", argv[i], err);
+			return 2;
+		}
+	}
+	printf("flops %.17g\nbytes %.17g\n", a.kernel->flops ? a.kernel->flops(&a) : 0.0,
+	       a.kernel->bytes ? a.kernel->bytes(&a) : 0.0);
+	return 0;
+}
+
 /* rot-core --events [all]: what this machine can count */
 static int list_events(int all)
 {
@@ -199,6 +233,20 @@ int main(int argc, char **argv)
 	int rc = 2;
 	if (argc == 2 && strcmp(argv[1], "--timer") == 0)
 		return timer_report();
+	if (argc >= 3 && strcmp(argv[1], "--declared") == 0)
+		return declared(argc - 2, argv + 2);
+#ifdef ROT_GPU
+	if (argc == 2 && strcmp(argv[1], "--chip") == 0) { /* the device's chip, for metric checks */
+		char err[512];
+		if (gpu_available(err, sizeof err) < 0) {
+			fprintf(stderr, "%s\n", err);
+			return 1;
+		}
+		return gpu_chip(stdout) == 0 ? 0 : 1;
+	}
+	if (argc >= 4 && strcmp(argv[1], "--metrics") == 0) /* --metrics CHIP NAME... */
+		return gpu_check_metrics(stdout, argv[2], (const char *const *)argv + 3, argc - 3) == 0 ? 0 : 1;
+#endif
 	if (argc >= 2 && strcmp(argv[1], "--events") == 0)
 		return list_events(argc >= 3 && strcmp(argv[2], "all") == 0);
 	if (argc != 3) {

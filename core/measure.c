@@ -6,6 +6,9 @@
 #include "flush.h"
 #include "sysinfo.h"
 #include "timer.h"
+#ifdef ROT_GPU
+#include "gpu.h"
+#endif
 
 #include <errno.h>
 #include <pthread.h>
@@ -29,6 +32,7 @@ struct worker {
 };
 
 struct team {
+	char gpu_err[512]; /* a GPU kernel's failure inside a timed run */
 	pthread_barrier_t start, end;
 	volatile int stop;
 	long reps;
@@ -83,6 +87,17 @@ static void work(struct worker *w, long reps)
 	struct rusage a, b;
 	const struct rot_kernel *k = w->wl->args.kernel;
 	int nt = w->wl->threads;
+#ifdef ROT_GPU
+	if (k->gpu) { /* CUDA events around the launches: the run's time is the GPU's */
+		double ns = gpu_time(k, w->wl->state, reps, w->team->gpu_err, sizeof w->team->gpu_err);
+		w->t0 = 0;
+		w->t1 = ns > 0 ? (uint64_t)ns : 0;
+		w->c0 = w->c1 = 0;
+		w->cpu0 = w->cpu1 = sched_getcpu();
+		w->vcsw = w->ivcsw = 0;
+		return;
+	}
+#endif
 	getrusage(RUSAGE_THREAD, &a);
 	w->cpu0 = sched_getcpu();
 	w->t0 = timer_ns();
@@ -233,6 +248,33 @@ static void timer_overhead(uint64_t *ns, uint64_t *tsc)
 	}
 }
 
+/* GPU points: one workload, one host thread, a usable device. -1 after an error line. */
+static int gpu_check(struct point *p, FILE *out, int *gpu)
+{
+	*gpu = 0;
+	for (int i = 0; i < p->nw; i++)
+		*gpu |= p->w[i].args.kernel->gpu;
+	if (!*gpu)
+		return 0;
+	if (p->nw != 1 || p->w[0].threads != 1) {
+		fprintf(out, "error a GPU kernel runs as the only workload, with one host thread\n"
+			     "meta failure input\n");
+		return -1;
+	}
+#ifdef ROT_GPU
+	char err[512];
+	if (gpu_available(err, sizeof err) < 0) {
+		fprintf(out, "error %s\nmeta failure nodevice\n", err);
+		return -1;
+	}
+	gpu_info(out);
+	return 0;
+#else
+	fprintf(out, "error this core was built without CUDA\nmeta failure input\n");
+	return -1;
+#endif
+}
+
 int measure_point(struct point *p, FILE *out)
 {
 	struct rot_buffer bufs[MAX_BUFFERS];
@@ -242,6 +284,10 @@ int measure_point(struct point *p, FILE *out)
 	size_t working = 0;
 	double flops = 0, bytes = 0;
 	char err[512];
+	int gpu;
+
+	if (gpu_check(p, out, &gpu) < 0)
+		return -1;
 
 	for (; inited < p->nw; inited++) {
 		struct workload *w = &p->w[inited];
@@ -262,6 +308,7 @@ int measure_point(struct point *p, FILE *out)
 		working += bufs[i].bytes;
 	for (int i = 0; i < p->nrules; i++)
 		need_flush |= p->rules[i].action == ACT_FLUSH;
+	need_flush &= !gpu; /* a GPU point flushes L2 on the device instead */
 	if (need_flush && flush_init() < 0) {
 		fprintf(out, "error cannot allocate the cache-eviction buffer: %s\n", strerror(errno));
 		goto out;
@@ -287,6 +334,10 @@ int measure_point(struct point *p, FILE *out)
 		team_run(&team, 1, &r); /* warm-up: the working set and the code are in cache */
 		reps = calibrate(&team, p->min_run_time);
 	}
+	if (team.gpu_err[0]) {
+		fprintf(out, "error %s\n", team.gpu_err);
+		goto out_team;
+	}
 	for (int i = 0; i < p->nw; i++)
 		fprintf(out, "meta workload%d %s threads=%d\n", i, p->w[i].args.kernel->name,
 			p->w[i].threads);
@@ -301,12 +352,23 @@ int measure_point(struct point *p, FILE *out)
 	int n = 0, kept = 0, converged = 0;
 	uint64_t sum_ns = 0, sum_tsc = 0;
 	while (n < p->rule.max_runs) {
-		flushes += child_rules(p, EV_RUN_START, n, bufs, nbufs);
-		if (p->cold)
+		if (!gpu)
+			flushes += child_rules(p, EV_RUN_START, n, bufs, nbufs);
+		if (p->cold && !gpu)
 			flush_caches(bufs, nbufs);
+#ifdef ROT_GPU
+		if (p->cold && gpu && gpu_flush_l2(err, sizeof err) < 0) {
+			fprintf(out, "error %s\n", err);
+			goto out_team;
+		}
+#endif
 		notify(p, EV_RUN_START, n);
 		team_run(&team, reps, &r);
 		notify(p, EV_RUN_END, n);
+		if (team.gpu_err[0]) {
+			fprintf(out, "error %s\n", team.gpu_err);
+			goto out_team;
+		}
 		int disturbed = r.ivcsw > 0 || r.migrations > 0;
 		fprintf(out, "run ns=%llu tsc=%llu reps=%ld cpus=%s mig=%d vcsw=%ld ivcsw=%ld disturbed=%d\n",
 			(unsigned long long)r.ns, (unsigned long long)r.tsc, reps, r.cpus, r.migrations,
@@ -322,6 +384,23 @@ int measure_point(struct point *p, FILE *out)
 		}
 	}
 	notify(p, EV_WORKLOAD_STOP, -1);
+#ifdef ROT_GPU
+	if (gpu && p->ngpu_metrics > 0) { /* counters come from their own runs, after the timing */
+		const char *names[64];
+		double values[64];
+		int passes = 0;
+		for (int i = 0; i < p->ngpu_metrics; i++)
+			names[i] = p->gpu_metrics[i];
+		if (gpu_profile(p->w[0].args.kernel, p->w[0].state, names, p->ngpu_metrics, values,
+				&passes, err, sizeof err) < 0) {
+			fprintf(out, "error %s\n", err);
+			goto out_team;
+		}
+		for (int i = 0; i < p->ngpu_metrics; i++)
+			fprintf(out, "meta gpuMetric%d %s\nmeta gpuValue%d %.17g\n", i, names[i], i, values[i]);
+		fprintf(out, "meta gpuPasses %d\n", passes);
+	}
+#endif
 	sysinfo_frequency(out, "After", sched_getcpu());
 	if (TIMER_HAVE_TSC && sum_ns > 0)
 		fprintf(out, "meta tscHz %.6g\n", (double)sum_tsc / (double)sum_ns * 1e9);

@@ -40,6 +40,8 @@ struct point {
 	char counter_names[COUNTERS_MAX][128];
 	int ncounters;
 	int notify; /* the parent wants run and workload events */
+	char gpu_metrics[64][128]; /* CUPTI metrics, profiled after (never during) the timed runs */
+	int ngpu_metrics;
 };
 
 /* Writes `meta` and `run` lines to out. Returns 0, or -1 after writing an `error` line. */

@@ -142,11 +142,14 @@ int gen_kernels(const char *gendir, const struct gen_kernel *k, size_t n, char *
 		char hex[65];
 		sha256_hex(k[i].path, strlen(k[i].path), hex);
 		hex[12] = '\0';
+		size_t pl = strlen(k[i].path);
+		int cu = pl > 3 && strcmp(k[i].path + pl - 3, ".cu") == 0; /* CUDA: nvcc, GPU core */
 		len += (size_t)snprintf(text + len, cap - len,
-					"KERNEL_OBJS += $(O)/kernels/%s-%s.o\n"
+					"%sKERNEL_OBJS += $(O)/kernels/%s-%s.o\n"
 					"$(O)/kernels/%s-%s.o: %s $(GEN)/kernel.flags\n"
-					"\t@mkdir -p $(@D)\n\t$(KERNEL_COMPILE)\n",
-					k[i].name, hex, k[i].name, hex, k[i].path);
+					"\t@mkdir -p $(@D)\n\t$(%s)\n",
+					cu ? "ROT_GPU := 1\n" : "", k[i].name, hex, k[i].name, hex,
+					k[i].path, cu ? "NVCC_COMPILE" : "KERNEL_COMPILE");
 	}
 	snprintf(path, sizeof path, "%s/kernels.mk", gendir);
 	rc = write_gen(path, text, err, errlen);

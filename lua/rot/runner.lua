@@ -66,7 +66,7 @@ function M.kernels()
       table.sort(list)
       for _, f in ipairs(list) do
         local path = dir .. "/" .. f
-        local name = f:match("^([%w_]+)%.c$")
+        local name = f:match("^([%w_]+)%.c$") or f:match("^([%w_]+)%.cu$")
         if name and not found[name] then
           found[name] = path
           names[#names + 1] = name
@@ -165,7 +165,9 @@ local function rule(r, i)
 end
 
 local SPEC_FIELDS = { kernel = true, params = true, threads = true, pin = true, workloads = true, macros = true,
-  flags = true, cacheMode = true, counters = true, counts = true, rules = true }
+  flags = true, cacheMode = true, counters = true, counts = true, rules = true, gpuMetrics = true }
+
+local function nvcc() return cfg("cuda") .. "/bin/nvcc" end
 
 -- Fills in everything that can change a result; returns the description and build inputs.
 function M.describe(spec)
@@ -195,6 +197,8 @@ function M.describe(spec)
     end
   end
   table.sort(macro_list)
+  local gpu = false
+  for _, k in ipairs(kernels) do gpu = gpu or k.path:match("%.cu$") ~= nil end
   local macros = {}
   for k, v in pairs(spec.macros or {}) do
     local ok, err = build.checkmacro(tostring(k), tostring(v))
@@ -207,7 +211,7 @@ function M.describe(spec)
     end
     macros[k] = tostring(v)
   end
-  local flags = spec.flags or "-O2"
+  local flags = spec.flags or (gpu and ("-O3 -arch=" .. cfg("gpuArch")) or "-O2")
   local ok, err = build.checkflags(flags)
   if not ok then util.fail(err) end
   local mode = spec.cacheMode or cfg("cacheMode")
@@ -233,14 +237,23 @@ function M.describe(spec)
   end
   local rules = {}
   for i, r in ipairs(spec.rules or {}) do rules[i] = rule(r, i) end
+  local metrics = {}
+  for i, m in ipairs(spec.gpuMetrics or {}) do
+    if not gpu then util.fail("gpuMetrics need a GPU kernel (a .cu file)") end
+    if type(m) ~= "string" or not m:match("^[%w_.]+$") then util.fail("GPU metric " .. i .. " is not a metric name") end
+    metrics[i] = m
+  end
   local desc = {
     workloads = wls, macros = macros, flags = flags,
     compiler = compiler_id(), measurers = { time = true, counters = counters }, counts = counts,
     cacheMode = mode, rules = rules, ignoreDisturbed = cfg("ignoreDisturbed"),
+    device = gpu and "gpu" or "cpu", gpuMetrics = metrics,
     policy = { k = cfg("bestK"), epsilon = cfg("bestEpsilon"), maxRuns = cfg("maxRuns"),
       minRunTime = cfg("minRunTime") },
   }
-  return desc, { kernels = kernels, macros = macro_list }
+  local kinfo = { kernels = kernels, macros = macro_list, gpu = gpu }
+  if #metrics > 0 then M.check_metrics(desc, kinfo) end
+  return desc, kinfo
 end
 
 -- Hash of everything that decides the core binary, so a known core hash needs no build.
@@ -317,7 +330,8 @@ local function build_core(desc, kinfo)
     kernels = kinfo.kernels })
   if not changed then util.fail(err) end
   local st, out = sys.run({ "make", "-s", "-j2", "-C", ctx.home .. "/core", "O=" .. bdir,
-    "GEN=" .. gendir, "CC=ccache " .. cfg("compiler") }, { capture = true })
+    "GEN=" .. gendir, "CC=ccache " .. cfg("compiler"), "CUDA=" .. cfg("cuda"), "NVCC=ccache " .. nvcc() },
+    { capture = true })
   if st ~= 0 then
     local names = {}
     for _, k in ipairs(kinfo.kernels) do names[#names + 1] = "kernel '" .. k.name .. "' (" .. k.path .. ")" end
@@ -327,6 +341,51 @@ local function build_core(desc, kinfo)
   stats.builds = stats.builds + 1
   local binary = bdir .. "/rot-core"
   return binary, assert(sys.sha256files({ binary }))
+end
+
+-- Checks GPU metric names before anything is measured, with CUPTI's host API for the chip
+-- (-gpuChip, or the device's): unknown names are an error naming them and near ones.
+function M.check_metrics(desc, kinfo)
+  local key = "metrics:" .. cfg("gpuChip") .. ":" .. table.concat(desc.gpuMetrics, ",")
+  if ctx.memo[key] then return ctx.memo[key] end
+  if sys.stat(nvcc()) ~= "file" then
+    util.fail("cannot check GPU metrics: the CUDA toolkit is not installed ('" .. nvcc() .. "' missing)",
+      "set -cuda=DIR to the toolkit")
+  end
+  local bdir = ctx.home .. "/build/core"
+  ensure_dir(bdir, "build directory", "cacheDir")
+  local binary
+  do
+    local lock <close> = assert(build.lock(bdir .. "/.lock"))
+    binary = M.timed("build", build_core, desc, kinfo)
+  end
+  local chip = cfg("gpuChip")
+  if chip == "auto" then
+    local st, out = sys.run({ binary, "--chip" }, { capture = true })
+    chip = st == 0 and out:match("^(%S+)") or nil
+    if not chip then
+      util.fail("cannot check GPU metrics: no CUDA device to name the chip", "set -gpuChip=GH100 (or the chip you will measure on)")
+    end
+  end
+  local args = { binary, "--metrics", chip }
+  for _, m in ipairs(desc.gpuMetrics) do args[#args + 1] = m end
+  local st, out = sys.run(args, { capture = true })
+  local bad = {}
+  for name, near in out:gmatch("unknown (%S+) ?([^\n]*)") do
+    bad[#bad + 1] = "'" .. name .. "'" .. (near ~= "" and (" (near: " .. near:gsub(" ", ", ") .. ")") or "")
+  end
+  if #bad > 0 then
+    util.fail("unknown GPU metric" .. (#bad > 1 and "s " or " ") .. table.concat(bad, "; ") .. " for chip " .. chip)
+  end
+  local err = out:match("error ([^\n]*)")
+  local passes = tonumber(out:match("passes (%d+)"))
+  if st ~= 0 or err or not passes then
+    util.fail("cannot check GPU metrics for chip " .. chip .. ": " .. (err or out))
+  end
+  io.stderr:write(string.format("rot: %d GPU metrics checked for %s: %d profiling pass%s per point\n",
+    #desc.gpuMetrics, chip, passes, passes == 1 and "" or "es"))
+  ctx.memo[key] = { chip = chip, passes = passes }
+  return ctx.memo[key]
 end
 
 -- Runs the core for one point; returns the parsed result (status, error, meta, runs).
@@ -342,6 +401,7 @@ local function run_core(binary, desc, need_runs, exact)
     end
   end
   for _, c in ipairs(desc.measurers.counters) do lines[#lines + 1] = "counter " .. c end
+  for _, m in ipairs(desc.gpuMetrics) do lines[#lines + 1] = "gpumetric " .. m end
   for _, r in ipairs(desc.rules) do
     local l = "rule " .. r.on .. " " .. r.action
     for _, k in ipairs({ "run", "every", "thread", "cpu", "text" }) do
@@ -499,8 +559,26 @@ function M.measure(items)
     ensure_dir(cdir, "cache directory", "cacheDir")
     set_governor()
   end
+  local function fail_row(row, why)
+    row.failed = why
+    stats.failed = stats.failed + 1
+    progress.step()
+  end
   for _, key in ipairs(order) do
     local group = groups[key]
+    -- GPU points: skipped (one line) without the toolkit, refused fast without a device
+    local gpu = group[1].kinfo.gpu
+    local skip = gpu and (ctx.no_device or (sys.stat(nvcc()) ~= "file" and
+      ("CUDA toolkit not found ('" .. nvcc() .. "' missing): GPU points are skipped")))
+    if skip then
+      if not ctx.said_skip then
+        progress.done()
+        io.stderr:write("rot: ", skip, "\n")
+        ctx.said_skip = true
+      end
+      for _, row in ipairs(group) do fail_row(row, skip) end
+      goto next_group
+    end
     ensure_dir(ctx.home .. "/build/core", "build directory", "cacheDir")
     local lock <close> = assert(build.lock(ctx.home .. "/build/core/.lock"))
     local binary, core_hash = M.timed("build", build_core, group[1].desc, group[1].kinfo)
@@ -525,6 +603,14 @@ function M.measure(items)
           end
           row.entry, row.measured = new, true
           stats.measured = stats.measured + 1
+        elseif res.meta.failure == "nodevice" then
+          -- no device: say it once, and do not start the core for the other GPU points
+          ctx.no_device = res.error
+          progress.done()
+          io.stderr:write("rot: ", res.error, " (GPU points fail; CPU points go on)\n")
+          ctx.said_skip = true
+          fail_row(row, res.error)
+          goto next_row
         else
           row.failed = res.error or "failed"
           stats.failed = stats.failed + 1
@@ -536,8 +622,10 @@ function M.measure(items)
         end
       end
       progress.step()
+      ::next_row::
     end
     lock:unlock()
+    ::next_group::
   end
   progress.done()
   return rows

@@ -1,0 +1,488 @@
+/* gpu: the CUDA side of the measuring core (built only when a point has a GPU kernel):
+ * device checks and properties, event timing, L2 flushing, CUPTI metrics and profiling. */
+#ifdef ROT_GPU
+#include "gpu.h"
+
+/* cupti_profiler_host.h includes the C++ header <string>: core/shim/ holds an empty file of
+ * that name, found before the CUDA include path, so the header also compiles as C. */
+#include <cuda_runtime_api.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+
+#include <ctype.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *cupti_str(CUptiResult r)
+{
+	const char *s = NULL;
+	cuptiGetResultString(r, &s);
+	return s ? s : "unknown CUPTI error";
+}
+
+static void cupti_error(char *err, size_t len, const char *what, CUptiResult r)
+{
+	if (r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)
+		snprintf(err, len,
+			 "%s: %s: profiling is restricted to administrators\n"
+			 "hint: load the NVIDIA driver with NVreg_RestrictProfilingToAdminUsers=0 "
+			 "(e.g. options nvidia NVreg_RestrictProfilingToAdminUsers=0 in "
+			 "/etc/modprobe.d/), or run as root",
+			 what, cupti_str(r));
+	else
+		snprintf(err, len, "%s: %s", what, cupti_str(r));
+}
+
+int gpu_available(char *err, size_t len)
+{
+	int n = 0;
+	cudaError_t e = cudaGetDeviceCount(&n);
+	if (e != cudaSuccess || n == 0) {
+		snprintf(err, len, "no CUDA device: %s",
+			 e != cudaSuccess ? cudaGetErrorString(e) : "the driver reports 0 devices");
+		return -1;
+	}
+	e = cudaSetDevice(0);
+	if (e == cudaSuccess)
+		e = cudaFree(NULL); /* creates the primary context now, not inside a timed run */
+	if (e != cudaSuccess) {
+		snprintf(err, len, "no CUDA device: %s", cudaGetErrorString(e));
+		return -1;
+	}
+	return 0;
+}
+
+static int attr(enum cudaDeviceAttr a)
+{
+	int v = -1;
+	cudaDeviceGetAttribute(&v, a, 0);
+	return v;
+}
+
+void gpu_info(FILE *out)
+{
+	struct cudaDeviceProp p;
+	int drv = 0, rt = 0;
+	if (cudaGetDeviceProperties(&p, 0) == cudaSuccess) {
+		fprintf(out, "meta gpuName %s\nmeta gpuCC %d.%d\n", p.name, p.major, p.minor);
+		fprintf(out, "meta gpuGlobalMem %zu\nmeta gpuSharedPerSM %zu\n", p.totalGlobalMem,
+			p.sharedMemPerMultiprocessor);
+		fprintf(out, "meta gpuMaxWarpsPerSM %d\n", p.maxThreadsPerMultiProcessor / 32);
+	}
+	fprintf(out, "meta gpuSMs %d\nmeta gpuClockKHz %d\nmeta gpuMemClockKHz %d\n",
+		attr(cudaDevAttrMultiProcessorCount), attr(cudaDevAttrClockRate),
+		attr(cudaDevAttrMemoryClockRate));
+	fprintf(out, "meta gpuBusWidth %d\nmeta gpuL2 %d\n", attr(cudaDevAttrGlobalMemoryBusWidth),
+		attr(cudaDevAttrL2CacheSize));
+	cudaDriverGetVersion(&drv);
+	cudaRuntimeGetVersion(&rt);
+	fprintf(out, "meta cudaDriver %d\nmeta cudaRuntime %d\n", drv, rt);
+	CUpti_Device_GetChipName_Params cp = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+	cp.deviceIndex = 0;
+	if (cuptiDeviceGetChipName(&cp) == CUPTI_SUCCESS && cp.pChipName)
+		fprintf(out, "meta gpuChip %s\n", cp.pChipName);
+}
+
+double gpu_time(const struct rot_kernel *k, void *state, long reps, char *err, size_t len)
+{
+	cudaEvent_t a, b;
+	float ms = 0;
+	double ns = -1;
+	if (cudaEventCreate(&a) != cudaSuccess || cudaEventCreate(&b) != cudaSuccess) {
+		snprintf(err, len, "cudaEventCreate failed");
+		return -1;
+	}
+	cudaEventRecord(a, 0);
+	for (long i = 0; i < reps; i++)
+		k->run(state);
+	cudaEventRecord(b, 0);
+	cudaError_t e = cudaEventSynchronize(b);
+	if (e == cudaSuccess)
+		e = cudaGetLastError();
+	if (e == cudaSuccess && cudaEventElapsedTime(&ms, a, b) == cudaSuccess)
+		ns = (double)ms * 1e6;
+	else
+		snprintf(err, len, "kernel '%s' failed on the GPU: %s", k->name, cudaGetErrorString(e));
+	cudaEventDestroy(a);
+	cudaEventDestroy(b);
+	return ns;
+}
+
+int gpu_flush_l2(char *err, size_t len)
+{
+	static void *scratch;
+	static size_t bytes;
+	if (!scratch) {
+		int l2 = attr(cudaDevAttrL2CacheSize);
+		bytes = 2 * (size_t)(l2 > 0 ? l2 : 64 << 20);
+		if (cudaMalloc(&scratch, bytes) != cudaSuccess) {
+			snprintf(err, len, "cannot allocate the L2 flush buffer (%zu bytes)", bytes);
+			scratch = NULL;
+			return -1;
+		}
+	}
+	static int round;
+	cudaMemset(scratch, ++round & 0xff, bytes);
+	cudaError_t e = cudaDeviceSynchronize();
+	if (e != cudaSuccess) {
+		snprintf(err, len, "L2 flush failed: %s", cudaGetErrorString(e));
+		return -1;
+	}
+	return 0;
+}
+
+int gpu_chip(FILE *out)
+{
+	CUpti_Device_GetChipName_Params cp = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+	cp.deviceIndex = 0;
+	if (cuptiDeviceGetChipName(&cp) != CUPTI_SUCCESS || !cp.pChipName)
+		return -1;
+	fprintf(out, "%s\n", cp.pChipName);
+	return 0;
+}
+
+/* --- metrics: host API, no device needed --- */
+
+static int host_init(const char *chip, const uint8_t *avail, CUpti_Profiler_Host_Object **obj,
+		     char *err, size_t len)
+{
+	CUpti_Profiler_Host_Initialize_Params ip = {CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
+	ip.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+	ip.pChipName = chip;
+	ip.pCounterAvailabilityImage = avail;
+	CUptiResult r = cuptiProfilerHostInitialize(&ip);
+	if (r != CUPTI_SUCCESS) {
+		char what[128];
+		snprintf(what, sizeof what, "CUPTI host initialization for chip '%s'", chip);
+		cupti_error(err, len, what, r);
+		return -1;
+	}
+	*obj = ip.pHostObject;
+	return 0;
+}
+
+static void host_free(CUpti_Profiler_Host_Object *obj)
+{
+	CUpti_Profiler_Host_Deinitialize_Params dp = {CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
+	dp.pHostObject = obj;
+	cuptiProfilerHostDeinitialize(&dp);
+}
+
+static int known(CUpti_Profiler_Host_Object *obj, const char *metric)
+{
+	CUpti_Profiler_Host_GetMetricProperties_Params mp = {
+		CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE};
+	mp.pHostObject = obj;
+	mp.pMetricName = metric;
+	return cuptiProfilerHostGetMetricProperties(&mp) == CUPTI_SUCCESS;
+}
+
+static int distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	int prev[256], cur[256];
+	if (la > 250 || lb > 250)
+		return 1000;
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = (int)j;
+	for (size_t i = 1; i <= la; i++) {
+		cur[0] = (int)i;
+		for (size_t j = 1; j <= lb; j++) {
+			int c = prev[j - 1] + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
+			int d = prev[j] + 1 < cur[j - 1] + 1 ? prev[j] + 1 : cur[j - 1] + 1;
+			cur[j] = c < d ? c : d;
+		}
+		memcpy(prev, cur, (lb + 1) * sizeof *cur);
+	}
+	return prev[lb];
+}
+
+/* The three base metrics nearest to metric's base name (the part before the rollup). */
+static void suggest(FILE *out, CUpti_Profiler_Host_Object *obj, const char *metric)
+{
+	char base[256];
+	snprintf(base, sizeof base, "%s", metric);
+	char *dot = strrchr(base, '.');
+	const char *rollup = "";
+	if (dot && (!strcmp(dot, ".sum") || !strcmp(dot, ".avg") || !strcmp(dot, ".max") ||
+		    !strcmp(dot, ".min") || !strcmp(dot, ".pct") || !strcmp(dot, ".ratio") ||
+		    !strcmp(dot, ".per_second"))) {
+		rollup = metric + (dot - base);
+		*dot = '\0';
+	}
+	const char *best[3] = {0};
+	int bestd[3] = {1 << 20, 1 << 20, 1 << 20};
+	for (int t = 0; t < CUPTI_METRIC_TYPE__COUNT; t++) {
+		CUpti_Profiler_Host_GetBaseMetrics_Params bp = {
+			CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE};
+		bp.pHostObject = obj;
+		bp.metricType = (CUpti_MetricType)t;
+		if (cuptiProfilerHostGetBaseMetrics(&bp) != CUPTI_SUCCESS)
+			continue;
+		for (size_t i = 0; i < bp.numMetrics; i++) {
+			int dup = 0; /* a base metric can be listed under several types */
+			for (int j = 0; j < 3; j++)
+				dup |= best[j] && strcmp(best[j], bp.ppMetricNames[i]) == 0;
+			if (dup)
+				continue;
+			int d = distance(base, bp.ppMetricNames[i]);
+			for (int j = 0; j < 3; j++) {
+				if (d < bestd[j]) {
+					for (int m = 2; m > j; m--) {
+						bestd[m] = bestd[m - 1];
+						best[m] = best[m - 1];
+					}
+					bestd[j] = d;
+					best[j] = bp.ppMetricNames[i];
+					break;
+				}
+			}
+		}
+	}
+	fprintf(out, "unknown %s", metric);
+	for (int j = 0; j < 3; j++)
+		if (best[j])
+			fprintf(out, " %s%s", best[j], rollup);
+	fprintf(out, "\n");
+}
+
+static int config_image(CUpti_Profiler_Host_Object *obj, const char *const *metrics, int n,
+			uint8_t **image, size_t *size, size_t *passes, char *err, size_t len)
+{
+	CUpti_Profiler_Host_ConfigAddMetrics_Params ap = {
+		CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+	ap.pHostObject = obj;
+	ap.ppMetricNames = (const char **)metrics;
+	ap.numMetrics = (size_t)n;
+	CUptiResult r = cuptiProfilerHostConfigAddMetrics(&ap);
+	if (r != CUPTI_SUCCESS) {
+		cupti_error(err, len, "adding the metrics to the configuration", r);
+		return -1;
+	}
+	CUpti_Profiler_Host_GetConfigImageSize_Params sp = {
+		CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
+	sp.pHostObject = obj;
+	if ((r = cuptiProfilerHostGetConfigImageSize(&sp)) != CUPTI_SUCCESS) {
+		cupti_error(err, len, "config image size", r);
+		return -1;
+	}
+	*image = malloc(sp.configImageSize);
+	*size = sp.configImageSize;
+	CUpti_Profiler_Host_GetConfigImage_Params gp = {CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
+	gp.pHostObject = obj;
+	gp.configImageSize = sp.configImageSize;
+	gp.pConfigImage = *image;
+	if (!*image || (r = cuptiProfilerHostGetConfigImage(&gp)) != CUPTI_SUCCESS) {
+		cupti_error(err, len, "config image", r);
+		return -1;
+	}
+	CUpti_Profiler_Host_GetNumOfPasses_Params np = {CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
+	np.configImageSize = sp.configImageSize;
+	np.pConfigImage = *image;
+	if ((r = cuptiProfilerHostGetNumOfPasses(&np)) != CUPTI_SUCCESS) {
+		cupti_error(err, len, "number of passes", r);
+		return -1;
+	}
+	*passes = np.numOfPasses;
+	return 0;
+}
+
+int gpu_check_metrics(FILE *out, const char *chip, const char *const *metrics, int n)
+{
+	CUpti_Profiler_Host_Object *obj;
+	char err[512];
+	uint8_t *image = NULL;
+	size_t size, passes;
+	int bad = 0, rc = -1;
+	if (host_init(chip, NULL, &obj, err, sizeof err) < 0) {
+		fprintf(out, "error %s\n", err);
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		if (known(obj, metrics[i])) {
+			fprintf(out, "ok %s\n", metrics[i]);
+		} else {
+			suggest(out, obj, metrics[i]);
+			bad = 1;
+		}
+	}
+	if (!bad) {
+		if (config_image(obj, metrics, n, &image, &size, &passes, err, sizeof err) < 0) {
+			fprintf(out, "error %s\n", err);
+			goto out;
+		}
+		fprintf(out, "passes %zu\n", passes);
+	}
+	rc = bad;
+out:
+	free(image);
+	host_free(obj);
+	return rc;
+}
+
+/* --- profiling: range profiler on the device --- */
+
+typedef int (*cu_ctx_get_current)(void **ctx);
+
+int gpu_profile(const struct rot_kernel *k, void *state, const char *const *metrics, int n,
+		double *values, int *npasses, char *err, size_t len)
+{
+	CUptiResult r;
+	CUpti_Profiler_Host_Object *obj = NULL;
+	CUpti_RangeProfiler_Object *rp = NULL;
+	uint8_t *avail = NULL, *config = NULL, *data = NULL;
+	size_t config_size = 0, passes = 0;
+	void *ctx = NULL;
+	cu_ctx_get_current get_ctx = NULL;
+	int rc = -1;
+
+	CUpti_Profiler_Initialize_Params pi = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+	if ((r = cuptiProfilerInitialize(&pi)) != CUPTI_SUCCESS) {
+		cupti_error(err, len, "cuptiProfilerInitialize", r);
+		return -1;
+	}
+	/* the current context, through the runtime: the core never links libcuda itself */
+	if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", (void **)&get_ctx, 12000,
+					     cudaEnableDefault, NULL) != cudaSuccess ||
+	    !get_ctx || get_ctx(&ctx) != 0 || !ctx) {
+		snprintf(err, len, "cannot get the current CUDA context");
+		goto out;
+	}
+	CUpti_Device_GetChipName_Params cp = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+	cp.deviceIndex = 0;
+	if ((r = cuptiDeviceGetChipName(&cp)) != CUPTI_SUCCESS) {
+		cupti_error(err, len, "chip name", r);
+		goto out;
+	}
+	CUpti_Profiler_GetCounterAvailability_Params ap = {
+		CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
+	ap.ctx = ctx;
+	if ((r = cuptiProfilerGetCounterAvailability(&ap)) != CUPTI_SUCCESS) {
+		cupti_error(err, len, "counter availability", r);
+		goto out;
+	}
+	avail = malloc(ap.counterAvailabilityImageSize);
+	ap.pCounterAvailabilityImage = avail;
+	if (!avail || (r = cuptiProfilerGetCounterAvailability(&ap)) != CUPTI_SUCCESS) {
+		cupti_error(err, len, "counter availability image", r);
+		goto out;
+	}
+	if (host_init(cp.pChipName, avail, &obj, err, len) < 0)
+		goto out;
+	if (config_image(obj, metrics, n, &config, &config_size, &passes, err, len) < 0)
+		goto out;
+	CUpti_RangeProfiler_Enable_Params ep = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+	ep.ctx = ctx;
+	if ((r = cuptiRangeProfilerEnable(&ep)) != CUPTI_SUCCESS) {
+		cupti_error(err, len, "enabling the range profiler", r);
+		goto out;
+	}
+	rp = ep.pRangeProfilerObject;
+	CUpti_RangeProfiler_GetCounterDataSize_Params sp = {
+		CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+	sp.pRangeProfilerObject = rp;
+	sp.pMetricNames = (const char **)metrics;
+	sp.numMetrics = (size_t)n;
+	sp.maxNumOfRanges = 1;
+	sp.maxNumRangeTreeNodes = 1;
+	if ((r = cuptiRangeProfilerGetCounterDataSize(&sp)) != CUPTI_SUCCESS) {
+		cupti_error(err, len, "counter data size", r);
+		goto out;
+	}
+	data = malloc(sp.counterDataSize);
+	CUpti_RangeProfiler_CounterDataImage_Initialize_Params dp = {
+		CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+	dp.pRangeProfilerObject = rp;
+	dp.counterDataSize = sp.counterDataSize;
+	dp.pCounterData = data;
+	if (!data || (r = cuptiRangeProfilerCounterDataImageInitialize(&dp)) != CUPTI_SUCCESS) {
+		cupti_error(err, len, "counter data image", r);
+		goto out;
+	}
+	CUpti_RangeProfiler_SetConfig_Params cfg = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+	cfg.pRangeProfilerObject = rp;
+	cfg.configSize = config_size;
+	cfg.pConfig = config;
+	cfg.counterDataImageSize = sp.counterDataSize;
+	cfg.pCounterDataImage = data;
+	cfg.range = CUPTI_UserRange;
+	cfg.replayMode = CUPTI_UserReplay;
+	cfg.maxRangesPerPass = 1;
+	cfg.numNestingLevels = 1;
+	cfg.minNestingLevel = 1;
+	cfg.passIndex = 0;
+	cfg.targetNestingLevel = 1;
+	if ((r = cuptiRangeProfilerSetConfig(&cfg)) != CUPTI_SUCCESS) {
+		cupti_error(err, len, "range profiler configuration", r);
+		goto out;
+	}
+	/* one range around one invocation, replayed until every pass is submitted */
+	int done = 0, pass = 0;
+	while (!done && pass < 256) {
+		if (pass > 0 && k->reset)
+			k->reset(state);
+		cudaDeviceSynchronize();
+		CUpti_RangeProfiler_Start_Params st = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+		st.pRangeProfilerObject = rp;
+		CUpti_RangeProfiler_PushRange_Params pu = {CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+		pu.pRangeProfilerObject = rp;
+		pu.pRangeName = k->name;
+		CUpti_RangeProfiler_PopRange_Params po = {CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+		po.pRangeProfilerObject = rp;
+		CUpti_RangeProfiler_Stop_Params sq = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+		sq.pRangeProfilerObject = rp;
+		if ((r = cuptiRangeProfilerStart(&st)) != CUPTI_SUCCESS ||
+		    (r = cuptiRangeProfilerPushRange(&pu)) != CUPTI_SUCCESS) {
+			cupti_error(err, len, "starting a profiling pass", r);
+			goto out;
+		}
+		k->run(state);
+		cudaDeviceSynchronize();
+		if ((r = cuptiRangeProfilerPopRange(&po)) != CUPTI_SUCCESS ||
+		    (r = cuptiRangeProfilerStop(&sq)) != CUPTI_SUCCESS) {
+			cupti_error(err, len, "ending a profiling pass", r);
+			goto out;
+		}
+		done = sq.isAllPassSubmitted;
+		pass++;
+	}
+	CUpti_RangeProfiler_DecodeData_Params dd = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+	dd.pRangeProfilerObject = rp;
+	if ((r = cuptiRangeProfilerDecodeData(&dd)) != CUPTI_SUCCESS) {
+		cupti_error(err, len, "decoding the counter data", r);
+		goto out;
+	}
+	CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {
+		CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+	ev.pHostObject = obj;
+	ev.pCounterDataImage = data;
+	ev.counterDataImageSize = sp.counterDataSize;
+	ev.rangeIndex = 0;
+	ev.ppMetricNames = (const char **)metrics;
+	ev.numMetrics = (size_t)n;
+	ev.pMetricValues = values;
+	if ((r = cuptiProfilerHostEvaluateToGpuValues(&ev)) != CUPTI_SUCCESS) {
+		cupti_error(err, len, "evaluating the metrics", r);
+		goto out;
+	}
+	*npasses = pass;
+	rc = 0;
+out:
+	if (rp) {
+		CUpti_RangeProfiler_Disable_Params dis = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+		dis.pRangeProfilerObject = rp;
+		cuptiRangeProfilerDisable(&dis);
+	}
+	if (obj)
+		host_free(obj);
+	free(avail);
+	free(config);
+	free(data);
+	CUpti_Profiler_DeInitialize_Params pd = {CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
+	cuptiProfilerDeInitialize(&pd);
+	return rc;
+}
+#endif

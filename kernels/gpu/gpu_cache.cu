@@ -1,0 +1,104 @@
+/* gpu_cache: bandwidth of the memory level a working set fits in (gpumembench style): every
+ * thread reads its slice of a ws-byte buffer `rounds` times. Small ws: L1; up to the L2 size:
+ * L2; beyond: HBM. GCACHE_SHARED 1: the same through shared memory (load/store throughput). */
+#include "macro/GCACHE_SHARED.h"
+#include "common.cuh"
+
+#ifndef GCACHE_SHARED
+#define GCACHE_SHARED 0
+#endif
+#define BLOCK 256
+
+struct st {
+	float4 *buf;
+	float *sink;
+	size_t elems;
+	int rounds, blocks;
+};
+
+static const struct rot_param params[] = {
+	{"ws", 1 << 20, "working set in bytes (per block for shared memory)"},
+	{"rounds", 64, "times each element is read"},
+	{nullptr, 0, nullptr}};
+
+__global__ void cache_kernel(const float4 *__restrict__ buf, size_t elems, int rounds, float *sink)
+{
+	float4 acc = make_float4(0, 0, 0, 0);
+#if GCACHE_SHARED
+	__shared__ float4 sm[4096]; /* 64 KiB: elems is capped to it */
+	for (size_t i = threadIdx.x; i < elems; i += blockDim.x)
+		sm[i] = make_float4(i, 0, 0, 0);
+	__syncthreads();
+	for (int r = 0; r < rounds; r++)
+		for (size_t i = threadIdx.x; i < elems; i += blockDim.x) {
+			float4 v = sm[i];
+			acc.x += v.x, acc.y += v.y, acc.z += v.z, acc.w += v.w;
+			sm[i] = v; /* a store for each load: load/store throughput */
+		}
+#else
+	size_t stride = (size_t)gridDim.x * blockDim.x;
+	for (int r = 0; r < rounds; r++)
+		for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < elems; i += stride) {
+			float4 v = __ldcg(&buf[i]); /* cache at L2 only unless the set is tiny */
+			acc.x += v.x, acc.y += v.y, acc.z += v.z, acc.w += v.w;
+		}
+#endif
+	if (acc.x + acc.y + acc.z + acc.w == -1.0f)
+		*sink = acc.x;
+}
+
+static void *init(const struct rot_args *args)
+{
+	st *s = (st *)calloc(1, sizeof *s);
+	if (!s)
+		return nullptr;
+	size_t ws = (size_t)rot_arg(args, "ws");
+	s->elems = ws / sizeof(float4);
+	if (GCACHE_SHARED && s->elems > 4096)
+		s->elems = 4096;
+	s->rounds = (int)rot_arg(args, "rounds");
+	s->blocks = GCACHE_SHARED ? sm_count() * 4 : (int)grid_for(s->elems, BLOCK);
+	s->buf = (float4 *)dev_alloc(s->elems * sizeof(float4));
+	s->sink = (float *)dev_alloc(sizeof(float));
+	if (!s->buf || !s->sink) {
+		cudaFree(s->buf), cudaFree(s->sink), free(s);
+		return nullptr;
+	}
+	cudaMemset(s->buf, 0, s->elems * sizeof(float4));
+	return s;
+}
+
+static void run(void *p)
+{
+	st *s = (st *)p;
+	cache_kernel<<<s->blocks, BLOCK>>>(s->buf, s->elems, s->rounds, s->sink);
+}
+
+static void dispose(void *p)
+{
+	st *s = (st *)p;
+	cudaFree(s->buf), cudaFree(s->sink), free(s);
+}
+
+static double flops(const struct rot_args *a)
+{
+	double elems = rot_arg(a, "ws") / 16;
+	if (GCACHE_SHARED && elems > 4096)
+		elems = 4096;
+	return 4 * elems * rot_arg(a, "rounds") * (GCACHE_SHARED ? 0 : 1);
+}
+
+/* global: ws read `rounds` times; shared: the bytes loaded and stored per block are not
+ * known before the launch (blocks = 4 per SM), so the declared count is per block */
+static double bytes(const struct rot_args *a)
+{
+	double ws = rot_arg(a, "ws");
+	if (GCACHE_SHARED && ws > 65536)
+		ws = 65536;
+	return ws * rot_arg(a, "rounds") * (GCACHE_SHARED ? 2 : 1);
+}
+
+static const struct rot_kernel gpu_cache = {
+	"gpu_cache", "cache-level and shared-memory bandwidth", params, init, run, nullptr, dispose,
+	nullptr, flops, bytes, 1, nullptr};
+ROT_KERNEL(gpu_cache)

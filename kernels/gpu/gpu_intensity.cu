@@ -1,0 +1,106 @@
+/* gpu_intensity: mixbench-style: each thread loads elements, does fpe multiply-adds on each
+ * and stores it, so one sweep of fpe walks from the memory roof to the compute roof.
+ * GINT_TYPE: 0 fp32, 1 fp64, 2 fp16 (half2: one instruction does two), 3 int32. */
+#include "macro/GINT_BLOCK.h"
+#include "macro/GINT_TYPE.h"
+#include "common.cuh"
+
+#include <cuda_fp16.h>
+
+#ifndef GINT_TYPE
+#define GINT_TYPE 0
+#endif
+#ifndef GINT_BLOCK
+#define GINT_BLOCK 256
+#endif
+#if GINT_TYPE == 0
+typedef float elem;
+#define LANES 1
+#define MAD(x) (x = x * (elem)0.999f + (elem)0.001f)
+#elif GINT_TYPE == 1
+typedef double elem;
+#define LANES 1
+#define MAD(x) (x = x * 0.999 + 0.001)
+#elif GINT_TYPE == 2
+typedef __half2 elem;
+#define LANES 2
+#define MAD(x) (x = __hfma2(x, __float2half2_rn(0.999f), __float2half2_rn(0.001f)))
+#else
+typedef int elem;
+#define LANES 1
+#define MAD(x) (x = x * 3 + 1)
+#endif
+
+struct st {
+	elem *a;
+	size_t n;
+	int fpe;
+};
+
+static const struct rot_param params[] = {
+	{"n", 1 << 24, "elements (half2 pairs for fp16)"},
+	{"fpe", 1, "multiply-adds per element"},
+	{nullptr, 0, nullptr}};
+
+__global__ void intensity_kernel(elem *__restrict__ a, size_t n, int fpe)
+{
+	size_t stride = (size_t)gridDim.x * blockDim.x;
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += stride) {
+		elem x = a[i];
+		for (int k = 0; k < fpe; k++)
+			MAD(x);
+		a[i] = x;
+	}
+}
+
+static void *init(const struct rot_args *args)
+{
+	st *s = (st *)calloc(1, sizeof *s);
+	if (!s)
+		return nullptr;
+	s->n = (size_t)rot_arg(args, "n");
+	s->fpe = (int)rot_arg(args, "fpe");
+	s->a = (elem *)dev_alloc(s->n * sizeof(elem));
+	if (!s->a) {
+		free(s);
+		return nullptr;
+	}
+	cudaMemset(s->a, 0, s->n * sizeof(elem));
+	cudaDeviceSynchronize();
+	return s;
+}
+
+static void run(void *p)
+{
+	st *s = (st *)p;
+	intensity_kernel<<<grid_for(s->n, GINT_BLOCK), GINT_BLOCK>>>(s->a, s->n, s->fpe);
+}
+
+/* the loads and stores are the same values again: a pass starts from what the last left */
+static void reset(void *p)
+{
+	st *s = (st *)p;
+	cudaMemset(s->a, 0, s->n * sizeof(elem));
+}
+
+static void dispose(void *p)
+{
+	st *s = (st *)p;
+	cudaFree(s->a), free(s);
+}
+
+/* 2 operations per multiply-add and lane (integer ones counted the same way) */
+static double flops(const struct rot_args *a)
+{
+	return 2.0 * LANES * rot_arg(a, "fpe") * rot_arg(a, "n");
+}
+
+static double bytes(const struct rot_args *a)
+{
+	return 2.0 * sizeof(elem) * rot_arg(a, "n");
+}
+
+static const struct rot_kernel gpu_intensity = {
+	"gpu_intensity", "fpe multiply-adds per loaded element", params, init, run, nullptr, dispose,
+	nullptr, flops, bytes, 1, reset};
+ROT_KERNEL(gpu_intensity)
