@@ -21,7 +21,7 @@ static const struct rot_param params[] = {
 	{"rounds", 64, "times each element is read"},
 	{nullptr, 0, nullptr}};
 
-__global__ void cache_kernel(const float4 *__restrict__ buf, size_t elems, int rounds, float *sink)
+static __global__ void cache_kernel(const float4 *__restrict__ buf, size_t elems, int rounds, float *sink)
 {
 	float4 acc = make_float4(0, 0, 0, 0);
 #if GCACHE_SHARED

@@ -22,7 +22,7 @@ static const struct rot_param params[] = {
 	{"threads", 32, "threads per block"},
 	{nullptr, 0, nullptr}};
 
-__global__ void chain_kernel(long n, const unsigned *__restrict__ chase, double *sink)
+static __global__ void chain_kernel(long n, const unsigned *__restrict__ chase, double *sink)
 {
 #if GCHAIN_OP == 6
 	__shared__ unsigned ring[1024];

@@ -21,7 +21,7 @@ struct st {
 
 static const struct rot_param params[] = {{"n", 2048, "matrix order"}, {nullptr, 0, nullptr}};
 
-__global__ void gemm_kernel(const elem *__restrict__ a, const elem *__restrict__ b, elem *c, int n)
+static __global__ void gemm_kernel(const elem *__restrict__ a, const elem *__restrict__ b, elem *c, int n)
 {
 	__shared__ elem ta[T][T], tb[T][T];
 	int row = blockIdx.y * T + threadIdx.y, col = blockIdx.x * T + threadIdx.x;

@@ -30,7 +30,7 @@ static const struct rot_param params[] = {
 	{"random", 0, "0: solid image, 1: uniformly random channels"},
 	{nullptr, 0, nullptr}};
 
-__global__ void hist_kernel(const uint8_t *__restrict__ in, size_t n, unsigned *hist, unsigned *sink)
+static __global__ void hist_kernel(const uint8_t *__restrict__ in, size_t n, unsigned *hist, unsigned *sink)
 {
 	__shared__ unsigned smem[CHANNELS * BINS];
 	for (int i = threadIdx.x; i < CHANNELS * BINS; i += blockDim.x)

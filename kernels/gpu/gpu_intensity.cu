@@ -42,7 +42,7 @@ static const struct rot_param params[] = {
 	{"fpe", 1, "multiply-adds per element"},
 	{nullptr, 0, nullptr}};
 
-__global__ void intensity_kernel(elem *__restrict__ a, size_t n, int fpe)
+static __global__ void intensity_kernel(elem *__restrict__ a, size_t n, int fpe)
 {
 	size_t stride = (size_t)gridDim.x * blockDim.x;
 	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += stride) {

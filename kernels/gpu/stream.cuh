@@ -24,7 +24,7 @@ struct gstream {
 
 static const struct rot_param params[] = {{"n", 1 << 25, "elements per array"}, {nullptr, 0, nullptr}};
 
-__global__ void gstream_kernel(elem *__restrict__ a, elem *__restrict__ b,
+static __global__ void gstream_kernel(elem *__restrict__ a, elem *__restrict__ b,
 			       elem *__restrict__ c, double *sum, size_t n)
 {
 	const elem s = (elem)0.4;

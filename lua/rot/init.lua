@@ -154,6 +154,31 @@ function Results:roofline(o)
   return runner.timed("plot", plot.roofline, opts)
 end
 
+--[[ gpu_roofline{name=, title=, compute={{label=, gflops=}}, bandwidth={{label=, gbs=}}}:
+  the hierarchical GPU roofline: one dot per memory level (L1, L2, HBM) for every kernel
+  profiled with the rot.gpu.roofline_metrics, at its intensity against that level's bytes. ]]
+function Results:gpu_roofline(o)
+  local dots = {}
+  for _, r in ipairs(self.rows) do
+    if r.gpu and r.gpu.gflops then
+      for _, l in ipairs(require("rot.gpu").levels) do
+        local i = r.gpu.intensity[l.name]
+        if i then
+          dots[#dots + 1] = { intensity = i, gflops = r.gpu.gflops, level = l.name, counts = "measured",
+            workingSet = r.workingSet, label = r.desc.workloads[1].kernel }
+        end
+      end
+    end
+  end
+  local opts = {
+    rows = dots, name = o.name, title = o.title or "hierarchical GPU roofline",
+    series = function(d) return d.level end, label = function(d) return d.label end,
+    compute = o.compute or {}, bandwidth = o.bandwidth or {},
+    dir = outdir(), gnuplot = rot.get("gnuplot"), pdf = o.pdf or rot.get("pdf"),
+  }
+  return runner.timed("plot", plot.roofline, opts)
+end
+
 local function plot_opts(self, o, extra)
   local opts = { rows = self.rows, name = o.name, title = o.title, series = o.series, label = o.label,
     dir = outdir(), gnuplot = rot.get("gnuplot"), pdf = o.pdf or rot.get("pdf") }

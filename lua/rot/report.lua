@@ -47,6 +47,17 @@ function M.quantities(row, k, ignore_disturbed)
     if best.run.mux then row.multiplexed = true end
   end
   row.flopsDeclared, row.bytesDeclared, row.workingSet = m.flops, m.bytes, m.workingSet
+  -- GPU points: the CUPTI metrics (one profiled invocation) and, when they are the
+  -- hierarchical-roofline set, measured flops and HBM bytes
+  if m.gpuMetric0 then
+    row.gpuMetrics = {}
+    for i = 0, 63 do
+      local name = m["gpuMetric" .. i]
+      if not name then break end
+      row.gpuMetrics[name] = tonumber(m["gpuValue" .. i])
+    end
+    row.gpu = require("rot.gpu").quantities(row.gpuMetrics)
+  end
   local src = {}
   for _, q in ipairs({ "flops", "bytes" }) do
     local combo = row.desc and row.desc.counts and row.desc.counts[q]
@@ -63,6 +74,11 @@ function M.quantities(row, k, ignore_disturbed)
         row[q .. "Ratio"] = declared and declared > 0 and sum / declared or nil
       end
     end
+  end
+  if row.gpu then
+    row.flops, row.bytes, src.flops, src.bytes = row.gpu.flops.total, row.gpu.bytes.HBM, "measured", "measured"
+    row.flopsRatio = m.flops and m.flops > 0 and row.flops / m.flops or nil
+    row.bytesRatio = m.bytes and m.bytes > 0 and row.bytes / m.bytes or nil
   end
   row.counts = src.flops == src.bytes and src.flops or ("flops " .. src.flops .. ", bytes " .. src.bytes)
   row.gflops = row.flops / row.time / 1e9

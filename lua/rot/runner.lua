@@ -513,6 +513,15 @@ function M.asm(spec)
   return out, desc
 end
 
+-- Builds the core for a point without measuring anything; returns the binary (for tests).
+function M.build(spec)
+  local desc, kinfo = M.describe(spec)
+  local bdir = ctx.home .. "/build/core"
+  ensure_dir(bdir, "build directory", "cacheDir")
+  local lock <close> = assert(build.lock(bdir .. "/.lock"))
+  return (M.timed("build", build_core, desc, kinfo))
+end
+
 -- A core binary for commands that only need one (rot events): built for the kernel given.
 function M.any_core(kernel)
   local desc, kinfo = M.describe({ kernel = kernel })

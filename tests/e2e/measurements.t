@@ -4,6 +4,15 @@
 . "$(dirname "$0")/lib.sh"
 
 for m in $("$ROOT/rot" list --names); do
+	case $m in gpu*)
+		if ! ls /dev/nvidia0 >/dev/null 2>&1; then # no device: a clean refusal is the result
+			rot measure "$m" -quick=true >"$T/o" 2>"$T/e"
+			st=$?
+			test $st -ne 0 && grep -q "^rot: no CUDA device" "$T/e" && grep -q "^rot: .* points, cache: " "$T/o"
+			ok $? "rot measure $m without a GPU: refused with 'no CUDA device', summary still printed"
+			continue
+		fi ;;
+	esac
 	rot measure "$m" -quick=true >"$T/o" 2>"$T/e"
 	st=$?
 	ok $st "rot measure $m -quick=true succeeds"

@@ -150,6 +150,34 @@ t.is(dense.limiter, "compute", "high intensity: compute bound")
 t.ok(math.abs(dense.time_bound - 2e9 / 64e9) < 1e-15, "time bound = flops / peak")
 t.is(dense.dominant, "compute", "the dominant term is named")
 
+-- GPU: recorded metric values (a DGEMM-like range) evaluated into roofline quantities
+local gpu = require "rot.gpu"
+local v = {}
+for _, m in ipairs(gpu.roofline_metrics) do v[m] = 0 end
+v["sm__sass_thread_inst_executed_op_dfma_pred_on.sum"] = 1e9
+v["sm__sass_thread_inst_executed_op_dadd_pred_on.sum"] = 2e8
+v["sm__sass_thread_inst_executed_op_ffma_pred_on.sum"] = 5e7
+v["sm__sass_thread_inst_executed_op_hmul_pred_on.sum"] = 1e6
+v["l1tex__t_bytes.sum"], v["lts__t_bytes.sum"], v["dram__bytes.sum"] = 8e9, 2e9, 1e8
+v["sm__cycles_elapsed.avg"], v["sm__cycles_elapsed.avg.per_second"] = 1.98e7, 1.98e9
+v["gpu__time_duration.sum"] = 1.01e7 -- ns
+local g = gpu.quantities(v)
+t.is(g.flops.double, 2.2e9, "double FLOPs = 2*dfma + dmul + dadd")
+t.is(g.flops.single, 1e8, "single FLOPs = 2*ffma")
+t.is(g.flops.half, 1e6, "half FLOPs count hmul once")
+t.ok(math.abs(g.time - 0.01) < 1e-15, "time = cycles / cycles per second = 10 ms")
+t.ok(math.abs(g.timeDeviation - (0.01 / 0.0101 - 1)) < 1e-12, "cross-checked with gpu__time_duration (-1%)")
+t.ok(math.abs(g.gflops - 230.1) < 1e-9, "GFLOP/s from all precisions over the cycle time")
+t.ok(math.abs(g.intensity.HBM - 23.01) < 1e-12 and math.abs(g.intensity.L1 - 0.287625) < 1e-12,
+  "one intensity per level: HBM 23.01, L1 0.2876 flop/B")
+v["dram__bytes.sum"] = nil
+t.ok(gpu.quantities(v) == nil, "a missing metric gives no quantities")
+-- theoretical ceilings of an H100 SXM from its properties
+local th = gpu.theoretical({ gpuCC = "9.0", gpuSMs = 132, gpuClockKHz = 1980000, gpuMemClockKHz = 2619000, gpuBusWidth = 5120 })
+t.ok(math.abs(th.fp64 - 2 * 64 * 132 * 1.98) < 1e-9, "FP64: 64 FMA lanes x 2 x 132 SMs x 1.98 GHz = 33.5 TFLOP/s")
+t.ok(math.abs(th.fp32 - 2 * th.fp64) < 1e-9, "FP32 twice FP64 on Hopper")
+t.ok(math.abs(th.hbm - 3352.32) < 1e-6, "HBM: 2.619 GHz x 2 x 5120 bit / 8 = 3352 GB/s")
+
 -- CSV quoting
 local dir = os.getenv("TMPDIR") or "/tmp"
 local path = report.csv({ { point = { name = 'a,"b"' }, desc = { workloads = { { kernel = "k" } }, flags = "-O2" } } },

@@ -1,0 +1,70 @@
+-- rot.gpu: GPU results: the CUPTI metrics of the hierarchical roofline (NERSC method) and
+-- their evaluation into FLOPs per precision, bytes per level, time and intensities; the
+-- theoretical device ceilings from the device's properties.
+local M = {}
+
+local function inst(p, op) return "sm__sass_thread_inst_executed_op_" .. p .. op .. "_pred_on.sum" end
+
+-- The metrics a hierarchical roofline needs (pass them as a point's gpuMetrics).
+M.roofline_metrics = {
+  inst("d", "fma"), inst("d", "mul"), inst("d", "add"),
+  inst("f", "fma"), inst("f", "mul"), inst("f", "add"),
+  inst("h", "fma"), inst("h", "mul"), inst("h", "add"),
+  "l1tex__t_bytes.sum", "lts__t_bytes.sum", "dram__bytes.sum",
+  "sm__cycles_elapsed.avg", "sm__cycles_elapsed.avg.per_second", "gpu__time_duration.sum",
+}
+
+M.levels = { { name = "L1", metric = "l1tex__t_bytes.sum" }, { name = "L2", metric = "lts__t_bytes.sum" },
+  { name = "HBM", metric = "dram__bytes.sum" } }
+
+--[[ Evaluates metric values (name -> value, one kernel range) into
+  { flops = {double=, single=, half=, total=}, bytes = {L1=, L2=, HBM=}, time = s (cycles/rate),
+    timeDuration = s (gpu__time_duration), timeDeviation = relative difference,
+    gflops =, intensity = {L1=, L2=, HBM=} }; nil and a message when a metric is missing. ]]
+function M.quantities(v)
+  for _, m in ipairs(M.roofline_metrics) do
+    if v[m] == nil then return nil, "metric '" .. m .. "' was not collected" end
+  end
+  local q = { flops = {}, bytes = {}, intensity = {} }
+  for p, name in pairs({ d = "double", f = "single", h = "half" }) do
+    q.flops[name] = 2 * v[inst(p, "fma")] + v[inst(p, "mul")] + v[inst(p, "add")]
+  end
+  q.flops.total = q.flops.double + q.flops.single + q.flops.half
+  for _, l in ipairs(M.levels) do q.bytes[l.name] = v[l.metric] end
+  local rate = v["sm__cycles_elapsed.avg.per_second"]
+  q.time = rate > 0 and v["sm__cycles_elapsed.avg"] / rate or nil
+  q.timeDuration = v["gpu__time_duration.sum"] * 1e-9
+  if q.time and q.timeDuration > 0 then q.timeDeviation = q.time / q.timeDuration - 1 end
+  local t = q.time or q.timeDuration
+  q.gflops = t > 0 and q.flops.total / t / 1e9 or nil
+  for _, l in ipairs(M.levels) do
+    local b = q.bytes[l.name]
+    q.intensity[l.name] = b > 0 and q.flops.total / b or nil
+  end
+  return q
+end
+
+-- Operations per SM per clock (FMA lanes) by compute capability, non-tensor units.
+M.lanes = {
+  ["8.0"] = { fp64 = 32, fp32 = 64, fp16 = 256, int32 = 64 },
+  ["8.6"] = { fp64 = 2, fp32 = 128, fp16 = 128, int32 = 64 },
+  ["8.9"] = { fp64 = 2, fp32 = 128, fp16 = 128, int32 = 64 },
+  ["9.0"] = { fp64 = 64, fp32 = 128, fp16 = 256, int32 = 64 },
+}
+
+-- Theoretical ceilings from a GPU point's metadata: GFLOP/s per precision (2 flops per FMA
+-- lane), GB/s of HBM (memory clock x 2 (double data rate) x bus width).
+function M.theoretical(meta)
+  local out = {}
+  local lanes = M.lanes[tostring(meta.gpuCC)]
+  local ghz, sms = (meta.gpuClockKHz or 0) / 1e6, meta.gpuSMs or 0
+  if lanes then
+    for k, l in pairs(lanes) do out[k] = 2 * l * sms * ghz end
+  end
+  if meta.gpuMemClockKHz and meta.gpuBusWidth then
+    out.hbm = meta.gpuMemClockKHz * 1e3 * 2 * meta.gpuBusWidth / 8 / 1e9
+  end
+  return out
+end
+
+return M

@@ -1,0 +1,38 @@
+#!/bin/sh
+# GPU tests without a device: every .cu builds, declared counts, metric checks (tests/gpu/
+# build.lua); then the measurement path: metric names checked at load, GPU points refused
+# with "no CUDA device" while CPU points go on. Without the CUDA toolkit: a clear skip line.
+cd "$(dirname "$0")/.." || exit 1
+export XDG_CONFIG_HOME="$(mktemp -d)"
+T=$(mktemp -d)
+trap 'rm -rf "$T" "$XDG_CONFIG_HOME"' EXIT
+if [ ! -x /usr/local/cuda/bin/nvcc ]; then
+	./rot measure tests/gpu/mixed.lua -peaksFile=tests/fixtures/peaks.csv -cacheDir="$T/c" -outputDir="$T" >"$T/o" 2>"$T/e"
+	grep -q "CUDA toolkit not found ('/usr/local/cuda/bin/nvcc' missing): GPU points are skipped" "$T/e" && echo "ok 1 - without the toolkit GPU points are skipped with one line" || echo "not ok 1 - no clear skip line"
+	grep -q "1 measured, 1 failed" "$T/o" && echo "ok 2 - the CPU point is still measured" || echo "not ok 2 - CPU point"
+	echo "1..2"
+	exit 0
+fi
+./rot run tests/gpu/build.lua -cacheDir="$T/c" >"$T/tap" 2>&1
+st=$?
+n=$(grep -c '^\(not \)\?ok ' "$T/tap")
+grep '^\(not \)\?ok \|^#' "$T/tap"
+n=$((n + 1))
+[ $st -eq 0 ] && echo "ok $n - the build test script completed" || { echo "not ok $n - build test script"; tail -5 "$T/tap" | sed 's/^/#   /'; }
+
+n=$((n + 1))
+./rot measure tests/gpu/mixed.lua -peaksFile=tests/fixtures/peaks.csv -cacheDir="$T/c" -outputDir="$T" -gpuChip=GH100 >"$T/o" 2>"$T/e"
+st=$?
+if ls /dev/nvidia0 >/dev/null 2>&1; then
+	grep -q "2 measured, 0 failed" "$T/o" && echo "ok $n - with a device both points are measured" || echo "not ok $n - GPU point on a device"
+else
+	[ $st -ne 0 ] && grep -q "^rot: no CUDA device" "$T/e" && echo "ok $n - without a device the GPU point is refused: no CUDA device" || { echo "not ok $n - refusal"; sed 's/^/#   /' "$T/e"; }
+	n=$((n + 1))
+	grep -q "1 measured, 1 failed" "$T/o" && echo "ok $n - the CPU point of the same run is measured" || echo "not ok $n - CPU point"
+fi
+n=$((n + 1))
+grep -q "GPU metrics checked for GH100: [0-9]* profiling pass" "$T/e" && echo "ok $n - metric names are checked when the script loads, with the pass count" || echo "not ok $n - metric check line"
+n=$((n + 1))
+./rot measure tests/gpu/mixed.lua -peaksFile=tests/fixtures/peaks.csv bad -cacheDir="$T/c" -outputDir="$T" -gpuChip=GH100 >"$T/o" 2>"$T/e"
+grep -q "unknown GPU metric 'lts__t_bytez.sum' (near: lts__t_bytes.sum" "$T/e" && grep -q "0 measured, 0 failed" "$T/o" && echo "ok $n - an unknown metric stops the script before anything runs" || { echo "not ok $n - unknown metric"; sed 's/^/#   /' "$T/e"; }
+echo "1..$n"
