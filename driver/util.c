@@ -75,7 +75,9 @@ int util_write_atomic(const char *path, const void *data, size_t len)
 	fd = mkstemp(tmp);
 	if (fd < 0)
 		goto out;
-	if (fchmod(fd, 0644) < 0 || write_all(fd, data, len) < 0 || fsync(fd) < 0)
+	/* no fsync: rename makes the switch atomic; a crash can at worst leave a short file,
+	 * which readers detect (cache entries carry a checksum) and redo */
+	if (fchmod(fd, 0644) < 0 || write_all(fd, data, len) < 0)
 		goto out_unlink;
 	if (close(fd) < 0) {
 		fd = -1;

@@ -9,7 +9,8 @@
 char *util_read_file(const char *path, size_t *len);
 
 /* Writes data to path through a temp file in the same directory and rename(2), so readers
- * see the old or the new content, never a half-written file. Returns 0 or -1 with errno. */
+ * see the old or the new content, never a half-written file (a system crash can still leave
+ * a short one: nothing is fsynced). Returns 0 or -1 with errno. */
 int util_write_atomic(const char *path, const void *data, size_t len);
 
 /* Like util_write_atomic, but leaves the file (and its mtime) untouched when its content
