@@ -178,6 +178,53 @@ t.ok(math.abs(th.fp64 - 2 * 64 * 132 * 1.98) < 1e-9, "FP64: 64 FMA lanes x 2 x 1
 t.ok(math.abs(th.fp32 - 2 * th.fp64) < 1e-9, "FP32 twice FP64 on Hopper")
 t.ok(math.abs(th.hbm - 3352.32) < 1e-6, "HBM: 2.619 GHz x 2 x 5120 bit / 8 = 3352 GB/s")
 
+-- pipeline model: the simulator reproduces equation (1) for one pipeline over a grid
+local pipeline = require "rot.pipeline"
+local bad, cases = 0, 0
+for _, N in ipairs({ 1, 3, 16 }) do
+  for _, W in ipairs({ 1, 2, 3, 5, 8, 13, 24 }) do
+    for _, lat in ipairs({ { 1, 4 }, { 1, 24 }, { 2, 8 }, { 4, 20 }, { 3, 7 } }) do
+      local sim = pipeline.simulate { graph = pipeline.chain("alu", N), pipelines = { alu = { issue = lat[1], completion = lat[2] } },
+        warps = W, groups = 1, concurrent = 1, units = 1 }
+      cases = cases + 1
+      if sim.cycles ~= pipeline.closed_form(N, W, lat[1], lat[2]) then
+        bad = bad + 1
+        io.write(string.format("#   N=%d W=%d λ=%d Λ=%d: simulated %d, closed form %d\n", N, W, lat[1], lat[2], sim.cycles,
+          pipeline.closed_form(N, W, lat[1], lat[2])))
+      end
+    end
+  end
+end
+t.is(bad, 0, "simulated cycles equal t = NΛ + (W-1)λ or Λ + (NW-1)λ in all " .. cases .. " cases")
+-- groups: N_total groups over P units, M at once: 2 rounds of one group each double the time
+local one = pipeline.simulate { graph = pipeline.chain("alu", 10), pipelines = { alu = { issue = 1, completion = 4 } },
+  warps = 1, groups = 1, concurrent = 1, units = 1, frequency = 1e9 }
+local two = pipeline.simulate { graph = pipeline.chain("alu", 10), pipelines = { alu = { issue = 1, completion = 4 } },
+  warps = 1, groups = 4, concurrent = 1, units = 2, frequency = 1e9 }
+t.is(two.cycles, 2 * one.cycles, "ceil(N_total / P) groups run one after the other when M = 1")
+t.ok(math.abs(one.seconds - 40e-9) < 1e-18, "seconds = cycles / f")
+-- two pipelines work in parallel; dependences across them serialize
+local g = pipeline.graph { { loop = 4, body = { { name = "a", class = "alu", deps = { "a" } }, { name = "m", class = "mem", deps = { "m" } } } } }
+local par = pipeline.simulate { graph = g, pipelines = { alu = { issue = 1, completion = 4 }, mem = { issue = 1, completion = 4 } } }
+t.is(par.cycles, 16, "independent alu and mem chains overlap: 4 x 4 cycles")
+local dep = pipeline.graph { { loop = 4, body = { { name = "m", class = "mem", deps = { "a" } }, { name = "a", class = "alu", deps = { "m" } } } } }
+local ser = pipeline.simulate { graph = dep, pipelines = { alu = { issue = 1, completion = 4 }, mem = { issue = 1, completion = 10 } } }
+t.is(ser.cycles, 4 * (10 + 4), "a load feeding an add feeding the next load: 4 x (10 + 4)")
+local lim = pipeline.simulate { graph = g, pipelines = { alu = { issue = 1, completion = 1 }, mem = { issue = 1, completion = 1 } }, warps = 4, issue_limit = 1 }
+t.is(lim.cycles, 32, "an issue limit of 1 per cycle serializes two pipelines: 32 instructions, 32 cycles")
+-- real-valued latencies (ns from a measurement) follow the same closed form
+local fr = 0
+for _, W in ipairs({ 1, 2, 3, 8, 16 }) do
+  local sim = pipeline.simulate { graph = pipeline.chain("fpu", 50), pipelines = { fpu = { issue = 0.25, completion = 2.02 } }, warps = W }
+  if math.abs(sim.cycles - pipeline.closed_form(50, W, 0.25, 2.02)) > 1e-9 then fr = fr + 1 end
+end
+t.is(fr, 0, "fractional latencies (λ=0.25, Λ=2.02) simulate to the closed form too")
+-- latencies back from a boat hull made with the closed form
+local hull = {}
+for _, W in ipairs({ 1, 2, 4, 8, 16 }) do hull[#hull + 1] = { w = W, t = pipeline.closed_form(100, W, 2, 8) } end
+local li, lc = pipeline.latencies(hull, 100)
+t.ok(math.abs(li - 2) < 0.01 and math.abs(lc - 8) < 0.1, string.format("boat hull gives back λ=2, Λ=8 (%.3f, %.3f)", li, lc))
+
 -- CSV quoting
 local dir = os.getenv("TMPDIR") or "/tmp"
 local path = report.csv({ { point = { name = 'a,"b"' }, desc = { workloads = { { kernel = "k" } }, flags = "-O2" } } },

@@ -1,0 +1,195 @@
+-- rot.pipeline: the pipeline performance model (Cornelis & Lemeire): instruction dependence
+-- graphs, an event-driven simulator of compute units (their Algorithm 1), the closed form of
+-- equation (1), and issue/completion latencies read off a "boat hull" of measured times.
+local M = {}
+
+--[[ graph(spec): expands a declarative kernel into a flat instruction list.
+  spec = { {name=, class=, deps={names}}, {loop=trips, body={...}}, ... }
+  In a loop, a dependence on a name inside the body means the previous instruction of that
+  name: the same trip, or the last trip for names defined later in the body (a carried value).
+  Returns { {class=, deps={indices}} , ... } in program order. ]]
+function M.graph(spec)
+  local out, last = {}, {}
+  local function emit(list)
+    for _, ins in ipairs(list) do
+      if ins.loop then
+        for _ = 1, ins.loop do emit(ins.body) end
+      else
+        assert(ins.class, "instruction '" .. tostring(ins.name) .. "' needs a class")
+        local deps = {}
+        for _, d in ipairs(ins.deps or {}) do
+          if last[d] then deps[#deps + 1] = last[d] end
+        end
+        out[#out + 1] = { class = ins.class, deps = deps, name = ins.name }
+        if ins.name then last[ins.name] = #out end
+      end
+    end
+  end
+  emit(spec)
+  return out
+end
+
+-- A chain of n dependent instructions of one class.
+function M.chain(class, n)
+  return M.graph { { loop = n, body = { { name = "x", class = class, deps = { "x" } } } } }
+end
+
+-- binary heap of events ordered by time, completions before issues at the same time
+local function less(a, b)
+  if a.t ~= b.t then return a.t < b.t end
+  if a.kind ~= b.kind then return a.kind == "complete" end
+  return a.seq < b.seq
+end
+local function push(h, e)
+  h.n = h.n + 1
+  h.seq = h.seq + 1
+  e.seq = h.seq
+  local i = h.n
+  h[i] = e
+  while i > 1 do
+    local p = i // 2
+    if less(h[i], h[p]) then h[i], h[p] = h[p], h[i]; i = p else break end
+  end
+end
+local function pop(h)
+  local top = h[1]
+  h[1] = h[h.n]
+  h[h.n] = nil
+  h.n = h.n - 1
+  local i = 1
+  while true do
+    local l, r, m = 2 * i, 2 * i + 1, i
+    if l <= h.n and less(h[l], h[m]) then m = l end
+    if r <= h.n and less(h[r], h[m]) then m = r end
+    if m == i then break end
+    h[i], h[m] = h[m], h[i]
+    i = m
+  end
+  return top
+end
+
+--[[ simulate{ graph=, pipelines={class={issue=λ, completion=Λ}}, units=P, frequency=f (Hz),
+    groups=N_total, concurrent=M (groups per unit at once), warps=warps per group,
+    issue_limit=instructions per cycle per unit (optional) }
+  -> { cycles=, seconds= } for the busiest unit (N = ceil(N_total / P) groups). ]]
+function M.simulate(o)
+  local graph, pipes = o.graph, o.pipelines
+  for _, ins in ipairs(graph) do
+    if not pipes[ins.class] then error("no pipeline for instruction class '" .. ins.class .. "'", 2) end
+  end
+  local groups_here = math.ceil((o.groups or 1) / (o.units or 1))
+  local warps_per_group = o.warps or 1
+  local waiting = groups_here - math.min(o.concurrent or 1, groups_here)
+  local heap = { n = 0, seq = 0 }
+  local ctimes = { n = 0, seq = 0 } -- pending completion times, popped in the same order
+  local active, warps = {}, {} -- warps: {group=, state={issued=, done=}, done_count=}
+  local active_groups = 0
+  local function add_group()
+    local g = { remaining = warps_per_group }
+    active_groups = active_groups + 1
+    for _ = 1, warps_per_group do
+      warps[#warps + 1] = { group = g, issued = {}, done = {}, next = 1, ndone = 0 }
+    end
+  end
+  for _ = 1, math.min(o.concurrent or 1, groups_here) do add_group() end
+  local classes = {}
+  for c in pairs(pipes) do classes[#classes + 1] = c end
+  table.sort(classes)
+  for _, c in ipairs(classes) do push(heap, { t = 0, kind = "issue", class = c }) end
+  local rr = {} -- round-robin position per class
+  local issued_at = {} -- issue count per cycle, for the issue limit
+  local t_end = 0
+  -- first not-issued instruction of warp w whose class is c and whose deps are done
+  local function ready(w, c)
+    for i = w.next, #graph do
+      if not w.issued[i] then
+        local ins = graph[i]
+        if ins.class == c then
+          local ok = true
+          for _, d in ipairs(ins.deps) do if not w.done[d] then ok = false; break end end
+          -- in-order issue per warp: an earlier not-issued instruction blocks later ones
+          if ok then return i end
+        end
+        return nil
+      end
+    end
+    return nil
+  end
+  while active_groups > 0 do
+    local e = pop(heap)
+    if e.kind == "issue" then
+      local c, n = e.class, #warps
+      local found
+      local limited = o.issue_limit and (issued_at[e.t] or 0) >= o.issue_limit
+      if n > 0 and not limited then
+        local start = rr[c] or 0
+        for k = 1, n do
+          local wi = (start + k - 1) % n + 1
+          local w = warps[wi]
+          if w then
+            local i = ready(w, c)
+            if i then found = { w = w, i = i, wi = wi }; break end
+          end
+        end
+      end
+      if found then
+        local p = pipes[c]
+        found.w.issued[found.i] = true
+        while found.w.issued[found.w.next] do found.w.next = found.w.next + 1 end
+        rr[c] = found.wi
+        issued_at[e.t] = (issued_at[e.t] or 0) + 1
+        push(heap, { t = e.t + p.completion, kind = "complete", w = found.w, i = found.i })
+        push(ctimes, { t = e.t + p.completion, kind = "complete" })
+        push(heap, { t = e.t + p.issue, kind = "issue", class = c })
+      elseif limited or ctimes.n == 0 then
+        push(heap, { t = e.t + 1, kind = "issue", class = c }) -- Algorithm 1: try the next cycle
+      else
+        -- nothing is ready before a completion: wait for it (what stepping one cycle at a time
+        -- reaches with integer latencies; exact with real-valued ones too)
+        push(heap, { t = math.max(ctimes[1].t, e.t), kind = "issue", class = c })
+      end
+    else
+      pop(ctimes)
+      local w = e.w
+      w.done[e.i] = true
+      w.ndone = w.ndone + 1
+      t_end = math.max(t_end, e.t)
+      if w.ndone == #graph then
+        local g = w.group
+        g.remaining = g.remaining - 1
+        for k = #warps, 1, -1 do if warps[k] == w then table.remove(warps, k) end end
+        if g.remaining == 0 then
+          active_groups = active_groups - 1
+          if waiting > 0 then
+            waiting = waiting - 1
+            add_group()
+          end
+        end
+      end
+    end
+  end
+  return { cycles = t_end, seconds = o.frequency and t_end / o.frequency or nil }
+end
+
+-- Equation (1): W warps of N dependent instructions on one pipeline (λ issue, Λ completion).
+function M.closed_form(N, W, issue, completion)
+  if W <= completion / issue then return N * completion + (W - 1) * issue end
+  return completion + (N * W - 1) * issue
+end
+
+--[[ Latencies from a boat hull: samples = { {w=concurrency, t=time for N instructions each} }.
+  The least concurrent sample is latency-bound (t = NΛ + (W-1)λ), the most concurrent one
+  throughput-bound (t = Λ + (NW-1)λ); solving both together (a few fixed-point rounds) gives
+  the issue latency λ and the completion latency Λ, in the unit of t. ]]
+function M.latencies(samples, N)
+  table.sort(samples, function(a, b) return a.w < b.w end)
+  local lo, hi = samples[1], samples[#samples]
+  local issue, completion = hi.t / (N * hi.w), lo.t / N
+  for _ = 1, 20 do
+    completion = (lo.t - (lo.w - 1) * issue) / N
+    issue = (hi.t - completion) / (N * hi.w - 1)
+  end
+  return issue, completion
+end
+
+return M
