@@ -225,6 +225,29 @@ for _, W in ipairs({ 1, 2, 4, 8, 16 }) do hull[#hull + 1] = { w = W, t = pipelin
 local li, lc = pipeline.latencies(hull, 100)
 t.ok(math.abs(li - 2) < 0.01 and math.abs(lc - 8) < 0.1, string.format("boat hull gives back λ=2, Λ=8 (%.3f, %.3f)", li, lc))
 
+-- quantitative roofline prediction on hand-worked numbers (formulas 2-19)
+local predict = require "rot.predict"
+local prof = assert(predict.read_ncu_csv(assert(sys.readfile(os.getenv("ROT_HOME") .. "/tests/fixtures/ncu-raw.csv"))))
+t.is(#prof, 1, "ncu raw CSV: one kernel row (header, units and notes skipped)")
+t.is(prof[1].kernel, "saxpy(int, float, float*, float*)", "the kernel name, commas and all")
+t.is(prof[1].metrics["dram__sectors_read.sum"], 1e8, "numbers with thousands separators")
+local kp = assert(predict.kernel(prof[1].metrics))
+t.is(kp.type, "fp32", "K_type: fp32 (no fp64 instructions)")
+t.is(kp.W_comp, 1.6e9, "W_comp = M_fp32 + M_fma32")
+t.is(kp.W_traf, 4.8e9, "W_traf = 32 x (read + write sectors)")
+t.ok(math.abs(kp.E_mix - 0.8) < 1e-12, "E_mix = (M_fp32 + M_fma32) / (2 M_fp32) = 80%")
+t.ok(math.abs(kp.D_ops - 0.3125) < 1e-12 and math.abs(kp.D_ldst - 0.125) < 1e-12 and math.abs(kp.D_other - 0.5625) < 1e-12,
+  "densities over I_total = 32 x M_inst: 31.25%, 12.5%, 56.25%")
+local dev = { T_SP = 20000, T_DP = 10000, T_int = 10000, T_add = 15000, T_ldst = 5000, B_mem = 1000 }
+local pr = predict.predict(kp, dev)
+t.ok(pr.W_ldst == 2 and math.abs(pr.W_other - 2 / 3) < 1e-12, "weights: W_ldst = T_SP/2 / T_ldst = 2, W_other = 2/3")
+t.ok(math.abs(pr.E_instr - 1 / 3) < 1e-12, "E_instr = C_op / (C_op + C_ldst + C_other) = 1/3")
+t.ok(math.abs(pr.T_op_adj - 16000 / 3) < 1e-9, "T'_op = E_mix x E_instr x T_SP = 5333 GFLOP/s")
+t.is(pr.bound, "memory", "O_krn = 1/3 < O_dev = 5.33: memory bound")
+t.ok(math.abs(pr.gops - 1000 / 3) < 1e-9 and math.abs(pr.time - 4.8e-3) < 1e-12, "predicted 333 GFLOP/s, 4.8 ms")
+t.ok(math.abs(predict.ape(4.8e-3, 6e-3) - 20) < 1e-9, "absolute percentage error")
+t.is(predict.kernel({}), nil, "missing metrics give no parameters")
+
 -- CSV quoting
 local dir = os.getenv("TMPDIR") or "/tmp"
 local path = report.csv({ { point = { name = 'a,"b"' }, desc = { workloads = { { kernel = "k" } }, flags = "-O2" } } },

@@ -1,0 +1,128 @@
+-- rot.predict: the quantitative GPU roofline prediction (Konstantinidis & Cotronis): kernel
+-- parameters from counters profiled on a reference GPU, device parameters from micro-
+-- benchmarks, predicted throughput and time on a target GPU; Nsight Compute CSV import.
+local M = {}
+
+-- The paper's nvprof metrics and the current (CUPTI / Nsight Compute) names rot collects.
+M.metrics = {
+  { symbol = "M_fma32", nvprof = "flop_count_sp_fma", name = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum" },
+  { symbol = "M_fma64", nvprof = "flop_count_dp_fma", name = "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum" },
+  { symbol = "M_ldst", nvprof = "inst_compute_ld_st", name = "smsp__sass_thread_inst_executed_op_memory_pred_on.sum" },
+  { symbol = "M_inst", nvprof = "inst_executed", name = "smsp__inst_executed.sum" },
+  { symbol = "M_fp32", nvprof = "inst_fp_32", name = "smsp__sass_thread_inst_executed_op_fp32_pred_on.sum" },
+  { symbol = "M_fp64", nvprof = "inst_fp_64", name = "smsp__sass_thread_inst_executed_op_fp64_pred_on.sum" },
+  { symbol = "M_int", nvprof = "inst_integer", name = "smsp__sass_thread_inst_executed_op_integer_pred_on.sum" },
+  { symbol = "M_tran_r", nvprof = "dram_read_transactions", name = "dram__sectors_read.sum" },
+  { symbol = "M_tran_w", nvprof = "dram_write_transactions", name = "dram__sectors_write.sum" },
+}
+
+function M.metric_names()
+  local out = {}
+  for i, m in ipairs(M.metrics) do out[i] = m.name end
+  return out
+end
+
+--[[ Kernel parameters (formulas 2-9) from metric values (current name -> value):
+  { type = "fp64"|"fp32"|"int", W_comp, W_traf, E_mix, D_ops, D_ldst, D_other } (fractions). ]]
+function M.kernel(values)
+  local v = {}
+  for _, m in ipairs(M.metrics) do
+    local x = values[m.name]
+    if x == nil then return nil, "metric '" .. m.name .. "' (" .. m.nvprof .. ") is missing" end
+    v[m.symbol] = x
+  end
+  local k = {}
+  k.type = v.M_fp64 > 0 and "fp64" or v.M_fp32 > 0 and "fp32" or "int"
+  local fp, fma = ({ fp64 = v.M_fp64, fp32 = v.M_fp32, int = v.M_int })[k.type], ({ fp64 = v.M_fma64, fp32 = v.M_fma32 })[k.type]
+  k.W_comp = k.type == "int" and v.M_int or fp + fma                           -- (2)
+  k.W_traf = 32 * (v.M_tran_r + v.M_tran_w)                                     -- (3)
+  k.E_mix = k.type == "int" and 0.5 or (fp + fma) / (2 * fp)                    -- (4)
+  local I_total = 32 * v.M_inst                                                 -- (9)
+  k.D_ops = fp / I_total                                                        -- (5), (8)
+  k.D_ldst = v.M_ldst / I_total                                                 -- (6)
+  k.D_other = 1 - k.D_ops - k.D_ldst                                            -- (7)
+  return k
+end
+
+--[[ Prediction on a device {T_SP, T_DP, T_int, T_add, T_ldst (G ops/s), B_mem (GB/s)}
+  (formulas 10-19): returns { T_op, W_op, W_ldst, W_other, C_op, C_ldst, C_other, E_instr,
+  T_op_adj, O_krn, O_dev, bound = "compute"|"memory", gops = predicted throughput, time = s }. ]]
+function M.predict(k, d)
+  local p = {}
+  p.T_op = ({ fp32 = d.T_SP, fp64 = d.T_DP, int = d.T_int })[k.type]           -- (10)
+  p.W_op = d.T_SP / p.T_op                                                      -- (11)
+  p.W_ldst = 0.5 * d.T_SP / d.T_ldst                                            -- (12)
+  p.W_other = 0.5 * d.T_SP / d.T_add                                            -- (13)
+  p.C_op, p.C_ldst, p.C_other = k.D_ops * p.W_op, k.D_ldst * p.W_ldst, k.D_other * p.W_other -- (14-16)
+  p.E_instr = p.C_op / (p.C_op + p.C_ldst + p.C_other)                          -- (17)
+  p.T_op_adj = k.E_mix * p.E_instr * p.T_op                                     -- (18)
+  p.O_krn = k.W_comp / k.W_traf
+  p.O_dev = p.T_op_adj / d.B_mem
+  if p.O_krn > p.O_dev then p.gops, p.bound = p.T_op_adj, "compute" else p.gops, p.bound = p.O_krn * d.B_mem, "memory" end -- (19)
+  p.time = k.W_comp / (p.gops * 1e9)
+  return p
+end
+
+-- Absolute percentage error of a prediction.
+function M.ape(predicted, measured) return math.abs(predicted - measured) / measured * 100 end
+
+-- Device parameters from a gpu-peaks.csv (rows of rot.peaks.read_csv).
+function M.device(rows)
+  local d, by = {}, {}
+  for _, r in ipairs(rows) do by[r.name] = r.value end
+  d.T_SP, d.T_DP, d.T_int, d.T_add = by.fp32_fma, by.fp64_fma, by.int32_mad, by.int32_add
+  d.T_ldst = by.shared_ldst and by.shared_ldst / 4 -- GB/s of 4-byte words -> G loads/stores per s
+  d.B_mem = by.HBM_triad
+  for _, k in ipairs({ "T_SP", "T_DP", "T_int", "T_add", "T_ldst", "B_mem" }) do
+    if not d[k] then return nil, "the device file has no value for " .. k end
+  end
+  return d
+end
+
+local function csv_fields(line)
+  local out, i = {}, 1
+  while i <= #line + 1 do
+    if line:sub(i, i) == '"' then
+      local j, s = i + 1, {}
+      while true do
+        local q = line:find('"', j, true)
+        if not q then error("unterminated quote in CSV") end
+        s[#s + 1] = line:sub(j, q - 1)
+        if line:sub(q + 1, q + 1) == '"' then s[#s + 1] = '"'; j = q + 2 else i = q + 2; break end
+      end
+      out[#out + 1] = table.concat(s)
+    else
+      local c = line:find(",", i, true) or #line + 1
+      out[#out + 1] = line:sub(i, c - 1)
+      i = c + 1
+    end
+  end
+  return out
+end
+
+--[[ Reads `ncu --csv --page raw` output: a header of metric names, a row of units, one row
+  per profiled kernel. Returns { {kernel=, metrics={name=value}}, ... }; numbers may carry
+  thousands separators. ]]
+function M.read_ncu_csv(text)
+  local lines = {}
+  for l in text:gmatch("[^\r\n]+") do
+    if l:sub(1, 1) == '"' then lines[#lines + 1] = l end -- ncu's own notes are unquoted lines
+  end
+  if #lines < 3 then return nil, "not an ncu --csv --page raw export (too few rows)" end
+  local head = csv_fields(lines[1])
+  local kcol
+  for i, h in ipairs(head) do if h == "Kernel Name" then kcol = i end end
+  local out = {}
+  for li = 3, #lines do
+    local f = csv_fields(lines[li])
+    local row = { kernel = kcol and f[kcol] or ("kernel " .. li - 2), metrics = {} }
+    for i, h in ipairs(head) do
+      local num = tonumber(((f[i] or ""):gsub(",", "")))
+      if num and h:find("__") then row.metrics[h] = num end
+    end
+    out[#out + 1] = row
+  end
+  return out
+end
+
+return M
