@@ -248,6 +248,31 @@ t.ok(math.abs(pr.gops - 1000 / 3) < 1e-9 and math.abs(pr.time - 4.8e-3) < 1e-12,
 t.ok(math.abs(predict.ape(4.8e-3, 6e-3) - 20) < 1e-9, "absolute percentage error")
 t.is(predict.kernel({}), nil, "missing metrics give no parameters")
 
+-- shared-memory atomics: T(n, e, c) interpolation and utilization on hand-made values
+local atomics = require "rot.atomics"
+local rows = {}
+for n = 1, 4 do
+  for _, e in ipairs({ 1, 32 }) do
+    for c = 0, n do rows[#rows + 1] = { n = n, e = e, c = c, t = 10 * n + (e == 32 and 100 or 0) + 5 * c } end
+  end
+end
+local tab = atomics.table(rows)
+t.is(atomics.T(tab, 2, 1, 0), 20.0, "a sampled point is returned as measured")
+t.is(atomics.T(tab, 0, 1, 0), 0, "n = 0: no time (equation 1)")
+t.ok(math.abs(atomics.T(tab, 2.5, 1, 0) - 25) < 1e-12, "interpolated in n: T(2.5, 1, 0) = 25")
+t.ok(math.abs(atomics.T(tab, 2, 16.5, 0) - (20 + 50)) < 1e-12, "interpolated in e between the sampled e=1 and e=32: halfway")
+t.ok(math.abs(atomics.T(tab, 3, 1, 1.5) - (30 + 7.5)) < 1e-12, "interpolated in c")
+t.ok(math.abs(atomics.S(tab, 2.5, 1, 0) - 10) < 1e-12, "S = T / n (equation 3)")
+t.raises(function() atomics.T(tab, 5, 1, 0) end, "outside the measured", "n beyond the table is an error, not an extrapolation")
+local u = atomics.utilization(tab, { warps_per_sm = 4, ops = 1600, sms = {
+  { fao = 30, cas = 10, occupancy = 0.5, cycles = 500 }, { fao = 10, cas = 0, occupancy = 0.25, cycles = 100 } } })
+t.ok(math.abs(u.e - 32) < 1e-12, "e = operations / jobs = 1600 / 50")
+local s1 = u.sms[1]
+t.ok(s1.N == 40 and s1.n == 2 and math.abs(s1.c - 0.5) < 1e-12, "SM 1: N = 40 jobs, n = 0.5 x 4 warps, c = n x CAS share")
+t.ok(math.abs(s1.S - (20 + 100 + 2.5) / 2) < 1e-12, "S(2, 32, 0.5) from the table")
+t.ok(math.abs(s1.B - 40 * s1.S) < 1e-9 and math.abs(s1.U - s1.B / 500) < 1e-12, "B = N x S, U = B / T")
+t.ok(math.abs(u.sms[2].U - 10 * (10 + 100) / 100) < 1e-12, "SM 2: one warp, e = 32, no CAS: U = 10 x 110 / 100")
+
 -- CSV quoting
 local dir = os.getenv("TMPDIR") or "/tmp"
 local path = report.csv({ { point = { name = 'a,"b"' }, desc = { workloads = { { kernel = "k" } }, flags = "-O2" } } },
