@@ -29,6 +29,9 @@ local function outdir()
   return dir
 end
 
+-- The output directory, created (with a clear error when it cannot be written).
+rot.output_dir = outdir
+
 --[[ measure(space, builder) -> results
   builder(point) returns { kernel = "name", params = {...}, macros = {...}, flags = "...",
   cacheMode = "warm"|"cold" (optional) }; every point of the space is measured or loaded

@@ -273,6 +273,18 @@ t.ok(math.abs(s1.S - (20 + 100 + 2.5) / 2) < 1e-12, "S(2, 32, 0.5) from the tabl
 t.ok(math.abs(s1.B - 40 * s1.S) < 1e-9 and math.abs(s1.U - s1.B / 500) < 1e-12, "B = N x S, U = B / T")
 t.ok(math.abs(u.sms[2].U - 10 * (10 + 100) / 100) < 1e-12, "SM 2: one warp, e = 32, no CAS: U = 10 x 110 / 100")
 
+-- quadrant split: a device above a kernel's line is memory bound for it
+local quadrant = require "rot.quadrant"
+local cpu = assert(quadrant.device("cpu", peaks.read_csv(os.getenv("ROT_HOME") .. "/tests/fixtures/peaks.csv")))
+t.ok(cpu.gbs > 0 and cpu.gflops > 0, "a device from peaks.csv: DRAM triad bandwidth and the best double ceiling")
+local gpu_dev = assert(quadrant.device("h100", { { name = "fp64_fma", kind = "compute", threads = 132, value = 60000 },
+  { name = "HBM_triad", kind = "bandwidth", threads = 132, value = 3000 } }))
+local cls = quadrant.classify({ gpu_dev }, { { name = "triad", intensity = 1 / 12 }, { name = "dgemm", intensity = 100 } })
+t.is(cls[1].bound, "memory", "triad (I = 1/12) on a 60 TFLOP/s, 3 TB/s GPU: memory bound (line at 250 GFLOP/s)")
+t.ok(math.abs(cls[1].attainable - 250) < 1e-9, "attainable = I x B = 250 GFLOP/s")
+t.is(cls[2].bound, "compute", "dgemm (I = 100): compute bound")
+t.is(cls[2].attainable, 60000, "attainable = the compute ceiling")
+
 -- CSV quoting
 local dir = os.getenv("TMPDIR") or "/tmp"
 local path = report.csv({ { point = { name = 'a,"b"' }, desc = { workloads = { { kernel = "k" } }, flags = "-O2" } } },

@@ -1,0 +1,91 @@
+-- rot.quadrant: the quadrant-split view (Konstantinidis): devices as points (memory
+-- bandwidth, compute throughput), a kernel as the half-line y = I x; a device above a
+-- kernel's line is memory bound for it, below compute bound; its attainable point min(P, I B).
+local peaks = require "rot.peaks"
+local plot = require "rot.plot"
+local M = {}
+
+--[[ A device from peaks rows (CPU peaks.csv or GPU gpu-peaks.csv): the best double-precision
+  (fp64 on GPUs) compute ceiling and the DRAM (HBM) triad bandwidth, at the most threads. ]]
+function M.device(name, rows)
+  local threads = 0
+  for _, r in ipairs(rows) do threads = math.max(threads, r.threads) end
+  local d = { name = name }
+  for _, r in ipairs(rows) do
+    if r.threads == threads then
+      if r.kind == "compute" and (r.name:match("^double_") or r.name == "fp64_fma") then d.gflops = math.max(d.gflops or 0, r.value) end
+      if r.name == "triad_DRAM" or r.name == "HBM_triad" then d.gbs = r.value end
+    end
+  end
+  if not d.gflops or not d.gbs then return nil, "device '" .. name .. "': no double-precision compute or DRAM/HBM bandwidth in its peaks" end
+  return d
+end
+
+function M.device_file(name, path)
+  local rows = peaks.read_csv(path)
+  if not rows then return nil, "cannot read peaks from '" .. path .. "'" end
+  return M.device(name, rows)
+end
+
+-- For each device and kernel: which side of the line, and the attainable performance.
+function M.classify(devices, kernels)
+  local out = {}
+  for _, k in ipairs(kernels) do
+    for _, d in ipairs(devices) do
+      local line = k.intensity * d.gbs -- the kernel's line at the device's bandwidth
+      out[#out + 1] = { kernel = k.name, device = d.name, bound = d.gflops > line and "memory" or "compute",
+        attainable = math.min(d.gflops, line) }
+    end
+  end
+  return out
+end
+
+--[[ plot{name=, dir=, gnuplot=, title=, devices=, kernels=} -> SVG path ]]
+function M.plot(o)
+  local q = function(s) return '"' .. tostring(s):gsub('[\\"]', "\\%0") .. '"' end
+  local xmin, xmax, ymin, ymax = math.huge, 0, math.huge, 0
+  for _, d in ipairs(o.devices) do
+    xmin, xmax = math.min(xmin, d.gbs), math.max(xmax, d.gbs)
+    ymin, ymax = math.min(ymin, d.gflops), math.max(ymax, d.gflops)
+  end
+  for _, c in ipairs(M.classify(o.devices, o.kernels)) do ymin = math.min(ymin, c.attainable) end
+  xmin, xmax = 10 ^ math.floor(math.log(xmin, 10) - 0.3), 10 ^ math.ceil(math.log(xmax, 10) + 0.3)
+  ymin, ymax = 10 ^ math.floor(math.log(ymin, 10) - 0.3), 10 ^ math.ceil(math.log(ymax, 10) + 0.3)
+  local dat = { "# devices: bandwidth[GB/s] compute[GFLOP/s] name" }
+  for _, d in ipairs(o.devices) do dat[#dat + 1] = string.format("%.9g %.9g %s", d.gbs, d.gflops, q(d.name)) end
+  local gp = {
+    "# rot quadrant-split plot '" .. o.name .. "'. Re-render: gnuplot " .. o.name .. ".gp",
+    'if (!exists("suffix")) suffix = ""',
+    "set title " .. q(o.title or "quadrant split: devices vs kernels"),
+    "set logscale xy",
+    "set xlabel " .. q("memory bandwidth [GB/s]"),
+    "set ylabel " .. q("compute throughput [GFLOP/s]"),
+    string.format("set xrange [%g:%g]", xmin, xmax),
+    string.format("set yrange [%g:%g]", ymin, ymax),
+    "set grid lc rgb '#dddddd'",
+    "set key outside below box",
+    "set samples 200",
+  }
+  local plots = {}
+  local colors = { "#1f77b4", "#2ca02c", "#ff7f0e", "#d62728", "#9467bd" }
+  for i, k in ipairs(o.kernels) do
+    plots[#plots + 1] = string.format("%.9g*x with lines lw 2 lc rgb '%s' title %s", k.intensity, colors[(i - 1) % #colors + 1],
+      q(string.format("%s: I = %.3g flop/B (devices above: memory bound)", k.name, k.intensity)))
+  end
+  local n = 0
+  for _, c in ipairs(M.classify(o.devices, o.kernels)) do
+    if c.bound == "memory" then
+      for _, d in ipairs(o.devices) do
+        if d.name == c.device then
+          n = n + 1
+          gp[#gp + 1] = string.format("set arrow %d from %.9g,%.9g to %.9g,%.9g lc rgb '#888888'", n, d.gbs, d.gflops, d.gbs, c.attainable)
+        end
+      end
+    end
+  end
+  plots[#plots + 1] = q(o.name .. ".dat") .. " using 1:2 with points pt 7 ps 1.5 lc rgb '#000000' title 'devices'"
+  plots[#plots + 1] = q(o.name .. ".dat") .. " using 1:2:3 with labels left offset 1,0.5 notitle"
+  return plot.finish(o, gp, plots, dat)
+end
+
+return M
