@@ -6,7 +6,9 @@ local M = {}
 
 local SERIES_COLORS = { "#e41a1c", "#377eb8", "#4daf4a", "#984ea3", "#ff7f00", "#a65628", "#f781bf", "#000000" }
 
+-- A gnuplot string literal.
 local function q(s) return '"' .. tostring(s):gsub('[\\"]', "\\%0") .. '"' end
+M.quote = q
 
 local function check_name(name)
   if type(name) ~= "string" or not name:match("^[%w_.-]+$") then

@@ -42,7 +42,7 @@ end
 
 --[[ plot{name=, dir=, gnuplot=, title=, devices=, kernels=} -> SVG path ]]
 function M.plot(o)
-  local q = function(s) return '"' .. tostring(s):gsub('[\\"]', "\\%0") .. '"' end
+  local q = plot.quote
   local xmin, xmax, ymin, ymax = math.huge, 0, math.huge, 0
   for _, d in ipairs(o.devices) do
     xmin, xmax = math.min(xmin, d.gbs), math.max(xmax, d.gbs)
