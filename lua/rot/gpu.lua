@@ -44,6 +44,31 @@ function M.quantities(v)
   return q
 end
 
+--[[ Time bound of a profiled GPU point (lecture notes, with the hierarchical levels):
+  T >= max(FLOPs_p / P_p over precisions, bytes_L / B_L over L1, L2, HBM). q from
+  M.quantities; ceilings = { double=, single=, half= (GFLOP/s), L1=, L2=, HBM= (GB/s) }.
+  Returns { time_bound = s, dominant = "double compute"|"L2 bandwidth"|..., fraction = bound / time }. ]]
+function M.bound(q, ceilings)
+  local best, dominant = 0, nil
+  for _, p in ipairs({ "double", "single", "half" }) do
+    local c = ceilings[p]
+    if c and q.flops[p] > 0 then
+      local t = q.flops[p] / (c * 1e9)
+      if t > best then best, dominant = t, p .. " compute" end
+    end
+  end
+  for _, l in ipairs(M.levels) do
+    local b = ceilings[l.name]
+    if b and q.bytes[l.name] > 0 then
+      local t = q.bytes[l.name] / (b * 1e9)
+      if t > best then best, dominant = t, l.name .. " bandwidth" end
+    end
+  end
+  if not dominant then return nil end
+  local t = q.time or q.timeDuration
+  return { time_bound = best, dominant = dominant, fraction = t and t > 0 and best / t or nil }
+end
+
 -- Operations per SM per clock (FMA lanes) by compute capability, non-tensor units.
 M.lanes = {
   ["8.0"] = { fp64 = 32, fp32 = 64, fp16 = 256, int32 = 64 },

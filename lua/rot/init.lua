@@ -157,6 +157,17 @@ function Results:roofline(o)
   return runner.timed("plot", plot.roofline, opts)
 end
 
+-- gpu_bounds(ceilings): time bound and dominant term for every profiled GPU row (rot.gpu.bound);
+-- ceilings = { double=, single=, half= (GFLOP/s), L1=, L2=, HBM= (GB/s) }, e.g. from gpu-peaks.
+function Results:gpu_bounds(ceilings)
+  local gpu = require "rot.gpu"
+  for _, r in ipairs(self.rows) do
+    local b = r.gpu and gpu.bound(r.gpu, ceilings)
+    if b then r.timeBound, r.dominant, r.fraction, r.limiter = b.time_bound, b.dominant, b.fraction, b.dominant end
+  end
+  return self
+end
+
 --[[ gpu_roofline{name=, title=, compute={{label=, gflops=}}, bandwidth={{label=, gbs=}}}:
   the hierarchical GPU roofline: one dot per memory level (L1, L2, HBM) for every kernel
   profiled with the rot.gpu.roofline_metrics, at its intensity against that level's bytes. ]]

@@ -172,6 +172,12 @@ t.ok(math.abs(g.intensity.HBM - 23.01) < 1e-12 and math.abs(g.intensity.L1 - 0.2
   "one intensity per level: HBM 23.01, L1 0.2876 flop/B")
 v["dram__bytes.sum"] = nil
 t.ok(gpu.quantities(v) == nil, "a missing metric gives no quantities")
+-- time bound of the profiled range: 2.2e9 double FLOPs at 60 TFLOP/s = 36.7 us; L1 8e9 B at
+-- 20 TB/s = 400 us; L2 2e9 B at 5 TB/s = 400 us... L1 set to 10 TB/s: 800 us dominates
+local gb = gpu.bound(g, { double = 60000, single = 60000, half = 120000, L1 = 10000, L2 = 5000, HBM = 3000 })
+t.ok(math.abs(gb.time_bound - 8e-4) < 1e-15, "GPU time bound = max over precisions and levels = 800 us")
+t.is(gb.dominant, "L1 bandwidth", "the dominant term is named")
+t.ok(math.abs(gb.fraction - 0.08) < 1e-12, "the bound is 8% of the measured 10 ms")
 -- theoretical ceilings of an H100 SXM from its properties
 local th = gpu.theoretical({ gpuCC = "9.0", gpuSMs = 132, gpuClockKHz = 1980000, gpuMemClockKHz = 2619000, gpuBusWidth = 5120 })
 t.ok(math.abs(th.fp64 - 2 * 64 * 132 * 1.98) < 1e-9, "FP64: 64 FMA lanes x 2 x 132 SMs x 1.98 GHz = 33.5 TFLOP/s")
