@@ -3,8 +3,7 @@ local rot = require "rot"
 
 local caches = rot.machine.caches()
 local llc = #caches > 0 and caches[#caches].size or 32 * 1024 * 1024
-local sizes = {}
-sizes = rot.geometric(8192, 4 * llc, 2)
+local sizes = rot.geometric(8192, 4 * llc, 2)
 if rot.get("quick") then sizes = { 16384, 1048576 } end
 local arrays = { copy = 2, scale = 2, add = 3, triad = 3 }
 

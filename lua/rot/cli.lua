@@ -263,7 +263,7 @@ function M.main(h, argv)
   elseif cmd == "events" then
     local runner = require "rot.runner"
     runner.setup(home, cfg, nil)
-    local binary = runner.any_core("triad")
+    local binary = runner.build({ kernel = "triad" })
     local args = { binary, "--events" }
     if pos[2] == "all" then args[3] = "all" elseif pos[2] then util.fail("usage: rot events [all]") end
     local st, out = sys.run(args, { capture = true })

@@ -135,6 +135,13 @@ function Results:bounds()
   return self
 end
 
+local function plot_opts(self, o, extra)
+  local opts = { rows = self.rows, name = o.name, title = o.title, series = o.series, label = o.label,
+    dir = outdir(), gnuplot = rot.get("gnuplot"), pdf = o.pdf or rot.get("pdf") }
+  for k, v in pairs(extra) do opts[k] = v end
+  return opts
+end
+
 -- roofline{name=, title=, series=fn, label=fn, compute=, bandwidth=, pdf=} writes name.svg,
 -- name.png (+ .dat, .gp); ceilings: the machine's measured peaks unless given
 function Results:roofline(o)
@@ -149,12 +156,7 @@ function Results:roofline(o)
     compute = compute or shown
     bandwidth = bandwidth or c.bandwidth
   end
-  local opts = {
-    rows = self.rows, name = o.name, title = o.title, series = o.series, label = o.label,
-    compute = compute, bandwidth = bandwidth,
-    dir = outdir(), gnuplot = rot.get("gnuplot"), pdf = o.pdf or rot.get("pdf"),
-  }
-  return runner.timed("plot", plot.roofline, opts)
+  return runner.timed("plot", plot.roofline, plot_opts(self, o, { compute = compute, bandwidth = bandwidth }))
 end
 
 -- gpu_bounds(ceilings): time bound and dominant term for every profiled GPU row (rot.gpu.bound);
@@ -184,21 +186,12 @@ function Results:gpu_roofline(o)
       end
     end
   end
-  local opts = {
-    rows = dots, name = o.name, title = o.title or "hierarchical GPU roofline",
+  return runner.timed("plot", plot.roofline, plot_opts(self, o, {
+    rows = dots, title = o.title or "hierarchical GPU roofline",
     series = function(d) return d.level end, label = function(d) return d.label end,
-    compute = o.compute or {}, bandwidth = o.bandwidth or {},
-    dir = outdir(), gnuplot = rot.get("gnuplot"), pdf = o.pdf or rot.get("pdf"),
-  }
-  return runner.timed("plot", plot.roofline, opts)
+    compute = o.compute or {}, bandwidth = o.bandwidth or {} }))
 end
 
-local function plot_opts(self, o, extra)
-  local opts = { rows = self.rows, name = o.name, title = o.title, series = o.series, label = o.label,
-    dir = outdir(), gnuplot = rot.get("gnuplot"), pdf = o.pdf or rot.get("pdf") }
-  for k, v in pairs(extra) do opts[k] = v end
-  return opts
-end
 
 -- staircase{name=, title=, series=}: bandwidth against working set, cache sizes marked
 function Results:staircase(o)

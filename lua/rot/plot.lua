@@ -90,19 +90,8 @@ function M.roofline(o)
   table.sort(how)
   local counts_note = #how > 0 and (" (" .. table.concat(how, "/") .. " counts)") or ""
 
-  local gp = {
-    "# rot roofline for '" .. o.name .. "'. Re-render: gnuplot " .. o.name .. ".gp",
-    'if (!exists("suffix")) suffix = ""',
-    "set title " .. q(o.title or o.name),
-    "set logscale xy",
-    "set xlabel " .. q("operational intensity [flop/byte]"),
-    "set ylabel " .. q("performance [GFLOP/s]"),
-    string.format("set xrange [%g:%g]", xmin, xmax),
-    string.format("set yrange [%g:%g]", ymin, ymax),
-    "set grid xtics ytics mxtics mytics lc rgb '#dddddd'",
-    "set key outside below box",
-    "set samples 400",
-  }
+  local gp = M.loglog_header("roofline", o, "operational intensity [flop/byte]", "performance [GFLOP/s]",
+    { xmin, xmax }, { ymin, ymax })
   local peak = 0
   for _, c in ipairs(o.compute or {}) do peak = math.max(peak, c.gflops) end
   local plots = {}
@@ -129,6 +118,23 @@ function M.roofline(o)
     end
   end
   return M.finish(o, gp, plots, dat)
+end
+
+-- The opening of a log-log gnuplot script: title, axes, ranges, grid, key below.
+function M.loglog_header(kind, o, xlabel, ylabel, xr, yr)
+  return {
+    "# rot " .. kind .. " '" .. o.name .. "'. Re-render: gnuplot " .. o.name .. ".gp",
+    'if (!exists("suffix")) suffix = ""',
+    "set title " .. q(o.title or o.name),
+    "set logscale xy",
+    "set xlabel " .. q(xlabel),
+    "set ylabel " .. q(ylabel),
+    string.format("set xrange [%g:%g]", xr[1], xr[2]),
+    string.format("set yrange [%g:%g]", yr[1], yr[2]),
+    "set grid xtics ytics mxtics mytics lc rgb '#dddddd'",
+    "set key outside below box",
+    "set samples 400",
+  }
 end
 
 -- Adds the output commands (SVG, PNG, and PDF when o.pdf), writes data and script, renders

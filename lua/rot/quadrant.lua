@@ -53,19 +53,9 @@ function M.plot(o)
   ymin, ymax = 10 ^ math.floor(math.log(ymin, 10) - 0.3), 10 ^ math.ceil(math.log(ymax, 10) + 0.3)
   local dat = { "# devices: bandwidth[GB/s] compute[GFLOP/s] name" }
   for _, d in ipairs(o.devices) do dat[#dat + 1] = string.format("%.9g %.9g %s", d.gbs, d.gflops, q(d.name)) end
-  local gp = {
-    "# rot quadrant-split plot '" .. o.name .. "'. Re-render: gnuplot " .. o.name .. ".gp",
-    'if (!exists("suffix")) suffix = ""',
-    "set title " .. q(o.title or "quadrant split: devices vs kernels"),
-    "set logscale xy",
-    "set xlabel " .. q("memory bandwidth [GB/s]"),
-    "set ylabel " .. q("compute throughput [GFLOP/s]"),
-    string.format("set xrange [%g:%g]", xmin, xmax),
-    string.format("set yrange [%g:%g]", ymin, ymax),
-    "set grid lc rgb '#dddddd'",
-    "set key outside below box",
-    "set samples 200",
-  }
+  o.title = o.title or "quadrant split: devices vs kernels"
+  local gp = plot.loglog_header("quadrant-split plot", o, "memory bandwidth [GB/s]", "compute throughput [GFLOP/s]",
+    { xmin, xmax }, { ymin, ymax })
   local plots = {}
   local colors = { "#1f77b4", "#2ca02c", "#ff7f0e", "#d62728", "#9467bd" }
   for i, k in ipairs(o.kernels) do

@@ -343,6 +343,14 @@ local function build_core(desc, kinfo)
   return binary, assert(sys.sha256files({ binary }))
 end
 
+-- build_core under the build lock, for callers that only need the binary.
+local function locked_build(desc, kinfo)
+  local bdir = ctx.home .. "/build/core"
+  ensure_dir(bdir, "build directory", "cacheDir")
+  local lock <close> = assert(build.lock(bdir .. "/.lock"))
+  return (M.timed("build", build_core, desc, kinfo))
+end
+
 -- Checks GPU metric names before anything is measured, with CUPTI's host API for the chip
 -- (-gpuChip, or the device's): unknown names are an error naming them and near ones.
 function M.check_metrics(desc, kinfo)
@@ -352,13 +360,7 @@ function M.check_metrics(desc, kinfo)
     util.fail("cannot check GPU metrics: the CUDA toolkit is not installed ('" .. nvcc() .. "' missing)",
       "set -cuda=DIR to the toolkit")
   end
-  local bdir = ctx.home .. "/build/core"
-  ensure_dir(bdir, "build directory", "cacheDir")
-  local binary
-  do
-    local lock <close> = assert(build.lock(bdir .. "/.lock"))
-    binary = M.timed("build", build_core, desc, kinfo)
-  end
+  local binary = locked_build(desc, kinfo)
   local chip = cfg("gpuChip")
   if chip == "auto" then
     local st, out = sys.run({ binary, "--chip" }, { capture = true })
@@ -513,22 +515,10 @@ function M.asm(spec)
   return out, desc
 end
 
--- Builds the core for a point without measuring anything; returns the binary (for tests).
+-- Builds the core for a point without measuring anything; returns the binary (rot events,
+-- tests).
 function M.build(spec)
-  local desc, kinfo = M.describe(spec)
-  local bdir = ctx.home .. "/build/core"
-  ensure_dir(bdir, "build directory", "cacheDir")
-  local lock <close> = assert(build.lock(bdir .. "/.lock"))
-  return (M.timed("build", build_core, desc, kinfo))
-end
-
--- A core binary for commands that only need one (rot events): built for the kernel given.
-function M.any_core(kernel)
-  local desc, kinfo = M.describe({ kernel = kernel })
-  local bdir = ctx.home .. "/build/core"
-  ensure_dir(bdir, "build directory", "cacheDir")
-  local lock <close> = assert(build.lock(bdir .. "/.lock"))
-  return (build_core(desc, kinfo))
+  return locked_build(M.describe(spec))
 end
 
 -- Measures (or loads) every item {coord=, spec=}; returns rows in the same order.
