@@ -23,6 +23,12 @@ struct rot_buffer {
 	size_t bytes;
 };
 
+/* A quantity a kernel measured itself (cycles from the GPU's own clock, say). */
+struct rot_value {
+	const char *name; /* a C identifier */
+	double value;
+};
+
 struct rot_kernel {
 	const char *name;
 	const char *description;
@@ -46,6 +52,9 @@ struct rot_kernel {
 	int gpu;
 	/* Optional: restores the inputs, so each profiling pass sees what the first one saw. */
 	void (*reset)(void *state);
+	/* Optional: after the timed runs, fills out with up to max quantities the kernel measured
+	 * itself; returns how many. Scripts read them as row.report.NAME. */
+	int (*report)(void *state, struct rot_value *out, int max);
 };
 
 /* Value of a declared parameter: the measurement's, else the declared default. */

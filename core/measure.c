@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#define MAX_REPORT 32
 #define MAX_BUFFERS 64
 
 struct team;
@@ -89,7 +90,8 @@ static void work(struct worker *w, long reps)
 	int nt = w->wl->threads;
 #ifdef ROT_GPU
 	if (k->gpu) { /* CUDA events around the launches: the run's time is the GPU's */
-		double ns = gpu_time(k, w->wl->state, reps, w->team->gpu_err, sizeof w->team->gpu_err);
+		double ns =
+		    gpu_time(k, w->wl->state, reps, w->team->gpu_err, sizeof w->team->gpu_err);
 		w->t0 = 0;
 		w->t1 = ns > 0 ? (uint64_t)ns : 0;
 		w->c0 = w->c1 = 0;
@@ -187,7 +189,8 @@ static int team_start(struct point *p, struct team *t, char *err, size_t errlen)
 	t->inline_run = n == 1;
 	if (t->inline_run) {
 		if (pinned && pin_self(t->w[0].cpu_pin) < 0) {
-			snprintf(err, errlen, "cannot pin to cpu %d: %s", t->w[0].cpu_pin, strerror(errno));
+			snprintf(err, errlen, "cannot pin to cpu %d: %s", t->w[0].cpu_pin,
+				 strerror(errno));
 			return -1;
 		}
 		return 0;
@@ -197,7 +200,8 @@ static int team_start(struct point *p, struct team *t, char *err, size_t errlen)
 	for (int i = 0; i < n; i++) {
 		int rc = pthread_create(&t->w[i].th, NULL, worker_main, &t->w[i]);
 		if (rc) {
-			snprintf(err, errlen, "cannot start workload thread %d: %s", i, strerror(rc));
+			snprintf(err, errlen, "cannot start workload thread %d: %s", i,
+				 strerror(rc));
 			t->n = i; /* the started ones are stopped by team_stop */
 			return -1;
 		}
@@ -246,6 +250,20 @@ static void timer_overhead(uint64_t *ns, uint64_t *tsc)
 		if (c1 - c0 < *tsc)
 			*tsc = c1 - c0;
 	}
+}
+
+/* What the kernel measured itself, as "meta report.NAME VALUE" lines. */
+static void kernel_report(const struct rot_kernel *k, void *state, FILE *out)
+{
+	struct rot_value v[MAX_REPORT];
+	if (!k->report)
+		return;
+	int n = k->report(state, v, MAX_REPORT);
+	for (int i = 0; i < n && i < MAX_REPORT; i++)
+		if (v[i].name && v[i].name[0] &&
+		    v[i].name[strspn(v[i].name, "abcdefghijklmnopqrstuvwxyz"
+						"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")] == '\0')
+			fprintf(out, "meta report.%s %.17g\n", v[i].name, v[i].value);
 }
 
 /* GPU points: one workload, one host thread, a usable device. -1 after an error line. */
@@ -310,7 +328,8 @@ int measure_point(struct point *p, FILE *out)
 		need_flush |= p->rules[i].action == ACT_FLUSH;
 	need_flush &= !gpu; /* a GPU point flushes L2 on the device instead */
 	if (need_flush && flush_init() < 0) {
-		fprintf(out, "error cannot allocate the cache-eviction buffer: %s\n", strerror(errno));
+		fprintf(out, "error cannot allocate the cache-eviction buffer: %s\n",
+			strerror(errno));
 		goto out;
 	}
 	times = calloc((size_t)p->rule.max_runs, sizeof *times);
@@ -370,9 +389,11 @@ int measure_point(struct point *p, FILE *out)
 			goto out_team;
 		}
 		int disturbed = r.ivcsw > 0 || r.migrations > 0;
-		fprintf(out, "run ns=%llu tsc=%llu reps=%ld cpus=%s mig=%d vcsw=%ld ivcsw=%ld disturbed=%d\n",
-			(unsigned long long)r.ns, (unsigned long long)r.tsc, reps, r.cpus, r.migrations,
-			r.vcsw, r.ivcsw, disturbed);
+		fprintf(out,
+			"run ns=%llu tsc=%llu reps=%ld cpus=%s mig=%d vcsw=%ld ivcsw=%ld "
+			"disturbed=%d\n",
+			(unsigned long long)r.ns, (unsigned long long)r.tsc, reps, r.cpus,
+			r.migrations, r.vcsw, r.ivcsw, disturbed);
 		sum_ns += r.ns;
 		sum_tsc += r.tsc;
 		n++;
@@ -397,17 +418,21 @@ int measure_point(struct point *p, FILE *out)
 			goto out_team;
 		}
 		for (int i = 0; i < p->ngpu_metrics; i++)
-			fprintf(out, "meta gpuMetric%d %s\nmeta gpuValue%d %.17g\n", i, names[i], i, values[i]);
+			fprintf(out, "meta gpuMetric%d %s\nmeta gpuValue%d %.17g\n", i, names[i], i,
+				values[i]);
 		fprintf(out, "meta gpuPasses %d\n", passes);
 	}
 #endif
+	for (int i = 0; i < p->nw; i++)
+		kernel_report(p->w[i].args.kernel, p->w[i].state, out);
 	sysinfo_frequency(out, "After", sched_getcpu());
 	if (TIMER_HAVE_TSC && sum_ns > 0)
 		fprintf(out, "meta tscHz %.6g\n", (double)sum_tsc / (double)sum_ns * 1e9);
 	fprintf(out, "meta ruleFlushes %d\n", flushes);
 	if (invocations > 0 && (rot_tally_flops > 0 || rot_tally_bytes > 0))
 		fprintf(out, "meta tallyFlops %.17g\nmeta tallyBytes %.17g\n",
-			rot_tally_flops / (double)invocations, rot_tally_bytes / (double)invocations);
+			rot_tally_flops / (double)invocations,
+			rot_tally_bytes / (double)invocations);
 	fprintf(out, "meta converged %d\nmeta complete 1\n", converged);
 	rc = 0;
 out_team:

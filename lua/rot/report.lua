@@ -49,6 +49,13 @@ function M.quantities(row, k, ignore_disturbed)
   row.flopsDeclared, row.bytesDeclared, row.workingSet = m.flops, m.bytes, m.workingSet
   -- GPU points: the CUPTI metrics (one profiled invocation) and, when they are the
   -- hierarchical-roofline set, measured flops and HBM bytes
+  for key, v in pairs(m) do -- what the kernel measured itself
+    local name = type(key) == "string" and key:match("^report%.(.+)$")
+    if name then
+      row.report = row.report or {}
+      row.report[name] = tonumber(v)
+    end
+  end
   if m.gpuMetric0 then
     row.gpuMetrics = {}
     for i = 0, 63 do

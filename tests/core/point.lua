@@ -40,6 +40,13 @@ if row.entry then
   print("ruleFlushes: " .. tostring(m.ruleFlushes))
   print(string.format("declared: flops=%.17g bytes=%.17g workingSet=%s", m.flops, m.bytes, tostring(m.workingSet)))
   if m.tallyFlops then print(string.format("tally: flops=%.17g bytes=%.17g", m.tallyFlops, m.tallyBytes)) end
+  if row.report then
+    local keys = {}
+    for k in pairs(row.report) do keys[#keys + 1] = k end
+    table.sort(keys)
+    for _, k in ipairs(keys) do keys[_] = k .. "=" .. string.format("%.17g", row.report[k]) end
+    print("report: " .. table.concat(keys, " "))
+  end
   for i, run in ipairs(row.entry.runs) do
     print(string.format("run %d: ns=%d reps=%d cpus=%s e0=%s counting=%s", i - 1, run.ns, run.reps,
       tostring(run.cpus), tostring(run.e0), tostring(run.counting)))

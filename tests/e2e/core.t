@@ -112,6 +112,13 @@ ok $? "cold ($cold s) is slower than warm ($warm s) for 64 KiB"
 rot measure $P stable 300000 -bestEpsilon=0.05 >"$T/o" 2>&1
 test "$(csv converged)" = 1 && test "$(csv runs)" -lt 40
 ok $? "stable kernel: best-k converged after $(csv runs) runs (max 40)"
+# what the kernel measured itself comes back as row.report: here how often it ran
+reps=$(awk '/^run [0-9]+:/ { for (i = 1; i <= NF; i++) if ($i ~ /^reps=/) { sub("reps=", "", $i); s += $i } } END { print s }' "$T/o")
+calls=$(sed -n 's/^report: calls=\([0-9]*\) n=300000$/\1/p' "$T/o")
+test -n "$calls" && test "$calls" -ge "$reps" && test "$reps" -gt 0
+ok $? "the kernel's report reaches the script: $calls calls >= $reps timed repetitions, n = 300000"
+! grep -q "bad name" "$T/o"
+ok $? "a reported name that is no identifier is dropped"
 rot measure $P noisy 20000 -maxRuns=12 -minRunTime=0 >"$T/o" 2>&1
 test "$(csv converged)" = 0 && test "$(csv runs)" -eq 12
 ok $? "noisy kernel: not converged after the maximum of 12 runs"
