@@ -1,10 +1,11 @@
 -- rot.atomics: shared-memory atomic utilization (Dong & Pai): the measured table T(n, e, c)
 -- of a GPU model, the service time S = T / n by linear interpolation over non-integral
--- inputs (equations 1-3), and per-SM utilization from counters (their Table 2).
+-- inputs (equations 1-3), and utilization from counters (their Tables 1 and 2).
 local M = {}
 
---[[ A table from rows { {n=, e=, c=, t=cycles}, ... } (integral n >= 1, 1 <= e <= 32,
-  0 <= c <= n). Returns an object for M.T / M.S. ]]
+--[[ A table from rows { {n=, e=, c=, t=cycles}, ... } (n >= 1, 1 <= e <= 32, 0 <= c <= n).
+  The samples need not be every integer: rot's micro-benchmark samples a grid and the
+  interpolation brackets each input between the nearest samples. ]]
 function M.table(rows)
   local t = { data = {}, nmax = 0, emax = 0 }
   for _, r in ipairs(rows) do
@@ -19,35 +20,40 @@ end
 
 local function lerp(a, b, f) return a + (b - a) * f end
 
--- T at integral n, interpolated over e and c (c clamped to 0..n).
+-- The sampled keys of set around x: lo, hi and the fraction of the way from lo to hi
+-- (x outside the samples is clamped to the nearest one: no extrapolation).
+local function bracket(set, x)
+  local lo, hi, min, max
+  for k in pairs(set) do
+    if k <= x and (not lo or k > lo) then lo = k end
+    if k >= x and (not hi or k < hi) then hi = k end
+    if not min or k < min then min = k end
+    if not max or k > max then max = k end
+  end
+  lo, hi = lo or min, hi or max
+  return lo, hi, hi > lo and (x - lo) / (hi - lo) or 0
+end
+
+-- T at a sampled n, interpolated over e and c (c clamped to 0..n).
 local function t_at_n(tab, n, e, c)
   if n == 0 then return 0 end -- equation (1): no jobs, no time
   local row = tab.data[n]
-  if not row then error("T(n, e, c) has no samples for n = " .. n, 3) end
   c = math.max(0, math.min(c, n))
-  -- the sampled e values around e (every integral e when the table is complete)
-  local e0, e1
-  for ee in pairs(row) do
-    if ee <= e and (not e0 or ee > e0) then e0 = ee end
-    if ee >= e and (not e1 or ee < e1) then e1 = ee end
+  local e0, e1, fe = bracket(row, e)
+  local function at(ee)
+    local c0, c1, fc = bracket(row[ee], c)
+    return lerp(row[ee][c0], row[ee][c1], fc)
   end
-  e0, e1 = e0 or e1, e1 or e0
-  local c0, c1 = math.floor(c), math.ceil(c)
-  local function at(ee, cc)
-    local v = row[ee] and row[ee][cc]
-    if not v then error(string.format("T(n, e, c) has no sample for n=%d e=%d c=%d", n, ee, cc), 4) end
-    return v
-  end
-  local fe, fc = e1 > e0 and (e - e0) / (e1 - e0) or 0, c - c0
-  return lerp(lerp(at(e0, c0), at(e0, c1), fc), lerp(at(e1, c0), at(e1, c1), fc), fe)
+  return lerp(at(e0), at(e1), fe)
 end
 
 -- Equation (2): T(n, e, c) by linear interpolation; n in 0..nmax, e in 1..emax, c in 0..n.
 function M.T(tab, n, e, c)
   if n < 0 or n > tab.nmax then error("n = " .. n .. " is outside the measured 0.." .. tab.nmax, 2) end
-  e = math.max(1, math.min(e, tab.emax))
-  local n0, n1 = math.floor(n), math.ceil(n)
-  return lerp(t_at_n(tab, n0, e, c), t_at_n(tab, n1, e, c), n - n0)
+  local ns = { [0] = true }
+  for k in pairs(tab.data) do ns[k] = true end
+  local n0, n1, fn = bracket(ns, n)
+  return lerp(t_at_n(tab, n0, e, c), t_at_n(tab, n1, e, c), fn)
 end
 
 -- Equation (3): service time per job.
@@ -56,9 +62,9 @@ function M.S(tab, n, e, c)
 end
 
 --[[ Utilization from counters (Table 2). sms = { {fao=, cas=, occupancy= (achieved, 0..1),
-  cycles= (kernel time on that SM)}, ... } per SM, or one entry of totals when the counters
-  are not per SM (then say so: per_sm = false). ops = atomic thread operations in all;
-  warps_per_sm = the maximum resident warps. Returns per SM {N, n, e, c, S, B, U}. ]]
+  cycles= (kernel time on that SM)}, ... } per SM, or one entry of per-SM averages when the
+  counters are aggregated (then per_sm = false and ops is per SM too); ops = atomic thread
+  operations; warps_per_sm = the maximum resident warps. Returns per SM {N, n, e, c, S, B, U}. ]]
 function M.utilization(tab, o)
   local total = 0
   for _, s in ipairs(o.sms) do total = total + s.fao + s.cas end
@@ -73,6 +79,61 @@ function M.utilization(tab, o)
     out.sms[i] = { N = N, n = n, e = e, c = c, S = S, B = B, U = s.cycles > 0 and B / s.cycles or nil }
   end
   return out
+end
+
+-- Table 1 in current metric names (the CUPTI Profiling API and Nsight Compute aggregate over
+-- SMs: rot uses per-SM averages and says so). O comes from the bytes of 4-byte atomics.
+M.metrics = {
+  bytes = "smsp__sass_data_bytes_mem_shared_op_atom.sum",
+  fao = "smsp__inst_executed_op_shared_atom_dot_alu.sum",
+  cas = "smsp__inst_executed_op_shared_atom_dot_cas.sum",
+  occupancy = "sm__warps_active.avg.pct_of_peak_sustained_active",
+  cycles = "sm__cycles_active.avg",
+}
+
+function M.metric_names()
+  local out = {}
+  for _, k in ipairs({ "bytes", "fao", "cas", "occupancy", "cycles" }) do out[#out + 1] = M.metrics[k] end
+  return out
+end
+
+--[[ The utilization inputs from one kernel's metric values (name -> value) on a device with
+  sms SMs and warps_per_sm resident warps at most (Nsight Compute exports carry both as
+  device__attribute_multiprocessor_count and device__attribute_max_warps_per_multiprocessor).
+  Returns the o of M.utilization (aggregated: one SM of averages), or nil and a message. ]]
+function M.from_metrics(v, sms, warps_per_sm)
+  sms = sms or v["device__attribute_multiprocessor_count"]
+  warps_per_sm = warps_per_sm or v["device__attribute_max_warps_per_multiprocessor"]
+  for _, name in pairs(M.metrics) do
+    if v[name] == nil then return nil, "metric '" .. name .. "' is missing" end
+  end
+  if not sms or not warps_per_sm then return nil, "the SM count and the warps per SM are unknown" end
+  return { per_sm = false, warps_per_sm = warps_per_sm, ops = v[M.metrics.bytes] / 4 / sms,
+    sms = { { fao = v[M.metrics.fao] / sms, cas = v[M.metrics.cas] / sms, occupancy = v[M.metrics.occupancy] / 100,
+      cycles = v[M.metrics.cycles] } } }
+end
+
+-- The table as CSV text (n,e,c,cycles) and back.
+function M.csv(rows)
+  local out = { "n,e,c,cycles" }
+  for _, r in ipairs(rows) do out[#out + 1] = string.format("%d,%d,%d,%.6g", r.n, r.e, r.c, r.t) end
+  return table.concat(out, "\n") .. "\n"
+end
+
+function M.read_csv(text)
+  local rows, first = {}, true
+  for line in text:gmatch("[^\r\n]+") do
+    if first then
+      if line ~= "n,e,c,cycles" then return nil, "not a T(n, e, c) table (header n,e,c,cycles)" end
+      first = false
+    else
+      local n, e, c, t = line:match("^(%d+),(%d+),(%d+),([^,]+)$")
+      if not n or not tonumber(t) then return nil, "bad T(n, e, c) row '" .. line .. "'" end
+      rows[#rows + 1] = { n = tonumber(n), e = tonumber(e), c = tonumber(c), t = tonumber(t) }
+    end
+  end
+  if #rows == 0 then return nil, "the T(n, e, c) table is empty" end
+  return rows
 end
 
 return M

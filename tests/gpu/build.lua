@@ -46,6 +46,8 @@ expect("gpu_chain", { "n=100", "blocks=2", "threads=64" }, 100 * 2 * 64, 0)
 expect("gpu_hist", { "pixels=1024" }, 4096, 4096)
 -- tiled GEMM (float by default): 2 n^3 flops, 4 n^2 elements of compulsory traffic
 expect("gpu_gemm", { "n=64" }, 2 * 64 ^ 3, 4 * 64 * 64 * 4)
+-- atomics micro-benchmark: no flops and no traffic; its result is the reported T(n, e, c)
+expect("gpu_atomics", { "n=4", "e=32", "c=1" }, 0, 0)
 -- cache bandwidth: ws bytes read `rounds` times, 4 float adds per 16-byte element
 expect("gpu_cache", { "ws=4096", "rounds=3" }, 4 * 256 * 3, 4096 * 3)
 
@@ -57,6 +59,13 @@ local st, out = sys.run(args, { capture = true })
 t.is(st, 0, "the hierarchical-roofline metrics are all valid for GH100")
 local passes = tonumber(out:match("passes (%d+)"))
 t.ok(passes and passes >= 1, "the host API reports the passes they need: " .. tostring(passes))
+-- the models' metrics: quantitative prediction (Konstantinidis) and atomic utilization (Dong & Pai)
+for _, model in ipairs({ { "prediction", require("rot.predict").metric_names() }, { "atomic utilization", require("rot.atomics").metric_names() } }) do
+  args = { binary, "--metrics", "GH100", table.unpack(model[2]) }
+  st, out = sys.run(args, { capture = true })
+  t.ok(st == 0 and select(2, out:gsub("\nok ", "")) + (out:match("^ok ") and 1 or 0) == #model[2],
+    "the " .. model[1] .. " model's " .. #model[2] .. " metrics are valid for GH100" .. (st == 0 and "" or ": " .. out:gsub("\n", " | ")))
+end
 st, out = sys.run({ binary, "--metrics", "GH100", "dram__bytes.sum", "dram__bytez.sum" }, { capture = true })
 t.ok(st ~= 0 and out:find("ok dram__bytes.sum", 1, true) ~= nil, "a valid name is accepted beside an invalid one")
 t.ok(out:find("unknown dram__bytez.sum dram__bytes.sum", 1, true) ~= nil, "an unknown name gets the nearest valid ones: " .. out:gsub("\n", " | "))
