@@ -203,6 +203,21 @@ function Results:staircase(o)
 end
 
 -- xy{name=, x=fn, y=fn, xlabel=, ylabel=, logx=, logy=, series=, label=}: any two quantities
+-- records(name, columns, rows): a model's rows as a table on stdout and outputDir/name.csv;
+-- columns = { {title, key or function(row), format}, ... }. Returns the CSV's path.
+function rot.records(name, columns, rows)
+  if type(name) ~= "string" or not name:match("^[%w_.-]+$") then
+    util.fail("csv name '" .. tostring(name) .. "' must use letters, digits and _.- only")
+  end
+  report.records(rows, columns)
+  return report.records_csv(rows, columns, outdir() .. "/" .. name .. ".csv")
+end
+
+-- xy(rows, {...}): the xy plot of Results:xy for any list of rows (a model's, say).
+function rot.xy(rows, o)
+  return Results.xy({ rows = rows }, o)
+end
+
 function Results:xy(o)
   return runner.timed("plot", plot.xy, plot_opts(self, o, { x = o.x, y = o.y, xlabel = o.xlabel, ylabel = o.ylabel,
     logx = o.logx, logy = o.logy, vlines = o.vlines }))

@@ -183,31 +183,32 @@ local function resolve(columns, axes, rows)
   return out
 end
 
-function M.table(rows, columns, axes, out)
-  out = out or io.stdout
-  local cols = resolve(columns, axes, rows)
-  local cells, width = {}, {}
-  for j, c in ipairs(cols) do width[j] = #c[1] end
-  for i, r in ipairs(rows) do
-    cells[i] = {}
-    for j, c in ipairs(cols) do
-      local s = c[2](r)
-      cells[i][j] = s
-      if #s > width[j] then width[j] = #s end
-    end
+-- Prints rows of cells aligned under their titles (first column left, the rest right).
+local function aligned(titles, cells, out)
+  local width = {}
+  for j, t in ipairs(titles) do width[j] = #t end
+  for _, row in ipairs(cells) do
+    for j, v in ipairs(row) do if #v > width[j] then width[j] = #v end end
   end
   local function line(vals)
     local parts = {}
-    for j, v in ipairs(vals) do
-      parts[j] = (j == 1 and "%-" or "%") .. width[j] .. "s"
-      parts[j] = string.format(parts[j], v)
-    end
+    for j, v in ipairs(vals) do parts[j] = string.format((j == 1 and "%-" or "%") .. width[j] .. "s", v) end
     out:write(table.concat(parts, "  "), "\n")
   end
-  local titles = {}
-  for j, c in ipairs(cols) do titles[j] = c[1] end
   line(titles)
   for _, row in ipairs(cells) do line(row) end
+end
+
+function M.table(rows, columns, axes, out)
+  out = out or io.stdout
+  local cols = resolve(columns, axes, rows)
+  local cells, titles = {}, {}
+  for j, c in ipairs(cols) do titles[j] = c[1] end
+  for i, r in ipairs(rows) do
+    cells[i] = {}
+    for j, c in ipairs(cols) do cells[i][j] = c[2](r) end
+  end
+  aligned(titles, cells, out)
   local note = false
   for _, r in ipairs(rows) do if r.converged == false then note = true end end
   if note then out:write("! best-k did not converge: the k fastest runs spread more than bestEpsilon\n") end
@@ -227,6 +228,12 @@ local function csv_field(v)
   local s = tostring(v)
   if s:find('[,"\n]') then s = '"' .. s:gsub('"', '""') .. '"' end
   return s
+end
+
+local function write_lines(path, lines)
+  local ok, err = sys.writefile(path, table.concat(lines, "\n") .. "\n")
+  if not ok then util.fail("cannot write '" .. path .. "': " .. err, "set -outputDir=DIR to a writable directory") end
+  return path
 end
 
 -- CSV with the axes first, then every quantity, then one column per counter; written atomically.
@@ -285,10 +292,40 @@ function M.csv(rows, path, axes)
     for _, c in ipairs(cols) do f[#f + 1] = csv_field(c[2](r)) end
     lines[#lines + 1] = table.concat(f, ",")
   end
-  local ok, err = sys.writefile(path, table.concat(lines, "\n") .. "\n")
-  if not ok then util.fail("cannot write '" .. path .. "': " .. err,
-    "set -outputDir=DIR to a writable directory") end
-  return path
+  return write_lines(path, lines)
+end
+
+--[[ A model's records: columns = { {title, key or function(row), format (optional)}, ... }.
+  records(rows, columns, out) prints them aligned; records_csv(rows, columns, path) writes them
+  (numbers in full, atomically). ]]
+local function cell(row, c)
+  local v = type(c[2]) == "function" and c[2](row) or row[c[2]]
+  return v
+end
+
+function M.records(rows, columns, out)
+  local titles, cells = {}, {}
+  for j, c in ipairs(columns) do titles[j] = c[1] end
+  for i, r in ipairs(rows) do
+    cells[i] = {}
+    for j, c in ipairs(columns) do
+      local v = cell(r, c)
+      cells[i][j] = v == nil and "-" or type(v) == "number" and string.format(c[3] or "%.4g", v) or tostring(v)
+    end
+  end
+  aligned(titles, cells, out or io.stdout)
+end
+
+function M.records_csv(rows, columns, path)
+  local head = {}
+  for j, c in ipairs(columns) do head[j] = csv_field(c[1]) end
+  local lines = { table.concat(head, ",") }
+  for _, r in ipairs(rows) do
+    local f = {}
+    for j, c in ipairs(columns) do f[j] = csv_field(cell(r, c)) end
+    lines[#lines + 1] = table.concat(f, ",")
+  end
+  return write_lines(path, lines)
 end
 
 return M

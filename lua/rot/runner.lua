@@ -27,6 +27,7 @@ function M.timed(what, f, ...)
 end
 
 local function cfg(key) return ctx.config:get(key) end
+local function warn(msg) io.stderr:write("rot: warning: ", msg, "\n") end
 
 local function memo(key, f)
   local v = ctx.memo[key]
@@ -365,8 +366,10 @@ function M.check_metrics(desc, kinfo)
   if chip == "auto" then
     local st, out = sys.run({ binary, "--chip" }, { capture = true })
     chip = st == 0 and out:match("^(%S+)") or nil
-    if not chip then
-      util.fail("cannot check GPU metrics: no CUDA device to name the chip", "set -gpuChip=GH100 (or the chip you will measure on)")
+    if not chip then -- nothing will be profiled here either: the points are refused
+      warn("GPU metric names not checked: no CUDA device to name the chip (set -gpuChip=GH100 to check them here)")
+      ctx.memo[key] = { chip = nil, passes = nil }
+      return ctx.memo[key]
     end
   end
   local args = { binary, "--metrics", chip }
@@ -463,7 +466,6 @@ function progress.done()
   if progress.on then io.stderr:write("\r\27[K"); io.stderr:flush() end
 end
 
-local function warn(msg) io.stderr:write("rot: warning: ", msg, "\n") end
 
 -- The governor key: set it on every CPU once, before anything is measured.
 local function set_governor()
@@ -588,6 +590,9 @@ function M.measure(items)
       if usable and #e.runs >= runs_wanted then
         row.entry, row.cached = e, true
         stats.hits = stats.hits + 1
+      elseif ctx.no_device and row.kinfo.gpu then
+        fail_row(row, ctx.no_device)
+        goto next_row
       else
         local base = usable and e or nil
         local need = base and (runs_wanted - #base.runs) or runs_wanted

@@ -325,4 +325,16 @@ local text = sys.readfile(path)
 t.ok(text:find('"a,""b"""', 1, true) ~= nil, "CSV quotes commas and quotes")
 sys.remove(path)
 
+-- a model's records: an aligned table and a CSV with full numbers, missing values as "-" and ""
+local recs = { { name = "a", x = 1 / 3 }, { name = "longer", x = nil } }
+local cols = { { "kernel", "name" }, { "x", "x", "%.2f" }, { "twice", function(r) return r.x and 2 * r.x end } }
+local tmp = dir .. "/rot-unit-rec-" .. os.time()
+local f = assert(io.open(tmp, "w"))
+report.records(recs, cols, f)
+f:close()
+t.is(sys.readfile(tmp), "kernel     x   twice\na       0.33  0.6667\nlonger     -       -\n", "records: aligned, formatted, '-' when missing")
+report.records_csv(recs, cols, tmp)
+t.is(sys.readfile(tmp), "kernel,x,twice\na,0.333333333,0.666666667\nlonger,,\n", "records CSV: full numbers, empty when missing")
+sys.remove(tmp)
+
 t.done()
