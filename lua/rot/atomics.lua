@@ -113,6 +113,32 @@ function M.from_metrics(v, sms, warps_per_sm)
       cycles = v[M.metrics.cycles] } } }
 end
 
+--[[ Utilization of profiled kernels (rows of rot.predict.read_profile) from a T(n, e, c)
+  table; sms and warps_per_sm default to the profile's own (ncu device attributes, rot's
+  gpu_sms columns). Returns records { kernel, N, e, n, c, S, B, cycles, U, error }. ]]
+function M.report(profile, tab, sms, warps_per_sm)
+  local recs = {}
+  for _, r in ipairs(profile) do
+    local rec = { kernel = r.kernel }
+    local o, err = M.from_metrics(r.metrics, sms or r.sms, warps_per_sm or r.warps_per_sm)
+    if o and o.sms[1].fao + o.sms[1].cas == 0 then
+      rec.N, rec.U, rec.error = 0, 0, "no shared-memory atomics"
+    elseif o then
+      local ok, u = pcall(M.utilization, tab, o)
+      if ok then
+        local s = u.sms[1]
+        rec.N, rec.e, rec.n, rec.c, rec.S, rec.B, rec.cycles, rec.U = s.N, s.e, s.n, s.c, s.S, s.B, o.sms[1].cycles, s.U
+      else
+        rec.error = tostring(u):gsub("^.-:%d+: ", "")
+      end
+    else
+      rec.error = err
+    end
+    recs[#recs + 1] = rec
+  end
+  return recs
+end
+
 -- The table as CSV text (n,e,c,cycles) and back.
 function M.csv(rows)
   local out = { "n,e,c,cycles" }

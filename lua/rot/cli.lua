@@ -13,6 +13,8 @@ local commands = {
   { "config", "config [-key=value ...]", "every configuration key: type, default, value and where it came from" },
   { "cache", "cache [clear]", "size and entries of the result cache; clear empties it" },
   { "asm", "asm KERNEL [-MACRO=value ...] [-optimization=FLAGS]", "annotated assembly of a kernel, built as a measurement would build it" },
+  { "predict", "predict PROFILE.csv DEVICE.csv [MEASURED.csv]", "kernel times on a GPU predicted from a profile (ncu --csv --page raw, or a rot CSV) and that GPU's gpu-peaks.csv; APE against measured times" },
+  { "utilization", "utilization PROFILE.csv TABLE.csv", "shared-memory atomic utilization of profiled kernels, from the GPU's T(n,e,c) table (rot measure gpu-atomics)" },
   { "events", "events [all]", "the PMUs this machine offers to counters (all: every event name)" },
   { "completion", "completion bash", "print a bash completion script (source it from ~/.bashrc)" },
   { "run", "run FILE.lua [ARG ...]", "run a Lua script with the rot library loaded (no summary line)" },
@@ -151,6 +153,62 @@ local function show_config(cfg)
   return 0
 end
 
+local function read_arg(pos, i, what)
+  local path = pos[i]
+  if not path then util.fail(pos[1] .. " needs " .. what, "rot help " .. pos[1]) end
+  local text, err = sys.readfile(path)
+  if not text then util.fail("cannot read " .. what .. " '" .. path .. "': " .. tostring(err)) end
+  return text, path
+end
+
+local function profile_arg(pos, i)
+  local predict = require "rot.predict"
+  local text, path = read_arg(pos, i, "a profile")
+  local rows, err = predict.read_profile(text)
+  if not rows then util.fail("profile '" .. path .. "': " .. err, "export it with: ncu --csv --page raw --print-units base ... > profile.csv") end
+  return rows
+end
+
+-- rot predict PROFILE DEVICE [MEASURED]: the quantitative roofline model on another GPU
+local function predict_cmd(cfg, pos)
+  local predict, peaks, rot = require "rot.predict", require "rot.peaks", require "rot"
+  rot.config = cfg
+  local profile = profile_arg(pos, 2)
+  local _, dpath = read_arg(pos, 3, "a device file")
+  local drows = peaks.read_csv(dpath)
+  local device, err = nil, "no ceilings in it (name,kind,threads,value,unit rows)"
+  if drows then device, err = predict.device(drows) end
+  if not device then util.fail("device file '" .. dpath .. "': " .. err, "rot measure gpu-peaks writes one (gpu-peaks.csv)") end
+  local measured = pos[4] and profile_arg(pos, 4)
+  local recs, mean, count = predict.report(profile, device, measured)
+  rot.records("predict", { { "kernel", "kernel" }, { "type", "type" }, { "O_krn", "O_krn", "%.3g" }, { "O_dev", "O_dev", "%.3g" },
+    { "bound", "bound" }, { "predicted_GOPs", "gops", "%.4g" }, { "predicted_s", "time", "%.4g" },
+    { "measured_s", "measured", "%.4g" }, { "APE_pct", "ape", "%.1f" }, { "error", "error" } }, recs)
+  if mean then
+    io.stdout:write(string.format("mean APE %.2f%% over %d kernel%s (Konstantinidis & Cotronis report 27.66%%)\n",
+      mean, count, count == 1 and "" or "s"))
+  elseif measured then
+    io.stdout:write("no measured kernel matches a profiled one by name: no APE\n")
+  end
+  return 0
+end
+
+-- rot utilization PROFILE TABLE: Dong & Pai's shared-atomic utilization of profiled kernels
+local function utilization_cmd(cfg, pos)
+  local atomics, rot = require "rot.atomics", require "rot"
+  rot.config = cfg
+  local profile = profile_arg(pos, 2)
+  local text, tpath = read_arg(pos, 3, "a T(n, e, c) table")
+  local rows, err = atomics.read_csv(text)
+  if not rows then util.fail("table '" .. tpath .. "': " .. err, "rot measure gpu-atomics writes one per GPU model") end
+  local recs = atomics.report(profile, atomics.table(rows))
+  io.stdout:write("# per-SM averages: the CUPTI Profiling API and Nsight Compute aggregate over SMs\n")
+  rot.records("utilization", { { "kernel", "kernel" }, { "N_jobs", "N", "%.4g" }, { "e", "e", "%.2f" }, { "n_hat", "n", "%.2f" },
+    { "c", "c", "%.2f" }, { "S_cycles", "S", "%.3g" }, { "busy_cycles", "B", "%.4g" }, { "cycles", "cycles", "%.4g" },
+    { "utilization_pct", function(r) return r.U and r.U * 100 end, "%.1f" }, { "error", "error" } }, recs)
+  return 0
+end
+
 local function walk(dir, f)
   for _, name in ipairs(sys.listdir(dir) or {}) do
     local p = dir .. "/" .. name
@@ -260,6 +318,8 @@ function M.main(h, argv)
     for _, k in ipairs(util.sorted_keys(desc.macros)) do io.stdout:write("# macro ", k, " = ", desc.macros[k], "\n") end
     io.stdout:write(out)
     return 0
+  elseif cmd == "predict" then return predict_cmd(cfg, pos)
+  elseif cmd == "utilization" then return utilization_cmd(cfg, pos)
   elseif cmd == "events" then
     local runner = require "rot.runner"
     runner.setup(home, cfg, nil)

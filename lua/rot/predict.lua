@@ -100,29 +100,112 @@ local function csv_fields(line)
   return out
 end
 
---[[ Reads `ncu --csv --page raw` output: a header of metric names, a row of units, one row
-  per profiled kernel. Returns { {kernel=, metrics={name=value}}, ... }; numbers may carry
-  thousands separators. ]]
-function M.read_ncu_csv(text)
-  local lines = {}
+-- Multiplier of an Nsight Compute unit to rot's base units (bytes, seconds, counts): ncu
+-- scales units by default (Mbyte, usecond) unless run with --print-units base.
+local PREFIX = { n = 1e-9, u = 1e-6, m = 1e-3, K = 1e3, M = 1e6, G = 1e9, T = 1e12 }
+local BASES = { byte = true, second = true, inst = true, cycle = true, sector = true, warp = true,
+  thread = true, request = true, hz = true, flop = true }
+function M.unit_scale(unit)
+  local p, base = (unit or ""):match("^([numKMGT])(%a+)")
+  if p and BASES[base:lower()] then return PREFIX[p] end
+  return 1
+end
+
+local function lines_of(text, quoted_only)
+  local out = {}
   for l in text:gmatch("[^\r\n]+") do
-    if l:sub(1, 1) == '"' then lines[#lines + 1] = l end -- ncu's own notes are unquoted lines
+    if not quoted_only or l:sub(1, 1) == '"' then out[#out + 1] = l end
   end
+  return out
+end
+
+local function number(s) return tonumber(((s or ""):gsub(",", ""))) end
+
+--[[ Reads `ncu --csv --page raw` output: a header of metric names, a row of units, one row
+  per profiled kernel. Returns { {kernel=, metrics={name=value}, time=s}, ... }; numbers may
+  carry thousands separators, values are scaled to base units. ]]
+function M.read_ncu_csv(text)
+  local lines = lines_of(text, true) -- ncu's own notes (==PROF==) are unquoted lines
   if #lines < 3 then return nil, "not an ncu --csv --page raw export (too few rows)" end
-  local head = csv_fields(lines[1])
+  local head, units = csv_fields(lines[1]), csv_fields(lines[2])
   local kcol
   for i, h in ipairs(head) do if h == "Kernel Name" then kcol = i end end
+  if not kcol then return nil, "not an ncu --csv --page raw export (no 'Kernel Name' column)" end
   local out = {}
   for li = 3, #lines do
     local f = csv_fields(lines[li])
-    local row = { kernel = kcol and f[kcol] or ("kernel " .. li - 2), metrics = {} }
+    local row = { kernel = f[kcol], metrics = {} }
     for i, h in ipairs(head) do
-      local num = tonumber(((f[i] or ""):gsub(",", "")))
-      if num and h:find("__") then row.metrics[h] = num end
+      local num = number(f[i])
+      if num and h:find("__") then row.metrics[h] = num * M.unit_scale(units[i]) end
     end
+    local t = row.metrics["gpu__time_duration.sum"]
+    row.time = t
     out[#out + 1] = row
   end
   return out
+end
+
+--[[ Reads a rot results CSV of GPU points (columns gpu:METRIC, time_s, kernel, and the
+  axes before workingSet_bytes). Returns the rows of read_ncu_csv, the kernel named by its
+  kernel and axis values, with sms and warps_per_sm of the device. ]]
+function M.read_rot_csv(text)
+  local lines = lines_of(text)
+  if #lines < 2 then return nil, "the rot CSV has no data rows" end
+  local head = csv_fields(lines[1])
+  local col, axes = {}, {}
+  for i, h in ipairs(head) do
+    col[h] = i
+    if not col.workingSet_bytes then axes[#axes + 1] = i end
+  end
+  if not col.time_s or not col.kernel then return nil, "not a rot results CSV (no time_s and kernel columns)" end
+  local out = {}
+  for li = 2, #lines do
+    local f = csv_fields(lines[li])
+    local name = { f[col.kernel] }
+    for _, i in ipairs(axes) do name[#name + 1] = head[i] .. "=" .. f[i] end
+    local row = { kernel = table.concat(name, " "), metrics = {}, time = number(f[col.time_s]),
+      sms = col.gpu_sms and number(f[col.gpu_sms]), warps_per_sm = col.gpu_max_warps_per_sm and number(f[col.gpu_max_warps_per_sm]) }
+    for i, h in ipairs(head) do
+      local m = h:match("^gpu:(.+)$")
+      if m and number(f[i]) then row.metrics[m] = number(f[i]) end
+    end
+    if f[col.source] ~= "failed" then out[#out + 1] = row end
+  end
+  return out
+end
+
+-- A profile file of either kind.
+function M.read_profile(text)
+  if text:find('"Kernel Name"', 1, true) then return M.read_ncu_csv(text) end
+  return M.read_rot_csv(text)
+end
+
+--[[ Predictions for profiled kernels on a device; measured (optional) rows of the same
+  kernels on that device give the APE. Returns records { kernel, type, O_krn, O_dev, bound,
+  gops, time, measured, ape }, the mean APE and the number of kernels it is over. ]]
+function M.report(profile, device, measured)
+  local times = {}
+  for _, r in ipairs(measured or {}) do
+    if r.time then times[r.kernel] = times[r.kernel] or {}; table.insert(times[r.kernel], r.time) end
+  end
+  local used, recs, sum, n = {}, {}, 0, 0
+  for _, r in ipairs(profile) do
+    local k, err = M.kernel(r.metrics)
+    local rec = { kernel = r.kernel, error = err }
+    if k then
+      local p = M.predict(k, device)
+      rec.type, rec.O_krn, rec.O_dev, rec.bound, rec.gops, rec.time = k.type, p.O_krn, p.O_dev, p.bound, p.gops, p.time
+      used[r.kernel] = (used[r.kernel] or 0) + 1 -- the i-th profile of a name matches its i-th measurement
+      local m = times[r.kernel] and times[r.kernel][used[r.kernel]]
+      if m then
+        rec.measured, rec.ape = m, M.ape(p.time, m)
+        sum, n = sum + rec.ape, n + 1
+      end
+    end
+    recs[#recs + 1] = rec
+  end
+  return recs, n > 0 and sum / n or nil, n
 end
 
 return M

@@ -273,13 +273,26 @@ function M.csv(rows, path, axes)
     { "kernel", kernels },
     { "flags", function(r) return r.desc and r.desc.flags end },
   }
-  local seen = {}
+  local seen, gpu = {}, {}
   for _, r in ipairs(rows) do
     for _, n in ipairs(r.counterNames or {}) do
       if not seen[n] then
         seen[n] = true
         cols[#cols + 1] = { "counter:" .. n, function(row) return row.counters and row.counters[n] end }
       end
+    end
+    for n in pairs(r.gpuMetrics or {}) do
+      if not gpu[n] then gpu[n] = true; gpu[#gpu + 1] = n end
+    end
+  end
+  if #gpu > 0 then -- GPU points: the device and every metric, so models can read the file back
+    local function meta(k) return function(row) return row.entry and row.entry.meta[k] end end
+    cols[#cols + 1] = { "gpu_name", meta("gpuName") }
+    cols[#cols + 1] = { "gpu_sms", meta("gpuSMs") }
+    cols[#cols + 1] = { "gpu_max_warps_per_sm", meta("gpuMaxWarpsPerSM") }
+    table.sort(gpu)
+    for _, n in ipairs(gpu) do
+      cols[#cols + 1] = { "gpu:" .. n, function(row) return row.gpuMetrics and row.gpuMetrics[n] end }
     end
   end
   local header = {}

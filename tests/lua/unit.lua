@@ -232,6 +232,7 @@ local li, lc = pipeline.latencies(hull, 100)
 t.ok(math.abs(li - 2) < 0.01 and math.abs(lc - 8) < 0.1, string.format("boat hull gives back λ=2, Λ=8 (%.3f, %.3f)", li, lc))
 
 -- quantitative roofline prediction on hand-worked numbers (formulas 2-19)
+local dir0 = os.getenv("TMPDIR") or "/tmp"
 local predict = require "rot.predict"
 local prof = assert(predict.read_ncu_csv(assert(sys.readfile(os.getenv("ROT_HOME") .. "/tests/fixtures/ncu-raw.csv"))))
 t.is(#prof, 1, "ncu raw CSV: one kernel row (header, units and notes skipped)")
@@ -253,6 +254,20 @@ t.is(pr.bound, "memory", "O_krn = 1/3 < O_dev = 5.33: memory bound")
 t.ok(math.abs(pr.gops - 1000 / 3) < 1e-9 and math.abs(pr.time - 4.8e-3) < 1e-12, "predicted 333 GFLOP/s, 4.8 ms")
 t.ok(math.abs(predict.ape(4.8e-3, 6e-3) - 20) < 1e-9, "absolute percentage error")
 t.is(predict.kernel({}), nil, "missing metrics give no parameters")
+
+-- Nsight Compute units are scaled to base units; a rot CSV of GPU points reads back as a profile
+t.ok(predict.unit_scale("usecond") == 1e-6 and predict.unit_scale("Mbyte") == 1e6 and predict.unit_scale("sector") == 1
+  and predict.unit_scale("%") == 1, "ncu units: usecond, Mbyte scaled; sector and % as they are")
+local gpath = dir0 .. "/rot-unit-gpu-" .. os.time() .. ".csv"
+report.csv({ { point = { n = 4096 }, desc = { workloads = { { kernel = "gpu_triad" } } }, time = 2e-3,
+  gpuMetrics = { ["dram__sectors_read.sum"] = 1e6, ["smsp__inst_executed.sum"] = 5e5 },
+  entry = { meta = { gpuName = "NVIDIA H100", gpuSMs = 132, gpuMaxWarpsPerSM = 64 } } } }, gpath, { "n" })
+local back_rows = assert(predict.read_profile(assert(sys.readfile(gpath))))
+t.ok(#back_rows == 1 and back_rows[1].kernel == "gpu_triad n=4096" and back_rows[1].time == 2e-3,
+  "rot CSV profile: the kernel named with its axes, its time")
+t.ok(back_rows[1].metrics["dram__sectors_read.sum"] == 1e6 and back_rows[1].sms == 132 and back_rows[1].warps_per_sm == 64,
+  "rot CSV profile: every gpu: column, the SM count and warps per SM")
+sys.remove(gpath)
 
 -- shared-memory atomics: T(n, e, c) interpolation and utilization on hand-made values
 local atomics = require "rot.atomics"
