@@ -2,7 +2,7 @@
  * CHAINS independent dependency chains of one operation on vectors of LANES elements, n
  * iterations. A kernel file sets CHAINS_NAME, defaults for the macros, then includes this.
  * Macros: PEAK_TYPE (double|float), PEAK_LANES (1 = scalar, else elements per vector),
- * PEAK_OP (0 fma, 1 add, 2 mul), PEAK_CHAINS (independent chains; latency x issue rate hides
+ * PEAK_OP (0 fma, 1 add, 2 mul, 3 div), PEAK_CHAINS (independent chains; latency x issue rate hides
  * the pipeline), ROT_TALLY. */
 #include "kernel.h"
 #include "tally.h"
@@ -35,7 +35,7 @@ static void *init(const struct rot_args *a)
 	if (!c)
 		return NULL;
 	c->n = (long)rot_arg(a, "n");
-	c->mul = PEAK_OP == 2 ? (elem)1.0000001 : (elem)0.9999999;
+	c->mul = PEAK_OP >= 2 ? (elem)1.0000001 : (elem)0.9999999;
 	c->add = (elem)1e-7;
 	c->seed = (elem)1;
 	return c;
@@ -55,8 +55,10 @@ static void chains_run(struct chains *c, long n)
 			x[j] = x[j] * m + a; /* contracted to one FMA where the flags allow */
 #elif PEAK_OP == 1
 			x[j] = x[j] + a;
-#else
+#elif PEAK_OP == 2
 			x[j] = x[j] * m;
+#else
+			x[j] = x[j] / m;
 #endif
 		}
 	}

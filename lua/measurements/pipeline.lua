@@ -1,60 +1,68 @@
--- pipeline model on this CPU: add/mul/FMA latencies from a boat hull, simulated vs measured times
+-- pipeline model on this CPU: add/mul/FMA/div/load latencies from boat hulls, simulated vs measured
 local rot = require "rot"
 local pipeline = require "rot.pipeline"
 
 local quick = rot.get("quick")
 local chains = quick and { 1, 2, 8 } or { 1, 2, 3, 4, 5, 6, 8, 10, 12, 14, 16 }
 local n = quick and 20000 or 200000
-local ops = { { "fma", 0 }, { "add", 1 }, { "mul", 2 } }
+local scalar = "-O2 -mfma -fno-tree-vectorize -fno-tree-slp-vectorize"
+-- one instruction class per op: a dependent chain per thread, `chains` of them side by side
+local ops = {
+  { name = "fma", kernel = "peakflops", macros = { PEAK_OP = 0 } },
+  { name = "add", kernel = "peakflops", macros = { PEAK_OP = 1 } },
+  { name = "mul", kernel = "peakflops", macros = { PEAK_OP = 2 } },
+  { name = "div", kernel = "peakflops", macros = { PEAK_OP = 3 } },
+  { name = "load", kernel = "chase", params = { ws = 16384 }, chains = "CHASE_CHAINS" }, -- L1-resident ring
+}
+local idx = {}
+for i = 1, #ops do idx[i] = i end
 
-local results = rot.measure(rot.space { rot.axis("op", { 1, 2, 3 }), rot.axis("chains", chains) }, function(p)
-  return { kernel = "peakflops", params = { n = n }, flags = "-O2 -mfma -fno-tree-vectorize -fno-tree-slp-vectorize",
-    macros = { PEAK_TYPE = "double", PEAK_LANES = 1, PEAK_OP = ops[p.op][2], PEAK_CHAINS = p.chains }, pin = { 0 } }
+local results = rot.measure(rot.space { rot.axis("op", idx), rot.axis("chains", chains) }, function(p)
+  local op = ops[p.op]
+  local macros, params = {}, { n = n }
+  for k, v in pairs(op.macros or { }) do macros[k] = v end
+  for k, v in pairs(op.params or {}) do params[k] = v end
+  if op.kernel == "peakflops" then
+    macros.PEAK_TYPE, macros.PEAK_LANES = "double", 1
+  end
+  macros[op.chains or "PEAK_CHAINS"] = p.chains
+  return { kernel = op.kernel, params = params, flags = scalar, macros = macros, pin = { 0 } }
 end)
+-- the core clock the chains ran at, from a dependent imul chain (3 cycles each)
+local clk = rot.measure(rot.space { rot.axis("clock", { 1 }) }, function()
+  return { kernel = "clock", params = { n = quick and 1000000 or 10000000 }, pin = { 0 }, flags = "-O2" }
+end).rows[1]
+local ghz = clk.flops and clk.time and clk.flops / clk.time / 1e9
 
--- per operation: the hull, its latencies, and the simulation of every point (N scaled down:
--- the simulated time is linear in N once N is large, which the unit tests check)
-local NSIM = 256
-local rows, summary = {}, {}
+-- per class: the hull, its latencies, and every point simulated (Table II of the paper)
+local points, classes = {}, {}
 for oi, op in ipairs(ops) do
-  local samples, pts = {}, {}
+  local samples = {}
   for _, r in ipairs(results.rows) do
-    if r.point.op == oi and r.time then
-      samples[#samples + 1] = { w = r.point.chains, t = r.time * 1e9 }
-      pts[#pts + 1] = r
-    end
+    if r.point.op == oi and r.time then samples[#samples + 1] = { w = r.point.chains, t = r.time * 1e9 } end
   end
   if #samples >= 2 then
-    local issue, completion = pipeline.latencies(samples, n)
-    local errs = {}
-    for _, r in ipairs(pts) do
-      local sim = pipeline.simulate { graph = pipeline.chain("fpu", NSIM), pipelines = { fpu = { issue = issue, completion = completion } },
-        warps = r.point.chains }
-      local t_sim = sim.cycles * n / NSIM
-      local err = (t_sim - r.time * 1e9) / (r.time * 1e9)
-      errs[#errs + 1] = err
-      rows[#rows + 1] = { op = op[1], chains = r.point.chains, measured = r.time * 1e9, simulated = t_sim, err = err }
+    local v = pipeline.validate(samples, n)
+    for _, p in ipairs(v.points) do
+      points[#points + 1] = { op = op.name, chains = p.w, measured = p.measured, simulated = p.simulated, err = p.err * 100 }
     end
-    local mean, sd = 0, 0
-    for _, e in ipairs(errs) do mean = mean + math.abs(e) end
-    mean = mean / #errs
-    for _, e in ipairs(errs) do sd = sd + (math.abs(e) - mean) ^ 2 end
-    sd = math.sqrt(sd / #errs)
-    local tsc = pts[1].tscHz or 0
-    summary[#summary + 1] = string.format("%-4s λ = %.3f ns (%.2f TSC cycles)  Λ = %.3f ns (%.2f TSC cycles)  mean |error| %.1f%%  deviation %.1f%%",
-      op[1], issue, issue * tsc * 1e-9, completion, completion * tsc * 1e-9, mean * 100, sd * 100)
+    classes[#classes + 1] = { op = op.name, issue = v.issue, completion = v.completion,
+      issue_cycles = ghz and v.issue * ghz, completion_cycles = ghz and v.completion * ghz,
+      mean = v.mean * 100, deviation = v.deviation * 100 }
   end
 end
 
-io.stdout:write(string.format("%-4s %6s %14s %14s %8s\n", "op", "chains", "measured [ns]", "simulated [ns]", "error"))
-for _, r in ipairs(rows) do
-  io.stdout:write(string.format("%-4s %6d %14.0f %14.0f %7.1f%%\n", r.op, r.chains, r.measured, r.simulated, r.err * 100))
-end
-io.stdout:write("\nper instruction, one thread (" .. rot.machine.cpuinfo().model .. "; compare with published latency/throughput tables for this core):\n")
-for _, l in ipairs(summary) do io.stdout:write(l, "\n") end
+rot.records("pipeline-model", { { "op", "op" }, { "chains", "chains", "%d" }, { "measured_ns", "measured", "%.0f" },
+  { "simulated_ns", "simulated", "%.0f" }, { "error_pct", "err", "%.1f" } }, points)
+io.stdout:write(string.format("\nper instruction, one thread on %s, core clock %s (imul chain):\n",
+  rot.machine.cpuinfo().model, ghz and string.format("%.3f GHz", ghz) or "unknown"))
+rot.records("pipeline-latencies", { { "op", "op" }, { "issue_ns", "issue", "%.3f" }, { "completion_ns", "completion", "%.3f" },
+  { "issue_cycles", "issue_cycles", "%.2f" }, { "completion_cycles", "completion_cycles", "%.2f" },
+  { "mean_abs_error_pct", "mean", "%.1f" }, { "deviation_pct", "deviation", "%.1f" } }, classes)
+io.stdout:write("compare with the published latency and reciprocal throughput of this core (uops.info, Agner Fog's tables)\n")
 
 results:csv("pipeline")
 results:xy { name = "pipeline", title = "boat hull: time per instruction vs independent chains", logx = false,
   x = function(r) return r.point.chains end, y = function(r) return r.time and r.time * 1e9 / (n * r.point.chains) end,
   xlabel = "independent chains per thread", ylabel = "time per instruction [ns]",
-  series = function(r) return ops[r.point.op][1] end }
+  series = function(r) return ops[r.point.op].name end }

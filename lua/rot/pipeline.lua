@@ -192,4 +192,28 @@ function M.latencies(samples, N)
   return issue, completion
 end
 
+--[[ validate(samples, N, nsim): the model against a measured boat hull of one instruction
+  class (samples { {w=, t=}, ... }: w independent chains or warps, t for N instructions
+  each): λ and Λ from the hull, then every sample simulated (chains of nsim instructions,
+  scaled to N: the time is linear in N) and compared, as in the paper's Table II.
+  Returns { issue=, completion=, points = { {w=, measured=, simulated=, err=}, ... },
+  mean = mean |error|, deviation = its standard deviation }. ]]
+function M.validate(samples, N, nsim)
+  nsim = nsim or 256
+  local issue, completion = M.latencies(samples, N)
+  local out, mean, sd = { issue = issue, completion = completion, points = {} }, 0, 0
+  for _, s in ipairs(samples) do
+    local sim = M.simulate { graph = M.chain("unit", nsim), pipelines = { unit = { issue = issue, completion = completion } },
+      warps = s.w }
+    local t = sim.cycles * N / nsim
+    local err = (t - s.t) / s.t
+    out.points[#out.points + 1] = { w = s.w, measured = s.t, simulated = t, err = err }
+    mean = mean + math.abs(err)
+  end
+  mean = mean / #samples
+  for _, p in ipairs(out.points) do sd = sd + (math.abs(p.err) - mean) ^ 2 end
+  out.mean, out.deviation = mean, math.sqrt(sd / #samples)
+  return out
+end
+
 return M

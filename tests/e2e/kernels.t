@@ -17,6 +17,8 @@ check_kernel triad 1000 macro=STREAM_TYPE:float
 check_kernel copy 1003 macro=STREAM_NT:1 flags=-O2,-march=native
 check_kernel peakflops 100 macro=PEAK_LANES:4 macro=PEAK_CHAINS:8
 check_kernel peakflops 100 macro=PEAK_OP:1
+check_kernel peakflops 100 macro=PEAK_OP:3
+check_kernel chase 1000 macro=CHASE_CHAINS:4
 check_kernel regadd 1000
 check_kernel intensity 1000 macro=INTENSITY_TYPE:float
 check_kernel matvec 50 macro=MATVEC_BLOCK:4
@@ -46,4 +48,6 @@ expect matvec 10 -- 200 960
 expect stencil 10 -- 256 1600
 expect dgemm 10 -- 2000 3200
 expect peakflops 10 macro=PEAK_LANES:8 macro=PEAK_CHAINS:24 -- 3840 0
+expect chase 100 macro=CHASE_CHAINS:2 -- 0 1600
+expect clock 1000 -- 3000 0
 done_testing

@@ -1,0 +1,57 @@
+-- pipeline model on the GPU: issue/completion latencies per instruction class from warps-per-SM hulls
+local rot = require "rot"
+local pipeline = require "rot.pipeline"
+
+local quick = rot.get("quick")
+local n = quick and 1024 or 8192
+local ops = { { "fadd", 0 }, { "ffma", 1 }, { "dfma", 2 }, { "sin+cos", 3 }, { "iadd", 4 }, { "global load (L1)", 5 },
+  { "shared load", 6 } }
+local function point(op, warps, sms)
+  local bps = warps > 32 and 2 or 1 -- a block holds at most 32 warps
+  return { kernel = "gpu_chain", params = { n = n, blocks = sms * bps, threads = 32 * warps // bps },
+    macros = { GCHAIN_OP = ops[op][2] }, cacheMode = "warm" }
+end
+
+-- one point first: the SM count and the resident-warp limit
+local first = rot.measure(rot.space { rot.axis("op", { 1 }) }, function() return point(1, 1, 1) end).rows[1]
+if not first.entry then rot.fail("the GPU pipeline model needs a GPU (see the error above)") end
+local meta = first.entry.meta
+local sms, wmax = meta.gpuSMs, meta.gpuMaxWarpsPerSM or 64
+local warps = {}
+for _, w in ipairs(quick and { 1, 4, 16 } or { 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64 }) do
+  if w <= wmax then warps[#warps + 1] = w end
+end
+local idx = {}
+for i = 1, #ops do idx[i] = i end
+local results = rot.measure(rot.space { rot.axis("op", idx), rot.axis("warps", warps) }, function(p)
+  return point(p.op, p.warps, sms)
+end)
+
+local ghz = (meta.gpuClockKHz or 0) / 1e6
+local points, classes = {}, {}
+for oi, op in ipairs(ops) do
+  local samples = {}
+  for _, r in ipairs(results.rows) do
+    if r.point.op == oi and r.time then samples[#samples + 1] = { w = r.point.warps, t = r.time * 1e9 } end
+  end
+  if #samples >= 2 then
+    local v = pipeline.validate(samples, n)
+    for _, p in ipairs(v.points) do
+      points[#points + 1] = { op = op[1], warps = p.w, measured = p.measured, simulated = p.simulated, err = p.err * 100 }
+    end
+    classes[#classes + 1] = { op = op[1], issue = v.issue, completion = v.completion, issue_cycles = v.issue * ghz,
+      completion_cycles = v.completion * ghz, mean = v.mean * 100, deviation = v.deviation * 100 }
+  end
+end
+rot.records("gpu-pipeline-model", { { "op", "op" }, { "warps_per_SM", "warps", "%d" }, { "measured_ns", "measured", "%.0f" },
+  { "simulated_ns", "simulated", "%.0f" }, { "error_pct", "err", "%.1f" } }, points)
+io.stdout:write(string.format("\nper SM of %s (%d SMs); cycles at the %.3f GHz of the device properties:\n",
+  tostring(meta.gpuName), sms or 0, ghz))
+rot.records("gpu-pipeline-latencies", { { "op", "op" }, { "issue_ns", "issue", "%.3f" }, { "completion_ns", "completion", "%.3f" },
+  { "issue_cycles", "issue_cycles", "%.2f" }, { "completion_cycles", "completion_cycles", "%.2f" },
+  { "mean_abs_error_pct", "mean", "%.1f" }, { "deviation_pct", "deviation", "%.1f" } }, classes)
+results:csv("gpu-pipeline")
+results:xy { name = "gpu-pipeline", title = "boat hull: time per warp-instruction vs warps per SM", logx = true,
+  x = function(r) return r.point.warps end, y = function(r) return r.time and r.time * 1e9 / (n * r.point.warps) end,
+  xlabel = "warps per SM", ylabel = "time per warp-instruction per SM [ns]",
+  series = function(r) return ops[r.point.op][1] end }

@@ -1,0 +1,69 @@
+-- quantitative roofline prediction on rot's GPU kernels: a profile for other GPUs, and the APE here
+local rot = require "rot"
+local predict = require "rot.predict"
+local peaks = require "rot.peaks"
+local sys = require "rot.sys"
+
+local quick = rot.get("quick")
+local big = quick and (1 << 22) or (1 << 26)
+local kernels = {
+  { "triad", { kernel = "gpu_triad", params = { n = big } } },
+  { "dot", { kernel = "gpu_dot", params = { n = big } } },
+  { "intensity fp32 x4", { kernel = "gpu_intensity", params = { n = big, fpe = 4 }, macros = { GINT_TYPE = 0 } } },
+  { "intensity fp32 x64", { kernel = "gpu_intensity", params = { n = big, fpe = 64 }, macros = { GINT_TYPE = 0 } } },
+  { "intensity fp64 x16", { kernel = "gpu_intensity", params = { n = big, fpe = 16 }, macros = { GINT_TYPE = 1 } } },
+  { "intensity int32 x16", { kernel = "gpu_intensity", params = { n = big, fpe = 16 }, macros = { GINT_TYPE = 3 } } },
+  { "sgemm", { kernel = "gpu_gemm", params = { n = quick and 512 or 2048 } } },
+  { "histogram", { kernel = "gpu_hist", params = { pixels = big, random = 1 } } },
+}
+local names = {}
+for i, k in ipairs(kernels) do names[i] = k[1] end
+local results = rot.measure(rot.space { rot.axis("name", names) }, function(p)
+  for _, k in ipairs(kernels) do
+    if k[1] == p.name then
+      local spec = {}
+      for key, v in pairs(k[2]) do spec[key] = v end
+      spec.gpuMetrics = predict.metric_names()
+      return spec
+    end
+  end
+end)
+local ok = results:ok()
+if #ok == 0 then rot.fail("no GPU kernel could be profiled (see the errors above)") end
+-- the profile, readable by `rot predict` on another machine
+results:csv("gpu-predict-profile")
+local meta = ok[1].entry.meta
+local profile = {}
+for _, r in ipairs(ok) do profile[#profile + 1] = { kernel = r.point.name, metrics = r.gpuMetrics, time = r.time } end
+
+-- predicted here (the measured time gives the APE) and on every GPU whose ceilings rot stored
+local dir = rot.get("cacheDir") .. "/machines"
+local here = tostring(meta.gpuName):gsub("[^%w]+", "_") .. ".gpu.csv"
+local files = {}
+for _, f in ipairs(sys.listdir(dir) or {}) do
+  if f:match("%.gpu%.csv$") then files[#files + 1] = f end
+end
+table.sort(files)
+local all = {}
+for _, f in ipairs(files) do
+  local device, err = predict.device(peaks.read_csv(dir .. "/" .. f) or {})
+  if device then
+    local recs, mean, count = predict.report(profile, device, f == here and profile or nil)
+    for _, r in ipairs(recs) do
+      r.device = f:gsub("%.gpu%.csv$", "")
+      all[#all + 1] = r
+    end
+    if mean then
+      io.stdout:write(string.format("%s: mean APE %.2f%% over %d kernels (the paper reports 27.66%%)\n", f, mean, count))
+    end
+  else
+    io.stderr:write("rot: warning: '", dir, "/", f, "': ", err, "\n")
+  end
+end
+if #all == 0 then
+  rot.fail("no GPU ceilings stored for any device: nothing to predict on", "rot measure gpu-peaks first (on each GPU)")
+end
+rot.records("gpu-predict", { { "device", "device" }, { "kernel", "kernel" }, { "type", "type" }, { "O_krn", "O_krn", "%.3g" },
+  { "O_dev", "O_dev", "%.3g" }, { "bound", "bound" }, { "predicted_s", "time", "%.4g" }, { "measured_s", "measured", "%.4g" },
+  { "APE_pct", "ape", "%.1f" } }, all)
+io.stdout:write("another GPU: copy gpu-predict-profile.csv there and run\n  rot predict gpu-predict-profile.csv ITS-gpu-peaks.csv ITS-gpu-predict-profile.csv\n")
