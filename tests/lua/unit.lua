@@ -230,6 +230,11 @@ local hull = {}
 for _, W in ipairs({ 1, 2, 4, 8, 16 }) do hull[#hull + 1] = { w = W, t = pipeline.closed_form(100, W, 2, 8) } end
 local li, lc = pipeline.latencies(hull, 100)
 t.ok(math.abs(li - 2) < 0.01 and math.abs(lc - 8) < 0.1, string.format("boat hull gives back λ=2, Λ=8 (%.3f, %.3f)", li, lc))
+local v = pipeline.validate(hull, 100, 100)
+t.ok(#v.points == 5 and v.mean < 0.02, string.format("validate: a closed-form hull is simulated back within 2%% (mean |error| %.2f%%)", v.mean * 100))
+hull[3].t = hull[3].t * 1.5 -- one measurement 50% off
+local v2 = pipeline.validate(hull, 100, 100)
+t.ok(math.abs(v2.points[3].err + 1 / 3) < 0.02 and v2.mean > 0.05 and v2.deviation > 0.05, "validate: a sample off the model shows in its error, the mean and the deviation")
 
 -- quantitative roofline prediction on hand-worked numbers (formulas 2-19)
 local dir0 = os.getenv("TMPDIR") or "/tmp"
