@@ -28,28 +28,13 @@ local results = rot.measure(rot.space { rot.axis("op", idx), rot.axis("warps", w
 end)
 
 local ghz = (meta.gpuClockKHz or 0) / 1e6
-local points, classes = {}, {}
-for oi, op in ipairs(ops) do
-  local samples = {}
-  for _, r in ipairs(results.rows) do
-    if r.point.op == oi and r.time then samples[#samples + 1] = { w = r.point.warps, t = r.time * 1e9 } end
-  end
-  if #samples >= 2 then
-    local v = pipeline.validate(samples, n)
-    for _, p in ipairs(v.points) do
-      points[#points + 1] = { op = op[1], warps = p.w, measured = p.measured, simulated = p.simulated, err = p.err * 100 }
-    end
-    classes[#classes + 1] = { op = op[1], issue = v.issue, completion = v.completion, issue_cycles = v.issue * ghz,
-      completion_cycles = v.completion * ghz, mean = v.mean * 100, deviation = v.deviation * 100 }
-  end
-end
-rot.records("gpu-pipeline-model", { { "op", "op" }, { "warps_per_SM", "warps", "%d" }, { "measured_ns", "measured", "%.0f" },
-  { "simulated_ns", "simulated", "%.0f" }, { "error_pct", "err", "%.1f" } }, points)
+local names = {}
+for i, op in ipairs(ops) do names[i] = op[1] end
+local points, classes = pipeline.hulls(results.rows, names, n, "warps", ghz)
+rot.records("gpu-pipeline-model", pipeline.point_columns("warps_per_SM"), points)
 io.stdout:write(string.format("\nper SM of %s (%d SMs); cycles at the %.3f GHz of the device properties:\n",
   tostring(meta.gpuName), sms or 0, ghz))
-rot.records("gpu-pipeline-latencies", { { "op", "op" }, { "issue_ns", "issue", "%.3f" }, { "completion_ns", "completion", "%.3f" },
-  { "issue_cycles", "issue_cycles", "%.2f" }, { "completion_cycles", "completion_cycles", "%.2f" },
-  { "mean_abs_error_pct", "mean", "%.1f" }, { "deviation_pct", "deviation", "%.1f" } }, classes)
+rot.records("gpu-pipeline-latencies", pipeline.class_columns, classes)
 results:csv("gpu-pipeline")
 results:xy { name = "gpu-pipeline", title = "boat hull: time per warp-instruction vs warps per SM", logx = true,
   x = function(r) return r.point.warps end, y = function(r) return r.time and r.time * 1e9 / (n * r.point.warps) end,

@@ -35,30 +35,13 @@ end).rows[1]
 local ghz = clk.flops and clk.time and clk.flops / clk.time / 1e9
 
 -- per class: the hull, its latencies, and every point simulated (Table II of the paper)
-local points, classes = {}, {}
-for oi, op in ipairs(ops) do
-  local samples = {}
-  for _, r in ipairs(results.rows) do
-    if r.point.op == oi and r.time then samples[#samples + 1] = { w = r.point.chains, t = r.time * 1e9 } end
-  end
-  if #samples >= 2 then
-    local v = pipeline.validate(samples, n)
-    for _, p in ipairs(v.points) do
-      points[#points + 1] = { op = op.name, chains = p.w, measured = p.measured, simulated = p.simulated, err = p.err * 100 }
-    end
-    classes[#classes + 1] = { op = op.name, issue = v.issue, completion = v.completion,
-      issue_cycles = ghz and v.issue * ghz, completion_cycles = ghz and v.completion * ghz,
-      mean = v.mean * 100, deviation = v.deviation * 100 }
-  end
-end
-
-rot.records("pipeline-model", { { "op", "op" }, { "chains", "chains", "%d" }, { "measured_ns", "measured", "%.0f" },
-  { "simulated_ns", "simulated", "%.0f" }, { "error_pct", "err", "%.1f" } }, points)
+local names = {}
+for i, op in ipairs(ops) do names[i] = op.name end
+local points, classes = pipeline.hulls(results.rows, names, n, "chains", ghz)
+rot.records("pipeline-model", pipeline.point_columns("chains"), points)
 io.stdout:write(string.format("\nper instruction, one thread on %s, core clock %s (imul chain):\n",
   rot.machine.cpuinfo().model, ghz and string.format("%.3f GHz", ghz) or "unknown"))
-rot.records("pipeline-latencies", { { "op", "op" }, { "issue_ns", "issue", "%.3f" }, { "completion_ns", "completion", "%.3f" },
-  { "issue_cycles", "issue_cycles", "%.2f" }, { "completion_cycles", "completion_cycles", "%.2f" },
-  { "mean_abs_error_pct", "mean", "%.1f" }, { "deviation_pct", "deviation", "%.1f" } }, classes)
+rot.records("pipeline-latencies", pipeline.class_columns, classes)
 io.stdout:write("compare with the published latency and reciprocal throughput of this core (uops.info, Agner Fog's tables)\n")
 
 results:csv("pipeline")

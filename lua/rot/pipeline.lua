@@ -216,4 +216,38 @@ function M.validate(samples, N, nsim)
   return out
 end
 
+--[[ hulls(rows, names, N, x, ghz): validate() for every instruction class of a hull sweep.
+  rows: measured results with point.op (an index into names) and point[x] (chains or warps),
+  time in s, N instructions per chain; ghz converts ns into cycles. Returns the per-point
+  records {op, w, measured, simulated, err (%)} and the per-class ones {op, issue, completion
+  (ns), issue_cycles, completion_cycles, mean, deviation (%)}, with their rot.records columns. ]]
+function M.hulls(rows, names, N, x, ghz)
+  local points, classes = {}, {}
+  for oi, name in ipairs(names) do
+    local samples = {}
+    for _, r in ipairs(rows) do
+      if r.point.op == oi and r.time then samples[#samples + 1] = { w = r.point[x], t = r.time * 1e9 } end
+    end
+    if #samples >= 2 then
+      local v = M.validate(samples, N)
+      for _, p in ipairs(v.points) do
+        points[#points + 1] = { op = name, w = p.w, measured = p.measured, simulated = p.simulated, err = p.err * 100 }
+      end
+      classes[#classes + 1] = { op = name, issue = v.issue, completion = v.completion,
+        issue_cycles = ghz and v.issue * ghz, completion_cycles = ghz and v.completion * ghz,
+        mean = v.mean * 100, deviation = v.deviation * 100 }
+    end
+  end
+  return points, classes
+end
+
+function M.point_columns(xtitle)
+  return { { "op", "op" }, { xtitle, "w", "%d" }, { "measured_ns", "measured", "%.0f" },
+    { "simulated_ns", "simulated", "%.0f" }, { "error_pct", "err", "%.1f" } }
+end
+
+M.class_columns = { { "op", "op" }, { "issue_ns", "issue", "%.3f" }, { "completion_ns", "completion", "%.3f" },
+  { "issue_cycles", "issue_cycles", "%.2f" }, { "completion_cycles", "completion_cycles", "%.2f" },
+  { "mean_abs_error_pct", "mean", "%.1f" }, { "deviation_pct", "deviation", "%.1f" } }
+
 return M
