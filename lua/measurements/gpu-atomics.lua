@@ -55,8 +55,7 @@ rot.records("gpu-atomics", { { "n", "n", "%d" }, { "e", "e", "%d" }, { "c", "c",
   { "S_cycles", "S", "%.2f" }, { "SMs", "sms", "%d" } }, rows)
 -- the table the utilization model reads, stored per GPU model
 local text = atomics.csv(rows)
-sys.mkdir(rot.get("cacheDir") .. "/machines")
-local stored = rot.get("cacheDir") .. "/machines/" .. tostring(meta.gpuName):gsub("[^%w]+", "_") .. ".atomics.csv"
+local stored = require("rot.gpu").machine_file(rot.get("cacheDir"), meta.gpuName, "atomics")
 assert(sys.writefile(stored, text))
 io.stdout:write("T(n, e, c) stored in ", stored, "\n")
 rot.xy(rows, { name = "gpu-atomics", title = "shared-memory atomics: service time per job (e = 32)", logx = false,

@@ -19,7 +19,7 @@ end)
 local ok = results:ok()
 if #ok == 0 then rot.fail("no histogram point could be measured (see the errors above)") end
 local meta = ok[1].entry.meta
-local stored = rot.get("cacheDir") .. "/machines/" .. tostring(meta.gpuName):gsub("[^%w]+", "_") .. ".atomics.csv"
+local stored = require("rot.gpu").machine_file(rot.get("cacheDir"), meta.gpuName, "atomics")
 local text = sys.readfile(stored)
 local tab
 if text then tab = atomics.table(assert(atomics.read_csv(text))) end

@@ -41,5 +41,4 @@ local dir = rot.get("outputDir")
 sys.mkdir(dir)
 peaks.write_csv(dir .. "/gpu-peaks.csv", out)
 local name = results.rows[1].entry and results.rows[1].entry.meta.gpuName or "gpu"
-sys.mkdir(rot.get("cacheDir") .. "/machines")
-peaks.write_csv(rot.get("cacheDir") .. "/machines/" .. name:gsub("[^%w]+", "_") .. ".gpu.csv", out)
+peaks.write_csv(gpu.machine_file(rot.get("cacheDir"), name, "gpu"), out)

@@ -38,7 +38,7 @@ for _, r in ipairs(ok) do profile[#profile + 1] = { kernel = r.point.name, metri
 
 -- predicted here (the measured time gives the APE) and on every GPU whose ceilings rot stored
 local dir = rot.get("cacheDir") .. "/machines"
-local here = tostring(meta.gpuName):gsub("[^%w]+", "_") .. ".gpu.csv"
+local here = require("rot.gpu").machine_file(rot.get("cacheDir"), meta.gpuName, "gpu"):match("[^/]+$")
 local files = {}
 for _, f in ipairs(sys.listdir(dir) or {}) do
   if f:match("%.gpu%.csv$") then files[#files + 1] = f end

@@ -92,4 +92,12 @@ function M.theoretical(meta)
   return out
 end
 
+-- Where rot stores what it measured of a GPU model: cacheDir/machines/NAME.KIND.csv (KIND
+-- "gpu" for the ceilings, "atomics" for T(n, e, c)); the directory is created.
+function M.machine_file(cache_dir, gpu_name, kind)
+  local sys = require "rot.sys"
+  sys.mkdir(cache_dir .. "/machines")
+  return cache_dir .. "/machines/" .. tostring(gpu_name):gsub("[^%w]+", "_") .. "." .. kind .. ".csv"
+end
+
 return M

@@ -183,6 +183,12 @@ local th = gpu.theoretical({ gpuCC = "9.0", gpuSMs = 132, gpuClockKHz = 1980000,
 t.ok(math.abs(th.fp64 - 2 * 64 * 132 * 1.98) < 1e-9, "FP64: 64 FMA lanes x 2 x 132 SMs x 1.98 GHz = 33.5 TFLOP/s")
 t.ok(math.abs(th.fp32 - 2 * th.fp64) < 1e-9, "FP32 twice FP64 on Hopper")
 t.ok(math.abs(th.hbm - 3352.32) < 1e-6, "HBM: 2.619 GHz x 2 x 5120 bit / 8 = 3352 GB/s")
+local mdir = (os.getenv("TMPDIR") or "/tmp") .. "/rot-unit-m-" .. os.time()
+t.is(gpu.machine_file(mdir, "NVIDIA H100 80GB HBM3", "atomics"), mdir .. "/machines/NVIDIA_H100_80GB_HBM3.atomics.csv",
+  "a GPU model's stored file: its name made safe, the kind, in cacheDir/machines (created)")
+t.is(sys.stat(mdir .. "/machines"), "dir", "the machines directory exists")
+sys.remove(mdir .. "/machines")
+sys.remove(mdir)
 
 -- pipeline model: the simulator reproduces equation (1) for one pipeline over a grid
 local pipeline = require "rot.pipeline"
