@@ -92,6 +92,29 @@ function M.theoretical(meta)
   return out
 end
 
+--[[ Ceilings for the GPU roofline and time bounds: from gpu-peaks rows when there are some
+  (measured), else the theoretical ones of a point's metadata. Returns { compute = {{label=,
+  gflops=}}, bandwidth = {{label=, gbs=}}, bounds = {double=, single=, half=, L1=, L2=, HBM=},
+  source = "measured"|"theoretical" }. ]]
+function M.ceilings(rows, meta)
+  local by = {}
+  for _, r in ipairs(rows or {}) do by[r.name] = r.value end
+  local source = next(by) and "measured" or "theoretical"
+  if source == "theoretical" then
+    local th = M.theoretical(meta or {})
+    by = { fp64_fma = th.fp64, fp32_fma = th.fp32, fp16_fma = th.fp16, HBM_triad = th.hbm }
+  end
+  local out = { compute = {}, bandwidth = {}, source = source,
+    bounds = { double = by.fp64_fma, single = by.fp32_fma, half = by.fp16_fma, L1 = by.shared_ldst, L2 = by.L2, HBM = by.HBM_triad } }
+  for _, c in ipairs({ { "fp16_fma", "FP16 FMA" }, { "fp32_fma", "FP32 FMA" }, { "fp64_fma", "FP64 FMA" } }) do
+    if by[c[1]] then out.compute[#out.compute + 1] = { label = c[2] .. " (" .. source .. ")", gflops = by[c[1]] } end
+  end
+  for _, b in ipairs({ { "shared_ldst", "L1/shared" }, { "L2", "L2" }, { "HBM_triad", "HBM" } }) do
+    if by[b[1]] then out.bandwidth[#out.bandwidth + 1] = { label = b[2] .. " (" .. source .. ")", gbs = by[b[1]] } end
+  end
+  return out
+end
+
 -- Where rot stores what it measured of a GPU model: cacheDir/machines/NAME.KIND.csv (KIND
 -- "gpu" for the ceilings, "atomics" for T(n, e, c)); the directory is created.
 function M.machine_file(cache_dir, gpu_name, kind)

@@ -183,6 +183,12 @@ local th = gpu.theoretical({ gpuCC = "9.0", gpuSMs = 132, gpuClockKHz = 1980000,
 t.ok(math.abs(th.fp64 - 2 * 64 * 132 * 1.98) < 1e-9, "FP64: 64 FMA lanes x 2 x 132 SMs x 1.98 GHz = 33.5 TFLOP/s")
 t.ok(math.abs(th.fp32 - 2 * th.fp64) < 1e-9, "FP32 twice FP64 on Hopper")
 t.ok(math.abs(th.hbm - 3352.32) < 1e-6, "HBM: 2.619 GHz x 2 x 5120 bit / 8 = 3352 GB/s")
+local gc = gpu.ceilings(peaks.read_csv(os.getenv("ROT_HOME") .. "/tests/fixtures/gpu-peaks.csv"))
+t.ok(gc.source == "measured" and #gc.compute == 3 and #gc.bandwidth == 3 and gc.bounds.L1 == 20000 and gc.bounds.HBM == 1000
+  and gc.bounds.double == 10000, "GPU ceilings from gpu-peaks.csv: three precisions, shared/L2/HBM, and the bound inputs")
+local gt2 = gpu.ceilings(nil, { gpuCC = "9.0", gpuSMs = 132, gpuClockKHz = 1980000, gpuMemClockKHz = 2619000, gpuBusWidth = 5120 })
+t.ok(gt2.source == "theoretical" and math.abs(gt2.bounds.double - th.fp64) < 1e-9 and gt2.compute[1].label:find("theoretical"),
+  "without measured ceilings: the theoretical ones, labelled so")
 local mdir = (os.getenv("TMPDIR") or "/tmp") .. "/rot-unit-m-" .. os.time()
 t.is(gpu.machine_file(mdir, "NVIDIA H100 80GB HBM3", "atomics"), mdir .. "/machines/NVIDIA_H100_80GB_HBM3.atomics.csv",
   "a GPU model's stored file: its name made safe, the kind, in cacheDir/machines (created)")

@@ -1,0 +1,40 @@
+-- hierarchical GPU roofline: a mixbench-style intensity sweep, triad and GEMM, one dot per level
+local rot = require "rot"
+local gpu = require "rot.gpu"
+local peaks = require "rot.peaks"
+
+local quick = rot.get("quick")
+local n = quick and (1 << 22) or (1 << 26)
+local cases = {}
+for _, t in ipairs({ { "fp32", 0 }, { "fp64", 1 } }) do
+  for _, fpe in ipairs(quick and { 1, 16, 256 } or rot.geometric(1, 1024, 2)) do
+    cases[#cases + 1] = { name = t[1] .. " x" .. fpe, spec = { kernel = "gpu_intensity", params = { n = n, fpe = fpe }, macros = { GINT_TYPE = t[2] } } }
+  end
+end
+cases[#cases + 1] = { name = "triad", spec = { kernel = "gpu_triad", params = { n = n } } }
+cases[#cases + 1] = { name = "sgemm", spec = { kernel = "gpu_gemm", params = { n = quick and 512 or 2048 } } }
+local names, by = {}, {}
+for i, c in ipairs(cases) do names[i], by[c.name] = c.name, c end
+local results = rot.measure(rot.space { rot.axis("case", names) }, function(p)
+  local spec = {}
+  for k, v in pairs(by[p.case].spec) do spec[k] = v end
+  spec.gpuMetrics = gpu.roofline_metrics
+  return spec
+end)
+local ok = results:ok()
+if #ok == 0 then rot.fail("no GPU point could be measured (see the errors above)") end
+local meta = ok[1].entry.meta
+-- the measured ceilings of this GPU model when `rot measure gpu-peaks` stored them
+local c = gpu.ceilings(peaks.read_csv(gpu.machine_file(rot.get("cacheDir"), meta.gpuName, "gpu")), meta)
+results:gpu_bounds(c.bounds)
+io.stdout:write(string.format("# %s, %d SMs, CUDA runtime %s; ceilings: %s\n", tostring(meta.gpuName), meta.gpuSMs or 0,
+  tostring(meta.cudaRuntime), c.source == "measured" and "measured (gpu-peaks)" or "theoretical (run rot measure gpu-peaks)"))
+rot.records("gpu-roofline-levels", { { "case", function(r) return r.point.case end }, { "time_s", "time", "%.4g" },
+  { "GFLOP/s", function(r) return r.gpu and r.gpu.gflops end, "%.1f" },
+  { "I_L1", function(r) return r.gpu and r.gpu.intensity.L1 end, "%.3g" },
+  { "I_L2", function(r) return r.gpu and r.gpu.intensity.L2 end, "%.3g" },
+  { "I_HBM", function(r) return r.gpu and r.gpu.intensity.HBM end, "%.3g" },
+  { "time_deviation_pct", function(r) return r.gpu and r.gpu.timeDeviation and r.gpu.timeDeviation * 100 end, "%.1f" },
+  { "bound", "dominant" }, { "fraction_of_bound", "fraction", "%.2f" } }, ok)
+results:csv("gpu-roofline", { bounds = false })
+results:gpu_roofline { name = "gpu-roofline", compute = c.compute, bandwidth = c.bandwidth }
