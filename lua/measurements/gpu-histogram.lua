@@ -24,24 +24,21 @@ local text = sys.readfile(stored)
 local tab
 if text then tab = atomics.table(assert(atomics.read_csv(text))) end
 
+local function key(p, variant) return table.concat({ p.pixels, p.image, p.block, variant }, "/") end
 local by, rows = {}, {}
 for _, r in ipairs(ok) do
   local p = r.point
   local row = { pixels = p.pixels, image = p.image, block = p.block, variant = p.variant, time = r.time }
-  if tab and r.gpuMetrics then
-    local o = atomics.from_metrics(r.gpuMetrics, meta.gpuSMs, meta.gpuMaxWarpsPerSM)
-    local okU, u = pcall(atomics.utilization, tab, o)
-    if okU then
-      local s = u.sms[1]
-      row.e, row.n, row.c, row.U = s.e, s.n, s.c, s.U
-    end
+  if tab and r.gpuMetrics then -- Dong & Pai's model, as `rot utilization` computes it
+    local u = atomics.report({ { metrics = r.gpuMetrics, sms = meta.gpuSMs, warps_per_sm = meta.gpuMaxWarpsPerSM } }, tab)[1]
+    row.e, row.n, row.c, row.U = u.e, u.n, u.c, u.U
   end
-  by[p.pixels .. p.image .. p.block .. p.variant] = row
+  by[key(p, p.variant)] = row
   rows[#rows + 1] = row
 end
 for _, row in ipairs(rows) do -- speedup of the reordered kernel over the ordered one
   if row.variant == "histogram2" then
-    local base = by[row.pixels .. row.image .. row.block .. "histogram"]
+    local base = by[key(row, "histogram")]
     if base and base.time and row.time then row.speedup = base.time / row.time end
   end
 end

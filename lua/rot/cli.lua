@@ -174,8 +174,8 @@ local function predict_cmd(cfg, pos)
   local predict, peaks, rot = require "rot.predict", require "rot.peaks", require "rot"
   rot.config = cfg
   local profile = profile_arg(pos, 2)
-  local _, dpath = read_arg(pos, 3, "a device file")
-  local drows = peaks.read_csv(dpath)
+  local dtext, dpath = read_arg(pos, 3, "a device file")
+  local drows = peaks.parse_csv(dtext)
   local device, err = nil, "no ceilings in it (name,kind,threads,value,unit rows)"
   if drows then device, err = predict.device(drows) end
   if not device then util.fail("device file '" .. dpath .. "': " .. err, "rot measure gpu-peaks writes one (gpu-peaks.csv)") end

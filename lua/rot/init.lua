@@ -71,14 +71,19 @@ function Results:table(o)
   report.table(self.rows, o.columns, o.axes or self.axes)
 end
 
+-- outputDir/name.csv, once name is checked to be a plain file name
+local function csv_path(name)
+  if type(name) ~= "string" or not name:match("^[%w_.-]+$") then
+    util.fail("csv name '" .. tostring(name) .. "' must use letters, digits and _.- only")
+  end
+  return outdir() .. "/" .. name .. ".csv"
+end
+
 -- csv(name) writes outputDir/name.csv
 function Results:csv(name, o)
   o = o or {}
   if o.bounds ~= false then self:bounds() end
-  if type(name) ~= "string" or not name:match("^[%w_.-]+$") then
-    util.fail("csv name '" .. tostring(name) .. "' must use letters, digits and _.- only")
-  end
-  return report.csv(self.rows, outdir() .. "/" .. name .. ".csv", o.axes or self.axes)
+  return report.csv(self.rows, csv_path(name), o.axes or self.axes)
 end
 
 -- Sloped ceilings from the data itself: the best bandwidth seen inside each cache level.
@@ -206,11 +211,9 @@ end
 -- records(name, columns, rows): a model's rows as a table on stdout and outputDir/name.csv;
 -- columns = { {title, key or function(row), format}, ... }. Returns the CSV's path.
 function rot.records(name, columns, rows)
-  if type(name) ~= "string" or not name:match("^[%w_.-]+$") then
-    util.fail("csv name '" .. tostring(name) .. "' must use letters, digits and _.- only")
-  end
+  local path = csv_path(name)
   report.records(rows, columns)
-  return report.records_csv(rows, columns, outdir() .. "/" .. name .. ".csv")
+  return report.records_csv(rows, columns, path)
 end
 
 -- xy(rows, {...}): the xy plot of Results:xy for any list of rows (a model's, say).

@@ -99,7 +99,11 @@ end
 
 function M.read_csv(path)
   local text = sys.readfile(path)
-  if not text then return nil end
+  return text and M.parse_csv(text)
+end
+
+-- The rows of peaks.csv text; nil when it holds none.
+function M.parse_csv(text)
   local rows = {}
   for line in text:gmatch("[^\n]+") do
     local name, kind, threads, value, unit = line:match("^([^,]+),([^,]+),(%d+),([^,]+),([^,]+)$")

@@ -312,8 +312,8 @@ end
   records(rows, columns, out) prints them aligned; records_csv(rows, columns, path) writes them
   (numbers in full, atomically). ]]
 local function cell(row, c)
-  local v = type(c[2]) == "function" and c[2](row) or row[c[2]]
-  return v
+  if type(c[2]) == "function" then return c[2](row) end
+  return row[c[2]]
 end
 
 function M.records(rows, columns, out)
