@@ -8,8 +8,11 @@ CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE
 DRIVER_SRCS := $(wildcard driver/*.c)
 DRIVER_LIB_SRCS := $(filter-out driver/main.c,$(DRIVER_SRCS))
-DRIVER_OBJS := $(DRIVER_SRCS:driver/%.c=$(BUILD)/driver/%.o)
-DRIVER_LIB_OBJS := $(DRIVER_LIB_SRCS:driver/%.c=$(BUILD)/driver/%.o)
+# the core's plain-C modules the driver shares (its Lua glue is in driver/)
+DRIVER_CORE_OBJS := $(BUILD)/driver/core_topology.o
+DRIVER_OBJS := $(DRIVER_SRCS:driver/%.c=$(BUILD)/driver/%.o) $(DRIVER_CORE_OBJS)
+DRIVER_LIB_OBJS := $(DRIVER_LIB_SRCS:driver/%.c=$(BUILD)/driver/%.o) $(DRIVER_CORE_OBJS)
+DRIVER_LIBS := $(LUA_LIBS) -lhwloc -lm
 TEST_SRCS := $(filter-out tests/unit/core_%.c,$(wildcard tests/unit/*.c))
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%.t)
 CORE_TEST_SRCS := $(wildcard tests/unit/core_*.c)
@@ -21,15 +24,19 @@ all: driver
 driver: $(BUILD)/rot-driver
 
 $(BUILD)/rot-driver: $(DRIVER_OBJS)
-	$(CC) $(CFLAGS) -o $@ $^ $(LUA_LIBS) -lm
+	$(CC) $(CFLAGS) -o $@ $^ $(DRIVER_LIBS)
 
 $(BUILD)/driver/%.o: driver/%.c Makefile
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(LUA_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS) $(WARN) $(LUA_CFLAGS) -Icore -MMD -MP -c $< -o $@
+
+$(BUILD)/driver/core_%.o: core/%.c Makefile
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
 
 $(BUILD)/tests/%.t: tests/unit/%.c $(DRIVER_LIB_OBJS) tests/unit/tap.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(LUA_CFLAGS) -Idriver -o $@ $< $(DRIVER_LIB_OBJS) $(LUA_LIBS) -lm
+	$(CC) $(CFLAGS) $(WARN) $(LUA_CFLAGS) -Idriver -o $@ $< $(DRIVER_LIB_OBJS) $(DRIVER_LIBS)
 
 # unit tests of the core's plain-C modules link those modules' sources directly
 $(BUILD)/tests/core_%.t: tests/unit/core_%.c core/bestk.c core/rules.c tests/unit/tap.h
@@ -42,7 +49,7 @@ deps:
 # TAP through prove: unit tests (C), Lua library tests, end-to-end tests (shell).
 test: deps
 	@$(MAKE) -s driver $(TEST_BINS)
-	@prove --exec '' $(TEST_BINS) tests/lua.t tests/gpu.t tests/e2e/*.t
+	@prove --exec '' $(TEST_BINS) tests/lua.t tests/levels.t tests/gpu.t tests/e2e/*.t
 
 bench: deps
 	@$(MAKE) -s driver

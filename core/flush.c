@@ -1,6 +1,7 @@
 /* flush: makes caches cold before a timed run: walks a buffer twice the last-level cache,
  * clflushes the kernel's declared buffers and runs a block of code larger than L1i. */
 #include "flush.h"
+#include "topology.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -13,45 +14,26 @@
 static volatile uint64_t *evict;
 static size_t evict_words;
 
-static size_t parse_size(const char *s)
+/* the buffer walked when hwloc knows no cache: twice a last-level cache this large */
+#define FLUSH_GUESS_LLC ((size_t)128 << 20)
+
+size_t flush_llc_bytes(int *known)
 {
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (*end == 'K')
-		v <<= 10;
-	else if (*end == 'M')
-		v <<= 20;
-	return (size_t)v;
+	static struct topology t;
+	char err[256];
+	size_t llc = topology_load(&t, NULL, err, sizeof err) == 0 ? topology_llc_bytes(&t) : 0;
+	*known = llc > 0;
+	return llc ? llc : FLUSH_GUESS_LLC;
 }
 
-size_t flush_llc_bytes(void)
+size_t flush_init(int *known)
 {
-	size_t best = 0;
-	for (int i = 0; i < 16; i++) {
-		char path[128], buf[64];
-		snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-		FILE *f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(buf, sizeof buf, f)) {
-			size_t s = parse_size(buf);
-			if (s > best)
-				best = s;
-		}
-		fclose(f);
-	}
-	return best;
-}
-
-int flush_init(void)
-{
-	size_t llc = flush_llc_bytes();
-	size_t bytes = 2 * (llc ? llc : (size_t)64 << 20);
+	size_t bytes = 2 * flush_llc_bytes(known);
 	evict = rot_alloc(bytes);
 	if (!evict)
 		return -1;
 	evict_words = bytes / sizeof *evict;
-	return 0;
+	return bytes;
 }
 
 /* 64 KiB of 4-byte no-ops: evicts the kernel's code from L1i (32-64 KiB on current cores) */

@@ -7,11 +7,13 @@
 
 #include <stddef.h>
 
-/* Largest cache size from sysfs (bytes), or 0 when unknown. */
-size_t flush_llc_bytes(void);
+/* Largest cache size (bytes) from the topology; *known = 0 when hwloc sees no cache and the
+ * size is a generous guess instead. */
+size_t flush_llc_bytes(int *known);
 
-/* Prepares the eviction buffer; -1 with errno on failure. */
-int flush_init(void);
+/* Prepares the eviction buffer (twice the last-level cache); returns its size, or 0 with
+ * errno on failure. */
+size_t flush_init(int *known);
 
 void flush_caches(const struct rot_buffer *b, int n);
 

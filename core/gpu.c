@@ -134,6 +134,18 @@ int gpu_flush_l2(char *err, size_t len)
 	return 0;
 }
 
+int gpu_identity(FILE *out)
+{
+	struct cudaDeviceProp p;
+	int drv = 0;
+	if (cudaGetDeviceProperties(&p, 0) != cudaSuccess)
+		return -1;
+	cudaDriverGetVersion(&drv);
+	fprintf(out, "device %s, %d SMs, cc %d.%d, driver %d\n", p.name,
+		attr(cudaDevAttrMultiProcessorCount), p.major, p.minor, drv);
+	return 0;
+}
+
 int gpu_chip(FILE *out)
 {
 	CUpti_Device_GetChipName_Params cp = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};

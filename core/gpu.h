@@ -23,6 +23,9 @@ double gpu_time(const struct rot_kernel *k, void *state, long reps, char *err, s
 /* Evicts L2 by writing a scratch buffer twice its size; waits for it. */
 int gpu_flush_l2(char *err, size_t len);
 
+/* Prints "device NAME, N SMs, cc X.Y, driver V": what identifies the device in a result. */
+int gpu_identity(FILE *out);
+
 /* Prints the device's chip name (e.g. GH100); -1 when CUPTI cannot tell. */
 int gpu_chip(FILE *out);
 

@@ -244,6 +244,14 @@ int main(int argc, char **argv)
 		}
 		return gpu_chip(stdout) == 0 ? 0 : 1;
 	}
+	if (argc == 2 && strcmp(argv[1], "--device") == 0) { /* the device, for machine identity */
+		char err[512];
+		if (gpu_available(err, sizeof err) < 0) {
+			fprintf(stderr, "%s\n", err);
+			return 1;
+		}
+		return gpu_identity(stdout) == 0 ? 0 : 1;
+	}
 	if (argc >= 4 && strcmp(argv[1], "--metrics") == 0) /* --metrics CHIP NAME... */
 		return gpu_check_metrics(stdout, argv[2], (const char *const *)argv + 3, argc - 3) == 0 ? 0 : 1;
 #endif

@@ -327,7 +327,9 @@ int measure_point(struct point *p, FILE *out)
 	for (int i = 0; i < p->nrules; i++)
 		need_flush |= p->rules[i].action == ACT_FLUSH;
 	need_flush &= !gpu; /* a GPU point flushes L2 on the device instead */
-	if (need_flush && flush_init() < 0) {
+	size_t flush_bytes = 0;
+	int llc_known = 1;
+	if (need_flush && (flush_bytes = flush_init(&llc_known)) == 0) {
 		fprintf(out, "error cannot allocate the cache-eviction buffer: %s\n",
 			strerror(errno));
 		goto out;
@@ -368,6 +370,9 @@ int measure_point(struct point *p, FILE *out)
 	fprintf(out, "meta timerOverheadNs %llu\nmeta timerOverheadTsc %llu\n",
 		(unsigned long long)ov_ns, (unsigned long long)ov_tsc);
 	fprintf(out, "meta tscAvailable %d\n", TIMER_HAVE_TSC);
+	if (need_flush) /* guessed: hwloc knows no cache size on this machine */
+		fprintf(out, "meta flushBytes %zu\nmeta flushSize %s\n", flush_bytes,
+			llc_known ? "topology" : "guessed");
 	int n = 0, kept = 0, converged = 0;
 	uint64_t sum_ns = 0, sum_tsc = 0;
 	while (n < p->rule.max_runs) {

@@ -45,6 +45,9 @@ const struct config_key config_keys[] = {
 	{"gnuplot", CONFIG_STRING, "gnuplot", NULL, "gnuplot program used for plots"},
 	{"progress", CONFIG_ENUM, "auto", "auto,always,never",
 	 "progress line on stderr (auto: when stderr is a terminal)"},
+	{"machineIdentity", CONFIG_ENUM, "hardware", "hardware,hostname",
+	 "what results are kept under: the hardware (identical machines share results) or also "
+	 "the hostname"},
 };
 const size_t config_nkeys = sizeof config_keys / sizeof config_keys[0];
 

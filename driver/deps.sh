@@ -1,7 +1,7 @@
 #!/bin/sh
 # Checks the Debian packages rot needs; installs them when root, else prints the install line.
 # Used by the `rot` frontend before building the driver and by `make test`.
-pkgs="make gcc binutils perl liblua5.4-dev libpfm4-dev ccache gnuplot-nox"
+pkgs="make gcc binutils perl liblua5.4-dev libpfm4-dev libhwloc-dev ccache gnuplot-nox"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

@@ -102,6 +102,7 @@ void lrot_preload(lua_State *L)
 					{"rot.cache", luaopen_rot_cache},
 					{"rot.build", luaopen_rot_build},
 					{"rot.core", luaopen_rot_core},
+					{"rot.topology", luaopen_rot_topology},
 					{NULL, NULL}};
 	luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
 	for (const luaL_Reg *m = mods; m->name; m++) {

@@ -71,17 +71,17 @@ echo
 echo "ceilings against likwid-bench and the data sheet (same machine, same run)"
 $R -progress=never run tests/bench/ceilings.lua >"$B/ceil" 2>&1 || { cat "$B/ceil"; exit 1; }
 v() { awk -v k="$1" '$1 == k { print $2 }' "$B/ceil"; }
-llc_kib=$(( $(cat /sys/devices/system/cpu/cpu0/cache/index*/size 2>/dev/null | sed 's/K$//' | sort -n | tail -n 1) ))
-ws_kib=$((4 * llc_kib))
+ws_kib=$(( $(v dram_ws) / 1024 ))
 for t in 1 $(nproc); do
 	[ "$t" = 1 ] && [ "$(nproc)" = 1 ] && continue
 	rotbw=$(v triad_dram_$t)
+	pk=$(v peaks_dram_$t)
 	if command -v likwid-bench >/dev/null 2>&1; then
 		lk=$(likwid-bench -t stream_avx512 -w S0:${ws_kib}kB:$t 2>/dev/null | awk '/^MByte\/s/ { print $2 / 1000 }')
-		printf 'DRAM triad, %s thread(s), %s KiB: rot %.2f GB/s, likwid-bench stream_avx512 %s GB/s (same 24 bytes/iteration convention; target: rot >= likwid)\n' \
-			"$t" "$ws_kib" "$rotbw" "${lk:-failed}"
+		printf 'DRAM triad, %s thread(s), %s KiB: rot %.2f GB/s, likwid-bench stream_avx512 %s GB/s (same 24 bytes/iteration convention; target: rot within 5%%); rot measure peaks DRAM plateau %s GB/s\n' \
+			"$t" "$ws_kib" "$rotbw" "${lk:-failed}" "${pk:--}"
 	else
-		printf 'DRAM triad, %s thread(s): rot %.2f GB/s; likwid-bench is not installed (sudo apt-get install likwid) so there is nothing to compare against\n' "$t" "$rotbw"
+		printf 'DRAM triad, %s thread(s), %s KiB: rot %.2f GB/s, rot measure peaks DRAM plateau %s GB/s; likwid-bench is not installed (sudo apt-get install likwid) so there is nothing to compare against\n' "$t" "$ws_kib" "$rotbw" "${pk:--}"
 	fi
 done
 echo "STREAM itself is not packaged by Debian and cannot be fetched here: no STREAM figure (rot's triad uses STREAM's kernel and byte convention)"

@@ -1,9 +1,8 @@
 -- one kernel walked from the memory roof to the compute roof by its flops per element
 local rot = require "rot"
 
-local caches = rot.machine.caches()
-local llc = #caches > 0 and caches[#caches].size or 32 * 1024 * 1024
-local l2 = caches[2] and caches[2].size or 1024 * 1024
+local llc = rot.llc()
+local l2 = rot.level_size("L2") or 1024 * 1024
 -- in L2 (half of it) and in DRAM (4x the last-level cache); two arrays of doubles
 local where = { L2 = l2 // 2 // 16, DRAM = 4 * llc // 16 }
 local fpe = rot.geometric(1, 512, 2)

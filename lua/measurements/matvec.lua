@@ -1,9 +1,8 @@
 -- dense matrix-vector product: row order vs the strided "implementation horror", register blocking
 local rot = require "rot"
 
-local caches = rot.machine.caches()
-local llc = #caches > 0 and caches[#caches].size or 32 * 1024 * 1024
-local l2 = caches[2] and caches[2].size or 1024 * 1024
+local llc = rot.llc()
+local l2 = rot.level_size("L2") or 1024 * 1024
 local function order_for(bytes) return math.floor(math.sqrt(bytes / 8)) end
 local sizes = { order_for(l2 // 2), order_for(llc // 4), order_for(2 * llc) }
 if rot.get("quick") then sizes = { 64, 256 } end

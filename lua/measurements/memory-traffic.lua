@@ -2,8 +2,7 @@
 local rot = require "rot"
 local sys = require "rot.sys"
 
-local caches = rot.machine.caches()
-local llc = #caches > 0 and caches[#caches].size or 32 * 1024 * 1024
+local llc = rot.llc()
 local sizes = rot.geometric(65536, 4 * llc, 4)
 if rot.get("quick") then sizes = { 65536, 1048576 } end
 local kernels = { read = { "sum", 1 }, write = { "fill", 1 }, triad = { "triad", 3 } }

@@ -8,14 +8,16 @@ local out, bw = peaks.measure(rot, rot.get("quick"))
 
 io.stdout:write(string.format("%-28s %-9s %7s %12s\n", "name", "kind", "threads", "value"))
 for _, r in ipairs(out) do
-  io.stdout:write(string.format("%-28s %-9s %7d %12.2f %s\n", r.name, r.kind, r.threads, r.value, r.unit))
+  local v = r.kind == "size" and rot.util.bytes(r.value) or string.format("%.2f %s", r.value, r.unit)
+  io.stdout:write(string.format("%-28s %-9s %7d %12s%s\n", r.name, r.kind, r.threads, v,
+    r.spread and r.spread > 0 and string.format("  (samples up to +%.1f%%)", r.spread * 100) or ""))
 end
 -- peaks.csv here, and the machine's copy in the cache directory that every roofline uses
 local dir = rot.get("outputDir")
 sys.mkdir(dir)
 peaks.write_csv(dir .. "/peaks.csv", out)
 sys.mkdir(rot.get("cacheDir") .. "/machines")
-peaks.write_csv(peaks.path(rot.get("cacheDir"), info, rot.get("quick")), out)
+peaks.write_csv(peaks.path(rot.get("cacheDir"), rot.machine.fingerprint(rot.config), rot.get("quick")), out)
 
 -- the bandwidth staircase behind the plateaus
 bw:staircase { name = "peaks-bandwidth", title = "bandwidth vs working set (" .. info.model .. ")",

@@ -1,8 +1,7 @@
 -- STREAM's four operations (copy, scale, add, triad) from L1 to DRAM, roofline and staircase
 local rot = require "rot"
 
-local caches = rot.machine.caches()
-local llc = #caches > 0 and caches[#caches].size or 32 * 1024 * 1024
+local llc = rot.llc()
 local sizes = rot.geometric(8192, 4 * llc, 2)
 if rot.get("quick") then sizes = { 16384, 1048576 } end
 local arrays = { copy = 2, scale = 2, add = 3, triad = 3 }

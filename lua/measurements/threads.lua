@@ -2,12 +2,11 @@
 local rot = require "rot"
 
 local info = rot.machine.cpuinfo()
-local caches = rot.machine.caches()
-local llc = #caches > 0 and caches[#caches].size or 32 * 1024 * 1024
+local llc = rot.llc()
 local threads = {}
 for t = 1, info.cpus do threads[#threads + 1] = t end
 -- in cache: 3 arrays filling about half of L2 per thread; in DRAM: 4x the last-level cache
-local l2 = caches[2] and caches[2].size or 1024 * 1024
+local l2 = rot.level_size("L2") or 1024 * 1024
 local sizes = { in_cache = l2 // 2 // 24, dram = 4 * llc // 24 }
 local where = { "in_cache", "dram" }
 if rot.get("quick") then sizes = { in_cache = 4096, dram = 262144 } end

@@ -1,9 +1,9 @@
 -- STREAM triad (a = b + s*c) from L1 to DRAM, two optimization settings, roofline plot
 local rot = require "rot"
 
--- working set = 3 arrays of n doubles: from a few KiB (L1) to 4x the last-level cache
-local caches = rot.machine.caches()
-local llc = #caches > 0 and caches[#caches].size or 32 * 1024 * 1024
+-- working set = 3 arrays of n doubles: from a few KiB (L1) to 4x the last-level cache (its
+-- effective size, measured by `rot measure peaks`)
+local llc = rot.llc()
 local max_n = 256
 while 24 * max_n < 4 * llc do max_n = max_n * 2 end
 local sizes = rot.geometric(256, max_n, 2)

@@ -232,14 +232,36 @@ local function cache_cmd(cfg, pos)
   elseif pos[2] then
     util.fail("unknown cache command '" .. pos[2] .. "'", "rot cache, or rot cache clear")
   end
-  local n, bytes = 0, 0
+  -- entries per machine: the fingerprint in each entry's description
+  local cache = require "rot.cache"
+  local machine = require "rot.machine"
+  local n, bytes, per, order = 0, 0, {}, {}
   walk(dir .. "/results", function(p, kind)
     if kind == "file" then
       local _, size = sys.stat(p)
       n, bytes = n + 1, bytes + size
+      local e = cache.read(p)
+      local desc = e and load("return " .. e.description, "description", "t", {})
+      local ok, d = pcall(desc or error)
+      local fp = ok and type(d) == "table" and d.machine
+      local key = type(fp) == "table" and machine.id(fp) or "(unreadable or from before machine identities)"
+      if not per[key] then
+        per[key] = { n = 0, bytes = 0, fp = fp }
+        order[#order + 1] = key
+      end
+      per[key].n, per[key].bytes = per[key].n + 1, per[key].bytes + size
     end
   end)
   io.stdout:write(string.format("cache directory: %s\nentries: %d\nsize: %s\n", dir, n, util.bytes(bytes)))
+  table.sort(order)
+  local here = machine.id(machine.fingerprint(cfg))
+  for _, key in ipairs(order) do
+    local m = per[key]
+    local what = type(m.fp) == "table" and string.format("%s, %s PUs%s%s", tostring(m.fp.cpu), tostring(m.fp.pus),
+      m.fp.gpu and (", GPU " .. tostring(m.fp.gpu)) or "", m.fp.host and (", host " .. m.fp.host) or "") or ""
+    io.stdout:write(string.format("machine %s%s: %d entries, %s%s\n", key, key == here and " (this one)" or "",
+      m.n, util.bytes(m.bytes), what ~= "" and (" (" .. what .. ")") or ""))
+  end
   return 0
 end
 

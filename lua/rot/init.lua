@@ -18,6 +18,7 @@ function rot.get(key) return rot.config:get(key) end
 
 local Results = {}
 Results.__index = Results
+local warned_above -- one warning per run about points above their bound
 
 local function outdir()
   local dir = rot.get("outputDir")
@@ -86,26 +87,44 @@ function Results:csv(name, o)
   return report.csv(self.rows, csv_path(name), o.axes or self.axes)
 end
 
--- Sloped ceilings from the data itself: the best bandwidth seen inside each cache level.
+-- Sloped ceilings from the data itself: the best bandwidth seen inside each memory level
+-- (effective sizes from the stored peaks, else the reported caches).
 function rot.observed_bandwidth(rows)
-  local levels, best = machine.caches(), {}
+  local lv = rot.levels()
+  local best = {}
   for _, r in ipairs(rows) do
     if r.gbs and r.workingSet then
-      local name = "DRAM"
-      for _, c in ipairs(levels) do
-        if r.workingSet <= c.size then name = c.name; break end
-      end
+      local name = require("rot.peaks").level_of(r.workingSet, lv).name
       if not best[name] or r.gbs > best[name] then best[name] = r.gbs end
     end
   end
   local out = {}
-  local names = {}
-  for _, c in ipairs(levels) do names[#names + 1] = c.name end
-  names[#names + 1] = "DRAM"
-  for _, n in ipairs(names) do
-    if best[n] then out[#out + 1] = { label = n .. " bandwidth (best observed)", gbs = best[n] } end
+  for _, l in ipairs(lv) do
+    if best[l.name] then out[#out + 1] = { label = l.name .. " bandwidth (best observed)", gbs = best[l.name] } end
   end
   return out
+end
+
+-- The machine's memory levels at a thread count (default 1), from its stored peaks (measured
+-- first if there are none): { {name="L1", size=effective bytes, reported=bytes, gbs=}, ...,
+-- {name="DRAM", gbs=} }. Sweeps use it to know how far to go.
+function rot.levels(threads)
+  local peaks = require "rot.peaks"
+  local rows = peaks.get(rot)
+  return peaks.levels(rows, peaks.nearest_threads(rows, threads or 1))
+end
+
+-- The size of one named level ("L2") at a thread count, or nil.
+function rot.level_size(name, threads)
+  for _, l in ipairs(rot.levels(threads)) do if l.name == name then return l.size end end
+  return nil
+end
+
+-- The largest cache a sweep must leave behind: the last level's effective (or reported)
+-- size at that thread count; 32 MiB when nothing is known.
+function rot.llc(threads)
+  local lv = rot.levels(threads)
+  return #lv > 1 and lv[#lv - 1].size or 32 * 1024 * 1024
 end
 
 local function max_threads(rows)
@@ -121,21 +140,34 @@ function Results:ceilings(precision)
     local rows = peaks.get(rot)
     local t = peaks.nearest_threads(rows, max_threads(self.rows))
     local compute, bandwidth = peaks.ceilings(rows, t, precision)
-    self.peaks = { compute = compute, bandwidth = bandwidth, threads = t }
+    self.peaks = { compute = compute, bandwidth = bandwidth, threads = t, levels = peaks.levels(rows, t) }
   end
   return self.peaks
 end
 
--- Adds bound, limiter, fraction, time bound and its dominant term to every row.
+-- Adds bound, limiter, fraction, time bound and its dominant term to every row; a point above
+-- its bound beyond its spread and the ceiling's is marked (row.above) and, once per run, a
+-- warning names the ceiling that is probably wrong and why.
 function Results:bounds()
   local peaks = require "rot.peaks"
   local c = self:ceilings()
-  local caches = machine.caches()
+  local above = {}
   for _, r in ipairs(self.rows) do
-    local b = peaks.bound(r, c.compute, c.bandwidth, caches)
+    local b = peaks.bound(r, c.compute, c.bandwidth, c.levels, rot.get("bestEpsilon"))
     if b then
-      r.bound, r.limiter, r.fraction, r.timeBound, r.dominant = b.bound, b.limiter, b.fraction, b.time_bound, b.dominant
+      r.bound, r.limiter, r.fraction, r.timeBound, r.dominant, r.level = b.bound, b.limiter, b.fraction, b.time_bound,
+        b.dominant, b.level
+      r.above = b.above
+      if b.above then above[#above + 1] = r end
     end
+  end
+  if #above > 0 and not warned_above then
+    warned_above = true
+    local worst = above[1]
+    for _, r in ipairs(above) do if r.fraction > worst.fraction then worst = r end end
+    io.stderr:write(string.format("rot: warning: %d point%s above %s bound beyond the spread (up to %.0f%%, marked ^); %s\n",
+      #above, #above == 1 and " is" or "s are", #above == 1 and "its" or "their", worst.fraction * 100,
+      peaks.why_above(worst, c.levels)))
   end
   return self
 end
@@ -198,10 +230,18 @@ function Results:gpu_roofline(o)
 end
 
 
--- staircase{name=, title=, series=}: bandwidth against working set, cache sizes marked
+-- staircase{name=, title=, series=}: bandwidth against working set, the memory levels marked
+-- (effective sizes, and reported ones where they differ by more than a factor of two)
 function Results:staircase(o)
   local vlines = {}
-  for _, c in ipairs(machine.caches()) do vlines[#vlines + 1] = { x = c.size, label = c.name .. " " .. util.bytes(c.size) } end
+  for _, l in ipairs(self:ceilings().levels) do
+    if l.size then
+      vlines[#vlines + 1] = { x = l.size, label = l.name .. " " .. util.bytes(l.size) .. (l.effective and " (effective)" or "") }
+      if l.effective and l.reported and (l.reported > 2 * l.effective or l.reported < l.effective / 2) then
+        vlines[#vlines + 1] = { x = l.reported, label = l.name .. " " .. util.bytes(l.reported) .. " (reported)" }
+      end
+    end
+  end
   return runner.timed("plot", plot.xy, plot_opts(self, o, {
     x = function(r) return r.workingSet end, y = function(r) return r.gbs end, logx = true,
     xlabel = "working set [bytes]", ylabel = "bandwidth [GB/s] (" .. "declared bytes / time)", vlines = vlines }))

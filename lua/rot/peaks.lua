@@ -1,8 +1,10 @@
--- rot.peaks: the machine's ceilings, measured: compute per precision and ISA class, bandwidth
--- per memory level found as plateaus of working-set sweeps; stored per CPU model and core count.
+-- rot.peaks: the machine's ceilings, measured: compute per precision and ISA class; bandwidth
+-- per memory level from working-set sweeps whose plateaus and breakpoints (rot.levels) give each
+-- level's bandwidth and effective size; stored per machine (rot.machine's identity).
 local sys = require "rot.sys"
 local util = require "rot.util"
 local machine = require "rot.machine"
+local levels = require "rot.levels"
 
 local M = {}
 
@@ -15,83 +17,61 @@ M.isa = {
 }
 M.opcode = { fma = 0, add = 1, mul = 2 }
 
--- Bandwidth kernels: read, write, triad (names as in peaks.csv).
-M.streams = { { name = "read", kernel = "sum" }, { name = "write", kernel = "fill" }, { name = "triad", kernel = "triad" } }
+-- Bandwidth kernels: read, write, triad (names as in peaks.csv). Triad's staircase decides
+-- where the levels are; the others are read off it.
+M.streams = { { name = "read", kernel = "sum", arrays = 1 }, { name = "write", kernel = "fill", arrays = 1 },
+  { name = "triad", kernel = "triad", arrays = 3 } }
 
--- Where the machine's peaks are stored: one file per CPU model and core count.
-function M.key(info)
-  info = info or machine.cpuinfo()
-  return (info.model:gsub("[^%w]+", "_"):gsub("^_+", ""):gsub("_+$", "")) .. "-" .. info.cpus .. "cpus"
-end
-
-function M.path(cache_dir, info, quick)
-  return cache_dir .. "/machines/" .. M.key(info) .. (quick and "-quick" or "") .. ".csv"
+-- Where the machine's peaks are stored: one file per machine identity.
+function M.path(cache_dir, fp, quick)
+  return cache_dir .. "/machines/" .. machine.id(fp) .. (quick and "-quick" or "") .. ".csv"
 end
 
 -- Thread counts to measure: 1 and all CPUs.
-function M.thread_counts(info)
-  info = info or machine.cpuinfo()
-  return info.cpus > 1 and { 1, info.cpus } or { 1 }
+function M.thread_counts()
+  local n = machine.cpuinfo().cpus
+  return n > 1 and { 1, n } or { 1 }
 end
 
--- Bandwidth levels from sysfs: { {name, lo, hi} } working-set ranges well inside each level.
-function M.levels(caches)
-  local out, prev = {}, nil
-  for _, c in ipairs(caches) do
-    out[#out + 1] = { name = c.name, lo = prev and 2 * prev or 0, hi = c.size / 2, size = c.size }
-    prev = c.size
-  end
-  out[#out + 1] = { name = "DRAM", lo = 2 * (prev or 32 * 1024 * 1024), hi = math.huge }
-  return out
+local MiB = 1024 * 1024
+
+--[[ How far the sweeps go first: 512 MiB (256 MiB quick), whatever the machine reports (it may
+  report no cache, or a 508 MiB L3 that is really 32 MiB); they grow later while no DRAM
+  plateau shows, never beyond a quarter of the memory. Returns the first target and that limit. ]]
+function M.extent(quick)
+  local topo = machine.topology()
+  local cap = topo.memory > 0 and topo.memory // 4 or 4096 * MiB
+  return math.min((quick and 256 or 512) * MiB, cap), cap
 end
 
-local function median(v)
-  table.sort(v)
-  local n = #v
-  if n == 0 then return nil end
-  if n % 2 == 1 then return v[(n + 1) // 2] end
-  return (v[n // 2] + v[n // 2 + 1]) / 2
-end
-
---[[ Plateau of a bandwidth-versus-working-set sweep inside each level:
-  samples = { {ws=bytes, gbs=GB/s}, ... }; levels from M.levels().
-  The value of a level is the median bandwidth of the samples whose working set lies inside
-  [lo, hi]; a level with no sample inside gets none (never a guess). ]]
-function M.plateaus(samples, levels)
-  local out = {}
-  for _, l in ipairs(levels) do
-    local inside = {}
-    for _, s in ipairs(samples) do
-      if s.ws >= l.lo and s.ws <= l.hi then inside[#inside + 1] = s.gbs end
-    end
-    out[#out + 1] = { name = l.name, gbs = median(inside), samples = #inside }
-  end
-  return out
-end
-
--- Working-set sizes for the sweep: geometric from 4 KiB to 4x the last-level cache.
-function M.sizes(caches, quick)
-  local llc = #caches > 0 and caches[#caches].size or 32 * 1024 * 1024
-  if quick then
-    local out = {}
-    for _, c in ipairs(caches) do out[#out + 1] = math.max(4096, c.size // 4) end
-    out[#out + 1] = 4 * llc
-    return out
-  end
+-- Working-set sizes for the sweep: geometric from 4 KiB up to top (two a factor of two, one
+-- in quick mode), in a scrambled order (bit reversal), so that a disturbance lasting a few
+-- seconds scatters over the staircase instead of drawing a plateau of its own.
+function M.sizes(top, quick)
   local out, ws = {}, 4096
-  while ws <= 4 * llc do
+  while ws <= top do
     out[#out + 1] = ws
-    out[#out + 1] = ws * 3 // 2
+    if not quick and ws * 3 // 2 <= top then out[#out + 1] = ws * 3 // 2 end
     ws = ws * 2
   end
-  return out
+  local bits = 0
+  while (1 << bits) < #out do bits = bits + 1 end
+  local order = {}
+  for i = 0, (1 << bits) - 1 do
+    local r = 0
+    for b = 0, bits - 1 do if i & (1 << b) ~= 0 then r = r | (1 << (bits - 1 - b)) end end
+    if r < #out then order[#order + 1] = out[r + 1] end
+  end
+  return order
 end
 
--- peaks.csv rows: {name=, kind=, threads=, value=, unit=}
+-- peaks.csv rows: {name=, kind=, threads=, value=, unit=, spread=}. kind is compute,
+-- bandwidth or size; spread says how far the samples behind a value reached above it.
 function M.write_csv(path, rows)
-  local lines = { "name,kind,threads,value,unit" }
+  local lines = { "name,kind,threads,value,unit,spread" }
   for _, r in ipairs(rows) do
-    lines[#lines + 1] = string.format("%s,%s,%d,%.6g,%s", r.name, r.kind, r.threads, r.value, r.unit)
+    lines[#lines + 1] = string.format("%s,%s,%d,%.6g,%s,%s", r.name, r.kind, r.threads, r.value, r.unit,
+      r.spread and string.format("%.4g", r.spread) or "")
   end
   local ok, err = sys.writefile(path, table.concat(lines, "\n") .. "\n")
   if not ok then util.fail("cannot write '" .. path .. "': " .. err) end
@@ -102,41 +82,88 @@ function M.read_csv(path)
   return text and M.parse_csv(text)
 end
 
--- The rows of peaks.csv text; nil when it holds none.
+-- The rows of peaks.csv text (with or without the spread column); nil when it holds none.
 function M.parse_csv(text)
   local rows = {}
   for line in text:gmatch("[^\n]+") do
-    local name, kind, threads, value, unit = line:match("^([^,]+),([^,]+),(%d+),([^,]+),([^,]+)$")
-    if name and tonumber(value) then
-      rows[#rows + 1] = { name = name, kind = kind, threads = math.tointeger(tonumber(threads)), value = tonumber(value), unit = unit }
+    local name, kind, threads, value, unit, rest = line:match("^([^,]+),([^,]+),(%d+),([^,]+),([^,]+)(.*)$")
+    local spread = rest and tonumber(rest:match("^,([^,]*)$"))
+    if name and tonumber(value) and (rest == "" or rest:match("^,[^,]*$")) then
+      rows[#rows + 1] = { name = name, kind = kind, threads = math.tointeger(tonumber(threads)), value = tonumber(value),
+        unit = unit, spread = spread }
     end
   end
   return #rows > 0 and rows or nil
 end
 
---[[ Attainable bound of one point (lecture notes: P <= min(P_o, I * P_mB), and the time bound
-  T >= max(N_o / P_o, N_B / P_B)). The bytes are those of the level the data lives in: the
-  smallest cache that holds the working set in warm mode, DRAM in cold mode (or when nothing
-  holds it). Returns {bound=GFLOP/s, limiter=, fraction=, time_bound=s, dominant=} or nil. ]]
-function M.bound(row, compute, bandwidth, caches)
-  if not (row.flops and row.bytes and row.time and row.time > 0) then return nil end
-  local p_o = compute[1] and compute[1].gflops
-  local level = "DRAM"
-  if row.cacheMode ~= "cold" and row.workingSet then
-    for _, c in ipairs(caches) do
-      if row.workingSet <= c.size then level = c.name; break end
+--[[ The memory levels at a thread count: { {name="L1", size=bytes, reported=bytes, gbs=, spread=},
+  ..., {name="DRAM", gbs=, spread=} }. size is the effective size measured by `rot measure
+  peaks` (where bandwidth drops); peaks without sizes (older files, or written by hand) use
+  the sizes this machine reports. A level without a size is left out. ]]
+function M.levels(rows, threads)
+  local sizes, reported, bw, names, seen = {}, {}, {}, {}, {}
+  for _, r in ipairs(rows) do
+    if r.threads == threads then
+      local lvl, what = r.name:match("^(L%d+)_(%a+)$")
+      if r.kind == "size" and lvl then
+        if what == "effective" then sizes[lvl] = r.value elseif what == "reported" then reported[lvl] = r.value end
+        if not seen[lvl] then seen[lvl] = true; names[#names + 1] = lvl end
+      elseif r.kind == "bandwidth" and r.name:match("^triad_") then
+        bw[r.name:sub(7)] = r
+      end
     end
   end
+  if #names == 0 then
+    for _, c in ipairs(machine.reported(machine.pins(threads))) do
+      names[#names + 1] = c.name
+      reported[c.name] = c.size
+    end
+  end
+  table.sort(names, function(a, b) return tonumber(a:sub(2)) < tonumber(b:sub(2)) end)
+  local out = {}
+  for _, n in ipairs(names) do
+    local size = sizes[n] or reported[n]
+    if size then
+      out[#out + 1] = { name = n, size = size, reported = reported[n], effective = sizes[n],
+        gbs = bw[n] and bw[n].value, spread = bw[n] and bw[n].spread }
+    end
+  end
+  out[#out + 1] = { name = "DRAM", gbs = bw.DRAM and bw.DRAM.value, spread = bw.DRAM and bw.DRAM.spread }
+  return out
+end
+
+-- The level a working set lives in: the smallest whose size holds it, else DRAM.
+function M.level_of(ws, lv)
+  for _, l in ipairs(lv) do
+    if l.size and ws <= l.size then return l end
+  end
+  return lv[#lv]
+end
+
+--[[ Attainable bound of one point (lecture notes: P <= min(P_o, I * P_mB), and the time bound
+  T >= max(N_o / P_o, N_B / P_B)). The bytes are those of the level the data lives in
+  (M.level_of: the smallest level whose effective size holds the working set) in warm mode,
+  DRAM in cold mode. compute = {{gflops=, spread=}} (best first), bandwidth = {{level=, gbs=,
+  spread=}}, lv = M.levels(). Returns {bound=GFLOP/s, limiter=, fraction=, time_bound=s,
+  dominant=, level=, above=} or nil; above is set when the point beats its bound by more than
+  its own spread, the ceiling's (how far the ceiling's own samples reached) and epsilon (the
+  best-k tolerance every time carries). ]]
+function M.bound(row, compute, bandwidth, lv, epsilon)
+  if not (row.flops and row.bytes and row.time and row.time > 0) then return nil end
+  local p_o = compute[1] and compute[1].gflops
+  local level = lv[#lv]
+  if row.cacheMode ~= "cold" and row.workingSet then level = M.level_of(row.workingSet, lv) end
   local b
-  for _, x in ipairs(bandwidth) do if x.level == level then b = x.gbs end end
+  for _, x in ipairs(bandwidth) do if x.level == level.name then b = x end end
   if not p_o and not b then return nil end
   local t_o = p_o and row.flops / (p_o * 1e9) or 0
-  local t_b = (b and row.bytes > 0) and row.bytes / (b * 1e9) or 0
-  local out = { time_bound = math.max(t_o, t_b) }
+  local t_b = (b and row.bytes > 0) and row.bytes / (b.gbs * 1e9) or 0
+  local out = { time_bound = math.max(t_o, t_b), level = level.name }
+  local ceiling
   if t_b > t_o then
-    out.dominant, out.limiter = level .. " bandwidth", level .. " bw"
+    out.dominant, out.limiter, ceiling = level.name .. " bandwidth", level.name .. " bw", b
   else
-    out.dominant, out.limiter = "compute", "compute"
+    out.dominant, out.limiter, ceiling = "compute", "compute", compute[1]
   end
   if row.flops > 0 and out.time_bound > 0 then
     out.bound = row.flops / out.time_bound / 1e9
@@ -144,7 +171,33 @@ function M.bound(row, compute, bandwidth, caches)
   elseif out.time_bound > 0 then
     out.fraction = out.time_bound / row.time -- no flops: the share of the bandwidth-bound time
   end
+  if out.fraction then
+    out.above = out.fraction > (1 + (row.spread or 0)) * (1 + (ceiling.spread or 0)) * (1 + (epsilon or 0))
+  end
   return out
+end
+
+--[[ Why a point beat its bound, most likely first: one sentence naming the ceiling. ]]
+function M.why_above(row, lv)
+  local l = row.level and M.level_of(row.workingSet or 0, lv)
+  if row.limiter == "compute" then
+    return "the compute ceiling is probably wrong: measured at another clock (turbo, a governor change) than this point, "
+      .. "or the declared flops overstate the work"
+  end
+  local prev
+  for i, x in ipairs(lv) do if l and x.name == l.name then prev = lv[i - 1] end end
+  if prev and prev.size and row.workingSet and row.workingSet <= 2 * prev.size then
+    return string.format("the %s bw ceiling is probably the wrong one: the working set (%s) lies just above the "
+      .. "effective %s size (%s), so part of it still hits %s (wrong level attribution)", l.name, util.bytes(row.workingSet),
+      prev.name, util.bytes(prev.size), prev.name)
+  end
+  if l and l.name == "DRAM" and prev and prev.size and row.workingSet and row.workingSet <= 8 * prev.size then
+    return string.format("the DRAM bw ceiling is probably the wrong one: the working set (%s) is within 8x the effective "
+      .. "%s size (%s), where a thrash-resistant cache still serves part of it (wrong level attribution)",
+      util.bytes(row.workingSet), prev.name, util.bytes(prev.size))
+  end
+  return string.format("the %s ceiling is probably wrong: measured at another clock, or the declared bytes overstate "
+    .. "the traffic (compare with measured counts)", row.limiter or "bandwidth")
 end
 
 -- Ceilings for a roofline at a thread count: compute = {{label, gflops}}, bandwidth = {{label, gbs}}.
@@ -153,10 +206,11 @@ function M.ceilings(rows, threads, precision)
   local compute, bandwidth = {}, {}
   for _, r in ipairs(rows) do
     if r.threads == threads and r.kind == "compute" and r.name:match("^" .. precision .. "_") then
-      compute[#compute + 1] = { label = r.name:gsub("_", " ") .. " (measured)", gflops = r.value, name = r.name }
+      compute[#compute + 1] = { label = r.name:gsub("_", " ") .. " (measured)", gflops = r.value, name = r.name,
+        spread = r.spread }
     elseif r.threads == threads and r.kind == "bandwidth" and r.name:match("^triad_") then
       bandwidth[#bandwidth + 1] = { label = r.name:gsub("^triad_", "") .. " bandwidth, triad (measured)", gbs = r.value,
-        level = r.name:gsub("^triad_", "") }
+        level = r.name:gsub("^triad_", ""), spread = r.spread }
     end
   end
   table.sort(compute, function(a, b) return a.gflops > b.gflops end)
@@ -175,11 +229,64 @@ function M.nearest_threads(rows, t)
   return best
 end
 
+--[[ The levels of one thread count from the three sweeps: samples = {read=, write=, triad=}
+  ({{ws=, gbs=}, ...} each), reported = the cache the t threads can use per level
+  (rot.machine.reported). Triad's staircase decides where the levels are (the first stream
+  with steps, if triad has none). Returns the peaks rows, the disagreement notes and the
+  number of DRAM samples; or nil, reason. ]]
+function M.levels_of(samples, t, reported)
+  local ref, err, refname
+  for _, si in ipairs({ 3, 2, 1 }) do
+    ref, err = levels.detect(samples[M.streams[si].name] or {}, reported)
+    if ref then refname = si; break end
+  end
+  if not ref then return nil, err end
+  local out = {}
+  for _, l in ipairs(ref) do
+    if l.name ~= "DRAM" then
+      if l.effective then out[#out + 1] = { name = l.name .. "_effective", kind = "size", threads = t, value = math.floor(l.effective), unit = "B" } end
+      if l.reported then out[#out + 1] = { name = l.name .. "_reported", kind = "size", threads = t, value = l.reported, unit = "B" } end
+    end
+  end
+  for si, s in ipairs(M.streams) do
+    local v
+    if si == refname then
+      v = {}
+      for _, l in ipairs(ref) do if l.gbs then v[l.name] = l end end
+    else
+      v = levels.values(samples[s.name] or {}, ref)
+    end
+    for _, l in ipairs(ref) do
+      if v[l.name] then
+        out[#out + 1] = { name = s.name .. "_" .. l.name, kind = "bandwidth", threads = t, value = v[l.name].gbs, unit = "GB/s",
+          spread = v[l.name].spread }
+      end
+    end
+  end
+  return out, levels.disagreements(ref, t .. " thread" .. (t > 1 and "s" or "")), ref[#ref].n or 0
+end
+
+-- M.levels_of on the rows of the bandwidth sweeps of this machine, for t threads.
+function M.analyse(rows, t)
+  local samples = {}
+  for si, s in ipairs(M.streams) do
+    samples[s.name] = {}
+    for _, r in ipairs(rows) do
+      if r.point.stream == si and r.point.threads == t and r.gbs then
+        table.insert(samples[s.name], { ws = r.workingSet, gbs = r.gbs })
+      end
+    end
+  end
+  return M.levels_of(samples, t, machine.reported(machine.pins(t)))
+end
+
 --[[ Measures the peaks (the shipped peaks script's work, without its output). Returns the rows
-  for peaks.csv and the bandwidth results (for the staircase plot). ]]
+  for peaks.csv and the bandwidth results (for the staircase plot). The sweeps grow until
+  triad shows a DRAM plateau (three samples beyond twice the last effective size, two in quick
+  mode). ]]
 function M.measure(rot, quick)
-  local info, caches = machine.cpuinfo(), machine.caches()
-  local threads = M.thread_counts(info)
+  local info = machine.cpuinfo()
+  local threads = M.thread_counts()
   local points, skipped = {}, {}
   for _, isa in ipairs(M.isa) do
     if info.flags[isa.needs] then
@@ -193,47 +300,60 @@ function M.measure(rot, quick)
     end
   end
   if #skipped > 0 then io.stderr:write("rot: peaks: skipping ", table.concat(skipped, ", "), "\n") end
-  local function pins(t)
-    local p = {}
-    for i = 0, t - 1 do p[#p + 1] = i end
-    return p
-  end
   local idx = {}
   for i = 1, #points do idx[i] = i end
   local compute = rot.measure(rot.space { rot.axis("i", idx) }, function(p)
     local c = points[p.i]
-    return { kernel = "peakflops", params = { n = quick and 20000 or 200000 }, threads = c.threads, pin = pins(c.threads),
+    return { kernel = "peakflops", params = { n = quick and 20000 or 200000 }, threads = c.threads, pin = machine.pins(c.threads),
       flags = c.isa.flags .. " -fno-tree-vectorize -fno-tree-slp-vectorize",
       macros = { PEAK_TYPE = c.prec, PEAK_LANES = c.isa.lanes[c.prec], PEAK_OP = M.opcode[c.op], PEAK_CHAINS = c.isa.chains } }
   end)
-  local bw = rot.measure(rot.space { rot.axis("stream", { 1, 2, 3 }), rot.axis("threads", threads),
-    rot.axis("ws", M.sizes(caches, quick)) }, function(p)
-    local s = M.streams[p.stream]
-    local arrays = s.kernel == "triad" and 3 or 1
-    return { kernel = s.kernel, params = { n = math.max(64 * p.threads, p.ws // (8 * arrays)) }, threads = p.threads,
-      pin = pins(p.threads), flags = "-O3 -march=native" }
-  end)
-  local out = {}
+  local function sweep(sizes)
+    return rot.measure(rot.space { rot.axis("stream", { 1, 2, 3 }), rot.axis("threads", threads), rot.axis("ws", sizes) },
+      function(p)
+        local s = M.streams[p.stream]
+        return { kernel = s.kernel, params = { n = math.max(64 * p.threads, p.ws // (8 * s.arrays)) }, threads = p.threads,
+          pin = machine.pins(p.threads), flags = "-O3 -march=native" }
+      end)
+  end
+  local top, cap = M.extent(quick)
+  local done = {}
+  local bw = sweep(M.sizes(top, quick))
+  for _, s in ipairs(M.sizes(top, quick)) do done[s] = true end
+  local out, notes = {}, {}
+  for _ = 1, 4 do
+    local short = false
+    out, notes = {}, {}
+    for _, t in ipairs(threads) do
+      local rows, n, dram = M.analyse(bw.rows, t)
+      if not rows then
+        notes[#notes + 1] = t .. " thread(s): " .. n
+      else
+        for _, r in ipairs(rows) do out[#out + 1] = r end
+        for _, line in ipairs(n) do notes[#notes + 1] = line end
+        short = short or dram < (quick and 2 or 3)
+      end
+    end
+    if not short or top >= cap then break end
+    top = math.min(2 * top, cap) -- no DRAM plateau yet: a larger last level than reported
+    local more = {}
+    for _, s in ipairs(M.sizes(top, quick)) do if not done[s] then more[#more + 1] = s; done[s] = true end end
+    for _, r in ipairs(sweep(more).rows) do bw.rows[#bw.rows + 1] = r end
+  end
+  if #notes > 0 then
+    io.stderr:write("rot: peaks: reported and measured cache levels disagree (effective sizes are used): ",
+      table.concat(notes, "; "), "\n")
+  end
+  local rows = {}
   for i, r in ipairs(compute.rows) do
     local c = points[i]
     if r.gflops then
-      out[#out + 1] = { name = c.prec .. "_" .. c.isa.name .. "_" .. c.op, kind = "compute", threads = c.threads,
-        value = r.gflops, unit = "GFLOP/s" }
+      rows[#rows + 1] = { name = c.prec .. "_" .. c.isa.name .. "_" .. c.op, kind = "compute", threads = c.threads,
+        value = r.gflops, unit = "GFLOP/s", spread = r.spread }
     end
   end
-  local levels = M.levels(caches)
-  for si, s in ipairs(M.streams) do
-    for _, t in ipairs(threads) do
-      local samples = {}
-      for _, r in ipairs(bw.rows) do
-        if r.point.stream == si and r.point.threads == t and r.gbs then samples[#samples + 1] = { ws = r.workingSet, gbs = r.gbs } end
-      end
-      for _, l in ipairs(M.plateaus(samples, levels)) do
-        if l.gbs then out[#out + 1] = { name = s.name .. "_" .. l.name, kind = "bandwidth", threads = t, value = l.gbs, unit = "GB/s" } end
-      end
-    end
-  end
-  return out, bw
+  for _, r in ipairs(out) do rows[#rows + 1] = r end
+  return rows, bw
 end
 
 -- The stored peaks of this machine; measured first (saying so) when there are none.
@@ -245,7 +365,7 @@ function M.get(rot)
     return rows, given
   end
   local quick = rot.get("quick")
-  local path = M.path(rot.get("cacheDir"), nil, quick)
+  local path = M.path(rot.get("cacheDir"), machine.fingerprint(rot.config), quick)
   local rows = M.read_csv(path)
   if rows then return rows, path end
   io.stderr:write("rot: measuring this machine's peaks first (once; `rot measure peaks` redoes it)\n")

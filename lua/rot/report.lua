@@ -124,8 +124,9 @@ M.columns = {
     function(r) return r.disturbed end },
   bound = { "bound", function(r) return r.bound and string.format("%.3g", r.bound) or "-" end, function(r) return r.bound end },
   limiter = { "limiter", function(r) return r.limiter or "-" end, function(r) return r.limiter end },
-  fraction = { "of bound", function(r) return r.fraction and string.format("%.0f%%", r.fraction * 100) or "-" end,
-    function(r) return r.fraction end },
+  fraction = { "of bound", function(r)
+    return r.fraction and string.format("%.0f%%%s", r.fraction * 100, r.above and "^" or "") or "-"
+  end, function(r) return r.fraction end },
   source = { "from", function(r) return r.failed and "FAILED" or r.cached and "cache" or "measured" end,
     function(r) return r.failed and "failed" or r.cached and "cache" or "measured" end },
 }
@@ -213,6 +214,12 @@ function M.table(rows, columns, axes, out)
   for _, r in ipairs(rows) do if r.converged == false then note = true end end
   if note then out:write("! best-k did not converge: the k fastest runs spread more than bestEpsilon\n") end
   for _, r in ipairs(rows) do
+    if r.above then
+      out:write("^ above its bound by more than its spread and the ceiling's: a ceiling or the declared counts are wrong\n")
+      break
+    end
+  end
+  for _, r in ipairs(rows) do
     if r.multiplexed then
       out:write("* counters were multiplexed: values are scaled by time enabled / time running\n")
       break
@@ -267,6 +274,8 @@ function M.csv(rows, path, axes)
     { "bound_GFLOPs", function(r) return r.bound end },
     { "limiter", function(r) return r.limiter end },
     { "fraction_of_bound", function(r) return r.fraction end },
+    { "above_bound", function(r) return r.fraction and (r.above and 1 or 0) or nil end },
+    { "level", function(r) return r.level end },
     { "time_bound_s", function(r) return r.timeBound end },
     { "time_bound_dominant", function(r) return r.dominant end },
     { "source", function(r) return r.failed and "failed" or r.cached and "cache" or "measured" end },
@@ -295,6 +304,11 @@ function M.csv(rows, path, axes)
       cols[#cols + 1] = { "gpu:" .. n, function(row) return row.gpuMetrics and row.gpuMetrics[n] end }
     end
   end
+  local taken = {} -- an axis named like a column (triad's "flags") keeps the name once
+  for _, a in ipairs(axes or {}) do taken[a] = true end
+  local kept = {}
+  for _, c in ipairs(cols) do if not taken[c[1]] then kept[#kept + 1] = c; taken[c[1]] = true end end
+  cols = kept
   local header = {}
   for _, a in ipairs(axes or {}) do header[#header + 1] = csv_field(a) end
   for _, c in ipairs(cols) do header[#header + 1] = csv_field(c[1]) end

@@ -5,6 +5,7 @@ local cache = require "rot.cache"
 local build = require "rot.build"
 local core = require "rot.core"
 local util = require "rot.util"
+local machine = require "rot.machine"
 
 local M = {}
 
@@ -170,6 +171,36 @@ local SPEC_FIELDS = { kernel = true, params = true, threads = true, pin = true, 
 
 local function nvcc() return cfg("cuda") .. "/bin/nvcc" end
 
+local function kinfo0(kernels, macro_list) return { kernels = kernels, macros = macro_list, gpu = true } end
+
+-- The machine a point is measured on (rot.machine's fingerprint); for GPU points also the
+-- device: name, SMs, compute capability, driver. The device is asked once per boot (through
+-- the GPU core's --device) and remembered in cacheDir/machines.
+function M.identity(gpu_kinfo)
+  local fp = machine.fingerprint(ctx.config)
+  if not gpu_kinfo then return fp end
+  return memo("gpu-identity", function()
+    local id = {}
+    for k, v in pairs(fp) do id[k] = v end
+    id.gpu = M.gpu_device(gpu_kinfo)
+    return id
+  end)
+end
+
+function M.gpu_device(kinfo)
+  local boot = (sys.readfile("/proc/sys/kernel/random/boot_id") or "unknown"):gsub("%s+", "")
+  local visible = os.getenv("CUDA_VISIBLE_DEVICES") or "all"
+  local file = cfg("cacheDir") .. "/machines/gpu-" .. sys.sha256(boot .. "|" .. visible .. "|" .. cfg("cuda")):sub(1, 16)
+  local known = sys.readfile(file)
+  if known then return (known:gsub("%s+$", "")) end
+  local binary = M.locked_build({ macros = {}, flags = "-O3 -arch=" .. cfg("gpuArch"), compiler = compiler_id() }, kinfo)
+  local st, out = sys.run({ binary, "--device" }, { capture = true })
+  local dev = st == 0 and out:match("^device ([^\n]+)") or "none"
+  sys.mkdir(cfg("cacheDir") .. "/machines")
+  sys.writefile(file, dev .. "\n")
+  return dev
+end
+
 -- Fills in everything that can change a result; returns the description and build inputs.
 function M.describe(spec)
   if type(spec) ~= "table" then util.fail("a measurement point must be a table {kernel=..., ...}") end
@@ -248,7 +279,7 @@ function M.describe(spec)
     workloads = wls, macros = macros, flags = flags,
     compiler = compiler_id(), measurers = { time = true, counters = counters }, counts = counts,
     cacheMode = mode, rules = rules, ignoreDisturbed = cfg("ignoreDisturbed"),
-    device = gpu and "gpu" or "cpu", gpuMetrics = metrics,
+    device = gpu and "gpu" or "cpu", gpuMetrics = metrics, machine = M.identity(gpu and kinfo0(kernels, macro_list)),
     policy = { k = cfg("bestK"), epsilon = cfg("bestEpsilon"), maxRuns = cfg("maxRuns"),
       minRunTime = cfg("minRunTime") },
   }
@@ -280,7 +311,7 @@ local function build_key(desc, kinfo)
     end)
   end
   return sys.sha256(util.serialize({ core = core_src, kernels = ksrc,
-    macros = desc.macros, flags = desc.flags, compiler = desc.compiler }))
+    macros = desc.macros, flags = desc.flags, compiler = desc.compiler, machine = desc.machine }))
 end
 
 -- The core-hash repository: build key -> hash of the core binary it produced.
@@ -345,7 +376,7 @@ local function build_core(desc, kinfo)
 end
 
 -- build_core under the build lock, for callers that only need the binary.
-local function locked_build(desc, kinfo)
+function M.locked_build(desc, kinfo)
   local bdir = ctx.home .. "/build/core"
   ensure_dir(bdir, "build directory", "cacheDir")
   local lock <close> = assert(build.lock(bdir .. "/.lock"))
@@ -361,7 +392,7 @@ function M.check_metrics(desc, kinfo)
     util.fail("cannot check GPU metrics: the CUDA toolkit is not installed ('" .. nvcc() .. "' missing)",
       "set -cuda=DIR to the toolkit")
   end
-  local binary = locked_build(desc, kinfo)
+  local binary = M.locked_build(desc, kinfo)
   local chip = cfg("gpuChip")
   if chip == "auto" then
     local st, out = sys.run({ binary, "--chip" }, { capture = true })
@@ -520,7 +551,7 @@ end
 -- Builds the core for a point without measuring anything; returns the binary (rot events,
 -- tests).
 function M.build(spec)
-  return locked_build(M.describe(spec))
+  return M.locked_build(M.describe(spec))
 end
 
 -- Measures (or loads) every item {coord=, spec=}; returns rows in the same order.

@@ -2,15 +2,26 @@
 -- Prints "key value" lines for bench.sh.
 local rot = require "rot"
 local peaks = require "rot.peaks"
-local info, caches = rot.machine.cpuinfo(), rot.machine.caches()
-local llc = caches[#caches].size
-local threads = peaks.thread_counts(info)
-local function pins(t) local p = {} for i = 0, t - 1 do p[#p + 1] = i end return p end
+local info = rot.machine.cpuinfo()
+local llc = rot.llc()
+local threads = peaks.thread_counts()
+local pins = rot.machine.pins
 
+-- DRAM: far beyond the last level (a thrash-resistant L3 still serves a share of a working set
+-- a few times its size), as STREAM's 2.4 GB arrays are
+local mem = rot.machine.topology().memory
+local ws = math.max(16 * llc, 512 * 1024 * 1024)
+if mem > 0 then ws = math.min(ws, mem // 4) end
+print(string.format("dram_ws %d", ws))
 local bw = rot.measure(rot.space { rot.axis("threads", threads) }, function(p)
-  return { kernel = "triad", params = { n = 4 * llc // 24 }, threads = p.threads, pin = pins(p.threads), flags = "-O3 -march=native" }
+  return { kernel = "triad", params = { n = ws // 24 }, threads = p.threads, pin = pins(p.threads), flags = "-O3 -march=native" }
 end)
 for _, r in ipairs(bw.rows) do print(string.format("triad_dram_%d %.3f", r.point.threads, r.gbs)) end
+for _, t in ipairs(threads) do -- the DRAM plateau of the stored peaks
+  for _, l in ipairs(rot.levels(t)) do
+    if l.name == "DRAM" and l.gbs then print(string.format("peaks_dram_%d %.3f", t, l.gbs)) end
+  end
+end
 
 local avx512 = info.flags.avx512f
 local fl = rot.measure(rot.space { rot.axis("x", { 1 }) }, function()

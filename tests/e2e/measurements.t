@@ -24,8 +24,8 @@ for m in $("$ROOT/rot" list --names); do
 	test -s "$csv"
 	ok $? "$m: writes $(basename "$csv")"
 done
-head -n 1 "$OUT/peaks.csv" | grep -q "^name,kind,threads,value,unit$"
-ok $? "peaks.csv has the columns name,kind,threads,value,unit"
+head -n 1 "$OUT/peaks.csv" | grep -q "^name,kind,threads,value,unit,spread$"
+ok $? "peaks.csv has the columns name,kind,threads,value,unit,spread"
 grep -q "^double_scalar_fma,compute,1," "$OUT/peaks.csv" && grep -q "^triad_DRAM,bandwidth,1," "$OUT/peaks.csv" && grep -q "^read_L1,bandwidth," "$OUT/peaks.csv"
 ok $? "peaks.csv has compute and per-level bandwidth ceilings"
 test -s "$OUT/peaks-bandwidth.svg"

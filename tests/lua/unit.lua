@@ -85,29 +85,7 @@ t.is(mrow.counts, "flops measured, bytes declared", "each quantity says where it
 t.ok(math.abs(mrow.flopsRatio - 1.1) < 1e-12, "measured/declared ratio")
 t.is(mrow.counters.A, 40.0, "counter values are per invocation")
 
--- peaks: plateau detection on a recorded sweep (this machine, triad, 1 thread: L1 48 KiB,
--- L2 2 MiB, L3 105 MiB), levels from the cache sizes, ranges well inside each level
 local peaks = require "rot.peaks"
-local caches = { { name = "L1", size = 49152 }, { name = "L2", size = 2097152 }, { name = "L3", size = 110100480 } }
-local levels = peaks.levels(caches)
-t.is(#levels, 4, "a level per cache plus DRAM")
-t.is(levels[2].lo, 2 * 49152, "L2's range starts at twice L1")
-t.is(levels[2].hi, 2097152 / 2, "and ends at half of L2")
-local sweep = {
-  { ws = 6144, gbs = 208.5 }, { ws = 12288, gbs = 221.8 }, { ws = 24576, gbs = 229.3 }, { ws = 49152, gbs = 187.1 },
-  { ws = 98304, gbs = 86.8 }, { ws = 196608, gbs = 87.1 }, { ws = 393216, gbs = 86.8 }, { ws = 786432, gbs = 82.0 },
-  { ws = 1572864, gbs = 83.0 }, { ws = 3145728, gbs = 22.1 }, { ws = 6291456, gbs = 20.4 }, { ws = 12582912, gbs = 22.3 },
-  { ws = 25165824, gbs = 18.2 }, { ws = 50331648, gbs = 12.9 }, { ws = 100663296, gbs = 11.8 },
-  { ws = 201326592, gbs = 12.7 }, { ws = 402653184, gbs = 14.3 }, { ws = 805306368, gbs = 13.6 },
-}
-local pl = peaks.plateaus(sweep, levels)
-t.is(pl[1].gbs, 221.8, "L1 plateau: median of 6, 12, 24 KiB (the 48 KiB edge point excluded)")
-t.is(pl[2].gbs, 86.8, "L2 plateau: median of the points inside L2, not the edge drop at 1.5 MiB")
-t.is(pl[2].samples, 4, "L2: four samples inside its range")
-t.ok(math.abs(pl[3].gbs - 19.3) < 1e-12, "L3 plateau: median of 6, 12, 24, 48 MiB (3 MiB is below twice L2)")
-t.is(pl[4].gbs, 13.95, "DRAM plateau: median of the points beyond twice the L3")
-t.is(peaks.plateaus({ { ws = 6144, gbs = 100 } }, levels)[2].gbs, nil, "a level without samples gets no value, never a guess")
-
 -- peaks.csv: written, read back, ceilings picked per thread count and precision
 local pdir = (os.getenv("TMPDIR") or "/tmp") .. "/rot-unit-peaks-" .. sys.pid() .. ".csv"
 peaks.write_csv(pdir, {
@@ -133,22 +111,57 @@ t.is(peaks.nearest_threads(prow, 4), 2, "a 4-thread run uses the 2-thread peaks 
 t.is(peaks.nearest_threads(prow, 1), 1, "a 1-thread run uses the 1-thread peaks")
 t.is(peaks.read_csv("/nonexistent/peaks.csv"), nil, "no file, no peaks")
 
+-- peaks.csv with sizes: the levels at a thread count, effective sizes first
+local lrows = peaks.parse_csv(table.concat({
+  "name,kind,threads,value,unit,spread",
+  "L1_effective,size,1,40000,B,", "L1_reported,size,1,32768,B,", "L2_effective,size,1,1200000,B,",
+  "L2_reported,size,1,1048576,B,", "L3_reported,size,1,532676608,B,", "L3_effective,size,1,26000000,B,",
+  "triad_L1,bandwidth,1,250,GB/s,0.02", "triad_L2,bandwidth,1,117,GB/s,0.03", "triad_L3,bandwidth,1,97,GB/s,0.01",
+  "triad_DRAM,bandwidth,1,25,GB/s,0.1", "L1_effective,size,2,80000,B,", "old_style,compute,1,5,GFLOP/s" }, "\n"))
+t.is(#lrows, 12, "peaks.csv rows with and without the spread column parse")
+t.is(lrows[7].spread, 0.02, "the spread is read back")
+t.is(lrows[12].spread, nil, "a row without it has none")
+local lv = peaks.levels(lrows, 1)
+t.is(#lv, 4, "three cache levels and DRAM")
+t.is(lv[3].size, 26000000, "a level's size is its effective size")
+t.is(lv[3].reported, 532676608, "the reported one is kept beside it")
+t.is(lv[4].name, "DRAM", "DRAM last")
+t.is(lv[4].gbs, 25, "with its bandwidth")
+t.is(peaks.level_of(36000, lv).name, "L1", "36 KiB lives in L1 (effective 40000 B)")
+t.is(peaks.level_of(48 * 1024, lv).name, "L2", "48 KiB is past the effective L1: L2")
+t.is(peaks.level_of(100e6, lv).name, "DRAM", "100 MB: DRAM, not the reported 508 MiB L3")
+t.is(peaks.levels(lrows, 2)[1].size, 80000, "levels are per thread count")
+
 -- bounds on hand-worked examples: P = min(P_o, I * B_level), T >= max(N_o/P_o, N_B/B)
 local compute = { { gflops = 64 } }
 local bw = { { level = "L1", gbs = 200 }, { level = "L2", gbs = 80 }, { level = "DRAM", gbs = 10 } }
-local cs = { { name = "L1", size = 48 * 1024 }, { name = "L2", size = 2 * 1024 * 1024 } }
+local cs = { { name = "L1", size = 48 * 1024 }, { name = "L2", size = 2 * 1024 * 1024 }, { name = "DRAM" } }
 -- triad with a 1 MiB working set: it lives in L2
 local b = peaks.bound({ flops = 2e6, bytes = 24e6, time = 0.5e-3, gflops = 4, workingSet = 1048576, cacheMode = "warm" }, compute, bw, cs)
 t.ok(math.abs(b.time_bound - 24e6 / 80e9) < 1e-15, "time bound = bytes / L2 bandwidth = 0.3 ms")
 t.is(b.limiter, "L2 bw", "limited by L2 bandwidth")
 t.ok(math.abs(b.bound - 2e6 / (24e6 / 80e9) / 1e9) < 1e-9, "bound = I * B_L2 = 6.67 GFLOP/s")
 t.ok(math.abs(b.fraction - 4 / b.bound) < 1e-12, "fraction of the bound = 60%")
+t.is(b.above, false, "60% is not above the bound")
 local cold = peaks.bound({ flops = 2e6, bytes = 24e6, time = 3e-3, gflops = 0.67, workingSet = 1048576, cacheMode = "cold" }, compute, bw, cs)
 t.is(cold.limiter, "DRAM bw", "cold caches: the bytes come from DRAM")
 local dense = peaks.bound({ flops = 2e9, bytes = 24e6, time = 40e-3, gflops = 50, workingSet = 24e6, cacheMode = "warm" }, compute, bw, cs)
 t.is(dense.limiter, "compute", "high intensity: compute bound")
 t.ok(math.abs(dense.time_bound - 2e9 / 64e9) < 1e-15, "time bound = flops / peak")
 t.is(dense.dominant, "compute", "the dominant term is named")
+-- above the bound: beyond the point's spread, the ceiling's and epsilon
+local bw2 = { { level = "L1", gbs = 200, spread = 0.03 }, { level = "L2", gbs = 80 }, { level = "DRAM", gbs = 10 } }
+local function at(gbs, spread)
+  return peaks.bound({ flops = 1e6, bytes = 12e6, time = 12e6 / (gbs * 1e9), gflops = 1e6 / (12e6 / gbs), spread = spread,
+    workingSet = 16384, cacheMode = "warm" }, compute, bw2, cs, 0.02)
+end
+t.is(at(204, 0.001).above, false, "102% of an L1 ceiling whose samples reached +3%: within its spread")
+t.is(at(212, 0.001).above, true, "106%: above (1.001 x 1.03 x 1.02 = 1.052)")
+t.is(at(212, 0.05).above, false, "106% with a 5% spread of its own: not above")
+local why = peaks.why_above({ limiter = "L2 bw", level = "L2", workingSet = 60 * 1024 }, cs)
+t.ok(why:find("wrong level attribution") and why:find("L1"), "just above the effective L1: the reason is the level attribution")
+t.ok(peaks.why_above({ limiter = "compute", level = "L1", workingSet = 1024 }, cs):find("another clock"),
+  "a compute-bound point above its ceiling: another clock or overstated flops")
 
 -- GPU: recorded metric values (a DGEMM-like range) evaluated into roofline quantities
 local gpu = require "rot.gpu"

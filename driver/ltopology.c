@@ -1,0 +1,104 @@
+/* ltopology: the rot.topology Lua module: the machine's topology from hwloc (core/topology.c)
+ * as "rot.topology" userdata, with its caches, cores, PUs and NUMA nodes as plain tables. */
+#include "lrot.h"
+#include "topology.h"
+
+#include <lauxlib.h>
+#include <stdio.h>
+
+#define TOPOLOGY_MT "rot.topology"
+
+static struct topology *checktopology(lua_State *L)
+{
+	return luaL_checkudata(L, 1, TOPOLOGY_MT);
+}
+
+/* load([xml]) -> topology ; nil, message */
+static int l_load(lua_State *L)
+{
+	const char *xml = luaL_optstring(L, 1, NULL);
+	char err[768];
+	struct topology *t = lua_newuserdatauv(L, sizeof *t, 0);
+	luaL_setmetatable(L, TOPOLOGY_MT);
+	if (topology_load(t, xml, err, sizeof err) < 0)
+		return lrot_error(L, err);
+	return 1;
+}
+
+static void setint(lua_State *L, const char *k, lua_Integer v)
+{
+	lua_pushinteger(L, v);
+	lua_setfield(L, -2, k);
+}
+
+static void setstr(lua_State *L, const char *k, const char *v)
+{
+	lua_pushstring(L, v);
+	lua_setfield(L, -2, k);
+}
+
+/* t:info() -> {pus=, cores=, packages=, numa_nodes=, memory=, cpu_model=, cpu_vendor=, arch=,
+ * source=, caches = {{level=, name="L1", type="data"|"unified", size=, instances=, pus=,
+ * linesize=}, ...}} (data and unified caches, ascending; sizes in bytes, 0 when unknown) */
+static int m_info(lua_State *L)
+{
+	struct topology *t = checktopology(L);
+	lua_createtable(L, 0, 12);
+	setint(L, "pus", t->pus);
+	setint(L, "cores", t->cores);
+	setint(L, "packages", t->packages);
+	setint(L, "numa_nodes", t->numa_nodes);
+	setint(L, "memory", (lua_Integer)t->memory);
+	setstr(L, "cpu_model", t->cpu_model);
+	setstr(L, "cpu_vendor", t->cpu_vendor);
+	setstr(L, "arch", t->arch);
+	setstr(L, "source", t->source);
+	lua_createtable(L, t->ncaches, 0);
+	for (int i = 0; i < t->ncaches; i++) {
+		const struct topology_cache *c = &t->cache[i];
+		char name[8];
+		snprintf(name, sizeof name, "L%d", c->level);
+		lua_createtable(L, 0, 7);
+		setint(L, "level", c->level);
+		setstr(L, "name", name);
+		setstr(L, "type", c->type == 'd' ? "data" : "unified");
+		setint(L, "size", (lua_Integer)c->size);
+		setint(L, "instances", c->instances);
+		setint(L, "pus", c->pus);
+		setint(L, "linesize", c->linesize);
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setfield(L, -2, "caches");
+	return 1;
+}
+
+/* t:capacity(i, {cpu, ...}) -> bytes of cache i (1-based, as in info().caches) usable by
+ * those PUs together: one instance's size per distinct instance serving them */
+static int m_capacity(lua_State *L)
+{
+	struct topology *t = checktopology(L);
+	lua_Integer c = luaL_checkinteger(L, 2);
+	luaL_argcheck(L, c >= 1 && c <= t->ncaches, 2, "no such cache level");
+	luaL_checktype(L, 3, LUA_TTABLE);
+	lua_Integer n = luaL_len(L, 3);
+	luaL_argcheck(L, n <= TOPOLOGY_MAX_PUS, 3, "too many CPUs");
+	int *cpus = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof *cpus, 0);
+	for (lua_Integer i = 1; i <= n; i++) {
+		lua_geti(L, 3, i);
+		cpus[i - 1] = (int)luaL_checkinteger(L, -1);
+		lua_pop(L, 1);
+	}
+	lua_pushinteger(L, (lua_Integer)topology_capacity(t, (int)c - 1, cpus, (int)n));
+	return 1;
+}
+
+static const luaL_Reg methods[] = {{"info", m_info}, {"capacity", m_capacity}, {NULL, NULL}};
+static const luaL_Reg meta[] = {{NULL, NULL}};
+static const luaL_Reg funcs[] = {{"load", l_load}, {NULL, NULL}};
+
+int luaopen_rot_topology(lua_State *L)
+{
+	lrot_newclass(L, TOPOLOGY_MT, meta, methods);
+	luaL_newlib(L, funcs);
+	return 1;
+}

@@ -1,0 +1,60 @@
+#!/bin/sh
+# Machines unlike this one (hwloc XML in HWLOC_XMLFILE): a guest without cache information gets
+# L1, L2, L3 and DRAM ceilings from its own staircase; machines with different fingerprints
+# sharing one cache directory never see each other's results; rot cache lists them per machine.
+. "$(dirname "$0")/lib.sh"
+FX="$ROOT/tests/fixtures/topology"
+col() { # col FILE NAME: the values of column NAME
+	awk -F, -v n="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next } { print $c }' "$1"
+}
+
+# topology from hwloc, and from the XML a test names
+HWLOC_XMLFILE="$FX/ordinary.xml" "$ROOT/rot" run "$ROOT/tests/e2e/print-machine.lua" >"$T/o" 2>"$T/e"
+contains "$T/o" "pus 16 cores 8 numa 2" "HWLOC_XMLFILE simulates another machine (16 PUs, 2 NUMA nodes)"
+contains "$T/o" "L3 31457280" "its caches come from the topology"
+"$ROOT/rot" run "$ROOT/tests/e2e/print-machine.lua" >"$T/o" 2>"$T/e"
+grep -q "^pus $(nproc) " "$T/o"
+ok $? "without it, the topology is this machine's ($(nproc) PUs)"
+HWLOC_XMLFILE="$T/nope.xml" "$ROOT/rot" run "$ROOT/tests/e2e/print-machine.lua" >"$T/o" 2>"$T/e"
+test $? -ne 0 && grep -q "^rot: hwloc cannot read the topology from '$T/nope.xml'" "$T/e"
+ok $? "an unreadable topology file is a clear error"
+
+# (a) no cache information: the first roofline measures the peaks and finds the levels itself
+C1="$T/nocache"
+HWLOC_XMLFILE="$FX/nocache.xml" "$ROOT/rot" measure triad -quick=true -cacheDir="$C1" -outputDir="$OUT" >"$T/o" 2>"$T/e"
+ok $? "triad on a machine that reports no cache succeeds"
+stored=$(ls "$C1"/machines/*-quick.csv 2>/dev/null | head -n 1)
+grep -q "^L1_effective,size,1," "$stored" && grep -q "^L2_effective,size,1," "$stored" &&
+	grep -q "^L3_effective,size,1," "$stored" && grep -q "^triad_DRAM,bandwidth,1," "$stored"
+ok $? "its stored peaks have L1, L2 and L3 sizes and a DRAM bandwidth, all measured"
+! grep -q "_reported," "$stored"
+ok $? "and no reported size is made up"
+grep -q '"L1 bandwidth, triad' "$OUT/triad.gp" && grep -q '"L2 bandwidth, triad' "$OUT/triad.gp" &&
+	grep -q '"L3 bandwidth, triad' "$OUT/triad.gp" && grep -q '"DRAM bandwidth, triad' "$OUT/triad.gp"
+ok $? "the roofline has L1, L2, L3 and DRAM ceilings"
+paste -d, "$OUT/triad.csv" /dev/null | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+	$h["workingSet_bytes"] == 6144 && $h["flags"] == "-O3 -march=native" { print $h["limiter"] }' >"$T/lim"
+grep -q "^L1 bw$" "$T/lim"
+ok $? "the 6 KiB point is limited by L1"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+	$h["fraction_of_bound"] > 1.1 && $h["above_bound"] != 1 { bad++ } END { exit bad > 0 }' "$OUT/triad.csv"
+ok $? "no point is above 110% of its bound unmarked"
+col "$OUT/triad.csv" level | sort -u | tr '\n' ' ' >"$T/lv"
+grep -q "L1" "$T/lv" && grep -q "L2" "$T/lv" && grep -q "L3" "$T/lv"
+ok $? "the CSV says which level each point lives in"
+
+# (b) two machines, one cache directory: no hits across fingerprints
+rot measure triad -quick=true >"$T/o" 2>&1
+contains "$T/o" "cache: 0 hits, 6 measured" "this machine measures its points"
+HWLOC_XMLFILE="$FX/vm-oversized-l3.xml" rot measure triad -quick=true >"$T/o" 2>&1
+contains "$T/o" "cache: 0 hits, 6 measured" "another machine sharing the cache directory sees none of them as hits"
+rot measure triad -quick=true >"$T/o" 2>&1
+contains "$T/o" "cache: 6 hits, 0 measured" "back on this machine: all hits"
+rot cache >"$T/o" 2>&1
+test "$(grep -c '^machine ' "$T/o")" -eq 2
+ok $? "rot cache lists the entries per machine"
+grep -q "^machine .* (this one): 6 entries" "$T/o"
+ok $? "and says which machine is this one"
+rot measure triad -quick=true -machineIdentity=hostname >"$T/o" 2>&1
+contains "$T/o" "cache: 0 hits, 6 measured" "-machineIdentity=hostname keeps results per host"
+done_testing

@@ -1,0 +1,129 @@
+-- Topology and memory-level tests on machines unlike this one: hwloc XML topologies in
+-- tests/fixtures/topology and a recorded staircase in tests/fixtures/staircase. Run by tests/lua.t.
+local t = require "tap"
+local topology = require "rot.topology"
+local machine = require "rot.machine"
+local levels = require "rot.levels"
+local peaks = require "rot.peaks"
+local sys = require "rot.sys"
+local util = require "rot.util"
+
+local KiB, MiB = 1024, 1024 * 1024
+local fixtures = "tests/fixtures/"
+
+local function load(name)
+  return assert(topology.load(fixtures .. "topology/" .. name .. ".xml"))
+end
+
+-- the staircase recorded on the 2-core EPYC guest: samples per stream and thread count
+local stair = {}
+for line in assert(sys.readfile(fixtures .. "staircase/epyc-kvm.csv")):gmatch("[^\n]+") do
+  local s, th, ws, g = line:match("^(%a+),(%d+),(%d+),([%d.e+-]+)$")
+  if s then
+    local k = s .. th
+    stair[k] = stair[k] or {}
+    table.insert(stair[k], { ws = tonumber(ws), gbs = tonumber(g) })
+  end
+end
+local function samples(th) return { read = stair["read" .. th], write = stair["write" .. th], triad = stair["triad" .. th] } end
+local function rows_by_name(rows)
+  local out = {}
+  for _, r in ipairs(rows) do out[r.name] = r end
+  return out
+end
+local function near(x, want, rel) return x and math.abs(x / want - 1) <= rel end
+
+-- (c) an ordinary machine: this guest as it reports itself (caches right)
+local epyc = load("epyc-kvm")
+local info = epyc:info()
+t.is(info.pus, 2, "epyc-kvm: 2 PUs")
+t.is(#info.caches, 3, "epyc-kvm: three data/unified cache levels")
+t.is(info.caches[3].size, 32 * MiB, "epyc-kvm: L3 32 MiB")
+local rep1 = machine.reported({ 0 }, epyc)
+local rep2 = machine.reported({ 0, 1 }, epyc)
+t.is(rep1[1].size, 32 * KiB, "one thread uses one private L1")
+t.is(rep2[1].size, 64 * KiB, "two threads on two cores use two private L1s")
+t.is(rep2[3].size, 32 * MiB, "but the one shared L3")
+local rows, notes, ndram = peaks.levels_of(samples(1), 1, rep1)
+local r = rows_by_name(rows)
+t.ok(r.L1_effective and r.L2_effective and r.L3_effective, "ordinary: L1, L2 and L3 each show a step")
+t.ok(r.L1_effective.value > 32 * KiB and r.L1_effective.value < 64 * KiB, "effective L1 between 32 and 64 KiB (3 arrays: the drop comes after the 32 KiB point)")
+t.ok(r.L2_effective.value > 768 * KiB and r.L2_effective.value < 2 * MiB, "effective L2 near the reported 1 MiB")
+t.ok(r.L3_effective.value > 16 * MiB and r.L3_effective.value <= 32 * MiB, "effective L3 near the reported 32 MiB")
+t.is(#notes, 0, "ordinary: reported and effective sizes agree (no note)")
+t.ok(near(r.triad_L1.value, 262, 0.05) and near(r.triad_L2.value, 117, 0.05) and near(r.triad_L3.value, 97, 0.05),
+  "triad plateaus: L1 ~262, L2 ~117, L3 ~97 GB/s")
+t.ok(near(r.triad_DRAM.value, (24.2 + 25.2) / 2, 0.05), "triad DRAM within 5% of STREAM's 24.2-25.2 GB/s recorded beside it")
+t.ok(ndram >= 3, "DRAM rests on at least three samples beyond twice the effective L3")
+t.is(r.read_L1.value, r.read_L3.value, "read (a reduction, 79 GB/s in every cache) shares one plateau over L1-L3")
+t.ok(r.read_DRAM.value < r.read_L3.value / 2, "read drops to DRAM")
+t.ok(r.write_L2 and r.write_L3 and r.write_L3.value < r.write_L2.value, "write: L3 slower than L2")
+local rows2 = rows_by_name((peaks.levels_of(samples(2), 2, rep2)))
+t.ok(rows2.L1_effective.value > 48 * KiB and rows2.L1_effective.value < 128 * KiB, "2 threads: effective L1 near the two L1s' 64 KiB")
+t.ok(rows2.triad_L1.value > 1.7 * r.triad_L1.value, "2 threads: L1 triad bandwidth nearly doubles")
+t.ok(rows2.triad_DRAM ~= nil, "2 threads: a DRAM value")
+
+-- (a) no cache information: the same staircase names its own levels
+local nocache = load("nocache")
+t.is(#nocache:info().caches, 0, "nocache: hwloc sees no cache")
+t.is(#machine.reported({ 0 }, nocache), 0, "nocache: nothing reported")
+local rn, nn = peaks.levels_of(samples(1), 1, {})
+rn = rows_by_name(rn)
+t.ok(rn.L1_effective and rn.L2_effective and rn.L3_effective and rn.triad_DRAM, "no cache info: L1, L2, L3 and DRAM all found from the staircase")
+t.ok(not rn.L1_reported, "and no reported size is made up")
+t.is(rn.L3_effective.value, r.L3_effective.value, "same steps as with the reported sizes")
+t.is(#nn, 0, "nothing to disagree with")
+
+-- (b) a VM whose CPUID reports a 508 MiB L3 per core
+local vm = load("vm-oversized-l3")
+local rv1 = machine.reported({ 0 }, vm)
+t.is(rv1[3].size, 508 * MiB, "vm: L3 reported 508 MiB")
+t.is(machine.reported({ 0, 1 }, vm)[3].size, 1016 * MiB, "vm: two threads see two 508 MiB L3s")
+local rv, nv = peaks.levels_of(samples(1), 1, rv1)
+rv = rows_by_name(rv)
+t.is(rv.L3_reported.value, 508 * MiB, "vm: the reported size is kept")
+t.ok(rv.L3_effective.value < 64 * MiB, "vm: the effective L3 is where bandwidth drops, not 508 MiB")
+t.is(#nv, 1, "vm: one disagreement")
+t.ok(nv[1] and nv[1]:find("L3 reported 508 MiB, bandwidth drops at") ~= nil, "vm: it names the level, the reported and the measured size")
+t.ok(near(rv.triad_DRAM.value, rn.triad_DRAM.value, 1e-12), "vm: DRAM is the same plateau as without the bogus size")
+
+-- a bigger ordinary machine: 2 sockets x 4 cores x 2 threads
+local big = load("ordinary")
+local bi = big:info()
+t.is(bi.pus, 16, "ordinary: 16 PUs")
+t.is(bi.cores, 8, "ordinary: 8 cores")
+t.is(bi.packages, 2, "ordinary: 2 packages")
+t.is(bi.numa_nodes, 2, "ordinary: 2 NUMA nodes")
+t.is(bi.cpu_model, "Intel(R) Xeon(R) Gold 6330 CPU @ 2.00GHz", "the CPU model comes from the topology")
+t.is(big:capacity(1, { 0, 1 }), 48 * KiB, "two hardware threads of one core share its L1")
+t.is(big:capacity(1, { 0, 2 }), 96 * KiB, "threads on two cores use two L1s")
+t.is(big:capacity(3, machine.pins(8)), 30 * MiB, "one socket's 8 PUs: one L3")
+t.is(big:capacity(3, machine.pins(16)), 60 * MiB, "both sockets: two L3s")
+
+-- the segments on hand-made staircases
+local function stairs(values)
+  local out, ws = {}, 4096
+  for _, v in ipairs(values) do out[#out + 1] = { ws = ws, gbs = v }; ws = ws * 2 end
+  return out
+end
+local segs = levels.segments(stairs({ 100, 101, 99, 100, 50, 50, 51, 49, 10, 10, 10 }))
+t.is(#segs, 3, "three clean plateaus")
+t.ok(segs[1].breakpoint > 4096 * 8 and segs[1].breakpoint < 4096 * 16, "the breakpoint lies inside the drop")
+t.is(segs[1].upper, 4096 * 16, "upper: where the next plateau starts")
+segs = levels.segments(stairs({ 60, 80, 100, 100, 100, 50, 50, 50 }))
+t.is(#segs, 2, "a rising start (loop overhead) is no level")
+t.is(segs[1].gbs, 100, "the plateau after it is")
+segs = levels.segments(stairs({ 150, 300, 450, 480, 200, 200, 200, 200, 20, 20, 20 }))
+t.is(segs[1].kind, "peak", "a level too small for a plateau (L1 with many threads) is a peak")
+t.is(segs[1].gbs, 480, "its bandwidth is the best seen")
+segs = levels.segments(stairs({ 100, 100, 100, 100, 40, 30, 27, 22, 29, 24, 31, 25 }))
+t.is(#segs, 2, "a noisy DRAM tail is one plateau")
+t.ok(near(segs[2].gbs, 25.5, 0.1), "its value is the middle of the noise")
+t.is(levels.detect(stairs({ 100, 100, 100 })), nil, "one plateau: no level can be named")
+local d = levels.detect(stairs({ 100, 100, 100, 100, 50, 50, 50, 50, 10, 10, 10, 10 }),
+  { { name = "L1", size = 48 * KiB }, { name = "L2", size = 128 * KiB }, { name = "L3", size = MiB } })
+t.is(d[1].name, "L1", "steps are matched to reported levels in order")
+t.ok(d[2].effective == nil and d[2].reported == 128 * KiB, "a reported level without a step of its own has no effective size")
+t.is(d[3].name, "L3", "the second step goes to the nearest reported level after the first")
+
+t.done()
