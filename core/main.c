@@ -1,5 +1,5 @@
-/* main: the measuring core's entry point. Reads one point's description (kernel,
- * parameters, run policy) from a file, measures it in a traced child, writes the results. */
+/* main: the measuring core's entry point. Reads the descriptions of a batch of points (kernel,
+ * parameters, run policy), measures each in a fresh traced child, streams each result out. */
 #include "process.h"
 #include "counters.h"
 #include "registry.h"
@@ -9,14 +9,16 @@
 #endif
 
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 /*
- * Input, one setting a line:
+ * Input: points, each "point ID", one setting a line, then "end":
  *   workload NAME [threads N] [pin CPU,CPU,...]   (or: kernel NAME, one thread)
  *   param NAME VALUE        (for the last workload)
  *   counter EVENT           (a libpfm4 event name)
@@ -24,7 +26,8 @@
  *   rule EVENT ACTION [key=value ...]
  *   runs N | bestK N | bestEpsilon X | maxRuns N | minRunTime SECONDS
  *   cacheMode warm|cold | timeout SECONDS | ignoreDisturbed 0|1
- * Output: the record lines of process_measure(), written to a temp file and renamed.
+ * Output on stdout, per point as soon as it is measured: "begin ID", the record lines of
+ * process_measure(), "end ID".
  */
 static int parse_workload(struct point *p, const char *line, char *err, size_t len)
 {
@@ -80,9 +83,11 @@ static int parse_workload(struct point *p, const char *line, char *err, size_t l
 	return 0;
 }
 
+/* Reads one point's settings, up to its "end" line. */
 static int parse(FILE *in, struct point *p, char *err, size_t len)
 {
 	char line[1024], key[64], val[960];
+	int ended = 0;
 	memset(p, 0, sizeof *p);
 	p->rule = (struct bestk){.k = 3, .epsilon = 0.02, .min_runs = 3, .max_runs = 40};
 	p->min_run_time = 1e-3;
@@ -93,6 +98,10 @@ static int parse(FILE *in, struct point *p, char *err, size_t len)
 		line[strcspn(line, "\n")] = '\0';
 		if (line[0] == '\0' || line[0] == '#')
 			continue;
+		if (strcmp(line, "end") == 0) {
+			ended = 1;
+			break;
+		}
 		if (sscanf(line, "param %63s %lf", name, &v) == 2) {
 			if (!p->nw) {
 				snprintf(err, len, "'param' before 'workload'");
@@ -114,14 +123,14 @@ static int parse(FILE *in, struct point *p, char *err, size_t len)
 				snprintf(err, len, "at most %d counters", COUNTERS_MAX);
 				return -1;
 			}
-			snprintf(p->counter_names[p->ncounters++], 128, "%s", val);
+			snprintf(p->counter_names[p->ncounters++], 128, "%.127s", val);
 			p->notify = 1;
 		} else if (strcmp(key, "gpumetric") == 0) {
 			if (p->ngpu_metrics == 64) {
 				snprintf(err, len, "at most 64 GPU metrics");
 				return -1;
 			}
-			snprintf(p->gpu_metrics[p->ngpu_metrics++], 128, "%s", val);
+			snprintf(p->gpu_metrics[p->ngpu_metrics++], 128, "%.127s", val);
 		} else if (strcmp(key, "rule") == 0) {
 			if (p->nrules == MAX_RULES) {
 				snprintf(err, len, "at most %d rules", MAX_RULES);
@@ -151,6 +160,10 @@ static int parse(FILE *in, struct point *p, char *err, size_t len)
 			snprintf(err, len, "unknown input key '%s'", key);
 			return -1;
 		}
+	}
+	if (!ended) {
+		snprintf(err, len, "the point's settings end without an 'end' line");
+		return -1;
 	}
 	if (!p->nw) {
 		snprintf(err, len, "no kernel given");
@@ -226,11 +239,49 @@ static int list_events(int all)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* rot-core --batch INPUT: measures the points of INPUT in order, each in its own traced child,
+ * and writes each result to stdout as soon as it is done. */
+static int batch(const char *input)
 {
 	static struct point p;
-	char err[1024], tmp[4096];
-	int rc = 2;
+	char err[1024], line[256], id[64];
+	int rc = 0;
+	/* the driver's death takes the core (and, through PTRACE_O_EXITKILL, the kernels) along */
+	const char *driver = getenv("ROT_DRIVER_PID");
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (driver && getppid() != (pid_t)atoi(driver))
+		return 2;
+	prctl(PR_SET_CHILD_SUBREAPER, 1); /* what a kernel leaves behind comes back to us */
+	FILE *in = fopen(input, "r");
+	if (!in) {
+		fprintf(stderr, "rot-core: cannot read '%s': %s\n", input, strerror(errno));
+		return 2;
+	}
+	while (fgets(line, sizeof line, in)) {
+		if (sscanf(line, "point %63s", id) != 1)
+			continue;
+		char *text = NULL;
+		size_t len = 0;
+		FILE *out = open_memstream(&text, &len);
+		if (!out) {
+			rc = 2;
+			break;
+		}
+		if (parse(in, &p, err, sizeof err) < 0)
+			fprintf(out, "status failed\nerror %s\nmeta failure input\n", err);
+		else if (process_measure(&p, out) != 0)
+			rc = 1;
+		fclose(out);
+		printf("begin %s\n%send %s\n", id, text, id);
+		fflush(stdout);
+		free(text);
+	}
+	fclose(in);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
 	if (argc == 2 && strcmp(argv[1], "--timer") == 0)
 		return timer_report();
 	if (argc >= 3 && strcmp(argv[1], "--declared") == 0)
@@ -257,33 +308,9 @@ int main(int argc, char **argv)
 #endif
 	if (argc >= 2 && strcmp(argv[1], "--events") == 0)
 		return list_events(argc >= 3 && strcmp(argv[2], "all") == 0);
-	if (argc != 3) {
-		fprintf(stderr, "usage: rot-core INPUT OUTPUT\n");
-		return 2;
-	}
-	FILE *in = fopen(argv[1], "r");
-	if (!in) {
-		fprintf(stderr, "rot-core: cannot read '%s': %s\n", argv[1], strerror(errno));
-		return 2;
-	}
-	snprintf(tmp, sizeof tmp, "%s.tmp", argv[2]);
-	FILE *out = fopen(tmp, "w");
-	if (!out) {
-		fprintf(stderr, "rot-core: cannot write '%s': %s\n", tmp, strerror(errno));
-		fclose(in);
-		return 2;
-	}
-	if (parse(in, &p, err, sizeof err) < 0) {
-		fprintf(out, "status failed\nerror %s\nmeta failure input\n", err);
-		rc = 1;
-	} else {
-		rc = process_measure(&p, out);
-	}
-	fclose(in);
-	if (fclose(out) != 0 || rename(tmp, argv[2]) < 0) {
-		fprintf(stderr, "rot-core: cannot write '%s': %s\n", argv[2], strerror(errno));
-		unlink(tmp);
-		return 2;
-	}
-	return rc;
+	if (argc == 3 && strcmp(argv[1], "--batch") == 0)
+		return batch(argv[2]);
+	fprintf(stderr, "usage: rot-core --batch INPUT | --timer | --declared KERNEL [NAME=VALUE ...] | "
+			"--events [all]\n");
+	return 2;
 }

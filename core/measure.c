@@ -55,8 +55,6 @@ struct run {
 
 static void notify(const struct point *p, enum rot_event e, int run)
 {
-	if (!p->notify)
-		return;
 	union sigval v = {.sival_int = ROT_EVENT_CODE(e, run < 0 ? 0xffff : run)};
 	pthread_sigqueue(pthread_self(), ROT_EVENT_SIGNAL, v);
 }

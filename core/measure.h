@@ -18,6 +18,17 @@
 /* the child stops with this signal to tell its tracer about an event (never delivered) */
 #define ROT_EVENT_SIGNAL (SIGRTMIN + 3)
 #define ROT_EVENT_CODE(e, run) (((int)(e) << 16) | ((run) & 0xffff))
+/* ... and with this one, carrying the address of a struct rot_records, when its records are
+ * complete: the tracer reads them out of the child's memory, so no descriptor a kernel can
+ * reach carries results */
+#define ROT_RECORDS_SIGNAL (SIGRTMIN + 4)
+#define ROT_RECORDS_MAGIC 0x7265636f7264735fULL
+
+struct rot_records {
+	unsigned long long magic;
+	char *buf;
+	size_t len;
+};
 
 struct workload {
 	struct rot_args args;
@@ -39,7 +50,7 @@ struct point {
 	int nrules;
 	char counter_names[COUNTERS_MAX][128];
 	int ncounters;
-	int notify; /* the parent wants run and workload events */
+	int notify; /* the parent wants run and workload events in its log (it follows runs anyway) */
 	char gpu_metrics[64][128]; /* CUPTI metrics, profiled after (never during) the timed runs */
 	int ngpu_metrics;
 };

@@ -1,23 +1,35 @@
 /* process: runs one point in a child process controlled with ptrace: the child stops
- * itself under PTRACE_TRACEME, the parent follows its threads, counts their events per run,
- * applies the parent-side rules, and reports faults and timeouts. */
+ * itself under PTRACE_TRACEME, the parent follows its threads and every process it starts,
+ * counts their events per run, applies the parent-side rules, reports faults, timeouts and
+ * leftover processes, and reads the child's records out of its memory. */
 #define _GNU_SOURCE
 #include "process.h"
 #include "counters.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #define MAX_THREADS 1024
+#define MAX_PROCS 256
 #define MAX_RUNS 100000
+#define MAX_RECORDS (64u << 20)
+#define ERR_KEEP 2048 /* bytes of the kernel's stderr kept for a failed point */
+#define ERR_LINES 20
 
 enum thread_state { T_NEW, T_RUNNING, T_EXITED };
 
@@ -32,32 +44,40 @@ struct thread {
 	int snap_valid;
 };
 
+/* A process the kernel started (fork, vfork, or a thread of one), traced like the kernel. */
+struct other {
+	pid_t tid;
+	int alive;
+};
+
 struct tracee {
 	pid_t pid;
 	const struct point *p;
 	struct counters ctr;
 	struct thread t[MAX_THREADS];
 	int n, created, exited, counted;
-	int fault_sig, fault_tid;
-	void *fault_addr;
+	struct other o[MAX_PROCS];
+	int no, forks;
+	pid_t leftover; /* a process still alive when the kernel's process ended */
+	int stopped;	/* the kernel's process sat in a group stop (this signal) */
+	int run;	/* the timed run in progress, -1 before the first */
+	int main_done, p_status;
+	siginfo_t info[65]; /* the first delivery of each signal, and its thread */
+	pid_t info_tid[65];
 	int counting, multiplexed;
 	/* per run: scaled counts, smallest running/enabled ratio, whether counting was on */
 	double (*runval)[COUNTERS_MAX];
 	double *runratio;
 	char *runcounting;
 	int nruns;
+	char *records; /* what the child measured, read from its memory */
+	size_t nrecords;
+	char errtail[ERR_KEEP]; /* the last bytes the kernel wrote to stderr */
+	size_t errlen, errtotal;
 	char events[8192];
 	size_t evlen;
 	char err[1024];
 };
-
-static volatile sig_atomic_t alarm_fired;
-
-static void on_alarm(int sig)
-{
-	(void)sig;
-	alarm_fired = 1;
-}
 
 static struct thread *thread_find(struct tracee *tr, pid_t tid)
 {
@@ -67,12 +87,43 @@ static struct thread *thread_find(struct tracee *tr, pid_t tid)
 	return NULL;
 }
 
+static struct other *other_find(struct tracee *tr, pid_t tid)
+{
+	for (int i = 0; i < tr->no; i++)
+		if (tr->o[i].tid == tid)
+			return &tr->o[i];
+	return NULL;
+}
+
+static void other_add(struct tracee *tr, pid_t tid)
+{
+	if (!other_find(tr, tid) && tr->no < MAX_PROCS)
+		tr->o[tr->no++] = (struct other){tid, 1};
+}
+
+/* The thread group a task belongs to (from /proc), 0 when it is gone. */
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	char *t = strstr(buf, "\nTgid:");
+	return t ? (pid_t)atoi(t + 6) : 0;
+}
+
 static void log_event(struct tracee *tr, enum rot_event e, int run, int thread, const char *detail)
 {
 	if (tr->evlen + 96 >= sizeof tr->events)
 		return;
-	tr->evlen += (size_t)snprintf(tr->events + tr->evlen, sizeof tr->events - tr->evlen,
-				      "%s%s", tr->evlen ? ";" : "", rules_event_name(e));
+	tr->evlen += (size_t)snprintf(tr->events + tr->evlen, sizeof tr->events - tr->evlen, "%s%s",
+				      tr->evlen ? ";" : "", rules_event_name(e));
 	if (run >= 0)
 		tr->evlen += (size_t)snprintf(tr->events + tr->evlen, sizeof tr->events - tr->evlen,
 					      "/run=%d", run);
@@ -91,7 +142,8 @@ static void read_thread(struct tracee *tr, struct thread *t, uint64_t v[][3])
 			memcpy(v[i], t->last[i], sizeof v[i]);
 }
 
-/* A new thread (or the main one): open its counters at once, so nothing it does is missed. */
+/* A new thread of the kernel's process (or its main one): open its counters at once, so
+ * nothing it does is missed. */
 static struct thread *thread_add(struct tracee *tr, pid_t tid)
 {
 	struct thread *t = thread_find(tr, tid);
@@ -147,7 +199,7 @@ static void run_start(struct tracee *tr)
 
 static void run_end(struct tracee *tr, int run)
 {
-	if (run < 0 || run >= MAX_RUNS)
+	if (run < 0 || run >= MAX_RUNS || tr->ctr.n == 0)
 		return;
 	if (run >= tr->nruns) {
 		int n = run + 64;
@@ -180,7 +232,9 @@ static void run_end(struct tracee *tr, int run)
 			double en = (double)(cur[i][1] - t->snap[i][1]);
 			double rn = (double)(cur[i][2] - t->snap[i][2]);
 			if (rn > 0 && rn < en) {
-				v *= en / rn; /* multiplexed: scale to the time the counter was enabled */
+				v *=
+				    en /
+				    rn; /* multiplexed: scale to the time the counter was enabled */
 				tr->multiplexed = 1;
 				if (rn / en < tr->runratio[run])
 					tr->runratio[run] = rn / en;
@@ -239,124 +293,272 @@ static void parent_rules(struct tracee *tr, enum rot_event e, int run, struct th
 	}
 }
 
-static void child_main(struct point *p, int out_fd, int err_pipe)
+/* The child's records: a buffer in its memory, announced with ROT_RECORDS_SIGNAL. */
+static void read_records(struct tracee *tr, pid_t tid, const siginfo_t *si)
 {
-	/* between fork and the measurement: only async-signal-safe calls */
+	struct rot_records rr;
+	struct iovec local = {&rr, sizeof rr}, remote = {si->si_value.sival_ptr, sizeof rr};
+	if (process_vm_readv(tid, &local, 1, &remote, 1, 0) != (ssize_t)sizeof rr ||
+	    rr.magic != ROT_RECORDS_MAGIC || rr.len > MAX_RECORDS)
+		return;
+	char *buf = malloc(rr.len + 1);
+	if (!buf)
+		return;
+	local = (struct iovec){buf, rr.len};
+	remote = (struct iovec){rr.buf, rr.len};
+	if (rr.len && process_vm_readv(tid, &local, 1, &remote, 1, 0) != (ssize_t)rr.len) {
+		free(buf);
+		return;
+	}
+	buf[rr.len] = '\0';
+	free(tr->records);
+	tr->records = buf;
+	tr->nrecords = rr.len;
+}
+
+/* Async-signal-safe between fork and the measurement: no allocation, no stdio. */
+static void child_main(struct point *p, int err_pipe, int err_fd)
+{
 	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0) {
 		int e = errno;
 		ssize_t w = write(err_pipe, &e, sizeof e);
 		(void)w;
 		_exit(126);
 	}
-	close(err_pipe);
-	int devnull = open("/dev/null", O_WRONLY);
-	if (devnull >= 0)
+	setpgid(0, 0); /* one group to kill: the kernel and the processes it starts */
+	int devnull = open("/dev/null", O_RDWR);
+	if (devnull >= 0) {
+		dup2(devnull, 0);
 		dup2(devnull, 1); /* kernels that print must not disturb anything */
+	}
+	if (err_fd >= 0)
+		dup2(err_fd, 2);
+	/* nothing else reaches the kernel: not the driver's pipe, not the batch input */
+	if (syscall(SYS_close_range, 3u, ~0u, 0u) < 0)
+		for (int fd = 3; fd < 1024; fd++)
+			close(fd);
 	raise(SIGSTOP);
-	FILE *out = fdopen(out_fd, "w");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
 	if (!out)
 		_exit(125);
 	int rc = measure_point(p, out);
-	fflush(out);
+	fclose(out);
+	/* the parent reads the records out of this memory: no descriptor the kernel could write */
+	static struct rot_records rr;
+	rr = (struct rot_records){ROT_RECORDS_MAGIC, buf, len};
+	union sigval v = {.sival_ptr = &rr};
+	pthread_sigqueue(pthread_self(), ROT_RECORDS_SIGNAL, v);
 	_exit(rc == 0 ? 0 : 3);
 }
 
 static int is_fault(int sig)
 {
-	return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL ||
-	       sig == SIGABRT || sig == SIGTRAP;
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGTRAP;
 }
 
-/* Follows the child and its threads until all are gone. Returns the main thread's status. */
-static int trace(struct tracee *tr, int *timed_out)
+static int is_stop(int sig)
 {
-	int main_status = 0;
-	struct sigaction sa = {.sa_handler = on_alarm}, old;
-	sigaction(SIGALRM, &sa, &old); /* no SA_RESTART: waitpid returns EINTR */
-	alarm_fired = 0;
-	alarm(tr->p->timeout > 0 ? (unsigned)(tr->p->timeout + 0.999) : 0);
-	for (;;) {
-		int st;
-		pid_t w = waitpid(-1, &st, __WALL);
-		if (w < 0) {
-			if (errno == EINTR) {
-				if (alarm_fired && !*timed_out) {
-					*timed_out = 1;
-					kill(tr->pid, SIGKILL);
-				}
-				continue;
-			}
-			break; /* ECHILD: everyone is gone */
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+static void kill_all(struct tracee *tr)
+{
+	kill(-tr->pid, SIGKILL);
+	kill(tr->pid, SIGKILL);
+	for (int i = 0; i < tr->no; i++)
+		if (tr->o[i].alive)
+			kill(tr->o[i].tid, SIGKILL);
+}
+
+/* One wait status of a traced task. */
+static void on_status(struct tracee *tr, pid_t w, int st)
+{
+	struct thread *t = thread_find(tr, w);
+	struct other *o = t ? NULL : other_find(tr, w);
+	if (WIFEXITED(st) || WIFSIGNALED(st)) {
+		if (t)
+			thread_exit(tr, t);
+		if (o)
+			o->alive = 0;
+		if (w == tr->pid) {
+			tr->p_status = st;
+			tr->main_done = 1;
 		}
-		struct thread *t = thread_find(tr, w);
-		if (WIFEXITED(st) || WIFSIGNALED(st)) {
-			if (t)
-				thread_exit(tr, t);
-			if (w == tr->pid)
-				main_status = st;
-			continue;
-		}
-		if (!WIFSTOPPED(st))
-			continue;
-		int sig = WSTOPSIG(st), event = (unsigned)st >> 16, deliver = 0;
-		if (!t) /* a clone's first stop can come before its creator's clone event */
+		return;
+	}
+	if (!WIFSTOPPED(st))
+		return;
+	int sig = WSTOPSIG(st), event = (unsigned)st >> 16, deliver = 0;
+	if (!t && !o) { /* a task's first stop can come before its creator's event */
+		if (tgid_of(w) == tr->pid) {
 			t = thread_add(tr, w);
-		if (event == PTRACE_EVENT_CLONE) {
-			unsigned long tid;
-			ptrace(PTRACE_GETEVENTMSG, w, NULL, &tid);
-			struct thread *nt = thread_add(tr, (pid_t)tid);
+		} else {
+			other_add(tr, w);
+			o = other_find(tr, w);
+		}
+	}
+	if (event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_FORK ||
+	    event == PTRACE_EVENT_VFORK) {
+		unsigned long child;
+		ptrace(PTRACE_GETEVENTMSG, w, NULL, &child);
+		if (event == PTRACE_EVENT_CLONE && t) {
+			struct thread *nt = thread_add(tr, (pid_t)child);
 			tr->created++;
 			if (nt) {
 				log_event(tr, EV_THREAD_CREATED, -1, nt->index, NULL);
 				parent_rules(tr, EV_THREAD_CREATED, -1, nt);
 			}
-		} else if (event == PTRACE_EVENT_EXIT) {
-			if (t)
-				thread_exit(tr, t);
-		} else if (event == 0 && sig == SIGSTOP && t && t->state == T_NEW) {
-			t->state = T_RUNNING; /* the first stop of a new thread */
-		} else if (event == 0 && sig == ROT_EVENT_SIGNAL) {
-			siginfo_t si;
-			if (ptrace(PTRACE_GETSIGINFO, w, NULL, &si) == 0) {
-				enum rot_event e = (enum rot_event)(si.si_value.sival_int >> 16);
-				int run = si.si_value.sival_int & 0xffff;
-				run = run == 0xffff ? -1 : run;
-				if (e == EV_RUN_START)
-					run_start(tr);
-				else if (e == EV_RUN_END)
-					run_end(tr, run);
+		} else if (!thread_find(tr, (pid_t)child)) {
+			other_add(tr, (pid_t)child);
+			tr->forks += event != PTRACE_EVENT_CLONE;
+		}
+	} else if (event == PTRACE_EVENT_EXIT) {
+		if (t)
+			thread_exit(tr, t);
+	} else if (event != 0) {
+		/* exec and the rest: go on */
+	} else if (sig == SIGSTOP && t && t->state == T_NEW) {
+		t->state = T_RUNNING; /* the first stop of a new thread */
+	} else if (sig == SIGSTOP && o && o->alive == 1) {
+		o->alive = 2; /* the first stop of a process the kernel started */
+	} else if (t && (sig == ROT_EVENT_SIGNAL || sig == ROT_RECORDS_SIGNAL)) {
+		siginfo_t si;
+		if (ptrace(PTRACE_GETSIGINFO, w, NULL, &si) < 0) {
+			/* gone meanwhile */
+		} else if (sig == ROT_RECORDS_SIGNAL) {
+			read_records(tr, w, &si);
+		} else {
+			enum rot_event e = (enum rot_event)(si.si_value.sival_int >> 16);
+			int run = si.si_value.sival_int & 0xffff;
+			run = run == 0xffff ? -1 : run;
+			if (e == EV_RUN_START) {
+				tr->run = run;
+				run_start(tr);
+			} else if (e == EV_RUN_END) {
+				run_end(tr, run);
+			}
+			if (tr->p->notify) {
 				log_event(tr, e, run, -1, NULL);
 				parent_rules(tr, e, run, t);
 			}
-		} else if (event == 0 && is_fault(sig)) {
-			siginfo_t si;
-			if (!tr->fault_sig && ptrace(PTRACE_GETSIGINFO, w, NULL, &si) == 0) {
-				tr->fault_sig = sig;
-				tr->fault_tid = w;
-				tr->fault_addr = si.si_addr;
-				log_event(tr, EV_FAULT, -1, t ? t->index : -1, strsignal(sig));
+		}
+	} else {
+		siginfo_t si;
+		if (ptrace(PTRACE_GETSIGINFO, w, NULL, &si) < 0) {
+			/* a group stop (SIGSTOP, SIGTSTP, ...): it stays stopped, the timeout
+			 * decides */
+			if (is_stop(sig) && t)
+				tr->stopped = sig;
+			return;
+		}
+		if (sig > 0 && sig < 65 && !tr->info_tid[sig]) {
+			tr->info[sig] = si;
+			tr->info_tid[sig] = w;
+			if (t && is_fault(sig)) {
+				log_event(tr, EV_FAULT, -1, t->index, strsignal(sig));
 				parent_rules(tr, EV_FAULT, -1, t);
 			}
-			deliver = sig;
-		} else if (event == 0) {
-			deliver = sig;
 		}
-		ptrace(PTRACE_CONT, w, NULL, (void *)(long)deliver);
+		deliver = sig;
 	}
-	alarm(0);
-	sigaction(SIGALRM, &old, NULL);
-	return main_status;
+	ptrace(PTRACE_CONT, w, NULL, (void *)(long)deliver);
+}
+
+/* Keeps the last ERR_KEEP bytes the kernel wrote to stderr. */
+static int read_stderr(struct tracee *tr, int fd)
+{
+	char buf[4096];
+	ssize_t r = read(fd, buf, sizeof buf);
+	if (r <= 0)
+		return r < 0 && errno == EAGAIN ? 0 : -1;
+	tr->errtotal += (size_t)r;
+	if ((size_t)r >= ERR_KEEP) {
+		memcpy(tr->errtail, buf + r - ERR_KEEP, ERR_KEEP);
+		tr->errlen = ERR_KEEP;
+	} else {
+		size_t keep = tr->errlen + (size_t)r > ERR_KEEP ? ERR_KEEP - (size_t)r : tr->errlen;
+		memmove(tr->errtail, tr->errtail + tr->errlen - keep, keep);
+		memcpy(tr->errtail + keep, buf, (size_t)r);
+		tr->errlen = keep + (size_t)r;
+	}
+	return 0;
+}
+
+/*
+ * Follows the child, its threads and every process it starts until all are gone: SIGCHLD
+ * through a signalfd, the timeout through a timerfd (fractions of a second count), the
+ * kernel's stderr through a pipe. When the kernel's process is gone, whatever it started and
+ * left running is killed (and named). Returns 1 when the timeout fired.
+ */
+static int trace(struct tracee *tr, int sfd, int errfd)
+{
+	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC), timed_out = 0, swept = 0;
+	double to = tr->p->timeout;
+	if (tfd >= 0 && to > 0) {
+		struct itimerspec its = {0};
+		its.it_value.tv_sec = (time_t)to;
+		its.it_value.tv_nsec = (long)((to - (double)(time_t)to) * 1e9);
+		if (!its.it_value.tv_sec && !its.it_value.tv_nsec)
+			its.it_value.tv_nsec = 1;
+		timerfd_settime(tfd, 0, &its, NULL);
+	}
+	for (;;) {
+		int st;
+		pid_t w;
+		while ((w = waitpid(-1, &st, __WALL | WNOHANG)) > 0)
+			on_status(tr, w, st);
+		if (w < 0 && errno == ECHILD)
+			break;
+		if (tr->main_done && !swept) { /* the kernel is gone: nothing it started stays */
+			swept = 1;
+			for (int i = 0; i < tr->no; i++) {
+				if (tr->o[i].alive) {
+					if (!tr->leftover)
+						tr->leftover = tr->o[i].tid;
+					kill(tr->o[i].tid, SIGKILL);
+				}
+			}
+			kill(-tr->pid, SIGKILL);
+			continue;
+		}
+		struct pollfd fds[3] = {{sfd, POLLIN, 0}, {tfd, POLLIN, 0}, {errfd, POLLIN, 0}};
+		if (poll(fds, errfd >= 0 ? 3 : 2, -1) < 0 && errno != EINTR)
+			break;
+		if (fds[0].revents & POLLIN) {
+			struct signalfd_siginfo ssi;
+			while (read(sfd, &ssi, sizeof ssi) == (ssize_t)sizeof ssi)
+				;
+		}
+		if (fds[1].revents & POLLIN) {
+			uint64_t n;
+			if (read(tfd, &n, sizeof n) > 0 && !timed_out) {
+				timed_out = 1;
+				kill_all(tr);
+			}
+		}
+		if (errfd >= 0 && (fds[2].revents & (POLLIN | POLLHUP)) &&
+		    read_stderr(tr, errfd) < 0)
+			errfd = -1;
+	}
+	while (errfd >= 0 && read_stderr(tr, errfd) == 0 && tr->errtotal)
+		if (poll(&(struct pollfd){errfd, POLLIN, 0}, 1, 0) <= 0)
+			break;
+	if (tfd >= 0)
+		close(tfd);
+	return timed_out;
 }
 
 /* Copies the child's records, adding each run's counts to its run line. */
-static void copy_records(struct tracee *tr, FILE *rec, FILE *out)
+static void copy_records(struct tracee *tr, FILE *out)
 {
-	char line[4096];
 	int run = 0;
-	rewind(rec);
-	while (fgets(line, sizeof line, rec)) {
-		size_t len = strcspn(line, "\n");
-		line[len] = '\0';
+	for (char *line = tr->records, *next; line && *line; line = next) {
+		char *nl = strchr(line, '\n');
+		next = nl ? nl + 1 : NULL;
+		if (nl)
+			*nl = '\0';
 		fputs(line, out);
 		if (strncmp(line, "run ", 4) == 0 && tr->ctr.n > 0) {
 			if (run < tr->nruns) {
@@ -379,9 +581,13 @@ static void write_thread_table(struct tracee *tr, FILE *out)
 	fprintf(out, "meta threadTable ");
 	for (int i = 0; i < tr->n; i++)
 		fprintf(out, "%s%d:%s%s", i ? "," : "", tr->t[i].index,
-			tr->t[i].state == T_EXITED ? "exited" : tr->t[i].state == T_NEW ? "new" : "running",
+			tr->t[i].state == T_EXITED ? "exited"
+			: tr->t[i].state == T_NEW  ? "new"
+						   : "running",
 			tr->t[i].counted ? ":counted" : "");
 	fprintf(out, "\n");
+	if (tr->forks)
+		fprintf(out, "meta processesStarted %d\n", tr->forks);
 	if (tr->evlen)
 		fprintf(out, "meta events %s\n", tr->events);
 	for (int i = 0; i < tr->ctr.n; i++)
@@ -391,21 +597,101 @@ static void write_thread_table(struct tracee *tr, FILE *out)
 			tr->ctr.user_only ? "user" : "user+kernel", tr->multiplexed);
 }
 
+/* The last ERR_LINES lines the kernel wrote to stderr, one "stderr" line each (control bytes
+ * as '?'). */
+static void write_stderr(struct tracee *tr, FILE *out)
+{
+	size_t start = 0, len = tr->errlen;
+	if (tr->errtotal > tr->errlen) /* cut: begin at a whole line */
+		while (start < len && tr->errtail[start++] != '\n')
+			;
+	int lines = 0;
+	for (size_t i = len; i > start; i--) { /* the last ERR_LINES lines only */
+		if (tr->errtail[i - 1] == '\n' && i < len && ++lines == ERR_LINES) {
+			start = i;
+			break;
+		}
+	}
+	for (size_t i = start; i < tr->errlen;) {
+		size_t j = i;
+		while (j < tr->errlen && tr->errtail[j] != '\n')
+			j++;
+		fputs("stderr ", out);
+		for (size_t k = i; k < j; k++) {
+			unsigned char c = (unsigned char)tr->errtail[k];
+			fputc(c < 32 || c == 127 ? '?' : c, out);
+		}
+		fputc('\n', out);
+		i = j + 1;
+	}
+}
+
+/* "in run 3", "before the first run": where the kernel's process was when it ended. */
+static const char *where(struct tracee *tr, char *buf, size_t len)
+{
+	if (tr->run < 0)
+		snprintf(buf, len, "before the first timed run");
+	else
+		snprintf(buf, len, "during run %d", tr->run);
+	return buf;
+}
+
+/* Says who sent signal sig that ended the kernel, and where a fault was. */
+static void describe_signal(struct tracee *tr, const char *kname, int sig, FILE *out)
+{
+	const siginfo_t *si = &tr->info[sig];
+	pid_t tid = sig > 0 && sig < 65 ? tr->info_tid[sig] : 0;
+	fprintf(out, "status failed\n");
+	if (tid && is_fault(sig) && si->si_code > 0) {
+		fprintf(out,
+			"error kernel '%s' crashed: %s (signal %d) in thread %d at address %p\n",
+			kname, strsignal(sig), sig, (int)tid, si->si_addr);
+	} else if (tid && si->si_code <= 0) {
+		pid_t from = si->si_pid;
+		if (from == tr->pid || tgid_of(from) == tr->pid || thread_find(tr, from))
+			fprintf(out,
+				"error kernel '%s' was killed by %s (signal %d), raised by "
+				"itself in thread %d\n",
+				kname, strsignal(sig), sig, (int)tid);
+		else
+			fprintf(out,
+				"error kernel '%s' was killed by %s (signal %d), sent by "
+				"process %d (uid %d)\n",
+				kname, strsignal(sig), sig, (int)from, (int)si->si_uid);
+	} else if (tid) {
+		fprintf(out,
+			"error kernel '%s' was killed by %s (signal %d), sent by the "
+			"operating system\n",
+			kname, strsignal(sig), sig);
+	} else {
+		fprintf(out,
+			"error kernel '%s' was killed by %s (signal %d) from outside (the "
+			"sender of a SIGKILL cannot be seen)\n",
+			kname, strsignal(sig), sig);
+	}
+	fprintf(out, "meta failure signal\nmeta signal %d\n", sig);
+}
+
 int process_measure(const struct point *p, FILE *out)
 {
 	struct tracee *tr = calloc(1, sizeof *tr);
-	FILE *rec = tmpfile();
-	int err_pipe[2] = {-1, -1}, rc = 1, timed_out = 0;
+	int err_pipe[2] = {-1, -1}, out_pipe[2] = {-1, -1}, sfd = -1, rc = 1, timed_out = 0;
 	const char *kname = p->w[0].args.kernel->name;
-	if (!tr || !rec || pipe2(err_pipe, O_CLOEXEC) < 0) {
+	char at[64];
+	sigset_t chld, old;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &old); /* before fork: no SIGCHLD is lost */
+	if (!tr || pipe2(err_pipe, O_CLOEXEC) < 0 || pipe2(out_pipe, O_CLOEXEC) < 0 ||
+	    (sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
 		fprintf(out, "status failed\nerror cannot set up the child: %s\n", strerror(errno));
 		goto out;
 	}
 	tr->p = p;
 	tr->counting = 1;
-	if (p->ncounters &&
-	    counters_setup(&tr->ctr, (char(*)[128])p->counter_names, p->ncounters, tr->err,
-			   sizeof tr->err) < 0) {
+	tr->run = -1;
+	if (p->ncounters && counters_setup(&tr->ctr, (char(*)[128])p->counter_names, p->ncounters,
+					   tr->err, sizeof tr->err) < 0) {
 		fprintf(out, "status failed\nerror %s\nmeta failure input\n", tr->err);
 		goto out;
 	}
@@ -415,10 +701,15 @@ int process_measure(const struct point *p, FILE *out)
 		fprintf(out, "status failed\nerror fork: %s\n", strerror(errno));
 		goto out;
 	}
-	if (pid == 0)
-		child_main((struct point *)p, fileno(rec), err_pipe[1]);
+	if (pid == 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		child_main((struct point *)p, err_pipe[1], out_pipe[1]);
+	}
 	close(err_pipe[1]);
-	err_pipe[1] = -1;
+	close(out_pipe[1]);
+	err_pipe[1] = out_pipe[1] = -1;
+	fcntl(out_pipe[0], F_SETFL, O_NONBLOCK);
+	setpgid(pid, pid); /* the child does it too: whoever runs first */
 	tr->pid = pid;
 	int st, e = ECHILD;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
@@ -426,13 +717,16 @@ int process_measure(const struct point *p, FILE *out)
 	if (read(err_pipe[0], &e, sizeof e) == (ssize_t)sizeof e || !WIFSTOPPED(st)) {
 		fprintf(out, "status failed\nerror ptrace(PTRACE_TRACEME) was refused: %s\n",
 			strerror(e));
-		fprintf(out, "meta hint allow tracing one's own children: sysctl "
-			     "kernel.yama.ptrace_scope=1 (or 0), or run the container with "
-			     "--cap-add=SYS_PTRACE and without a seccomp profile that blocks ptrace\n");
+		fprintf(out,
+			"meta hint allow tracing one's own children: sysctl "
+			"kernel.yama.ptrace_scope=1 (or 0), or run the container with "
+			"--cap-add=SYS_PTRACE and without a seccomp profile that blocks ptrace\n");
 		goto out;
 	}
 	if (ptrace(PTRACE_SETOPTIONS, pid, NULL,
-		   (void *)(long)(PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL)) < 0) {
+		   (void *)(long)(PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
+				  PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL)) <
+	    0) {
 		e = errno;
 		kill(pid, SIGKILL);
 		waitpid(pid, &st, 0);
@@ -448,46 +742,54 @@ int process_measure(const struct point *p, FILE *out)
 		goto out;
 	}
 	ptrace(PTRACE_CONT, pid, NULL, NULL);
-	int status = trace(tr, &timed_out);
+	timed_out = trace(tr, sfd, out_pipe[0]);
 
-	copy_records(tr, rec, out);
+	int status = tr->p_status;
+	copy_records(tr, out);
 	write_thread_table(tr, out);
+	write_stderr(tr, out);
 	if (tr->err[0]) {
 		fprintf(out, "status failed\nerror %s\nmeta failure input\n", tr->err);
 	} else if (timed_out) {
-		fprintf(out, "status failed\nerror kernel '%s' ran past the timeout of %g s and was "
-			     "killed\nmeta failure timeout\n",
-			kname, p->timeout);
-	} else if (tr->fault_sig) {
-		fprintf(out, "status failed\nerror kernel '%s' crashed: %s (signal %d) in thread %d "
-			     "at address %p\nmeta failure signal\nmeta signal %d\n",
-			kname, strsignal(tr->fault_sig), tr->fault_sig, tr->fault_tid,
-			tr->fault_addr, tr->fault_sig);
+		fprintf(out,
+			"status failed\nerror kernel '%s' ran past the timeout of %g s and was "
+			"killed%s%s\nmeta failure timeout\n",
+			kname, p->timeout, tr->stopped ? "; it had stopped itself with " : "",
+			tr->stopped ? strsignal(tr->stopped) : "");
+	} else if (tr->leftover) {
+		fprintf(out,
+			"status failed\nerror kernel '%s' started a process that outlived it "
+			"(pid %d); killed\nmeta failure leftover\n",
+			kname, (int)tr->leftover);
 	} else if (WIFSIGNALED(status)) {
-		fprintf(out, "status failed\nerror kernel '%s' was killed by %s (signal %d)\n"
-			     "meta failure signal\nmeta signal %d\n",
-			kname, strsignal(WTERMSIG(status)), WTERMSIG(status), WTERMSIG(status));
-	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		describe_signal(tr, kname, WTERMSIG(status), out);
+	} else if (!tr->records) {
+		fprintf(out,
+			"status failed\nerror kernel '%s' exited with status %d %s\nmeta "
+			"failure exit\n",
+			kname, WEXITSTATUS(status), where(tr, at, sizeof at));
+	} else if (WEXITSTATUS(status) == 0) {
 		fprintf(out, "status ok\n");
 		rc = 0;
-	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
-		fprintf(out, "status failed\n"); /* the child wrote its own error line */
 	} else {
-		fprintf(out, "status failed\nerror kernel '%s' exited with status %d during the "
-			     "measurement\nmeta failure exit\n",
-			kname, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		fprintf(out, "status failed\n"); /* the child wrote its own error line */
 	}
 out:
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
 		if (err_pipe[i] >= 0)
 			close(err_pipe[i]);
-	if (rec)
-		fclose(rec);
+		if (out_pipe[i] >= 0)
+			close(out_pipe[i]);
+	}
+	if (sfd >= 0)
+		close(sfd);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (tr) {
 		counters_free(&tr->ctr);
 		free(tr->runval);
 		free(tr->runratio);
 		free(tr->runcounting);
+		free(tr->records);
 	}
 	free(tr);
 	return rc;

@@ -15,7 +15,8 @@ static int result_gc(lua_State *L)
 	return 0;
 }
 
-/* parse(text) -> {status=, error=, meta={}, runs={}} ; nil, message */
+/* parse(text) -> {status=, error=, stderr=, meta={}, runs={}} ; nil, message. stderr holds the
+ * last lines the kernel wrote to its stderr, when it wrote any. */
 static int l_parse(lua_State *L)
 {
 	size_t len;
@@ -24,12 +25,20 @@ static int l_parse(lua_State *L)
 	cache_entry_init(e);
 	luaL_setmetatable(L, RESULT_MT);
 	const char *status = NULL;
+	luaL_Buffer err;
 	lua_newtable(L); /* status and error, at index 3 */
+	luaL_buffinit(L, &err); /* the kernel's stderr, at index 4 and up */
 	for (const char *p = text; p < text + len;) {
 		const char *nl = memchr(p, '\n', (size_t)(text + len - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(text + len - p);
-		const char *s = lua_pushlstring(L, p, n);
+		const char *line = p;
 		p += n + 1;
+		if (n >= 7 && strncmp(line, "stderr ", 7) == 0) {
+			luaL_addlstring(&err, line + 7, n - 7);
+			luaL_addchar(&err, '\n');
+			continue;
+		}
+		const char *s = lua_pushlstring(L, line, n); /* balanced: popped below */
 		if (strncmp(s, "status ", 7) == 0) {
 			lua_pushstring(L, s + 7);
 			lua_setfield(L, 3, "status");
@@ -44,7 +53,10 @@ static int l_parse(lua_State *L)
 	}
 	if (!status)
 		return lrot_error(L, "core output has no status line");
+	luaL_pushresult(&err); /* at index 4 */
 	lrot_push_entry(L, e);
+	lua_pushvalue(L, 4);
+	lua_setfield(L, -2, "stderr");
 	lua_getfield(L, 3, "status");
 	lua_setfield(L, -2, "status");
 	lua_getfield(L, 3, "error");

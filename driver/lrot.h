@@ -12,6 +12,7 @@ int luaopen_rot_cache(lua_State *L);
 int luaopen_rot_build(lua_State *L);
 int luaopen_rot_core(lua_State *L);
 int luaopen_rot_topology(lua_State *L);
+int luaopen_rot_process(lua_State *L);
 
 /* Puts every rot.<module> opener into package.preload. */
 void lrot_preload(lua_State *L);

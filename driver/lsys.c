@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <lauxlib.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +171,24 @@ static int l_remove(lua_State *L)
 	return 1;
 }
 
+/* alive(pid) -> whether a process pid exists */
+static int l_alive(lua_State *L)
+{
+	pid_t pid = (pid_t)luaL_checkinteger(L, 1);
+	lua_pushboolean(L, pid > 0 && (kill(pid, 0) == 0 || errno == EPERM));
+	return 1;
+}
+
+/* removetree(path): removes a directory and everything in it (no symlink is followed) */
+static int l_removetree(lua_State *L)
+{
+	const char *path = luaL_checkstring(L, 1);
+	if (util_remove_tree(path) < 0)
+		return lrot_fail(L, path);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
 static int l_rename(lua_State *L)
 {
 	const char *from = luaL_checkstring(L, 1), *to = luaL_checkstring(L, 2);
@@ -182,6 +201,15 @@ static int l_rename(lua_State *L)
 static int l_pid(lua_State *L)
 {
 	lua_pushinteger(L, (lua_Integer)getpid());
+	return 1;
+}
+
+/* interrupted() -> the signal (SIGINT, SIGTERM, SIGHUP) that interrupted the run, or nil */
+static int l_interrupted(lua_State *L)
+{
+	if (!run_command_interrupted)
+		return 0;
+	lua_pushinteger(L, run_command_interrupted);
 	return 1;
 }
 
@@ -240,6 +268,8 @@ static int l_run(lua_State *L)
 	int rc = run_command(&cp);
 	if (rc < 0) {
 		free(cp.output);
+		if (errno == EINTR && run_command_interrupted) /* the hook raises at the next step */
+			return lrot_error(L, "interrupted");
 		return lrot_fail(L, argv[0]);
 	}
 	lua_pushinteger(L, rc);
@@ -275,8 +305,8 @@ static const luaL_Reg sys_funcs[] = {
 	{"sha256", l_sha256}, {"sha256files", l_sha256files}, {"readfile", l_readfile},
 	{"writefile", l_writefile}, {"mkdir", l_mkdir}, {"listdir", l_listdir},
 	{"stat", l_stat}, {"writable", l_writable}, {"realpath", l_realpath},
-	{"remove", l_remove}, {"rename", l_rename}, {"pid", l_pid}, {"isatty", l_isatty}, {"clock", l_clock},
-	{"locate", l_locate}, {"run", l_run}, {"nearest", l_nearest},
+	{"remove", l_remove}, {"removetree", l_removetree}, {"alive", l_alive}, {"rename", l_rename}, {"pid", l_pid}, {"isatty", l_isatty}, {"clock", l_clock},
+	{"locate", l_locate}, {"run", l_run}, {"nearest", l_nearest}, {"interrupted", l_interrupted},
 	{NULL, NULL}};
 
 int luaopen_rot_sys(lua_State *L)

@@ -1,17 +1,20 @@
 /* main: the rot driver's entry point, shaped like Lua's lua.c: everything runs under
  * lua_pcall, and one docall() adds a traceback to errors from measurement scripts. */
 #include "lrot.h"
+#include "run_command.h"
 
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 static const char *progname = "rot";
+static lua_State *globalL;
 
 static void l_message(const char *msg)
 {
@@ -103,6 +106,7 @@ void lrot_preload(lua_State *L)
 					{"rot.build", luaopen_rot_build},
 					{"rot.core", luaopen_rot_core},
 					{"rot.topology", luaopen_rot_topology},
+					{"rot.process", luaopen_rot_process},
 					{NULL, NULL}};
 	luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
 	for (const luaL_Reg *m = mods; m->name; m++) {
@@ -110,6 +114,44 @@ void lrot_preload(lua_State *L)
 		lua_setfield(L, -2, m->name);
 	}
 	lua_pop(L, 1);
+}
+
+/* Hook set by the signal handler: stops the Lua code at its next step, like lua.c's lstop,
+ * with rot's own "interrupted" error (finished points are in the cache; exit 128+signal). */
+static void lstop(lua_State *L, lua_Debug *ar)
+{
+	(void)ar;
+	lua_sethook(L, NULL, 0, 0);
+	lua_getglobal(L, "require");
+	lua_pushliteral(L, "rot.util");
+	lua_call(L, 1, 1);
+	lua_getfield(L, -1, "interrupted");
+	lua_pushinteger(L, run_command_interrupted);
+	lua_call(L, 1, 0);
+}
+
+/* SIGINT, SIGTERM, SIGHUP: the first stops the run cleanly (waits end, children are stopped,
+ * the Lua code raises); a second one ends the driver at once. */
+static void on_signal(int sig)
+{
+	if (run_command_interrupted) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
+	run_command_interrupted = sig;
+	lua_sethook(globalL, lstop, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal; /* no SA_RESTART: waits return EINTR and look at the flag */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 }
 
 static int pmain(lua_State *L)
@@ -151,6 +193,11 @@ int main(int argc, char **argv)
 		l_message("cannot create Lua state: not enough memory");
 		return EXIT_FAILURE;
 	}
+	globalL = L;
+	char pid[32];
+	snprintf(pid, sizeof pid, "%d", (int)getpid());
+	setenv("ROT_DRIVER_PID", pid, 1); /* the core checks it is still our child */
+	catch_signals();
 	lua_pushcfunction(L, &pmain);
 	lua_pushinteger(L, argc);
 	lua_pushlightuserdata(L, argv);

@@ -3,7 +3,13 @@
 #ifndef ROT_RUN_COMMAND_H
 #define ROT_RUN_COMMAND_H
 
+#include <signal.h>
 #include <stddef.h>
+#include <sys/types.h>
+
+/* Set (to the signal number) by the driver's SIGINT/SIGTERM/SIGHUP handler: every wait here
+ * then stops its child (kill_signal to its process group), reaps it and fails with EINTR. */
+extern volatile sig_atomic_t run_command_interrupted;
 
 struct child_process {
 	/* argv[0] is looked up in PATH (in the parent, before fork) unless it holds a '/'. */
@@ -17,17 +23,40 @@ struct child_process {
 	int quiet;
 	char *output;
 	size_t output_len;
+	/* run_command_start only: stdout becomes a pipe whose read end (non-blocking,
+	 * close-on-exec) is out; stderr goes to err_path (created or truncated) when set. */
+	int out_pipe;
+	const char *err_path;
+	/* What stops the child when the driver is interrupted (default SIGTERM). */
+	int kill_signal;
+	/* Filled by run_command_start (and status, reaped, by a caller that reaped it). */
+	pid_t pid;
+	int out;
+	int status, reaped;
 };
 
 /*
- * Runs the command to completion.
+ * Runs the command to completion. The child leads its own process group.
  * Returns the exit status (0..255), 128+N when the child died of signal N, or -1 when the
  * program could not be started at all; then errno says why (ENOENT: not found in PATH,
- * EACCES: not executable, ...). The child's start is reported through a close-on-exec pipe
- * carrying {stage, errno}, so a failed exec is never confused with an exit status of 127.
- * Only async-signal-safe calls run between fork and exec. waitpid is retried on EINTR.
+ * EACCES: not executable, ...), or when the driver was interrupted (EINTR; the child was
+ * stopped and reaped). The child's start is reported through a close-on-exec pipe carrying
+ * {stage, errno}, so a failed exec is never confused with an exit status of 127. Only
+ * async-signal-safe calls run between fork and exec. waitpid is retried on EINTR.
  */
 int run_command(struct child_process *cp);
+
+/* Starts the command and returns at once: 0 (cp->pid, and cp->out with out_pipe, set) or -1
+ * with errno. The caller reads cp->out and ends with run_command_finish. */
+int run_command_start(struct child_process *cp);
+
+/* Waits at most timeout seconds (< 0: for ever) for the started child; returns its status as
+ * run_command does, -2 when the timeout passed (the child still runs), or -1 with EINTR when
+ * interrupted (the child was stopped and reaped). Closes cp->out once the child is reaped. */
+int run_command_finish(struct child_process *cp, double timeout);
+
+/* Sends sig to the child's process group. */
+void run_command_kill(struct child_process *cp, int sig);
 
 /* Finds an executable in PATH: returns a malloc'd path, or NULL with errno = ENOENT. */
 char *run_command_locate(const char *name);

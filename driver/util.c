@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <ftw.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,4 +189,20 @@ const char *util_nearest(const char *name, const char *const *candidates, size_t
 	if (best && (best_d <= 1 || (size_t)best_d * 3 <= len + 1) && (size_t)best_d < len)
 		return best;
 	return NULL;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+int util_remove_tree(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -1;
+	return nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }

@@ -20,6 +20,10 @@ int util_write_if_changed(const char *path, const void *data, size_t len);
 /* mkdir -p. Returns 0 or -1 with errno. */
 int util_mkdir_p(const char *path, int mode);
 
+/* Removes path and, when it is a directory, everything below it (symlinks themselves, never
+ * what they point to). 0, or -1 with errno; a missing path is no error. */
+int util_remove_tree(const char *path);
+
 /* Edit distance between a and b (case-insensitive). */
 int util_distance(const char *a, const char *b);
 

@@ -36,6 +36,9 @@ printf 'frontend (rot script) overhead when up to date: %.2f ms (median of 11: .
 	"$(calc "$(cat "$B/front") * 1000")"
 
 $R run tests/bench/overhead.lua -useCachedResults=false -runs=1 -maxRuns=1 -minRunTime=0 2>&1 | grep overhead
+for i in 1 2 3; do
+	$R measure triad -useCachedResults=false -progress=never 2>&1 | sed -n 's/^rot: \([0-9]*\) points.*measure \([0-9.]*\) s.*total \([0-9.]*\) s/\1 \2 \3/p'
+done | sort -n -k 3 | awk 'NR == 2 { printf "triad sweep measured from scratch: %s points in %.2f s (measure %.2f s; median of 3, peaks already stored; one core process per build, a fresh traced child per point)\n", $1, $3, $2 }'
 
 one="-useCachedResults=false -runs=1 -maxRuns=1 -minRunTime=0"
 $R measure tests/bench/build.lua 1 $one >/dev/null 2>&1

@@ -121,6 +121,7 @@ local function measure(cfg, pos)
   local runner = require "rot.runner"
   runner.t_start = sys.clock()
   local ok, err = run_script(path, cfg, { table.unpack(pos, 3) })
+  runner.cleanup()
   local code = 0
   if not ok then code = report_error(err) end
   if runner.stats.failed > 0 and code == 0 then code = 1 end
@@ -360,6 +361,7 @@ function M.main(h, argv)
     local path = sys.realpath(pos[2])
     if not path then util.fail("no Lua file '" .. pos[2] .. "'") end
     local ok, e = run_script(path, cfg, { table.unpack(pos, 3) })
+    require("rot.runner").cleanup()
     if not ok then return report_error(e) end
     return 0
   end

@@ -338,6 +338,7 @@ function M.measure(rot, quick)
     top = math.min(2 * top, cap) -- no DRAM plateau yet: a larger last level than reported
     local more = {}
     for _, s in ipairs(M.sizes(top, quick)) do if not done[s] then more[#more + 1] = s; done[s] = true end end
+    if #more == 0 then break end
     for _, r in ipairs(sweep(more).rows) do bw.rows[#bw.rows + 1] = r end
   end
   if #notes > 0 then

@@ -4,6 +4,7 @@ local sys = require "rot.sys"
 local cache = require "rot.cache"
 local build = require "rot.build"
 local core = require "rot.core"
+local process = require "rot.process"
 local util = require "rot.util"
 local machine = require "rot.machine"
 
@@ -424,11 +425,8 @@ function M.check_metrics(desc, kinfo)
   return ctx.memo[key]
 end
 
--- Runs the core for one point; returns the parsed result (status, error, meta, runs).
-local function run_core(binary, desc, need_runs, exact)
-  local rdir = ctx.home .. "/build/core/run"
-  ensure_dir(rdir, "build directory", "cacheDir")
-  local lines = {}
+-- The core's input lines for one point.
+local function point_lines(desc, need_runs, exact, lines)
   for _, w in ipairs(desc.workloads) do
     lines[#lines + 1] = "workload " .. w.kernel .. " threads " .. w.threads ..
         (#w.pin > 0 and (" pin " .. table.concat(w.pin, ",")) or "")
@@ -454,17 +452,13 @@ local function run_core(binary, desc, need_runs, exact)
   lines[#lines + 1] = "minRunTime " .. string.format("%.17g", p.minRunTime)
   lines[#lines + 1] = "cacheMode " .. desc.cacheMode
   lines[#lines + 1] = "timeout " .. string.format("%.17g", cfg("timeout"))
-  local infile = rdir .. "/in"
-  local outfile = rdir .. "/out"
-  assert(sys.writefile(infile, table.concat(lines, "\n") .. "\n"))
-  sys.remove(outfile)
-  local st, out = sys.run({ binary, infile, outfile }, { capture = true })
-  if not st then util.fail("cannot start the measuring core: " .. out) end
-  local text = sys.readfile(outfile)
-  local res, err = text and core.parse(text)
+end
+
+-- One point's result from the core's record lines (status, error, meta, runs, stderr).
+local function point_result(desc, text)
+  local res, err = core.parse(text)
   if not res then
-    return { status = "failed", error = "the measuring core failed (status " .. st .. ")" ..
-      (err and (": " .. err) or "") .. ((out or "") ~= "" and (":\n" .. out) or ""), meta = {}, runs = {} }
+    return { status = "failed", error = "the measuring core's output is unreadable: " .. err, meta = {}, runs = {} }
   end
   if res.status == "ok" and (res.meta.complete ~= 1 or #res.runs == 0) then
     res.status, res.error = "failed", "kernel '" .. desc.workloads[1].kernel .. "' ended the measurement early"
@@ -475,6 +469,75 @@ local function run_core(binary, desc, need_runs, exact)
     util.fail(msg or res.error, hint)
   end
   return res
+end
+
+-- This invocation's run directory (the core's input, its stderr): under cacheDir/run, removed
+-- at the end; ones left by a killed rot are removed by the next.
+local function run_dir()
+  if ctx.rundir then return ctx.rundir end
+  local base = cfg("cacheDir") .. "/run"
+  ensure_dir(base, "cache directory", "cacheDir")
+  for _, d in ipairs(sys.listdir(base) or {}) do
+    local pid = tonumber(d:match("^(%d+)%-"))
+    if pid and pid ~= sys.pid() and not sys.alive(pid) then sys.removetree(base .. "/" .. d) end
+  end
+  local dir = base .. "/" .. sys.pid() .. "-" .. string.format("%x", math.floor(sys.clock() * 1e6) % 0x1000000)
+  ensure_dir(dir, "cache directory", "cacheDir")
+  ctx.rundir = dir
+  return dir
+end
+
+function M.cleanup()
+  if ctx and ctx.rundir then sys.removetree(ctx.rundir); ctx.rundir = nil end
+end
+
+--[[ Measures items {desc=, need=, exact=} with one core process, in order; done(item, res) is
+  called as each result arrives (and may return "stop" to end the batch). A kernel that kills
+  the core only loses its own point: the core is started again for the rest. The core's own
+  timeout bounds each point; the driver gives up on a core that says nothing for longer. ]]
+local function run_batch(binary, items, done)
+  local i = 1
+  while i <= #items do
+    local dir = run_dir()
+    local lines = {}
+    for j = i, #items do
+      lines[#lines + 1] = "point " .. j
+      point_lines(items[j].desc, items[j].need, items[j].exact, lines)
+      lines[#lines + 1] = "end"
+    end
+    assert(sys.writefile(dir .. "/in", table.concat(lines, "\n") .. "\n"))
+    local proc <close>, err = process.spawn({ binary, "--batch", dir .. "/in" }, { stderr = dir .. "/core.err" })
+    if not proc then util.fail("cannot start the measuring core: " .. err) end
+    local grace = 30 + 0.1 * cfg("timeout")
+    local stop = false
+    while i <= #items and not stop do
+      local text, why = {}, nil
+      while true do
+        local line, e = proc:line(cfg("timeout") + grace)
+        if not line then why = e; break end
+        if line == "end " .. i then break end
+        if not line:match("^begin ") then text[#text + 1] = line end
+      end
+      if why == "interrupted" then util.interrupted(sys.interrupted()) end
+      if why then -- the core died or hung: this point fails, the core starts again for the rest
+        proc:kill()
+        proc:wait()
+        local log = (sys.readfile(dir .. "/core.err") or ""):gsub("%s+$", "")
+        local res = { status = "failed", meta = {}, runs = {},
+          error = why == "timeout" and ("the measuring core gave no answer for " .. math.floor(cfg("timeout") + grace) ..
+            " s and was killed") or ("the measuring core ended unexpectedly" .. (log ~= "" and (": " .. log) or "")) }
+        stop = done(items[i], res) == "stop"
+        i = i + 1
+        break
+      end
+      stop = done(items[i], point_result(items[i].desc, table.concat(text, "\n") .. "\n")) == "stop"
+      i = i + 1
+    end
+    if stop then
+      for j = i, #items do done(items[j], nil) end
+      return
+    end
+  end
 end
 
 -- progress line on stderr (terminal only unless -progress=always)
@@ -615,50 +678,63 @@ function M.measure(items)
     local lock <close> = assert(build.lock(ctx.home .. "/build/core/.lock"))
     local binary, core_hash = M.timed("build", build_core, group[1].desc, group[1].kinfo)
     repo_store(key, core_hash)
+    local todo = {}
     for _, row in ipairs(group) do
+      -- another rot may have measured it while this one waited for the lock
       local e = row.cached_entry
+      if use_cached and not (e and #e.runs >= runs_wanted) then
+        local again = M.timed("cache", cache.read, row.path)
+        if again and again.description == row.text then e = again end
+      end
       local usable = e and (not check or e.coreHash == core_hash)
       if usable and #e.runs >= runs_wanted then
         row.entry, row.cached = e, true
         stats.hits = stats.hits + 1
-      elseif ctx.no_device and row.kinfo.gpu then
-        fail_row(row, ctx.no_device)
-        goto next_row
+        progress.step()
       else
         local base = usable and e or nil
-        local need = base and (runs_wanted - #base.runs) or runs_wanted
-        local res = M.timed("measure", run_core, binary, row.desc, need, base ~= nil)
-        if res.status == "ok" then
-          local new = { description = row.text, coreHash = core_hash, meta = res.meta, runs = res.runs }
-          if base then new = cache.merge(base, new) end
-          local ok, werr = M.timed("cache", cache.write, row.path, new)
-          if not ok then
-            util.fail("cannot write the result cache: " .. werr,
-              "set -cacheDir=DIR to a writable directory, or fix its permissions")
-          end
-          row.entry, row.measured = new, true
-          stats.measured = stats.measured + 1
-        elseif res.meta.failure == "nodevice" then
-          -- no device: say it once, and do not start the core for the other GPU points
-          ctx.no_device = res.error
-          progress.done()
-          io.stderr:write("rot: ", res.error, " (GPU points fail; CPU points go on)\n")
-          ctx.said_skip = true
-          fail_row(row, res.error)
-          goto next_row
-        else
-          row.failed = res.error or "failed"
-          stats.failed = stats.failed + 1
-          progress.done()
-          io.stderr:write("rot: point ", util.serialize(row.point), " failed: ", row.failed, "\n")
-          if cfg("onFailure") == "stop" then
-            util.fail("stopping after a failed point (onFailure=stop)")
-          end
+        todo[#todo + 1] = { row = row, desc = row.desc, base = base, exact = base ~= nil,
+          need = base and (runs_wanted - #base.runs) or runs_wanted }
+      end
+    end
+    M.timed("measure", run_batch, binary, todo, function(item, res)
+      local row = item.row
+      if not res then -- the batch stopped before this point
+        fail_row(row, ctx.no_device or "not measured: the run stopped before it")
+        return
+      end
+      if res.status == "ok" then
+        local new = { description = row.text, coreHash = core_hash, meta = res.meta, runs = res.runs }
+        if item.base then new = cache.merge(item.base, new) end
+        local ok, werr = M.timed("cache", cache.write, row.path, new)
+        if not ok then
+          util.fail("cannot write the result cache: " .. werr,
+            "set -cacheDir=DIR to a writable directory, or fix its permissions")
+        end
+        row.entry, row.measured = new, true
+        stats.measured = stats.measured + 1
+        progress.step()
+      elseif res.meta.failure == "nodevice" then
+        -- no device: say it once, and stop the core before the other GPU points
+        ctx.no_device = res.error
+        progress.done()
+        io.stderr:write("rot: ", res.error, " (GPU points fail; CPU points go on)\n")
+        ctx.said_skip = true
+        fail_row(row, res.error)
+        return "stop"
+      else
+        fail_row(row, res.error or "failed")
+        progress.done()
+        io.stderr:write("rot: point ", util.serialize(row.point), " failed: ", row.failed, "\n")
+        if res.stderr and res.stderr ~= "" then
+          io.stderr:write("  its last lines on stderr:\n")
+          for l in res.stderr:gmatch("[^\n]+") do io.stderr:write("  | ", l, "\n") end
+        end
+        if cfg("onFailure") == "stop" then
+          util.fail("stopping after a failed point (onFailure=stop)")
         end
       end
-      progress.step()
-      ::next_row::
-    end
+    end)
     lock:unlock()
     ::next_group::
   end

@@ -13,6 +13,14 @@ end
 
 function M.is_error(e) return getmetatable(e) == RotError end
 
+local SIGNALS = { [1] = "SIGHUP", [2] = "SIGINT", [15] = "SIGTERM" }
+
+-- Raised when SIGINT, SIGTERM or SIGHUP stopped the run (exit status 128 + the signal).
+function M.interrupted(sig)
+  M.fail("interrupted by " .. (SIGNALS[sig] or ("signal " .. tostring(sig))),
+    "every point measured before is in the cache: the same command measures only the rest", 128 + sig)
+end
+
 local function sorted_keys(t)
   local keys = {}
   for k in pairs(t) do keys[#keys + 1] = k end

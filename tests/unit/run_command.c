@@ -1,10 +1,20 @@
 /* Unit tests for driver/run_command: exit codes, 128+signal, a program that cannot start
- * (errno, not 127), captured output, and arguments that never meet a shell. */
+ * (errno, not 127), captured output, arguments that never meet a shell, a child whose
+ * leftover holds the pipe, and interruption. */
 #include "run_command.h"
 #include "tap.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <time.h>
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 int main(void)
 {
@@ -46,5 +56,28 @@ int main(void)
 	run_command(&cp);
 	is_str(cp.output, "/tmp\n", "runs in the given directory");
 	free(cp.output);
+
+	/* what the child leaves behind keeps the pipe open: the child's end is the end */
+	const char *bg[] = {"sh", "-c", "sleep 30 & echo $!; echo done", NULL};
+	cp = (struct child_process){.argv = bg, .capture = 1};
+	double t0 = now();
+	int st = run_command(&cp);
+	ok(st == 0 && now() - t0 < 5, "a background process holding the pipe does not hold us");
+	ok(cp.output && strstr(cp.output, "done"), "and the output before the child's end is kept");
+	if (cp.output)
+		kill(atoi(cp.output), SIGKILL);
+	free(cp.output);
+
+	/* started, then interrupted: the child is stopped and reaped, EINTR */
+	const char *sl[] = {"sleep", "30", NULL};
+	cp = (struct child_process){.argv = sl};
+	ok(run_command_start(&cp) == 0 && cp.pid > 0, "run_command_start starts a child");
+	ok(run_command_finish(&cp, 0.05) == -2, "finish with a timeout: still running");
+	run_command_interrupted = SIGINT;
+	t0 = now();
+	errno = 0;
+	ok(run_command_finish(&cp, -1) == -1 && errno == EINTR && now() - t0 < 5,
+	   "interrupted: the child is stopped, reaped, and the wait fails with EINTR");
+	run_command_interrupted = 0;
 	return done_testing();
 }
