@@ -24,6 +24,13 @@ for m in $("$ROOT/rot" list --names); do
 	test -s "$csv"
 	ok $? "$m: writes $(basename "$csv")"
 done
+dups=""
+for f in "$OUT"/*.csv; do
+	d=$(head -n 1 "$f" | tr ',' '\n' | sort | uniq -d | tr '\n' ' ')
+	[ -n "$d" ] && dups="$dups $(basename "$f"): $d"
+done
+test -z "$dups"
+ok $? "every shipped measurement's CSV has unique column names${dups:+ (repeated:$dups)}"
 head -n 1 "$OUT/peaks.csv" | grep -q "^name,kind,threads,value,unit,spread$"
 ok $? "peaks.csv has the columns name,kind,threads,value,unit,spread"
 grep -q "^double_scalar_fma,compute,1," "$OUT/peaks.csv" && grep -q "^triad_DRAM,bandwidth,1," "$OUT/peaks.csv" && grep -q "^read_L1,bandwidth," "$OUT/peaks.csv"
