@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <lauxlib.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,6 +205,24 @@ static int l_pid(lua_State *L)
 	return 1;
 }
 
+/* setenv(name, value): for the programs rot starts (CCACHE_DIR, say) */
+static int l_setenv(lua_State *L)
+{
+	if (setenv(luaL_checkstring(L, 1), luaL_checkstring(L, 2), 1) < 0)
+		return lrot_fail(L, "setenv");
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+/* sleep(seconds): returns early when a signal interrupts the run */
+static int l_sleep(lua_State *L)
+{
+	double s = luaL_checknumber(L, 1);
+	if (!run_command_interrupted && s > 0)
+		poll(NULL, 0, (int)(s * 1000));
+	return 0;
+}
+
 /* interrupted() -> the signal (SIGINT, SIGTERM, SIGHUP) that interrupted the run, or nil */
 static int l_interrupted(lua_State *L)
 {
@@ -307,6 +326,7 @@ static const luaL_Reg sys_funcs[] = {
 	{"stat", l_stat}, {"writable", l_writable}, {"realpath", l_realpath},
 	{"remove", l_remove}, {"removetree", l_removetree}, {"alive", l_alive}, {"rename", l_rename}, {"pid", l_pid}, {"isatty", l_isatty}, {"clock", l_clock},
 	{"locate", l_locate}, {"run", l_run}, {"nearest", l_nearest}, {"interrupted", l_interrupted},
+	{"setenv", l_setenv}, {"sleep", l_sleep},
 	{NULL, NULL}};
 
 int luaopen_rot_sys(lua_State *L)

@@ -18,6 +18,7 @@ local commands = {
   { "events", "events [all]", "the PMUs this machine offers to counters (all: every event name)" },
   { "completion", "completion bash", "print a bash completion script (source it from ~/.bashrc)" },
   { "run", "run FILE.lua [ARG ...]", "run a Lua script with the rot library loaded (no summary line)" },
+  { "worker", "worker JOBDIR TASK", "measure one Slurm array task's points (started by sbatch for -executor=slurm)" },
   { "help", "help [COMMAND]", "this help, or one command's" },
 }
 
@@ -356,6 +357,20 @@ function M.main(h, argv)
         "`rot events all` lists every event name; use them in a point's counters = {...}\n")
     end
     return st == 0 and 0 or 1
+  elseif cmd == "worker" then
+    if not pos[2] or not pos[3] then util.fail("worker needs a job directory and a task number", "rot help worker") end
+    local function load_config(o)
+      local all = {}
+      for _, x in ipairs(o) do all[#all + 1] = x end
+      for _, x in ipairs(opts) do all[#all + 1] = x end -- the worker's own command line wins
+      local c, e = config.load(home .. "/config/default.conf", all)
+      if not c then util.fail(e) end
+      return c
+    end
+    local code = require("rot.slurm").worker(home, pos[2], pos[3], load_config)
+    require("rot.runner").cleanup()
+    io.stdout:write(require("rot.runner").summary(), "\n")
+    return code
   elseif cmd == "run" then
     if not pos[2] then util.fail("run needs a Lua file") end
     local path = sys.realpath(pos[2])

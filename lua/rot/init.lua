@@ -173,7 +173,18 @@ function Results:bounds()
 end
 
 local function plot_opts(self, o, extra)
-  local opts = { rows = self.rows, name = o.name, title = o.title, series = o.series, label = o.label,
+  local series, machines, n = o.series, {}, 0
+  for _, r in ipairs(self.rows) do
+    local m = r.nodeType and r.nodeType ~= "" and r.nodeType or r.machine
+    if m and not machines[m] then machines[m] = true; n = n + 1 end
+  end
+  if n > 1 then -- several machines (Slurm node types): side by side, one series each
+    series = function(r)
+      local m = r.nodeType and r.nodeType ~= "" and r.nodeType or r.machine or "?"
+      return (o.series and (o.series(r) .. " @ ") or "") .. m
+    end
+  end
+  local opts = { rows = self.rows, name = o.name, title = o.title, series = series, label = o.label,
     dir = outdir(), gnuplot = rot.get("gnuplot"), pdf = o.pdf or rot.get("pdf") }
   for k, v in pairs(extra) do opts[k] = v end
   return opts

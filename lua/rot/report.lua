@@ -157,6 +157,15 @@ end
 
 local function resolve(columns, axes, rows)
   local out = {}
+  local machines, n = {}, 0 -- rows from several machines (Slurm node types): say which
+  for _, r in ipairs(rows or {}) do
+    local m = r.nodeType and r.nodeType ~= "" and r.nodeType or r.machine
+    if m and not machines[m] then machines[m] = true; n = n + 1 end
+  end
+  if n > 1 then
+    out[#out + 1] = { "machine", function(r) return r.nodeType ~= "" and r.nodeType or r.machine or "-" end,
+      function(r) return r.machine end }
+  end
   for _, c in ipairs(axes or {}) do
     out[#out + 1] = { c, function(r)
       local v = r.point and r.point[c]
@@ -281,9 +290,14 @@ function M.csv(rows, path, axes)
     { "source", function(r) return r.failed and "failed" or r.cached and "cache" or "measured" end },
     { "kernel", kernels },
     { "flags", function(r) return r.desc and r.desc.flags end },
+    { "machine", function(r) return r.machine end },
   }
   local seen, gpu = {}, {}
   for _, r in ipairs(rows) do
+    if r.nodeType and r.nodeType ~= "" and not seen["node_type"] then
+      seen["node_type"] = true
+      cols[#cols + 1] = { "node_type", function(row) return row.nodeType end }
+    end
     for _, n in ipairs(r.counterNames or {}) do
       if not seen[n] then
         seen[n] = true

@@ -11,14 +11,15 @@ local machine = require "rot.machine"
 local M = {}
 
 -- what one rot invocation did, for the closing summary (the thesis's RuntimeMonitor)
-local stats = { points = 0, hits = 0, measured = 0, failed = 0, builds = 0,
+local stats = { points = 0, hits = 0, measured = 0, failed = 0, builds = 0, slurm = 0,
   time = { build = 0, measure = 0, cache = 0, plot = 0 } }
 M.stats = stats
 
 local ctx -- home, config, script_dir; set by setup()
 
-function M.setup(home, config, script_dir)
-  ctx = { home = home, config = config, script_dir = script_dir, memo = {} }
+-- builddir: where cores are built (default home/build/core; a Slurm worker builds on its node).
+function M.setup(home, config, script_dir, builddir)
+  ctx = { home = home, config = config, script_dir = script_dir, memo = {}, builddir = builddir or (home .. "/build/core") }
 end
 
 function M.timed(what, f, ...)
@@ -178,9 +179,9 @@ local function kinfo0(kernels, macro_list) return { kernels = kernels, macros = 
 -- device: name, SMs, compute capability, driver. The device is asked once per boot (through
 -- the GPU core's --device) and remembered in cacheDir/machines.
 function M.identity(gpu_kinfo)
-  local fp = machine.fingerprint(ctx.config)
+  local fp = ctx.machine or machine.fingerprint(ctx.config)
   if not gpu_kinfo then return fp end
-  return memo("gpu-identity", function()
+  return memo("gpu-identity:" .. machine.id(fp), function()
     local id = {}
     for k, v in pairs(fp) do id[k] = v end
     id.gpu = M.gpu_device(gpu_kinfo)
@@ -348,7 +349,7 @@ end
 
 -- Generates the core's inputs and runs make; returns the binary and its hash.
 local function build_core(desc, kinfo)
-  local bdir = ctx.home .. "/build/core"
+  local bdir = ctx.builddir
   local gendir = bdir .. "/gen"
   local ccache = sys.locate("ccache")
   if not ccache then util.fail("'ccache' is not installed", "sudo apt-get install ccache", 2) end
@@ -378,7 +379,7 @@ end
 
 -- build_core under the build lock, for callers that only need the binary.
 function M.locked_build(desc, kinfo)
-  local bdir = ctx.home .. "/build/core"
+  local bdir = ctx.builddir
   ensure_dir(bdir, "build directory", "cacheDir")
   local lock <close> = assert(build.lock(bdir .. "/.lock"))
   return (M.timed("build", build_core, desc, kinfo))
@@ -487,6 +488,9 @@ local function run_dir()
   return dir
 end
 
+-- f(row) after each point measure_here ends (measured, failed, or found cached after all).
+function M.set_on_point(f) ctx.on_point = f end
+
 function M.cleanup()
   if ctx and ctx.rundir then sys.removetree(ctx.rundir); ctx.rundir = nil end
 end
@@ -548,6 +552,7 @@ function progress.start(n)
   progress.n, progress.i, progress.t0 = n, 0, sys.clock()
 end
 function progress.step()
+  if not progress.n then return end -- not started: a Slurm worker
   progress.i = progress.i + 1
   if not progress.on then return end
   local el = sys.clock() - progress.t0
@@ -618,17 +623,19 @@ function M.build(spec)
 end
 
 -- Measures (or loads) every item {coord=, spec=}; returns rows in the same order.
-function M.measure(items)
+--[[ Describes every item {coord=, spec=} (on the machine fp, this one's by default) and looks
+  it up in the cache. Returns the rows, in item order, and those still to measure. ]]
+function M.lookup(items, fp)
   local runs_wanted = cfg("runs")
   local use_cached, check = cfg("useCachedResults"), cfg("shouldCheckCoreHash")
   local cdir = cfg("cacheDir")
-  local rows, groups, order = {}, {}, {}
-  stats.points = stats.points + #items
-  progress.start(#items)
+  local rows, pending = {}, {}
+  ctx.machine = fp
   for i, item in ipairs(items) do
     local desc, kinfo = M.describe(item.spec)
     local text = util.serialize(desc)
-    local row = { point = item.coord, desc = desc, text = text, hash = sys.sha256(text), kinfo = kinfo }
+    local row = { point = item.coord, spec = item.spec, desc = desc, text = text, hash = sys.sha256(text), kinfo = kinfo,
+      machine = machine.id(desc.machine) }
     rows[i] = row
     row.path = cache.path(cdir, row.hash)
     local entry, err, kind = M.timed("cache", cache.read, row.path)
@@ -643,12 +650,39 @@ function M.measure(items)
     local e = row.cached_entry
     if e and #e.runs >= runs_wanted and (not check or (known and known == e.coreHash)) then
       row.entry, row.cached = e, true
-      stats.hits = stats.hits + 1
-      progress.step()
     else
-      if not groups[row.key] then groups[row.key] = {}; order[#order + 1] = row.key end
-      table.insert(groups[row.key], row)
+      pending[#pending + 1] = row
     end
+  end
+  ctx.machine = nil
+  return rows, pending
+end
+
+-- Measures (or loads) every item {coord=, spec=}; returns rows in the same order. With
+-- -executor=slurm the missing points are measured on the cluster (rot.slurm).
+function M.measure(items)
+  if cfg("executor") == "slurm" then return require("rot.slurm").measure(M, ctx, items) end
+  stats.points = stats.points + #items
+  progress.start(#items)
+  local rows, pending = M.lookup(items)
+  for _ = 1, #items - #pending do
+    stats.hits = stats.hits + 1
+    progress.step()
+  end
+  M.measure_here(pending)
+  progress.done()
+  return rows
+end
+
+-- Builds the cores and measures rows (from M.lookup) on this machine, grouped by build.
+function M.measure_here(pending)
+  local runs_wanted = cfg("runs")
+  local use_cached, check = cfg("useCachedResults"), cfg("shouldCheckCoreHash")
+  local cdir = cfg("cacheDir")
+  local groups, order = {}, {}
+  for _, row in ipairs(pending) do
+    if not groups[row.key] then groups[row.key] = {}; order[#order + 1] = row.key end
+    table.insert(groups[row.key], row)
   end
   if #order > 0 then
     ensure_dir(cdir, "cache directory", "cacheDir")
@@ -658,6 +692,7 @@ function M.measure(items)
     row.failed = why
     stats.failed = stats.failed + 1
     progress.step()
+    if ctx.on_point then ctx.on_point(row) end
   end
   for _, key in ipairs(order) do
     local group = groups[key]
@@ -674,8 +709,8 @@ function M.measure(items)
       for _, row in ipairs(group) do fail_row(row, skip) end
       goto next_group
     end
-    ensure_dir(ctx.home .. "/build/core", "build directory", "cacheDir")
-    local lock <close> = assert(build.lock(ctx.home .. "/build/core/.lock"))
+    ensure_dir(ctx.builddir, "build directory", "cacheDir")
+    local lock <close> = assert(build.lock(ctx.builddir .. "/.lock"))
     local binary, core_hash = M.timed("build", build_core, group[1].desc, group[1].kinfo)
     repo_store(key, core_hash)
     local todo = {}
@@ -691,6 +726,7 @@ function M.measure(items)
         row.entry, row.cached = e, true
         stats.hits = stats.hits + 1
         progress.step()
+        if ctx.on_point then ctx.on_point(row) end
       else
         local base = usable and e or nil
         todo[#todo + 1] = { row = row, desc = row.desc, base = base, exact = base ~= nil,
@@ -714,6 +750,7 @@ function M.measure(items)
         row.entry, row.measured = new, true
         stats.measured = stats.measured + 1
         progress.step()
+        if ctx.on_point then ctx.on_point(row) end
       elseif res.meta.failure == "nodevice" then
         -- no device: say it once, and stop the core before the other GPU points
         ctx.no_device = res.error
@@ -738,16 +775,15 @@ function M.measure(items)
     lock:unlock()
     ::next_group::
   end
-  progress.done()
-  return rows
 end
 
 function M.summary()
   local t = stats.time
   local total = sys.clock() - (M.t_start or sys.clock())
-  return string.format("rot: %d points, cache: %d hits, %d measured, %d failed; time: build %.2f s, "
+  return string.format("rot: %d points, cache: %d hits, %d measured%s, %d failed; time: build %.2f s, "
     .. "measure %.2f s, cache %.3f s, plot %.2f s, total %.2f s",
-    stats.points, stats.hits, stats.measured, stats.failed, t.build, t.measure, t.cache, t.plot, total)
+    stats.points, stats.hits, stats.measured, stats.slurm > 0 and (" (" .. stats.slurm .. " on Slurm)") or "",
+    stats.failed, t.build, t.measure, t.cache, t.plot, total)
 end
 
 return M

@@ -1,0 +1,100 @@
+#!/bin/sh
+# -executor=slurm against a real one-node Slurm cluster on localhost (slurmctld, slurmd and
+# munged from Debian's slurm-wlm and munge, all in a temporary directory: tests/slurm/cluster.sh):
+# the quick triad measured through sbatch, a local rerun that is all hits, a crashing kernel's
+# point reported as failed with its cause, two node types, Ctrl-C cancelling the job, a clear
+# error without sbatch; the daemons stopped by their pid files at the end.
+. "$(dirname "$0")/lib.sh"
+
+if ! command -v slurmctld >/dev/null 2>&1 || ! command -v munged >/dev/null 2>&1; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+		echo "# installing slurm-wlm and munge for this test" >&2
+		{ DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge ||
+			{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge; }; } >/dev/null 2>&1
+	fi
+fi
+if ! command -v slurmctld >/dev/null 2>&1 || ! command -v munged >/dev/null 2>&1; then
+	echo "1..0 # SKIP slurm-wlm and munge are not installed and could not be installed here (sudo apt-get install slurm-wlm munge)"
+	exit 0
+fi
+
+# without sbatch on PATH: a clear error with the install hint
+mkdir -p "$T/bin"
+ln -s "$(command -v bash)" "$T/bin/bash"
+PATH="$T/bin" "$ROOT/rot" measure triad -quick=true -executor=slurm -cacheDir="$CACHE" -outputDir="$OUT" >"$T/o" 2>"$T/e"
+st=$?
+test $st -eq 2 && grep -q "^rot: -executor=slurm needs Slurm's 'sbatch', which is not on PATH" "$T/e" &&
+	grep -q "^hint: sudo apt-get install slurm-client" "$T/e"
+ok $? "without sbatch: a clear error and the install hint (exit $st)"
+
+D="$T/cluster"
+export SLURM_CONF
+SLURM_CONF=$("$ROOT/tests/slurm/cluster.sh" start "$D")
+ok $? "a one-node cluster starts on localhost"
+pids=$(cat "$D/slurmd.pid" "$D/slurmctld.pid" "$D/munged.pid")
+stop_cluster() { "$ROOT/tests/slurm/cluster.sh" stop "$D"; }
+trap 'stop_cluster; rm -rf "$T"' EXIT
+
+rot measure triad -quick=true -executor=slurm -slurmNodes=2 >"$T/o" 2>"$T/e"
+ok $? "rot measure triad -quick=true -executor=slurm succeeds"
+contains "$T/o" "rot: 6 points, cache: 0 hits, 6 measured (6 on Slurm), 0 failed" "all 6 points measured on Slurm, and the summary says so"
+contains "$T/e" "6 points submitted to Slurm as job [0-9]* (2 tasks)" "one array job of 2 tasks"
+test "$(wc -l <"$OUT/triad.csv")" -eq 7
+ok $? "the same CSV as a local run (6 rows)"
+test -s "$OUT/triad.svg"
+ok $? "and the same plot"
+rot measure triad -quick=true >"$T/o" 2>"$T/e"
+contains "$T/o" "cache: 6 hits, 0 measured" "a local rerun is all hits"
+rot measure triad -quick=true -executor=slurm >"$T/o" 2>"$T/e"
+contains "$T/o" "cache: 6 hits, 0 measured, 0 failed" "a Slurm rerun is all hits too"
+! grep -q "submitted to Slurm" "$T/e"
+ok $? "and submits nothing"
+
+# a task whose kernel crashes: its point fails with the cause, like a local crash
+rot measure "$ROOT/tests/core/point.lua" segv 1 -executor=slurm >"$T/o" 2>"$T/e"
+test $? -ne 0 && grep -q "kernel 'segv' crashed: Segmentation fault (signal 11)" "$T/e"
+ok $? "a crashing kernel on a node: its point fails with the crash report"
+contains "$T/o" "0 measured, 1 failed" "and is counted as failed"
+
+# two node types: the same points once per type
+rot measure triad -quick=true -executor=slurm -slurmConstraint=rotnode,rotfast -slurmNodes=1 >"$T/o" 2>"$T/e"
+ok $? "-slurmConstraint=rotnode,rotfast succeeds"
+contains "$T/o" "rot: 12 points" "the 6 points once per node type"
+test "$(grep -c "submitted to Slurm" "$T/e")" -eq 2
+ok $? "one job per node type"
+rot measure triad -quick=true -executor=slurm -slurmConstraint=nosuchfeature >"$T/o" 2>"$T/e"
+test $? -ne 0 && grep -q "^rot: sbatch refused the job for constraint 'nosuchfeature'" "$T/e"
+ok $? "a constraint no node has: sbatch's refusal, named"
+
+# Ctrl-C while waiting: the job is cancelled, finished points kept
+mkdir -p "$T/study/kernels"
+cp "$ROOT"/tests/hostile/kernels/*.[ch] "$T/study/kernels/"
+cat >"$T/study/slow.lua" <<'EOF'
+local rot = require "rot"
+rot.measure(rot.space { rot.axis("i", { 1, 2, 3, 4, 5, 6 }) }, function(p)
+  return { kernel = "slow", params = { n = 30000000 + p.i } }
+end)
+EOF
+"$ROOT/rot" measure "$T/study/slow.lua" -executor=slurm -slurmNodes=1 -runs=3 -maxRuns=3 -cacheDir="$CACHE" -outputDir="$OUT" >"$T/o" 2>"$T/e" &
+pid=$!
+i=0
+while ! squeue -h -t RUNNING | grep -q . && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 1
+kill -INT $pid
+wait $pid
+st=$?
+test $st -eq 130 && grep -q "^rot: interrupted by SIGINT" "$T/e"
+ok $? "Ctrl-C while the job runs: interrupted, exit 130 (was $st)"
+i=0
+while squeue -h | grep -q . && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+test -z "$(squeue -h)"
+ok $? "and the job is cancelled (scancel)"
+
+stop_cluster
+sleep 0.3
+gone=1
+for p in $pids; do ps -o stat= -p "$p" 2>/dev/null | grep -qv '^Z' && gone=0; done
+test $gone = 1
+ok $? "the daemons are stopped (by their pid files)"
+trap 'rm -rf "$T"' EXIT
+done_testing
