@@ -1,5 +1,18 @@
 /* gpu: the CUDA side of the measuring core (built only when a point has a GPU kernel):
- * device checks and properties, event timing, L2 flushing, CUPTI metrics and profiling. */
+ * device checks and properties, event timing, L2 flushing, CUPTI metrics and profiling.
+ *
+ * The range-profiler sequence follows NVIDIA's CUPTI sample range_profiling (range_profiling.cu
+ * and range_profiling.h, Copyright 2024, as shipped with the CUPTI of CUDA 12.6 to 13.0), step
+ * by step: cuptiProfilerInitialize before anything else of the profiler, the chip name among
+ * it; counter availability (size, then image); host object and config image (add metrics,
+ * image size, image, passes); enable on the context; counter-data image (size for the metrics
+ * and 1 range, 1 range-tree node; initialize); set config (user range, user replay, 1 range per
+ * pass, 1 nesting level, min level 1, pass 0, target level 1); start, push range, the one
+ * launch, pop, stop, until isAllPassSubmitted; decode; the number of ranges and the range's
+ * name checked (GetCounterDataInfo, GetRangeInfo with "/") before evaluating range 0;
+ * disable, host deinitialize, cuptiProfilerDeInitialize. Differences: the context is the
+ * runtime's primary one (the core never links libcuda), and the kernel's reset() restores its
+ * inputs before every replayed pass. */
 #ifdef ROT_GPU
 #include "gpu.h"
 
@@ -62,6 +75,23 @@ static int attr(enum cudaDeviceAttr a)
 	return v;
 }
 
+/* The device's chip name (GH100, ...). cuptiDeviceGetChipName needs the profiler initialized
+ * first: called alone it crashes inside libcupti (seen on an H100 with CUPTI 2025.3). */
+static int chip_name(char *buf, size_t len)
+{
+	CUpti_Profiler_Initialize_Params pi = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+	if (cuptiProfilerInitialize(&pi) != CUPTI_SUCCESS)
+		return -1;
+	CUpti_Device_GetChipName_Params cp = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+	cp.deviceIndex = 0;
+	int rc = cuptiDeviceGetChipName(&cp) == CUPTI_SUCCESS && cp.pChipName ? 0 : -1;
+	if (rc == 0)
+		snprintf(buf, len, "%s", cp.pChipName);
+	CUpti_Profiler_DeInitialize_Params pd = {CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
+	cuptiProfilerDeInitialize(&pd);
+	return rc;
+}
+
 void gpu_info(FILE *out)
 {
 	struct cudaDeviceProp p;
@@ -80,10 +110,9 @@ void gpu_info(FILE *out)
 	cudaDriverGetVersion(&drv);
 	cudaRuntimeGetVersion(&rt);
 	fprintf(out, "meta cudaDriver %d\nmeta cudaRuntime %d\n", drv, rt);
-	CUpti_Device_GetChipName_Params cp = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
-	cp.deviceIndex = 0;
-	if (cuptiDeviceGetChipName(&cp) == CUPTI_SUCCESS && cp.pChipName)
-		fprintf(out, "meta gpuChip %s\n", cp.pChipName);
+	char chip[64];
+	if (chip_name(chip, sizeof chip) == 0)
+		fprintf(out, "meta gpuChip %s\n", chip);
 }
 
 double gpu_time(const struct rot_kernel *k, void *state, long reps, char *err, size_t len)
@@ -105,7 +134,8 @@ double gpu_time(const struct rot_kernel *k, void *state, long reps, char *err, s
 	if (e == cudaSuccess && cudaEventElapsedTime(&ms, a, b) == cudaSuccess)
 		ns = (double)ms * 1e6;
 	else
-		snprintf(err, len, "kernel '%s' failed on the GPU: %s", k->name, cudaGetErrorString(e));
+		snprintf(err, len, "kernel '%s' failed on the GPU: %s", k->name,
+			 cudaGetErrorString(e));
 	cudaEventDestroy(a);
 	cudaEventDestroy(b);
 	return ns;
@@ -119,7 +149,8 @@ int gpu_flush_l2(char *err, size_t len)
 		int l2 = attr(cudaDevAttrL2CacheSize);
 		bytes = 2 * (size_t)(l2 > 0 ? l2 : 64 << 20);
 		if (cudaMalloc(&scratch, bytes) != cudaSuccess) {
-			snprintf(err, len, "cannot allocate the L2 flush buffer (%zu bytes)", bytes);
+			snprintf(err, len, "cannot allocate the L2 flush buffer (%zu bytes)",
+				 bytes);
 			scratch = NULL;
 			return -1;
 		}
@@ -141,18 +172,19 @@ int gpu_identity(FILE *out)
 	if (cudaGetDeviceProperties(&p, 0) != cudaSuccess)
 		return -1;
 	cudaDriverGetVersion(&drv);
-	fprintf(out, "device %s, %d SMs, cc %d.%d, driver %d\n", p.name,
-		attr(cudaDevAttrMultiProcessorCount), p.major, p.minor, drv);
+	char chip[64] = "unknown";
+	chip_name(chip, sizeof chip);
+	fprintf(out, "device %s, %d SMs, cc %d.%d, driver %d, chip %s\n", p.name,
+		attr(cudaDevAttrMultiProcessorCount), p.major, p.minor, drv, chip);
 	return 0;
 }
 
 int gpu_chip(FILE *out)
 {
-	CUpti_Device_GetChipName_Params cp = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
-	cp.deviceIndex = 0;
-	if (cuptiDeviceGetChipName(&cp) != CUPTI_SUCCESS || !cp.pChipName)
+	char chip[64];
+	if (chip_name(chip, sizeof chip) < 0)
 		return -1;
-	fprintf(out, "%s\n", cp.pChipName);
+	fprintf(out, "%s\n", chip);
 	return 0;
 }
 
@@ -161,7 +193,8 @@ int gpu_chip(FILE *out)
 static int host_init(const char *chip, const uint8_t *avail, CUpti_Profiler_Host_Object **obj,
 		     char *err, size_t len)
 {
-	CUpti_Profiler_Host_Initialize_Params ip = {CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
+	CUpti_Profiler_Host_Initialize_Params ip = {
+	    CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
 	ip.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
 	ip.pChipName = chip;
 	ip.pCounterAvailabilityImage = avail;
@@ -178,7 +211,8 @@ static int host_init(const char *chip, const uint8_t *avail, CUpti_Profiler_Host
 
 static void host_free(CUpti_Profiler_Host_Object *obj)
 {
-	CUpti_Profiler_Host_Deinitialize_Params dp = {CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
+	CUpti_Profiler_Host_Deinitialize_Params dp = {
+	    CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
 	dp.pHostObject = obj;
 	cuptiProfilerHostDeinitialize(&dp);
 }
@@ -186,7 +220,7 @@ static void host_free(CUpti_Profiler_Host_Object *obj)
 static int known(CUpti_Profiler_Host_Object *obj, const char *metric)
 {
 	CUpti_Profiler_Host_GetMetricProperties_Params mp = {
-		CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE};
+	    CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE};
 	mp.pHostObject = obj;
 	mp.pMetricName = metric;
 	return cuptiProfilerHostGetMetricProperties(&mp) == CUPTI_SUCCESS;
@@ -203,7 +237,8 @@ static int distance(const char *a, const char *b)
 	for (size_t i = 1; i <= la; i++) {
 		cur[0] = (int)i;
 		for (size_t j = 1; j <= lb; j++) {
-			int c = prev[j - 1] + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
+			int c = prev[j - 1] + (tolower((unsigned char)a[i - 1]) !=
+					       tolower((unsigned char)b[j - 1]));
 			int d = prev[j] + 1 < cur[j - 1] + 1 ? prev[j] + 1 : cur[j - 1] + 1;
 			cur[j] = c < d ? c : d;
 		}
@@ -229,7 +264,7 @@ static void suggest(FILE *out, CUpti_Profiler_Host_Object *obj, const char *metr
 	int bestd[3] = {1 << 20, 1 << 20, 1 << 20};
 	for (int t = 0; t < CUPTI_METRIC_TYPE__COUNT; t++) {
 		CUpti_Profiler_Host_GetBaseMetrics_Params bp = {
-			CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE};
+		    CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE};
 		bp.pHostObject = obj;
 		bp.metricType = (CUpti_MetricType)t;
 		if (cuptiProfilerHostGetBaseMetrics(&bp) != CUPTI_SUCCESS)
@@ -265,7 +300,7 @@ static int config_image(CUpti_Profiler_Host_Object *obj, const char *const *metr
 			uint8_t **image, size_t *size, size_t *passes, char *err, size_t len)
 {
 	CUpti_Profiler_Host_ConfigAddMetrics_Params ap = {
-		CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+	    CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
 	ap.pHostObject = obj;
 	ap.ppMetricNames = (const char **)metrics;
 	ap.numMetrics = (size_t)n;
@@ -275,7 +310,7 @@ static int config_image(CUpti_Profiler_Host_Object *obj, const char *const *metr
 		return -1;
 	}
 	CUpti_Profiler_Host_GetConfigImageSize_Params sp = {
-		CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
+	    CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
 	sp.pHostObject = obj;
 	if ((r = cuptiProfilerHostGetConfigImageSize(&sp)) != CUPTI_SUCCESS) {
 		cupti_error(err, len, "config image size", r);
@@ -283,7 +318,8 @@ static int config_image(CUpti_Profiler_Host_Object *obj, const char *const *metr
 	}
 	*image = malloc(sp.configImageSize);
 	*size = sp.configImageSize;
-	CUpti_Profiler_Host_GetConfigImage_Params gp = {CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
+	CUpti_Profiler_Host_GetConfigImage_Params gp = {
+	    CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
 	gp.pHostObject = obj;
 	gp.configImageSize = sp.configImageSize;
 	gp.pConfigImage = *image;
@@ -291,7 +327,8 @@ static int config_image(CUpti_Profiler_Host_Object *obj, const char *const *metr
 		cupti_error(err, len, "config image", r);
 		return -1;
 	}
-	CUpti_Profiler_Host_GetNumOfPasses_Params np = {CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
+	CUpti_Profiler_Host_GetNumOfPasses_Params np = {
+	    CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
 	np.configImageSize = sp.configImageSize;
 	np.pConfigImage = *image;
 	if ((r = cuptiProfilerHostGetNumOfPasses(&np)) != CUPTI_SUCCESS) {
@@ -370,7 +407,7 @@ int gpu_profile(const struct rot_kernel *k, void *state, const char *const *metr
 		goto out;
 	}
 	CUpti_Profiler_GetCounterAvailability_Params ap = {
-		CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
+	    CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
 	ap.ctx = ctx;
 	if ((r = cuptiProfilerGetCounterAvailability(&ap)) != CUPTI_SUCCESS) {
 		cupti_error(err, len, "counter availability", r);
@@ -394,7 +431,7 @@ int gpu_profile(const struct rot_kernel *k, void *state, const char *const *metr
 	}
 	rp = ep.pRangeProfilerObject;
 	CUpti_RangeProfiler_GetCounterDataSize_Params sp = {
-		CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+	    CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
 	sp.pRangeProfilerObject = rp;
 	sp.pMetricNames = (const char **)metrics;
 	sp.numMetrics = (size_t)n;
@@ -406,7 +443,7 @@ int gpu_profile(const struct rot_kernel *k, void *state, const char *const *metr
 	}
 	data = malloc(sp.counterDataSize);
 	CUpti_RangeProfiler_CounterDataImage_Initialize_Params dp = {
-		CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+	    CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
 	dp.pRangeProfilerObject = rp;
 	dp.counterDataSize = sp.counterDataSize;
 	dp.pCounterData = data;
@@ -414,7 +451,8 @@ int gpu_profile(const struct rot_kernel *k, void *state, const char *const *metr
 		cupti_error(err, len, "counter data image", r);
 		goto out;
 	}
-	CUpti_RangeProfiler_SetConfig_Params cfg = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+	CUpti_RangeProfiler_SetConfig_Params cfg = {
+	    CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
 	cfg.pRangeProfilerObject = rp;
 	cfg.configSize = config_size;
 	cfg.pConfig = config;
@@ -437,12 +475,15 @@ int gpu_profile(const struct rot_kernel *k, void *state, const char *const *metr
 		if (pass > 0 && k->reset)
 			k->reset(state);
 		cudaDeviceSynchronize();
-		CUpti_RangeProfiler_Start_Params st = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+		CUpti_RangeProfiler_Start_Params st = {
+		    CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
 		st.pRangeProfilerObject = rp;
-		CUpti_RangeProfiler_PushRange_Params pu = {CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+		CUpti_RangeProfiler_PushRange_Params pu = {
+		    CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
 		pu.pRangeProfilerObject = rp;
 		pu.pRangeName = k->name;
-		CUpti_RangeProfiler_PopRange_Params po = {CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+		CUpti_RangeProfiler_PopRange_Params po = {
+		    CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
 		po.pRangeProfilerObject = rp;
 		CUpti_RangeProfiler_Stop_Params sq = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
 		sq.pRangeProfilerObject = rp;
@@ -461,14 +502,38 @@ int gpu_profile(const struct rot_kernel *k, void *state, const char *const *metr
 		done = sq.isAllPassSubmitted;
 		pass++;
 	}
-	CUpti_RangeProfiler_DecodeData_Params dd = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+	CUpti_RangeProfiler_DecodeData_Params dd = {
+	    CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
 	dd.pRangeProfilerObject = rp;
 	if ((r = cuptiRangeProfilerDecodeData(&dd)) != CUPTI_SUCCESS) {
 		cupti_error(err, len, "decoding the counter data", r);
 		goto out;
 	}
+	/* exactly the one range pushed, under the kernel's name, before reading range 0 */
+	CUpti_RangeProfiler_GetCounterDataInfo_Params di = {
+	    CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
+	di.pCounterDataImage = data;
+	di.counterDataImageSize = sp.counterDataSize;
+	if ((r = cuptiRangeProfilerGetCounterDataInfo(&di)) != CUPTI_SUCCESS) {
+		cupti_error(err, len, "reading the counter data", r);
+		goto out;
+	}
+	CUpti_RangeProfiler_CounterData_GetRangeInfo_Params ri = {
+	    CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE};
+	ri.pCounterDataImage = data;
+	ri.counterDataImageSize = sp.counterDataSize;
+	ri.rangeIndex = 0;
+	ri.rangeDelimiter = "/";
+	if (di.numTotalRanges != 1 ||
+	    cuptiRangeProfilerCounterDataGetRangeInfo(&ri) != CUPTI_SUCCESS || !ri.rangeName ||
+	    strcmp(ri.rangeName, k->name) != 0) {
+		snprintf(err, len,
+			 "the profiler recorded %zu range(s) (first '%s'), not the one range '%s'",
+			 di.numTotalRanges, ri.rangeName ? ri.rangeName : "?", k->name);
+		goto out;
+	}
 	CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {
-		CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+	    CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
 	ev.pHostObject = obj;
 	ev.pCounterDataImage = data;
 	ev.counterDataImageSize = sp.counterDataSize;
@@ -484,7 +549,8 @@ int gpu_profile(const struct rot_kernel *k, void *state, const char *const *metr
 	rc = 0;
 out:
 	if (rp) {
-		CUpti_RangeProfiler_Disable_Params dis = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+		CUpti_RangeProfiler_Disable_Params dis = {
+		    CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
 		dis.pRangeProfilerObject = rp;
 		cuptiRangeProfilerDisable(&dis);
 	}

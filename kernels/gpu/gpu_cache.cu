@@ -25,7 +25,7 @@ static __global__ void cache_kernel(const float4 *__restrict__ buf, size_t elems
 {
 	float4 acc = make_float4(0, 0, 0, 0);
 #if GCACHE_SHARED
-	__shared__ float4 sm[4096]; /* 64 KiB: elems is capped to it */
+	extern __shared__ float4 sm[]; /* dynamic: 64 KiB is over the 48 KiB static limit */
 	for (size_t i = threadIdx.x; i < elems; i += blockDim.x)
 		sm[i] = make_float4(i, 0, 0, 0);
 	__syncthreads();
@@ -33,7 +33,8 @@ static __global__ void cache_kernel(const float4 *__restrict__ buf, size_t elems
 		for (size_t i = threadIdx.x; i < elems; i += blockDim.x) {
 			float4 v = sm[i];
 			acc.x += v.x, acc.y += v.y, acc.z += v.z, acc.w += v.w;
-			sm[i] = v; /* a store for each load: load/store throughput */
+			v.x += 1.0f; /* a store of the same value is a dead store the compiler drops */
+			sm[i] = v;   /* a store for each load: load/store throughput (tests/ptx.t) */
 		}
 #else
 	size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -57,6 +58,13 @@ static void *init(const struct rot_args *args)
 	if (GCACHE_SHARED && s->elems > 4096)
 		s->elems = 4096;
 	s->rounds = (int)rot_arg(args, "rounds");
+	/* more than 48 KiB of dynamic shared memory must be asked for (sm_70 and later) */
+	if (GCACHE_SHARED && cudaFuncSetAttribute(cache_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+						  (int)(s->elems * sizeof(float4))) != cudaSuccess) {
+		free(s);
+		errno = EINVAL;
+		return nullptr;
+	}
 	s->blocks = GCACHE_SHARED ? sm_count() * 4 : (int)grid_for(s->elems, BLOCK);
 	s->buf = (float4 *)dev_alloc(s->elems * sizeof(float4));
 	s->sink = (float *)dev_alloc(sizeof(float));
@@ -71,7 +79,8 @@ static void *init(const struct rot_args *args)
 static void run(void *p)
 {
 	st *s = (st *)p;
-	cache_kernel<<<s->blocks, BLOCK>>>(s->buf, s->elems, s->rounds, s->sink);
+	cache_kernel<<<s->blocks, BLOCK, GCACHE_SHARED ? s->elems * sizeof(float4) : 0>>>(s->buf, s->elems,
+										      s->rounds, s->sink);
 }
 
 static void dispose(void *p)

@@ -1,7 +1,8 @@
 /* gpu_chain: chains of n dependent instructions of one class per thread, launched as blocks
  * x threads (warps per SM = blocks x threads / 32 / SMs), for issue and completion
  * latencies (the pipeline model). GCHAIN_OP: 0 fadd, 1 ffma, 2 dfma, 3 sin/cos, 4 iadd,
- * 5 global load (pointer chase), 6 shared load (pointer chase). */
+ * 5 global load (pointer chase), 6 shared load (pointer chase). The integer add is inline PTX:
+ * the compiler would fold four u + 7 into one u + 28 (tests/ptx.t checks every chain). */
 #include "macro/GCHAIN_OP.h"
 #include "common.cuh"
 
@@ -43,7 +44,7 @@ static __global__ void chain_kernel(long n, const unsigned *__restrict__ chase, 
 #elif GCHAIN_OP == 3
 		f = __sinf(f) + __cosf(f);
 #elif GCHAIN_OP == 4
-		u = u + 7u;
+		asm volatile("add.u32 %0, %0, 7;" : "+r"(u));
 #elif GCHAIN_OP == 5
 		u = chase[u];
 #else

@@ -14,8 +14,7 @@ end
 
 -- one point first: the SM count and the resident-warp limit
 local first = rot.measure(rot.space { rot.axis("op", { 1 }) }, function() return point(1, 1, 1) end).rows[1]
-if not first.entry then rot.fail("the GPU pipeline model needs a GPU (see the error above)") end
-local meta = first.entry.meta
+local meta = require("rot.gpu").probe(first, "the GPU pipeline model needs a GPU (see the error above)")
 local sms, wmax = meta.gpuSMs, meta.gpuMaxWarpsPerSM or 64
 local warps = {}
 for _, w in ipairs(quick and { 1, 4, 16 } or { 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64 }) do

@@ -13,11 +13,12 @@ for _, r in ipairs(out) do
     r.spread and r.spread > 0 and string.format("  (samples up to +%.1f%%)", r.spread * 100) or ""))
 end
 -- peaks.csv here, and the machine's copy in the cache directory that every roofline uses
-local dir = rot.get("outputDir")
-sys.mkdir(dir)
+local dir = rot.output_dir()
 peaks.write_csv(dir .. "/peaks.csv", out)
-sys.mkdir(rot.get("cacheDir") .. "/machines")
-peaks.write_csv(peaks.path(rot.get("cacheDir"), rot.machine.fingerprint(rot.config), rot.get("quick")), out)
+if not rot.building() then
+  sys.mkdir(rot.get("cacheDir") .. "/machines")
+  peaks.write_csv(peaks.path(rot.get("cacheDir"), rot.machine.fingerprint(rot.config), rot.get("quick")), out)
+end
 
 -- the bandwidth staircase behind the plateaus
 bw:staircase { name = "peaks-bandwidth", title = "bandwidth vs working set (" .. info.model .. ")",

@@ -9,6 +9,7 @@ local home
 
 local commands = {
   { "measure", "measure NAME|PATH.lua [-key=value ...]", "run a measurement script: table, CSV and roofline plot" },
+  { "build", "build NAME|PATH.lua [ARG ...] [-key=value ...]", "build every core a measurement needs and measure nothing: what was built, and every compiler error with its kernel and macros" },
   { "list", "list", "shipped and user measurements with their descriptions" },
   { "config", "config [-key=value ...]", "every configuration key: type, default, value and where it came from" },
   { "cache", "cache [clear]", "size and entries of the result cache; clear empties it" },
@@ -103,11 +104,12 @@ local function report_error(e)
   return 1
 end
 
-local function run_script(path, cfg, args)
+local function run_script(path, cfg, args, build_only)
   local rot = require "rot"
   rot.config = cfg
   local runner = require "rot.runner"
   runner.setup(home, cfg, util.dirname(path))
+  if build_only then runner.set_build_only() end
   -- modules beside the script can be required by name
   package.path = util.dirname(path) .. "/?.lua;" .. package.path
   local chunk, err = loadfile(path)
@@ -116,14 +118,23 @@ local function run_script(path, cfg, args)
   return xpcall(chunk, handler, table.unpack(args or {}))
 end
 
-local function measure(cfg, pos)
-  if not pos[2] then util.fail("measure needs a measurement name or script", "rot measure triad") end
+local function measure(cfg, pos, build_only)
+  if not pos[2] then util.fail(pos[1] .. " needs a measurement name or script", "rot " .. pos[1] .. " triad") end
   local path = resolve_script(cfg, pos[2])
   local runner = require "rot.runner"
   runner.t_start = sys.clock()
-  local ok, err = run_script(path, cfg, { table.unpack(pos, 3) })
+  local ok, err = run_script(path, cfg, { table.unpack(pos, 3) }, build_only)
   runner.cleanup()
   local code = 0
+  if build_only then -- what the script did with unmeasured points does not matter here
+    io.stdout:write(runner.build_summary(), "\n")
+    if not ok and util.is_error(err) and err.code and err.code >= 128 then return report_error(err) end
+    if not ok then -- a script that cannot go on without measured values stops; say where
+      io.stderr:write("rot: note: the script stopped before its end (points it would have described after that were not built): ",
+        (util.is_error(err) and err.message or tostring(err)):match("^[^\n]*"), "\n")
+    end
+    return (runner.stats.build_failures or 0) > 0 and 1 or 0
+  end
   if not ok then code = report_error(err) end
   if runner.stats.failed > 0 and code == 0 then code = 1 end
   io.stderr:flush()
@@ -326,6 +337,7 @@ function M.main(h, argv)
   local cfg, err = config.load(home .. "/config/default.conf", opts)
   if not cfg then util.fail(err) end
   if cmd == "measure" then return measure(cfg, pos)
+  elseif cmd == "build" then return measure(cfg, pos, true)
   elseif cmd == "list" then return list(cfg, pos)
   elseif cmd == "config" then return show_config(cfg)
   elseif cmd == "cache" then return cache_cmd(cfg, pos)

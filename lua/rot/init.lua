@@ -20,8 +20,12 @@ local Results = {}
 Results.__index = Results
 local warned_above -- one warning per run about points above their bound
 
+-- rot build runs the script for its points only: its tables, CSVs and plots go to the run
+-- directory (removed at the end), never over the user's outputs.
+function rot.building() return runner.building() end
+
 local function outdir()
-  local dir = rot.get("outputDir")
+  local dir = runner.building() and (runner.run_dir() .. "/out") or rot.get("outputDir")
   local ok, err = sys.mkdir(dir)
   if not ok or not sys.writable(dir) then
     util.fail("cannot write output directory '" .. dir .. "': " .. (err or "permission denied"),
@@ -150,6 +154,9 @@ end
 -- warning names the ceiling that is probably wrong and why.
 function Results:bounds()
   local peaks = require "rot.peaks"
+  local cpu = false -- GPU points have their own bounds (gpu_bounds): no CPU ceilings for them
+  for _, r in ipairs(self.rows) do cpu = cpu or not (r.desc and r.desc.device == "gpu") end
+  if not cpu then return self end
   local c = self:ceilings()
   local above = {}
   for _, r in ipairs(self.rows) do

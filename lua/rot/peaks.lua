@@ -219,6 +219,7 @@ end
 
 -- The thread count of the stored peaks nearest to (not above, where possible) t.
 function M.nearest_threads(rows, t)
+  if #rows == 0 then return t end
   local best
   for _, r in ipairs(rows) do
     if r.threads <= t and (not best or r.threads > best) then best = r.threads end
@@ -320,6 +321,7 @@ function M.measure(rot, quick)
   local done = {}
   local bw = sweep(M.sizes(top, quick))
   for _, s in ipairs(M.sizes(top, quick)) do done[s] = true end
+  if rot.building() then return {}, bw end -- rot build: the cores are built, nothing to analyse
   local out, notes = {}, {}
   for _ = 1, 4 do
     local short = false
@@ -369,6 +371,10 @@ function M.get(rot)
   local path = M.path(rot.get("cacheDir"), machine.fingerprint(rot.config), quick)
   local rows = M.read_csv(path)
   if rows then return rows, path end
+  if rot.building() then -- rot build: the peaks' cores are built, nothing is stored
+    M.measure(rot, quick)
+    return {}, path
+  end
   io.stderr:write("rot: measuring this machine's peaks first (once; `rot measure peaks` redoes it)\n")
   rows = M.measure(rot, quick)
   sys.mkdir(rot.get("cacheDir") .. "/machines")

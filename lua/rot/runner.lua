@@ -366,15 +366,25 @@ local function build_core(desc, kinfo)
   local st, out = sys.run({ "make", "-s", "-j2", "-C", ctx.home .. "/core", "O=" .. bdir,
     "GEN=" .. gendir, "CC=ccache " .. cfg("compiler"), "CUDA=" .. cfg("cuda"), "NVCC=ccache " .. nvcc() },
     { capture = true })
-  if st ~= 0 then
-    local names = {}
-    for _, k in ipairs(kinfo.kernels) do names[#names + 1] = "kernel '" .. k.name .. "' (" .. k.path .. ")" end
-    util.fail("building the core for " .. table.concat(names, ", ") .. " with flags '" .. desc.flags ..
-      "' failed:\n" .. (out or ""):gsub("%s+$", ""))
+  if st ~= 0 then -- the compiler's last lines, with what was being built
+    local lines = {}
+    for l in (out or ""):gmatch("[^\n]+") do lines[#lines + 1] = l end
+    local from = math.max(1, #lines - 29)
+    return nil, M.what_built(desc, kinfo) .. " does not compile:\n" ..
+      (from > 1 and "...\n" or "") .. table.concat(lines, "\n", from)
   end
   stats.builds = stats.builds + 1
   local binary = bdir .. "/rot-core"
   return binary, assert(sys.sha256files({ binary }))
+end
+
+-- "kernel 'x' (path) with macros A=1, B=2 and flags '-O3'": what a core build is made of.
+function M.what_built(desc, kinfo)
+  local names, macros = {}, {}
+  for _, k in ipairs(kinfo.kernels) do names[#names + 1] = "kernel '" .. k.name .. "' (" .. k.path .. ")" end
+  for _, m in ipairs(util.sorted_keys(desc.macros or {})) do macros[#macros + 1] = m .. "=" .. desc.macros[m] end
+  return table.concat(names, ", ") .. (#macros > 0 and (" with macros " .. table.concat(macros, ", ")) or "") ..
+    " and flags '" .. desc.flags .. "'"
 end
 
 -- build_core under the build lock, for callers that only need the binary.
@@ -382,7 +392,9 @@ function M.locked_build(desc, kinfo)
   local bdir = ctx.builddir
   ensure_dir(bdir, "build directory", "cacheDir")
   local lock <close> = assert(build.lock(bdir .. "/.lock"))
-  return (M.timed("build", build_core, desc, kinfo))
+  local binary, err = M.timed("build", build_core, desc, kinfo)
+  if not binary then util.fail(err) end
+  return binary
 end
 
 -- Checks GPU metric names before anything is measured, with CUPTI's host API for the chip
@@ -394,17 +406,24 @@ function M.check_metrics(desc, kinfo)
     util.fail("cannot check GPU metrics: the CUDA toolkit is not installed ('" .. nvcc() .. "' missing)",
       "set -cuda=DIR to the toolkit")
   end
-  local binary = M.locked_build(desc, kinfo)
   local chip = cfg("gpuChip")
-  if chip == "auto" then
-    local st, out = sys.run({ binary, "--chip" }, { capture = true })
-    chip = st == 0 and out:match("^(%S+)") or nil
+  if chip == "auto" then -- the device's, from its identity (asked once per boot)
+    chip = M.gpu_device(kinfo):match("chip (%S+)")
     if not chip then -- nothing will be profiled here either: the points are refused
       warn("GPU metric names not checked: no CUDA device to name the chip (set -gpuChip=GH100 to check them here)")
       ctx.memo[key] = { chip = nil, passes = nil }
       return ctx.memo[key]
     end
   end
+  -- a check that passed is remembered per chip, metric list and toolkit: reruns start nothing
+  local file = cfg("cacheDir") .. "/machines/metrics-" ..
+    sys.sha256(chip .. "|" .. cfg("cuda") .. "|" .. table.concat(desc.gpuMetrics, ",")):sub(1, 16)
+  local known = tonumber((sys.readfile(file) or ""):match("^passes (%d+)"))
+  if known then
+    ctx.memo[key] = { chip = chip, passes = known }
+    return ctx.memo[key]
+  end
+  local binary = M.locked_build(desc, kinfo)
   local args = { binary, "--metrics", chip }
   for _, m in ipairs(desc.gpuMetrics) do args[#args + 1] = m end
   local st, out = sys.run(args, { capture = true })
@@ -422,6 +441,8 @@ function M.check_metrics(desc, kinfo)
   end
   io.stderr:write(string.format("rot: %d GPU metrics checked for %s: %d profiling pass%s per point\n",
     #desc.gpuMetrics, chip, passes, passes == 1 and "" or "es"))
+  sys.mkdir(cfg("cacheDir") .. "/machines")
+  sys.writefile(file, "passes " .. passes .. "\n")
   ctx.memo[key] = { chip = chip, passes = passes }
   return ctx.memo[key]
 end
@@ -472,7 +493,7 @@ local function point_result(desc, text)
   return res
 end
 
--- This invocation's run directory (the core's input, its stderr): under cacheDir/run, removed
+-- This invocation's run directory (rot build writes a script's outputs there: nowhere else) (the core's input, its stderr): under cacheDir/run, removed
 -- at the end; ones left by a killed rot are removed by the next.
 local function run_dir()
   if ctx.rundir then return ctx.rundir end
@@ -490,6 +511,8 @@ end
 
 -- f(row) after each point measure_here ends (measured, failed, or found cached after all).
 function M.set_on_point(f) ctx.on_point = f end
+
+function M.run_dir() return run_dir() end
 
 function M.cleanup()
   if ctx and ctx.rundir then sys.removetree(ctx.rundir); ctx.rundir = nil end
@@ -592,16 +615,44 @@ local function set_governor()
   ctx.memo.governor = true
 end
 
--- Annotated assembly of a kernel, compiled exactly as a point would be (same flags, same
--- generated macro headers, same compiler), with the source interleaved (objdump -S).
-function M.asm(spec)
-  local desc, kinfo = M.describe(spec)
+-- The generated files of a point (macro headers, flags) in their own directory, for rot asm.
+local function asm_gen(desc, kinfo)
   local gendir = ctx.home .. "/build/asm/gen"
   ensure_dir(gendir, "build directory", "cacheDir")
   local macros = {}
   for _, m in ipairs(kinfo.macros) do macros[m] = desc.macros[m] or false end
   local changed, err = build.generate({ gendir = gendir, flags = desc.flags, macros = macros, kernels = kinfo.kernels })
   if not changed then util.fail(err) end
+  return gendir
+end
+
+--[[ A GPU kernel's PTX (with line info: `.loc` directives name source lines), compiled as a
+  point's core would compile it, and what ptxas -v says of it for the same architecture
+  (registers, spills, shared memory). desc, kinfo from M.describe. ]]
+function M.ptx(desc, kinfo)
+  local gendir = asm_gen(desc, kinfo)
+  local k = kinfo.kernels[1]
+  local out = ctx.home .. "/build/asm/" .. k.name .. ".ptx"
+  local st, msg = sys.run({ nvcc(), "-std=c++20", "-lineinfo", "-I" .. ctx.home .. "/core", "-I" .. gendir,
+    "--options-file", gendir .. "/kernel.flags", "-ptx", k.path, "-o", out }, { capture = true })
+  if st ~= 0 then util.fail(M.what_built(desc, kinfo) .. " does not compile to PTX:\n" .. (msg or ""):gsub("%s+$", "")) end
+  local ptx = assert(sys.readfile(out))
+  local arch = desc.flags:match("%-arch=(%S+)") or desc.flags:match("%-arch (%S+)") or cfg("gpuArch")
+  local info
+  st, info = sys.run({ cfg("cuda") .. "/bin/ptxas", "-v", "-arch=" .. arch, out, "-o", out .. ".cubin" }, { capture = true })
+  if st ~= 0 then util.fail("ptxas failed on " .. M.what_built(desc, kinfo) .. ":\n" .. (info or "")) end
+  return ptx, info
+end
+
+-- Annotated assembly of a kernel, compiled exactly as a point would be (same flags, same
+-- generated macro headers, same compiler), with the source interleaved (objdump -S).
+function M.asm(spec)
+  local desc, kinfo = M.describe(spec)
+  if kinfo.gpu then
+    local ptx, info = M.ptx(desc, kinfo)
+    return "# ptxas -v:\n" .. info:gsub("[^\n]+", "# %0") .. "\n" .. ptx, desc
+  end
+  local gendir = asm_gen(desc, kinfo)
   local k = kinfo.kernels[1]
   local obj = ctx.home .. "/build/asm/" .. k.name .. ".o"
   local st, out = sys.run({ cfg("compiler"), "-std=gnu11", "-gdwarf-4", "-I" .. ctx.home .. "/core", "-I" .. gendir,
@@ -661,6 +712,7 @@ end
 -- Measures (or loads) every item {coord=, spec=}; returns rows in the same order. With
 -- -executor=slurm the missing points are measured on the cluster (rot.slurm).
 function M.measure(items)
+  if ctx.build_only then return M.build_only(items) end
   if cfg("executor") == "slurm" then return require("rot.slurm").measure(M, ctx, items) end
   stats.points = stats.points + #items
   progress.start(#items)
@@ -671,6 +723,44 @@ function M.measure(items)
   end
   M.measure_here(pending)
   progress.done()
+  return rows
+end
+
+--[[ rot build: every core the items need is built (once per build key in this run, cached
+  points too), nothing is measured. Prints one "built" line per core (kernel, macros, flags) or
+  the compiler's message; rows come back as cached where they are, else "not measured". ]]
+function M.build_only(items)
+  local rows = M.lookup(items)
+  ctx.built = ctx.built or {}
+  stats.points = stats.points + #rows
+  for _, row in ipairs(rows) do
+    local done = ctx.built[row.key]
+    if done == nil then
+      ensure_dir(ctx.builddir, "build directory", "cacheDir")
+      ensure_dir(cfg("cacheDir"), "cache directory", "cacheDir")
+      local lock <close> = assert(build.lock(ctx.builddir .. "/.lock"))
+      local binary, err = M.timed("build", build_core, row.desc, row.kinfo)
+      done = binary and true or err
+      ctx.built[row.key] = done
+      if binary then
+        repo_store(row.key, err)
+        local macros = {}
+        for _, m in ipairs(util.sorted_keys(row.desc.macros)) do macros[#macros + 1] = m .. "=" .. row.desc.macros[m] end
+        local names = {}
+        for _, k in ipairs(row.kinfo.kernels) do names[#names + 1] = k.name end
+        io.stdout:write("built ", table.concat(names, "+"), " macros ", #macros > 0 and table.concat(macros, ",") or "-",
+          " flags ", row.desc.flags, "\n")
+      else
+        io.stderr:write("rot: ", err, "\n")
+        stats.build_failures = (stats.build_failures or 0) + 1
+      end
+    end
+    if row.cached then
+      stats.hits = stats.hits + 1
+    else
+      row.failed = done == true and "not measured (rot build)" or done:match("^[^\n]*")
+    end
+  end
   return rows
 end
 
@@ -712,6 +802,18 @@ function M.measure_here(pending)
     ensure_dir(ctx.builddir, "build directory", "cacheDir")
     local lock <close> = assert(build.lock(ctx.builddir .. "/.lock"))
     local binary, core_hash = M.timed("build", build_core, group[1].desc, group[1].kinfo)
+    if not binary then -- its points fail with the compiler's message; the sweep goes on
+      progress.done()
+      io.stderr:write("rot: ", core_hash, "\n")
+      for _, row in ipairs(group) do
+        row.failed = core_hash:match("^[^\n]*")
+        stats.failed = stats.failed + 1
+        progress.step()
+        if ctx.on_point then ctx.on_point(row) end
+      end
+      if cfg("onFailure") == "stop" then util.fail("stopping after a failed point (onFailure=stop)") end
+      goto next_group
+    end
     repo_store(key, core_hash)
     local todo = {}
     for _, row in ipairs(group) do
@@ -776,6 +878,16 @@ function M.measure_here(pending)
     ::next_group::
   end
 end
+
+function M.build_summary()
+  return string.format("rot build: %d core%s built, %d failed; %d points described; time: build %.2f s, total %.2f s",
+    stats.builds, stats.builds == 1 and "" or "s", stats.build_failures or 0, stats.points, stats.time.build,
+    sys.clock() - (M.t_start or sys.clock()))
+end
+
+-- rot build: measure nothing, build every core (see M.build_only).
+function M.set_build_only() ctx.build_only = true end
+function M.building() return ctx ~= nil and ctx.build_only == true end
 
 function M.summary()
   local t = stats.time
