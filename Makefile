@@ -23,8 +23,9 @@ all: driver
 
 driver: $(BUILD)/rot-driver
 
+# linked beside and renamed into place: a running rot never sees a half-written driver
 $(BUILD)/rot-driver: $(DRIVER_OBJS)
-	$(CC) $(CFLAGS) -o $@ $^ $(DRIVER_LIBS)
+	$(CC) $(CFLAGS) -o $@.tmp$$$$ $^ $(DRIVER_LIBS) && mv -f $@.tmp$$$$ $@
 
 $(BUILD)/driver/%.o: driver/%.c Makefile
 	@mkdir -p $(@D)

@@ -5,10 +5,13 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* keys without a range leave its fields out: zero, not ranged */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 const struct config_key config_keys[] = {
 	{"outputDir", CONFIG_PATH, ".", NULL, "directory for tables, CSV files and plots"},
 	{"cacheDir", CONFIG_PATH, "@cache/rot", NULL, "result cache and machine data"},
@@ -18,16 +21,16 @@ const struct config_key config_keys[] = {
 	 "reuse cached results; false re-measures and overwrites"},
 	{"shouldCheckCoreHash", CONFIG_BOOL, "true", NULL,
 	 "ignore cached results measured by a different core build"},
-	{"runs", CONFIG_INT, "5", NULL, "minimum number of timed runs per point"},
-	{"bestK", CONFIG_INT, "3", NULL, "best-k rule: number of fastest runs that must agree"},
+	{"runs", CONFIG_INT, "5", NULL, "minimum number of timed runs per point", .ranged = 1, .lo = 1, .hi = 100000},
+	{"bestK", CONFIG_INT, "3", NULL, "best-k rule: number of fastest runs that must agree", .ranged = 1, .lo = 1, .hi = 1000},
 	{"bestEpsilon", CONFIG_NUMBER, "0.02", NULL,
-	 "best-k rule: relative spread allowed among the k fastest runs"},
-	{"maxRuns", CONFIG_INT, "40", NULL, "best-k rule: give up after this many runs"},
+	 "best-k rule: relative spread allowed among the k fastest runs", .ranged = 1, .lo = 1e-6, .hi = 1},
+	{"maxRuns", CONFIG_INT, "40", NULL, "best-k rule: give up after this many runs", .ranged = 1, .lo = 1, .hi = 100000},
 	{"minRunTime", CONFIG_NUMBER, "0.001", NULL,
-	 "warm mode: repeat the kernel inside one timed run until it lasts this many seconds"},
+	 "warm mode: repeat the kernel inside one timed run until it lasts this many seconds", .ranged = 1, .lo = 0, .hi = 3600},
 	{"cacheMode", CONFIG_ENUM, "warm", "warm,cold", "cache state before each timed run"},
 	{"compiler", CONFIG_STRING, "gcc", NULL, "C compiler for the measuring core (run via ccache)"},
-	{"timeout", CONFIG_NUMBER, "600", NULL, "seconds before a measurement is killed"},
+	{"timeout", CONFIG_NUMBER, "600", NULL, "seconds before a measurement is killed", .ranged = 1, .lo = 0.001, .hi = 1e6},
 	{"onFailure", CONFIG_ENUM, "continue", "continue,stop",
 	 "after a failed point: go on with the next or stop"},
 	{"ignoreDisturbed", CONFIG_BOOL, "false", NULL,
@@ -54,7 +57,7 @@ const struct config_key config_keys[] = {
 	{"slurmTimeLimit", CONFIG_STRING, "", NULL,
 	 "time limit of each Slurm task, as sbatch --time takes it (empty: the partition's)"},
 	{"slurmNodes", CONFIG_INT, "4", NULL,
-	 "array tasks (each on an exclusive node) the missing points are split over"},
+	 "array tasks (each on an exclusive node) the missing points are split over", .ranged = 1, .lo = 1, .hi = 100000},
 	{"machineIdentity", CONFIG_ENUM, "hardware", "hardware,hostname",
 	 "what results are kept under: the hardware (identical machines share results) or also "
 	 "the hostname"},
@@ -160,17 +163,20 @@ static const char *check_value(const struct config_key *k, const char *v)
 			return "expected true or false";
 		break;
 	case CONFIG_INT:
+	case CONFIG_NUMBER: {
 		errno = 0;
-		(void)strtoll(v, &end, 10);
+		double x = k->type == CONFIG_INT ? (double)strtoll(v, &end, 10) : strtod(v, &end);
 		if (!*v || *end || errno)
-			return "expected an integer";
+			return k->type == CONFIG_INT ? "expected an integer" : "expected a number";
+		if (!isfinite(x))
+			return "expected a finite number";
+		if (k->ranged && (x < k->lo || x > k->hi)) {
+			static char why[128];
+			snprintf(why, sizeof why, "out of range: allowed %g to %g", k->lo, k->hi);
+			return why;
+		}
 		break;
-	case CONFIG_NUMBER:
-		errno = 0;
-		(void)strtod(v, &end);
-		if (!*v || *end || errno)
-			return "expected a number";
-		break;
+	}
 	case CONFIG_ENUM:
 		if (!in_choices(v, k->choices))
 			return "not one of the allowed values";

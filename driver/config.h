@@ -13,6 +13,9 @@ struct config_key {
 	const char *def;     /* declared default; "@cache" and "@config" expand to XDG dirs */
 	const char *choices; /* CONFIG_ENUM: comma-separated values */
 	const char *desc;
+	/* CONFIG_INT, CONFIG_NUMBER: the allowed range, inclusive (when ranged) */
+	int ranged;
+	double lo, hi;
 };
 
 extern const struct config_key config_keys[];

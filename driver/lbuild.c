@@ -63,8 +63,8 @@ static int m_tostring(lua_State *L)
 
 #define ERRBUF 1024
 
-/* generate{gendir=, kernels={{name=,path=},...}, macros={NAME=value|false}, flags=}
- * -> number of files rewritten ; nil, message */
+/* generate{gendir=, kernels={{name=,path=},...}, macros={NAME=value|false}, flags=,
+ * paths={{from, to}, ...}} -> number of files rewritten ; nil, message */
 static int l_generate(lua_State *L)
 {
 	char err[ERRBUF];
@@ -94,16 +94,35 @@ static int l_generate(lua_State *L)
 	int kt = lua_gettop(L);
 	lua_Integer n = luaL_len(L, kt);
 	struct gen_kernel *k = lua_newuserdatauv(L, (size_t)(n ? n : 1) * sizeof *k, 0);
-	luaL_checkstack(L, (int)(2 * n) + 4, NULL);
+	luaL_checkstack(L, (int)(3 * n) + 4, NULL);
 	for (lua_Integer i = 1; i <= n; i++) {
 		lua_geti(L, kt, i);
 		lua_getfield(L, -1, "name");
 		k[i - 1].name = luaL_checkstring(L, -1);
 		lua_getfield(L, -2, "path");
 		k[i - 1].path = luaL_checkstring(L, -1);
-		lua_remove(L, -3); /* name and path stay on the stack, anchored */
+		lua_getfield(L, -3, "key");
+		k[i - 1].key = lua_tostring(L, -1);
+		lua_remove(L, -4); /* name, path and key stay on the stack, anchored */
 	}
 	if ((rc = gen_kernels(gendir, k, (size_t)n, err, sizeof err)) < 0)
+		return lrot_error(L, err);
+	changed += rc;
+	lua_getfield(L, 1, "paths");
+	int pt = lua_gettop(L);
+	lua_Integer np = lua_istable(L, pt) ? luaL_len(L, pt) : 0;
+	const char **from = lua_newuserdatauv(L, (size_t)(np ? np : 1) * sizeof *from, 0);
+	const char **to = lua_newuserdatauv(L, (size_t)(np ? np : 1) * sizeof *to, 0);
+	luaL_checkstack(L, (int)(2 * np) + 4, NULL);
+	for (lua_Integer i = 1; i <= np; i++) {
+		lua_geti(L, pt, i);
+		lua_geti(L, -1, 1);
+		from[i - 1] = luaL_checkstring(L, -1);
+		lua_geti(L, -2, 2);
+		to[i - 1] = luaL_checkstring(L, -1);
+		lua_remove(L, -3); /* both strings stay on the stack, anchored */
+	}
+	if ((rc = gen_paths(gendir, from, to, (size_t)np, err, sizeof err)) < 0)
 		return lrot_error(L, err);
 	changed += rc;
 	lua_pushinteger(L, changed);

@@ -55,24 +55,40 @@ static int l_sha256(lua_State *L)
 	return 1;
 }
 
-/* sha256 over several files, each preceded by its name, so renames change the hash. */
+/* sha256files(paths [, bases [, missing_ok]]) -> hex: sha256 over several files, each preceded
+ * by its name, so renames change the hash. A name under one of the bases (directories) is
+ * hashed relative to it, so the same files elsewhere hash the same. With missing_ok a file that
+ * is gone hashes as its name marked missing instead of failing. */
 static int l_sha256files(lua_State *L)
 {
 	struct sha256 s;
 	unsigned char d[32];
 	char hex[65];
 	luaL_checktype(L, 1, LUA_TTABLE);
+	int missing_ok = lua_toboolean(L, 3);
 	sha256_init(&s);
 	lua_Integer n = luaL_len(L, 1);
+	lua_Integer nb = lua_istable(L, 2) ? luaL_len(L, 2) : 0;
 	for (lua_Integer i = 1; i <= n; i++) {
 		lua_geti(L, 1, i);
-		const char *path = luaL_checkstring(L, -1);
+		const char *path = luaL_checkstring(L, -1), *name = path;
+		for (lua_Integer b = 1; b <= nb; b++) {
+			lua_geti(L, 2, b);
+			size_t bl;
+			const char *base = luaL_checklstring(L, -1, &bl);
+			if (bl && strncmp(path, base, bl) == 0 && path[bl] == '/' && name == path)
+				name = path + bl + 1;
+			lua_pop(L, 1);
+		}
 		size_t len;
 		char *text = util_read_file(path, &len);
-		if (!text)
+		if (!text && !missing_ok)
 			return lrot_fail(L, path);
-		sha256_update(&s, path, strlen(path) + 1);
-		sha256_update(&s, text, len);
+		sha256_update(&s, name, strlen(name) + 1);
+		if (text)
+			sha256_update(&s, text, len);
+		else
+			sha256_update(&s, "\0missing", 9);
 		free(text);
 		lua_pop(L, 1);
 	}

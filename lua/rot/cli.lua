@@ -12,7 +12,7 @@ local commands = {
   { "build", "build NAME|PATH.lua [ARG ...] [-key=value ...]", "build every core a measurement needs and measure nothing: what was built, and every compiler error with its kernel and macros" },
   { "list", "list", "shipped and user measurements with their descriptions" },
   { "config", "config [-key=value ...]", "every configuration key: type, default, value and where it came from" },
-  { "cache", "cache [clear]", "size and entries of the result cache; clear empties it" },
+  { "cache", "cache [clear [NAME]]", "size and entries of the result cache per machine; clear empties it, clear NAME removes one measurement's (or one machine's) entries" },
   { "asm", "asm KERNEL [-MACRO=value ...] [-optimization=FLAGS]", "annotated assembly of a kernel, built as a measurement would build it" },
   { "predict", "predict PROFILE.csv DEVICE.csv [MEASURED.csv]", "kernel times on a GPU predicted from a profile (ncu --csv --page raw, or a rot CSV) and that GPU's gpu-peaks.csv; APE against measured times" },
   { "utilization", "utilization PROFILE.csv TABLE.csv", "shared-memory atomic utilization of profiled kernels, from the GPU's T(n,e,c) table (rot measure gpu-atomics)" },
@@ -90,7 +90,11 @@ end
 
 local function handler(e)
   if util.is_error(e) then return e end
-  return debug.traceback(tostring(e), 2)
+  -- a Lua error inside rot's library caused by a script: name the script's line first
+  local msg = tostring(e)
+  local at = util.user_frame(2)
+  if at and not msg:find(at, 1, true) then msg = at .. ": in a call into rot: " .. msg end
+  return debug.traceback(msg, 2)
 end
 
 local function report_error(e)
@@ -109,6 +113,7 @@ local function run_script(path, cfg, args, build_only)
   rot.config = cfg
   local runner = require "rot.runner"
   runner.setup(home, cfg, util.dirname(path))
+  runner.set_script((util.basename(path):gsub("%.lua$", "")))
   if build_only then runner.set_build_only() end
   -- modules beside the script can be required by name
   package.path = util.dirname(path) .. "/?.lua;" .. package.path
@@ -233,7 +238,27 @@ end
 
 local function cache_cmd(cfg, pos)
   local dir = cfg:get("cacheDir")
-  if pos[2] == "clear" then
+  if pos[2] == "clear" and pos[3] then -- one measurement's entries, or one machine's
+    local what = pos[3]
+    local cache, machine = require "rot.cache", require "rot.machine"
+    local n = 0
+    walk(dir .. "/results", function(p, kind)
+      if kind ~= "file" then return end
+      local e = cache.read(p)
+      local f = e and load("return " .. e.description, "description", "t", {})
+      local ok, d = pcall(f or error)
+      local id = ok and type(d) == "table" and type(d.machine) == "table" and machine.id(d.machine)
+      if e and (e.meta.script == what or id == what) then
+        sys.remove(p)
+        n = n + 1
+      end
+    end)
+    io.stdout:write(string.format("rot: removed %d cache entr%s of '%s' from '%s'\n", n, n == 1 and "y" or "ies", what, dir))
+    if n == 0 then
+      io.stdout:write("(entries are named by the measurement that wrote them, or by a machine id `rot cache` lists)\n")
+    end
+    return 0
+  elseif pos[2] == "clear" then
     local n = 0
     walk(dir .. "/results", function(p, kind)
       if kind == "file" then n = n + 1 end
@@ -243,7 +268,7 @@ local function cache_cmd(cfg, pos)
     io.stdout:write(string.format("rot: removed %d cache entries from '%s'\n", n, dir))
     return 0
   elseif pos[2] then
-    util.fail("unknown cache command '" .. pos[2] .. "'", "rot cache, or rot cache clear")
+    util.fail("unknown cache command '" .. pos[2] .. "'", "rot cache, rot cache clear, or rot cache clear NAME")
   end
   -- entries per machine: the fingerprint in each entry's description
   local cache = require "rot.cache"

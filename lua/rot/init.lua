@@ -16,6 +16,13 @@ local rot = {
 -- The configuration (set by the CLI before the script runs).
 function rot.get(key) return rot.config:get(key) end
 
+-- Sets a configuration key for the rest of the script, checked like the command line's
+-- (type, choices, range); a bad value stops the script naming the key, the value and why.
+function rot.set(key, value)
+  local ok, err = rot.config:set(key, tostring(value), "script")
+  if not ok then util.fail(err) end
+end
+
 local Results = {}
 Results.__index = Results
 local warned_above -- one warning per run about points above their bound

@@ -166,9 +166,31 @@ end
   Points per series connected, in x order; vlines mark e.g. cache sizes. ]]
 function M.xy(o)
   check_name(o.name)
+  -- x and y: functions of a row, or the names of numeric row fields ("gbs", "time", ...)
+  local fx, fy = o.x, o.y
+  local function field(name, which)
+    if type(name) == "function" then return name end
+    if type(name) ~= "string" then util.fail("xy plot '" .. o.name .. "': " .. which .. " must be a field name or a function(row)") end
+    local have, fields = false, {}
+    for _, r in ipairs(o.rows) do
+      if type(r[name]) == "number" then have = true end
+      for k, v in pairs(r) do if type(v) == "number" and type(k) == "string" then fields[k] = true end end
+    end
+    if not have and #o.rows > 0 then
+      local names = {}
+      for k in pairs(fields) do names[#names + 1] = k end
+      table.sort(names)
+      util.fail("xy plot '" .. o.name .. "': no row has the quantity '" .. name .. "'" .. util.did_you_mean(name, names),
+        "quantities the rows have: " .. table.concat(names, ", "))
+    end
+    return function(r) return r[name] end
+  end
+  fx, fy = field(fx, "x"), field(fy, "y")
   local series, order = {}, {}
+  local got = 0
   for _, r in ipairs(o.rows) do
-    local x, y = o.x(r), o.y(r)
+    local x, y = fx(r), fy(r)
+    if x and y then got = got + 1 end
     if x and y and (not o.logx or x > 0) and (not o.logy or y > 0) then
       local s = o.series and o.series(r) or "points"
       if not series[s] then series[s] = {}; order[#order + 1] = s end
@@ -205,7 +227,17 @@ function M.xy(o)
       plots[#plots + 1] = string.format("%s index %d using 1:2:3 with labels left offset 0.6,0 font ',8' notitle", q(dfile), i - 1)
     end
   end
-  if #plots == 0 then plots[1] = "NaN notitle" end
+  if #plots == 0 then
+    if got == 0 and #o.rows > 0 and not require("rot.runner").building() then
+      local measured = 0
+      for _, r in ipairs(o.rows) do if r.entry then measured = measured + 1 end end
+      if measured > 0 then
+        util.fail("xy plot '" .. o.name .. "': x and y give a value for none of the " .. #o.rows .. " rows",
+          "check the quantities x and y read (rows have e.g. gbs, gflops, time, intensity, workingSet)")
+      end
+    end
+    plots[1] = "NaN notitle"
+  end
   return M.finish(o, gp, plots, dat)
 end
 

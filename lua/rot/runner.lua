@@ -38,18 +38,27 @@ local function memo(key, f)
   return v
 end
 
--- "gcc 12.2.0 x86_64-linux-gnu": part of every description, so a compiler update re-measures.
+-- "gcc 12.2.0 x86_64-linux-gnu", "clang 14.0.6 x86_64-pc-linux-gnu": part of every
+-- description, so a compiler update re-measures. GCC and clang (its -dumpversion) both work.
 local function compiler_id()
   return memo("compiler", function()
     local cc = cfg("compiler")
-    local ok = build.checkpath("compiler", cc)
-    if not ok then util.fail("compiler '" .. cc .. "' is not a plain program name or path") end
-    local st, ver = sys.run({ cc, "-dumpfullversion" }, { capture = true })
-    if not st or st ~= 0 then
-      util.fail("compiler '" .. cc .. "' cannot be run", "set -compiler=gcc, or: sudo apt-get install gcc")
+    if not cc:match("^[%w/._+-]+$") then
+      util.fail("compiler '" .. cc .. "' is not a plain program name or path (letters, digits and /._+- only)")
     end
+    local st, ver = sys.run({ cc, "-dumpfullversion" }, { capture = true })
+    if st ~= 0 or not (ver or ""):match("^%d") then -- clang: no -dumpfullversion
+      st, ver = sys.run({ cc, "-dumpversion" }, { capture = true })
+    end
+    if not st or st ~= 0 or not (ver or ""):match("^%d") then
+      util.fail("compiler '" .. cc .. "' cannot be run (or says no version)",
+        "set -compiler=gcc or -compiler=clang, or: sudo apt-get install gcc")
+    end
+    local _, vendor = sys.run({ cc, "--version" }, { capture = true })
+    local family = (vendor or ""):find("clang") and "clang" or ((vendor or ""):find("Free Software") and "gcc") or cc
     local _, mach = sys.run({ cc, "-dumpmachine" }, { capture = true })
-    return cc .. " " .. ver:gsub("%s+$", "") .. " " .. (mach or ""):gsub("%s+$", "")
+    return family .. " " .. ver:gsub("%s+$", "") .. " " .. (mach or ""):gsub("%s+$", "") ..
+      (family ~= cc and (" (" .. cc .. ")") or "")
   end)
 end
 
@@ -63,7 +72,7 @@ end
 
 function M.kernels()
   return memo("kernels", function()
-    local found, names = {}, {}
+    local found, names, shadowed = {}, {}, {}
     local function scan(dir, depth)
       local list = sys.listdir(dir)
       if not list then return end
@@ -74,6 +83,8 @@ function M.kernels()
         if name and not found[name] then
           found[name] = path
           names[#names + 1] = name
+        elseif name then
+          shadowed[name] = shadowed[name] or path -- a later folder's kernel of the same name
         elseif depth > 0 and sys.stat(path) == "dir" then
           scan(path, depth - 1)
         end
@@ -81,7 +92,7 @@ function M.kernels()
     end
     for _, d in ipairs(kernel_dirs()) do scan(d, 1) end
     table.sort(names)
-    return { path = found, names = names }
+    return { path = found, names = names, shadowed = shadowed }
   end)
 end
 
@@ -91,6 +102,10 @@ local function kernel_path(name)
   if not p then
     util.fail("unknown kernel '" .. name .. "'" .. util.did_you_mean(name, k.names),
       "kernels are .c files in " .. table.concat(kernel_dirs(), " or "))
+  end
+  if k.shadowed[name] and not ctx.memo["shadow:" .. name] then
+    ctx.memo["shadow:" .. name] = true
+    io.stderr:write("rot: note: kernel '", name, "' is ", p, ", which shadows ", k.shadowed[name], "\n")
   end
   return p
 end
@@ -223,7 +238,10 @@ function M.describe(spec)
     if not kset[w.kernel] then
       local path = kernel_path(w.kernel)
       kset[w.kernel] = path
-      kernels[#kernels + 1] = { name = w.kernel, path = path }
+      -- its object's name: the path from the checkout, or from its study (moves keep it)
+      local home = ctx.home .. "/"
+      local key = path:sub(1, #home) == home and path:sub(#home + 1) or util.relpath(util.dirname(util.dirname(path)), path)
+      kernels[#kernels + 1] = { name = w.kernel, path = path, key = key }
       local used = memo("macros:" .. path, function() return assert(build.macros(path)) end)
       for _, m in ipairs(used) do
         if not macro_set[m] then macro_set[m] = true; macro_list[#macro_list + 1] = m end
@@ -291,6 +309,41 @@ function M.describe(spec)
 end
 
 -- Hash of everything that decides the core binary, so a known core hash needs no build.
+-- Where the files a kernel's last build read are recorded (from the compiler's .d file).
+local function deps_file(kpath) return cfg("cacheDir") .. "/deps/" .. sys.sha256(kpath):sub(1, 16) end
+
+--[[ After a build: every file the compiler read for each kernel (-MMD's dependency file: its
+  own source, headers beside it or anywhere else, .cuh), without the generated ones. The next
+  build key hashes them, so a header that changes rebuilds and re-measures. ]]
+local function record_deps(kinfo)
+  local coredir = ctx.home .. "/core"
+  for _, k in ipairs(kinfo.kernels) do
+    local d = sys.readfile(ctx.builddir .. "/kernels/" .. k.name .. "-" .. sys.sha256(k.key or k.path):sub(1, 12) .. ".d")
+    if d then
+      local rule = d:match("^(.-[^\\])\n") or d -- the first rule: the object and what it read
+      rule = rule:gsub("\\\n", " ")
+      local files, seen = {}, {}
+      local first = true
+      for tok in rule:gsub("\\ ", "\0"):gmatch("%S+") do
+        tok = tok:gsub("%z", " ")
+        if first then first = false -- the target
+        else
+          local path = util.normpath(tok:sub(1, 1) == "/" and tok or (coredir .. "/" .. tok))
+          local inside = util.relpath(ctx.builddir, path):sub(1, 2) ~= ".."
+          if not inside and not seen[path] then seen[path] = true; files[#files + 1] = path end
+        end
+      end
+      table.sort(files)
+      sys.mkdir(cfg("cacheDir") .. "/deps")
+      sys.writefile(deps_file(k.path), table.concat(files, "\n") .. "\n")
+    end
+  end
+end
+
+-- Hash of everything that decides the core binary, so a known core hash needs no build: the
+-- core's sources, each kernel's own file and every file its last build read (else its folder),
+-- macros, flags, compiler, machine. Names are hashed relative to the checkout or the kernel's
+-- folder: a moved checkout or study keeps its keys.
 local function build_key(desc, kinfo)
   local core_src = memo("coresrc", function()
     local dir, files = ctx.home .. "/core", {}
@@ -298,18 +351,21 @@ local function build_key(desc, kinfo)
       if f:match("%.[ch]$") or f == "Makefile" then files[#files + 1] = dir .. "/" .. f end
     end
     table.sort(files)
-    return assert(sys.sha256files(files))
+    return assert(sys.sha256files(files, { ctx.home }))
   end)
   local ksrc = {}
   for i, k in ipairs(kinfo.kernels) do
     local kdir = util.dirname(k.path)
-    ksrc[i] = k.path .. "@" .. memo("ksrc:" .. kdir, function()
+    ksrc[i] = k.name .. "@" .. memo("ksrc:" .. k.path, function()
       local files = {}
-      for _, f in ipairs(assert(sys.listdir(kdir))) do
-        if f:match("%.[ch]$") then files[#files + 1] = kdir .. "/" .. f end
+      for f in (sys.readfile(deps_file(k.path)) or ""):gmatch("[^\n]+") do files[#files + 1] = f end
+      if #files == 0 then -- never built: its folder
+        for _, f in ipairs(assert(sys.listdir(kdir))) do
+          if f:match("%.[ch]$") or f:match("%.cuh?$") then files[#files + 1] = kdir .. "/" .. f end
+        end
+        table.sort(files)
       end
-      table.sort(files)
-      return assert(sys.sha256files(files))
+      return assert(sys.sha256files(files, { ctx.home, kdir, util.dirname(kdir) }, true))
     end)
   end
   return sys.sha256(util.serialize({ core = core_src, kernels = ksrc,
@@ -329,6 +385,7 @@ local function repo()
 end
 
 local function repo_store(key, hash)
+  if not hash then return end
   local r = repo()
   if r[key] == hash then return end
   r[key] = hash
@@ -337,6 +394,13 @@ local function repo_store(key, hash)
   table.sort(lines)
   local ok, err = sys.writefile(repo_path(), table.concat(lines))
   if not ok then util.fail("cannot write the core-hash repository: " .. err) end
+end
+
+-- After a build: the key the next run computes (the files it read are known now) maps to the
+-- same binary, so that run needs no build.
+local function rekey(desc, kinfo, core_hash)
+  for _, k in ipairs(kinfo.kernels) do ctx.memo["ksrc:" .. k.path] = nil end
+  repo_store(build_key(desc, kinfo), core_hash)
 end
 
 local function ensure_dir(dir, what, key)
@@ -360,12 +424,19 @@ local function build_core(desc, kinfo)
     local ok, err = build.checkpath("kernel path", k.path)
     if not ok then util.fail(err) end
   end
+  -- no absolute path of the checkout, the build or a study reaches the binary
+  local paths = { { ctx.home, "rot" }, { bdir, "build" } }
+  for _, k in ipairs(kinfo.kernels) do
+    local dir = util.dirname(k.path)
+    if dir:sub(1, #ctx.home + 1) ~= ctx.home .. "/" then paths[#paths + 1] = { dir, "kernels" } end
+  end
   local changed, err = build.generate({ gendir = gendir, flags = desc.flags, macros = macros,
-    kernels = kinfo.kernels })
+    kernels = kinfo.kernels, paths = paths })
   if not changed then util.fail(err) end
-  local st, out = sys.run({ "make", "-s", "-j2", "-C", ctx.home .. "/core", "O=" .. bdir,
-    "GEN=" .. gendir, "CC=ccache " .. cfg("compiler"), "CUDA=" .. cfg("cuda"), "NVCC=ccache " .. nvcc() },
-    { capture = true })
+  local coredir = ctx.home .. "/core"
+  local st, out = sys.run({ "make", "-s", "-j2", "-C", coredir, "O=" .. util.relpath(coredir, bdir),
+    "GEN=" .. util.relpath(coredir, gendir), "CC=ccache " .. cfg("compiler"), "CUDA=" .. cfg("cuda"),
+    "NVCC=ccache " .. nvcc() }, { capture = true })
   if st ~= 0 then -- the compiler's last lines, with what was being built
     local lines = {}
     for l in (out or ""):gmatch("[^\n]+") do lines[#lines + 1] = l end
@@ -374,6 +445,7 @@ local function build_core(desc, kinfo)
       (from > 1 and "...\n" or "") .. table.concat(lines, "\n", from)
   end
   stats.builds = stats.builds + 1
+  record_deps(kinfo)
   local binary = bdir .. "/rot-core"
   return binary, assert(sys.sha256files({ binary }))
 end
@@ -508,6 +580,46 @@ local function run_dir()
   ctx.rundir = dir
   return dir
 end
+
+--[[ Why a result cannot be true, or nil: a run of 0 ns (or none), or, where this machine's
+  ceilings are stored, a bandwidth or flop rate ten times beyond the fastest of them (the
+  kernel's declared counts may overstate its work a little; a tenfold excess is not a
+  measurement). Checked before anything is cached. ]]
+function M.implausible(row, res)
+  local m, best = res.meta, nil
+  for _, r in ipairs(res.runs) do
+    local ns, reps = tonumber(r.ns), tonumber(r.reps)
+    if not ns or not reps or reps < 1 or ns <= 0 then
+      return string.format("a run took %s ns for %s invocation(s)", tostring(r.ns), tostring(r.reps))
+    end
+    local t = math.max(ns - (m.timerOverheadNs or 0), 1) / reps * 1e-9
+    if not best or t < best then best = t end
+  end
+  if not best then return "no timed run" end
+  if row.kinfo and row.kinfo.gpu then return nil end -- a GPU's limits are not the CPU's
+  local limits = memo("limits", function()
+    local peaks = require "rot.peaks"
+    local l = { gbs = 0, gflops = 0 }
+    for _, quick in ipairs({ false, true }) do
+      for _, r in ipairs(peaks.read_csv(peaks.path(cfg("cacheDir"), machine.fingerprint(ctx.config), quick)) or {}) do
+        if r.kind == "bandwidth" then l.gbs = math.max(l.gbs, r.value) end
+        if r.kind == "compute" then l.gflops = math.max(l.gflops, r.value) end
+      end
+    end
+    return l
+  end)
+  local gbs, gflops = (m.bytes or 0) / best / 1e9, (m.flops or 0) / best / 1e9
+  if limits.gbs > 0 and gbs > 10 * limits.gbs then
+    return string.format("%.4g GB/s is more than ten times this machine's fastest measured bandwidth (%.4g GB/s)", gbs, limits.gbs)
+  end
+  if limits.gflops > 0 and gflops > 10 * limits.gflops then
+    return string.format("%.4g GFLOP/s is more than ten times this machine's fastest measured compute (%.4g GFLOP/s)", gflops, limits.gflops)
+  end
+  return nil
+end
+
+-- The measurement the points belong to (its name), recorded in each entry written.
+function M.set_script(name) ctx.script = name end
 
 -- f(row) after each point measure_here ends (measured, failed, or found cached after all).
 function M.set_on_point(f) ctx.on_point = f end
@@ -815,6 +927,7 @@ function M.measure_here(pending)
       goto next_group
     end
     repo_store(key, core_hash)
+    rekey(group[1].desc, group[1].kinfo, core_hash)
     local todo = {}
     for _, row in ipairs(group) do
       -- another rot may have measured it while this one waited for the lock
@@ -842,6 +955,11 @@ function M.measure_here(pending)
         return
       end
       if res.status == "ok" then
+        local why = M.implausible(row, res)
+        if why then res.status, res.error = "failed", "implausible result, not cached: " .. why end
+      end
+      if res.status == "ok" then
+        if ctx.script then res.meta.script = ctx.script end -- which measurement wrote it (rot cache clear NAME)
         local new = { description = row.text, coreHash = core_hash, meta = res.meta, runs = res.runs }
         if item.base then new = cache.merge(item.base, new) end
         local ok, werr = M.timed("cache", cache.write, row.path, new)

@@ -6,8 +6,27 @@ local RotError = {}
 RotError.__index = RotError
 RotError.__tostring = function(e) return e.message end
 
--- Raises an expected error: printed as "rot: message" (+ "hint: ...") without a traceback.
+-- rot's own Lua files live here; a frame elsewhere is the user's script (or its module).
+local LIB = (debug.getinfo(1, "S").source:match("^@(.*/)rot/util%.lua$")) or "\0"
+
+-- "study.lua:12": the innermost frame of the user's own code on the stack, or nil.
+function M.user_frame(level)
+  for l = (level or 2) + 1, 60 do
+    local info = debug.getinfo(l, "Sl")
+    if not info then break end
+    local src = info.source
+    if src:sub(1, 1) == "@" and src:sub(2, #LIB + 1) ~= LIB and info.currentline > 0 then
+      return M.basename(src:sub(2)) .. ":" .. info.currentline
+    end
+  end
+  return nil
+end
+
+-- Raises an expected error: printed as "rot: message" (+ "hint: ...") without a traceback;
+-- from inside rot's library on behalf of a user's script, the script's line is added.
 function M.fail(message, hint, code)
+  local at = M.user_frame(2)
+  if at and not tostring(message):find(at, 1, true) then message = tostring(message) .. " (" .. at .. ")" end
   error(setmetatable({ message = message, hint = hint, code = code }, RotError), 2)
 end
 
@@ -80,6 +99,28 @@ end
 
 function M.dirname(path)
   return path:match("^(.*)/[^/]*$") or "."
+end
+
+-- An absolute path without "." and ".." components: "/a/core/../build" -> "/a/build".
+function M.normpath(path)
+  local out = {}
+  for p in path:gmatch("[^/]+") do
+    if p == ".." then out[#out] = nil elseif p ~= "." then out[#out + 1] = p end
+  end
+  return "/" .. table.concat(out, "/")
+end
+
+-- The relative path from directory `from` to `to` (both absolute): "../build/core".
+function M.relpath(from, to)
+  local a, b = {}, {}
+  for p in from:gmatch("[^/]+") do a[#a + 1] = p end
+  for p in to:gmatch("[^/]+") do b[#b + 1] = p end
+  local i = 1
+  while a[i] and b[i] and a[i] == b[i] do i = i + 1 end
+  local out = {}
+  for _ = i, #a do out[#out + 1] = ".." end
+  for j = i, #b do out[#out + 1] = b[j] end
+  return #out > 0 and table.concat(out, "/") or "."
 end
 
 function M.basename(path)
