@@ -76,15 +76,27 @@ function group(sorted, from, to, tol, smooth)
   else
     for i = from, to do units[#units + 1] = { mean = sorted[i].gbs, first = i, last = i } end
   end
-  for _, u in ipairs(units) do
-    if cur and within(u.mean, smooth and ref or median(values(cur.samples)), tol) then
+  for k, u in ipairs(units) do
+    local med = cur and (smooth and ref or median(values(cur.samples)))
+    if cur and within(u.mean, med, tol) then
       for i = u.first, u.last do cur.samples[#cur.samples + 1] = sorted[i] end
+      cur.last = u.last
+    elseif cur and not smooth and #cur.samples >= 2 and units[k + 1] and within(units[k + 1].mean, med, tol) then
+      -- one sample out of line inside a plateau: noise; it does not end the group, and it
+      -- counts in the group's median once the group is complete
+      cur.last = u.last
+      cur.noise = cur.noise or {}
+      for i = u.first, u.last do cur.noise[#cur.noise + 1] = sorted[i] end
     else
-      cur = { samples = {}, first = u.first }
+      cur = { samples = {}, first = u.first, last = u.last }
       for i = u.first, u.last do cur.samples[#cur.samples + 1] = sorted[i] end
       ref = u.mean
       groups[#groups + 1] = cur
     end
+  end
+  for _, g in ipairs(groups) do
+    for _, s in ipairs(g.noise or {}) do g.samples[#g.samples + 1] = s end
+    table.sort(g.samples, function(a, b) return a.ws < b.ws end)
   end
   return groups
 end
@@ -108,9 +120,18 @@ function M.segments(samples, tol)
   end
   table.sort(sorted, function(a, b) return a.ws < b.ws end)
   local plateaus = {}
+  local function scatter(samples) -- relative median absolute deviation
+    local v, m = values(samples), median(values(samples))
+    local d = {}
+    for i, x in ipairs(v) do d[i] = math.abs(x - m) / m end
+    return median(d) or 0
+  end
   local function add(samples, first)
     local last = plateaus[#plateaus]
-    if last and within(median(values(samples)), last.gbs, tol) then
+    -- neighbours merge when they differ by less than the tolerance, or than three times their
+    -- own scatter (a noisy machine's plateau breaks into pieces of one level)
+    local t = last and math.max(tol, 3 * math.max(scatter(samples), scatter(last.samples)))
+    if last and within(median(values(samples)), last.gbs, t) then
       local all = { table.unpack(last.samples) }
       for _, s in ipairs(samples) do all[#all + 1] = s end
       plateaus[#plateaus] = segment(all, "plateau")
@@ -125,7 +146,7 @@ function M.segments(samples, tol)
   for gi, g in ipairs(groups) do
     if #g.samples >= 3 or (gi == #groups and #g.samples >= 2) then
       add(g.samples, g.first)
-      stop = g.first + #g.samples - 1
+      stop = g.last
     end
   end
   if #plateaus == 0 then stop = 0 end
@@ -134,6 +155,12 @@ function M.segments(samples, tol)
     for gi, g in ipairs(tail) do
       if #g.samples >= 3 or (gi == #tail and #g.samples >= 2) then add(g.samples, g.first) end
     end
+  end
+  -- just above DRAM, after a big step: the last cache's thrash-resistant tail (a working set a
+  -- few times the cache still hits in it), not a level of its own
+  while #plateaus >= 3 and plateaus[#plateaus - 1].gbs < 1.4 * plateaus[#plateaus].gbs
+    and plateaus[#plateaus - 2].gbs > 1.5 * plateaus[#plateaus - 1].gbs do
+    table.remove(plateaus, #plateaus - 1)
   end
   local i = 1
   while i < #plateaus do -- bandwidth only falls from level to level

@@ -44,14 +44,15 @@ function M.extent(quick)
   return math.min((quick and 256 or 512) * MiB, cap), cap
 end
 
--- Working-set sizes for the sweep: geometric from 4 KiB up to top (two a factor of two, one
--- in quick mode), in a scrambled order (bit reversal), so that a disturbance lasting a few
--- seconds scatters over the staircase instead of drawing a plateau of its own.
-function M.sizes(top, quick)
+-- Working-set sizes for the sweep: geometric from 4 KiB up to top, two a factor of two (a
+-- plateau needs three samples: one an octave is too few for an L3 on a noisy machine), in a
+-- scrambled order (bit reversal), so that a disturbance lasting a few seconds scatters over the
+-- staircase instead of drawing a plateau of its own.
+function M.sizes(top)
   local out, ws = {}, 4096
   while ws <= top do
     out[#out + 1] = ws
-    if not quick and ws * 3 // 2 <= top then out[#out + 1] = ws * 3 // 2 end
+    if ws * 3 // 2 <= top then out[#out + 1] = ws * 3 // 2 end
     ws = ws * 2
   end
   local bits = 0
@@ -319,8 +320,8 @@ function M.measure(rot, quick)
   end
   local top, cap = M.extent(quick)
   local done = {}
-  local bw = sweep(M.sizes(top, quick))
-  for _, s in ipairs(M.sizes(top, quick)) do done[s] = true end
+  local bw = sweep(M.sizes(top))
+  for _, s in ipairs(M.sizes(top)) do done[s] = true end
   if rot.building() then return {}, bw end -- rot build: the cores are built, nothing to analyse
   local out, notes = {}, {}
   for _ = 1, 4 do
@@ -339,7 +340,7 @@ function M.measure(rot, quick)
     if not short or top >= cap then break end
     top = math.min(2 * top, cap) -- no DRAM plateau yet: a larger last level than reported
     local more = {}
-    for _, s in ipairs(M.sizes(top, quick)) do if not done[s] then more[#more + 1] = s; done[s] = true end end
+    for _, s in ipairs(M.sizes(top)) do if not done[s] then more[#more + 1] = s; done[s] = true end end
     if #more == 0 then break end
     for _, r in ipairs(sweep(more).rows) do bw.rows[#bw.rows + 1] = r end
   end

@@ -118,12 +118,25 @@ t.is(segs[1].kind, "peak", "a level too small for a plateau (L1 with many thread
 t.is(segs[1].gbs, 480, "its bandwidth is the best seen")
 segs = levels.segments(stairs({ 100, 100, 100, 100, 40, 30, 27, 22, 29, 24, 31, 25 }))
 t.is(#segs, 2, "a noisy DRAM tail is one plateau")
-t.ok(near(segs[2].gbs, 25.5, 0.1), "its value is the middle of the noise")
+t.ok(segs[2].gbs >= 24 and segs[2].gbs <= 30, "its value lies inside the noise (" .. segs[2].gbs .. ")")
 t.is(levels.detect(stairs({ 100, 100, 100 })), nil, "one plateau: no level can be named")
 local d = levels.detect(stairs({ 100, 100, 100, 100, 50, 50, 50, 50, 10, 10, 10, 10 }),
   { { name = "L1", size = 48 * KiB }, { name = "L2", size = 128 * KiB }, { name = "L3", size = MiB } })
 t.is(d[1].name, "L1", "steps are matched to reported levels in order")
 t.ok(d[2].effective == nil and d[2].reported == 128 * KiB, "a reported level without a step of its own has no effective size")
 t.is(d[3].name, "L3", "the second step goes to the nearest reported level after the first")
+
+-- robust to noise: the recorded staircase with +-3% on every sample, 200 times
+math.randomseed(42)
+for _, th in ipairs({ 1, 2 }) do
+  local found = 0
+  for _ = 1, 200 do
+    local s = {}
+    for i, x in ipairs(stair["triad" .. th]) do s[i] = { ws = x.ws, gbs = x.gbs * (1 + 0.03 * (2 * math.random() - 1)) } end
+    local lv = levels.detect(s, {})
+    if lv and #lv == 4 then found = found + 1 end
+  end
+  t.is(found, 200, th .. " thread(s), +-3% noise on every sample: L1, L2, L3 and DRAM every time")
+end
 
 t.done()

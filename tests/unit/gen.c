@@ -51,15 +51,15 @@ int main(void)
 	ok(gen_flags(dir, "-O2; rm -rf /", err, sizeof err) < 0, "a non-option word is refused: %s", err);
 	ok(gen_flags(dir, "-O2\n-O3", err, sizeof err) < 0, "flags with a newline refused");
 
-	struct gen_kernel k[] = {{"triad", "/src/kernels/triad.c"}};
+	struct gen_kernel k[] = {{"triad", "/src/kernels/triad.c", NULL}};
 	ok(gen_kernels(dir, k, 1, err, sizeof err) == 1, "kernel list written");
 	snprintf(path, sizeof path, "%s/kernels.mk", dir);
 	text = util_read_file(path, NULL);
-	ok(text && strstr(text, ".o: /src/kernels/triad.c $(GEN)/kernel.flags"),
-	   "kernel object depends on its source and the flags file");
+	ok(text && strstr(text, ".o: $(GEN)/src/triad-") && strstr(text, ".c $(GEN)/kernel.flags $(GEN)/paths.flags"),
+	   "kernel object depends on its generated source, the flags and the path maps");
 	ok(text && strstr(text, "KERNEL_OBJS += $(O)/kernels/triad-"), "object is named after the kernel");
 	free(text);
-	struct gen_kernel other[] = {{"triad", "/elsewhere/kernels/triad.c"}};
+	struct gen_kernel other[] = {{"triad", "/elsewhere/kernels/triad.c", NULL}};
 	char *first = util_read_file(path, NULL);
 	gen_kernels(dir, other, 1, err, sizeof err);
 	text = util_read_file(path, NULL);
@@ -67,9 +67,20 @@ int main(void)
 	ok(o1 && o2 && strncmp(o1, o2, 18) != 0, "same kernel name, other path: another object");
 	free(first);
 	free(text);
-	struct gen_kernel bad[] = {{"triad", "/src/my kernels/triad.c"}};
-	ok(gen_kernels(dir, bad, 1, err, sizeof err) < 0 && strstr(err, "make"),
-	   "a path with a space is refused: %s", err);
+	struct gen_kernel odd[] = {{"triad", "/src/my \"kernels\" é/triad.c", "kernels/triad.c"}};
+	ok(gen_kernels(dir, odd, 1, err, sizeof err) >= 0, "a path with a space, quotes and an accent is fine");
+	text = util_read_file(path, NULL);
+	char *src = text ? strstr(text, "$(GEN)/src/") : NULL, wrapper[4096] = "";
+	if (src)
+		snprintf(wrapper, sizeof wrapper, "%s/src/%.*s", dir, (int)strcspn(src + 11, " "), src + 11);
+	free(text);
+	text = util_read_file(wrapper, NULL);
+	ok(text && strstr(text, "#include \"/src/my \\\"kernels\\\" é/triad.c\""),
+	   "its generated source includes it by its real path, quotes escaped");
+	free(text);
+	struct gen_kernel bad[] = {{"triad", "/src/kernels\n/triad.c", NULL}};
+	ok(gen_kernels(dir, bad, 1, err, sizeof err) < 0 && strstr(err, "control character"),
+	   "a path with a newline is refused: %s", err);
 
 	snprintf(path, sizeof path, "%s/k.c", dir);
 	FILE *f = fopen(path, "w");
