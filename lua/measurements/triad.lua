@@ -1,4 +1,4 @@
--- STREAM triad (a = b + s*c) from L1 to DRAM, two optimization settings, roofline plot
+-- STREAM triad (a = b + s*c) from L1 to DRAM, two optimization settings: roofline and staircase
 local rot = require "rot"
 
 -- working set = 3 arrays of n doubles: from a few KiB (L1) to 4x the last-level cache (its
@@ -21,9 +21,16 @@ end)
 -- Everything below only presents the results: edit it and rerun, every point comes from the cache.
 results:table()
 results:csv("triad")
+results:json("triad")
 results:roofline {
   name = "triad",
   title = "STREAM triad, 1 thread (" .. rot.machine.cpuinfo().model .. ")",
   series = function(r) return r.point.flags end,
   label = function(r) return rot.util.bytes(r.workingSet) end,
+}
+-- one intensity, many sizes: the staircase shows where each level ends
+results:staircase {
+  name = "triad-bandwidth",
+  title = "STREAM triad bandwidth vs working set, 1 thread",
+  series = function(r) return r.point.flags end,
 }

@@ -98,6 +98,46 @@ function Results:csv(name, o)
   return report.csv(self.rows, csv_path(name), o.axes or self.axes)
 end
 
+--[[ json(name) writes outputDir/name.json: the points, the ceilings and the machine in one
+  document shaped like the Empirical Roofline Toolkit's roofline.json ("empirical": {"gbytes":
+  {"data": [[level, GB/s], ...]}, "gflops": {"data": [[name, GFLOP/s], ...]}, "metadata"}, "spec"),
+  so tools that read ERT's ceilings read rot's; rot's own points and levels are under "rot". ]]
+function Results:json(name)
+  self:bounds()
+  local path = csv_path(name):gsub("%.csv$", ".json")
+  local c = self.peaks or { compute = {}, bandwidth = {}, levels = {} }
+  local gbytes, gflops = {}, {}
+  for _, b in ipairs(c.bandwidth or {}) do gbytes[#gbytes + 1] = { b.level, b.gbs } end
+  for _, x in ipairs(c.compute or {}) do gflops[#gflops + 1] = { x.name or x.label, x.gflops } end
+  local points = {}
+  for _, r in ipairs(self.rows) do
+    local p = { point = r.point, kernel = r.desc and r.desc.workloads[1].kernel, flags = r.desc and r.desc.flags,
+      machine = r.machine, nodeType = r.nodeType ~= "" and r.nodeType or nil, workingSet = r.workingSet,
+      time = r.time, gbs = r.gbs, gflops = r.gflops, intensity = r.intensity, flops = r.flops, bytes = r.bytes,
+      counts = r.counts, runs = r.runs, spread = r.spread, threads = r.threads, cacheMode = r.cacheMode,
+      level = r.level, bound = r.bound, limiter = r.limiter, fraction = r.fraction, aboveBound = r.above,
+      failed = r.failed, source = r.failed and "failed" or r.cached and "cache" or "measured" }
+    points[#points + 1] = p
+  end
+  local levels = {}
+  for _, l in ipairs(c.levels or {}) do
+    levels[#levels + 1] = { name = l.name, effective = l.effective, reported = l.reported, triadGBs = l.gbs }
+  end
+  local fp = machine.fingerprint(rot.config)
+  local doc = {
+    empirical = {
+      gbytes = { data = gbytes, metadata = { THREADS = c.threads, KERNEL = "triad", SOURCE = "rot measure peaks" } },
+      gflops = { data = gflops, metadata = { THREADS = c.threads, SOURCE = "rot measure peaks" } },
+      metadata = { ROT_MACHINE = machine.id(fp), CPU = fp.cpu, PUS = fp.pus, OPENMP_THREADS = c.threads },
+    },
+    spec = { gbytes = { data = {} }, gflops = { data = {} } },
+    rot = { points = points, levels = levels, machine = fp, axes = self.axes },
+  }
+  local ok, err = sys.writefile(path, util.json(doc) .. "\n")
+  if not ok then util.fail("cannot write '" .. path .. "': " .. err, "set -outputDir=DIR to a writable directory") end
+  return path
+end
+
 -- Sloped ceilings from the data itself: the best bandwidth seen inside each memory level
 -- (effective sizes from the stored peaks, else the reported caches).
 function rot.observed_bandwidth(rows)
@@ -198,7 +238,10 @@ local function plot_opts(self, o, extra)
       return (o.series and (o.series(r) .. " @ ") or "") .. m
     end
   end
-  local opts = { rows = self.rows, name = o.name, title = o.title, series = series, label = o.label,
+  if o.labels ~= nil and not ({ auto = true, all = true, ends = true, none = true })[o.labels] then
+    util.fail("bad labels '" .. tostring(o.labels) .. "' for plot '" .. tostring(o.name) .. "': auto, all, ends or none")
+  end
+  local opts = { rows = self.rows, name = o.name, title = o.title, series = series, label = o.label, labels = o.labels,
     dir = outdir(), gnuplot = rot.get("gnuplot"), pdf = o.pdf or rot.get("pdf") }
   for k, v in pairs(extra) do opts[k] = v end
   return opts
@@ -268,8 +311,8 @@ function Results:staircase(o)
     end
   end
   return runner.timed("plot", plot.xy, plot_opts(self, o, {
-    x = function(r) return r.workingSet end, y = function(r) return r.gbs end, logx = true,
-    xlabel = "working set [bytes]", ylabel = "bandwidth [GB/s] (" .. "declared bytes / time)", vlines = vlines }))
+    x = function(r) return r.workingSet end, y = function(r) return r.gbs end, logx = true, xbytes = true,
+    xlabel = "working set", ylabel = "bandwidth [GB/s] (" .. "declared bytes / time)", vlines = vlines }))
 end
 
 -- xy{name=, x=fn, y=fn, xlabel=, ylabel=, logx=, logy=, series=, label=}: any two quantities
@@ -288,7 +331,7 @@ end
 
 function Results:xy(o)
   return runner.timed("plot", plot.xy, plot_opts(self, o, { x = o.x, y = o.y, xlabel = o.xlabel, ylabel = o.ylabel,
-    logx = o.logx, logy = o.logy, vlines = o.vlines }))
+    logx = o.logx, logy = o.logy, vlines = o.vlines, xbytes = o.xbytes, labels = o.labels }))
 end
 
 return rot

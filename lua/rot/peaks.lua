@@ -207,10 +207,9 @@ function M.ceilings(rows, threads, precision)
   local compute, bandwidth = {}, {}
   for _, r in ipairs(rows) do
     if r.threads == threads and r.kind == "compute" and r.name:match("^" .. precision .. "_") then
-      compute[#compute + 1] = { label = r.name:gsub("_", " ") .. " (measured)", gflops = r.value, name = r.name,
-        spread = r.spread }
+      compute[#compute + 1] = { label = (r.name:gsub("_", " ")), gflops = r.value, name = r.name, spread = r.spread }
     elseif r.threads == threads and r.kind == "bandwidth" and r.name:match("^triad_") then
-      bandwidth[#bandwidth + 1] = { label = r.name:gsub("^triad_", "") .. " bandwidth, triad (measured)", gbs = r.value,
+      bandwidth[#bandwidth + 1] = { label = r.name:gsub("^triad_", "") .. " triad", gbs = r.value,
         level = r.name:gsub("^triad_", ""), spread = r.spread }
     end
   end

@@ -1,10 +1,22 @@
--- rot.plot: roofline plots through gnuplot: writes the data and a gnuplot script beside the
--- SVG and PNG (so a user can edit and re-render), then renders atomically (temp file, rename).
+-- rot.plot: plots through gnuplot (rooflines, staircases, xy plots): writes the data and a
+-- gnuplot script beside the SVG and PNG (so a user can edit and re-render), then renders
+-- atomically (temp file, rename). Ceilings are labelled on their lines, point labels are
+-- placed where they overlap nothing (or left out: the table carries them), the legend sits
+-- outside the plot area, colours are the Okabe-Ito set (safe for colour-blind readers).
 local sys = require "rot.sys"
 local util = require "rot.util"
 local M = {}
 
-local SERIES_COLORS = { "#e41a1c", "#377eb8", "#4daf4a", "#984ea3", "#ff7f00", "#a65628", "#f781bf", "#000000" }
+-- Okabe & Ito's colour-blind-safe palette, the most distinct first.
+M.palette = { "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442" }
+-- ceilings are grey (their labels name them), so they never look like a series
+local CEILING = "#555555"
+local ROOFS = { { "#3a3a3a", 1 }, { "#6a6a6a", 1 }, { "#8a8a8a", 4 }, { "#9a9a9a", 5 }, { "#b0b0b0", 1 }, { "#7a7a7a", 4 } }
+
+--[[ Where things are on the canvas: size in pixels, the plot area in screen fractions, font
+  sizes. Everything a label's box depends on is written into each script ("# rot geometry"),
+  so M.check can recompute the boxes from the script alone. ]]
+M.geometry = { width = 1000, height = 680, left = 0.085, right = 0.70, bottom = 0.11, top = 0.91, font = 11, small = 9 }
 
 -- A gnuplot string literal.
 local function q(s) return '"' .. tostring(s):gsub('[\\"]', "\\%0") .. '"' end
@@ -14,6 +26,154 @@ local function check_name(name)
   if type(name) ~= "string" or not name:match("^[%w_.-]+$") then
     util.fail("plot name '" .. tostring(name) .. "' must use letters, digits and _.- only")
   end
+end
+
+-- Characters of a label as displayed (UTF-8 aware; enhanced-text markup is not used).
+local function textlen(s) return utf8.len(s) or #s end
+local line_label
+
+-- Width and height in pixels of one character at font size f (Helvetica, as the terminals use).
+local function charsize(f) return 0.55 * f, 1.25 * f end
+
+--[[ A frame maps data coordinates to pixels of the plot area and back. ]]
+local function frame(g, xr, yr, logx, logy)
+  local W, H = (g.right - g.left) * g.width, (g.top - g.bottom) * g.height
+  local function t(v, lg) return lg and math.log(v, 10) or v end
+  local function u(v, lg) return lg and 10 ^ v or v end
+  local x0, x1, y0, y1 = t(xr[1], logx), t(xr[2], logx), t(yr[1], logy), t(yr[2], logy)
+  local f = { W = W, H = H, g = g }
+  function f.px(x, y) return (t(x, logx) - x0) / (x1 - x0) * W, (t(y, logy) - y0) / (y1 - y0) * H end
+  function f.data(px, py) return u(x0 + px / W * (x1 - x0), logx), u(y0 + py / H * (y1 - y0), logy) end
+  return f
+end
+
+--[[ The box of a label, in pixels: {corners = 4 points} (rotated text) for a label
+  {x=, y= (data) or py= (pixels), text=, align="left"|"right"|"center", angle=deg, font=, dx=, dy=
+  (offset in characters)}. gnuplot anchors text at its point, vertically centred, and rotates
+  it about that point. ]]
+function M.box(f, lab)
+  local cw, ch = charsize(lab.font or f.g.small)
+  local px, py
+  if lab.x then px, py = f.px(lab.x, lab.y) else px, py = lab.px, lab.py end
+  if lab.gy then py = lab.gy * f.H end -- "graph" y
+  px, py = px + (lab.dx or 0) * cw, py + (lab.dy or 0) * ch
+  local w = textlen(lab.text) * cw
+  local a0 = lab.align == "right" and -w or lab.align == "center" and -w / 2 or 0
+  local a = math.rad(lab.angle or 0)
+  local c, s = math.cos(a), math.sin(a)
+  local corners = {}
+  for _, p in ipairs({ { a0, -ch / 2 }, { a0 + w, -ch / 2 }, { a0 + w, ch / 2 }, { a0, ch / 2 } }) do
+    corners[#corners + 1] = { px + p[1] * c - p[2] * s, py + p[1] * s + p[2] * c }
+  end
+  return { corners = corners, text = lab.text }
+end
+
+-- Whether two boxes overlap (separating axes of two convex quadrilaterals), or come closer
+-- than gap pixels.
+function M.overlap(a, b, gap)
+  gap = gap or 0
+  for _, poly in ipairs({ a.corners, b.corners }) do
+    for i = 1, 4 do
+      local p, r = poly[i], poly[i % 4 + 1]
+      local nx, ny = r[2] - p[2], p[1] - r[1]
+      local amin, amax, bmin, bmax = math.huge, -math.huge, math.huge, -math.huge
+      for _, v in ipairs(a.corners) do local d = v[1] * nx + v[2] * ny; amin, amax = math.min(amin, d), math.max(amax, d) end
+      for _, v in ipairs(b.corners) do local d = v[1] * nx + v[2] * ny; bmin, bmax = math.min(bmin, d), math.max(bmax, d) end
+      local len = math.sqrt(nx * nx + ny * ny)
+      if amax + gap * len <= bmin or bmax + gap * len <= amin then return false end
+    end
+  end
+  return true
+end
+
+-- Whether a box lies inside the plot area (within slack pixels).
+local function inside(f, b, slack)
+  slack = slack or 2
+  for _, v in ipairs(b.corners) do
+    if v[1] < -slack or v[1] > f.W + slack or v[2] < -slack or v[2] > f.H + slack then return false end
+  end
+  return true
+end
+
+-- A placer keeps the boxes already placed; try() places a label where it overlaps none.
+local function placer(f)
+  local p = { boxes = {} }
+  function p.free(b) -- labels keep 3 pixels apart; a marker only needs not to be covered
+    for _, o in ipairs(p.boxes) do if M.overlap(b, o, o.marker and 0 or 3) then return false end end
+    return true
+  end
+  function p.try(lab)
+    local b = M.box(f, lab)
+    if inside(f, b) and p.free(b) then p.boxes[#p.boxes + 1] = b; return true end
+    return false
+  end
+  function p.block(px, py, r) -- a marker: labels keep off it
+    p.boxes[#p.boxes + 1] = { marker = true,
+      corners = { { px - r, py - r }, { px + r, py - r }, { px + r, py + r }, { px - r, py + r } } }
+  end
+  return p
+end
+
+-- "set label" for a placed label.
+local function label_cmd(n, lab, color)
+  local at = lab.x and string.format("%.9g,%.9g", lab.x, lab.y) or string.format("%.9g,graph %.6g", lab.gx, lab.gy)
+  return string.format("set label %d %s at %s %s rotate by %.4g font ',%d' offset %.3g,%.3g tc rgb '%s' front", n, q(lab.text),
+    at, lab.align or "left", lab.angle or 0, lab.font, lab.dx or 0, lab.dy or 0, color or "#000000")
+end
+
+--[[ Point labels of every series, placed greedily: right of the point, else left of it, else
+  left out (mode "auto"); "all" keeps every one (overlapping or not), "ends" only each series'
+  first and last, "none" none. points = {{x=, y=, text=, series=}}; returns label commands. ]]
+local function point_labels(f, pl, points, mode, first)
+  local out, n = {}, first
+  if mode == "none" then return out, n end
+  for i, pt in ipairs(points) do
+    local keep = pt.text ~= "" and (mode ~= "ends" or pt.first or pt.last)
+    if keep then
+      local right = { x = pt.x, y = pt.y, text = pt.text, align = "left", dx = 1.2, font = f.g.small }
+      local left = { x = pt.x, y = pt.y, text = pt.text, align = "right", dx = -1.2, font = f.g.small }
+      local chosen = mode == "all" and right or (pl.try(right) and right) or (pl.try(left) and left)
+      if chosen then
+        n = n + 1
+        out[#out + 1] = label_cmd(n, chosen, pt.color)
+      end
+    end
+    _ = i
+  end
+  return out, n
+end
+
+--[[ A label along the line y = k*x of a log-log plot (a bandwidth roof, a kernel's line in
+  the quadrant split), rotated with it, just above it, at the first place from the left (up to
+  x = xend) where it overlaps nothing; nil when there is none. ]]
+line_label = function(f, pl, k, text, xr, yr, xend)
+  local ppx, ppy = f.W / math.log(xr[2] / xr[1], 10), f.H / math.log(yr[2] / yr[1], 10)
+  local angle = math.deg(math.atan(ppy, ppx))
+  local xstart = math.max(xr[1], yr[1] / k)
+  xend = math.min(xend or xr[2], yr[2] / k)
+  if xend <= xstart then return nil end
+  local _, chh = charsize(f.g.small)
+  local nx, ny = -math.sin(math.rad(angle)), math.cos(math.rad(angle))
+  for i = 0, 30 do
+    local x = xstart * (xend / xstart) ^ (0.03 + i * 0.03)
+    local px, py = f.px(x, k * x)
+    local ax, ay = f.data(px + nx * 0.7 * chh, py + ny * 0.7 * chh)
+    local lab = { x = ax, y = ay, text = text, align = "left", angle = angle, font = f.g.small }
+    if pl.try(lab) then return lab end
+  end
+  return nil
+end
+M.frame, M.placer, M.line_label, M.label_cmd, M.point_labels = frame, placer, line_label, label_cmd, point_labels
+
+-- Tick marks of a byte axis: 1 KiB, 4 KiB, ... 1 GiB (powers of four) within [lo, hi].
+local function byte_tics(lo, hi)
+  local t = {}
+  local v = 1024
+  while v <= hi do
+    if v >= lo then t[#t + 1] = string.format("%s %.0f", q(util.bytes(v):gsub("%.00 ", " "):gsub("%.0 ", " ")), v) end
+    v = v * 4
+  end
+  return #t > 0 and ("set xtics (" .. table.concat(t, ", ") .. ")") or nil
 end
 
 -- Runs gnuplot on script (in dir) with a temp suffix, then moves each temp output into place.
@@ -45,44 +205,112 @@ local function write(path, text)
   return true
 end
 
+-- Log-scale range [lo, hi] padded by `pad` decades, snapped to a quarter decade.
+local function logrange(lo, hi, pad)
+  local a, b = math.log(lo, 10) - pad, math.log(hi, 10) + pad
+  return 10 ^ (math.floor(a * 4) / 4), 10 ^ (math.ceil(b * 4) / 4)
+end
+
+-- The opening of every script: title, axes, ranges, grid, the plot area at fixed screen
+-- fractions (the geometry line lets M.check recompute label boxes), the key outside it.
+local function header(kind, o, xlabel, ylabel, xr, yr, logx, logy)
+  local g = M.geometry
+  local gp = {
+    "# rot " .. kind .. " '" .. o.name .. "'. Re-render: gnuplot " .. o.name .. ".gp",
+    string.format("# rot geometry %d %d %.4g %.4g %.4g %.4g %d %s %s", g.width, g.height, g.left, g.right, g.bottom, g.top,
+      g.small, logx and "logx" or "linx", logy and "logy" or "liny"),
+    'if (!exists("suffix")) suffix = ""',
+    "set title " .. q(o.title or o.name) .. " font '," .. g.font + 1 .. "'",
+    "set xlabel " .. q(xlabel),
+    "set ylabel " .. q(ylabel),
+    string.format("set xrange [%.9g:%.9g]", xr[1], xr[2]),
+    string.format("set yrange [%.9g:%.9g]", yr[1], yr[2]),
+    "set grid xtics ytics mxtics mytics lc rgb '#e4e4e4'",
+    string.format("set lmargin at screen %.4g\nset rmargin at screen %.4g\nset bmargin at screen %.4g\nset tmargin at screen %.4g",
+      g.left, g.right, g.bottom, g.top),
+    string.format("set key at screen %.4g, screen %.4g left top vertical Left reverse samplen 1.5 spacing 1.1 font ',%d'",
+      g.right + 0.015, g.top, g.small),
+    "set samples 600",
+  }
+  if logx and logy then gp[#gp + 1] = "set logscale xy" elseif logx then gp[#gp + 1] = "set logscale x" elseif logy then gp[#gp + 1] = "set logscale y" end
+  return gp
+end
+M.header = header
+
 --[[ roofline{
   rows = results, name = "triad", dir = outputDir, gnuplot = "gnuplot", title = "...",
   series = function(row) -> series name, label = function(row) -> point label,
+  labels = "auto" | "all" | "ends" | "none"  (point labels; auto: those that fit),
   compute = { {label=, gflops=}, ... },       horizontal ceilings
   bandwidth = { {label=, gbs=}, ... },        sloped ceilings
-} -> path of the SVG ]]
+} -> path of the SVG. Each ceiling is labelled on its line with its value; ceilings equal
+  within 2% share one line; ridge points are marked. ]]
 function M.roofline(o)
   check_name(o.name)
   local series, order = {}, {}
-  local xmin, xmax, ymin, ymax = math.huge, 0, math.huge, 0
+  local xlo, xhi, ylo, yhi = math.huge, 0, math.huge, 0
   for _, r in ipairs(o.rows) do
-    if r.gflops and r.intensity then
+    if r.gflops and r.intensity and r.gflops > 0 and r.intensity > 0 then
       local s = o.series and o.series(r) or "points"
       if not series[s] then series[s] = {}; order[#order + 1] = s end
       table.insert(series[s], r)
-      xmin, xmax = math.min(xmin, r.intensity), math.max(xmax, r.intensity)
-      ymin, ymax = math.min(ymin, r.gflops), math.max(ymax, r.gflops)
+      xlo, xhi = math.min(xlo, r.intensity), math.max(xhi, r.intensity)
+      ylo, yhi = math.min(ylo, r.gflops), math.max(yhi, r.gflops)
     end
   end
-  for _, c in ipairs(o.compute or {}) do ymax = math.max(ymax, c.gflops); ymin = math.min(ymin, c.gflops) end
-  if xmax == 0 then xmin, xmax, ymin, ymax = 0.1, 1, 0.1, 1 end
-  -- room for every ridge point
-  for _, b in ipairs(o.bandwidth or {}) do
-    for _, c in ipairs(o.compute or {}) do xmax = math.max(xmax, c.gflops / b.gbs) end
+  -- compute ceilings: highest first, equal ones (within 2%) merged into one line
+  local compute = {}
+  for _, c in ipairs(o.compute or {}) do
+    if c.gflops and c.gflops > 0 then compute[#compute + 1] = { label = c.label, gflops = c.gflops } end
   end
-  xmin, xmax = 10 ^ math.floor(math.log(xmin, 10) - 0.5), 10 ^ math.ceil(math.log(xmax, 10) + 0.5)
-  ymin, ymax = 10 ^ math.floor(math.log(ymin, 10) - 0.3), 10 ^ math.ceil(math.log(ymax, 10) + 0.3)
+  table.sort(compute, function(a, b) return a.gflops > b.gflops end)
+  local merged = {}
+  for _, c in ipairs(compute) do
+    local last = merged[#merged]
+    if last and last.gflops / c.gflops < 1.02 then last.label = last.label .. " = " .. c.label else merged[#merged + 1] = c end
+  end
+  compute = merged
+  local bandwidth = {}
+  for _, b in ipairs(o.bandwidth or {}) do if b.gbs and b.gbs > 0 then bandwidth[#bandwidth + 1] = b end end
+  table.sort(bandwidth, function(a, b) return a.gbs > b.gbs end)
+  local peak = compute[1] and compute[1].gflops
+  for _, c in ipairs(compute) do ylo = math.min(ylo, c.gflops); yhi = math.max(yhi, c.gflops) end
+  for _, b in ipairs(bandwidth) do -- room for each ridge point
+    if peak then xhi = math.max(xhi, peak / b.gbs); xlo = math.min(xlo, peak / b.gbs) end
+  end
+  if xhi == 0 then xlo, xhi, ylo, yhi = 0.1, 1, 0.1, 1 end
+  local xr = { logrange(xlo, xhi, 0.45) }
+  local yr = { logrange(ylo, yhi, 0.3) }
+  yr[2] = math.max(yr[2], yhi * 10 ^ 0.3) -- the top ceiling's label fits above it
+  if #bandwidth > 0 then -- the slowest roof is visible at the left edge
+    yr[1] = math.min(yr[1], 10 ^ (math.floor(math.log(math.max(bandwidth[#bandwidth].gbs * xr[1], 1e-12), 10) * 4) / 4))
+    yr[1] = math.max(yr[1], ylo / 100)
+  end
+  local f = frame(M.geometry, xr, yr, true, true)
+  local pl = placer(f)
+  local g = M.geometry
 
   local counts = {}
   local dat = { "# rot roofline data: one block per series; columns: intensity[flop/B] performance[GFLOP/s] label" }
+  local points = {}
   for i, s in ipairs(order) do
     local rows = series[s]
     table.sort(rows, function(a, b) return (a.workingSet or 0) < (b.workingSet or 0) end)
     dat[#dat + 1] = "# series " .. i - 1 .. ": " .. s
-    for _, r in ipairs(rows) do
+    for j, r in ipairs(rows) do
       counts[r.counts or "declared"] = true
-      local label = o.label and o.label(r) or ""
-      dat[#dat + 1] = string.format("%.9g %.9g %s", r.intensity, r.gflops, q(label))
+      local text = o.label and o.label(r) or ""
+      dat[#dat + 1] = string.format("%.9g %.9g %s", r.intensity, r.gflops, q(text))
+      local px, py = f.px(r.intensity, r.gflops)
+      pl.block(px, py, 4)
+      points[#points + 1] = { x = r.intensity, y = r.gflops, text = text, first = j == 1, last = j == #rows,
+        color = M.palette[(i - 1) % #M.palette + 1] }
+    end
+    for j = 2, #rows do -- labels keep off the series' line too
+      local ax, ay = f.px(rows[j - 1].intensity, rows[j - 1].gflops)
+      local bx, by = f.px(rows[j].intensity, rows[j].gflops)
+      local steps = math.floor(math.sqrt((bx - ax) ^ 2 + (by - ay) ^ 2) / 4)
+      for k = 1, steps - 1 do pl.block(ax + (bx - ax) * k / steps, ay + (by - ay) * k / steps, 1.5) end
     end
     dat[#dat + 1] = "\n"
   end
@@ -91,66 +319,90 @@ function M.roofline(o)
   table.sort(how)
   local counts_note = #how > 0 and (" (" .. table.concat(how, "/") .. " counts)") or ""
 
-  local gp = M.loglog_header("roofline", o, "operational intensity [flop/byte]", "performance [GFLOP/s]",
-    { xmin, xmax }, { ymin, ymax })
-  local peak = 0
-  for _, c in ipairs(o.compute or {}) do peak = math.max(peak, c.gflops) end
-  local plots = {}
-  for i, c in ipairs(o.compute or {}) do
-    gp[#gp + 1] = string.format("peak%d = %.9g", i, c.gflops)
-    plots[#plots + 1] = string.format("peak%d with lines lw 2 dt 2 lc rgb '#444444' title %s", i,
-      q(string.format("%s: %.1f GFLOP/s", c.label, c.gflops)))
+  local gp = header("roofline", o, "operational intensity [flop/byte]", "performance [GFLOP/s]", xr, yr, true, true)
+  local plots, labels, n = {}, {}, 0
+  -- compute ceilings: each labelled above its line at the right end; one whose label does not
+  -- fit (too close below another) is named in the legend
+  for _, c in ipairs(compute) do
+    local text = string.format("%s %.3g GFLOP/s", c.label, c.gflops)
+    local lab = { x = xr[2], y = c.gflops, text = text, align = "right", dx = -0.5, dy = 0.65, font = g.small }
+    local placed = pl.try(lab)
+    if placed then
+      n = n + 1
+      labels[#labels + 1] = label_cmd(n, lab, CEILING)
+    end
+    plots[#plots + 1] = string.format("%.9g with lines lw 1.5 dt 2 lc rgb '%s' %s", c.gflops, CEILING,
+      placed and "notitle" or ("title " .. q(text)))
   end
-  local colors = { "#1f77b4", "#2ca02c", "#ff7f0e", "#d62728", "#9467bd" }
-  for i, b in ipairs(o.bandwidth or {}) do
-    gp[#gp + 1] = string.format("bw%d = %.9g", i, b.gbs)
-    local roof = peak > 0 and string.format("(bw%d*x < %.9g ? bw%d*x : 1/0)", i, peak, i) or ("bw" .. i .. "*x")
-    plots[#plots + 1] = string.format("%s with lines lw 2 lc rgb '%s' title %s", roof,
-      colors[(i - 1) % #colors + 1], q(string.format("%s: %.1f GB/s", b.label, b.gbs)))
+  -- bandwidth ceilings: labelled along the line, rotated with it, where the label fits
+  for i, b in ipairs(bandwidth) do
+    local roof = ROOFS[(i - 1) % #ROOFS + 1]
+    local color = roof[1]
+    local text = string.format("%s %.4g GB/s", b.label, b.gbs)
+    local lab = line_label(f, pl, b.gbs, text, xr, yr, peak and math.min(peak / b.gbs, xr[2]) or xr[2])
+    local placed = lab ~= nil
+    if lab then
+      n = n + 1
+      labels[#labels + 1] = label_cmd(n, lab, color)
+    end
+    local line = peak and string.format("(%.9g*x < %.9g ? %.9g*x : 1/0)", b.gbs, peak, b.gbs) or string.format("%.9g*x", b.gbs)
+    plots[#plots + 1] = string.format("%s with lines lw 2 dt %d lc rgb '%s' %s", line, roof[2], color,
+      placed and "notitle" or ("title " .. q(text))) -- no room on the plot: the key names it
+  end
+  -- ridge points: where each bandwidth roof meets the top compute roof
+  if peak and #bandwidth > 0 then
+    gp[#gp + 1] = "$ridges << EOD"
+    for _, b in ipairs(bandwidth) do gp[#gp + 1] = string.format("%.9g %.9g", peak / b.gbs, peak) end
+    gp[#gp + 1] = "EOD"
+    plots[#plots + 1] = "$ridges using 1:2 with points pt 6 ps 1.3 lw 1.5 lc rgb '" .. CEILING .. "' title 'ridge points'"
   end
   local dfile = o.name .. ".dat"
-  local scolors = SERIES_COLORS
   for i, s in ipairs(order) do
+    local color = M.palette[(i - 1) % #M.palette + 1]
     plots[#plots + 1] = string.format("%s index %d using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc rgb '%s' title %s",
-      q(dfile), i - 1, scolors[(i - 1) % #scolors + 1], q(s .. counts_note))
-    if o.label then
-      plots[#plots + 1] = string.format("%s index %d using 1:2:3 with labels left offset 0.8,0 font ',8' notitle",
-        q(dfile), i - 1)
+      q(dfile), i - 1, color, q(s .. counts_note))
+  end
+  -- points above their bound (beyond their spread and the ceiling's): ringed, never silent
+  local above = {}
+  for _, s in ipairs(order) do
+    for _, r in ipairs(series[s]) do
+      if r.above then above[#above + 1] = string.format("%.9g %.9g", r.intensity, r.gflops) end
     end
   end
+  if #above > 0 then
+    gp[#gp + 1] = "$above << EOD"
+    for _, l in ipairs(above) do gp[#gp + 1] = l end
+    gp[#gp + 1] = "EOD"
+    plots[#plots + 1] = "$above using 1:2 with points pt 8 ps 2 lw 1.5 lc rgb '#D55E00' title 'above its bound (^ in the table)' noenhanced"
+  end
+  local pls
+  pls, n = point_labels(f, pl, points, o.labels or "auto", n)
+  for _, l in ipairs(pls) do labels[#labels + 1] = l end
+  for _, l in ipairs(labels) do gp[#gp + 1] = l end
   return M.finish(o, gp, plots, dat)
 end
 
--- The opening of a log-log gnuplot script: title, axes, ranges, grid, key below.
+-- The log-log opening of a script (roofline-like plots: the quadrant split).
 function M.loglog_header(kind, o, xlabel, ylabel, xr, yr)
-  return {
-    "# rot " .. kind .. " '" .. o.name .. "'. Re-render: gnuplot " .. o.name .. ".gp",
-    'if (!exists("suffix")) suffix = ""',
-    "set title " .. q(o.title or o.name),
-    "set logscale xy",
-    "set xlabel " .. q(xlabel),
-    "set ylabel " .. q(ylabel),
-    string.format("set xrange [%g:%g]", xr[1], xr[2]),
-    string.format("set yrange [%g:%g]", yr[1], yr[2]),
-    "set grid xtics ytics mxtics mytics lc rgb '#dddddd'",
-    "set key outside below box",
-    "set samples 400",
-  }
+  return header(kind, o, xlabel, ylabel, xr, yr, true, true)
 end
 
 -- Adds the output commands (SVG, PNG, and PDF when o.pdf), writes data and script, renders
 -- unless data and script are unchanged and every output exists.
 function M.finish(o, gp, plots, dat)
+  local g = M.geometry
   local outputs = { o.name .. ".svg", o.name .. ".png" }
-  gp[#gp + 1] = 'set terminal svg size 900,700 dynamic enhanced font "Helvetica,12" background "white"'
+  gp[#gp + 1] = string.format('set terminal svg size %d,%d dynamic enhanced font "Helvetica,%d" background "white"',
+    g.width, g.height, g.font)
   gp[#gp + 1] = "set output " .. q(o.name .. ".svg") .. ".suffix"
   gp[#gp + 1] = "plot " .. table.concat(plots, ", \\\n     ")
-  gp[#gp + 1] = 'set terminal pngcairo size 900,700 enhanced font "Helvetica,10" background "white"'
+  gp[#gp + 1] = string.format('set terminal pngcairo size %d,%d enhanced font "Helvetica,%d" background "white"',
+    g.width, g.height, g.font - 2)
   gp[#gp + 1] = "set output " .. q(o.name .. ".png") .. ".suffix"
   gp[#gp + 1] = "replot"
   if o.pdf then
     outputs[#outputs + 1] = o.name .. ".pdf"
-    gp[#gp + 1] = 'set terminal pdfcairo size 9in,7in enhanced font "Helvetica,10"'
+    gp[#gp + 1] = 'set terminal pdfcairo size 10in,6.8in enhanced font "Helvetica,9"'
     gp[#gp + 1] = "set output " .. q(o.name .. ".pdf") .. ".suffix"
     gp[#gp + 1] = "replot"
   end
@@ -161,9 +413,10 @@ function M.finish(o, gp, plots, dat)
   return M.render(o.gnuplot or "gnuplot", o.dir, o.name .. ".gp", outputs)
 end
 
---[[ xy{ rows=, name=, dir=, gnuplot=, title=, xlabel=, ylabel=, x=fn(row), y=fn(row),
-  series=fn(row), label=fn(row), logx=bool, logy=bool, vlines={{x=, label=}} } -> SVG path.
-  Points per series connected, in x order; vlines mark e.g. cache sizes. ]]
+--[[ xy{ rows=, name=, dir=, gnuplot=, title=, xlabel=, ylabel=, x=fn(row) or field name,
+  y=fn(row) or field name, series=fn(row), label=fn(row), labels="auto"|"all"|"ends"|"none",
+  logx=bool, logy=bool, vlines={{x=, label=}} } -> SVG path. Points per series connected, in x
+  order; vlines mark e.g. cache sizes, their labels at the top where they fit. ]]
 function M.xy(o)
   check_name(o.name)
   -- x and y: functions of a row, or the names of numeric row fields ("gbs", "time", ...)
@@ -188,6 +441,7 @@ function M.xy(o)
   fx, fy = field(fx, "x"), field(fy, "y")
   local series, order = {}, {}
   local got = 0
+  local xlo, xhi, ylo, yhi = math.huge, -math.huge, math.huge, -math.huge
   for _, r in ipairs(o.rows) do
     local x, y = fx(r), fy(r)
     if x and y then got = got + 1 end
@@ -195,50 +449,143 @@ function M.xy(o)
       local s = o.series and o.series(r) or "points"
       if not series[s] then series[s] = {}; order[#order + 1] = s end
       table.insert(series[s], { x = x, y = y, label = o.label and o.label(r) or "" })
+      xlo, xhi, ylo, yhi = math.min(xlo, x), math.max(xhi, x), math.min(ylo, y), math.max(yhi, y)
     end
   end
+  for _, v in ipairs(o.vlines or {}) do
+    if not o.logx or v.x > 0 then xlo, xhi = math.min(xlo, v.x), math.max(xhi, v.x) end
+  end
+  if got == 0 and #o.rows > 0 and not require("rot.runner").building() then
+    local measured = 0
+    for _, r in ipairs(o.rows) do if r.entry then measured = measured + 1 end end
+    if measured > 0 then
+      util.fail("xy plot '" .. o.name .. "': x and y give a value for none of the " .. #o.rows .. " rows",
+        "check the quantities x and y read (rows have e.g. gbs, gflops, time, intensity, workingSet)")
+    end
+  end
+  local function range(lo, hi, log)
+    if lo == math.huge then return log and { 1, 10 } or { 0, 1 } end
+    if log then return { logrange(lo, hi, 0.15) } end
+    local pad = (hi - lo) * 0.06
+    if pad == 0 then pad = math.abs(hi) * 0.1 + 1 end
+    return { lo - pad, hi + pad }
+  end
+  local xr, yr = range(xlo, xhi, o.logx), range(ylo, yhi, o.logy)
+  yr[2] = o.logy and yr[2] * 10 ^ 0.12 or yr[2] + (yr[2] - yr[1]) * 0.08 -- room at the top for the vline labels
+  local f = frame(M.geometry, xr, yr, o.logx, o.logy)
+  local pl = placer(f)
   local dat = { "# rot plot data: one block per series; columns: x y label" }
+  local points = {}
   for i, s in ipairs(order) do
     table.sort(series[s], function(a, b) return a.x < b.x end)
     dat[#dat + 1] = "# series " .. i - 1 .. ": " .. s
-    for _, p in ipairs(series[s]) do dat[#dat + 1] = string.format("%.9g %.9g %s", p.x, p.y, q(p.label)) end
+    for j, p in ipairs(series[s]) do
+      dat[#dat + 1] = string.format("%.9g %.9g %s", p.x, p.y, q(p.label))
+      local px, py = f.px(p.x, p.y)
+      pl.block(px, py, 3)
+      points[#points + 1] = { x = p.x, y = p.y, text = p.label, first = j == 1, last = j == #series[s],
+        color = M.palette[(i - 1) % #M.palette + 1] }
+    end
     dat[#dat + 1] = "\n"
   end
-  local gp = {
-    "# rot plot '" .. o.name .. "'. Re-render: gnuplot " .. o.name .. ".gp",
-    'if (!exists("suffix")) suffix = ""',
-    "set title " .. q(o.title or o.name),
-    "set xlabel " .. q(o.xlabel or "x"),
-    "set ylabel " .. q(o.ylabel or "y"),
-    "set grid xtics ytics lc rgb '#dddddd'",
-    "set key outside below box",
-  }
-  if o.logx then gp[#gp + 1] = "set logscale x" end
-  if o.logy then gp[#gp + 1] = "set logscale y" end
+  local gp = header("plot", o, o.xlabel or "x", o.ylabel or "y", xr, yr, o.logx, o.logy)
+  if o.xbytes and o.logx then gp[#gp + 1] = byte_tics(xr[1], xr[2]) end
+  local n = 0
   for i, v in ipairs(o.vlines or {}) do
     gp[#gp + 1] = string.format("set arrow %d from %.9g, graph 0 to %.9g, graph 1 nohead dt 3 lc rgb '#888888'", i, v.x, v.x)
-    gp[#gp + 1] = string.format("set label %d %s at %.9g, graph 0.97 right rotate by 90 font ',9' tc rgb '#666666'", i, q(v.label), v.x)
+    for _, gy in ipairs({ 0.985, 0.6, 0.3 }) do -- at the top, else lower down
+      local lab = { gx = v.x, x = nil, px = f.px(v.x, yr[1]), py = 0, gy = gy, text = v.label, align = "right", angle = 90,
+        dx = 0, dy = -0.6, font = M.geometry.small }
+      local b = M.box(f, lab)
+      if inside(f, b) and pl.free(b) then
+        pl.boxes[#pl.boxes + 1] = b
+        n = n + 1
+        gp[#gp + 1] = label_cmd(n, lab, "#555555")
+        break
+      end
+    end
   end
   local plots, dfile = {}, o.name .. ".dat"
   for i, s in ipairs(order) do
     plots[#plots + 1] = string.format("%s index %d using 1:2 with linespoints pt 7 ps 0.6 lw 1.5 lc rgb '%s' title %s",
-      q(dfile), i - 1, SERIES_COLORS[(i - 1) % #SERIES_COLORS + 1], q(s))
-    if o.label then
-      plots[#plots + 1] = string.format("%s index %d using 1:2:3 with labels left offset 0.6,0 font ',8' notitle", q(dfile), i - 1)
+      q(dfile), i - 1, M.palette[(i - 1) % #M.palette + 1], q(s))
+  end
+  local pls
+  pls, n = point_labels(f, pl, points, o.labels or "auto", n)
+  for _, l in ipairs(pls) do gp[#gp + 1] = l end
+  if #plots == 0 then plots[1] = "NaN notitle" end
+  return M.finish(o, gp, plots, dat)
+end
+
+--[[ check(gp_text, read) -> boxes, overlaps: every label a gnuplot script draws (its `set
+  label`s, and `with labels` from its data files, read(name) giving a file's text), as boxes on
+  the canvas, and the pairs that overlap, {{a.text, b.text}, ...}. Scripts rot writes carry
+  their geometry; others get gnuplot's usual plot area (an estimate). ]]
+function M.check(gp, read)
+  local g = { width = 640, height = 480, left = 0.1, right = 0.95, bottom = 0.12, top = 0.9, small = 10 }
+  local logx, logy = false, false
+  local geo = gp:match("# rot geometry ([^\n]+)")
+  if geo then
+    local w, h, l, r, b, t, s, lx, ly = geo:match("^(%S+) (%S+) (%S+) (%S+) (%S+) (%S+) (%S+) (%S+) (%S+)")
+    g = { width = tonumber(w), height = tonumber(h), left = tonumber(l), right = tonumber(r), bottom = tonumber(b),
+      top = tonumber(t), small = tonumber(s) }
+    logx, logy = lx == "logx", ly == "logy"
+  else
+    local w, h = gp:match("set terminal %a+ size (%d+),(%d+)")
+    if w then g.width, g.height = tonumber(w), tonumber(h) end
+    local ls = gp:match("set logscale (%a+)")
+    logx, logy = ls and ls:find("x") ~= nil, ls and ls:find("y") ~= nil
+    g.small = tonumber(gp:match('font "Helvetica,(%d+)"')) or 10
+  end
+  local x1, x2 = gp:match("set xrange %[([^:]+):([^%]]+)%]")
+  local y1, y2 = gp:match("set yrange %[([^:]+):([^%]]+)%]")
+  if not x1 or not y1 then return {}, {} end
+  local f = frame(g, { tonumber(x1), tonumber(x2) }, { tonumber(y1), tonumber(y2) }, logx, logy)
+  local boxes = {}
+  for line in gp:gmatch("[^\n]+") do
+    local text, rest = line:match('^set label %d+ "(.-)" at (.*)$')
+    if text then
+      local lab = { text = text:gsub('\\(.)', "%1"), font = tonumber(rest:match("font ',(%d+)'")) or g.small,
+        align = rest:match(" (right) ") or rest:match(" (center) ") or "left", angle = tonumber(rest:match("rotate by (%S+)")) or 0 }
+      local gx, gy = rest:match("^(%S+),graph (%S+)")
+      if gx then
+        lab.px = f.px(tonumber(gx), tonumber(y1)); lab.py = 0; lab.gy = tonumber(gy)
+      else
+        local x, y = rest:match("^(%S+),(%S+)")
+        lab.x, lab.y = tonumber(x), tonumber(y)
+      end
+      local dx, dy = rest:match("offset (%S+),(%S+)")
+      lab.dx, lab.dy = tonumber(dx) or 0, tonumber(dy) or 0
+      boxes[#boxes + 1] = M.box(f, lab)
     end
   end
-  if #plots == 0 then
-    if got == 0 and #o.rows > 0 and not require("rot.runner").building() then
-      local measured = 0
-      for _, r in ipairs(o.rows) do if r.entry then measured = measured + 1 end end
-      if measured > 0 then
-        util.fail("xy plot '" .. o.name .. "': x and y give a value for none of the " .. #o.rows .. " rows",
-          "check the quantities x and y read (rows have e.g. gbs, gflops, time, intensity, workingSet)")
+  -- data-file labels: "FILE" index I using 1:2:3 with labels [left|right] offset DX,DY font ',F'
+  for file, idx, rest in gp:gmatch('"([^"]+)" index (%d+) using 1:2:3 with labels([^,\n]*)') do
+    local text = read and read(file)
+    if text then
+      local blocks, cur = {}, {}
+      for l in (text .. "\n\n\n"):gmatch("([^\n]*)\n") do
+        if l:match("^%d") or l:match("^%-") then cur[#cur + 1] = l
+        elseif l == "" and #cur > 0 then blocks[#blocks + 1] = cur; cur = {} end
+      end
+      local dx, dy = rest:match("offset (%S+),(%S+)")
+      local font = tonumber(rest:match("font ',(%d+)'")) or g.small
+      for _, l in ipairs(blocks[tonumber(idx) + 1] or {}) do
+        local x, y, lab = l:match('^(%S+) (%S+) "(.*)"$')
+        if lab and lab ~= "" then
+          boxes[#boxes + 1] = M.box(f, { x = tonumber(x), y = tonumber(y), text = lab, font = font,
+            align = rest:match("right") and "right" or "left", dx = tonumber(dx) or 0, dy = tonumber(dy) or 0 })
+        end
       end
     end
-    plots[1] = "NaN notitle"
   end
-  return M.finish(o, gp, plots, dat)
+  local overlaps = {}
+  for i = 1, #boxes do
+    for j = i + 1, #boxes do
+      if M.overlap(boxes[i], boxes[j]) then overlaps[#overlaps + 1] = { boxes[i].text, boxes[j].text } end
+    end
+  end
+  return boxes, overlaps
 end
 
 return M

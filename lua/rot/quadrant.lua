@@ -40,7 +40,10 @@ function M.classify(devices, kernels)
   return out
 end
 
---[[ plot{name=, dir=, gnuplot=, title=, devices=, kernels=} -> SVG path ]]
+--[[ plot{name=, dir=, gnuplot=, title=, devices=, kernels=} -> SVG path: devices as points
+  (bandwidth, compute), each labelled where the label fits; each kernel as the line y = I x,
+  labelled along it; an arrow from each device down to its attainable point on the lines it
+  is memory bound for. ]]
 function M.plot(o)
   local q = plot.quote
   local xmin, xmax, ymin, ymax = math.huge, 0, math.huge, 0
@@ -53,28 +56,46 @@ function M.plot(o)
   ymin, ymax = 10 ^ math.floor(math.log(ymin, 10) - 0.3), 10 ^ math.ceil(math.log(ymax, 10) + 0.3)
   local dat = { "# devices: bandwidth[GB/s] compute[GFLOP/s] name" }
   for _, d in ipairs(o.devices) do dat[#dat + 1] = string.format("%.9g %.9g %s", d.gbs, d.gflops, q(d.name)) end
-  o.title = o.title or "quadrant split: devices vs kernels"
-  local gp = plot.loglog_header("quadrant-split plot", o, "memory bandwidth [GB/s]", "compute throughput [GFLOP/s]",
-    { xmin, xmax }, { ymin, ymax })
-  local plots = {}
-  local colors = { "#1f77b4", "#2ca02c", "#ff7f0e", "#d62728", "#9467bd" }
-  for i, k in ipairs(o.kernels) do
-    plots[#plots + 1] = string.format("%.9g*x with lines lw 2 lc rgb '%s' title %s", k.intensity, colors[(i - 1) % #colors + 1],
-      q(string.format("%s: I = %.3g flop/B (devices above: memory bound)", k.name, k.intensity)))
+  o.title = o.title or "quadrant split: devices vs kernels (a device above a kernel's line is memory bound for it)"
+  local xr, yr = { xmin, xmax }, { ymin, ymax }
+  local gp = plot.loglog_header("quadrant-split plot", o, "memory bandwidth [GB/s]", "compute throughput [GFLOP/s]", xr, yr)
+  local f = plot.frame(plot.geometry, xr, yr, true, true)
+  local pl = plot.placer(f)
+  local plots, n = {}, 0
+  for _, d in ipairs(o.devices) do
+    local px, py = f.px(d.gbs, d.gflops)
+    pl.block(px, py, 5)
   end
-  local n = 0
+  -- kernels of equal intensity share a line and a label
+  local lines, by = {}, {}
+  for _, k in ipairs(o.kernels) do
+    local key = string.format("%.6g", k.intensity)
+    if by[key] then by[key].name = by[key].name .. ", " .. k.name
+    else by[key] = { name = k.name, intensity = k.intensity }; lines[#lines + 1] = by[key] end
+  end
+  for i, k in ipairs(lines) do
+    local color = plot.palette[(i - 1) % #plot.palette + 1]
+    local text = string.format("%s (I = %.3g flop/B)", k.name, k.intensity)
+    local lab = plot.line_label(f, pl, k.intensity, text, xr, yr)
+    if lab then n = n + 1; gp[#gp + 1] = plot.label_cmd(n, lab, color) end
+    plots[#plots + 1] = string.format("%.9g*x with lines lw 2 lc rgb '%s' %s", k.intensity, color, lab and "notitle" or ("title " .. q(text)))
+  end
+  local a = 0
   for _, c in ipairs(M.classify(o.devices, o.kernels)) do
     if c.bound == "memory" then
       for _, d in ipairs(o.devices) do
         if d.name == c.device then
-          n = n + 1
-          gp[#gp + 1] = string.format("set arrow %d from %.9g,%.9g to %.9g,%.9g lc rgb '#888888'", n, d.gbs, d.gflops, d.gbs, c.attainable)
+          a = a + 1
+          gp[#gp + 1] = string.format("set arrow %d from %.9g,%.9g to %.9g,%.9g lc rgb '#888888'", a, d.gbs, d.gflops, d.gbs, c.attainable)
         end
       end
     end
   end
+  local points = {}
+  for _, d in ipairs(o.devices) do points[#points + 1] = { x = d.gbs, y = d.gflops, text = d.name, color = "#000000" } end
+  local pls = plot.point_labels(f, pl, points, "auto", n)
+  for _, l in ipairs(pls) do gp[#gp + 1] = l end
   plots[#plots + 1] = q(o.name .. ".dat") .. " using 1:2 with points pt 7 ps 1.5 lc rgb '#000000' title 'devices'"
-  plots[#plots + 1] = q(o.name .. ".dat") .. " using 1:2:3 with labels left offset 1,0.5 notitle"
   return plot.finish(o, gp, plots, dat)
 end
 

@@ -75,6 +75,36 @@ function M.serialize(v, seen)
   return "{" .. table.concat(parts, ",") .. "}"
 end
 
+-- JSON text of a value: objects with sorted keys (the same value, the same text), arrays for
+-- sequences, numbers in full precision, NaN and infinities as null.
+function M.json(v, indent)
+  indent = indent or ""
+  local t = type(v)
+  if t == "nil" then return "null" end
+  if t == "boolean" then return tostring(v) end
+  if t == "number" then
+    if v ~= v or v == math.huge or v == -math.huge then return "null" end
+    return math.type(v) == "integer" and string.format("%d", v) or string.format("%.17g", v)
+  end
+  if t == "string" then
+    return '"' .. v:gsub('[%c"\\]', function(c)
+      local map = { ['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n", ["\t"] = "\\t", ["\r"] = "\\r" }
+      return map[c] or string.format("\\u%04x", c:byte())
+    end) .. '"'
+  end
+  if t ~= "table" then error("cannot write a " .. t .. " as JSON") end
+  local inner = indent .. "  "
+  if #v > 0 or next(v) == nil then
+    if next(v) == nil then return "[]" end
+    local parts = {}
+    for i, x in ipairs(v) do parts[i] = inner .. M.json(x, inner) end
+    return "[\n" .. table.concat(parts, ",\n") .. "\n" .. indent .. "]"
+  end
+  local parts = {}
+  for _, k in ipairs(sorted_keys(v)) do parts[#parts + 1] = inner .. M.json(tostring(k)) .. ": " .. M.json(v[k], inner) end
+  return "{\n" .. table.concat(parts, ",\n") .. "\n" .. indent .. "}"
+end
+
 function M.bytes(n)
   if not n then return "-" end
   local units = { "B", "KiB", "MiB", "GiB", "TiB" }

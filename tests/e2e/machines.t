@@ -29,8 +29,7 @@ grep -q "^L1_effective,size,1," "$stored" && grep -q "^L2_effective,size,1," "$s
 ok $? "its stored peaks have L1, L2 and L3 sizes and a DRAM bandwidth, all measured"
 ! grep -q "_reported," "$stored"
 ok $? "and no reported size is made up"
-grep -q '"L1 bandwidth, triad' "$OUT/triad.gp" && grep -q '"L2 bandwidth, triad' "$OUT/triad.gp" &&
-	grep -q '"L3 bandwidth, triad' "$OUT/triad.gp" && grep -q '"DRAM bandwidth, triad' "$OUT/triad.gp"
+(for l in L1 L2 L3 DRAM; do grep -q "^set label [0-9]* \"$l triad [0-9.]* GB/s\"" "$OUT/triad.gp" || exit 1; done)
 ok $? "the roofline has L1, L2, L3 and DRAM ceilings"
 paste -d, "$OUT/triad.csv" /dev/null | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
 	$h["workingSet_bytes"] == 6144 && $h["flags"] == "-O3 -march=native" { print $h["limiter"] }' >"$T/lim"

@@ -115,6 +115,20 @@ rot measure "$S/xy.lua" >"$T/o" 2>"$T/e"
 grep -q "^rot: xy plot 'xy': no row has the quantity 'gflopz'; did you mean 'gflops'?" "$T/e" && grep -q "^hint: quantities the rows have: .*gbs" "$T/e"
 ok $? "an xy plot of a missing quantity names it and the ones that exist"
 
+# point labels: a bad choice is refused; "none" and "ends" thin the labels the script asks for
+cat >"$S/labels.lua" <<'EOF'
+local rot = require "rot"
+local r = rot.measure(rot.space { rot.axis("n", { 1 }) }, function() return { kernel = "spin" } end)
+r:xy { name = "lab", x = "workingSet", y = "gbs", label = function() return "POINT" end, labels = arg[1] }
+EOF
+rot measure "$S/labels.lua" everything >"$T/o" 2>"$T/e"
+grep -q "^rot: bad labels 'everything' for plot 'lab': auto, all, ends or none (labels.lua:3)" "$T/e"
+ok $? "a bad labels= choice is refused with the choices and the script line"
+rot measure "$S/labels.lua" all >"$T/o" 2>"$T/e" && grep -q '"POINT"' "$OUT/lab.gp"
+ok $? "labels=all labels the point"
+rot measure "$S/labels.lua" none >"$T/o" 2>"$T/e" && ! grep -q '"POINT"' "$OUT/lab.gp"
+ok $? "labels=none does not"
+
 # a user kernel named like a shipped one: said which is used
 cp "$ROOT/kernels/cpu/triad.c" "$ROOT/kernels/cpu/stream.h" "$ROOT/kernels/cpu/tally.h" "$S/kernels/"
 cat >"$S/mytriad.lua" <<'EOF'

@@ -1,0 +1,14 @@
+-- check-plots.lua DIR: every gnuplot script in DIR, its label boxes computed from the script
+-- (rot.plot.check): one line per script, "PLOT name labels N overlaps M [first pair]".
+local plot = require "rot.plot"
+local sys = require "rot.sys"
+local dir = arg[1]
+local names = {}
+for _, f in ipairs(sys.listdir(dir) or {}) do if f:match("%.gp$") then names[#names + 1] = f end end
+table.sort(names)
+for _, f in ipairs(names) do
+  local boxes, overlaps = plot.check(assert(sys.readfile(dir .. "/" .. f)), function(name) return sys.readfile(dir .. "/" .. name) end)
+  io.write(string.format("PLOT %s labels %d overlaps %d", f, #boxes, #overlaps))
+  if overlaps[1] then io.write(string.format(" ('%s' on '%s')", overlaps[1][1], overlaps[1][2])) end
+  io.write("\n")
+end
