@@ -2,8 +2,8 @@
 # The measuring core is built by the driver itself (core/Makefile), per measurement configuration.
 BUILD ?= build
 CC ?= gcc
-LUA_CFLAGS := $(shell pkg-config --cflags lua5.4 2>/dev/null || echo -I/usr/include/lua5.4)
-LUA_LIBS := $(shell pkg-config --libs lua5.4 2>/dev/null || echo -llua5.4)
+LUA_CFLAGS := $(shell driver/deps.sh --lua-cflags)
+LUA_LIBS := $(shell driver/deps.sh --lua-libs)
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE
 DRIVER_SRCS := $(wildcard driver/*.c)
