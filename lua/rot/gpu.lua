@@ -77,8 +77,12 @@ M.lanes = {
   ["9.0"] = { fp64 = 64, fp32 = 128, fp16 = 256, int32 = 64 },
 }
 
+-- Shared memory bytes per SM per clock: 32 banks of 4 bytes (sm_70 and later).
+M.shared_bytes_per_clock = 128
+
 -- Theoretical ceilings from a GPU point's metadata: GFLOP/s per precision (2 flops per FMA
--- lane), GB/s of HBM (memory clock x 2 (double data rate) x bus width).
+-- lane), GB/s of shared memory (banks x SMs x clock) and of HBM (memory clock x 2 (double data
+-- rate) x bus width).
 function M.theoretical(meta)
   local out = {}
   local lanes = M.lanes[tostring(meta.gpuCC)]
@@ -86,10 +90,27 @@ function M.theoretical(meta)
   if lanes then
     for k, l in pairs(lanes) do out[k] = 2 * l * sms * ghz end
   end
+  if (tonumber(meta.gpuCC) or 0) >= 7 then out.shared = M.shared_bytes_per_clock * sms * ghz end
   if meta.gpuMemClockKHz and meta.gpuBusWidth then
     out.hbm = meta.gpuMemClockKHz * 1e3 * 2 * meta.gpuBusWidth / 8 / 1e9
   end
   return out
+end
+
+--[[ One measured GPU ceiling against its physical limit: value (GFLOP/s or GB/s), the
+  theoretical key (M.theoretical), the point's metadata and the SM clock measured during it (Hz,
+  or nil). Returns the line gpu-peaks prints ("theoretical L (p%); at the measured c GHz L' (p'%)")
+  and whether the value is impossible: above the limit at the GPU's highest clock by more than
+  2 %, so its count (or kernel) is wrong and it must not bound anything. ]]
+function M.against_limit(value, key, meta, hz)
+  local limit = key and M.theoretical(meta)[key]
+  if not limit or limit <= 0 then return "theoretical -", false end
+  local line = string.format("theoretical %.1f (%.1f%%)", limit, value / limit * 100)
+  if hz and hz > 0 then
+    local at = M.theoretical(setmetatable({ gpuClockKHz = hz / 1e3 }, { __index = meta }))[key]
+    line = line .. string.format("; at the measured %.3f GHz %.1f (%.1f%%)", hz / 1e9, at, value / at * 100)
+  end
+  return line, value > limit * 1.02
 end
 
 --[[ Ceilings for the GPU roofline and time bounds: from gpu-peaks rows when there are some

@@ -196,6 +196,15 @@ local th = gpu.theoretical({ gpuCC = "9.0", gpuSMs = 132, gpuClockKHz = 1980000,
 t.ok(math.abs(th.fp64 - 2 * 64 * 132 * 1.98) < 1e-9, "FP64: 64 FMA lanes x 2 x 132 SMs x 1.98 GHz = 33.5 TFLOP/s")
 t.ok(math.abs(th.fp32 - 2 * th.fp64) < 1e-9, "FP32 twice FP64 on Hopper")
 t.ok(math.abs(th.hbm - 3352.32) < 1e-6, "HBM: 2.619 GHz x 2 x 5120 bit / 8 = 3352 GB/s")
+t.ok(math.abs(th.shared - 128 * 132 * 1.98) < 1e-9, "shared memory: 128 B/clk/SM x 132 SMs x 1.98 GHz = 33.4 TB/s")
+local h100 = { gpuCC = "9.0", gpuSMs = 132, gpuClockKHz = 1980000 }
+local line, above = gpu.against_limit(63600, "shared", h100, 1.755e9)
+t.ok(above, "63.6 TB/s of shared memory on an H100 (190 % of its limit) is impossible")
+t.ok(line:find("theoretical 33454.1 (190.1%); at the measured 1.755 GHz 29652.5", 1, true) ~= nil, "the limit is stated beside the value, also at the measured clock")
+line, above = gpu.against_limit(32900, "fp64", h100, nil)
+t.ok(not above and line == "theoretical 33454.1 (98.3%)", "FP64 at 98 % of its limit is a ceiling")
+t.ok(select(2, gpu.against_limit(34000, "fp64", h100)) == false, "within 2 % above the limit: clock rounding, accepted")
+t.is(gpu.against_limit(1000, "L2", h100), "theoretical -", "no published limit: said so")
 local gc = gpu.ceilings(peaks.read_csv(os.getenv("ROT_HOME") .. "/tests/fixtures/gpu-peaks.csv"))
 t.ok(gc.source == "measured" and #gc.compute == 3 and #gc.bandwidth == 3 and gc.bounds.L1 == 20000 and gc.bounds.HBM == 1000
   and gc.bounds.double == 10000, "GPU ceilings from gpu-peaks.csv: three precisions, shared/L2/HBM, and the bound inputs")
