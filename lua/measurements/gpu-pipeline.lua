@@ -29,10 +29,24 @@ end)
 local ghz = (meta.gpuClockKHz or 0) / 1e6
 local names = {}
 for i, op in ipairs(ops) do names[i] = op[1] end
-local points, classes = pipeline.hulls(results.rows, names, n, "warps", ghz)
+-- the chain's own SM cycles (clock64 in the kernel, best launch, median block) as its time at
+-- the nominal clock: no launch time in it, and cycles come back exact whatever the real clock
+local chains, counted = {}, 0
+for _, r in ipairs(results.rows) do
+  local c = r.report and r.report.cycles
+  if c and ghz > 0 then
+    chains[#chains + 1] = setmetatable({ time = c / (ghz * 1e9) }, { __index = r })
+    counted = counted + 1
+  else
+    chains[#chains + 1] = r
+  end
+end
+local points, classes = pipeline.hulls(chains, names, n, "warps", ghz)
 rot.records("gpu-pipeline-model", pipeline.point_columns("warps_per_SM"), points)
-io.stdout:write(string.format("\nper SM of %s (%d SMs); cycles at the %.3f GHz of the device properties:\n",
-  tostring(meta.gpuName), sms or 0, ghz))
+io.stdout:write(string.format("\nper SM of %s (%d SMs); %s:\n", tostring(meta.gpuName), sms or 0,
+  counted == #results.rows and "times from the SM cycles the chains counted (clock64), in ns at the nominal clock" or
+    string.format("kernel times (%d of %d points without their own cycle count), cycles at the %.3f GHz of the device properties",
+      #results.rows - counted, #results.rows, ghz)))
 rot.records("gpu-pipeline-latencies", pipeline.class_columns, classes)
 results:csv("gpu-pipeline")
 results:xy { name = "gpu-pipeline", title = "boat hull: time per warp-instruction vs warps per SM", logx = true,

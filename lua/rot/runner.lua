@@ -65,8 +65,10 @@ end
 -- Kernel files: beside the script (kernels/), then shipped (ROT_HOME/kernels/ and one level below).
 local function kernel_dirs()
   local dirs = {}
-  if ctx.script_dir then dirs[#dirs + 1] = ctx.script_dir .. "/kernels" end
-  dirs[#dirs + 1] = ctx.home .. "/kernels"
+  local shipped = ctx.home .. "/kernels"
+  local beside = ctx.script_dir and ctx.script_dir .. "/kernels"
+  if beside and (sys.realpath(beside) or beside) ~= (sys.realpath(shipped) or shipped) then dirs[#dirs + 1] = beside end
+  dirs[#dirs + 1] = shipped
   return dirs
 end
 

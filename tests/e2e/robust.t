@@ -138,6 +138,8 @@ EOF
 rot measure "$S/mytriad.lua" >"$T/o" 2>"$T/e"
 grep -q "^rot: note: kernel 'triad' is $S/kernels/triad.c, which shadows $ROOT/kernels/cpu/triad.c" "$T/e"
 ok $? "a kernel beside the script that shadows a shipped one is named"
+(cd "$ROOT" && ./rot asm triad >"$T/o" 2>"$T/e") && ! grep -q "shadows" "$T/e"
+ok $? "run from the checkout itself, the shipped kernels shadow nothing"
 rm "$S/kernels/triad.c" "$S/kernels/stream.h" "$S/kernels/tally.h"
 
 # errors name the user's line, not rot's library

@@ -143,11 +143,28 @@ checks.gpu_chain = function(e, c)
   local fails = {}
   for _, l in ipairs(loops) do
     local seq = ptx.select(e, l.first, l.last, pattern)
-    if l.step and #seq ~= l.step then
+    -- the loop counter counts chain steps (i += 16) or, once the compiler renumbers it, loop
+    -- iterations of UNROLL = 16 steps each
+    if l.step and #seq ~= l.step and #seq ~= l.step * 16 then
       fails[#fails + 1] = { string.format("%d chained instructions for %d steps: folded", #seq, l.step), seq[1] }
     end
     local ok, bad = ptx.chained(e, seq, l.first, l.last)
     if not ok then fails[#fails + 1] = { "the instructions do not depend on each other: not a chain", bad } end
+  end
+  -- the chain lies between the two clock64 reads that time it
+  local clocks = {}
+  for _, ins in ipairs(e.instrs) do
+    if ins.op:match("^mov%.u64") and ins.srcs[1] == "%clock64" then clocks[#clocks + 1] = ins end
+  end
+  if #clocks < 2 then
+    fails[#fails + 1] = { "the chain is not timed: fewer than two clock64 reads" }
+  else
+    for _, ins in ipairs(ptx.select(e, 1, #e.instrs, pattern)) do
+      if ins.at < clocks[1].at or ins.at > clocks[#clocks].at then
+        fails[#fails + 1] = { "a chain instruction outside the clock64 reads that time it", ins }
+        break
+      end
+    end
   end
   return fails
 end
@@ -232,11 +249,13 @@ end
 local folded = [[
 .visible .entry k(
 {
+	mov.u64 	%rd1, %clock64;
 $L__BB0_3:
 	add.s32 	%r15, %r15, 28;
 	add.s64 	%rd12, %rd12, 4;
 	setp.ne.s64 	%p3, %rd12, 0;
 	@%p3 bra 	$L__BB0_3;
+	mov.u64 	%rd2, %clock64;
 	ret;
 }
 ]]
@@ -245,17 +264,24 @@ t.ok(#f == 1 and f[1][1]:find("folded") ~= nil, "the check catches four adds fol
 local unchained = [[
 .visible .entry k(
 {
+	mov.u64 	%rd1, %clock64;
 $L__BB0_3:
 	fma.rn.f32 	%f1, %f9, 0f3F7FBE77, 0f3A83126F;
 	fma.rn.f32 	%f2, %f9, 0f3F7FBE77, 0f3A83126F;
 	add.s64 	%rd12, %rd12, 2;
 	setp.ne.s64 	%p3, %rd12, 0;
 	@%p3 bra 	$L__BB0_3;
+	mov.u64 	%rd2, %clock64;
 	ret;
 }
 ]]
 f = check_text("gpu_chain", { GCHAIN_OP = "1" }, unchained)
 t.ok(#f == 1 and f[1][1]:find("not a chain") ~= nil, "and two independent FMAs posing as a chain")
+local chain = unchained:gsub("%%f2, %%f9", "%%f2, %%f1")
+t.is(#check_text("gpu_chain", { GCHAIN_OP = "1" }, chain), 0, "two dependent FMAs between the clock reads pass")
+local early = chain:gsub("\tmov%.u64 \t%%rd2, %%clock64;\n", ""):gsub("%$L__BB0_3:", "\tmov.u64 \t%%rd2, %%clock64;\n$L__BB0_3:", 1)
+f = check_text("gpu_chain", { GCHAIN_OP = "1" }, early)
+t.ok(#f == 1 and f[1][1]:find("outside the clock64 reads") ~= nil, "and a clock read before the chain is caught: the chain would be untimed")
 t.is(ptx.precision("fma.rn.f64"), "f64", "an f64 FMA is f64 arithmetic (an unsuffixed 2.0 literal's leak)")
 t.is(ptx.flops_of("fma.rn.f16x2"), 4, "a half2 FMA is 4 flops")
 t.is(ptx.width("ld.global.nc.v4.f32"), 16, "a v4.f32 load moves 16 bytes")
