@@ -18,7 +18,7 @@ TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%.t)
 CORE_TEST_SRCS := $(wildcard tests/unit/core_*.c)
 TEST_BINS += $(CORE_TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%.t)
 
-.PHONY: all driver test bench clean deps format
+.PHONY: all driver test bench clean deps format gpu-verify
 all: driver
 
 driver: $(BUILD)/rot-driver
@@ -63,3 +63,7 @@ clean:
 	rm -rf $(BUILD)
 
 -include $(DRIVER_OBJS:.o=.d)
+
+# on a GPU machine: rot's GPU ceilings, counters and latencies against its own reference program
+gpu-verify: driver
+	@tests/gpu-verify/run.sh

@@ -1,0 +1,121 @@
+-- verdict.lua DIR: the verdict table of `make gpu-verify` from what it left in DIR: rot's
+-- gpu-peaks.csv and gpu-pipeline-latencies.csv, the reference program's reference.csv, rot's
+-- triad-counters.csv and, when ncu was there, ncu.csv. Fails (exit 1) on any miss.
+local rot = require "rot"
+local gpu = require "rot.gpu"
+local peaks = require "rot.peaks"
+local sys = require "rot.sys"
+
+local dir = arg[1] or rot.fail("usage: rot run tests/gpu-verify/verdict.lua DIR")
+local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
+
+-- "name,value,unit" lines (the reference program's and triad-counters' output)
+local function values(name)
+  local text = sys.readfile(dir .. "/" .. name)
+  if not text then return nil end
+  local v = {}
+  for line in text:gmatch("[^\n]+") do
+    local k, val = line:match("^([^,]+),([^,]*),")
+    if k then v[k] = tonumber(val) or val end
+  end
+  return v
+end
+
+-- ncu --csv --print-units base: "Metric Name" and "Metric Value" columns, summed per metric
+local function ncu(name)
+  local text = sys.readfile(dir .. "/" .. name)
+  if not text then return nil end
+  local head, out = nil, {}
+  for line in text:gmatch("[^\n]+") do
+    local f = {}
+    for q in line:gmatch('"([^"]*)"') do f[#f + 1] = q end
+    if not head and line:find('"Metric Name"', 1, true) then
+      head = {}
+      for i, h in ipairs(f) do head[h] = i end
+    elseif head and head["Metric Name"] and f[head["Metric Name"]] then
+      local v = tonumber((f[head["Metric Value"]] or ""):gsub(",", ""), 10)
+      if v then out[f[head["Metric Name"]]] = (out[f[head["Metric Name"]]] or 0) + v end
+    end
+  end
+  return out
+end
+
+local ref = values("reference.csv") or {}
+local counters = values("triad-counters.csv") or {}
+local nc = ncu("ncu.csv")
+local mine = {}
+for _, r in ipairs(peaks.read_csv(dir .. "/gpu-peaks.csv") or {}) do mine[r.name] = r.value end
+local lat = {}
+for line in (sys.readfile(dir .. "/gpu-pipeline-latencies.csv") or ""):gmatch("[^\n]+") do
+  local f = {}
+  for x in (line .. ","):gmatch("([^,]*),") do f[#f + 1] = x end
+  if tonumber(f[5]) then lat[f[1]] = tonumber(f[5]) end -- op, issue_ns, completion_ns, issue_cycles, completion_cycles
+end
+local published = {}
+for line in (sys.readfile(here .. "/published.csv") or ""):gmatch("[^\n]+") do
+  local op, cyc, src = line:match("^([^,]+),([%d.]+),(.*)$")
+  if op then published[op] = { cycles = tonumber(cyc), source = src } end
+end
+
+local meta = { gpuCC = ref.cc and string.format("%.1f", ref.cc), gpuSMs = ref.sms, gpuClockKHz = ref.clock_khz,
+  gpuMemClockKHz = ref.mem_clock_khz, gpuBusWidth = ref.bus_width }
+local theo = gpu.theoretical(meta)
+local at = ref.sm_clock and gpu.theoretical(setmetatable({ gpuClockKHz = ref.sm_clock / 1e3 }, { __index = meta })) or {}
+
+local rows, misses, checks = {}, 0, 0
+local function num(v) return math.abs(v) >= 100 and string.format("%.0f", v) or string.format("%.3g", v) end
+-- check(name, value, against, lo, hi, what): the ratio value/against must lie in [lo, hi]
+local function check(name, value, against, lo, hi, what)
+  local ratio = value and against and against > 0 and value / against
+  local ok = ratio and ratio >= lo and (not hi or ratio <= hi)
+  local target = hi and (lo > 0 and string.format("%.2f..%.2f", lo, hi) or string.format("<= %.2f", hi)) or string.format(">= %.2f", lo)
+  rows[#rows + 1] = { name, value and num(value) or "-", against and num(against) or "-",
+    ratio and string.format("%.3f", ratio) or "-", target .. " " .. what, ok and "ok" or "MISS" }
+  checks = checks + 1
+  if not ok then misses = misses + 1 end
+end
+local function skip(name, why) rows[#rows + 1] = { name, "-", "-", "-", "", "skipped: " .. why } end
+
+check("HBM triad", mine.HBM_triad, ref.triad, 0.97, nil, "of the reference")
+check("HBM triad", mine.HBM_triad, theo.hbm, 0.90, nil, "of the data sheet")
+for _, p in ipairs({ { "fp64_fma", "fp64", 0.95 }, { "fp32_fma", "fp32", 0.95 }, { "fp16_fma", "fp16", 0.90 } }) do
+  check(p[1], mine[p[1]], ref[p[1]], 0.97, nil, "of the reference")
+  check(p[1], mine[p[1]], at[p[2]], p[3], nil, "of theoretical at the measured clock")
+end
+check("int32_mad", mine.int32_mad, theo.int32, 0, 1.02, "of its physical limit")
+check("shared_ldst", mine.shared_ldst, theo.shared, 0, 1.02, "of its physical limit")
+if nc then
+  check("triad L2 B/element", counters.l2_bytes_per_element, nc["lts__t_bytes.sum"] and ref.triad_elements and
+    nc["lts__t_bytes.sum"] / ref.triad_elements, 0.97, 1.03, "of ncu's")
+  check("triad HBM B/element", counters.hbm_bytes_per_element, nc["dram__bytes_read.sum"] and nc["dram__bytes_write.sum"] and
+    ref.triad_elements and (nc["dram__bytes_read.sum"] + nc["dram__bytes_write.sum"]) / ref.triad_elements, 0.97, 1.03, "of ncu's")
+else
+  skip("triad counters vs ncu", "ncu not found")
+end
+local ops = {}
+for k in pairs(ref) do if k:match("^latency ") then ops[#ops + 1] = k:sub(9) end end
+table.sort(ops)
+for _, op in ipairs(ops) do check("latency " .. op .. " [cycles]", lat[op], ref["latency " .. op], 0.8, 1.25, "of the reference") end
+for _, op in ipairs({ "fadd", "ffma" }) do
+  if published[op] then
+    check("latency " .. op .. " [cycles]", lat[op], published[op].cycles, 0.75, 1.25, "of published (" .. published[op].source .. ")")
+  end
+end
+
+local titles = { "check", "rot", "reference", "ratio", "target", "verdict" }
+local w = {}
+for i, h in ipairs(titles) do
+  w[i] = #h
+  for _, r in ipairs(rows) do w[i] = math.max(w[i], utf8.len(r[i]) or #r[i]) end
+end
+local function line(r)
+  local c = {}
+  for i, v in ipairs(r) do c[i] = v .. string.rep(" ", w[i] - (utf8.len(v) or #v)) end
+  io.stdout:write(table.concat(c, "  "):gsub("%s+$", ""), "\n")
+end
+io.stdout:write(string.format("gpu-verify on %s (%s SMs, sm_%s, SM clock measured %.3f GHz)\n", tostring(ref.device or "?"),
+  tostring(ref.sms or "?"), tostring(meta.gpuCC or "?"):gsub("%.", ""), (ref.sm_clock or 0) / 1e9))
+line(titles)
+for _, r in ipairs(rows) do line(r) end
+if misses > 0 then rot.fail(string.format("gpu-verify: %d of %d checks missed", misses, checks)) end
+io.stdout:write(string.format("gpu-verify: all %d checks passed\n", checks))
