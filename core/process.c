@@ -317,8 +317,12 @@ static void read_records(struct tracee *tr, pid_t tid, const siginfo_t *si)
 }
 
 /* Async-signal-safe between fork and the measurement: no allocation, no stdio. */
-static void child_main(struct point *p, int err_pipe, int err_fd)
+static void child_main(struct point *p, pid_t core, int err_pipe, int err_fd)
 {
+	/* a core that dies before it set PTRACE_O_EXITKILL must not leave this child stopped */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != core)
+		_exit(127);
 	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0) {
 		int e = errno;
 		ssize_t w = write(err_pipe, &e, sizeof e);
@@ -696,6 +700,7 @@ int process_measure(const struct point *p, FILE *out)
 		goto out;
 	}
 	fflush(NULL);
+	pid_t core = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		fprintf(out, "status failed\nerror fork: %s\n", strerror(errno));
@@ -703,7 +708,7 @@ int process_measure(const struct point *p, FILE *out)
 	}
 	if (pid == 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		child_main((struct point *)p, err_pipe[1], out_pipe[1]);
+		child_main((struct point *)p, core, err_pipe[1], out_pipe[1]);
 	}
 	close(err_pipe[1]);
 	close(out_pipe[1]);
