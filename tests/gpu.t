@@ -2,6 +2,7 @@
 # GPU tests without a device: every .cu builds, declared counts, metric checks (tests/gpu/
 # build.lua); then the measurement path: metric names checked at load, GPU points refused
 # with "no CUDA device" while CPU points go on. Without the CUDA toolkit: a clear skip line.
+# With a device (/dev/nvidia0): GPU points measured, and make gpu-verify's verdict table.
 cd "$(dirname "$0")/.." || exit 1
 export XDG_CONFIG_HOME="$(mktemp -d)"
 T=$(mktemp -d)
@@ -25,6 +26,12 @@ n=$((n + 1))
 st=$?
 if ls /dev/nvidia0 >/dev/null 2>&1; then
 	grep -q "2 measured, 0 failed" "$T/o" && echo "ok $n - with a device both points are measured" || echo "not ok $n - GPU point on a device"
+	# everything that needs the device, in one verdict table (make gpu-verify)
+	n=$((n + 1))
+	GPU_VERIFY_DIR="$T/gv" tests/gpu-verify/run.sh >"$T/gv.out" 2>&1
+	st=$?
+	sed 's/^/#   /' "$T/gv.out" | tail -30
+	[ $st -eq 0 ] && echo "ok $n - make gpu-verify: every ceiling, counter and latency within its target" || echo "not ok $n - make gpu-verify (status $st)"
 else
 	[ $st -ne 0 ] && grep -q "^rot: no CUDA device" "$T/e" && echo "ok $n - without a device the GPU point is refused: no CUDA device" || { echo "not ok $n - refusal"; sed 's/^/#   /' "$T/e"; }
 	n=$((n + 1))
