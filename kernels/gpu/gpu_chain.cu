@@ -26,11 +26,10 @@ struct st {
 	unsigned long long *best; /* per block: fewest cycles of its chain over the launches */
 };
 
-static const struct rot_param params[] = {
-	{"n", 1024, "dependent instructions per thread"},
-	{"blocks", 132, "blocks"},
-	{"threads", 32, "threads per block"},
-	{nullptr, 0, nullptr}};
+static const struct rot_param params[] = {{"n", 1024, "dependent instructions per thread"},
+					  {"blocks", 132, "blocks"},
+					  {"threads", 32, "threads per block"},
+					  {nullptr, 0, nullptr}};
 
 #if GCHAIN_OP == 0
 #define STEP() (f = f + 1.0001f)
@@ -150,7 +149,11 @@ static double zero(const struct rot_args *a)
 	return 0;
 }
 
-static const struct rot_kernel gpu_chain = {
-	"gpu_chain", "dependent instruction chains", params, init, run, nullptr, dispose, nullptr,
-	ops, zero, 1, nullptr, report};
+static const struct rot_kernel gpu_chain = {"gpu_chain", "dependent instruction chains",
+					    params,	 init,
+					    run,	 nullptr,
+					    dispose,	 nullptr,
+					    ops,	 zero,
+					    1,		 nullptr,
+					    report};
 ROT_KERNEL(gpu_chain)

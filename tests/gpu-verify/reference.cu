@@ -24,13 +24,13 @@ static const int REPS = 20;
 static __global__ void triad(double *__restrict__ a, const double *__restrict__ b,
 			     const double *__restrict__ c, double s, size_t n)
 {
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+	     i += (size_t)gridDim.x * blockDim.x)
 		a[i] = b[i] + s * c[i];
 }
 
 /* eight independent FMA chains per thread; block 0's first thread also counts its SM cycles */
-template <typename T>
-static __global__ void fma8(T *out, int iters, T m, T c, long long *cycles)
+template <typename T> static __global__ void fma8(T *out, int iters, T m, T c, long long *cycles)
 {
 	T x[8];
 	for (int k = 0; k < 8; k++)
@@ -127,7 +127,10 @@ struct timer {
 		CHECK(cudaEventCreate(&a));
 		CHECK(cudaEventCreate(&b));
 	}
-	void start() { CHECK(cudaEventRecord(a)); }
+	void start()
+	{
+		CHECK(cudaEventRecord(a));
+	}
 	float stop_ms()
 	{
 		float ms = 0;
@@ -167,7 +170,8 @@ int main(int argc, char **argv)
 		printf("triad_elements,%zu,elements\n", n);
 		return 0;
 	}
-	printf("device,%s,name\nsms,%d,count\ncc,%d.%d,version\nclock_khz,%d,kHz\nmem_clock_khz,%d,kHz\nbus_width,%d,bit\n",
+	printf("device,%s,name\nsms,%d,count\ncc,%d.%d,version\nclock_khz,%d,kHz\nmem_clock_khz,%d,"
+	       "kHz\nbus_width,%d,bit\n",
 	       prop.name, sms, major, minor, clock_khz, mem_khz, bus);
 
 	float best = 1e30f;
@@ -178,7 +182,8 @@ int main(int argc, char **argv)
 		best = ms < best ? ms : best;
 	}
 	CHECK(cudaGetLastError());
-	printf("triad,%.1f,GB/s\ntriad_elements,%zu,elements\n", 3.0 * sizeof(double) * n / (best * 1e-3) / 1e9, n);
+	printf("triad,%.1f,GB/s\ntriad_elements,%zu,elements\n",
+	       3.0 * sizeof(double) * n / (best * 1e-3) / 1e9, n);
 	cudaFree(a), cudaFree(b), cudaFree(c);
 
 	/* 4 blocks of 256 threads per SM, a few times over */
@@ -204,7 +209,8 @@ int main(int argc, char **argv)
 	CHECK(cudaGetLastError());
 	printf("fp64_fma,%.1f,GFLOP/s\n", fl / (best * 1e-3) / 1e9);
 	printf("fp32_fma,%.1f,GFLOP/s\n", fl / (best32 * 1e-3) / 1e9);
-	/* the SM clock under FMA load: one block per SM for milliseconds, its cycles over its time */
+	/* the SM clock under FMA load: one block per SM for milliseconds, its cycles over its time
+	 */
 	tm.start();
 	fma8<float><<<sms, 1024>>>((float *)buf, 65536, 0.999f, 0.001f, cyc);
 	float ms = tm.stop_ms();
@@ -213,7 +219,8 @@ int main(int argc, char **argv)
 	best = 1e30f;
 	for (int r = 0; r < REPS; r++) {
 		tm.start();
-		hfma8<<<blocks, threads>>>((__half2 *)buf, iters, __float2half2_rn(0.999f), __float2half2_rn(0.001f));
+		hfma8<<<blocks, threads>>>((__half2 *)buf, iters, __float2half2_rn(0.999f),
+					   __float2half2_rn(0.001f));
 		float ms = tm.stop_ms();
 		best = ms < best ? ms : best;
 	}

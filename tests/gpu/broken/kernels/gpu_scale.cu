@@ -64,6 +64,6 @@ static double bytes(const struct rot_args *a)
 	return 4 * rot_arg(a, "n");
 }
 
-static const struct rot_kernel gpu_scale = {
-	"gpu_scale", "spills", params, init, run, nullptr, dispose, nullptr, flops, bytes, 1, nullptr};
+static const struct rot_kernel gpu_scale = {"gpu_scale", "spills", params, init,  run, nullptr,
+					    dispose,	 nullptr,  flops,  bytes, 1,   nullptr};
 ROT_KERNEL(gpu_scale)
