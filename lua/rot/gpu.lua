@@ -97,6 +97,12 @@ function M.theoretical(meta)
   return out
 end
 
+-- The theoretical ceilings at an SM clock of hz (measured while a kernel ran) instead of the
+-- device's highest.
+function M.theoretical_at(meta, hz)
+  return M.theoretical(setmetatable({ gpuClockKHz = hz / 1e3 }, { __index = meta }))
+end
+
 --[[ One measured GPU ceiling against its physical limit: value (GFLOP/s or GB/s), the
   theoretical key (M.theoretical), the point's metadata and the SM clock measured during it (Hz,
   or nil). Returns the line gpu-peaks prints ("theoretical L (p%); at the measured c GHz L' (p'%)")
@@ -107,7 +113,7 @@ function M.against_limit(value, key, meta, hz)
   if not limit or limit <= 0 then return "theoretical -", false end
   local line = string.format("theoretical %.1f (%.1f%%)", limit, value / limit * 100)
   if hz and hz > 0 then
-    local at = M.theoretical(setmetatable({ gpuClockKHz = hz / 1e3 }, { __index = meta }))[key]
+    local at = M.theoretical_at(meta, hz)[key]
     line = line .. string.format("; at the measured %.3f GHz %.1f (%.1f%%)", hz / 1e9, at, value / at * 100)
   end
   return line, value > limit * 1.02

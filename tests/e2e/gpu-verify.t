@@ -23,7 +23,7 @@ contains "$T/o" "skipped: ncu not found" "no ncu: the counter check says it was 
 
 mkdir -p "$T/bad"
 cp "$F/pass/"* "$T/bad/"
-sed -i 's/"4,900,000,000"/"9,800,000,000"/' "$T/bad/ncu.csv"
+sed -i "s/\"4,900,000,000\"/\"9,800,000,000\"/" "$T/bad/ncu.csv"
 verdict "$T/bad" >"$T/o" 2>"$T/e"
 test $? -ne 0 && grep -q "^triad L2 B/element .*0.499 .*MISS" "$T/o"
 ok $? "rot's L2 bytes at half of ncu's: a miss"

@@ -26,7 +26,7 @@ echo "gpu-verify: reference program done; now rot's gpu-peaks, gpu-pipeline and 
 ./rot measure gpu-pipeline -outputDir="$D" >"$D/gpu-pipeline.out" || { cat "$D/gpu-pipeline.out"; exit 1; }
 ./rot run tests/gpu-verify/triad-counters.lua "$D" || exit 1
 if command -v ncu >/dev/null 2>&1; then
-	ncu --csv --print-units base --kernel-name regex:triad --launch-count 1 \
+	ncu --csv --page raw --kernel-name regex:triad --launch-count 1 \
 		--metrics lts__t_bytes.sum,dram__bytes_read.sum,dram__bytes_write.sum \
 		"$D/reference" --triad-only >"$D/ncu.csv" 2>"$D/ncu.err" || {
 		echo "rot: gpu-verify: ncu failed (see $D/ncu.err)" >&2

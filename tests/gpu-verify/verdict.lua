@@ -1,9 +1,11 @@
 -- verdict.lua DIR: the verdict table of `make gpu-verify` from what it left in DIR: rot's
 -- gpu-peaks.csv and gpu-pipeline-latencies.csv, the reference program's reference.csv, rot's
--- triad-counters.csv and, when ncu was there, ncu.csv. Fails (exit 1) on any miss.
+-- triad-counters.csv and, when ncu was there, ncu.csv (--page raw). Fails (exit 1) on any miss.
 local rot = require "rot"
 local gpu = require "rot.gpu"
 local peaks = require "rot.peaks"
+local predict = require "rot.predict"
+local report = require "rot.report"
 local sys = require "rot.sys"
 
 local dir = arg[1] or rot.fail("usage: rot run tests/gpu-verify/verdict.lua DIR")
@@ -21,28 +23,12 @@ local function values(name)
   return v
 end
 
--- ncu --csv --print-units base: "Metric Name" and "Metric Value" columns, summed per metric
-local function ncu(name)
-  local text = sys.readfile(dir .. "/" .. name)
-  if not text then return nil end
-  local head, out = nil, {}
-  for line in text:gmatch("[^\n]+") do
-    local f = {}
-    for q in line:gmatch('"([^"]*)"') do f[#f + 1] = q end
-    if not head and line:find('"Metric Name"', 1, true) then
-      head = {}
-      for i, h in ipairs(f) do head[h] = i end
-    elseif head and head["Metric Name"] and f[head["Metric Name"]] then
-      local v = tonumber((f[head["Metric Value"]] or ""):gsub(",", ""), 10)
-      if v then out[f[head["Metric Name"]]] = (out[f[head["Metric Name"]]] or 0) + v end
-    end
-  end
-  return out
-end
-
 local ref = values("reference.csv") or {}
 local counters = values("triad-counters.csv") or {}
-local nc = ncu("ncu.csv")
+-- ncu --csv --page raw of the reference program's triad: its one row's metrics, in bytes
+local nctext = sys.readfile(dir .. "/ncu.csv")
+local ncrows = nctext and predict.read_ncu_csv(nctext)
+local nc = ncrows and ncrows[1] and ncrows[1].metrics
 local mine = {}
 for _, r in ipairs(peaks.read_csv(dir .. "/gpu-peaks.csv") or {}) do mine[r.name] = r.value end
 local lat = {}
@@ -60,7 +46,7 @@ end
 local meta = { gpuCC = ref.cc and string.format("%.1f", ref.cc), gpuSMs = ref.sms, gpuClockKHz = ref.clock_khz,
   gpuMemClockKHz = ref.mem_clock_khz, gpuBusWidth = ref.bus_width }
 local theo = gpu.theoretical(meta)
-local at = ref.sm_clock and gpu.theoretical(setmetatable({ gpuClockKHz = ref.sm_clock / 1e3 }, { __index = meta })) or {}
+local at = ref.sm_clock and gpu.theoretical_at(meta, ref.sm_clock) or {}
 
 local rows, misses, checks = {}, 0, 0
 local function num(v) return math.abs(v) >= 100 and string.format("%.0f", v) or string.format("%.3g", v) end
@@ -102,20 +88,8 @@ for _, op in ipairs({ "fadd", "ffma" }) do
   end
 end
 
-local titles = { "check", "rot", "reference", "ratio", "target", "verdict" }
-local w = {}
-for i, h in ipairs(titles) do
-  w[i] = #h
-  for _, r in ipairs(rows) do w[i] = math.max(w[i], utf8.len(r[i]) or #r[i]) end
-end
-local function line(r)
-  local c = {}
-  for i, v in ipairs(r) do c[i] = v .. string.rep(" ", w[i] - (utf8.len(v) or #v)) end
-  io.stdout:write(table.concat(c, "  "):gsub("%s+$", ""), "\n")
-end
 io.stdout:write(string.format("gpu-verify on %s (%s SMs, sm_%s, SM clock measured %.3f GHz)\n", tostring(ref.device or "?"),
   tostring(ref.sms or "?"), tostring(meta.gpuCC or "?"):gsub("%.", ""), (ref.sm_clock or 0) / 1e9))
-line(titles)
-for _, r in ipairs(rows) do line(r) end
+report.records(rows, { { "check", 1 }, { "rot", 2 }, { "reference", 3 }, { "ratio", 4 }, { "target", 5 }, { "verdict", 6 } })
 if misses > 0 then rot.fail(string.format("gpu-verify: %d of %d checks missed", misses, checks)) end
 io.stdout:write(string.format("gpu-verify: all %d checks passed\n", checks))
