@@ -127,7 +127,7 @@ end
 local function point_labels(f, pl, points, mode, first)
   local out, n = {}, first
   if mode == "none" then return out, n end
-  for i, pt in ipairs(points) do
+  for _, pt in ipairs(points) do
     local keep = pt.text ~= "" and (mode ~= "ends" or pt.first or pt.last)
     if keep then
       local right = { x = pt.x, y = pt.y, text = pt.text, align = "left", dx = 1.2, font = f.g.small }
@@ -138,9 +138,34 @@ local function point_labels(f, pl, points, mode, first)
         out[#out + 1] = label_cmd(n, chosen, pt.color)
       end
     end
-    _ = i
   end
   return out, n
+end
+
+--[[ The series of a plot: each one's data block into dat ("# series I: NAME", then "x y
+  label" lines), its points (radius r) and the lines between them kept free of labels. lists
+  = {NAME = {{x=, y=, label=}, ...}} in drawing order, names in legend order. Returns the
+  points for point_labels. ]]
+local function add_series(f, pl, dat, names, lists, r)
+  local points = {}
+  for i, s in ipairs(names) do
+    local pts = lists[s]
+    dat[#dat + 1] = "# series " .. i - 1 .. ": " .. s
+    for j, p in ipairs(pts) do
+      dat[#dat + 1] = string.format("%.9g %.9g %s", p.x, p.y, q(p.label))
+      local bx, by = f.px(p.x, p.y)
+      pl.block(bx, by, r)
+      if j > 1 then -- labels keep off the series' line too
+        local ax, ay = f.px(pts[j - 1].x, pts[j - 1].y)
+        local steps = math.floor(math.sqrt((bx - ax) ^ 2 + (by - ay) ^ 2) / 4)
+        for k = 1, steps - 1 do pl.block(ax + (bx - ax) * k / steps, ay + (by - ay) * k / steps, 1.5) end
+      end
+      points[#points + 1] = { x = p.x, y = p.y, text = p.label, first = j == 1, last = j == #pts,
+        color = M.palette[(i - 1) % #M.palette + 1] }
+    end
+    dat[#dat + 1] = "\n"
+  end
+  return points
 end
 
 --[[ A label along the line y = k*x of a log-log plot (a bandwidth roof, a kernel's line in
@@ -290,30 +315,18 @@ function M.roofline(o)
   local pl = placer(f)
   local g = M.geometry
 
-  local counts = {}
-  local dat = { "# rot roofline data: one block per series; columns: intensity[flop/B] performance[GFLOP/s] label" }
-  local points = {}
-  for i, s in ipairs(order) do
-    local rows = series[s]
+  local counts, lists = {}, {}
+  for _, name in ipairs(order) do
+    local rows = series[name]
     table.sort(rows, function(a, b) return (a.workingSet or 0) < (b.workingSet or 0) end)
-    dat[#dat + 1] = "# series " .. i - 1 .. ": " .. s
-    for j, r in ipairs(rows) do
+    lists[name] = {}
+    for _, r in ipairs(rows) do
       counts[r.counts or "declared"] = true
-      local text = o.label and o.label(r) or ""
-      dat[#dat + 1] = string.format("%.9g %.9g %s", r.intensity, r.gflops, q(text))
-      local px, py = f.px(r.intensity, r.gflops)
-      pl.block(px, py, 4)
-      points[#points + 1] = { x = r.intensity, y = r.gflops, text = text, first = j == 1, last = j == #rows,
-        color = M.palette[(i - 1) % #M.palette + 1] }
+      lists[name][#lists[name] + 1] = { x = r.intensity, y = r.gflops, label = o.label and o.label(r) or "" }
     end
-    for j = 2, #rows do -- labels keep off the series' line too
-      local ax, ay = f.px(rows[j - 1].intensity, rows[j - 1].gflops)
-      local bx, by = f.px(rows[j].intensity, rows[j].gflops)
-      local steps = math.floor(math.sqrt((bx - ax) ^ 2 + (by - ay) ^ 2) / 4)
-      for k = 1, steps - 1 do pl.block(ax + (bx - ax) * k / steps, ay + (by - ay) * k / steps, 1.5) end
-    end
-    dat[#dat + 1] = "\n"
   end
+  local dat = { "# rot roofline data: one block per series; columns: intensity[flop/B] performance[GFLOP/s] label" }
+  local points = add_series(f, pl, dat, order, lists, 4)
   local how = {}
   for c in pairs(counts) do how[#how + 1] = c end
   table.sort(how)
@@ -474,20 +487,9 @@ function M.xy(o)
   yr[2] = o.logy and yr[2] * 10 ^ 0.12 or yr[2] + (yr[2] - yr[1]) * 0.08 -- room at the top for the vline labels
   local f = frame(M.geometry, xr, yr, o.logx, o.logy)
   local pl = placer(f)
+  for _, name in ipairs(order) do table.sort(series[name], function(a, b) return a.x < b.x end) end
   local dat = { "# rot plot data: one block per series; columns: x y label" }
-  local points = {}
-  for i, s in ipairs(order) do
-    table.sort(series[s], function(a, b) return a.x < b.x end)
-    dat[#dat + 1] = "# series " .. i - 1 .. ": " .. s
-    for j, p in ipairs(series[s]) do
-      dat[#dat + 1] = string.format("%.9g %.9g %s", p.x, p.y, q(p.label))
-      local px, py = f.px(p.x, p.y)
-      pl.block(px, py, 3)
-      points[#points + 1] = { x = p.x, y = p.y, text = p.label, first = j == 1, last = j == #series[s],
-        color = M.palette[(i - 1) % #M.palette + 1] }
-    end
-    dat[#dat + 1] = "\n"
-  end
+  local points = add_series(f, pl, dat, order, series, 3)
   local gp = header("plot", o, o.xlabel or "x", o.ylabel or "y", xr, yr, o.logx, o.logy)
   if o.xbytes and o.logx then gp[#gp + 1] = byte_tics(xr[1], xr[2]) end
   local n = 0
@@ -496,9 +498,7 @@ function M.xy(o)
     for _, gy in ipairs({ 0.985, 0.6, 0.3 }) do -- at the top, else lower down
       local lab = { gx = v.x, x = nil, px = f.px(v.x, yr[1]), py = 0, gy = gy, text = v.label, align = "right", angle = 90,
         dx = 0, dy = -0.6, font = M.geometry.small }
-      local b = M.box(f, lab)
-      if inside(f, b) and pl.free(b) then
-        pl.boxes[#pl.boxes + 1] = b
+      if pl.try(lab) then
         n = n + 1
         gp[#gp + 1] = label_cmd(n, lab, "#555555")
         break
