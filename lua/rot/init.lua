@@ -227,16 +227,9 @@ function Results:bounds()
 end
 
 local function plot_opts(self, o, extra)
-  local series, machines, n = o.series, {}, 0
-  for _, r in ipairs(self.rows) do
-    local m = r.nodeType and r.nodeType ~= "" and r.nodeType or r.machine
-    if m and not machines[m] then machines[m] = true; n = n + 1 end
-  end
-  if n > 1 then -- several machines (Slurm node types): side by side, one series each
-    series = function(r)
-      local m = r.nodeType and r.nodeType ~= "" and r.nodeType or r.machine or "?"
-      return (o.series and (o.series(r) .. " @ ") or "") .. m
-    end
+  local series = o.series
+  if report.several_machines(self.rows) then -- several machines (Slurm node types): side by side, one series each
+    series = function(r) return (o.series and (o.series(r) .. " @ ") or "") .. (report.machine_of(r) or "?") end
   end
   if o.labels ~= nil and not ({ auto = true, all = true, ends = true, none = true })[o.labels] then
     util.fail("bad labels '" .. tostring(o.labels) .. "' for plot '" .. tostring(o.name) .. "': auto, all, ends or none")

@@ -155,16 +155,27 @@ local function counter_column(name)
   end, function(r) return r.counters and r.counters[name] end }
 end
 
+-- The machine a row was measured on, as tables and plots name it: its Slurm node type, else
+-- its machine id (nil for a row that has neither).
+function M.machine_of(r)
+  return r.nodeType and r.nodeType ~= "" and r.nodeType or r.machine
+end
+
+-- Whether rows come from more than one machine (Slurm node types).
+function M.several_machines(rows)
+  local first
+  for _, r in ipairs(rows or {}) do
+    local m = M.machine_of(r)
+    if m and first and m ~= first then return true end
+    first = first or m
+  end
+  return false
+end
+
 local function resolve(columns, axes, rows)
   local out = {}
-  local machines, n = {}, 0 -- rows from several machines (Slurm node types): say which
-  for _, r in ipairs(rows or {}) do
-    local m = r.nodeType and r.nodeType ~= "" and r.nodeType or r.machine
-    if m and not machines[m] then machines[m] = true; n = n + 1 end
-  end
-  if n > 1 then
-    out[#out + 1] = { "machine", function(r) return r.nodeType ~= "" and r.nodeType or r.machine or "-" end,
-      function(r) return r.machine end }
+  if M.several_machines(rows) then -- say which machine each row is from
+    out[#out + 1] = { "machine", function(r) return M.machine_of(r) or "-" end, function(r) return r.machine end }
   end
   for _, c in ipairs(axes or {}) do
     out[#out + 1] = { c, function(r)
