@@ -453,10 +453,16 @@ local function build_core(desc, kinfo)
 end
 
 -- "kernel 'x' (path) with macros A=1, B=2 and flags '-O3'": what a core build is made of.
+-- A description's macro settings, sorted: { "NAME=VALUE", ... }.
+local function macro_settings(desc)
+  local out = {}
+  for _, m in ipairs(util.sorted_keys(desc.macros or {})) do out[#out + 1] = m .. "=" .. desc.macros[m] end
+  return out
+end
+
 function M.what_built(desc, kinfo)
-  local names, macros = {}, {}
+  local names, macros = {}, macro_settings(desc)
   for _, k in ipairs(kinfo.kernels) do names[#names + 1] = "kernel '" .. k.name .. "' (" .. k.path .. ")" end
-  for _, m in ipairs(util.sorted_keys(desc.macros or {})) do macros[#macros + 1] = m .. "=" .. desc.macros[m] end
   return table.concat(names, ", ") .. (#macros > 0 and (" with macros " .. table.concat(macros, ", ")) or "") ..
     " and flags '" .. desc.flags .. "'"
 end
@@ -858,8 +864,7 @@ function M.build_only(items)
       ctx.built[row.key] = done
       if binary then
         repo_store(row.key, err)
-        local macros = {}
-        for _, m in ipairs(util.sorted_keys(row.desc.macros)) do macros[#macros + 1] = m .. "=" .. row.desc.macros[m] end
+        local macros = macro_settings(row.desc)
         local names = {}
         for _, k in ipairs(row.kinfo.kernels) do names[#names + 1] = k.name end
         io.stdout:write("built ", table.concat(names, "+"), " macros ", #macros > 0 and table.concat(macros, ",") or "-",
@@ -919,12 +924,7 @@ function M.measure_here(pending)
     if not binary then -- its points fail with the compiler's message; the sweep goes on
       progress.done()
       io.stderr:write("rot: ", core_hash, "\n")
-      for _, row in ipairs(group) do
-        row.failed = core_hash:match("^[^\n]*")
-        stats.failed = stats.failed + 1
-        progress.step()
-        if ctx.on_point then ctx.on_point(row) end
-      end
+      for _, row in ipairs(group) do fail_row(row, core_hash:match("^[^\n]*")) end
       if cfg("onFailure") == "stop" then util.fail("stopping after a failed point (onFailure=stop)") end
       goto next_group
     end
