@@ -61,10 +61,11 @@ function M.plot(o)
   local gp = plot.loglog_header("quadrant-split plot", o, "memory bandwidth [GB/s]", "compute throughput [GFLOP/s]", xr, yr)
   local f = plot.frame(plot.geometry, xr, yr, true, true)
   local pl = plot.placer(f)
-  local plots, n = {}, 0
-  for _, d in ipairs(o.devices) do
+  local plots, n, points = {}, 0, {}
+  for _, d in ipairs(o.devices) do -- labels keep off the devices; each is labelled last
     local px, py = f.px(d.gbs, d.gflops)
     pl.block(px, py, 5)
+    points[#points + 1] = { x = d.gbs, y = d.gflops, text = d.name, color = "#000000" }
   end
   -- kernels of equal intensity share a line and a label
   local lines, by = {}, {}
@@ -91,8 +92,6 @@ function M.plot(o)
       end
     end
   end
-  local points = {}
-  for _, d in ipairs(o.devices) do points[#points + 1] = { x = d.gbs, y = d.gflops, text = d.name, color = "#000000" } end
   local pls = plot.point_labels(f, pl, points, "auto", n)
   for _, l in ipairs(pls) do gp[#gp + 1] = l end
   plots[#plots + 1] = q(o.name .. ".dat") .. " using 1:2 with points pt 7 ps 1.5 lc rgb '#000000' title 'devices'"

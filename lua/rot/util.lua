@@ -75,6 +75,8 @@ function M.serialize(v, seen)
   return "{" .. table.concat(parts, ",") .. "}"
 end
 
+local JSON_ESCAPES = { ['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n", ["\t"] = "\\t", ["\r"] = "\\r" }
+
 -- JSON text of a value: objects with sorted keys (the same value, the same text), arrays for
 -- sequences, numbers in full precision, NaN and infinities as null.
 function M.json(v, indent)
@@ -87,15 +89,12 @@ function M.json(v, indent)
     return math.type(v) == "integer" and string.format("%d", v) or string.format("%.17g", v)
   end
   if t == "string" then
-    return '"' .. v:gsub('[%c"\\]', function(c)
-      local map = { ['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n", ["\t"] = "\\t", ["\r"] = "\\r" }
-      return map[c] or string.format("\\u%04x", c:byte())
-    end) .. '"'
+    return '"' .. v:gsub('[%c"\\]', function(c) return JSON_ESCAPES[c] or string.format("\\u%04x", c:byte()) end) .. '"'
   end
   if t ~= "table" then error("cannot write a " .. t .. " as JSON") end
   local inner = indent .. "  "
-  if #v > 0 or next(v) == nil then
-    if next(v) == nil then return "[]" end
+  if next(v) == nil then return "[]" end
+  if #v > 0 then
     local parts = {}
     for i, x in ipairs(v) do parts[i] = inner .. M.json(x, inner) end
     return "[\n" .. table.concat(parts, ",\n") .. "\n" .. indent .. "]"
