@@ -11,8 +11,10 @@
  * launch, pop, stop, until isAllPassSubmitted; decode; the number of ranges and the range's
  * name checked (GetCounterDataInfo, GetRangeInfo with "/") before evaluating range 0;
  * disable, host deinitialize, cuptiProfilerDeInitialize. Differences: the context is the
- * runtime's primary one (the core never links libcuda), and the kernel's reset() restores its
- * inputs before every replayed pass. */
+ * runtime's primary one (the core never links libcuda); the kernel's reset() restores its
+ * inputs before every replayed pass; a child that measures many points (a shared child)
+ * initializes the profiler once and keeps the host object and config image while the metric
+ * list stays the same, so only enable ... disable is per point; the process's end deinitializes. */
 #ifdef ROT_GPU
 #include "gpu.h"
 
@@ -75,21 +77,33 @@ static int attr(enum cudaDeviceAttr a)
 	return v;
 }
 
-/* The device's chip name (GH100, ...). cuptiDeviceGetChipName needs the profiler initialized
- * first: called alone it crashes inside libcupti (seen on an H100 with CUPTI 2025.3). */
-static int chip_name(char *buf, size_t len)
+/* cuptiProfilerInitialize once per process, before anything else of the profiler: every
+ * point a shared child measures profiles on top of the same initialization. */
+static CUptiResult profiler_init(void)
 {
-	CUpti_Profiler_Initialize_Params pi = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
-	if (cuptiProfilerInitialize(&pi) != CUPTI_SUCCESS)
-		return -1;
-	CUpti_Device_GetChipName_Params cp = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
-	cp.deviceIndex = 0;
-	int rc = cuptiDeviceGetChipName(&cp) == CUPTI_SUCCESS && cp.pChipName ? 0 : -1;
-	if (rc == 0)
-		snprintf(buf, len, "%s", cp.pChipName);
-	CUpti_Profiler_DeInitialize_Params pd = {CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
-	cuptiProfilerDeInitialize(&pd);
-	return rc;
+	static int done;
+	static CUptiResult r;
+	if (!done) {
+		CUpti_Profiler_Initialize_Params pi = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+		r = cuptiProfilerInitialize(&pi);
+		done = 1;
+	}
+	return r;
+}
+
+/* The device's chip name (GH100, ...), asked once. cuptiDeviceGetChipName needs the profiler
+ * initialized first: called alone it crashes inside libcupti (seen on an H100 with CUPTI
+ * 2025.3). */
+static const char *chip_name(void)
+{
+	static char chip[64];
+	if (!chip[0] && profiler_init() == CUPTI_SUCCESS) {
+		CUpti_Device_GetChipName_Params cp = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+		cp.deviceIndex = 0;
+		if (cuptiDeviceGetChipName(&cp) == CUPTI_SUCCESS && cp.pChipName)
+			snprintf(chip, sizeof chip, "%s", cp.pChipName);
+	}
+	return chip[0] ? chip : NULL;
 }
 
 void gpu_info(FILE *out)
@@ -110,9 +124,8 @@ void gpu_info(FILE *out)
 	cudaDriverGetVersion(&drv);
 	cudaRuntimeGetVersion(&rt);
 	fprintf(out, "meta cudaDriver %d\nmeta cudaRuntime %d\n", drv, rt);
-	char chip[64];
-	if (chip_name(chip, sizeof chip) == 0)
-		fprintf(out, "meta gpuChip %s\n", chip);
+	if (chip_name())
+		fprintf(out, "meta gpuChip %s\n", chip_name());
 }
 
 double gpu_time(const struct rot_kernel *k, void *state, long reps, char *err, size_t len)
@@ -172,17 +185,16 @@ int gpu_identity(FILE *out)
 	if (cudaGetDeviceProperties(&p, 0) != cudaSuccess)
 		return -1;
 	cudaDriverGetVersion(&drv);
-	char chip[64] = "unknown";
-	chip_name(chip, sizeof chip);
+	const char *chip = chip_name();
 	fprintf(out, "device %s, %d SMs, cc %d.%d, driver %d, chip %s\n", p.name,
-		attr(cudaDevAttrMultiProcessorCount), p.major, p.minor, drv, chip);
+		attr(cudaDevAttrMultiProcessorCount), p.major, p.minor, drv, chip ? chip : "unknown");
 	return 0;
 }
 
 int gpu_chip(FILE *out)
 {
-	char chip[64];
-	if (chip_name(chip, sizeof chip) < 0)
+	const char *chip = chip_name();
+	if (!chip)
 		return -1;
 	fprintf(out, "%s\n", chip);
 	return 0;
@@ -376,35 +388,34 @@ out:
 
 typedef int (*cu_ctx_get_current)(void **ctx);
 
-int gpu_profile(const struct rot_kernel *k, void *state, const char *const *metrics, int n,
-		double *values, int *npasses, char *err, size_t len)
-{
-	CUptiResult r;
-	CUpti_Profiler_Host_Object *obj = NULL;
-	CUpti_RangeProfiler_Object *rp = NULL;
-	uint8_t *avail = NULL, *config = NULL, *data = NULL;
-	size_t config_size = 0, passes = 0;
-	void *ctx = NULL;
-	cu_ctx_get_current get_ctx = NULL;
-	int rc = -1;
+/* What a metric list needs on the host (counter availability, host object, config image),
+ * kept while the next point of a shared child asks for the same list. */
+static struct {
+	char key[GPU_MAX_METRICS * 129];
+	CUpti_Profiler_Host_Object *obj;
+	uint8_t *config;
+	size_t config_size, passes;
+} setup;
 
-	CUpti_Profiler_Initialize_Params pi = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
-	if ((r = cuptiProfilerInitialize(&pi)) != CUPTI_SUCCESS) {
-		cupti_error(err, len, "cuptiProfilerInitialize", r);
+static int profile_setup(void *ctx, const char *const *metrics, int n, char *err, size_t len)
+{
+	char key[sizeof setup.key];
+	size_t at = 0;
+	uint8_t *avail = NULL;
+	CUptiResult r;
+	int rc = -1;
+	key[0] = '\0';
+	for (int i = 0; i < n && at < sizeof key; i++)
+		at += (size_t)snprintf(key + at, sizeof key - at, "%s,", metrics[i]);
+	if (setup.obj && strcmp(key, setup.key) == 0)
+		return 0;
+	if (setup.obj)
+		host_free(setup.obj);
+	free(setup.config);
+	memset(&setup, 0, sizeof setup);
+	if (!chip_name()) {
+		snprintf(err, len, "CUPTI cannot name the device's chip");
 		return -1;
-	}
-	/* the current context, through the runtime: the core never links libcuda itself */
-	if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", (void **)&get_ctx, 12000,
-					     cudaEnableDefault, NULL) != cudaSuccess ||
-	    !get_ctx || get_ctx(&ctx) != 0 || !ctx) {
-		snprintf(err, len, "cannot get the current CUDA context");
-		goto out;
-	}
-	CUpti_Device_GetChipName_Params cp = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
-	cp.deviceIndex = 0;
-	if ((r = cuptiDeviceGetChipName(&cp)) != CUPTI_SUCCESS) {
-		cupti_error(err, len, "chip name", r);
-		goto out;
 	}
 	CUpti_Profiler_GetCounterAvailability_Params ap = {
 	    CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
@@ -419,9 +430,44 @@ int gpu_profile(const struct rot_kernel *k, void *state, const char *const *metr
 		cupti_error(err, len, "counter availability image", r);
 		goto out;
 	}
-	if (host_init(cp.pChipName, avail, &obj, err, len) < 0)
+	if (host_init(chip_name(), avail, &setup.obj, err, len) < 0)
 		goto out;
-	if (config_image(obj, metrics, n, &config, &config_size, &passes, err, len) < 0)
+	if (config_image(setup.obj, metrics, n, &setup.config, &setup.config_size, &setup.passes,
+			 err, len) < 0) {
+		host_free(setup.obj);
+		free(setup.config);
+		memset(&setup, 0, sizeof setup);
+		goto out;
+	}
+	snprintf(setup.key, sizeof setup.key, "%s", key);
+	rc = 0;
+out:
+	free(avail);
+	return rc;
+}
+
+int gpu_profile(const struct rot_kernel *k, void *state, const char *const *metrics, int n,
+		double *values, int *npasses, char *err, size_t len)
+{
+	CUptiResult r;
+	CUpti_RangeProfiler_Object *rp = NULL;
+	uint8_t *data = NULL;
+	void *ctx = NULL;
+	cu_ctx_get_current get_ctx = NULL;
+	int rc = -1;
+
+	if ((r = profiler_init()) != CUPTI_SUCCESS) {
+		cupti_error(err, len, "cuptiProfilerInitialize", r);
+		return -1;
+	}
+	/* the current context, through the runtime: the core never links libcuda itself */
+	if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", (void **)&get_ctx, 12000,
+					     cudaEnableDefault, NULL) != cudaSuccess ||
+	    !get_ctx || get_ctx(&ctx) != 0 || !ctx) {
+		snprintf(err, len, "cannot get the current CUDA context");
+		goto out;
+	}
+	if (profile_setup(ctx, metrics, n, err, len) < 0)
 		goto out;
 	CUpti_RangeProfiler_Enable_Params ep = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
 	ep.ctx = ctx;
@@ -454,8 +500,8 @@ int gpu_profile(const struct rot_kernel *k, void *state, const char *const *metr
 	CUpti_RangeProfiler_SetConfig_Params cfg = {
 	    CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
 	cfg.pRangeProfilerObject = rp;
-	cfg.configSize = config_size;
-	cfg.pConfig = config;
+	cfg.configSize = setup.config_size;
+	cfg.pConfig = setup.config;
 	cfg.counterDataImageSize = sp.counterDataSize;
 	cfg.pCounterDataImage = data;
 	cfg.range = CUPTI_UserRange;
@@ -534,7 +580,7 @@ int gpu_profile(const struct rot_kernel *k, void *state, const char *const *metr
 	}
 	CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {
 	    CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
-	ev.pHostObject = obj;
+	ev.pHostObject = setup.obj;
 	ev.pCounterDataImage = data;
 	ev.counterDataImageSize = sp.counterDataSize;
 	ev.rangeIndex = 0;
@@ -554,13 +600,7 @@ out:
 		dis.pRangeProfilerObject = rp;
 		cuptiRangeProfilerDisable(&dis);
 	}
-	if (obj)
-		host_free(obj);
-	free(avail);
-	free(config);
 	free(data);
-	CUpti_Profiler_DeInitialize_Params pd = {CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
-	cuptiProfilerDeInitialize(&pd);
 	return rc;
 }
 #endif

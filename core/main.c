@@ -1,5 +1,5 @@
 /* main: the measuring core's entry point. Reads the descriptions of a batch of points (kernel,
- * parameters, run policy), measures each in a fresh traced child, streams each result out. */
+ * parameters, run policy), measures them in traced children, streams each result out. */
 #include "process.h"
 #include "counters.h"
 #include "registry.h"
@@ -26,6 +26,8 @@
  *   rule EVENT ACTION [key=value ...]
  *   runs N | bestK N | bestEpsilon X | maxRuns N | minRunTime SECONDS
  *   cacheMode warm|cold | timeout SECONDS | ignoreDisturbed 0|1
+ *   child each|shared       (shared: one child measures this point and the shareable ones
+ *                            after it, until one fails)
  * Output on stdout, per point as soon as it is measured: "begin ID", the record lines of
  * process_measure(), "end ID".
  */
@@ -156,6 +158,13 @@ static int parse(FILE *in, struct point *p, char *err, size_t len)
 			p->timeout = atof(val);
 		} else if (strcmp(key, "ignoreDisturbed") == 0) {
 			p->ignore_disturbed = atoi(val);
+		} else if (strcmp(key, "child") == 0) {
+			if (strcmp(val, "shared") != 0 && strcmp(val, "each") != 0) {
+				snprintf(err, len, "child must be 'each' or 'shared', not '%.40s'",
+					 val);
+				return -1;
+			}
+			p->shared = strcmp(val, "shared") == 0;
 		} else {
 			snprintf(err, len, "unknown input key '%s'", key);
 			return -1;
@@ -239,13 +248,40 @@ static int list_events(int all)
 	return 0;
 }
 
-/* rot-core --batch INPUT: measures the points of INPUT in order, each in its own traced child,
- * and writes each result to stdout as soon as it is done. */
+#define GROUP_MAX 256 /* points one shared child measures at most */
+
+/* Streams one point's result out: "begin ID", its records, "end ID". */
+static void emit_point(void *ctx, int index, const char *text, size_t len, int failed)
+{
+	char(*ids)[64] = ctx;
+	(void)failed;
+	printf("begin %s\n", ids[index]);
+	fwrite(text, 1, len, stdout);
+	printf("end %s\n", ids[index]);
+	fflush(stdout);
+}
+
+/* Reads the next point into p; returns 0 at the end of the input, 1 with *bad set (and err)
+ * when its settings were refused. */
+static int next_point(FILE *in, struct point *p, char *id, char *err, size_t len, int *bad)
+{
+	char line[256];
+	while (fgets(line, sizeof line, in)) {
+		if (sscanf(line, "point %63s", id) == 1) {
+			*bad = parse(in, p, err, len) < 0;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* rot-core --batch INPUT: measures the points of INPUT in order, in traced children (one per
+ * point, or one for a run of points that share it), and writes each result to stdout as soon
+ * as it is done. */
 static int batch(const char *input)
 {
-	static struct point p;
-	char err[1024], line[256], id[64];
-	int rc = 0;
+	char err[1024];
+	int rc = 0, bad = 0;
 	/* the driver's death takes the core (and, through PTRACE_O_EXITKILL, the kernels) along */
 	const char *driver = getenv("ROT_DRIVER_PID");
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -253,30 +289,40 @@ static int batch(const char *input)
 		return 2;
 	prctl(PR_SET_CHILD_SUBREAPER, 1); /* what a kernel leaves behind comes back to us */
 	FILE *in = fopen(input, "r");
-	if (!in) {
+	struct point *ps = calloc(GROUP_MAX + 1, sizeof *ps);
+	char(*ids)[64] = calloc(GROUP_MAX + 1, sizeof *ids);
+	if (!in || !ps || !ids) {
 		fprintf(stderr, "rot-core: cannot read '%s': %s\n", input, strerror(errno));
-		return 2;
+		rc = 2;
+		goto out;
 	}
-	while (fgets(line, sizeof line, in)) {
-		if (sscanf(line, "point %63s", id) != 1)
-			continue;
-		char *text = NULL;
-		size_t len = 0;
-		FILE *out = open_memstream(&text, &len);
-		if (!out) {
-			rc = 2;
-			break;
-		}
-		if (parse(in, &p, err, sizeof err) < 0)
-			fprintf(out, "status failed\nerror %s\nmeta failure input\n", err);
-		else if (process_measure(&p, out) != 0)
+	int have = next_point(in, &ps[0], ids[0], err, sizeof err, &bad);
+	while (have) {
+		if (bad) {
+			printf("begin %s\nstatus failed\nerror %s\nmeta failure input\nend %s\n",
+			       ids[0], err, ids[0]);
+			fflush(stdout);
 			rc = 1;
-		fclose(out);
-		printf("begin %s\n%send %s\n", id, text, id);
-		fflush(stdout);
-		free(text);
+			have = next_point(in, &ps[0], ids[0], err, sizeof err, &bad);
+			continue;
+		}
+		int n = 1;
+		have = next_point(in, &ps[n], ids[n], err, sizeof err, &bad);
+		while (have && !bad && n < GROUP_MAX && process_can_share(&ps[0], &ps[n])) {
+			n++;
+			have = next_point(in, &ps[n], ids[n], err, sizeof err, &bad);
+		}
+		rc |= process_measure(ps, n, emit_point, ids);
+		if (have) { /* the point read ahead starts the next run */
+			ps[0] = ps[n];
+			memcpy(ids[0], ids[n], sizeof ids[0]);
+		}
 	}
-	fclose(in);
+out:
+	if (in)
+		fclose(in);
+	free(ps);
+	free(ids);
 	return rc;
 }
 

@@ -28,6 +28,8 @@ struct rot_records {
 	unsigned long long magic;
 	char *buf;
 	size_t len;
+	int index; /* the point's place in its batch */
+	int rc;	   /* measure_point's verdict: 0 measured */
 };
 
 struct workload {
@@ -53,6 +55,7 @@ struct point {
 	int notify; /* the parent wants run and workload events in its log (it follows runs anyway) */
 	char gpu_metrics[64][128]; /* CUPTI metrics, profiled after (never during) the timed runs */
 	int ngpu_metrics;
+	int shared; /* may share its child with the points beside it (a GPU context set up once) */
 };
 
 /* Writes `meta` and `run` lines to out. Returns 0, or -1 after writing an `error` line. */

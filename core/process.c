@@ -1,7 +1,7 @@
-/* process: runs one point in a child process controlled with ptrace: the child stops
- * itself under PTRACE_TRACEME, the parent follows its threads and every process it starts,
- * counts their events per run, applies the parent-side rules, reports faults, timeouts and
- * leftover processes, and reads the child's records out of its memory. */
+/* process: runs points in a child process controlled with ptrace: the child stops itself
+ * under PTRACE_TRACEME, the parent follows its threads and every process it starts, counts
+ * their events per run, applies the parent-side rules, reports faults, timeouts and leftover
+ * processes, and reads the child's records out of its memory, point by point. */
 #define _GNU_SOURCE
 #include "process.h"
 #include "counters.h"
@@ -72,6 +72,9 @@ struct tracee {
 	int nruns;
 	char *records; /* what the child measured, read from its memory */
 	size_t nrecords;
+	int point, last;     /* the point being measured, the last one this child measures */
+	int records_rc;	     /* the child's verdict on the point (0: measured) */
+	pid_t handoff;	     /* the thread left stopped after a measured point, the next to come */
 	char errtail[ERR_KEEP]; /* the last bytes the kernel wrote to stderr */
 	size_t errlen, errtotal;
 	char events[8192];
@@ -293,31 +296,37 @@ static void parent_rules(struct tracee *tr, enum rot_event e, int run, struct th
 	}
 }
 
-/* The child's records: a buffer in its memory, announced with ROT_RECORDS_SIGNAL. */
-static void read_records(struct tracee *tr, pid_t tid, const siginfo_t *si)
+/* The child's records of the point in progress: a buffer in its memory, announced with
+ * ROT_RECORDS_SIGNAL. Returns 0 when they were read. */
+static int read_records(struct tracee *tr, pid_t tid, const siginfo_t *si)
 {
 	struct rot_records rr;
 	struct iovec local = {&rr, sizeof rr}, remote = {si->si_value.sival_ptr, sizeof rr};
 	if (process_vm_readv(tid, &local, 1, &remote, 1, 0) != (ssize_t)sizeof rr ||
-	    rr.magic != ROT_RECORDS_MAGIC || rr.len > MAX_RECORDS)
-		return;
+	    rr.magic != ROT_RECORDS_MAGIC || rr.len > MAX_RECORDS || rr.index != tr->point)
+		return -1;
 	char *buf = malloc(rr.len + 1);
 	if (!buf)
-		return;
+		return -1;
 	local = (struct iovec){buf, rr.len};
 	remote = (struct iovec){rr.buf, rr.len};
 	if (rr.len && process_vm_readv(tid, &local, 1, &remote, 1, 0) != (ssize_t)rr.len) {
 		free(buf);
-		return;
+		return -1;
 	}
 	buf[rr.len] = '\0';
 	free(tr->records);
 	tr->records = buf;
 	tr->nrecords = rr.len;
+	tr->records_rc = rr.rc;
+	return 0;
 }
 
-/* Async-signal-safe between fork and the measurement: no allocation, no stdio. */
-static void child_main(struct point *p, pid_t core, int err_pipe, int err_fd)
+/* Measures ps[first..last] in order, each point's records announced to the tracer; ends at
+ * the first point that fails. Async-signal-safe between fork and the measurement: no
+ * allocation, no stdio. */
+static void child_main(struct point *ps, int first, int last, pid_t core, int err_pipe,
+		       int err_fd)
 {
 	/* a core that dies before it set PTRACE_O_EXITKILL must not leave this child stopped */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -342,19 +351,25 @@ static void child_main(struct point *p, pid_t core, int err_pipe, int err_fd)
 		for (int fd = 3; fd < 1024; fd++)
 			close(fd);
 	raise(SIGSTOP);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
-	if (!out)
-		_exit(125);
-	int rc = measure_point(p, out);
-	fclose(out);
-	/* the parent reads the records out of this memory: no descriptor the kernel could write */
-	static struct rot_records rr;
-	rr = (struct rot_records){ROT_RECORDS_MAGIC, buf, len};
-	union sigval v = {.sival_ptr = &rr};
-	pthread_sigqueue(pthread_self(), ROT_RECORDS_SIGNAL, v);
-	_exit(rc == 0 ? 0 : 3);
+	for (int i = first; i <= last; i++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *out = open_memstream(&buf, &len);
+		if (!out)
+			_exit(125);
+		int rc = measure_point(&ps[i], out);
+		fclose(out);
+		/* the parent reads the records out of this memory: no descriptor the kernel
+		 * could write */
+		static struct rot_records rr;
+		rr = (struct rot_records){ROT_RECORDS_MAGIC, buf, len, i, rc};
+		union sigval v = {.sival_ptr = &rr};
+		pthread_sigqueue(pthread_self(), ROT_RECORDS_SIGNAL, v);
+		if (rc != 0)
+			_exit(3); /* a failed point may leave the process unfit: a fresh one goes on */
+		free(buf);
+	}
+	_exit(0);
 }
 
 static int is_fault(int sig)
@@ -432,7 +447,13 @@ static void on_status(struct tracee *tr, pid_t w, int st)
 		if (ptrace(PTRACE_GETSIGINFO, w, NULL, &si) < 0) {
 			/* gone meanwhile */
 		} else if (sig == ROT_RECORDS_SIGNAL) {
-			read_records(tr, w, &si);
+			/* a measured point with more to come: the child waits, stopped, until
+			 * this one is reported */
+			if (read_records(tr, w, &si) == 0 && tr->records_rc == 0 &&
+			    tr->point < tr->last && w == tr->pid) {
+				tr->handoff = w;
+				return;
+			}
 		} else {
 			enum rot_event e = (enum rot_event)(si.si_value.sival_int >> 16);
 			int run = si.si_value.sival_int & 0xffff;
@@ -494,7 +515,8 @@ static int read_stderr(struct tracee *tr, int fd)
  * Follows the child, its threads and every process it starts until all are gone: SIGCHLD
  * through a signalfd, the timeout through a timerfd (fractions of a second count), the
  * kernel's stderr through a pipe. When the kernel's process is gone, whatever it started and
- * left running is killed (and named). Returns 1 when the timeout fired.
+ * left running is killed (and named). Returns 1 when the timeout fired; returns early, with
+ * tr->handoff set, when the point was measured and the child waits to go on with the next.
  */
 static int trace(struct tracee *tr, int sfd, int errfd)
 {
@@ -513,7 +535,7 @@ static int trace(struct tracee *tr, int sfd, int errfd)
 		pid_t w;
 		while ((w = waitpid(-1, &st, __WALL | WNOHANG)) > 0)
 			on_status(tr, w, st);
-		if (w < 0 && errno == ECHILD)
+		if ((w < 0 && errno == ECHILD) || tr->handoff)
 			break;
 		if (tr->main_done && !swept) { /* the kernel is gone: nothing it started stays */
 			swept = 1;
@@ -676,47 +698,73 @@ static void describe_signal(struct tracee *tr, const char *kname, int sig, FILE 
 	fprintf(out, "meta failure signal\nmeta signal %d\n", sig);
 }
 
-int process_measure(const struct point *p, FILE *out)
+/* Clears what belongs to one point, keeping the child's live threads (renumbered, the main
+ * one first) and their counters. */
+static void point_reset(struct tracee *tr, const struct point *p, int index)
 {
-	struct tracee *tr = calloc(1, sizeof *tr);
-	int err_pipe[2] = {-1, -1}, out_pipe[2] = {-1, -1}, sfd = -1, rc = 1, timed_out = 0;
-	const char *kname = p->w[0].args.kernel->name;
-	char at[64];
-	sigset_t chld, old;
-	sigemptyset(&chld);
-	sigaddset(&chld, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &chld, &old); /* before fork: no SIGCHLD is lost */
-	if (!tr || pipe2(err_pipe, O_CLOEXEC) < 0 || pipe2(out_pipe, O_CLOEXEC) < 0 ||
-	    (sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
-		fprintf(out, "status failed\nerror cannot set up the child: %s\n", strerror(errno));
-		goto out;
+	int n = 0;
+	tr->counted = 0;
+	for (int i = 0; i < tr->n; i++) {
+		if (tr->t[i].state == T_EXITED)
+			continue;
+		if (n != i)
+			tr->t[n] = tr->t[i];
+		tr->t[n].index = n;
+		tr->counted += tr->t[n].counted;
+		n++;
 	}
+	tr->n = n;
 	tr->p = p;
-	tr->counting = 1;
+	tr->point = index;
+	tr->created = tr->exited = tr->forks = tr->multiplexed = 0;
+	tr->no = 0; /* processes of the last point are gone, or were reported and killed */
+	tr->leftover = 0;
+	tr->stopped = 0;
 	tr->run = -1;
-	if (p->ncounters && counters_setup(&tr->ctr, (char(*)[128])p->counter_names, p->ncounters,
-					   tr->err, sizeof tr->err) < 0) {
-		fprintf(out, "status failed\nerror %s\nmeta failure input\n", tr->err);
+	tr->handoff = 0;
+	tr->records_rc = 0;
+	free(tr->records);
+	tr->records = NULL;
+	tr->nrecords = 0;
+	memset(tr->info_tid, 0, sizeof tr->info_tid);
+	for (int i = 0; i < tr->nruns; i++) {
+		memset(tr->runval[i], 0, sizeof tr->runval[i]);
+		tr->runratio[i] = 1;
+		tr->runcounting[i] = 0;
+	}
+	tr->errlen = tr->errtotal = 0;
+	tr->evlen = 0;
+	tr->events[0] = '\0';
+	if (!tr->counting)
+		set_counting(tr, 1);
+}
+
+/* Starts a child that measures ps[first..last], stopped under ptrace with its options set.
+ * Returns its pid, or -1 after writing the failure of point `first` to out. */
+static pid_t child_start(struct tracee *tr, struct point *ps, int first, int last,
+			 const sigset_t *old, int *errfd, FILE *out)
+{
+	int err_pipe[2] = {-1, -1}, out_pipe[2] = {-1, -1}, st, e = ECHILD;
+	pid_t pid = -1;
+	if (pipe2(err_pipe, O_CLOEXEC) < 0 || pipe2(out_pipe, O_CLOEXEC) < 0) {
+		fprintf(out, "status failed\nerror cannot set up the child: %s\n", strerror(errno));
 		goto out;
 	}
 	fflush(NULL);
 	pid_t core = getpid();
-	pid_t pid = fork();
+	pid = fork();
 	if (pid < 0) {
 		fprintf(out, "status failed\nerror fork: %s\n", strerror(errno));
 		goto out;
 	}
 	if (pid == 0) {
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		child_main((struct point *)p, core, err_pipe[1], out_pipe[1]);
+		sigprocmask(SIG_SETMASK, old, NULL);
+		child_main(ps, first, last, core, err_pipe[1], out_pipe[1]);
 	}
+	setpgid(pid, pid); /* the child does it too: whoever runs first */
 	close(err_pipe[1]);
 	close(out_pipe[1]);
 	err_pipe[1] = out_pipe[1] = -1;
-	fcntl(out_pipe[0], F_SETFL, O_NONBLOCK);
-	setpgid(pid, pid); /* the child does it too: whoever runs first */
-	tr->pid = pid;
-	int st, e = ECHILD;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	if (read(err_pipe[0], &e, sizeof e) == (ssize_t)sizeof e || !WIFSTOPPED(st)) {
@@ -726,29 +774,49 @@ int process_measure(const struct point *p, FILE *out)
 			"meta hint allow tracing one's own children: sysctl "
 			"kernel.yama.ptrace_scope=1 (or 0), or run the container with "
 			"--cap-add=SYS_PTRACE and without a seccomp profile that blocks ptrace\n");
-		goto out;
+		goto fail;
 	}
 	if (ptrace(PTRACE_SETOPTIONS, pid, NULL,
 		   (void *)(long)(PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
 				  PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL)) <
 	    0) {
-		e = errno;
-		kill(pid, SIGKILL);
-		waitpid(pid, &st, 0);
-		fprintf(out, "status failed\nerror ptrace(PTRACE_SETOPTIONS): %s\n", strerror(e));
-		goto out;
+		fprintf(out, "status failed\nerror ptrace(PTRACE_SETOPTIONS): %s\n",
+			strerror(errno));
+		goto fail;
 	}
-	struct thread *main_thread = thread_add(tr, pid);
-	main_thread->state = T_RUNNING;
+	tr->pid = pid;
+	tr->n = 0;
+	tr->main_done = 0;
+	thread_add(tr, pid)->state = T_RUNNING;
 	if (tr->err[0]) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &st, 0);
 		fprintf(out, "status failed\nerror %s\nmeta failure input\n", tr->err);
-		goto out;
+		goto fail;
 	}
-	ptrace(PTRACE_CONT, pid, NULL, NULL);
-	timed_out = trace(tr, sfd, out_pipe[0]);
+	fcntl(out_pipe[0], F_SETFL, O_NONBLOCK);
+	*errfd = out_pipe[0];
+	out_pipe[0] = -1;
+	goto out;
+fail:
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &st, __WALL) < 0 && errno == EINTR)
+		;
+	pid = -1;
+out:
+	for (int i = 0; i < 2; i++) {
+		if (err_pipe[i] >= 0)
+			close(err_pipe[i]);
+		if (out_pipe[i] >= 0)
+			close(out_pipe[i]);
+	}
+	return pid;
+}
 
+/* Writes what became of the point in progress; returns 0 when it was measured. */
+static int point_report(struct tracee *tr, int timed_out, FILE *out)
+{
+	const struct point *p = tr->p;
+	const char *kname = p->w[0].args.kernel->name;
+	char at[64];
 	int status = tr->p_status;
 	copy_records(tr, out);
 	write_thread_table(tr, out);
@@ -766,6 +834,9 @@ int process_measure(const struct point *p, FILE *out)
 			"status failed\nerror kernel '%s' started a process that outlived it "
 			"(pid %d); killed\nmeta failure leftover\n",
 			kname, (int)tr->leftover);
+	} else if (tr->handoff) {
+		fprintf(out, "status ok\n");
+		return 0;
 	} else if (WIFSIGNALED(status)) {
 		describe_signal(tr, kname, WTERMSIG(status), out);
 	} else if (!tr->records) {
@@ -773,19 +844,103 @@ int process_measure(const struct point *p, FILE *out)
 			"status failed\nerror kernel '%s' exited with status %d %s\nmeta "
 			"failure exit\n",
 			kname, WEXITSTATUS(status), where(tr, at, sizeof at));
-	} else if (WEXITSTATUS(status) == 0) {
+	} else if (WEXITSTATUS(status) == 0 && tr->records_rc == 0) {
 		fprintf(out, "status ok\n");
-		rc = 0;
+		return 0;
 	} else {
 		fprintf(out, "status failed\n"); /* the child wrote its own error line */
 	}
-out:
-	for (int i = 0; i < 2; i++) {
-		if (err_pipe[i] >= 0)
-			close(err_pipe[i]);
-		if (out_pipe[i] >= 0)
-			close(out_pipe[i]);
+	return 1;
+}
+
+/* A measured point's child goes on only when nothing the point started is still running. */
+static void handoff_check(struct tracee *tr)
+{
+	for (int i = 0; i < tr->no; i++) {
+		if (tr->o[i].alive) {
+			if (!tr->leftover)
+				tr->leftover = tr->o[i].tid;
+			kill(tr->o[i].tid, SIGKILL);
+		}
 	}
+}
+
+int process_can_share(const struct point *a, const struct point *b)
+{
+	if (!a->shared || !b->shared || a->ncounters != b->ncounters)
+		return 0;
+	for (int i = 0; i < a->ncounters; i++)
+		if (strcmp(a->counter_names[i], b->counter_names[i]) != 0)
+			return 0;
+	return 1;
+}
+
+int process_measure(struct point *ps, int n, process_done done, void *ctx)
+{
+	struct tracee *tr = calloc(1, sizeof *tr);
+	int sfd = -1, errfd = -1, rc = 0, next = 0, refused = 0;
+	sigset_t chld, old;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &old); /* before fork: no SIGCHLD is lost */
+	if (tr && (sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK)) >= 0 && n > 0 &&
+	    ps[0].ncounters)
+		refused = counters_setup(&tr->ctr, (char(*)[128])ps[0].counter_names,
+					 ps[0].ncounters, tr->err, sizeof tr->err) < 0;
+	while (next < n) {
+		char *text = NULL;
+		size_t len = 0;
+		FILE *out = open_memstream(&text, &len);
+		if (!out) {
+			rc = 1;
+			break;
+		}
+		int failed = 1;
+		if (!tr || sfd < 0) {
+			fprintf(out, "status failed\nerror cannot set up the child: %s\n",
+				strerror(errno));
+		} else if (refused) { /* the counters: every point says why */
+			fprintf(out, "status failed\nerror %s\nmeta failure input\n", tr->err);
+		} else {
+			if (!tr->pid) { /* a fresh child for the points from here on */
+				point_reset(tr, &ps[next], next);
+				tr->last = n - 1;
+				tr->counting = 1;
+				if (child_start(tr, ps, next, n - 1, &old, &errfd, out) < 0)
+					goto emit;
+				ptrace(PTRACE_CONT, tr->pid, NULL, NULL);
+			}
+			int timed_out = trace(tr, sfd, errfd);
+			if (tr->handoff)
+				handoff_check(tr);
+			if (tr->leftover && tr->handoff) { /* the child goes, with what it left */
+				kill_all(tr);
+				ptrace(PTRACE_CONT, tr->handoff, NULL, NULL);
+				tr->handoff = 0;
+				trace(tr, sfd, errfd);
+				tr->handoff = 0;
+			}
+			failed = point_report(tr, timed_out, out);
+			if (tr->handoff && next + 1 < n) {
+				pid_t resume = tr->handoff;
+				point_reset(tr, &ps[next + 1], next + 1);
+				ptrace(PTRACE_CONT, resume, NULL, NULL);
+			} else {
+				tr->pid = 0; /* gone: the next point gets a fresh child */
+				if (errfd >= 0)
+					close(errfd);
+				errfd = -1;
+			}
+		}
+	emit:
+		fclose(out);
+		done(ctx, next, text, len, failed);
+		free(text);
+		rc |= failed;
+		next++;
+	}
+	if (errfd >= 0)
+		close(errfd);
 	if (sfd >= 0)
 		close(sfd);
 	sigprocmask(SIG_SETMASK, &old, NULL);

@@ -33,6 +33,9 @@ const struct config_key config_keys[] = {
 	{"timeout", CONFIG_NUMBER, "600", NULL, "seconds before a measurement is killed", .ranged = 1, .lo = 0.001, .hi = 1e6},
 	{"onFailure", CONFIG_ENUM, "continue", "continue,stop",
 	 "after a failed point: go on with the next or stop"},
+	{"pointChild", CONFIG_ENUM, "auto", "auto,each,shared",
+	 "process per point: each (a fresh traced child), shared (one child for consecutive points "
+	 "until one fails), auto (shared for GPU points: one CUDA context and CUPTI set-up)"},
 	{"ignoreDisturbed", CONFIG_BOOL, "false", NULL,
 	 "best-k ignores runs with an involuntary context switch or a migration"},
 	{"governor", CONFIG_STRING, "", NULL,

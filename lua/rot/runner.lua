@@ -554,6 +554,9 @@ local function point_lines(desc, need_runs, exact, lines)
   lines[#lines + 1] = "minRunTime " .. string.format("%.17g", p.minRunTime)
   lines[#lines + 1] = "cacheMode " .. desc.cacheMode
   lines[#lines + 1] = "timeout " .. string.format("%.17g", cfg("timeout"))
+  local child = cfg("pointChild")
+  if child == "auto" then child = desc.device == "gpu" and "shared" or "each" end
+  lines[#lines + 1] = "child " .. child
 end
 
 -- One point's result from the core's record lines (status, error, meta, runs, stderr).
