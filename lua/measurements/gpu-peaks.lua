@@ -1,4 +1,5 @@
--- the GPU's ceilings, measured: fp64/fp32/fp16/int32 multiply-add, integer add, shared memory, L2, HBM
+-- the GPU's ceilings, measured: fp64/fp32/fp16/int32 multiply-add, integer add, shared memory, L2, HBM,
+-- and the cost of one more kernel launch
 local rot = require "rot"
 local gpu = require "rot.gpu"
 local peaks = require "rot.peaks"
@@ -15,6 +16,9 @@ local tests = {
   { name = "shared_ldst", kind = "bandwidth", spec = { kernel = "gpu_cache", params = { ws = 65536, rounds = quick and 16 or 256 }, macros = { GCACHE_SHARED = 1 } }, theo = "shared" },
   { name = "L2", kind = "bandwidth", spec = { kernel = "gpu_cache", params = { ws = 16 << 20, rounds = quick and 8 or 64 } } },
   { name = "HBM_triad", kind = "bandwidth", spec = { kernel = "gpu_triad", params = { n = big } }, theo = "hbm" },
+  -- what one more kernel costs in a stream of launches (one block of 32 elements), timed like
+  -- every GPU point: gpu-predict's launch term
+  { name = "launch", kind = "latency", spec = { kernel = "gpu_triad", params = { n = 32 } } },
 }
 local idx = {}
 for i = 1, #tests do idx[i] = i end
@@ -33,11 +37,11 @@ local out, shown, impossible = {}, {}, {}
 for i, r in ipairs(results.rows) do
   local t = tests[i]
   if r.entry then
-    local value = t.kind == "compute" and r.gflops or r.gbs
+    local value = t.kind == "compute" and r.gflops or t.kind == "latency" and r.time * 1e6 or r.gbs
     if t.name == "shared_ldst" then
       value = value * 4 * (r.entry.meta.gpuSMs or 1) -- the declared bytes are per block, 4 blocks per SM
     end
-    local unit = t.kind == "compute" and "GFLOP/s" or "GB/s"
+    local unit = ({ compute = "GFLOP/s", latency = "us" })[t.kind] or "GB/s"
     local line, above = gpu.against_limit(value, t.theo, r.entry.meta, r.gpuMetrics and r.gpuMetrics[CLOCK])
     if above then
       impossible[#impossible + 1] = t.name

@@ -48,14 +48,12 @@ local all = {}
 for _, f in ipairs(files) do
   local device, err = predict.device(peaks.read_csv(dir .. "/" .. f) or {})
   if device then
-    local recs, mean, count = predict.report(profile, device, f == here and profile or nil)
+    local recs, summary = predict.report(profile, device, f == here and profile or nil)
     for _, r in ipairs(recs) do
       r.device = f:gsub("%.gpu%.csv$", "")
       all[#all + 1] = r
     end
-    if mean then
-      io.stdout:write(string.format("%s: mean APE %.2f%% over %d kernels (the paper reports 27.66%%)\n", f, mean, count))
-    end
+    if summary.mean then io.stdout:write(f, ": ", predict.summary(summary), "\n") end
   else
     io.stderr:write("rot: warning: '", dir, "/", f, "': ", err, "\n")
   end
@@ -63,7 +61,7 @@ end
 if #all == 0 then
   rot.fail("no GPU ceilings stored for any device: nothing to predict on", "rot measure gpu-peaks first (on each GPU)")
 end
-rot.records("gpu-predict", { { "device", "device" }, { "kernel", "kernel" }, { "type", "type" }, { "O_krn", "O_krn", "%.3g" },
-  { "O_dev", "O_dev", "%.3g" }, { "bound", "bound" }, { "predicted_s", "time", "%.4g" }, { "measured_s", "measured", "%.4g" },
-  { "APE_pct", "ape", "%.1f" } }, all)
+local columns = { { "device", "device" } }
+for _, c in ipairs(predict.columns) do columns[#columns + 1] = c end
+rot.records("gpu-predict", columns, all)
 io.stdout:write("another GPU: copy gpu-predict-profile.csv there and run\n  rot predict gpu-predict-profile.csv ITS-gpu-peaks.csv ITS-gpu-predict-profile.csv\n")

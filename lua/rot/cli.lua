@@ -198,13 +198,10 @@ local function predict_cmd(cfg, pos)
   if drows then device, err = predict.device(drows) end
   if not device then util.fail("device file '" .. dpath .. "': " .. err, "rot measure gpu-peaks writes one (gpu-peaks.csv)") end
   local measured = pos[4] and profile_arg(pos, 4)
-  local recs, mean, count = predict.report(profile, device, measured)
-  rot.records("predict", { { "kernel", "kernel" }, { "type", "type" }, { "O_krn", "O_krn", "%.3g" }, { "O_dev", "O_dev", "%.3g" },
-    { "bound", "bound" }, { "predicted_GOPs", "gops", "%.4g" }, { "predicted_s", "time", "%.4g" },
-    { "measured_s", "measured", "%.4g" }, { "APE_pct", "ape", "%.1f" }, { "error", "error" } }, recs)
-  if mean then
-    io.stdout:write(string.format("mean APE %.2f%% over %d kernel%s (Konstantinidis & Cotronis report 27.66%%)\n",
-      mean, count, count == 1 and "" or "s"))
+  local recs, summary = predict.report(profile, device, measured)
+  rot.records("predict", predict.columns, recs)
+  if summary.mean then
+    io.stdout:write(predict.summary(summary), "\n")
   elseif measured then
     io.stdout:write("no measured kernel matches a profiled one by name: no APE\n")
   end

@@ -293,6 +293,28 @@ t.is(pr.bound, "memory", "O_krn = 1/3 < O_dev = 5.33: memory bound")
 t.ok(math.abs(pr.gops - 1000 / 3) < 1e-9 and math.abs(pr.time - 4.8e-3) < 1e-12, "predicted 333 GFLOP/s, 4.8 ms")
 t.ok(math.abs(predict.ape(4.8e-3, 6e-3) - 20) < 1e-9, "absolute percentage error")
 t.is(predict.kernel({}), nil, "missing metrics give no parameters")
+t.is(pr.time_launch, nil, "a device file without a launch row: the paper's model only")
+-- the launch term and the per-kernel account (which term misses)
+local devl = {}
+for k, v in pairs(dev) do devl[k] = v end
+devl.t_launch = 2e-3 -- hand-worked: a 4.8 ms kernel with a 2 ms launch cost, measured 7 ms
+local pl = predict.predict(kp, devl)
+t.ok(math.abs(pl.time_launch - 6.8e-3) < 1e-12 and pl.time == pr.time, "with the launch term: t_launch + W/P = 6.8 ms; the paper's time unchanged")
+t.ok(predict.account(kp, pl, devl, 7e-3):match("^launch: 2e%+03 us of the 7e%+03 us measured is the launch cost"),
+  "account: a launch cost of a quarter or more of the time is named: " .. predict.account(kp, pl, devl, 7e-3))
+t.ok(predict.account(kp, pr, dev, 14.4e-3):match("^memory term: its DRAM traffic moved at 33%% of B_mem %(latency"),
+  "account: 3x slower than memory bound: the DRAM traffic moved at a third of B_mem: " .. predict.account(kp, pr, dev, 14.4e-3))
+t.ok(predict.account(kp, pr, dev, 2.4e-3):match("^memory term: its DRAM traffic moved at 200%% of B_mem %(the triad"),
+  "account: faster than the memory bound says the triad's B_mem underrates it")
+t.is(predict.account(kp, pr, dev, 5e-3), "memory-bound prediction within 25%", "account: within 25% nothing is blamed")
+local kc = { type = "fp32", W_comp = 1e9, W_traf = 1e6, E_mix = 1, D_ops = 1, D_ldst = 0, D_other = 0 }
+local pc = predict.predict(kc, dev) -- compute bound at T_op_adj = 20000 GFLOP/s: 50 us
+t.ok(pc.bound == "compute" and predict.account(kc, pc, dev, 200e-6):match("^compute term: 25%% of T_op_adj = E_mix 1%.00 x E_instr 1%.00"),
+  "account: 4x slower than compute bound: 25% of T_op_adj, with its factors")
+local recs, sum = predict.report({ { kernel = "k", metrics = prof[1].metrics } }, devl, { { kernel = "k", time = 7e-3 } })
+t.ok(math.abs(recs[1].ape - 31.428571) < 1e-4 and math.abs(recs[1].ape_launch - 2.857143) < 1e-4 and
+  math.abs(sum.mean_launch - recs[1].ape_launch) < 1e-12, "report: both APEs (31.4% and 2.9%) and their means")
+t.ok(predict.summary(sum):match("mean APE 31%.43%% over 1 kernel .*; with the launch term 2%.86%%"), "summary line names both")
 
 -- Nsight Compute units are scaled to base units; a rot CSV of GPU points reads back as a profile
 t.ok(predict.unit_scale("usecond") == 1e-6 and predict.unit_scale("Mbyte") == 1e6 and predict.unit_scale("sector") == 1
