@@ -74,6 +74,7 @@ struct tracee {
 	size_t nrecords;
 	int point, last;     /* the point being measured, the last one this child measures */
 	int records_rc;	     /* the child's verdict on the point (0: measured) */
+	int measured;	     /* the point's records came with a 0 verdict and the child waits */
 	pid_t handoff;	     /* the thread left stopped after a measured point, the next to come */
 	char errtail[ERR_KEEP]; /* the last bytes the kernel wrote to stderr */
 	size_t errlen, errtotal;
@@ -452,6 +453,7 @@ static void on_status(struct tracee *tr, pid_t w, int st)
 			if (read_records(tr, w, &si) == 0 && tr->records_rc == 0 &&
 			    tr->point < tr->last && w == tr->pid) {
 				tr->handoff = w;
+				tr->measured = 1;
 				return;
 			}
 		} else {
@@ -722,6 +724,7 @@ static void point_reset(struct tracee *tr, const struct point *p, int index)
 	tr->stopped = 0;
 	tr->run = -1;
 	tr->handoff = 0;
+	tr->measured = 0;
 	tr->records_rc = 0;
 	free(tr->records);
 	tr->records = NULL;
@@ -834,7 +837,7 @@ static int point_report(struct tracee *tr, int timed_out, FILE *out)
 			"status failed\nerror kernel '%s' started a process that outlived it "
 			"(pid %d); killed\nmeta failure leftover\n",
 			kname, (int)tr->leftover);
-	} else if (tr->handoff) {
+	} else if (tr->measured) {
 		fprintf(out, "status ok\n");
 		return 0;
 	} else if (WIFSIGNALED(status)) {
@@ -863,6 +866,31 @@ static void handoff_check(struct tracee *tr)
 			kill(tr->o[i].tid, SIGKILL);
 		}
 	}
+}
+
+/* A thread of the child, other than the stopped main one, still running or runnable after its
+ * point (a sleeping one, such as CUDA's helpers, does not disturb the next): its index, or -1. */
+static int busy_thread(struct tracee *tr)
+{
+	for (int i = 0; i < tr->n; i++) {
+		struct thread *t = &tr->t[i];
+		char path[64], buf[512];
+		if (t->state == T_EXITED || t->tid == tr->handoff)
+			continue;
+		snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)tr->pid, (int)t->tid);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t n = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		char *end = strrchr(buf, ')'); /* the name may hold anything: the state follows it */
+		if (end && end[1] == ' ' && end[2] == 'R')
+			return t->index;
+	}
+	return -1;
 }
 
 int process_can_share(const struct point *a, const struct point *b)
@@ -910,10 +938,16 @@ int process_measure(struct point *ps, int n, process_done done, void *ctx)
 					goto emit;
 				ptrace(PTRACE_CONT, tr->pid, NULL, NULL);
 			}
-			int timed_out = trace(tr, sfd, errfd);
-			if (tr->handoff)
+			int timed_out = trace(tr, sfd, errfd), busy = -1;
+			if (tr->handoff) {
 				handoff_check(tr);
-			if (tr->leftover && tr->handoff) { /* the child goes, with what it left */
+				if (!tr->leftover && (busy = busy_thread(tr)) >= 0)
+					fprintf(out,
+						"meta childEnded thread %d of the point was still "
+						"running: a fresh child measures the next point\n",
+						busy);
+			}
+			if (tr->handoff && (tr->leftover || busy >= 0)) { /* the child goes */
 				kill_all(tr);
 				ptrace(PTRACE_CONT, tr->handoff, NULL, NULL);
 				tr->handoff = 0;

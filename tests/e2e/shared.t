@@ -2,13 +2,15 @@
 # One traced child for a run of points (-pointChild=shared, what GPU points get by default: one
 # CUDA context): points share it while they succeed; a point that crashes, hangs, leaves a
 # process behind or exits fails alone, with its own message, and a fresh child measures the
-# rest. With -pointChild=each every point has its own process.
+# rest; a point that leaves a thread running is measured, and its child ends. With
+# -pointChild=each every point has its own process.
 . "$(dirname "$0")/lib.sh"
 S="$T/study"
 mkdir -p "$S/kernels"
 cp "$ROOT"/tests/hostile/kernels/moody.c "$S/kernels/"
 cat >"$S/moody.lua" <<'EOF2'
--- moody.lua ACT,ACT,...: one point per act (0 fine, 1 segfault, 2 hang, 3 linger, 4 exit)
+-- moody.lua ACT,ACT,...: one point per act (0 fine, 1 segfault, 2 hang, 3 linger, 4 exit,
+-- 5 a spinning thread left behind, 6 a sleeping one)
 local rot = require "rot"
 local acts, idx = {}, {}
 for a in arg[1]:gmatch("%d+") do acts[#acts + 1] = tonumber(a); idx[#idx + 1] = #acts end
@@ -53,6 +55,11 @@ test "$(pid 1)" = "$(pid 2)" && test "$(pid 4)" = "$(pid 5)" && test "$(pid 2)" 
 ok $? "each failure ends its child, a fresh one goes on: pids $(pid 1) $(pid 2) | $(pid 4) $(pid 5) | $(pid 7) | $(pid 9) | $(pid 11)"
 test "$(field 5 8)" = 2 && test "$(field 11 8)" = 1
 ok $? "and counts its points from one again (inits $(field 5 8), $(field 11 8))"
+rot measure "$S/moody.lua" 0,5,0,6,0 -pointChild=shared -useCachedResults=false >"$T/o" 2>"$T/e"
+grep -q "5 measured, 0 failed" "$T/o"
+ok $? "threads left behind (one spinning, one sleeping) do not fail their points"
+test "$(pid 1)" = "$(pid 2)" && test "$(pid 2)" != "$(pid 3)" && test "$(pid 3)" = "$(pid 4)" && test "$(pid 4)" = "$(pid 5)"
+ok $? "a thread still running after its point ends the child (the next point must not share the CPU with it); a sleeping one does not: pids $(pid 1) $(pid 2) | $(pid 3) $(pid 4) $(pid 5)"
 sleep 0.3
 ! ps -eo stat=,comm= | awk '$1 !~ /^Z/ && ($2 == "rot-core" || $2 == "rot-driver") { f = 1 } END { exit !f }' &&
 	! pgrep -f "$S" >/dev/null

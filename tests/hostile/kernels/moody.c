@@ -1,6 +1,8 @@
 /* moody: does what its parameter `act` says in its first run: 0 nothing odd, 1 a segfault,
- * 2 hangs, 3 forks a child that outlives it, 4 exits with status 3; reports its process. */
+ * 2 hangs, 3 forks a child that outlives it, 4 exits with status 3, 5 starts a thread that
+ * spins for ever, 6 one that sleeps for ever; reports its process. */
 #include "kernel.h"
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -26,6 +28,23 @@ static void *init(const struct rot_args *a)
 	return m;
 }
 
+static void *spin(void *arg)
+{
+	volatile long x = 0;
+	(void)arg;
+	for (;;)
+		x++;
+	return NULL;
+}
+
+static void *sleep_forever(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
 static void run(void *s)
 {
 	struct moody *m = s;
@@ -41,6 +60,9 @@ static void run(void *s)
 				pause();
 		if (m->act == 4)
 			exit(3);
+		pthread_t t;
+		if (m->act == 5 || m->act == 6)
+			pthread_create(&t, NULL, m->act == 5 ? spin : sleep_forever, NULL);
 	}
 	for (long i = 0; i < m->n; i++)
 		x = x * 0.9999999 + 1e-9;
