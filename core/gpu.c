@@ -84,7 +84,8 @@ static CUptiResult profiler_init(void)
 	static int done;
 	static CUptiResult r;
 	if (!done) {
-		CUpti_Profiler_Initialize_Params pi = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+		CUpti_Profiler_Initialize_Params pi = {
+		    CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
 		r = cuptiProfilerInitialize(&pi);
 		done = 1;
 	}
@@ -187,7 +188,8 @@ int gpu_identity(FILE *out)
 	cudaDriverGetVersion(&drv);
 	const char *chip = chip_name();
 	fprintf(out, "device %s, %d SMs, cc %d.%d, driver %d, chip %s\n", p.name,
-		attr(cudaDevAttrMultiProcessorCount), p.major, p.minor, drv, chip ? chip : "unknown");
+		attr(cudaDevAttrMultiProcessorCount), p.major, p.minor, drv,
+		chip ? chip : "unknown");
 	return 0;
 }
 

@@ -77,8 +77,8 @@ static int parse_workload(struct point *p, const char *line, char *err, size_t l
 		return -1;
 	}
 	if (w->threads > 1 && !w->args.kernel->run_thread) {
-		snprintf(err, len, "kernel '%s' cannot run with %d threads: it has no run_thread", name,
-			 w->threads);
+		snprintf(err, len, "kernel '%s' cannot run with %d threads: it has no run_thread",
+			 name, w->threads);
 		return -1;
 	}
 	p->nw++;
@@ -210,10 +210,11 @@ static int timer_report(void)
 	clock_getres(CLOCK_MONOTONIC_RAW, &res);
 	printf("timer overhead %llu ns, %llu TSC cycles (smallest of 100000 empty timed regions)\n",
 	       (unsigned long long)ov_ns, (unsigned long long)ov_tsc);
-	printf("timer resolution %ld ns (clock_getres), smallest observed step %llu ns, TSC %.4f GHz "
-	       "(1 cycle = %.3f ns)\n",
-	       res.tv_nsec, (unsigned long long)step, (double)(c1 - c0) / (double)(n1 - n0),
-	       (double)(n1 - n0) / (double)(c1 - c0));
+	printf(
+	    "timer resolution %ld ns (clock_getres), smallest observed step %llu ns, TSC %.4f GHz "
+	    "(1 cycle = %.3f ns)\n",
+	    res.tv_nsec, (unsigned long long)step, (double)(c1 - c0) / (double)(n1 - n0),
+	    (double)(n1 - n0) / (double)(c1 - c0));
 	return 0;
 }
 
@@ -333,7 +334,8 @@ int main(int argc, char **argv)
 	if (argc >= 3 && strcmp(argv[1], "--declared") == 0)
 		return declared(argc - 2, argv + 2);
 #ifdef ROT_GPU
-	if (argc == 2 && strcmp(argv[1], "--chip") == 0) { /* the device's chip, for metric checks */
+	if (argc == 2 &&
+	    strcmp(argv[1], "--chip") == 0) { /* the device's chip, for metric checks */
 		char err[512];
 		if (gpu_available(err, sizeof err) < 0) {
 			fprintf(stderr, "%s\n", err);
@@ -350,13 +352,17 @@ int main(int argc, char **argv)
 		return gpu_identity(stdout) == 0 ? 0 : 1;
 	}
 	if (argc >= 4 && strcmp(argv[1], "--metrics") == 0) /* --metrics CHIP NAME... */
-		return gpu_check_metrics(stdout, argv[2], (const char *const *)argv + 3, argc - 3) == 0 ? 0 : 1;
+		return gpu_check_metrics(stdout, argv[2], (const char *const *)argv + 3,
+					 argc - 3) == 0
+			   ? 0
+			   : 1;
 #endif
 	if (argc >= 2 && strcmp(argv[1], "--events") == 0)
 		return list_events(argc >= 3 && strcmp(argv[2], "all") == 0);
 	if (argc == 3 && strcmp(argv[1], "--batch") == 0)
 		return batch(argv[2]);
-	fprintf(stderr, "usage: rot-core --batch INPUT | --timer | --declared KERNEL [NAME=VALUE ...] | "
-			"--events [all]\n");
+	fprintf(stderr,
+		"usage: rot-core --batch INPUT | --timer | --declared KERNEL [NAME=VALUE ...] | "
+		"--events [all]\n");
 	return 2;
 }

@@ -17,7 +17,7 @@
 #define MAX_RULES 16
 /* the child stops with this signal to tell its tracer about an event (never delivered) */
 #define ROT_EVENT_SIGNAL (SIGRTMIN + 3)
-#define ROT_EVENT_CODE(e, run) (((int)(e) << 16) | ((run) & 0xffff))
+#define ROT_EVENT_CODE(e, run) (((int)(e) << 16) | ((run)&0xffff))
 /* ... and with this one, carrying the address of a struct rot_records, when its records are
  * complete: the tracer reads them out of the child's memory, so no descriptor a kernel can
  * reach carries results */
@@ -52,7 +52,8 @@ struct point {
 	int nrules;
 	char counter_names[COUNTERS_MAX][128];
 	int ncounters;
-	int notify; /* the parent wants run and workload events in its log (it follows runs anyway) */
+	int notify; /* the parent wants run and workload events in its log (it follows runs anyway)
+		     */
 	char gpu_metrics[64][128]; /* CUPTI metrics, profiled after (never during) the timed runs */
 	int ngpu_metrics;
 	int shared; /* may share its child with the points beside it (a GPU context set up once) */

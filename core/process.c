@@ -72,10 +72,10 @@ struct tracee {
 	int nruns;
 	char *records; /* what the child measured, read from its memory */
 	size_t nrecords;
-	int point, last;     /* the point being measured, the last one this child measures */
-	int records_rc;	     /* the child's verdict on the point (0: measured) */
-	int measured;	     /* the point's records came with a 0 verdict and the child waits */
-	pid_t handoff;	     /* the thread left stopped after a measured point, the next to come */
+	int point, last; /* the point being measured, the last one this child measures */
+	int records_rc;	 /* the child's verdict on the point (0: measured) */
+	int measured;	 /* the point's records came with a 0 verdict and the child waits */
+	pid_t handoff;	 /* the thread left stopped after a measured point, the next to come */
 	char errtail[ERR_KEEP]; /* the last bytes the kernel wrote to stderr */
 	size_t errlen, errtotal;
 	char events[8192];
@@ -326,8 +326,7 @@ static int read_records(struct tracee *tr, pid_t tid, const siginfo_t *si)
 /* Measures ps[first..last] in order, each point's records announced to the tracer; ends at
  * the first point that fails. Async-signal-safe between fork and the measurement: no
  * allocation, no stdio. */
-static void child_main(struct point *ps, int first, int last, pid_t core, int err_pipe,
-		       int err_fd)
+static void child_main(struct point *ps, int first, int last, pid_t core, int err_pipe, int err_fd)
 {
 	/* a core that dies before it set PTRACE_O_EXITKILL must not leave this child stopped */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -367,7 +366,8 @@ static void child_main(struct point *ps, int first, int last, pid_t core, int er
 		union sigval v = {.sival_ptr = &rr};
 		pthread_sigqueue(pthread_self(), ROT_RECORDS_SIGNAL, v);
 		if (rc != 0)
-			_exit(3); /* a failed point may leave the process unfit: a fresh one goes on */
+			_exit(3); /* a failed point may leave the process unfit: a fresh one goes on
+				   */
 		free(buf);
 	}
 	_exit(0);
@@ -886,7 +886,8 @@ static int busy_thread(struct tracee *tr)
 		if (n <= 0)
 			continue;
 		buf[n] = '\0';
-		char *end = strrchr(buf, ')'); /* the name may hold anything: the state follows it */
+		char *end =
+		    strrchr(buf, ')'); /* the name may hold anything: the state follows it */
 		if (end && end[1] == ' ' && end[2] == 'R')
 			return t->index;
 	}

@@ -88,7 +88,12 @@ static void dispose(void *s)
 	free(s);
 }
 
-static const struct rot_kernel moody = {.name = "moody", .params = params, .init = init,
-					.run = run, .dispose = dispose, .flops = one, .bytes = one,
+static const struct rot_kernel moody = {.name = "moody",
+					.params = params,
+					.init = init,
+					.run = run,
+					.dispose = dispose,
+					.flops = one,
+					.bytes = one,
 					.report = report};
 ROT_KERNEL(moody)
