@@ -46,7 +46,8 @@ for i, r in ipairs(results.rows) do
     if above then
       impossible[#impossible + 1] = t.name
     else
-      out[#out + 1] = { name = t.name, kind = t.kind, threads = r.entry.meta.gpuSMs or 0, value = value, unit = unit }
+      out[#out + 1] = { name = t.name, kind = t.kind, threads = r.entry.meta.gpuSMs or 0, value = value, unit = unit,
+        spread = r.spread }
     end
     shown[#shown + 1] = string.format("%-12s %-9s %12.1f %-8s %s%s", t.name, t.kind, value, unit, line,
       above and "  ABOVE THE PHYSICAL LIMIT: not stored" or "")

@@ -26,7 +26,7 @@ if #ok == 0 then rot.fail("no GPU point could be measured (see the errors above)
 local meta = ok[1].entry.meta
 -- the measured ceilings of this GPU model when `rot measure gpu-peaks` stored them
 local c = gpu.ceilings(peaks.read_csv(gpu.machine_file(rot.get("cacheDir"), meta.gpuName, "gpu")), meta)
-results:gpu_bounds(c.bounds)
+results:gpu_bounds(c.bounds, c.spreads)
 io.stdout:write(string.format("# %s, %d SMs, CUDA runtime %s; ceilings: %s\n", tostring(meta.gpuName), meta.gpuSMs or 0,
   tostring(meta.cudaRuntime), c.source == "measured" and "measured (gpu-peaks)" or "theoretical (run rot measure gpu-peaks)"))
 rot.records("gpu-roofline-levels", { { "case", function(r) return r.point.case end }, { "time_s", "time", "%.4g" },
@@ -35,6 +35,7 @@ rot.records("gpu-roofline-levels", { { "case", function(r) return r.point.case e
   { "I_L2", function(r) return r.gpu and r.gpu.intensity.L2 end, "%.3g" },
   { "I_HBM", function(r) return r.gpu and r.gpu.intensity.HBM end, "%.3g" },
   { "time_deviation_pct", function(r) return r.gpu and r.gpu.timeDeviation and r.gpu.timeDeviation * 100 end, "%.1f" },
-  { "bound", "dominant" }, { "fraction_of_bound", "fraction", "%.2f" } }, ok)
+  { "bound", "dominant" }, { "fraction_of_bound", "fraction", "%.2f" },
+  { "above_bound", function(r) return r.fraction and (r.above and 1 or 0) or nil end } }, ok)
 results:csv("gpu-roofline", { bounds = false })
 results:gpu_roofline { name = "gpu-roofline", compute = c.compute, bandwidth = c.bandwidth }

@@ -47,26 +47,27 @@ end
 --[[ Time bound of a profiled GPU point (lecture notes, with the hierarchical levels):
   T >= max(FLOPs_p / P_p over precisions, bytes_L / B_L over L1, L2, HBM). q from
   M.quantities; ceilings = { double=, single=, half= (GFLOP/s), L1=, L2=, HBM= (GB/s) }.
-  Returns { time_bound = s, dominant = "double compute"|"L2 bandwidth"|..., fraction = bound / time }. ]]
+  Returns { time_bound = s, dominant = "double compute"|"L2 bandwidth"|..., key = the ceilings'
+  key of that term ("double", "L2", ...), fraction = bound / time }. ]]
 function M.bound(q, ceilings)
-  local best, dominant = 0, nil
+  local best, dominant, key = 0, nil, nil
   for _, p in ipairs({ "double", "single", "half" }) do
     local c = ceilings[p]
     if c and q.flops[p] > 0 then
       local t = q.flops[p] / (c * 1e9)
-      if t > best then best, dominant = t, p .. " compute" end
+      if t > best then best, dominant, key = t, p .. " compute", p end
     end
   end
   for _, l in ipairs(M.levels) do
     local b = ceilings[l.name]
     if b and q.bytes[l.name] > 0 then
       local t = q.bytes[l.name] / (b * 1e9)
-      if t > best then best, dominant = t, l.name .. " bandwidth" end
+      if t > best then best, dominant, key = t, l.name .. " bandwidth", l.name end
     end
   end
   if not dominant then return nil end
   local t = q.time or q.timeDuration
-  return { time_bound = best, dominant = dominant, fraction = t and t > 0 and best / t or nil }
+  return { time_bound = best, dominant = dominant, key = key, fraction = t and t > 0 and best / t or nil }
 end
 
 -- Operations per SM per clock (FMA lanes) by compute capability, non-tensor units.
@@ -122,17 +123,19 @@ end
 --[[ Ceilings for the GPU roofline and time bounds: from gpu-peaks rows when there are some
   (measured), else the theoretical ones of a point's metadata. Returns { compute = {{label=,
   gflops=}}, bandwidth = {{label=, gbs=}}, bounds = {double=, single=, half=, L1=, L2=, HBM=},
-  source = "measured"|"theoretical" }. ]]
+  spreads = the measured ceilings' spreads by the same keys, source = "measured"|"theoretical" }. ]]
 function M.ceilings(rows, meta)
-  local by = {}
-  for _, r in ipairs(rows or {}) do by[r.name] = r.value end
+  local by, spread = {}, {}
+  for _, r in ipairs(rows or {}) do by[r.name], spread[r.name] = r.value, r.spread end
   local source = next(by) and "measured" or "theoretical"
   if source == "theoretical" then
     local th = M.theoretical(meta or {})
     by = { fp64_fma = th.fp64, fp32_fma = th.fp32, fp16_fma = th.fp16, HBM_triad = th.hbm }
   end
   local out = { compute = {}, bandwidth = {}, source = source,
-    bounds = { double = by.fp64_fma, single = by.fp32_fma, half = by.fp16_fma, L1 = by.shared_ldst, L2 = by.L2, HBM = by.HBM_triad } }
+    bounds = { double = by.fp64_fma, single = by.fp32_fma, half = by.fp16_fma, L1 = by.shared_ldst, L2 = by.L2, HBM = by.HBM_triad },
+    spreads = { double = spread.fp64_fma, single = spread.fp32_fma, half = spread.fp16_fma, L1 = spread.shared_ldst,
+      L2 = spread.L2, HBM = spread.HBM_triad } }
   for _, c in ipairs({ { "fp16_fma", "FP16 FMA" }, { "fp32_fma", "FP32 FMA" }, { "fp64_fma", "FP64 FMA" } }) do
     if by[c[1]] then out.compute[#out.compute + 1] = { label = c[2] .. " (" .. source .. ")", gflops = by[c[1]] } end
   end

@@ -259,11 +259,24 @@ end
 
 -- gpu_bounds(ceilings): time bound and dominant term for every profiled GPU row (rot.gpu.bound);
 -- ceilings = { double=, single=, half= (GFLOP/s), L1=, L2=, HBM= (GB/s) }, e.g. from gpu-peaks.
-function Results:gpu_bounds(ceilings)
-  local gpu = require "rot.gpu"
+function Results:gpu_bounds(ceilings, spreads)
+  local gpu, peaks = require "rot.gpu", require "rot.peaks"
+  local above = {}
   for _, r in ipairs(self.rows) do
     local b = r.gpu and gpu.bound(r.gpu, ceilings)
-    if b then r.timeBound, r.dominant, r.fraction, r.limiter = b.time_bound, b.dominant, b.fraction, b.dominant end
+    if b then
+      r.timeBound, r.dominant, r.fraction, r.limiter = b.time_bound, b.dominant, b.fraction, b.dominant
+      r.above = b.fraction and peaks.above(b.fraction, r.spread, (spreads or {})[b.key], rot.get("bestEpsilon"))
+      if r.above then above[#above + 1] = r end
+    end
+  end
+  if #above > 0 and not warned_above then
+    warned_above = true
+    local worst = above[1]
+    for _, r in ipairs(above) do if r.fraction > worst.fraction then worst = r end end
+    io.stderr:write(string.format("rot: warning: %d GPU point%s above %s bound beyond the spread (up to %.0f%%, marked ^);"
+      .. " the %s ceiling is too low: a kernel beats the one gpu-peaks measures it with\n",
+      #above, #above == 1 and " is" or "s are", #above == 1 and "its" or "their", worst.fraction * 100, worst.dominant))
   end
   return self
 end
@@ -279,7 +292,7 @@ function Results:gpu_roofline(o)
         local i = r.gpu.intensity[l.name]
         if i then
           dots[#dots + 1] = { intensity = i, gflops = r.gpu.gflops, level = l.name, counts = "measured",
-            workingSet = r.workingSet, label = r.desc.workloads[1].kernel }
+            workingSet = r.workingSet, label = r.desc.workloads[1].kernel, above = r.above }
         end
       end
     end

@@ -172,10 +172,14 @@ function M.bound(row, compute, bandwidth, lv, epsilon)
   elseif out.time_bound > 0 then
     out.fraction = out.time_bound / row.time -- no flops: the share of the bandwidth-bound time
   end
-  if out.fraction then
-    out.above = out.fraction > (1 + (row.spread or 0)) * (1 + (ceiling.spread or 0)) * (1 + (epsilon or 0))
-  end
+  if out.fraction then out.above = M.above(out.fraction, row.spread, ceiling.spread, epsilon) end
   return out
+end
+
+-- A point at this fraction of its bound is above it beyond the spread: its own, the ceiling's
+-- and best-k's epsilon (each may be nil: none known).
+function M.above(fraction, spread, ceiling_spread, epsilon)
+  return fraction > (1 + (spread or 0)) * (1 + (ceiling_spread or 0)) * (1 + (epsilon or 0))
 end
 
 --[[ Why a point beat its bound, most likely first: one sentence naming the ceiling. ]]

@@ -191,6 +191,17 @@ local gb = gpu.bound(g, { double = 60000, single = 60000, half = 120000, L1 = 10
 t.ok(math.abs(gb.time_bound - 8e-4) < 1e-15, "GPU time bound = max over precisions and levels = 800 us")
 t.is(gb.dominant, "L1 bandwidth", "the dominant term is named")
 t.ok(math.abs(gb.fraction - 0.08) < 1e-12, "the bound is 8% of the measured 10 ms")
+t.is(gb.key, "L1", "and the ceiling it comes from, by its key")
+-- a GPU point above its ceiling is flagged by the CPU points' rule: beyond its spread, the
+-- ceiling's and epsilon
+local gc = gpu.ceilings({ { name = "shared_ldst", value = 800, spread = 0.01 }, { name = "HBM_triad", value = 3000, spread = 0.02 } }, {})
+t.ok(gc.bounds.L1 == 800 and gc.spreads.L1 == 0.01 and gc.spreads.HBM == 0.02, "gpu.ceilings keeps each ceiling's spread")
+local peaks_m = require "rot.peaks"
+local gb2 = gpu.bound(g, gc.bounds) -- L1: 8e9 B at 800 GB/s = 10 ms, the measured time
+t.ok(gb2.key == "L1" and math.abs(gb2.fraction - 1) < 1e-12, "a point exactly at its L1 ceiling")
+t.ok(not peaks_m.above(1.0, 0.01, gc.spreads.L1, 0.02), "at its ceiling: not above")
+t.ok(peaks_m.above(1.06, 0.01, gc.spreads.L1, 0.02), "6% above with 1% + 1% spreads and 2% epsilon: above")
+t.ok(not peaks_m.above(1.04, 0.01, gc.spreads.L1, 0.02), "4% above: within the spreads")
 -- theoretical ceilings of an H100 SXM from its properties
 local th = gpu.theoretical({ gpuCC = "9.0", gpuSMs = 132, gpuClockKHz = 1980000, gpuMemClockKHz = 2619000, gpuBusWidth = 5120 })
 t.ok(math.abs(th.fp64 - 2 * 64 * 132 * 1.98) < 1e-9, "FP64: 64 FMA lanes x 2 x 132 SMs x 1.98 GHz = 33.5 TFLOP/s")
