@@ -26,6 +26,14 @@ static inline int sm_count()
 	return v;
 }
 
+/* blocks of `block` threads for one element per thread (at most the grid's limit; a grid-stride
+ * loop does the rest) */
+static inline unsigned grid_cover(size_t n, unsigned block)
+{
+	size_t want = (n + block - 1) / block, cap = 0x7fffffff;
+	return (unsigned)(want < cap ? (want ? want : 1) : cap);
+}
+
 /* enough blocks of `block` threads to fill every SM several times */
 static inline unsigned grid_for(size_t n, unsigned block)
 {

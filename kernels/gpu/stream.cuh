@@ -2,14 +2,16 @@
  * dot, plus read-only and write-only), grid-stride loops over n elements. A kernel file sets
  * GSTREAM_NAME, the arrays it reads and writes, its flops per element and GSTREAM_OP(i), or
  * GSTREAM_DOT for a reduction, then includes this. Macros: GSTREAM_TYPE (double|float),
- * GSTREAM_BLOCK (threads per block). */
+ * GSTREAM_BLOCK (threads per block, 1024 as BabelStream). Launched as BabelStream launches them:
+ * one element per thread (the grid covers n); the dot with a few blocks per SM, so each thread
+ * sums many elements before its warp's one atomic. */
 #include "common.cuh"
 
 #ifndef GSTREAM_TYPE
 #define GSTREAM_TYPE double
 #endif
 #ifndef GSTREAM_BLOCK
-#define GSTREAM_BLOCK 256
+#define GSTREAM_BLOCK 1024
 #endif
 #ifndef GSTREAM_DOT
 #define GSTREAM_DOT 0
@@ -70,7 +72,8 @@ static void *init(const struct rot_args *args)
 static void run(void *state)
 {
 	gstream *g = (gstream *)state;
-	gstream_kernel<<<grid_for(g->n, GSTREAM_BLOCK), GSTREAM_BLOCK>>>(g->a, g->b, g->c, g->sum, g->n);
+	unsigned grid = GSTREAM_DOT ? grid_for(g->n, GSTREAM_BLOCK) : grid_cover(g->n, GSTREAM_BLOCK);
+	gstream_kernel<<<grid, GSTREAM_BLOCK>>>(g->a, g->b, g->c, g->sum, g->n);
 }
 
 static void dispose(void *state)
