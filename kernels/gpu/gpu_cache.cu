@@ -97,8 +97,8 @@ static double flops(const struct rot_args *a)
 	return 4 * elems * rot_arg(a, "rounds") * (GCACHE_SHARED ? 0 : 1);
 }
 
-/* global: ws read `rounds` times; shared: the bytes loaded and stored per block are not
- * known before the launch (blocks = 4 per SM), so the declared count is per block */
+/* global: ws read `rounds` times; shared: the bytes loaded and stored per block (the number of
+ * blocks, 4 per SM, is known only on the device: the kernel reports it as `blocks`) */
 static double bytes(const struct rot_args *a)
 {
 	double ws = rot_arg(a, "ws");
@@ -107,7 +107,18 @@ static double bytes(const struct rot_args *a)
 	return ws * rot_arg(a, "rounds") * (GCACHE_SHARED ? 2 : 1);
 }
 
+/* the blocks launched: the shared variant's declared bytes are per block */
+static int report(void *p, struct rot_value *out, int max)
+{
+	st *s = (st *)p;
+	if (max < 1)
+		return 0;
+	out[0].name = "blocks";
+	out[0].value = s->blocks;
+	return 1;
+}
+
 static const struct rot_kernel gpu_cache = {
 	"gpu_cache", "cache-level and shared-memory bandwidth", params, init, run, nullptr, dispose,
-	nullptr, flops, bytes, 1, nullptr};
+	nullptr, flops, bytes, 1, nullptr, report};
 ROT_KERNEL(gpu_cache)

@@ -39,7 +39,8 @@ for i, r in ipairs(results.rows) do
   if r.entry then
     local value = t.kind == "compute" and r.gflops or t.kind == "latency" and r.time * 1e6 or r.gbs
     if t.name == "shared_ldst" then
-      value = value * 4 * (r.entry.meta.gpuSMs or 1) -- the declared bytes are per block, 4 blocks per SM
+      -- the declared bytes are per block; the kernel says how many ran
+      value = value * ((r.report or {}).blocks or rot.fail("gpu_cache did not report how many blocks it ran"))
     end
     local unit = ({ compute = "GFLOP/s", latency = "us" })[t.kind] or "GB/s"
     local line, above = gpu.against_limit(value, t.theo, r.entry.meta, r.gpuMetrics and r.gpuMetrics[CLOCK])
