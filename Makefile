@@ -57,7 +57,7 @@ bench: deps
 	@sh tests/bench.sh
 
 format:
-	clang-format -i driver/*.[ch] core/*.[ch] kernels/*.c tests/unit/*.[ch]
+	clang-format -i driver/*.[ch] core/*.[ch] kernels/cpu/*.[ch] tests/unit/*.[ch] tests/hostile/kernels/*.[ch] tests/core/kernels/*.[ch]
 
 clean:
 	rm -rf $(BUILD)
