@@ -12,9 +12,10 @@
  * name checked (GetCounterDataInfo, GetRangeInfo with "/") before evaluating range 0;
  * disable, host deinitialize, cuptiProfilerDeInitialize. Differences: the context is the
  * runtime's primary one (the core never links libcuda); the kernel's reset() restores its
- * inputs before every replayed pass; a child that measures many points (a shared child)
- * initializes the profiler once and keeps the host object and config image while the metric
- * list stays the same, so only enable ... disable is per point; the process's end deinitializes. */
+ * inputs before every replayed pass; a child that measures many points (a shared child) asks
+ * for the chip name once and keeps the host object and config image (host side, no device
+ * needed) while the metric list stays the same; initialize, enable ... disable, deinitialize
+ * stay around each profiling, so no timed run sees an initialized profiler. */
 #ifdef ROT_GPU
 #include "gpu.h"
 
@@ -77,24 +78,23 @@ static int attr(enum cudaDeviceAttr a)
 	return v;
 }
 
-/* cuptiProfilerInitialize once per process, before anything else of the profiler: every
- * point a shared child measures profiles on top of the same initialization. */
+/* The profiler is initialized only around what needs it (the chip name, one profiling), as
+ * NVIDIA's sample does, so timed runs never run beside an initialized profiler. */
 static CUptiResult profiler_init(void)
 {
-	static int done;
-	static CUptiResult r;
-	if (!done) {
-		CUpti_Profiler_Initialize_Params pi = {
-		    CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
-		r = cuptiProfilerInitialize(&pi);
-		done = 1;
-	}
-	return r;
+	CUpti_Profiler_Initialize_Params pi = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+	return cuptiProfilerInitialize(&pi);
 }
 
-/* The device's chip name (GH100, ...), asked once. cuptiDeviceGetChipName needs the profiler
- * initialized first: called alone it crashes inside libcupti (seen on an H100 with CUPTI
- * 2025.3). */
+static void profiler_deinit(void)
+{
+	CUpti_Profiler_DeInitialize_Params pd = {CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
+	cuptiProfilerDeInitialize(&pd);
+}
+
+/* The device's chip name (GH100, ...), asked once per process. cuptiDeviceGetChipName needs
+ * the profiler initialized first: called alone it crashes inside libcupti (seen on an H100
+ * with CUPTI 2025.3). */
 static const char *chip_name(void)
 {
 	static char chip[64];
@@ -103,6 +103,7 @@ static const char *chip_name(void)
 		cp.deviceIndex = 0;
 		if (cuptiDeviceGetChipName(&cp) == CUPTI_SUCCESS && cp.pChipName)
 			snprintf(chip, sizeof chip, "%s", cp.pChipName);
+		profiler_deinit();
 	}
 	return chip[0] ? chip : NULL;
 }
@@ -415,10 +416,6 @@ static int profile_setup(void *ctx, const char *const *metrics, int n, char *err
 		host_free(setup.obj);
 	free(setup.config);
 	memset(&setup, 0, sizeof setup);
-	if (!chip_name()) {
-		snprintf(err, len, "CUPTI cannot name the device's chip");
-		return -1;
-	}
 	CUpti_Profiler_GetCounterAvailability_Params ap = {
 	    CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
 	ap.ctx = ctx;
@@ -458,6 +455,10 @@ int gpu_profile(const struct rot_kernel *k, void *state, const char *const *metr
 	cu_ctx_get_current get_ctx = NULL;
 	int rc = -1;
 
+	if (!chip_name()) { /* first: asking for it initializes the profiler on its own */
+		snprintf(err, len, "CUPTI cannot name the device's chip");
+		return -1;
+	}
 	if ((r = profiler_init()) != CUPTI_SUCCESS) {
 		cupti_error(err, len, "cuptiProfilerInitialize", r);
 		return -1;
@@ -603,6 +604,7 @@ out:
 		cuptiRangeProfilerDisable(&dis);
 	}
 	free(data);
+	profiler_deinit();
 	return rc;
 }
 #endif

@@ -35,7 +35,7 @@ const struct config_key config_keys[] = {
 	 "after a failed point: go on with the next or stop"},
 	{"pointChild", CONFIG_ENUM, "auto", "auto,each,shared",
 	 "process per point: each (a fresh traced child), shared (one child for consecutive points "
-	 "until one fails), auto (shared for GPU points: one CUDA context and CUPTI set-up)"},
+	 "until one fails), auto (shared for GPU points: one CUDA context and CUPTI host set-up)"},
 	{"ignoreDisturbed", CONFIG_BOOL, "false", NULL,
 	 "best-k ignores runs with an involuntary context switch or a migration"},
 	{"governor", CONFIG_STRING, "", NULL,
