@@ -1,67 +1,15 @@
 -- the GPU's ceilings, measured: fp64/fp32/fp16/int32 multiply-add, integer add, shared memory, L2, HBM,
--- and the cost of one more kernel launch
+-- and the cost of one more kernel launch (rot.gpupeaks does the measuring)
 local rot = require "rot"
-local gpu = require "rot.gpu"
+local gpupeaks = require "rot.gpupeaks"
 local peaks = require "rot.peaks"
 local sys = require "rot.sys"
 
-local quick = rot.get("quick")
-local big = quick and (1 << 22) or (1 << 27)
-local tests = {
-  { name = "fp64_fma", kind = "compute", spec = { kernel = "gpu_intensity", params = { n = big, fpe = 256 }, macros = { GINT_TYPE = 1 } }, theo = "fp64" },
-  { name = "fp32_fma", kind = "compute", spec = { kernel = "gpu_intensity", params = { n = big, fpe = 256 }, macros = { GINT_TYPE = 0 } }, theo = "fp32" },
-  { name = "fp16_fma", kind = "compute", spec = { kernel = "gpu_intensity", params = { n = big // 2, fpe = 256 }, macros = { GINT_TYPE = 2 } }, theo = "fp16" },
-  { name = "int32_mad", kind = "compute", spec = { kernel = "gpu_intensity", params = { n = big, fpe = 256 }, macros = { GINT_TYPE = 3 } }, theo = "int32" },
-  { name = "int32_add", kind = "compute", spec = { kernel = "gpu_chain", params = { n = 4096, blocks = 132 * 16, threads = 256 }, macros = { GCHAIN_OP = 4 } } },
-  { name = "shared_ldst", kind = "bandwidth", spec = { kernel = "gpu_cache", params = { ws = 65536, rounds = quick and 16 or 256 }, macros = { GCACHE_SHARED = 1 } }, theo = "shared" },
-  { name = "L2", kind = "bandwidth", spec = { kernel = "gpu_cache", params = { ws = 16 << 20, rounds = quick and 8 or 64 } } },
-  { name = "HBM_triad", kind = "bandwidth", spec = { kernel = "gpu_triad", params = { n = big } }, theo = "hbm" },
-  -- what one more kernel costs in a stream of launches (one block of 32 elements), timed like
-  -- every GPU point: gpu-predict's launch term
-  { name = "launch", kind = "latency", spec = { kernel = "gpu_triad", params = { n = 32 } } },
-}
-local idx = {}
-for i = 1, #tests do idx[i] = i end
--- tests with a physical limit also count the SM clock (in their own profiling runs), for the
--- limit at the clock the GPU really ran at
-local CLOCK = "sm__cycles_elapsed.avg.per_second"
-local results = rot.measure(rot.space { rot.axis("test", idx) }, function(p)
-  local t, spec = tests[p.test], {}
-  for k, v in pairs(t.spec) do spec[k] = v end
-  if t.theo and t.theo ~= "hbm" then spec.gpuMetrics = { CLOCK } end
-  return spec
-end)
-
--- a ceiling above its physical limit is a counting error: shown, never stored
-local out, shown, impossible = {}, {}, {}
-for i, r in ipairs(results.rows) do
-  local t = tests[i]
-  if r.entry then
-    local value = t.kind == "compute" and r.gflops or t.kind == "latency" and r.time * 1e6 or r.gbs
-    if t.name == "shared_ldst" then
-      -- the declared bytes are per block; the kernel says how many ran
-      value = value * ((r.report or {}).blocks or rot.fail("gpu_cache did not report how many blocks it ran"))
-    end
-    local unit = ({ compute = "GFLOP/s", latency = "us" })[t.kind] or "GB/s"
-    local line, above = gpu.against_limit(value, t.theo, r.entry.meta, r.gpuMetrics and r.gpuMetrics[CLOCK])
-    if above then
-      impossible[#impossible + 1] = t.name
-    else
-      out[#out + 1] = { name = t.name, kind = t.kind, threads = r.entry.meta.gpuSMs or 0, value = value, unit = unit,
-        spread = r.spread }
-    end
-    shown[#shown + 1] = string.format("%-12s %-9s %12.1f %-8s %s%s", t.name, t.kind, value, unit, line,
-      above and "  ABOVE THE PHYSICAL LIMIT: not stored" or "")
-  end
-end
+local out, shown, impossible, name = gpupeaks.measure(rot)
 if #out == 0 then rot.fail("no GPU ceiling could be measured (see the errors above)") end
 for _, l in ipairs(shown) do io.stdout:write(l, "\n") end
-if #impossible > 0 then
-  io.stderr:write("rot: warning: ", table.concat(impossible, ", "), " measured above the physical limit: the kernel's",
-    " declared count is wrong; not stored as a ceiling\n")
-end
+gpupeaks.warn_impossible(impossible)
 local dir = rot.get("outputDir")
 sys.mkdir(dir)
 peaks.write_csv(dir .. "/gpu-peaks.csv", out)
-local name = results.rows[1].entry and results.rows[1].entry.meta.gpuName or "gpu"
-if not rot.building() then peaks.write_csv(gpu.machine_file(rot.get("cacheDir"), name, "gpu"), out) end
+gpupeaks.store(rot, out, name)

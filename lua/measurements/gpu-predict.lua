@@ -29,10 +29,12 @@ local results = rot.measure(rot.space { rot.axis("name", names) }, function(p)
   end
 end)
 local ok = results:ok()
-if #ok == 0 then rot.fail("no GPU kernel could be profiled (see the errors above)") end
+local meta = require("rot.gpu").probe(ok[1], "no GPU kernel could be profiled (see the errors above)")
+-- this GPU's own ceilings (gpu-peaks), measured first when none are stored; never the CPU's
+require("rot.gpupeaks").stored(rot, meta.gpuName)
+if #ok == 0 then return end -- rot build: the cores are built, nothing is predicted
 -- the profile, readable by `rot predict` on another machine
 results:csv("gpu-predict-profile")
-local meta = ok[1].entry.meta
 local profile = {}
 for _, r in ipairs(ok) do profile[#profile + 1] = { kernel = r.point.name, metrics = r.gpuMetrics, time = r.time } end
 
