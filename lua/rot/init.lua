@@ -27,6 +27,17 @@ local Results = {}
 Results.__index = Results
 local warned_above -- one warning per run about points above their bound
 
+-- The one warning per run about rows above their bound: how many, the worst, and why (what
+-- why(worst) says).
+local function warn_above(above, what, why)
+  if #above == 0 or warned_above then return end
+  warned_above = true
+  local worst = above[1]
+  for _, r in ipairs(above) do if r.fraction > worst.fraction then worst = r end end
+  io.stderr:write(string.format("rot: warning: %d %spoint%s above %s bound beyond the spread (up to %.0f%%, marked ^); %s\n",
+    #above, what, #above == 1 and " is" or "s are", #above == 1 and "its" or "their", worst.fraction * 100, why(worst)))
+end
+
 -- rot build runs the script for its points only: its tables, CSVs and plots go to the run
 -- directory (removed at the end), never over the user's outputs.
 function rot.building() return runner.building() end
@@ -215,14 +226,7 @@ function Results:bounds()
       if b.above then above[#above + 1] = r end
     end
   end
-  if #above > 0 and not warned_above then
-    warned_above = true
-    local worst = above[1]
-    for _, r in ipairs(above) do if r.fraction > worst.fraction then worst = r end end
-    io.stderr:write(string.format("rot: warning: %d point%s above %s bound beyond the spread (up to %.0f%%, marked ^); %s\n",
-      #above, #above == 1 and " is" or "s are", #above == 1 and "its" or "their", worst.fraction * 100,
-      peaks.why_above(worst, c.levels)))
-  end
+  warn_above(above, "", function(worst) return peaks.why_above(worst, c.levels) end)
   return self
 end
 
@@ -270,14 +274,9 @@ function Results:gpu_bounds(ceilings, spreads)
       if r.above then above[#above + 1] = r end
     end
   end
-  if #above > 0 and not warned_above then
-    warned_above = true
-    local worst = above[1]
-    for _, r in ipairs(above) do if r.fraction > worst.fraction then worst = r end end
-    io.stderr:write(string.format("rot: warning: %d GPU point%s above %s bound beyond the spread (up to %.0f%%, marked ^);"
-      .. " the %s ceiling is too low: a kernel beats the one gpu-peaks measures it with\n",
-      #above, #above == 1 and " is" or "s are", #above == 1 and "its" or "their", worst.fraction * 100, worst.dominant))
-  end
+  warn_above(above, "GPU ", function(worst)
+    return "the " .. worst.dominant .. " ceiling is too low: a kernel beats the one gpu-peaks measures it with"
+  end)
   return self
 end
 

@@ -104,4 +104,17 @@ test $st1 -eq 0 && test $st2 -eq 0
 ok $? "two concurrent runs both succeed"
 contains "$T/p1" "6 measured, 0 failed" "first concurrent run measured everything"
 contains "$T/p2" "6 measured, 0 failed" "second concurrent run measured everything"
+
+# ceilings a tenth of what this machine does: every point is above its bound, and says so
+awk -F, 'BEGIN { OFS = "," } $2 == "bandwidth" { $4 = $4 / 10 } { print }' "$ROOT/tests/fixtures/peaks.csv" >"$T/low.csv"
+"$ROOT/rot" -cacheDir="$CACHE" -outputDir="$T/low" -peaksFile="$T/low.csv" measure triad -quick=true >"$T/o" 2>"$T/e"
+ok $? "triad against ceilings ten times too low runs"
+test "$(grep -c '%^' "$T/o")" -eq 6
+ok $? "the table marks all six points above their bound with ^ ($(grep -c '%^' "$T/o"))"
+test "$(grep -c 'above .* bound beyond the spread' "$T/e")" -eq 1 && grep -q "6 points are above their bound beyond the spread (up to [0-9]*%, marked ^); the L[0-9] bw ceiling is probably wrong" "$T/e"
+ok $? "one warning names how many, the worst and the ceiling to suspect"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } $h["above_bound"] != 1 { bad++ } END { exit bad > 0 || NR != 7 }' "$T/low/triad.csv"
+ok $? "the CSV says above_bound=1 for each"
+grep -q "above its bound" "$T/low/triad.gp"
+ok $? "and the plot rings them"
 done_testing
