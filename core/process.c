@@ -365,9 +365,9 @@ static void child_main(struct point *ps, int first, int last, pid_t core, int er
 		rr = (struct rot_records){ROT_RECORDS_MAGIC, buf, len, i, rc};
 		union sigval v = {.sival_ptr = &rr};
 		pthread_sigqueue(pthread_self(), ROT_RECORDS_SIGNAL, v);
+		/* a failed point may leave the process unfit: a fresh one goes on */
 		if (rc != 0)
-			_exit(3); /* a failed point may leave the process unfit: a fresh one goes on
-				   */
+			_exit(3);
 		free(buf);
 	}
 	_exit(0);
@@ -886,8 +886,8 @@ static int busy_thread(struct tracee *tr)
 		if (n <= 0)
 			continue;
 		buf[n] = '\0';
-		char *end =
-		    strrchr(buf, ')'); /* the name may hold anything: the state follows it */
+		/* the name may hold anything: the state follows its last ')' */
+		char *end = strrchr(buf, ')');
 		if (end && end[1] == ' ' && end[2] == 'R')
 			return t->index;
 	}
