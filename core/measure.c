@@ -53,10 +53,19 @@ struct run {
 	char cpus[256];
 };
 
+void measure_tell(int sig, union sigval v)
+{
+	sigset_t s;
+	sigemptyset(&s);
+	sigaddset(&s, sig);
+	pthread_sigmask(SIG_UNBLOCK, &s, NULL); /* a kernel may have blocked every signal */
+	pthread_sigqueue(pthread_self(), sig, v);
+}
+
 static void notify(const struct point *p, enum rot_event e, int run)
 {
 	union sigval v = {.sival_int = ROT_EVENT_CODE(e, run < 0 ? 0xffff : run)};
-	pthread_sigqueue(pthread_self(), ROT_EVENT_SIGNAL, v);
+	measure_tell(ROT_EVENT_SIGNAL, v);
 }
 
 /* Child-side actions (flush); returns how many ran. */

@@ -59,6 +59,10 @@ struct point {
 	int shared; /* may share its child with the points beside it (a GPU context set up once) */
 };
 
+/* Stops the calling thread for its tracer with sig (ROT_EVENT_SIGNAL, ROT_RECORDS_SIGNAL)
+ * carrying v; unblocks sig first, since a kernel may have blocked every signal. */
+void measure_tell(int sig, union sigval v);
+
 /* Writes `meta` and `run` lines to out. Returns 0, or -1 after writing an `error` line. */
 int measure_point(struct point *p, FILE *out);
 

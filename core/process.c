@@ -364,7 +364,7 @@ static void child_main(struct point *ps, int first, int last, pid_t core, int er
 		static struct rot_records rr;
 		rr = (struct rot_records){ROT_RECORDS_MAGIC, buf, len, i, rc};
 		union sigval v = {.sival_ptr = &rr};
-		pthread_sigqueue(pthread_self(), ROT_RECORDS_SIGNAL, v);
+		measure_tell(ROT_RECORDS_SIGNAL, v);
 		/* a failed point may leave the process unfit: a fresh one goes on */
 		if (rc != 0)
 			_exit(3);

@@ -1,9 +1,10 @@
 #!/bin/sh
 # The core under hostile kernels and interruptions, as a user would meet them: user kernels
 # beside a user script (tests/hostile/kernels) that fork and linger, vfork, start immortal
-# threads, abort, stop themselves, exit midway, write result-like lines to every descriptor;
-# Ctrl-C, SIGTERM and SIGKILL of the driver mid-sweep. Each ends within its timeout plus a few
-# seconds, with a message that names the cause, no process left and nothing wrong in the cache.
+# threads, abort, stop themselves, exit midway, write result-like lines to every descriptor,
+# block every signal; Ctrl-C, SIGTERM and SIGKILL of the driver mid-sweep. Each ends within
+# its timeout plus a few seconds, with a message that names the cause, no process left and
+# nothing wrong in the cache.
 . "$(dirname "$0")/lib.sh"
 S="$T/study"
 mkdir -p "$S/kernels"
@@ -49,6 +50,13 @@ for k in forkexit vforkexec immortal; do
 	left
 	ok $? "$k: no process is left behind"
 done
+
+rot measure "$S/hostile.lua" blocksig 20000 3 -timeout=10 >"$T/o" 2>"$T/e"
+test $? -eq 0 && grep -q "3 measured, 0 failed" "$T/o"
+ok $? "a kernel that blocks every signal is measured (the core's own signals are unblocked before each use)"
+rot measure "$S/hostile.lua" blocksig 30000 3 -timeout=10 -pointChild=shared >"$T/o" 2>"$T/e"
+test $? -eq 0 && grep -q "3 measured, 0 failed" "$T/o"
+ok $? "and so in one shared child, point after point"
 
 rot measure "$S/hostile.lua" aborts >"$T/o" 2>"$T/e"
 grep -q "kernel 'aborts' was killed by Aborted (signal 6), raised by itself in thread [0-9]*" "$T/e" && ! grep -q "address" "$T/e"
