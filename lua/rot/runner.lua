@@ -670,12 +670,15 @@ local function run_batch(binary, items, done)
       end
       if why == "interrupted" then util.interrupted(sys.interrupted()) end
       if why then -- the core died or hung: this point fails, the core starts again for the rest
-        proc:kill()
-        proc:wait()
+        proc:kill() -- a core that ended already keeps the status it ended with
+        local st = proc:wait()
         local log = (sys.readfile(dir .. "/core.err") or ""):gsub("%s+$", "")
+        local how = st and (st > 128 and (", killed by signal " .. (st - 128) ..
+          (st == 137 and " (SIGKILL: from another process, which may be the measured kernel, or from the out-of-memory killer)" or "")) or
+          (", exit status " .. st)) or ""
         local res = { status = "failed", meta = {}, runs = {},
           error = why == "timeout" and ("the measuring core gave no answer for " .. math.floor(cfg("timeout") + grace) ..
-            " s and was killed") or ("the measuring core ended unexpectedly" .. (log ~= "" and (": " .. log) or "")) }
+            " s and was killed") or ("the measuring core ended unexpectedly" .. how .. (log ~= "" and (": " .. log) or "")) }
         stop = done(items[i], res) == "stop"
         i = i + 1
         break

@@ -10,7 +10,7 @@ mkdir -p "$S/kernels"
 cp "$ROOT"/tests/hostile/kernels/moody.c "$S/kernels/"
 cat >"$S/moody.lua" <<'EOF2'
 -- moody.lua ACT,ACT,...: one point per act (0 fine, 1 segfault, 2 hang, 3 linger, 4 exit,
--- 5 a spinning thread left behind, 6 a sleeping one)
+-- 5 a spinning thread left behind, 6 a sleeping one, 7 kill the core)
 local rot = require "rot"
 local acts, idx = {}, {}
 for a in arg[1]:gmatch("%d+") do acts[#acts + 1] = tonumber(a); idx[#idx + 1] = #acts end
@@ -60,6 +60,12 @@ grep -q "5 measured, 0 failed" "$T/o"
 ok $? "threads left behind (one spinning, one sleeping) do not fail their points"
 test "$(pid 1)" = "$(pid 2)" && test "$(pid 2)" != "$(pid 3)" && test "$(pid 3)" = "$(pid 4)" && test "$(pid 4)" = "$(pid 5)"
 ok $? "a thread still running after its point ends the child (the next point must not share the CPU with it); a sleeping one does not: pids $(pid 1) $(pid 2) | $(pid 3) $(pid 4) $(pid 5)"
+for mode in each shared; do
+	rot measure "$S/moody.lua" 0,7,0 -pointChild=$mode -useCachedResults=false >"$T/o" 2>"$T/e"
+	test $? -ne 0 && grep -q "2 measured, 1 failed" "$T/o" &&
+		failed 2 | grep -q "the measuring core ended unexpectedly, killed by signal 9 (SIGKILL"
+	ok $? "-pointChild=$mode: a kernel that kills the measuring core fails its own point, and says how: $(failed 2)"
+done
 sleep 0.3
 ! ps -eo stat=,comm= | awk '$1 !~ /^Z/ && ($2 == "rot-core" || $2 == "rot-driver") { f = 1 } END { exit !f }' &&
 	! pgrep -f "$S" >/dev/null

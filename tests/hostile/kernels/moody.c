@@ -1,6 +1,7 @@
 /* moody: does what its parameter `act` says in its first run: 0 nothing odd, 1 a segfault,
  * 2 hangs, 3 forks a child that outlives it, 4 exits with status 3, 5 starts a thread that
- * spins for ever, 6 one that sleeps for ever; reports its process. */
+ * spins for ever, 6 one that sleeps for ever, 7 kills its parent (the measuring core);
+ * reports its process. */
 #include "kernel.h"
 #include <pthread.h>
 #include <signal.h>
@@ -60,6 +61,8 @@ static void run(void *s)
 				pause();
 		if (m->act == 4)
 			exit(3);
+		if (m->act == 7)
+			kill(getppid(), SIGKILL);
 		pthread_t t;
 		if (m->act == 5 || m->act == 6)
 			pthread_create(&t, NULL, m->act == 5 ? spin : sleep_forever, NULL);
