@@ -34,6 +34,14 @@ static inline unsigned grid_cover(size_t n, unsigned block)
 	return (unsigned)(want < cap ? (want ? want : 1) : cap);
 }
 
+/* blocks of `block` threads for `threads` threads an SM at most (a grid-stride loop does the
+ * rest) */
+static inline unsigned grid_threads(size_t n, unsigned block, unsigned threads)
+{
+	size_t want = (n + block - 1) / block, cap = (size_t)sm_count() * (threads > block ? threads / block : 1);
+	return (unsigned)(want < cap ? (want ? want : 1) : cap);
+}
+
 /* enough blocks of `block` threads to fill every SM several times */
 static inline unsigned grid_for(size_t n, unsigned block)
 {

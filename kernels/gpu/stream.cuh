@@ -3,7 +3,7 @@
  * GSTREAM_NAME, the arrays it reads and writes, its flops per element and GSTREAM_OP(i), or
  * GSTREAM_DOT for a reduction, then includes this. Macros: GSTREAM_TYPE (double|float),
  * GSTREAM_BLOCK (threads per block, 1024 as BabelStream). Launched as BabelStream launches them:
- * one element per thread (the grid covers n); the dot with a few blocks per SM, so each thread
+ * one element per thread (the grid covers n); the dot with 8192 threads an SM, so each thread
  * sums many elements before its warp's one atomic. */
 #include "common.cuh"
 
@@ -72,7 +72,9 @@ static void *init(const struct rot_args *args)
 static void run(void *state)
 {
 	gstream *g = (gstream *)state;
-	unsigned grid = GSTREAM_DOT ? grid_for(g->n, GSTREAM_BLOCK) : grid_cover(g->n, GSTREAM_BLOCK);
+	/* the dot: 8192 threads an SM whatever the block size, so the number of atomics stays */
+	unsigned grid = GSTREAM_DOT ? grid_threads(g->n, GSTREAM_BLOCK, 8192)
+				    : grid_cover(g->n, GSTREAM_BLOCK);
 	gstream_kernel<<<grid, GSTREAM_BLOCK>>>(g->a, g->b, g->c, g->sum, g->n);
 }
 
