@@ -110,24 +110,34 @@ static const char *chip_name(void)
 
 void gpu_info(FILE *out)
 {
-	struct cudaDeviceProp p;
-	int drv = 0, rt = 0;
-	if (cudaGetDeviceProperties(&p, 0) == cudaSuccess) {
-		fprintf(out, "meta gpuName %s\nmeta gpuCC %d.%d\n", p.name, p.major, p.minor);
-		fprintf(out, "meta gpuGlobalMem %zu\nmeta gpuSharedPerSM %zu\n", p.totalGlobalMem,
-			p.sharedMemPerMultiprocessor);
-		fprintf(out, "meta gpuMaxWarpsPerSM %d\n", p.maxThreadsPerMultiProcessor / 32);
+	static char *text; /* asked once per process: the device does not change under a child */
+	static size_t len;
+	if (!text) {
+		struct cudaDeviceProp p;
+		int drv = 0, rt = 0;
+		FILE *f = open_memstream(&text, &len);
+		if (!f)
+			return;
+		if (cudaGetDeviceProperties(&p, 0) == cudaSuccess) {
+			fprintf(f, "meta gpuName %s\nmeta gpuCC %d.%d\n", p.name, p.major, p.minor);
+			fprintf(f, "meta gpuGlobalMem %zu\nmeta gpuSharedPerSM %zu\n",
+				p.totalGlobalMem, p.sharedMemPerMultiprocessor);
+			fprintf(f, "meta gpuMaxWarpsPerSM %d\n",
+				p.maxThreadsPerMultiProcessor / 32);
+		}
+		fprintf(f, "meta gpuSMs %d\nmeta gpuClockKHz %d\nmeta gpuMemClockKHz %d\n",
+			attr(cudaDevAttrMultiProcessorCount), attr(cudaDevAttrClockRate),
+			attr(cudaDevAttrMemoryClockRate));
+		fprintf(f, "meta gpuBusWidth %d\nmeta gpuL2 %d\n",
+			attr(cudaDevAttrGlobalMemoryBusWidth), attr(cudaDevAttrL2CacheSize));
+		cudaDriverGetVersion(&drv);
+		cudaRuntimeGetVersion(&rt);
+		fprintf(f, "meta cudaDriver %d\nmeta cudaRuntime %d\n", drv, rt);
+		if (chip_name())
+			fprintf(f, "meta gpuChip %s\n", chip_name());
+		fclose(f);
 	}
-	fprintf(out, "meta gpuSMs %d\nmeta gpuClockKHz %d\nmeta gpuMemClockKHz %d\n",
-		attr(cudaDevAttrMultiProcessorCount), attr(cudaDevAttrClockRate),
-		attr(cudaDevAttrMemoryClockRate));
-	fprintf(out, "meta gpuBusWidth %d\nmeta gpuL2 %d\n", attr(cudaDevAttrGlobalMemoryBusWidth),
-		attr(cudaDevAttrL2CacheSize));
-	cudaDriverGetVersion(&drv);
-	cudaRuntimeGetVersion(&rt);
-	fprintf(out, "meta cudaDriver %d\nmeta cudaRuntime %d\n", drv, rt);
-	if (chip_name())
-		fprintf(out, "meta gpuChip %s\n", chip_name());
+	fwrite(text, 1, len, out);
 }
 
 double gpu_time(const struct rot_kernel *k, void *state, long reps, char *err, size_t len)
