@@ -2,6 +2,7 @@
 local rot = require "rot"
 local predict = require "rot.predict"
 local peaks = require "rot.peaks"
+local gpupeaks = require "rot.gpupeaks"
 local sys = require "rot.sys"
 
 local quick = rot.get("quick")
@@ -31,7 +32,7 @@ end)
 local ok = results:ok()
 local meta = require("rot.gpu").probe(ok[1], "no GPU kernel could be profiled (see the errors above)")
 -- this GPU's own ceilings (gpu-peaks), measured first when none are stored; never the CPU's
-require("rot.gpupeaks").stored(rot, meta.gpuName)
+gpupeaks.stored(rot, meta.gpuName)
 if #ok == 0 then return end -- rot build: the cores are built, nothing is predicted
 -- the profile, readable by `rot predict` on another machine
 results:csv("gpu-predict-profile")
@@ -40,10 +41,11 @@ for _, r in ipairs(ok) do profile[#profile + 1] = { kernel = r.point.name, metri
 
 -- predicted here (the measured time gives the APE) and on every GPU whose ceilings rot stored
 local dir = rot.get("cacheDir") .. "/machines"
-local here = require("rot.gpu").machine_file(rot.get("cacheDir"), meta.gpuName, "gpu"):match("[^/]+$")
+local here = gpupeaks.file(rot, meta.gpuName):match("[^/]+$")
+local suffix = "%." .. gpupeaks.kind(rot):gsub("%-", "%%-") .. "%.csv$" -- quick ceilings with quick ones
 local files = {}
 for _, f in ipairs(sys.listdir(dir) or {}) do
-  if f:match("%.gpu%.csv$") then files[#files + 1] = f end
+  if f:match(suffix) then files[#files + 1] = f end
 end
 table.sort(files)
 local all = {}
@@ -52,7 +54,7 @@ for _, f in ipairs(files) do
   if device then
     local recs, summary = predict.report(profile, device, f == here and profile or nil)
     for _, r in ipairs(recs) do
-      r.device = f:gsub("%.gpu%.csv$", "")
+      r.device = f:gsub(suffix, "")
       all[#all + 1] = r
     end
     if summary.mean then io.stdout:write(f, ": ", predict.summary(summary), "\n") end

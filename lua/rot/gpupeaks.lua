@@ -62,9 +62,14 @@ function M.measure(rot)
   return out, shown, impossible, name
 end
 
+-- Where this GPU model's ceilings are stored: quick ones (small problems, for tests) apart from
+-- the real ones, as the CPU's are. The kind is "gpu" or "gpu-quick".
+function M.kind(rot) return rot.get("quick") and "gpu-quick" or "gpu" end
+function M.file(rot, name) return gpu.machine_file(rot.get("cacheDir"), name, M.kind(rot)) end
+
 -- Stores measured ceilings as this GPU model's (not under rot build, which measures nothing).
 function M.store(rot, rows, name)
-  if not rot.building() then peaks.write_csv(gpu.machine_file(rot.get("cacheDir"), name, "gpu"), rows) end
+  if not rot.building() then peaks.write_csv(M.file(rot, name), rows) end
 end
 
 -- The warning about ceilings above their physical limit, once per measurement.
@@ -78,8 +83,7 @@ end
 --[[ This GPU's stored ceilings (by its name, from a point's meta), measured first when there are
   none: rows of rot.peaks.read_csv. ]]
 function M.stored(rot, gpu_name)
-  local path = gpu.machine_file(rot.get("cacheDir"), gpu_name, "gpu")
-  local rows = peaks.read_csv(path)
+  local rows = peaks.read_csv(M.file(rot, gpu_name))
   if rows and #rows > 0 then return rows end
   if not rot.building() then
     io.stderr:write("rot: measuring this GPU's ceilings first (once; `rot measure gpu-peaks` redoes it)\n")

@@ -226,6 +226,11 @@ local mdir = (os.getenv("TMPDIR") or "/tmp") .. "/rot-unit-m-" .. os.time()
 t.is(gpu.machine_file(mdir, "NVIDIA H100 80GB HBM3", "atomics"), mdir .. "/machines/NVIDIA_H100_80GB_HBM3.atomics.csv",
   "a GPU model's stored file: its name made safe, the kind, in cacheDir/machines (created)")
 t.is(sys.stat(mdir .. "/machines"), "dir", "the machines directory exists")
+local gpupeaks = require "rot.gpupeaks"
+local function conf(quick) return { get = function(k) return ({ quick = quick, cacheDir = mdir })[k] end } end
+t.ok(gpupeaks.file(conf(false), "NVIDIA H100 80GB HBM3") == mdir .. "/machines/NVIDIA_H100_80GB_HBM3.gpu.csv" and
+  gpupeaks.file(conf(true), "NVIDIA H100 80GB HBM3") == mdir .. "/machines/NVIDIA_H100_80GB_HBM3.gpu-quick.csv",
+  "a GPU's quick ceilings are stored apart from its real ones")
 sys.remove(mdir .. "/machines")
 sys.remove(mdir)
 
