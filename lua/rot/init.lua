@@ -271,6 +271,7 @@ function Results:gpu_bounds(ceilings, spreads)
     if b then
       r.timeBound, r.dominant, r.fraction, r.limiter = b.time_bound, b.dominant, b.fraction, b.dominant
       r.above = b.fraction and peaks.above(b.fraction, r.spread, (spreads or {})[b.key], rot.get("bestEpsilon"))
+      r.boundKey = b.key
       if r.above then above[#above + 1] = r end
     end
   end
@@ -290,8 +291,11 @@ function Results:gpu_roofline(o)
       for _, l in ipairs(require("rot.gpu").levels) do
         local i = r.gpu.intensity[l.name]
         if i then
+          -- above a bandwidth roof: that level's dot; above a compute roof: every dot (same height)
+          local compute = r.boundKey == "double" or r.boundKey == "single" or r.boundKey == "half"
           dots[#dots + 1] = { intensity = i, gflops = r.gpu.gflops, level = l.name, counts = "measured",
-            workingSet = r.workingSet, label = r.desc.workloads[1].kernel, above = r.above }
+            workingSet = r.workingSet, label = r.desc.workloads[1].kernel,
+            above = r.above and (compute or r.boundKey == l.name) }
         end
       end
     end
