@@ -69,8 +69,12 @@ function rot.measure(sp, builder)
   for _, r in ipairs(rows) do report.quantities(r, k, ignore) end
   local axes = {}
   for _, a in ipairs(sp.axes) do axes[#axes + 1] = a.name end
-  return setmetatable({ rows = rows, axes = axes }, Results)
+  return rot.results(rows, axes)
 end
+
+-- results(rows[, axes]): the results object rot.measure returns, over rows a script built or
+-- changed (its table, csv, bounds and plots)
+function rot.results(rows, axes) return setmetatable({ rows = rows, axes = axes or {} }, Results) end
 
 function Results:ok()
   local out = {}

@@ -202,6 +202,24 @@ t.ok(gb2.key == "L1" and math.abs(gb2.fraction - 1) < 1e-12, "a point exactly at
 t.ok(not peaks_m.above(1.0, 0.01, gc.spreads.L1, 0.02), "at its ceiling: not above")
 t.ok(peaks_m.above(1.06, 0.01, gc.spreads.L1, 0.02), "6% above with 1% + 1% spreads and 2% epsilon: above")
 t.ok(not peaks_m.above(1.04, 0.01, gc.spreads.L1, 0.02), "4% above: within the spreads")
+-- the same through results:gpu_bounds and the hierarchical plot: a row 10% faster than its L1
+-- roof is flagged, and only its L1 dot is ringed
+local grow = { gpu = g, spread = 0.01, desc = { workloads = { { kernel = "k" } }, device = "gpu" }, point = { case = "k" } }
+local gres = rot.results({ grow })
+local l1 = 8e9 / 1.1e-2 / 1e9 -- GB/s at which the row's 8e9 L1 bytes take 11 ms: it took 10
+gres:gpu_bounds({ double = 60000, single = 60000, half = 120000, L1 = l1, L2 = 5000, HBM = 3000 }, gc.spreads)
+t.ok(grow.above and grow.dominant == "L1 bandwidth" and math.abs(grow.fraction - 1.1) < 1e-9,
+  "results:gpu_bounds flags a GPU row 10% above its L1 roof")
+local out0, pdir = rot.get("outputDir"), (os.getenv("TMPDIR") or "/tmp") .. "/rot-unit-gpuplot-" .. os.time()
+rot.set("outputDir", pdir)
+gres:gpu_roofline { name = "gpuflag", compute = { { label = "FP64", gflops = 60000 } }, bandwidth = { { label = "L1", gbs = l1 } } }
+local gp = assert(sys.readfile(rot.get("outputDir") .. "/gpuflag.gp"))
+local ringed = gp:match("%$above << EOD\n(.-)EOD")
+t.ok(ringed and select(2, ringed:gsub("\n", "")) == 1 and ringed:find(string.format("^%.9g ", g.intensity.L1)),
+  "the plot rings the L1 dot only: " .. tostring(ringed))
+for _, f in ipairs(sys.listdir(pdir) or {}) do sys.remove(pdir .. "/" .. f) end
+sys.remove(pdir)
+rot.set("outputDir", out0)
 -- theoretical ceilings of an H100 SXM from its properties
 local th = gpu.theoretical({ gpuCC = "9.0", gpuSMs = 132, gpuClockKHz = 1980000, gpuMemClockKHz = 2619000, gpuBusWidth = 5120 })
 t.ok(math.abs(th.fp64 - 2 * 64 * 132 * 1.98) < 1e-9, "FP64: 64 FMA lanes x 2 x 132 SMs x 1.98 GHz = 33.5 TFLOP/s")
