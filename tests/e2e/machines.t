@@ -38,9 +38,15 @@ paste -d, "$OUT/triad.csv" /dev/null | awk -F, 'NR == 1 { for (i = 1; i <= NF; i
 l1=$(sed -n 's/^L1_effective,size,1,\([0-9.e+]*\),.*/\1/p' "$stored")
 awk -v s="$l1" 'BEGIN { exit !(s + 0 > 6144) }' && grep -q "^L1 bw$" "$T/lim" || awk -v s="$l1" 'BEGIN { exit !(s + 0 <= 6144) }'
 ok $? "the 6 KiB point is limited by L1 when the measured L1 holds it (L1 $l1 B; limiter $(cat "$T/lim"))"
-awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
-	$h["fraction_of_bound"] > 1.1 && $h["above_bound"] != 1 { bad++ } END { exit bad > 0 }' "$OUT/triad.csv"
-ok $? "no point is above 110% of its bound unmarked"
+# the rule: above its bound beyond its spread, the ceiling's and bestEpsilon (0.02) is marked;
+# a ceiling's scatter is this machine's (up to 9% for L1 on some VMs), so no fixed percentage
+awk -F, 'FNR == NR { if ($2 == "bandwidth" && $3 == 1 && $1 ~ /^triad_/) cs[substr($1, 7)] = $6; next }
+	FNR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+	{ split($h["limiter"], l, " "); lim = (1 + $h["spread"]) * (1 + cs[l[1]]) * 1.02 }
+	$h["fraction_of_bound"] > lim && $h["above_bound"] != 1 { bad++ }
+	$h["fraction_of_bound"] <= lim && $h["above_bound"] == 1 { bad++ }
+	END { exit bad > 0 }' "$stored" "$OUT/triad.csv"
+ok $? "a point is marked above its bound exactly when it is beyond its spread, the ceiling's and bestEpsilon"
 col "$OUT/triad.csv" level | sort -u >"$T/lv"
 test "$(wc -l <"$T/lv")" -ge 2 && (while read -r l; do case " $levels DRAM " in *" $l "*) ;; *) exit 1 ;; esac; done <"$T/lv")
 ok $? "the CSV says which level each point lives in, each one of the measured levels ($(tr '\n' ' ' <"$T/lv"))"
