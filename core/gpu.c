@@ -410,6 +410,14 @@ static struct {
 	size_t config_size, passes;
 } setup;
 
+static void setup_clear(void)
+{
+	if (setup.obj)
+		host_free(setup.obj);
+	free(setup.config);
+	memset(&setup, 0, sizeof setup);
+}
+
 static int profile_setup(void *ctx, const char *const *metrics, int n, char *err, size_t len)
 {
 	char key[sizeof setup.key];
@@ -422,10 +430,7 @@ static int profile_setup(void *ctx, const char *const *metrics, int n, char *err
 		at += (size_t)snprintf(key + at, sizeof key - at, "%s,", metrics[i]);
 	if (setup.obj && strcmp(key, setup.key) == 0)
 		return 0;
-	if (setup.obj)
-		host_free(setup.obj);
-	free(setup.config);
-	memset(&setup, 0, sizeof setup);
+	setup_clear();
 	CUpti_Profiler_GetCounterAvailability_Params ap = {
 	    CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
 	ap.ctx = ctx;
@@ -443,9 +448,7 @@ static int profile_setup(void *ctx, const char *const *metrics, int n, char *err
 		goto out;
 	if (config_image(setup.obj, metrics, n, &setup.config, &setup.config_size, &setup.passes,
 			 err, len) < 0) {
-		host_free(setup.obj);
-		free(setup.config);
-		memset(&setup, 0, sizeof setup);
+		setup_clear();
 		goto out;
 	}
 	snprintf(setup.key, sizeof setup.key, "%s", key);

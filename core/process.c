@@ -493,6 +493,19 @@ static void on_status(struct tracee *tr, pid_t w, int st)
 	ptrace(PTRACE_CONT, w, NULL, (void *)(long)deliver);
 }
 
+/* Kills every process the kernel started that is still alive, naming the first as leftover:
+ * when the kernel's process is gone, and when a shared child's point is done. */
+static void kill_leftovers(struct tracee *tr)
+{
+	for (int i = 0; i < tr->no; i++) {
+		if (tr->o[i].alive) {
+			if (!tr->leftover)
+				tr->leftover = tr->o[i].tid;
+			kill(tr->o[i].tid, SIGKILL);
+		}
+	}
+}
+
 /* Keeps the last ERR_KEEP bytes the kernel wrote to stderr. */
 static int read_stderr(struct tracee *tr, int fd)
 {
@@ -541,13 +554,7 @@ static int trace(struct tracee *tr, int sfd, int errfd)
 			break;
 		if (tr->main_done && !swept) { /* the kernel is gone: nothing it started stays */
 			swept = 1;
-			for (int i = 0; i < tr->no; i++) {
-				if (tr->o[i].alive) {
-					if (!tr->leftover)
-						tr->leftover = tr->o[i].tid;
-					kill(tr->o[i].tid, SIGKILL);
-				}
-			}
+			kill_leftovers(tr);
 			kill(-tr->pid, SIGKILL);
 			continue;
 		}
@@ -856,18 +863,6 @@ static int point_report(struct tracee *tr, int timed_out, FILE *out)
 	return 1;
 }
 
-/* A measured point's child goes on only when nothing the point started is still running. */
-static void handoff_check(struct tracee *tr)
-{
-	for (int i = 0; i < tr->no; i++) {
-		if (tr->o[i].alive) {
-			if (!tr->leftover)
-				tr->leftover = tr->o[i].tid;
-			kill(tr->o[i].tid, SIGKILL);
-		}
-	}
-}
-
 /* A thread of the child, other than the stopped main one, still running or runnable after its
  * point (a sleeping one, such as CUDA's helpers, does not disturb the next): its index, or -1. */
 static int busy_thread(struct tracee *tr)
@@ -941,7 +936,7 @@ int process_measure(struct point *ps, int n, process_done done, void *ctx)
 			}
 			int timed_out = trace(tr, sfd, errfd), busy = -1;
 			if (tr->handoff) {
-				handoff_check(tr);
+				kill_leftovers(tr);
 				if (!tr->leftover && (busy = busy_thread(tr)) >= 0)
 					fprintf(out,
 						"meta childEnded thread %d of the point was still "
