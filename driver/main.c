@@ -103,7 +103,7 @@ void lrot_preload(lua_State *L)
 	static const luaL_Reg mods[] = {{"rot.sys", luaopen_rot_sys},
 					{"rot.config", luaopen_rot_config},
 					{"rot.cache", luaopen_rot_cache},
-					{"rot.build", luaopen_rot_build},
+					{"rot.gen", luaopen_rot_gen},
 					{"rot.core", luaopen_rot_core},
 					{"rot.topology", luaopen_rot_topology},
 					{"rot.process", luaopen_rot_process},

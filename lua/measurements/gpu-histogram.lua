@@ -1,6 +1,6 @@
 -- case study (Dong & Pai): shared-atomic utilization and speedup of the channel-reordered histogram
 local rot = require "rot"
-local atomics = require "rot.atomics"
+local atomics = require "rot.models.atomics"
 local sys = require "rot.sys"
 
 local quick = rot.get("quick")

@@ -1,8 +1,8 @@
 -- the GPU's ceilings, measured: fp64/fp32/fp16/int32 multiply-add, integer add, shared memory, L2, HBM,
--- and the cost of one more kernel launch (rot.gpupeaks does the measuring)
+-- and the cost of one more kernel launch (rot.gpu.peaks does the measuring)
 local rot = require "rot"
-local gpupeaks = require "rot.gpupeaks"
-local peaks = require "rot.peaks"
+local gpupeaks = require "rot.gpu.peaks"
+local peaks = require "rot.machine.peaks"
 local sys = require "rot.sys"
 
 local out, shown, impossible, name = gpupeaks.measure(rot)

@@ -1,6 +1,6 @@
 -- pipeline model on the GPU: issue/completion latencies per instruction class from warps-per-SM hulls
 local rot = require "rot"
-local pipeline = require "rot.pipeline"
+local pipeline = require "rot.models.pipeline_model"
 
 local quick = rot.get("quick")
 local n = quick and 1024 or 8192

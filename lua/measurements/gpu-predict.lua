@@ -1,8 +1,8 @@
 -- quantitative roofline prediction on rot's GPU kernels: a profile for other GPUs, and the APE here
 local rot = require "rot"
-local predict = require "rot.predict"
-local peaks = require "rot.peaks"
-local gpupeaks = require "rot.gpupeaks"
+local predict = require "rot.models.predict"
+local peaks = require "rot.machine.peaks"
+local gpupeaks = require "rot.gpu.peaks"
 local sys = require "rot.sys"
 
 local quick = rot.get("quick")

@@ -1,6 +1,6 @@
 -- the machine's ceilings: compute per precision and ISA, bandwidth per memory level; writes peaks.csv
 local rot = require "rot"
-local peaks = require "rot.peaks"
+local peaks = require "rot.machine.peaks"
 local sys = require "rot.sys"
 
 local info = rot.machine.cpuinfo()
@@ -15,7 +15,7 @@ end
 -- peaks.csv here, and the machine's copy in the cache directory that every roofline uses
 local dir = rot.output_dir()
 peaks.write_csv(dir .. "/peaks.csv", out)
-if not rot.building() then
+if #out > 0 then -- nothing measured (rot build): nothing stored
   sys.mkdir(rot.get("cacheDir") .. "/machines")
   peaks.write_csv(peaks.path(rot.get("cacheDir"), rot.machine.fingerprint(rot.config), rot.get("quick")), out)
 end

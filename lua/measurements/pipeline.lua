@@ -1,6 +1,6 @@
 -- pipeline model on this CPU: add/mul/FMA/div/load latencies from boat hulls, simulated vs measured
 local rot = require "rot"
-local pipeline = require "rot.pipeline"
+local pipeline = require "rot.models.pipeline_model"
 
 local quick = rot.get("quick")
 local chains = quick and { 1, 2, 8 } or { 1, 2, 3, 4, 5, 6, 8, 10, 12, 14, 16 }

@@ -1,7 +1,7 @@
 -- quadrant-split plot: this machine (and any peaks files given as arguments) against rot's kernels
 local rot = require "rot"
-local quadrant = require "rot.quadrant"
-local peaks = require "rot.peaks"
+local quadrant = require "rot.models.quadrant"
+local peaks = require "rot.machine.peaks"
 
 local devices = {}
 local here = assert(quadrant.device(rot.machine.cpuinfo().model, (peaks.get(rot))))

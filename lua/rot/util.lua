@@ -152,6 +152,17 @@ function M.relpath(from, to)
   return #out > 0 and table.concat(out, "/") or "."
 end
 
+-- Creates dir (and its parents) or stops with "cannot write WHAT 'dir'" and a hint naming the
+-- configuration key that moves it.
+function M.ensure_dir(dir, what, key)
+  local sys = require "rot.sys"
+  local ok, err = sys.mkdir(dir)
+  if not ok or not sys.writable(dir) then
+    M.fail("cannot write " .. what .. " '" .. dir .. "': " .. (err or "permission denied"),
+      "set -" .. key .. "=DIR to a writable directory, or fix its permissions")
+  end
+end
+
 function M.basename(path)
   return path:match("([^/]*)$")
 end

@@ -1,7 +1,7 @@
 -- Benchmark: rot's DRAM triad bandwidth and L1 FP64 FMA peak, and the core clock they ran at.
 -- Prints "key value" lines for bench.sh.
 local rot = require "rot"
-local peaks = require "rot.peaks"
+local peaks = require "rot.machine.peaks"
 local info = rot.machine.cpuinfo()
 local llc = rot.llc()
 local threads = peaks.thread_counts()

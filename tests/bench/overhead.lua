@@ -11,7 +11,7 @@ local t0 = sys.clock()
 local r = rot.measure(rot.space { rot.axis("n", sizes) }, function(p)
   return { kernel = kernel_name, params = { n = p.n }, flags = gpu and "-O3" or "-O2" }
 end)
-local build = require("rot.runner").stats.time.build -- a core (re)build is not per-point cost
+local build = require("rot.session").current().time.build -- a core (re)build is not per-point cost
 local wall = sys.clock() - t0 - build
 local kernel = 0
 for _, row in ipairs(r.rows) do

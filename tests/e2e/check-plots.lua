@@ -1,6 +1,6 @@
 -- check-plots.lua DIR: every gnuplot script in DIR, its label boxes computed from the script
 -- (rot.plot.check): one line per script, "PLOT name labels N overlaps M [first pair]".
-local plot = require "rot.plot"
+local plot = require "rot.plot.check"
 local sys = require "rot.sys"
 local dir = arg[1]
 local names = {}

@@ -3,9 +3,9 @@
 -- triad-counters.csv and, when ncu was there, ncu.csv (--page raw). Fails (exit 1) on any miss.
 local rot = require "rot"
 local gpu = require "rot.gpu"
-local peaks = require "rot.peaks"
-local predict = require "rot.predict"
-local report = require "rot.report"
+local peaks = require "rot.machine.peaks"
+local predict = require "rot.models.predict"
+local report = require "rot.results.format"
 local sys = require "rot.sys"
 
 local dir = arg[1] or rot.fail("usage: rot run tests/gpu-verify/verdict.lua DIR")

@@ -4,7 +4,9 @@
 package.path = os.getenv("ROT_HOME") .. "/tests/lua/?.lua;" .. package.path
 local t = require "tap"
 local rot = require "rot"
-local runner = require "rot.runner"
+local describe = require "rot.describe"
+local build = require "rot.build"
+local S = require("rot.session").current()
 local sys = require "rot.sys"
 
 local home = os.getenv("ROT_HOME")
@@ -17,7 +19,7 @@ table.sort(names)
 t.ok(#names >= 12, "found " .. #names .. " GPU kernels")
 local wl = {}
 for i, n in ipairs(names) do wl[i] = { kernel = n } end
-local ok, binary = pcall(runner.build, { workloads = wl })
+local ok, binary = pcall(function() return build.locked(S, describe.describe(S, { workloads = wl })) end)
 t.ok(ok, "every GPU kernel compiles (nvcc) and links into the core: " .. tostring(ok and binary or binary.message))
 if not ok then t.done() return end
 
@@ -60,7 +62,7 @@ t.is(st, 0, "the hierarchical-roofline metrics are all valid for GH100")
 local passes = tonumber(out:match("passes (%d+)"))
 t.ok(passes and passes >= 1, "the host API reports the passes they need: " .. tostring(passes))
 -- the models' metrics: quantitative prediction (Konstantinidis) and atomic utilization (Dong & Pai)
-for _, model in ipairs({ { "prediction", require("rot.predict").metric_names() }, { "atomic utilization", require("rot.atomics").metric_names() } }) do
+for _, model in ipairs({ { "prediction", require("rot.models.predict").metric_names() }, { "atomic utilization", require("rot.models.atomics").metric_names() } }) do
   args = { binary, "--metrics", "GH100", table.unpack(model[2]) }
   st, out = sys.run(args, { capture = true })
   t.ok(st == 0 and select(2, out:gsub("\nok ", "")) + (out:match("^ok ") and 1 or 0) == #model[2],

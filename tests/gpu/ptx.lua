@@ -8,7 +8,7 @@
 package.path = os.getenv("ROT_HOME") .. "/tests/lua/?.lua;" .. os.getenv("ROT_HOME") .. "/tests/gpu/?.lua;" .. package.path
 local t = require "tap"
 local ptxcheck = require "ptxcheck"
-local ptx = require "rot.ptx"
+local ptx = require "rot.gpu.ptx"
 local sys = require "rot.sys"
 
 local combos = {}

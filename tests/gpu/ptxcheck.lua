@@ -1,7 +1,10 @@
 -- ptxcheck: the compiled-code checks of tests/ptx.t as a module: check(combo) compiles one
 -- kernel and macro setting to PTX as its core would and returns the list of what is wrong.
-local runner = require "rot.runner"
-local ptx = require "rot.ptx"
+local describe = require "rot.describe"
+local build = require "rot.build"
+local asm = require "rot.build.asm"
+local session = require "rot.session"
+local ptx = require "rot.gpu.ptx"
 local sys = require "rot.sys"
 local M = {}
 
@@ -196,9 +199,10 @@ local FULL_OCCUPANCY = { gpu_intensity = true, gpu_cache = true, gpu_chain = tru
 function M.check(c)
   local spec = { kernel = c.kernel, macros = c.macros, flags = c.flags }
   local ok, err = pcall(function()
-    local desc, kinfo = runner.describe(spec)
-    local text, info = runner.ptx(desc, kinfo)
-    local binary = runner.build(spec)
+    local S = session.current()
+    local desc, kinfo = describe.describe(S, spec)
+    local text, info = asm.ptx(S, desc, kinfo)
+    local binary = build.locked(S, desc, kinfo)
     local entries = ptx.parse(text)
     assert(#entries >= 1, "no entry function in the PTX")
     local fails = {}

@@ -3,8 +3,8 @@
 local t = require "tap"
 local topology = require "rot.topology"
 local machine = require "rot.machine"
-local levels = require "rot.levels"
-local peaks = require "rot.peaks"
+local levels = require "rot.machine.levels"
+local peaks = require "rot.machine.peaks"
 local sys = require "rot.sys"
 local util = require "rot.util"
 

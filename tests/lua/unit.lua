@@ -4,7 +4,9 @@ local t = require "tap"
 local rot = require "rot"
 local util = require "rot.util"
 local sys = require "rot.sys"
-local report = require "rot.report"
+local report = require "rot.results.format"
+local quantities = require "rot.results.quantities"
+local bounds = require "rot.results.bounds"
 
 -- parameter space: every combination, first axis outermost
 local s = rot.space { rot.axis("a", { 1, 2 }), rot.axis("b", { "x", "y", "z" }) }
@@ -34,26 +36,26 @@ t.raises(function() util.serialize(cyc) end, "contains itself", "cycles are refu
 t.is(sys.sha256(util.serialize(a)), sys.sha256(util.serialize(b)), "equal descriptions hash equal")
 t.is(#sys.sha256("x"), 64, "hash is 64 hex digits")
 
--- descriptions: what the runner hashes
-local runner = require "rot.runner"
-runner.setup(ROT_HOME or os.getenv("ROT_HOME"), rot.config, nil)
-local d1 = runner.describe { kernel = "triad", params = { n = 1024 }, flags = "-O3" }
-local d2 = runner.describe { flags = "-O3", params = { n = 1024 }, kernel = "triad" }
+-- descriptions: what the cache key hashes
+local describe = require "rot.describe"
+local S = require("rot.session").current()
+local d1 = describe.describe(S, { kernel = "triad", params = { n = 1024 }, flags = "-O3" })
+local d2 = describe.describe(S, { flags = "-O3", params = { n = 1024 }, kernel = "triad" })
 t.is(util.serialize(d1), util.serialize(d2), "same point, same description")
-local d3 = runner.describe { kernel = "triad", params = { n = 1024 }, flags = "-O3", macros = { STREAM_UNROLL = 4 } }
+local d3 = describe.describe(S, { kernel = "triad", params = { n = 1024 }, flags = "-O3", macros = { STREAM_UNROLL = 4 } })
 t.ok(util.serialize(d1) ~= util.serialize(d3), "a macro changes the description")
 t.ok(d1.compiler:find("gcc") ~= nil, "the compiler and its version are part of it: " .. d1.compiler)
 t.is(d1.policy.k, rot.get("bestK"), "the run policy is part of it")
-t.raises(function() runner.describe { kernel = "triadd" } end, "did you mean 'triad'", "unknown kernel names the nearest")
-t.raises(function() runner.describe { kernel = "triad", macros = { NOPE = 1 } } end, "no macro 'NOPE'", "unknown macro")
-t.raises(function() runner.describe { kernel = "triad", macros = { ["1X"] = 1 } } end, "not a C identifier", "bad macro name")
-t.raises(function() runner.describe { kernel = "triad", macros = { STREAM_UNROLL = "2\n#error" } } end, "newline", "macro value with newline")
-t.raises(function() runner.describe { kernel = "triad", flags = "-O2 `id`" } end, "not an option", "flag that is not an option")
-t.raises(function() runner.describe { kernel = "triad", parms = {} } end, "did you mean 'params'", "misspelled field")
-t.raises(function() runner.describe { kernel = "triad", params = { n = "big" } } end, "must be a number", "non-numeric parameter")
+t.raises(function() describe.describe(S, { kernel = "triadd" }) end, "did you mean 'triad'", "unknown kernel names the nearest")
+t.raises(function() describe.describe(S, { kernel = "triad", macros = { NOPE = 1 } }) end, "no macro 'NOPE'", "unknown macro")
+t.raises(function() describe.describe(S, { kernel = "triad", macros = { ["1X"] = 1 } }) end, "not a C identifier", "bad macro name")
+t.raises(function() describe.describe(S, { kernel = "triad", macros = { STREAM_UNROLL = "2\n#error" } }) end, "newline", "macro value with newline")
+t.raises(function() describe.describe(S, { kernel = "triad", flags = "-O2 `id`" }) end, "not an option", "flag that is not an option")
+t.raises(function() describe.describe(S, { kernel = "triad", parms = {} }) end, "did you mean 'params'", "misspelled field")
+t.raises(function() describe.describe(S, { kernel = "triad", params = { n = "big" } }) end, "must be a number", "non-numeric parameter")
 
 -- quantities from raw runs
-local row = report.quantities({ entry = {
+local row = quantities.derive({ entry = {
   meta = { flops = 2000, bytes = 24000, workingSet = 24000, converged = 1 },
   runs = { { ns = 4000, reps = 4, tsc = 8000 }, { ns = 1100, reps = 1, tsc = 2200 }, { ns = 1020, reps = 1, tsc = 2040 } },
 } }, 3)
@@ -69,15 +71,15 @@ t.is(row.counts, "declared", "counts are labelled declared")
 -- ignoreDisturbed: the fastest undisturbed run counts; timer overhead is subtracted
 local entry = { meta = { flops = 1, bytes = 1, timerOverheadNs = 100, converged = 1 },
   runs = { { ns = 600, reps = 1, disturbed = 1 }, { ns = 1100, reps = 1, disturbed = 0 }, { ns = 1200, reps = 1, disturbed = 0 } } }
-local plain = report.quantities({ entry = entry }, 2, false)
+local plain = quantities.derive({ entry = entry }, 2, false)
 t.ok(math.abs(plain.time - 500e-9) < 1e-18, "without ignoreDisturbed the disturbed fastest run counts (600-100 ns)")
 t.is(plain.disturbed, 1, "disturbed runs are counted")
-local ign = report.quantities({ entry = entry }, 2, true)
+local ign = quantities.derive({ entry = entry }, 2, true)
 t.ok(math.abs(ign.time - 1000e-9) < 1e-18, "with ignoreDisturbed the fastest undisturbed run counts (1100-100 ns)")
 t.is(ign.runs, 3, "all runs are still reported")
 
 -- measured counts from counters, and their ratio to the declared ones
-local mrow = report.quantities({ desc = { counts = { flops = { A = 2, B = 1 } } }, entry = {
+local mrow = quantities.derive({ desc = { counts = { flops = { A = 2, B = 1 } } }, entry = {
   meta = { flops = 100, bytes = 50, event0 = "A", event1 = "B", converged = 1 },
   runs = { { ns = 1000, reps = 2, e0 = 80, e1 = 60 } } } }, 1, false)
 t.is(mrow.flops, 110.0, "measured flops = 2*A + B per invocation (2*40 + 30)")
@@ -85,7 +87,7 @@ t.is(mrow.counts, "flops measured, bytes declared", "each quantity says where it
 t.ok(math.abs(mrow.flopsRatio - 1.1) < 1e-12, "measured/declared ratio")
 t.is(mrow.counters.A, 40.0, "counter values are per invocation")
 
-local peaks = require "rot.peaks"
+local peaks = require "rot.machine.peaks"
 -- peaks.csv: written, read back, ceilings picked per thread count and precision
 local pdir = (os.getenv("TMPDIR") or "/tmp") .. "/rot-unit-peaks-" .. sys.pid() .. ".csv"
 peaks.write_csv(pdir, {
@@ -137,30 +139,30 @@ local compute = { { gflops = 64 } }
 local bw = { { level = "L1", gbs = 200 }, { level = "L2", gbs = 80 }, { level = "DRAM", gbs = 10 } }
 local cs = { { name = "L1", size = 48 * 1024 }, { name = "L2", size = 2 * 1024 * 1024 }, { name = "DRAM" } }
 -- triad with a 1 MiB working set: it lives in L2
-local b = peaks.bound({ flops = 2e6, bytes = 24e6, time = 0.5e-3, gflops = 4, workingSet = 1048576, cacheMode = "warm" }, compute, bw, cs)
+local b = bounds.bound({ flops = 2e6, bytes = 24e6, time = 0.5e-3, gflops = 4, workingSet = 1048576, cacheMode = "warm" }, compute, bw, cs)
 t.ok(math.abs(b.time_bound - 24e6 / 80e9) < 1e-15, "time bound = bytes / L2 bandwidth = 0.3 ms")
 t.is(b.limiter, "L2 bw", "limited by L2 bandwidth")
 t.ok(math.abs(b.bound - 2e6 / (24e6 / 80e9) / 1e9) < 1e-9, "bound = I * B_L2 = 6.67 GFLOP/s")
 t.ok(math.abs(b.fraction - 4 / b.bound) < 1e-12, "fraction of the bound = 60%")
 t.is(b.above, false, "60% is not above the bound")
-local cold = peaks.bound({ flops = 2e6, bytes = 24e6, time = 3e-3, gflops = 0.67, workingSet = 1048576, cacheMode = "cold" }, compute, bw, cs)
+local cold = bounds.bound({ flops = 2e6, bytes = 24e6, time = 3e-3, gflops = 0.67, workingSet = 1048576, cacheMode = "cold" }, compute, bw, cs)
 t.is(cold.limiter, "DRAM bw", "cold caches: the bytes come from DRAM")
-local dense = peaks.bound({ flops = 2e9, bytes = 24e6, time = 40e-3, gflops = 50, workingSet = 24e6, cacheMode = "warm" }, compute, bw, cs)
+local dense = bounds.bound({ flops = 2e9, bytes = 24e6, time = 40e-3, gflops = 50, workingSet = 24e6, cacheMode = "warm" }, compute, bw, cs)
 t.is(dense.limiter, "compute", "high intensity: compute bound")
 t.ok(math.abs(dense.time_bound - 2e9 / 64e9) < 1e-15, "time bound = flops / peak")
 t.is(dense.dominant, "compute", "the dominant term is named")
 -- above the bound: beyond the point's spread, the ceiling's and epsilon
 local bw2 = { { level = "L1", gbs = 200, spread = 0.03 }, { level = "L2", gbs = 80 }, { level = "DRAM", gbs = 10 } }
 local function at(gbs, spread)
-  return peaks.bound({ flops = 1e6, bytes = 12e6, time = 12e6 / (gbs * 1e9), gflops = 1e6 / (12e6 / gbs), spread = spread,
+  return bounds.bound({ flops = 1e6, bytes = 12e6, time = 12e6 / (gbs * 1e9), gflops = 1e6 / (12e6 / gbs), spread = spread,
     workingSet = 16384, cacheMode = "warm" }, compute, bw2, cs, 0.02)
 end
 t.is(at(204, 0.001).above, false, "102% of an L1 ceiling whose samples reached +3%: within its spread")
 t.is(at(212, 0.001).above, true, "106%: above (1.001 x 1.03 x 1.02 = 1.052)")
 t.is(at(212, 0.05).above, false, "106% with a 5% spread of its own: not above")
-local why = peaks.why_above({ limiter = "L2 bw", level = "L2", workingSet = 60 * 1024 }, cs)
+local why = bounds.why_above({ limiter = "L2 bw", level = "L2", workingSet = 60 * 1024 }, cs)
 t.ok(why:find("wrong level attribution") and why:find("L1"), "just above the effective L1: the reason is the level attribution")
-t.ok(peaks.why_above({ limiter = "compute", level = "L1", workingSet = 1024 }, cs):find("another clock"),
+t.ok(bounds.why_above({ limiter = "compute", level = "L1", workingSet = 1024 }, cs):find("another clock"),
   "a compute-bound point above its ceiling: another clock or overstated flops")
 
 -- GPU: recorded metric values (a DGEMM-like range) evaluated into roofline quantities
@@ -196,7 +198,7 @@ t.is(gb.key, "L1", "and the ceiling it comes from, by its key")
 -- ceiling's and epsilon
 local gc = gpu.ceilings({ { name = "shared_ldst", value = 800, spread = 0.01 }, { name = "HBM_triad", value = 3000, spread = 0.02 } }, {})
 t.ok(gc.bounds.L1 == 800 and gc.spreads.L1 == 0.01 and gc.spreads.HBM == 0.02, "gpu.ceilings keeps each ceiling's spread")
-local peaks_m = require "rot.peaks"
+local peaks_m = require "rot.results.bounds"
 local gb2 = gpu.bound(g, gc.bounds) -- L1: 8e9 B at 800 GB/s = 10 ms, the measured time
 t.ok(gb2.key == "L1" and math.abs(gb2.fraction - 1) < 1e-12, "a point exactly at its L1 ceiling")
 t.ok(not peaks_m.above(1.0, 0.01, gc.spreads.L1, 0.02), "at its ceiling: not above")
@@ -244,7 +246,7 @@ local mdir = (os.getenv("TMPDIR") or "/tmp") .. "/rot-unit-m-" .. os.time()
 t.is(gpu.machine_file(mdir, "NVIDIA H100 80GB HBM3", "atomics"), mdir .. "/machines/NVIDIA_H100_80GB_HBM3.atomics.csv",
   "a GPU model's stored file: its name made safe, the kind, in cacheDir/machines (created)")
 t.is(sys.stat(mdir .. "/machines"), "dir", "the machines directory exists")
-local gpupeaks = require "rot.gpupeaks"
+local gpupeaks = require "rot.gpu.peaks"
 local function conf(quick) return { get = function(k) return ({ quick = quick, cacheDir = mdir })[k] end } end
 t.ok(gpupeaks.file(conf(false), "NVIDIA H100 80GB HBM3") == mdir .. "/machines/NVIDIA_H100_80GB_HBM3.gpu.csv" and
   gpupeaks.file(conf(true), "NVIDIA H100 80GB HBM3") == mdir .. "/machines/NVIDIA_H100_80GB_HBM3.gpu-quick.csv",
@@ -253,7 +255,7 @@ sys.remove(mdir .. "/machines")
 sys.remove(mdir)
 
 -- pipeline model: the simulator reproduces equation (1) for one pipeline over a grid
-local pipeline = require "rot.pipeline"
+local pipeline = require "rot.models.pipeline_model"
 local bad, cases = 0, 0
 for _, N in ipairs({ 1, 3, 16 }) do
   for _, W in ipairs({ 1, 2, 3, 5, 8, 13, 24 }) do
@@ -306,7 +308,7 @@ t.ok(math.abs(v2.points[3].err + 1 / 3) < 0.02 and v2.mean > 0.05 and v2.deviati
 
 -- quantitative roofline prediction on hand-worked numbers (formulas 2-19)
 local dir0 = os.getenv("TMPDIR") or "/tmp"
-local predict = require "rot.predict"
+local predict = require "rot.models.predict"
 local prof = assert(predict.read_ncu_csv(assert(sys.readfile(os.getenv("ROT_HOME") .. "/tests/fixtures/ncu-raw.csv"))))
 t.is(#prof, 1, "ncu raw CSV: one kernel row (header, units and notes skipped)")
 t.is(prof[1].kernel, "saxpy(int, float, float*, float*)", "the kernel name, commas and all")
@@ -365,7 +367,7 @@ t.ok(back_rows[1].metrics["dram__sectors_read.sum"] == 1e6 and back_rows[1].sms 
 sys.remove(gpath)
 
 -- shared-memory atomics: T(n, e, c) interpolation and utilization on hand-made values
-local atomics = require "rot.atomics"
+local atomics = require "rot.models.atomics"
 local rows = {}
 for n = 1, 4 do
   for _, e in ipairs({ 1, 32 }) do
@@ -416,7 +418,7 @@ t.raises(function() atomics.utilization(gt, o) end, "outside the measured", "n =
 t.ok(select(2, atomics.from_metrics({})):find("missing"), "missing metrics are named")
 
 -- quadrant split: a device above a kernel's line is memory bound for it
-local quadrant = require "rot.quadrant"
+local quadrant = require "rot.models.quadrant"
 local cpu = assert(quadrant.device("cpu", peaks.read_csv(os.getenv("ROT_HOME") .. "/tests/fixtures/peaks.csv")))
 t.ok(cpu.gbs > 0 and cpu.gflops > 0, "a device from peaks.csv: DRAM triad bandwidth and the best double ceiling")
 local gpu_dev = assert(quadrant.device("h100", { { name = "fp64_fma", kind = "compute", threads = 132, value = 60000 },

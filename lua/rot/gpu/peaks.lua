@@ -1,8 +1,8 @@
--- rot.gpupeaks: the GPU's ceilings, measured (what `rot measure gpu-peaks` runs, and what
+-- rot.gpu.peaks: the GPU's ceilings, measured (what `rot measure gpu-peaks` runs, and what
 -- gpu-predict runs first when this GPU has none stored): fp64/fp32/fp16/int32 multiply-add,
 -- integer add, shared memory, L2, HBM, and the cost of one more kernel launch.
 local gpu = require "rot.gpu"
-local peaks = require "rot.peaks"
+local peaks = require "rot.machine.peaks"
 local M = {}
 
 --[[ Measures the ceilings with `rot` (the rot module). Returns the rows to store (a ceiling
@@ -67,9 +67,9 @@ end
 function M.kind(rot) return rot.get("quick") and "gpu-quick" or "gpu" end
 function M.file(rot, name) return gpu.machine_file(rot.get("cacheDir"), name, M.kind(rot)) end
 
--- Stores measured ceilings as this GPU model's (not under rot build, which measures nothing).
+-- Stores measured ceilings as this GPU model's (none when nothing was measured: rot build).
 function M.store(rot, rows, name)
-  if not rot.building() then peaks.write_csv(M.file(rot, name), rows) end
+  if #rows > 0 then peaks.write_csv(M.file(rot, name), rows) end
 end
 
 -- The warning about ceilings above their physical limit, once per measurement.
@@ -81,13 +81,11 @@ function M.warn_impossible(impossible)
 end
 
 --[[ This GPU's stored ceilings (by its name, from a point's meta), measured first when there are
-  none: rows of rot.peaks.read_csv. ]]
+  none: rows of rot.machine.peaks.read_csv. ]]
 function M.stored(rot, gpu_name)
   local rows = peaks.read_csv(M.file(rot, gpu_name))
   if rows and #rows > 0 then return rows end
-  if not rot.building() then
-    io.stderr:write("rot: measuring this GPU's ceilings first (once; `rot measure gpu-peaks` redoes it)\n")
-  end
+  io.stderr:write("rot: measuring this GPU's ceilings first (once; `rot measure gpu-peaks` redoes it)\n")
   local out, _, impossible, name = M.measure(rot)
   M.warn_impossible(impossible)
   M.store(rot, out, name)

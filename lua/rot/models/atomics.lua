@@ -1,4 +1,4 @@
--- rot.atomics: shared-memory atomic utilization (Dong & Pai): the measured table T(n, e, c)
+-- rot.models.atomics: shared-memory atomic utilization (Dong & Pai): the measured table T(n, e, c)
 -- of a GPU model, the service time S = T / n by linear interpolation over non-integral
 -- inputs (equations 1-3), and utilization from counters (their Tables 1 and 2).
 local M = {}
@@ -113,7 +113,7 @@ function M.from_metrics(v, sms, warps_per_sm)
       cycles = v[M.metrics.cycles] } } }
 end
 
---[[ Utilization of profiled kernels (rows of rot.predict.read_profile) from a T(n, e, c)
+--[[ Utilization of profiled kernels (rows of rot.models.predict.read_profile) from a T(n, e, c)
   table; sms and warps_per_sm default to the profile's own (ncu device attributes, rot's
   gpu_sms columns). Returns records { kernel, N, e, n, c, S, B, cycles, U, error }. ]]
 function M.report(profile, tab, sms, warps_per_sm)

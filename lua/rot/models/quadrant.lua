@@ -1,7 +1,7 @@
--- rot.quadrant: the quadrant-split view (Konstantinidis): devices as points (memory
+-- rot.models.quadrant: the quadrant-split view (Konstantinidis): devices as points (memory
 -- bandwidth, compute throughput), a kernel as the half-line y = I x; a device above a
 -- kernel's line is memory bound for it, below compute bound; its attainable point min(P, I B).
-local peaks = require "rot.peaks"
+local peaks = require "rot.machine.peaks"
 local plot = require "rot.plot"
 local M = {}
 

@@ -1,4 +1,4 @@
-/* lbuild: the rot.build Lua module: the build lock ("rot.lock" userdata, closable) and the
+/* lgen: the rot.gen Lua module: the build lock ("rot.lock" userdata, closable) and the
  * generated files of a core build (macro headers, kernel flags, kernel list). */
 #include "gen.h"
 #include "lrot.h"
@@ -190,7 +190,7 @@ static const luaL_Reg funcs[] = {{"lock", l_lock},
 				 {"checkpath", l_checkpath},
 				 {NULL, NULL}};
 
-int luaopen_rot_build(lua_State *L)
+int luaopen_rot_gen(lua_State *L)
 {
 	lrot_newclass(L, LOCK_MT, lock_meta, lock_methods);
 	luaL_newlib(L, funcs);

@@ -1,4 +1,4 @@
--- rot.levels: memory levels found in bandwidth-versus-working-set sweeps (the staircase), as
+-- rot.machine.levels: memory levels found in bandwidth-versus-working-set sweeps (the staircase), as
 -- the Empirical Roofline Toolkit finds them: plateaus, the breakpoints between them (effective
 -- sizes), names matched with the reported cache levels, and where the two disagree.
 local M = {}

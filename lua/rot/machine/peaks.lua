@@ -1,10 +1,10 @@
--- rot.peaks: the machine's ceilings, measured: compute per precision and ISA class; bandwidth
--- per memory level from working-set sweeps whose plateaus and breakpoints (rot.levels) give each
+-- rot.machine.peaks: the machine's ceilings, measured: compute per precision and ISA class; bandwidth
+-- per memory level from working-set sweeps whose plateaus and breakpoints (rot.machine.levels) give each
 -- level's bandwidth and effective size; stored per machine (rot.machine's identity).
 local sys = require "rot.sys"
 local util = require "rot.util"
 local machine = require "rot.machine"
-local levels = require "rot.levels"
+local levels = require "rot.machine.levels"
 
 local M = {}
 
@@ -141,70 +141,6 @@ function M.level_of(ws, lv)
   return lv[#lv]
 end
 
---[[ Attainable bound of one point (lecture notes: P <= min(P_o, I * P_mB), and the time bound
-  T >= max(N_o / P_o, N_B / P_B)). The bytes are those of the level the data lives in
-  (M.level_of: the smallest level whose effective size holds the working set) in warm mode,
-  DRAM in cold mode. compute = {{gflops=, spread=}} (best first), bandwidth = {{level=, gbs=,
-  spread=}}, lv = M.levels(). Returns {bound=GFLOP/s, limiter=, fraction=, time_bound=s,
-  dominant=, level=, above=} or nil; above is set when the point beats its bound by more than
-  its own spread, the ceiling's (how far the ceiling's own samples reached) and epsilon (the
-  best-k tolerance every time carries). ]]
-function M.bound(row, compute, bandwidth, lv, epsilon)
-  if not (row.flops and row.bytes and row.time and row.time > 0) then return nil end
-  local p_o = compute[1] and compute[1].gflops
-  local level = lv[#lv]
-  if row.cacheMode ~= "cold" and row.workingSet then level = M.level_of(row.workingSet, lv) end
-  local b
-  for _, x in ipairs(bandwidth) do if x.level == level.name then b = x end end
-  if not p_o and not b then return nil end
-  local t_o = p_o and row.flops / (p_o * 1e9) or 0
-  local t_b = (b and row.bytes > 0) and row.bytes / (b.gbs * 1e9) or 0
-  local out = { time_bound = math.max(t_o, t_b), level = level.name }
-  local ceiling
-  if t_b > t_o then
-    out.dominant, out.limiter, ceiling = level.name .. " bandwidth", level.name .. " bw", b
-  else
-    out.dominant, out.limiter, ceiling = "compute", "compute", compute[1]
-  end
-  if row.flops > 0 and out.time_bound > 0 then
-    out.bound = row.flops / out.time_bound / 1e9
-    out.fraction = row.gflops / out.bound
-  elseif out.time_bound > 0 then
-    out.fraction = out.time_bound / row.time -- no flops: the share of the bandwidth-bound time
-  end
-  if out.fraction then out.above = M.above(out.fraction, row.spread, ceiling.spread, epsilon) end
-  return out
-end
-
--- A point at this fraction of its bound is above it beyond the spread: its own, the ceiling's
--- and best-k's epsilon (each may be nil: none known).
-function M.above(fraction, spread, ceiling_spread, epsilon)
-  return fraction > (1 + (spread or 0)) * (1 + (ceiling_spread or 0)) * (1 + (epsilon or 0))
-end
-
---[[ Why a point beat its bound, most likely first: one sentence naming the ceiling. ]]
-function M.why_above(row, lv)
-  local l = row.level and M.level_of(row.workingSet or 0, lv)
-  if row.limiter == "compute" then
-    return "the compute ceiling is probably wrong: measured at another clock (turbo, a governor change) than this point, "
-      .. "or the declared flops overstate the work"
-  end
-  local prev
-  for i, x in ipairs(lv) do if l and x.name == l.name then prev = lv[i - 1] end end
-  if prev and prev.size and row.workingSet and row.workingSet <= 2 * prev.size then
-    return string.format("the %s bw ceiling is probably the wrong one: the working set (%s) lies just above the "
-      .. "effective %s size (%s), so part of it still hits %s (wrong level attribution)", l.name, util.bytes(row.workingSet),
-      prev.name, util.bytes(prev.size), prev.name)
-  end
-  if l and l.name == "DRAM" and prev and prev.size and row.workingSet and row.workingSet <= 8 * prev.size then
-    return string.format("the DRAM bw ceiling is probably the wrong one: the working set (%s) is within 8x the effective "
-      .. "%s size (%s), where a thrash-resistant cache still serves part of it (wrong level attribution)",
-      util.bytes(row.workingSet), prev.name, util.bytes(prev.size))
-  end
-  return string.format("the %s ceiling is probably wrong: measured at another clock, or the declared bytes overstate "
-    .. "the traffic (compare with measured counts)", row.limiter or "bandwidth")
-end
-
 -- Ceilings for a roofline at a thread count: compute = {{label, gflops}}, bandwidth = {{label, gbs}}.
 function M.ceilings(rows, threads, precision)
   precision = precision or "double"
@@ -325,9 +261,8 @@ function M.measure(rot, quick)
   local done = {}
   local bw = sweep(M.sizes(top))
   for _, s in ipairs(M.sizes(top)) do done[s] = true end
-  if rot.building() then return {}, bw end -- rot build: the cores are built, nothing to analyse
   local out, notes = {}, {}
-  for _ = 1, 4 do
+  for _ = 1, #bw:ok() > 0 and 4 or 0 do -- nothing measured (rot build, or every point failed): nothing to analyse
     local short = false
     out, notes = {}, {}
     for _, t in ipairs(threads) do
@@ -375,14 +310,12 @@ function M.get(rot)
   local path = M.path(rot.get("cacheDir"), machine.fingerprint(rot.config), quick)
   local rows = M.read_csv(path)
   if rows then return rows, path end
-  if rot.building() then -- rot build: the peaks' cores are built, nothing is stored
-    M.measure(rot, quick)
-    return {}, path
-  end
   io.stderr:write("rot: measuring this machine's peaks first (once; `rot measure peaks` redoes it)\n")
   rows = M.measure(rot, quick)
-  sys.mkdir(rot.get("cacheDir") .. "/machines")
-  M.write_csv(path, rows)
+  if #rows > 0 then -- not when nothing was measured (rot build)
+    sys.mkdir(rot.get("cacheDir") .. "/machines")
+    M.write_csv(path, rows)
+  end
   return rows, path
 end
 

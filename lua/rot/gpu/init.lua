@@ -153,12 +153,12 @@ function M.machine_file(cache_dir, gpu_name, kind)
   return cache_dir .. "/machines/" .. tostring(gpu_name):gsub("[^%w]+", "_") .. "." .. kind .. ".csv"
 end
 
--- The device a script's first point ran on (its meta: SMs, warps per SM, clock, name); with
--- rot build, which runs nothing, an H100 SXM's values, so the script goes on to every point it
--- would build. Elsewhere a missing device stops the script with `why`.
+-- The device a script's first point ran on (its meta: SMs, warps per SM, clock, name); for a
+-- point only built, not run (rot build: row.planned), an H100 SXM's values, so the script goes
+-- on to every point it would build. Elsewhere a missing device stops the script with `why`.
 function M.probe(row, why)
   if row and row.entry then return row.entry.meta end
-  if require("rot.runner").building() then
+  if row and row.planned then
     return { gpuSMs = 132, gpuMaxWarpsPerSM = 64, gpuClockKHz = 1980000, gpuName = "NVIDIA H100 80GB HBM3 (rot build)" }
   end
   require("rot.util").fail(why)

@@ -1,4 +1,4 @@
--- rot.ptx: reading compiled GPU code: the instructions of each entry function in PTX (with the
+-- rot.gpu.ptx: reading compiled GPU code: the instructions of each entry function in PTX (with the
 -- source line each came from, from the `.loc` directives of -lineinfo), its loops, what the
 -- arithmetic and memory instructions in a loop body add up to, dependence chains, and what
 -- ptxas -v says (registers, spills). What tests check kernels against their declared counts with.

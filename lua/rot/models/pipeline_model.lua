@@ -1,4 +1,4 @@
--- rot.pipeline: the pipeline performance model (Cornelis & Lemeire): instruction dependence
+-- rot.models.pipeline_model: the pipeline performance model (Cornelis & Lemeire): instruction dependence
 -- graphs, an event-driven simulator of compute units (their Algorithm 1), the closed form of
 -- equation (1), and issue/completion latencies read off a "boat hull" of measured times.
 local M = {}

@@ -5,10 +5,11 @@
 -- outside the plot area, colours are the Okabe-Ito set (safe for colour-blind readers).
 local sys = require "rot.sys"
 local util = require "rot.util"
+local place = require "rot.plot.place"
 local M = {}
 
--- Okabe & Ito's colour-blind-safe palette, the most distinct first.
-M.palette = { "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442" }
+-- Okabe & Ito's colour-blind-safe palette, the most distinct first (rot.plot.place).
+M.palette = place.palette
 -- ceilings are grey (their labels name them), so they never look like a series
 local CEILING = "#555555"
 local ROOFS = { { "#3a3a3a", 1 }, { "#6a6a6a", 1 }, { "#8a8a8a", 4 }, { "#9a9a9a", 5 }, { "#b0b0b0", 1 }, { "#7a7a7a", 4 } }
@@ -19,7 +20,7 @@ local ROOFS = { { "#3a3a3a", 1 }, { "#6a6a6a", 1 }, { "#8a8a8a", 4 }, { "#9a9a9a
 M.geometry = { width = 1000, height = 680, left = 0.085, right = 0.70, bottom = 0.11, top = 0.91, font = 11, small = 9 }
 
 -- A gnuplot string literal.
-local function q(s) return '"' .. tostring(s):gsub('[\\"]', "\\%0") .. '"' end
+local q = place.quote
 M.quote = q
 
 local function check_name(name)
@@ -28,166 +29,8 @@ local function check_name(name)
   end
 end
 
--- Characters of a label as displayed (UTF-8 aware; enhanced-text markup is not used).
-local function textlen(s) return utf8.len(s) or #s end
-local line_label
-
--- Width and height in pixels of one character at font size f (Helvetica, as the terminals use).
-local function charsize(f) return 0.55 * f, 1.25 * f end
-
---[[ A frame maps data coordinates to pixels of the plot area and back. ]]
-local function frame(g, xr, yr, logx, logy)
-  local W, H = (g.right - g.left) * g.width, (g.top - g.bottom) * g.height
-  local function t(v, lg) return lg and math.log(v, 10) or v end
-  local function u(v, lg) return lg and 10 ^ v or v end
-  local x0, x1, y0, y1 = t(xr[1], logx), t(xr[2], logx), t(yr[1], logy), t(yr[2], logy)
-  local f = { W = W, H = H, g = g }
-  function f.px(x, y) return (t(x, logx) - x0) / (x1 - x0) * W, (t(y, logy) - y0) / (y1 - y0) * H end
-  function f.data(px, py) return u(x0 + px / W * (x1 - x0), logx), u(y0 + py / H * (y1 - y0), logy) end
-  return f
-end
-
---[[ The box of a label, in pixels: {corners = 4 points} (rotated text) for a label
-  {x=, y= (data) or py= (pixels), text=, align="left"|"right"|"center", angle=deg, font=, dx=, dy=
-  (offset in characters)}. gnuplot anchors text at its point, vertically centred, and rotates
-  it about that point. ]]
-function M.box(f, lab)
-  local cw, ch = charsize(lab.font or f.g.small)
-  local px, py
-  if lab.x then px, py = f.px(lab.x, lab.y) else px, py = lab.px, lab.py end
-  if lab.gy then py = lab.gy * f.H end -- "graph" y
-  px, py = px + (lab.dx or 0) * cw, py + (lab.dy or 0) * ch
-  local w = textlen(lab.text) * cw
-  local a0 = lab.align == "right" and -w or lab.align == "center" and -w / 2 or 0
-  local a = math.rad(lab.angle or 0)
-  local c, s = math.cos(a), math.sin(a)
-  local corners = {}
-  for _, p in ipairs({ { a0, -ch / 2 }, { a0 + w, -ch / 2 }, { a0 + w, ch / 2 }, { a0, ch / 2 } }) do
-    corners[#corners + 1] = { px + p[1] * c - p[2] * s, py + p[1] * s + p[2] * c }
-  end
-  return { corners = corners, text = lab.text }
-end
-
--- Whether two boxes overlap (separating axes of two convex quadrilaterals), or come closer
--- than gap pixels.
-function M.overlap(a, b, gap)
-  gap = gap or 0
-  for _, poly in ipairs({ a.corners, b.corners }) do
-    for i = 1, 4 do
-      local p, r = poly[i], poly[i % 4 + 1]
-      local nx, ny = r[2] - p[2], p[1] - r[1]
-      local amin, amax, bmin, bmax = math.huge, -math.huge, math.huge, -math.huge
-      for _, v in ipairs(a.corners) do local d = v[1] * nx + v[2] * ny; amin, amax = math.min(amin, d), math.max(amax, d) end
-      for _, v in ipairs(b.corners) do local d = v[1] * nx + v[2] * ny; bmin, bmax = math.min(bmin, d), math.max(bmax, d) end
-      local len = math.sqrt(nx * nx + ny * ny)
-      if amax + gap * len <= bmin or bmax + gap * len <= amin then return false end
-    end
-  end
-  return true
-end
-
--- Whether a box lies inside the plot area (within slack pixels).
-local function inside(f, b, slack)
-  slack = slack or 2
-  for _, v in ipairs(b.corners) do
-    if v[1] < -slack or v[1] > f.W + slack or v[2] < -slack or v[2] > f.H + slack then return false end
-  end
-  return true
-end
-
--- A placer keeps the boxes already placed; try() places a label where it overlaps none.
-local function placer(f)
-  local p = { boxes = {} }
-  function p.free(b) -- labels keep 3 pixels apart; a marker only needs not to be covered
-    for _, o in ipairs(p.boxes) do if M.overlap(b, o, o.marker and 0 or 3) then return false end end
-    return true
-  end
-  function p.try(lab)
-    local b = M.box(f, lab)
-    if inside(f, b) and p.free(b) then p.boxes[#p.boxes + 1] = b; return true end
-    return false
-  end
-  function p.block(px, py, r) -- a marker: labels keep off it
-    p.boxes[#p.boxes + 1] = { marker = true,
-      corners = { { px - r, py - r }, { px + r, py - r }, { px + r, py + r }, { px - r, py + r } } }
-  end
-  return p
-end
-
--- "set label" for a placed label.
-local function label_cmd(n, lab, color)
-  local at = lab.x and string.format("%.9g,%.9g", lab.x, lab.y) or string.format("%.9g,graph %.6g", lab.gx, lab.gy)
-  return string.format("set label %d %s at %s %s rotate by %.4g font ',%d' offset %.3g,%.3g tc rgb '%s' front", n, q(lab.text),
-    at, lab.align or "left", lab.angle or 0, lab.font, lab.dx or 0, lab.dy or 0, color or "#000000")
-end
-
---[[ Point labels of every series, placed greedily: right of the point, else left of it, else
-  left out (mode "auto"); "all" keeps every one (overlapping or not), "ends" only each series'
-  first and last, "none" none. points = {{x=, y=, text=, series=}}; returns label commands. ]]
-local function point_labels(f, pl, points, mode, first)
-  local out, n = {}, first
-  if mode == "none" then return out, n end
-  for _, pt in ipairs(points) do
-    local keep = pt.text ~= "" and (mode ~= "ends" or pt.first or pt.last)
-    if keep then
-      local right = { x = pt.x, y = pt.y, text = pt.text, align = "left", dx = 1.2, font = f.g.small }
-      local left = { x = pt.x, y = pt.y, text = pt.text, align = "right", dx = -1.2, font = f.g.small }
-      local chosen = mode == "all" and right or (pl.try(right) and right) or (pl.try(left) and left)
-      if chosen then
-        n = n + 1
-        out[#out + 1] = label_cmd(n, chosen, pt.color)
-      end
-    end
-  end
-  return out, n
-end
-
---[[ The series of a plot: each one's data block into dat ("# series I: NAME", then "x y
-  label" lines), its points (radius r) and the lines between them kept free of labels. lists
-  = {NAME = {{x=, y=, label=}, ...}} in drawing order, names in legend order. Returns the
-  points for point_labels. ]]
-local function add_series(f, pl, dat, names, lists, r)
-  local points = {}
-  for i, s in ipairs(names) do
-    local pts = lists[s]
-    dat[#dat + 1] = "# series " .. i - 1 .. ": " .. s
-    for j, p in ipairs(pts) do
-      dat[#dat + 1] = string.format("%.9g %.9g %s", p.x, p.y, q(p.label))
-      local bx, by = f.px(p.x, p.y)
-      pl.block(bx, by, r)
-      if j > 1 then -- labels keep off the series' line too
-        local ax, ay = f.px(pts[j - 1].x, pts[j - 1].y)
-        local steps = math.floor(math.sqrt((bx - ax) ^ 2 + (by - ay) ^ 2) / 4)
-        for k = 1, steps - 1 do pl.block(ax + (bx - ax) * k / steps, ay + (by - ay) * k / steps, 1.5) end
-      end
-      points[#points + 1] = { x = p.x, y = p.y, text = p.label, first = j == 1, last = j == #pts,
-        color = M.palette[(i - 1) % #M.palette + 1] }
-    end
-    dat[#dat + 1] = "\n"
-  end
-  return points
-end
-
---[[ A label along the line y = k*x of a log-log plot (a bandwidth roof, a kernel's line in
-  the quadrant split), rotated with it, just above it, at the first place from the left (up to
-  x = xend) where it overlaps nothing; nil when there is none. ]]
-line_label = function(f, pl, k, text, xr, yr, xend)
-  local ppx, ppy = f.W / math.log(xr[2] / xr[1], 10), f.H / math.log(yr[2] / yr[1], 10)
-  local angle = math.deg(math.atan(ppy, ppx))
-  local xstart = math.max(xr[1], yr[1] / k)
-  xend = math.min(xend or xr[2], yr[2] / k)
-  if xend <= xstart then return nil end
-  local _, chh = charsize(f.g.small)
-  local nx, ny = -math.sin(math.rad(angle)), math.cos(math.rad(angle))
-  for i = 0, 30 do
-    local x = xstart * (xend / xstart) ^ (0.03 + i * 0.03)
-    local px, py = f.px(x, k * x)
-    local ax, ay = f.data(px + nx * 0.7 * chh, py + ny * 0.7 * chh)
-    local lab = { x = ax, y = ay, text = text, align = "left", angle = angle, font = f.g.small }
-    if pl.try(lab) then return lab end
-  end
-  return nil
-end
+local frame, placer, line_label, label_cmd, point_labels, add_series = place.frame, place.placer, place.line_label,
+  place.label_cmd, place.point_labels, place.add_series
 M.frame, M.placer, M.line_label, M.label_cmd, M.point_labels = frame, placer, line_label, label_cmd, point_labels
 
 -- Tick marks of a byte axis: 1 KiB, 4 KiB, ... 1 GiB (powers of four) within [lo, hi].
@@ -203,7 +46,6 @@ end
 
 -- Runs gnuplot on script (in dir) with a temp suffix, then moves each temp output into place.
 function M.render(gnuplot, dir, script, outputs)
-  if require("rot.runner").building() then return dir .. "/" .. outputs[1] end -- rot build draws nothing
   local exe = sys.locate(gnuplot)
   if not exe then
     util.fail("gnuplot ('" .. gnuplot .. "') not found: wrote the data and " .. script ..
@@ -392,7 +234,7 @@ function M.roofline(o)
   pls, n = point_labels(f, pl, points, o.labels or "auto", n)
   for _, l in ipairs(pls) do labels[#labels + 1] = l end
   for _, l in ipairs(labels) do gp[#gp + 1] = l end
-  return M.finish(o, gp, plots, dat)
+  return M.finish(o, gp, plots, dat, #order == 0 and #o.rows > 0)
 end
 
 -- The log-log opening of a script (roofline-like plots: the quadrant split).
@@ -400,9 +242,11 @@ function M.loglog_header(kind, o, xlabel, ylabel, xr, yr)
   return header(kind, o, xlabel, ylabel, xr, yr, true, true)
 end
 
--- Adds the output commands (SVG, PNG, and PDF when o.pdf), writes data and script, renders
--- unless data and script are unchanged and every output exists.
-function M.finish(o, gp, plots, dat)
+--[[ Adds the output commands (SVG, PNG, and PDF when o.pdf), writes data and script, renders
+  unless data and script are unchanged and every output exists. A plot of rows none of which
+  has a point (every point failed, or rot build, which measures nothing) is not rendered:
+  returns nil. ]]
+function M.finish(o, gp, plots, dat, empty)
   local g = M.geometry
   local outputs = { o.name .. ".svg", o.name .. ".png" }
   gp[#gp + 1] = string.format('set terminal svg size %d,%d dynamic enhanced font "Helvetica,%d" background "white"',
@@ -421,6 +265,7 @@ function M.finish(o, gp, plots, dat)
   end
   local changed = write(o.dir .. "/" .. o.name .. ".dat", table.concat(dat, "\n") .. "\n")
   changed = write(o.dir .. "/" .. o.name .. ".gp", table.concat(gp, "\n") .. "\n") or changed
+  if empty then return nil end
   for _, f in ipairs(outputs) do changed = changed or sys.stat(o.dir .. "/" .. f) ~= "file" end
   if not changed then return o.dir .. "/" .. outputs[1] end -- same data, same script: same picture
   return M.render(o.gnuplot or "gnuplot", o.dir, o.name .. ".gp", outputs)
@@ -468,7 +313,7 @@ function M.xy(o)
   for _, v in ipairs(o.vlines or {}) do
     if not o.logx or v.x > 0 then xlo, xhi = math.min(xlo, v.x), math.max(xhi, v.x) end
   end
-  if got == 0 and #o.rows > 0 and not require("rot.runner").building() then
+  if got == 0 and #o.rows > 0 then
     local measured = 0
     for _, r in ipairs(o.rows) do if r.entry then measured = measured + 1 end end
     if measured > 0 then
@@ -514,78 +359,7 @@ function M.xy(o)
   pls, n = point_labels(f, pl, points, o.labels or "auto", n)
   for _, l in ipairs(pls) do gp[#gp + 1] = l end
   if #plots == 0 then plots[1] = "NaN notitle" end
-  return M.finish(o, gp, plots, dat)
-end
-
---[[ check(gp_text, read) -> boxes, overlaps: every label a gnuplot script draws (its `set
-  label`s, and `with labels` from its data files, read(name) giving a file's text), as boxes on
-  the canvas, and the pairs that overlap, {{a.text, b.text}, ...}. Scripts rot writes carry
-  their geometry; others get gnuplot's usual plot area (an estimate). ]]
-function M.check(gp, read)
-  local g = { width = 640, height = 480, left = 0.1, right = 0.95, bottom = 0.12, top = 0.9, small = 10 }
-  local logx, logy = false, false
-  local geo = gp:match("# rot geometry ([^\n]+)")
-  if geo then
-    local w, h, l, r, b, t, s, lx, ly = geo:match("^(%S+) (%S+) (%S+) (%S+) (%S+) (%S+) (%S+) (%S+) (%S+)")
-    g = { width = tonumber(w), height = tonumber(h), left = tonumber(l), right = tonumber(r), bottom = tonumber(b),
-      top = tonumber(t), small = tonumber(s) }
-    logx, logy = lx == "logx", ly == "logy"
-  else
-    local w, h = gp:match("set terminal %a+ size (%d+),(%d+)")
-    if w then g.width, g.height = tonumber(w), tonumber(h) end
-    local ls = gp:match("set logscale (%a+)")
-    logx, logy = ls and ls:find("x") ~= nil, ls and ls:find("y") ~= nil
-    g.small = tonumber(gp:match('font "Helvetica,(%d+)"')) or 10
-  end
-  local x1, x2 = gp:match("set xrange %[([^:]+):([^%]]+)%]")
-  local y1, y2 = gp:match("set yrange %[([^:]+):([^%]]+)%]")
-  if not x1 or not y1 then return {}, {} end
-  local f = frame(g, { tonumber(x1), tonumber(x2) }, { tonumber(y1), tonumber(y2) }, logx, logy)
-  local boxes = {}
-  for line in gp:gmatch("[^\n]+") do
-    local text, rest = line:match('^set label %d+ "(.-)" at (.*)$')
-    if text then
-      local lab = { text = text:gsub('\\(.)', "%1"), font = tonumber(rest:match("font ',(%d+)'")) or g.small,
-        align = rest:match(" (right) ") or rest:match(" (center) ") or "left", angle = tonumber(rest:match("rotate by (%S+)")) or 0 }
-      local gx, gy = rest:match("^(%S+),graph (%S+)")
-      if gx then
-        lab.px = f.px(tonumber(gx), tonumber(y1)); lab.py = 0; lab.gy = tonumber(gy)
-      else
-        local x, y = rest:match("^(%S+),(%S+)")
-        lab.x, lab.y = tonumber(x), tonumber(y)
-      end
-      local dx, dy = rest:match("offset (%S+),(%S+)")
-      lab.dx, lab.dy = tonumber(dx) or 0, tonumber(dy) or 0
-      boxes[#boxes + 1] = M.box(f, lab)
-    end
-  end
-  -- data-file labels: "FILE" index I using 1:2:3 with labels [left|right] offset DX,DY font ',F'
-  for file, idx, rest in gp:gmatch('"([^"]+)" index (%d+) using 1:2:3 with labels([^,\n]*)') do
-    local text = read and read(file)
-    if text then
-      local blocks, cur = {}, {}
-      for l in (text .. "\n\n\n"):gmatch("([^\n]*)\n") do
-        if l:match("^%d") or l:match("^%-") then cur[#cur + 1] = l
-        elseif l == "" and #cur > 0 then blocks[#blocks + 1] = cur; cur = {} end
-      end
-      local dx, dy = rest:match("offset (%S+),(%S+)")
-      local font = tonumber(rest:match("font ',(%d+)'")) or g.small
-      for _, l in ipairs(blocks[tonumber(idx) + 1] or {}) do
-        local x, y, lab = l:match('^(%S+) (%S+) "(.*)"$')
-        if lab and lab ~= "" then
-          boxes[#boxes + 1] = M.box(f, { x = tonumber(x), y = tonumber(y), text = lab, font = font,
-            align = rest:match("right") and "right" or "left", dx = tonumber(dx) or 0, dy = tonumber(dy) or 0 })
-        end
-      end
-    end
-  end
-  local overlaps = {}
-  for i = 1, #boxes do
-    for j = i + 1, #boxes do
-      if M.overlap(boxes[i], boxes[j]) then overlaps[#overlaps + 1] = { boxes[i].text, boxes[j].text } end
-    end
-  end
-  return boxes, overlaps
+  return M.finish(o, gp, plots, dat, #order == 0 and #o.rows > 0)
 end
 
 return M

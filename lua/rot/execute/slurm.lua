@@ -1,15 +1,13 @@
--- rot.slurm: measuring on a Slurm cluster (-executor=slurm). The driver looks every point up
--- in the cache as usual, writes the missing ones to a job directory under cacheDir (a shared
--- file system), submits one sbatch array job per node type (tasks on exclusive nodes), waits
--- with a progress line, and reads the results back from the shared cache. Each array task runs
--- `rot worker JOBDIR TASK` (M.worker): the same description, build and core as a local run,
--- each result written into the shared cache as it is done.
+-- rot.execute.slurm: the executor that measures on a Slurm cluster (-executor=slurm): every
+-- point looked up in the cache as usual, the missing ones written to a job directory under
+-- cacheDir (a shared file system) and submitted as one sbatch array job per node type (tasks
+-- on exclusive nodes); it waits with a progress line and reads the results back from the
+-- shared cache. Each array task runs `rot worker JOBDIR TASK` (rot.execute.worker).
 local sys = require "rot.sys"
 local util = require "rot.util"
-local cache = require "rot.cache"
-local machine = require "rot.machine"
+local lookup = require "rot.execute.lookup"
 
-local M = {}
+local M = { name = "slurm" }
 
 -- The array task's script: constant text; the paths come as arguments, never through a shell.
 local TASK_SCRIPT = [[#!/bin/sh
@@ -39,7 +37,8 @@ function M.types(config)
 end
 
 -- The fingerprint of a node type, as its workers recorded it (nil before its first job).
-local function fp_path(config, ty) return config:get("cacheDir") .. "/machines/slurm-" .. ty.file .. ".fp" end
+function M.fp_path(config, ty) return config:get("cacheDir") .. "/machines/slurm-" .. ty.file .. ".fp" end
+local fp_path = M.fp_path
 
 local function known_fp(config, ty)
   local text = sys.readfile(fp_path(config, ty))
@@ -49,8 +48,8 @@ local function known_fp(config, ty)
 end
 
 -- Writes the job directory and submits the array job; returns the job.
-local function submit(runner, ctx, ty, items, name)
-  local config = ctx.config
+local function submit(s, ty, items, name)
+  local config = s.config
   local base = config:get("cacheDir") .. "/jobs"
   sys.mkdir(base)
   local id = string.format("%d-%x", sys.pid(), math.floor(sys.clock() * 1e6) % 0x10000000)
@@ -66,7 +65,7 @@ local function submit(runner, ctx, ty, items, name)
   local points = {}
   for i, it in ipairs(items) do points[i] = { coord = it.coord, spec = it.spec } end
   local tasks = math.max(1, math.min(config:get("slurmNodes"), #items))
-  assert(sys.writefile(dir .. "/job", util.serialize({ home = ctx.home, script_dir = ctx.script_dir, options = opts,
+  assert(sys.writefile(dir .. "/job", util.serialize({ home = s.home, script_dir = s.script_dir, options = opts,
     type = ty, tasks = tasks, points = points })))
   assert(sys.writefile(dir .. "/task.sh", TASK_SCRIPT))
   local argv = { "sbatch", "--parsable", "--job-name=rot-" .. name, "--array=0-" .. (tasks - 1), "--exclusive",
@@ -75,7 +74,7 @@ local function submit(runner, ctx, ty, items, name)
   if ty.constraint ~= "" then argv[#argv + 1] = "--constraint=" .. ty.constraint end
   if config:get("slurmAccount") ~= "" then argv[#argv + 1] = "--account=" .. config:get("slurmAccount") end
   if config:get("slurmTimeLimit") ~= "" then argv[#argv + 1] = "--time=" .. config:get("slurmTimeLimit") end
-  for _, a in ipairs({ dir .. "/task.sh", ctx.home, dir }) do argv[#argv + 1] = a end
+  for _, a in ipairs({ dir .. "/task.sh", s.home, dir }) do argv[#argv + 1] = a end
   local st, out = sys.run(argv, { capture = true })
   local jobid = st == 0 and out:match("^(%d+)")
   if not jobid then slurm_fail("sbatch refused the job" .. (ty.constraint ~= "" and (" for constraint '" .. ty.constraint .. "'") or ""), out) end
@@ -156,130 +155,87 @@ local function why(job, index)
     tostring(s.state or "unknown"), tostring(s.node or "?"), tostring(s.exit or "?"), job.dir .. "/task-" .. task .. ".log")
 end
 
---[[ The slurm executor behind rot.measure: returns the rows of every node type (one row per
-  point and node type, row.machine says which), measured or loaded like a local run's. ]]
-function M.measure(runner, ctx, items)
-  local config, stats = ctx.config, runner.stats
+-- Submits the points of each node type not yet in the cache; returns per type {type=, rows=
+-- (from a lookup under its known fingerprint, or nil), missing=, job=}.
+local function submit_all(s, items, types)
+  local per = {}
+  local name = util.basename(s.script_dir or "points"):gsub("[^%w_.-]", "_")
+  for ti, ty in ipairs(types) do
+    local fp = known_fp(s.config, ty)
+    local missing, rows = items, nil
+    if fp then
+      rows = lookup.lookup(s, items, fp)
+      missing = {}
+      for i, row in ipairs(rows) do if not row.cached then missing[#missing + 1] = items[i] end end
+    end
+    per[ti] = { type = ty, rows = rows, missing = missing }
+    if #missing > 0 then
+      local job = submit(s, ty, missing, name)
+      per[ti].job = job
+      io.stderr:write(string.format("rot: %d point%s submitted to Slurm as job %s%s (%d task%s), job directory %s\n",
+        #missing, #missing == 1 and "" or "s", job.id, ty.constraint ~= "" and (" on '" .. ty.constraint .. "' nodes") or "",
+        job.tasks, job.tasks == 1 and "" or "s", job.dir))
+    end
+  end
+  return per
+end
+
+-- The rows of a node type whose job ended: looked up again under the fingerprint its workers
+-- recorded; a point that is still missing failed, with why.
+local function collect(s, items, p)
+  local fp = known_fp(s.config, p.type)
+  local index = {}
+  for i, it in ipairs(p.missing) do index[it] = i end
+  local rows = {}
+  if fp then rows = lookup.lookup(s, items, fp)
+  else -- no worker ever ran: every point of this node type failed
+    for i, it in ipairs(items) do rows[i] = { point = it.coord, spec = it.spec } end
+  end
+  for i, row in ipairs(rows) do
+    local j = index[items[i]]
+    if j then
+      local r = sys.readfile(p.job.dir .. "/result/" .. j)
+      if row.cached then
+        row.cached = nil
+        if r and r:match("^hit") then row.cached = true else row.measured, row.slurm = true, true end
+      else
+        row.failed = why(p.job, j)
+        io.stderr:write("rot: point ", util.serialize(row.point), " failed: ", row.failed, "\n")
+      end
+    end
+  end
+  return rows
+end
+
+--[[ The executor: the rows of every node type (one row per point and node type; row.machine
+  and row.nodeType say which), measured on the cluster or loaded like a local run's. ]]
+function M.measure(s, items)
+  local config = s.config
   if not sys.locate("sbatch") then
     util.fail("-executor=slurm needs Slurm's 'sbatch', which is not on PATH",
       "sudo apt-get install slurm-client (or load your cluster's Slurm module), or use -executor=local", 2)
   end
   local types = M.types(config)
-  stats.points = stats.points + #items * #types
-  local per, jobs = {}, {}
-  local name = util.basename(ctx.script_dir or "points"):gsub("[^%w_.-]", "_")
-  for ti, ty in ipairs(types) do
-    local fp = known_fp(config, ty)
-    local missing, rows = items, nil
-    if fp then
-      local pending
-      rows, pending = runner.lookup(items, fp)
-      missing = {}
-      for i, row in ipairs(rows) do
-        if row.cached then stats.hits = stats.hits + 1 else missing[#missing + 1] = items[i] end
-      end
-      for _, row in ipairs(pending) do row.pending = true end
-    end
-    per[ti] = { type = ty, rows = rows, missing = missing }
-    if #missing > 0 then
-      jobs[#jobs + 1] = submit(runner, ctx, ty, missing, name)
-      per[ti].job = jobs[#jobs]
-      io.stderr:write(string.format("rot: %d point%s submitted to Slurm as job %s%s (%d task%s), job directory %s\n",
-        #missing, #missing == 1 and "" or "s", jobs[#jobs].id, ty.constraint ~= "" and (" on '" .. ty.constraint .. "' nodes") or "",
-        jobs[#jobs].tasks, jobs[#jobs].tasks == 1 and "" or "s", jobs[#jobs].dir))
-    end
-  end
+  local per = submit_all(s, items, types)
+  local jobs = {}
+  for _, p in ipairs(per) do if p.job then jobs[#jobs + 1] = p.job end end
   do
     local mode = config:get("progress")
-    local closers = {}
-    for i, job in ipairs(jobs) do closers[i] = job end
     local guard <close> = setmetatable({}, { __close = function()
-      for _, job in ipairs(closers) do getmetatable(job).__close(job) end
+      for _, job in ipairs(jobs) do getmetatable(job).__close(job) end
     end })
-    if #jobs > 0 then
-      runner.timed("measure", wait, jobs, mode == "always" or (mode == "auto" and sys.isatty(2)))
-    end
+    if #jobs > 0 then s:timed("measure", wait, jobs, mode == "always" or (mode == "auto" and sys.isatty(2))) end
   end
   local out = {}
   for _, p in ipairs(per) do
-    local rows = p.rows
-    if p.job then
-      local fp = known_fp(config, p.type)
-      local index = {}
-      for i, it in ipairs(p.missing) do index[it] = i end
-      if fp then
-        rows = runner.lookup(items, fp)
-      else -- no worker ever ran: every point of this node type failed
-        rows = {}
-        for i, it in ipairs(items) do rows[i] = { point = it.coord, spec = it.spec } end
-      end
-      for i, row in ipairs(rows) do
-        local j = index[items[i]]
-        if j then
-          local r = sys.readfile(p.job.dir .. "/result/" .. j)
-          if row.cached then
-            row.cached = nil
-            if r and r:match("^hit") then row.cached = true; stats.hits = stats.hits + 1
-            else row.measured, row.slurm = true, true; stats.measured = stats.measured + 1; stats.slurm = stats.slurm + 1 end
-          else
-            row.failed = why(p.job, j)
-            stats.failed = stats.failed + 1
-            io.stderr:write("rot: point ", util.serialize(row.point), " failed: ", row.failed, "\n")
-          end
-        end
-      end
-    end
+    local rows = p.job and collect(s, items, p) or p.rows
     for _, row in ipairs(rows) do
       row.nodeType = p.type.constraint
+      s:settle(row)
       out[#out + 1] = row
     end
   end
   return out
-end
-
---[[ `rot worker JOBDIR TASK`: one array task. Measures its share of the job's points (a
-  contiguous block) with this node's description, builds in a node-local directory with the
-  ccache under cacheDir, records the node type's fingerprint and each point's outcome. ]]
-function M.worker(home, jobdir, task, load_config)
-  local text = sys.readfile(jobdir .. "/job")
-  local f = text and load("return " .. text, "job", "t", {})
-  local ok, job = pcall(f or error)
-  if not ok or type(job) ~= "table" then util.fail("'" .. jobdir .. "' holds no rot job") end
-  task = math.tointeger(tonumber(task))
-  if not task or task < 0 or task >= job.tasks then util.fail("task '" .. tostring(task) .. "' is not in job '" .. jobdir .. "'") end
-  local config = load_config(job.options)
-  local runner = require "rot.runner"
-  local fp = machine.fingerprint(config)
-  local builddir = (os.getenv("TMPDIR") or "/tmp") .. "/rot-build-" .. (os.getenv("USER") or "user") .. "-" .. machine.id(fp)
-  runner.setup(home, config, job.script_dir, builddir)
-  local rot = require "rot"
-  rot.config = config
-  if not os.getenv("CCACHE_DIR") then sys.setenv("CCACHE_DIR", config:get("cacheDir") .. "/ccache") end
-  sys.mkdir(config:get("cacheDir") .. "/machines")
-  assert(sys.writefile(fp_path(config, job.type), util.serialize(fp)))
-  local n = #job.points
-  local first, last = task * n // job.tasks + 1, (task + 1) * n // job.tasks
-  local items, at = {}, {}
-  for i = first, last do
-    items[#items + 1] = job.points[i]
-    at[job.points[i]] = i
-  end
-  runner.t_start = sys.clock()
-  runner.stats.points = #items
-  local rows, pending = runner.lookup(items)
-  runner.stats.hits = #rows - #pending
-  local result = function(row, what) sys.writefile(jobdir .. "/result/" .. at[items[row.item]], what .. "\n") end
-  for i, row in ipairs(rows) do
-    row.item = i
-    if row.cached then result(row, "hit") end
-  end
-  runner.set_on_point(function(row)
-    if row.failed then result(row, "failed " .. row.failed:gsub("\n", " ")) else result(row, "measured") end
-  end)
-  runner.measure_here(pending)
-  io.stdout:write(string.format("rot worker: task %d of job %s on %s: points %d-%d, %d cached, %d measured, %d failed\n",
-    task, jobdir, machine.id(fp), first, last, #rows - #pending, runner.stats.measured, runner.stats.failed))
-  return runner.stats.failed > 0 and 1 or 0
 end
 
 return M

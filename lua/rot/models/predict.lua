@@ -1,4 +1,4 @@
--- rot.predict: the quantitative GPU roofline prediction (Konstantinidis & Cotronis): kernel
+-- rot.models.predict: the quantitative GPU roofline prediction (Konstantinidis & Cotronis): kernel
 -- parameters from counters profiled on a reference GPU, device parameters from micro-
 -- benchmarks, predicted throughput and time on a target GPU; Nsight Compute CSV import.
 local M = {}
@@ -93,7 +93,7 @@ end
 -- Absolute percentage error of a prediction.
 function M.ape(predicted, measured) return math.abs(predicted - measured) / measured * 100 end
 
--- Device parameters from a gpu-peaks.csv (rows of rot.peaks.read_csv).
+-- Device parameters from a gpu-peaks.csv (rows of rot.machine.peaks.read_csv).
 function M.device(rows)
   local d, by = {}, {}
   for _, r in ipairs(rows) do by[r.name] = r.value end

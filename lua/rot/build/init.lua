@@ -1,0 +1,83 @@
+-- rot.build: measuring cores built for a description: the generated files (macro headers,
+-- flags, kernel list; rot.gen) and make + ccache, under the build lock; what a build is made of.
+local sys = require "rot.sys"
+local gen = require "rot.gen"
+local util = require "rot.util"
+local keys = require "rot.build.keys"
+local toolchain = require "rot.build.toolchain"
+
+local M = {}
+
+-- A description's macro settings, sorted: { "NAME=VALUE", ... }.
+function M.macro_settings(desc)
+  local out = {}
+  for _, m in ipairs(util.sorted_keys(desc.macros or {})) do out[#out + 1] = m .. "=" .. desc.macros[m] end
+  return out
+end
+
+-- "kernel 'x' (path) with macros A=1, B=2 and flags '-O3'": what a core build is made of.
+function M.what(desc, kinfo)
+  local names, macros = {}, M.macro_settings(desc)
+  for _, k in ipairs(kinfo.kernels) do names[#names + 1] = "kernel '" .. k.name .. "' (" .. k.path .. ")" end
+  return table.concat(names, ", ") .. (#macros > 0 and (" with macros " .. table.concat(macros, ", ")) or "") ..
+    " and flags '" .. desc.flags .. "'"
+end
+
+-- The build lock (a to-be-closed value): two rot processes never build over each other.
+function M.lock(s)
+  util.ensure_dir(s.builddir, "build directory", "cacheDir")
+  return assert(gen.lock(s.builddir .. "/.lock"))
+end
+
+-- The generated files of a build: macro headers, kernel flags, kernel list, path maps (no
+-- absolute path of the checkout, the build or a study reaches the binary).
+local function generate(s, desc, kinfo)
+  local macros = {}
+  for _, m in ipairs(kinfo.macros) do macros[m] = desc.macros[m] or false end
+  for _, k in ipairs(kinfo.kernels) do
+    local ok, err = gen.checkpath("kernel path", k.path)
+    if not ok then util.fail(err) end
+  end
+  local paths = { { s.home, "rot" }, { s.builddir, "build" } }
+  for _, k in ipairs(kinfo.kernels) do
+    local dir = util.dirname(k.path)
+    if dir:sub(1, #s.home + 1) ~= s.home .. "/" then paths[#paths + 1] = { dir, "kernels" } end
+  end
+  local changed, err = gen.generate({ gendir = s.builddir .. "/gen", flags = desc.flags, macros = macros,
+    kernels = kinfo.kernels, paths = paths })
+  if not changed then util.fail(err) end
+end
+
+--[[ Builds the core of a description (the lock held by the caller): returns the binary and
+  its hash, or nil and the compiler's last lines with what was being built. ]]
+function M.core(s, desc, kinfo)
+  if not sys.locate("ccache") then util.fail("'ccache' is not installed", "sudo apt-get install ccache", 2) end
+  if not sys.locate("make") then util.fail("'make' is not installed", "sudo apt-get install make", 2) end
+  generate(s, desc, kinfo)
+  local coredir = s.home .. "/core"
+  local st, out = sys.run({ "make", "-s", "-j2", "-C", coredir, "O=" .. util.relpath(coredir, s.builddir),
+    "GEN=" .. util.relpath(coredir, s.builddir .. "/gen"), "CC=ccache " .. s:get("compiler"), "CUDA=" .. s:get("cuda"),
+    "NVCC=ccache " .. toolchain.nvcc(s) }, { capture = true })
+  if st ~= 0 then
+    local lines = {}
+    for l in (out or ""):gmatch("[^\n]+") do lines[#lines + 1] = l end
+    local from = math.max(1, #lines - 29)
+    return nil, M.what(desc, kinfo) .. " does not compile:\n" .. (from > 1 and "...\n" or "") ..
+      table.concat(lines, "\n", from)
+  end
+  s.count.builds = s.count.builds + 1
+  keys.record_deps(s, kinfo)
+  local binary = s.builddir .. "/rot-core"
+  return binary, assert(sys.sha256files({ binary }))
+end
+
+-- M.core under the build lock, timed, for callers that only need the binary (a compiler
+-- error stops them).
+function M.locked(s, desc, kinfo)
+  local lock <close> = M.lock(s)
+  local binary, err = s:timed("build", M.core, s, desc, kinfo)
+  if not binary then util.fail(err) end
+  return binary
+end
+
+return M

@@ -1,0 +1,36 @@
+-- rot.build.toolchain: the compilers a core is built with: the C compiler's identity (part of
+-- every description, so a compiler update re-measures) and the CUDA toolkit's nvcc.
+local sys = require "rot.sys"
+local util = require "rot.util"
+
+local M = {}
+
+-- "gcc 12.2.0 x86_64-linux-gnu", "clang 14.0.6 x86_64-pc-linux-gnu": the compiler key's
+-- family, version and target. GCC and clang (its -dumpversion) both work.
+function M.compiler_id(s)
+  return s:remember("compiler", function()
+    local cc = s:get("compiler")
+    if not cc:match("^[%w/._+-]+$") then
+      util.fail("compiler '" .. cc .. "' is not a plain program name or path (letters, digits and /._+- only)")
+    end
+    local st, ver = sys.run({ cc, "-dumpfullversion" }, { capture = true })
+    if st ~= 0 or not (ver or ""):match("^%d") then -- clang: no -dumpfullversion
+      st, ver = sys.run({ cc, "-dumpversion" }, { capture = true })
+    end
+    if not st or st ~= 0 or not (ver or ""):match("^%d") then
+      util.fail("compiler '" .. cc .. "' cannot be run (or says no version)",
+        "set -compiler=gcc or -compiler=clang, or: sudo apt-get install gcc")
+    end
+    local _, vendor = sys.run({ cc, "--version" }, { capture = true })
+    local family = (vendor or ""):find("clang") and "clang" or ((vendor or ""):find("Free Software") and "gcc") or cc
+    local _, mach = sys.run({ cc, "-dumpmachine" }, { capture = true })
+    return family .. " " .. ver:gsub("%s+$", "") .. " " .. (mach or ""):gsub("%s+$", "") ..
+      (family ~= cc and (" (" .. cc .. ")") or "")
+  end)
+end
+
+-- The CUDA toolkit's nvcc (-cuda), and whether it is installed.
+function M.nvcc(s) return s:get("cuda") .. "/bin/nvcc" end
+function M.have_nvcc(s) return sys.stat(M.nvcc(s)) == "file" end
+
+return M

@@ -1,0 +1,84 @@
+-- rot.cli.cache: the result cache as a user sees it: its size and entries per machine, and
+-- clearing all of it, one measurement's entries or one machine's.
+local sys = require "rot.sys"
+local util = require "rot.util"
+local cache = require "rot.cache"
+local machine = require "rot.machine"
+
+local M = {}
+
+local function walk(dir, f)
+  for _, name in ipairs(sys.listdir(dir) or {}) do
+    local p = dir .. "/" .. name
+    local kind = sys.stat(p)
+    if kind == "dir" then walk(p, f) end
+    f(p, kind)
+  end
+end
+
+-- rot cache [clear [NAME]]: pos are the command's words (pos[1] == "cache").
+function M.run(cfg, pos)
+  local dir = cfg:get("cacheDir")
+  if pos[2] == "clear" and pos[3] then -- one measurement's entries, or one machine's
+    local what = pos[3]
+    local n = 0
+    walk(dir .. "/results", function(p, kind)
+      if kind ~= "file" then return end
+      local e = cache.read(p)
+      local f = e and load("return " .. e.description, "description", "t", {})
+      local ok, d = pcall(f or error)
+      local id = ok and type(d) == "table" and type(d.machine) == "table" and machine.id(d.machine)
+      if e and (e.meta.script == what or id == what) then
+        sys.remove(p)
+        n = n + 1
+      end
+    end)
+    io.stdout:write(string.format("rot: removed %d cache entr%s of '%s' from '%s'\n", n, n == 1 and "y" or "ies", what, dir))
+    if n == 0 then
+      io.stdout:write("(entries are named by the measurement that wrote them, or by a machine id `rot cache` lists)\n")
+    end
+    return 0
+  elseif pos[2] == "clear" then
+    local n = 0
+    walk(dir .. "/results", function(p, kind)
+      if kind == "file" then n = n + 1 end
+      sys.remove(p)
+    end)
+    sys.remove(dir .. "/cores")
+    io.stdout:write(string.format("rot: removed %d cache entries from '%s'\n", n, dir))
+    return 0
+  elseif pos[2] then
+    util.fail("unknown cache command '" .. pos[2] .. "'", "rot cache, rot cache clear, or rot cache clear NAME")
+  end
+  -- entries per machine: the fingerprint in each entry's description
+  local n, bytes, per, order = 0, 0, {}, {}
+  walk(dir .. "/results", function(p, kind)
+    if kind == "file" then
+      local _, size = sys.stat(p)
+      n, bytes = n + 1, bytes + size
+      local e = cache.read(p)
+      local desc = e and load("return " .. e.description, "description", "t", {})
+      local ok, d = pcall(desc or error)
+      local fp = ok and type(d) == "table" and d.machine
+      local key = type(fp) == "table" and machine.id(fp) or "(unreadable or from before machine identities)"
+      if not per[key] then
+        per[key] = { n = 0, bytes = 0, fp = fp }
+        order[#order + 1] = key
+      end
+      per[key].n, per[key].bytes = per[key].n + 1, per[key].bytes + size
+    end
+  end)
+  io.stdout:write(string.format("cache directory: %s\nentries: %d\nsize: %s\n", dir, n, util.bytes(bytes)))
+  table.sort(order)
+  local here = machine.id(machine.fingerprint(cfg))
+  for _, key in ipairs(order) do
+    local m = per[key]
+    local what = type(m.fp) == "table" and string.format("%s, %s PUs%s%s", tostring(m.fp.cpu), tostring(m.fp.pus),
+      m.fp.gpu and (", GPU " .. tostring(m.fp.gpu)) or "", m.fp.host and (", host " .. m.fp.host) or "") or ""
+    io.stdout:write(string.format("machine %s%s: %d entries, %s%s\n", key, key == here and " (this one)" or "",
+      m.n, util.bytes(m.bytes), what ~= "" and (" (" .. what .. ")") or ""))
+  end
+  return 0
+end
+
+return M

@@ -1,0 +1,328 @@
+-- rot.cli: the commands (measure, list, help, config, cache, completion, run): argument
+-- parsing, configuration loading and the closing summary of a measure run.
+local sys = require "rot.sys"
+local util = require "rot.util"
+local config = require "rot.config"
+local session = require "rot.session"
+local execute = require "rot.execute"
+local describe = require "rot.describe"
+local build = require "rot.build"
+
+local M = {}
+local home
+local handlers
+
+local commands = {
+  { "measure", "measure NAME|PATH.lua [-key=value ...]", "run a measurement script: table, CSV and roofline plot" },
+  { "build", "build NAME|PATH.lua [ARG ...] [-key=value ...]", "build every core a measurement needs and measure nothing: what was built, and every compiler error with its kernel and macros" },
+  { "list", "list", "shipped and user measurements with their descriptions" },
+  { "config", "config [-key=value ...]", "every configuration key: type, default, value and where it came from" },
+  { "cache", "cache [clear [NAME]]", "size and entries of the result cache per machine; clear empties it, clear NAME removes one measurement's (or one machine's) entries" },
+  { "asm", "asm KERNEL [-MACRO=value ...] [-optimization=FLAGS]", "annotated assembly of a kernel, built as a measurement would build it" },
+  { "predict", "predict PROFILE.csv DEVICE.csv [MEASURED.csv]", "kernel times on a GPU predicted from a profile (ncu --csv --page raw, or a rot CSV) and that GPU's gpu-peaks.csv; APE against measured times" },
+  { "utilization", "utilization PROFILE.csv TABLE.csv", "shared-memory atomic utilization of profiled kernels, from the GPU's T(n,e,c) table (rot measure gpu-atomics)" },
+  { "events", "events [all]", "the PMUs this machine offers to counters (all: every event name)" },
+  { "completion", "completion bash", "print a bash completion script (source it from ~/.bashrc)" },
+  { "run", "run FILE.lua [ARG ...]", "run a Lua script with the rot library loaded (no summary line)" },
+  { "worker", "worker JOBDIR TASK", "measure one Slurm array task's points (started by sbatch for -executor=slurm)" },
+  { "help", "help [COMMAND]", "this help, or one command's" },
+}
+
+local function command_names()
+  local n = {}
+  for _, c in ipairs(commands) do n[#n + 1] = c[1] end
+  return n
+end
+
+local function help(cmd)
+  local out = io.stdout
+  if cmd then
+    for _, c in ipairs(commands) do
+      if c[1] == cmd then
+        out:write("usage: rot ", c[2], "\n", c[3], "\n")
+        if cmd == "measure" then
+          out:write("\nOptions are configuration keys (see `rot config`), e.g. -outputDir=plots -runs=10.\n",
+            "A script path may have a kernels/ folder beside it: its .c kernels are built into the core.\n")
+        end
+        return 0
+      end
+    end
+    util.fail("unknown command '" .. cmd .. "'" .. util.did_you_mean(cmd, command_names()))
+  end
+  out:write("usage: rot COMMAND [ARG ...] [-key=value ...]\n\ncommands:\n")
+  for _, c in ipairs(commands) do out:write(string.format("  %-44s %s\n", c[2], c[3])) end
+  out:write("\nrot measure triad    measure STREAM triad from L1 to DRAM and plot its roofline\n")
+  return 0
+end
+
+local function user_measurement_dir(cfg)
+  local d = cfg:get("userConfigFile")
+  return util.dirname(d) .. "/measurements"
+end
+
+-- { {name=, path=, description=}, ... } shipped first, then the user's
+local function measurements(cfg)
+  local out, seen = {}, {}
+  for _, dir in ipairs({ home .. "/lua/measurements", user_measurement_dir(cfg) }) do
+    local list = sys.listdir(dir) or {}
+    table.sort(list)
+    for _, f in ipairs(list) do
+      local name = f:match("^(.+)%.lua$")
+      if name and not seen[name] then
+        seen[name] = true
+        local path = dir .. "/" .. f
+        local first = (sys.readfile(path) or ""):match("^%-%-%s*([^\n]*)") or ""
+        out[#out + 1] = { name = name, path = path, description = first }
+      end
+    end
+  end
+  return out
+end
+
+local function resolve_script(cfg, what)
+  if what:match("%.lua$") or what:find("/") then
+    if sys.stat(what) ~= "file" then util.fail("no measurement script '" .. what .. "'") end
+    return assert(sys.realpath(what))
+  end
+  local names = {}
+  for _, m in ipairs(measurements(cfg)) do
+    if m.name == what then return m.path end
+    names[#names + 1] = m.name
+  end
+  util.fail("unknown measurement '" .. what .. "'" .. util.did_you_mean(what, names),
+    "`rot list` shows the measurements; a script path (study.lua) works too")
+end
+
+local function handler(e)
+  if util.is_error(e) then return e end
+  -- a Lua error inside rot's library caused by a script: name the script's line first
+  local msg = tostring(e)
+  local at = util.user_frame(2)
+  if at and not msg:find(at, 1, true) then msg = at .. ": in a call into rot: " .. msg end
+  return debug.traceback(msg, 2)
+end
+
+local function report_error(e)
+  io.stdout:flush()
+  if util.is_error(e) then
+    io.stderr:write("rot: ", e.message, "\n")
+    if e.hint then io.stderr:write("hint: ", e.hint, "\n") end
+    return e.code or 1
+  end
+  io.stderr:write(tostring(e), "\n")
+  return 1
+end
+
+-- A session for this command (rot.session): the checkout, configuration and executor, the
+-- script's folder and name; rot build writes a script's outputs into its run directory.
+local function start(cfg, o)
+  o = o or {}
+  local s = session.new { home = home, config = cfg, script_dir = o.script_dir, script = o.script,
+    executor = execute.choose(cfg, o.build_only) }
+  if o.build_only then s.output_dir = s:run_dir() .. "/out" end
+  session.set_current(s)
+  require("rot").config = cfg
+  return s
+end
+
+-- Runs a script file with its arguments; modules beside it can be required by name.
+local function run_script(path, args)
+  package.path = util.dirname(path) .. "/?.lua;" .. package.path
+  local chunk, err = loadfile(path)
+  if not chunk then return false, err end
+  _G.arg = args or {}
+  return xpcall(chunk, handler, table.unpack(args or {}))
+end
+
+-- rot build: what the script did with unmeasured points does not matter; a script that
+-- cannot go on without measured values stops, and the note says where.
+local function build_end(s, ok, err)
+  io.stdout:write(s:build_summary(), "\n")
+  if not ok and util.is_error(err) and err.code and err.code >= 128 then return report_error(err) end
+  if not ok then
+    io.stderr:write("rot: note: the script stopped before its end (points it would have described after that were not built): ",
+      (util.is_error(err) and err.message or tostring(err)):match("^[^\n]*"), "\n")
+  end
+  return s.count.build_failures > 0 and 1 or 0
+end
+
+local function measure(cfg, pos, build_only)
+  if not pos[2] then util.fail(pos[1] .. " needs a measurement name or script", "rot " .. pos[1] .. " triad") end
+  local path = resolve_script(cfg, pos[2])
+  local s = start(cfg, { script_dir = util.dirname(path), script = (util.basename(path):gsub("%.lua$", "")),
+    build_only = build_only })
+  local ok, err = run_script(path, { table.unpack(pos, 3) })
+  s:cleanup()
+  if build_only then return build_end(s, ok, err) end
+  local code = 0
+  if not ok then code = report_error(err) end
+  if s.count.failed > 0 and code == 0 then code = 1 end
+  io.stderr:flush()
+  io.stdout:write(s:summary(), "\n")
+  return code
+end
+
+local function list(cfg, pos)
+  local ms = measurements(cfg)
+  if pos[2] == "--names" then
+    for _, m in ipairs(ms) do io.stdout:write(m.name, "\n") end
+    return 0
+  end
+  local w = 4
+  for _, m in ipairs(ms) do w = math.max(w, #m.name) end
+  for _, m in ipairs(ms) do io.stdout:write(string.format("%-" .. w .. "s  %s\n", m.name, m.description)) end
+  io.stdout:write("\nuser measurements: ", user_measurement_dir(cfg), "/*.lua, or any script path\n")
+  return 0
+end
+
+local function show_config(cfg)
+  local keys = cfg:keys()
+  for _, k in ipairs(keys) do
+    io.stdout:write(string.format("%-20s %-6s = %-24s (%s)\n", k.name, k.type, tostring(k.value), k.origin))
+    local def = k.default:gsub("^@cache", "$XDG_CACHE_HOME"):gsub("^@config", "$XDG_CONFIG_HOME")
+    io.stdout:write(string.format("%20s default '%s'%s. %s\n", "", def,
+      k.choices ~= "" and (", one of " .. k.choices) or "", k.description))
+  end
+  return 0
+end
+
+local function completion(pos)
+  if pos[2] ~= "bash" then util.fail("completion supports 'bash'", "rot completion bash >> ~/.bashrc") end
+  local keys = {}
+  for _, k in ipairs(config.names()) do keys[#keys + 1] = "-" .. k .. "=" end
+  local script = ([==[
+# bash completion for rot: source this file, or add `eval "$(rot completion bash)"` to ~/.bashrc
+_rot() {
+  local cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[1]}
+  if [[ $cur == -* ]]; then
+    compopt -o nospace 2>/dev/null
+    COMPREPLY=($(compgen -W "KEYS" -- "$cur"))
+  elif [[ $COMP_CWORD == 1 ]]; then
+    COMPREPLY=($(compgen -W "COMMANDS" -- "$cur"))
+  elif [[ $cmd == measure && $COMP_CWORD == 2 ]]; then
+    COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" list --names 2>/dev/null)" -- "$cur") $(compgen -f -X '!*.lua' -- "$cur"))
+  elif [[ $cmd == help ]]; then
+    COMPREPLY=($(compgen -W "COMMANDS" -- "$cur"))
+  elif [[ $cmd == cache ]]; then
+    COMPREPLY=($(compgen -W "clear" -- "$cur"))
+  fi
+}
+complete -F _rot rot ./rot
+]==]):gsub("KEYS", table.concat(keys, " ")):gsub("COMMANDS", table.concat(command_names(), " "))
+  io.stdout:write(script)
+  return 0
+end
+
+-- rot asm KERNEL [-MACRO=v ...] [-optimization=FLAGS]
+local function asm(cfg, pos, asm_opts)
+  if not pos[2] then util.fail("asm needs a kernel name", "rot asm triad -STREAM_UNROLL=4 -optimization='-O3 -march=native'") end
+  local s = start(cfg, { script_dir = sys.realpath(".") or "." })
+  local spec = { kernel = pos[2], macros = {} }
+  for _, kv in ipairs(asm_opts) do
+    if kv[1] == "optimization" then spec.flags = kv[2] else spec.macros[kv[1]] = kv[2] end
+  end
+  local desc, kinfo = describe.describe(s, spec)
+  local out = require("rot.build.asm").asm(s, desc, kinfo)
+  io.stdout:write("# kernel ", pos[2], ", flags '", desc.flags, "', compiler ", desc.compiler, "\n")
+  for _, k in ipairs(util.sorted_keys(desc.macros)) do io.stdout:write("# macro ", k, " = ", desc.macros[k], "\n") end
+  io.stdout:write(out)
+  return 0
+end
+
+-- rot events [all]: what this machine can count (the core of a triad point asks libpfm4)
+local function events(cfg, pos)
+  local s = start(cfg)
+  local binary = build.locked(s, describe.describe(s, { kernel = "triad" }))
+  local args = { binary, "--events" }
+  if pos[2] == "all" then args[3] = "all" elseif pos[2] then util.fail("usage: rot events [all]") end
+  local st, out = sys.run(args, { capture = true })
+  io.stdout:write(out or "")
+  if pos[2] ~= "all" then
+    io.stdout:write("software events (always available): perf::TASK-CLOCK perf::CPU-CLOCK perf::CONTEXT-SWITCHES perf::CPU-MIGRATIONS perf::PAGE-FAULTS\n",
+      "`rot events all` lists every event name; use them in a point's counters = {...}\n")
+  end
+  return st == 0 and 0 or 1
+end
+
+-- rot worker JOBDIR TASK: the job's configuration, with the worker's own command line on top
+local function worker(_, pos, opts)
+  if not pos[2] or not pos[3] then util.fail("worker needs a job directory and a task number", "rot help worker") end
+  local function load_config(o)
+    local all = {}
+    for _, x in ipairs(o) do all[#all + 1] = x end
+    for _, x in ipairs(opts) do all[#all + 1] = x end
+    local c, e = config.load(home .. "/config/default.conf", all)
+    if not c then util.fail(e) end
+    return c
+  end
+  local s, code = require("rot.execute.worker").run(home, pos[2], pos[3], load_config)
+  s:cleanup()
+  io.stdout:write(s:summary(), "\n")
+  return code
+end
+
+-- rot run FILE.lua [ARG ...]
+local function run(cfg, pos)
+  if not pos[2] then util.fail("run needs a Lua file") end
+  local path = sys.realpath(pos[2])
+  if not path then util.fail("no Lua file '" .. pos[2] .. "'") end
+  local s = start(cfg, { script_dir = util.dirname(path) })
+  local ok, e = run_script(path, { table.unpack(pos, 3) })
+  s:cleanup()
+  if not ok then return report_error(e) end
+  return 0
+end
+
+-- The commands that need the configuration: handler(cfg, pos, opts, asm_opts) -> exit status.
+handlers = {
+  measure = function(cfg, pos) return measure(cfg, pos) end,
+  build = function(cfg, pos) return measure(cfg, pos, true) end,
+  list = list,
+  config = function(cfg) return show_config(cfg) end,
+  cache = function(cfg, pos) return require("rot.cli.cache").run(cfg, pos) end,
+  asm = function(cfg, pos, _, asm_opts) return asm(cfg, pos, asm_opts) end,
+  predict = function(cfg, pos) start(cfg); return require("rot.cli.models").predict(pos) end,
+  utilization = function(cfg, pos) start(cfg); return require("rot.cli.models").utilization(pos) end,
+  events = events,
+  worker = worker,
+  run = run,
+}
+
+function M.main(h, argv)
+  home = h
+  local opts, pos = {}, {}
+  for _, a in ipairs(argv) do
+    if a == "--help" or a == "-h" then
+      pos = { "help", pos[1] }
+      break
+    elseif a:match("^%-[^=]+=") then
+      opts[#opts + 1] = a
+    elseif a:match("^%-%a") and a ~= "--names" then
+      util.fail("bad option '" .. a .. "': options are -key=value", "rot config lists the keys")
+    else
+      pos[#pos + 1] = a
+    end
+  end
+  local cmd = pos[1] or "help"
+  if cmd == "help" then return help(pos[2]) end
+  -- rot asm: options that are no configuration key are the kernel's macros (or -optimization)
+  local asm_opts = {}
+  if cmd == "asm" then
+    local keys, rest = {}, {}
+    for _, k in ipairs(config.names()) do keys[k] = true end
+    for _, o in ipairs(opts) do
+      local k, v = o:match("^%-([^=]+)=(.*)$")
+      if keys[k] then rest[#rest + 1] = o else asm_opts[#asm_opts + 1] = { k, v } end
+    end
+    opts = rest
+  end
+  if cmd == "completion" then return completion(pos) end
+  local cfg, err = config.load(home .. "/config/default.conf", opts)
+  if not cfg then util.fail(err) end
+  local h = handlers[cmd]
+  if h then return h(cfg, pos, opts, asm_opts) end
+  util.fail("unknown command '" .. cmd .. "'" .. util.did_you_mean(cmd, command_names()),
+    "rot help lists the commands")
+end
+
+return M

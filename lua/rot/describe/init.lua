@@ -1,0 +1,210 @@
+-- rot.describe: a point as a script wrote it (a spec) checked and filled in with everything
+-- that can change its result (a description), and the canonical text and hash it is cached by.
+local sys = require "rot.sys"
+local gen = require "rot.gen"
+local util = require "rot.util"
+local machine = require "rot.machine"
+local kernels = require "rot.describe.kernels"
+local toolchain = require "rot.build.toolchain"
+local device = require "rot.gpu.device"
+
+local M = {}
+
+local EVENTS = { workloadStart = true, workloadStop = true, threadCreated = true, threadExited = true,
+  runStart = true, runEnd = true, fault = true }
+local ACTIONS = { flush = true, pin = true, marker = true, startCounters = true, stopCounters = true }
+local SPEC_FIELDS = { kernel = true, params = true, threads = true, pin = true, workloads = true, macros = true,
+  flags = true, cacheMode = true, counters = true, counts = true, rules = true, gpuMetrics = true }
+
+local function names_of(set)
+  local out = {}
+  for k in pairs(set) do out[#out + 1] = k end
+  table.sort(out)
+  return out
+end
+
+local function check_fields(t, known, what)
+  for k in pairs(t) do
+    if not known[k] then
+      util.fail("unknown field '" .. tostring(k) .. "' in " .. what .. util.did_you_mean(tostring(k), names_of(known)))
+    end
+  end
+end
+
+local function int_list(v, what)
+  if v == nil or v == "none" then return {} end
+  if type(v) ~= "table" then util.fail(what .. " must be a list of CPU numbers or \"none\"") end
+  local out = {}
+  for i, c in ipairs(v) do
+    if math.type(c) ~= "integer" or c < 0 then util.fail(what .. ": entry " .. i .. " is not a CPU number") end
+    out[i] = c
+  end
+  return out
+end
+
+local function workload(w, where)
+  check_fields(w, { kernel = true, params = true, threads = true, pin = true }, where)
+  if type(w.kernel) ~= "string" then util.fail(where .. " needs kernel = \"name\"") end
+  local params = {}
+  for k, v in pairs(w.params or {}) do
+    if type(k) ~= "string" or type(v) ~= "number" then
+      util.fail("kernel '" .. w.kernel .. "': parameter '" .. tostring(k) .. "' must be a number")
+    end
+    params[k] = v
+  end
+  local threads = w.threads or 1
+  if math.type(threads) ~= "integer" or threads < 1 then util.fail("kernel '" .. w.kernel .. "': threads must be a positive integer") end
+  return { kernel = w.kernel, params = params, threads = threads, pin = int_list(w.pin, "pin") }
+end
+
+-- The workloads of a spec: its workloads = {...}, or the one its kernel/params/threads/pin make.
+local function workloads(spec, what)
+  local wls = {}
+  if spec.workloads then
+    if spec.kernel then util.fail("give either kernel = ... or workloads = {...}, not both") end
+    if type(spec.workloads) ~= "table" or #spec.workloads == 0 then util.fail("workloads must be a non-empty list") end
+    for i, w in ipairs(spec.workloads) do wls[i] = workload(w, "workload " .. i) end
+  else
+    if type(spec.kernel) ~= "string" then util.fail("a measurement point needs kernel = \"name\"") end
+    wls[1] = workload({ kernel = spec.kernel, params = spec.params, threads = spec.threads, pin = spec.pin }, what)
+  end
+  return wls
+end
+
+local function rule(r, i)
+  if type(r) ~= "table" then util.fail("rule " .. i .. " must be a table {on=, action=, ...}") end
+  check_fields(r, { on = true, action = true, run = true, every = true, thread = true, cpu = true, text = true },
+    "rule " .. i)
+  if not EVENTS[r.on] then
+    util.fail("rule " .. i .. ": unknown event '" .. tostring(r.on) .. "'" .. util.did_you_mean(tostring(r.on), names_of(EVENTS)),
+      "events: " .. table.concat(names_of(EVENTS), ", "))
+  end
+  if not ACTIONS[r.action] then
+    util.fail("rule " .. i .. ": unknown action '" .. tostring(r.action) .. "'" .. util.did_you_mean(tostring(r.action), names_of(ACTIONS)),
+      "actions: " .. table.concat(names_of(ACTIONS), ", "))
+  end
+  for _, k in ipairs({ "run", "every", "thread", "cpu" }) do
+    if r[k] ~= nil and (math.type(r[k]) ~= "integer" or r[k] < 0) then
+      util.fail("rule " .. i .. ": " .. k .. " must be a non-negative integer")
+    end
+  end
+  if r.text ~= nil and not tostring(r.text):match("^[%w_.-]+$") then
+    util.fail("rule " .. i .. ": marker text must use letters, digits and _.- only")
+  end
+  if r.action == "pin" and not r.cpu then util.fail("rule " .. i .. ": pin needs cpu = N") end
+  if r.action == "flush" and r.on ~= "runStart" and r.on ~= "workloadStart" then
+    util.fail("rule " .. i .. ": flush works on runStart or workloadStart")
+  end
+  return { on = r.on, action = r.action, run = r.run, every = r.every, thread = r.thread, cpu = r.cpu,
+    text = r.text and tostring(r.text) }
+end
+
+-- The kernels the workloads need ({name=, path=, key=}) and the macros they use (sorted).
+local function kernels_of(s, wls)
+  local list, seen, macro_set, macro_list = {}, {}, {}, {}
+  for _, w in ipairs(wls) do
+    if not seen[w.kernel] then
+      local path = kernels.path(s, w.kernel)
+      seen[w.kernel] = path
+      list[#list + 1] = { name = w.kernel, path = path, key = kernels.key(s, path) }
+      local used = s:remember("macros:" .. path, function() return assert(gen.macros(path)) end)
+      for _, m in ipairs(used) do
+        if not macro_set[m] then macro_set[m] = true; macro_list[#macro_list + 1] = m end
+      end
+    end
+  end
+  table.sort(macro_list)
+  return list, macro_list, macro_set
+end
+
+local function macros_of(spec, list, macro_list, macro_set)
+  local macros = {}
+  for k, v in pairs(spec.macros or {}) do
+    local ok, err = gen.checkmacro(tostring(k), tostring(v))
+    if not ok then util.fail(err) end
+    if not macro_set[k] then
+      local who = #list == 1 and ("kernel '" .. list[1].name .. "'") or "these kernels"
+      util.fail(who .. " has no macro '" .. k .. "'" .. util.did_you_mean(k, macro_list),
+        #macro_list > 0 and ("its macros: " .. table.concat(macro_list, ", "))
+        or "a kernel uses a macro NAME by including \"macro/NAME.h\"")
+    end
+    macros[k] = tostring(v)
+  end
+  return macros
+end
+
+local function counters_of(spec)
+  local counters = {}
+  for i, c in ipairs(spec.counters or {}) do
+    if type(c) ~= "string" or c == "" or c:find("[%s=]") then
+      util.fail("counter " .. i .. " must be an event name without spaces or '='")
+    end
+    counters[i] = c
+  end
+  local counts = {}
+  for q, combo in pairs(spec.counts or {}) do
+    if q ~= "flops" and q ~= "bytes" then util.fail("counts: only flops and bytes can be measured, not '" .. tostring(q) .. "'") end
+    counts[q] = {}
+    for ev, weight in pairs(combo) do
+      local known = false
+      for _, c in ipairs(counters) do known = known or c == ev end
+      if not known then util.fail("counts." .. q .. " uses '" .. tostring(ev) .. "', which is not in counters") end
+      if type(weight) ~= "number" then util.fail("counts." .. q .. "['" .. ev .. "'] must be a number") end
+      counts[q][ev] = weight
+    end
+  end
+  return counters, counts
+end
+
+local function metrics_of(spec, gpu)
+  local metrics = {}
+  for i, m in ipairs(spec.gpuMetrics or {}) do
+    if not gpu then util.fail("gpuMetrics need a GPU kernel (a .cu file)") end
+    if type(m) ~= "string" or not m:match("^[%w_.]+$") then util.fail("GPU metric " .. i .. " is not a metric name") end
+    metrics[i] = m
+  end
+  return metrics
+end
+
+--[[ describe(session, spec [, fp]) -> description, build inputs {kernels=, macros=, gpu=}.
+  The description holds everything that can change the result: workloads, macros, flags,
+  compiler, measurers, counts, cache mode, rules, run policy and the machine (fp, else this
+  one's; a GPU point's also names its device). Bad specs stop with what is wrong. ]]
+function M.describe(s, spec, fp)
+  if type(spec) ~= "table" then util.fail("a measurement point must be a table {kernel=..., ...}") end
+  local what = "the point for kernel '" .. tostring(spec.kernel or (spec.workloads and "workloads")) .. "'"
+  check_fields(spec, SPEC_FIELDS, what)
+  local wls = workloads(spec, what)
+  local list, macro_list, macro_set = kernels_of(s, wls)
+  local gpu = false
+  for _, k in ipairs(list) do gpu = gpu or k.path:match("%.cu$") ~= nil end
+  local kinfo = { kernels = list, macros = macro_list, gpu = gpu }
+  local flags = spec.flags or (gpu and ("-O3 -arch=" .. s:get("gpuArch")) or "-O2")
+  local ok, err = gen.checkflags(flags)
+  if not ok then util.fail(err) end
+  local mode = spec.cacheMode or s:get("cacheMode")
+  if mode ~= "warm" and mode ~= "cold" then util.fail("cacheMode must be 'warm' or 'cold', not '" .. tostring(mode) .. "'") end
+  local counters, counts = counters_of(spec)
+  local rules = {}
+  for i, r in ipairs(spec.rules or {}) do rules[i] = rule(r, i) end
+  fp = fp or machine.fingerprint(s.config)
+  local desc = {
+    workloads = wls, macros = macros_of(spec, list, macro_list, macro_set), flags = flags,
+    compiler = toolchain.compiler_id(s), measurers = { time = true, counters = counters }, counts = counts,
+    cacheMode = mode, rules = rules, ignoreDisturbed = s:get("ignoreDisturbed"),
+    device = gpu and "gpu" or "cpu", gpuMetrics = metrics_of(spec, gpu),
+    machine = gpu and device.identity(s, fp, { kernels = list, macros = macro_list, gpu = true }) or fp,
+    policy = { k = s:get("bestK"), epsilon = s:get("bestEpsilon"), maxRuns = s:get("maxRuns"),
+      minRunTime = s:get("minRunTime") },
+  }
+  if #desc.gpuMetrics > 0 then device.check_metrics(s, desc, kinfo) end
+  return desc, kinfo
+end
+
+-- The canonical text of a description and its SHA-256: the cache key.
+function M.key(desc)
+  local text = util.serialize(desc)
+  return text, sys.sha256(text)
+end
+
+return M

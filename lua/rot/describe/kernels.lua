@@ -1,0 +1,69 @@
+-- rot.describe.kernels: where kernels are found: a kernels/ folder beside the script first,
+-- then the shipped ones (ROT_HOME/kernels and one level below); a .c or .cu file per kernel.
+local sys = require "rot.sys"
+local util = require "rot.util"
+
+local M = {}
+
+-- The folders searched, in order.
+function M.dirs(s)
+  local dirs = {}
+  local shipped = s.home .. "/kernels"
+  local beside = s.script_dir and s.script_dir .. "/kernels"
+  if beside and (sys.realpath(beside) or beside) ~= (sys.realpath(shipped) or shipped) then dirs[#dirs + 1] = beside end
+  dirs[#dirs + 1] = shipped
+  return dirs
+end
+
+-- { path = {name -> file}, names = {sorted}, shadowed = {name -> the file a first one hides} }
+function M.all(s)
+  return s:remember("kernels", function()
+    local found, names, shadowed = {}, {}, {}
+    local function scan(dir, depth)
+      local list = sys.listdir(dir)
+      if not list then return end
+      table.sort(list)
+      for _, f in ipairs(list) do
+        local path = dir .. "/" .. f
+        local name = f:match("^([%w_]+)%.c$") or f:match("^([%w_]+)%.cu$")
+        if name and not found[name] then
+          found[name] = path
+          names[#names + 1] = name
+        elseif name then
+          shadowed[name] = shadowed[name] or path -- a later folder's kernel of the same name
+        elseif depth > 0 and sys.stat(path) == "dir" then
+          scan(path, depth - 1)
+        end
+      end
+    end
+    for _, d in ipairs(M.dirs(s)) do scan(d, 1) end
+    table.sort(names)
+    return { path = found, names = names, shadowed = shadowed }
+  end)
+end
+
+-- The file of kernel `name`; an unknown name stops with the nearest ones. A kernel that
+-- shadows a shipped one of the same name is noted once.
+function M.path(s, name)
+  local k = M.all(s)
+  local p = k.path[name]
+  if not p then
+    util.fail("unknown kernel '" .. name .. "'" .. util.did_you_mean(name, k.names),
+      "kernels are .c files in " .. table.concat(M.dirs(s), " or "))
+  end
+  if k.shadowed[name] and not s.memo["shadow:" .. name] then
+    s.memo["shadow:" .. name] = true
+    io.stderr:write("rot: note: kernel '", name, "' is ", p, ", which shadows ", k.shadowed[name], "\n")
+  end
+  return p
+end
+
+-- The name a kernel's object and dependency record are kept under: its path from the
+-- checkout, or from its study (so a moved checkout or study keeps it).
+function M.key(s, path)
+  local home = s.home .. "/"
+  if path:sub(1, #home) == home then return path:sub(#home + 1) end
+  return util.relpath(util.dirname(util.dirname(path)), path)
+end
+
+return M

@@ -1,0 +1,132 @@
+-- rot.execute.batch: one measuring core process for a batch of points: their input written in
+-- the core's protocol (core/protocol.h), its results read back point by point as they come,
+-- and a new core for the rest when one dies or hangs.
+local sys = require "rot.sys"
+local core = require "rot.core"
+local process = require "rot.process"
+local util = require "rot.util"
+
+local M = {}
+
+local function num(x) return string.format("%.17g", x) end
+
+--[[ The core's input lines for one point (appended to lines): its workloads and parameters,
+  counters, GPU metrics, rules and run policy; need: runs still wanted; exact: exactly that
+  many (extending a cached entry). child: "each" or "shared". ]]
+function M.point_lines(s, desc, need, exact, lines)
+  for _, w in ipairs(desc.workloads) do
+    lines[#lines + 1] = "workload " .. w.kernel .. " threads " .. w.threads ..
+        (#w.pin > 0 and (" pin " .. table.concat(w.pin, ",")) or "")
+    for _, k in ipairs(util.sorted_keys(w.params)) do lines[#lines + 1] = "param " .. k .. " " .. num(w.params[k]) end
+  end
+  for _, c in ipairs(desc.measurers.counters) do lines[#lines + 1] = "counter " .. c end
+  for _, m in ipairs(desc.gpuMetrics) do lines[#lines + 1] = "gpumetric " .. m end
+  for _, r in ipairs(desc.rules) do
+    local l = "rule " .. r.on .. " " .. r.action
+    for _, k in ipairs({ "run", "every", "thread", "cpu", "text" }) do
+      if r[k] ~= nil then l = l .. " " .. k .. "=" .. r[k] end
+    end
+    lines[#lines + 1] = l
+  end
+  local p = desc.policy
+  local child = s:get("pointChild")
+  if child == "auto" then child = desc.device == "gpu" and "shared" or "each" end
+  for _, kv in ipairs({ { "ignoreDisturbed", desc.ignoreDisturbed and 1 or 0 }, { "runs", need }, { "bestK", p.k },
+    { "bestEpsilon", num(p.epsilon) }, { "maxRuns", exact and need or math.max(p.maxRuns, need) },
+    { "minRunTime", num(p.minRunTime) }, { "cacheMode", desc.cacheMode }, { "timeout", num(s:get("timeout")) },
+    { "child", child } }) do
+    lines[#lines + 1] = kv[1] .. " " .. kv[2]
+  end
+end
+
+--[[ One point's result from the core's record lines: {status=, error=, meta=, runs=, stderr=}.
+  Refused input is a bug in the script's point (or in rot): it stops the run. ]]
+function M.point_result(desc, text)
+  local res, err = core.parse(text)
+  if not res then
+    return { status = "failed", error = "the measuring core's output is unreadable: " .. err, meta = {}, runs = {} }
+  end
+  if res.status == "ok" and (res.meta.complete ~= 1 or #res.runs == 0) then
+    res.status, res.error = "failed", "kernel '" .. desc.workloads[1].kernel .. "' ended the measurement early"
+  end
+  if res.meta.hint then res.error = (res.error or "failed") .. "\nhint: " .. res.meta.hint end
+  if res.meta.failure == "input" then
+    local msg, hint = res.error:match("^(.-)\nhint: (.*)$")
+    util.fail(msg or res.error, hint)
+  end
+  return res
+end
+
+-- How a core process ended, in words: ", killed by signal 9 (...)", ", exit status 3", or "".
+local function ended(st)
+  if not st then return "" end
+  if st <= 128 then return ", exit status " .. st end
+  return ", killed by signal " .. (st - 128) .. (st == 137 and
+    " (SIGKILL: from another process, which may be the measured kernel, or from the out-of-memory killer)" or "")
+end
+
+-- The input of items[i..], written to the run directory.
+local function write_input(s, items, i)
+  local lines = {}
+  for j = i, #items do
+    lines[#lines + 1] = "point " .. j
+    M.point_lines(s, items[j].desc, items[j].need, items[j].exact, lines)
+    lines[#lines + 1] = "end"
+  end
+  local path = s:run_dir() .. "/in"
+  assert(sys.writefile(path, table.concat(lines, "\n") .. "\n"))
+  return path
+end
+
+-- Reads point i's record lines; returns them, or nil and why the core gave none.
+local function read_point(s, proc, i)
+  local text, grace = {}, 30 + 0.1 * s:get("timeout")
+  while true do
+    local line, e = proc:line(s:get("timeout") + grace)
+    if not line then
+      if e == "interrupted" then util.interrupted(sys.interrupted()) end
+      return nil, e
+    end
+    if line == "end " .. i then return table.concat(text, "\n") .. "\n" end
+    if not line:match("^begin ") then text[#text + 1] = line end
+  end
+end
+
+-- The failure of a point whose core died or hung (proc ended or killed here).
+local function core_failure(s, proc, why)
+  proc:kill() -- a core that ended already keeps the status it ended with
+  local st = proc:wait()
+  local log = (sys.readfile(s:run_dir() .. "/core.err") or ""):gsub("%s+$", "")
+  local grace = 30 + 0.1 * s:get("timeout")
+  return { status = "failed", meta = {}, runs = {},
+    error = why == "timeout" and ("the measuring core gave no answer for " .. math.floor(s:get("timeout") + grace) ..
+      " s and was killed") or ("the measuring core ended unexpectedly" .. ended(st) .. (log ~= "" and (": " .. log) or "")) }
+end
+
+--[[ Measures items {desc=, need=, exact=} with one core process (binary), in order;
+  done(item, res) is called as each result arrives, and may return "stop" to end the batch
+  (the rest then get done(item, nil)). A kernel that kills the core only loses its own point:
+  a new core measures the rest. The core's own timeout bounds each point; the driver gives up
+  on a core that says nothing for longer. ]]
+function M.run(s, binary, items, done)
+  local i = 1
+  while i <= #items do
+    local input = write_input(s, items, i)
+    local proc <close>, err = process.spawn({ binary, "--batch", input }, { stderr = s:run_dir() .. "/core.err" })
+    if not proc then util.fail("cannot start the measuring core: " .. err) end
+    local stop = false
+    while i <= #items and not stop do
+      local text, why = read_point(s, proc, i)
+      local res = text and M.point_result(items[i].desc, text) or core_failure(s, proc, why)
+      stop = done(items[i], res) == "stop"
+      i = i + 1
+      if not text then break end -- a new core for the rest
+    end
+    if stop then
+      for j = i, #items do done(items[j], nil) end
+      return
+    end
+  end
+end
+
+return M

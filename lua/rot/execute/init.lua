@@ -1,0 +1,30 @@
+--[[ rot.execute: the executor interface, and its three implementations. An executor is a
+  module { name = "...", measure = function(session, items) -> rows }:
+
+  - items: the points of one rot.measure, in order: { coord = the point's coordinates,
+    spec = the table the script's builder returned }.
+  - rows: one row per item (the Slurm executor: one per item and node type), in the same
+    order, each described and looked up (rot.execute.lookup) and then exactly one of: a hit
+    (row.cached, row.entry), measured (row.measured, row.entry; row.slurm when a cluster did
+    it) or failed (row.failed = why, the first line what tables show).
+  - It calls session:settle(row) once for every row it returns, as soon as the row's outcome
+    is known (the summary and the progress line come from that), writes results only through
+    rot.execute.outcome (plausibility, atomic cache writes, the failure policy), and keeps its
+    own state to itself: no executor reads or writes another's.
+
+  local (this machine), slurm (a cluster, -executor=slurm) and build (rot build: cores built,
+  nothing measured). The CLI chooses one per run: M.choose. ]]
+local M = {}
+
+M.executors = {
+  ["local"] = require "rot.execute.local",
+  slurm = require "rot.execute.slurm",
+  build = require "rot.execute.build",
+}
+
+-- The executor of a run: `build` for rot build, else the executor key's (local or slurm).
+function M.choose(config, build_only)
+  return M.executors[build_only and "build" or config:get("executor")]
+end
+
+return M

@@ -1,0 +1,54 @@
+-- rot.execute.outcome: what becomes of a point once its fate is known, the same for every
+-- executor: a hit is used; a plausible result is cached (merged with the runs it extends); a
+-- failure is said once, with its reason and the kernel's last lines on stderr; every row is
+-- settled with the session, and -onFailure=stop stops the run.
+local cache = require "rot.cache"
+local util = require "rot.util"
+local plausible = require "rot.execute.plausible"
+
+local M = {}
+
+function M.hit(s, row, entry)
+  row.entry, row.cached = entry, true
+  s:settle(row)
+end
+
+--[[ A failed point: row.failed = why (its first line is what tables show). o.quiet: the
+  reason was already said (a compiler error, a missing toolkit); o.stderr: the kernel's last
+  lines on stderr. ]]
+function M.fail(s, row, why, o)
+  o = o or {}
+  row.failed = why
+  s:settle(row)
+  if not o.quiet then
+    s:quiet()
+    io.stderr:write("rot: point ", util.serialize(row.point), " failed: ", why, "\n")
+    if o.stderr and o.stderr ~= "" then
+      io.stderr:write("  its last lines on stderr:\n")
+      for l in o.stderr:gmatch("[^\n]+") do io.stderr:write("  | ", l, "\n") end
+    end
+  end
+  if s:get("onFailure") == "stop" then util.fail("stopping after a failed point (onFailure=stop)") end
+end
+
+--[[ The core's result res ({status=, error=, meta=, runs=, stderr=}) for a row measured by the
+  core whose hash is core_hash; base: a cached entry whose runs it adds to. A plausible
+  result is written to the cache (a temp file renamed) and the row is measured. ]]
+function M.result(s, row, res, core_hash, base)
+  if res.status == "ok" then
+    local why = plausible.why_not(s, row, res)
+    if why then res.status, res.error = "failed", "implausible result, not cached: " .. why end
+  end
+  if res.status ~= "ok" then return M.fail(s, row, res.error or "failed", { stderr = res.stderr }) end
+  if s.script then res.meta.script = s.script end -- which measurement wrote it (rot cache clear NAME)
+  local new = { description = row.text, coreHash = core_hash, meta = res.meta, runs = res.runs }
+  if base then new = cache.merge(base, new) end
+  local ok, werr = s:timed("cache", cache.write, row.path, new)
+  if not ok then
+    util.fail("cannot write the result cache: " .. werr, "set -cacheDir=DIR to a writable directory, or fix its permissions")
+  end
+  row.entry, row.measured = new, true
+  s:settle(row)
+end
+
+return M

@@ -1,0 +1,258 @@
+-- rot.results: the results object a measurement returns: its rows with their bounds against
+-- the machine's ceilings, and what a script makes of them (table, CSV, JSON, plots).
+local sys = require "rot.sys"
+local util = require "rot.util"
+local session = require "rot.session"
+local machine = require "rot.machine"
+local peaks = require "rot.machine.peaks"
+local bounds = require "rot.results.bounds"
+local format = require "rot.results.format"
+local plot = require "rot.plot"
+
+local M = {}
+local Results = {}
+Results.__index = Results
+M.Results = Results
+
+--[[ new(rows, axes, peaks_rows): rows from an executor (quantities derived), the names of the
+  axes they were measured over, and peaks_rows() the machine's stored ceilings (measured
+  first when there are none), asked only when a bound or a roofline needs them. ]]
+function M.new(rows, axes, peaks_rows)
+  return setmetatable({ rows = rows, axes = axes or {}, peaks_rows = peaks_rows }, Results)
+end
+
+local function get(key) return session.current():get(key) end
+local function outdir() return session.current():outdir() end
+local function timed(what, f, ...) return session.current():timed(what, f, ...) end
+
+-- The one warning per run about rows above their bound: how many, the worst, and why (what
+-- why(worst) says).
+local function warn_above(above, what, why)
+  local s = session.current()
+  if #above == 0 or s.warned_above then return end
+  s.warned_above = true
+  local worst = above[1]
+  for _, r in ipairs(above) do if r.fraction > worst.fraction then worst = r end end
+  io.stderr:write(string.format("rot: warning: %d %spoint%s above %s bound beyond the spread (up to %.0f%%, marked ^); %s\n",
+    #above, what, #above == 1 and " is" or "s are", #above == 1 and "its" or "their", worst.fraction * 100, why(worst)))
+end
+
+-- The rows that were measured or found in the cache (not failed, not only built).
+function Results:ok()
+  local out = {}
+  for _, r in ipairs(self.rows) do if r.entry then out[#out + 1] = r end end
+  return out
+end
+
+-- table{columns = {...}, axes = {...}}: prints to stdout, under a line saying where and how
+function Results:table(o)
+  o = o or {}
+  if o.bounds ~= false then self:bounds() end
+  for _, r in ipairs(self.rows) do
+    local m = r.entry and r.entry.meta
+    if m and m.cpuModel then
+      io.stdout:write(string.format("# %s, kernel %s, governor %s, %s kHz, load %s, timer overhead %s ns\n",
+        m.cpuModel, tostring(m.kernelVersion), tostring(m.governor), tostring(m.cpuKHzBefore),
+        tostring(m.loadavg):match("^(%S+ %S+ %S+)") or "?", tostring(m.timerOverheadNs)))
+      break
+    end
+  end
+  format.table(self.rows, o.columns, o.axes or self.axes)
+end
+
+-- outputDir/name.csv, once name is checked to be a plain file name
+function M.csv_path(name)
+  if type(name) ~= "string" or not name:match("^[%w_.-]+$") then
+    util.fail("csv name '" .. tostring(name) .. "' must use letters, digits and _.- only")
+  end
+  return outdir() .. "/" .. name .. ".csv"
+end
+
+-- csv(name) writes outputDir/name.csv
+function Results:csv(name, o)
+  o = o or {}
+  if o.bounds ~= false then self:bounds() end
+  return format.csv(self.rows, M.csv_path(name), o.axes or self.axes)
+end
+
+-- A row of the JSON document's points.
+local function json_point(r)
+  return { point = r.point, kernel = r.desc and r.desc.workloads[1].kernel, flags = r.desc and r.desc.flags,
+    machine = r.machine, nodeType = r.nodeType ~= "" and r.nodeType or nil, workingSet = r.workingSet,
+    time = r.time, gbs = r.gbs, gflops = r.gflops, intensity = r.intensity, flops = r.flops, bytes = r.bytes,
+    counts = r.counts, runs = r.runs, spread = r.spread, threads = r.threads, cacheMode = r.cacheMode,
+    level = r.level, bound = r.bound, limiter = r.limiter, fraction = r.fraction, aboveBound = r.above,
+    failed = r.failed, source = r.failed and "failed" or r.cached and "cache" or "measured" }
+end
+
+--[[ json(name) writes outputDir/name.json: the points, the ceilings and the machine in one
+  document shaped like the Empirical Roofline Toolkit's roofline.json ("empirical": {"gbytes":
+  {"data": [[level, GB/s], ...]}, "gflops": {"data": [[name, GFLOP/s], ...]}, "metadata"}, "spec"),
+  so tools that read ERT's ceilings read rot's; rot's own points and levels are under "rot". ]]
+function Results:json(name)
+  self:bounds()
+  local path = M.csv_path(name):gsub("%.csv$", ".json")
+  local c = self.peaks or { compute = {}, bandwidth = {}, levels = {} }
+  local gbytes, gflops, points, levels = {}, {}, {}, {}
+  for _, b in ipairs(c.bandwidth or {}) do gbytes[#gbytes + 1] = { b.level, b.gbs } end
+  for _, x in ipairs(c.compute or {}) do gflops[#gflops + 1] = { x.name or x.label, x.gflops } end
+  for _, r in ipairs(self.rows) do points[#points + 1] = json_point(r) end
+  for _, l in ipairs(c.levels or {}) do
+    levels[#levels + 1] = { name = l.name, effective = l.effective, reported = l.reported, triadGBs = l.gbs }
+  end
+  local fp = machine.fingerprint(session.current().config)
+  local doc = {
+    empirical = {
+      gbytes = { data = gbytes, metadata = { THREADS = c.threads, KERNEL = "triad", SOURCE = "rot measure peaks" } },
+      gflops = { data = gflops, metadata = { THREADS = c.threads, SOURCE = "rot measure peaks" } },
+      metadata = { ROT_MACHINE = machine.id(fp), CPU = fp.cpu, PUS = fp.pus, OPENMP_THREADS = c.threads },
+    },
+    spec = { gbytes = { data = {} }, gflops = { data = {} } },
+    rot = { points = points, levels = levels, machine = fp, axes = self.axes },
+  }
+  local ok, err = sys.writefile(path, util.json(doc) .. "\n")
+  if not ok then util.fail("cannot write '" .. path .. "': " .. err, "set -outputDir=DIR to a writable directory") end
+  return path
+end
+
+local function max_threads(rows)
+  local t = 1
+  for _, r in ipairs(rows) do if r.threads and r.threads > t then t = r.threads end end
+  return t
+end
+
+-- The measured ceilings for these rows (measuring the machine first if it never was).
+function Results:ceilings(precision)
+  if not self.peaks then
+    local rows = self.peaks_rows()
+    local t = peaks.nearest_threads(rows, max_threads(self.rows))
+    local compute, bandwidth = peaks.ceilings(rows, t, precision)
+    self.peaks = { compute = compute, bandwidth = bandwidth, threads = t, levels = peaks.levels(rows, t) }
+  end
+  return self.peaks
+end
+
+-- Adds bound, limiter, fraction, time bound and its dominant term to every row; a point above
+-- its bound beyond its spread and the ceiling's is marked (row.above) and, once per run, a
+-- warning names the ceiling that is probably wrong and why.
+function Results:bounds()
+  local cpu = false -- GPU points have their own bounds (gpu_bounds): no CPU ceilings for them
+  for _, r in ipairs(self.rows) do cpu = cpu or not (r.desc and r.desc.device == "gpu") end
+  if not cpu then return self end
+  local c = self:ceilings()
+  local above = {}
+  for _, r in ipairs(self.rows) do
+    local b = bounds.bound(r, c.compute, c.bandwidth, c.levels, get("bestEpsilon"))
+    if b then
+      r.bound, r.limiter, r.fraction, r.timeBound, r.dominant, r.level = b.bound, b.limiter, b.fraction, b.time_bound,
+        b.dominant, b.level
+      r.above = b.above
+      if b.above then above[#above + 1] = r end
+    end
+  end
+  warn_above(above, "", function(worst) return bounds.why_above(worst, c.levels) end)
+  return self
+end
+
+-- gpu_bounds(ceilings): time bound and dominant term for every profiled GPU row (rot.gpu.bound);
+-- ceilings = { double=, single=, half= (GFLOP/s), L1=, L2=, HBM= (GB/s) }, e.g. from gpu-peaks.
+function Results:gpu_bounds(ceilings, spreads)
+  local gpu = require "rot.gpu"
+  local above = {}
+  for _, r in ipairs(self.rows) do
+    local b = r.gpu and gpu.bound(r.gpu, ceilings)
+    if b then
+      r.timeBound, r.dominant, r.fraction, r.limiter = b.time_bound, b.dominant, b.fraction, b.dominant
+      r.above = b.fraction and bounds.above(b.fraction, r.spread, (spreads or {})[b.key], get("bestEpsilon"))
+      r.boundKey = b.key
+      if r.above then above[#above + 1] = r end
+    end
+  end
+  warn_above(above, "GPU ", function(worst)
+    return "the " .. worst.dominant .. " ceiling is too low: a kernel beats the one gpu-peaks measures it with"
+  end)
+  return self
+end
+
+-- The options every plot of these rows gets: several machines side by side, point labels
+-- checked, the output directory, gnuplot, PDF; extra on top.
+local function plot_opts(self, o, extra)
+  local series = o.series
+  if format.several_machines(self.rows) then -- several machines (Slurm node types): side by side, one series each
+    series = function(r) return (o.series and (o.series(r) .. " @ ") or "") .. (format.machine_of(r) or "?") end
+  end
+  if o.labels ~= nil and not ({ auto = true, all = true, ends = true, none = true })[o.labels] then
+    util.fail("bad labels '" .. tostring(o.labels) .. "' for plot '" .. tostring(o.name) .. "': auto, all, ends or none")
+  end
+  local opts = { rows = self.rows, name = o.name, title = o.title, series = series, label = o.label, labels = o.labels,
+    dir = outdir(), gnuplot = get("gnuplot"), pdf = o.pdf or get("pdf") }
+  for k, v in pairs(extra) do opts[k] = v end
+  return opts
+end
+
+-- roofline{name=, title=, series=fn, label=fn, compute=, bandwidth=, pdf=} writes name.svg,
+-- name.png (+ .dat, .gp); ceilings: the machine's measured peaks unless given
+function Results:roofline(o)
+  local compute, bandwidth = o.compute, o.bandwidth
+  if not compute or not bandwidth then
+    local c = self:ceilings()
+    local shown, seen = {}, {}
+    for _, x in ipairs(c.compute) do -- the best of each ISA class, plus scalar add
+      local isa = x.name:match("^%a+_(%w+)_")
+      if not seen[isa] or x.name:match("scalar_add") then seen[isa] = true; shown[#shown + 1] = x end
+    end
+    compute = compute or shown
+    bandwidth = bandwidth or c.bandwidth
+  end
+  return timed("plot", plot.roofline, plot_opts(self, o, { compute = compute, bandwidth = bandwidth }))
+end
+
+--[[ gpu_roofline{name=, title=, compute={{label=, gflops=}}, bandwidth={{label=, gbs=}}}:
+  the hierarchical GPU roofline: one dot per memory level (L1, L2, HBM) for every kernel
+  profiled with the rot.gpu.roofline_metrics, at its intensity against that level's bytes. ]]
+function Results:gpu_roofline(o)
+  local dots = {}
+  for _, r in ipairs(self.rows) do
+    if r.gpu and r.gpu.gflops then
+      for _, l in ipairs(require("rot.gpu").levels) do
+        local i = r.gpu.intensity[l.name]
+        if i then
+          -- above a bandwidth roof: that level's dot; above a compute roof: every dot (same height)
+          local compute = r.boundKey == "double" or r.boundKey == "single" or r.boundKey == "half"
+          dots[#dots + 1] = { intensity = i, gflops = r.gpu.gflops, level = l.name, counts = "measured",
+            workingSet = r.workingSet, label = r.desc.workloads[1].kernel,
+            above = r.above and (compute or r.boundKey == l.name) }
+        end
+      end
+    end
+  end
+  return timed("plot", plot.roofline, plot_opts(self, o, {
+    rows = dots, title = o.title or "hierarchical GPU roofline",
+    series = function(d) return d.level end, label = function(d) return d.label end,
+    compute = o.compute or {}, bandwidth = o.bandwidth or {} }))
+end
+
+-- staircase{name=, title=, series=}: bandwidth against working set, the memory levels marked
+-- (effective sizes, and reported ones where they differ by more than a factor of two)
+function Results:staircase(o)
+  local vlines = {}
+  for _, l in ipairs(self:ceilings().levels) do
+    if l.size then
+      vlines[#vlines + 1] = { x = l.size, label = l.name .. " " .. util.bytes(l.size) .. (l.effective and " (effective)" or "") }
+      if l.effective and l.reported and (l.reported > 2 * l.effective or l.reported < l.effective / 2) then
+        vlines[#vlines + 1] = { x = l.reported, label = l.name .. " " .. util.bytes(l.reported) .. " (reported)" }
+      end
+    end
+  end
+  return timed("plot", plot.xy, plot_opts(self, o, {
+    x = function(r) return r.workingSet end, y = function(r) return r.gbs end, logx = true, xbytes = true,
+    xlabel = "working set", ylabel = "bandwidth [GB/s] (" .. "declared bytes / time)", vlines = vlines }))
+end
+
+-- xy{name=, x=fn, y=fn, xlabel=, ylabel=, logx=, logy=, series=, label=}: any two quantities
+function Results:xy(o)
+  return timed("plot", plot.xy, plot_opts(self, o, { x = o.x, y = o.y, xlabel = o.xlabel, ylabel = o.ylabel,
+    logx = o.logx, logy = o.logy, vlines = o.vlines, xbytes = o.xbytes, labels = o.labels }))
+end
+
+return M

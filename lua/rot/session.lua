@@ -1,0 +1,139 @@
+-- rot.session: one invocation of rot: where it runs (checkout, script, build directory), its
+-- configuration and executor, its run directory, its memo, and what it did (the summary line).
+local sys = require "rot.sys"
+local util = require "rot.util"
+
+local M = {}
+local Session = {}
+Session.__index = Session
+M.Session = Session
+
+--[[ new{home=, config=, script_dir=, builddir=, executor=, script=}: home is the checkout,
+  script_dir the folder of the measurement script (kernels/ beside it are found), builddir
+  where cores are built (default home/build/core; a Slurm worker builds on its node), executor
+  the module that measures points (rot.execute: local, slurm, build), script the
+  measurement's name (recorded in every cache entry it writes). ]]
+function M.new(o)
+  return setmetatable({
+    home = o.home, config = o.config, script_dir = o.script_dir, script = o.script,
+    builddir = o.builddir or (o.home .. "/build/core"), executor = o.executor,
+    output_dir = o.output_dir, memo = {}, t_start = sys.clock(),
+    count = { points = 0, hits = 0, measured = 0, failed = 0, slurm = 0, builds = 0, build_failures = 0 },
+    time = { build = 0, measure = 0, cache = 0, plot = 0 },
+  }, Session)
+end
+
+function Session:get(key) return self.config:get(key) end
+
+-- The value memo[key], computed once by f().
+function Session:remember(key, f)
+  local v = self.memo[key]
+  if v == nil then v = f(); self.memo[key] = v end
+  return v
+end
+
+-- f(...) with its time added to the summary's `what` (build, measure, cache, plot).
+function Session:timed(what, f, ...)
+  local t0 = sys.clock()
+  local r = table.pack(f(...))
+  self.time[what] = self.time[what] + (sys.clock() - t0)
+  return table.unpack(r, 1, r.n)
+end
+
+-- The progress line on stderr (a terminal, unless -progress=always|never): begin(n) before n
+-- points, every settle() steps it, quiet() clears it before a message, done() at the end.
+function Session:begin(n)
+  local mode = self:get("progress")
+  self.progress = { on = mode == "always" or (mode == "auto" and sys.isatty(2)), n = n, i = 0, hits = 0,
+    t0 = sys.clock() }
+end
+
+function Session:quiet()
+  if self.progress and self.progress.on then io.stderr:write("\r\27[K"); io.stderr:flush() end
+end
+Session.done = Session.quiet
+
+--[[ An executor's one report of a row's outcome, as soon as it is known: a hit (row.cached), a
+  measurement (row.measured, row.slurm) or a failure (row.failed, the reason). Counts it for
+  the summary (so an interrupted run still says what it did), steps the progress line and
+  calls on_settle(row) when set (a Slurm worker reports each point). Every row an executor
+  returns is settled exactly once. ]]
+function Session:settle(row)
+  if row.settled then error("rot: internal error: a row was settled twice", 2) end
+  row.settled = true
+  local c = self.count
+  c.points = c.points + 1
+  if row.failed then c.failed = c.failed + 1
+  elseif row.cached then c.hits = c.hits + 1
+  elseif row.measured then
+    c.measured = c.measured + 1
+    if row.slurm then c.slurm = c.slurm + 1 end
+  end
+  if self.on_settle then self.on_settle(row) end
+  local p = self.progress
+  if not p then return end
+  p.i, p.hits = p.i + 1, p.hits + (row.cached and 1 or 0)
+  if not p.on then return end
+  local el = sys.clock() - p.t0
+  io.stderr:write(string.format("\r\27[Kpoint %d/%d  hits %d  elapsed %.1f s  eta %.1f s", p.i, p.n, p.hits, el,
+    el / p.i * math.max(p.n - p.i, 0)))
+  io.stderr:flush()
+end
+
+--[[ This invocation's run directory (the core's input and stderr; rot build writes a script's
+  outputs there, nowhere else): under cacheDir/run, removed at the end; ones left by a killed
+  rot are removed by the next. ]]
+function Session:run_dir()
+  if self.rundir then return self.rundir end
+  local base = self:get("cacheDir") .. "/run"
+  util.ensure_dir(base, "cache directory", "cacheDir")
+  for _, d in ipairs(sys.listdir(base) or {}) do
+    local pid = tonumber(d:match("^(%d+)%-"))
+    if pid and pid ~= sys.pid() and not sys.alive(pid) then sys.removetree(base .. "/" .. d) end
+  end
+  local dir = base .. "/" .. sys.pid() .. "-" .. string.format("%x", math.floor(sys.clock() * 1e6) % 0x1000000)
+  util.ensure_dir(dir, "cache directory", "cacheDir")
+  self.rundir = dir
+  return dir
+end
+
+function Session:cleanup()
+  if self.rundir then sys.removetree(self.rundir); self.rundir = nil end
+end
+
+-- Where tables, CSV files and plots go (created, with a clear error when it cannot be written).
+function Session:outdir()
+  local dir = self.output_dir or self:get("outputDir")
+  local ok, err = sys.mkdir(dir)
+  if not ok or not sys.writable(dir) then
+    util.fail("cannot write output directory '" .. dir .. "': " .. (err or "permission denied"),
+      "set -outputDir=DIR to a writable directory, or fix its permissions")
+  end
+  return dir
+end
+
+-- The closing line of a measure run.
+function Session:summary()
+  local c, t = self.count, self.time
+  return string.format("rot: %d points, cache: %d hits, %d measured%s, %d failed; time: build %.2f s, "
+    .. "measure %.2f s, cache %.3f s, plot %.2f s, total %.2f s",
+    c.points, c.hits, c.measured, c.slurm > 0 and (" (" .. c.slurm .. " on Slurm)") or "",
+    c.failed, t.build, t.measure, t.cache, t.plot, sys.clock() - self.t_start)
+end
+
+-- The closing line of rot build.
+function Session:build_summary()
+  local c = self.count
+  return string.format("rot build: %d core%s built, %d failed; %d points described; time: build %.2f s, total %.2f s",
+    c.builds, c.builds == 1 and "" or "s", c.build_failures, c.points, self.time.build, sys.clock() - self.t_start)
+end
+
+-- The session scripts run in (rot.measure and the library use it); set by the CLI.
+local current
+function M.current()
+  if not current then error("no rot session: scripts run through `rot measure` or `rot run`", 2) end
+  return current
+end
+function M.set_current(s) current = s end
+
+return M
