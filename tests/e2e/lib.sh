@@ -23,7 +23,7 @@ check() { # check NAME COMMAND...: ok when the command succeeds
 contains() { # contains FILE PATTERN NAME
 	if grep -q -e "$2" "$1"; then ok 0 "$3"; else ok 1 "$3"; echo "#   '$2' not in:"; sed 's/^/#   /' "$1" | head -20; fi
 }
-# recorded ceilings, so tests need not measure the machine first (tests/e2e/peaks.t does that)
+# recorded ceilings, so tests need not measure the machine first (measurements.t and machines.t do)
 rot() { "$ROOT/rot" -cacheDir="$CACHE" -outputDir="$OUT" -peaksFile="$ROOT/tests/fixtures/peaks.csv" "$@"; }
 done_testing() {
 	echo "1..$tap_n"

@@ -84,6 +84,12 @@ mkdir -p "$T/moved"
 "$T/moved/rot" measure triad -quick=true -cacheDir="$CACHE" -outputDir="$OUT" -peaksFile="$ROOT/tests/fixtures/peaks.csv" >"$T/o" 2>&1
 contains "$T/o" "cache: 6 hits, 0 measured" "a copy of the checkout elsewhere serves every point from the cache"
 contains "$T/o" "build 0.00 s" "without building"
+# ... and a user kernel beside a study keeps its hits when the checkout that measured it moves
+"$T/moved/rot" measure "$S/spin.lua" -cacheDir="$CACHE" -outputDir="$OUT" >"$T/o" 2>&1
+contains "$T/o" "cache: 0 hits, 1 measured" "the copy measures the study's user kernel"
+mv "$T/moved" "$T/moved2"
+"$T/moved2/rot" measure "$S/spin.lua" -cacheDir="$CACHE" -outputDir="$OUT" >"$T/o" 2>&1
+contains "$T/o" "cache: 1 hits, 0 measured" "after mv of that checkout, the user kernel's point is a hit"
 
 # every numeric key has a range, checked wherever the value comes from
 for kv in bestK=0 bestEpsilon=nan timeout=0 timeout=-1 timeout=nan timeout=1e20 runs=0 maxRuns=0 minRunTime=-1 slurmNodes=0; do

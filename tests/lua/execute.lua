@@ -1,0 +1,113 @@
+-- Unit tests of the execution half without a real core: the executor contract through
+-- rot.measure with a fake executor, the batch (protocol, core restarts, failure words) with a
+-- fake core answering in the core's protocol, and the outcome policy. Run by tests/execute.t.
+package.path = os.getenv("ROT_HOME") .. "/tests/lua/?.lua;" .. package.path
+local t = require "tap"
+local rot = require "rot"
+local sys = require "rot.sys"
+local cache = require "rot.cache"
+local session = require "rot.session"
+local execute = require "rot.execute"
+local batch = require "rot.execute.batch"
+local outcome = require "rot.execute.outcome"
+
+local home, tmp = os.getenv("ROT_HOME"), assert(os.getenv("ROT_TEST_TMP"))
+local S = session.current()
+rot.set("cacheDir", tmp .. "/cache")
+
+-- every executor has the interface's two fields
+for name, e in pairs(execute.executors) do
+  t.ok(e.name == name and type(e.measure) == "function", "executor '" .. name .. "' has a name and measure(session, items)")
+end
+t.is(execute.choose(S.config, true).name, "build", "rot build chooses the build executor")
+t.is(execute.choose(S.config, false).name, "local", "the executor key chooses local by default")
+
+-- a fake executor through rot.measure: hits, measurements and failures settle once each
+local entry = { description = "x", coreHash = "h", meta = { flops = 2000, bytes = 24000, workingSet = 24000, converged = 1 },
+  runs = { { ns = 2000, reps = 2 }, { ns = 1000, reps = 1 }, { ns = 1010, reps = 1 } } }
+local fake = { name = "fake", items = nil }
+function fake.measure(s, items)
+  fake.items = items
+  local rows = {}
+  for i, it in ipairs(items) do
+    local row = { point = it.coord, spec = it.spec }
+    if it.coord.k == "hit" then row.entry, row.cached = entry, true
+    elseif it.coord.k == "new" then row.entry, row.measured = entry, true
+    else row.failed = "it broke" end
+    s:settle(row)
+    rows[i] = row
+  end
+  return rows
+end
+S.executor = fake
+local r = rot.measure(rot.space { rot.axis("k", { "hit", "new", "bad" }) }, function(p) return { kernel = "k_" .. p.k } end)
+t.is(#fake.items, 3, "the executor gets one item per point")
+t.is(fake.items[2].spec.kernel, "k_new", "each item carries the spec the builder returned")
+t.is(#r.rows, 3, "and rot.measure returns its rows")
+t.ok(math.abs(r.rows[1].time - 1e-6) < 1e-15 and math.abs(r.rows[2].gbs - 24) < 1e-9,
+  "quantities are derived from the rows' runs (time 1 us, 24 GB/s)")
+t.ok(r.rows[3].time == nil and r.rows[3].failed == "it broke", "a failed row keeps its reason and has no quantities")
+t.ok(S:summary():find("^rot: 3 points, cache: 1 hits, 1 measured, 1 failed;") ~= nil,
+  "the summary counts what was settled: " .. S:summary())
+t.raises(function() S:settle(r.rows[1]) end, "settled twice", "settling a row twice is an error")
+local lazy = { name = "lazy", measure = function(_, items) return { { point = items[1].coord } } end }
+S.executor = lazy
+t.raises(function() rot.measure(rot.space { rot.axis("k", { 1 }) }, function() return {} end) end,
+  "executor 'lazy' returned a row it did not settle", "a row the executor did not settle is caught")
+
+-- the batch with a fake core: each result as it comes, a dead core costs its own point only
+local log = tmp .. "/core.log"
+sys.setenv("FAKE_CORE_LOG", log)
+local function item(kernel)
+  return { need = 3, exact = false, desc = { workloads = { { kernel = kernel, params = { n = 8 }, threads = 1, pin = {} } },
+    measurers = { counters = {} }, gpuMetrics = {}, rules = {}, ignoreDisturbed = false, cacheMode = "warm", device = "cpu",
+    policy = { k = 3, epsilon = 0.02, maxRuns = 5, minRunTime = 0 } } }
+end
+local items = { item("ok"), item("crash"), item("die"), item("ok") }
+local got = {}
+batch.run(S, home .. "/tests/lua/fake/core.sh", items, function(it, res) got[#got + 1] = { it = it, res = res } end)
+t.is(#got, 4, "done() is called once for every point")
+t.ok(got[1].res.status == "ok" and #got[1].res.runs == 1 and got[1].res.meta.flops == 10, "a measured point's records are parsed")
+t.ok(got[2].res.status == "failed" and got[2].res.error:find("crashed: Segmentation fault") and got[2].res.meta.failure == "signal",
+  "a failed point keeps the core's words and failure kind")
+t.is(got[3].res.error, "the measuring core ended unexpectedly, exit status 9: fake core: dying",
+  "a core that dies fails the point in flight, with how it ended and its last words")
+t.is(got[4].res.status, "ok", "a new core measures the rest")
+t.is(sys.readfile(log), "start 1\nstart 4\n", "the new core's input starts at the point after the one that killed the first")
+local stopped = {}
+batch.run(S, home .. "/tests/lua/fake/core.sh", { item("crash"), item("ok"), item("ok") }, function(it, res)
+  stopped[#stopped + 1] = res or false
+  return "stop"
+end)
+t.ok(#stopped == 3 and stopped[1].status == "failed" and stopped[2] == false and stopped[3] == false,
+  "done() returning stop ends the batch: the rest get done(item, nil)")
+
+-- the input it writes: every key of a point, in the core's syntax
+local lines = {}
+local d = item("triad").desc
+d.measurers.counters = { "perf::TASK-CLOCK" }
+d.rules = { { on = "runStart", action = "flush", every = 2 } }
+batch.point_lines(S, d, 3, true, lines)
+local text = table.concat(lines, "\n")
+t.ok(text:find("^workload triad threads 1\nparam n 8\ncounter perf::TASK%-CLOCK\nrule runStart flush every=2\n") ~= nil,
+  "point lines: workload, parameters, counters and rules in the core's syntax")
+t.ok(text:find("\nruns 3\n") and text:find("\nmaxRuns 3\n"), "extending a cached entry asks for exactly the missing runs")
+t.ok(text:find("\nchild each$") ~= nil, "a CPU point gets a child of its own (pointChild auto)")
+
+-- the outcome policy: only plausible results are cached, written whole
+local row = { point = { n = 1 }, text = "{desc}", path = cache.path(S:get("cacheDir"), string.rep("ab", 32)) }
+sys.mkdir(S:get("cacheDir") .. "/results/ab")
+local before = S.count.failed
+outcome.result(S, row, { status = "ok", meta = { complete = 1 }, runs = { { ns = 0, reps = 1 } } }, "core")
+t.ok(row.failed and row.failed:find("^implausible result, not cached: a run took 0 ns") and S.count.failed == before + 1,
+  "a run of 0 ns is refused and counted as a failure")
+t.ok(sys.stat(row.path) == nil, "and nothing is cached for it")
+row = { point = { n = 2 }, text = "{desc}", path = row.path }
+outcome.result(S, row, { status = "ok", meta = { complete = 1, flops = 1, bytes = 8 }, runs = { { ns = 100, reps = 1 } } }, "core")
+local back = cache.read(row.path)
+t.ok(row.measured and back and back.coreHash == "core" and back.description == "{desc}", "a plausible result is cached with its core's hash")
+rot.set("onFailure", "stop")
+t.raises(function() outcome.fail(S, { point = { n = 3 } }, "boom", { quiet = true }) end, "stopping after a failed point",
+  "onFailure=stop stops the run at the first failure")
+rot.set("onFailure", "continue")
+t.done()
