@@ -112,8 +112,8 @@ end
   whose bandwidth is the best of them. Each segment but the last gets `breakpoint` (the working
   set where bandwidth crosses the geometric mean of the two levels: the effective size) and
   `upper` (where the next plateau starts). ]]
-function M.segments(samples, tol)
-  tol = tol or M.tolerance
+function M.segments(samples, tol, o)
+  tol, o = tol or M.tolerance, o or {}
   local sorted = {}
   for _, s in ipairs(samples) do
     if s.gbs and s.gbs > 0 and s.ws and s.ws > 0 then sorted[#sorted + 1] = { ws = s.ws, gbs = s.gbs } end
@@ -143,24 +143,19 @@ function M.segments(samples, tol)
   end
   local groups = group(sorted, 1, #sorted, tol)
   local stop = #sorted -- the samples after the last plateau: the noisy tail
+  local at_end = o.end_plateau or 2 -- the sweep's last plateau may rest on two samples
   for gi, g in ipairs(groups) do
-    if #g.samples >= 3 or (gi == #groups and #g.samples >= 2) then
+    if #g.samples >= 3 or (gi == #groups and #g.samples >= at_end) then
       add(g.samples, g.first)
       stop = g.last
     end
   end
   if #plateaus == 0 then stop = 0 end
-  if #sorted - stop >= 3 then -- DRAM on a noisy machine: smooth the tail before grouping it
+  if o.smooth ~= false and #sorted - stop >= 3 then -- DRAM on a noisy machine: smooth the tail before grouping it
     local tail = group(sorted, stop + 1, #sorted, tol, true)
     for gi, g in ipairs(tail) do
       if #g.samples >= 3 or (gi == #tail and #g.samples >= 2) then add(g.samples, g.first) end
     end
-  end
-  -- just above DRAM, after a big step: the last cache's thrash-resistant tail (a working set a
-  -- few times the cache still hits in it), not a level of its own
-  while #plateaus >= 3 and plateaus[#plateaus - 1].gbs < 1.4 * plateaus[#plateaus].gbs
-    and plateaus[#plateaus - 2].gbs > 1.5 * plateaus[#plateaus - 1].gbs do
-    table.remove(plateaus, #plateaus - 1)
   end
   local i = 1
   while i < #plateaus do -- bandwidth only falls from level to level
@@ -211,103 +206,157 @@ local function match(bps, reported)
   return out
 end
 
--- Joins segment k with k+1 (a breakpoint that is no level of its own).
-local function join(segs, k)
-  local a, b = segs[k], segs[k + 1]
-  local all = {}
-  for _, s in ipairs(a.samples) do all[#all + 1] = s end
-  for _, s in ipairs(b.samples) do all[#all + 1] = s end
-  local m = segment(all, "plateau")
-  m.breakpoint, m.upper = b.breakpoint, b.upper
-  segs[k] = m
-  table.remove(segs, k + 1)
-end
+-- The flat DRAM tail's tolerance: the largest sizes lie within 5% of their median (or more on
+-- a noisy sweep: flat_tail).
+M.tail_tolerance = 0.05
 
--- DRAM: the last plateau, on its samples beyond twice the last effective size (all of them
--- beyond it when the plateau has fewer than two there).
-function M.dram(segs)
-  local from = 2 * segs[#segs - 1].breakpoint
-  local v = {}
-  for _, s in ipairs(segs[#segs].samples) do if s.ws >= from then v[#v + 1] = s.gbs end end
-  if #v < 2 then
-    v = {}
-    for _, seg in ipairs(segs) do
-      for _, s in ipairs(seg.samples) do if s.ws >= from then v[#v + 1] = s.gbs end end
+-- The noise of a group of samples: the median cross-round spread of their sizes when they
+-- carry rounds (s.rounds = {gbs, ...}), else their relative median absolute deviation.
+local function noise(samples)
+  local d = {}
+  for _, x in ipairs(samples) do
+    if x.rounds and #x.rounds >= 2 then
+      local lo, hi = math.min(table.unpack(x.rounds)), math.max(table.unpack(x.rounds))
+      d[#d + 1] = (hi - lo) / lo
     end
   end
-  local d = median(v)
-  return { name = "DRAM", gbs = d, n = #v, from = from, kind = "plateau",
-    spread = d and (math.max(table.unpack(v)) - d) / d or nil }
+  if #d > 0 then return median(d) end
+  local m = median(values(samples))
+  for i, x in ipairs(samples) do d[i] = math.abs(x.gbs - m) / m end
+  return median(d) or 0
 end
 
---[[ Levels of one sweep: reported = {{name="L1", size=bytes}, ...} ascending (the cache
-  capacity the measuring threads can use; empty when the machine reports none).
-  Returns { {name=, gbs=, spread=, effective=, reported=, upper=, n=, kind=}, ..., {name="DRAM",
-  gbs=, n=} }: the last level is DRAM, measured on the samples beyond twice the last effective
-  size; a reported level without a step of its own has no `effective` and shares the bandwidth
-  of the plateau that covers it. nil, reason when the sweep shows no plateau at all. ]]
-function M.detect(samples, reported)
-  reported = reported or {}
-  local segs = M.segments(samples)
-  if #segs == 0 then return nil, "no plateau in the sweep" end
-  if #segs == 1 then return nil, "one plateau only: the sweep shows no step to a slower level" end
-  -- more steps than reported levels: keep the steepest
-  while #reported > 0 and #segs - 1 > #reported do
-    local k, worst = 1, math.huge
-    for i = 1, #segs - 1 do
-      local r = segs[i].gbs / segs[i + 1].gbs
-      if r < worst then k, worst = i, r end
+-- Least squares of log(bandwidth) on log2(size): the slope (log change an octave) and the
+-- relative median absolute residual of samples.
+local function fit(samples)
+  local n, sx, sy, sxx, sxy = #samples, 0, 0, 0, 0
+  for _, x in ipairs(samples) do
+    local u, v = math.log(x.ws, 2), math.log(x.gbs)
+    sx, sy, sxx, sxy = sx + u, sy + v, sxx + u * u, sxy + u * v
+  end
+  local den = n * sxx - sx * sx
+  local b = den > 0 and (n * sxy - sx * sy) / den or 0
+  local a = (sy - b * sx) / n
+  local r = {}
+  for i, x in ipairs(samples) do r[i] = math.abs(math.log(x.gbs) - (a + b * math.log(x.ws, 2))) end
+  return b, math.exp(median(r)) - 1
+end
+
+--[[ The flat DRAM tail of a sweep (sorted by size): the largest sizes, at least `min` spanning
+  at least an octave, that fall by less than half the tolerance an octave (a line fitted
+  through them: a gentle slope of a few percent an octave is not flat, noise both ways is) and
+  lie within the tolerance of their median; grown downward while they stay so. The tolerance
+  is 5%, or three times their noise where that is larger (the rounds' spread; one round: the
+  scatter about the fitted line); the slope allowed, 2.5% an octave or 1.5 times the noise. Returns {first= index, samples=, gbs= median, lo=, hi=, n=,
+  spread=, tolerance=, slope=} or nil when the largest sizes are not flat yet. ]]
+function M.flat_tail(sorted, min)
+  min = min or 3
+  local n, found = #sorted, nil
+  for first = n - min + 1, 1, -1 do
+    if sorted[n].ws >= 2 * sorted[first].ws then
+      local c = { table.unpack(sorted, first, n) }
+      local slope, scatter = fit(c)
+      local nz = c[1].rounds and noise(c) or scatter
+      local tol = math.max(M.tail_tolerance, 3 * nz)
+      local m, ok = median(values(c)), -slope <= math.log(1 + math.max(M.tail_tolerance / 2, 1.5 * nz))
+      for _, x in ipairs(c) do ok = ok and within(x.gbs, m, tol) end
+      if ok then found = { first = first, tol = tol, slope = slope } elseif found then break end
     end
-    join(segs, k)
+  end
+  if not found then return nil end
+  local tail = segment({ table.unpack(sorted, found.first, n) }, "tail")
+  tail.first, tail.tolerance, tail.slope = found.first, found.tol, math.exp(found.slope) - 1
+  return tail
+end
+
+--[[ The named cache levels of the segments: matched to the reported levels in size (a
+  reported level without a step of its own shares the plateau that covers it); more steps
+  than reported levels: the first ones carry the reported names and sizes in order, each
+  further step (between the last reported cache and DRAM) is a level of its own, L4, ...,
+  that the machine does not report. ]]
+local function name_levels(segs, reported)
+  local levels = {}
+  if #reported == 0 or #segs > #reported then
+    for i, g in ipairs(segs) do
+      local r = reported[i]
+      levels[i] = { name = r and r.name or ("L" .. i), reported = r and r.size, seg = g,
+        unreported = #reported > 0 and not r or nil }
+    end
+    return levels
   end
   local bps = {}
-  for i = 1, #segs - 1 do bps[i] = segs[i].breakpoint end
-  local levels = {}
-  if #reported == 0 then
-    for i = 1, #bps do levels[i] = { name = "L" .. i, seg = segs[i] } end
-  else
-    local owner = match(bps, reported)
-    local seg_of = {}
-    for i, j in ipairs(owner) do seg_of[j] = i end
-    local cover = 1
-    for j, r in ipairs(reported) do
-      levels[#levels + 1] = { name = r.name, reported = r.size, seg = segs[seg_of[j] or cover], own = seg_of[j] ~= nil }
-      if seg_of[j] then cover = seg_of[j] + 1 end
-    end
+  for i, g in ipairs(segs) do bps[i] = g.breakpoint end
+  local seg_of, cover = {}, 1
+  for i, j in ipairs(match(bps, reported)) do seg_of[j] = i end
+  for j, r in ipairs(reported) do
+    levels[#levels + 1] = { name = r.name, reported = r.size, seg = segs[seg_of[j] or cover], own = seg_of[j] ~= nil }
+    if seg_of[j] then cover = seg_of[j] + 1 end
   end
+  return levels
+end
+
+local function sizes_of(samples)
   local out = {}
-  for _, l in ipairs(levels) do
-    local s = l.seg
-    out[#out + 1] = { name = l.name, reported = l.reported, gbs = s.gbs, spread = s.spread, kind = s.kind, n = s.n,
-      effective = (l.own ~= false) and s.breakpoint or nil, upper = (l.own ~= false) and s.upper or nil }
+  for i, x in ipairs(samples) do out[i] = x.ws end
+  return out
+end
+
+--[[ Levels of one sweep: samples = {{ws=, gbs=, rounds={gbs per round}}, ...} (the best of
+  each size over its rounds), reported = {{name="L1", size=bytes}, ...} ascending (the cache the
+  measuring threads can use; empty when the machine reports none).
+  DRAM is measured where it is DRAM: on the flat tail of the largest sizes (flat_tail); a
+  plateau just above it within the level tolerance is DRAM's transition (counted in DRAM's
+  range, never in its value); a further step above the tail is a level of its own. Returns
+  { {name=, gbs=, spread=, effective=, reported=, upper=, n=, kind=, sizes=, unreported=}, ...,
+  {name="DRAM", gbs=, n=, from=, sizes=, tolerance=} }, or nil, reason, "tail" when the largest
+  sizes are not flat yet (the sweep must go further) / "plateau" when no cache level shows. ]]
+function M.detect(samples, reported)
+  reported = reported or {}
+  local sorted = {}
+  for _, x in ipairs(samples) do
+    if x.gbs and x.gbs > 0 and x.ws and x.ws > 0 then sorted[#sorted + 1] = { ws = x.ws, gbs = x.gbs, rounds = x.rounds } end
   end
-  out[#out + 1] = M.dram(segs)
+  table.sort(sorted, function(a, b) return a.ws < b.ws end)
+  local tail = M.flat_tail(sorted)
+  if not tail then return nil, "the largest sizes are not flat yet: no DRAM tail", "tail" end
+  local segs = M.segments({ table.unpack(sorted, 1, tail.first - 1) }, nil, { smooth = false, end_plateau = 3 })
+  -- a last plateau within the tolerance of DRAM is its transition; one below it, noise
+  while #segs > 0 and (within(segs[#segs].gbs, tail.gbs, M.tolerance) or segs[#segs].gbs < tail.gbs) do
+    table.remove(segs)
+  end
+  if #segs == 0 then return nil, "no cache plateau before the DRAM tail", "plateau" end
+  local last = segs[#segs]
+  last.breakpoint = crossing(sorted, last, tail, math.sqrt(last.gbs * tail.gbs))
+  last.upper = tail.lo
+  local out = {}
+  for _, l in ipairs(name_levels(segs, reported)) do
+    local g = l.seg
+    out[#out + 1] = { name = l.name, reported = l.reported, gbs = g.gbs, spread = g.spread, kind = g.kind, n = g.n,
+      effective = (l.own ~= false) and g.breakpoint or nil, upper = (l.own ~= false) and g.upper or nil,
+      sizes = sizes_of(g.samples), unreported = l.unreported }
+  end
+  out[#out + 1] = { name = "DRAM", gbs = tail.gbs, n = tail.n, from = tail.lo, kind = "tail", spread = tail.spread,
+    sizes = sizes_of(tail.samples), tolerance = tail.tolerance }
   return out
 end
 
 --[[ The bandwidth another sweep (read, write) reaches in each level of `levels` (from detect
-  on the reference sweep): the value of its own segment that covers the middle of the level's
-  range; DRAM from its samples beyond twice the last effective size. Returns {name -> {gbs=,
-  spread=}}. ]]
+  on the reference sweep): the median of its samples at the sizes of that level's plateau (or
+  DRAM's tail). Returns {name -> {gbs=, spread=, n=}}; levels without sizes of their own share
+  the value of the level that covers them. ]]
 function M.values(samples, levels)
-  local segs = M.segments(samples)
-  local out, lo = {}, nil
+  local at = {}
+  for _, x in ipairs(samples) do if x.gbs and x.gbs > 0 then at[x.ws] = x end end
+  local out = {}
   for _, l in ipairs(levels) do
-    if l.name == "DRAM" then
-      local d = #segs > 1 and M.dram(segs)
-      if d and d.gbs then out[l.name] = { gbs = d.gbs, spread = d.spread, n = d.n } end
-    elseif l.effective then
-      local mid = lo and math.sqrt(lo * l.effective) or l.effective / 2
-      for k, s in ipairs(segs) do
-        if k == #segs or mid <= s.breakpoint then
-          if k < #segs or #segs == 1 then out[l.name] = { gbs = s.gbs, spread = s.spread, n = s.n } end
-          break
-        end
-      end
-      lo = l.effective
+    local got = {}
+    for _, ws in ipairs(l.sizes or {}) do if at[ws] then got[#got + 1] = at[ws] end end
+    if #got > 0 and (l.effective or l.name == "DRAM") then
+      local g = segment(got, "plateau")
+      out[l.name] = { gbs = g.gbs, spread = g.spread, n = g.n }
     end
   end
-  for _, l in ipairs(levels) do -- levels without a step of their own: the next level's plateau value
+  for _, l in ipairs(levels) do -- levels without a step of their own: the next level's value
     if not out[l.name] and l.name ~= "DRAM" then
       for _, m in ipairs(levels) do
         if m.effective and (not l.reported or (m.reported or 0) >= l.reported) and out[m.name] then
@@ -325,13 +374,16 @@ end
 function M.disagreements(levels, what)
   local util = require "rot.util"
   local lines = {}
+  local pre = what and (what .. ": ") or ""
   for _, l in ipairs(levels) do
-    if l.effective and l.reported and (l.effective > 2 * l.reported or l.effective < l.reported / 2) then
-      lines[#lines + 1] = string.format("%s%s reported %s, bandwidth drops at %s",
-        what and (what .. ": ") or "", l.name, util.bytes(l.reported), util.bytes(l.effective))
+    if l.unreported and l.effective then
+      lines[#lines + 1] = string.format("%s%s is a step the machine does not report, between its last cache and DRAM: "
+        .. "%.3g GB/s up to %s", pre, l.name, l.gbs, util.bytes(l.effective))
+    elseif l.effective and l.reported and (l.effective > 2 * l.reported or l.effective < l.reported / 2) then
+      lines[#lines + 1] = string.format("%s%s reported %s, bandwidth drops at %s", pre, l.name,
+        util.bytes(l.reported), util.bytes(l.effective))
     elseif l.reported and not l.effective and l.name ~= "DRAM" then
-      lines[#lines + 1] = string.format("%s%s reported %s, no bandwidth step of its own",
-        what and (what .. ": ") or "", l.name, util.bytes(l.reported))
+      lines[#lines + 1] = string.format("%s%s reported %s, no bandwidth step of its own", pre, l.name, util.bytes(l.reported))
     end
   end
   return lines
