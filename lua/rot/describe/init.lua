@@ -14,7 +14,8 @@ local EVENTS = { workloadStart = true, workloadStop = true, threadCreated = true
   runStart = true, runEnd = true, fault = true }
 local ACTIONS = { flush = true, pin = true, marker = true, startCounters = true, stopCounters = true }
 local SPEC_FIELDS = { kernel = true, params = true, threads = true, pin = true, workloads = true, macros = true,
-  flags = true, cacheMode = true, counters = true, counts = true, rules = true, gpuMetrics = true }
+  flags = true, cacheMode = true, counters = true, counts = true, rules = true, gpuMetrics = true, round = true,
+  alongside = true, pointChild = true }
 
 local function names_of(set)
   local out = {}
@@ -99,14 +100,26 @@ local function rule(r, i)
     text = r.text and tostring(r.text) }
 end
 
--- The kernels the workloads need ({name=, path=, key=}) and the macros they use (sorted).
-local function kernels_of(s, wls)
+--[[ The kernels the core is built with ({name=, path=, key=}): the workloads', then those
+  `alongside` them (sorted by name then, so points of any of them share one core and one
+  batch), and the macros they use (sorted). ]]
+local function kernels_of(s, wls, alongside)
   local list, seen, macro_set, macro_list = {}, {}, {}, {}
-  for _, w in ipairs(wls) do
-    if not seen[w.kernel] then
-      local path = kernels.path(s, w.kernel)
-      seen[w.kernel] = path
-      list[#list + 1] = { name = w.kernel, path = path, key = kernels.key(s, path) }
+  local names = {}
+  for _, w in ipairs(wls) do names[#names + 1] = w.kernel end
+  if alongside ~= nil then
+    if type(alongside) ~= "table" then util.fail("alongside must be a list of kernel names") end
+    for i, k in ipairs(alongside) do
+      if type(k) ~= "string" then util.fail("alongside: entry " .. i .. " is not a kernel name") end
+      names[#names + 1] = k
+    end
+    table.sort(names)
+  end
+  for _, name in ipairs(names) do
+    if not seen[name] then
+      local path = kernels.path(s, name)
+      seen[name] = path
+      list[#list + 1] = { name = name, path = path, key = kernels.key(s, path) }
       local used = s:remember("macros:" .. path, function() return assert(gen.macros(path)) end)
       for _, m in ipairs(used) do
         if not macro_set[m] then macro_set[m] = true; macro_list[#macro_list + 1] = m end
@@ -168,14 +181,22 @@ end
 
 --[[ describe(session, spec [, fp]) -> description, build inputs {kernels=, macros=, gpu=}.
   The description holds everything that can change the result: workloads, macros, flags,
-  compiler, measurers, counts, cache mode, rules, run policy and the machine (fp, else this
-  one's; a GPU point's also names its device). Bad specs stop with what is wrong. ]]
+  compiler, measurers, counts, cache mode, rules, run policy, the round (a second, third, ...
+  independent measurement of the same point) and the machine (fp, else this one's; a GPU
+  point's also names its device). How a point is run without changing its result (alongside:
+  more kernels in its core; pointChild) stays in the spec. Bad specs stop with what is wrong. ]]
 function M.describe(s, spec, fp)
   if type(spec) ~= "table" then util.fail("a measurement point must be a table {kernel=..., ...}") end
   local what = "the point for kernel '" .. tostring(spec.kernel or (spec.workloads and "workloads")) .. "'"
   check_fields(spec, SPEC_FIELDS, what)
   local wls = workloads(spec, what)
-  local list, macro_list, macro_set = kernels_of(s, wls)
+  local list, macro_list, macro_set = kernels_of(s, wls, spec.alongside)
+  if spec.round ~= nil and (math.type(spec.round) ~= "integer" or spec.round < 1) then
+    util.fail("round must be a positive integer (the n-th independent measurement of a point)")
+  end
+  if spec.pointChild ~= nil and spec.pointChild ~= "each" and spec.pointChild ~= "shared" then
+    util.fail("pointChild must be 'each' or 'shared', not '" .. tostring(spec.pointChild) .. "'")
+  end
   local gpu = false
   for _, k in ipairs(list) do gpu = gpu or k.path:match("%.cu$") ~= nil end
   local kinfo = { kernels = list, macros = macro_list, gpu = gpu }
@@ -196,6 +217,7 @@ function M.describe(s, spec, fp)
     machine = gpu and device.identity(s, fp, { kernels = list, macros = macro_list, gpu = true }) or fp,
     policy = { k = s:get("bestK"), epsilon = s:get("bestEpsilon"), maxRuns = s:get("maxRuns"),
       minRunTime = s:get("minRunTime") },
+    round = spec.round and spec.round > 1 and spec.round or nil,
   }
   if #desc.gpuMetrics > 0 then device.check_metrics(s, desc, kinfo) end
   return desc, kinfo

@@ -12,8 +12,8 @@ local function num(x) return string.format("%.17g", x) end
 
 --[[ The core's input lines for one point (appended to lines): its workloads and parameters,
   counters, GPU metrics, rules and run policy; need: runs still wanted; exact: exactly that
-  many (extending a cached entry). child: "each" or "shared". ]]
-function M.point_lines(s, desc, need, exact, lines)
+  many (extending a cached entry); child: "each" or "shared" (nil: the pointChild key's). ]]
+function M.point_lines(s, desc, need, exact, lines, child)
   for _, w in ipairs(desc.workloads) do
     lines[#lines + 1] = "workload " .. w.kernel .. " threads " .. w.threads ..
         (#w.pin > 0 and (" pin " .. table.concat(w.pin, ",")) or "")
@@ -29,7 +29,7 @@ function M.point_lines(s, desc, need, exact, lines)
     lines[#lines + 1] = l
   end
   local p = desc.policy
-  local child = s:get("pointChild")
+  child = child or s:get("pointChild")
   if child == "auto" then child = desc.device == "gpu" and "shared" or "each" end
   for _, kv in ipairs({ { "ignoreDisturbed", desc.ignoreDisturbed and 1 or 0 }, { "runs", need }, { "bestK", p.k },
     { "bestEpsilon", num(p.epsilon) }, { "maxRuns", exact and need or math.max(p.maxRuns, need) },
@@ -70,7 +70,7 @@ local function write_input(s, items, i)
   local lines = {}
   for j = i, #items do
     lines[#lines + 1] = "point " .. j
-    M.point_lines(s, items[j].desc, items[j].need, items[j].exact, lines)
+    M.point_lines(s, items[j].desc, items[j].need, items[j].exact, lines, items[j].child)
     lines[#lines + 1] = "end"
   end
   local path = s:run_dir() .. "/in"
@@ -103,7 +103,7 @@ local function core_failure(s, proc, why)
       " s and was killed") or ("the measuring core ended unexpectedly" .. ended(st) .. (log ~= "" and (": " .. log) or "")) }
 end
 
---[[ Measures items {desc=, need=, exact=} with one core process (binary), in order;
+--[[ Measures items {desc=, need=, exact=, child=} with one core process (binary), in order;
   done(item, res) is called as each result arrives, and may return "stop" to end the batch
   (the rest then get done(item, nil)). A kernel that kills the core only loses its own point:
   a new core measures the rest. The core's own timeout bounds each point; the driver gives up

@@ -51,7 +51,7 @@ local function todo_of(s, group, core_hash)
     else
       local base = usable and e or nil
       todo[#todo + 1] = { row = row, desc = row.desc, base = base, exact = base ~= nil,
-        need = base and (runs_wanted - #base.runs) or runs_wanted }
+        need = base and (runs_wanted - #base.runs) or runs_wanted, child = row.spec.pointChild }
     end
   end
   return todo
