@@ -1,6 +1,7 @@
 /* registry: the kernels compiled into this core (each registered itself) and the
  * parameter values of one measurement, checked against what the kernel declares. */
 #include "registry.h"
+#include "pool.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -78,13 +79,9 @@ double rot_arg(const struct rot_args *a, const char *name)
 
 void *rot_alloc(size_t bytes)
 {
-	void *p = NULL;
 	size_t rounded = (bytes + 4095) & ~(size_t)4095;
-	int rc = posix_memalign(&p, 4096, rounded ? rounded : 4096);
-	if (rc) {
-		errno = rc;
-		return NULL;
-	}
-	memset(p, 0, rounded);
+	void *p = pool_alloc(rounded ? rounded : 4096);
+	if (p)
+		memset(p, 0, rounded);
 	return p;
 }

@@ -30,6 +30,15 @@ typedef STREAM_TYPE elem;
 #define STR_(x) #x
 #define UNROLL_PRAGMA(n) _Pragma(STR_(GCC unroll n))
 
+/* vector width of the read-only reduction's partial sums: the widest the flags allow */
+#if defined(__AVX512F__)
+#define SUM_VBYTES 64
+#elif defined(__AVX__)
+#define SUM_VBYTES 32
+#else
+#define SUM_VBYTES 16
+#endif
+
 /* vector width of the non-temporal variant: the widest the flags allow */
 #if STREAM_NT && defined(__AVX512F__)
 #define VBYTES 64
@@ -82,17 +91,26 @@ static void range(struct stream *t, size_t lo, size_t hi)
 	const elem *restrict b = t->b, *restrict c = t->c;
 	(void)b, (void)c;
 #if STREAM_SUM
-	/* eight independent partial sums, so the adds overlap and the loop is load-bound */
-	elem acc[8] = {0};
+	/* eight independent partial sums of the widest vector the flags allow, so the loop is
+	 * bound by its loads (two a cycle in L1), not by the latency of its additions */
+	typedef elem svec __attribute__((vector_size(SUM_VBYTES), aligned(sizeof(elem))));
+	enum { W = SUM_VBYTES / sizeof(elem), V = 8 };
+	svec acc[V];
+	UNROLL_PRAGMA(8)
+	for (int j = 0; j < V; j++)
+		acc[j] = (svec){0};
 	size_t i = lo;
-	for (; i + 8 <= hi; i += 8)
-		for (int j = 0; j < 8; j++)
-			acc[j] += a[i + j];
-	for (; i < hi; i++)
-		acc[0] += a[i];
+	for (; i + V * W <= hi; i += V * W) {
+		UNROLL_PRAGMA(8) /* the partial sums stay in registers at -O2 too */
+		for (int j = 0; j < V; j++)
+			acc[j] += *(const svec *)&a[i + (size_t)j * W];
+	}
 	elem s = 0;
-	for (int j = 0; j < 8; j++)
-		s += acc[j];
+	for (int j = 0; j < V; j++)
+		for (int l = 0; l < W; l++)
+			s += acc[j][l];
+	for (; i < hi; i++)
+		s += a[i];
 	t->sum += s;
 #elif STREAM_NT
 	typedef elem vec __attribute__((vector_size(VBYTES)));

@@ -1,4 +1,4 @@
-/* sum: s += a[i] (read only), eight partial sums.
+/* sum: s += a[i] (read only), eight vector partial sums.
  * Element type by macro; the loop is in stream.h. */
 #include "macro/ROT_TALLY.h"
 #include "macro/STREAM_NT.h"
