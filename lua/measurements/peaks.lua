@@ -1,17 +1,36 @@
--- the machine's ceilings: compute per precision and ISA, bandwidth per memory level; writes peaks.csv
+-- the machine's ceilings: compute per precision and ISA, bandwidth per memory level in rounds; writes peaks.csv
 local rot = require "rot"
 local peaks = require "rot.machine.peaks"
 local sys = require "rot.sys"
 
 local info = rot.machine.cpuinfo()
-local out, bw = peaks.measure(rot, rot.get("quick"))
+local out, stair = peaks.measure(rot, rot.get("quick"))
 
-io.stdout:write(string.format("%-28s %-9s %7s %12s\n", "name", "kind", "threads", "value"))
+io.stdout:write(string.format("%-22s %-9s %7s %14s %8s %6s  %s\n", "name", "kind", "threads", "value", "spread", "rounds",
+  "how"))
 for _, r in ipairs(out) do
   local v = r.kind == "size" and rot.util.bytes(r.value) or string.format("%.2f %s", r.value, r.unit)
-  io.stdout:write(string.format("%-28s %-9s %7d %12s%s\n", r.name, r.kind, r.threads, v,
-    r.spread and r.spread > 0 and string.format("  (samples up to +%.1f%%)", r.spread * 100) or ""))
+  local how = r.kind == "bandwidth" and string.format("%s at %d size%s", r.kernel, #r.sizes, #r.sizes == 1 and "" or "s")
+    or r.kind == "compute" and (r.kernel .. " " .. r.isa) or ""
+  io.stdout:write(string.format("%-22s %-9s %7d %14s %8s %6s  %s%s\n", r.name, r.kind, r.threads, v,
+    r.spread and string.format("%.1f%%", r.spread * 100) or "", r.rounds or "", how, r.unstable and "  UNSTABLE" or ""))
 end
+local unstable = 0
+for _, r in ipairs(out) do if r.unstable then unstable = unstable + 1 end end
+if unstable > 0 then
+  io.stdout:write(string.format("UNSTABLE: %d ceiling%s whose best rounds still disagree by more than 5%%: the points "
+    .. "it bounds say so (limiter '... (unstable)'); measure again on a quieter machine\n", unstable, unstable == 1 and "" or "s"))
+end
+-- the read kernel measures bandwidth, not its additions' latency: L1 against two loads a cycle
+local clock = out[1] and out[1].clock
+local vec = info.flags.avx512f and 64 or info.flags.avx2 and 32 or 16
+for _, r in ipairs(out) do
+  if r.name == "read_L1" and r.threads == 1 and clock then
+    io.stdout:write(string.format("read L1, 1 thread: %.1f GB/s = %.0f%% of two %d-byte loads a cycle at %.2f GHz\n",
+      r.value, r.value / (2 * vec * clock) * 100, vec, clock))
+  end
+end
+if clock then io.stdout:write(string.format("core clock (dependent imul chain, CPU 0): %.3f GHz\n", clock)) end
 -- peaks.csv here, and the machine's copy in the cache directory that every roofline uses
 local dir = rot.output_dir()
 peaks.write_csv(dir .. "/peaks.csv", out)
@@ -20,6 +39,6 @@ if #out > 0 then -- nothing measured (rot build): nothing stored
   peaks.write_csv(peaks.path(rot.get("cacheDir"), rot.machine.fingerprint(rot.config), rot.get("quick")), out)
 end
 
--- the bandwidth staircase behind the plateaus
-bw:staircase { name = "peaks-bandwidth", title = "bandwidth vs working set (" .. info.model .. ")",
+-- the bandwidth staircase behind the plateaus (the best of each size over its rounds)
+rot.results(stair):staircase { name = "peaks-bandwidth", title = "bandwidth vs working set (" .. info.model .. ")",
   series = function(r) return peaks.streams[r.point.stream].name .. ", " .. r.point.threads .. " thread(s)" end }

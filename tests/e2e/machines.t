@@ -40,9 +40,9 @@ l1=$(sed -n 's/^L1_effective,size,1,\([0-9.e+]*\),.*/\1/p' "$stored")
 if test -z "$l1" || ! test -s "$T/lim"; then
 	false
 elif awk -v s="$l1" 'BEGIN { exit !(s + 0 > 6144) }'; then
-	grep -qx "L1 bw" "$T/lim"
+	grep -q "^L1 bw" "$T/lim"
 else
-	grep -q "bw$" "$T/lim" && ! grep -qx "L1 bw" "$T/lim"
+	grep -q " bw" "$T/lim" && ! grep -q "^L1 bw" "$T/lim"
 fi
 ok $? "the 6 KiB point is limited by L1 exactly when the measured L1 holds it (L1 ${l1:-none} B; limiter $(cat "$T/lim"))"
 # the rule: above its bound beyond its spread, the ceiling's and bestEpsilon (0.02) is marked;

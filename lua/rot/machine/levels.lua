@@ -210,22 +210,6 @@ end
 -- a noisy sweep: flat_tail).
 M.tail_tolerance = 0.05
 
--- The noise of a group of samples: the median cross-round spread of their sizes when they
--- carry rounds (s.rounds = {gbs, ...}), else their relative median absolute deviation.
-local function noise(samples)
-  local d = {}
-  for _, x in ipairs(samples) do
-    if x.rounds and #x.rounds >= 2 then
-      local lo, hi = math.min(table.unpack(x.rounds)), math.max(table.unpack(x.rounds))
-      d[#d + 1] = (hi - lo) / lo
-    end
-  end
-  if #d > 0 then return median(d) end
-  local m = median(values(samples))
-  for i, x in ipairs(samples) do d[i] = math.abs(x.gbs - m) / m end
-  return median(d) or 0
-end
-
 -- Least squares of log(bandwidth) on log2(size): the slope (log change an octave) and the
 -- relative median absolute residual of samples.
 local function fit(samples)
@@ -246,8 +230,9 @@ end
   at least an octave, that fall by less than half the tolerance an octave (a line fitted
   through them: a gentle slope of a few percent an octave is not flat, noise both ways is) and
   lie within the tolerance of their median; grown downward while they stay so. The tolerance
-  is 5%, or three times their noise where that is larger (the rounds' spread; one round: the
-  scatter about the fitted line); the slope allowed, 2.5% an octave or 1.5 times the noise. Returns {first= index, samples=, gbs= median, lo=, hi=, n=,
+  is 5%, or three times their scatter about the fitted line where that is larger, at most the
+  level tolerance (12%: noisier than that, the ceiling is unstable anyway); the slope allowed,
+  half of it an octave. Returns {first= index, samples=, gbs= median, lo=, hi=, n=,
   spread=, tolerance=, slope=} or nil when the largest sizes are not flat yet. ]]
 function M.flat_tail(sorted, min)
   min = min or 3
@@ -256,9 +241,8 @@ function M.flat_tail(sorted, min)
     if sorted[n].ws >= 2 * sorted[first].ws then
       local c = { table.unpack(sorted, first, n) }
       local slope, scatter = fit(c)
-      local nz = c[1].rounds and noise(c) or scatter
-      local tol = math.max(M.tail_tolerance, 3 * nz)
-      local m, ok = median(values(c)), -slope <= math.log(1 + math.max(M.tail_tolerance / 2, 1.5 * nz))
+      local tol = math.min(math.max(M.tail_tolerance, 3 * scatter), M.tolerance)
+      local m, ok = median(values(c)), -slope <= math.log(1 + tol / 2)
       for _, x in ipairs(c) do ok = ok and within(x.gbs, m, tol) end
       if ok then found = { first = first, tol = tol, slope = slope } elseif found then break end
     end
@@ -270,11 +254,12 @@ function M.flat_tail(sorted, min)
 end
 
 --[[ The named cache levels of the segments: matched to the reported levels in size (a
-  reported level without a step of its own shares the plateau that covers it); more steps
+  reported level without a step of its own shares the plateau that covers it, or DRAM's tail);
+  more steps
   than reported levels: the first ones carry the reported names and sizes in order, each
   further step (between the last reported cache and DRAM) is a level of its own, L4, ...,
   that the machine does not report. ]]
-local function name_levels(segs, reported)
+local function name_levels(segs, reported, tail)
   local levels = {}
   if #reported == 0 or #segs > #reported then
     for i, g in ipairs(segs) do
@@ -289,7 +274,7 @@ local function name_levels(segs, reported)
   local seg_of, cover = {}, 1
   for i, j in ipairs(match(bps, reported)) do seg_of[j] = i end
   for j, r in ipairs(reported) do
-    levels[#levels + 1] = { name = r.name, reported = r.size, seg = segs[seg_of[j] or cover], own = seg_of[j] ~= nil }
+    levels[#levels + 1] = { name = r.name, reported = r.size, seg = segs[seg_of[j] or cover] or tail, own = seg_of[j] ~= nil }
     if seg_of[j] then cover = seg_of[j] + 1 end
   end
   return levels
@@ -308,16 +293,24 @@ end
   plateau just above it within the level tolerance is DRAM's transition (counted in DRAM's
   range, never in its value); a further step above the tail is a level of its own. Returns
   { {name=, gbs=, spread=, effective=, reported=, upper=, n=, kind=, sizes=, unreported=}, ...,
-  {name="DRAM", gbs=, n=, from=, sizes=, tolerance=} }, or nil, reason, "tail" when the largest
-  sizes are not flat yet (the sweep must go further) / "plateau" when no cache level shows. ]]
-function M.detect(samples, reported)
-  reported = reported or {}
+  {name="DRAM", gbs=, n=, from=, sizes=, tolerance=, flat=} }, or nil, reason, "tail" when the
+  largest sizes are not flat yet (the sweep must go further) / "plateau" when no cache level
+  shows. o.final: the sweep can go no further; a tail that is not flat is then its last
+  octave, with flat = false. ]]
+function M.detect(samples, reported, o)
+  reported, o = reported or {}, o or {}
   local sorted = {}
   for _, x in ipairs(samples) do
     if x.gbs and x.gbs > 0 and x.ws and x.ws > 0 then sorted[#sorted + 1] = { ws = x.ws, gbs = x.gbs, rounds = x.rounds } end
   end
   table.sort(sorted, function(a, b) return a.ws < b.ws end)
   local tail = M.flat_tail(sorted)
+  if not tail and o.final and #sorted >= 3 then -- the sweep can go no further: its last octave
+    local first = #sorted - 2
+    while first > 1 and sorted[first - 1].ws * 2 > sorted[#sorted].ws do first = first - 1 end
+    tail = segment({ table.unpack(sorted, first, #sorted) }, "tail")
+    tail.first, tail.tolerance, tail.flat = first, M.tolerance, false
+  end
   if not tail then return nil, "the largest sizes are not flat yet: no DRAM tail", "tail" end
   local segs = M.segments({ table.unpack(sorted, 1, tail.first - 1) }, nil, { smooth = false, end_plateau = 3 })
   -- a last plateau within the tolerance of DRAM is its transition; one below it, noise
@@ -329,14 +322,14 @@ function M.detect(samples, reported)
   last.breakpoint = crossing(sorted, last, tail, math.sqrt(last.gbs * tail.gbs))
   last.upper = tail.lo
   local out = {}
-  for _, l in ipairs(name_levels(segs, reported)) do
+  for _, l in ipairs(name_levels(segs, reported, tail)) do
     local g = l.seg
     out[#out + 1] = { name = l.name, reported = l.reported, gbs = g.gbs, spread = g.spread, kind = g.kind, n = g.n,
       effective = (l.own ~= false) and g.breakpoint or nil, upper = (l.own ~= false) and g.upper or nil,
       sizes = sizes_of(g.samples), unreported = l.unreported }
   end
   out[#out + 1] = { name = "DRAM", gbs = tail.gbs, n = tail.n, from = tail.lo, kind = "tail", spread = tail.spread,
-    sizes = sizes_of(tail.samples), tolerance = tail.tolerance }
+    sizes = sizes_of(tail.samples), tolerance = tail.tolerance, flat = tail.flat ~= false }
   return out
 end
 

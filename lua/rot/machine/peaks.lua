@@ -1,10 +1,11 @@
--- rot.machine.peaks: the machine's ceilings, measured: compute per precision and ISA class; bandwidth
--- per memory level from working-set sweeps whose plateaus and breakpoints (rot.machine.levels) give each
--- level's bandwidth and effective size; stored per machine (rot.machine's identity).
+-- rot.machine.peaks: the machine's ceilings: compute per precision and ISA class, bandwidth per
+-- memory level (rot.machine.bandwidth), each with its spread and how it was obtained; stored
+-- per machine (rot.machine's identity) as peaks.csv, and read back for bounds and rooflines.
 local sys = require "rot.sys"
 local util = require "rot.util"
 local machine = require "rot.machine"
 local levels = require "rot.machine.levels"
+local bandwidth = require "rot.machine.bandwidth"
 
 local M = {}
 
@@ -17,10 +18,8 @@ M.isa = {
 }
 M.opcode = { fma = 0, add = 1, mul = 2 }
 
--- Bandwidth kernels: read, write, triad (names as in peaks.csv). Triad's staircase decides
--- where the levels are; the others are read off it.
-M.streams = { { name = "read", kernel = "sum", arrays = 1 }, { name = "write", kernel = "fill", arrays = 1 },
-  { name = "triad", kernel = "triad", arrays = 3 } }
+-- Bandwidth kernels: read, write, triad (rot.machine.bandwidth).
+M.streams = bandwidth.streams
 
 -- Where the machine's peaks are stored: one file per machine identity.
 function M.path(cache_dir, fp, quick)
@@ -33,46 +32,35 @@ function M.thread_counts()
   return n > 1 and { 1, n } or { 1 }
 end
 
-local MiB = 1024 * 1024
+--[[ peaks.csv: one ceiling a row. name, kind (compute, bandwidth, latency, or size for
+  L2_effective, L2_reported, DRAM_from in bytes), threads, value, unit, spread (how far below
+  the best the third best round lay; with one round, how far above the value its samples
+  reached), then how the value was obtained: unstable (1: its rounds still disagree by more
+  than 5%), rounds, median (of the rounds' values), kernel, isa (class or flags), pinning
+  (CPUs, ';'-separated), sizes (working sets in bytes, ';'-separated), clock_GHz (the core
+  clock, from a dependent imul chain, measured before the ceilings), date (UTC). Files with
+  the first six columns only (older ones, or written by hand) are read as well. ]]
+M.columns = { "name", "kind", "threads", "value", "unit", "spread", "unstable", "rounds", "median", "kernel", "isa",
+  "pinning", "sizes", "clock_GHz", "date" }
 
---[[ How far the sweeps go first: 512 MiB (256 MiB quick), whatever the machine reports (it may
-  report no cache, or a 508 MiB L3 that is really 32 MiB); they grow later while no DRAM
-  plateau shows, never beyond a quarter of the memory. Returns the first target and that limit. ]]
-function M.extent(quick)
-  local topo = machine.topology()
-  local cap = topo.memory > 0 and topo.memory // 4 or 4096 * MiB
-  return math.min((quick and 256 or 512) * MiB, cap), cap
+local function cell(v)
+  if v == nil then return "" end
+  if type(v) == "boolean" then return v and "1" or "0" end
+  if type(v) == "table" then return table.concat(v, ";") end
+  if math.type(v) == "float" then return string.format("%.6g", v) end
+  return tostring(v)
 end
 
--- Working-set sizes for the sweep: geometric from 4 KiB up to top, two a factor of two (a
--- plateau needs three samples: one an octave is too few for an L3 on a noisy machine), in a
--- scrambled order (bit reversal), so that a disturbance lasting a few seconds scatters over the
--- staircase instead of drawing a plateau of its own.
-function M.sizes(top)
-  local out, ws = {}, 4096
-  while ws <= top do
-    out[#out + 1] = ws
-    if ws * 3 // 2 <= top then out[#out + 1] = ws * 3 // 2 end
-    ws = ws * 2
-  end
-  local bits = 0
-  while (1 << bits) < #out do bits = bits + 1 end
-  local order = {}
-  for i = 0, (1 << bits) - 1 do
-    local r = 0
-    for b = 0, bits - 1 do if i & (1 << b) ~= 0 then r = r | (1 << (bits - 1 - b)) end end
-    if r < #out then order[#order + 1] = out[r + 1] end
-  end
-  return order
-end
-
--- peaks.csv rows: {name=, kind=, threads=, value=, unit=, spread=}. kind is compute,
--- bandwidth or size; spread says how far the samples behind a value reached above it.
 function M.write_csv(path, rows)
-  local lines = { "name,kind,threads,value,unit,spread" }
+  local lines = { table.concat(M.columns, ",") }
   for _, r in ipairs(rows) do
-    lines[#lines + 1] = string.format("%s,%s,%d,%.6g,%s,%s", r.name, r.kind, r.threads, r.value, r.unit,
-      r.spread and string.format("%.4g", r.spread) or "")
+    local f = {}
+    for i, c in ipairs(M.columns) do
+      local v = r[c == "clock_GHz" and "clock" or c]
+      f[i] = c == "value" and string.format("%.6g", r.value) or c == "spread" and (r.spread and string.format("%.4g", r.spread) or "")
+        or c == "threads" and string.format("%d", r.threads) or cell(v)
+    end
+    lines[#lines + 1] = table.concat(f, ",")
   end
   local ok, err = sys.writefile(path, table.concat(lines, "\n") .. "\n")
   if not ok then util.fail("cannot write '" .. path .. "': " .. err) end
@@ -83,30 +71,48 @@ function M.read_csv(path)
   return text and M.parse_csv(text)
 end
 
--- The rows of peaks.csv text (with or without the spread column); nil when it holds none.
+-- One row of peaks.csv from its fields (nil when it is no ceiling).
+local function parse_row(f)
+  local threads, value = math.tointeger(tonumber(f[3])), tonumber(f[4])
+  if not (f[1] and f[1] ~= "" and f[2] and threads and value and f[5]) then return nil end
+  local r = { name = f[1], kind = f[2], threads = threads, value = value, unit = f[5], spread = tonumber(f[6]) }
+  r.unstable = f[7] == "1" or nil
+  r.rounds, r.median = math.tointeger(tonumber(f[8])), tonumber(f[9])
+  r.kernel, r.isa = f[10] ~= "" and f[10] or nil, f[11] ~= "" and f[11] or nil
+  r.pinning = f[12] and f[12] ~= "" and f[12]:gsub(";", ",") or nil
+  if f[13] and f[13] ~= "" then
+    r.sizes = {}
+    for x in f[13]:gmatch("[^;]+") do r.sizes[#r.sizes + 1] = tonumber(x) end
+  end
+  r.clock, r.date = tonumber(f[14]), f[15] ~= "" and f[15] or nil
+  return r
+end
+
+-- The rows of peaks.csv text (six columns, or the fifteen with provenance); nil when it holds none.
 function M.parse_csv(text)
   local rows = {}
   for line in text:gmatch("[^\n]+") do
-    local name, kind, threads, value, unit, rest = line:match("^([^,]+),([^,]+),(%d+),([^,]+),([^,]+)(.*)$")
-    local spread = rest and tonumber(rest:match("^,([^,]*)$"))
-    if name and tonumber(value) and (rest == "" or rest:match("^,[^,]*$")) then
-      rows[#rows + 1] = { name = name, kind = kind, threads = math.tointeger(tonumber(threads)), value = tonumber(value),
-        unit = unit, spread = spread }
-    end
+    local f = {}
+    for x in (line .. ","):gmatch("([^,]*),") do f[#f + 1] = x end
+    local r = #f >= 5 and (#f <= 6 or #f == #M.columns) and parse_row(f)
+    if r then rows[#rows + 1] = r end
   end
   return #rows > 0 and rows or nil
 end
 
---[[ The memory levels at a thread count: { {name="L1", size=bytes, reported=bytes, gbs=, spread=},
-  ..., {name="DRAM", gbs=, spread=} }. size is the effective size measured by `rot measure
-  peaks` (where bandwidth drops); peaks without sizes (older files, or written by hand) use
-  the sizes this machine reports. A level without a size is left out. ]]
+--[[ The memory levels at a thread count: { {name="L1", size=bytes, reported=bytes, gbs=, spread=,
+  unstable=}, ..., {name="DRAM", gbs=, spread=, unstable=, from=bytes} }. size is the effective
+  size measured by `rot measure peaks` (where bandwidth drops); peaks without sizes (older
+  files, or written by hand) use the sizes this machine reports. A level without a size is
+  left out. DRAM's `from` is where its flat tail begins. ]]
 function M.levels(rows, threads)
-  local sizes, reported, bw, names, seen = {}, {}, {}, {}, {}
+  local sizes, reported, bw, names, seen, from = {}, {}, {}, {}, {}, nil
   for _, r in ipairs(rows) do
     if r.threads == threads then
       local lvl, what = r.name:match("^(L%d+)_(%a+)$")
-      if r.kind == "size" and lvl then
+      if r.kind == "size" and r.name == "DRAM_from" then
+        from = r.value
+      elseif r.kind == "size" and lvl then
         if what == "effective" then sizes[lvl] = r.value elseif what == "reported" then reported[lvl] = r.value end
         if not seen[lvl] then seen[lvl] = true; names[#names + 1] = lvl end
       elseif r.kind == "bandwidth" and r.name:match("^triad_") then
@@ -126,10 +132,11 @@ function M.levels(rows, threads)
     local size = sizes[n] or reported[n]
     if size then
       out[#out + 1] = { name = n, size = size, reported = reported[n], effective = sizes[n],
-        gbs = bw[n] and bw[n].value, spread = bw[n] and bw[n].spread }
+        gbs = bw[n] and bw[n].value, spread = bw[n] and bw[n].spread, unstable = bw[n] and bw[n].unstable }
     end
   end
-  out[#out + 1] = { name = "DRAM", gbs = bw.DRAM and bw.DRAM.value, spread = bw.DRAM and bw.DRAM.spread }
+  out[#out + 1] = { name = "DRAM", gbs = bw.DRAM and bw.DRAM.value, spread = bw.DRAM and bw.DRAM.spread,
+    unstable = bw.DRAM and bw.DRAM.unstable, from = from }
   return out
 end
 
@@ -141,16 +148,19 @@ function M.level_of(ws, lv)
   return lv[#lv]
 end
 
--- Ceilings for a roofline at a thread count: compute = {{label, gflops}}, bandwidth = {{label, gbs}}.
+-- Ceilings for a roofline at a thread count: compute = {{label=, gflops=, name=, spread=,
+-- unstable=, row=}}, bandwidth = {{label=, gbs=, level=, spread=, unstable=, row=}}; row: the
+-- peaks.csv row, with how the value was obtained.
 function M.ceilings(rows, threads, precision)
   precision = precision or "double"
   local compute, bandwidth = {}, {}
   for _, r in ipairs(rows) do
     if r.threads == threads and r.kind == "compute" and r.name:match("^" .. precision .. "_") then
-      compute[#compute + 1] = { label = (r.name:gsub("_", " ")), gflops = r.value, name = r.name, spread = r.spread }
+      compute[#compute + 1] = { label = (r.name:gsub("_", " ")), gflops = r.value, name = r.name, spread = r.spread,
+        unstable = r.unstable, row = r }
     elseif r.threads == threads and r.kind == "bandwidth" and r.name:match("^triad_") then
       bandwidth[#bandwidth + 1] = { label = r.name:gsub("^triad_", "") .. " triad", gbs = r.value,
-        level = r.name:gsub("^triad_", ""), spread = r.spread }
+        level = r.name:gsub("^triad_", ""), spread = r.spread, unstable = r.unstable, row = r }
     end
   end
   table.sort(compute, function(a, b) return a.gflops > b.gflops end)
@@ -170,65 +180,34 @@ function M.nearest_threads(rows, t)
   return best
 end
 
---[[ The levels of one thread count from the three sweeps: samples = {read=, write=, triad=}
-  ({{ws=, gbs=}, ...} each), reported = the cache the t threads can use per level
-  (rot.machine.reported). Triad's staircase decides where the levels are (the first stream
-  with steps, if triad has none). Returns the peaks rows, the disagreement notes and the
-  number of DRAM samples; or nil, reason. ]]
+--[[ The levels of one thread count from one round of the three sweeps: samples = {read=,
+  write=, triad=} ({{ws=, gbs=}, ...} each), reported = the cache the t threads can use per
+  level (rot.machine.reported). Returns the peaks rows, the notes and the number of DRAM
+  samples; or nil, reason. (Recorded staircases in tests; rot measure peaks measures rounds.) ]]
 function M.levels_of(samples, t, reported)
-  local ref, err, refname
-  for _, si in ipairs({ 3, 2, 1 }) do
-    ref, err = levels.detect(samples[M.streams[si].name] or {}, reported)
-    if ref then refname = si; break end
-  end
-  if not ref then return nil, err end
-  local out = {}
-  for _, l in ipairs(ref) do
-    if l.name ~= "DRAM" then
-      if l.effective then out[#out + 1] = { name = l.name .. "_effective", kind = "size", threads = t, value = math.floor(l.effective), unit = "B" } end
-      if l.reported then out[#out + 1] = { name = l.name .. "_reported", kind = "size", threads = t, value = l.reported, unit = "B" } end
-    end
-  end
+  local st = { samples = { [t] = { {}, {}, {} } } }
   for si, s in ipairs(M.streams) do
-    local v
-    if si == refname then
-      v = {}
-      for _, l in ipairs(ref) do if l.gbs then v[l.name] = l end end
-    else
-      v = levels.values(samples[s.name] or {}, ref)
-    end
-    for _, l in ipairs(ref) do
-      if v[l.name] then
-        out[#out + 1] = { name = s.name .. "_" .. l.name, kind = "bandwidth", threads = t, value = v[l.name].gbs, unit = "GB/s",
-          spread = v[l.name].spread }
-      end
+    for _, x in ipairs(samples[s.name] or {}) do
+      st.samples[t][si][x.ws] = { ws = x.ws, rounds = { x.gbs } }
     end
   end
-  return out, levels.disagreements(ref, t .. " thread" .. (t > 1 and "s" or "")), ref[#ref].n or 0
+  local a, why = bandwidth.analyse(st, t, reported)
+  if not a then return nil, why end
+  return a.rows, a.notes, a.levels[#a.levels].n or 0
 end
 
--- M.levels_of on the rows of the bandwidth sweeps of this machine, for t threads.
-function M.analyse(rows, t)
-  local samples = {}
-  for si, s in ipairs(M.streams) do
-    samples[s.name] = {}
-    for _, r in ipairs(rows) do
-      if r.point.stream == si and r.point.threads == t and r.gbs then
-        table.insert(samples[s.name], { ws = r.workingSet, gbs = r.gbs })
-      end
-    end
-  end
-  return M.levels_of(samples, t, machine.reported(machine.pins(t)))
+-- The core clock in GHz, from a dependent imul chain on CPU 0 (nil when it was not measured);
+-- round: a later, independent measurement of it.
+function M.clock(rot, round)
+  local r = rot.measure(rot.space { rot.axis("x", { 1 }) }, function()
+    return { kernel = "clock", params = { n = 1000000 }, pin = { 0 }, flags = "-O2", round = round }
+  end).rows[1]
+  return r.time and r.flops / r.time / 1e9 or nil
 end
 
---[[ Measures the peaks (the shipped peaks script's work, without its output). Returns the rows
-  for peaks.csv and the bandwidth results (for the staircase plot). The sweeps grow until
-  triad shows a DRAM plateau (three samples beyond twice the last effective size, two in quick
-  mode). ]]
-function M.measure(rot, quick)
-  local info = machine.cpuinfo()
-  local threads = M.thread_counts()
-  local points, skipped = {}, {}
+-- The compute points: every ISA class the CPU has, per precision, operation and thread count.
+local function compute_points(threads)
+  local info, points, skipped = machine.cpuinfo(), {}, {}
   for _, isa in ipairs(M.isa) do
     if info.flags[isa.needs] then
       for _, prec in ipairs({ "double", "float" }) do
@@ -241,61 +220,88 @@ function M.measure(rot, quick)
     end
   end
   if #skipped > 0 then io.stderr:write("rot: peaks: skipping ", table.concat(skipped, ", "), "\n") end
+  return points
+end
+
+--[[ The compute ceilings: independent FMA (add) chains in registers; a ceiling whose best-k
+  spread is above 5% is measured again in up to two more rounds, the best round its value. ]]
+local function compute(rot, threads, quick)
+  local points, best = compute_points(threads), {}
   local idx = {}
   for i = 1, #points do idx[i] = i end
-  local compute = rot.measure(rot.space { rot.axis("i", idx) }, function(p)
-    local c = points[p.i]
-    return { kernel = "peakflops", params = { n = quick and 20000 or 200000 }, threads = c.threads, pin = machine.pins(c.threads),
-      flags = c.isa.flags .. " -fno-tree-vectorize -fno-tree-slp-vectorize",
-      macros = { PEAK_TYPE = c.prec, PEAK_LANES = c.isa.lanes[c.prec], PEAK_OP = M.opcode[c.op], PEAK_CHAINS = c.isa.chains } }
-  end)
-  local function sweep(sizes)
-    return rot.measure(rot.space { rot.axis("stream", { 1, 2, 3 }), rot.axis("threads", threads), rot.axis("ws", sizes) },
-      function(p)
-        local s = M.streams[p.stream]
-        return { kernel = s.kernel, params = { n = math.max(64 * p.threads, p.ws // (8 * s.arrays)) }, threads = p.threads,
-          pin = machine.pins(p.threads), flags = "-O3 -march=native" }
-      end)
-  end
-  local top, cap = M.extent(quick)
-  local done = {}
-  local bw = sweep(M.sizes(top))
-  for _, s in ipairs(M.sizes(top)) do done[s] = true end
-  local out, notes = {}, {}
-  for _ = 1, #bw:ok() > 0 and 4 or 0 do -- nothing measured (rot build, or every point failed): nothing to analyse
-    local short = false
-    out, notes = {}, {}
-    for _, t in ipairs(threads) do
-      local rows, n, dram = M.analyse(bw.rows, t)
-      if not rows then
-        notes[#notes + 1] = t .. " thread(s): " .. n
-      else
-        for _, r in ipairs(rows) do out[#out + 1] = r end
-        for _, line in ipairs(n) do notes[#notes + 1] = line end
-        short = short or dram < (quick and 2 or 3)
+  for round = 1, 3 do
+    local res = rot.measure(rot.space { rot.axis("i", idx) }, function(p)
+      local c = points[p.i]
+      return { kernel = "peakflops", params = { n = quick and 20000 or 200000 }, threads = c.threads, pin = machine.pins(c.threads),
+        flags = c.isa.flags .. " -fno-tree-vectorize -fno-tree-slp-vectorize", round = round,
+        macros = { PEAK_TYPE = c.prec, PEAK_LANES = c.isa.lanes[c.prec], PEAK_OP = M.opcode[c.op], PEAK_CHAINS = c.isa.chains } }
+    end)
+    local again = {}
+    for j, r in ipairs(res.rows) do
+      local i = idx[j]
+      if r.gflops then
+        local b = best[i] or { values = {} }
+        best[i] = b
+        table.insert(b.values, r.gflops)
+        if #b.values == 1 then b.spread = r.spread end
+        if (b.spread or 0) > bandwidth.stable then again[#again + 1] = i end
       end
     end
-    if not short or top >= cap then break end
-    top = math.min(2 * top, cap) -- no DRAM plateau yet: a larger last level than reported
-    local more = {}
-    for _, s in ipairs(M.sizes(top)) do if not done[s] then more[#more + 1] = s; done[s] = true end end
-    if #more == 0 then break end
-    for _, r in ipairs(sweep(more).rows) do bw.rows[#bw.rows + 1] = r end
-  end
-  if #notes > 0 then
-    io.stderr:write("rot: peaks: reported and measured cache levels disagree (effective sizes are used): ",
-      table.concat(notes, "; "), "\n")
+    if #again == 0 or round == 3 then break end
+    idx = again
   end
   local rows = {}
-  for i, r in ipairs(compute.rows) do
-    local c = points[i]
-    if r.gflops then
+  for i, c in ipairs(points) do
+    local b = best[i]
+    if b then
+      table.sort(b.values, function(x, y) return x > y end)
+      local k = #b.values
+      local spread = k > 1 and (b.values[1] - b.values[k]) / b.values[k] or b.spread
       rows[#rows + 1] = { name = c.prec .. "_" .. c.isa.name .. "_" .. c.op, kind = "compute", threads = c.threads,
-        value = r.gflops, unit = "GFLOP/s", spread = r.spread }
+        value = b.values[1], unit = "GFLOP/s", spread = spread, rounds = k, median = levels.median(b.values),
+        kernel = "peakflops", isa = c.isa.name, unstable = spread > bandwidth.stable or nil }
     end
   end
-  for _, r in ipairs(out) do rows[#rows + 1] = r end
-  return rows, bw
+  return rows
+end
+
+-- The staircase of the sweeps: the best of each size, stream and thread count over its rounds.
+local function staircase_rows(st)
+  local best, out = {}, {}
+  for _, r in ipairs(st.rows) do
+    local k = r.point.stream .. ":" .. r.point.threads .. ":" .. r.point.ws
+    if r.gbs and (not best[k] or r.gbs > best[k].gbs) then best[k] = r end
+  end
+  for _, r in pairs(best) do out[#out + 1] = r end
+  table.sort(out, function(a, b) return a.point.ws < b.point.ws end)
+  return out
+end
+
+--[[ Measures the peaks (the shipped peaks script's work, without its output): the clock, the
+  compute ceilings, the bandwidth ceilings in rounds. Returns the rows for peaks.csv (with how
+  each was obtained) and the staircase's rows (best of each size over its rounds). ]]
+function M.measure(rot, quick)
+  local threads = M.thread_counts()
+  local date = os.date("!%Y-%m-%dT%H:%M:%SZ")
+  local ghz = M.clock(rot)
+  local rows = compute(rot, threads, quick)
+  local an, st, notes = bandwidth.measure(rot, threads, quick)
+  for _, t in ipairs(threads) do
+    for _, r in ipairs(an[t] and an[t].rows or {}) do rows[#rows + 1] = r end
+  end
+  for _, r in ipairs(rows) do
+    r.clock, r.date = ghz, date
+    if r.kind ~= "size" then
+      r.pinning = machine.pins(r.threads)
+      r.isa = r.isa or "-O3 -march=native"
+    end
+  end
+  local after = #rows > 0 and M.clock(rot, 2)
+  if ghz and after and math.abs(after / ghz - 1) > 0.03 then
+    notes[#notes + 1] = string.format("the core clock moved from %.3f to %.3f GHz while the peaks were measured", ghz, after)
+  end
+  if #notes > 0 then io.stderr:write("rot: peaks: ", table.concat(notes, "; "), "\n") end
+  return rows, staircase_rows(st)
 end
 
 -- The stored peaks of this machine; measured first (saying so) when there are none.

@@ -29,6 +29,7 @@ local function check_name(name)
   end
 end
 
+local unstable_note, bands
 local frame, placer, line_label, label_cmd, point_labels, add_series = place.frame, place.placer, place.line_label,
   place.label_cmd, place.point_labels, place.add_series
 M.frame, M.placer, M.line_label, M.label_cmd, M.point_labels = frame, placer, line_label, label_cmd, point_labels
@@ -104,6 +105,33 @@ local function header(kind, o, xlabel, ylabel, xr, yr, logx, logy)
 end
 M.header = header
 
+-- " (unstable, 12%)" for a ceiling whose rounds still disagree by more than 5%.
+function unstable_note(c)
+  return c.unstable and string.format(" (unstable, %.0f%%)", (c.spread or 0) * 100) or ""
+end
+
+--[[ Each ceiling's band: from the value down by its spread (how far below the best its other
+  rounds lay), drawn under the line, so a reader sees how firm the roof is. Bands go first in
+  `plots`, behind everything else. ]]
+function bands(plots, compute, bandwidth, peak)
+  local out = {}
+  for _, c in ipairs(compute) do
+    if (c.spread or 0) > 0 then
+      out[#out + 1] = string.format("'+' using 1:(%.9g):(%.9g) with filledcurves fc rgb '%s' fs transparent solid 0.18 "
+        .. "noborder notitle", c.gflops / (1 + c.spread), c.gflops, CEILING)
+    end
+  end
+  for _, b in ipairs(bandwidth) do
+    if (b.spread or 0) > 0 then
+      local lo, hi = b.gbs / (1 + b.spread), b.gbs
+      local cap = peak and string.format("%.9g", peak) or "1/0"
+      out[#out + 1] = string.format("'+' using 1:(%.9g*$1 < %s ? %.9g*$1 : 1/0):(%.9g*$1 < %s ? %.9g*$1 : %s) with "
+        .. "filledcurves fc rgb '%s' fs transparent solid 0.18 noborder notitle", lo, cap, lo, hi, cap, hi, cap, CEILING)
+    end
+  end
+  for i = #out, 1, -1 do table.insert(plots, 1, out[i]) end
+end
+
 --[[ roofline{
   rows = results, name = "triad", dir = outputDir, gnuplot = "gnuplot", title = "...",
   series = function(row) -> series name, label = function(row) -> point label,
@@ -128,13 +156,20 @@ function M.roofline(o)
   -- compute ceilings: highest first, equal ones (within 2%) merged into one line
   local compute = {}
   for _, c in ipairs(o.compute or {}) do
-    if c.gflops and c.gflops > 0 then compute[#compute + 1] = { label = c.label, gflops = c.gflops } end
+    if c.gflops and c.gflops > 0 then
+      compute[#compute + 1] = { label = c.label, gflops = c.gflops, spread = c.spread, unstable = c.unstable }
+    end
   end
   table.sort(compute, function(a, b) return a.gflops > b.gflops end)
   local merged = {}
   for _, c in ipairs(compute) do
     local last = merged[#merged]
-    if last and last.gflops / c.gflops < 1.02 then last.label = last.label .. " = " .. c.label else merged[#merged + 1] = c end
+    if last and last.gflops / c.gflops < 1.02 then
+      last.label = last.label .. " = " .. c.label
+      last.spread, last.unstable = math.max(last.spread or 0, c.spread or 0), last.unstable or c.unstable
+    else
+      merged[#merged + 1] = c
+    end
   end
   compute = merged
   local bandwidth = {}
@@ -179,7 +214,7 @@ function M.roofline(o)
   -- compute ceilings: each labelled above its line at the right end; one whose label does not
   -- fit (too close below another) is named in the legend
   for _, c in ipairs(compute) do
-    local text = string.format("%s %.3g GFLOP/s", c.label, c.gflops)
+    local text = string.format("%s %.3g GFLOP/s%s", c.label, c.gflops, unstable_note(c))
     local lab = { x = xr[2], y = c.gflops, text = text, align = "right", dx = -0.5, dy = 0.65, font = g.small }
     local placed = pl.try(lab)
     if placed then
@@ -193,7 +228,7 @@ function M.roofline(o)
   for i, b in ipairs(bandwidth) do
     local roof = ROOFS[(i - 1) % #ROOFS + 1]
     local color = roof[1]
-    local text = string.format("%s %.4g GB/s", b.label, b.gbs)
+    local text = string.format("%s %.4g GB/s%s", b.label, b.gbs, unstable_note(b))
     local lab = line_label(f, pl, b.gbs, text, xr, yr, peak and math.min(peak / b.gbs, xr[2]) or xr[2])
     local placed = lab ~= nil
     if lab then
@@ -204,6 +239,7 @@ function M.roofline(o)
     plots[#plots + 1] = string.format("%s with lines lw 2 dt %d lc rgb '%s' %s", line, roof[2], color,
       placed and "notitle" or ("title " .. q(text))) -- no room on the plot: the key names it
   end
+  bands(plots, compute, bandwidth, peak)
   -- ridge points: where each bandwidth roof meets the top compute roof
   if peak and #bandwidth > 0 then
     gp[#gp + 1] = "$ridges << EOD"

@@ -10,8 +10,9 @@ local M = {}
   T >= max(N_o / P_o, N_B / P_B)). The bytes are those of the level the data lives in
   (peaks.level_of: the smallest level whose effective size holds the working set) in warm mode,
   DRAM in cold mode. compute = {{gflops=, spread=}} (best first), bandwidth = {{level=, gbs=,
-  spread=}}, lv = peaks.levels(). Returns {bound=GFLOP/s, limiter=, fraction=, time_bound=s,
-  dominant=, level=, above=} or nil; above is set when the point beats its bound by more than
+  spread=, unstable=}}, lv = peaks.levels(). Returns {bound=GFLOP/s, limiter=, fraction=,
+  time_bound=s, dominant=, level=, above=, unstable=} or nil; the limiter of a ceiling marked
+  unstable says so ("DRAM bw (unstable)"); above is set when the point beats its bound by more than
   its own spread, the ceiling's (how far the ceiling's own samples reached) and epsilon (the
   best-k tolerance every time carries). ]]
 function M.bound(row, compute, bandwidth, lv, epsilon)
@@ -31,6 +32,8 @@ function M.bound(row, compute, bandwidth, lv, epsilon)
   else
     out.dominant, out.limiter, ceiling = "compute", "compute", compute[1]
   end
+  out.unstable = ceiling and ceiling.unstable or nil
+  if out.unstable then out.limiter = out.limiter .. " (unstable)" end -- its ceiling's rounds disagree
   if row.flops > 0 and out.time_bound > 0 then
     out.bound = row.flops / out.time_bound / 1e9
     out.fraction = row.gflops / out.bound
@@ -50,7 +53,7 @@ end
 --[[ Why a point beat its bound, most likely first: one sentence naming the ceiling. ]]
 function M.why_above(row, lv)
   local l = row.level and peaks.level_of(row.workingSet or 0, lv)
-  if row.limiter == "compute" then
+  if (row.limiter or ""):match("^compute") then
     return "the compute ceiling is probably wrong: measured at another clock (turbo, a governor change) than this point, "
       .. "or the declared flops overstate the work"
   end
@@ -67,7 +70,7 @@ function M.why_above(row, lv)
       util.bytes(row.workingSet), prev.name, util.bytes(prev.size))
   end
   return string.format("the %s ceiling is probably wrong: measured at another clock, or the declared bytes overstate "
-    .. "the traffic (compare with measured counts)", row.limiter or "bandwidth")
+    .. "the traffic (compare with measured counts)", (row.limiter or "bandwidth"):gsub(" %(unstable%)$", ""))
 end
 
 return M

@@ -150,6 +150,12 @@ function M.table(rows, columns, axes, out)
     end
   end
   for _, r in ipairs(rows) do
+    if r.boundUnstable then
+      out:write("(unstable) the ceiling bounding the point still varies by more than 5% over its rounds: its bound is uncertain\n")
+      break
+    end
+  end
+  for _, r in ipairs(rows) do
     if r.multiplexed then
       out:write("* counters were multiplexed: values are scaled by time enabled / time running\n")
       break
@@ -203,6 +209,7 @@ function M.csv(rows, path, axes)
     { "timer_overhead_ns", function(r) return r.timerOverheadNs end },
     { "bound_GFLOPs", function(r) return r.bound end },
     { "limiter", function(r) return r.limiter end },
+    { "bound_unstable", function(r) return r.fraction and (r.boundUnstable and 1 or 0) or nil end },
     { "fraction_of_bound", function(r) return r.fraction end },
     { "above_bound", function(r) return r.fraction and (r.above and 1 or 0) or nil end },
     { "level", function(r) return r.level end },

@@ -82,13 +82,37 @@ local function json_point(r)
     time = r.time, gbs = r.gbs, gflops = r.gflops, intensity = r.intensity, flops = r.flops, bytes = r.bytes,
     counts = r.counts, runs = r.runs, spread = r.spread, threads = r.threads, cacheMode = r.cacheMode,
     level = r.level, bound = r.bound, limiter = r.limiter, fraction = r.fraction, aboveBound = r.above,
+    boundUnstable = r.boundUnstable == true,
     failed = r.failed, source = r.failed and "failed" or r.cached and "cache" or "measured" }
+end
+
+-- The JSON document's description of its own fields: units, and what version 2 adds.
+M.json_version = 2
+local UNITS = { time = "s", timeBound = "s", gbs = "GB/s", gflops = "GFLOP/s", bound = "GFLOP/s", intensity = "flop/B",
+  workingSet = "B", flops = "flop per invocation", bytes = "B per invocation", spread = "fraction",
+  fraction = "fraction of the bound", value = "the ceiling's unit", effective = "B", reported = "B", triadGBs = "GB/s",
+  clock_GHz = "GHz" }
+
+-- The ceilings of a results object as the JSON's "ceilings": every stored field of each.
+local function json_ceilings(c)
+  local out = {}
+  for _, list in ipairs({ c.compute or {}, c.bandwidth or {} }) do
+    for _, x in ipairs(list) do
+      local r = x.row or {}
+      out[#out + 1] = { name = r.name or x.name or x.label, kind = r.kind, threads = r.threads, value = r.value or x.gbs or x.gflops,
+        unit = r.unit, spread = r.spread or x.spread, unstable = r.unstable == true, rounds = r.rounds, median = r.median,
+        kernel = r.kernel, isa = r.isa, pinning = type(r.pinning) == "table" and r.pinning or nil,
+        sizes = r.sizes, clock_GHz = r.clock, date = r.date }
+    end
+  end
+  return out
 end
 
 --[[ json(name) writes outputDir/name.json: the points, the ceilings and the machine in one
   document shaped like the Empirical Roofline Toolkit's roofline.json ("empirical": {"gbytes":
   {"data": [[level, GB/s], ...]}, "gflops": {"data": [[name, GFLOP/s], ...]}, "metadata"}, "spec"),
-  so tools that read ERT's ceilings read rot's; rot's own points and levels are under "rot". ]]
+  so tools that read ERT's ceilings read rot's; rot's own points, levels and ceilings (with
+  their spreads and how each was obtained) are under "rot", with its version and units. ]]
 function Results:json(name)
   self:bounds()
   local path = M.csv_path(name):gsub("%.csv$", ".json")
@@ -98,7 +122,8 @@ function Results:json(name)
   for _, x in ipairs(c.compute or {}) do gflops[#gflops + 1] = { x.name or x.label, x.gflops } end
   for _, r in ipairs(self.rows) do points[#points + 1] = json_point(r) end
   for _, l in ipairs(c.levels or {}) do
-    levels[#levels + 1] = { name = l.name, effective = l.effective, reported = l.reported, triadGBs = l.gbs }
+    levels[#levels + 1] = { name = l.name, effective = l.effective, reported = l.reported, triadGBs = l.gbs,
+      spread = l.spread, unstable = l.unstable == true }
   end
   local fp = machine.fingerprint(session.current().config)
   local doc = {
@@ -108,7 +133,8 @@ function Results:json(name)
       metadata = { ROT_MACHINE = machine.id(fp), CPU = fp.cpu, PUS = fp.pus, OPENMP_THREADS = c.threads },
     },
     spec = { gbytes = { data = {} }, gflops = { data = {} } },
-    rot = { points = points, levels = levels, machine = fp, axes = self.axes },
+    rot = { version = M.json_version, units = UNITS, points = points, levels = levels, machine = fp, axes = self.axes,
+      ceilings = json_ceilings(c) },
   }
   local ok, err = sys.writefile(path, util.json(doc) .. "\n")
   if not ok then util.fail("cannot write '" .. path .. "': " .. err, "set -outputDir=DIR to a writable directory") end
@@ -146,7 +172,7 @@ function Results:bounds()
     if b then
       r.bound, r.limiter, r.fraction, r.timeBound, r.dominant, r.level = b.bound, b.limiter, b.fraction, b.time_bound,
         b.dominant, b.level
-      r.above = b.above
+      r.above, r.boundUnstable = b.above, b.unstable
       if b.above then above[#above + 1] = r end
     end
   end

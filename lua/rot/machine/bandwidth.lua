@@ -1,0 +1,320 @@
+--[[ rot.machine.bandwidth: the bandwidth ceilings, measured against noise: read, write and
+  triad swept over working sets in interleaved rounds (sizes, kernels and thread counts
+  scrambled within a round, rounds one after another, never a point's runs back to back),
+  extended until DRAM shows a flat tail beyond four times the last cache; each ceiling the best
+  sustained value over its rounds, with the rounds' spread, more rounds where that spread is
+  above 5%, and marked unstable where it stays so. ]]
+local sys = require "rot.sys"
+local util = require "rot.util"
+local machine = require "rot.machine"
+local levels = require "rot.machine.levels"
+
+local M = {}
+
+local MiB = 1024 * 1024
+
+-- Bandwidth kernels: read, write, triad (names as in peaks.csv). Triad's staircase decides
+-- where the levels are; the others are read at the same sizes. Built into one core, so one
+-- batch and one child measure a round of all three.
+M.streams = { { name = "read", kernel = "sum", arrays = 1 }, { name = "write", kernel = "fill", arrays = 1 },
+  { name = "triad", kernel = "triad", arrays = 3 } }
+local ALONGSIDE = { "fill", "sum", "triad" }
+
+-- A ceiling whose best rounds disagree by more than this is measured again, then unstable.
+M.stable = 0.05
+
+-- Rounds: at first, and at most (quick: fewer, for tests); best-k runs per point at most.
+local function plan(quick)
+  return quick and { rounds = 2, max_rounds = 3, max_runs = 8, per_octave = 1, first = 256 * MiB }
+    or { rounds = 3, max_rounds = 6, max_runs = 10, per_octave = 2, first = 512 * MiB }
+end
+
+-- The largest working set the sweeps may use: a quarter of the memory (the larger of what
+-- hwloc's NUMA nodes and the kernel's MemTotal say; 4 GiB when neither is known).
+function M.cap()
+  local mem = machine.topology().memory
+  local total = tonumber((sys.readfile("/proc/meminfo") or ""):match("MemTotal:%s*(%d+) kB"))
+  mem = math.max(mem, total and total * 1024 or 0)
+  return mem > 0 and mem // 4 or 4096 * MiB
+end
+
+--[[ Working-set sizes from 4 KiB to top, geometric: two an octave (a plateau needs three
+  samples: one an octave is too few for an L3 on a noisy machine), one in quick mode. ]]
+function M.sizes(top, per_octave)
+  local out, ws = {}, 4096
+  while ws <= top do
+    out[#out + 1] = ws
+    if (per_octave or 2) > 1 and ws * 3 // 2 <= top then out[#out + 1] = ws * 3 // 2 end
+    ws = ws * 2
+  end
+  return out
+end
+
+-- The points of a list in a scrambled order that depends on the round (a disturbance of a few
+-- seconds scatters over sizes, kernels and thread counts instead of drawing a plateau).
+local function scramble(points, round)
+  local keyed = {}
+  for i, p in ipairs(points) do
+    local h = (i * 2654435761 + round * 40503) % 4294967296
+    keyed[i] = { h = (h ~ (h >> 13)) * 1103515245 % 4294967296, p = p }
+  end
+  table.sort(keyed, function(a, b) return a.h < b.h end)
+  local out = {}
+  for i, k in ipairs(keyed) do out[i] = k.p end
+  return out
+end
+
+--[[ The samples so far: samples[t][stream][ws] = {ws=, rounds={gbs, ...}} (rounds by their
+  number). Measures one round of points {stream=, threads=, ws=} and adds them. ]]
+local function measure_round(rot, st, round, points)
+  local list = scramble(points, round)
+  local idx = {}
+  for i = 1, #list do idx[i] = i end
+  local res = rot.measure(rot.space { rot.axis("i", idx) }, function(p)
+    local x = list[p.i]
+    local s = M.streams[x.stream]
+    return { kernel = s.kernel, params = { n = math.max(64 * x.threads, x.ws // (8 * s.arrays)) }, threads = x.threads,
+      pin = machine.pins(x.threads), flags = "-O3 -march=native", round = round, alongside = ALONGSIDE,
+      pointChild = "shared" }
+  end)
+  for i, row in ipairs(res.rows) do
+    local x = list[i]
+    local per = st.samples[x.threads][x.stream]
+    per[x.ws] = per[x.ws] or { ws = x.ws, rounds = {} }
+    if row.gbs then per[x.ws].rounds[round] = row.gbs end
+    st.rows[#st.rows + 1] = row
+    row.point = { stream = x.stream, threads = x.threads, ws = row.workingSet or x.ws, round = round }
+  end
+  st.rounds = math.max(st.rounds, round)
+  return #res:ok()
+end
+
+-- The best of each size over its rounds, as levels.detect reads a sweep.
+local function best_of(per)
+  local out = {}
+  for _, x in pairs(per) do
+    local v = {}
+    for _, g in pairs(x.rounds) do v[#v + 1] = g end
+    if #v > 0 then out[#out + 1] = { ws = x.ws, gbs = math.max(table.unpack(v)), rounds = v } end
+  end
+  table.sort(out, function(a, b) return a.ws < b.ws end)
+  return out
+end
+
+--[[ One ceiling from its rounds: per round the median over the level's sizes (its sustained
+  value in that round), the ceiling the best of them; spread how far the third best (the
+  second with two rounds) lies below it (one round: how far its samples reach above the
+  value). {gbs=, median=, spread=, rounds=, values=}. ]]
+function M.ceiling(per, sizes)
+  local by = {}
+  for _, ws in ipairs(sizes) do
+    for r, g in pairs(per[ws] and per[ws].rounds or {}) do
+      by[r] = by[r] or {}
+      table.insert(by[r], g)
+    end
+  end
+  local v, one = {}, nil
+  for _, gs in pairs(by) do v[#v + 1] = levels.median(gs); one = gs end
+  if #v == 0 then return nil end
+  table.sort(v, function(a, b) return a > b end)
+  local k = math.min(#v, 3)
+  local spread = (v[1] - v[k]) / v[k]
+  if #v == 1 then spread = (math.max(table.unpack(one)) - v[1]) / v[1] end -- one round: its samples' reach
+  return { gbs = v[1], median = levels.median(v), spread = spread, rounds = #v, values = v }
+end
+
+-- The last cache reported for t threads (their summed instances), 0 when none is.
+local function llc_reported(t)
+  local rep = machine.reported(machine.pins(t))
+  return rep[#rep] and rep[#rep].size or 0
+end
+
+--[[ The levels and ceilings of t threads from the samples so far: triad's staircase (the best
+  of each size over its rounds) says where the levels are; each stream's ceiling per level
+  comes from its rounds at that level's sizes. Returns {levels=, rows=, notes=}, or nil, why
+  and what ("tail": the largest sizes are not flat yet). st.final: the sweep goes no further
+  (a DRAM tail that is not flat is then its last octave, unstable). ]]
+function M.analyse(st, t, reported)
+  local lv, why, what = levels.detect(best_of(st.samples[t][3]), reported, { final = st.final })
+  if not lv then return nil, why, what end
+  local rows = {}
+  for _, l in ipairs(lv) do
+    if l.name ~= "DRAM" then
+      if l.effective then rows[#rows + 1] = { name = l.name .. "_effective", kind = "size", threads = t, value = math.floor(l.effective), unit = "B" } end
+      if l.reported then rows[#rows + 1] = { name = l.name .. "_reported", kind = "size", threads = t, value = l.reported, unit = "B" } end
+    else
+      rows[#rows + 1] = { name = "DRAM_from", kind = "size", threads = t, value = math.floor(l.from), unit = "B" }
+    end
+  end
+  for si, s in ipairs(M.streams) do
+    for _, l in ipairs(lv) do
+      local c = M.ceiling(st.samples[t][si], l.sizes)
+      if c then
+        rows[#rows + 1] = { name = s.name .. "_" .. l.name, kind = "bandwidth", threads = t, value = c.gbs, unit = "GB/s",
+          spread = c.spread, median = c.median, rounds = c.rounds, sizes = l.sizes, kernel = s.kernel, stream = si,
+          level = l.name, unflat = l.flat == false or nil }
+      end
+    end
+  end
+  local notes = levels.disagreements(lv, t .. " thread" .. (t > 1 and "s" or ""))
+  if lv[#lv].flat == false then
+    notes[#notes + 1] = string.format("%d thread(s): DRAM shows no flat tail up to %s: its ceiling is the last octave's, unstable",
+      t, util.bytes(lv[#lv].sizes[#lv[#lv].sizes]))
+  end
+  return { levels = lv, rows = rows, notes = notes }
+end
+
+-- The points of every stream at sizes (a set), for t threads.
+local function points_at(t, sizes, streams)
+  local out = {}
+  for _, si in ipairs(streams or { 1, 2, 3 }) do
+    for ws in pairs(sizes) do out[#out + 1] = { stream = si, threads = t, ws = ws } end
+  end
+  return out
+end
+
+-- Every thread count's analysis; nil entries where the staircase shows no levels yet.
+local function analyse_all(st, threads)
+  local out, missing = {}, nil
+  for _, t in ipairs(threads) do
+    local a, why, what = M.analyse(st, t, machine.reported(machine.pins(t)))
+    out[t] = a
+    if not a then missing = missing or { t = t, why = why, what = what } end
+  end
+  return out, missing
+end
+
+--[[ Round 1: the sweep from 4 KiB up to 4x the largest reported last-level cache (at least
+  512 MiB, 256 MiB quick), extended (doubling) while the largest sizes are not flat yet or 4x
+  the effective last cache lies beyond them, never past a quarter of the memory. ]]
+local function staircase(rot, st, threads, p)
+  local cap, want = M.cap(), p.first
+  for _, t in ipairs(threads) do want = math.max(want, 4 * llc_reported(t)) end
+  local top, done = math.min(want, cap), {}
+  if want > cap then st.bounded = want end
+  for _ = 1, 5 do
+    local pts = {}
+    for _, ws in ipairs(M.sizes(top, p.per_octave)) do
+      if not done[ws] then
+        done[ws] = true
+        for _, t in ipairs(threads) do
+          for _, x in ipairs(points_at(t, { [ws] = true })) do pts[#pts + 1] = x end
+        end
+      end
+    end
+    if #pts == 0 then break end
+    if measure_round(rot, st, 1, pts) == 0 then return end -- nothing measured (rot build)
+    local an, missing = analyse_all(st, threads)
+    local more = missing and missing.what == "tail"
+    for _, a in pairs(an) do
+      local lv = a.levels
+      local last = lv[#lv - 1]
+      more = more or (last and 4 * math.max(last.effective or 0, last.reported or 0) > top)
+    end
+    if not more then break end
+    if top >= cap then st.bounded = st.bounded or 2 * top; break end
+    top = math.min(2 * top, cap)
+  end
+  st.final = true
+end
+
+-- The sizes that define ceilings (every level's plateau and the DRAM tail), per thread count;
+-- only the levels in `which` ({[t] = {[level] = true}}) when given.
+local function defining(an, which)
+  local out = {}
+  for t, a in pairs(an) do
+    local set = {}
+    for _, l in ipairs(a.levels) do
+      if not which or (which[t] and which[t][l.name]) then
+        for _, ws in ipairs(l.sizes or {}) do set[ws] = true end
+      end
+    end
+    out[t] = set
+  end
+  return out
+end
+
+-- The rows of an analysis whose spread asks for another round: {[t] = {[level] = true}}, or nil.
+local function spreading(an)
+  local out, any = {}, false
+  for t, a in pairs(an) do
+    for _, r in ipairs(a.rows) do
+      if r.kind == "bandwidth" and r.rounds and r.spread > M.stable then
+        out[t] = out[t] or {}
+        out[t][r.level] = true
+        any = true
+      end
+    end
+  end
+  return any and out or nil
+end
+
+-- One more round at the given sizes ({[t] = set}), of the given streams.
+local function another(rot, st, sizes, streams)
+  local pts = {}
+  for t, set in pairs(sizes) do
+    for _, x in ipairs(points_at(t, set, streams)) do pts[#pts + 1] = x end
+  end
+  if #pts > 0 then measure_round(rot, st, st.rounds + 1, pts) end
+end
+
+-- Read-only DRAM below triad beyond their spreads, for t threads: {read=, triad=} rows, or nil.
+local function contradiction(a)
+  local by = {}
+  for _, r in ipairs(a.rows) do if r.level == "DRAM" then by[r.stream] = r end end
+  local rd, tr = by[1], by[3]
+  if rd and tr and rd.value * (1 + rd.spread) * (1 + tr.spread) < tr.value then return { read = rd, triad = tr } end
+  return nil
+end
+
+--[[ Measures the bandwidth ceilings of every thread count: returns the analyses per thread
+  count (rows marked unstable where the rounds still disagree by more than 5%), the state (its
+  rows for the staircase plot, rounds, bounded) and notes for the user. ]]
+function M.measure(rot, threads, quick)
+  local p = plan(quick)
+  local st = { samples = {}, rows = {}, rounds = 0 }
+  for _, t in ipairs(threads) do st.samples[t] = { {}, {}, {} } end
+  local saved = rot.get("maxRuns")
+  rot.set("maxRuns", math.min(saved, p.max_runs)) -- rounds, not runs, fight the noise here
+  staircase(rot, st, threads, p)
+  local an = analyse_all(st, threads)
+  for _ = 2, p.rounds do
+    if next(an) == nil then break end
+    another(rot, st, defining(an))
+    an = analyse_all(st, threads)
+  end
+  while st.rounds < p.max_rounds and next(an) ~= nil do
+    local which = spreading(an)
+    local contra = {}
+    for t, a in pairs(an) do if contradiction(a) then contra[t] = { DRAM = true } end end
+    if not which and next(contra) == nil then break end
+    another(rot, st, defining(an, which or contra))
+    an = analyse_all(st, threads)
+  end
+  rot.set("maxRuns", saved)
+  return an, st, M.notes(an, st)
+end
+
+-- What the user should know of the sweeps: bounded sizes, read below triad, unstable ceilings.
+function M.notes(an, st)
+  local notes = {}
+  if st.bounded then
+    notes[#notes + 1] = string.format("the DRAM sweep stops at a quarter of the memory (%s); 4x the last cache would be %s",
+      util.bytes(M.cap()), util.bytes(st.bounded))
+  end
+  for t, a in pairs(an) do
+    for _, line in ipairs(a.notes) do notes[#notes + 1] = line end
+    local c = contradiction(a)
+    if c then
+      notes[#notes + 1] = string.format("%d thread(s): read-only DRAM %.1f GB/s stays below triad %.1f GB/s beyond their "
+        .. "spreads (%.1f%%, %.1f%%) after %d rounds: one stream's misses in flight limit it where triad's three do not",
+        t, c.read.value, c.triad.value, c.read.spread * 100, c.triad.spread * 100, c.read.rounds)
+    end
+    for _, r in ipairs(a.rows) do
+      if r.kind == "bandwidth" and ((r.rounds and r.spread > M.stable) or r.unflat) then r.unstable = true end
+    end
+  end
+  return notes
+end
+
+return M

@@ -1,0 +1,8 @@
+#!/bin/sh
+# Ceilings from rounds on recorded staircases: the best sustained round, its spread, the unstable
+# marking in peaks.csv and in the limiter of the points it bounds.
+cd "$(dirname "$0")/.." || exit 1
+export XDG_CONFIG_HOME="$(mktemp -d)"
+export ROT_TEST_TMP="$(mktemp -d)"
+trap 'rm -rf "$XDG_CONFIG_HOME" "$ROT_TEST_TMP"' EXIT
+./rot run tests/lua/ceilings.lua

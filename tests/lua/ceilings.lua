@@ -1,0 +1,99 @@
+-- Ceilings from rounds (rot.machine.bandwidth), as a noisy machine gives them: the best sustained
+-- round, the rounds' spread, the unstable marking and where it shows (peaks.csv, bounds, the
+-- limiter), on recorded staircases. Run by tests/ceilings.t.
+local t = require "tap"
+local bandwidth = require "rot.machine.bandwidth"
+local peaks = require "rot.machine.peaks"
+local bounds = require "rot.results.bounds"
+local sys = require "rot.sys"
+
+local MiB = 1024 * 1024
+
+-- this host's slope (tests/fixtures/staircase/epyc-kvm-slope.csv) in three rounds: round 2 a
+-- neighbour's burst (DRAM 20% lower, L3 7% lower, L1 and L2 within 1%), round 3 within 1% of round 1
+local slope = {}
+for line in assert(sys.readfile("tests/fixtures/staircase/epyc-kvm-slope.csv")):gmatch("[^\n]+") do
+  local ws, g = line:match("^triad,1,(%d+),([%d.]+),")
+  if ws then slope[#slope + 1] = { ws = tonumber(ws), gbs = tonumber(g) } end
+end
+local function state(factor2, factor3)
+  local st = { samples = { [1] = { {}, {}, {} } }, final = true }
+  for _, x in ipairs(slope) do
+    local dram, l3 = x.ws >= 768 * MiB, x.ws > MiB and x.ws <= 32 * MiB
+    local r2 = dram and factor2 or l3 and 0.93 or 0.995
+    local r3 = dram and factor3 or 0.99
+    for si, f in ipairs({ 1.3, 0.8, 1 }) do -- read, write, triad
+      st.samples[1][si][x.ws] = { ws = x.ws, rounds = { x.gbs * f, x.gbs * f * r2, x.gbs * f * r3 } }
+    end
+  end
+  return st
+end
+local rep = { { name = "L1", size = 48 * 1024 }, { name = "L2", size = MiB }, { name = "L3", size = 508 * MiB } }
+local a = bandwidth.analyse(state(0.8, 0.99), 1, rep)
+local by = {}
+for _, r in ipairs(a.rows) do by[r.name] = r end
+t.ok(math.abs(by.triad_DRAM.value - 33.1) < 0.5, "the DRAM ceiling is the best round's sustained value (" .. by.triad_DRAM.value .. ")")
+t.is(by.triad_DRAM.rounds, 3, "from three rounds")
+t.ok(math.abs(by.triad_DRAM.spread - 0.25) < 0.01, "its spread: how far below it the third best round lies (1/0.8: 25%)")
+t.ok(math.abs(by.triad_L3.spread - 1 / 0.93 + 1) < 0.01, "L3's spread 7.5%")
+bandwidth.notes({ [1] = a }, { rows = {} })
+t.ok(by.triad_DRAM.unstable and by.triad_L3.unstable, "spreads above 5% are marked unstable")
+t.ok(not by.triad_L1.unstable and by.triad_L1.spread < 0.05, "L1 (rounds within 1%) is not")
+t.ok(by.read_DRAM.value > by.triad_DRAM.value, "read, write and triad DRAM from the same rounds and sizes")
+local calm = bandwidth.analyse(state(0.99, 0.98), 1, rep)
+bandwidth.notes({ [1] = calm }, { rows = {} })
+for _, r in ipairs(calm.rows) do by[r.name] = r end
+t.ok(not by.triad_DRAM.unstable and by.triad_DRAM.spread < 0.05, "rounds within 2%: DRAM stable")
+
+-- read-only DRAM below triad beyond their spreads: one line saying so, with the figures
+local st = state(0.99, 0.98)
+for ws, x in pairs(st.samples[1][1]) do
+  if ws >= 768 * MiB then for i, g in ipairs(x.rounds) do x.rounds[i] = g / 1.3 * 0.6 end end
+end
+local notes = bandwidth.notes({ [1] = bandwidth.analyse(st, 1, rep) }, { rows = {} })
+local said = table.concat(notes, "; ")
+t.ok(said:find("read%-only DRAM [%d.]+ GB/s stays below triad [%d.]+ GB/s beyond their spreads") ~= nil,
+  "read below triad beyond the spreads is said, with the figures: " .. said)
+
+-- a sweep that never flattens up to its end: DRAM is its last octave, unstable, and said
+local climbing = state(0.99, 0.98)
+for ws, x in pairs(climbing.samples[1][3]) do
+  if ws >= 768 * MiB then for i, g in ipairs(x.rounds) do x.rounds[i] = g * (768 * MiB / ws) ^ 0.1 end end
+end
+local ca = bandwidth.analyse(climbing, 1, rep)
+for _, r in ipairs(ca.rows) do by[r.name] = r end
+bandwidth.notes({ [1] = ca }, { rows = {} })
+t.ok(by.triad_DRAM.unstable and table.concat(ca.notes, "; "):find("DRAM shows no flat tail up to 3.00 GiB"),
+  "no flat tail by the sweep's end: DRAM unstable, and said")
+climbing.final = false
+t.is(bandwidth.analyse(climbing, 1, rep), nil, "before the end, the sweep is asked to go further")
+
+-- peaks.csv keeps the marking and how each ceiling was obtained
+local rows = {}
+for _, r in ipairs(a.rows) do
+  r.clock, r.date, r.pinning, r.isa = 3.52, "2026-11-23T12:00:00Z", { 0 }, "-O3 -march=native"
+  rows[#rows + 1] = r
+end
+local path = os.getenv("ROT_TEST_TMP") and (os.getenv("ROT_TEST_TMP") .. "/peaks.csv") or os.tmpname()
+peaks.write_csv(path, rows)
+local back = {}
+for _, r in ipairs(peaks.read_csv(path)) do back[r.name] = r end
+local d = back.triad_DRAM
+t.ok(d.unstable and d.rounds == 3 and d.kernel == "triad" and d.clock == 3.52 and d.date == "2026-11-23T12:00:00Z"
+  and d.pinning == "0" and d.sizes and #d.sizes >= 3 and d.sizes[1] == 768 * MiB, "peaks.csv round trip: unstable, rounds, kernel, clock, date, pinning, sizes")
+t.ok(not back.triad_L1.unstable and back.triad_L1.median, "a stable ceiling reads back stable, with its median")
+t.ok(peaks.parse_csv("name,kind,threads,value,unit,spread\ntriad_DRAM,bandwidth,1,30,GB/s,0.01\n")[1].value == 30,
+  "six-column files (older, or written by hand) still read")
+
+-- a point bounded by an unstable ceiling says so in its limiter
+local lv = peaks.levels(peaks.read_csv(path), 1)
+local _, bw = peaks.ceilings(peaks.read_csv(path), 1)
+local b = bounds.bound({ flops = 1e6, bytes = 12e6, time = 12e6 / 30e9, gflops = 1e6 / (12e6 / 30e9) / 1e9,
+  workingSet = 2048 * MiB, cacheMode = "warm" }, {}, bw, lv)
+t.is(b.limiter, "DRAM bw (unstable)", "the limiter of a point bounded by an unstable ceiling says so")
+t.ok(b.unstable, "and the bound carries the marking")
+local b1 = bounds.bound({ flops = 1e6, bytes = 12e6, time = 12e6 / 300e9, gflops = 1e6 / (12e6 / 300e9) / 1e9,
+  workingSet = 16 * 1024, cacheMode = "warm" }, {}, bw, lv)
+t.is(b1.limiter, "L1 bw", "a stable ceiling's limiter is plain")
+os.remove(path)
+t.done()
