@@ -12,6 +12,8 @@ col() { # col FILE NAME: the values of column NAME
 HWLOC_XMLFILE="$FX/ordinary.xml" "$ROOT/rot" run "$ROOT/tests/e2e/print-machine.lua" >"$T/o" 2>"$T/e"
 contains "$T/o" "pus 16 cores 8 numa 2" "HWLOC_XMLFILE simulates another machine (16 PUs, 2 NUMA nodes)"
 contains "$T/o" "L3 31457280" "its caches come from the topology"
+HWLOC_XMLFILE="$FX/vm-oversized-l3.xml" "$ROOT/rot" run "$ROOT/tests/e2e/print-machine.lua" >"$T/o" 2>"$T/e"
+contains "$T/o" '^model "Oxide Virtual Turin-like Processor"$' "a CPU name CPUID pads with blanks is used without them (plot titles, JSON)"
 "$ROOT/rot" run "$ROOT/tests/e2e/print-machine.lua" >"$T/o" 2>"$T/e"
 grep -q "^pus $(nproc) " "$T/o"
 ok $? "without it, the topology is this machine's ($(nproc) PUs)"

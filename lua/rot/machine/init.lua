@@ -62,9 +62,10 @@ end
 function M.cpuinfo()
   if memo.cpuinfo then return memo.cpuinfo end
   local text = sys.readfile("/proc/cpuinfo") or ""
+  local model = M.topology().cpu_model ~= "" and M.topology().cpu_model or text:match("model name%s*:%s*([^\n]+)")
   local info = {
-    model = M.topology().cpu_model ~= "" and M.topology().cpu_model
-      or text:match("model name%s*:%s*([^\n]+)") or "unknown CPU",
+    -- CPUID pads some names with blanks ("... Turin-like Processor            "): not part of the name
+    model = model and model:match("^%s*(.-)%s*$") or "unknown CPU",
     mhz = tonumber(text:match("cpu MHz%s*:%s*([%d.]+)")),
     flags = {},
   }
