@@ -82,6 +82,16 @@ function rot.llc(threads)
   return #lv > 1 and lv[#lv - 1].size or 32 * 1024 * 1024
 end
 
+--[[ A working set that is in DRAM for t threads (default 1), as rot measure peaks decides it:
+  at least four times the larger of the last cache's effective and reported sizes, and at
+  least where the stored DRAM tail begins; never more than a quarter of the memory. ]]
+function rot.dram_size(threads)
+  local lv = rot.levels(threads)
+  local last, dram = lv[#lv - 1], lv[#lv]
+  local ws = 4 * math.max(last and last.size or 32 * 1024 * 1024, last and last.reported or 0)
+  return math.min(math.max(ws, dram.from or 0), require("rot.machine.bandwidth").cap())
+end
+
 -- Sloped ceilings from the data itself: the best bandwidth seen inside each memory level
 -- (effective sizes from the stored peaks, else the reported caches).
 function rot.observed_bandwidth(rows)
