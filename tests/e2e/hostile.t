@@ -25,7 +25,8 @@ entries() { find "$CACHE/results" -type f 2>/dev/null | wc -l; }
 left() { # no process of rot is left running (the core, the kernels it forked, a driver);
 	# a zombie is not running: it waits for init to reap it
 	sleep 0.3
-	! ps -eo stat=,comm= | awk '$1 !~ /^Z/ && ($2 == "rot-core" || $2 == "rot-driver") { found = 1 } END { exit !found }'
+	# this test's own: their command lines name its temp dir (other rot runs may go on beside it)
+	! ps -eo stat=,args= | awk -v t="$T" '$1 !~ /^Z/ && index($0, t) && ($2 ~ /rot-core$/ || $2 ~ /rot-driver$/) { found = 1 } END { exit !found }'
 }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 now() { date +%s.%N; }

@@ -67,7 +67,7 @@ for mode in each shared; do
 	ok $? "-pointChild=$mode: a kernel that kills the measuring core fails its own point, and says how: $(failed 2)"
 done
 sleep 0.3
-! ps -eo stat=,comm= | awk '$1 !~ /^Z/ && ($2 == "rot-core" || $2 == "rot-driver") { f = 1 } END { exit !f }' &&
+! ps -eo stat=,args= | awk -v t="$T" '$1 !~ /^Z/ && index($0, t) && ($2 ~ /rot-core$/ || $2 ~ /rot-driver$/) { f = 1 } END { exit !f }' &&
 	! pgrep -f "$S" >/dev/null
 ok $? "no process is left behind"
 
