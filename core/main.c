@@ -2,6 +2,7 @@
  * parameters, run policy), measures them in traced children, streams each result out. */
 #include "process.h"
 #include "counters.h"
+#include "failure.h"
 #include "registry.h"
 #include "timer.h"
 #ifdef ROT_GPU
@@ -300,8 +301,10 @@ static int batch(const char *input)
 	int have = next_point(in, &ps[0], ids[0], err, sizeof err, &bad);
 	while (have) {
 		if (bad) {
-			printf("begin %s\nstatus failed\nerror %s\nmeta failure input\nend %s\n",
-			       ids[0], err, ids[0]);
+			printf("begin %s\n", ids[0]);
+			failure_write(stdout,
+				      &(struct failure){.kind = FAILURE_INPUT, .message = err});
+			printf("end %s\n", ids[0]);
 			fflush(stdout);
 			rc = 1;
 			have = next_point(in, &ps[0], ids[0], err, sizeof err, &bad);

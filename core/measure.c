@@ -3,6 +3,7 @@
  * rule is met, tell the parent about events, and write the raw outputs. */
 #define _GNU_SOURCE
 #include "measure.h"
+#include "failure.h"
 #include "flush.h"
 #include "sysinfo.h"
 #include "timer.h"
@@ -273,6 +274,12 @@ static void kernel_report(const struct rot_kernel *k, void *state, FILE *out)
 			fprintf(out, "meta report.%s %.17g\n", v[i].name, v[i].value);
 }
 
+/* Writes a failure of the point (its kind and message) for the tracer to report. */
+static void fail(FILE *out, enum failure_kind kind, const char *message)
+{
+	failure_write_error(out, &(struct failure){.kind = kind, .message = message});
+}
+
 /* GPU points: one workload, one host thread, a usable device. -1 after an error line. */
 static int gpu_check(struct point *p, FILE *out, int *gpu)
 {
@@ -282,20 +289,20 @@ static int gpu_check(struct point *p, FILE *out, int *gpu)
 	if (!*gpu)
 		return 0;
 	if (p->nw != 1 || p->w[0].threads != 1) {
-		fprintf(out, "error a GPU kernel runs as the only workload, with one host thread\n"
-			     "meta failure input\n");
+		fail(out, FAILURE_INPUT,
+		     "a GPU kernel runs as the only workload, with one host thread");
 		return -1;
 	}
 #ifdef ROT_GPU
 	char err[512];
 	if (gpu_available(err, sizeof err) < 0) {
-		fprintf(out, "error %s\nmeta failure nodevice\n", err);
+		fail(out, FAILURE_NODEVICE, err);
 		return -1;
 	}
 	gpu_info(out);
 	return 0;
 #else
-	fprintf(out, "error this core was built without CUDA\nmeta failure input\n");
+	fail(out, FAILURE_INPUT, "this core was built without CUDA");
 	return -1;
 #endif
 }
@@ -320,8 +327,9 @@ int measure_point(struct point *p, FILE *out)
 		errno = 0;
 		w->state = k->init(&w->args);
 		if (!w->state) {
-			fprintf(out, "error kernel '%s' failed to initialize: %s\n", k->name,
-				errno ? strerror(errno) : "init returned NULL");
+			snprintf(err, sizeof err, "kernel '%s' failed to initialize: %s", k->name,
+				 errno ? strerror(errno) : "init returned NULL");
+			fail(out, FAILURE_KERNEL, err);
 			goto out;
 		}
 		if (k->buffers)
@@ -337,13 +345,15 @@ int measure_point(struct point *p, FILE *out)
 	size_t flush_bytes = 0;
 	int llc_known = 1;
 	if (need_flush && (flush_bytes = flush_init(&llc_known)) == 0) {
-		fprintf(out, "error cannot allocate the cache-eviction buffer: %s\n",
-			strerror(errno));
+		failure_write_error(out, &(struct failure){.kind = FAILURE_SETUP,
+							   .message = "cannot allocate the "
+								      "cache-eviction buffer",
+							   .err = errno});
 		goto out;
 	}
 	times = calloc((size_t)p->rule.max_runs, sizeof *times);
 	if (!times) {
-		fprintf(out, "error out of memory\n");
+		fail(out, FAILURE_SETUP, "out of memory");
 		goto out;
 	}
 	uint64_t ov_ns, ov_tsc;
@@ -351,7 +361,7 @@ int measure_point(struct point *p, FILE *out)
 	sysinfo_static(out, sched_getcpu());
 	sysinfo_frequency(out, "Before", sched_getcpu());
 	if (team_start(p, &team, err, sizeof err) < 0) {
-		fprintf(out, "error %s\n", err);
+		fail(out, FAILURE_SETUP, err);
 		goto out_team;
 	}
 	notify(p, EV_WORKLOAD_START, -1);
@@ -363,7 +373,7 @@ int measure_point(struct point *p, FILE *out)
 		reps = calibrate(&team, p->min_run_time);
 	}
 	if (team.gpu_err[0]) {
-		fprintf(out, "error %s\n", team.gpu_err);
+		fail(out, FAILURE_KERNEL, team.gpu_err);
 		goto out_team;
 	}
 	for (int i = 0; i < p->nw; i++)
@@ -389,7 +399,7 @@ int measure_point(struct point *p, FILE *out)
 			flush_caches(bufs, nbufs);
 #ifdef ROT_GPU
 		if (p->cold && gpu && gpu_flush_l2(err, sizeof err) < 0) {
-			fprintf(out, "error %s\n", err);
+			fail(out, FAILURE_KERNEL, err);
 			goto out_team;
 		}
 #endif
@@ -397,7 +407,7 @@ int measure_point(struct point *p, FILE *out)
 		team_run(&team, reps, &r);
 		notify(p, EV_RUN_END, n);
 		if (team.gpu_err[0]) {
-			fprintf(out, "error %s\n", team.gpu_err);
+			fail(out, FAILURE_KERNEL, team.gpu_err);
 			goto out_team;
 		}
 		int disturbed = r.ivcsw > 0 || r.migrations > 0;
@@ -426,7 +436,7 @@ int measure_point(struct point *p, FILE *out)
 			names[i] = p->gpu_metrics[i];
 		if (gpu_profile(p->w[0].args.kernel, p->w[0].state, names, p->ngpu_metrics, values,
 				&passes, err, sizeof err) < 0) {
-			fprintf(out, "error %s\n", err);
+			fail(out, FAILURE_PROFILE, err);
 			goto out_team;
 		}
 		for (int i = 0; i < p->ngpu_metrics; i++)

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "process.h"
 #include "counters.h"
+#include "failure.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -661,50 +662,28 @@ static void write_stderr(struct tracee *tr, FILE *out)
 	}
 }
 
-/* "in run 3", "before the first run": where the kernel's process was when it ended. */
-static const char *where(struct tracee *tr, char *buf, size_t len)
-{
-	if (tr->run < 0)
-		snprintf(buf, len, "before the first timed run");
-	else
-		snprintf(buf, len, "during run %d", tr->run);
-	return buf;
-}
-
 /* Says who sent signal sig that ended the kernel, and where a fault was. */
 static void describe_signal(struct tracee *tr, const char *kname, int sig, FILE *out)
 {
 	const siginfo_t *si = &tr->info[sig];
 	pid_t tid = sig > 0 && sig < 65 ? tr->info_tid[sig] : 0;
-	fprintf(out, "status failed\n");
+	struct failure f = {.kind = FAILURE_SIGNAL, .kernel = kname, .sig = sig, .tid = (int)tid};
 	if (tid && is_fault(sig) && si->si_code > 0) {
-		fprintf(out,
-			"error kernel '%s' crashed: %s (signal %d) in thread %d at address %p\n",
-			kname, strsignal(sig), sig, (int)tid, si->si_addr);
+		f.sender = FAILURE_FAULT;
+		f.addr = si->si_addr;
 	} else if (tid && si->si_code <= 0) {
 		pid_t from = si->si_pid;
-		if (from == tr->pid || tgid_of(from) == tr->pid || thread_find(tr, from))
-			fprintf(out,
-				"error kernel '%s' was killed by %s (signal %d), raised by "
-				"itself in thread %d\n",
-				kname, strsignal(sig), sig, (int)tid);
-		else
-			fprintf(out,
-				"error kernel '%s' was killed by %s (signal %d), sent by "
-				"process %d (uid %d)\n",
-				kname, strsignal(sig), sig, (int)from, (int)si->si_uid);
-	} else if (tid) {
-		fprintf(out,
-			"error kernel '%s' was killed by %s (signal %d), sent by the "
-			"operating system\n",
-			kname, strsignal(sig), sig);
+		if (from == tr->pid || tgid_of(from) == tr->pid || thread_find(tr, from)) {
+			f.sender = FAILURE_SELF;
+		} else {
+			f.sender = FAILURE_PROCESS;
+			f.pid = (int)from;
+			f.uid = (int)si->si_uid;
+		}
 	} else {
-		fprintf(out,
-			"error kernel '%s' was killed by %s (signal %d) from outside (the "
-			"sender of a SIGKILL cannot be seen)\n",
-			kname, strsignal(sig), sig);
+		f.sender = tid ? FAILURE_OS : FAILURE_UNSEEN;
 	}
-	fprintf(out, "meta failure signal\nmeta signal %d\n", sig);
+	failure_write(out, &f);
 }
 
 /* Clears what belongs to one point, keeping the child's live threads (renumbered, the main
@@ -757,14 +736,17 @@ static pid_t child_start(struct tracee *tr, struct point *ps, int first, int las
 	int err_pipe[2] = {-1, -1}, out_pipe[2] = {-1, -1}, st, e = ECHILD;
 	pid_t pid = -1;
 	if (pipe2(err_pipe, O_CLOEXEC) < 0 || pipe2(out_pipe, O_CLOEXEC) < 0) {
-		fprintf(out, "status failed\nerror cannot set up the child: %s\n", strerror(errno));
+		failure_write(out, &(struct failure){.kind = FAILURE_SETUP,
+						     .message = "cannot set up the child",
+						     .err = errno});
 		goto out;
 	}
 	fflush(NULL);
 	pid_t core = getpid();
 	pid = fork();
 	if (pid < 0) {
-		fprintf(out, "status failed\nerror fork: %s\n", strerror(errno));
+		failure_write(
+		    out, &(struct failure){.kind = FAILURE_SETUP, .message = "fork", .err = errno});
 		goto out;
 	}
 	if (pid == 0) {
@@ -778,20 +760,20 @@ static pid_t child_start(struct tracee *tr, struct point *ps, int first, int las
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	if (read(err_pipe[0], &e, sizeof e) == (ssize_t)sizeof e || !WIFSTOPPED(st)) {
-		fprintf(out, "status failed\nerror ptrace(PTRACE_TRACEME) was refused: %s\n",
-			strerror(e));
-		fprintf(out,
-			"meta hint allow tracing one's own children: sysctl "
-			"kernel.yama.ptrace_scope=1 (or 0), or run the container with "
-			"--cap-add=SYS_PTRACE and without a seccomp profile that blocks ptrace\n");
+		failure_write(out,
+			      &(struct failure){.kind = FAILURE_SETUP,
+						.message = "ptrace(PTRACE_TRACEME) was refused",
+						.err = e,
+						.hint = failure_hint_ptrace});
 		goto fail;
 	}
 	if (ptrace(PTRACE_SETOPTIONS, pid, NULL,
 		   (void *)(long)(PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
 				  PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL)) <
 	    0) {
-		fprintf(out, "status failed\nerror ptrace(PTRACE_SETOPTIONS): %s\n",
-			strerror(errno));
+		failure_write(out, &(struct failure){.kind = FAILURE_SETUP,
+						     .message = "ptrace(PTRACE_SETOPTIONS)",
+						     .err = errno});
 		goto fail;
 	}
 	tr->pid = pid;
@@ -799,7 +781,7 @@ static pid_t child_start(struct tracee *tr, struct point *ps, int first, int las
 	tr->main_done = 0;
 	thread_add(tr, pid)->state = T_RUNNING;
 	if (tr->err[0]) {
-		fprintf(out, "status failed\nerror %s\nmeta failure input\n", tr->err);
+		failure_write(out, &(struct failure){.kind = FAILURE_INPUT, .message = tr->err});
 		goto fail;
 	}
 	fcntl(out_pipe[0], F_SETFL, O_NONBLOCK);
@@ -826,34 +808,31 @@ static int point_report(struct tracee *tr, int timed_out, FILE *out)
 {
 	const struct point *p = tr->p;
 	const char *kname = p->w[0].args.kernel->name;
-	char at[64];
 	int status = tr->p_status;
 	copy_records(tr, out);
 	write_thread_table(tr, out);
 	write_stderr(tr, out);
 	if (tr->err[0]) {
-		fprintf(out, "status failed\nerror %s\nmeta failure input\n", tr->err);
+		failure_write(out, &(struct failure){.kind = FAILURE_INPUT, .message = tr->err});
 	} else if (timed_out) {
-		fprintf(out,
-			"status failed\nerror kernel '%s' ran past the timeout of %g s and was "
-			"killed%s%s\nmeta failure timeout\n",
-			kname, p->timeout, tr->stopped ? "; it had stopped itself with " : "",
-			tr->stopped ? strsignal(tr->stopped) : "");
+		failure_write(out, &(struct failure){.kind = FAILURE_TIMEOUT,
+						     .kernel = kname,
+						     .timeout = p->timeout,
+						     .stopsig = tr->stopped});
 	} else if (tr->leftover) {
-		fprintf(out,
-			"status failed\nerror kernel '%s' started a process that outlived it "
-			"(pid %d); killed\nmeta failure leftover\n",
-			kname, (int)tr->leftover);
+		failure_write(out, &(struct failure){.kind = FAILURE_LEFTOVER,
+						     .kernel = kname,
+						     .pid = (int)tr->leftover});
 	} else if (tr->measured) {
 		fprintf(out, "status ok\n");
 		return 0;
 	} else if (WIFSIGNALED(status)) {
 		describe_signal(tr, kname, WTERMSIG(status), out);
 	} else if (!tr->records) {
-		fprintf(out,
-			"status failed\nerror kernel '%s' exited with status %d %s\nmeta "
-			"failure exit\n",
-			kname, WEXITSTATUS(status), where(tr, at, sizeof at));
+		failure_write(out, &(struct failure){.kind = FAILURE_EXIT,
+						     .kernel = kname,
+						     .status = WEXITSTATUS(status),
+						     .run = tr->run});
 	} else if (WEXITSTATUS(status) == 0 && tr->records_rc == 0) {
 		fprintf(out, "status ok\n");
 		return 0;
@@ -921,10 +900,12 @@ int process_measure(struct point *ps, int n, process_done done, void *ctx)
 		}
 		int failed = 1;
 		if (!tr || sfd < 0) {
-			fprintf(out, "status failed\nerror cannot set up the child: %s\n",
-				strerror(errno));
+			failure_write(out, &(struct failure){.kind = FAILURE_SETUP,
+							     .message = "cannot set up the child",
+							     .err = errno});
 		} else if (refused) { /* the counters: every point says why */
-			fprintf(out, "status failed\nerror %s\nmeta failure input\n", tr->err);
+			failure_write(out,
+				      &(struct failure){.kind = FAILURE_INPUT, .message = tr->err});
 		} else {
 			if (!tr->pid) { /* a fresh child for the points from here on */
 				point_reset(tr, &ps[next], next);
