@@ -18,6 +18,7 @@
  * stay around each profiling, so no timed run sees an initialized profiler. */
 #ifdef ROT_GPU
 #include "gpu.h"
+#include "strdist.h"
 
 /* cupti_profiler_host.h includes the C++ header <string>: core/shim/ holds an empty file of
  * that name, found before the CUDA include path, so the header also compiles as C. */
@@ -27,7 +28,6 @@
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 
-#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,27 +251,6 @@ static int known(CUpti_Profiler_Host_Object *obj, const char *metric)
 	return cuptiProfilerHostGetMetricProperties(&mp) == CUPTI_SUCCESS;
 }
 
-static int distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	int prev[256], cur[256];
-	if (la > 250 || lb > 250)
-		return 1000;
-	for (size_t j = 0; j <= lb; j++)
-		prev[j] = (int)j;
-	for (size_t i = 1; i <= la; i++) {
-		cur[0] = (int)i;
-		for (size_t j = 1; j <= lb; j++) {
-			int c = prev[j - 1] + (tolower((unsigned char)a[i - 1]) !=
-					       tolower((unsigned char)b[j - 1]));
-			int d = prev[j] + 1 < cur[j - 1] + 1 ? prev[j] + 1 : cur[j - 1] + 1;
-			cur[j] = c < d ? c : d;
-		}
-		memcpy(prev, cur, (lb + 1) * sizeof *cur);
-	}
-	return prev[lb];
-}
-
 /* The three base metrics nearest to metric's base name (the part before the rollup). */
 static void suggest(FILE *out, CUpti_Profiler_Host_Object *obj, const char *metric)
 {
@@ -300,7 +279,7 @@ static void suggest(FILE *out, CUpti_Profiler_Host_Object *obj, const char *metr
 				dup |= best[j] && strcmp(best[j], bp.ppMetricNames[i]) == 0;
 			if (dup)
 				continue;
-			int d = distance(base, bp.ppMetricNames[i]);
+			int d = strdist_distance(base, bp.ppMetricNames[i]);
 			for (int j = 0; j < 3; j++) {
 				if (d < bestd[j]) {
 					for (int m = 2; m > j; m--) {
