@@ -8,6 +8,7 @@
 #include "timer.h"
 #ifdef ROT_GPU
 #include "gpu.h"
+#include "gpuprof.h"
 #endif
 
 #include <errno.h>
@@ -170,7 +171,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s\n", err);
 			return 1;
 		}
-		return gpu_chip(stdout) == 0 ? 0 : 1;
+		return gpuprof_chip(stdout) == 0 ? 0 : 1;
 	}
 	if (argc == 2 && strcmp(argv[1], "--device") == 0) { /* the device, for machine identity */
 		char err[512];
@@ -181,8 +182,8 @@ int main(int argc, char **argv)
 		return gpu_identity(stdout) == 0 ? 0 : 1;
 	}
 	if (argc >= 4 && strcmp(argv[1], "--metrics") == 0) /* --metrics CHIP NAME... */
-		return gpu_check_metrics(stdout, argv[2], (const char *const *)argv + 3,
-					 argc - 3) == 0
+		return gpuprof_check_metrics(stdout, argv[2], (const char *const *)argv + 3,
+					     argc - 3) == 0
 			   ? 0
 			   : 1;
 #endif

@@ -9,6 +9,7 @@
 #include "timer.h"
 #ifdef ROT_GPU
 #include "gpu.h"
+#include "gpuprof.h"
 #endif
 
 #include <errno.h>
@@ -434,8 +435,8 @@ int measure_point(struct point *p, FILE *out)
 		int passes = 0;
 		for (int i = 0; i < p->ngpu_metrics; i++)
 			names[i] = p->gpu_metrics[i];
-		if (gpu_profile(p->w[0].args.kernel, p->w[0].state, names, p->ngpu_metrics, values,
-				&passes, err, sizeof err) < 0) {
+		if (gpuprof_profile(p->w[0].args.kernel, p->w[0].state, names, p->ngpu_metrics,
+				    values, &passes, err, sizeof err) < 0) {
 			fail(out, FAILURE_PROFILE, err);
 			goto out_team;
 		}
