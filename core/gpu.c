@@ -1,6 +1,5 @@
 /* gpu: the CUDA runtime side of the measuring core (built only when a point has a GPU kernel):
  * the device's availability, properties and identity, event timing and L2 flushing. */
-#ifdef ROT_GPU
 #include "gpu.h"
 #include "gpuprof.h"
 
@@ -131,5 +130,3 @@ int gpu_identity(FILE *out)
 		chip ? chip : "unknown");
 	return 0;
 }
-
-#endif

@@ -16,7 +16,6 @@
  * for the chip name once and keeps the host object and config image (host side, no device
  * needed) while the metric list stays the same; initialize, enable ... disable, deinitialize
  * stay around each profiling, so no timed run sees an initialized profiler. */
-#ifdef ROT_GPU
 #include "gpuprof.h"
 #include "strdist.h"
 
@@ -538,4 +537,3 @@ out:
 	profiler_deinit();
 	return rc;
 }
-#endif

@@ -2,14 +2,11 @@
  * parameters, run policy), measures them in traced children, streams each result out. */
 #include "process.h"
 #include "counters.h"
+#include "device.h"
 #include "failure.h"
 #include "input.h"
 #include "registry.h"
 #include "timer.h"
-#ifdef ROT_GPU
-#include "gpu.h"
-#include "gpuprof.h"
-#endif
 
 #include <errno.h>
 #include <signal.h>
@@ -163,30 +160,9 @@ int main(int argc, char **argv)
 		return timer_report();
 	if (argc >= 3 && strcmp(argv[1], "--declared") == 0)
 		return declared(argc - 2, argv + 2);
-#ifdef ROT_GPU
-	if (argc == 2 &&
-	    strcmp(argv[1], "--chip") == 0) { /* the device's chip, for metric checks */
-		char err[512];
-		if (gpu_available(err, sizeof err) < 0) {
-			fprintf(stderr, "%s\n", err);
-			return 1;
-		}
-		return gpuprof_chip(stdout) == 0 ? 0 : 1;
-	}
-	if (argc == 2 && strcmp(argv[1], "--device") == 0) { /* the device, for machine identity */
-		char err[512];
-		if (gpu_available(err, sizeof err) < 0) {
-			fprintf(stderr, "%s\n", err);
-			return 1;
-		}
-		return gpu_identity(stdout) == 0 ? 0 : 1;
-	}
-	if (argc >= 4 && strcmp(argv[1], "--metrics") == 0) /* --metrics CHIP NAME... */
-		return gpuprof_check_metrics(stdout, argv[2], (const char *const *)argv + 3,
-					     argc - 3) == 0
-			   ? 0
-			   : 1;
-#endif
+	int rc;
+	if (device_command(argc, argv, &rc)) /* the GPU's --chip, --device, --metrics */
+		return rc;
 	if (argc >= 2 && strcmp(argv[1], "--events") == 0)
 		return list_events(argc >= 3 && strcmp(argv[2], "all") == 0);
 	if (argc == 3 && strcmp(argv[1], "--batch") == 0)
