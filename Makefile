@@ -9,7 +9,8 @@ WARN := -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE
 DRIVER_SRCS := $(wildcard driver/*.c)
 DRIVER_LIB_SRCS := $(filter-out driver/main.c,$(DRIVER_SRCS))
 # the core's plain-C modules the driver shares (its Lua glue is in driver/)
-DRIVER_CORE_OBJS := $(BUILD)/driver/core_topology.o $(BUILD)/driver/core_strdist.o
+DRIVER_CORE_OBJS := $(BUILD)/driver/core_topology.o $(BUILD)/driver/core_strdist.o \
+	$(BUILD)/driver/core_rules.o
 DRIVER_OBJS := $(DRIVER_SRCS:driver/%.c=$(BUILD)/driver/%.o) $(DRIVER_CORE_OBJS)
 DRIVER_LIB_OBJS := $(DRIVER_LIB_SRCS:driver/%.c=$(BUILD)/driver/%.o) $(DRIVER_CORE_OBJS)
 DRIVER_LIBS := $(LUA_LIBS) -lhwloc -lm
