@@ -1,6 +1,7 @@
 /* gpuprof: the CUPTI profiler side of the measuring core (built only when a point has a GPU
- * kernel): the chip's name, metric checks on the host, range profiling of one invocation.
- *
+ * kernel): the chip's name, metric checks on the host, range profiling of one invocation. */
+
+/*
  * The range-profiler sequence follows NVIDIA's CUPTI sample range_profiling (range_profiling.cu
  * and range_profiling.h, Copyright 2024, as shipped with the CUPTI of CUDA 12.6 to 13.0), step
  * by step: cuptiProfilerInitialize before anything else of the profiler, the chip name among

@@ -1,6 +1,5 @@
-/* measure: what the traced child does for one point: initialize the workloads, start their
- * threads (optionally pinned), bring caches to the asked state, time runs until the best-k
- * rule is met, tell the parent about events, and write the raw outputs. */
+/* measure: what the traced child does for one point: its workloads and their threads, warm-up,
+ * timed runs on its device (device.h) until the best-k rule holds, events told, records. */
 #ifndef ROT_MEASURE_H
 #define ROT_MEASURE_H
 

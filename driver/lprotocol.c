@@ -1,6 +1,5 @@
-/* lprotocol: the rot.protocol Lua module: the driver–core protocol as core/protocol.h declares
- * it (input keys and their syntax, record kinds, rule vocabulary, failure kinds), and rule checks.
- */
+/* lprotocol: the rot.protocol Lua module: the driver–core protocol of core/protocol.h (input
+ * keys and their syntax, record kinds, rule vocabulary, failure kinds) and rule checks. */
 #include "lrot.h"
 #include "rules.h"
 
