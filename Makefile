@@ -9,7 +9,8 @@ WARN := -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE
 DRIVER_SRCS := $(wildcard driver/*.c)
 DRIVER_LIB_SRCS := $(filter-out driver/main.c,$(DRIVER_SRCS))
 # the core's plain-C modules the driver shares (its Lua glue is in driver/)
-DRIVER_CORE_OBJS := $(BUILD)/driver/core_topology.o
+DRIVER_CORE_OBJS := $(BUILD)/driver/core_topology.o $(BUILD)/driver/core_strdist.o \
+	$(BUILD)/driver/core_rules.o
 DRIVER_OBJS := $(DRIVER_SRCS:driver/%.c=$(BUILD)/driver/%.o) $(DRIVER_CORE_OBJS)
 DRIVER_LIB_OBJS := $(DRIVER_LIB_SRCS:driver/%.c=$(BUILD)/driver/%.o) $(DRIVER_CORE_OBJS)
 DRIVER_LIBS := $(LUA_LIBS) -lhwloc -lm
@@ -17,8 +18,14 @@ TEST_SRCS := $(filter-out tests/unit/core_%.c,$(wildcard tests/unit/*.c))
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%.t)
 CORE_TEST_SRCS := $(wildcard tests/unit/core_*.c)
 TEST_BINS += $(CORE_TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%.t)
+# the core's modules the core_*.c unit tests link (its CPU variant, without main and kernels)
+CORE_LIB_SRCS := $(filter-out core/main.c core/gpu%.c,$(wildcard core/*.c))
+CORE_LIB_OBJS := $(CORE_LIB_SRCS:core/%.c=$(BUILD)/tests/core/%.o)
+CORE_LIB := $(BUILD)/tests/libcore.a
+CORE_LIBS := -lpfm -lhwloc -lm -lpthread
+CORE_WARN := -Wall -Wextra -Wno-unused-parameter
 
-.PHONY: all driver test bench clean deps format gpu-verify
+.PHONY: all driver test check bench clean deps format gpu-verify
 all: driver
 
 driver: $(BUILD)/rot-driver
@@ -39,10 +46,18 @@ $(BUILD)/tests/%.t: tests/unit/%.c $(DRIVER_LIB_OBJS) tests/unit/tap.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) $(LUA_CFLAGS) -Idriver -o $@ $< $(DRIVER_LIB_OBJS) $(DRIVER_LIBS)
 
-# unit tests of the core's plain-C modules link those modules' sources directly
-$(BUILD)/tests/core_%.t: tests/unit/core_%.c core/bestk.c core/rules.c tests/unit/tap.h
+# unit tests of the core's modules link them from an archive (test kernels register themselves
+# from the test file, ROT_KERNEL)
+$(BUILD)/tests/core/%.o: core/%.c Makefile
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) -Icore -o $@ $< core/bestk.c core/rules.c -lm
+	$(CC) -std=gnu11 $(CFLAGS) $(CORE_WARN) -MMD -MP -c $< -o $@
+
+$(CORE_LIB): $(CORE_LIB_OBJS)
+	rm -f $@ && $(AR) rcs $@ $^
+
+$(BUILD)/tests/core_%.t: tests/unit/core_%.c $(CORE_LIB) tests/unit/tap.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(CFLAGS) $(CORE_WARN) -Icore -o $@ $< $(CORE_LIB) $(CORE_LIBS)
 
 deps:
 	@./driver/deps.sh
@@ -51,6 +66,11 @@ deps:
 test: deps
 	@$(MAKE) -s driver $(TEST_BINS)
 	@prove --exec '' $(TEST_BINS) tests/lua.t tests/levels.t tests/ceilings.t tests/execute.t tests/gpu.t tests/ptx.t tests/ptx-broken.t tests/e2e/*.t tests/leftovers.t
+
+# the C unit tests alone (tests/unit), quick
+check: deps
+	@$(MAKE) -s $(TEST_BINS)
+	@prove --exec '' $(TEST_BINS)
 
 bench: deps
 	@$(MAKE) -s driver
@@ -62,7 +82,7 @@ format:
 clean:
 	rm -rf $(BUILD)
 
--include $(DRIVER_OBJS:.o=.d)
+-include $(DRIVER_OBJS:.o=.d) $(CORE_LIB_OBJS:.o=.d)
 
 # on a GPU machine: rot's GPU ceilings, counters and latencies against its own reference program
 gpu-verify: driver

@@ -31,7 +31,7 @@ size_t flush_init(int *known)
 	size_t bytes = 2 * flush_llc_bytes(known);
 	evict = rot_alloc(bytes);
 	if (!evict)
-		return -1;
+		return 0;
 	evict_words = bytes / sizeof *evict;
 	return bytes;
 }

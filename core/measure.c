@@ -1,21 +1,18 @@
-/* measure: what the traced child does for one point: initialize the workloads, start their
- * threads (optionally pinned), bring caches to the asked state, time runs until the best-k
- * rule is met, tell the parent about events, and write the raw outputs. */
+/* measure: what the traced child does for one point: its workloads and their threads, warm-up,
+ * timed runs on its device (device.h) until the best-k rule holds, events told, records. */
 #define _GNU_SOURCE
 #include "measure.h"
+#include "device.h"
+#include "failure.h"
 #include "flush.h"
 #include "sysinfo.h"
 #include "timer.h"
-#ifdef ROT_GPU
-#include "gpu.h"
-#endif
 
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #define MAX_REPORT 32
 #define MAX_BUFFERS 64
@@ -27,13 +24,12 @@ struct worker {
 	struct workload *wl;
 	int index, cpu_pin;
 	struct team *team;
-	uint64_t t0, t1, c0, c1;
-	long vcsw, ivcsw;
-	int cpu0, cpu1;
+	struct device_timing t; /* its share of the last run */
 };
 
 struct team {
-	char gpu_err[512]; /* a GPU kernel's failure inside a timed run */
+	const struct device *dev;
+	char err[512]; /* the kernel's failure inside a run (a GPU error) */
 	pthread_barrier_t start, end;
 	volatile int stop;
 	long reps;
@@ -68,9 +64,8 @@ static void notify(const struct point *p, enum rot_event e, int run)
 	measure_tell(ROT_EVENT_SIGNAL, v);
 }
 
-/* Child-side actions (flush); returns how many ran. */
-static int child_rules(const struct point *p, enum rot_event e, int run, const struct rot_buffer *b,
-		       int nb)
+int measure_flush_rules(const struct point *p, enum rot_event e, int run,
+			const struct rot_buffer *b, int nb)
 {
 	int n = 0;
 	for (int i = 0; i < p->nrules; i++) {
@@ -90,39 +85,11 @@ static int pin_self(int cpu)
 	return sched_setaffinity(0, sizeof set, &set);
 }
 
+/* Thread w's share of a run of reps invocations, timed by the device. */
 static void work(struct worker *w, long reps)
 {
-	struct rusage a, b;
-	const struct rot_kernel *k = w->wl->args.kernel;
-	int nt = w->wl->threads;
-#ifdef ROT_GPU
-	if (k->gpu) { /* CUDA events around the launches: the run's time is the GPU's */
-		double ns =
-		    gpu_time(k, w->wl->state, reps, w->team->gpu_err, sizeof w->team->gpu_err);
-		w->t0 = 0;
-		w->t1 = ns > 0 ? (uint64_t)ns : 0;
-		w->c0 = w->c1 = 0;
-		w->cpu0 = w->cpu1 = sched_getcpu();
-		w->vcsw = w->ivcsw = 0;
-		return;
-	}
-#endif
-	getrusage(RUSAGE_THREAD, &a);
-	w->cpu0 = sched_getcpu();
-	w->t0 = timer_ns();
-	w->c0 = timer_tsc_start();
-	if (nt > 1)
-		for (long r = 0; r < reps; r++)
-			k->run_thread(w->wl->state, w->index, nt);
-	else
-		for (long r = 0; r < reps; r++)
-			k->run(w->wl->state);
-	w->c1 = timer_tsc_stop();
-	w->t1 = timer_ns();
-	w->cpu1 = sched_getcpu();
-	getrusage(RUSAGE_THREAD, &b);
-	w->vcsw = b.ru_nvcsw - a.ru_nvcsw;
-	w->ivcsw = b.ru_nivcsw - a.ru_nivcsw;
+	struct team *t = w->team;
+	t->dev->time(w->wl, w->index, reps, &w->t, t->err, sizeof t->err);
 }
 
 static void *worker_main(void *arg)
@@ -155,7 +122,7 @@ static void team_run(struct team *t, long reps, struct run *r)
 	size_t used = 0;
 	memset(r, 0, sizeof *r);
 	for (int i = 0; i < t->n; i++) {
-		struct worker *w = &t->w[i];
+		const struct device_timing *w = &t->w[i].t;
 		t0 = w->t0 < t0 ? w->t0 : t0;
 		t1 = w->t1 > t1 ? w->t1 : t1;
 		c0 = w->c0 < c0 ? w->c0 : c0;
@@ -171,9 +138,11 @@ static void team_run(struct team *t, long reps, struct run *r)
 	r->tsc = c1 - c0;
 }
 
-static int team_start(struct point *p, struct team *t, char *err, size_t errlen)
+static int team_start(struct point *p, const struct device *dev, struct team *t, char *err,
+		      size_t errlen)
 {
 	int n = 0;
+	t->dev = dev;
 	for (int i = 0; i < p->nw; i++)
 		n += p->w[i].threads;
 	t->w = calloc((size_t)n, sizeof *t->w);
@@ -273,187 +242,215 @@ static void kernel_report(const struct rot_kernel *k, void *state, FILE *out)
 			fprintf(out, "meta report.%s %.17g\n", v[i].name, v[i].value);
 }
 
-/* GPU points: one workload, one host thread, a usable device. -1 after an error line. */
-static int gpu_check(struct point *p, FILE *out, int *gpu)
+/* Writes a failure of the point (its kind and message) for the tracer to report. */
+static void fail(FILE *out, enum failure_kind kind, const char *message)
 {
-	*gpu = 0;
-	for (int i = 0; i < p->nw; i++)
-		*gpu |= p->w[i].args.kernel->gpu;
-	if (!*gpu)
-		return 0;
-	if (p->nw != 1 || p->w[0].threads != 1) {
-		fprintf(out, "error a GPU kernel runs as the only workload, with one host thread\n"
-			     "meta failure input\n");
-		return -1;
-	}
-#ifdef ROT_GPU
-	char err[512];
-	if (gpu_available(err, sizeof err) < 0) {
-		fprintf(out, "error %s\nmeta failure nodevice\n", err);
-		return -1;
-	}
-	gpu_info(out);
-	return 0;
-#else
-	fprintf(out, "error this core was built without CUDA\nmeta failure input\n");
-	return -1;
-#endif
+	failure_write_error(out, &(struct failure){.kind = kind, .message = message});
 }
 
-int measure_point(struct point *p, FILE *out)
-{
-	struct rot_buffer bufs[MAX_BUFFERS];
-	struct team team = {0};
-	double *times = NULL;
-	int nbufs = 0, rc = -1, inited = 0, need_flush = p->cold;
-	size_t working = 0;
-	double flops = 0, bytes = 0;
+/* One point being measured. */
+struct measurement {
+	struct point *p;
+	const struct device *dev;
+	struct rot_buffer bufs[MAX_BUFFERS]; /* the kernels' buffers */
+	int nbufs, inited;		     /* buffers, workloads initialized */
+	double flops, bytes;		     /* declared, per invocation */
+	size_t working;			     /* the working set: the buffers' bytes */
+	int need_flush, llc_known;	     /* the host's caches are evicted (eviction buffer) */
+	size_t flush_bytes;
+	uint64_t ov_ns, ov_tsc; /* the cost of an empty timed region */
+	struct team team;
+	double *times; /* per invocation, of the runs best-k looks at */
+	long reps;     /* per run */
+	int flushes, converged;
+	uint64_t sum_ns, sum_tsc;
 	char err[512];
-	int gpu;
+};
 
-	if (gpu_check(p, out, &gpu) < 0)
-		return -1;
+/* The device of a point: the GPU when one of its kernels is a GPU kernel. */
+static const struct device *device_of(const struct point *p)
+{
+	for (int i = 0; i < p->nw; i++)
+		if (p->w[i].args.kernel->gpu)
+			return &device_gpu;
+	return &device_cpu;
+}
 
-	for (; inited < p->nw; inited++) {
-		struct workload *w = &p->w[inited];
+/* Initializes the workloads: their states, buffers and declared counts. */
+static int workloads_init(struct measurement *m, FILE *out)
+{
+	struct point *p = m->p;
+	for (; m->inited < p->nw; m->inited++) {
+		struct workload *w = &p->w[m->inited];
 		const struct rot_kernel *k = w->args.kernel;
 		errno = 0;
 		w->state = k->init(&w->args);
 		if (!w->state) {
-			fprintf(out, "error kernel '%s' failed to initialize: %s\n", k->name,
-				errno ? strerror(errno) : "init returned NULL");
-			goto out;
+			snprintf(m->err, sizeof m->err, "kernel '%s' failed to initialize: %s",
+				 k->name, errno ? strerror(errno) : "init returned NULL");
+			fail(out, FAILURE_KERNEL, m->err);
+			return -1;
 		}
 		if (k->buffers)
-			nbufs += k->buffers(w->state, bufs + nbufs, MAX_BUFFERS - nbufs);
-		flops += k->flops ? k->flops(&w->args) : 0.0;
-		bytes += k->bytes ? k->bytes(&w->args) : 0.0;
+			m->nbufs +=
+			    k->buffers(w->state, m->bufs + m->nbufs, MAX_BUFFERS - m->nbufs);
+		m->flops += k->flops ? k->flops(&w->args) : 0.0;
+		m->bytes += k->bytes ? k->bytes(&w->args) : 0.0;
 	}
-	for (int i = 0; i < nbufs; i++)
-		working += bufs[i].bytes;
-	for (int i = 0; i < p->nrules; i++)
-		need_flush |= p->rules[i].action == ACT_FLUSH;
-	need_flush &= !gpu; /* a GPU point flushes L2 on the device instead */
-	size_t flush_bytes = 0;
-	int llc_known = 1;
-	if (need_flush && (flush_bytes = flush_init(&llc_known)) == 0) {
-		fprintf(out, "error cannot allocate the cache-eviction buffer: %s\n",
-			strerror(errno));
-		goto out;
+	for (int i = 0; i < m->nbufs; i++)
+		m->working += m->bufs[i].bytes;
+	return 0;
+}
+
+/* The host's eviction buffer, when cold mode or a flush rule needs it on this device. */
+static int flush_prepare(struct measurement *m, FILE *out)
+{
+	int need = m->p->cold;
+	for (int i = 0; i < m->p->nrules; i++)
+		need |= m->p->rules[i].action == ACT_FLUSH;
+	if (!need || !m->dev->host_caches) /* a GPU flushes its L2 on the device instead */
+		return 0;
+	m->need_flush = 1;
+	m->llc_known = 1;
+	if ((m->flush_bytes = flush_init(&m->llc_known)) == 0) {
+		failure_write_error(out, &(struct failure){.kind = FAILURE_SETUP,
+							   .message = "cannot allocate the "
+								      "cache-eviction buffer",
+							   .err = errno});
+		return -1;
 	}
-	times = calloc((size_t)p->rule.max_runs, sizeof *times);
-	if (!times) {
-		fprintf(out, "error out of memory\n");
-		goto out;
-	}
-	uint64_t ov_ns, ov_tsc;
-	timer_overhead(&ov_ns, &ov_tsc);
-	sysinfo_static(out, sched_getcpu());
-	sysinfo_frequency(out, "Before", sched_getcpu());
-	if (team_start(p, &team, err, sizeof err) < 0) {
-		fprintf(out, "error %s\n", err);
-		goto out_team;
-	}
-	notify(p, EV_WORKLOAD_START, -1);
-	int flushes = child_rules(p, EV_WORKLOAD_START, -1, bufs, nbufs);
-	long reps = 1;
+	return 0;
+}
+
+/* Warm mode: one warm-up run, then the repetitions that make a run last minRunTime. */
+static int warm_up(struct measurement *m, FILE *out)
+{
 	struct run r;
-	if (!p->cold) {
-		team_run(&team, 1, &r); /* warm-up: the working set and the code are in cache */
-		reps = calibrate(&team, p->min_run_time);
+	m->reps = 1;
+	if (!m->p->cold) {
+		team_run(&m->team, 1, &r); /* the working set and the code are in cache */
+		m->reps = calibrate(&m->team, m->p->min_run_time);
 	}
-	if (team.gpu_err[0]) {
-		fprintf(out, "error %s\n", team.gpu_err);
-		goto out_team;
+	if (m->team.err[0]) {
+		fail(out, FAILURE_KERNEL, m->team.err);
+		return -1;
 	}
+	return 0;
+}
+
+/* What was set up: workloads, counts, working set, threads, mode, timer, eviction. */
+static void write_setup(const struct measurement *m, FILE *out)
+{
+	const struct point *p = m->p;
 	for (int i = 0; i < p->nw; i++)
 		fprintf(out, "meta workload%d %s threads=%d\n", i, p->w[i].args.kernel->name,
 			p->w[i].threads);
 	fprintf(out, "meta kernel %s\n", p->w[0].args.kernel->name);
-	fprintf(out, "meta flops %.17g\nmeta bytes %.17g\nmeta workingSet %zu\n", flops, bytes,
-		working);
-	fprintf(out, "meta threads %d\n", team.n);
+	fprintf(out, "meta flops %.17g\nmeta bytes %.17g\nmeta workingSet %zu\n", m->flops,
+		m->bytes, m->working);
+	fprintf(out, "meta threads %d\n", m->team.n);
 	fprintf(out, "meta cacheMode %s\n", p->cold ? "cold" : "warm");
 	fprintf(out, "meta timerOverheadNs %llu\nmeta timerOverheadTsc %llu\n",
-		(unsigned long long)ov_ns, (unsigned long long)ov_tsc);
+		(unsigned long long)m->ov_ns, (unsigned long long)m->ov_tsc);
 	fprintf(out, "meta tscAvailable %d\n", TIMER_HAVE_TSC);
-	if (need_flush) /* guessed: hwloc knows no cache size on this machine */
-		fprintf(out, "meta flushBytes %zu\nmeta flushSize %s\n", flush_bytes,
-			llc_known ? "topology" : "guessed");
-	int n = 0, kept = 0, converged = 0;
-	uint64_t sum_ns = 0, sum_tsc = 0;
+	if (m->need_flush) /* guessed: hwloc knows no cache size on this machine */
+		fprintf(out, "meta flushBytes %zu\nmeta flushSize %s\n", m->flush_bytes,
+			m->llc_known ? "topology" : "guessed");
+}
+
+/* The timed runs, one "run" line each, until the best-k rule holds or maxRuns. */
+static int timed_runs(struct measurement *m, FILE *out)
+{
+	struct point *p = m->p;
+	int n = 0, kept = 0;
 	while (n < p->rule.max_runs) {
-		if (!gpu)
-			flushes += child_rules(p, EV_RUN_START, n, bufs, nbufs);
-		if (p->cold && !gpu)
-			flush_caches(bufs, nbufs);
-#ifdef ROT_GPU
-		if (p->cold && gpu && gpu_flush_l2(err, sizeof err) < 0) {
-			fprintf(out, "error %s\n", err);
-			goto out_team;
+		struct run r;
+		int flushes = m->dev->before_run(p, n, m->bufs, m->nbufs, m->err, sizeof m->err);
+		if (flushes < 0) {
+			fail(out, FAILURE_KERNEL, m->err);
+			return -1;
 		}
-#endif
+		m->flushes += flushes;
 		notify(p, EV_RUN_START, n);
-		team_run(&team, reps, &r);
+		team_run(&m->team, m->reps, &r);
 		notify(p, EV_RUN_END, n);
-		if (team.gpu_err[0]) {
-			fprintf(out, "error %s\n", team.gpu_err);
-			goto out_team;
+		if (m->team.err[0]) {
+			fail(out, FAILURE_KERNEL, m->team.err);
+			return -1;
 		}
 		int disturbed = r.ivcsw > 0 || r.migrations > 0;
 		fprintf(out,
 			"run ns=%llu tsc=%llu reps=%ld cpus=%s mig=%d vcsw=%ld ivcsw=%ld "
 			"disturbed=%d\n",
-			(unsigned long long)r.ns, (unsigned long long)r.tsc, reps, r.cpus,
+			(unsigned long long)r.ns, (unsigned long long)r.tsc, m->reps, r.cpus,
 			r.migrations, r.vcsw, r.ivcsw, disturbed);
-		sum_ns += r.ns;
-		sum_tsc += r.tsc;
+		m->sum_ns += r.ns;
+		m->sum_tsc += r.tsc;
 		n++;
 		if (!(p->ignore_disturbed && disturbed))
-			times[kept++] = (double)r.ns / (double)reps;
-		if (n >= p->rule.min_runs && bestk_converged(&p->rule, times, (size_t)kept)) {
-			converged = 1;
+			m->times[kept++] = (double)r.ns / (double)m->reps;
+		if (n >= p->rule.min_runs && bestk_converged(&p->rule, m->times, (size_t)kept)) {
+			m->converged = 1;
 			break;
 		}
 	}
-	notify(p, EV_WORKLOAD_STOP, -1);
-#ifdef ROT_GPU
-	if (gpu && p->ngpu_metrics > 0) { /* counters come from their own runs, after the timing */
-		const char *names[64];
-		double values[64];
-		int passes = 0;
-		for (int i = 0; i < p->ngpu_metrics; i++)
-			names[i] = p->gpu_metrics[i];
-		if (gpu_profile(p->w[0].args.kernel, p->w[0].state, names, p->ngpu_metrics, values,
-				&passes, err, sizeof err) < 0) {
-			fprintf(out, "error %s\n", err);
-			goto out_team;
-		}
-		for (int i = 0; i < p->ngpu_metrics; i++)
-			fprintf(out, "meta gpuMetric%d %s\nmeta gpuValue%d %.17g\n", i, names[i], i,
-				values[i]);
-		fprintf(out, "meta gpuPasses %d\n", passes);
-	}
-#endif
+	return 0;
+}
+
+/* What the kernels measured, the machine after, the TSC rate, flushes, tallies, the end. */
+static void write_end(const struct measurement *m, FILE *out)
+{
+	const struct point *p = m->p;
 	for (int i = 0; i < p->nw; i++)
 		kernel_report(p->w[i].args.kernel, p->w[i].state, out);
 	sysinfo_frequency(out, "After", sched_getcpu());
-	if (TIMER_HAVE_TSC && sum_ns > 0)
-		fprintf(out, "meta tscHz %.6g\n", (double)sum_tsc / (double)sum_ns * 1e9);
-	fprintf(out, "meta ruleFlushes %d\n", flushes);
+	if (TIMER_HAVE_TSC && m->sum_ns > 0)
+		fprintf(out, "meta tscHz %.6g\n", (double)m->sum_tsc / (double)m->sum_ns * 1e9);
+	fprintf(out, "meta ruleFlushes %d\n", m->flushes);
 	if (invocations > 0 && (rot_tally_flops > 0 || rot_tally_bytes > 0))
 		fprintf(out, "meta tallyFlops %.17g\nmeta tallyBytes %.17g\n",
 			rot_tally_flops / (double)invocations,
 			rot_tally_bytes / (double)invocations);
-	fprintf(out, "meta converged %d\nmeta complete 1\n", converged);
+	fprintf(out, "meta converged %d\nmeta complete 1\n", m->converged);
+}
+
+int measure_point(struct point *p, FILE *out)
+{
+	struct measurement m = {.p = p, .dev = device_of(p)};
+	int rc = -1;
+	if (m.dev->prepare(p, out) < 0)
+		return -1;
+	if (workloads_init(&m, out) < 0 || flush_prepare(&m, out) < 0)
+		goto out;
+	if (!(m.times = calloc((size_t)p->rule.max_runs, sizeof *m.times))) {
+		fail(out, FAILURE_SETUP, "out of memory");
+		goto out;
+	}
+	timer_overhead(&m.ov_ns, &m.ov_tsc);
+	sysinfo_static(out, sched_getcpu());
+	sysinfo_frequency(out, "Before", sched_getcpu());
+	if (team_start(p, m.dev, &m.team, m.err, sizeof m.err) < 0) {
+		fail(out, FAILURE_SETUP, m.err);
+		goto out;
+	}
+	notify(p, EV_WORKLOAD_START, -1);
+	m.flushes = measure_flush_rules(p, EV_WORKLOAD_START, -1, m.bufs, m.nbufs);
+	if (warm_up(&m, out) < 0)
+		goto out;
+	write_setup(&m, out);
+	if (timed_runs(&m, out) < 0)
+		goto out;
+	notify(p, EV_WORKLOAD_STOP, -1);
+	if (m.dev->after_runs && m.dev->after_runs(p, out) < 0)
+		goto out;
+	write_end(&m, out);
 	rc = 0;
-out_team:
-	team_stop(&team);
 out:
-	if (need_flush)
+	team_stop(&m.team);
+	if (m.need_flush)
 		flush_dispose();
-	free(times);
-	for (int i = 0; i < inited; i++)
+	free(m.times);
+	for (int i = 0; i < m.inited; i++)
 		if (p->w[i].args.kernel->dispose)
 			p->w[i].args.kernel->dispose(p->w[i].state);
 	return rc;

@@ -1,6 +1,5 @@
-/* measure: what the traced child does for one point: initialize the workloads, start their
- * threads (optionally pinned), bring caches to the asked state, time runs until the best-k
- * rule is met, tell the parent about events, and write the raw outputs. */
+/* measure: what the traced child does for one point: its workloads and their threads, warm-up,
+ * timed runs on its device (device.h) until the best-k rule holds, events told, records. */
 #ifndef ROT_MEASURE_H
 #define ROT_MEASURE_H
 
@@ -63,7 +62,13 @@ struct point {
  * carrying v; unblocks sig first, since a kernel may have blocked every signal. */
 void measure_tell(int sig, union sigval v);
 
-/* Writes `meta` and `run` lines to out. Returns 0, or -1 after writing an `error` line. */
+/* Writes `meta` and `run` lines to out. Returns 0, or -1 after writing the failure (`error`,
+ * `meta failure KIND`). The kernels run on their device (device.h). */
 int measure_point(struct point *p, FILE *out);
+
+/* The point's flush rules that fire at event e (run: its index, or -1): each evicts the
+ * host's caches now. Returns how many fired. */
+int measure_flush_rules(const struct point *p, enum rot_event e, int run,
+			const struct rot_buffer *b, int nb);
 
 #endif

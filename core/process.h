@@ -1,5 +1,5 @@
-/* process: runs points in a child process controlled with ptrace: the child stops itself
- * under PTRACE_TRACEME, the parent follows its threads, faults and timeout, point by point. */
+/* process: measures a batch's points in traced children, point after point: a fresh child
+ * for a point, or one shared by a run of points while they succeed, each point reported. */
 #ifndef ROT_PROCESS_H
 #define ROT_PROCESS_H
 

@@ -7,10 +7,34 @@
 #include <string.h>
 
 static const char *const event_names[EV_COUNT] = {
-	"workloadStart", "workloadStop", "threadCreated", "threadExited",
-	"runStart",      "runEnd",       "fault"};
-static const char *const action_names[ACT_COUNT] = {"flush", "pin", "marker", "startCounters",
-						    "stopCounters"};
+#define X(id, name, meaning) [EV_##id] = name,
+    PROTOCOL_EVENTS(X)
+#undef X
+};
+
+enum action_side { ACTION_SIDE_CHILD, ACTION_SIDE_PARENT };
+
+static const struct {
+	const char *name;
+	enum action_side side;
+} actions[ACT_COUNT] = {
+#define X(id, name, side, meaning) [ACT_##id] = {name, ACTION_SIDE_##side},
+    PROTOCOL_ACTIONS(X)
+#undef X
+};
+
+enum rule_key {
+#define X(id, key, syntax, meaning) RULE_KEY_##id,
+	PROTOCOL_RULE_KEYS(X)
+#undef X
+	    RULE_KEY_COUNT
+};
+
+static const char *const rule_keys[RULE_KEY_COUNT] = {
+#define X(id, key, syntax, meaning) [RULE_KEY_##id] = key,
+    PROTOCOL_RULE_KEYS(X)
+#undef X
+};
 
 const char *rules_event_name(enum rot_event e)
 {
@@ -19,12 +43,12 @@ const char *rules_event_name(enum rot_event e)
 
 const char *rules_action_name(enum rot_action a)
 {
-	return a < ACT_COUNT ? action_names[a] : "?";
+	return a < ACT_COUNT ? actions[a].name : "?";
 }
 
 int rules_parent_side(enum rot_action a)
 {
-	return a != ACT_FLUSH;
+	return a < ACT_COUNT && actions[a].side == ACTION_SIDE_PARENT;
 }
 
 int rules_parse(const char *spec, struct rule *r, char *err, int errlen)
@@ -44,11 +68,11 @@ int rules_parse(const char *spec, struct rule *r, char *err, int errlen)
 		if (strcmp(ev, event_names[i]) == 0)
 			e = i;
 	for (int i = 0; i < ACT_COUNT; i++)
-		if (strcmp(act, action_names[i]) == 0)
+		if (strcmp(act, actions[i].name) == 0)
 			a = i;
 	if (e < 0 || a < 0) {
-		snprintf(err, errlen, "rule '%s': unknown %s '%s'", spec, e < 0 ? "event" : "action",
-			 e < 0 ? ev : act);
+		snprintf(err, errlen, "rule '%s': unknown %s '%s'", spec,
+			 e < 0 ? "event" : "action", e < 0 ? ev : act);
 		return -1;
 	}
 	r->on = (enum rot_event)e;
@@ -63,17 +87,26 @@ int rules_parse(const char *spec, struct rule *r, char *err, int errlen)
 			return -1;
 		}
 		p += n;
-		if (strcmp(key, "run") == 0)
+		int k = 0;
+		while (k < RULE_KEY_COUNT && strcmp(key, rule_keys[k]) != 0)
+			k++;
+		switch ((enum rule_key)k) {
+		case RULE_KEY_RUN:
 			r->run = atoi(val);
-		else if (strcmp(key, "every") == 0)
+			break;
+		case RULE_KEY_EVERY:
 			r->every = atoi(val);
-		else if (strcmp(key, "thread") == 0)
+			break;
+		case RULE_KEY_THREAD:
 			r->thread = atoi(val);
-		else if (strcmp(key, "cpu") == 0)
+			break;
+		case RULE_KEY_CPU:
 			r->cpu = atoi(val);
-		else if (strcmp(key, "text") == 0)
+			break;
+		case RULE_KEY_TEXT:
 			snprintf(r->text, sizeof r->text, "%s", val);
-		else {
+			break;
+		default:
 			snprintf(err, errlen, "rule '%s': unknown key '%s'", spec, key);
 			return -1;
 		}

@@ -3,31 +3,28 @@
 #ifndef ROT_RULES_H
 #define ROT_RULES_H
 
+#include "protocol.h"
+
+/* the events and actions of protocol.h, as enums in declaration order */
 enum rot_event {
-	EV_WORKLOAD_START,
-	EV_WORKLOAD_STOP,
-	EV_THREAD_CREATED,
-	EV_THREAD_EXITED,
-	EV_RUN_START,
-	EV_RUN_END,
-	EV_FAULT,
-	EV_COUNT
+#define X(id, name, meaning) EV_##id,
+	PROTOCOL_EVENTS(X)
+#undef X
+	    EV_COUNT
 };
 
 enum rot_action {
-	ACT_FLUSH,           /* child: evict caches now (before the run's timer starts) */
-	ACT_PIN,             /* parent: pin the event's thread to cpu */
-	ACT_MARKER,          /* parent: record a marker with text in the event log */
-	ACT_START_COUNTERS,  /* parent: resume counting */
-	ACT_STOP_COUNTERS,   /* parent: pause counting */
-	ACT_COUNT
+#define X(id, name, side, meaning) ACT_##id,
+	PROTOCOL_ACTIONS(X)
+#undef X
+	    ACT_COUNT
 };
 
 struct rule {
 	enum rot_event on;
 	enum rot_action action;
-	int run;   /* predicate: run index equals (-1: any) */
-	int every; /* predicate: run index divisible by (0: any) */
+	int run;    /* predicate: run index equals (-1: any) */
+	int every;  /* predicate: run index divisible by (0: any) */
 	int thread; /* predicate: index of the created/exited thread, 0 = first (-1: any) */
 	int cpu;
 	char text[48];
@@ -36,7 +33,7 @@ struct rule {
 const char *rules_event_name(enum rot_event e);
 const char *rules_action_name(enum rot_action a);
 
-/* Parses "EVENT ACTION [key=value ...]" (keys: run every thread cpu text). -1 with err. */
+/* Parses "EVENT ACTION [key=value ...]" (keys: PROTOCOL_RULE_KEYS). -1 with err. */
 int rules_parse(const char *spec, struct rule *r, char *err, int errlen);
 
 /* 1 when r fires for event e at run index (or -1) and thread index (or -1). */

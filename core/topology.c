@@ -1,6 +1,5 @@
-/* topology: the machine as hwloc reports it: cache levels (size, how many, which PUs share
- * each), cores, PUs, NUMA nodes and the CPU model; from an XML file when HWLOC_XMLFILE names one.
- */
+/* topology: the machine as hwloc reports it: cache levels (size, count, PUs sharing each),
+ * cores, PUs, NUMA nodes and the CPU model; from XML when HWLOC_XMLFILE names a file. */
 #include "topology.h"
 
 #include <errno.h>

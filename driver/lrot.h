@@ -13,6 +13,7 @@ int luaopen_rot_gen(lua_State *L);
 int luaopen_rot_core(lua_State *L);
 int luaopen_rot_topology(lua_State *L);
 int luaopen_rot_process(lua_State *L);
+int luaopen_rot_protocol(lua_State *L);
 
 /* Puts every rot.<module> opener into package.preload. */
 void lrot_preload(lua_State *L);
@@ -28,7 +29,8 @@ int lrot_error(lua_State *L, const char *message);
 void lrot_newclass(lua_State *L, const char *name, const luaL_Reg *meta, const luaL_Reg *methods);
 
 struct cache_entry;
-/* Pushes {description, coreHash, meta = {...}, runs = {{...}, ...}}; numeric text becomes numbers. */
+/* Pushes {description, coreHash, meta = {...}, runs = {{...}, ...}}; numeric text becomes
+ * numbers. */
 void lrot_push_entry(lua_State *L, const struct cache_entry *e);
 
 #endif

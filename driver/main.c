@@ -107,6 +107,7 @@ void lrot_preload(lua_State *L)
 					{"rot.core", luaopen_rot_core},
 					{"rot.topology", luaopen_rot_topology},
 					{"rot.process", luaopen_rot_process},
+					{"rot.protocol", luaopen_rot_protocol},
 					{NULL, NULL}};
 	luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
 	for (const luaL_Reg *m = mods; m->name; m++) {

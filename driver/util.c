@@ -1,8 +1,8 @@
 /* util: small helpers shared by the driver's modules: files written atomically,
- * whole-file reads, directory creation and nearest-name suggestions. */
+ * whole-file reads, directory creation and nearest-name suggestions (core/strdist.c). */
 #include "util.h"
+#include "strdist.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <ftw.h>
 #include <fcntl.h>
@@ -42,7 +42,7 @@ char *util_read_file(const char *path, size_t *len)
 	if (len)
 		*len = n;
 	return buf;
-fail: {
+fail : {
 	int e = errno;
 	free(buf);
 	close(fd);
@@ -142,43 +142,12 @@ int util_mkdir_p(const char *path, int mode)
 	return 0;
 }
 
-/* Optimal string alignment distance: insertions, deletions, substitutions and swaps of
- * adjacent letters each cost 1 ("rnus" is one edit from "runs"). */
-int util_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), w = lb + 1;
-	int *d = malloc((la + 1) * w * sizeof *d);
-	if (!d)
-		return 1 << 20;
-	for (size_t i = 0; i <= la; i++)
-		d[i * w] = (int)i;
-	for (size_t j = 0; j <= lb; j++)
-		d[j] = (int)j;
-	for (size_t i = 1; i <= la; i++) {
-		for (size_t j = 1; j <= lb; j++) {
-			int ca = tolower((unsigned char)a[i - 1]), cb = tolower((unsigned char)b[j - 1]);
-			int best = d[(i - 1) * w + j - 1] + (ca != cb);
-			if (d[(i - 1) * w + j] + 1 < best)
-				best = d[(i - 1) * w + j] + 1;
-			if (d[i * w + j - 1] + 1 < best)
-				best = d[i * w + j - 1] + 1;
-			if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) &&
-			    tolower((unsigned char)a[i - 2]) == cb && d[(i - 2) * w + j - 2] + 1 < best)
-				best = d[(i - 2) * w + j - 2] + 1;
-			d[i * w + j] = best;
-		}
-	}
-	int r = d[la * w + lb];
-	free(d);
-	return r;
-}
-
 const char *util_nearest(const char *name, const char *const *candidates, size_t n)
 {
 	const char *best = NULL;
 	int best_d = 1 << 20;
 	for (size_t i = 0; i < n; i++) {
-		int d = util_distance(name, candidates[i]);
+		int d = strdist_distance(name, candidates[i]);
 		if (d < best_d) {
 			best_d = d;
 			best = candidates[i];

@@ -24,10 +24,8 @@ int util_mkdir_p(const char *path, int mode);
  * what they point to). 0, or -1 with errno; a missing path is no error. */
 int util_remove_tree(const char *path);
 
-/* Edit distance between a and b (case-insensitive). */
-int util_distance(const char *a, const char *b);
-
-/* The candidate nearest to name, or NULL when none is close enough to be a likely typo. */
+/* The candidate nearest to name (strdist_distance), or NULL when none is close enough to be a
+ * likely typo. */
 const char *util_nearest(const char *name, const char *const *candidates, size_t n);
 
 #endif

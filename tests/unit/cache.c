@@ -20,25 +20,16 @@ static int count_files(const char *dir)
 	return n;
 }
 
-int main(void)
+/* Write, read back, merge and rewrite. */
+static void round_trip(const char *path, struct cache_entry *e)
 {
-	char dir[] = "/tmp/rot-test-cache-XXXXXX", err[256];
-	mkdtemp(dir);
-	struct cache_entry e, r, more;
-	cache_entry_init(&e);
-	e.description = strdup("{[\"kernel\"]=\"triad\",[\"n\"]=1024}\nwith a newline");
-	strcpy(e.core_hash, "abc123");
-	cache_entry_set_meta(&e, "kernel", "triad");
-	cache_entry_set_meta(&e, "note", "a value with spaces");
-	struct cache_kv run1[] = {{"ns", "1000"}, {"reps", "2"}}, run2[] = {{"ns", "990"}, {"reps", "2"}};
-	cache_entry_add_run(&e, run1, 2);
-	cache_entry_add_run(&e, run2, 2);
-
-	char *path = cache_entry_path(dir, "ffee00");
-	ok(strstr(path, "/results/ff/ffee00") != NULL, "entries fan out by the hash's first byte: %s", path);
-	ok(cache_entry_write(path, &e) == 0, "write creates directories and the entry");
+	struct cache_entry r, more;
+	char err[256];
+	ok(strstr(path, "/results/ff/ffee00") != NULL,
+	   "entries fan out by the hash's first byte: %s", path);
+	ok(cache_entry_write(path, e) == 0, "write creates directories and the entry");
 	ok(cache_entry_read(path, &r, err, sizeof err) == 0, "read back: %s", err);
-	is_str(r.description, e.description, "description survives, newline included");
+	is_str(r.description, e->description, "description survives, newline included");
 	is_str(r.core_hash, "abc123", "core hash survives");
 	is_str(cache_entry_get_meta(&r, "note"), "a value with spaces", "meta value with spaces");
 	ok(r.nruns == 2 && strcmp(r.runs[1].kv[0].value, "990") == 0, "both runs survive in order");
@@ -53,9 +44,17 @@ int main(void)
 	is_str(cache_entry_get_meta(&r, "kernel"), "triad2", "merged metadata replaces the old");
 	ok(cache_entry_write(path, &r) == 0, "rewrite the merged entry");
 	cache_entry_free(&r);
-	ok(cache_entry_read(path, &r, err, sizeof err) == 0 && r.nruns == 3, "merged entry reads back");
+	ok(cache_entry_read(path, &r, err, sizeof err) == 0 && r.nruns == 3,
+	   "merged entry reads back");
 	cache_entry_free(&r);
+	cache_entry_free(&more);
+}
 
+/* No temp files left; a missing, a truncated and an altered entry. */
+static void damage(const char *dir, const char *path)
+{
+	struct cache_entry r;
+	char err[256];
 	/* atomic: no temp files left behind */
 	char sub[300];
 	snprintf(sub, sizeof sub, "%s/results/ff", dir);
@@ -70,7 +69,8 @@ int main(void)
 	FILE *f = fopen(path, "w");
 	fwrite(text, 1, len / 2, f);
 	fclose(f);
-	ok(cache_entry_read(path, &r, err, sizeof err) == -1, "a truncated entry is detected: %s", err);
+	ok(cache_entry_read(path, &r, err, sizeof err) == -1, "a truncated entry is detected: %s",
+	   err);
 
 	text[len / 3] ^= 1; /* flip one bit of the body */
 	f = fopen(path, "w");
@@ -78,12 +78,18 @@ int main(void)
 	fclose(f);
 	ok(cache_entry_read(path, &r, err, sizeof err) == -1 && strstr(err, "checksum"),
 	   "an altered entry fails its checksum: %s", err);
+	free(text);
+	free(nopath);
+}
 
+/* Values that would break the format; the record parser shared with the core's output. */
+static void records(struct cache_entry *e)
+{
 	/* values that would break the format are refused */
-	ok(cache_entry_set_meta(&e, "bad key", "x") < 0, "meta key with a space refused");
-	ok(cache_entry_set_meta(&e, "k", "two\nlines") < 0, "meta value with a newline refused");
+	ok(cache_entry_set_meta(e, "bad key", "x") < 0, "meta key with a space refused");
+	ok(cache_entry_set_meta(e, "k", "two\nlines") < 0, "meta value with a newline refused");
 	struct cache_kv bad[] = {{"ns", "1 2"}};
-	ok(cache_entry_add_run(&e, bad, 1) < 0, "run value with a space refused");
+	ok(cache_entry_add_run(e, bad, 1) < 0, "run value with a space refused");
 
 	/* the record parser shared with the core's output */
 	struct cache_entry p;
@@ -93,12 +99,30 @@ int main(void)
 	ok(cache_entry_parse_line(&p, "status ok") == 0, "leaves other lines to the caller");
 	ok(cache_entry_parse_line(&p, "run ns") == -1, "rejects a malformed run line");
 	cache_entry_free(&p);
+}
 
-	free(text);
+int main(void)
+{
+	char dir[] = "/tmp/rot-test-cache-XXXXXX";
+	mkdtemp(dir);
+	struct cache_entry e;
+	cache_entry_init(&e);
+	e.description = strdup("{[\"kernel\"]=\"triad\",[\"n\"]=1024}\nwith a newline");
+	strcpy(e.core_hash, "abc123");
+	cache_entry_set_meta(&e, "kernel", "triad");
+	cache_entry_set_meta(&e, "note", "a value with spaces");
+	struct cache_kv run1[] = {{"ns", "1000"}, {"reps", "2"}},
+			run2[] = {{"ns", "990"}, {"reps", "2"}};
+	cache_entry_add_run(&e, run1, 2);
+	cache_entry_add_run(&e, run2, 2);
+
+	char *path = cache_entry_path(dir, "ffee00");
+	round_trip(path, &e);
+	damage(dir, path);
+	records(&e);
+
 	free(path);
-	free(nopath);
 	cache_entry_free(&e);
-	cache_entry_free(&more);
 	char cmd[512];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)

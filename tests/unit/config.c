@@ -18,23 +18,18 @@ static const char *write_tmp(const char *name, const char *text)
 	return path;
 }
 
-int main(void)
+/* Declared defaults, default.conf, the user file and the command line, in that order. */
+static void precedence(const char *deffile, char *arg_user)
 {
 	struct config c;
-	char deffile[256], userfile[256], arg_user[300];
-	mkdtemp(dir);
-	snprintf(deffile, sizeof deffile, "%s", write_tmp("default.conf", "runs=7\nbestK=4\n# comment\n\n"));
-	snprintf(userfile, sizeof userfile, "%s",
-		 write_tmp("user", "  runs = 9   # trailing comment\ncompiler=clang\n"));
-	snprintf(arg_user, sizeof arg_user, "-userConfigFile=%s", userfile);
-
 	/* declared default only */
 	config_init(&c);
 	is_str(config_get(&c, "runs"), "5", "declared default of runs");
 	is_str(c.origin[config_find("runs")], "default", "origin of a declared default");
 	config_free(&c);
 
-	/* default.conf over declared defaults, user file over default.conf, command line over all */
+	/* default.conf over declared defaults, user file over default.conf, command line over all
+	 */
 	char *args[] = {arg_user, "-bestK=6"};
 	config_init(&c);
 	ok(config_load_all(&c, deffile, args, 2) == 0, "all sources load: %s", c.err);
@@ -42,11 +37,16 @@ int main(void)
 	is_str(config_get(&c, "bestK"), "6", "command line beats default.conf");
 	is_str(config_get(&c, "compiler"), "clang", "user file value");
 	is_str(config_get(&c, "maxRuns"), "40", "untouched key keeps its declared default");
-	ok(strstr(c.origin[config_find("runs")], "user:1") != NULL, "origin names the user file and line: %s",
-	   c.origin[config_find("runs")]);
+	ok(strstr(c.origin[config_find("runs")], "user:1") != NULL,
+	   "origin names the user file and line: %s", c.origin[config_find("runs")]);
 	is_str(c.origin[config_find("bestK")], "command line", "origin of a command-line value");
 	config_free(&c);
+}
 
+/* Unknown keys (with the nearest), bad values, a line without '=', a missing user file. */
+static void errors(const char *deffile)
+{
+	struct config c;
 	/* an unknown key in a file: source, line and nearest key */
 	const char *bad = write_tmp("bad", "runs=3\nbestEpsilom=0.1\n");
 	config_init(&c);
@@ -65,8 +65,8 @@ int main(void)
 
 	/* typed validation */
 	config_init(&c);
-	ok(config_set(&c, "runs", "many", "test") < 0 && strstr(c.err, "integer"), "int key rejects text: %s",
-	   c.err);
+	ok(config_set(&c, "runs", "many", "test") < 0 && strstr(c.err, "integer"),
+	   "int key rejects text: %s", c.err);
 	ok(config_set(&c, "useCachedResults", "yes", "test") < 0, "bool key rejects 'yes'");
 	ok(config_set(&c, "cacheMode", "tepid", "test") < 0 && strstr(c.err, "warm,cold"),
 	   "enum key lists its values: %s", c.err);
@@ -78,7 +78,8 @@ int main(void)
 	/* a line without '=' */
 	const char *noeq = write_tmp("noeq", "runs 3\n");
 	config_init(&c);
-	ok(config_load_file(&c, noeq, 0) < 0 && strstr(c.err, "noeq:1"), "line without '=': %s", c.err);
+	ok(config_load_file(&c, noeq, 0) < 0 && strstr(c.err, "noeq:1"), "line without '=': %s",
+	   c.err);
 	config_free(&c);
 
 	/* an explicitly named user file must exist; the default one may be absent */
@@ -89,6 +90,21 @@ int main(void)
 	ok(config_load_all(&c, deffile, args3, 1) < 0 && strstr(c.err, "nope"),
 	   "a named but missing user file is an error: %s", c.err);
 	config_free(&c);
+}
+
+int main(void)
+{
+	struct config c;
+	char deffile[256], userfile[256], arg_user[300];
+	mkdtemp(dir);
+	snprintf(deffile, sizeof deffile, "%s",
+		 write_tmp("default.conf", "runs=7\nbestK=4\n# comment\n\n"));
+	snprintf(userfile, sizeof userfile, "%s",
+		 write_tmp("user", "  runs = 9   # trailing comment\ncompiler=clang\n"));
+	snprintf(arg_user, sizeof arg_user, "-userConfigFile=%s", userfile);
+
+	precedence(deffile, arg_user);
+	errors(deffile);
 
 	/* XDG locations */
 	setenv("XDG_CACHE_HOME", "/xdg/cache", 1);

@@ -16,10 +16,10 @@ static long long mtime_ns(const char *path)
 	return (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
 }
 
-int main(void)
+/* Macro headers: written, kept when unchanged, rewritten; names and values checked. */
+static void macros(const char *dir)
 {
-	char dir[] = "/tmp/rot-test-gen-XXXXXX", err[512], path[300];
-	mkdtemp(dir);
+	char err[512], path[300];
 	snprintf(path, sizeof path, "%s/macro/UNROLL.h", dir);
 
 	ok(gen_macro(dir, "UNROLL", "4", err, sizeof err) == 1, "first write of a macro header");
@@ -40,24 +40,39 @@ int main(void)
 	ok(gen_macro(dir, "2BAD", "1", err, sizeof err) < 0 && strstr(err, "not a C identifier"),
 	   "macro name must be a C identifier: %s", err);
 	ok(gen_macro(dir, "A-B", "1", err, sizeof err) < 0, "macro name with '-' refused");
-	ok(gen_macro(dir, "X", "1\n#include </etc/passwd>", err, sizeof err) < 0 && strstr(err, "newline"),
+	ok(gen_macro(dir, "X", "1\n#include </etc/passwd>", err, sizeof err) < 0 &&
+	       strstr(err, "newline"),
 	   "macro value with a newline refused: %s", err);
 	snprintf(path, sizeof path, "%s/macro/X.h", dir);
 	ok(access(path, F_OK) != 0, "refused macro wrote no header");
-	ok(gen_macro(dir, "_ok9", "(1 + 2)", err, sizeof err) == 1, "identifier with underscore and digit");
+	ok(gen_macro(dir, "_ok9", "(1 + 2)", err, sizeof err) == 1,
+	   "identifier with underscore and digit");
+}
 
+/* The flags file: written once, refused when not options. */
+static void flags(const char *dir)
+{
+	char err[512];
 	ok(gen_flags(dir, "-O3 -march=native", err, sizeof err) == 1, "flags file written");
 	ok(gen_flags(dir, "-O3 -march=native", err, sizeof err) == 0, "same flags: unchanged");
-	ok(gen_flags(dir, "-O2; rm -rf /", err, sizeof err) < 0, "a non-option word is refused: %s", err);
+	ok(gen_flags(dir, "-O2; rm -rf /", err, sizeof err) < 0, "a non-option word is refused: %s",
+	   err);
 	ok(gen_flags(dir, "-O2\n-O3", err, sizeof err) < 0, "flags with a newline refused");
+}
 
+/* The kernel list: objects, their sources by real path, odd and bad paths. */
+static void kernels(const char *dir)
+{
+	char err[512], path[300], *text;
 	struct gen_kernel k[] = {{"triad", "/src/kernels/triad.c", NULL}};
 	ok(gen_kernels(dir, k, 1, err, sizeof err) == 1, "kernel list written");
 	snprintf(path, sizeof path, "%s/kernels.mk", dir);
 	text = util_read_file(path, NULL);
-	ok(text && strstr(text, ".o: $(GEN)/src/triad-") && strstr(text, ".c $(GEN)/kernel.flags $(GEN)/paths.flags"),
+	ok(text && strstr(text, ".o: $(GEN)/src/triad-") &&
+	       strstr(text, ".c $(GEN)/kernel.flags $(GEN)/paths.flags"),
 	   "kernel object depends on its generated source, the flags and the path maps");
-	ok(text && strstr(text, "KERNEL_OBJS += $(O)/kernels/triad-"), "object is named after the kernel");
+	ok(text && strstr(text, "KERNEL_OBJS += $(O)/kernels/triad-"),
+	   "object is named after the kernel");
 	free(text);
 	struct gen_kernel other[] = {{"triad", "/elsewhere/kernels/triad.c", NULL}};
 	char *first = util_read_file(path, NULL);
@@ -68,11 +83,13 @@ int main(void)
 	free(first);
 	free(text);
 	struct gen_kernel odd[] = {{"triad", "/src/my \"kernels\" é/triad.c", "kernels/triad.c"}};
-	ok(gen_kernels(dir, odd, 1, err, sizeof err) >= 0, "a path with a space, quotes and an accent is fine");
+	ok(gen_kernels(dir, odd, 1, err, sizeof err) >= 0,
+	   "a path with a space, quotes and an accent is fine");
 	text = util_read_file(path, NULL);
 	char *src = text ? strstr(text, "$(GEN)/src/") : NULL, wrapper[4096] = "";
 	if (src)
-		snprintf(wrapper, sizeof wrapper, "%s/src/%.*s", dir, (int)strcspn(src + 11, " "), src + 11);
+		snprintf(wrapper, sizeof wrapper, "%s/src/%.*s", dir, (int)strcspn(src + 11, " "),
+			 src + 11);
 	free(text);
 	text = util_read_file(wrapper, NULL);
 	ok(text && strstr(text, "#include \"/src/my \\\"kernels\\\" é/triad.c\""),
@@ -81,7 +98,12 @@ int main(void)
 	struct gen_kernel bad[] = {{"triad", "/src/kernels\n/triad.c", NULL}};
 	ok(gen_kernels(dir, bad, 1, err, sizeof err) < 0 && strstr(err, "control character"),
 	   "a path with a newline is refused: %s", err);
+}
 
+/* The macros a kernel includes. */
+static void scan(const char *dir)
+{
+	char path[300];
 	snprintf(path, sizeof path, "%s/k.c", dir);
 	FILE *f = fopen(path, "w");
 	fputs("#include \"kernel.h\"\n#include \"macro/A.h\"\n  # include \"macro/B_2.h\"\n"
@@ -94,6 +116,16 @@ int main(void)
 	   "scan finds each macro a kernel includes, once (%d)", n);
 	for (int i = 0; i < n; i++)
 		free(names[i]);
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/rot-test-gen-XXXXXX";
+	mkdtemp(dir);
+	macros(dir);
+	flags(dir);
+	kernels(dir);
+	scan(dir);
 
 	char cmd[512];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

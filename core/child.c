@@ -1,0 +1,143 @@
+/* child: the traced child: forked, stopped under PTRACE_TRACEME with the tracing options set,
+ * and what it runs: points measured one after another, each one's records announced. */
+#define _GNU_SOURCE
+#include "child.h"
+#include "failure.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Measures ps[first..last] in order, each point's records announced to the tracer; ends at
+ * the first point that fails. Async-signal-safe between fork and the measurement: no
+ * allocation, no stdio. */
+static void child_main(struct point *ps, int first, int last, pid_t core, int err_pipe, int err_fd)
+{
+	/* a core that dies before it set PTRACE_O_EXITKILL must not leave this child stopped */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != core)
+		_exit(127);
+	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0) {
+		int e = errno;
+		ssize_t w = write(err_pipe, &e, sizeof e);
+		(void)w;
+		_exit(126);
+	}
+	setpgid(0, 0); /* one group to kill: the kernel and the processes it starts */
+	int devnull = open("/dev/null", O_RDWR);
+	if (devnull >= 0) {
+		dup2(devnull, 0);
+		dup2(devnull, 1); /* kernels that print must not disturb anything */
+	}
+	if (err_fd >= 0)
+		dup2(err_fd, 2);
+	/* nothing else reaches the kernel: not the driver's pipe, not the batch input */
+	if (syscall(SYS_close_range, 3u, ~0u, 0u) < 0)
+		for (int fd = 3; fd < 1024; fd++)
+			close(fd);
+	raise(SIGSTOP);
+	for (int i = first; i <= last; i++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *out = open_memstream(&buf, &len);
+		if (!out)
+			_exit(125);
+		int rc = measure_point(&ps[i], out);
+		fclose(out);
+		/* the parent reads the records out of this memory: no descriptor the kernel
+		 * could write */
+		static struct rot_records rr;
+		rr = (struct rot_records){ROT_RECORDS_MAGIC, buf, len, i, rc};
+		union sigval v = {.sival_ptr = &rr};
+		measure_tell(ROT_RECORDS_SIGNAL, v);
+		/* a failed point may leave the process unfit: a fresh one goes on */
+		if (rc != 0)
+			_exit(3);
+		free(buf);
+	}
+	_exit(0);
+}
+
+/* Waits for the forked child's first stop and sets the tracing options. 0, or -1 after
+ * writing the failure: PTRACE_TRACEME refused (errno from err_pipe), or the options. */
+static int attach(pid_t pid, int err_pipe, FILE *out)
+{
+	int st = 0, e = ECHILD;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (read(err_pipe, &e, sizeof e) == (ssize_t)sizeof e || !WIFSTOPPED(st)) {
+		failure_write(out,
+			      &(struct failure){.kind = FAILURE_SETUP,
+						.message = "ptrace(PTRACE_TRACEME) was refused",
+						.err = e,
+						.hint = failure_hint_ptrace});
+		return -1;
+	}
+	if (ptrace(PTRACE_SETOPTIONS, pid, NULL,
+		   (void *)(long)(PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
+				  PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL)) <
+	    0) {
+		failure_write(out, &(struct failure){.kind = FAILURE_SETUP,
+						     .message = "ptrace(PTRACE_SETOPTIONS)",
+						     .err = errno});
+		return -1;
+	}
+	return 0;
+}
+
+void child_end(pid_t pid)
+{
+	int st;
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &st, __WALL) < 0 && errno == EINTR)
+		;
+}
+
+pid_t child_start(struct point *ps, int first, int last, const sigset_t *old, int *errfd, FILE *out)
+{
+	int err_pipe[2] = {-1, -1}, out_pipe[2] = {-1, -1}, started = 0;
+	pid_t pid = -1, core = getpid();
+	if (pipe2(err_pipe, O_CLOEXEC) < 0 || pipe2(out_pipe, O_CLOEXEC) < 0) {
+		failure_write(out, &(struct failure){.kind = FAILURE_SETUP,
+						     .message = "cannot set up the child",
+						     .err = errno});
+		goto out;
+	}
+	fflush(NULL);
+	if ((pid = fork()) < 0) {
+		failure_write(
+		    out, &(struct failure){.kind = FAILURE_SETUP, .message = "fork", .err = errno});
+		goto out;
+	}
+	if (pid == 0) {
+		sigprocmask(SIG_SETMASK, old, NULL);
+		child_main(ps, first, last, core, err_pipe[1], out_pipe[1]);
+	}
+	setpgid(pid, pid); /* the child does it too: whoever runs first */
+	close(err_pipe[1]);
+	close(out_pipe[1]);
+	err_pipe[1] = out_pipe[1] = -1;
+	if (attach(pid, err_pipe[0], out) < 0)
+		goto out;
+	fcntl(out_pipe[0], F_SETFL, O_NONBLOCK);
+	*errfd = out_pipe[0];
+	out_pipe[0] = -1;
+	started = 1;
+out:
+	if (pid > 0 && !started) {
+		child_end(pid);
+		pid = -1;
+	}
+	for (int i = 0; i < 2; i++) {
+		if (err_pipe[i] >= 0)
+			close(err_pipe[i]);
+		if (out_pipe[i] >= 0)
+			close(out_pipe[i]);
+	}
+	return pid;
+}

@@ -1,0 +1,129 @@
+/* report: writes a point's result: the child's records with each run's counts, the thread
+ * table, the event log, the kernel's last stderr lines, and what became of the point. */
+#include "report.h"
+#include "tracer.h"
+
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+
+static int is_fault(int sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGTRAP;
+}
+
+/* Who ended the kernel with its signal, and where a fault was. */
+static void signal_failure(const struct outcome *o, struct failure *f)
+{
+	f->kind = FAILURE_SIGNAL;
+	f->sig = WTERMSIG(o->status);
+	f->tid = (int)o->sig_tid;
+	if (o->sig_tid && is_fault(f->sig) && o->sig_code > 0) {
+		f->sender = FAILURE_FAULT;
+		f->addr = o->sig_addr;
+	} else if (o->sig_tid && o->sig_code <= 0) {
+		f->sender = o->sig_from_kernel ? FAILURE_SELF : FAILURE_PROCESS;
+		f->pid = (int)o->sig_from;
+		f->uid = o->sig_uid;
+	} else {
+		f->sender = o->sig_tid ? FAILURE_OS : FAILURE_UNSEEN;
+	}
+}
+
+enum report_verdict report_decide(const struct outcome *o, struct failure *f)
+{
+	memset(f, 0, sizeof *f);
+	f->kernel = o->kernel;
+	if (o->refused) {
+		f->kind = FAILURE_INPUT;
+		f->message = o->refused;
+	} else if (o->timed_out) {
+		f->kind = FAILURE_TIMEOUT;
+		f->timeout = o->timeout;
+		f->stopsig = o->stopsig;
+	} else if (o->leftover) {
+		f->kind = FAILURE_LEFTOVER;
+		f->pid = (int)o->leftover;
+	} else if (o->measured) {
+		return REPORT_OK;
+	} else if (WIFSIGNALED(o->status)) {
+		signal_failure(o, f);
+	} else if (!o->records) {
+		f->kind = FAILURE_EXIT;
+		f->status = WEXITSTATUS(o->status);
+		f->run = o->run;
+	} else if (WEXITSTATUS(o->status) == 0 && o->verdict == 0) {
+		return REPORT_OK;
+	} else {
+		return REPORT_CHILD_FAILED;
+	}
+	return REPORT_FAILED;
+}
+
+void report_copy_records(FILE *out, const char *text, size_t len, const struct tcounters *tc)
+{
+	int run = 0;
+	const char *end = text ? text + strnlen(text, len) : NULL;
+	for (const char *line = text; line && line < end;) {
+		const char *nl = memchr(line, '\n', (size_t)(end - line));
+		size_t n = nl ? (size_t)(nl - line) : (size_t)(end - line);
+		fwrite(line, 1, n, out);
+		if (n >= 4 && strncmp(line, "run ", 4) == 0 && tc->ctr.n > 0) {
+			if (run < tc->nruns) {
+				for (int i = 0; i < tc->ctr.n; i++)
+					fprintf(out, " e%d=%.0f", i, tc->runval[run][i]);
+				fprintf(out, " counting=%d", tc->runcounting[run]);
+				if (tc->runratio[run] < 1)
+					fprintf(out, " mux=%.4f", tc->runratio[run]);
+			}
+			run++;
+		}
+		fputc('\n', out);
+		line += n + 1;
+	}
+}
+
+/* The thread table, the processes started, the event log and the counted events. */
+static void write_threads(FILE *out, const struct tracee *tr)
+{
+	const struct threads *th = &tr->th;
+	fprintf(out, "meta threadsCreated %d\nmeta threadsExited %d\nmeta threadsCounted %d\n",
+		th->created, th->exited, th->counted);
+	fprintf(out, "meta threadTable ");
+	for (int i = 0; i < th->n; i++)
+		fprintf(out, "%s%d:%s%s", i ? "," : "", th->t[i].index,
+			th->t[i].state == T_EXITED ? "exited"
+			: th->t[i].state == T_NEW  ? "new"
+						   : "running",
+			th->t[i].c.counted ? ":counted" : "");
+	fprintf(out, "\n");
+	if (tr->ot.forks)
+		fprintf(out, "meta processesStarted %d\n", tr->ot.forks);
+	if (tr->events.len)
+		fprintf(out, "meta events %s\n", tr->events.text);
+	for (int i = 0; i < tr->tc.ctr.n; i++)
+		fprintf(out, "meta event%d %s\n", i, tr->tc.ctr.name[i]);
+	if (tr->tc.ctr.n)
+		fprintf(out, "meta counterDomain %s\nmeta multiplexed %d\n",
+			tr->tc.ctr.user_only ? "user" : "user+kernel", tr->tc.multiplexed);
+}
+
+int report_point(FILE *out, const struct tracee *tr, const struct outcome *o)
+{
+	struct failure f;
+	report_copy_records(out, tr->rec.text, tr->rec.len, &tr->tc);
+	write_threads(out, tr);
+	errtail_write(&tr->err, out);
+	switch (report_decide(o, &f)) {
+	case REPORT_OK:
+		fputs("status ok\n", out);
+		return 0;
+	case REPORT_FAILED:
+		failure_write(out, &f);
+		return 1;
+	case REPORT_CHILD_FAILED:
+	default:
+		fputs("status failed\n", out); /* the child wrote its own error line */
+		return 1;
+	}
+}
