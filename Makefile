@@ -65,12 +65,14 @@ deps:
 # TAP through prove: unit tests (C), Lua library tests, end-to-end tests (shell).
 test: deps
 	@$(MAKE) -s driver $(TEST_BINS)
-	@prove --exec '' $(TEST_BINS) tests/lua.t tests/levels.t tests/ceilings.t tests/execute.t tests/gpu.t tests/ptx.t tests/ptx-broken.t tests/e2e/*.t tests/leftovers.t
+	@prove --exec '' $(TEST_BINS) $(LUA_UNIT) tests/gpu.t tests/ptx.t tests/ptx-broken.t tests/e2e/*.t tests/leftovers.t
 
-# the C unit tests alone (tests/unit), quick
+# the developer's loop: the C unit tests (tests/unit) and the Lua unit tests, no measurement;
+# make test is the full suite (CI's command)
+LUA_UNIT := tests/lua.t tests/levels.t tests/ceilings.t tests/execute.t
 check: deps
-	@$(MAKE) -s $(TEST_BINS)
-	@prove --exec '' $(TEST_BINS)
+	@$(MAKE) -s driver $(TEST_BINS)
+	@prove --exec '' $(TEST_BINS) $(LUA_UNIT)
 
 bench: deps
 	@$(MAKE) -s driver

@@ -94,6 +94,30 @@ t.ok(text:find("^workload triad threads 1\nparam n 8\ncounter perf::TASK%-CLOCK\
 t.ok(text:find("\nruns 3\n") and text:find("\nmaxRuns 3\n"), "extending a cached entry asks for exactly the missing runs")
 t.ok(text:find("\nchild each$") ~= nil, "a CPU point gets a child of its own (pointChild auto)")
 
+-- the protocol is declared once (core/protocol.h): a point that uses every feature writes every
+-- input key the core reads, and no other (kernel is the core's one-thread shorthand)
+local protocol = require "rot.protocol"
+local full = item("triad").desc
+full.measurers.counters = { "perf::TASK-CLOCK" }
+full.gpuMetrics = { "dram__bytes.sum" }
+full.rules = { { on = "runStart", action = "flush", every = 2 } }
+full.workloads[1].pin = { 0 }
+local written, want = {}, {}
+lines = {}
+batch.point_lines(S, full, 3, false, lines, "shared")
+for _, l in ipairs(lines) do written[l:match("^%S+")] = true end
+for _, k in ipairs(protocol.input) do if k ~= "kernel" then want[k] = true end end
+local missing, extra = {}, {}
+for k in pairs(want) do if not written[k] then missing[#missing + 1] = k end end
+for k in pairs(written) do if not want[k] then extra[#extra + 1] = k end end
+t.ok(#missing == 0 and #extra == 0, "the driver writes exactly the input keys core/protocol.h declares (missing: " ..
+  table.concat(missing, ",") .. "; extra: " .. table.concat(extra, ",") .. ")")
+local describe = require "rot.describe"
+t.raises(function() describe.describe(S, { kernel = "triad", rules = { { on = "runEnd", action = "flush" } } }) end,
+  "^rule 1: flush works on runStart or workloadStart", "a rule the core would refuse is refused when the script describes it, in the core's words")
+t.raises(function() describe.describe(S, { kernel = "triad", rules = { { on = "runStrat", action = "flush" } } }) end,
+  "unknown event 'runStrat'; did you mean 'runStart'", "an unknown event names the core's nearest one")
+
 -- the outcome policy: only plausible results are cached, written whole
 local row = { point = { n = 1 }, text = "{desc}", path = cache.path(S:get("cacheDir"), string.rep("ab", 32)) }
 sys.mkdir(S:get("cacheDir") .. "/results/ab")

@@ -7,12 +7,19 @@ local machine = require "rot.machine"
 local kernels = require "rot.describe.kernels"
 local toolchain = require "rot.build.toolchain"
 local device = require "rot.gpu.device"
+local protocol = require "rot.protocol"
 
 local M = {}
 
-local EVENTS = { workloadStart = true, workloadStop = true, threadCreated = true, threadExited = true,
-  runStart = true, runEnd = true, fault = true }
-local ACTIONS = { flush = true, pin = true, marker = true, startCounters = true, stopCounters = true }
+-- The rule vocabulary is the core's (core/protocol.h, through rot.protocol).
+local function set_of(list)
+  local out = {}
+  for _, x in ipairs(list) do out[x] = true end
+  return out
+end
+local EVENTS, ACTIONS = set_of(protocol.events), set_of(protocol.actions)
+local RULE_FIELDS = set_of(protocol.rule_keys)
+RULE_FIELDS.on, RULE_FIELDS.action = true, true
 local SPEC_FIELDS = { kernel = true, params = true, threads = true, pin = true, workloads = true, macros = true,
   flags = true, cacheMode = true, counters = true, counts = true, rules = true, gpuMetrics = true, round = true,
   alongside = true, pointChild = true }
@@ -72,17 +79,27 @@ local function workloads(spec, what)
   return wls
 end
 
+-- A rule's line in the core's syntax: EVENT ACTION key=value ...
+function M.rule_line(r)
+  local l = r.on .. " " .. r.action
+  for _, k in ipairs(protocol.rule_keys) do
+    if r[k] ~= nil then l = l .. " " .. k .. "=" .. r[k] end
+  end
+  return l
+end
+
+--[[ A rule of a spec, checked: its fields and their types here (a script's words), its
+  meaning (flush only where the child can run it, pin with a CPU, ...) by the core's own parser
+  (rot.protocol.check_rule), so the two sides cannot disagree. ]]
 local function rule(r, i)
   if type(r) ~= "table" then util.fail("rule " .. i .. " must be a table {on=, action=, ...}") end
-  check_fields(r, { on = true, action = true, run = true, every = true, thread = true, cpu = true, text = true },
-    "rule " .. i)
-  if not EVENTS[r.on] then
-    util.fail("rule " .. i .. ": unknown event '" .. tostring(r.on) .. "'" .. util.did_you_mean(tostring(r.on), names_of(EVENTS)),
-      "events: " .. table.concat(names_of(EVENTS), ", "))
-  end
-  if not ACTIONS[r.action] then
-    util.fail("rule " .. i .. ": unknown action '" .. tostring(r.action) .. "'" .. util.did_you_mean(tostring(r.action), names_of(ACTIONS)),
-      "actions: " .. table.concat(names_of(ACTIONS), ", "))
+  check_fields(r, RULE_FIELDS, "rule " .. i)
+  for _, what in ipairs({ "event", "action" }) do
+    local v, set = r[what == "event" and "on" or "action"], what == "event" and EVENTS or ACTIONS
+    if not set[v] then
+      util.fail("rule " .. i .. ": unknown " .. what .. " '" .. tostring(v) .. "'" .. util.did_you_mean(tostring(v), names_of(set)),
+        what .. "s: " .. table.concat(names_of(set), ", "))
+    end
   end
   for _, k in ipairs({ "run", "every", "thread", "cpu" }) do
     if r[k] ~= nil and (math.type(r[k]) ~= "integer" or r[k] < 0) then
@@ -92,12 +109,11 @@ local function rule(r, i)
   if r.text ~= nil and not tostring(r.text):match("^[%w_.-]+$") then
     util.fail("rule " .. i .. ": marker text must use letters, digits and _.- only")
   end
-  if r.action == "pin" and not r.cpu then util.fail("rule " .. i .. ": pin needs cpu = N") end
-  if r.action == "flush" and r.on ~= "runStart" and r.on ~= "workloadStart" then
-    util.fail("rule " .. i .. ": flush works on runStart or workloadStart")
-  end
-  return { on = r.on, action = r.action, run = r.run, every = r.every, thread = r.thread, cpu = r.cpu,
+  local out = { on = r.on, action = r.action, run = r.run, every = r.every, thread = r.thread, cpu = r.cpu,
     text = r.text and tostring(r.text) }
+  local ok, err = protocol.check_rule(M.rule_line(out))
+  if not ok then util.fail("rule " .. i .. ": " .. err:gsub("^rule '.-': ", "")) end
+  return out
 end
 
 --[[ The kernels the core is built with ({name=, path=, key=}): the workloads', then those

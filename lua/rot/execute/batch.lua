@@ -1,12 +1,18 @@
 -- rot.execute.batch: one measuring core process for a batch of points: their input written in
--- the core's protocol (core/protocol.h), its results read back point by point as they come,
--- and a new core for the rest when one dies or hangs.
+-- the core's protocol (core/protocol.h, rot.protocol), its results read back point by point as
+-- they come, and a new core for the rest when one dies or hangs.
 local sys = require "rot.sys"
 local core = require "rot.core"
 local process = require "rot.process"
 local util = require "rot.util"
+local protocol = require "rot.protocol"
+local describe = require "rot.describe"
 
 local M = {}
+
+-- The input keys the core reads (core/protocol.h): a line with any other is a bug here.
+local KEYS = {}
+for _, k in ipairs(protocol.input) do KEYS[k] = true end
 
 local function num(x) return string.format("%.17g", x) end
 
@@ -14,6 +20,7 @@ local function num(x) return string.format("%.17g", x) end
   counters, GPU metrics, rules and run policy; need: runs still wanted; exact: exactly that
   many (extending a cached entry); child: "each" or "shared" (nil: the pointChild key's). ]]
 function M.point_lines(s, desc, need, exact, lines, child)
+  local first = #lines + 1
   for _, w in ipairs(desc.workloads) do
     lines[#lines + 1] = "workload " .. w.kernel .. " threads " .. w.threads ..
         (#w.pin > 0 and (" pin " .. table.concat(w.pin, ",")) or "")
@@ -21,13 +28,7 @@ function M.point_lines(s, desc, need, exact, lines, child)
   end
   for _, c in ipairs(desc.measurers.counters) do lines[#lines + 1] = "counter " .. c end
   for _, m in ipairs(desc.gpuMetrics) do lines[#lines + 1] = "gpumetric " .. m end
-  for _, r in ipairs(desc.rules) do
-    local l = "rule " .. r.on .. " " .. r.action
-    for _, k in ipairs({ "run", "every", "thread", "cpu", "text" }) do
-      if r[k] ~= nil then l = l .. " " .. k .. "=" .. r[k] end
-    end
-    lines[#lines + 1] = l
-  end
+  for _, r in ipairs(desc.rules) do lines[#lines + 1] = "rule " .. describe.rule_line(r) end
   local p = desc.policy
   child = child or s:get("pointChild")
   if child == "auto" then child = desc.device == "gpu" and "shared" or "each" end
@@ -37,6 +38,7 @@ function M.point_lines(s, desc, need, exact, lines, child)
     { "child", child } }) do
     lines[#lines + 1] = kv[1] .. " " .. kv[2]
   end
+  for i = first, #lines do assert(KEYS[lines[i]:match("^%S+")], "not an input key of the core: " .. lines[i]) end
 end
 
 --[[ One point's result from the core's record lines: {status=, error=, meta=, runs=, stderr=}.
