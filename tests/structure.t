@@ -1,0 +1,46 @@
+#!/bin/sh
+# The shape a newcomer can rely on: no Lua file over 450 lines, no C file over 600, no C
+# function over 80 lines (tables aside), no require cycle among lua/rot's modules, a head
+# comment on every module. Each check names what breaks it.
+cd "$(dirname "$0")/.." || exit 1
+n=0
+fails=0
+ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi; }
+
+big=$(find lua -name '*.lua' -exec wc -l {} + | awk '$2 != "total" && $1 > 450 { print $2 " (" $1 ")" }')
+test -z "$big"
+ok $? "no Lua file over 450 lines${big:+: $big}"
+
+big=$(find core driver -name '*.c' -exec wc -l {} + | awk '$2 != "total" && $1 > 600 { print $2 " (" $1 ")" }')
+test -z "$big"
+ok $? "no C file over 600 lines${big:+: $big}"
+
+# a function: from a line opening it at column 0 ('{' alone, after a signature) to the '}' at
+# column 0 that closes it; initializers of tables (= { ... };) are not functions
+long=$(for f in core/*.c driver/*.c kernels/cpu/*.c tests/unit/*.c; do
+	awk -v f="$f" '/^\{$/ && prev !~ /=[ ]*$/ { start = NR; name = prev; next }
+		/^\}/ && start { if (NR - start + 1 > 80) print f ":" start " " name " (" NR - start + 1 " lines)"; start = 0 }
+		{ prev = $0 }' "$f"
+done)
+test -z "$long"
+ok $? "no C function over 80 lines${long:+: $long}"
+
+# the module graph of lua/rot: every require of a rot module, from the top or inside a function
+graph=$(find lua/rot -name '*.lua' | while read -r f; do
+	m=$(echo "$f" | sed -e 's|^lua/||' -e 's|/init\.lua$||' -e 's|\.lua$||' -e 's|/|.|g')
+	grep -o 'require[ (]*"rot[a-z_.]*"' "$f" | sed 's/.*"\(.*\)"/\1/' | while read -r d; do
+		[ -f "lua/$(echo "$d" | tr . /).lua" ] || [ -f "lua/$(echo "$d" | tr . /)/init.lua" ] || continue
+		[ "$d" = "$m" ] || echo "$m $d"
+	done
+done)
+cycle=$(echo "$graph" | tsort 2>&1 >/dev/null | head -n 3 | tr '\n' ' ')
+test -z "$cycle"
+ok $? "no require cycle among lua/rot's modules${cycle:+: $cycle}"
+
+nohead=$(for f in $(find lua/rot -name '*.lua') core/*.[ch] driver/*.[ch]; do
+	head -n 1 "$f" | grep -qE '^(--|/\*)' || echo "$f"
+done)
+test -z "$nohead"
+ok $? "every module says what it owns in its first lines${nohead:+: $nohead}"
+echo "1..$n"
+[ $fails -eq 0 ]
