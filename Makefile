@@ -50,7 +50,7 @@ deps:
 # TAP through prove: unit tests (C), Lua library tests, end-to-end tests (shell).
 test: deps
 	@$(MAKE) -s driver $(TEST_BINS)
-	@prove --exec '' $(TEST_BINS) tests/lua.t tests/levels.t tests/execute.t tests/gpu.t tests/ptx.t tests/ptx-broken.t tests/e2e/*.t tests/leftovers.t
+	@prove --exec '' $(TEST_BINS) tests/lua.t tests/levels.t tests/execute.t tests/history.t tests/gpu.t tests/ptx.t tests/ptx-broken.t tests/e2e/*.t tests/leftovers.t
 
 bench: deps
 	@$(MAKE) -s driver
