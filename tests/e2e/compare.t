@@ -9,42 +9,8 @@
 
 S="$T/study"
 mkdir -p "$S/kernels"
-cat >"$S/kernels/scale.c" <<'K'
-/* scale: a[i] += f * b[i], over the arrays PASSES times */
-#include "kernel.h"
-#include <stdlib.h>
-#define PASSES 1
-struct st { double *a, *b; size_t n; };
-static const struct rot_param params[] = {{"n", 1000, "elements"}, {NULL, 0, NULL}};
-static void *init(const struct rot_args *a)
-{
-	struct st *s = malloc(sizeof *s);
-	s->n = (size_t)rot_arg(a, "n");
-	s->a = rot_alloc(s->n * 8);
-	s->b = rot_alloc(s->n * 8);
-	return s;
-}
-static void run(void *p)
-{
-	struct st *s = p;
-	for (int k = 0; k < PASSES; k++)
-		for (size_t i = 0; i < s->n; i++)
-			s->a[i] += 1.5 * s->b[i];
-}
-static void dispose(void *p) { struct st *s = p; free(s->a); free(s->b); free(s); }
-static int buffers(void *p, struct rot_buffer *out, int max)
-{
-	struct st *s = p;
-	out[0] = (struct rot_buffer){s->a, s->n * 8};
-	out[1] = (struct rot_buffer){s->b, s->n * 8};
-	return 2;
-}
-static double flops(const struct rot_args *a) { return 2 * rot_arg(a, "n"); }
-static double bytes(const struct rot_args *a) { return 24 * rot_arg(a, "n"); }
-static const struct rot_kernel scale = {.name = "scale", .description = "a += f*b", .params = params,
-	.init = init, .run = run, .dispose = dispose, .buffers = buffers, .flops = flops, .bytes = bytes};
-ROT_KERNEL(scale)
-K
+# the user kernel (tests/fixtures/iterate/scale.c): a[i] += 1.5 * b[i], over the arrays PASSES (1) times
+cp "$ROOT/tests/fixtures/iterate/scale.c" "$S/kernels/"
 cat >"$S/study.lua" <<'L'
 -- iterating on scale
 local rot = require "rot"
