@@ -121,4 +121,12 @@ ok $? "an unknown run id: a clear error and a hint"
 rot compare "$S/study.lua" -failOn=sometimes >"$T/c" 2>"$T/ce"
 test $? -ne 0 && grep -q "^rot: bad value 'sometimes' for -failOn: slower or any" "$T/ce"
 ok $? "a bad -failOn is named"
+
+# the commands are in the help and the completion
+"$ROOT/rot" help compare >"$T/o" 2>&1
+contains "$T/o" "usage: rot compare NAME|PATH.lua \[A \[B\]\] \[-machine=ID,ID\] \[-failOn=slower|any\]" "rot help compare"
+"$ROOT/rot" completion bash >"$T/comp"
+out=$(bash -c ". '$T/comp'; COMP_WORDS=(rot compare study -fail); COMP_CWORD=3; _rot; echo \${COMPREPLY[*]}")
+test "$out" = "-failOn=slower -failOn=any"
+ok $? "completion knows compare's own options ($out)"
 done_testing

@@ -89,13 +89,13 @@ local function point_of(row, here)
   return p
 end
 
---[[ The state of the git work tree dir is in: {commit=, dirty=} (dirty: a tracked file changed
-  or an untracked one exists), or nil outside a work tree, without git, or after an
+--[[ The state of the git work tree dir is in: {commit=, dirty=} (dirty: a tracked file changed,
+  as git describe --dirty has it), or nil outside a work tree, without git, or after an
   interruption (no command runs then). ]]
 function M.git(dir)
   if sys.interrupted() or not sys.locate("git") then return nil end
-  local st, out = sys.run({ "git", "--no-optional-locks", "-C", dir, "status", "--porcelain=v2", "--branch" },
-    { capture = true })
+  local st, out = sys.run({ "git", "--no-optional-locks", "-C", dir, "status", "--porcelain=v2", "--branch",
+    "--untracked-files=no" }, { capture = true })
   if st ~= 0 or not out then return nil end
   local dirty = false
   for line in out:gmatch("[^\n]+") do dirty = dirty or line:sub(1, 1) ~= "#" end

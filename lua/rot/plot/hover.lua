@@ -53,9 +53,9 @@ end
 --[[ The hover text of a results row (nil for a row that describes no measured point): lines
   joined by a literal \n, which the SVG's script breaks. ]]
 function M.text(r)
-  if type(r) ~= "table" or not (r.desc or r.time) then return nil end
+  if type(r) ~= "table" or type(r.desc) ~= "table" then return nil end
   local lines = {}
-  if r.desc then desc_lines(r.desc, lines) end
+  desc_lines(r.desc, lines)
   M.summary_lines(r, lines)
   local m = r.nodeType and r.nodeType ~= "" and r.nodeType or nil
   lines[#lines + 1] = (r.failed and "failed" or r.cached and "from the cache" or "measured") .. (m and (" on " .. m) or "")
