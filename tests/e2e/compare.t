@@ -122,6 +122,20 @@ rot compare "$S/study.lua" -failOn=sometimes >"$T/c" 2>"$T/ce"
 test $? -ne 0 && grep -q "^rot: bad value 'sometimes' for -failOn: slower or any" "$T/ce"
 ok $? "a bad -failOn is named"
 
+# the latest runs on two machines: this one, and this one under another identity
+measure -machineIdentity=hostname >"$T/o" 2>&1
+ok $? "the study measured on a second machine (this one with its hostname in its identity)"
+m1=$(rot cache | sed -n 's/^machine \([^ ]*\) (this one).*/\1/p')
+m2=$(rot cache | grep ', host ' | sed -n 's/^machine \([^ :]*\).*/\1/p')
+rot compare "$S/study.lua" -machine="$m1,$m2" >"$T/c" 2>"$T/ce"
+ok $? "rot compare -machine=ID,ID runs ($m1, $m2)"
+contains "$T/c" "A = run 5 on $m1 " "A: the latest run on the first machine (the interrupted one: its points were all measured)"
+contains "$T/c" "^n  *machine A  *machine B " "the table says which machine each side is"
+awk -F'[ ,]+' '/^rot compare: [0-9]/ { exit !($3 + $5 + $7 == 2) }' "$T/c"
+ok $? "both points matched across the machines"
+test "$(grep -c '^set arrow' "$OUT/study-compare.gp")" -eq 2
+ok $? "and drawn as two arrows"
+
 # the commands are in the help and the completion
 "$ROOT/rot" help compare >"$T/o" 2>&1
 contains "$T/o" "usage: rot compare NAME|PATH.lua \[A \[B\]\] \[-machine=ID,ID\] \[-failOn=slower|any\]" "rot help compare"

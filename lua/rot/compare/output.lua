@@ -84,7 +84,8 @@ end
 function M.describe_run(side_)
   local r = side_.record
   local git = r.git and (", commit " .. tostring(r.git.commit):sub(1, 10) .. (r.git.dirty and " dirty" or "")) or ""
-  return string.format("%s (%s, %s%s)", side_.label, tostring(r.date), table.concat(r.machines or { r.machine }, "+"), git)
+  local where = side_.label:find(" on ", 1, true) and "" or (", " .. table.concat(r.machines or { r.machine }, "+"))
+  return string.format("%s (%s%s%s)", side_.label, tostring(r.date), where, git)
 end
 
 -- Prints the heading, the table and the summary line on stdout.
