@@ -96,8 +96,12 @@ for _, f in ipairs(sys.listdir(dir)) do if f:find("%.tmp") then leftovers = left
 t.is(leftovers, 0, "no temp file is left beside a record")
 sys.writefile(dir .. "/99-deadbeef.run.tmpAbCdEf", "-- half a rec")
 sys.writefile(dir .. "/98-deadbeef.run", "-- rot run record\n{ id = 98, points = {")
+local said, stderr = {}, io.stderr
+io.stderr = { write = function(_, ...) for _, x in ipairs({ ... }) do said[#said + 1] = x end end }
 local got = history.list(dir)
+io.stderr = stderr
 t.is(#got, 1, "a temp file is no record, a truncated one is skipped")
+t.ok(table.concat(said):find("warning: skipping run record '.*98%-deadbeef%.run'") ~= nil, "with a warning naming it")
 t.is(sys.stat(dir .. "/98-deadbeef.run"), "file", "and kept (bad input loses nothing)")
 sys.remove(dir .. "/98-deadbeef.run")
 for i = 1, 6 do history.write(dir, { machine = "m1", machines = { "m1" }, points = {} }, 4) end

@@ -156,7 +156,8 @@ local function measure(cfg, pos, build_only)
   local ok, err = run_script(path, { table.unpack(pos, 3) })
   s:cleanup()
   if build_only then return build_end(s, ok, err) end
-  require("rot.history.record").save(s, { path = path, args = { table.unpack(pos, 3) }, ok = ok, err = err })
+  local _, stop = require("rot.history.record").save(s, { path = path, args = { table.unpack(pos, 3) }, ok = ok, err = err })
+  if stop and ok then ok, err = false, stop end -- Ctrl-C while the record was written
   local code = 0
   if not ok then code = report_error(err) end
   if s.count.failed > 0 and code == 0 then code = 1 end

@@ -169,7 +169,8 @@ end
 
 --[[ save(s, o): builds the record of this invocation and writes it (rot.history.write), unless
   it settled no point or historyRuns is 0. A record that cannot be written is a warning: the
-  measurement itself stands. Returns the record, or nil. ]]
+  measurement itself stands. Returns the record (or nil) and, when Ctrl-C stopped the writing,
+  that interruption (the caller exits as interrupted). ]]
 function M.save(s, o)
   local keep = s:get("historyRuns")
   if #s.rows == 0 or keep == 0 then return nil end
@@ -183,7 +184,7 @@ function M.save(s, o)
   end
   if not id then
     io.stderr:write("rot: warning: the run record was not written: ", tostring(util.is_error(err) and err.message or err), "\n")
-    return nil
+    return nil, util.is_error(err) and (err.code or 0) >= 128 and err or nil
   end
   return rec
 end
