@@ -29,6 +29,10 @@ runs() { find "$CACHE/history" -name '*.run' 2>/dev/null | wc -l; }
 # more runs, and only runs nothing preempted: the ratios hold on a loaded 2-core machine
 measure() { rot measure "$S/study.lua" "$@" -runs=10 -ignoreDisturbed=true; }
 
+# the study is a git work tree: the records note its commit, and whether a tracked file changed
+if command -v git >/dev/null 2>&1; then
+	git -C "$S" init -q && git -C "$S" add -A && git -C "$S" -c user.name=rot -c user.email=rot@localhost commit -q -m study
+fi
 measure >"$T/o1" 2>&1
 ok $? "the study is measured"
 test "$(runs)" -eq 1
@@ -48,6 +52,13 @@ rot compare "$S/study.lua" >"$T/c" 2>"$T/ce"
 ok $? "rot compare exits 0 without a gate"
 contains "$T/c" "A = run 1" "it compares the latest two runs: A = run 1"
 contains "$T/c" "B = run 2" "B = run 2"
+if command -v git >/dev/null 2>&1; then
+	c=$(git -C "$S" rev-parse HEAD | cut -c1-10)
+	grep -q "A = run 1 (.*, commit $c)" "$T/c" && grep -q "B = run 2 (.*, commit $c dirty)" "$T/c"
+	ok $? "the runs name their commit, the second one dirty (the kernel edited)"
+else
+	tap_n=$((tap_n + 1)) && echo "ok $tap_n # skip git is not installed"
+fi
 contains "$T/c" "rot compare: 0 faster, 2 slower, 0 same, 0 only in A, 0 only in B; geometric-mean speedup 0\.[0-9]* (B over A, 2 points)" \
 	"both points slower, and the summary line"
 col() { awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next } { print $c }' "$OUT/study-compare.csv"; }

@@ -89,17 +89,25 @@ local function point_of(row, here)
   return p
 end
 
---[[ The state of the git work tree dir is in: {commit=, dirty=} (dirty: a tracked file changed,
-  as git describe --dirty has it), or nil outside a work tree, without git, or after an
-  interruption (no command runs then). ]]
+--[[ The state of the git work tree dir is in: {commit=, dirty=}, dirty when a tracked file under
+  dir changed (as git describe --dirty has it, limited to dir: a study inside a large repository
+  costs no scan of the rest), or nil outside a work tree, without git, or after an interruption
+  (no command runs then). ]]
 function M.git(dir)
   if sys.interrupted() or not sys.locate("git") then return nil end
   local st, out = sys.run({ "git", "--no-optional-locks", "-C", dir, "status", "--porcelain=v2", "--branch",
-    "--untracked-files=no" }, { capture = true })
+    "--untracked-files=no", "--", "." }, { capture = true })
   if st ~= 0 or not out then return nil end
   local dirty = false
   for line in out:gmatch("[^\n]+") do dirty = dirty or line:sub(1, 1) ~= "#" end
   return { commit = out:match("# branch%.oid (%x+)") or "(none yet)", dirty = dirty }
+end
+
+-- The folder whose work tree state a record notes: a study's folder; the checkout for a
+-- shipped measurement (its kernels are there too).
+local function study_dir(s, path)
+  if path:sub(1, #s.home + 1) == s.home .. "/" then return s.home end
+  return util.dirname(path)
 end
 
 -- The configuration keys given on the command line: name -> value.
@@ -161,7 +169,7 @@ function M.build(s, o)
     time = now, date = os.date("%Y-%m-%d %H:%M:%S", now), name = s.script, script = o.path,
     scriptHash = text and sys.sha256(text):sub(1, 12), args = o.args or {}, keys = command_line_keys(s.config),
     machine = here, machines = #machines > 0 and machines or { here }, executor = s.executor and s.executor.name,
-    status = status_of(o.ok, o.err), git = M.git(util.dirname(o.path)), bestEpsilon = eps, bestK = s:get("bestK"),
+    status = status_of(o.ok, o.err), git = M.git(study_dir(s, o.path)), bestEpsilon = eps, bestK = s:get("bestK"),
     counts = counts, axes = s.axes, builds = builds, sources = sources, points = points,
     ceilings = prows and ceilings_shown(ceilings_at(prows, memo, threads)) or nil,
   }
