@@ -75,6 +75,7 @@ for i = 1, 300 do
     time = 1.234567891e-6 * i, gbs = 12.3456789, gflops = 1.23456789, intensity = 0.0833333, spread = 0.0123456,
     runs = 17, ws = 24576 * i, bound = 20.1190812, limiter = "L2 bw", fraction = 0.523456789 }
 end
+big.points[300].gbs, big.points[300].bound = 0 / 0, math.huge
 local dir = tmp .. "/history/study-x"
 local id = history.write(dir, big, 50)
 local packed = 0
@@ -85,6 +86,8 @@ t.is(back.id, id, "read back with its id")
 t.is(back.points[300].point.n, 300000, "coordinates read back")
 t.ok(math.abs(back.points[7].time - 7 * 1.234567891e-6) < 1e-12, "times to 7 digits")
 t.is(back.points[2].limiter, "L2 bw", "strings read back")
+t.ok(back.points[300].gbs == nil and back.points[300].bound == nil and back.points[300].limiter == "L2 bw",
+  "NaN and infinities are left out, the values after them kept")
 t.is(history.decode("-- r\n{ id = 1, points = {}, version = 1, x = os.exit(3) }"), nil, "a record reaches nothing (empty environment)")
 local hang = "-- r\n{ id = (function() while true do end end)(), points = {}, version = 1 }"
 t.is(history.decode(hang), nil, "a record that would run forever is refused")

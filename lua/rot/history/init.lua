@@ -1,7 +1,7 @@
 --[[ rot.history: every `rot measure` remembered. One run record per invocation (built by
   rot.history.record) is kept in cacheDir/history/NAME-HASH/ID-MACHINES.run: a Lua table
-  literal, written to a temp file and renamed under a lock, read back without running code
-  (an empty environment, a text chunk). IDs count up per measurement; the last historyRuns
+  literal, written to a temp file and renamed under a lock, read back as a text chunk in an
+  empty environment with an instruction budget. IDs count up per measurement; the last historyRuns
   records of each measurement and machine are kept. `rot history` and `rot compare` read them. ]]
 local sys = require "rot.sys"
 local util = require "rot.util"
@@ -74,7 +74,8 @@ local function pack(p)
   local q, v = {}, {}
   for k, x in pairs(p) do q[k] = x end
   for i, c in ipairs(M.COLUMNS) do
-    v[i] = p[c] == nil and false or p[c]
+    local x = p[c]
+    v[i] = (x == nil or x ~= x or x == math.huge or x == -math.huge) and false or x -- no hole in the sequence
     q[c] = nil
   end
   if p.time ~= nil then q.v = v end
