@@ -61,6 +61,9 @@ const struct config_key config_keys[] = {
 	 "time limit of each Slurm task, as sbatch --time takes it (empty: the partition's)"},
 	{"slurmNodes", CONFIG_INT, "4", NULL,
 	 "array tasks (each on an exclusive node) the missing points are split over", .ranged = 1, .lo = 1, .hi = 100000},
+	{"historyRuns", CONFIG_INT, "50", NULL,
+	 "run records kept per measurement and machine (rot history, rot compare); 0 writes none",
+	 .ranged = 1, .lo = 0, .hi = 100000},
 	{"machineIdentity", CONFIG_ENUM, "hardware", "hardware,hostname",
 	 "what results are kept under: the hardware (identical machines share results) or also "
 	 "the hostname"},

@@ -51,11 +51,13 @@ function rot.measure(sp, builder)
   end
   local axes = {}
   for _, a in ipairs(sp.axes) do axes[#axes + 1] = a.name end
+  s:note_axes(axes)
   return rot.results(rows, axes)
 end
 
--- This machine's stored peaks (measured first, once, when there are none).
-function rot.peaks() return (peaks.get(rot)) end
+-- This machine's stored peaks (measured first, once, when there are none; those points are
+-- no part of the run's record).
+function rot.peaks() return (session.current():aside(peaks.get, rot)) end
 
 -- results(rows[, axes]): the results object rot.measure returns, over rows a script built or
 -- changed (its table, csv, bounds and plots)

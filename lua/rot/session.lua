@@ -18,6 +18,9 @@ function M.new(o)
     home = o.home, config = o.config, script_dir = o.script_dir, script = o.script,
     builddir = o.builddir or (o.home .. "/build/core"), executor = o.executor,
     output_dir = o.output_dir, memo = {}, t_start = sys.clock(),
+    -- what the run record keeps (rot.history): every row settled outside Session:aside, in
+    -- order (an interrupted run's too), and the axes rot.measure saw, in order
+    rows = {}, axes = {}, aside_depth = 0,
     count = { points = 0, hits = 0, measured = 0, failed = 0, slurm = 0, builds = 0, build_failures = 0 },
     time = { build = 0, measure = 0, cache = 0, plot = 0 },
   }, Session)
@@ -69,6 +72,7 @@ function Session:settle(row)
     c.measured = c.measured + 1
     if row.slurm then c.slurm = c.slurm + 1 end
   end
+  if self.aside_depth == 0 then self.rows[#self.rows + 1] = row end
   if self.on_settle then self.on_settle(row) end
   local p = self.progress
   if not p then return end
@@ -78,6 +82,23 @@ function Session:settle(row)
   io.stderr:write(string.format("\r\27[Kpoint %d/%d  hits %d  elapsed %.1f s  eta %.1f s", p.i, p.n, p.hits, el,
     el / p.i * math.max(p.n - p.i, 0)))
   io.stderr:flush()
+end
+
+-- f(...) with the rows it settles kept out of the run record: points measured on the side,
+-- such as the machine's ceilings measured first (rot.peaks), are no part of the script's run.
+function Session:aside(f, ...)
+  self.aside_depth = self.aside_depth + 1
+  local restore <close> = setmetatable({}, { __close = function() self.aside_depth = self.aside_depth - 1 end })
+  return f(...)
+end
+
+-- Notes the axes of one rot.measure (the run record lists coordinates in this order).
+function Session:note_axes(names)
+  local seen = {}
+  for _, a in ipairs(self.axes) do seen[a] = true end
+  for _, a in ipairs(names) do
+    if not seen[a] then seen[a] = true; self.axes[#self.axes + 1] = a end
+  end
 end
 
 --[[ This invocation's run directory (the core's input and stderr; rot build writes a script's

@@ -73,6 +73,17 @@ local function kernel_files(s, k)
   return files
 end
 
+--[[ The source files of a kernel as a run record names them (rot.history): { {name=, path=},
+  ... } for the files its build key hashes, each name relative to the study ("kernels/scale.c")
+  or the checkout ("core/kernel.h"), as the recorded dependencies name them; else absolute. ]]
+function M.sources(s, k)
+  local out = {}
+  for _, path in ipairs(kernel_files(s, k)) do
+    out[#out + 1] = { name = (tag(s, k.path, path):gsub("^@%a+/", "")), path = path }
+  end
+  return out
+end
+
 --[[ The build key of a description: the core's sources, each kernel's files, macros, flags,
   compiler and machine. Names are hashed relative to the checkout or the kernel's folder: a
   moved checkout or study keeps its keys. ]]

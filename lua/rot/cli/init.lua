@@ -1,4 +1,4 @@
--- rot.cli: the commands (measure, list, help, config, cache, completion, run): argument
+-- rot.cli: the commands (measure, history, compare, list, help, config, cache, completion, run): argument
 -- parsing, configuration loading and the closing summary of a measure run.
 local sys = require "rot.sys"
 local util = require "rot.util"
@@ -15,6 +15,8 @@ local handlers
 local commands = {
   { "measure", "measure NAME|PATH.lua [-key=value ...]", "run a measurement script: table, CSV and roofline plot" },
   { "build", "build NAME|PATH.lua [ARG ...] [-key=value ...]", "build every core a measurement needs and measure nothing: what was built, and every compiler error with its kernel and macros" },
+  { "history", "history NAME|PATH.lua", "every recorded run of a measurement, newest first: id, when, points, machine, and what changed from the run before" },
+  { "compare", "compare NAME|PATH.lua [A [B]] [-machine=ID,ID] [-failOn=slower|any]", "two runs point by point (default: the latest two whose results differ; A, B: run ids from rot history; -machine: the latest run on each of two machines): verdicts against the noise, NAME-compare.csv/.json/.svg; -failOn exits 1 when a point got slower (any: changed) beyond the noise" },
   { "list", "list", "shipped and user measurements with their descriptions" },
   { "config", "config [-key=value ...]", "every configuration key: type, default, value and where it came from" },
   { "cache", "cache [clear [NAME]]", "size and entries of the result cache per machine; clear empties it, clear NAME removes one measurement's (or one machine's) entries" },
@@ -154,6 +156,8 @@ local function measure(cfg, pos, build_only)
   local ok, err = run_script(path, { table.unpack(pos, 3) })
   s:cleanup()
   if build_only then return build_end(s, ok, err) end
+  local _, stop = require("rot.history.record").save(s, { path = path, args = { table.unpack(pos, 3) }, ok = ok, err = err })
+  if stop and ok then ok, err = false, stop end -- Ctrl-C while the record was written
   local code = 0
   if not ok then code = report_error(err) end
   if s.count.failed > 0 and code == 0 then code = 1 end
@@ -196,10 +200,12 @@ _rot() {
   local cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[1]}
   if [[ $cur == -* ]]; then
     compopt -o nospace 2>/dev/null
-    COMPREPLY=($(compgen -W "KEYS" -- "$cur"))
+    local own=""
+    [[ $cmd == compare ]] && own="-failOn=slower -failOn=any -machine="
+    COMPREPLY=($(compgen -W "KEYS $own" -- "$cur"))
   elif [[ $COMP_CWORD == 1 ]]; then
     COMPREPLY=($(compgen -W "COMMANDS" -- "$cur"))
-  elif [[ $cmd == measure && $COMP_CWORD == 2 ]]; then
+  elif [[ ($cmd == measure || $cmd == history || $cmd == compare) && $COMP_CWORD == 2 ]]; then
     COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" list --names 2>/dev/null)" -- "$cur") $(compgen -f -X '!*.lua' -- "$cur"))
   elif [[ $cmd == help ]]; then
     COMPREPLY=($(compgen -W "COMMANDS" -- "$cur"))
@@ -273,7 +279,8 @@ local function run(cfg, pos)
   return 0
 end
 
--- The commands that need the configuration: handler(cfg, pos, opts, asm_opts) -> exit status.
+-- The commands that need the configuration: handler(cfg, pos, opts, own) -> exit status (own:
+-- rot asm's macros, rot compare's -failOn and -machine).
 handlers = {
   measure = function(cfg, pos) return measure(cfg, pos) end,
   build = function(cfg, pos) return measure(cfg, pos, true) end,
@@ -284,6 +291,11 @@ handlers = {
   predict = function(cfg, pos) start(cfg); return require("rot.cli.models").predict(pos) end,
   utilization = function(cfg, pos) start(cfg); return require("rot.cli.models").utilization(pos) end,
   events = events,
+  history = function(cfg, pos) start(cfg); return require("rot.cli.history").history(cfg, pos, resolve_script) end,
+  compare = function(cfg, pos, _, copts)
+    start(cfg)
+    return require("rot.cli.history").compare(cfg, pos, copts, resolve_script)
+  end,
   worker = worker,
   run = run,
 }
@@ -313,6 +325,15 @@ function M.main(h, argv)
     for _, o in ipairs(opts) do
       local k, v = o:match("^%-([^=]+)=(.*)$")
       if keys[k] then rest[#rest + 1] = o else asm_opts[#asm_opts + 1] = { k, v } end
+    end
+    opts = rest
+  end
+  -- rot compare: -failOn and -machine are its own options, no configuration keys
+  if cmd == "compare" then
+    local rest = {}
+    for _, o in ipairs(opts) do
+      local k, v = o:match("^%-([^=]+)=(.*)$")
+      if k == "failOn" or k == "machine" then asm_opts[k] = v else rest[#rest + 1] = o end
     end
     opts = rest
   end

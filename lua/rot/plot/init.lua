@@ -6,6 +6,7 @@
 local sys = require "rot.sys"
 local util = require "rot.util"
 local place = require "rot.plot.place"
+local hover = require "rot.plot.hover"
 local M = {}
 
 -- Okabe & Ito's colour-blind-safe palette, the most distinct first (rot.plot.place).
@@ -270,6 +271,7 @@ function M.roofline(o)
   pls, n = point_labels(f, pl, points, o.labels or "auto", n)
   for _, l in ipairs(pls) do labels[#labels + 1] = l end
   for _, l in ipairs(labels) do gp[#gp + 1] = l end
+  hover.add(gp, plots, hover.items(o.rows, function(r) return r.intensity, r.gflops end, true, true))
   return M.finish(o, gp, plots, dat, #order == 0 and #o.rows > 0)
 end
 
@@ -285,8 +287,8 @@ end
 function M.finish(o, gp, plots, dat, empty)
   local g = M.geometry
   local outputs = { o.name .. ".svg", o.name .. ".png" }
-  gp[#gp + 1] = string.format('set terminal svg size %d,%d dynamic enhanced font "Helvetica,%d" background "white"',
-    g.width, g.height, g.font)
+  gp[#gp + 1] = string.format('set terminal svg size %d,%d dynamic enhanced font "Helvetica,%d" background "white"%s',
+    g.width, g.height, g.font, hover.terminal(plots))
   gp[#gp + 1] = "set output " .. q(o.name .. ".svg") .. ".suffix"
   gp[#gp + 1] = "plot " .. table.concat(plots, ", \\\n     ")
   gp[#gp + 1] = string.format('set terminal pngcairo size %d,%d enhanced font "Helvetica,%d" background "white"',
@@ -395,6 +397,7 @@ function M.xy(o)
   pls, n = point_labels(f, pl, points, o.labels or "auto", n)
   for _, l in ipairs(pls) do gp[#gp + 1] = l end
   if #plots == 0 then plots[1] = "NaN notitle" end
+  hover.add(gp, plots, hover.items(o.rows, function(r) return fx(r), fy(r) end, o.logx, o.logy))
   return M.finish(o, gp, plots, dat, #order == 0 and #o.rows > 0)
 end
 

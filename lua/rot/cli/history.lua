@@ -1,0 +1,133 @@
+--[=[ rot.cli.history: `rot history NAME|PATH.lua` (every recorded run, newest first, with what
+  changed from the run before) and `rot compare NAME|PATH.lua [A [B]] [-machine=ID,ID]
+  [-failOn=slower|any]` (two runs side by side: table, summary, CSV, JSON, the compare
+  roofline, and the CI gate). README "Iterating on a kernel". ]=]
+local util = require "rot.util"
+local session = require "rot.session"
+local history = require "rot.history"
+local changes = require "rot.history.changes"
+local compare = require "rot.compare"
+local output = require "rot.compare.output"
+
+local M = {}
+
+-- The records of a measurement (newest first) and their folder; resolve(cfg, what) finds the
+-- script as `rot measure` does.
+local function records_of(cfg, what, resolve)
+  local path = resolve(cfg, what)
+  local dir = history.dir(cfg:get("cacheDir"), session.current().home, path)
+  local name = util.basename(path):gsub("%.lua$", "")
+  return history.list(dir), dir, name, path
+end
+
+-- Left-aligned columns, two spaces apart.
+local function aligned(rows)
+  local w = {}
+  for _, r in ipairs(rows) do
+    for j, v in ipairs(r) do w[j] = math.max(w[j] or 0, utf8.len(v) or #v) end
+  end
+  for _, r in ipairs(rows) do
+    local parts = {}
+    for j, v in ipairs(r) do
+      parts[j] = j < #r and (v .. string.rep(" ", w[j] - (utf8.len(v) or #v))) or v
+    end
+    io.stdout:write(table.concat(parts, "  "), "\n")
+  end
+end
+
+-- One run's line: id, when, points, machine, what changed from the run before (older).
+local function history_line(r, older)
+  local c = r.counts or {}
+  local what
+  if older then
+    local ch = changes.changes(older, r)
+    what = #ch > 0 and table.concat(ch, ", ") or "nothing changed"
+  else
+    what = "first run recorded"
+  end
+  if r.status and r.status ~= "complete" then what = "(" .. r.status .. ") " .. what end
+  if r.git and r.git.dirty then what = what .. " [work tree dirty]" end
+  return { tostring(r.id), tostring(r.date), string.format("%d (%d measured, %d hits, %d failed)", c.points or 0,
+    c.measured or 0, c.hits or 0, c.failed or 0), table.concat(r.machines or { r.machine }, "+"), what }
+end
+
+-- rot history NAME|PATH.lua
+function M.history(cfg, pos, resolve)
+  if not pos[2] then util.fail("history needs a measurement name or script", "rot history triad") end
+  if pos[3] then util.fail("history takes one measurement, not '" .. pos[3] .. "'", "rot history " .. pos[2]) end
+  local records, dir, name, path = records_of(cfg, pos[2], resolve)
+  if #records == 0 then
+    io.stdout:write("rot: no runs of '", name, "' (", path, ") recorded yet in ", dir,
+      "\n(each `rot measure ", name, "` records one; historyRuns keeps the last ", tostring(cfg:get("historyRuns")),
+      " per machine)\n")
+    return 0
+  end
+  io.stdout:write(string.format("rot history %s (%s): %d run%s, newest first\n", name, path, #records,
+    #records == 1 and "" or "s"))
+  local rows = { { "id", "when", "points", "machine", "what changed from the run before" } }
+  for i, r in ipairs(records) do rows[#rows + 1] = history_line(r, records[i + 1]) end
+  aligned(rows)
+  return 0
+end
+
+--[[ compare's own options: -failOn=slower|any, -machine=ID,ID (parsed here, not configuration
+  keys). Returns fail_on (or nil), machines ({a, b} or nil). ]]
+local function options(o)
+  local fail_on = o.failOn
+  if fail_on and fail_on ~= "slower" and fail_on ~= "any" then
+    util.fail("bad value '" .. fail_on .. "' for -failOn: slower or any",
+      "-failOn=slower fails when a point got slower beyond the noise; -failOn=any when any point changed")
+  end
+  local machines
+  if o.machine then
+    local a, b = o.machine:match("^([^,]+),([^,]+)$")
+    if not a then
+      util.fail("bad value '" .. o.machine .. "' for -machine: two machine ids, ID,ID",
+        "`rot cache` lists machine ids; a Slurm node type's name works too")
+    end
+    machines = { a, b }
+  end
+  return fail_on, machines
+end
+
+-- Every point of a record knows its machine (records leave it out where it is the run's).
+local function fill_machines(r)
+  for _, p in ipairs(r.points) do p.machine = p.machine or r.machine end
+end
+
+-- rot compare NAME|PATH.lua [A [B]] [-machine=ID,ID] [-failOn=slower|any]
+function M.compare(cfg, pos, copts, resolve)
+  if not pos[2] then util.fail("compare needs a measurement name or script", "rot compare triad, rot compare triad 3 5") end
+  if pos[5] then util.fail("compare takes at most two run ids, not '" .. pos[5] .. "'", "rot help compare") end
+  local fail_on, machines = options(copts or {})
+  if machines and pos[3] then
+    util.fail("compare takes run ids or -machine=ID,ID, not both", "rot compare " .. pos[2] .. " -machine=ID,ID")
+  end
+  for i = 3, 4 do
+    if pos[i] and not pos[i]:match("^%d+$") then
+      util.fail("bad run id '" .. pos[i] .. "'", "run ids are the numbers `rot history " .. pos[2] .. "` prints")
+    end
+  end
+  local records, _, name = records_of(cfg, pos[2], resolve)
+  for _, r in ipairs(records) do fill_machines(r) end
+  local A, B, with_machine = compare.choose(name, records, pos[3], pos[4], machines)
+  local matched, eps = compare.match(A, B, with_machine)
+  local summary = compare.summary(matched)
+  local axes = output.axes(A, B)
+  output.print(name, A, B, matched, summary, axes, machines ~= nil, eps)
+  local s = session.current()
+  local dir = s:outdir()
+  output.write(dir, name, A, B, matched, summary, axes, machines ~= nil, eps)
+  local svg = require("rot.compare.plot").plot { name = name .. "-compare", dir = dir, gnuplot = cfg:get("gnuplot"),
+    pdf = cfg:get("pdf"), title = name .. ": " .. A.label .. " -> " .. B.label .. " (arrows from A to B)", A = A, B = B,
+    pairs = matched, ceilings = B.record.ceilings or A.record.ceilings,
+    coords = function(p) return output.coords(p, axes) end }
+  io.stdout:write("rot compare: wrote ", name, "-compare.csv, ", name, "-compare.json",
+    svg and (", " .. name .. "-compare.svg and .png") or "", " in ", dir, "\n")
+  if not fail_on then return 0 end
+  local bad = compare.offending(matched, fail_on)
+  output.gate(bad, axes, fail_on)
+  return #bad > 0 and 1 or 0
+end
+
+return M

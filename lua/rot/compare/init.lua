@@ -1,0 +1,168 @@
+--[[ rot.compare: two runs of a measurement side by side (run records, rot.history): which runs,
+  points matched by their coordinates, and for each a verdict judged against the noise:
+  faster, slower or same. rot.compare.output prints and writes them, rot.compare.plot draws
+  them; `rot compare` (rot.cli.history) is the command. README "Iterating on a kernel". ]]
+local util = require "rot.util"
+local bounds = require "rot.results.bounds"
+local history = require "rot.history"
+
+local M = {}
+
+--[[ The verdict on one point (README "Iterating on a kernel"): tA, tB its best times in runs A
+  and B, sA, sB their spreads, eps bestEpsilon. The noise band is L = (1+sA)(1+sB)(1+eps) (the
+  way rot.results.bounds.above combines a point's spread, a ceiling's and eps); B is slower
+  only when tB/tA > L, faster only when tA/tB > L, else the same: a change inside the noise
+  is never called one. Returns verdict, tB/tA, L. ]]
+function M.verdict(tA, sA, tB, sB, eps)
+  local band = (1 + (sA or 0)) * (1 + (sB or 0)) * (1 + (eps or 0))
+  local ratio = tB / tA
+  if bounds.above(ratio, sA, sB, eps) then return "slower", ratio, band end
+  if bounds.above(tA / tB, sA, sB, eps) then return "faster", ratio, band end
+  return "same", ratio, band
+end
+
+-- The machine a record's point ran on (a Slurm node type when it has one).
+function M.machine_of(r, p) return p.nodeType or p.machine or r.machine end
+
+--[[ The points of a record by match key: coordinates (canonical text), the machine when
+  with_machine, and an occurrence number for a key seen again (a script that measures the same
+  coordinates twice). keep(p) filters. Returns {key = point}, keys in order. ]]
+function M.keyed(r, with_machine, keep)
+  local out, order, seen = {}, {}, {}
+  for _, p in ipairs(r.points) do
+    if not keep or keep(p) then
+      local k = util.serialize(type(p.point) == "table" and p.point or {})
+      if with_machine then k = k .. " @" .. tostring(M.machine_of(r, p)) end
+      seen[k] = (seen[k] or 0) + 1
+      if seen[k] > 1 then k = k .. " #" .. seen[k] end
+      out[k] = p
+      order[#order + 1] = k
+    end
+  end
+  return out, order
+end
+
+--[[ match(A, B, with_machine) -> pairs, eps: A and B the runs ({record=, keep= (a filter of
+  its points, or nil)}), with_machine: keys include the machine. Each pair is {key=, point=,
+  a=, b=, verdict=, ratio=, band=}, in B's order, then the points only A has. A point that
+  failed (no time) on one side gets "failed in A"/"failed in B"; one the other run lacks
+  "only in A"/"only in B". eps: the larger bestEpsilon of the two runs. ]]
+function M.match(A, B, with_machine)
+  local ka, oa = M.keyed(A.record, with_machine, A.keep)
+  local kb, ob = M.keyed(B.record, with_machine, B.keep)
+  local eps = math.max(A.record.bestEpsilon or 0, B.record.bestEpsilon or 0)
+  local out = {}
+  for _, k in ipairs(ob) do
+    local a, b = ka[k], kb[k]
+    local pair = { key = k, a = a, b = b, point = b.point }
+    if not a then pair.verdict = "only in B"
+    elseif not (a.time and a.time > 0) then pair.verdict = "failed in A"
+    elseif not (b.time and b.time > 0) then pair.verdict = "failed in B"
+    else pair.verdict, pair.ratio, pair.band = M.verdict(a.time, a.spread, b.time, b.spread, eps) end
+    out[#out + 1] = pair
+  end
+  for _, k in ipairs(oa) do
+    if not kb[k] then out[#out + 1] = { key = k, a = ka[k], point = ka[k].point, verdict = "only in A" } end
+  end
+  return out, eps
+end
+
+--[[ The summary of pairs: counts per verdict, and the geometric-mean speedup tA/tB over the
+  points both runs timed (nil when there are none). ]]
+function M.summary(matched)
+  local n = { faster = 0, slower = 0, same = 0, ["only in A"] = 0, ["only in B"] = 0, ["failed in A"] = 0,
+    ["failed in B"] = 0 }
+  local logs, m = 0, 0
+  for _, p in ipairs(matched) do
+    n[p.verdict] = n[p.verdict] + 1
+    if p.ratio then logs, m = logs + math.log(1 / p.ratio), m + 1 end
+  end
+  return { counts = n, matched = m, speedup = m > 0 and math.exp(logs / m) or nil }
+end
+
+--[[ The pairs that fail the gate: failOn "slower" (slower beyond the noise, or failing in B
+  where A was timed) or "any" (every verdict but same). ]]
+function M.offending(matched, fail_on)
+  local out = {}
+  for _, p in ipairs(matched) do
+    local bad = p.verdict == "slower" or p.verdict == "failed in B"
+    if fail_on == "any" then bad = p.verdict ~= "same" end
+    if bad then out[#out + 1] = p end
+  end
+  return out
+end
+
+-- A record's results as one text: equal for two runs whose every point has the same outcome,
+-- time and run count (a rerun that only hit the cache).
+local function results_of(r)
+  local k, order = M.keyed(r, true)
+  local parts = {}
+  for _, key in ipairs(order) do
+    local p = k[key]
+    parts[#parts + 1] = key .. "=" .. tostring(p.status == "failed" and "failed" or p.time) .. "/" .. tostring(p.runs)
+  end
+  return table.concat(parts, ";")
+end
+
+local function machines_of(r) return table.concat(r.machines or { r.machine }, "+") end
+
+-- Stops with why a run cannot be found, and the runs there are.
+local function no_run(name, what, records)
+  local ids = {}
+  for i = 1, math.min(#records, 10) do ids[#ids + 1] = tostring(records[i].id) end
+  util.fail("no run " .. what .. " of '" .. name .. "'",
+    #ids > 0 and ("`rot history " .. name .. "` lists its runs (newest: " .. table.concat(ids, ", ") .. ")")
+    or ("measure it first: rot measure " .. name))
+end
+
+-- The newest run with a point on machine id (its id from `rot cache`, or a Slurm node type).
+local function latest_on(name, records, id)
+  for _, r in ipairs(records) do
+    for _, p in ipairs(r.points) do
+      if M.machine_of(r, p) == id or (p.machine or r.machine) == id then
+        return { record = r, keep = function(q) return M.machine_of(r, q) == id or (q.machine or r.machine) == id end,
+          label = "run " .. r.id .. " on " .. id }
+      end
+    end
+  end
+  local known, seen = {}, {}
+  for _, r in ipairs(records) do
+    for _, m in ipairs(r.machines or { r.machine }) do if not seen[m] then seen[m] = true; known[#known + 1] = m end end
+  end
+  util.fail("no run of '" .. name .. "' on machine '" .. id .. "'",
+    #known > 0 and ("its runs are on " .. table.concat(known, ", ") .. " (`rot cache` lists machine ids)")
+    or ("measure it first: rot measure " .. name))
+end
+
+--[[ choose(name, records, a, b, machines) -> A, B ({record=, keep=, label=}), with_machine:
+  the two runs to compare. records: newest first (rot.history.list). machines = {id, id}: the
+  latest run on each; else a and b are run ids (b default the newest); with neither, the
+  newest run and the newest run before it on the same machines whose results differ (the run
+  just before when none does). ]]
+function M.choose(name, records, a, b, machines)
+  if #records == 0 then no_run(name, "yet", records) end
+  if machines then return latest_on(name, records, machines[1]), latest_on(name, records, machines[2]), false end
+  local function get(id)
+    local r = history.find(records, id)
+    if not r then no_run(name, "'" .. tostring(id) .. "'", records) end
+    return { record = r, label = "run " .. r.id }
+  end
+  local B = b and get(b) or { record = records[1], label = "run " .. records[1].id }
+  if a then return get(a), B, true end
+  local before, differ
+  local mine, res = machines_of(B.record), results_of(B.record)
+  for _, r in ipairs(records) do
+    if r.id < B.record.id and machines_of(r) == mine then
+      before = before or r
+      if not differ and results_of(r) ~= res then differ = r end
+    end
+  end
+  local A = differ or before
+  if not A then
+    util.fail("'" .. name .. "' has only one run on " .. mine .. " (run " .. B.record.id .. ")",
+      "measure it again after a change, then compare; or name two runs: rot compare " .. name .. " A B")
+  end
+  return { record = A, label = "run " .. A.id }, B, true
+end
+
+return M

@@ -1,0 +1,148 @@
+--[[ rot.compare.output: a comparison as a user sees it: the table (one line per point: time,
+  rates and % of bound in A and B, B/A, the noise band and the verdict), the summary line,
+  NAME-compare.csv and NAME-compare.json, and the gate's lines for -failOn. ]]
+local sys = require "rot.sys"
+local util = require "rot.util"
+local format = require "rot.results.format"
+
+local M = {}
+
+-- The axis names of both runs, in their order (B's first).
+function M.axes(A, B)
+  local out, seen = {}, {}
+  for _, r in ipairs({ B.record, A.record }) do
+    for _, a in ipairs(r.axes or {}) do
+      if not seen[a] then seen[a] = true; out[#out + 1] = a end
+    end
+  end
+  return out
+end
+
+-- A point's coordinates as text: "n=4096 f=2.0" (axes in order, then any others).
+function M.coords(point, axes)
+  local parts, done = {}, {}
+  for _, a in ipairs(axes) do
+    if point and point[a] ~= nil then parts[#parts + 1] = a .. "=" .. tostring(point[a]); done[a] = true end
+  end
+  for _, k in ipairs(util.sorted_keys(point or {})) do
+    if not done[k] then parts[#parts + 1] = tostring(k) .. "=" .. tostring(point[k]) end
+  end
+  return table.concat(parts, " ")
+end
+
+local function pct(v) return v and string.format("%.0f%%", v * 100) or nil end
+local function side(p, f) return p and p[f] end
+
+-- The columns of the table and the CSV: {title, value(pair), table format}; csv = true: the
+-- CSV's own (full precision, names without spaces).
+local function columns(axes, csv, with_machine)
+  local cols = {}
+  for _, a in ipairs(axes) do cols[#cols + 1] = { a, function(p) return p.point and p.point[a] end, "%s" } end
+  local function both(title, ctitle, f, fmt)
+    cols[#cols + 1] = { csv and (ctitle .. "_A") or (title .. " A"), function(p) return f(p.a) end, fmt }
+    cols[#cols + 1] = { csv and (ctitle .. "_B") or (title .. " B"), function(p) return f(p.b) end, fmt }
+  end
+  if with_machine then both("machine", "machine", function(x) return x and x.machine end) end
+  if csv then
+    both("time", "time_s", function(x) return side(x, "time") end)
+  else
+    both("time", "time_s", function(x) return x and x.time and util.seconds(x.time) end)
+  end
+  cols[#cols + 1] = { csv and "ratio_B_over_A" or "B/A", function(p) return p.ratio end, "%.3f" }
+  cols[#cols + 1] = { csv and "noise_band" or "noise", function(p) return p.band and (csv and p.band or
+    string.format("x%.3f", p.band)) end, "%s" }
+  cols[#cols + 1] = { "verdict", function(p) return p.verdict end }
+  both("GB/s", "bandwidth_GBs", function(x) return side(x, "gbs") end, "%.2f")
+  both("GFLOP/s", "performance_GFLOPs", function(x) return side(x, "gflops") end, "%.3f")
+  both("of bound", "fraction_of_bound", function(x) return csv and side(x, "fraction") or pct(side(x, "fraction")) end)
+  if csv then
+    both("spread", "spread", function(x) return side(x, "spread") end)
+    both("intensity", "intensity_flop_per_byte", function(x) return side(x, "intensity") end)
+    both("limiter", "limiter", function(x) return side(x, "limiter") end)
+    both("source", "source", function(x) return side(x, "status") end)
+  end
+  return cols
+end
+
+--[[ The summary line: "rot compare: 0 faster, 3 slower, 0 same, 0 only in A, 0 only in B;
+  geometric-mean speedup 0.501 (B over A, 3 points)". ]]
+function M.summary_line(s)
+  local c = s.counts
+  local line = string.format("rot compare: %d faster, %d slower, %d same, %d only in A, %d only in B", c.faster,
+    c.slower, c.same, c["only in A"], c["only in B"])
+  if c["failed in A"] + c["failed in B"] > 0 then
+    line = line .. string.format(", %d failed in A, %d failed in B", c["failed in A"], c["failed in B"])
+  end
+  if s.speedup then
+    return line .. string.format("; geometric-mean speedup %.3f (B over A, %d point%s)", s.speedup, s.matched,
+      s.matched == 1 and "" or "s")
+  end
+  return line .. "; no point timed in both"
+end
+
+-- "run 3 (2024-06-11 14:30:05, machine X, commit abc1234567 dirty)"
+function M.describe_run(side_)
+  local r = side_.record
+  local git = r.git and (", commit " .. tostring(r.git.commit):sub(1, 10) .. (r.git.dirty and " dirty" or "")) or ""
+  local where = side_.label:find(" on ", 1, true) and "" or (", " .. table.concat(r.machines or { r.machine }, "+"))
+  return string.format("%s (%s%s%s)", side_.label, tostring(r.date), where, git)
+end
+
+-- Prints the heading, the table and the summary line on stdout.
+function M.print(name, A, B, matched, summary, axes, with_machine, eps)
+  io.stdout:write(string.format("rot compare %s: A = %s\n%s  B = %s\n", name, M.describe_run(A),
+    string.rep(" ", #name), M.describe_run(B)))
+  io.stdout:write(string.format("verdicts against the noise: B/A beyond (1+spread A)(1+spread B)(1+bestEpsilon %.3g)\n", eps))
+  format.records(matched, columns(axes, false, with_machine))
+  io.stdout:write(M.summary_line(summary), "\n")
+end
+
+-- One side of a point in the JSON document.
+local function json_side(x, r)
+  if not x then return nil end
+  return { time = x.time, gbs = x.gbs, gflops = x.gflops, intensity = x.intensity, spread = x.spread, runs = x.runs,
+    bound = x.bound, limiter = x.limiter, fraction = x.fraction, source = x.status, machine = x.machine or r.machine,
+    nodeType = x.nodeType, desc = x.desc }
+end
+
+local function json_run(side_)
+  local r = side_.record
+  return { id = r.id, label = side_.label, date = r.date, machines = r.machines, executor = r.executor, git = r.git,
+    status = r.status, args = r.args, keys = r.keys }
+end
+
+--[[ Writes dir/NAME-compare.csv and dir/NAME-compare.json (each a temp file renamed); returns
+  their paths. ]]
+function M.write(dir, name, A, B, matched, summary, axes, with_machine, eps)
+  local base = dir .. "/" .. name .. "-compare"
+  format.records_csv(matched, columns(axes, true, with_machine), base .. ".csv")
+  local points = {}
+  for i, p in ipairs(matched) do
+    points[i] = { point = p.point, verdict = p.verdict, ratio = p.ratio, band = p.band,
+      a = json_side(p.a, A.record), b = json_side(p.b, B.record) }
+  end
+  local doc = { measurement = name, a = json_run(A), b = json_run(B), bestEpsilon = eps,
+    rule = "B/A beyond (1+spreadA)(1+spreadB)(1+bestEpsilon): slower; A/B beyond it: faster; else same",
+    summary = { counts = summary.counts, speedup = summary.speedup, matched = summary.matched }, points = points }
+  local ok, err = sys.writefile(base .. ".json", util.json(doc) .. "\n")
+  if not ok then util.fail("cannot write '" .. base .. ".json': " .. err, "set -outputDir=DIR to a writable directory") end
+  return base .. ".csv", base .. ".json"
+end
+
+--[[ The gate's lines on stderr, one per offending point: "rot: slower: n=4096: 1.20 us -> 2.41
+  us (x2.008, beyond the noise band x1.071)". ]]
+function M.gate(matched, axes, fail_on)
+  for _, p in ipairs(matched) do
+    local what = M.coords(p.point, axes)
+    local times = (p.a and p.a.time and util.seconds(p.a.time) or "-") .. " -> " ..
+      (p.b and p.b.time and util.seconds(p.b.time) or "-")
+    local why = p.ratio and string.format(" (x%.3f, beyond the noise band x%.3f)", p.ratio, p.band) or ""
+    io.stderr:write("rot: ", p.verdict, ": ", what ~= "" and what or "(no coordinates)", ": ", times, why, "\n")
+  end
+  if #matched > 0 then
+    io.stderr:write(string.format("rot: %d point%s fail%s -failOn=%s\n", #matched, #matched == 1 and "" or "s",
+      #matched == 1 and "s" or "", fail_on))
+  end
+end
+
+return M

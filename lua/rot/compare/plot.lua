@@ -1,0 +1,192 @@
+--[[ rot.compare.plot: the compare roofline: run B's ceilings (as its record stored them), every
+  point of A (hollow) and of B (filled, coloured by verdict), an arrow from each matched A point
+  to its B point coloured by verdict and labelled (coordinates and B/A) where the label placer
+  (rot.plot.place) finds room, and every point's hover text (rot.plot.hover). ]]
+local util = require "rot.util"
+local plot = require "rot.plot"
+local place = require "rot.plot.place"
+local hover = require "rot.plot.hover"
+
+local M = {}
+
+-- Okabe-Ito colours per verdict; points only one run has are orange.
+M.colors = { faster = "#009E73", slower = "#D55E00", same = "#0072B2", other = "#E69F00" }
+local CEILING = "#555555"
+
+-- Log-scale range [lo, hi] padded by `pad` decades, snapped to a quarter decade (as rot.plot's).
+local function logrange(lo, hi, pad)
+  local a, b = math.log(lo, 10) - pad, math.log(hi, 10) + pad
+  return 10 ^ (math.floor(a * 4) / 4), 10 ^ (math.ceil(b * 4) / 4)
+end
+
+-- Where a summary sits on the roofline ({x=, y=}), or nil when it cannot be drawn.
+local function at(x)
+  if x and x.intensity and x.gflops and x.intensity > 0 and x.gflops > 0 then return { x = x.intensity, y = x.gflops } end
+  return nil
+end
+
+-- The hover text of one side of a pair: coordinates, verdict, the build, the summary.
+local function hover_text(o, pair, which)
+  local side = which == "a" and o.A or o.B
+  local x = pair[which]
+  local lines = { o.coords(pair.point) ~= "" and o.coords(pair.point) or "(no coordinates)" }
+  lines[#lines + 1] = string.format("%s (%s): %s", which == "a" and "A" or "B", side.label, pair.verdict) ..
+    (pair.ratio and string.format(", B/A %.3f (noise band x%.3f)", pair.ratio, pair.band) or "")
+  local b = x.build and side.record.builds and side.record.builds[x.build]
+  if b then
+    lines[#lines + 1] = "kernel " .. tostring(b.kernels) .. ", flags " .. tostring(b.flags)
+    local m = {}
+    for _, k in ipairs(util.sorted_keys(b.macros or {})) do m[#m + 1] = k .. "=" .. tostring(b.macros[k]) end
+    if #m > 0 then lines[#lines + 1] = "macros " .. table.concat(m, " ") end
+  end
+  hover.summary_lines(x, lines)
+  lines[#lines + 1] = x.status == "hit" and "from the cache" or tostring(x.status)
+  return hover.join(lines)
+end
+
+-- The ranges that hold every point, the ceilings and their ridge points.
+local function ranges(drawn, compute, bandwidth)
+  local xlo, xhi, ylo, yhi = math.huge, 0, math.huge, 0
+  for _, d in ipairs(drawn) do
+    for _, p in ipairs({ d.pa, d.pb }) do
+      xlo, xhi, ylo, yhi = math.min(xlo, p.x), math.max(xhi, p.x), math.min(ylo, p.y), math.max(yhi, p.y)
+    end
+  end
+  local peak = compute[1] and compute[1].gflops
+  for _, c in ipairs(compute) do ylo, yhi = math.min(ylo, c.gflops), math.max(yhi, c.gflops) end
+  for _, b in ipairs(bandwidth) do
+    if peak then xlo, xhi = math.min(xlo, peak / b.gbs), math.max(xhi, peak / b.gbs) end
+  end
+  if xhi == 0 then xlo, xhi, ylo, yhi = 0.1, 1, 0.1, 1 end
+  local xr, yr = { logrange(xlo, xhi, 0.45) }, { logrange(ylo, yhi, 0.3) }
+  yr[2] = math.max(yr[2], yhi * 10 ^ 0.3)
+  return xr, yr, peak
+end
+
+-- The ceilings' plot elements and labels (placed first, so points and arrows keep off them).
+local function ceilings(f, pl, xr, yr, compute, bandwidth, peak, plots, labels)
+  local g, n = plot.geometry, 0
+  for _, c in ipairs(compute) do
+    local text = string.format("%s %.3g GFLOP/s", c.label, c.gflops)
+    local lab = { x = xr[2], y = c.gflops, text = text, align = "right", dx = -0.5, dy = 0.65, font = g.small }
+    local placed = pl.try(lab)
+    if placed then n = n + 1; labels[#labels + 1] = place.label_cmd(n, lab, CEILING) end
+    plots[#plots + 1] = string.format("%.9g with lines lw 1.5 dt 2 lc rgb '%s' %s", c.gflops, CEILING,
+      placed and "notitle" or ("title " .. plot.quote(text)))
+  end
+  for _, b in ipairs(bandwidth) do
+    local text = string.format("%s %.4g GB/s", b.label, b.gbs)
+    local lab = place.line_label(f, pl, b.gbs, text, xr, yr, peak and math.min(peak / b.gbs, xr[2]) or xr[2])
+    if lab then n = n + 1; labels[#labels + 1] = place.label_cmd(n, lab, CEILING) end
+    local line = peak and string.format("(%.9g*x < %.9g ? %.9g*x : 1/0)", b.gbs, peak, b.gbs) or string.format("%.9g*x", b.gbs)
+    plots[#plots + 1] = string.format("%s with lines lw 1.5 dt 1 lc rgb '#8a8a8a' %s", line,
+      lab and "notitle" or ("title " .. plot.quote(text)))
+  end
+  return n
+end
+
+-- The ceilings to draw: the record's, highest compute first, equal ones (within 2%) merged.
+local function ceiling_lists(c)
+  local compute, bandwidth = {}, {}
+  for _, x in ipairs(c and c.compute or {}) do
+    if x.gflops and x.gflops > 0 then compute[#compute + 1] = { label = x.label, gflops = x.gflops } end
+  end
+  table.sort(compute, function(a, b) return a.gflops > b.gflops end)
+  local merged = {}
+  for _, x in ipairs(compute) do
+    local last = merged[#merged]
+    if last and last.gflops / x.gflops < 1.02 then last.label = last.label .. " = " .. x.label else merged[#merged + 1] = x end
+  end
+  for _, b in ipairs(c and c.bandwidth or {}) do if b.gbs and b.gbs > 0 then bandwidth[#bandwidth + 1] = b end end
+  table.sort(bandwidth, function(a, b) return a.gbs > b.gbs end)
+  return merged, bandwidth
+end
+
+-- The data blocks (A's points, then B's per verdict), their plot elements and the markers
+-- the placer keeps labels off.
+local function points(o, f, pl, drawn, only, dat, plots)
+  local dfile = o.name .. ".dat"
+  local blocks = { { name = "A: " .. o.A.label, list = {}, style = "pt 6 ps 1.1 lw 1.2 lc rgb '#777777'" } }
+  local per = {}
+  for _, v in ipairs({ "faster", "slower", "same", "other" }) do
+    per[v] = { name = v, list = {}, style = "pt 7 ps 0.9 lc rgb '" .. M.colors[v] .. "'" }
+  end
+  for _, d in ipairs(drawn) do
+    table.insert(blocks[1].list, d.pa)
+    table.insert(per[d.pair.verdict].list, d.pb)
+  end
+  for _, d in ipairs(only) do table.insert(d.which == "a" and blocks[1].list or per.other.list, d.p) end
+  for _, v in ipairs({ "slower", "faster", "same", "other" }) do
+    local b = per[v]
+    b.name = (v == "other" and "only in A or B, or failed in one" or ("B " .. v)) .. " (" .. #b.list .. ")"
+    if #b.list > 0 then blocks[#blocks + 1] = b end
+  end
+  dat[#dat + 1] = "# rot compare data: one block per set; columns: intensity[flop/B] performance[GFLOP/s] label"
+  for i, b in ipairs(blocks) do
+    dat[#dat + 1] = "# series " .. (i - 1) .. ": " .. b.name
+    for _, p in ipairs(b.list) do
+      dat[#dat + 1] = string.format('%.9g %.9g ""', p.x, p.y)
+      local px, py = f.px(p.x, p.y)
+      pl.block(px, py, 4)
+    end
+    dat[#dat + 1] = "\n"
+    plots[#plots + 1] = string.format("%s index %d using 1:2 with points %s title %s", plot.quote(dfile), i - 1, b.style,
+      plot.quote(b.name))
+  end
+end
+
+-- One arrow per matched point, A to B, coloured by verdict; its shaft kept free of labels.
+local function arrows(f, pl, drawn, gp)
+  for i, d in ipairs(drawn) do
+    gp[#gp + 1] = string.format("set arrow %d from %.9g,%.9g to %.9g,%.9g head filled size screen 0.012,18 lw 1.6 lc rgb '%s' front",
+      i, d.pa.x, d.pa.y, d.pb.x, d.pb.y, M.colors[d.pair.verdict])
+    local ax, ay = f.px(d.pa.x, d.pa.y)
+    local bx, by = f.px(d.pb.x, d.pb.y)
+    local steps = math.floor(math.sqrt((bx - ax) ^ 2 + (by - ay) ^ 2) / 4)
+    for k = 1, steps - 1 do pl.block(ax + (bx - ax) * k / steps, ay + (by - ay) * k / steps, 1.5) end
+  end
+end
+
+--[[ plot{name=, dir=, gnuplot=, pdf=, title=, A=, B= (the runs: {record=, label=}), pairs=
+  (rot.compare.match), coords=fn(point) -> text, ceilings= {compute=, bandwidth=}} -> the SVG's
+  path (nil when no point can be drawn). ]]
+function M.plot(o)
+  local drawn, only = {}, {}
+  for _, p in ipairs(o.pairs) do
+    local pa, pb = at(p.a), at(p.b)
+    if pa and pb and p.ratio then drawn[#drawn + 1] = { pair = p, pa = pa, pb = pb }
+    elseif pa then only[#only + 1] = { which = "a", p = pa, pair = p }
+    elseif pb then only[#only + 1] = { which = "b", p = pb, pair = p } end
+  end
+  local compute, bandwidth = ceiling_lists(o.ceilings)
+  local all = {}
+  for _, d in ipairs(drawn) do all[#all + 1] = d end
+  for _, d in ipairs(only) do all[#all + 1] = { pa = d.p, pb = d.p } end
+  local xr, yr, peak = ranges(all, compute, bandwidth)
+  local f = place.frame(plot.geometry, xr, yr, true, true)
+  local pl = place.placer(f)
+  local gp = plot.header("compare", o, "operational intensity [flop/byte]", "performance [GFLOP/s]", xr, yr, true, true)
+  local plots, labels, dat = {}, {}, {}
+  local n = ceilings(f, pl, xr, yr, compute, bandwidth, peak, plots, labels)
+  points(o, f, pl, drawn, only, dat, plots)
+  arrows(f, pl, drawn, gp)
+  local lp = {}
+  for _, d in ipairs(drawn) do
+    local c = o.coords(d.pair.point)
+    lp[#lp + 1] = { x = d.pb.x, y = d.pb.y, text = (c ~= "" and (c .. " ") or "") .. string.format("time x%.2f", d.pair.ratio),
+      color = M.colors[d.pair.verdict] }
+  end
+  local pls = place.point_labels(f, pl, lp, o.labels or "auto", n)
+  for _, l in ipairs(labels) do gp[#gp + 1] = l end
+  for _, l in ipairs(pls) do gp[#gp + 1] = l end
+  local items = {}
+  for _, d in ipairs(drawn) do
+    items[#items + 1] = { x = d.pa.x, y = d.pa.y, text = hover_text(o, d.pair, "a") }
+    items[#items + 1] = { x = d.pb.x, y = d.pb.y, text = hover_text(o, d.pair, "b") }
+  end
+  for _, d in ipairs(only) do items[#items + 1] = { x = d.p.x, y = d.p.y, text = hover_text(o, d.pair, d.which) } end
+  hover.add(gp, plots, items)
+  return plot.finish(o, gp, plots, dat, #all == 0)
+end
+
+return M

@@ -1,0 +1,102 @@
+--[[ rot.history.changes: what changed from one run record to the next, as `rot history` says
+  it: kernel sources by file, flags, macros, the script and its arguments, configuration keys
+  given on the command line, the machine, the git commit. ]]
+local util = require "rot.util"
+
+local M = {}
+
+-- Every source file the record's builds read: name -> hash (a file read by several builds
+-- has one hash in one run).
+local function files_of(r)
+  local out = {}
+  for _, files in pairs(r.sources or {}) do
+    if type(files) == "table" then for name, h in pairs(files) do out[name] = h end end
+  end
+  return out
+end
+
+-- The set of values f(build) takes over a record's builds, as a sorted list.
+local function build_set(r, f)
+  local set, out = {}, {}
+  for _, b in ipairs(r.builds or {}) do
+    for _, v in ipairs(f(b)) do
+      if not set[v] then set[v] = true; out[#out + 1] = v end
+    end
+  end
+  table.sort(out)
+  return out, set
+end
+
+local function flags_of(b) return { tostring(b.flags) } end
+local function macros_of(b)
+  local out = {}
+  for _, k in ipairs(util.sorted_keys(b.macros or {})) do out[#out + 1] = k .. "=" .. tostring(b.macros[k]) end
+  return out
+end
+
+-- "what: a, b -> c" when the sets differ (nil when they are the same).
+local function set_change(what, a, b)
+  local la, sa = build_set(a, what.f)
+  local lb, sb = build_set(b, what.f)
+  local same = #la == #lb
+  for v in pairs(sa) do same = same and sb[v] end
+  if same then return nil end
+  local gone, new = {}, {}
+  for _, v in ipairs(la) do if not sb[v] then gone[#gone + 1] = v end end
+  for _, v in ipairs(lb) do if not sa[v] then new[#new + 1] = v end end
+  return what.name .. " " .. (#gone > 0 and table.concat(gone, " ") or "(none)") .. " -> " ..
+    (#new > 0 and table.concat(new, " ") or "(none)")
+end
+
+-- Source files changed, added or removed: "kernels/scale.c changed", ...
+local function source_changes(a, b, out)
+  local fa, fb = files_of(a), files_of(b)
+  for _, name in ipairs(util.sorted_keys(fb)) do
+    if fa[name] == nil then out[#out + 1] = name .. " added"
+    elseif fa[name] ~= fb[name] then out[#out + 1] = name .. " changed" end
+  end
+  for _, name in ipairs(util.sorted_keys(fa)) do
+    if fb[name] == nil then out[#out + 1] = name .. " no longer read" end
+  end
+end
+
+-- Configuration keys given on the command line: "-runs=10 (was 5)", "-quick=true (new)".
+local function key_changes(a, b, out)
+  local ka, kb = a.keys or {}, b.keys or {}
+  for _, k in ipairs(util.sorted_keys(kb)) do
+    if ka[k] == nil then out[#out + 1] = "-" .. k .. "=" .. tostring(kb[k]) .. " (new)"
+    elseif tostring(ka[k]) ~= tostring(kb[k]) then
+      out[#out + 1] = "-" .. k .. "=" .. tostring(kb[k]) .. " (was " .. tostring(ka[k]) .. ")"
+    end
+  end
+  for _, k in ipairs(util.sorted_keys(ka)) do
+    if kb[k] == nil then out[#out + 1] = "-" .. k .. " dropped (was " .. tostring(ka[k]) .. ")" end
+  end
+end
+
+-- The script, its arguments, the machines and the commit.
+local function run_changes(a, b, out)
+  if a.scriptHash ~= b.scriptHash then out[#out + 1] = util.basename(tostring(b.script)) .. " changed" end
+  local aa, ab = table.concat(a.args or {}, " "), table.concat(b.args or {}, " ")
+  if aa ~= ab then out[#out + 1] = "arguments '" .. aa .. "' -> '" .. ab .. "'" end
+  local ma, mb = table.concat(a.machines or { a.machine }, "+"), table.concat(b.machines or { b.machine }, "+")
+  if ma ~= mb then out[#out + 1] = "machine " .. ma .. " -> " .. mb end
+  local ga, gb = a.git or {}, b.git or {}
+  if ga.commit and gb.commit and ga.commit ~= gb.commit then
+    out[#out + 1] = "commit " .. ga.commit:sub(1, 10) .. " -> " .. gb.commit:sub(1, 10)
+  end
+end
+
+--[[ changes(a, b) -> { "kernels/scale.c changed", "flags -O2 -> -O3", ... }: what differs from
+  record a (the run before) to record b; empty when nothing did. ]]
+function M.changes(a, b)
+  local out = {}
+  source_changes(a, b, out)
+  out[#out + 1] = set_change({ name = "flags", f = flags_of }, a, b)
+  out[#out + 1] = set_change({ name = "macros", f = macros_of }, a, b)
+  key_changes(a, b, out)
+  run_changes(a, b, out)
+  return out
+end
+
+return M

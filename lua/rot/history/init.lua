@@ -1,0 +1,197 @@
+--[[ rot.history: every `rot measure` remembered. One run record per invocation (built by
+  rot.history.record) is kept in cacheDir/history/NAME-HASH/ID-MACHINES.run: a Lua table
+  literal, written to a temp file and renamed under a lock, read back as a text chunk in an
+  empty environment with an instruction budget. IDs count up per measurement; the last historyRuns
+  records of each measurement and machine are kept. `rot history` and `rot compare` read them. ]]
+local sys = require "rot.sys"
+local util = require "rot.util"
+local gen = require "rot.gen"
+
+local M = {}
+
+M.VERSION = 1
+
+--[[ The folder of one measurement's records: NAME-HASH, HASH naming the script's path (a
+  shipped script's relative to the checkout, so a moved checkout keeps its history; a study's
+  absolute: two studies that are both called study.lua keep apart). ]]
+function M.dir(cache_dir, home, script_path)
+  local name = util.basename(script_path):gsub("%.lua$", "")
+  local where = script_path
+  if where:sub(1, #home + 1) == home .. "/" then where = "@home" .. where:sub(#home + 1) end
+  return cache_dir .. "/history/" .. name:gsub("[^%w_.-]", "_") .. "-" .. sys.sha256(where):sub(1, 8)
+end
+
+-- A short key for the set of machines a record's points ran on (records are pruned per key).
+function M.machine_key(machines)
+  return sys.sha256(table.concat(machines, "+")):sub(1, 8)
+end
+
+local IDENT = "^[%a_][%w_]*$"
+local KEYWORDS = { ["and"] = 1, ["or"] = 1, ["not"] = 1, ["end"] = 1, ["nil"] = 1, ["true"] = 1, ["false"] = 1,
+  ["if"] = 1, ["then"] = 1, ["else"] = 1, ["for"] = 1, ["in"] = 1, ["do"] = 1, ["function"] = 1, ["local"] = 1,
+  ["return"] = 1, ["while"] = 1, ["repeat"] = 1, ["until"] = 1, ["break"] = 1, ["goto"] = 1, ["elseif"] = 1 }
+
+-- Whether t is a sequence 1..n (written without keys).
+local function is_array(t)
+  local n = 0
+  for _ in pairs(t) do n = n + 1 end
+  return n > 0 and n == #t
+end
+
+--[[ The text of a record: a Lua table literal, keys sorted, floats to 7 significant digits
+  (far below any spread), sequences without their keys, one line per point: small (a 300-point
+  run is about 50 KiB) and readable. NaN and infinities are left out. ]]
+function M.encode(v, depth)
+  depth = depth or 0
+  local t = type(v)
+  if t == "number" then
+    if v ~= v or v == math.huge or v == -math.huge then return "nil" end
+    return math.type(v) == "integer" and string.format("%d", v) or string.format("%.7g", v)
+  end
+  if t == "string" then return (string.format("%q", v):gsub("\\\n", "\\n")) end
+  if t == "boolean" then return tostring(v) end
+  if t ~= "table" then return "nil" end
+  local parts = {}
+  if is_array(v) then
+    for i = 1, #v do parts[i] = M.encode(v[i], depth + 1) end
+  else
+    for _, k in ipairs(util.sorted_keys(v)) do
+      local key = (type(k) == "string" and k:match(IDENT) and not KEYWORDS[k]) and k or ("[" .. M.encode(k) .. "]")
+      parts[#parts + 1] = key .. "=" .. M.encode(v[k], depth + 1)
+    end
+  end
+  if #parts == 0 then return "{}" end
+  local sep = depth <= 1 and ",\n" or ","
+  return "{" .. (depth <= 1 and "\n" or "") .. table.concat(parts, sep) .. (depth <= 1 and "\n" or "") .. "}"
+end
+
+--[[ A point's summary is kept as one sequence in the order of M.COLUMNS (point.v; false for
+  a value it lacks), so the field names are not repeated 300 times: pack before writing,
+  unpack after reading (the rest of rot sees named fields). ]]
+M.COLUMNS = { "time", "gbs", "gflops", "intensity", "spread", "runs", "ws", "bound", "limiter", "fraction" }
+
+local function pack(p)
+  local q, v = {}, {}
+  for k, x in pairs(p) do q[k] = x end
+  for i, c in ipairs(M.COLUMNS) do
+    local x = p[c]
+    v[i] = (x == nil or x ~= x or x == math.huge or x == -math.huge) and false or x -- no hole in the sequence
+    q[c] = nil
+  end
+  if p.time ~= nil then q.v = v end
+  return q
+end
+
+local function unpack_point(p, columns)
+  if type(p) ~= "table" then return nil end
+  for i, c in ipairs(columns) do
+    if type(p.v) == "table" and p.v[i] ~= false then p[c] = p.v[i] end
+  end
+  p.v = nil
+  return p
+end
+
+-- Runs f in a coroutine that may execute at most n instructions: a record that is not the
+-- literal it should be cannot hang rot.
+local function bounded(f, n)
+  local co = coroutine.create(f)
+  debug.sethook(co, function() error("too long to read: not a plain table", 0) end, "", n)
+  local ok, r = coroutine.resume(co)
+  return ok, r
+end
+
+--[[ A record from its text, or nil and why. The text is a table literal read as a text chunk in
+  an empty environment, with an instruction budget: a record can reach nothing and run no
+  longer than a literal of its size takes. ]]
+function M.decode(text, name)
+  if type(text) ~= "string" or not text:match("^%s*%-%-[^\n]*\n%s*{") then return nil, "not a run record" end
+  local f, err = load("return " .. text:gsub("^%s*%-%-[^\n]*\n", ""), "=" .. (name or "record"), "t", {})
+  if not f then return nil, err end
+  local ok, r = bounded(f, 100 * #text + 1000)
+  if not ok or type(r) ~= "table" or type(r.id) ~= "number" or type(r.points) ~= "table" then
+    return nil, ok and "not a run record" or tostring(r)
+  end
+  if r.version ~= M.VERSION then return nil, "a record of another version (" .. tostring(r.version) .. ")" end
+  local columns = type(r.columns) == "table" and r.columns or M.COLUMNS
+  for i, p in ipairs(r.points) do
+    r.points[i] = unpack_point(p, columns)
+    if not r.points[i] then return nil, "point " .. i .. " is not a table" end
+  end
+  return r
+end
+
+-- The record files of a folder: { {id=, key=, file=}, ... }, oldest first.
+function M.files(dir)
+  local out = {}
+  for _, f in ipairs(sys.listdir(dir) or {}) do
+    local id, key = f:match("^(%d+)%-(%x+)%.run$")
+    if id then out[#out + 1] = { id = tonumber(id), key = key, file = dir .. "/" .. f } end
+  end
+  table.sort(out, function(a, b) return a.id < b.id end)
+  return out
+end
+
+--[[ The records of a folder, newest first; one that cannot be read is skipped with one warning
+  naming it (it is kept: bad input loses nothing). ]]
+function M.list(dir)
+  local out = {}
+  local files = M.files(dir)
+  for i = #files, 1, -1 do
+    local f = files[i]
+    local r, err = M.decode(sys.readfile(f.file) or "", f.file)
+    if r then
+      r.file = f.file
+      out[#out + 1] = r
+    else
+      io.stderr:write("rot: warning: skipping run record '", f.file, "': ", tostring(err):match("^[^\n]*"), "\n")
+    end
+  end
+  return out
+end
+
+--[[ Removes the oldest records of each machine key beyond keep (the newest keep of each stay).
+  files: M.files(dir). Returns how many were removed. ]]
+function M.prune(files, keep)
+  local per, n = {}, 0
+  for i = #files, 1, -1 do
+    local f = files[i]
+    per[f.key] = (per[f.key] or 0) + 1
+    if per[f.key] > keep then
+      sys.remove(f.file)
+      n = n + 1
+    end
+  end
+  return n
+end
+
+--[[ Writes a record into dir under the folder's lock: its id is one more than the highest there,
+  its file written atomically (rot.sys.writefile: a temp file renamed); then the folder is
+  pruned to keep records per measurement and machine. Returns the id, or nil and why. ]]
+function M.write(dir, record, keep)
+  local ok, err = sys.mkdir(dir)
+  if not ok then return nil, err end
+  local lock <close> = assert(gen.lock(dir .. "/.lock"))
+  local files = M.files(dir)
+  record.id = (#files > 0 and files[#files].id or 0) + 1
+  record.version, record.columns = M.VERSION, M.COLUMNS
+  local points = record.points
+  record.points = {}
+  for i, p in ipairs(points) do record.points[i] = pack(p) end
+  local key = M.machine_key(record.machines or { record.machine or "?" })
+  local path = string.format("%s/%d-%s.run", dir, record.id, key)
+  local wrote, werr = sys.writefile(path, "-- rot run record (rot history, rot compare)\n" .. M.encode(record) .. "\n")
+  record.points = points
+  if not wrote then return nil, werr end
+  files[#files + 1] = { id = record.id, key = key, file = path }
+  M.prune(files, keep)
+  return record.id, path
+end
+
+-- The record with this id (a number or its text) among records, or nil.
+function M.find(records, id)
+  local n = tonumber(id)
+  for _, r in ipairs(records) do if r.id == n then return r end end
+  return nil
+end
+
+return M

@@ -1,0 +1,200 @@
+--[[ rot.history.record: the run record of one `rot measure`, built from the rows its session
+  settled (rot.session keeps them, an interrupted run's too) when the script has ended: what
+  ran (script, arguments, command-line keys, machine, executor, git commit), how it ended, the
+  builds (kernels, flags, macros, a hash per source file) and every point's coordinates,
+  description hash, outcome and summary (time, rates, intensity, spread, runs, bound, limiter,
+  fraction of bound, counters). The summary is kept in the record itself, so a result the
+  cache later replaces can still be compared. README "Iterating on a kernel". ]]
+local sys = require "rot.sys"
+local util = require "rot.util"
+local history = require "rot.history"
+local keys = require "rot.build.keys"
+local machine = require "rot.machine"
+local peaks = require "rot.machine.peaks"
+local bounds = require "rot.results.bounds"
+local quantities = require "rot.results.quantities"
+
+local M = {}
+
+-- The stored peaks a record's bounds use (peaksFile, else this machine's), never measured
+-- for a record: nil when there are none.
+local function stored_peaks(s)
+  local given = s:get("peaksFile")
+  local path = given ~= "" and given or peaks.path(s:get("cacheDir"), machine.fingerprint(s.config), s:get("quick"))
+  return peaks.read_csv(path)
+end
+
+--[[ The ceilings at a thread count from stored peak rows, computed once per count: {compute=,
+  bandwidth=, levels=} as rot.results uses them. ]]
+local function ceilings_at(rows, memo, threads)
+  local t = peaks.nearest_threads(rows, threads or 1)
+  if not memo[t] then
+    local compute, bandwidth = peaks.ceilings(rows, t)
+    memo[t] = { compute = compute, bandwidth = bandwidth, levels = peaks.levels(rows, t), threads = t }
+  end
+  return memo[t]
+end
+
+--[[ A point's bound, limiter and fraction, the way rot.results computes them: a CPU point
+  against the stored peaks (when there are any), a GPU point as its script bounded it. ]]
+local function bound_of(row, prows, memo, eps)
+  if prows and not (row.desc and row.desc.device == "gpu") then
+    local c = ceilings_at(prows, memo, row.threads)
+    local b = bounds.bound(row, c.compute, c.bandwidth, c.levels, eps)
+    if b then return b.bound, b.limiter, b.fraction, b.above end
+    return nil
+  end
+  return row.bound, row.limiter, row.fraction, row.above
+end
+
+--[[ The build a row was made by, as an index into builds (kernels, flags, macros, src: the
+  hash of its kernels' source files, each of which sources[src] lists with its own hash). ]]
+local function build_of(s, row, builds, index, sources)
+  local desc, kinfo = row.desc, row.kinfo
+  if not (desc and kinfo) then return nil end
+  local files, names = {}, {}
+  for _, k in ipairs(kinfo.kernels) do
+    names[#names + 1] = k.name
+    for _, f in ipairs(s:remember("history-src:" .. k.path, function() return keys.sources(s, k) end)) do
+      files[f.name] = s:remember("history-hash:" .. f.path, function()
+        local text = sys.readfile(f.path)
+        return text and sys.sha256(text):sub(1, 12) or "missing"
+      end)
+    end
+  end
+  local src = sys.sha256(util.serialize(files)):sub(1, 12)
+  sources[src] = files
+  local b = { kernels = table.concat(names, "+"), flags = desc.flags, macros = desc.macros, src = src }
+  local key = util.serialize(b)
+  if not index[key] then
+    builds[#builds + 1] = b
+    index[key] = #builds
+  end
+  return index[key]
+end
+
+-- The summary of one row: outcome, coordinates, description hash and the quantities.
+local function point_of(row, here)
+  local p = { point = row.point, desc = row.hash and row.hash:sub(1, 12) }
+  p.status = row.failed and "failed" or row.cached and "hit" or row.measured and "measured" or "failed"
+  if row.failed then p.why = tostring(row.failed):match("^[^\n]*") end
+  if row.machine and row.machine ~= here then p.machine = row.machine end
+  if row.nodeType and row.nodeType ~= "" then p.nodeType = row.nodeType end
+  if row.entry and row.time then
+    p.time, p.gbs, p.gflops, p.intensity = row.time, row.gbs, row.gflops, row.intensity
+    p.spread, p.runs, p.ws = row.spread, row.runs, row.workingSet
+    if row.converged == false then p.converged = false end
+    if row.counters and next(row.counters) then p.counters = row.counters end
+  end
+  return p
+end
+
+--[[ The state of the git work tree dir is in: {commit=, dirty=}, dirty when a tracked file under
+  dir changed (as git describe --dirty has it, limited to dir: a study inside a large repository
+  costs no scan of the rest), or nil outside a work tree, without git, or after an interruption
+  (no command runs then). ]]
+function M.git(dir)
+  if sys.interrupted() or not sys.locate("git") then return nil end
+  local st, out = sys.run({ "git", "--no-optional-locks", "-C", dir, "status", "--porcelain=v2", "--branch",
+    "--untracked-files=no", "--", "." }, { capture = true })
+  if st ~= 0 or not out then return nil end
+  local dirty = false
+  for line in out:gmatch("[^\n]+") do dirty = dirty or line:sub(1, 1) ~= "#" end
+  return { commit = out:match("# branch%.oid (%x+)") or "(none yet)", dirty = dirty }
+end
+
+-- The folder whose work tree state a record notes: a study's folder; the checkout for a
+-- shipped measurement (its kernels are there too).
+local function study_dir(s, path)
+  if path:sub(1, #s.home + 1) == s.home .. "/" then return s.home end
+  return util.dirname(path)
+end
+
+-- The configuration keys given on the command line: name -> value.
+local function command_line_keys(cfg)
+  local out = {}
+  for _, k in ipairs(cfg:keys()) do if k.origin == "command line" then out[k.name] = k.value end end
+  return out
+end
+
+-- The ceilings a compare plot draws (the roofline's: the best of each ISA class and scalar add).
+local function ceilings_shown(c)
+  local compute, seen = {}, {}
+  for _, x in ipairs(c.compute) do
+    local isa = x.name:match("^%a+_(%w+)_")
+    if not seen[isa] or x.name:match("scalar_add") then
+      seen[isa] = true
+      compute[#compute + 1] = { label = x.label, gflops = x.gflops }
+    end
+  end
+  local bandwidth = {}
+  for _, b in ipairs(c.bandwidth) do bandwidth[#bandwidth + 1] = { label = b.label, gbs = b.gbs } end
+  return { compute = compute, bandwidth = bandwidth, threads = c.threads }
+end
+
+-- How the script ended: "complete", "interrupted by SIGINT", or "stopped: why".
+local function status_of(ok, err)
+  if ok then return "complete" end
+  local msg = (util.is_error(err) and err.message or tostring(err)):match("^[^\n]*")
+  if util.is_error(err) and err.code and err.code >= 128 then return msg end
+  return "stopped: " .. msg
+end
+
+--[[ build(s, o) -> record: o = {path = the script, args = its arguments, ok =, err = (how
+  run_script ended)}. The rows are the session's; quantities are derived for any that an
+  interruption left underived. ]]
+function M.build(s, o)
+  local here = machine.id(machine.fingerprint(s.config))
+  local prows, memo, eps = stored_peaks(s), {}, s:get("bestEpsilon")
+  local builds, index, sources, points, seen = {}, {}, {}, {}, {}
+  local counts, machines, threads = { points = 0, measured = 0, hits = 0, failed = 0 }, {}, 1
+  for _, row in ipairs(s.rows) do
+    if row.entry and not row.time then quantities.derive(row, s:get("bestK"), s:get("ignoreDisturbed")) end
+    local p = point_of(row, here)
+    p.build = build_of(s, row, builds, index, sources)
+    p.bound, p.limiter, p.fraction, p.above = bound_of(row, prows, memo, eps)
+    p.above = p.above or nil
+    points[#points + 1] = p
+    counts.points = counts.points + 1
+    local c = p.status == "hit" and "hits" or p.status
+    counts[c] = counts[c] + 1
+    local m = row.machine or here
+    if not seen[m] then seen[m] = true; machines[#machines + 1] = m end
+    threads = math.max(threads, row.threads or 1)
+  end
+  table.sort(machines)
+  local now = os.time()
+  local text = sys.readfile(o.path)
+  return {
+    time = now, date = os.date("%Y-%m-%d %H:%M:%S", now), name = s.script, script = o.path,
+    scriptHash = text and sys.sha256(text):sub(1, 12), args = o.args or {}, keys = command_line_keys(s.config),
+    machine = here, machines = #machines > 0 and machines or { here }, executor = s.executor and s.executor.name,
+    status = status_of(o.ok, o.err), git = M.git(study_dir(s, o.path)), bestEpsilon = eps, bestK = s:get("bestK"),
+    counts = counts, axes = s.axes, builds = builds, sources = sources, points = points,
+    ceilings = prows and ceilings_shown(ceilings_at(prows, memo, threads)) or nil,
+  }
+end
+
+--[[ save(s, o): builds the record of this invocation and writes it (rot.history.write), unless
+  it settled no point or historyRuns is 0. A record that cannot be written is a warning: the
+  measurement itself stands. Returns the record (or nil) and, when Ctrl-C stopped the writing,
+  that interruption (the caller exits as interrupted). ]]
+function M.save(s, o)
+  local keep = s:get("historyRuns")
+  if #s.rows == 0 or keep == 0 then return nil end
+  local ok, rec = pcall(M.build, s, o)
+  local id, err
+  if ok then
+    local wok, a, b = pcall(history.write, history.dir(s:get("cacheDir"), s.home, o.path), rec, keep)
+    if wok then id, err = a, b else err = a end
+  else
+    err = rec
+  end
+  if not id then
+    io.stderr:write("rot: warning: the run record was not written: ", tostring(util.is_error(err) and err.message or err), "\n")
+    return nil, util.is_error(err) and (err.code or 0) >= 128 and err or nil
+  end
+  return rec
+end
+
+return M

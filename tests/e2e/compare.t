@@ -1,0 +1,157 @@
+#!/bin/sh
+# Iterating on a kernel (issue 23): a study with a user kernel is measured, the kernel is edited
+# to do its loop twice and measured again; rot history lists both runs and names the kernel file
+# as what changed; rot compare marks the points slower with ratios near 2 and exits 0, with
+# -failOn=slower 1; a rerun with nothing changed compares as all same; the compare plot has one
+# arrow per matched point; a script that fails or is interrupted still leaves its record, and
+# rot build leaves none.
+. "$(dirname "$0")/lib.sh"
+
+S="$T/study"
+mkdir -p "$S/kernels"
+# the user kernel (tests/fixtures/iterate/scale.c): a[i] += 1.5 * b[i], over the arrays PASSES (1) times
+cp "$ROOT/tests/fixtures/iterate/scale.c" "$S/kernels/"
+cat >"$S/study.lua" <<'L'
+-- iterating on scale
+local rot = require "rot"
+local r = rot.measure(rot.space { rot.axis("n", { 1024, 2048 }) }, function(p)
+  return { kernel = "scale", params = { n = p.n }, flags = "-O2" }
+end)
+r:table()
+r:roofline { name = "study" }
+if arg[1] == "fail" then error("the script's own error") end
+if arg[1] == "interrupt" then -- Ctrl-C once every point is measured
+  os.execute("(sleep 0.3; kill -INT " .. require("rot.sys").pid() .. ") &")
+  for _ = 1, 1e10 do end
+end
+L
+runs() { find "$CACHE/history" -name '*.run' 2>/dev/null | wc -l; }
+# more runs, and only runs nothing preempted: the ratios hold on a loaded 2-core machine
+measure() { rot measure "$S/study.lua" "$@" -runs=10 -ignoreDisturbed=true; }
+
+# the study is a git work tree: the records note its commit, and whether a tracked file changed
+if command -v git >/dev/null 2>&1; then
+	git -C "$S" init -q && git -C "$S" add -A && git -C "$S" -c user.name=rot -c user.email=rot@localhost commit -q -m study
+fi
+measure >"$T/o1" 2>&1
+ok $? "the study is measured"
+test "$(runs)" -eq 1
+ok $? "and its run is recorded in the cache directory"
+sed -i 's/#define PASSES 1/#define PASSES 2/' "$S/kernels/scale.c"
+measure >"$T/o2" 2>&1
+contains "$T/o2" "0 hits, 2 measured" "the kernel edited to do its loop twice is measured again"
+
+rot history "$S/study.lua" >"$T/h" 2>&1
+ok $? "rot history runs"
+contains "$T/h" "^2  .*2 (2 measured, 0 hits, 0 failed)" "it lists the newest run first, with its points"
+contains "$T/h" "^1  .*first run recorded" "and the first run"
+grep "^2 " "$T/h" | grep -q "kernels/scale.c changed"
+ok $? "and names the kernel file as what changed"
+
+rot compare "$S/study.lua" >"$T/c" 2>"$T/ce"
+ok $? "rot compare exits 0 without a gate"
+contains "$T/c" "A = run 1" "it compares the latest two runs: A = run 1"
+contains "$T/c" "B = run 2" "B = run 2"
+if command -v git >/dev/null 2>&1; then
+	c=$(git -C "$S" rev-parse HEAD | cut -c1-10)
+	grep -q "A = run 1 (.*, commit $c)" "$T/c" && grep -q "B = run 2 (.*, commit $c dirty)" "$T/c"
+	ok $? "the runs name their commit, the second one dirty (the kernel edited)"
+else
+	tap_n=$((tap_n + 1)) && echo "ok $tap_n # skip git is not installed"
+fi
+contains "$T/c" "rot compare: 0 faster, 2 slower, 0 same, 0 only in A, 0 only in B; geometric-mean speedup 0\.[0-9]* (B over A, 2 points)" \
+	"both points slower, and the summary line"
+col() { awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next } { print $c }' "$OUT/study-compare.csv"; }
+col ratio_B_over_A >"$T/ratios"
+# near 2: a busy sibling hyperthread of a small VM can slow either run by up to ~1.6x
+awk '$1 >= 1.3 && $1 <= 3.5 { n++ } END { exit n != 2 }' "$T/ratios"
+ok $? "with time ratios near 2 ($(tr '\n' ' ' <"$T/ratios"))"
+test "$(col verdict | sort -u)" = "slower"
+ok $? "the CSV says slower for each"
+grep -q '"verdict": "slower"' "$OUT/study-compare.json" && grep -q '"rule":' "$OUT/study-compare.json"
+ok $? "and so does the JSON, with the rule"
+
+rot compare "$S/study.lua" -failOn=slower >"$T/c" 2>"$T/ce"
+st=$?
+test $st -eq 1
+ok $? "-failOn=slower exits 1 ($st)"
+grep -q "^rot: slower: n=1024: .* -> .* (x[0-9.]*, beyond the noise band x[0-9.]*)" "$T/ce" && grep -q "^rot: slower: n=2048: " "$T/ce"
+ok $? "with one line per offending point"
+
+# the compare plot: one arrow per matched point, coloured slower; hover text on its points
+test "$(grep -c '^set arrow' "$OUT/study-compare.gp")" -eq 2
+ok $? "the compare plot has one arrow per matched point"
+test "$(grep '^set arrow' "$OUT/study-compare.gp" | grep -c "#D55E00")" -eq 2
+ok $? "coloured slower"
+test -s "$OUT/study-compare.svg" && test -s "$OUT/study-compare.png"
+ok $? "rendered as SVG and PNG"
+grep -q "showHypertext(evt,'n=1024.*B (run 2): slower" "$OUT/study-compare.svg"
+ok $? "its points carry hover text"
+"$ROOT/rot" run "$ROOT/tests/e2e/check-plots.lua" "$OUT" >"$T/chk" 2>&1
+grep -q "^PLOT study-compare.gp labels [1-9][0-9]* overlaps 0" "$T/chk"
+ok $? "its labels overlap nothing ($(grep study-compare "$T/chk"))"
+
+# a rerun with nothing changed: all hits, and the same results
+measure >"$T/o3" 2>&1
+contains "$T/o3" "2 hits, 0 measured" "a rerun with nothing changed is all hits"
+rot history "$S/study.lua" >"$T/h" 2>&1
+grep "^3 " "$T/h" | grep -q "nothing changed"
+ok $? "rot history says nothing changed"
+rot compare "$S/study.lua" 2 3 -failOn=any >"$T/c" 2>"$T/ce"
+ok $? "comparing it with the run before: no point changed (-failOn=any exits 0)"
+contains "$T/c" "rot compare: 0 faster, 0 slower, 2 same, 0 only in A, 0 only in B; geometric-mean speedup 1.000" "all same"
+rot compare "$S/study.lua" >"$T/c" 2>&1
+contains "$T/c" "A = run 1" "by default the identical rerun is skipped: the last runs whose results differ (1 and 3)"
+
+# a script that fails, and one that is interrupted, still leave their record; rot build none
+measure fail >"$T/o" 2>&1
+measure interrupt >"$T/o" 2>&1
+st=$?
+test $st -eq 130
+ok $? "an interrupted measurement exits 130 ($st)"
+rot build "$S/study.lua" >"$T/o" 2>&1
+test "$(runs)" -eq 5
+ok $? "each rot measure left one record, rot build none ($(runs))"
+rot history "$S/study.lua" >"$T/h" 2>&1
+grep "^5 " "$T/h" | grep -q "(interrupted by SIGINT"
+ok $? "the interrupted run says so"
+grep "^4 " "$T/h" | grep -q "(stopped: .*the script's own error)"
+ok $? "the failed one says why it stopped"
+
+# bad input: a record that is not one is skipped with a warning, and kept
+f=$(find "$CACHE/history" -name '2-*.run')
+echo "garbage" >"$f"
+rot history "$S/study.lua" >"$T/h" 2>"$T/he"
+ok $? "rot history goes on past a broken record"
+contains "$T/he" "rot: warning: skipping run record '.*2-.*\.run': not a run record" "and says which"
+test -s "$f"
+ok $? "and keeps it"
+rot compare "$S/study.lua" 9 >"$T/c" 2>"$T/ce"
+test $? -ne 0 && grep -q "^rot: no run '9' of 'study'" "$T/ce" && grep -q "^hint: .*rot history study" "$T/ce"
+ok $? "an unknown run id: a clear error and a hint"
+rot compare "$S/study.lua" -failOn=sometimes >"$T/c" 2>"$T/ce"
+test $? -ne 0 && grep -q "^rot: bad value 'sometimes' for -failOn: slower or any" "$T/ce"
+ok $? "a bad -failOn is named"
+
+# the latest runs on two machines: this one, and this one under another identity
+measure -machineIdentity=hostname >"$T/o" 2>&1
+ok $? "the study measured on a second machine (this one with its hostname in its identity)"
+m1=$(rot cache | sed -n 's/^machine \([^ ]*\) (this one).*/\1/p')
+m2=$(rot cache | grep ', host ' | sed -n 's/^machine \([^ :]*\).*/\1/p')
+rot compare "$S/study.lua" -machine="$m1,$m2" >"$T/c" 2>"$T/ce"
+ok $? "rot compare -machine=ID,ID runs ($m1, $m2)"
+contains "$T/c" "A = run 5 on $m1 " "A: the latest run on the first machine (the interrupted one: its points were all measured)"
+contains "$T/c" "^n  *machine A  *machine B " "the table says which machine each side is"
+awk -F'[ ,]+' '/^rot compare: [0-9]/ { exit !($3 + $5 + $7 == 2) }' "$T/c"
+ok $? "both points matched across the machines"
+test "$(grep -c '^set arrow' "$OUT/study-compare.gp")" -eq 2
+ok $? "and drawn as two arrows"
+
+# the commands are in the help and the completion
+"$ROOT/rot" help compare >"$T/o" 2>&1
+contains "$T/o" "usage: rot compare NAME|PATH.lua \[A \[B\]\] \[-machine=ID,ID\] \[-failOn=slower|any\]" "rot help compare"
+"$ROOT/rot" completion bash >"$T/comp"
+out=$(bash -c ". '$T/comp'; COMP_WORDS=(rot compare study -fail); COMP_CWORD=3; _rot; echo \${COMPREPLY[*]}")
+test "$out" = "-failOn=slower -failOn=any"
+ok $? "completion knows compare's own options ($out)"
+done_testing

@@ -1,0 +1,165 @@
+-- Unit tests of run records and comparisons: the verdict rule at its edges, records built from
+-- a session's rows (bounds only from stored peaks), their size, text and reading back, atomic
+-- writes, pruning to historyRuns, what changed between runs, matching and choosing runs.
+-- Run by tests/history.t.
+package.path = os.getenv("ROT_HOME") .. "/tests/lua/?.lua;" .. package.path
+local t = require "tap"
+local rot = require "rot"
+local sys = require "rot.sys"
+local util = require "rot.util"
+local session = require "rot.session"
+local history = require "rot.history"
+local record = require "rot.history.record"
+local changes = require "rot.history.changes"
+local compare = require "rot.compare"
+
+local home, tmp = os.getenv("ROT_HOME"), assert(os.getenv("ROT_TEST_TMP"))
+local S = session.current()
+rot.set("cacheDir", tmp .. "/cache")
+
+-- the verdict: beyond (1+sA)(1+sB)(1+eps) only; at the edge it is the same
+local sA, sB, eps = 0.01, 0.02, 0.02
+local L = (1 + sA) * (1 + sB) * (1 + eps)
+t.is(compare.verdict(1, sA, L, sB, eps), "same", "tB/tA exactly at the noise band: same")
+t.is(compare.verdict(1, sA, L * (1 + 1e-9), sB, eps), "slower", "just beyond it: slower")
+t.is(compare.verdict(L, sA, 1, sB, eps), "same", "tA/tB exactly at the band: same")
+t.is(compare.verdict(L * (1 + 1e-9), sA, 1, sB, eps), "faster", "just beyond it: faster")
+local v, ratio, band = compare.verdict(1e-6, sA, 2e-6, sB, eps)
+t.ok(v == "slower" and math.abs(ratio - 2) < 1e-12 and math.abs(band - L) < 1e-15, "twice the time: slower, ratio 2, band L")
+t.is(compare.verdict(1, 0.03, 1.05, 0.03, 0.02), "same", "5% inside spreads of 3% and eps 2%: same, never a change")
+t.is(compare.verdict(1, nil, 1.03, nil, 0.02), "slower", "no spreads known: only eps is the noise")
+t.is(compare.verdict(1, 0, 1, 0, 0), "same", "equal times: same")
+
+-- a session's rows: two points of the shipped triad, one failed
+local function entry(ns)
+  return { description = "d", coreHash = "h", meta = { flops = 2048, bytes = 24576, workingSet = 24576, converged = 1 },
+    runs = { { ns = ns, reps = 1 }, { ns = ns * 1.01, reps = 1 }, { ns = ns * 1.02, reps = 1 } } }
+end
+local kinfo = { kernels = { { name = "triad", path = home .. "/kernels/cpu/triad.c" } }, macros = {} }
+local function rows_of(ns)
+  return {
+    { point = { n = 1024 }, desc = { flags = "-O2", macros = {}, device = "cpu" }, kinfo = kinfo, hash = string.rep("a", 64),
+      machine = "m1", entry = entry(ns), measured = true },
+    { point = { n = 2048 }, desc = { flags = "-O2", macros = {}, device = "cpu" }, kinfo = kinfo, hash = string.rep("b", 64),
+      machine = "m1", entry = entry(2 * ns), cached = true },
+    { point = { n = 4096 }, desc = { flags = "-O3", macros = { STREAM_UNROLL = "2" }, device = "cpu" }, kinfo = kinfo,
+      hash = string.rep("c", 64), machine = "m1", failed = "crashed: Segmentation fault\nmore" },
+  }
+end
+local script = tmp .. "/study.lua"
+sys.writefile(script, "-- a study\n")
+S.rows, S.axes, S.script = rows_of(1000), { "n" }, "study"
+local rec = record.build(S, { path = script, args = { "2.0" }, ok = true })
+t.is(#rec.points, 3, "a record holds every settled row")
+t.is(rec.counts.measured .. "/" .. rec.counts.hits .. "/" .. rec.counts.failed, "1/1/1", "counts: measured, hits, failed")
+t.ok(math.abs(rec.points[1].time - 1e-6) < 1e-15, "quantities derived for rows that had none (an interruption)")
+t.is(rec.points[3].why, "crashed: Segmentation fault", "a failed point says why, first line")
+t.is(rec.points[1].bound, nil, "no stored peaks: no bound, and none measured for a record")
+t.is(rec.ceilings, nil, "and no ceilings")
+t.is(rec.status, "complete", "a script that ended: complete")
+t.is(#rec.builds, 2, "two builds: -O2, and -O3 with a macro")
+local files = rec.sources[rec.builds[1].src]
+t.ok(files and files["kernels/cpu/triad.c"] ~= nil, "each build's sources by file, named relative to the checkout")
+rot.set("peaksFile", home .. "/tests/fixtures/peaks.csv")
+local withp = record.build(S, { path = script, ok = false, err = "study.lua:3: boom\ntraceback" })
+t.ok(withp.points[1].bound and withp.points[1].limiter and withp.points[1].fraction, "stored peaks: bound, limiter, fraction")
+t.ok(withp.ceilings and #withp.ceilings.bandwidth > 0, "and the ceilings a compare plot draws")
+t.ok(withp.status:match("^stopped: "), "a script that failed says so: " .. withp.status)
+local ok, interrupted = pcall(util.interrupted, 2)
+t.ok(record.build(S, { path = script, ok = ok, err = interrupted }).status:match("^interrupted by SIGINT"), "an interruption says so")
+
+-- text: small, read back, no code
+local big = { machine = "m1", machines = { "m1" }, points = {}, builds = rec.builds, sources = rec.sources, axes = { "f", "n" } }
+for i = 1, 300 do
+  big.points[i] = { point = { f = "2.0", n = 1000 * i }, desc = string.rep("e", 12), status = "measured", build = 1,
+    time = 1.234567891e-6 * i, gbs = 12.3456789, gflops = 1.23456789, intensity = 0.0833333, spread = 0.0123456,
+    runs = 17, ws = 24576 * i, bound = 20.1190812, limiter = "L2 bw", fraction = 0.523456789 }
+end
+big.points[300].gbs, big.points[300].bound = 0 / 0, math.huge
+local dir = tmp .. "/history/study-x"
+local id = history.write(dir, big, 50)
+local packed = 0
+for _, f in ipairs(history.files(dir)) do packed = select(2, sys.stat(f.file)) end
+t.ok(packed > 0 and packed < 60 * 1024, string.format("a 300-point record is well under 100 KiB: %.1f KiB", packed / 1024))
+local back = history.list(dir)[1]
+t.is(back.id, id, "read back with its id")
+t.is(back.points[300].point.n, 300000, "coordinates read back")
+t.ok(math.abs(back.points[7].time - 7 * 1.234567891e-6) < 1e-12, "times to 7 digits")
+t.is(back.points[2].limiter, "L2 bw", "strings read back")
+t.ok(back.points[300].gbs == nil and back.points[300].bound == nil and back.points[300].limiter == "L2 bw",
+  "NaN and infinities are left out, the values after them kept")
+t.is(history.decode("-- r\n{ id = 1, points = {}, version = 1, x = os.exit(3) }"), nil, "a record reaches nothing (empty environment)")
+local hang = "-- r\n{ id = (function() while true do end end)(), points = {}, version = 1 }"
+t.is(history.decode(hang), nil, "a record that would run forever is refused")
+t.is(history.decode("-- r\n{ id = 1, points = {"), nil, "a truncated record is refused")
+
+-- atomic writes, pruning per machine, bad files kept and skipped
+local leftovers = 0
+for _, f in ipairs(sys.listdir(dir)) do if f:find("%.tmp") then leftovers = leftovers + 1 end end
+t.is(leftovers, 0, "no temp file is left beside a record")
+sys.writefile(dir .. "/99-deadbeef.run.tmpAbCdEf", "-- half a rec")
+sys.writefile(dir .. "/98-deadbeef.run", "-- rot run record\n{ id = 98, points = {")
+local said, stderr = {}, io.stderr
+io.stderr = { write = function(_, ...) for _, x in ipairs({ ... }) do said[#said + 1] = x end end }
+local got = history.list(dir)
+io.stderr = stderr
+t.is(#got, 1, "a temp file is no record, a truncated one is skipped")
+t.ok(table.concat(said):find("warning: skipping run record '.*98%-deadbeef%.run'") ~= nil, "with a warning naming it")
+t.is(sys.stat(dir .. "/98-deadbeef.run"), "file", "and kept (bad input loses nothing)")
+sys.remove(dir .. "/98-deadbeef.run")
+for i = 1, 6 do history.write(dir, { machine = "m1", machines = { "m1" }, points = {} }, 4) end
+for i = 1, 2 do history.write(dir, { machine = "m2", machines = { "m2" }, points = {} }, 4) end
+local ids, per = {}, {}
+for _, r in ipairs(history.list(dir)) do
+  ids[#ids + 1] = r.id
+  per[r.machines[1]] = (per[r.machines[1]] or 0) + 1
+end
+t.is(table.concat(ids, ","), "9,8,7,6,5,4", "ids count up; newest first")
+t.ok(per.m1 == 4 and per.m2 == 2, "pruned to historyRuns (4) per machine: m1 keeps 4, m2 its 2")
+local nodir, err = history.write("/proc/no/such/dir", { points = {} }, 4)
+t.ok(nodir == nil and err ~= nil, "a folder that cannot be written: nil and why")
+
+-- what changed between two runs
+local a = record.build(S, { path = script, args = { "2.0" }, ok = true })
+local b = util.serialize(a)
+b = load("return " .. b)()
+b.sources[b.builds[1].src]["kernels/cpu/triad.c"] = "other"
+b.builds[2].flags, b.args, b.keys = "-O1", { "3.0" }, { runs = 10 }
+local ch = table.concat(changes.changes(a, b), "; ")
+t.ok(ch:find("^kernels/cpu/triad.c changed; flags") ~= nil, "the kernel file that changed is named, alone: " .. ch)
+t.ok(ch:find("flags -O3 -> -O1", 1, true), "flags")
+t.ok(ch:find("arguments '2.0' -> '3.0'", 1, true) and ch:find("-runs=10 (new)", 1, true), "arguments and keys")
+t.is(#changes.changes(a, a), 0, "the same run: nothing changed")
+
+-- matching and choosing runs
+local function run(id, machine, times, extra)
+  local r = { id = id, machine = machine, machines = { machine }, bestEpsilon = 0.02, points = {} }
+  for i, tm in ipairs(times) do
+    r.points[i] = { point = { n = i }, status = tm and "measured" or "failed", time = tm, spread = 0.01, runs = 5 }
+  end
+  for _, p in ipairs(extra or {}) do r.points[#r.points + 1] = p end
+  return r
+end
+local r1, r2 = run(1, "m1", { 1, 1, 1, 1 }), run(2, "m1", { 2, 0.5, 1.001, false }, { { point = { n = 9 }, time = 1 } })
+local pairs_, _ = compare.match({ record = r1 }, { record = r2 }, true)
+local verdicts = {}
+for _, p in ipairs(pairs_) do verdicts[#verdicts + 1] = p.verdict end
+t.is(table.concat(verdicts, ","), "slower,faster,same,failed in B,only in B", "verdicts per point, in B's order")
+local sum = compare.summary(pairs_)
+t.ok(sum.counts.slower == 1 and sum.counts.faster == 1 and sum.matched == 3 and math.abs(sum.speedup - 1 / 1.001 ^ (1 / 3)) < 1e-9,
+  "summary: counts and the geometric-mean speedup of the timed pairs")
+t.is(#compare.offending(pairs_, "slower"), 2, "-failOn=slower: the slower point and the one failing in B")
+t.is(#compare.offending(pairs_, "any"), 4, "-failOn=any: every point that is not the same")
+local r3 = run(3, "m1", { 2, 0.5, 1.001, false }, { { point = { n = 9 }, time = 1 } })
+local A, B = compare.choose("s", { r3, r2, r1 })
+t.ok(A.record.id == 1 and B.record.id == 3, "default: the newest run and the newest before it whose results differ")
+A, B = compare.choose("s", { r3, r2, r1 }, "2")
+t.ok(A.record.id == 2 and B.record.id == 3, "A given: B is the newest")
+t.raises(function() compare.choose("s", { r3 }) end, "only one run", "one run: nothing to compare, said")
+t.raises(function() compare.choose("s", { r3, r2 }, "7") end, "no run '7'", "an unknown run id is named")
+local r4 = run(4, "m2", { 4, 4, 4, 4 })
+A, B = compare.choose("s", { r4, r3, r2, r1 }, nil, nil, { "m1", "m2" })
+t.ok(A.record.id == 3 and B.record.id == 4, "-machine=m1,m2: the latest run on each")
+t.raises(function() compare.choose("s", { r4 }, nil, nil, { "m1", "m9" }) end, "on machine 'm1'", "a machine without runs is named")
+
+t.done()
