@@ -1,6 +1,7 @@
 /* main: the measuring core's entry point. Reads the descriptions of a batch of points (kernel,
  * parameters, run policy), measures them in traced children, streams each result out. */
 #include "process.h"
+#include "sysinfo.h"
 #include "counters.h"
 #include "device.h"
 #include "failure.h"
@@ -114,6 +115,7 @@ static int batch(const char *input)
 	if (driver && getppid() != (pid_t)atoi(driver))
 		return 2;
 	prctl(PR_SET_CHILD_SUBREAPER, 1); /* what a kernel leaves behind comes back to us */
+	sysinfo_prepare();		  /* once, not in every point's child */
 	FILE *in = fopen(input, "r");
 	struct point *ps = calloc(GROUP_MAX + 1, sizeof *ps);
 	char(*ids)[INPUT_ID_MAX] = calloc(GROUP_MAX + 1, sizeof *ids);

@@ -58,8 +58,16 @@ void measure_tell(int sig, union sigval v)
 	pthread_sigqueue(pthread_self(), sig, v);
 }
 
+volatile int *measure_run_slot;
+
+/* An event of the measurement: the run slot says which run is in progress; the tracer hears of
+ * it (a stop) only when it follows events (counters, parent-side rules). */
 static void notify(const struct point *p, enum rot_event e, int run)
 {
+	if (measure_run_slot && (e == EV_RUN_START || e == EV_WORKLOAD_START))
+		*measure_run_slot = e == EV_RUN_START ? run : -1;
+	if (!p->notify)
+		return;
 	union sigval v = {.sival_int = ROT_EVENT_CODE(e, run < 0 ? 0xffff : run)};
 	measure_tell(ROT_EVENT_SIGNAL, v);
 }

@@ -51,12 +51,18 @@ struct point {
 	int nrules;
 	char counter_names[COUNTERS_MAX][128];
 	int ncounters;
-	int notify; /* the parent wants run and workload events in its log (it follows runs anyway)
-		     */
+	int notify; /* the parent wants run and workload events (counters, parent-side rules):
+		     * without, the child does not stop for them */
 	char gpu_metrics[64][128]; /* CUPTI metrics, profiled after (never during) the timed runs */
 	int ngpu_metrics;
 	int shared; /* may share its child with the points beside it (a GPU context set up once) */
 };
+
+/* Where the child says which timed run it is in (-1: none yet), for a tracer that does not
+ * follow run events: a page shared between the core and its children, set up by the core
+ * before it forks them (NULL: none). A stop for every run event costs a dozen system calls;
+ * this costs a store. */
+extern volatile int *measure_run_slot;
 
 /* Stops the calling thread for its tracer with sig (ROT_EVENT_SIGNAL, ROT_RECORDS_SIGNAL)
  * carrying v; unblocks sig first, since a kernel may have blocked every signal. */

@@ -504,7 +504,8 @@ void tracer_outcome(const struct tracee *tr, int timed_out, struct outcome *o)
 			      .status = st,
 			      .records = tr->rec.text != NULL,
 			      .verdict = tr->rec.rc,
-			      .run = tr->run};
+			      .run =
+				  tr->p->notify || !measure_run_slot ? tr->run : *measure_run_slot};
 	if (sig <= 0 || sig >= 65 || !tr->info_tid[sig])
 		return;
 	const siginfo_t *si = &tr->info[sig];

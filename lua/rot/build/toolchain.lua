@@ -5,6 +5,16 @@ local util = require "rot.util"
 
 local M = {}
 
+-- Where the identity of a compiler binary is remembered: by its real path, size and time, so a
+-- new compiler (an upgrade) is asked again and the same one never (three programs started).
+local function remembered(s, cc)
+  local exe = sys.locate(cc)
+  local real = exe and (sys.realpath(exe) or exe)
+  local kind, size, mtime = sys.stat(real or "")
+  if kind ~= "file" then return nil end
+  return s:get("cacheDir") .. "/machines/compiler-" .. sys.sha256(real .. "|" .. size .. "|" .. mtime):sub(1, 16)
+end
+
 -- "gcc 12.2.0 x86_64-linux-gnu", "clang 14.0.6 x86_64-pc-linux-gnu": the compiler key's
 -- family, version and target. GCC and clang (its -dumpversion) both work.
 function M.compiler_id(s)
@@ -13,20 +23,33 @@ function M.compiler_id(s)
     if not cc:match("^[%w/._+-]+$") then
       util.fail("compiler '" .. cc .. "' is not a plain program name or path (letters, digits and /._+- only)")
     end
-    local st, ver = sys.run({ cc, "-dumpfullversion" }, { capture = true })
-    if st ~= 0 or not (ver or ""):match("^%d") then -- clang: no -dumpfullversion
-      st, ver = sys.run({ cc, "-dumpversion" }, { capture = true })
+    local file = remembered(s, cc)
+    local known = file and sys.readfile(file)
+    if known and known:match("^%S") then return (known:gsub("%s+$", "")) end
+    local id = M.ask_compiler(cc)
+    if file then
+      sys.mkdir(s:get("cacheDir") .. "/machines")
+      sys.writefile(file, id .. "\n")
     end
-    if not st or st ~= 0 or not (ver or ""):match("^%d") then
-      util.fail("compiler '" .. cc .. "' cannot be run (or says no version)",
-        "set -compiler=gcc or -compiler=clang, or: sudo apt-get install gcc")
-    end
-    local _, vendor = sys.run({ cc, "--version" }, { capture = true })
-    local family = (vendor or ""):find("clang") and "clang" or ((vendor or ""):find("Free Software") and "gcc") or cc
-    local _, mach = sys.run({ cc, "-dumpmachine" }, { capture = true })
-    return family .. " " .. ver:gsub("%s+$", "") .. " " .. (mach or ""):gsub("%s+$", "") ..
-      (family ~= cc and (" (" .. cc .. ")") or "")
+    return id
   end)
+end
+
+-- The identity as the compiler tells it (three runs of it).
+function M.ask_compiler(cc)
+  local st, ver = sys.run({ cc, "-dumpfullversion" }, { capture = true })
+  if st ~= 0 or not (ver or ""):match("^%d") then -- clang: no -dumpfullversion
+    st, ver = sys.run({ cc, "-dumpversion" }, { capture = true })
+  end
+  if not st or st ~= 0 or not (ver or ""):match("^%d") then
+    util.fail("compiler '" .. cc .. "' cannot be run (or says no version)",
+      "set -compiler=gcc or -compiler=clang, or: sudo apt-get install gcc")
+  end
+  local _, vendor = sys.run({ cc, "--version" }, { capture = true })
+  local family = (vendor or ""):find("clang") and "clang" or ((vendor or ""):find("Free Software") and "gcc") or cc
+  local _, mach = sys.run({ cc, "-dumpmachine" }, { capture = true })
+  return family .. " " .. ver:gsub("%s+$", "") .. " " .. (mach or ""):gsub("%s+$", "") ..
+    (family ~= cc and (" (" .. cc .. ")") or "")
 end
 
 -- The CUDA toolkit's nvcc (-cuda), and whether it is installed.
