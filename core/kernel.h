@@ -78,7 +78,8 @@ void rot_kernel_register(const struct rot_kernel *k);
 #define ROT_KSTR_(n) #n
 #define ROT_KSTR(n) ROT_KSTR_(n)
 
-/* Allocation aligned to a 4 KiB page, zeroed; NULL with errno on failure. */
+/* Allocation aligned to a 4 KiB page, zeroed; NULL with errno on failure. Release it with free()
+ * (core/pool.c keeps its pages for the next point of a shared child). */
 void *rot_alloc(size_t bytes);
 
 #ifdef __cplusplus
