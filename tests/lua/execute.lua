@@ -110,4 +110,23 @@ rot.set("onFailure", "stop")
 t.raises(function() outcome.fail(S, { point = { n = 3 } }, "boom", { quiet = true }) end, "stopping after a failed point",
   "onFailure=stop stops the run at the first failure")
 rot.set("onFailure", "continue")
+
+-- what an executor that runs work elsewhere (Slurm) needs to end it on an interruption
+local t0 = sys.clock()
+local st, err = sys.run({ "sleep", "5" }, { timeout = 0.3 })
+t.ok(st == nil and err:find("'sleep' did not end within 0.3 s and was killed") and sys.clock() - t0 < 2,
+  "sys.run with a timeout kills a program that runs past it: " .. tostring(err))
+-- sys.shielded: a signal meanwhile stops nothing inside, and is raised when it returns; last
+-- here, since this process stays interrupted
+local out
+local ok, e = pcall(sys.shielded, function()
+  sys.run({ "kill", "-INT", tostring(sys.pid()) })
+  t0 = sys.clock()
+  sys.sleep(0.3)
+  st, out = sys.run({ "sh", "-c", "sleep 0.2; echo done" }, { capture = true })
+end)
+t.ok(st == 0 and out == "done\n" and sys.clock() - t0 >= 0.45,
+  "shielded: after a SIGINT, sleeps are slept and a program runs to its end")
+t.ok(not ok and type(e) == "table" and e.code == 130 and e.message:find("^interrupted by SIGINT") ~= nil,
+  "shielded: the interruption is raised when the shielded function returns")
 t.done()
