@@ -111,6 +111,26 @@ t.raises(function() outcome.fail(S, { point = { n = 3 } }, "boom", { quiet = tru
   "onFailure=stop stops the run at the first failure")
 rot.set("onFailure", "continue")
 
+-- claims (rot.execute.claim): one holder at a time per point; a stale claim is taken over
+local claim = require "rot.execute.claim"
+local pt = { hash = string.rep("cd", 32) }
+do
+  local a <close> = claim.holder(S, claim.me("worker A"))
+  local b <close> = claim.holder(S, claim.me("worker B"))
+  t.ok(a:take(pt), "a free point is claimed")
+  local ok, owner = b:take(pt)
+  t.ok(not ok and owner.who == "worker A", "a point claimed by a live process is busy, and says by whom")
+  a:release(pt)
+  t.ok(claim.owner(S, pt) == nil and b:take(pt), "once released it can be claimed")
+end
+t.ok(claim.owner(S, pt) == nil, "closing a holder releases what it still holds")
+local dead = claim.me("a worker killed with SIGKILL")
+dead.start = "1" -- this pid, but a process that started at another time: gone
+local d = tmp .. "/cache/claims/" .. pt.hash
+sys.mkdir(d)
+assert(sys.writefile(d .. "/owner", require("rot.util").serialize(dead)))
+t.ok(not claim.alive(dead) and claim.holder(S, claim.me("worker C")):take(pt), "a claim whose owner has ended is taken over")
+
 -- what an executor that runs work elsewhere (Slurm) needs to end it on an interruption
 local t0 = sys.clock()
 local st, err = sys.run({ "sleep", "5" }, { timeout = 0.3 })
