@@ -1,10 +1,10 @@
 #!/bin/sh
-# cluster.sh start|stop DIR: a two-node Slurm cluster on localhost, all of it in DIR (its own
+# cluster.sh start|stop DIR [NODES]: a Slurm cluster on localhost, all of it in DIR (its own
 # munge key and socket, slurm.conf, state, spool, logs, pid files, free ports), for the tests.
-# The nodes, NAME1 and NAME2 (NAME: this host's short name), are two slurmd on this machine,
-# each with its own node-local TMPDIR (DIR/tmp/NODE, set by the task prolog), as two nodes of
-# one type would be. KillWait is 2 s, so a cancelled or timed-out task ends quickly.
-# start prints the SLURM_CONF to export; stop ends the daemons by their pid files.
+# Its NODES nodes (default 2), NAME1, NAME2, ... (NAME: this host's short name), are as many
+# slurmd on this machine, each with its own node-local TMPDIR (DIR/tmp/NODE, set by the task
+# prolog), as nodes of one type would be. KillWait is 2 s, so a cancelled or timed-out task
+# ends quickly. start prints the SLURM_CONF to export; stop ends the daemons by their pid files.
 set -u
 cmd=$1
 D=$2
@@ -35,8 +35,9 @@ start) ;;
 	exit 2
 	;;
 esac
+nodes=${3:-2}
 mkdir -p "$D/state" "$D/spool" "$D/log" "$D/tmp" || exit 1
-# four free TCP ports: not listening now (from /proc/net/tcp)
+# free TCP ports: not listening now (from /proc/net/tcp)
 used=$(for h in $(awk 'NR > 1 && $4 == "0A" { split($2, a, ":"); print a[2] }' /proc/net/tcp /proc/net/tcp6 2>/dev/null); do
 	printf '%d\n' "0x$h"
 done)
@@ -47,8 +48,6 @@ port() {
 }
 base=$((20000 + $$ % 20000))
 cport=$(port $base)
-dport1=$(port $((cport + 1)))
-dport2=$(port $((dport1 + 1)))
 host=$(hostname -s)
 cpus=$(nproc)
 dd if=/dev/urandom of="$D/munge.key" bs=1024 count=1 2>/dev/null && chmod 400 "$D/munge.key"
@@ -90,17 +89,21 @@ ReturnToService=2
 MinJobAge=600
 KillWait=2
 OverTimeLimit=0
-NodeName=${host}1 NodeHostname=$host NodeAddr=127.0.0.1 Port=$dport1 CPUs=$cpus Feature=rotnode,rotfast State=UNKNOWN
-NodeName=${host}2 NodeHostname=$host NodeAddr=127.0.0.1 Port=$dport2 CPUs=$cpus Feature=rotnode,rotfast State=UNKNOWN
 PartitionName=rot Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
+dport=$cport
+for n in $(seq "$nodes"); do
+	dport=$(port $((dport + 1)))
+	echo "NodeName=$host$n NodeHostname=$host NodeAddr=127.0.0.1 Port=$dport CPUs=$cpus Feature=rotnode,rotfast State=UNKNOWN" >>"$D/slurm.conf"
+done
 export SLURM_CONF="$D/slurm.conf"
 slurmctld || exit 1
-slurmd -N "${host}1" || exit 1
-slurmd -N "${host}2" || exit 1
+for n in $(seq "$nodes"); do
+	slurmd -N "$host$n" || exit 1
+done
 i=0
 while [ $i -lt 100 ]; do
-	[ "$(sinfo -h -N -o %t 2>/dev/null | grep -c idle)" = 2 ] && { echo "$SLURM_CONF"; exit 0; }
+	[ "$(sinfo -h -N -o %t 2>/dev/null | grep -c idle)" = "$nodes" ] && { echo "$SLURM_CONF"; exit 0; }
 	sleep 0.1
 	i=$((i + 1))
 done
