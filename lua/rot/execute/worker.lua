@@ -45,40 +45,47 @@ local function reporter(jobdir, first, holder)
   end
 end
 
---[[ Waits for the busy points ({row=, by=owner}) until each is in the cache (a hit) or free to
-  measure here: its claim released or stale without a usable entry, or no point landed for
-  longer than the timeout (then it is measured here anyway, and the log says so). ]]
+--[[ One look at a busy point b ({row=, by=owner}): "wait" (its owner still holds it; b.by
+  updated when another took it over), "hit" (settled from the cache) or "measure" (claimed here,
+  or waited out). alive(owner) says whether an owner still runs. ]]
+local function look(s, holder, b, waited_out, alive)
+  local owner = claim.owner(s, b.row)
+  if owner and not waited_out and alive(owner) then return "wait" end
+  local e = lookup.read(s, b.row)
+  if lookup.serves(s, e, keys.known(s)[b.row.key]) then
+    b.row.waited_for = b.by.who
+    outcome.hit(s, b.row, e)
+    return "hit"
+  end
+  local ok, other = holder:take(b.row)
+  if ok then return "measure" end
+  if not waited_out then b.by = other; return "wait" end -- claimed by another run meanwhile
+  io.stdout:write("rot worker: waited ", math.floor(s:get("timeout") + 30), " s for point ",
+    util.serialize(b.row.point), ", which ", other.who, " is measuring; measuring it here\n")
+  io.stdout:flush()
+  return "measure"
+end
+
+--[[ Waits for the busy points until each is in the cache (a hit) or free to measure here: its
+  claim released or stale without a usable entry, or no point landed for longer than the
+  timeout + 30 s (then it is measured here anyway, and the log says so). Looks once a second,
+  asking about each owner once a look (squeue, for one on another host). ]]
 local function wait_busy(s, holder, busy)
   local limit, last = s:get("timeout") + 30, sys.clock()
   while #busy > 0 do
-    sys.sleep(0.5)
+    sys.sleep(1)
     keys.forget(s)
-    local rest, mine = {}, {}
+    local seen, rest, mine = {}, {}, {}
+    local function alive(o)
+      local k = o.host .. ":" .. tostring(o.pid) .. ":" .. tostring(o.start)
+      if seen[k] == nil then seen[k] = claim.alive(o) end
+      return seen[k]
+    end
     for _, b in ipairs(busy) do
-      local owner = claim.owner(s, b.row)
-      local waited_out = sys.clock() - last > limit
-      if owner and not waited_out and claim.alive(owner) then
-        rest[#rest + 1] = b
-      else
-        local e = lookup.read(s, b.row)
-        if lookup.serves(s, e, keys.known(s)[b.row.key]) then
-          b.row.waited_for = b.by.who
-          outcome.hit(s, b.row, e)
-          last = sys.clock()
-        else
-          local ok, other = holder:take(b.row)
-          if ok or waited_out then
-            if not ok then
-              io.stdout:write("rot worker: waited ", math.floor(limit), " s for point ", util.serialize(b.row.point),
-                ", which ", other.who, " is measuring; measuring it here\n")
-              io.stdout:flush()
-            end
-            mine[#mine + 1] = b.row
-          else
-            rest[#rest + 1] = { row = b.row, by = other } -- claimed by another run meanwhile
-          end
-        end
-      end
+      local what = look(s, holder, b, sys.clock() - last > limit, alive)
+      if what == "wait" then rest[#rest + 1] = b
+      elseif what == "measure" then mine[#mine + 1] = b.row
+      else last = sys.clock() end
     end
     if #mine > 0 then executor.measure_pending(s, mine); last = sys.clock() end
     busy = rest
