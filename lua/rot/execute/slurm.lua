@@ -138,6 +138,7 @@ end
 
 -- Waits for the jobs, with a progress line on stderr.
 local function wait(jobs, show)
+  jobs.show = show
   while true do
     local counts, done_points, total_points, open = { pending = 0, running = 0, done = 0, failed = 0 }, 0, 0, false
     for _, job in ipairs(jobs) do
@@ -180,6 +181,7 @@ local function cancel(jobs, bound)
     end
   end
   if #ids == 0 then return end
+  if jobs.show then io.stderr:write("\r\27[K") end -- the progress line
   io.stderr:write("rot: cancelled Slurm job", #ids > 1 and "s " or " ", table.concat(ids, ", "), "; waiting for its tasks to end\n")
   local listed, t0 = nil, sys.clock()
   repeat
