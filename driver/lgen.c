@@ -2,6 +2,7 @@
  * generated files of a core build (macro headers, kernel flags, kernel list). */
 #include "gen.h"
 #include "lrot.h"
+#include "run_command.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -37,8 +38,9 @@ static int l_lock(lua_State *L)
 		if (errno != EWOULDBLOCK)
 			return lrot_fail(L, path);
 		fprintf(stderr, "rot: waiting for another rot process (lock '%s')\n", path);
+		/* an interruption ends the wait (the hook raises it on return) */
 		while (flock(lk->fd, LOCK_EX) < 0)
-			if (errno != EINTR)
+			if (errno != EINTR || run_command_stopping())
 				return lrot_fail(L, path);
 	}
 	return 1;

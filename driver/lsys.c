@@ -230,13 +230,37 @@ static int l_setenv(lua_State *L)
 	return 1;
 }
 
-/* sleep(seconds): returns early when a signal interrupts the run */
+/* sleep(seconds): returns early when a signal interrupts the run (not while shielded) */
 static int l_sleep(lua_State *L)
 {
 	double s = luaL_checknumber(L, 1);
-	if (!run_command_interrupted && s > 0)
+	if (!run_command_stopping() && s > 0)
 		poll(NULL, 0, (int)(s * 1000));
 	return 0;
+}
+
+/* shielded(f, ...) -> f(...): f runs to its end even when SIGINT, SIGTERM or SIGHUP come
+ * meanwhile (the programs it runs are not stopped, its sleeps are slept), and such an
+ * interruption is raised when f returns: for what must not be cut in half (a job submitted
+ * and recorded, jobs cancelled). A second signal still ends the driver at once. */
+static int l_shielded(lua_State *L)
+{
+	luaL_checktype(L, 1, LUA_TFUNCTION);
+	run_command_shield++;
+	int st = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
+	run_command_shield--;
+	if (!run_command_shield && run_command_deferred) {
+		run_command_deferred = 0;
+		lua_getglobal(L, "require");
+		lua_pushliteral(L, "rot.util");
+		lua_call(L, 1, 1);
+		lua_getfield(L, -1, "interrupted");
+		lua_pushinteger(L, run_command_interrupted);
+		lua_call(L, 1, 0); /* raises */
+	}
+	if (st != LUA_OK)
+		return lua_error(L);
+	return lua_gettop(L);
 }
 
 /* interrupted() -> the signal (SIGINT, SIGTERM, SIGHUP) that interrupted the run, or nil */
@@ -276,8 +300,9 @@ static int l_locate(lua_State *L)
 	return 1;
 }
 
-/* run(argv [, opts]) -> status, output ; nil, message when it could not start.
- * opts: capture (bool), quiet (bool), dir (string). */
+/* run(argv [, opts]) -> status, output ; nil, message when it could not start (or was
+ * interrupted, or ran past its timeout and was killed).
+ * opts: capture (bool), quiet (bool), dir (string), timeout (seconds). */
 static int l_run(lua_State *L)
 {
 	luaL_checktype(L, 1, LUA_TTABLE);
@@ -298,13 +323,21 @@ static int l_run(lua_State *L)
 		cp.capture = lua_toboolean(L, -1);
 		lua_getfield(L, 2, "quiet");
 		cp.quiet = lua_toboolean(L, -1);
-		lua_pop(L, 2);
+		lua_getfield(L, 2, "timeout");
+		cp.timeout = lua_tonumber(L, -1);
+		lua_pop(L, 3);
 	}
 	int rc = run_command(&cp);
 	if (rc < 0) {
 		free(cp.output);
 		if (errno == EINTR && run_command_interrupted) /* the hook raises at the next step */
 			return lrot_error(L, "interrupted");
+		if (errno == ETIMEDOUT) {
+			lua_pushnil(L);
+			lua_pushfstring(L, "'%s' did not end within %f s and was killed", argv[0],
+					cp.timeout);
+			return 2;
+		}
 		return lrot_fail(L, argv[0]);
 	}
 	lua_pushinteger(L, rc);
@@ -342,7 +375,7 @@ static const luaL_Reg sys_funcs[] = {
 	{"stat", l_stat}, {"writable", l_writable}, {"realpath", l_realpath},
 	{"remove", l_remove}, {"removetree", l_removetree}, {"alive", l_alive}, {"rename", l_rename}, {"pid", l_pid}, {"isatty", l_isatty}, {"clock", l_clock},
 	{"locate", l_locate}, {"run", l_run}, {"nearest", l_nearest}, {"interrupted", l_interrupted},
-	{"setenv", l_setenv}, {"sleep", l_sleep},
+	{"setenv", l_setenv}, {"sleep", l_sleep}, {"shielded", l_shielded},
 	{NULL, NULL}};
 
 int luaopen_rot_sys(lua_State *L)

@@ -132,7 +132,8 @@ static void lstop(lua_State *L, lua_Debug *ar)
 }
 
 /* SIGINT, SIGTERM, SIGHUP: the first stops the run cleanly (waits end, children are stopped,
- * the Lua code raises); a second one ends the driver at once. */
+ * the Lua code raises; under rot.sys.shielded only when the shield is lifted); a second one
+ * ends the driver at once. */
 static void on_signal(int sig)
 {
 	if (run_command_interrupted) {
@@ -141,6 +142,10 @@ static void on_signal(int sig)
 		return;
 	}
 	run_command_interrupted = sig;
+	if (run_command_shield) {
+		run_command_deferred = 1;
+		return;
+	}
 	lua_sethook(globalL, lstop, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
 }
 

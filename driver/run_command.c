@@ -13,6 +13,13 @@
 #include <unistd.h>
 
 volatile sig_atomic_t run_command_interrupted;
+volatile sig_atomic_t run_command_shield;
+volatile sig_atomic_t run_command_deferred;
+
+int run_command_stopping(void)
+{
+	return run_command_interrupted && !run_command_shield;
+}
 
 char *run_command_locate(const char *name)
 {
@@ -154,7 +161,7 @@ int run_command_finish(struct child_process *cp, double timeout)
 			cp->pid = -1;
 			return -1;
 		}
-		if (run_command_interrupted && !stopped) {
+		if (run_command_stopping() && !stopped) {
 			run_command_kill(cp, cp->kill_signal ? cp->kill_signal : SIGTERM);
 			stopped = 1;
 		}
@@ -180,6 +187,7 @@ int run_command_finish(struct child_process *cp, double timeout)
 int run_command(struct child_process *cp)
 {
 	size_t cap = 0;
+	double until = cp->timeout > 0 ? now() + cp->timeout : 0;
 	cp->output = NULL;
 	cp->output_len = 0;
 	if (run_command_start(cp) < 0)
@@ -192,7 +200,7 @@ int run_command(struct child_process *cp)
 				break;
 			cp->output = p;
 		}
-		if (run_command_interrupted)
+		if (run_command_stopping() || (until && now() >= until))
 			break;
 		ssize_t r = read(cp->out, cp->output + cp->output_len, cap - cp->output_len - 1);
 		if (r > 0) {
@@ -208,5 +216,13 @@ int run_command(struct child_process *cp)
 	}
 	if (cp->output)
 		cp->output[cp->output_len] = '\0';
-	return run_command_finish(cp, -1);
+	double left = until ? until - now() : -1;
+	int st = run_command_finish(cp, until && left < 0 ? 0 : left);
+	if (st == -2) { /* past its timeout: killed */
+		run_command_kill(cp, SIGKILL);
+		run_command_finish(cp, -1);
+		errno = ETIMEDOUT;
+		return -1;
+	}
+	return st;
 }

@@ -11,6 +11,15 @@
  * then stops its child (kill_signal to its process group), reaps it and fails with EINTR. */
 extern volatile sig_atomic_t run_command_interrupted;
 
+/* While above 0 (rot.sys.shielded), an interruption stops nothing: waits go on, programs run
+ * to their end, sleeps are slept. A signal that comes meanwhile sets run_command_deferred
+ * instead of stopping the Lua code; the shield raises it when it is lifted. */
+extern volatile sig_atomic_t run_command_shield;
+extern volatile sig_atomic_t run_command_deferred;
+
+/* Whether waits stop now: the driver was interrupted and no shield is up. */
+int run_command_stopping(void);
+
 struct child_process {
 	/* argv[0] is looked up in PATH (in the parent, before fork) unless it holds a '/'. */
 	const char *const *argv;
@@ -29,6 +38,9 @@ struct child_process {
 	const char *err_path;
 	/* What stops the child when the driver is interrupted (default SIGTERM). */
 	int kill_signal;
+	/* run_command only: when > 0, a child still running after this many seconds is killed
+	 * (SIGKILL to its group) and run_command fails with ETIMEDOUT. */
+	double timeout;
 	/* Filled by run_command_start (and status, reaped, by a caller that reaped it). */
 	pid_t pid;
 	int out;
@@ -39,10 +51,11 @@ struct child_process {
  * Runs the command to completion. The child leads its own process group.
  * Returns the exit status (0..255), 128+N when the child died of signal N, or -1 when the
  * program could not be started at all; then errno says why (ENOENT: not found in PATH,
- * EACCES: not executable, ...), or when the driver was interrupted (EINTR; the child was
- * stopped and reaped). The child's start is reported through a close-on-exec pipe carrying
- * {stage, errno}, so a failed exec is never confused with an exit status of 127. Only
- * async-signal-safe calls run between fork and exec. waitpid is retried on EINTR.
+ * EACCES: not executable, ...), when the driver was interrupted (EINTR; the child was
+ * stopped and reaped; not while shielded), or when cp->timeout passed (ETIMEDOUT; killed).
+ * The child's start is reported through a close-on-exec pipe carrying {stage, errno}, so a
+ * failed exec is never confused with an exit status of 127. Only async-signal-safe calls run
+ * between fork and exec. waitpid is retried on EINTR.
  */
 int run_command(struct child_process *cp);
 

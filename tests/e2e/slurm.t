@@ -1,22 +1,11 @@
 #!/bin/sh
-# -executor=slurm against a real one-node Slurm cluster on localhost (slurmctld, slurmd and
+# -executor=slurm against a real two-node Slurm cluster on localhost (slurmctld, two slurmd and
 # munged from Debian's slurm-wlm and munge, all in a temporary directory: tests/slurm/cluster.sh):
 # the quick triad measured through sbatch, a local rerun that is all hits, a crashing kernel's
-# point reported as failed with its cause, two node types, Ctrl-C cancelling the job, a clear
-# error without sbatch; the daemons stopped by their pid files at the end.
+# point reported as failed with its cause, two node types, a clear error without sbatch; the
+# daemons stopped by their pid files at the end. Interruption and failures: slurm-faults.t.
 . "$(dirname "$0")/lib.sh"
-
-if ! command -v slurmctld >/dev/null 2>&1 || ! command -v munged >/dev/null 2>&1; then
-	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-		echo "# installing slurm-wlm and munge for this test" >&2
-		{ DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge ||
-			{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge; }; } >/dev/null 2>&1
-	fi
-fi
-if ! command -v slurmctld >/dev/null 2>&1 || ! command -v munged >/dev/null 2>&1; then
-	echo "1..0 # SKIP slurm-wlm and munge are not installed and could not be installed here (sudo apt-get install slurm-wlm munge)"
-	exit 0
-fi
+. "$ROOT/tests/slurm/lib.sh"
 
 # without sbatch on PATH: a clear error with the install hint
 mkdir -p "$T/bin"
@@ -27,13 +16,9 @@ test $st -eq 2 && grep -q "^rot: -executor=slurm needs Slurm's 'sbatch', which i
 	grep -q "^hint: sudo apt-get install slurm-client" "$T/e"
 ok $? "without sbatch: a clear error and the install hint (exit $st)"
 
-D="$T/cluster"
-export SLURM_CONF
-SLURM_CONF=$("$ROOT/tests/slurm/cluster.sh" start "$D")
-ok $? "a one-node cluster starts on localhost"
-pids=$(cat "$D/slurmd.pid" "$D/slurmctld.pid" "$D/munged.pid")
-stop_cluster() { "$ROOT/tests/slurm/cluster.sh" stop "$D"; }
-trap 'stop_cluster; rm -rf "$T"' EXIT
+start_cluster
+ok $? "a two-node cluster starts on localhost"
+pids=$(cat "$D"/slurmd-*.pid "$D/slurmctld.pid" "$D/munged.pid")
 
 rot measure triad -quick=true -executor=slurm -slurmNodes=2 >"$T/o" 2>"$T/e"
 ok $? "rot measure triad -quick=true -executor=slurm succeeds"
@@ -69,30 +54,6 @@ ok $? "the roofline draws each node type as its own series"
 rot measure triad -quick=true -executor=slurm -slurmConstraint=nosuchfeature >"$T/o" 2>"$T/e"
 test $? -ne 0 && grep -q "^rot: sbatch refused the job for constraint 'nosuchfeature'" "$T/e"
 ok $? "a constraint no node has: sbatch's refusal, named"
-
-# Ctrl-C while waiting: the job is cancelled, finished points kept
-mkdir -p "$T/study/kernels"
-cp "$ROOT"/tests/hostile/kernels/*.[ch] "$T/study/kernels/"
-cat >"$T/study/slow.lua" <<'EOF'
-local rot = require "rot"
-rot.measure(rot.space { rot.axis("i", { 1, 2, 3, 4, 5, 6 }) }, function(p)
-  return { kernel = "slow", params = { n = 30000000 + p.i } }
-end)
-EOF
-"$ROOT/rot" measure "$T/study/slow.lua" -executor=slurm -slurmNodes=1 -runs=3 -maxRuns=3 -cacheDir="$CACHE" -outputDir="$OUT" >"$T/o" 2>"$T/e" &
-pid=$!
-i=0
-while ! squeue -h -t RUNNING | grep -q . && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
-sleep 1
-kill -INT $pid
-wait $pid
-st=$?
-test $st -eq 130 && grep -q "^rot: interrupted by SIGINT" "$T/e"
-ok $? "Ctrl-C while the job runs: interrupted, exit 130 (was $st)"
-i=0
-while squeue -h | grep -q . && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-test -z "$(squeue -h)"
-ok $? "and the job is cancelled (scancel)"
 
 stop_cluster
 sleep 0.3

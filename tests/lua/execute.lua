@@ -134,4 +134,77 @@ rot.set("onFailure", "stop")
 t.raises(function() outcome.fail(S, { point = { n = 3 } }, "boom", { quiet = true }) end, "stopping after a failed point",
   "onFailure=stop stops the run at the first failure")
 rot.set("onFailure", "continue")
+
+-- why a point did not come back from Slurm (rot.execute.slurm's words), from a job directory
+local slurm = require "rot.execute.slurm"
+local jd = tmp .. "/job"
+sys.mkdir(jd .. "/result")
+assert(sys.writefile(jd .. "/task-1.log", "one\ntwo\nthree\nslurmstepd: error: *** JOB 6 ON n1 CANCELLED ***\n"))
+local job = { id = "5", dir = jd, tasks = 2, items = { 1, 2, 3, 4 }, time_limit = "10",
+  states = { [0] = { state = "COMPLETED", node = "n0", exit = "0:0" }, [1] = { state = "CANCELLED", node = "n1" } } }
+t.ok(slurm.why(job, 1):find("^Slurm task 0 of job 5 COMPLETED on node n0, but left no result for this point\nits log " ..
+  jd .. "/task%-0%.log is empty$") ~= nil, "a task that completed without a point's result says so")
+assert(sys.writefile(jd .. "/result/2", "failed kernel 'segv' crashed: Segmentation fault (signal 11)\n"))
+t.is(slurm.why(job, 2), "kernel 'segv' crashed: Segmentation fault (signal 11)", "a worker's own words come first")
+t.is(slurm.why(job, 3), "Slurm task 1 of job 5 was CANCELLED (scancel, or by an administrator) on node n1 before it " ..
+  "measured this point\nits log " .. jd .. "/task-1.log ends:\n  | two\n  | three\n  | slurmstepd: error: *** JOB 6 ON n1 CANCELLED ***",
+  "a cancelled task: its state, node, and its log's last three lines")
+assert(sys.writefile(jd .. "/result/4", "failed kernel 'slow' was killed by Terminated (signal 15), sent by process 9 (uid 0)\n"))
+t.ok(slurm.why(job, 4):find("^Slurm task 1 of job 5 was CANCELLED .-%(its worker saw: kernel 'slow' was killed by Terminated") ~= nil,
+  "a worker's words that are only Slurm's SIGTERM come after the task's state")
+local function words(st) job.states[1] = st; return slurm.why(job, 3):match("^[^\n]*") end
+t.is(words({ state = "FAILED", node = "n1", exit = "0:9" }),
+  "Slurm task 1 of job 5 FAILED on node n1 before it measured this point: its worker was killed by signal 9 (SIGKILL)",
+  "a worker killed: FAILED, with the signal")
+t.is(words({ state = "TIMEOUT", node = "n1" }), "Slurm task 1 of job 5 ran past its time limit (TIMEOUT; " ..
+  "-slurmTimeLimit=10 is too short for its points) on node n1 before it measured this point", "TIMEOUT names the setting")
+t.is(words({ state = "NODE_FAIL", node = "n1" }),
+  "Slurm task 1 of job 5 lost its node n1, which went down (NODE_FAIL), before it measured this point", "NODE_FAIL names the node")
+t.is(words({ state = "OUT_OF_MEMORY", node = "n1" }),
+  "Slurm task 1 of job 5 ran out of memory (OUT_OF_MEMORY) on node n1 before it measured this point", "OUT_OF_MEMORY")
+t.is(words({ state = "CANCELLED", node = "(null)" }),
+  "Slurm task 1 of job 5 was CANCELLED (scancel, or by an administrator) before it started", "a task cancelled before it ran")
+t.ok(words(nil):find("no longer says how") ~= nil, "a job Slurm forgot: says so")
+t.ok(slurm.why(job, 3, { kind = "missing", word = "measured", cacheDir = "/c" }):find(
+  "reported this point measured, but its cache entry is not in cacheDir '/c' here", 1, true) ~= nil,
+  "a point a worker measured into another cache directory")
+
+-- claims (rot.execute.claim): one holder at a time per point; a stale claim is taken over
+local claim = require "rot.execute.claim"
+local pt = { hash = string.rep("cd", 32) }
+do
+  local a <close> = claim.holder(S, claim.me("worker A"))
+  local b <close> = claim.holder(S, claim.me("worker B"))
+  t.ok(a:take(pt), "a free point is claimed")
+  local ok, owner = b:take(pt)
+  t.ok(not ok and owner.who == "worker A", "a point claimed by a live process is busy, and says by whom")
+  a:release(pt)
+  t.ok(claim.owner(S, pt) == nil and b:take(pt), "once released it can be claimed")
+end
+t.ok(claim.owner(S, pt) == nil, "closing a holder releases what it still holds")
+local dead = claim.me("a worker killed with SIGKILL")
+dead.start = "1" -- this pid, but a process that started at another time: gone
+local d = tmp .. "/cache/claims/" .. pt.hash
+sys.mkdir(d)
+assert(sys.writefile(d .. "/owner", require("rot.util").serialize(dead)))
+t.ok(not claim.alive(dead) and claim.holder(S, claim.me("worker C")):take(pt), "a claim whose owner has ended is taken over")
+
+-- what an executor that runs work elsewhere (Slurm) needs to end it on an interruption
+local t0 = sys.clock()
+local st, err = sys.run({ "sleep", "5" }, { timeout = 0.3 })
+t.ok(st == nil and err:find("'sleep' did not end within 0.3 s and was killed") and sys.clock() - t0 < 2,
+  "sys.run with a timeout kills a program that runs past it: " .. tostring(err))
+-- sys.shielded: a signal meanwhile stops nothing inside, and is raised when it returns; last
+-- here, since this process stays interrupted
+local out
+local ok, e = pcall(sys.shielded, function()
+  sys.run({ "kill", "-INT", tostring(sys.pid()) })
+  t0 = sys.clock()
+  sys.sleep(0.3)
+  st, out = sys.run({ "sh", "-c", "sleep 0.2; echo done" }, { capture = true })
+end)
+t.ok(st == 0 and out == "done\n" and sys.clock() - t0 >= 0.45,
+  "shielded: after a SIGINT, sleeps are slept and a program runs to its end")
+t.ok(not ok and type(e) == "table" and e.code == 130 and e.message:find("^interrupted by SIGINT") ~= nil,
+  "shielded: the interruption is raised when the shielded function returns")
 t.done()

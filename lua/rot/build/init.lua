@@ -39,6 +39,9 @@ local function generate(s, desc, kinfo)
     if not ok then util.fail(err) end
   end
   local paths = { { s.home, "rot" }, { s.builddir, "build" } }
+  -- make runs in the checkout's core/ and names the build directory by a relative path: mapped
+  -- too, so a build directory anywhere (a Slurm node's $TMPDIR) builds the same bytes
+  paths[#paths + 1] = { util.relpath(s.home .. "/core", s.builddir), "build" }
   for _, k in ipairs(kinfo.kernels) do
     local dir = util.dirname(k.path)
     if dir:sub(1, #s.home + 1) ~= s.home .. "/" then paths[#paths + 1] = { dir, "kernels" } end
@@ -68,7 +71,8 @@ function M.core(s, desc, kinfo)
   s.count.builds = s.count.builds + 1
   keys.record_deps(s, kinfo)
   local binary = s.builddir .. "/rot-core"
-  return binary, assert(sys.sha256files({ binary }))
+  -- named relative to the build directory: the same bytes built anywhere have the same hash
+  return binary, assert(sys.sha256files({ binary }, { s.builddir }))
 end
 
 -- M.core under the build lock, timed, for callers that only need the binary (a compiler

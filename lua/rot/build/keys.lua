@@ -2,6 +2,7 @@
 -- each kernel's last build read, and the core-hash store (build key -> binary hash), so a
 -- cached rerun knows its core's hash without building (the thesis's MeasurementHashRepository).
 local sys = require "rot.sys"
+local gen = require "rot.gen"
 local util = require "rot.util"
 
 local M = {}
@@ -110,19 +111,36 @@ end
 -- The core-hash store: build key -> hash of the core binary it produced.
 local function store_path(s) return s:get("cacheDir") .. "/cores" end
 
-function M.known(s)
-  return s:remember("repo", function()
-    local r = {}
-    for k, h in (sys.readfile(store_path(s)) or ""):gmatch("(%x+) (%x+)\n") do r[k] = h end
-    return r
-  end)
+local function read_store(s)
+  local r = {}
+  for k, h in (sys.readfile(store_path(s)) or ""):gmatch("(%x+) (%x+)\n") do r[k] = h end
+  return r
 end
 
+-- The store as this run first read it (and as it stored since).
+function M.known(s)
+  return s:remember("repo", function() return read_store(s) end)
+end
+
+--[[ Forgets what this run read of the store and of the kernels' recorded files, so the next
+  known() and key() read them again: after other processes (Slurm workers, a concurrent rot)
+  built and stored cores this run did not. ]]
+function M.forget(s)
+  for k in pairs(s.memo) do
+    if k == "repo" or k:match("^ksrc:") then s.memo[k] = nil end
+  end
+end
+
+--[[ Records key -> hash. The file is read again under a lock (cacheDir/cores.lock) just
+  before it is rewritten, so what concurrent processes (several Slurm workers at once) stored
+  meanwhile is kept; where the file system refuses locks it is read again unlocked. ]]
 function M.store(s, key, hash)
   if not hash then return end
-  local r = M.known(s)
-  if r[key] == hash then return end
+  if M.known(s)[key] == hash then return end
+  local lock <close> = gen.lock(store_path(s) .. ".lock")
+  local r = read_store(s)
   r[key] = hash
+  s.memo.repo = r
   local lines = {}
   for k, h in pairs(r) do lines[#lines + 1] = k .. " " .. h .. "\n" end
   table.sort(lines)

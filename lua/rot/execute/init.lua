@@ -11,6 +11,10 @@
     is known (the summary and the progress line come from that), writes results only through
     rot.execute.outcome (plausibility, atomic cache writes, the failure policy), and keeps its
     own state to itself: no executor reads or writes another's.
+  - Work it starts outside this process (a Slurm job) ends with measure: an error or an
+    interruption (SIGINT, SIGTERM, SIGHUP raise "interrupted by ...") leaving measure first
+    ends that work, from a to-be-closed value, under rot.sys.shielded (so the interruption
+    does not cut the ending short) and bounded in time; then the error goes on.
 
   local (this machine), slurm (a cluster, -executor=slurm) and build (rot build: cores built,
   nothing measured). The CLI chooses one per run: M.choose. ]]
