@@ -96,4 +96,12 @@ local b1 = bounds.bound({ flops = 1e6, bytes = 12e6, time = 12e6 / 300e9, gflops
   workingSet = 16 * 1024, cacheMode = "warm" }, {}, bw, lv)
 t.is(b1.limiter, "L1 bw", "a stable ceiling's limiter is plain")
 os.remove(path)
+
+-- between the last cache's effective size and DRAM's flat tail: the last cache's, never DRAM's
+local gap = peaks.parse_csv("name,kind,threads,value,unit,spread\nL3_effective,size,1,38000000,B,\n" ..
+  "DRAM_from,size,1,805306368,B,\ntriad_L3,bandwidth,1,99,GB/s,0.01\ntriad_DRAM,bandwidth,1,33,GB/s,0.01\n")
+local glv = peaks.levels(gap, 1)
+t.is(peaks.level_of(100 * MiB, glv).name, "L3", "a working set between L3 and DRAM's flat tail is folded into L3")
+t.is(peaks.level_of(1024 * MiB, glv).name, "DRAM", "one in the tail is DRAM's")
+t.is(peaks.level_of(16 * MiB, glv).name, "L3", "one inside L3 is L3's")
 t.done()

@@ -23,10 +23,11 @@ local ALONGSIDE = { "fill", "sum", "triad" }
 -- A ceiling whose best rounds disagree by more than this is measured again, then unstable.
 M.stable = 0.05
 
--- Rounds: at first, and at most (quick: fewer, for tests); best-k runs per point at most.
+-- Rounds: at first, and at most (quick: fewer, for tests); best-k runs per point (rounds, not
+-- runs, fight the noise here: a DRAM run of gigabytes is long enough to be one sample).
 local function plan(quick)
-  return quick and { rounds = 2, max_rounds = 3, max_runs = 8, per_octave = 1, first = 256 * MiB }
-    or { rounds = 3, max_rounds = 6, max_runs = 10, per_octave = 2, first = 512 * MiB }
+  return quick and { rounds = 2, max_rounds = 3, runs = 3, max_runs = 5, per_octave = 1, first = 256 * MiB }
+    or { rounds = 3, max_rounds = 6, runs = 3, max_runs = 6, per_octave = 2, first = 512 * MiB }
 end
 
 -- The largest working set the sweeps may use: a quarter of the memory (the larger of what
@@ -50,12 +51,12 @@ function M.sizes(top, per_octave)
   return out
 end
 
--- The points of a list in a scrambled order that depends on the round (a disturbance of a few
--- seconds scatters over sizes, kernels and thread counts instead of drawing a plateau).
-local function scramble(points, round)
+-- The points of a list in a scrambled order (a disturbance of a few seconds scatters over
+-- sizes, kernels, thread counts and rounds instead of drawing a plateau).
+local function scramble(points, seed)
   local keyed = {}
   for i, p in ipairs(points) do
-    local h = (i * 2654435761 + round * 40503) % 4294967296
+    local h = (i * 2654435761 + seed * 40503) % 4294967296
     keyed[i] = { h = (h ~ (h >> 13)) * 1103515245 % 4294967296, p = p }
   end
   table.sort(keyed, function(a, b) return a.h < b.h end)
@@ -64,28 +65,31 @@ local function scramble(points, round)
   return out
 end
 
---[[ The samples so far: samples[t][stream][ws] = {ws=, rounds={gbs, ...}} (rounds by their
-  number). Measures one round of points {stream=, threads=, ws=} and adds them. ]]
-local function measure_round(rot, st, round, points)
-  local list = scramble(points, round)
+--[[ The samples so far: samples[t][stream][ws] = {ws=, rounds={[round] = gbs}}. Measures
+  points {stream=, threads=, ws=, round=} (several rounds of a point may be among them: a round
+  is the n-th independent measurement, in its description) in one batch of one core and one
+  shared child, so each array is faulted in once; returns how many were measured. ]]
+local function measure(rot, st, points)
+  st.calls = (st.calls or 0) + 1
+  local list = scramble(points, st.calls)
   local idx = {}
   for i = 1, #list do idx[i] = i end
   local res = rot.measure(rot.space { rot.axis("i", idx) }, function(p)
     local x = list[p.i]
     local s = M.streams[x.stream]
     return { kernel = s.kernel, params = { n = math.max(64 * x.threads, x.ws // (8 * s.arrays)) }, threads = x.threads,
-      pin = machine.pins(x.threads), flags = "-O3 -march=native", round = round, alongside = ALONGSIDE,
+      pin = machine.pins(x.threads), flags = "-O3 -march=native", round = x.round, alongside = ALONGSIDE,
       pointChild = "shared" }
   end)
   for i, row in ipairs(res.rows) do
     local x = list[i]
     local per = st.samples[x.threads][x.stream]
     per[x.ws] = per[x.ws] or { ws = x.ws, rounds = {} }
-    if row.gbs then per[x.ws].rounds[round] = row.gbs end
+    if row.gbs then per[x.ws].rounds[x.round] = row.gbs end
     st.rows[#st.rows + 1] = row
-    row.point = { stream = x.stream, threads = x.threads, ws = row.workingSet or x.ws, round = round }
+    row.point = { stream = x.stream, threads = x.threads, ws = row.workingSet or x.ws, round = x.round }
+    st.rounds = math.max(st.rounds, x.round)
   end
-  st.rounds = math.max(st.rounds, round)
   return #res:ok()
 end
 
@@ -164,11 +168,11 @@ function M.analyse(st, t, reported)
   return { levels = lv, rows = rows, notes = notes }
 end
 
--- The points of every stream at sizes (a set), for t threads.
-local function points_at(t, sizes, streams)
+-- The points of every stream (or of streams) at sizes (a set), for t threads, in a round.
+local function points_at(t, sizes, streams, round)
   local out = {}
   for _, si in ipairs(streams or { 1, 2, 3 }) do
-    for ws in pairs(sizes) do out[#out + 1] = { stream = si, threads = t, ws = ws } end
+    for ws in pairs(sizes) do out[#out + 1] = { stream = si, threads = t, ws = ws, round = round } end
   end
   return out
 end
@@ -186,24 +190,28 @@ end
 
 --[[ Round 1: the sweep from 4 KiB up to 4x the largest reported last-level cache (at least
   512 MiB, 256 MiB quick), extended (doubling) while the largest sizes are not flat yet or 4x
-  the effective last cache lies beyond them, never past a quarter of the memory. ]]
+  the effective last cache lies beyond them, never past a quarter of the memory. The top
+  octave, where DRAM's tail is expected, gets its later rounds in the same batch: its
+  gigabytes are faulted in once. ]]
 local function staircase(rot, st, threads, p)
   local cap, want = M.cap(), p.first
   for _, t in ipairs(threads) do want = math.max(want, 4 * llc_reported(t)) end
   local top, done = math.min(want, cap), {}
-  if want > cap then st.bounded = want end
+  if want > cap then st.bounded = { want = want } end
   for _ = 1, 5 do
     local pts = {}
     for _, ws in ipairs(M.sizes(top, p.per_octave)) do
       if not done[ws] then
         done[ws] = true
-        for _, t in ipairs(threads) do
-          for _, x in ipairs(points_at(t, { [ws] = true })) do pts[#pts + 1] = x end
+        for r = 1, ws * 2 >= top and p.rounds or 1 do
+          for _, t in ipairs(threads) do
+            for _, x in ipairs(points_at(t, { [ws] = true }, nil, r)) do pts[#pts + 1] = x end
+          end
         end
       end
     end
     if #pts == 0 then break end
-    if measure_round(rot, st, 1, pts) == 0 then return end -- nothing measured (rot build)
+    if measure(rot, st, pts) == 0 then return end -- nothing measured (rot build)
     local an, missing = analyse_all(st, threads)
     local more = missing and missing.what == "tail"
     for _, a in pairs(an) do
@@ -212,7 +220,7 @@ local function staircase(rot, st, threads, p)
       more = more or (last and 4 * math.max(last.effective or 0, last.reported or 0) > top)
     end
     if not more then break end
-    if top >= cap then st.bounded = st.bounded or 2 * top; break end
+    if top >= cap then st.bounded = st.bounded or { flat = true }; break end
     top = math.min(2 * top, cap)
   end
   st.final = true
@@ -249,13 +257,20 @@ local function spreading(an)
   return any and out or nil
 end
 
--- One more round at the given sizes ({[t] = set}), of the given streams.
-local function another(rot, st, sizes, streams)
+-- The rounds up to `upto` the given sizes ({[t] = set}) do not have yet, in one batch.
+local function rounds_upto(rot, st, sizes, upto)
   local pts = {}
   for t, set in pairs(sizes) do
-    for _, x in ipairs(points_at(t, set, streams)) do pts[#pts + 1] = x end
+    for si = 1, 3 do
+      for ws in pairs(set) do
+        local x = st.samples[t][si][ws]
+        for r = 2, upto do
+          if not (x and x.rounds[r]) then pts[#pts + 1] = { stream = si, threads = t, ws = ws, round = r } end
+        end
+      end
+    end
   end
-  if #pts > 0 then measure_round(rot, st, st.rounds + 1, pts) end
+  if #pts > 0 then measure(rot, st, pts) end
 end
 
 -- Read-only DRAM below triad beyond their spreads, for t threads: {read=, triad=} rows, or nil.
@@ -274,33 +289,38 @@ function M.measure(rot, threads, quick)
   local p = plan(quick)
   local st = { samples = {}, rows = {}, rounds = 0 }
   for _, t in ipairs(threads) do st.samples[t] = { {}, {}, {} } end
-  local saved = rot.get("maxRuns")
-  rot.set("maxRuns", math.min(saved, p.max_runs)) -- rounds, not runs, fight the noise here
+  local saved = { runs = rot.get("runs"), maxRuns = rot.get("maxRuns") }
+  rot.set("runs", p.runs)
+  rot.set("maxRuns", p.max_runs)
   staircase(rot, st, threads, p)
   local an = analyse_all(st, threads)
-  for _ = 2, p.rounds do
-    if next(an) == nil then break end
-    another(rot, st, defining(an))
+  if next(an) ~= nil then -- every ceiling's sizes in the planned rounds, one batch
+    rounds_upto(rot, st, defining(an), p.rounds)
     an = analyse_all(st, threads)
   end
-  while st.rounds < p.max_rounds and next(an) ~= nil do
+  for r = p.rounds + 1, p.max_rounds do -- more rounds where a spread asks, or read below triad
+    if next(an) == nil then break end
     local which = spreading(an)
     local contra = {}
     for t, a in pairs(an) do if contradiction(a) then contra[t] = { DRAM = true } end end
     if not which and next(contra) == nil then break end
-    another(rot, st, defining(an, which or contra))
+    rounds_upto(rot, st, defining(an, which or contra), r)
     an = analyse_all(st, threads)
   end
-  rot.set("maxRuns", saved)
+  rot.set("runs", saved.runs)
+  rot.set("maxRuns", saved.maxRuns)
   return an, st, M.notes(an, st)
 end
 
 -- What the user should know of the sweeps: bounded sizes, read below triad, unstable ceilings.
 function M.notes(an, st)
   local notes = {}
-  if st.bounded then
+  if st.bounded and st.bounded.want then
     notes[#notes + 1] = string.format("the DRAM sweep stops at a quarter of the memory (%s); 4x the last cache would be %s",
-      util.bytes(M.cap()), util.bytes(st.bounded))
+      util.bytes(M.cap()), util.bytes(st.bounded.want))
+  elseif st.bounded then
+    notes[#notes + 1] = string.format("the DRAM sweep stops at a quarter of the memory (%s) before its tail is flat",
+      util.bytes(M.cap()))
   end
   for t, a in pairs(an) do
     for _, line in ipairs(a.notes) do notes[#notes + 1] = line end

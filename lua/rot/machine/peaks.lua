@@ -135,15 +135,19 @@ function M.levels(rows, threads)
         gbs = bw[n] and bw[n].value, spread = bw[n] and bw[n].spread, unstable = bw[n] and bw[n].unstable }
     end
   end
+  -- between the last cache's effective size and DRAM's flat tail: folded into that cache
+  -- (never called DRAM): its ceiling bounds those working sets
+  if from and out[#out] and out[#out].size < from then out[#out].upto = from end
   out[#out + 1] = { name = "DRAM", gbs = bw.DRAM and bw.DRAM.value, spread = bw.DRAM and bw.DRAM.spread,
     unstable = bw.DRAM and bw.DRAM.unstable, from = from }
   return out
 end
 
--- The level a working set lives in: the smallest whose size holds it, else DRAM.
+-- The level a working set lives in: the smallest whose size holds it (the last cache also
+-- what lies between its effective size and DRAM's flat tail), else DRAM.
 function M.level_of(ws, lv)
   for _, l in ipairs(lv) do
-    if l.size and ws <= l.size then return l end
+    if l.size and ws <= math.max(l.size, l.upto or 0) then return l end
   end
   return lv[#lv]
 end
