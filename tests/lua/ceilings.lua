@@ -97,6 +97,35 @@ local b1 = bounds.bound({ flops = 1e6, bytes = 12e6, time = 12e6 / 300e9, gflops
 t.is(b1.limiter, "L1 bw", "a stable ceiling's limiter is plain")
 os.remove(path)
 
+-- a real recording (tests/fixtures/staircase/epyc-kvm-rounds.csv): rot measure peaks' rounds on
+-- this kind of guest; triad's n = ws // 24 drops a few bytes: samples are keyed by the nominal size
+local real = { samples = { [1] = { {}, {}, {} }, [2] = { {}, {}, {} } }, final = true }
+local si = { read = 1, write = 2, triad = 3 }
+for line in assert(sys.readfile("tests/fixtures/staircase/epyc-kvm-rounds.csv")):gmatch("[^\n]+") do
+  local sn, th, ws, r, g = line:match("^(%a+),(%d+),(%d+),(%d+),([%d.e+-]+)$")
+  if sn then
+    local nominal = math.tointeger(tonumber(ws))
+    for _, base in ipairs({ 4096, 6144 }) do
+      local x = base
+      while x * 2 <= nominal + 64 do x = x * 2 end
+      if math.abs(x - nominal) <= 64 then nominal = x end
+    end
+    local per = real.samples[tonumber(th)][si[sn]]
+    per[nominal] = per[nominal] or { ws = nominal, rounds = {} }
+    per[nominal].rounds[tonumber(r)] = tonumber(g)
+  end
+end
+local rep2 = { { name = "L1", size = 96 * 1024 }, { name = "L2", size = 2 * MiB }, { name = "L3", size = 1016 * MiB } }
+for _, c in ipairs({ { 1, rep, 39.2 }, { 2, rep2, 75.0 } }) do
+  local ra = bandwidth.analyse(real, c[1], c[2])
+  local got = {}
+  for _, r in ipairs(ra.rows) do got[r.name] = r end
+  t.ok(got.triad_DRAM and math.abs(got.triad_DRAM.value / c[3] - 1) < 0.03 and got.DRAM_from.value >= 512 * MiB,
+    c[1] .. " thread(s), recorded rounds: DRAM from the flat tail beyond 512 MiB (" .. (got.triad_DRAM and got.triad_DRAM.value or "-") .. " GB/s)")
+  t.ok(got.L1_effective and got.L1_effective.value > 32 * 1024 and got.L1_effective.value < 128 * 1024 and got.triad_L1.value > 400,
+    c[1] .. " thread(s): L1 is the first plateau (one fast small sample is no level of its own)")
+end
+
 -- between the last cache's effective size and DRAM's flat tail: the last cache's, never DRAM's
 local gap = peaks.parse_csv("name,kind,threads,value,unit,spread\nL3_effective,size,1,38000000,B,\n" ..
   "DRAM_from,size,1,805306368,B,\ntriad_L3,bandwidth,1,99,GB/s,0.01\ntriad_DRAM,bandwidth,1,33,GB/s,0.01\n")

@@ -85,12 +85,24 @@ local function measure(rot, st, points)
     local x = list[i]
     local per = st.samples[x.threads][x.stream]
     per[x.ws] = per[x.ws] or { ws = x.ws, rounds = {} }
-    if row.gbs then per[x.ws].rounds[x.round] = row.gbs end
+    per[x.ws].rounds[x.round] = M.sustained(row)
     st.rows[#st.rows + 1] = row
     row.point = { stream = x.stream, threads = x.threads, ws = row.workingSet or x.ws, round = x.round }
     st.rounds = math.max(st.rounds, x.round)
   end
   return #res:ok()
+end
+
+--[[ A point's sustained bandwidth: its bytes over its median run, not its fastest: one run of a
+  few milliseconds can ride a quiet moment of the neighbours, and a ceiling is what a kernel
+  can count on (likwid-bench reports the mean of its iterations; STREAM its best pass). nil
+  for a point that was not measured. ]]
+function M.sustained(row)
+  local e = row.entry
+  if not (e and row.bytes and #e.runs > 0) then return nil end
+  local ov, t = e.meta.timerOverheadNs or 0, {}
+  for i, r in ipairs(e.runs) do t[i] = math.max(r.ns - ov, 1) / r.reps * 1e-9 end
+  return row.bytes / levels.median(t) / 1e9
 end
 
 -- The best of each size over its rounds, as levels.detect reads a sweep.

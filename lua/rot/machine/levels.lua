@@ -107,9 +107,9 @@ end
   (DRAM, whose bandwidth scatters most on a shared machine) are first smoothed by the
   decreasing step function nearest to them, then grouped. Neighbouring plateaus within the
   tolerance merge (an outlier between them is dropped); a plateau below the next one is
-  overhead, not a level, and goes. Samples before the first plateau that beat it by more than
-  the tolerance form a "peak" (a level too small to show a plateau, e.g. L1 with many threads),
-  whose bandwidth is the best of them. Each segment but the last gets `breakpoint` (the working
+  overhead, not a level, and goes. Samples before the first plateau of which at least two beat
+  it by more than the tolerance form a "peak" (a level too small to show a plateau, e.g. L1 with
+  many threads), whose bandwidth is the best of them. Each segment but the last gets `breakpoint` (the working
   set where bandwidth crosses the geometric mean of the two levels: the effective size) and
   `upper` (where the next plateau starts). ]]
 function M.segments(samples, tol, o)
@@ -162,14 +162,15 @@ function M.segments(samples, tol, o)
     if plateaus[i + 1].gbs > plateaus[i].gbs * (1 + tol) then table.remove(plateaus, i) else i = i + 1 end
   end
   if #plateaus == 0 then return {} end
-  local lead = {}
-  for j = 1, plateaus[1].first - 1 do lead[j] = sorted[j] end
-  if #lead > 0 then
+  local lead, above = {}, 0
+  for j = 1, plateaus[1].first - 1 do
+    lead[j] = sorted[j]
+    if sorted[j].gbs > plateaus[1].gbs * (1 + tol) then above = above + 1 end
+  end
+  if above >= 2 then -- a level of its own, not one sample out of line
     local best = 1
     for j, s in ipairs(lead) do if s.gbs > lead[best].gbs then best = j end end
-    if lead[best].gbs > plateaus[1].gbs * (1 + tol) then
-      table.insert(plateaus, 1, segment({ table.unpack(lead, 1, best) }, "peak"))
-    end
+    table.insert(plateaus, 1, segment({ table.unpack(lead, 1, best) }, "peak"))
   end
   for k = 1, #plateaus - 1 do
     local a, b = plateaus[k], plateaus[k + 1]
