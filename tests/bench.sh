@@ -111,7 +111,7 @@ for spec in "1us 500" "100us 50000" "10ms 5000000"; do
 		function spread(a, n,   i, lo, hi) { lo = a[1]; hi = a[1]; for (i = 2; i <= n; i++) { if (a[i] < lo) lo = a[i]; if (a[i] > hi) hi = a[i] }; return (hi - lo) / lo * 100 }
 		END { target = l == "1us" ? 2 : 0.5
 			printf "stable kernel ~%s: spread of the reported minimum over 5 rot invocations %.2f%% (target %s%%); best-k runs needed:%s\n", l, spread(t, NR), target, runs
-			printf "  the machine: the clock moved %.2f%% between and around them (%.3f..%.3f GHz), steal time %.2f%% of the CPU time;", gmax > 0 ? (gmax - gmin) / gmin * 100 : 0, gmin, gmax, tot > 0 ? st / tot * 100 : 0
+			printf "  the machine: the clock moved %.2f%% between and around them (%.3f..%.3f GHz), steal time %.2f%% of the CPU time;", (gmax > 0 ? (gmax - gmin) / gmin * 100 : 0), gmin, gmax, (tot > 0 ? st / tot * 100 : 0)
 			if (noclock) printf " no clock figure: rot'"'"'s part not separated\n"
 			else printf " rot'"'"'s own part, the minimum in core cycles: %.2f%% (target %s%%)\n", spread(c, NR), target }' "$B/mins"
 done

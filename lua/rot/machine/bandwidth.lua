@@ -6,6 +6,7 @@
   above 5%, and marked unstable where it stays so. ]]
 local sys = require "rot.sys"
 local util = require "rot.util"
+local session = require "rot.session"
 local machine = require "rot.machine"
 local levels = require "rot.machine.levels"
 
@@ -40,12 +41,13 @@ function M.cap()
 end
 
 --[[ Working-set sizes from 4 KiB to top, geometric: two an octave (a plateau needs three
-  samples: one an octave is too few for an L3 on a noisy machine), one in quick mode. ]]
+  samples: one an octave is too few for an L3 on a noisy machine), one in quick mode and from
+  256 MiB on (each of those takes seconds to touch and to run; DRAM's tail needs three). ]]
 function M.sizes(top, per_octave)
   local out, ws = {}, 4096
   while ws <= top do
     out[#out + 1] = ws
-    if (per_octave or 2) > 1 and ws * 3 // 2 <= top then out[#out + 1] = ws * 3 // 2 end
+    if (per_octave or 2) > 1 and ws < 256 * MiB and ws * 3 // 2 <= top then out[#out + 1] = ws * 3 // 2 end
     ws = ws * 2
   end
   return out
@@ -65,12 +67,22 @@ local function scramble(points, seed)
   return out
 end
 
+-- A phase of the peaks on stderr, where progress is shown (a terminal, or -progress=always).
+function M.say(rot, line)
+  local mode = rot.get("progress")
+  if mode == "always" or (mode == "auto" and sys.isatty(2)) then
+    session.current():quiet()
+    io.stderr:write("rot: peaks: ", line, "\n")
+  end
+end
+
 --[[ The samples so far: samples[t][stream][ws] = {ws=, rounds={[round] = gbs}}. Measures
   points {stream=, threads=, ws=, round=} (several rounds of a point may be among them: a round
   is the n-th independent measurement, in its description) in one batch of one core and one
   shared child, so each array is faulted in once; returns how many were measured. ]]
-local function measure(rot, st, points)
+local function measure(rot, st, points, what)
   st.calls = (st.calls or 0) + 1
+  local t0 = sys.clock()
   local list = scramble(points, st.calls)
   local idx = {}
   for i = 1, #list do idx[i] = i end
@@ -85,18 +97,23 @@ local function measure(rot, st, points)
     local x = list[i]
     local per = st.samples[x.threads][x.stream]
     per[x.ws] = per[x.ws] or { ws = x.ws, rounds = {} }
-    per[x.ws].rounds[x.round] = M.sustained(row)
+    per[x.ws].rounds[x.round] = row.gbs -- its fastest run
+    per[x.ws].sustained = per[x.ws].sustained or {}
+    per[x.ws].sustained[x.round] = M.sustained(row)
     st.rows[#st.rows + 1] = row
     row.point = { stream = x.stream, threads = x.threads, ws = row.workingSet or x.ws, round = x.round }
     st.rounds = math.max(st.rounds, x.round)
   end
+  M.say(rot, string.format("%s: %d points, %.0f s", what, #list, sys.clock() - t0))
   return #res:ok()
 end
 
---[[ A point's sustained bandwidth: its bytes over its median run, not its fastest: one run of a
-  few milliseconds can ride a quiet moment of the neighbours, and a ceiling is what a kernel
-  can count on (likwid-bench reports the mean of its iterations; STREAM its best pass). nil
-  for a point that was not measured. ]]
+--[[ A point's sustained bandwidth: its bytes over its median run, not its fastest. DRAM's
+  ceiling is made of these: a run over gigabytes takes tens of milliseconds and can ride a
+  quiet moment of the neighbours, and a ceiling is what a kernel can count on (likwid-bench
+  reports the mean of its iterations; STREAM its best pass). A cache's runs last a millisecond:
+  their median is the scheduler's noise, their fastest the cache's speed. nil for a point that
+  was not measured. ]]
 function M.sustained(row)
   local e = row.entry
   if not (e and row.bytes and #e.runs > 0) then return nil end
@@ -117,14 +134,14 @@ local function best_of(per)
   return out
 end
 
---[[ One ceiling from its rounds: per round the median over the level's sizes (its sustained
-  value in that round), the ceiling the best of them; spread how far the third best (the
+--[[ One ceiling from its rounds: per round the median over the level's sizes (key: "rounds",
+  each point's fastest run, or "sustained", its median run), the ceiling the best of them; spread how far the third best (the
   second with two rounds) lies below it (one round: how far its samples reach above the
   value). {gbs=, median=, spread=, rounds=, values=}. ]]
-function M.ceiling(per, sizes)
+function M.ceiling(per, sizes, key)
   local by = {}
   for _, ws in ipairs(sizes) do
-    for r, g in pairs(per[ws] and per[ws].rounds or {}) do
+    for r, g in pairs(per[ws] and (per[ws][key or "rounds"] or per[ws].rounds) or {}) do -- recorded: rounds only
       by[r] = by[r] or {}
       table.insert(by[r], g)
     end
@@ -164,7 +181,7 @@ function M.analyse(st, t, reported)
   end
   for si, s in ipairs(M.streams) do
     for _, l in ipairs(lv) do
-      local c = M.ceiling(st.samples[t][si], l.sizes)
+      local c = M.ceiling(st.samples[t][si], l.sizes, l.name == "DRAM" and "sustained" or "rounds")
       if c then
         rows[#rows + 1] = { name = s.name .. "_" .. l.name, kind = "bandwidth", threads = t, value = c.gbs, unit = "GB/s",
           spread = c.spread, median = c.median, rounds = c.rounds, sizes = l.sizes, kernel = s.kernel, stream = si,
@@ -202,38 +219,41 @@ end
 
 --[[ Round 1: the sweep from 4 KiB up to 4x the largest reported last-level cache (at least
   512 MiB, 256 MiB quick), extended (doubling) while the largest sizes are not flat yet or 4x
-  the effective last cache lies beyond them, never past a quarter of the memory. The top
-  octave, where DRAM's tail is expected, gets its later rounds in the same batch: its
-  gigabytes are faulted in once. ]]
+  the effective last cache lies beyond them, never past a quarter of the memory. The largest
+  sizes (a third of the top and up), where DRAM's tail is expected, get their later rounds in
+  the same batch: their gigabytes are faulted in once. ]]
 local function staircase(rot, st, threads, p)
-  local cap, want = M.cap(), p.first
-  for _, t in ipairs(threads) do want = math.max(want, 4 * llc_reported(t)) end
-  local top, done = math.min(want, cap), {}
-  if want > cap then st.bounded = { want = want } end
+  local cap, top, done, open = M.cap(), {}, {}, {}
+  for _, t in ipairs(threads) do
+    local want = math.max(p.first, 4 * llc_reported(t))
+    local pow = 4096
+    while pow < want do pow = pow * 2 end -- the sweep's sizes are powers of two up there
+    top[t], done[t], open[t] = math.min(pow, cap), {}, true
+    if want > cap then st.bounded = { want = want } end
+  end
   for _ = 1, 5 do
     local pts = {}
-    for _, ws in ipairs(M.sizes(top, p.per_octave)) do
-      if not done[ws] then
-        done[ws] = true
-        for r = 1, ws * 2 >= top and p.rounds or 1 do
-          for _, t in ipairs(threads) do
+    for _, t in ipairs(threads) do
+      for _, ws in ipairs(open[t] and M.sizes(top[t], p.per_octave) or {}) do
+        if not done[t][ws] then
+          done[t][ws] = true
+          for r = 1, ws * 3 >= top[t] and p.rounds or 1 do
             for _, x in ipairs(points_at(t, { [ws] = true }, nil, r)) do pts[#pts + 1] = x end
           end
         end
       end
     end
     if #pts == 0 then break end
-    if measure(rot, st, pts) == 0 then return end -- nothing measured (rot build)
-    local an, missing = analyse_all(st, threads)
-    local more = missing and missing.what == "tail"
-    for _, a in pairs(an) do
-      local lv = a.levels
-      local last = lv[#lv - 1]
-      more = more or (last and 4 * math.max(last.effective or 0, last.reported or 0) > top)
+    if measure(rot, st, pts, "bandwidth sweep, round 1") == 0 then return end -- nothing measured (rot build)
+    local any = false
+    for _, t in ipairs(threads) do
+      local a, _, what = M.analyse(st, t, machine.reported(machine.pins(t)))
+      local last = a and a.levels[#a.levels - 1]
+      open[t] = (what == "tail") or (last ~= nil and 4 * math.max(last.effective or 0, last.reported or 0) > top[t])
+      if open[t] and top[t] >= cap then st.bounded, open[t] = st.bounded or { flat = true }, false end
+      if open[t] then top[t], any = math.min(2 * top[t], cap), true end
     end
-    if not more then break end
-    if top >= cap then st.bounded = st.bounded or { flat = true }; break end
-    top = math.min(2 * top, cap)
+    if not any then break end
   end
   st.final = true
 end
@@ -282,7 +302,8 @@ local function rounds_upto(rot, st, sizes, upto)
       end
     end
   end
-  if #pts > 0 then measure(rot, st, pts) end
+  if #pts > 0 then measure(rot, st, pts, upto <= 3 and ("rounds 2-" .. upto .. " at the sizes that define ceilings")
+    or ("round " .. upto .. " where a ceiling's rounds still disagree")) end
 end
 
 -- Read-only DRAM below triad beyond their spreads, for t threads: {read=, triad=} rows, or nil.
