@@ -22,7 +22,7 @@ local RULE_FIELDS = set_of(protocol.rule_keys)
 RULE_FIELDS.on, RULE_FIELDS.action = true, true
 local SPEC_FIELDS = { kernel = true, params = true, threads = true, pin = true, workloads = true, macros = true,
   flags = true, cacheMode = true, counters = true, counts = true, rules = true, gpuMetrics = true, round = true,
-  alongside = true, pointChild = true }
+  alongside = true, pointChild = true, minRunTime = true }
 
 local function names_of(set)
   local out = {}
@@ -210,6 +210,9 @@ function M.describe(s, spec, fp)
   if spec.round ~= nil and (math.type(spec.round) ~= "integer" or spec.round < 1) then
     util.fail("round must be a positive integer (the n-th independent measurement of a point)")
   end
+  if spec.minRunTime ~= nil and (type(spec.minRunTime) ~= "number" or spec.minRunTime < 0 or spec.minRunTime > 3600) then
+    util.fail("minRunTime must be a number of seconds from 0 to 3600")
+  end
   if spec.pointChild ~= nil and spec.pointChild ~= "each" and spec.pointChild ~= "shared" then
     util.fail("pointChild must be 'each' or 'shared', not '" .. tostring(spec.pointChild) .. "'")
   end
@@ -232,7 +235,7 @@ function M.describe(s, spec, fp)
     device = gpu and "gpu" or "cpu", gpuMetrics = metrics_of(spec, gpu),
     machine = gpu and device.identity(s, fp, { kernels = list, macros = macro_list, gpu = true }) or fp,
     policy = { k = s:get("bestK"), epsilon = s:get("bestEpsilon"), maxRuns = s:get("maxRuns"),
-      minRunTime = s:get("minRunTime") },
+      minRunTime = spec.minRunTime or s:get("minRunTime") },
     round = spec.round and spec.round > 1 and spec.round or nil,
   }
   if #desc.gpuMetrics > 0 then device.check_metrics(s, desc, kinfo) end

@@ -24,6 +24,11 @@ local ALONGSIDE = { "fill", "sum", "triad" }
 -- A ceiling whose best rounds disagree by more than this is measured again, then unstable.
 M.stable = 0.05
 
+-- How long a run lasts at least at the sizes where DRAM is expected (256 MiB and up): several
+-- passes, threads unsynchronised between them, as likwid-bench's iterations; one pass of tens
+-- of milliseconds rides the quiet moments of the neighbours.
+M.dram_run = 0.15
+
 -- Rounds: at first, and at most (quick: fewer, for tests); best-k runs per point (rounds, not
 -- runs, fight the noise here: a DRAM run of gigabytes is long enough to be one sample).
 local function plan(quick)
@@ -91,7 +96,7 @@ local function measure(rot, st, points, what)
     local s = M.streams[x.stream]
     return { kernel = s.kernel, params = { n = math.max(64 * x.threads, x.ws // (8 * s.arrays)) }, threads = x.threads,
       pin = machine.pins(x.threads), flags = "-O3 -march=native", round = x.round, alongside = ALONGSIDE,
-      pointChild = "shared" }
+      pointChild = "shared", minRunTime = x.ws >= 256 * MiB and M.dram_run or nil }
   end)
   for i, row in ipairs(res.rows) do
     local x = list[i]
@@ -115,11 +120,17 @@ end
   their median is the scheduler's noise, their fastest the cache's speed. nil for a point that
   was not measured. ]]
 function M.sustained(row)
+  local t = M.median_time(row)
+  return t and row.bytes / t / 1e9
+end
+
+-- A measured point's median run, in seconds per invocation (nil when it was not measured).
+function M.median_time(row)
   local e = row.entry
   if not (e and row.bytes and #e.runs > 0) then return nil end
   local ov, t = e.meta.timerOverheadNs or 0, {}
   for i, r in ipairs(e.runs) do t[i] = math.max(r.ns - ov, 1) / r.reps * 1e-9 end
-  return row.bytes / levels.median(t) / 1e9
+  return levels.median(t)
 end
 
 -- The best of each size over its rounds, as levels.detect reads a sweep.

@@ -227,8 +227,9 @@ local function compute_points(threads)
   return points
 end
 
---[[ The compute ceilings: independent FMA (add) chains in registers; a ceiling whose best-k
-  spread is above 5% is measured again in up to two more rounds, the best round its value. ]]
+--[[ The compute ceilings: independent FMA (add) chains in registers, each point's sustained
+  rate (its median run); a ceiling whose best-k spread is above 5% is measured again in up to
+  two more rounds, the best round its value. ]]
 local function compute(rot, threads, quick)
   local points, best = compute_points(threads), {}
   local idx = {}
@@ -246,7 +247,7 @@ local function compute(rot, threads, quick)
       if r.gflops then
         local b = best[i] or { values = {} }
         best[i] = b
-        table.insert(b.values, r.gflops)
+        table.insert(b.values, r.flops / bandwidth.median_time(r) / 1e9) -- sustained: its median run
         if #b.values == 1 then b.spread = r.spread end
         if (b.spread or 0) > bandwidth.stable then again[#again + 1] = i end
       end
