@@ -24,11 +24,6 @@ local ALONGSIDE = { "fill", "sum", "triad" }
 -- A ceiling whose best rounds disagree by more than this is measured again, then unstable.
 M.stable = 0.05
 
--- How long a run lasts at least at the sizes where DRAM is expected (256 MiB and up): several
--- passes, threads unsynchronised between them, as likwid-bench's iterations; one pass of tens
--- of milliseconds rides the quiet moments of the neighbours.
-M.dram_run = 0.15
-
 -- Rounds: at first, and at most (quick: fewer, for tests); best-k runs per point (rounds, not
 -- runs, fight the noise here: a DRAM run of gigabytes is long enough to be one sample).
 local function plan(quick)
@@ -96,7 +91,7 @@ local function measure(rot, st, points, what)
     local s = M.streams[x.stream]
     return { kernel = s.kernel, params = { n = math.max(64 * x.threads, x.ws // (8 * s.arrays)) }, threads = x.threads,
       pin = machine.pins(x.threads), flags = "-O3 -march=native", round = x.round, alongside = ALONGSIDE,
-      pointChild = "shared", minRunTime = x.ws >= 256 * MiB and M.dram_run or nil }
+      pointChild = "shared" }
   end)
   for i, row in ipairs(res.rows) do
     local x = list[i]
@@ -124,7 +119,8 @@ function M.sustained(row)
   return t and row.bytes / t / 1e9
 end
 
--- A measured point's median run, in seconds per invocation (nil when it was not measured).
+-- A measured point's median run, in seconds per invocation (nil when it was not measured):
+-- its sustained rate's time (compute ceilings use it too).
 function M.median_time(row)
   local e = row.entry
   if not (e and row.bytes and #e.runs > 0) then return nil end
@@ -192,7 +188,8 @@ function M.analyse(st, t, reported)
   end
   for si, s in ipairs(M.streams) do
     for _, l in ipairs(lv) do
-      local c = M.ceiling(st.samples[t][si], l.sizes, l.name == "DRAM" and "sustained" or "rounds")
+      local c = M.ceiling(st.samples[t][si], l.name == "DRAM" and M.dram_sizes(l) or l.sizes,
+        l.name == "DRAM" and "sustained" or "rounds")
       if c then
         rows[#rows + 1] = { name = s.name .. "_" .. l.name, kind = "bandwidth", threads = t, value = c.gbs, unit = "GB/s",
           spread = c.spread, median = c.median, rounds = c.rounds, sizes = l.sizes, kernel = s.kernel, stream = si,
@@ -206,6 +203,12 @@ function M.analyse(st, t, reported)
       t, util.bytes(lv[#lv].sizes[#lv[#lv].sizes]))
   end
   return { levels = lv, rows = rows, notes = notes }
+end
+
+-- The sizes DRAM's ceiling comes from: the largest three of its flat tail (the farthest from
+-- the caches above it).
+function M.dram_sizes(l)
+  return { table.unpack(l.sizes, math.max(1, #l.sizes - 2), #l.sizes) }
 end
 
 -- The points of every stream (or of streams) at sizes (a set), for t threads, in a round.
