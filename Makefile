@@ -62,17 +62,20 @@ $(BUILD)/tests/core_%.t: tests/unit/core_%.c $(CORE_LIB) tests/unit/tap.h
 deps:
 	@./driver/deps.sh
 
-# TAP through prove: unit tests (C), Lua library tests, end-to-end tests (shell).
+# TAP through prove's engine (tests/harness.pl: the tests that only compile two at a time, then
+# every test that measures alone): unit tests (C), Lua library tests, end-to-end tests (shell).
+# The longest compile-only tests first, so the short ones fill in beside them.
 test: deps
 	@$(MAKE) -s driver $(TEST_BINS)
-	@prove --exec '' $(TEST_BINS) $(LUA_UNIT) tests/gpu.t tests/ptx.t tests/ptx-broken.t tests/e2e/*.t tests/leftovers.t
+	@perl tests/harness.pl tests/ptx.t tests/e2e/build.t tests/gpu.t tests/ptx-broken.t $(TEST_BINS) $(LUA_UNIT) \
+		$(filter-out tests/e2e/build.t,$(wildcard tests/e2e/*.t)) tests/leftovers.t
 
 # the developer's loop: the C unit tests (tests/unit) and the Lua unit tests, no measurement;
 # make test is the full suite (CI's command)
 LUA_UNIT := tests/structure.t tests/lua.t tests/levels.t tests/ceilings.t tests/execute.t tests/history.t
 check: deps
 	@$(MAKE) -s driver $(TEST_BINS)
-	@prove --exec '' $(TEST_BINS) $(LUA_UNIT)
+	@perl tests/harness.pl $(TEST_BINS) $(LUA_UNIT)
 
 bench: deps
 	@$(MAKE) -s driver

@@ -133,4 +133,59 @@ local glv = peaks.levels(gap, 1)
 t.is(peaks.level_of(100 * MiB, glv).name, "L3", "a working set between L3 and DRAM's flat tail is folded into L3")
 t.is(peaks.level_of(1024 * MiB, glv).name, "DRAM", "one in the tail is DRAM's")
 t.is(peaks.level_of(16 * MiB, glv).name, "L3", "one inside L3 is L3's")
+
+-- a noisy first round (recorded on this guest: 1 thread, triad, best-k of 3 runs a size) shows
+-- no cache plateau at all; with no more rounds, its DRAM tail is the only level, said
+local noisy = { [4096] = 257.96, [8192] = 287.10, [16384] = 315.80, [32768] = 311.58, [65536] = 160.64,
+  [131072] = 143.33, [262144] = 152.67, [524288] = 203.88, [1048576] = 109.32, [2097152] = 92.87, [4194304] = 77.72,
+  [8388608] = 111.64, [16777216] = 77.89, [33554432] = 49.54, [67108864] = 35.63, [134217728] = 30.10,
+  [268435456] = 27.58, [536870912] = 28.38, [1073741824] = 30.69 }
+local one = { samples = { [1] = { {}, {}, {} } }, final = true }
+for si, f in ipairs({ 1.2, 0.9, 1 }) do
+  for ws, g in pairs(noisy) do one.samples[1][si][ws] = { ws = ws, rounds = { g * f } } end
+end
+local alone = bandwidth.analyse(one, 1, {})
+t.ok(alone and #alone.levels == 1 and alone.levels[1].name == "DRAM" and alone.levels[1].alone,
+  "a final staircase with no cache plateau: DRAM's tail is its only level")
+t.ok(alone and table.concat(alone.notes, "; "):find("no cache plateau above DRAM's tail") ~= nil,
+  "and that is said: " .. (alone and table.concat(alone.notes, "; ") or "-"))
+one.final = false
+t.is(bandwidth.analyse(one, 1, {}), nil, "before the sweep's end, a staircase with no plateau is no analysis yet")
+
+-- the peaks' rounds through a fake rot (tests/fixtures/topology/nocache.xml: two PUs, no cache
+-- reported): round 1 is the recording above, later rounds a calm machine's staircase; a thread
+-- count whose round 1 shows no level gets its later rounds at every size, and its levels from them
+local function calm(ws)
+  return ws <= 32768 and 330 or ws <= 1048576 and 172 or ws <= 16777216 and 118 or 31
+end
+local asked = { [1] = {}, [2] = {} }
+local fake = { vals = { runs = 3, maxRuns = 5, progress = "never" } }
+function fake.get(k) return fake.vals[k] end
+function fake.set(k, v) fake.vals[k] = v end
+function fake.axis(_, v) return v end
+function fake.space(axes) return axes[1] end
+function fake.measure(idx, describe)
+  local rows = {}
+  for _, i in ipairs(idx) do
+    local d = describe({ i = i })
+    local arrays = d.kernel == "triad" and 3 or 1
+    local ws = 4096
+    while ws * 2 <= d.params.n * 8 * arrays + 64 do ws = ws * 2 end
+    local g = (d.round == 1 and d.threads == 1) and (noisy[ws] or calm(ws)) or calm(ws) * d.threads
+    if d.kernel == "triad" then asked[d.threads][ws] = math.max(asked[d.threads][ws] or 0, d.round) end
+    g = g * (d.kernel == "sum" and 1.2 or d.kernel == "fill" and 0.9 or 1)
+    rows[#rows + 1] = { gbs = g, workingSet = ws, bytes = ws, entry = { meta = {}, runs = { { ns = ws / g, reps = 1 } } } }
+  end
+  return setmetatable({ rows = rows }, { __index = { ok = function(self) return self.rows end } })
+end
+local an, _, said = bandwidth.measure(fake, { 1, 2 }, true)
+t.ok(asked[1][4096] and asked[1][4096] >= 2 and asked[1][262144] >= 2,
+  "1 thread, no level after round 1: later rounds at every size of its sweep, the smallest too")
+local most = 0
+for _, r in pairs(asked[2]) do most = math.max(most, r) end
+t.ok(asked[2][4096] == 2 and most == 2, "2 threads, levels found at once and calm: the planned rounds (2 quick), no more")
+local got = {}
+for _, r in ipairs(an[1] and an[1].rows or {}) do got[r.name] = r end
+t.ok(got.L1_effective and got.L2_effective and got.triad_L1 and got.triad_L1.value > 300 and got.triad_DRAM,
+  "1 thread: its cache levels found from the later rounds (" .. table.concat(said, "; ") .. ")")
 t.done()

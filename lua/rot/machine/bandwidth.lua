@@ -198,6 +198,10 @@ function M.analyse(st, t, reported)
     end
   end
   local notes = levels.disagreements(lv, t .. " thread" .. (t > 1 and "s" or ""))
+  if lv[#lv].alone then
+    notes[#notes + 1] = string.format("%d thread(s): the staircase shows no cache plateau above DRAM's tail after its "
+      .. "rounds (a noisy machine?): DRAM's ceiling bounds every working set; measure the peaks again when it is quieter", t)
+  end
   if lv[#lv].flat == false then
     notes[#notes + 1] = string.format("%d thread(s): DRAM shows no flat tail up to %s: its ceiling is the last octave's, unstable",
       t, util.bytes(lv[#lv].sizes[#lv[#lv].sizes]))
@@ -226,7 +230,7 @@ local function analyse_all(st, threads)
   for _, t in ipairs(threads) do
     local a, why, what = M.analyse(st, t, machine.reported(machine.pins(t)))
     out[t] = a
-    if not a then missing = missing or { t = t, why = why, what = what } end
+    if not a or a.levels[#a.levels].alone then missing = missing or { t = t, why = why, what = what } end
   end
   return out, missing
 end
@@ -272,16 +276,22 @@ local function staircase(rot, st, threads, p)
   st.final = true
 end
 
--- The sizes that define ceilings (every level's plateau and the DRAM tail), per thread count;
--- only the levels in `which` ({[t] = {[level] = true}}) when given.
-local function defining(an, which)
+--[[ The sizes that define ceilings (every level's plateau and the DRAM tail), per thread count;
+  only the levels in `which` ({[t] = {[level] = true}}) when given. A thread count whose
+  staircase shows no levels yet (one noisy round can hide a plateau) gets every size of its
+  sweep: the best of more rounds is what the levels are read from. ]]
+local function defining(an, st, threads, which)
   local out = {}
-  for t, a in pairs(an) do
+  for _, t in ipairs(threads) do
     local set = {}
-    for _, l in ipairs(a.levels) do
-      if not which or (which[t] and which[t][l.name]) then
-        for _, ws in ipairs(l.sizes or {}) do set[ws] = true end
+    if an[t] and not an[t].levels[#an[t].levels].alone then
+      for _, l in ipairs(an[t].levels) do
+        if not which or (which[t] and which[t][l.name]) then
+          for _, ws in ipairs(l.sizes or {}) do set[ws] = true end
+        end
       end
+    else
+      for ws in pairs(st.samples[t][3]) do set[ws] = true end
     end
     out[t] = set
   end
@@ -316,7 +326,7 @@ local function rounds_upto(rot, st, sizes, upto)
       end
     end
   end
-  if #pts > 0 then measure(rot, st, pts, upto <= 3 and ("rounds 2-" .. upto .. " at the sizes that define ceilings")
+  if #pts > 0 then measure(rot, st, pts, upto <= 3 and ((upto == 2 and "round 2" or "rounds 2-" .. upto) .. " at the sizes that define ceilings")
     or ("round " .. upto .. " where a ceiling's rounds still disagree")) end
 end
 
@@ -340,28 +350,32 @@ function M.measure(rot, threads, quick)
   rot.set("runs", p.runs)
   rot.set("maxRuns", p.max_runs)
   staircase(rot, st, threads, p)
-  local an = analyse_all(st, threads)
-  if next(an) ~= nil then -- every ceiling's sizes in the planned rounds, one batch
-    rounds_upto(rot, st, defining(an), p.rounds)
-    an = analyse_all(st, threads)
-  end
-  for r = p.rounds + 1, p.max_rounds do -- more rounds where a spread asks, or read below triad
-    if next(an) == nil then break end
-    local which = spreading(an)
-    local contra = {}
-    for t, a in pairs(an) do if contradiction(a) then contra[t] = { DRAM = true } end end
-    if not which and next(contra) == nil then break end
-    rounds_upto(rot, st, defining(an, which or contra), r)
-    an = analyse_all(st, threads)
+  local an, missing = analyse_all(st, threads)
+  rounds_upto(rot, st, defining(an, st, threads), p.rounds) -- every ceiling's sizes, one batch
+  an, missing = analyse_all(st, threads)
+  for r = p.rounds + 1, p.max_rounds do -- more rounds where a spread asks, read is below triad, or no levels yet
+    local which = spreading(an) or {}
+    for t, a in pairs(an) do if contradiction(a) then which[t] = which[t] or {}; which[t].DRAM = true end end
+    if next(which) == nil and not missing then break end
+    rounds_upto(rot, st, defining(an, st, threads, which), r)
+    an, missing = analyse_all(st, threads)
   end
   rot.set("runs", saved.runs)
   rot.set("maxRuns", saved.maxRuns)
-  return an, st, M.notes(an, st)
+  return an, st, M.notes(an, st, threads)
 end
 
 -- What the user should know of the sweeps: bounded sizes, read below triad, unstable ceilings.
-function M.notes(an, st)
+function M.notes(an, st, threads)
   local notes = {}
+  for _, t in ipairs(threads or {}) do -- (at the sweep's end every analysis has at least DRAM)
+    local measured = next(st.samples[t][3]) ~= nil
+    if measured and not an[t] then
+      local _, why = M.analyse(st, t, machine.reported(machine.pins(t)))
+      notes[#notes + 1] = string.format("%d thread(s): no bandwidth ceilings (%s): rooflines at this thread count have "
+        .. "compute ceilings only", t, why or "no levels")
+    end
+  end
   if st.bounded and st.bounded.want then
     notes[#notes + 1] = string.format("the DRAM sweep stops at a quarter of the memory (%s); 4x the last cache would be %s",
       util.bytes(M.cap()), util.bytes(st.bounded.want))

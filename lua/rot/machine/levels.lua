@@ -297,7 +297,8 @@ end
   {name="DRAM", gbs=, n=, from=, sizes=, tolerance=, flat=} }, or nil, reason, "tail" when the
   largest sizes are not flat yet (the sweep must go further) / "plateau" when no cache level
   shows. o.final: the sweep can go no further; a tail that is not flat is then its last
-  octave, with flat = false. ]]
+  octave, with flat = false, and a sweep with no cache plateau is DRAM's alone (alone = true:
+  its ceiling bounds every size). ]]
 function M.detect(samples, reported, o)
   reported, o = reported or {}, o or {}
   local sorted = {}
@@ -318,11 +319,13 @@ function M.detect(samples, reported, o)
   while #segs > 0 and (within(segs[#segs].gbs, tail.gbs, M.tolerance) or segs[#segs].gbs < tail.gbs) do
     table.remove(segs)
   end
-  if #segs == 0 then return nil, "no cache plateau before the DRAM tail", "plateau" end
-  local last = segs[#segs]
-  last.breakpoint = crossing(sorted, last, tail, math.sqrt(last.gbs * tail.gbs))
-  last.upper = tail.lo
+  if #segs == 0 and not o.final then return nil, "no cache plateau before the DRAM tail", "plateau" end
   local out = {}
+  if #segs > 0 then
+    local last = segs[#segs]
+    last.breakpoint = crossing(sorted, last, tail, math.sqrt(last.gbs * tail.gbs))
+    last.upper = tail.lo
+  end
   for _, l in ipairs(name_levels(segs, reported, tail)) do
     local g = l.seg
     out[#out + 1] = { name = l.name, reported = l.reported, gbs = g.gbs, spread = g.spread, kind = g.kind, n = g.n,
@@ -330,7 +333,7 @@ function M.detect(samples, reported, o)
       sizes = sizes_of(g.samples), unreported = l.unreported }
   end
   out[#out + 1] = { name = "DRAM", gbs = tail.gbs, n = tail.n, from = tail.lo, kind = "tail", spread = tail.spread,
-    sizes = sizes_of(tail.samples), tolerance = tail.tolerance, flat = tail.flat ~= false }
+    sizes = sizes_of(tail.samples), tolerance = tail.tolerance, flat = tail.flat ~= false, alone = #segs == 0 or nil }
   return out
 end
 
