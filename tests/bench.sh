@@ -106,7 +106,7 @@ for spec in "1us 500" "100us 50000" "10ms 5000000"; do
 	# minimum with it; steal time is the hypervisor's. rot's own part: the spread of the minimum
 	# in core cycles (time x the clock measured around it)
 	awk -v l="$label" -v runs="$runs" '{ t[NR] = $1; g = ($2 > 0 && $3 > 0) ? ($2 + $3) / 2 : 0; c[NR] = g > 0 ? $1 * g : 0
-		st += $5 - $4; tot += $7 - $6; gmin = (NR == 1 || ($2 > 0 && $2 < gmin)) ? $2 : gmin; gmax = $2 > gmax ? $2 : gmax
+		st += $6 - $4; tot += $7 - $5; gmin = (NR == 1 || ($2 > 0 && $2 < gmin)) ? $2 : gmin; gmax = $2 > gmax ? $2 : gmax
 		if ($3 > gmax) gmax = $3; if ($3 > 0 && $3 < gmin) gmin = $3; if (g == 0) noclock = 1 }
 		function spread(a, n,   i, lo, hi) { lo = a[1]; hi = a[1]; for (i = 2; i <= n; i++) { if (a[i] < lo) lo = a[i]; if (a[i] > hi) hi = a[i] }; return (hi - lo) / lo * 100 }
 		END { target = l == "1us" ? 2 : 0.5
@@ -124,12 +124,18 @@ info=$($R -progress=never run tests/bench/machine.lua 2>&1)
 m() { echo "$info" | awk -v k="$1" '$1 == k { print $2 }'; }
 lk=""
 command -v likwid-bench >/dev/null 2>&1 && lk=$(m likwid_stream)
+# a second DRAM reference: a STREAM-convention triad (tests/bench/triad.c, OpenMP), its fastest
+# pass (STREAM's figure) and its mean pass (likwid-bench's convention) at the same size
+tri=""
+cc -O3 -march=native -fopenmp -o "$B/triad" tests/bench/triad.c 2>/dev/null && tri="$B/triad"
 lkround() { # the best of 3 rounds comes from calling this between the peaks runs
-	[ -n "$lk" ] || return 0
 	for t in 1 $(m cpus); do
-		likwid-bench -t "$lk" -w "S0:$(m llc4_kib_$t)kB:$t" 2>/dev/null | awk -v t="$t" '/^MByte\/s/ { print "dram_" t, $2 / 1000 }'
+		[ -n "$lk" ] && likwid-bench -t "$lk" -w "S0:$(m llc4_kib_$t)kB:$t" 2>/dev/null | awk -v t="$t" '/^MByte\/s/ { print "dram_" t, $2 / 1000 }'
+		[ -n "$tri" ] && OMP_NUM_THREADS=$t OMP_PROC_BIND=true OMP_PLACES=cores "$tri" "$(m llc4_kib_$t)" 10 2>/dev/null |
+			awk -v t="$t" '{ print ($1 == "best_gbs" ? "stream_" : "streammean_") t, $2 }'
 		[ "$t" = "$(m cpus)" ] && break
 	done >>"$B/lk"
+	[ -n "$lk" ] || return 0
 	[ "$(m fma_lanes)" = 8 ] && likwid-bench -t peakflops_avx512_fma -w S0:16kB:1 2>/dev/null | awk '/^MFlops\/s/ { print "fma", $2 / 1000 }' >>"$B/lk"
 }
 : >"$B/lk"
@@ -159,6 +165,13 @@ for t in 1 $(m cpus); do
 	else
 		echo "; likwid-bench is not installed (sudo apt-get install likwid): nothing to compare against"
 	fi
+	sb=$(best "stream_$t") sm=$(best "streammean_$t")
+	if [ -n "$sb" ]; then
+		printf '  against a STREAM-convention triad (tests/bench/triad.c, OpenMP, same size, 10 passes, best of 3 rounds): fastest pass %.2f GB/s, ratios %s; its mean pass (likwid-bench'"'"'s convention) %.2f GB/s\n' \
+			"$sb" "$(awk -v a="$d1" -v b="$d2" -v l="$sb" 'BEGIN { printf "%.3f, %.3f", a / l, b / l }')" "$sm"
+	else
+		echo "  no STREAM-convention triad (tests/bench/triad.c did not build with -fopenmp)"
+	fi
 	[ "$t" = "$(m cpus)" ] && break
 done
 grep -h '^rot: peaks: ' "$B/peaks1" | sed 's/^/  run 1 /'
@@ -173,7 +186,7 @@ if [ -n "$lf" ]; then
 else
 	echo "; likwid-bench's peakflops_avx512_fma not run (no likwid-bench, or no AVX-512)"
 fi
-echo "STREAM itself is not packaged by Debian and cannot be fetched here: no STREAM figure (rot's triad uses STREAM's kernel and byte convention)"
+echo "STREAM itself is not packaged by Debian and cannot be fetched here: tests/bench/triad.c is its kernel and convention (rot's triad uses the same), not its code"
 
 # GPU targets (issue 5): HBM triad against the data-sheet bandwidth (BabelStream reaches about
 # 85% on H100 and 86-87% on H200; goal 90%), FP64/FP32 FMA against theoretical at the measured clock (>= 95%)
