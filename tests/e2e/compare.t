@@ -63,9 +63,11 @@ contains "$T/c" "rot compare: 0 faster, 2 slower, 0 same, 0 only in A, 0 only in
 	"both points slower, and the summary line"
 col() { awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next } { print $c }' "$OUT/study-compare.csv"; }
 col ratio_B_over_A >"$T/ratios"
-# near 2: a busy sibling hyperthread of a small VM can slow either run by up to ~1.6x
-awk '$1 >= 1.3 && $1 <= 3.5 { n++ } END { exit n != 2 }' "$T/ratios"
-ok $? "with time ratios near 2 ($(tr '\n' ' ' <"$T/ratios"))"
+# near 2: on a small shared VM either run can be slowed (a busy neighbour, the clock moving
+# 2.9-3.7 GHz between runs seconds apart), one point's ratio seen from 1.2 to 2.5; the two
+# points' geometric mean holds near 2, and each point is slower (beyond the noise: the verdicts below)
+awk '$1 > 1 { n++; l += log($1) } END { g = exp(l / 2); exit !(n == 2 && g >= 1.4 && g <= 3) }' "$T/ratios"
+ok $? "with time ratios near 2: their geometric mean in 1.4-3, each above 1 ($(tr '\n' ' ' <"$T/ratios"))"
 test "$(col verdict | sort -u)" = "slower"
 ok $? "the CSV says slower for each"
 grep -q '"verdict": "slower"' "$OUT/study-compare.json" && grep -q '"rule":' "$OUT/study-compare.json"

@@ -3,13 +3,17 @@
 # rot asm shows the code a point would run.
 . "$(dirname "$0")/lib.sh"
 
+# The peaks are measured as on this machine with its guest's 508 MiB L3 made a sane 32 MiB
+# (tests/fixtures/topology/epyc-kvm.xml, the same two PUs): the sweeps stop at 256 MiB, not
+# 2 GiB (`make bench` measures them on the real topology, in full).
+PEAKS_TOPO="$ROOT/tests/fixtures/topology/epyc-kvm.xml"
 # first use without stored peaks: measured once, with a line saying so, and stored where
 # `rot measure peaks` (in the loop below) finds its points again
-"$ROOT/rot" measure triad -quick=true -cacheDir="$CACHE" -outputDir="$T/first" >"$T/o" 2>"$T/e"
+HWLOC_XMLFILE=$PEAKS_TOPO "$ROOT/rot" measure triad -quick=true -cacheDir="$CACHE" -outputDir="$T/first" >"$T/o" 2>"$T/e"
 ok $? "a roofline with no stored peaks succeeds"
 grep -q "measuring this machine's peaks first" "$T/e"
 ok $? "it says it measures the peaks first"
-"$ROOT/rot" measure triad -quick=true -cacheDir="$CACHE" -outputDir="$T/first" >"$T/o" 2>"$T/e"
+HWLOC_XMLFILE=$PEAKS_TOPO "$ROOT/rot" measure triad -quick=true -cacheDir="$CACHE" -outputDir="$T/first" >"$T/o" 2>"$T/e"
 ! grep -q "measuring this machine's peaks" "$T/e"
 ok $? "the second run uses the stored peaks"
 contains "$T/o" "cache: 6 hits, 0 measured" "and measures nothing"
@@ -24,7 +28,11 @@ for m in $("$ROOT/rot" list --names); do
 			continue
 		fi ;;
 	esac
-	rot measure "$m" -quick=true >"$T/o" 2>"$T/e"
+	if [ "$m" = peaks ]; then
+		HWLOC_XMLFILE=$PEAKS_TOPO rot measure "$m" -quick=true >"$T/o" 2>"$T/e"
+	else
+		rot measure "$m" -quick=true >"$T/o" 2>"$T/e"
+	fi
 	st=$?
 	ok $st "rot measure $m -quick=true succeeds"
 	[ $st -ne 0 ] && sed 's/^/#   /' "$T/e" | tail -5

@@ -1,4 +1,4 @@
--- ptxcheck: the compiled-code checks of tests/ptx.t as a module: check(combo) compiles one
+-- ptxcheck: the compiled-code checks of tests/gpu/ptx.lua as a module: check(combo) compiles one
 -- kernel and macro setting to PTX as its core would and returns the list of what is wrong.
 local describe = require "rot.describe"
 local build = require "rot.build"
