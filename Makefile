@@ -67,8 +67,8 @@ deps:
 # The longest compile-only tests first, so the short ones fill in beside them.
 test: deps
 	@$(MAKE) -s driver $(TEST_BINS)
-	@perl tests/harness.pl tests/e2e/build.t tests/gpu.t tests/ptx-broken.t $(TEST_BINS) $(LUA_UNIT) \
-		$(filter-out tests/e2e/build.t,$(wildcard tests/e2e/*.t)) tests/leftovers.t
+	@perl tests/harness.pl tests/e2e/build-gpu.t tests/e2e/build.t tests/gpu.t tests/ptx-broken.t $(TEST_BINS) $(LUA_UNIT) \
+		$(filter-out tests/e2e/build.t tests/e2e/build-gpu.t,$(wildcard tests/e2e/*.t)) tests/leftovers.t
 
 # the developer's loop: the C unit tests (tests/unit) and the Lua unit tests, no measurement;
 # make test is the full suite (CI's command)

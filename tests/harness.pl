@@ -9,7 +9,7 @@ use TAP::Harness;
 # Tests that never time anything: running two at once costs them nothing but the CPU they
 # share. Every other test measures, and a neighbour would be noise in its numbers.
 my @PAR_GLOBS = ('build/tests/*.t', 'tests/structure.t', 'tests/lua.t', 'tests/levels.t', 'tests/ceilings.t',
-	'tests/execute.t', 'tests/history.t', 'tests/gpu.t', 'tests/ptx-broken.t', 'tests/e2e/build.t');
+	'tests/execute.t', 'tests/history.t', 'tests/gpu.t', 'tests/ptx-broken.t', 'tests/e2e/build.t', 'tests/e2e/build-gpu.t');
 
 my $jobs = 2;
 if (@ARGV >= 2 && $ARGV[0] eq '-j') {

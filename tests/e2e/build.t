@@ -1,15 +1,13 @@
 #!/bin/sh
-# rot build: every core each shipped measurement needs (quick and full) builds here, GPU ones
-# for sm_90 included, without a GPU and without measuring; the GPU kernels those builds compile
-# pass the compiled-code checks (tests/gpu/ptx.lua); a kernel that does not compile is named
-# with its macro setting; nothing is written where results go.
+# rot build: every core each shipped CPU measurement needs (quick and full) builds here without
+# measuring (the GPU ones: tests/e2e/build-gpu.t); a kernel that does not compile is named with
+# its macro setting; nothing is written where results go.
 . "$(dirname "$0")/lib.sh"
 
-for m in $("$ROOT/rot" list --names); do
+for m in $("$ROOT/rot" list --names | grep -v '^gpu-'); do
 	for q in true false; do
 		rot build "$m" -quick=$q >"$T/o" 2>"$T/e"
 		st=$?
-		grep '^built gpu_' "$T/o" >>"$T/gpu"
 		if [ $st -eq 0 ] && grep -q "^rot build: [0-9]* cores\? built, 0 failed" "$T/o" && ! grep -q "does not compile" "$T/e"; then
 			ok 0 "rot build $m -quick=$q: $(sed -n 's/^rot build: \([0-9]* cores\? built\).*/\1/p' "$T/o"), none failed"
 		else
@@ -18,24 +16,6 @@ for m in $("$ROOT/rot" list --names); do
 		fi
 	done
 done
-# every GPU kernel and macro setting those builds compiled (the "built" lines), checked in its
-# PTX against its declared counts: tests/gpu/ptx.lua's TAP lines, numbered into this file's
-if [ -x /usr/local/cuda/bin/nvcc ] && [ -x /usr/local/cuda/bin/ptxas ]; then
-	sort -u "$T/gpu" >"$T/combos"
-	rot run "$ROOT/tests/gpu/ptx.lua" "$T/combos" >"$T/ptx" 2>&1
-	ptxst=$?
-	while IFS= read -r l; do
-		case $l in
-		"ok "*) ok 0 "PTX: ${l#ok * - }" ;;
-		"not ok "*) ok 1 "PTX: ${l#not ok * - }" ;;
-		"1.."*) ;;
-		*) echo "# $l" ;;
-		esac
-	done <"$T/ptx"
-	ok $ptxst "the PTX checks ran to their end"
-else
-	tap_n=$((tap_n + 1)) && echo "ok $tap_n # skip the CUDA toolkit (nvcc, ptxas) is not at /usr/local/cuda: no PTX checks"
-fi
 test -z "$(ls -A "$OUT")"
 ok $? "rot build writes no table, CSV or plot into the output directory"
 test -z "$(find "$CACHE/results" -type f 2>/dev/null)" && ! ls "$CACHE"/machines/*.csv >/dev/null 2>&1

@@ -1,4 +1,4 @@
--- Compiled-code checks of the GPU kernels, no device needed (run by tests/e2e/build.t): every kernel and
+-- Compiled-code checks of the GPU kernels, no device needed (run by tests/e2e/build-gpu.t): every kernel and
 -- macro setting the shipped gpu-* measurements build (the "built" lines of `rot build`, in the
 -- file arg[1]) is compiled to PTX for its architecture, as its core would be, and checked
 -- against the kernel's declared counts (rot-core --declared): the precision of the arithmetic,

@@ -1,4 +1,4 @@
--- broken.lua: the compiled-code checks of tests/e2e/build.t on kernels broken on purpose (kernels/
+-- broken.lua: the compiled-code checks of tests/e2e/build-gpu.t on kernels broken on purpose (kernels/
 -- beside this script shadow the shipped ones): a precision leak, a dropped store, a spill.
 -- Each must be caught with its own message. TAP output.
 package.path = os.getenv("ROT_HOME") .. "/tests/lua/?.lua;" .. os.getenv("ROT_HOME") .. "/tests/gpu/?.lua;" .. package.path

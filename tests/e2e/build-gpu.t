@@ -1,0 +1,42 @@
+#!/bin/sh
+# rot build of the shipped GPU measurements: every core they need (quick and full) builds here
+# for sm_90 without a GPU and without measuring, and every GPU kernel and macro setting those
+# builds compiled passes the compiled-code checks (tests/gpu/ptx.lua). Apart from build.t so
+# that make test's two compile-only lanes share the work.
+. "$(dirname "$0")/lib.sh"
+: >"$T/gpu"
+
+for m in $("$ROOT/rot" list --names | grep '^gpu-'); do
+	for q in true false; do
+		rot build "$m" -quick=$q >"$T/o" 2>"$T/e"
+		st=$?
+		grep '^built gpu_' "$T/o" >>"$T/gpu"
+		if [ $st -eq 0 ] && grep -q "^rot build: [0-9]* cores\? built, 0 failed" "$T/o" && ! grep -q "does not compile" "$T/e"; then
+			ok 0 "rot build $m -quick=$q: $(sed -n 's/^rot build: \([0-9]* cores\? built\).*/\1/p' "$T/o"), none failed"
+		else
+			ok 1 "rot build $m -quick=$q"
+			grep "does not compile" -A 5 "$T/e" | sed 's/^/#   /' | head -20
+		fi
+	done
+done
+# every GPU kernel and macro setting those builds compiled (the "built" lines), checked in its
+# PTX against its declared counts: tests/gpu/ptx.lua's TAP lines, numbered into this file's
+if [ -x /usr/local/cuda/bin/nvcc ] && [ -x /usr/local/cuda/bin/ptxas ]; then
+	sort -u "$T/gpu" >"$T/combos"
+	rot run "$ROOT/tests/gpu/ptx.lua" "$T/combos" >"$T/ptx" 2>&1
+	ptxst=$?
+	while IFS= read -r l; do
+		case $l in
+		"ok "*) ok 0 "PTX: ${l#ok * - }" ;;
+		"not ok "*) ok 1 "PTX: ${l#not ok * - }" ;;
+		"1.."*) ;;
+		*) echo "# $l" ;;
+		esac
+	done <"$T/ptx"
+	ok $ptxst "the PTX checks ran to their end"
+else
+	tap_n=$((tap_n + 1)) && echo "ok $tap_n # skip the CUDA toolkit (nvcc, ptxas) is not at /usr/local/cuda: no PTX checks"
+fi
+test -z "$(ls -A "$OUT")" && test -z "$(find "$CACHE/results" -type f 2>/dev/null)"
+ok $? "rot build of the GPU measurements writes no output and measures nothing"
+done_testing
