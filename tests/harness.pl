@@ -1,15 +1,18 @@
 #!/usr/bin/perl
-# tests/harness.pl: make test's runner (TAP::Harness, prove's engine): the tests that only
-# compile and check (unit tests, PTX, builds) two at a time, then every test that measures alone.
-# usage: perl tests/harness.pl [-j N] TEST...  (the compile-only ones are those of @PAR_GLOBS)
+# tests/harness.pl: make test's runner (TAP::Harness, prove's engine): the tests that judge no
+# time (unit tests, PTX, builds, error paths) two at a time, then every test whose numbers count alone.
+# usage: perl tests/harness.pl [-j N] TEST...  (the ones run two at a time are those of @PAR_GLOBS)
 use strict;
 use warnings;
 use TAP::Harness;
 
-# Tests that never time anything: running two at once costs them nothing but the CPU they
-# share. Every other test measures, and a neighbour would be noise in its numbers.
+# Tests that never judge a time: running two at once costs them nothing but the CPU they share.
+# Every other test judges measured numbers or timeouts, and a neighbour would be noise in them.
 my @PAR_GLOBS = ('build/tests/*.t', 'tests/structure.t', 'tests/lua.t', 'tests/levels.t', 'tests/ceilings.t',
-	'tests/execute.t', 'tests/history.t', 'tests/gpu.t', 'tests/ptx-broken.t', 'tests/e2e/build.t', 'tests/e2e/build-gpu.t');
+	'tests/execute.t', 'tests/history.t', 'tests/gpu.t', 'tests/ptx-broken.t', 'tests/e2e/build.t', 'tests/e2e/build-gpu.t',
+	# measuring, but asserting only what became of each point (messages, cache, counts), never a time
+	'tests/e2e/robust.t', 'tests/e2e/kernels.t', 'tests/e2e/errors.t', 'tests/e2e/cli.t',
+	'tests/e2e/deps.t', 'tests/e2e/gpu-verify.t', 'tests/e2e/models.t', 'tests/e2e/protocol.t');
 
 my $jobs = 2;
 if (@ARGV >= 2 && $ARGV[0] eq '-j') {
