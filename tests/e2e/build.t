@@ -6,16 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 
 for m in $("$ROOT/rot" list --names | grep -v '^gpu-'); do
-	for q in false; do
-		rot build "$m" -quick=$q >"$T/o" 2>"$T/e"
-		st=$?
-		if [ $st -eq 0 ] && grep -q "^rot build: [0-9]* cores\? built, 0 failed" "$T/o" && ! grep -q "does not compile" "$T/e"; then
-			ok 0 "rot build $m -quick=$q: $(sed -n 's/^rot build: \([0-9]* cores\? built\).*/\1/p' "$T/o"), none failed"
-		else
-			ok 1 "rot build $m -quick=$q"
-			grep "does not compile" -A 5 "$T/e" | sed 's/^/#   /' | head -20
-		fi
-	done
+	built "$m" false
 done
 test -z "$(ls -A "$OUT")"
 ok $? "rot build writes no table, CSV or plot into the output directory"

@@ -25,6 +25,15 @@ contains() { # contains FILE PATTERN NAME
 }
 # recorded ceilings, so tests need not measure the machine first (measurements.t and machines.t do)
 rot() { "$ROOT/rot" -cacheDir="$CACHE" -outputDir="$OUT" -peaksFile="$ROOT/tests/fixtures/peaks.csv" "$@"; }
+built() { # built NAME QUICK: rot build of a shipped measurement as one TAP line; its output stays in $T/o
+	rot build "$1" -quick="$2" >"$T/o" 2>"$T/e"
+	if [ $? -eq 0 ] && grep -q "^rot build: [0-9]* cores\? built, 0 failed" "$T/o" && ! grep -q "does not compile" "$T/e"; then
+		ok 0 "rot build $1 -quick=$2: $(sed -n 's/^rot build: \([0-9]* cores\? built\).*/\1/p' "$T/o"), none failed"
+	else
+		ok 1 "rot build $1 -quick=$2"
+		grep "does not compile" -A 5 "$T/e" | sed 's/^/#   /' | head -20
+	fi
+}
 done_testing() {
 	echo "1..$tap_n"
 	[ $failed -eq 0 ]
