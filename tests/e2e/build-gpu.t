@@ -28,7 +28,7 @@ if [ -x /usr/local/cuda/bin/nvcc ] && [ -x /usr/local/cuda/bin/ptxas ]; then
 	done <"$T/ptx"
 	ok $ptxst "the PTX checks ran to their end"
 else
-	tap_n=$((tap_n + 1)) && echo "ok $tap_n # skip the CUDA toolkit (nvcc, ptxas) is not at /usr/local/cuda: no PTX checks"
+	skip "the CUDA toolkit (nvcc, ptxas) is not at /usr/local/cuda: no PTX checks"
 fi
 test -z "$(ls -A "$OUT")" && test -z "$(find "$CACHE/results" -type f 2>/dev/null)"
 ok $? "rot build of the GPU measurements writes no output and measures nothing"
