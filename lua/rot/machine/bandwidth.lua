@@ -224,13 +224,22 @@ local function points_at(t, sizes, streams, round)
   return out
 end
 
--- Every thread count's analysis; nil entries where the staircase shows no levels yet.
+-- An analysis whose levels are found: a cache plateau above DRAM's tail (not DRAM's alone).
+local function settled(a)
+  return a ~= nil and not a.levels[#a.levels].alone
+end
+
+--[[ Every thread count's analysis (nil where the staircase shows no levels yet) and the thread
+  counts not settled yet, {[t] = why} (why: nil when DRAM's tail is all it shows), or nil. ]]
 local function analyse_all(st, threads)
   local out, missing = {}, nil
   for _, t in ipairs(threads) do
-    local a, why, what = M.analyse(st, t, machine.reported(machine.pins(t)))
+    local a, why = M.analyse(st, t, machine.reported(machine.pins(t)))
     out[t] = a
-    if not a or a.levels[#a.levels].alone then missing = missing or { t = t, why = why, what = what } end
+    if not settled(a) then
+      missing = missing or {}
+      missing[t] = why or false
+    end
   end
   return out, missing
 end
@@ -284,7 +293,7 @@ local function defining(an, st, threads, which)
   local out = {}
   for _, t in ipairs(threads) do
     local set = {}
-    if an[t] and not an[t].levels[#an[t].levels].alone then
+    if settled(an[t]) then
       for _, l in ipairs(an[t].levels) do
         if not which or (which[t] and which[t][l.name]) then
           for _, ws in ipairs(l.sizes or {}) do set[ws] = true end
@@ -362,16 +371,16 @@ function M.measure(rot, threads, quick)
   end
   rot.set("runs", saved.runs)
   rot.set("maxRuns", saved.maxRuns)
-  return an, st, M.notes(an, st, threads)
+  return an, st, M.notes(an, st, missing)
 end
 
--- What the user should know of the sweeps: bounded sizes, read below triad, unstable ceilings.
-function M.notes(an, st, threads)
+--[[ What the user should know of the sweeps: thread counts left without ceilings (missing, as
+  analyse_all gives it: at the sweep's end only one with too few sizes measured), bounded sizes,
+  read below triad, unstable ceilings. ]]
+function M.notes(an, st, missing)
   local notes = {}
-  for _, t in ipairs(threads or {}) do -- (at the sweep's end every analysis has at least DRAM)
-    local measured = next(st.samples[t][3]) ~= nil
-    if measured and not an[t] then
-      local _, why = M.analyse(st, t, machine.reported(machine.pins(t)))
+  for t, why in pairs(missing or {}) do
+    if not an[t] and next(st.samples[t][3]) ~= nil then
       notes[#notes + 1] = string.format("%d thread(s): no bandwidth ceilings (%s): rooflines at this thread count have "
         .. "compute ceilings only", t, why or "no levels")
     end
