@@ -10,13 +10,14 @@ M.Session = Session
 
 --[[ new{home=, config=, script_dir=, builddir=, executor=, script=}: home is the checkout,
   script_dir the folder of the measurement script (kernels/ beside it are found), builddir
-  where cores are built (default home/build/core; a Slurm worker builds on its node), executor
+  where cores are built (default M.builddir: buildDir, else home/build/core; a Slurm worker
+  builds on its node), executor
   the module that measures points (rot.execute: local, slurm, build), script the
   measurement's name (recorded in every cache entry it writes). ]]
 function M.new(o)
   return setmetatable({
     home = o.home, config = o.config, script_dir = o.script_dir, script = o.script,
-    builddir = o.builddir or (o.home .. "/build/core"), executor = o.executor,
+    builddir = o.builddir or M.builddir(o.home, o.config), executor = o.executor,
     output_dir = o.output_dir, memo = {}, t_start = sys.clock(),
     -- what the run record keeps (rot.history): every row settled outside Session:aside, in
     -- order (an interrupted run's too), and the axes rot.measure saw, in order
@@ -24,6 +25,15 @@ function M.new(o)
     count = { points = 0, hits = 0, measured = 0, failed = 0, slurm = 0, builds = 0, build_failures = 0 },
     time = { build = 0, measure = 0, cache = 0, plot = 0 },
   }, Session)
+end
+
+-- Where cores are built: the key buildDir (absolute; a relative one from the working
+-- directory), else the checkout's build/core.
+function M.builddir(home, config)
+  local d = config and config:get("buildDir") or ""
+  if d == "" then return home .. "/build/core" end
+  if d:sub(1, 1) ~= "/" then d = (sys.realpath(".") or ".") .. "/" .. d end
+  return util.normpath(d)
 end
 
 function Session:get(key) return self.config:get(key) end

@@ -5,6 +5,10 @@
 # that make test's two compile-only lanes share the work.
 . "$(dirname "$0")/lib.sh"
 : >"$T/gpu"
+# its own build directory (the key buildDir, from the user file): the other lane's builds in
+# the checkout's build/core never wait for these under the build lock
+mkdir -p "$XDG_CONFIG_HOME/rot"
+echo "buildDir=$T/build" >"$XDG_CONFIG_HOME/rot/config"
 
 for m in $("$ROOT/rot" list --names | grep '^gpu-'); do
 	for q in true false; do
@@ -30,6 +34,8 @@ if [ -x /usr/local/cuda/bin/nvcc ] && [ -x /usr/local/cuda/bin/ptxas ]; then
 else
 	skip "the CUDA toolkit (nvcc, ptxas) is not at /usr/local/cuda: no PTX checks"
 fi
+test -x "$T/build/rot-core" && test -f "$T/build/.lock" && ls "$T"/build/kernels/gpu_*.o >/dev/null 2>&1
+ok $? "the cores were built in -buildDir ($T/build), under its own lock"
 test -z "$(ls -A "$OUT")" && test -z "$(find "$CACHE/results" -type f 2>/dev/null)"
 ok $? "rot build of the GPU measurements writes no output and measures nothing"
 done_testing

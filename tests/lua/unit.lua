@@ -254,6 +254,13 @@ t.ok(gpupeaks.file(conf(false), "NVIDIA H100 80GB HBM3") == mdir .. "/machines/N
 sys.remove(mdir .. "/machines")
 sys.remove(mdir)
 
+-- where cores are built: the key buildDir, absolute or from the working directory, else build/core
+local session = require "rot.session"
+local function bconf(d) return { get = function(_, k) return ({ buildDir = d })[k] end } end
+t.is(session.builddir("/h", bconf("")), "/h/build/core", "no buildDir: the checkout's build/core")
+t.is(session.builddir("/h", bconf("/tmp/x/../b")), "/tmp/b", "an absolute buildDir, normalised")
+t.is(session.builddir("/h", bconf("b/c")), sys.realpath(".") .. "/b/c", "a relative buildDir is taken from the working directory")
+
 -- pipeline model: the simulator reproduces equation (1) for one pipeline over a grid
 local pipeline = require "rot.models.pipeline_model"
 local bad, cases = 0, 0

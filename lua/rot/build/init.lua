@@ -25,7 +25,7 @@ end
 
 -- The build lock (a to-be-closed value): two rot processes never build over each other.
 function M.lock(s)
-  util.ensure_dir(s.builddir, "build directory", "cacheDir")
+  util.ensure_dir(s.builddir, "build directory", "buildDir")
   return assert(gen.lock(s.builddir .. "/.lock"))
 end
 
