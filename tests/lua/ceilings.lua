@@ -181,11 +181,22 @@ end
 local an, _, said = bandwidth.measure(fake, { 1, 2 }, true)
 t.ok(asked[1][4096] and asked[1][4096] >= 2 and asked[1][262144] >= 2,
   "1 thread, no level after round 1: later rounds at every size of its sweep, the smallest too")
-local most = 0
-for _, r in pairs(asked[2]) do most = math.max(most, r) end
-t.ok(asked[2][4096] == 2 and most == 2, "2 threads, levels found at once and calm: the planned rounds (2 quick), no more")
+local function latest(tc)
+  local m = 0
+  for _, r in pairs(asked[tc]) do m = math.max(m, r) end
+  return m
+end
+t.ok(asked[2][4096] == 2 and latest(2) == 2, "2 threads, levels found at once and calm: the planned rounds (2 quick), no more")
 local got = {}
 for _, r in ipairs(an[1] and an[1].rows or {}) do got[r.name] = r end
 t.ok(got.L1_effective and got.L2_effective and got.triad_L1 and got.triad_L1.value > 300 and got.triad_DRAM,
   "1 thread: its cache levels found from the later rounds (" .. table.concat(said, "; ") .. ")")
+t.is(latest(1), 3, "1 thread: its noisy round asks for the extra round (3, quick)")
+
+-- extra rounds only within the peaks' time budget: peaks begun long ago get the planned rounds
+asked = { [1] = {}, [2] = {} }
+an, _, said = bandwidth.measure(fake, { 1, 2 }, true, sys.clock() - 1000)
+t.ok(latest(1) == 2 and latest(2) == 2, "past the time budget: the planned rounds (2, quick), no extra one")
+t.ok(table.concat(said, "; "):find("round 3 was not measured: it would pass the peaks' time budget %(75 s%)") ~= nil,
+  "and that is said: " .. table.concat(said, "; "))
 t.done()

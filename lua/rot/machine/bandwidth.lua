@@ -26,9 +26,11 @@ M.stable = 0.05
 
 -- Rounds: at first, and at most (quick: fewer, for tests); best-k runs per point (rounds, not
 -- runs, fight the noise here: a DRAM run of gigabytes is long enough to be one sample).
+-- Rounds past the planned ones are spent only while the peaks (from their start) stay within
+-- budget seconds: rot measure peaks is meant to take under 3 minutes on a 2-core VM.
 local function plan(quick)
-  return quick and { rounds = 2, max_rounds = 3, runs = 3, max_runs = 5, per_octave = 1, first = 256 * MiB }
-    or { rounds = 3, max_rounds = 6, runs = 3, max_runs = 6, per_octave = 2, first = 512 * MiB }
+  return quick and { rounds = 2, max_rounds = 3, runs = 3, max_runs = 5, per_octave = 1, first = 256 * MiB, budget = 75 }
+    or { rounds = 3, max_rounds = 6, runs = 3, max_runs = 6, per_octave = 2, first = 512 * MiB, budget = 165 }
 end
 
 -- The largest working set the sweeps may use: a quarter of the memory (the larger of what
@@ -100,6 +102,7 @@ local function measure(rot, st, points, what)
     per[x.ws].rounds[x.round] = row.gbs -- its fastest run
     per[x.ws].sustained = per[x.ws].sustained or {}
     per[x.ws].sustained[x.round] = M.sustained(row)
+    per[x.ws].cost = M.cost(row) or per[x.ws].cost
     st.rows[#st.rows + 1] = row
     row.point = { stream = x.stream, threads = x.threads, ws = row.workingSet or x.ws, round = x.round }
     st.rounds = math.max(st.rounds, x.round)
@@ -117,6 +120,16 @@ end
 function M.sustained(row)
   local t = M.median_time(row)
   return t and row.bytes / t / 1e9
+end
+
+-- What a measured point's runs took, in seconds, its warm-up run counted as one more median
+-- run (nil when it was not measured).
+function M.cost(row)
+  local e = row.entry
+  if not (e and #e.runs > 0) then return nil end
+  local ns, sum = {}, 0
+  for i, r in ipairs(e.runs) do ns[i], sum = r.ns, sum + r.ns end
+  return (sum + levels.median(ns)) * 1e-9
 end
 
 -- A measured point's median run, in seconds per invocation (nil when it was not measured):
@@ -322,8 +335,21 @@ local function spreading(an)
   return any and out or nil
 end
 
--- The rounds up to `upto` the given sizes ({[t] = set}) do not have yet, in one batch.
-local function rounds_upto(rot, st, sizes, upto)
+-- A batch's guessed time, in seconds: each point's runs as long as its last round's were (the
+-- warm-up run too), 10 ms a point and a second a batch (the core's start, faulting in).
+local function guess(st, pts)
+  local secs = 1
+  for _, x in ipairs(pts) do
+    local known = st.samples[x.threads][x.stream][x.ws]
+    secs = secs + 0.01 + (known and known.cost or 0)
+  end
+  return secs
+end
+
+--[[ The rounds up to `upto` the given sizes ({[t] = set}) do not have yet, in one batch.
+  With a deadline (sys.clock() seconds), only when the batch's guessed time ends before it:
+  returns false when it would not. ]]
+local function rounds_upto(rot, st, sizes, upto, deadline)
   local pts = {}
   for t, set in pairs(sizes) do
     for si = 1, 3 do
@@ -335,8 +361,12 @@ local function rounds_upto(rot, st, sizes, upto)
       end
     end
   end
-  if #pts > 0 then measure(rot, st, pts, upto <= 3 and ((upto == 2 and "round 2" or "rounds 2-" .. upto) .. " at the sizes that define ceilings")
-    or ("round " .. upto .. " where a ceiling's rounds still disagree")) end
+  if #pts == 0 then return true end
+  local g = guess(st, pts)
+  if deadline and sys.clock() + g > deadline then return false end
+  measure(rot, st, pts, upto <= 3 and ((upto == 2 and "round 2" or "rounds 2-" .. upto) .. " at the sizes that define ceilings")
+    or string.format("round %d where a ceiling's rounds still disagree (guessed %.0f s)", upto, g))
+  return true
 end
 
 -- Read-only DRAM below triad beyond their spreads, for t threads: {read=, triad=} rows, or nil.
@@ -350,9 +380,11 @@ end
 
 --[[ Measures the bandwidth ceilings of every thread count: returns the analyses per thread
   count (rows marked unstable where the rounds still disagree by more than 5%), the state (its
-  rows for the staircase plot, rounds, bounded) and notes for the user. ]]
-function M.measure(rot, threads, quick)
+  rows for the staircase plot, rounds, bounded) and notes for the user. started: when the
+  peaks began (sys.clock(); default now), from which the budget for extra rounds counts. ]]
+function M.measure(rot, threads, quick, started)
   local p = plan(quick)
+  local deadline = (started or sys.clock()) + p.budget
   local st = { samples = {}, rows = {}, rounds = 0 }
   for _, t in ipairs(threads) do st.samples[t] = { {}, {}, {} } end
   local saved = { runs = rot.get("runs"), maxRuns = rot.get("maxRuns") }
@@ -366,7 +398,10 @@ function M.measure(rot, threads, quick)
     local which = spreading(an) or {}
     for t, a in pairs(an) do if contradiction(a) then which[t] = which[t] or {}; which[t].DRAM = true end end
     if next(which) == nil and not missing then break end
-    rounds_upto(rot, st, defining(an, st, threads, which), r)
+    if not rounds_upto(rot, st, defining(an, st, threads, which), r, deadline) then
+      st.budget = { round = r, seconds = p.budget }
+      break
+    end
     an, missing = analyse_all(st, threads)
   end
   rot.set("runs", saved.runs)
@@ -391,6 +426,11 @@ function M.notes(an, st, missing)
   elseif st.bounded then
     notes[#notes + 1] = string.format("the DRAM sweep stops at a quarter of the memory (%s) before its tail is flat",
       util.bytes(M.cap()))
+  end
+  if st.budget then
+    notes[#notes + 1] = string.format("round %d was not measured: it would pass the peaks' time budget (%d s); "
+      .. "a ceiling whose rounds still disagree is marked unstable (measure the peaks again when the machine is quieter)",
+      st.budget.round, st.budget.seconds)
   end
   for t, a in pairs(an) do
     for _, line in ipairs(a.notes) do notes[#notes + 1] = line end

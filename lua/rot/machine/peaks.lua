@@ -288,11 +288,12 @@ end
 function M.measure(rot, quick)
   local threads = M.thread_counts()
   local date = os.date("!%Y-%m-%dT%H:%M:%SZ")
+  local started = sys.clock()
   local ghz = M.clock(rot)
   local t0 = sys.clock()
   local rows = compute(rot, threads, quick)
   bandwidth.say(rot, string.format("compute ceilings: %d, %.0f s", #rows, sys.clock() - t0))
-  local an, st, notes = bandwidth.measure(rot, threads, quick)
+  local an, st, notes = bandwidth.measure(rot, threads, quick, started)
   for _, t in ipairs(threads) do
     for _, r in ipairs(an[t] and an[t].rows or {}) do rows[#rows + 1] = r end
   end
