@@ -89,8 +89,9 @@ steal() { awk '$1 == "cpu" { print $9 + 0, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9
 # the machine's own minimum right after each invocation: the same chain without rot, as many
 # runs as rot made
 spin=""
-cc -O2 -Icore -Itests/core/kernels -o "$B/spin" tests/bench/spin.c 2>/dev/null && spin="$B/spin"
+gcc -O2 -Icore -Itests/core/kernels -o "$B/spin" tests/bench/spin.c 2>/dev/null && spin="$B/spin"
 bare() { [ -n "$spin" ] && "$spin" "$1" "$2" | sed -n 's/^min_s //p'; }
+col() { awk -F, -v k="$1" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i } NR == 2 { print $h[k] }' "$B/out/point.csv" 2>/dev/null; }
 for spec in "1us 500" "100us 50000" "10ms 5000000"; do
 	set -- $spec
 	label=$1 n=$2
@@ -98,24 +99,24 @@ for spec in "1us 500" "100us 50000" "10ms 5000000"; do
 	runs=""
 	for i in 1 2 3 4 5; do
 		s0=$(steal)
+		rm -f "$B/out/point.csv"
 		$R -progress=never -useCachedResults=false measure $P stable "$n" >"$B/o" 2>&1
-		col() { awk -F, -v k="$1" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i } NR == 2 { print $h[k] }' "$B/out/point.csv"; }
 		t=$(col time_s) k=$(col runs)
 		b=$(bare "$n" "${k:-5}")
 		s1=$(steal)
-		echo "$t ${b:-0} $s0 $s1" >>"$B/mins"
+		echo "${t:-0} ${b:-0} $s0 $s1" >>"$B/mins"
 		runs="$runs $k$( [ "$(col converged)" = 1 ] || echo '!')"
 	done
 	# the machine's part: the spread of the bare minima (the clock, the neighbours); rot's own
-	# part at most: the spread of rot's minimum over the bare one taken just after it
+	# part, approximately: the spread of rot's minimum over the bare one taken just after it
 	awk -v l="$label" -v runs="$runs" '{ t[NR] = $1; m[NR] = $2
-		r[NR] = m[NR] > 0 ? $1 / m[NR] : 0; if (m[NR] <= 0) nobare = 1; st += $5 - $3; tot += $6 - $4; rs += r[NR] }
+		r[NR] = m[NR] > 0 ? $1 / m[NR] : 0; if (m[NR] <= 0 || $1 <= 0) nobare = 1; st += $5 - $3; tot += $6 - $4; rs += r[NR] }
 		function spread(a, n,   i, lo, hi) { lo = a[1]; hi = a[1]; for (i = 2; i <= n; i++) { if (a[i] < lo) lo = a[i]; if (a[i] > hi) hi = a[i] }; return (hi - lo) / lo * 100 }
 		END { target = l == "1us" ? 2 : 0.5
 			printf "stable kernel ~%s: spread of the reported minimum over 5 rot invocations %.2f%% (target %s%%); best-k runs needed:%s\n", l, spread(t, NR), target, runs
-			if (nobare) { printf "  no bare reference (tests/bench/spin.c did not build): the machine'"'"'s part not separated\n"; exit }
+			if (nobare) { printf "  no bare reference (tests/bench/spin.c did not build or run, or a rot invocation failed): the machine'"'"'s part not separated\n"; exit }
 			printf "  the machine: the same chain without rot (tests/bench/spin.c: as many runs of at least 1 ms as rot made, right after each invocation) spread %.2f%%, steal time %.2f%% of the CPU time\n", spread(m, NR), (tot > 0 ? st / tot * 100 : 0)
-			printf "  rot'"'"'s own part at most, the spread of rot'"'"'s minimum over the bare one just after it: %.2f%% (target %s%%; it still holds what the machine did between the two); rot'"'"'s minimum is %.3fx the bare one on average\n", spread(r, NR), target, rs / NR }' "$B/mins"
+			printf "  rot'"'"'s own part, approximately: the spread of rot'"'"'s minimum over the bare one just after it: %.2f%% (target %s%%; it still holds what the machine did between the two); rot'"'"'s minimum is %.3fx the bare one on average\n", spread(r, NR), target, rs / NR }' "$B/mins"
 done
 echo "(best-k: k=3, epsilon=2%, at least 5 and at most 40 runs; '!' marks a run set that did not converge;"
 echo " a warm run repeats the kernel until it lasts minRunTime=1 ms, so the 1 us kernel is timed over ~1000 calls)"
@@ -130,14 +131,17 @@ command -v likwid-bench >/dev/null 2>&1 && lk=$(m likwid_stream)
 # pass (STREAM's figure) and its mean pass (likwid-bench's convention) at the same size
 tri=""
 cc -O3 -march=native -fopenmp -o "$B/triad" tests/bench/triad.c 2>/dev/null && tri="$B/triad"
-lkround() { # the best of 3 rounds comes from calling this between the peaks runs
+lkdram() { # lkdram KEY THREADS [ARGS]: likwid-bench's DRAM stream figure as "KEY_THREADS GB/s"
+	lkkey=$1 lkt=$2
+	shift 2
+	[ -n "$lk" ] && likwid-bench -t "$lk" "$@" -w "S0:$(m llc4_kib_$lkt)kB:$lkt" 2>/dev/null | awk -v k="${lkkey}_$lkt" '/^MByte\/s/ { print k, $2 / 1000 }'
+}
+lkround() { # the best of 3 rounds comes from calling this before, between and after the peaks runs
 	for t in 1 $(m cpus); do
-		[ -n "$lk" ] && likwid-bench -t "$lk" -w "S0:$(m llc4_kib_$t)kB:$t" 2>/dev/null | awk -v t="$t" '/^MByte\/s/ { print "dram_" t, $2 / 1000 }'
+		lkdram dram "$t"
 		# the same kernel and size in short runs (8 iterations, a fraction of a second): a
 		# neighbour's burst spoils one short run, not the whole figure (best of 4: best sustained)
-		for k in 1 2 3 4; do
-			[ -n "$lk" ] && likwid-bench -t "$lk" -i 8 -w "S0:$(m llc4_kib_$t)kB:$t" 2>/dev/null | awk -v t="$t" '/^MByte\/s/ { print "dramshort_" t, $2 / 1000 }'
-		done
+		for _ in 1 2 3 4; do lkdram dramshort "$t" -i 8; done
 		[ -n "$tri" ] && OMP_NUM_THREADS=$t OMP_PROC_BIND=true OMP_PLACES=cores "$tri" "$(m llc4_kib_$t)" 10 2>/dev/null |
 			awk -v t="$t" '{ print ($1 == "best_gbs" ? "stream_" : "streammean_") t, $2 }'
 		[ "$t" = "$(m cpus)" ] && break
@@ -162,23 +166,22 @@ for run in 1 2; do
 		"$(grep -q 'UNSTABLE:' "$B/peaks$run" && echo "; $(grep -c ' UNSTABLE$' "$B/peaks$run") ceilings marked unstable" || echo "; no ceiling unstable")"
 done
 best() { awk -v k="$1" '$1 == k && $2 > b { b = $2 } END { if (b) print b }' "$B/lk"; }
+ratios() { awk -v a="$d1" -v b="$d2" -v l="$1" 'BEGIN { printf "%.3f, %.3f", a / l, b / l }'; } # both runs over reference $1
 for t in 1 $(m cpus); do
 	d1=$(p 1 "dram_$t") d2=$(p 2 "dram_$t") l=$(best "dram_$t")
 	printf 'DRAM triad ceiling, %s thread(s): run 1 %s GB/s, run 2 %s GB/s (%s apart; target within 5%%)' "$t" "${d1:--}" "${d2:--}" \
 		"$(awk -v a="$d1" -v b="$d2" 'BEGIN { if (a > 0 && b > 0) printf "%.1f%%", (a > b ? a / b : b / a) * 100 - 100; else print "-" }')"
 	if [ -n "$l" ]; then
-		printf '; likwid-bench %s at %s KiB (4x the reported last cache), best of 3 rounds: %.2f GB/s; ratios %s (target 0.95-1.05)\n' "$lk" "$(m llc4_kib_$t)" "$l" \
-			"$(awk -v a="$d1" -v b="$d2" -v l="$l" 'BEGIN { printf "%.3f, %.3f", a / l, b / l }')"
+		printf '; likwid-bench %s at %s KiB (4x the reported last cache), best of 3 rounds: %.2f GB/s; ratios %s (target 0.95-1.05)\n' "$lk" "$(m llc4_kib_$t)" "$l" "$(ratios "$l")"
 		ls=$(best "dramshort_$t")
-		[ -n "$ls" ] && printf '  likwid-bench in short runs (-i 8, 4 a round, best of the 12: the best sustained value, as rot takes its ceiling; its default run above is a mean over seconds): %.2f GB/s; ratios %s (target 0.95-1.05)\n' "$ls" \
-			"$(awk -v a="$d1" -v b="$d2" -v l="$ls" 'BEGIN { printf "%.3f, %.3f", a / l, b / l }')"
+		[ -n "$ls" ] && printf '  likwid-bench in short runs (-i 8, 4 a round, best of the 12: the best sustained value, as rot takes its ceiling; its default run above is a mean over seconds): %.2f GB/s; ratios %s (target 0.95-1.05)\n' "$ls" "$(ratios "$ls")"
 	else
 		echo "; likwid-bench is not installed (sudo apt-get install likwid): nothing to compare against"
 	fi
 	sb=$(best "stream_$t") sm=$(best "streammean_$t")
 	if [ -n "$sb" ]; then
 		printf '  against a STREAM-convention triad (tests/bench/triad.c, OpenMP, same size, 10 passes, best of 3 rounds): fastest pass %.2f GB/s, ratios %s; its mean pass (likwid-bench'"'"'s convention) %.2f GB/s\n' \
-			"$sb" "$(awk -v a="$d1" -v b="$d2" -v l="$sb" 'BEGIN { printf "%.3f, %.3f", a / l, b / l }')" "$sm"
+			"$sb" "$(ratios "$sb")" "$sm"
 	else
 		echo "  no STREAM-convention triad (tests/bench/triad.c did not build with -fopenmp)"
 	fi

@@ -11,13 +11,13 @@ M.Session = Session
 --[[ new{home=, config=, script_dir=, builddir=, executor=, script=}: home is the checkout,
   script_dir the folder of the measurement script (kernels/ beside it are found), builddir
   where cores are built (default M.builddir: buildDir, else home/build/core; a Slurm worker
-  builds on its node), executor
-  the module that measures points (rot.execute: local, slurm, build), script the
+  builds on its node), executor the module that measures points (rot.execute: local, slurm, build), script the
   measurement's name (recorded in every cache entry it writes). ]]
 function M.new(o)
   return setmetatable({
     home = o.home, config = o.config, script_dir = o.script_dir, script = o.script,
     builddir = o.builddir or M.builddir(o.home, o.config), executor = o.executor,
+    lockdir = o.builddir or (o.home .. "/build/core"), -- whose lock measuring holds (rot.build)
     output_dir = o.output_dir, memo = {}, t_start = sys.clock(),
     -- what the run record keeps (rot.history): every row settled outside Session:aside, in
     -- order (an interrupted run's too), and the axes rot.measure saw, in order
@@ -32,7 +32,11 @@ end
 function M.builddir(home, config)
   local d = config and config:get("buildDir") or ""
   if d == "" then return home .. "/build/core" end
-  if d:sub(1, 1) ~= "/" then d = (sys.realpath(".") or ".") .. "/" .. d end
+  if d:sub(1, 1) ~= "/" then
+    local cwd = sys.realpath(".")
+    if not cwd then util.fail("cannot resolve buildDir '" .. d .. "': the working directory is gone", "give an absolute path") end
+    d = cwd .. "/" .. d
+  end
   return util.normpath(d)
 end
 

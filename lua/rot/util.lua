@@ -163,6 +163,19 @@ function M.ensure_dir(dir, what, key)
   end
 end
 
+-- The items of a list in a scrambled order, the same for the same seed (an integer).
+function M.scramble(list, seed)
+  local keyed = {}
+  for i, p in ipairs(list) do
+    local h = (i * 2654435761 + seed * 40503) % 4294967296
+    keyed[i] = { h = (h ~ (h >> 13)) * 1103515245 % 4294967296, p = p }
+  end
+  table.sort(keyed, function(a, b) return a.h < b.h end)
+  local out = {}
+  for i, k in ipairs(keyed) do out[i] = k.p end
+  return out
+end
+
 function M.basename(path)
   return path:match("([^/]*)$")
 end

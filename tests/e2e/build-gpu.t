@@ -5,10 +5,13 @@
 # that make test's two compile-only lanes share the work.
 . "$(dirname "$0")/lib.sh"
 : >"$T/gpu"
-# its own build directory (the key buildDir, from the user file): the other lane's builds in
-# the checkout's build/core never wait for these under the build lock
+# its own build directory (the key buildDir, from the user file; kept, so objects are reused
+# from one make test to the next): the other lane's builds in the checkout's build/core never
+# wait for these under the build lock
+B="$ROOT/build/test-gpu"
 mkdir -p "$XDG_CONFIG_HOME/rot"
-echo "buildDir=$T/build" >"$XDG_CONFIG_HOME/rot/config"
+echo "buildDir=$B" >"$XDG_CONFIG_HOME/rot/config"
+rm -f "$B/rot-core"
 
 for m in $("$ROOT/rot" list --names | grep '^gpu-'); do
 	for q in true false; do
@@ -34,8 +37,8 @@ if [ -x /usr/local/cuda/bin/nvcc ] && [ -x /usr/local/cuda/bin/ptxas ]; then
 else
 	skip "the CUDA toolkit (nvcc, ptxas) is not at /usr/local/cuda: no PTX checks"
 fi
-test -x "$T/build/rot-core" && test -f "$T/build/.lock" && ls "$T"/build/kernels/gpu_*.o >/dev/null 2>&1
-ok $? "the cores were built in -buildDir ($T/build), under its own lock"
+test -x "$B/rot-core" && test -f "$B/.lock" && ls "$B"/kernels/gpu_*.o >/dev/null 2>&1
+ok $? "the cores were built in buildDir ($B, set in the user file), under its own lock"
 test -z "$(ls -A "$OUT")" && test -z "$(find "$CACHE/results" -type f 2>/dev/null)"
 ok $? "rot build of the GPU measurements writes no output and measures nothing"
 done_testing

@@ -22,6 +22,9 @@ mkdir -p "$XDG_CONFIG_HOME/rot"; printf "runs=3\nbestk=3\n" >"$XDG_CONFIG_HOME/r
 expect_error "bad key in the user file names file, line, nearest key" "config:2).*did you mean 'bestK'" config
 rm "$XDG_CONFIG_HOME/rot/config"
 
+expect_error "a build directory make cannot name" "build directory '$T/a b' has a character make cannot take in a path (' ')" asm triad -buildDir="$T/a b"
+expect_error "a build directory holding the checkout" "build directory '$(dirname "$ROOT")' holds the checkout" asm triad -buildDir="$ROOT/.."
+
 mkdir -p "$T/s/kernels"
 w() { cat >"$T/s/$1"; }
 w unknown_kernel.lua <<'L'

@@ -117,4 +117,17 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } $h["above_bound"]
 ok $? "the CSV says above_bound=1 for each"
 grep -q "above its bound" "$T/low/triad.gp"
 ok $? "and the plot rings them"
+
+# a run with its own buildDir builds there, but measures only once the checkout's lock is free
+if command -v flock >/dev/null 2>&1; then
+	flock "$ROOT/build/core/.lock" sleep 2 &
+	sleep 0.3
+	rot measure triad -quick=true -useCachedResults=false -buildDir="$T/bd" >"$T/run9" 2>&1
+	st=$?
+	wait
+	test $st -eq 0 && grep -q "waiting for another rot process (lock '$ROOT/build/core/.lock')" "$T/run9" && test -x "$T/bd/rot-core"
+	ok $? "a run with its own buildDir builds there and waits for the checkout's lock to measure"
+else
+	skip "no flock(1) here to hold the checkout's lock"
+fi
 done_testing

@@ -8,10 +8,13 @@ local toolchain = require "rot.build.toolchain"
 
 local M = {}
 
+-- Where a kernel compiled to read goes: asm/ in the build directory (its lock held).
+local function dir(s) return s.builddir .. "/asm" end
+
 -- The generated files of a point (macro headers, flags) in their own directory.
 local function generated(s, desc, kinfo)
-  local gendir = s.home .. "/build/asm/gen"
-  util.ensure_dir(gendir, "build directory", "cacheDir")
+  local gendir = dir(s) .. "/gen"
+  util.ensure_dir(gendir, "build directory", "buildDir")
   local macros = {}
   for _, m in ipairs(kinfo.macros) do macros[m] = desc.macros[m] or false end
   local changed, err = gen.generate({ gendir = gendir, flags = desc.flags, macros = macros, kernels = kinfo.kernels })
@@ -19,13 +22,11 @@ local function generated(s, desc, kinfo)
   return gendir
 end
 
---[[ A GPU kernel's PTX (with line info: `.loc` directives name source lines), compiled as a
-  point's core would compile it, and what ptxas -v says of it for the same architecture
-  (registers, spills, shared memory). desc, kinfo from rot.describe. ]]
-function M.ptx(s, desc, kinfo)
+-- M.ptx, the build lock held by the caller.
+local function ptx_of(s, desc, kinfo)
   local gendir = generated(s, desc, kinfo)
   local k = kinfo.kernels[1]
-  local out = s.home .. "/build/asm/" .. k.name .. ".ptx"
+  local out = dir(s) .. "/" .. k.name .. ".ptx"
   local st, msg = sys.run({ toolchain.nvcc(s), "-std=c++20", "-lineinfo", "-I" .. s.home .. "/core", "-I" .. gendir,
     "--options-file", gendir .. "/kernel.flags", "-ptx", k.path, "-o", out }, { capture = true })
   if st ~= 0 then util.fail(build.what(desc, kinfo) .. " does not compile to PTX:\n" .. (msg or ""):gsub("%s+$", "")) end
@@ -37,16 +38,25 @@ function M.ptx(s, desc, kinfo)
   return ptx, info
 end
 
+--[[ A GPU kernel's PTX (with line info: `.loc` directives name source lines), compiled as a
+  point's core would compile it, and what ptxas -v says of it for the same architecture
+  (registers, spills, shared memory). desc, kinfo from rot.describe. ]]
+function M.ptx(s, desc, kinfo)
+  local lock <close> = build.lock(s)
+  return ptx_of(s, desc, kinfo)
+end
+
 -- Annotated assembly of a described kernel (same flags, generated macro headers and compiler
 -- as its point), or for a .cu kernel its PTX under what ptxas -v says.
 function M.asm(s, desc, kinfo)
+  local lock <close> = build.lock(s)
   if kinfo.gpu then
-    local ptx, info = M.ptx(s, desc, kinfo)
+    local ptx, info = ptx_of(s, desc, kinfo)
     return "# ptxas -v:\n" .. info:gsub("[^\n]+", "# %0") .. "\n" .. ptx
   end
   local gendir = generated(s, desc, kinfo)
   local k = kinfo.kernels[1]
-  local obj = s.home .. "/build/asm/" .. k.name .. ".o"
+  local obj = dir(s) .. "/" .. k.name .. ".o"
   local st, out = sys.run({ s:get("compiler"), "-std=gnu11", "-gdwarf-4", "-I" .. s.home .. "/core", "-I" .. gendir,
     "@" .. gendir .. "/kernel.flags", "-c", k.path, "-o", obj }, { capture = true })
   if st ~= 0 then

@@ -23,10 +23,36 @@ function M.what(desc, kinfo)
     " and flags '" .. desc.flags .. "'"
 end
 
+-- A build directory make can use: not the checkout or a folder holding it, and named from
+-- core/ by a relative path make takes (no spaces or make's special characters).
+local function check_dir(s)
+  local dir, home = s.builddir, s.home
+  if dir == home or home:sub(1, #dir + 1) == dir .. "/" then
+    util.fail("build directory '" .. dir .. "' holds the checkout '" .. home .. "'", "set -buildDir=DIR to a folder of its own")
+  end
+  local bad = util.relpath(home .. "/core", dir):match("[^%w%./_+,@-]")
+  if bad then
+    util.fail("build directory '" .. dir .. "' has a character make cannot take in a path ('" .. bad .. "')",
+      "set -buildDir=DIR to a path without spaces or make's special characters")
+  end
+end
+
 -- The build lock (a to-be-closed value): two rot processes never build over each other.
 function M.lock(s)
+  if s.builddir ~= s.lockdir then check_dir(s) end
   util.ensure_dir(s.builddir, "build directory", "buildDir")
   return assert(gen.lock(s.builddir .. "/.lock"))
+end
+
+--[[ The measuring lock, taken before the build lock (a to-be-closed value, nil where it is
+  the build lock itself): a checkout's rot processes measure one at a time whatever their
+  build directories (the lock of its build/core; a Slurm worker's: its node's build directory). ]]
+function M.measuring(s)
+  if s.lockdir == s.builddir then return nil end
+  util.ensure_dir(s.lockdir, "build directory", "buildDir")
+  util.ensure_dir(s.builddir, "build directory", "buildDir")
+  if sys.realpath(s.lockdir) == sys.realpath(s.builddir) then return nil end -- one directory, two names
+  return assert(gen.lock(s.lockdir .. "/.lock"))
 end
 
 -- The generated files of a build: macro headers, kernel flags, kernel list, path maps (no

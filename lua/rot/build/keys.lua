@@ -49,7 +49,7 @@ function M.record_deps(s, kinfo)
         if first then first = false -- the target
         else
           local path = util.normpath(tok:sub(1, 1) == "/" and tok or (coredir .. "/" .. tok))
-          local inside = util.relpath(s.builddir, path):sub(1, 2) ~= ".."
+          local inside = util.relpath(s.builddir .. "/gen", path):sub(1, 2) ~= ".." -- generated
           if not inside and not seen[path] then seen[path] = true; files[#files + 1] = tag(s, k.path, path) end
         end
       end

@@ -55,20 +55,6 @@ function M.sizes(top, per_octave)
   return out
 end
 
--- The points of a list in a scrambled order (a disturbance of a few seconds scatters over
--- sizes, kernels, thread counts and rounds instead of drawing a plateau).
-local function scramble(points, seed)
-  local keyed = {}
-  for i, p in ipairs(points) do
-    local h = (i * 2654435761 + seed * 40503) % 4294967296
-    keyed[i] = { h = (h ~ (h >> 13)) * 1103515245 % 4294967296, p = p }
-  end
-  table.sort(keyed, function(a, b) return a.h < b.h end)
-  local out = {}
-  for i, k in ipairs(keyed) do out[i] = k.p end
-  return out
-end
-
 -- A phase of the peaks on stderr, where progress is shown (a terminal, or -progress=always).
 function M.say(rot, line)
   local mode = rot.get("progress")
@@ -78,14 +64,24 @@ function M.say(rot, line)
   end
 end
 
+-- What a measured point's runs took, in seconds, its warm-up run counted as one more median
+-- run (0 when it was not measured).
+local function cost(row)
+  local ns, sum = {}, 0
+  for i, r in ipairs(row.entry and row.entry.runs or {}) do ns[i], sum = r.ns, sum + r.ns end
+  return #ns > 0 and (sum + levels.median(ns)) * 1e-9 or 0
+end
+
 --[[ The samples so far: samples[t][stream][ws] = {ws=, rounds={[round] = gbs}}. Measures
   points {stream=, threads=, ws=, round=} (several rounds of a point may be among them: a round
   is the n-th independent measurement, in its description) in one batch of one core and one
-  shared child, so each array is faulted in once; returns how many were measured. ]]
+  shared child, so each array is faulted in once; returns how many were measured. Keeps what
+  each point's runs took (cost) and the batch's time beyond them a point (st.per_point). ]]
 local function measure(rot, st, points, what)
   st.calls = (st.calls or 0) + 1
   local t0 = sys.clock()
-  local list = scramble(points, st.calls)
+  local list = util.scramble(points, st.calls) -- a disturbance of a few seconds scatters over
+  -- sizes, kernels, thread counts and rounds instead of drawing a plateau
   local idx = {}
   for i = 1, #list do idx[i] = i end
   local res = rot.measure(rot.space { rot.axis("i", idx) }, function(p)
@@ -95,6 +91,7 @@ local function measure(rot, st, points, what)
       pin = machine.pins(x.threads), flags = "-O3 -march=native", round = x.round, alongside = ALONGSIDE,
       pointChild = "shared" }
   end)
+  local known = 0
   for i, row in ipairs(res.rows) do
     local x = list[i]
     local per = st.samples[x.threads][x.stream]
@@ -102,12 +99,15 @@ local function measure(rot, st, points, what)
     per[x.ws].rounds[x.round] = row.gbs -- its fastest run
     per[x.ws].sustained = per[x.ws].sustained or {}
     per[x.ws].sustained[x.round] = M.sustained(row)
-    per[x.ws].cost = M.cost(row) or per[x.ws].cost
+    per[x.ws].cost = cost(row)
+    known = known + per[x.ws].cost
     st.rows[#st.rows + 1] = row
     row.point = { stream = x.stream, threads = x.threads, ws = row.workingSet or x.ws, round = x.round }
     st.rounds = math.max(st.rounds, x.round)
   end
-  M.say(rot, string.format("%s: %d points, %.0f s", what, #list, sys.clock() - t0))
+  local wall = sys.clock() - t0
+  st.per_point = math.max(0.005, (wall - known) / math.max(#list, 1))
+  M.say(rot, string.format("%s: %d points, %.0f s", what, #list, wall))
   return #res:ok()
 end
 
@@ -120,16 +120,6 @@ end
 function M.sustained(row)
   local t = M.median_time(row)
   return t and row.bytes / t / 1e9
-end
-
--- What a measured point's runs took, in seconds, its warm-up run counted as one more median
--- run (nil when it was not measured).
-function M.cost(row)
-  local e = row.entry
-  if not (e and #e.runs > 0) then return nil end
-  local ns, sum = {}, 0
-  for i, r in ipairs(e.runs) do ns[i], sum = r.ns, sum + r.ns end
-  return (sum + levels.median(ns)) * 1e-9
 end
 
 -- A measured point's median run, in seconds per invocation (nil when it was not measured):
@@ -335,13 +325,13 @@ local function spreading(an)
   return any and out or nil
 end
 
--- A batch's guessed time, in seconds: each point's runs as long as its last round's were (the
--- warm-up run too), 10 ms a point and a second a batch (the core's start, faulting in).
+-- A batch's guessed time, in seconds: each point's runs as long as in its last round, and
+-- the last batch's time beyond its points' runs, a point (starting, faulting in, describing).
 local function guess(st, pts)
-  local secs = 1
+  local secs = 0
   for _, x in ipairs(pts) do
     local known = st.samples[x.threads][x.stream][x.ws]
-    secs = secs + 0.01 + (known and known.cost or 0)
+    secs = secs + (st.per_point or 0.01) + (known and known.cost or 0)
   end
   return secs
 end
@@ -364,8 +354,8 @@ local function rounds_upto(rot, st, sizes, upto, deadline)
   if #pts == 0 then return true end
   local g = guess(st, pts)
   if deadline and sys.clock() + g > deadline then return false end
-  measure(rot, st, pts, upto <= 3 and ((upto == 2 and "round 2" or "rounds 2-" .. upto) .. " at the sizes that define ceilings")
-    or string.format("round %d where a ceiling's rounds still disagree (guessed %.0f s)", upto, g))
+  measure(rot, st, pts, deadline and string.format("round %d where a ceiling's rounds still disagree (guessed %.0f s)", upto, g)
+    or ((upto == 2 and "round 2" or "rounds 2-" .. upto) .. " at the sizes that define ceilings"))
   return true
 end
 
@@ -428,8 +418,8 @@ function M.notes(an, st, missing)
       util.bytes(M.cap()))
   end
   if st.budget then
-    notes[#notes + 1] = string.format("round %d was not measured: it would pass the peaks' time budget (%d s); "
-      .. "a ceiling whose rounds still disagree is marked unstable (measure the peaks again when the machine is quieter)",
+    notes[#notes + 1] = string.format("round %d was not measured: it would pass the peaks' time budget (%d s); the "
+      .. "ceilings it was for keep the rounds they have, unstable where those disagree (measure again when it is quieter)",
       st.budget.round, st.budget.seconds)
   end
   for t, a in pairs(an) do
