@@ -111,8 +111,13 @@ awk -F, 'BEGIN { OFS = "," } $2 == "bandwidth" { $4 = $4 / 100 } { print }' "$RO
 ok $? "triad against ceilings a hundred times too low runs"
 test "$(grep -c '%^' "$T/o")" -eq 6
 ok $? "the table marks all six points above their bound with ^ ($(grep -c '%^' "$T/o"))"
-test "$(grep -c 'above .* bound beyond the spread' "$T/e")" -eq 1 && grep -q "6 points are above their bound beyond the spread (up to [0-9]*%, marked ^); the L[0-9] bw ceiling is probably wrong" "$T/e"
-ok $? "one warning names how many, the worst and the ceiling to suspect"
+if test "$(grep -c 'above .* bound beyond the spread' "$T/e")" -eq 1 &&
+	grep -q "6 points are above their bound beyond the spread (up to [0-9]*%, marked ^; by ceiling: L[0-9] bw 2, L[0-9] bw 2, L[0-9] bw 2); the L[0-9] bw ceiling is probably wrong" "$T/e"; then
+	ok 0 "one warning names how many, the worst, how many each ceiling, and the ceiling to suspect"
+else
+	ok 1 "one warning names how many, the worst, how many each ceiling, and the ceiling to suspect"
+	sed 's/^/#   /' "$T/e"
+fi
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } $h["above_bound"] != 1 { bad++ } END { exit bad > 0 || NR != 7 }' "$T/low/triad.csv"
 ok $? "the CSV says above_bound=1 for each"
 grep -q "above its bound" "$T/low/triad.gp"

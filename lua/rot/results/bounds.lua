@@ -53,6 +53,11 @@ end
 --[[ Why a point beat its bound, most likely first: one sentence naming the ceiling. ]]
 function M.why_above(row, lv)
   local l = row.level and peaks.level_of(row.workingSet or 0, lv)
+  local unstable = (row.limiter or ""):match("^(.-) %(unstable%)$")
+  if unstable then
+    return string.format("the %s ceiling is unstable: its rounds disagreed by more than 5%% (a busy machine measures it "
+      .. "low); measure the peaks again when the machine is quieter (rot measure peaks)", unstable)
+  end
   if (row.limiter or ""):match("^compute") then
     return "the compute ceiling is probably wrong: measured at another clock (turbo, a governor change) than this point, "
       .. "or the declared flops overstate the work"

@@ -31,10 +31,23 @@ local function warn_above(above, what, why)
   local s = session.current()
   if #above == 0 or s.warned_above then return end
   s.warned_above = true
-  local worst = above[1]
-  for _, r in ipairs(above) do if r.fraction > worst.fraction then worst = r end end
-  io.stderr:write(string.format("rot: warning: %d %spoint%s above %s bound beyond the spread (up to %.0f%%, marked ^); %s\n",
-    #above, what, #above == 1 and " is" or "s are", #above == 1 and "its" or "their", worst.fraction * 100, why(worst)))
+  local worst, by, names = above[1], {}, {}
+  for _, r in ipairs(above) do
+    if r.fraction > worst.fraction then worst = r end
+    local c = r.limiter or "?"
+    if not by[c] then names[#names + 1] = c end
+    by[c] = (by[c] or 0) + 1
+  end
+  local each = {} -- when several ceilings are beaten: how many points each, the worst's first
+  table.sort(names, function(a, b)
+    local wa, wb = a == worst.limiter, b == worst.limiter
+    if wa ~= wb then return wa end
+    return by[a] > by[b] or (by[a] == by[b] and a < b)
+  end)
+  for _, c in ipairs(names) do each[#each + 1] = c .. " " .. by[c] end
+  io.stderr:write(string.format("rot: warning: %d %spoint%s above %s bound beyond the spread (up to %.0f%%, marked ^%s); %s\n",
+    #above, what, #above == 1 and " is" or "s are", #above == 1 and "its" or "their", worst.fraction * 100,
+    #names > 1 and ("; by ceiling: " .. table.concat(each, ", ")) or "", why(worst)))
 end
 
 -- The rows that were measured or found in the cache (not failed, not only built).
