@@ -31,7 +31,7 @@ const struct config_key config_keys[] = {
 	{"cacheMode", CONFIG_ENUM, "warm", "warm,cold", "cache state before each timed run"},
 	{"compiler", CONFIG_STRING, "gcc", NULL, "C compiler for the measuring core (run via ccache)"},
 	{"buildDir", CONFIG_STRING, "", NULL,
-	 "where measuring cores are built, one build at a time (empty: the checkout's build/core)"},
+	 "where measuring cores are built, under its own build lock (empty: the checkout's build/core)"},
 	{"timeout", CONFIG_NUMBER, "600", NULL, "seconds before a measurement is killed", .ranged = 1, .lo = 0.001, .hi = 1e6},
 	{"onFailure", CONFIG_ENUM, "continue", "continue,stop",
 	 "after a failed point: go on with the next or stop"},

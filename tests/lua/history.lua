@@ -153,6 +153,10 @@ t.is(#compare.offending(pairs_, "any"), 4, "-failOn=any: every point that is not
 local r3 = run(3, "m1", { 2, 0.5, 1.001, false }, { { point = { n = 9 }, time = 1 } })
 local A, B = compare.choose("s", { r3, r2, r1 })
 t.ok(A.record.id == 1 and B.record.id == 3, "default: the newest run and the newest before it whose results differ")
+t.is(A.note, nil, "and no note then")
+A, B = compare.choose("s", { r3, r2 })
+t.ok(A.record.id == 2 and B.record.id == 3 and (A.note or ""):find("no earlier run on m1 has other results: comparing with the run just before %(run 2%)"),
+  "no earlier run differs: the run just before, and a note says so (" .. tostring(A.note) .. ")")
 A, B = compare.choose("s", { r3, r2, r1 }, "2")
 t.ok(A.record.id == 2 and B.record.id == 3, "A given: B is the newest")
 t.raises(function() compare.choose("s", { r3 }) end, "only one run", "one run: nothing to compare, said")

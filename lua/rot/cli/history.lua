@@ -111,6 +111,7 @@ function M.compare(cfg, pos, copts, resolve)
   local records, _, name = records_of(cfg, pos[2], resolve)
   for _, r in ipairs(records) do fill_machines(r) end
   local A, B, with_machine = compare.choose(name, records, pos[3], pos[4], machines)
+  if A.note then io.stderr:write("rot: compare: ", A.note, "\n") end
   local matched, eps = compare.match(A, B, with_machine)
   local summary = compare.summary(matched)
   local axes = output.axes(A, B)

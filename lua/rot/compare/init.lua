@@ -134,11 +134,11 @@ local function latest_on(name, records, id)
     or ("measure it first: rot measure " .. name))
 end
 
---[[ choose(name, records, a, b, machines) -> A, B ({record=, keep=, label=}), with_machine:
+--[[ choose(name, records, a, b, machines) -> A, B ({record=, keep=, label=, note=}), with_machine:
   the two runs to compare. records: newest first (rot.history.list). machines = {id, id}: the
   latest run on each; else a and b are run ids (b default the newest); with neither, the
   newest run and the newest run before it on the same machines whose results differ (the run
-  just before when none does). ]]
+  just before when none does, A.note saying so). ]]
 function M.choose(name, records, a, b, machines)
   if #records == 0 then no_run(name, "yet", records) end
   if machines then return latest_on(name, records, machines[1]), latest_on(name, records, machines[2]), false end
@@ -162,7 +162,8 @@ function M.choose(name, records, a, b, machines)
     util.fail("'" .. name .. "' has only one run on " .. mine .. " (run " .. B.record.id .. ")",
       "measure it again after a change, then compare; or name two runs: rot compare " .. name .. " A B")
   end
-  return { record = A, label = "run " .. A.id }, B, true
+  return { record = A, label = "run " .. A.id, note = not differ and ("no earlier run on " .. mine .. " has other "
+    .. "results: comparing with the run just before (run " .. A.id .. ")") or nil }, B, true
 end
 
 return M
