@@ -11,13 +11,13 @@ M.Session = Session
 --[[ new{home=, config=, script_dir=, builddir=, executor=, script=}: home is the checkout,
   script_dir the folder of the measurement script (kernels/ beside it are found), builddir
   where cores are built (default M.builddir: buildDir, else home/build/core; a Slurm worker
-  builds on its node), executor the module that measures points (rot.execute: local, slurm, build), script the
-  measurement's name (recorded in every cache entry it writes). ]]
+  builds on its node), executor the module that measures points (rot.execute: local, slurm,
+  build), script the measurement's name (recorded in every cache entry it writes). ]]
 function M.new(o)
   return setmetatable({
     home = o.home, config = o.config, script_dir = o.script_dir, script = o.script,
     builddir = o.builddir or M.builddir(o.home, o.config), executor = o.executor,
-    lockdir = o.builddir or (o.home .. "/build/core"), -- whose lock measuring holds (rot.build)
+    lockdir = o.builddir or M.builddir(o.home), -- whose lock measuring holds (rot.build)
     output_dir = o.output_dir, memo = {}, t_start = sys.clock(),
     -- what the run record keeps (rot.history): every row settled outside Session:aside, in
     -- order (an interrupted run's too), and the axes rot.measure saw, in order
@@ -28,7 +28,7 @@ function M.new(o)
 end
 
 -- Where cores are built: the key buildDir (absolute; a relative one from the working
--- directory), else the checkout's build/core.
+-- directory), else (or with no config) the checkout's build/core.
 function M.builddir(home, config)
   local d = config and config:get("buildDir") or ""
   if d == "" then return home .. "/build/core" end
