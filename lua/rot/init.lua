@@ -43,6 +43,8 @@ function rot.measure(sp, builder)
   if type(builder) ~= "function" then error("measure: second argument must be a function(point)", 2) end
   local s = session.current()
   local items = {}
+  s.describing = s.describing + 1 -- an error from here on is in the points' description
+  local restore <close> = setmetatable({}, { __close = function() s.describing = s.describing - 1 end })
   for c in sp:points() do items[#items + 1] = { coord = c, spec = builder(c) } end
   local rows = s.executor.measure(s, items)
   for _, r in ipairs(rows) do

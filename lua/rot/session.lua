@@ -22,7 +22,11 @@ function M.new(o)
     -- what the run record keeps (rot.history): every row settled outside Session:aside, in
     -- order (an interrupted run's too), and the axes rot.measure saw, in order
     rows = {}, axes = {}, aside_depth = 0,
+    -- rot.measure calls under way; an error raised in one is in the points' description (rot
+    -- build fails on those, and stops with a note on the script's others), set by the CLI
+    describing = 0, error_describing = false,
     count = { points = 0, hits = 0, measured = 0, failed = 0, slurm = 0, builds = 0, build_failures = 0 },
+    aside_count = { points = 0, hits = 0, measured = 0, failed = 0, slurm = 0 }, -- rows settled in aside
     time = { build = 0, measure = 0, cache = 0, plot = 0 },
   }, Session)
 end
@@ -58,7 +62,8 @@ function Session:timed(what, f, ...)
 end
 
 -- The progress line on stderr (a terminal, unless -progress=always|never): begin(n) before n
--- points, every settle() steps it, quiet() clears it before a message, done() at the end.
+-- points, every settle() steps it, quiet() clears it before a message, done() at the end;
+-- self.stage, when set (the peaks' rounds), names the step it counts (cleared by aside's end).
 function Session:begin(n)
   local mode = self:get("progress")
   self.progress = { on = mode == "always" or (mode == "auto" and sys.isatty(2)), n = n, i = 0, hits = 0,
@@ -78,7 +83,7 @@ Session.done = Session.quiet
 function Session:settle(row)
   if row.settled then error("rot: internal error: a row was settled twice", 2) end
   row.settled = true
-  local c = self.count
+  local c = self.aside_depth == 0 and self.count or self.aside_count
   c.points = c.points + 1
   if row.failed then c.failed = c.failed + 1
   elseif row.cached then c.hits = c.hits + 1
@@ -93,7 +98,7 @@ function Session:settle(row)
   p.i, p.hits = p.i + 1, p.hits + (row.cached and 1 or 0)
   if not p.on then return end
   local el = sys.clock() - p.t0
-  io.stderr:write(string.format("\r\27[Kpoint %d/%d  hits %d  elapsed %.1f s  eta %.1f s", p.i, p.n, p.hits, el,
+  io.stderr:write(string.format("\r\27[K%spoint %d/%d  hits %d  elapsed %.1f s  eta %.1f s", self.stage and (self.stage .. ": ") or "", p.i, p.n, p.hits, el,
     el / p.i * math.max(p.n - p.i, 0)))
   io.stderr:flush()
 end
@@ -102,7 +107,9 @@ end
 -- such as the machine's ceilings measured first (rot.peaks), are no part of the script's run.
 function Session:aside(f, ...)
   self.aside_depth = self.aside_depth + 1
-  local restore <close> = setmetatable({}, { __close = function() self.aside_depth = self.aside_depth - 1 end })
+  local restore <close> = setmetatable({}, { __close = function()
+    self.aside_depth, self.stage = self.aside_depth - 1, nil
+  end })
   return f(...)
 end
 
@@ -147,20 +154,34 @@ function Session:outdir()
   return dir
 end
 
--- The closing line of a measure run.
+-- Points settled in Session:aside (the machine's ceilings, looked up or measured for the
+-- script's results), for the closing lines: "" when there were none.
+function Session:aside_summary(what)
+  local a = self.aside_count
+  if a.points == 0 then return "" end
+  if what == "described" then return string.format("; the machine's ceilings: %d points", a.points) end
+  return string.format("; the machine's ceilings: %d points, %d hits, %d measured, %d failed", a.points, a.hits,
+    a.measured, a.failed)
+end
+
+-- How many points failed, the script's and the ceilings' (a run with any exits with 1).
+function Session:failures() return self.count.failed + self.aside_count.failed end
+
+-- The closing line of a measure run: the script's points, then the ceilings'.
 function Session:summary()
   local c, t = self.count, self.time
-  return string.format("rot: %d points, cache: %d hits, %d measured%s, %d failed; time: build %.2f s, "
+  return string.format("rot: %d points, cache: %d hits, %d measured%s, %d failed%s; time: build %.2f s, "
     .. "measure %.2f s, cache %.3f s, plot %.2f s, total %.2f s",
     c.points, c.hits, c.measured, c.slurm > 0 and (" (" .. c.slurm .. " on Slurm)") or "",
-    c.failed, t.build, t.measure, t.cache, t.plot, sys.clock() - self.t_start)
+    c.failed, self:aside_summary(), t.build, t.measure, t.cache, t.plot, sys.clock() - self.t_start)
 end
 
 -- The closing line of rot build.
 function Session:build_summary()
   local c = self.count
-  return string.format("rot build: %d core%s built, %d failed; %d points described; time: build %.2f s, total %.2f s",
-    c.builds, c.builds == 1 and "" or "s", c.build_failures, c.points, self.time.build, sys.clock() - self.t_start)
+  return string.format("rot build: %d core%s built, %d failed; %d points described%s; time: build %.2f s, total %.2f s",
+    c.builds, c.builds == 1 and "" or "s", c.build_failures, c.points, self:aside_summary("described"),
+    self.time.build, sys.clock() - self.t_start)
 end
 
 -- The session scripts run in (rot.measure and the library use it); set by the CLI.
@@ -170,5 +191,6 @@ function M.current()
   return current
 end
 function M.set_current(s) current = s end
+function M.peek() return current end -- the session, or nil before the CLI has made one
 
 return M

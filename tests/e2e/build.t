@@ -36,4 +36,39 @@ rot measure "$T/study/study.lua" >"$T/o" 2>"$T/e"
 test $? -ne 0 && grep -q "kernel 'broken' .* does not compile" "$T/e"
 ok $? "rot measure: the kernel that does not compile fails its own points"
 contains "$T/o" "2 points, cache: 0 hits, 1 measured, 1 failed" "the sweep goes on, and the summary counts each point once"
+
+# what rot build checks is the points' description: a mistake in one fails; a script that
+# stops on an unmeasured value (nil) after describing its points is a note, not a failure
+# (sizes no test here measured: in the cache, a point has values)
+cat >"$T/study/unknown.lua" <<'EOF'
+local rot = require "rot"
+rot.measure(rot.space { rot.axis("n", { 1000 }) }, function(p) return { kernel = "triadd", params = { n = p.n } } end)
+EOF
+rot build "$T/study/unknown.lua" >"$T/o" 2>"$T/e"
+test $? -eq 1 && grep -q "^rot: unknown kernel 'triadd'" "$T/e" && ! grep -q "stopped before its end" "$T/e"
+ok $? "rot build fails on an unknown kernel (exit 1), as rot measure does"
+cat >"$T/study/typo.lua" <<'EOF'
+local rot = require "rot"
+rot.measure(rot.space { rot.axis("n", { 1000 }) }, function(p) return { kernel = "triad", params = { n = p.size * 3 } } end)
+EOF
+rot build "$T/study/typo.lua" >"$T/o" 2>"$T/e"
+test $? -eq 1 && grep -q "typo.lua:2: attempt to perform arithmetic on a nil value (field 'size')" "$T/e"
+ok $? "and on a Lua error in the function that describes the points"
+cat >"$T/study/uses.lua" <<'EOF'
+local rot = require "rot"
+local r = rot.measure(rot.space { rot.axis("n", { 3000, 5000 }) }, function(p) return { kernel = "triad", params = { n = p.n } } end)
+r:table()
+print(r.rows[1].gbs * 2)
+EOF
+rot build "$T/study/uses.lua" >"$T/o" 2>"$T/e"
+test $? -eq 0 && grep -q "^rot: note: the script stopped before its end .*uses.lua:4: attempt to perform arithmetic" "$T/e"
+ok $? "a script that stops on a value only a measurement gives: a note, exit 0"
+test "$(grep -c ' planned$' "$T/o")" -eq 2 && ! grep -q FAILED "$T/o"
+ok $? "its table shows the points as planned (built, not run), not FAILED"
+contains "$T/o" "^rot build: 1 core built, 0 failed; 2 points described; time:" "the summary counts the script's points"
+# with no stored peaks, the table's ceilings are looked up as points of their own (the peaks cores
+# are built as well): counted apart
+"$ROOT/rot" -cacheDir="$CACHE" -outputDir="$OUT" build "$T/study/uses.lua" >"$T/o" 2>"$T/e"
+contains "$T/o" "^rot build: [0-9]* cores built, 0 failed; 2 points described; the machine's ceilings: [0-9]* points; time:" \
+	"and the ceilings' points apart from them"
 done_testing

@@ -96,6 +96,8 @@ local function resolve_script(cfg, what)
 end
 
 local function handler(e)
+  local s = session.peek()
+  if s and s.describing > 0 then s.error_describing = true end -- runs before the stack unwinds
   if util.is_error(e) then return e end
   -- a Lua error inside rot's library caused by a script: name the script's line first
   local msg = tostring(e)
@@ -137,10 +139,12 @@ local function run_script(path, args)
 end
 
 -- rot build: what the script did with unmeasured points does not matter; a script that
--- cannot go on without measured values stops, and the note says where.
+-- cannot go on without measured values stops, and the note says where. An error in a point's
+-- description (inside rot.measure: an unknown kernel, a bad parameter) or an interrupt fails.
 local function build_end(s, ok, err)
   io.stdout:write(s:build_summary(), "\n")
-  if not ok and util.is_error(err) and err.code and err.code >= 128 then return report_error(err) end
+  local signal = util.is_error(err) and err.code and err.code >= 128
+  if not ok and (s.error_describing or signal) then return report_error(err) end
   if not ok then
     io.stderr:write("rot: note: the script stopped before its end (points it would have described after that were not built): ",
       (util.is_error(err) and err.message or tostring(err)):match("^[^\n]*"), "\n")
@@ -160,7 +164,7 @@ local function measure(cfg, pos, build_only)
   if stop and ok then ok, err = false, stop end -- Ctrl-C while the record was written
   local code = 0
   if not ok then code = report_error(err) end
-  if s.count.failed > 0 and code == 0 then code = 1 end
+  if s:failures() > 0 and code == 0 then code = 1 end
   io.stderr:flush()
   io.stdout:write(s:summary(), "\n")
   return code

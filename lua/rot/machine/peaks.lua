@@ -4,6 +4,7 @@
 local sys = require "rot.sys"
 local util = require "rot.util"
 local machine = require "rot.machine"
+local session = require "rot.session"
 local levels = require "rot.machine.levels"
 local bandwidth = require "rot.machine.bandwidth"
 
@@ -235,6 +236,7 @@ local function compute(rot, threads, quick)
   local idx = {}
   for i = 1, #points do idx[i] = i end
   for round = 1, 3 do
+    session.current().stage = "peaks compute, round " .. round -- on the progress line
     local res = rot.measure(rot.space { rot.axis("i", idx) }, function(p)
       local c = points[p.i]
       return { kernel = "peakflops", params = { n = quick and 20000 or 200000 }, threads = c.threads, pin = machine.pins(c.threads),
@@ -294,6 +296,7 @@ function M.measure(rot, quick)
   local rows = compute(rot, threads, quick)
   bandwidth.say(rot, string.format("compute ceilings: %d, %.0f s", #rows, sys.clock() - t0))
   local an, st, notes = bandwidth.measure(rot, threads, quick, started)
+  session.current().stage = nil
   for _, t in ipairs(threads) do
     for _, r in ipairs(an[t] and an[t].rows or {}) do rows[#rows + 1] = r end
   end
