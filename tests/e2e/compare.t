@@ -61,6 +61,8 @@ else
 fi
 contains "$T/c" "rot compare: 0 faster, 2 slower, 0 same, 0 only in A, 0 only in B; geometric-mean speedup 0\.[0-9]* (B over A, 2 points)" \
 	"both points slower, and the summary line"
+contains "$T/c" "of bound B  *limiter$" "the table names each point's limiter"
+contains "$T/c" "^1024 .*%  *L1 bw$" "for a 1024-element point: L1 bandwidth"
 col() { awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next } { print $c }' "$OUT/study-compare.csv"; }
 col ratio_B_over_A >"$T/ratios"
 # near 2: on a small shared VM either run can be slowed (a busy neighbour, the clock moving

@@ -148,6 +148,29 @@ t.is(table.concat(verdicts, ","), "slower,faster,same,failed in B,only in B", "v
 local sum = compare.summary(pairs_)
 t.ok(sum.counts.slower == 1 and sum.counts.faster == 1 and sum.matched == 3 and math.abs(sum.speedup - 1 / 1.001 ^ (1 / 3)) < 1e-9,
   "summary: counts and the geometric-mean speedup of the timed pairs")
+
+-- the terminal table: each side's % of bound marked ^ above its bound, the limiter (A's -> B's
+-- when the change moved it) and the lines that explain the marks
+r1.points[1].limiter, r1.points[1].fraction = "DRAM bw", 0.5
+r2.points[1].limiter, r2.points[1].fraction, r2.points[1].above = "L1 bw (unstable)", 1.3, true
+r2.points[2].limiter = "compute"
+r1.points[2].limiter = "compute"
+pairs_ = compare.match({ record = r1 }, { record = r2 }, true)
+local real, tmp = io.stdout, io.tmpfile()
+io.stdout = tmp
+require("rot.compare.output").print("s", { label = "run 1 on m1", record = r1 }, { label = "run 2 on m1", record = r2 },
+  pairs_, compare.summary(pairs_), { "n" }, false, 0.02)
+io.stdout = real
+tmp:seek("set")
+local shown = tmp:read("a")
+tmp:close()
+local head = shown:match("\n(n +time A[^\n]*)\n")
+local first = shown:match("\n(1 [^\n]*)\n")
+t.ok(head and head:find("of bound B +limiter$"), "the table has a limiter column: " .. tostring(head))
+t.ok(first and first:find("50%% +130%%^ +DRAM bw %-> L1 bw %(unstable%)$"), "A's and B's % of bound, B's marked ^, the limiter moved: "
+  .. tostring(first))
+t.ok((shown:match("\n(2 [^\n]*)\n") or ""):find(" compute$"), "an unchanged limiter is named once")
+t.ok(shown:find("\n%^ above its bound") and shown:find("\n%(unstable%) the ceiling bounding"), "the marks are explained under it")
 t.is(#compare.offending(pairs_, "slower"), 2, "-failOn=slower: the slower point and the one failing in B")
 t.is(#compare.offending(pairs_, "any"), 4, "-failOn=any: every point that is not the same")
 local r3 = run(3, "m1", { 2, 0.5, 1.001, false }, { { point = { n = 9 }, time = 1 } })

@@ -1,5 +1,5 @@
 --[[ rot.compare.output: a comparison as a user sees it: the table (one line per point: time,
-  rates and % of bound in A and B, B/A, the noise band and the verdict), the summary line,
+  rates and % of bound in A and B, B/A, the noise band, the verdict and the limiter), the summary line,
   NAME-compare.csv and NAME-compare.json, and the gate's lines for -failOn. ]]
 local sys = require "rot.sys"
 local util = require "rot.util"
@@ -33,6 +33,13 @@ end
 local function pct(v) return v and string.format("%.0f%%", v * 100) or nil end
 local function side(p, f) return p and p[f] end
 
+-- The table's limiter of a point: B's, or "A's -> B's" when the change moved it.
+local function limiter(p)
+  local a, b = side(p.a, "limiter"), side(p.b, "limiter")
+  if a and b and a ~= b then return a .. " -> " .. b end
+  return b or a
+end
+
 -- The columns of the table and the CSV: {title, value(pair), table format}; csv = true: the
 -- CSV's own (full precision, names without spaces).
 local function columns(axes, csv, with_machine)
@@ -54,12 +61,18 @@ local function columns(axes, csv, with_machine)
   cols[#cols + 1] = { "verdict", function(p) return p.verdict end }
   both("GB/s", "bandwidth_GBs", function(x) return side(x, "gbs") end, "%.2f")
   both("GFLOP/s", "performance_GFLOPs", function(x) return side(x, "gflops") end, "%.3f")
-  both("of bound", "fraction_of_bound", function(x) return csv and side(x, "fraction") or pct(side(x, "fraction")) end)
+  both("of bound", "fraction_of_bound", function(x)
+    if csv then return side(x, "fraction") end
+    local f = pct(side(x, "fraction"))
+    return f and (f .. (x.above and "^" or "")) -- above its bound, as in the results table
+  end)
   if csv then
     both("spread", "spread", function(x) return side(x, "spread") end)
     both("intensity", "intensity_flop_per_byte", function(x) return side(x, "intensity") end)
     both("limiter", "limiter", function(x) return side(x, "limiter") end)
     both("source", "source", function(x) return side(x, "status") end)
+  else
+    cols[#cols + 1] = { "limiter", limiter }
   end
   return cols
 end
@@ -94,6 +107,9 @@ function M.print(name, A, B, matched, summary, axes, with_machine, eps)
     string.rep(" ", #name), M.describe_run(B)))
   io.stdout:write(string.format("verdicts against the noise: B/A beyond (1+spread A)(1+spread B)(1+bestEpsilon %.3g)\n", eps))
   format.records(matched, columns(axes, false, with_machine))
+  local function either(p, f) return f(p.a) or f(p.b) end
+  format.legend(matched, io.stdout, function(p) return either(p, function(x) return x and x.above end) end,
+    function(p) return either(p, function(x) return x and (x.limiter or ""):find("(unstable)", 1, true) end) end)
   io.stdout:write(M.summary_line(summary), "\n")
 end
 

@@ -32,16 +32,27 @@ M.columns = {
   mode = { "cache", function(r) return r.cacheMode or "-" end, function(r) return r.cacheMode end },
   disturbed = { "disturbed", function(r) return r.disturbed and tostring(r.disturbed) or "-" end,
     function(r) return r.disturbed end },
-  bound = { "bound", function(r) return r.bound and string.format("%.3g", r.bound) or "-" end, function(r) return r.bound end },
+  bound = { "bound GFLOP/s", function(r) return r.bound and string.format("%.3g", r.bound) or "-" end, function(r) return r.bound end },
   limiter = { "limiter", function(r) return r.limiter or "-" end, function(r) return r.limiter end },
   fraction = { "of bound", function(r)
     return r.fraction and string.format("%.0f%%%s", r.fraction * 100, r.above and "^" or "") or "-"
   end, function(r) return r.fraction end },
-  source = { "from", function(r) return r.failed and "FAILED" or r.cached and "cache" or "measured" end,
+  source = { "from", function(r) return r.planned and "planned" or r.failed and "FAILED" or r.cached and "cache" or "measured" end,
     function(r) return r.failed and "failed" or r.cached and "cache" or "measured" end },
 }
 M.default_columns = { "size", "time", "GB/s", "GFLOP/s", "intensity", "bound", "limiter", "fraction", "runs", "spread",
   "mode", "counts", "source" }
+
+--[[ The lines under a table that explain its marks, for the rows that have them: above(r) for
+  "^" (above its bound), unstable(r) for "(unstable)" in the limiter (rot.compare's table too). ]]
+function M.legend(rows, out, above, unstable)
+  local a, u = false, false
+  for _, r in ipairs(rows) do a, u = a or above(r), u or unstable(r) end
+  if a then out:write("^ above its bound by more than its spread and the ceiling's: a ceiling or the declared counts are wrong\n") end
+  if u then
+    out:write("(unstable) the ceiling bounding the point still varies by more than 5% over its rounds: its bound is uncertain\n")
+  end
+end
 
 -- The default columns, plus measured/declared and the counters when rows have them.
 local function defaults(rows)
@@ -143,18 +154,7 @@ function M.table(rows, columns, axes, out)
   local note = false
   for _, r in ipairs(rows) do if r.converged == false then note = true end end
   if note then out:write("! best-k did not converge: the k fastest runs spread more than bestEpsilon\n") end
-  for _, r in ipairs(rows) do
-    if r.above then
-      out:write("^ above its bound by more than its spread and the ceiling's: a ceiling or the declared counts are wrong\n")
-      break
-    end
-  end
-  for _, r in ipairs(rows) do
-    if r.boundUnstable then
-      out:write("(unstable) the ceiling bounding the point still varies by more than 5% over its rounds: its bound is uncertain\n")
-      break
-    end
-  end
+  M.legend(rows, out, function(r) return r.above end, function(r) return r.boundUnstable end)
   for _, r in ipairs(rows) do
     if r.multiplexed then
       out:write("* counters were multiplexed: values are scaled by time enabled / time running\n")
