@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define LOCK_MT "rot.lock"
@@ -24,6 +25,21 @@ static struct lock *checklock(lua_State *L)
 	return luaL_checkudata(L, 1, LOCK_MT);
 }
 
+/* Opens a lock file: created readable by all (any user's rot can take a machine-wide lock),
+   or, where it cannot be written (another user's, a read-only folder), opened to read: a
+   flock needs no write access. -1 with errno. */
+static int lock_open(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		(void)fchmod(fd, 0644); /* whatever the umask; fails harmlessly on another's file */
+		return fd;
+	}
+	if (errno != EACCES && errno != EROFS && errno != EPERM)
+		return -1;
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
 /* lock(path) -> lock ; nil, message. Waits (saying so on stderr) while another rot holds it. */
 static int l_lock(lua_State *L)
 {
@@ -31,7 +47,7 @@ static int l_lock(lua_State *L)
 	struct lock *lk = lua_newuserdatauv(L, sizeof *lk, 0);
 	lk->fd = -1;
 	luaL_setmetatable(L, LOCK_MT);
-	lk->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	lk->fd = lock_open(path);
 	if (lk->fd < 0)
 		return lrot_fail(L, path);
 	if (flock(lk->fd, LOCK_EX | LOCK_NB) < 0) {

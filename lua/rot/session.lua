@@ -17,7 +17,6 @@ function M.new(o)
   return setmetatable({
     home = o.home, config = o.config, script_dir = o.script_dir, script = o.script,
     builddir = o.builddir or M.builddir(o.home, o.config), executor = o.executor,
-    lockdir = o.builddir or M.builddir(o.home), -- whose lock measuring holds (rot.build)
     output_dir = o.output_dir, memo = {}, t_start = sys.clock(),
     -- what the run record keeps (rot.history): every row settled outside Session:aside, in
     -- order (an interrupted run's too), and the axes rot.measure saw, in order

@@ -121,16 +121,29 @@ ok $? "the CSV says above_bound=1 for each"
 grep -q "above its bound" "$T/low/triad.gp"
 ok $? "and the plot rings them"
 
-# a run with its own buildDir builds there, but measures only once the checkout's lock is free
+# rot processes measure one at a time on a machine, whatever their checkout or build directory:
+# a run with its own buildDir builds there, but measures only once the machine's lock is free
 if command -v flock >/dev/null 2>&1; then
-	flock "$ROOT/build/core/.lock" sleep 2 &
+	flock /tmp/rot-measuring.lock sleep 2 &
 	sleep 0.3
 	rot measure triad -quick=true -useCachedResults=false -buildDir="$T/bd" >"$T/run9" 2>&1
 	st=$?
 	wait
-	test $st -eq 0 && grep -q "waiting for another rot process (lock '$ROOT/build/core/.lock')" "$T/run9" && test -x "$T/bd/rot-core"
-	ok $? "a run with its own buildDir builds there and waits for the checkout's lock to measure"
+	test $st -eq 0 && grep -q "waiting for another rot process (lock '/tmp/rot-measuring.lock')" "$T/run9" && test -x "$T/bd/rot-core"
+	ok $? "a run with its own buildDir builds there and waits for the machine's measuring lock"
 else
-	skip "no flock(1) here to hold the checkout's lock"
+	skip "no flock(1) here to hold the measuring lock"
+fi
+# the lock file of another user (or in a read-only folder) is taken all the same: a flock
+# needs no write access (as root, the lock is tried as the user nobody)
+mkdir -p "$T/pub" && touch "$T/pub/l" && chmod 444 "$T/pub/l" && chmod 755 "$T" "$T/pub"
+printf 'print(require("rot.gen").lock(arg[1]))\n' >"$T/pub/t.lua"
+as=""
+[ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 && as="setpriv --reuid=65534 --regid=65534 --clear-groups"
+if [ "$(id -u)" -ne 0 ] || [ -n "$as" ]; then
+	XDG_CONFIG_HOME="$T/pub" XDG_CACHE_HOME="$T/pub" $as "$ROOT/rot" run "$T/pub/t.lua" "$T/pub/l" >"$T/o" 2>&1
+	contains "$T/o" "^rot.lock (held)" "a lock file this user cannot write is locked all the same"
+else
+	skip "root without setpriv(1): no other user to try a lock file as"
 fi
 done_testing

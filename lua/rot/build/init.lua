@@ -37,22 +37,27 @@ local function check_dir(s)
   end
 end
 
--- The build lock (a to-be-closed value): two rot processes never build over each other.
+-- The build lock (a to-be-closed value): two rot processes never build over each other in
+-- one build directory.
 function M.lock(s)
-  if s.builddir ~= s.lockdir then check_dir(s) end
+  check_dir(s)
   util.ensure_dir(s.builddir, "build directory", "buildDir")
   return assert(gen.lock(s.builddir .. "/.lock"))
 end
 
---[[ The measuring lock, taken before the build lock (a to-be-closed value, nil where it is
-  the build lock itself): a checkout's rot processes measure one at a time whatever their
-  build directories (the lock of its build/core; a Slurm worker's: its node's build directory). ]]
-function M.measuring(s)
-  if s.lockdir == s.builddir then return nil end
-  util.ensure_dir(s.lockdir, "build directory", "buildDir")
-  util.ensure_dir(s.builddir, "build directory", "buildDir")
-  if sys.realpath(s.lockdir) == sys.realpath(s.builddir) then return nil end -- one directory, two names
-  return assert(gen.lock(s.lockdir .. "/.lock"))
+-- The machine's measuring lock: one file for every checkout and user (as LIKWID's lock file).
+M.MEASURING = "/tmp/rot-measuring.lock"
+
+--[[ The measuring lock, taken before the build lock (a to-be-closed value): rot processes on
+  one machine measure one at a time, whatever their checkout, build directory or user (a
+  Slurm worker: its node's). ]]
+function M.measuring()
+  local lock, err = gen.lock(M.MEASURING)
+  if not lock then
+    util.fail("cannot take the measuring lock: " .. err, "rot processes on this machine measure one at a time through '"
+      .. M.MEASURING .. "': make it readable to every user (chmod 644), or remove it when no rot is running")
+  end
+  return lock
 end
 
 -- The generated files of a build: macro headers, kernel flags, kernel list, path maps (no
