@@ -52,7 +52,7 @@ for child in each shared; do
 done
 # what dominates what remains: this machine's price of a fork, a page fault, a system call,
 # and how many of each a point takes (the core on 20 and 80 points of its own batch)
-if cc -O2 -o "$B/costs" tests/bench/costs.c 2>/dev/null && [ -x /usr/bin/time ]; then
+if cc -O2 -Icore -o "$B/costs" tests/bench/costs.c 2>/dev/null && [ -x /usr/bin/time ]; then
 	"$B/costs" >"$B/costs.txt"
 	c() { awk -v k="$1" '$1 == k { print $2 }' "$B/costs.txt"; }
 	for n in 20 80; do

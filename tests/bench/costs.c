@@ -2,6 +2,8 @@
  * call (getppid), a page fault (first touch of fresh anonymous memory), a fork of a small
  * process and its exit. Prints "syscall_us X", "fault_us Y", "fork_ms Z". */
 #define _GNU_SOURCE
+#include "timer.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -10,11 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
+/* seconds, from the clock rot's core times with (core/timer.h) */
 static double now(void)
 {
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+	return (double)timer_ns() * 1e-9;
 }
 
 int main(void)
