@@ -122,9 +122,13 @@ t.raises(function() describe.describe(S, { kernel = "triad", rules = { { on = "r
 local row = { point = { n = 1 }, text = "{desc}", path = cache.path(S:get("cacheDir"), string.rep("ab", 32)) }
 sys.mkdir(S:get("cacheDir") .. "/results/ab")
 local before = S.count.failed
-outcome.result(S, row, { status = "ok", meta = { complete = 1 }, runs = { { ns = 0, reps = 1 } } }, "core")
+local said = t.capture("stderr", function()
+  outcome.result(S, row, { status = "ok", meta = { complete = 1 }, runs = { { ns = 0, reps = 1 } } }, "core")
+end)
 t.ok(row.failed and row.failed:find("^implausible result, not cached: a run took 0 ns") and S.count.failed == before + 1,
   "a run of 0 ns is refused and counted as a failure")
+t.ok(said:find('^rot: point {%["n"%]=1} failed: implausible result, not cached: a run took 0 ns') ~= nil,
+  "and said with its coordinates: " .. said)
 t.ok(sys.stat(row.path) == nil, "and nothing is cached for it")
 row = { point = { n = 2 }, text = "{desc}", path = row.path }
 outcome.result(S, row, { status = "ok", meta = { complete = 1, flops = 1, bytes = 8 }, runs = { { ns = 100, reps = 1 } } }, "core")

@@ -156,14 +156,10 @@ r2.points[1].limiter, r2.points[1].fraction, r2.points[1].above = "L1 bw (unstab
 r2.points[2].limiter = "compute"
 r1.points[2].limiter = "compute"
 pairs_ = compare.match({ record = r1 }, { record = r2 }, true)
-local real, tmp = io.stdout, io.tmpfile()
-io.stdout = tmp
-require("rot.compare.output").print("s", { label = "run 1 on m1", record = r1 }, { label = "run 2 on m1", record = r2 },
-  pairs_, compare.summary(pairs_), { "n" }, false, 0.02)
-io.stdout = real
-tmp:seek("set")
-local shown = tmp:read("a")
-tmp:close()
+local shown = t.capture("stdout", function()
+  require("rot.compare.output").print("s", { label = "run 1 on m1", record = r1 }, { label = "run 2 on m1", record = r2 },
+    pairs_, compare.summary(pairs_), { "n" }, false, 0.02)
+end)
 local head = shown:match("\n(n +time A[^\n]*)\n")
 local first = shown:match("\n(1 [^\n]*)\n")
 t.ok(head and head:find("of bound B +limiter$"), "the table has a limiter column: " .. tostring(head))

@@ -1,4 +1,4 @@
--- tap: TAP output for Lua tests run with `rot run`: ok(), is(), done().
+-- tap: TAP output for Lua tests run with `rot run`: ok(), is(), raises(), capture(), done().
 local M = { n = 0, failed = 0 }
 
 function M.ok(cond, name)
@@ -19,6 +19,20 @@ function M.raises(f, pattern, name)
   local msg = type(err) == "table" and err.message or tostring(err)
   M.ok(not ok and msg:find(pattern) ~= nil, name)
   if ok or not msg:find(pattern) then io.write("#   error was: ", tostring(msg), "\n") end
+end
+
+-- What f() writes to io.stdout or io.stderr (which: "stdout", "stderr"), captured: the text
+-- (the stream is restored even when f raises, and the error raised again).
+function M.capture(which, f)
+  local real, tmp = io[which], io.tmpfile()
+  io[which] = tmp
+  local ok, err = pcall(f)
+  io[which] = real
+  tmp:seek("set")
+  local text = tmp:read("a")
+  tmp:close()
+  if not ok then error(err, 0) end
+  return text
 end
 
 function M.done()

@@ -211,9 +211,13 @@ t.ok(not peaks_m.above(1.04, 0.01, gc.spreads.L1, 0.02), "4% above: within the s
 local grow = { gpu = g, spread = 0.01, desc = { workloads = { { kernel = "k" } }, device = "gpu" }, point = { case = "k" } }
 local gres = rot.results({ grow })
 local l1 = 8e9 / 1.1e-2 / 1e9 -- GB/s at which the row's 8e9 L1 bytes take 11 ms: it took 10
-gres:gpu_bounds({ double = 60000, single = 60000, half = 120000, L1 = l1, L2 = 5000, HBM = 3000 }, gc.spreads)
+local said = t.capture("stderr", function()
+  gres:gpu_bounds({ double = 60000, single = 60000, half = 120000, L1 = l1, L2 = 5000, HBM = 3000 }, gc.spreads)
+end)
 t.ok(grow.above and grow.dominant == "L1 bandwidth" and math.abs(grow.fraction - 1.1) < 1e-9,
   "results:gpu_bounds flags a GPU row 10% above its L1 roof")
+t.ok(said:find("^rot: warning: 1 GPU point is above its bound beyond the spread %(up to 110%%, marked %^%); the L1 bandwidth "
+  .. "ceiling is too low") ~= nil, "and warns once, naming the ceiling: " .. said)
 local out0, pdir = rot.get("outputDir"), (os.getenv("TMPDIR") or "/tmp") .. "/rot-unit-gpuplot-" .. os.time()
 rot.set("outputDir", pdir)
 gres:gpu_roofline { name = "gpuflag", compute = { { label = "FP64", gflops = 60000 } }, bandwidth = { { label = "L1", gbs = l1 } } }
