@@ -21,8 +21,9 @@ function M.new(o)
     -- what the run record keeps (rot.history): every row settled outside Session:aside, in
     -- order (an interrupted run's too), and the axes rot.measure saw, in order
     rows = {}, axes = {}, aside_depth = 0,
-    -- rot.measure calls under way; an error raised in one is in the points' description (rot
-    -- build fails on those, and stops with a note on the script's others), set by the CLI
+    -- rot.measure calls under way (counted by rot.measure), and whether the script's error was
+    -- raised in one (set by the CLI's error handler): rot build fails on an error in the points'
+    -- description, and stops with a note on the script's others
     describing = 0, error_describing = false,
     count = { points = 0, hits = 0, measured = 0, failed = 0, slurm = 0, builds = 0, build_failures = 0 },
     aside_count = { points = 0, hits = 0, measured = 0, failed = 0, slurm = 0 }, -- rows settled in aside
@@ -97,8 +98,8 @@ function Session:settle(row)
   p.i, p.hits = p.i + 1, p.hits + (row.cached and 1 or 0)
   if not p.on then return end
   local el = sys.clock() - p.t0
-  io.stderr:write(string.format("\r\27[K%spoint %d/%d  hits %d  elapsed %.1f s  eta %.1f s", self.stage and (self.stage .. ": ") or "", p.i, p.n, p.hits, el,
-    el / p.i * math.max(p.n - p.i, 0)))
+  io.stderr:write(string.format("\r\27[K%spoint %d/%d  hits %d  elapsed %.1f s  eta %.1f s",
+    self.stage and (self.stage .. ": ") or "", p.i, p.n, p.hits, el, el / p.i * math.max(p.n - p.i, 0)))
   io.stderr:flush()
 end
 
