@@ -8,15 +8,16 @@ local Session = {}
 Session.__index = Session
 M.Session = Session
 
---[[ new{home=, config=, script_dir=, builddir=, executor=, script=}: home is the checkout,
-  script_dir the folder of the measurement script (kernels/ beside it are found), builddir
-  where cores are built (default M.builddir: buildDir, else home/build/core; a Slurm worker
-  builds on its node), executor the module that measures points (rot.execute: local, slurm,
-  build), script the measurement's name (recorded in every cache entry it writes). ]]
+--[[ new{home=, config=, script_dir=, builddir=, executor=, script=, scheduled=}: home is the
+  checkout, script_dir the folder of the measurement script (kernels/ beside it are found),
+  builddir where cores are built (default M.builddir: buildDir, else home/build/core; a Slurm
+  worker builds on its node), executor the module that measures points (rot.execute: local,
+  slurm, build), script the measurement's name (recorded in every cache entry it writes),
+  scheduled: a Slurm task, whose node the scheduler gave it (no machine-wide measuring lock). ]]
 function M.new(o)
   return setmetatable({
     home = o.home, config = o.config, script_dir = o.script_dir, script = o.script,
-    builddir = o.builddir or M.builddir(o.home, o.config), executor = o.executor,
+    builddir = o.builddir or M.builddir(o.home, o.config), executor = o.executor, scheduled = o.scheduled,
     output_dir = o.output_dir, memo = {}, t_start = sys.clock(),
     -- what the run record keeps (rot.history): every row settled outside Session:aside, in
     -- order (an interrupted run's too), and the axes rot.measure saw, in order

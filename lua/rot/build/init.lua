@@ -49,9 +49,11 @@ end
 M.MEASURING = "/tmp/rot-measuring.lock"
 
 --[[ The measuring lock, taken before the build lock (a to-be-closed value): rot processes on
-  one machine measure one at a time, whatever their checkout, build directory or user (a
-  Slurm worker: its node's). ]]
-function M.measuring()
+  one machine measure one at a time, whatever their checkout, build directory or user. nil for
+  a Slurm task: the scheduler gave it its node (and a test's cluster of several nodes on one
+  machine measures on all of them at once). ]]
+function M.measuring(s)
+  if s.scheduled then return nil end
   local lock, err = gen.lock(M.MEASURING)
   if not lock then
     util.fail("cannot take the measuring lock: " .. err, "rot processes on this machine measure one at a time through '"

@@ -81,7 +81,7 @@ local function measure_group(s, key, group)
     for _, row in ipairs(group) do outcome.fail(s, row, skip, { quiet = true }) end
     return
   end
-  local measuring <close> = build.measuring()
+  local measuring <close> = build.measuring(s)
   local lock <close> = build.lock(s)
   local binary, core_hash = s:timed("build", build.core, s, group[1].desc, group[1].kinfo)
   if not binary then -- its points fail with the compiler's message; the sweep goes on

@@ -120,7 +120,8 @@ function M.run(home, jobdir, task, load_config)
   local config = load_config(job.options)
   local fp = machine.fingerprint(config)
   local s = session.new { home = home, config = config, script_dir = job.script_dir, executor = executor,
-    builddir = (os.getenv("TMPDIR") or "/tmp") .. "/rot-build-" .. (os.getenv("USER") or "user") .. "-" .. machine.id(fp) }
+    builddir = (os.getenv("TMPDIR") or "/tmp") .. "/rot-build-" .. (os.getenv("USER") or "user") .. "-" .. machine.id(fp),
+    scheduled = true }
   session.set_current(s)
   require("rot").config = config
   if not os.getenv("CCACHE_DIR") then sys.setenv("CCACHE_DIR", config:get("cacheDir") .. "/ccache") end
