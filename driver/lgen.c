@@ -40,25 +40,33 @@ static int lock_open(const char *path)
 	return open(path, O_RDONLY | O_CLOEXEC);
 }
 
-/* lock(path) -> lock ; nil, message. Waits (saying so on stderr) while another rot holds it. */
+/* lock(path [, wait]) -> lock ; nil, message. Waits while another process holds it; with
+   wait false, returns nil, "busy" instead (the caller says why it waits, then waits). */
 static int l_lock(lua_State *L)
 {
 	const char *path = luaL_checkstring(L, 1);
+	int wait = lua_isnoneornil(L, 2) || lua_toboolean(L, 2);
 	struct lock *lk = lua_newuserdatauv(L, sizeof *lk, 0);
 	lk->fd = -1;
 	luaL_setmetatable(L, LOCK_MT);
 	lk->fd = lock_open(path);
 	if (lk->fd < 0)
 		return lrot_fail(L, path);
-	if (flock(lk->fd, LOCK_EX | LOCK_NB) < 0) {
-		if (errno != EWOULDBLOCK)
-			return lrot_fail(L, path);
-		fprintf(stderr, "rot: waiting for another rot process (lock '%s')\n", path);
-		/* an interruption ends the wait (the hook raises it on return) */
-		while (flock(lk->fd, LOCK_EX) < 0)
-			if (errno != EINTR || run_command_stopping())
-				return lrot_fail(L, path);
+	if (flock(lk->fd, LOCK_EX | LOCK_NB) == 0)
+		return 1;
+	if (errno != EWOULDBLOCK)
+		return lrot_fail(L, path);
+	if (!wait) {
+		close(lk->fd);
+		lk->fd = -1;
+		lua_pushnil(L);
+		lua_pushstring(L, "busy");
+		return 2;
 	}
+	/* an interruption ends the wait (the hook raises it on return) */
+	while (flock(lk->fd, LOCK_EX) < 0)
+		if (errno != EINTR || run_command_stopping())
+			return lrot_fail(L, path);
 	return 1;
 }
 

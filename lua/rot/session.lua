@@ -28,7 +28,7 @@ function M.new(o)
     describing = 0, error_describing = false,
     count = { points = 0, hits = 0, measured = 0, failed = 0, slurm = 0, builds = 0, build_failures = 0 },
     aside_count = { points = 0, hits = 0, measured = 0, failed = 0, slurm = 0 }, -- rows settled in aside
-    time = { build = 0, measure = 0, cache = 0, plot = 0 },
+    time = { build = 0, measure = 0, cache = 0, plot = 0, wait = 0 }, -- wait: for another rot's lock
   }, Session)
 end
 
@@ -172,9 +172,10 @@ function Session:failures() return self.count.failed + self.aside_count.failed e
 function Session:summary()
   local c, t = self.count, self.time
   return string.format("rot: %d points, cache: %d hits, %d measured%s, %d failed%s; time: build %.2f s, "
-    .. "measure %.2f s, cache %.3f s, plot %.2f s, total %.2f s",
+    .. "measure %.2f s, cache %.3f s, plot %.2f s, %stotal %.2f s",
     c.points, c.hits, c.measured, c.slurm > 0 and (" (" .. c.slurm .. " on Slurm)") or "",
-    c.failed, self:aside_summary(), t.build, t.measure, t.cache, t.plot, sys.clock() - self.t_start)
+    c.failed, self:aside_summary(), t.build, t.measure, t.cache, t.plot,
+    t.wait > 0 and string.format("waiting for another rot %.2f s, ", t.wait) or "", sys.clock() - self.t_start)
 end
 
 -- The closing line of rot build.

@@ -54,6 +54,10 @@ EOF
 rot build "$T/study/typo.lua" >"$T/o" 2>"$T/e"
 test $? -eq 1 && grep -q "typo.lua:2: attempt to perform arithmetic on a nil value (field 'size')" "$T/e"
 ok $? "and on a Lua error in the function that describes the points"
+printf 'local rot = require "rot"\nlocal x = = 1\n' >"$T/study/syntax.lua"
+rot build "$T/study/syntax.lua" >"$T/o" 2>"$T/e"
+test $? -eq 1 && grep -q "syntax.lua:2: unexpected symbol near '='" "$T/e" && ! grep -q "stopped before its end" "$T/e"
+ok $? "and on a script that does not load (a syntax error)"
 cat >"$T/study/uses.lua" <<'EOF'
 local rot = require "rot"
 local r = rot.measure(rot.space { rot.axis("n", { 3000, 5000 }) }, function(p) return { kernel = "triad", params = { n = p.n } } end)

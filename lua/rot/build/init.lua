@@ -37,12 +37,27 @@ local function check_dir(s)
   end
 end
 
+--[[ The lock at path (a to-be-closed value; nil, message when it cannot be opened). When
+  another process holds it, says so once per lock and session (the progress line cleared
+  first), then waits: the wait is counted in the summary's time. ]]
+local function take(s, path)
+  local lock, err = gen.lock(path, false)
+  if lock or err ~= "busy" then return lock, err end
+  s.waited = s.waited or {}
+  if not s.waited[path] then
+    s.waited[path] = true
+    s:quiet()
+    io.stderr:write("rot: waiting for another rot process (lock '", path, "')\n")
+  end
+  return s:timed("wait", gen.lock, path)
+end
+
 -- The build lock (a to-be-closed value): two rot processes never build over each other in
 -- one build directory.
 function M.lock(s)
   check_dir(s)
   util.ensure_dir(s.builddir, "build directory", "buildDir")
-  return assert(gen.lock(s.builddir .. "/.lock"))
+  return assert(take(s, s.builddir .. "/.lock"))
 end
 
 -- The machine's measuring lock: one file for every checkout and user (as LIKWID's lock file).
@@ -54,7 +69,7 @@ M.MEASURING = "/tmp/rot-measuring.lock"
   machine measures on all of them at once). ]]
 function M.measuring(s)
   if s.scheduled then return nil end
-  local lock, err = gen.lock(M.MEASURING)
+  local lock, err = take(s, M.MEASURING)
   if not lock then
     util.fail("cannot take the measuring lock: " .. err, "rot processes on this machine measure one at a time through '"
       .. M.MEASURING .. "': make it readable to every user (chmod 644), or remove it when no rot is running")

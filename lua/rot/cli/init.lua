@@ -133,7 +133,11 @@ end
 local function run_script(path, args)
   package.path = util.dirname(path) .. "/?.lua;" .. package.path
   local chunk, err = loadfile(path)
-  if not chunk then return false, err end
+  if not chunk then
+    local s = session.peek()
+    if s then s.error_describing = true end -- a script that does not load describes nothing
+    return false, err
+  end
   _G.arg = args or {}
   return xpcall(chunk, handler, table.unpack(args or {}))
 end
