@@ -75,4 +75,6 @@ contains "$T/o" "^rot build: 1 core built, 0 failed; 2 points described; time:" 
 "$ROOT/rot" -cacheDir="$CACHE" -outputDir="$OUT" build "$T/study/uses.lua" >"$T/o" 2>"$T/e"
 contains "$T/o" "^rot build: [0-9]* cores built, 0 failed; 2 points described; the machine's ceilings: [0-9]* points; time:" \
 	"and the ceilings' points apart from them"
+test "$(grep -c "^rot: building the cores of this machine's peaks too" "$T/e")" -eq 1 && ! grep -q "measuring this machine's peaks\|^rot: peaks:" "$T/e"
+ok $? "said once, with no claim that they are measured and no note on ceilings nothing measured"
 done_testing

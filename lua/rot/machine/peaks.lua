@@ -291,12 +291,12 @@ function M.measure(rot, quick)
   local threads = M.thread_counts()
   local date = os.date("!%Y-%m-%dT%H:%M:%SZ")
   local started = sys.clock()
+  session.current().stage = "peaks clock" -- on the progress line
   local ghz = M.clock(rot)
   local t0 = sys.clock()
   local rows = compute(rot, threads, quick)
   bandwidth.say(rot, string.format("compute ceilings: %d, %.0f s", #rows, sys.clock() - t0))
   local an, st, notes = bandwidth.measure(rot, threads, quick, started)
-  session.current().stage = nil
   for _, t in ipairs(threads) do
     for _, r in ipairs(an[t] and an[t].rows or {}) do rows[#rows + 1] = r end
   end
@@ -307,11 +307,15 @@ function M.measure(rot, quick)
       r.isa = r.isa or "-O3 -march=native"
     end
   end
+  session.current().stage = "peaks clock"
   local after = #rows > 0 and M.clock(rot, 2)
+  session.current().stage = nil
   if ghz and after and math.abs(after / ghz - 1) > 0.03 then
     notes[#notes + 1] = string.format("the core clock moved from %.3f to %.3f GHz while the peaks were measured", ghz, after)
   end
-  if #notes > 0 then io.stderr:write("rot: peaks: ", table.concat(notes, "; "), "\n") end
+  if #rows > 0 then -- notes on what was measured (none in rot build), a line each
+    for _, n in ipairs(notes) do io.stderr:write("rot: peaks: ", n, "\n") end
+  end
   return rows, staircase_rows(st)
 end
 
@@ -327,13 +331,19 @@ function M.get(rot)
   local path = M.path(rot.get("cacheDir"), machine.fingerprint(rot.config), quick)
   local rows = M.read_csv(path)
   if rows then return rows, path end
-  io.stderr:write("rot: measuring this machine's peaks first (once; `rot measure peaks` redoes it)\n")
-  rows = M.measure(rot, quick)
-  if #rows > 0 then -- not when nothing was measured (rot build)
-    sys.mkdir(rot.get("cacheDir") .. "/machines")
-    M.write_csv(path, rows)
-  end
-  return rows, path
+  local s = session.current()
+  return s:remember("peaks " .. path, function() -- rot build: planned once, said once
+    s:quiet()
+    io.stderr:write(s.executor.name == "build"
+      and "rot: building the cores of this machine's peaks too (not measured yet: the first `rot measure` of a roofline measures them)\n"
+      or "rot: measuring this machine's peaks first (once; `rot measure peaks` redoes it)\n")
+    local measured = M.measure(rot, quick)
+    if #measured > 0 then -- not when nothing was measured (rot build)
+      sys.mkdir(rot.get("cacheDir") .. "/machines")
+      M.write_csv(path, measured)
+    end
+    return measured
+  end), path
 end
 
 return M
