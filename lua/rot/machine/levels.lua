@@ -17,7 +17,7 @@ local function median(v)
 end
 M.median = median
 
-local group
+local group, gap_plateaus
 
 local function within(a, b, tol) return math.abs(math.log(a / b)) <= math.log(1 + tol) end
 
@@ -101,6 +101,29 @@ function group(sorted, from, to, tol, smooth)
   return groups
 end
 
+--[[ Plateaus hidden in the gaps of a noisy sweep: where the samples between two plateaus (or
+  between the first plateau and the best of the samples before it, the smallest level's peak)
+  are three or more that no group took (a quick sweep's level of four sizes, one of them 15 %
+  out of line), the decreasing step function nearest to them is grouped; its groups of three
+  or more samples are plateaus. found: the plateaus' groups so far, in order. ]]
+function gap_plateaus(sorted, found, tol)
+  local out = {}
+  local function try(from, to)
+    if to - from + 1 < 3 then return end
+    for _, g in ipairs(group(sorted, from, to, tol, true)) do
+      if #g.samples >= 3 then out[#out + 1] = g end
+    end
+  end
+  if #found == 0 then return out end
+  local best = 0 -- the peak before the first plateau: the best of the samples before it
+  for j = 1, found[1].first - 1 do
+    if best == 0 or sorted[j].gbs > sorted[best].gbs then best = j end
+  end
+  try(best + 1, found[1].first - 1)
+  for k = 1, #found - 1 do try(found[k].last + 1, found[k + 1].first - 1) end
+  return out
+end
+
 --[[ Segments of one sweep: samples = {{ws=bytes, gbs=GB/s}, ...} in any order.
   Consecutive samples within the tolerance of their group's median form a group; groups of
   three or more (two at the end of the sweep) are plateaus. The samples after the last plateau
@@ -144,11 +167,15 @@ function M.segments(samples, tol, o)
   local groups = group(sorted, 1, #sorted, tol)
   local stop = #sorted -- the samples after the last plateau: the noisy tail
   local at_end = o.end_plateau or 2 -- the sweep's last plateau may rest on two samples
+  local found = {}
   for gi, g in ipairs(groups) do
-    if #g.samples >= 3 or (gi == #groups and #g.samples >= at_end) then
-      add(g.samples, g.first)
-      stop = g.last
-    end
+    if #g.samples >= 3 or (gi == #groups and #g.samples >= at_end) then found[#found + 1] = g end
+  end
+  for _, g in ipairs(gap_plateaus(sorted, found, tol)) do found[#found + 1] = g end
+  table.sort(found, function(a, b) return a.first < b.first end)
+  for _, g in ipairs(found) do
+    add(g.samples, g.first)
+    stop = g.last
   end
   if #plateaus == 0 then stop = 0 end
   if o.smooth ~= false and #sorted - stop >= 3 then -- DRAM on a noisy machine: smooth the tail before grouping it
