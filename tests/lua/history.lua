@@ -167,6 +167,7 @@ t.ok(first and first:find("50%% +130%%^ +DRAM bw %-> L1 bw %(unstable%)$"), "A's
   .. tostring(first))
 t.ok((shown:match("\n(2 [^\n]*)\n") or ""):find(" compute$"), "an unchanged limiter is named once")
 t.ok(shown:find("\n%^ above its bound") and shown:find("\n%(unstable%) the ceiling bounding"), "the marks are explained under it")
+t.ok(shown:find("\nA %-> B the limiter moved .*: the two %% of bound are of different roofs\n"), "and that a moved limiter's two % are of different roofs")
 t.is(#compare.offending(pairs_, "slower"), 2, "-failOn=slower: the slower point and the one failing in B")
 t.is(#compare.offending(pairs_, "any"), 4, "-failOn=any: every point that is not the same")
 local r3 = run(3, "m1", { 2, 0.5, 1.001, false }, { { point = { n = 9 }, time = 1 } })

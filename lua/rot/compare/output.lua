@@ -110,6 +110,12 @@ function M.print(name, A, B, matched, summary, axes, with_machine, eps)
   local function either(p, f) return f(p.a) or f(p.b) end
   format.legend(matched, io.stdout, function(p) return either(p, function(x) return x and x.above end) end,
     function(p) return either(p, function(x) return x and (x.limiter or ""):find("(unstable)", 1, true) end) end)
+  for _, p in ipairs(matched) do
+    if (limiter(p) or ""):find(" -> ", 1, true) then
+      io.stdout:write("A -> B the limiter moved (the working set changed level, or the intensity crossed the ridge): the two % of bound are of different roofs\n")
+      break
+    end
+  end
   io.stdout:write(M.summary_line(summary), "\n")
 end
 

@@ -29,7 +29,7 @@ M.columns = {
     return #parts > 0 and table.concat(parts, " ") or "-"
   end, function(r) return r.flopsRatio or r.bytesRatio end },
   threads = { "threads", function(r) return r.threads and tostring(r.threads) or "-" end, function(r) return r.threads end },
-  mode = { "cache", function(r) return r.cacheMode or "-" end, function(r) return r.cacheMode end },
+  mode = { "caches", function(r) return r.cacheMode or "-" end, function(r) return r.cacheMode end },
   disturbed = { "disturbed", function(r) return r.disturbed and tostring(r.disturbed) or "-" end,
     function(r) return r.disturbed end },
   bound = { "bound GFLOP/s", function(r) return r.bound and string.format("%.3g", r.bound) or "-" end, function(r) return r.bound end },
