@@ -188,6 +188,15 @@ for _, th in ipairs({ 1, 2 }) do
   end
   t.is(found, 200, th .. " thread(s), +-3% noise on every sample: L1, L2, L3 and DRAM every time")
   t.ok(flat >= (th == 1 and 190 or 150), th .. " thread(s): a flat DRAM tail in " .. flat .. " of 200 (the rest: the last octave, marked not flat)")
+  -- the quick sweep (one size an octave, three or four a level): the same noise on it
+  local qfound = 0
+  for _ = 1, 200 do
+    local s = {}
+    for i, x in ipairs(quick[th]) do s[i] = { ws = x.ws, gbs = x.gbs * (1 + 0.03 * (2 * math.random() - 1)) } end
+    local lv = levels.detect(s, {}, { final = true })
+    if lv and #lv == 4 then qfound = qfound + 1 end
+  end
+  t.ok(qfound >= 196, th .. " thread(s), the quick sweep with +-3% noise: L1, L2, L3 and DRAM in " .. qfound .. " of 200")
 end
 
 t.done()

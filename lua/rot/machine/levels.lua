@@ -105,7 +105,8 @@ end
   between the first plateau and the best of the samples before it, the smallest level's peak)
   are three or more that no group took (a quick sweep's level of four sizes, one of them 15 %
   out of line), the decreasing step function nearest to them is grouped; its groups of three
-  or more samples are plateaus. found: the plateaus' groups so far, in order. ]]
+  or more samples are plateaus. found: the plateaus' groups so far, in order (none: the
+  samples after the best one are the gap). ]]
 function gap_plateaus(sorted, found, tol)
   local out = {}
   local function try(from, to)
@@ -114,12 +115,12 @@ function gap_plateaus(sorted, found, tol)
       if #g.samples >= 3 then out[#out + 1] = g end
     end
   end
-  if #found == 0 then return out end
+  local before = found[1] and found[1].first - 1 or #sorted -- no plateau at all: the whole sweep
   local best = 0 -- the peak before the first plateau: the best of the samples before it
-  for j = 1, found[1].first - 1 do
+  for j = 1, before do
     if best == 0 or sorted[j].gbs > sorted[best].gbs then best = j end
   end
-  try(best + 1, found[1].first - 1)
+  try(best + 1, before)
   for k = 1, #found - 1 do try(found[k].last + 1, found[k + 1].first - 1) end
   return out
 end
