@@ -25,23 +25,48 @@ static struct lock *checklock(lua_State *L)
 	return luaL_checkudata(L, 1, LOCK_MT);
 }
 
-/* Opens a lock file: created readable by all (any user's rot can take a machine-wide lock),
-   or, where it cannot be written (another user's, a read-only folder), opened to read: a
-   flock needs no write access. -1 with errno. */
+/* Opens a lock file, never through a symbolic link (anyone can place one in /tmp): created
+   new, readable by all (any user's rot can take a machine-wide lock); else the one there, to
+   write, or, where it cannot be written (another user's, a read-only folder), to read: a flock
+   needs no write access. -1 with errno (ELOOP: a link; EINVAL: not a regular file). */
 static int lock_open(const char *path)
 {
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd >= 0) {
-		(void)fchmod(fd, 0644); /* whatever the umask; fails harmlessly on another's file */
+		(void)fchmod(fd, 0644); /* ours and new: whatever the umask */
 		return fd;
 	}
-	if (errno != EACCES && errno != EROFS && errno != EPERM)
+	if (errno != EEXIST)
 		return -1;
-	return open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && (errno == EACCES || errno == EROFS || errno == EPERM))
+		fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
+/* The lock's failure: nil, "'path': why" (the fd closed, errno kept). */
+static int lock_fail(lua_State *L, struct lock *lk, const char *path)
+{
+	int e = errno;
+	if (lk->fd >= 0)
+		close(lk->fd);
+	lk->fd = -1;
+	lua_pushnil(L);
+	if (e == ELOOP || e == EINVAL)
+		lua_pushfstring(L, "'%s' is a symbolic link or not a regular file: not used as a lock", path);
+	else
+		lua_pushfstring(L, "'%s': %s", path, strerror(e));
+	return 2;
 }
 
 /* lock(path [, wait]) -> lock ; nil, message. Waits while another process holds it; with
-   wait false, returns nil, "busy" instead (the caller says why it waits, then waits). */
+   wait false, returns nil, "busy" instead (rot.session.lock says why it waits, then waits). */
 static int l_lock(lua_State *L)
 {
 	const char *path = luaL_checkstring(L, 1);
@@ -51,11 +76,11 @@ static int l_lock(lua_State *L)
 	luaL_setmetatable(L, LOCK_MT);
 	lk->fd = lock_open(path);
 	if (lk->fd < 0)
-		return lrot_fail(L, path);
+		return lock_fail(L, lk, path);
 	if (flock(lk->fd, LOCK_EX | LOCK_NB) == 0)
 		return 1;
 	if (errno != EWOULDBLOCK)
-		return lrot_fail(L, path);
+		return lock_fail(L, lk, path);
 	if (!wait) {
 		close(lk->fd);
 		lk->fd = -1;
@@ -66,7 +91,7 @@ static int l_lock(lua_State *L)
 	/* an interruption ends the wait (the hook raises it on return) */
 	while (flock(lk->fd, LOCK_EX) < 0)
 		if (errno != EINTR || run_command_stopping())
-			return lrot_fail(L, path);
+			return lock_fail(L, lk, path);
 	return 1;
 }
 

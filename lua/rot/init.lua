@@ -39,12 +39,12 @@ function rot.output_dir() return session.current():outdir() end
   4. The results object (rot.results) bounds them against the machine's ceilings
      (rot.machine.peaks) and prints, writes and plots them (rot.plot). ]]
 function rot.measure(sp, builder)
-  if getmetatable(sp) ~= space.Space then error("measure: first argument must be a rot.space", 2) end
-  if type(builder) ~= "function" then error("measure: second argument must be a function(point)", 2) end
   local s = session.current()
-  local items = {}
   s.describing = s.describing + 1 -- an error from here on is in the points' description
   local restore <close> = setmetatable({}, { __close = function() s.describing = s.describing - 1 end })
+  if getmetatable(sp) ~= space.Space then error("measure: first argument must be a rot.space", 2) end
+  if type(builder) ~= "function" then error("measure: second argument must be a function(point)", 2) end
+  local items = {}
   for c in sp:points() do items[#items + 1] = { coord = c, spec = builder(c) } end
   local rows = s.executor.measure(s, items)
   for _, r in ipairs(rows) do

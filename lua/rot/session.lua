@@ -2,6 +2,7 @@
 -- configuration and executor, its run directory, its memo, and what it did (the summary line).
 local sys = require "rot.sys"
 local util = require "rot.util"
+local gen = require "rot.gen"
 
 local M = {}
 local Session = {}
@@ -29,6 +30,7 @@ function M.new(o)
     count = { points = 0, hits = 0, measured = 0, failed = 0, slurm = 0, builds = 0, build_failures = 0 },
     aside_count = { points = 0, hits = 0, measured = 0, failed = 0, slurm = 0 }, -- rows settled in aside
     time = { build = 0, measure = 0, cache = 0, plot = 0, wait = 0 }, -- wait: for another rot's lock
+    waited = {}, -- the locks it said it waits for (rot.session.lock)
   }, Session)
 end
 
@@ -193,6 +195,21 @@ function M.current()
   return current
 end
 function M.set_current(s) current = s end
+
+--[[ The lock at path (rot.gen's, a to-be-closed value), or nil, message when it cannot be
+  opened. When another process holds it, says so once per path and run (the progress line
+  cleared first), then waits; the wait counts in the summary's time. ]]
+function M.lock(path)
+  local lock, err = gen.lock(path, false)
+  if lock or err ~= "busy" then return lock, err end
+  local s = current
+  if not (s and s.waited[path]) then
+    if s then s.waited[path] = true; s:quiet() end
+    io.stderr:write("rot: waiting for another rot process (lock '", path, "')\n")
+  end
+  if not s then return gen.lock(path) end
+  return s:timed("wait", gen.lock, path)
+end
 function M.peek() return current end -- the session, or nil before the CLI has made one
 
 return M

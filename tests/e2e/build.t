@@ -58,6 +58,10 @@ printf 'local rot = require "rot"\nlocal x = = 1\n' >"$T/study/syntax.lua"
 rot build "$T/study/syntax.lua" >"$T/o" 2>"$T/e"
 test $? -eq 1 && grep -q "syntax.lua:2: unexpected symbol near '='" "$T/e" && ! grep -q "stopped before its end" "$T/e"
 ok $? "and on a script that does not load (a syntax error)"
+printf 'local rot = require "rot"\nrot.measure({ rot.axis("n", { 1 }) }, function(p) return { kernel = "triad" } end)\n' >"$T/study/plain.lua"
+rot build "$T/study/plain.lua" >"$T/o" 2>"$T/e"
+test $? -eq 1 && grep -q "plain.lua:2: measure: first argument must be a rot.space" "$T/e"
+ok $? "and on a wrong argument to rot.measure"
 cat >"$T/study/uses.lua" <<'EOF'
 local rot = require "rot"
 local r = rot.measure(rot.space { rot.axis("n", { 3000, 5000 }) }, function(p) return { kernel = "triad", params = { n = p.n } } end)

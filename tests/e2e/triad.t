@@ -122,7 +122,7 @@ grep -q "above its bound" "$T/low/triad.gp"
 ok $? "and the plot rings them"
 
 # rot processes measure one at a time on a machine, whatever their checkout or build directory:
-# a run with its own buildDir builds there, but measures only once the machine's lock is free
+# a run with its own buildDir waits for the machine's measuring lock, then builds there and measures
 if command -v flock >/dev/null 2>&1; then
 	flock /tmp/rot-measuring.lock sleep 2 &
 	sleep 0.3
@@ -130,7 +130,7 @@ if command -v flock >/dev/null 2>&1; then
 	st=$?
 	wait
 	test $st -eq 0 && grep -q "waiting for another rot process (lock '/tmp/rot-measuring.lock')" "$T/run9" && test -x "$T/bd/rot-core"
-	ok $? "a run with its own buildDir builds there and waits for the machine's measuring lock"
+	ok $? "a run with its own buildDir waits for the machine's measuring lock, and builds there"
 	test "$(grep -c "waiting for another rot process" "$T/run9")" -eq 1 && grep -q "plot [0-9.]* s, waiting for another rot [0-9.]* s, total" "$T/run9"
 	ok $? "said once; the summary's time has the wait ($(grep -o 'waiting for another rot [0-9.]* s' "$T/run9"))"
 else
@@ -145,6 +145,13 @@ as=""
 if [ "$(id -u)" -ne 0 ] || [ -n "$as" ]; then
 	XDG_CONFIG_HOME="$T/pub" XDG_CACHE_HOME="$T/pub" $as "$ROOT/rot" run "$T/pub/t.lua" "$T/pub/l" >"$T/o" 2>&1
 	contains "$T/o" "^rot.lock (held)" "a lock file this user cannot write is locked all the same"
+	# a symbolic link where a lock should be (anyone can put one in /tmp) is refused, and the
+	# file it points to keeps its mode
+	: >"$T/pub/secret" && chmod 600 "$T/pub/secret" && ln -s "$T/pub/secret" "$T/pub/link.lock"
+	XDG_CONFIG_HOME="$T/pub" XDG_CACHE_HOME="$T/pub" $as "$ROOT/rot" run "$T/pub/t.lua" "$T/pub/link.lock" >"$T/o" 2>&1
+	grep -q "'$T/pub/link.lock' is a symbolic link or not a regular file: not used as a lock" "$T/o" &&
+		test "$(stat -c %a "$T/pub/secret")" = 600
+	ok $? "a symbolic link is not used as a lock, and what it points to keeps its mode ($(stat -c %a "$T/pub/secret"))"
 else
 	skip "root without setpriv(1): no other user to try a lock file as"
 fi

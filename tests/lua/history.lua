@@ -155,6 +155,7 @@ r1.points[1].limiter, r1.points[1].fraction = "DRAM bw", 0.5
 r2.points[1].limiter, r2.points[1].fraction, r2.points[1].above = "L1 bw (unstable)", 1.3, true
 r2.points[2].limiter = "compute"
 r1.points[2].limiter = "compute"
+r1.points[3].limiter, r2.points[3].limiter = "DRAM bw", "DRAM bw (unstable)"
 pairs_ = compare.match({ record = r1 }, { record = r2 }, true)
 local shown = t.capture("stdout", function()
   require("rot.compare.output").print("s", { label = "run 1 on m1", record = r1 }, { label = "run 2 on m1", record = r2 },
@@ -166,6 +167,8 @@ t.ok(head and head:find("of bound B +limiter$"), "the table has a limiter column
 t.ok(first and first:find("50%% +130%%^ +DRAM bw %-> L1 bw %(unstable%)$"), "A's and B's % of bound, B's marked ^, the limiter moved: "
   .. tostring(first))
 t.ok((shown:match("\n(2 [^\n]*)\n") or ""):find(" compute$"), "an unchanged limiter is named once")
+local third = shown:match("\n(3 [^\n]*)\n") or ""
+t.ok(third:find("  DRAM bw %(unstable%)$") and not third:find("->", 1, true), "a ceiling that only became unstable has not moved: " .. third)
 t.ok(shown:find("\n%^ above its bound") and shown:find("\n%(unstable%) the ceiling bounding"), "the marks are explained under it")
 t.ok(shown:find("\nA %-> B the limiter moved .*: the two %% of bound are of different roofs\n"), "and that a moved limiter's two % are of different roofs")
 t.is(#compare.offending(pairs_, "slower"), 2, "-failOn=slower: the slower point and the one failing in B")

@@ -3,6 +3,7 @@
 local sys = require "rot.sys"
 local gen = require "rot.gen"
 local util = require "rot.util"
+local session = require "rot.session"
 local keys = require "rot.build.keys"
 local toolchain = require "rot.build.toolchain"
 
@@ -37,27 +38,14 @@ local function check_dir(s)
   end
 end
 
---[[ The lock at path (a to-be-closed value; nil, message when it cannot be opened). When
-  another process holds it, says so once per lock and session (the progress line cleared
-  first), then waits: the wait is counted in the summary's time. ]]
-local function take(s, path)
-  local lock, err = gen.lock(path, false)
-  if lock or err ~= "busy" then return lock, err end
-  s.waited = s.waited or {}
-  if not s.waited[path] then
-    s.waited[path] = true
-    s:quiet()
-    io.stderr:write("rot: waiting for another rot process (lock '", path, "')\n")
-  end
-  return s:timed("wait", gen.lock, path)
-end
-
 -- The build lock (a to-be-closed value): two rot processes never build over each other in
 -- one build directory.
 function M.lock(s)
   check_dir(s)
   util.ensure_dir(s.builddir, "build directory", "buildDir")
-  return assert(take(s, s.builddir .. "/.lock"))
+  local lock, err = session.lock(s.builddir .. "/.lock")
+  if not lock then util.fail("cannot take the build lock " .. err, "set -buildDir=DIR to a folder of your own") end
+  return lock
 end
 
 -- The machine's measuring lock: one file for every checkout and user (as LIKWID's lock file).
@@ -69,10 +57,10 @@ M.MEASURING = "/tmp/rot-measuring.lock"
   machine measures on all of them at once). ]]
 function M.measuring(s)
   if s.scheduled then return nil end
-  local lock, err = take(s, M.MEASURING)
+  local lock, err = session.lock(M.MEASURING)
   if not lock then
-    util.fail("cannot take the measuring lock: " .. err, "rot processes on this machine measure one at a time through '"
-      .. M.MEASURING .. "': make it readable to every user (chmod 644), or remove it when no rot is running")
+    util.fail("cannot take the measuring lock " .. err, "rot processes on this machine measure one at a time through it: "
+      .. "ask its owner (ls -l " .. M.MEASURING .. ") or root to make it a plain file readable by all, or to remove it")
   end
   return lock
 end

@@ -2,7 +2,7 @@
 -- each kernel's last build read, and the core-hash store (build key -> binary hash), so a
 -- cached rerun knows its core's hash without building (the thesis's MeasurementHashRepository).
 local sys = require "rot.sys"
-local gen = require "rot.gen"
+local session = require "rot.session"
 local util = require "rot.util"
 
 local M = {}
@@ -137,7 +137,7 @@ end
 function M.store(s, key, hash)
   if not hash then return end
   if M.known(s)[key] == hash then return end
-  local lock <close> = gen.lock(store_path(s) .. ".lock")
+  local lock <close> = session.lock(store_path(s) .. ".lock")
   local r = read_store(s)
   r[key] = hash
   s.memo.repo = r

@@ -33,10 +33,12 @@ end
 local function pct(v) return v and string.format("%.0f%%", v * 100) or nil end
 local function side(p, f) return p and p[f] end
 
--- The table's limiter of a point: B's, or "A's -> B's" when the change moved it.
+-- The table's limiter of a point: B's, or "A's -> B's" when the change moved it to another
+-- ceiling (a ceiling that only became, or stopped being, unstable has not moved).
 local function limiter(p)
   local a, b = side(p.a, "limiter"), side(p.b, "limiter")
-  if a and b and a ~= b then return a .. " -> " .. b end
+  local function plain(l) return (l:gsub(" %(unstable%)$", "")) end
+  if a and b and plain(a) ~= plain(b) then return a .. " -> " .. b end
   return b or a
 end
 

@@ -5,7 +5,7 @@
   records of each measurement and machine are kept. `rot history` and `rot compare` read them. ]]
 local sys = require "rot.sys"
 local util = require "rot.util"
-local gen = require "rot.gen"
+local session = require "rot.session"
 
 local M = {}
 
@@ -170,7 +170,8 @@ end
 function M.write(dir, record, keep)
   local ok, err = sys.mkdir(dir)
   if not ok then return nil, err end
-  local lock <close> = assert(gen.lock(dir .. "/.lock"))
+  local lock <close>, lerr = session.lock(dir .. "/.lock")
+  if not lock then return nil, lerr end
   local files = M.files(dir)
   record.id = (#files > 0 and files[#files].id or 0) + 1
   record.version, record.columns = M.VERSION, M.COLUMNS

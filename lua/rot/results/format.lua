@@ -37,11 +37,16 @@ M.columns = {
   fraction = { "of bound", function(r)
     return r.fraction and string.format("%.0f%%%s", r.fraction * 100, r.above and "^" or "") or "-"
   end, function(r) return r.fraction end },
-  source = { "from", function(r) return r.planned and "planned" or r.failed and "FAILED" or r.cached and "cache" or "measured" end,
-    function(r) return r.failed and "failed" or r.cached and "cache" or "measured" end },
+  source = { "from", function(r) local v = M.source(r); return v == "failed" and "FAILED" or v end, function(r) return M.source(r) end },
 }
 M.default_columns = { "size", "time", "GB/s", "GFLOP/s", "intensity", "bound", "limiter", "fraction", "runs", "spread",
   "mode", "counts", "source" }
+
+-- Where a row's values came from: "planned" (rot build: built, not run), "failed", "cache" or
+-- "measured" (the table, CSV and JSON say the same).
+function M.source(r)
+  return r.planned and "planned" or r.failed and "failed" or r.cached and "cache" or "measured"
+end
 
 --[[ The lines under a table that explain its marks, for the rows that have them: above(r) for
   "^" (above its bound), unstable(r) for "(unstable)" in the limiter (rot.compare's table too). ]]
@@ -215,7 +220,7 @@ function M.csv(rows, path, axes)
     { "level", function(r) return r.level end },
     { "time_bound_s", function(r) return r.timeBound end },
     { "time_bound_dominant", function(r) return r.dominant end },
-    { "source", function(r) return r.failed and "failed" or r.cached and "cache" or "measured" end },
+    { "source", function(r) return M.source(r) end },
     { "kernel", kernels },
     { "flags", function(r) return r.desc and r.desc.flags end },
     { "machine", function(r) return r.machine end },

@@ -96,7 +96,7 @@ local function json_point(r)
     counts = r.counts, runs = r.runs, spread = r.spread, threads = r.threads, cacheMode = r.cacheMode,
     level = r.level, bound = r.bound, limiter = r.limiter, fraction = r.fraction, aboveBound = r.above,
     boundUnstable = r.boundUnstable == true,
-    failed = r.failed, source = r.failed and "failed" or r.cached and "cache" or "measured" }
+    failed = r.failed, source = format.source(r) }
 end
 
 -- The JSON document's description of its own fields: units, and what version 2 adds.
