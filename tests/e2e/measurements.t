@@ -13,7 +13,7 @@ HWLOC_XMLFILE=$PEAKS_TOPO "$ROOT/rot" measure triad -quick=true -progress=always
 ok $? "a roofline with no stored peaks succeeds"
 grep -q "measuring this machine's peaks first" "$T/e"
 ok $? "it says it measures the peaks first"
-grep -q "peaks compute, round 1: point 1/" "$T/e" && grep -q "peaks round 1: point 1/" "$T/e"
+grep -q "peaks compute, round 1: point 1/" "$T/e" && grep -q "peaks bandwidth, round 1: point 1/" "$T/e"
 ok $? "the progress line names the peaks' step it counts"
 contains "$T/o" "^rot: 6 points, cache: 0 hits, 6 measured, 0 failed; the machine's ceilings: [0-9]* points, 0 hits, [0-9]* measured, 0 failed; time" \
 	"the summary counts the script's 6 points apart from the ceilings'"
