@@ -1,5 +1,6 @@
 -- rot.session: one invocation of rot: where it runs (checkout, script, build directory), its
--- configuration and executor, its run directory, its memo, and what it did (the summary line).
+-- configuration and executor, its run directory, its memo, what it did (the summary line), and
+-- rot's locks (lock: says once that it waits for another rot, and counts the wait).
 local sys = require "rot.sys"
 local util = require "rot.util"
 local gen = require "rot.gen"
