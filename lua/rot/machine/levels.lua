@@ -106,8 +106,10 @@ end
   are three or more that no group took (a quick sweep's level of four sizes, one of them 15 %
   out of line), the decreasing step function nearest to them is grouped; its groups of three
   or more samples are plateaus. found: the plateaus' groups so far, in order (none: the
-  samples after the best one are the gap). ]]
-function gap_plateaus(sorted, found, tol)
+  samples after the best one are the gap); trailing: the samples after the last plateau are
+  one too (detect, when the machine reports more caches than the sweep shows steps: DRAM's
+  tail is off the sweep then). ]]
+function gap_plateaus(sorted, found, tol, trailing)
   local out = {}
   local function try(from, to)
     if to - from + 1 < 3 then return end
@@ -122,6 +124,7 @@ function gap_plateaus(sorted, found, tol)
   end
   try(best + 1, before)
   for k = 1, #found - 1 do try(found[k].last + 1, found[k + 1].first - 1) end
+  if trailing and #found > 0 then try(found[#found].last + 1, #sorted) end
   return out
 end
 
@@ -173,7 +176,7 @@ function M.segments(samples, tol, o)
   for gi, g in ipairs(groups) do
     if #g.samples >= 3 or (gi == #groups and #g.samples >= at_end) then found[#found + 1] = g end
   end
-  for _, g in ipairs(gap_plateaus(sorted, found, tol)) do found[#found + 1] = g end
+  for _, g in ipairs(gap_plateaus(sorted, found, tol, o.trailing)) do found[#found + 1] = g end
   table.sort(found, function(a, b) return a.first < b.first end)
   for _, g in ipairs(found) do
     add(g.samples, g.first)
@@ -343,10 +346,19 @@ function M.detect(samples, reported, o)
     tail.first, tail.tolerance, tail.flat = first, M.tolerance, false
   end
   if not tail then return nil, "the largest sizes are not flat yet: no DRAM tail", "tail" end
-  local segs = M.segments({ table.unpack(sorted, 1, tail.first - 1) }, nil, { smooth = false, end_plateau = 3 })
-  -- a last plateau within the tolerance of DRAM is its transition; one below it, noise
-  while #segs > 0 and (within(segs[#segs].gbs, tail.gbs, M.tolerance) or segs[#segs].gbs < tail.gbs) do
-    table.remove(segs)
+  local function caches(trailing)
+    local segs = M.segments({ table.unpack(sorted, 1, tail.first - 1) }, nil, { smooth = false, end_plateau = 3,
+      trailing = trailing })
+    -- a last plateau within the tolerance of DRAM is its transition; one below it, noise
+    while #segs > 0 and (within(segs[#segs].gbs, tail.gbs, M.tolerance) or segs[#segs].gbs < tail.gbs) do
+      table.remove(segs)
+    end
+    return segs
+  end
+  local segs = caches(false)
+  if #segs < #reported then -- a reported cache shows no step: is it in what the last plateau left?
+    local more = caches(true)
+    if #more > #segs then segs = more end
   end
   if #segs == 0 and not o.final then return nil, "no cache plateau before the DRAM tail", "plateau" end
   local out = {}
