@@ -204,6 +204,7 @@ end
 -- The core clock in GHz, from a dependent imul chain on CPU 0 (nil when it was not measured);
 -- round: a later, independent measurement of it.
 function M.clock(rot, round)
+  session.current().stage = "peaks clock" -- on the progress line
   local r = rot.measure(rot.space { rot.axis("x", { 1 }) }, function()
     return { kernel = "clock", params = { n = 1000000 }, pin = { 0 }, flags = "-O2", round = round }
   end).rows[1]
@@ -293,7 +294,6 @@ function M.measure(rot, quick)
   local threads = M.thread_counts()
   local date = os.date("!%Y-%m-%dT%H:%M:%SZ")
   local started = sys.clock()
-  session.current().stage = "peaks clock" -- on the progress line
   local ghz = M.clock(rot)
   local t0 = sys.clock()
   local rows = compute(rot, threads, quick)
@@ -309,7 +309,6 @@ function M.measure(rot, quick)
       r.isa = r.isa or "-O3 -march=native"
     end
   end
-  session.current().stage = "peaks clock"
   local after = #rows > 0 and M.clock(rot, 2)
   session.current().stage = nil
   if ghz and after and math.abs(after / ghz - 1) > 0.03 then
