@@ -106,15 +106,27 @@ end
   are three or more that no group took (a quick sweep's level of four sizes, one of them 15 %
   out of line), the decreasing step function nearest to them is grouped; its groups of three
   or more samples are plateaus. found: the plateaus' groups so far, in order (none: the
-  samples after the best one are the gap); trailing: the samples after the last plateau are
-  one too (detect, when the machine reports more caches than the sweep shows steps: DRAM's
-  tail is off the sweep then). ]]
-function gap_plateaus(sorted, found, tol, trailing)
+  samples after the best one are the gap). more (detect, when the machine reports more caches
+  than the sweep shows steps): the samples after the last plateau are a gap too (DRAM's tail is
+  off the sweep then), and a gap after a plateau that forms no group, five samples or more, is
+  a level that falls too much to be a plateau (a cache shared with noisy neighbours): the
+  samples between its first and last (the transitions), when they lie clearly below the
+  plateau before and above the one after (slope = true; detect drops it if it is not clearly
+  above DRAM). ]]
+function gap_plateaus(sorted, found, tol, more)
   local out = {}
   local function try(from, to)
     if to - from + 1 < 3 then return end
     for _, g in ipairs(group(sorted, from, to, tol, true)) do
       if #g.samples >= 3 then out[#out + 1] = g end
+    end
+  end
+  local function slope(from, to, above, below)
+    if to - from + 1 < 5 then return end
+    local mid = { table.unpack(sorted, from + 1, to - 1) }
+    local m = median(values(mid))
+    if m * (1 + tol) < median(values(above.samples)) and (not below or m > median(values(below.samples)) * (1 + tol)) then
+      out[#out + 1] = { samples = mid, first = from + 1, last = to - 1, slope = true }
     end
   end
   local before = found[1] and found[1].first - 1 or #sorted -- no plateau at all: the whole sweep
@@ -124,7 +136,15 @@ function gap_plateaus(sorted, found, tol, trailing)
   end
   try(best + 1, before)
   for k = 1, #found - 1 do try(found[k].last + 1, found[k + 1].first - 1) end
-  if trailing and #found > 0 then try(found[#found].last + 1, #sorted) end
+  if not more then return out end
+  local all = { table.unpack(found) }
+  for _, g in ipairs(out) do all[#all + 1] = g end
+  table.sort(all, function(a, b) return a.first < b.first end)
+  local n = #out
+  if #all > 0 then try(all[#all].last + 1, #sorted) end
+  if #out > n then return out end
+  for k = 1, #all - 1 do slope(all[k].last + 1, all[k + 1].first - 1, all[k], all[k + 1]) end
+  if #all > 0 then slope(all[#all].last + 1, #sorted, all[#all]) end
   return out
 end
 
@@ -154,7 +174,7 @@ function M.segments(samples, tol, o)
     for i, x in ipairs(v) do d[i] = math.abs(x - m) / m end
     return median(d) or 0
   end
-  local function add(samples, first)
+  local function add(samples, first, slope)
     local last = plateaus[#plateaus]
     -- neighbours merge when they differ by less than the tolerance, or than three times their
     -- own scatter (a noisy machine's plateau breaks into pieces of one level)
@@ -163,10 +183,10 @@ function M.segments(samples, tol, o)
       local all = { table.unpack(last.samples) }
       for _, s in ipairs(samples) do all[#all + 1] = s end
       plateaus[#plateaus] = segment(all, "plateau")
-      plateaus[#plateaus].first = last.first
+      plateaus[#plateaus].first, plateaus[#plateaus].slope = last.first, last.slope or slope
     else
       plateaus[#plateaus + 1] = segment(samples, "plateau")
-      plateaus[#plateaus].first = first
+      plateaus[#plateaus].first, plateaus[#plateaus].slope = first, slope
     end
   end
   local groups = group(sorted, 1, #sorted, tol)
@@ -176,10 +196,10 @@ function M.segments(samples, tol, o)
   for gi, g in ipairs(groups) do
     if #g.samples >= 3 or (gi == #groups and #g.samples >= at_end) then found[#found + 1] = g end
   end
-  for _, g in ipairs(gap_plateaus(sorted, found, tol, o.trailing)) do found[#found + 1] = g end
+  for _, g in ipairs(gap_plateaus(sorted, found, tol, o.more)) do found[#found + 1] = g end
   table.sort(found, function(a, b) return a.first < b.first end)
   for _, g in ipairs(found) do
-    add(g.samples, g.first)
+    add(g.samples, g.first, g.slope)
     stop = g.last
   end
   if #plateaus == 0 then stop = 0 end
@@ -325,7 +345,8 @@ end
   DRAM is measured where it is DRAM: on the flat tail of the largest sizes (flat_tail); a
   plateau just above it within the level tolerance is DRAM's transition (counted in DRAM's
   range, never in its value); a further step above the tail is a level of its own. Returns
-  { {name=, gbs=, spread=, effective=, reported=, upper=, n=, kind=, sizes=, unreported=}, ...,
+  { {name=, gbs=, spread=, effective=, reported=, upper=, n=, kind=, sizes=, unreported=,
+  flat= (false: its sizes fall too much to be a plateau; their median is its value)}, ...,
   {name="DRAM", gbs=, n=, from=, sizes=, tolerance=, flat=} }, or nil, reason, "tail" when the
   largest sizes are not flat yet (the sweep must go further) / "plateau" when no cache level
   shows. o.final: the sweep can go no further; a tail that is not flat is then its last
@@ -346,9 +367,9 @@ function M.detect(samples, reported, o)
     tail.first, tail.tolerance, tail.flat = first, M.tolerance, false
   end
   if not tail then return nil, "the largest sizes are not flat yet: no DRAM tail", "tail" end
-  local function caches(trailing)
+  local function caches(more)
     local segs = M.segments({ table.unpack(sorted, 1, tail.first - 1) }, nil, { smooth = false, end_plateau = 3,
-      trailing = trailing })
+      more = more })
     -- a last plateau within the tolerance of DRAM is its transition; one below it, noise
     while #segs > 0 and (within(segs[#segs].gbs, tail.gbs, M.tolerance) or segs[#segs].gbs < tail.gbs) do
       table.remove(segs)
@@ -372,6 +393,7 @@ function M.detect(samples, reported, o)
     out[#out + 1] = { name = l.name, reported = l.reported, gbs = g.gbs, spread = g.spread, kind = g.kind, n = g.n,
       effective = (l.own ~= false) and g.breakpoint or nil, upper = (l.own ~= false) and g.upper or nil,
       sizes = sizes_of(g.samples), unreported = l.unreported }
+    if l.own ~= false and g.slope then out[#out].flat = false end
   end
   out[#out + 1] = { name = "DRAM", gbs = tail.gbs, n = tail.n, from = tail.lo, kind = "tail", spread = tail.spread,
     sizes = sizes_of(tail.samples), tolerance = tail.tolerance, flat = tail.flat ~= false, alone = #segs == 0 or nil }

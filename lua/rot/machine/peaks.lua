@@ -283,7 +283,12 @@ local function staircase_rows(st)
     if r.gbs and (not best[k] or r.gbs > best[k].gbs) then best[k] = r end
   end
   for _, r in pairs(best) do out[#out + 1] = r end
-  table.sort(out, function(a, b) return a.point.ws < b.point.ws end)
+  table.sort(out, function(a, b) -- the plot's series in one order, run after run
+    local p, q = a.point, b.point
+    if p.stream ~= q.stream then return p.stream < q.stream end
+    if p.threads ~= q.threads then return p.threads < q.threads end
+    return p.ws < q.ws
+  end)
   return out
 end
 
