@@ -50,13 +50,21 @@ static int lock_open(const char *path)
 	return fd;
 }
 
-/* The lock's failure: nil, "'path': why" (the fd closed, errno kept). */
-static int lock_fail(lua_State *L, struct lock *lk, const char *path)
+/* Closes a lock's file, which releases its flock; errno kept. */
+static void lock_close(struct lock *lk)
 {
 	int e = errno;
 	if (lk->fd >= 0)
 		close(lk->fd);
 	lk->fd = -1;
+	errno = e;
+}
+
+/* The lock's failure: nil, "'path': why" (the fd closed, errno kept). */
+static int lock_fail(lua_State *L, struct lock *lk, const char *path)
+{
+	int e = errno;
+	lock_close(lk);
 	lua_pushnil(L);
 	if (e == ELOOP || e == EINVAL)
 		lua_pushfstring(L, "'%s' is a symbolic link or not a regular file: not used as a lock", path);
@@ -82,8 +90,7 @@ static int l_lock(lua_State *L)
 	if (errno != EWOULDBLOCK)
 		return lock_fail(L, lk, path);
 	if (!wait) {
-		close(lk->fd);
-		lk->fd = -1;
+		lock_close(lk);
 		lua_pushnil(L);
 		lua_pushstring(L, "busy");
 		return 2;
@@ -97,11 +104,7 @@ static int l_lock(lua_State *L)
 
 static int m_unlock(lua_State *L)
 {
-	struct lock *lk = checklock(L);
-	if (lk->fd >= 0) {
-		close(lk->fd); /* releases the flock */
-		lk->fd = -1;
-	}
+	lock_close(checklock(L));
 	return 0;
 }
 
