@@ -21,6 +21,15 @@ HWLOC_XMLFILE=$PEAKS_TOPO "$ROOT/rot" measure triad -quick=true -cacheDir="$CACH
 ! grep -q "measuring this machine's peaks" "$T/e"
 ok $? "the second run uses the stored peaks"
 contains "$T/o" "cache: 6 hits, 0 measured" "and measures nothing"
+# peaks stored by an older rot (analysis 1: no version in the name) are analysed again
+stored=$(ls "$CACHE"/machines/*-quick.csv 2>/dev/null | head -n 1)
+legacy=$(echo "$stored" | sed 's/\.a[0-9]*-quick\.csv$/-quick.csv/')
+test -n "$stored" && test "$legacy" != "$stored" && mv "$stored" "$legacy"
+HWLOC_XMLFILE=$PEAKS_TOPO "$ROOT/rot" measure triad -quick=true -cacheDir="$CACHE" -outputDir="$T/first" >"$T/o" 2>"$T/e"
+grep -q "^rot: this machine's peaks were stored by an older rot: finding its levels and ceilings again" "$T/e" &&
+	grep -q "the machine's ceilings: [0-9]* points, [1-9][0-9]* hits" "$T/o" && test -s "$stored"
+ok $? "peaks stored by an older analysis are found again from their cached points and stored anew"
+rm -f "$legacy"
 
 for m in $("$ROOT/rot" list --names); do
 	case $m in gpu*)

@@ -57,9 +57,9 @@ rot measure "$S/spin.lua" >"$T/o" 2>"$T/e"
 contains "$T/o" "0 hits, 1 measured" "a header in a subfolder of kernels/ changes: measured again"
 
 # a result no machine can produce is not cached: a kernel that declares a petabyte per call
-id=$("$ROOT/rot" run "$ROOT/tests/e2e/print-machine.lua" | sed -n 's/^id //p')
+stored=$("$ROOT/rot" run "$ROOT/tests/e2e/print-machine.lua" | sed -n 's/^peaks //p')
 mkdir -p "$CACHE/machines"
-cp "$ROOT/tests/fixtures/peaks.csv" "$CACHE/machines/$id.csv"
+cp "$ROOT/tests/fixtures/peaks.csv" "$CACHE/$stored"
 sed -e 's/static double one(const struct rot_args \*a) { return TWICE(WORK); }/static double one(const struct rot_args *a) { return 1e15; }/' \
 	-e 's/spin/liar/g' "$S/kernels/spin.c" >"$S/kernels/liar.c"
 sed 's/spin/liar/g' "$S/spin.lua" >"$S/liar.lua"
@@ -68,7 +68,7 @@ grep -q "failed: implausible result, not cached: .* GB/s is more than ten times 
 ok $? "a result ten times beyond the machine's fastest ceiling is refused, with why"
 ! grep -rlq '"liar"' "$CACHE/results" 2>/dev/null
 ok $? "and not cached"
-rm "$S/kernels/liar.c" "$CACHE/machines/$id.csv"
+rm "$S/kernels/liar.c" "$CACHE/$stored"
 
 # rot cache clear NAME: only that measurement's entries
 rot measure triad -quick=true >"$T/o" 2>&1

@@ -22,9 +22,24 @@ M.opcode = { fma = 0, add = 1, mul = 2 }
 -- Bandwidth kernels: read, write, triad (rot.machine.bandwidth).
 M.streams = bandwidth.streams
 
--- Where the machine's peaks are stored: one file per machine identity.
-function M.path(cache_dir, fp, quick)
-  return cache_dir .. "/machines/" .. machine.id(fp) .. (quick and "-quick" or "") .. ".csv"
+-- The version of how levels and ceilings are read from the measurements: raised when that
+-- changes, so peaks stored by an older rot are analysed again (their points come from the cache).
+M.analysis = 2
+
+-- Where the machine's peaks are stored: one file per machine identity and analysis version
+-- (version 1: no suffix).
+function M.path(cache_dir, fp, quick, analysis)
+  analysis = analysis or M.analysis
+  return cache_dir .. "/machines/" .. machine.id(fp) .. (analysis > 1 and ".a" .. analysis or "") .. (quick and "-quick" or "")
+    .. ".csv"
+end
+
+-- Whether this machine's peaks were stored by an older analysis only.
+local function stored_older(cache_dir, fp, quick)
+  for v = M.analysis - 1, 1, -1 do
+    if sys.stat(M.path(cache_dir, fp, quick, v)) then return true end
+  end
+  return false
 end
 
 -- Thread counts to measure: 1 and all CPUs.
@@ -342,6 +357,8 @@ function M.get(rot)
     s:quiet()
     io.stderr:write(s.executor.name == "build"
       and "rot: building the cores of this machine's peaks too (not measured yet: the first `rot measure` of a roofline measures them)\n"
+      or stored_older(rot.get("cacheDir"), machine.fingerprint(rot.config), quick)
+      and "rot: this machine's peaks were stored by an older rot: finding its levels and ceilings again (its cached points are reused)\n"
       or "rot: measuring this machine's peaks first (once; `rot measure peaks` redoes it)\n")
     local measured = M.measure(rot, quick)
     if #measured > 0 then -- not when nothing was measured (rot build)
