@@ -198,7 +198,7 @@ t.ok(q4.triad_L3 and q4.triad_L3.value > 120 and q4.triad_L3.value < 180 and q4.
   "quick, a third run, 2 threads: L3's sizes falling by 44 % are still L3, " .. tostring(q4.triad_L3 and q4.triad_L3.value)
   .. " GB/s up to " .. util.bytes(q4.L3_effective and q4.L3_effective.value or 0) .. " (not DRAM's 57)")
 t.ok(q4.triad_L3 and q4.triad_L3.unflat, "quick, a third run: that L3 ceiling is unstable whatever its rounds say")
-t.ok(table.concat(q4notes or {}, "\n"):find("2 thread%(s%): L3 shows no plateau %(4%.00 MiB%-32%.0 MiB: triad falls from 177 to 123 GB/s%)"),
+t.ok(table.concat(q4notes or {}, "\n"):find("2 threads: L3 shows no plateau %(4%.00 MiB%-32%.0 MiB: triad falls from 177 to 123 GB/s%)"),
   "quick, a third run: a note says L3 is no plateau, with its sizes and bandwidths")
 
 -- robust to noise: the recorded staircase with +-3% on every sample, 200 times

@@ -179,8 +179,7 @@ end
   and what ("tail": the largest sizes are not flat yet). st.final: the sweep goes no further
   (a DRAM tail that is not flat is then its last octave, unstable). ]]
 function M.analyse(st, t, reported)
-  local sweep = best_of(st.samples[t][3])
-  local lv, why, what = levels.detect(sweep, reported, { final = st.final })
+  local lv, why, what = levels.detect(best_of(st.samples[t][3]), reported, { final = st.final })
   if not lv then return nil, why, what end
   local rows = {}
   for _, l in ipairs(lv) do
@@ -206,16 +205,6 @@ function M.analyse(st, t, reported)
   if lv[#lv].alone then
     notes[#notes + 1] = string.format("%d thread(s): the staircase shows no cache plateau above DRAM's tail after its "
       .. "rounds (a noisy machine?): DRAM's ceiling bounds every working set; measure the peaks again when it is quieter", t)
-  end
-  for _, l in ipairs(lv) do
-    if l.name ~= "DRAM" and l.flat == false then
-      local at, v = {}, {}
-      for _, x in ipairs(sweep) do at[x.ws] = x.gbs end
-      for i, ws in ipairs(l.sizes) do v[i] = at[ws] end
-      notes[#notes + 1] = string.format("%d thread(s): %s shows no plateau (%s-%s: triad falls from %.0f to %.0f GB/s): "
-        .. "its ceiling is their median, unstable", t, l.name, util.bytes(l.sizes[1]), util.bytes(l.sizes[#l.sizes]),
-        math.max(table.unpack(v)), math.min(table.unpack(v)))
-    end
   end
   if lv[#lv].flat == false then
     notes[#notes + 1] = string.format("%d thread(s): DRAM shows no flat tail up to %s: its ceiling is the last octave's, unstable",
