@@ -87,6 +87,8 @@ ok $? "missing gnuplot: CSV, data and script still written"
 
 # unwritable output and cache directories
 expect_error "unwritable output directory" "cannot write output directory '/proc/rot-out'" measure triad -quick=true -outputDir=/proc/rot-out
+grep -q "^hint: set -outputDir" "$T/e" && ! grep -q "points, cache:" "$T/o"
+ok $? "unwritable output directory: a hint at the setting, said before anything is measured"
 "$ROOT/rot" measure triad -quick=true -cacheDir=/proc/rot-cache -outputDir="$OUT" -useCachedResults=false >"$T/o" 2>"$T/e"
 ok $((1 - ($? != 0))) "unwritable cache directory: non-zero exit"
 grep -q "cannot write cache directory '/proc/rot-cache'" "$T/e" && grep -q "^hint: set -cacheDir" "$T/e"

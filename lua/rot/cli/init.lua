@@ -161,6 +161,7 @@ local function measure(cfg, pos, build_only)
   local path = resolve_script(cfg, pos[2])
   local s = start(cfg, { script_dir = util.dirname(path), script = (util.basename(path):gsub("%.lua$", "")),
     build_only = build_only })
+  if not build_only then s:outdir() end -- an output directory that cannot be written: said before measuring
   local ok, err = run_script(path, { table.unpack(pos, 3) })
   s:cleanup()
   if build_only then return build_end(s, ok, err) end
