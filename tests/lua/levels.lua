@@ -157,11 +157,15 @@ t.is((levels.detect(gentle, rep508)), nil, "a slope of 4% an octave is not flat,
 
 -- a quick sweep on a noisy spell (tests/fixtures/staircase/epyc-kvm-quick.csv): L2's plateau of
 -- three or four sizes, one out of line by 16 %, is still found, and each level keeps its own
-local quick = { {}, {} }
-for line in assert(sys.readfile(fixtures .. "staircase/epyc-kvm-quick.csv")):gmatch("[^\n]+") do
-  local th, ws, g = line:match("^triad,(%d),(%d+),([%d.]+)")
-  if th then table.insert(quick[tonumber(th)], { ws = tonumber(ws), gbs = tonumber(g) }) end
+local function quick_run(stream, th) -- one series of tests/fixtures/staircase/epyc-kvm-quick.csv
+  local out = {}
+  for line in assert(sys.readfile(fixtures .. "staircase/epyc-kvm-quick.csv")):gmatch("[^\n]+") do
+    local ws, g = line:match("^" .. stream .. "," .. th .. ",(%d+),([%d.]+)")
+    if ws then out[#out + 1] = { ws = tonumber(ws), gbs = tonumber(g) } end
+  end
+  return out
 end
+local quick = { quick_run("triad", 1), quick_run("triad", 2) }
 local rep2 = { { name = "L1", size = 96 * KiB }, { name = "L2", size = 2 * MiB }, { name = "L3", size = 1016 * MiB } }
 local q1 = rows_by_name((peaks.levels_of({ triad = quick[1] }, 1, rep508)))
 t.ok(q1.triad_L2 and near(q1.triad_L2.value, 162.5, 0.01) and q1.L2_effective and q1.L2_effective.value > 512 * KiB
@@ -174,20 +178,12 @@ t.ok(q2.triad_L2 and q2.triad_L2.value > 300 and q2.triad_L3 and near(q2.triad_L
   "quick, 2 threads: L2 " .. tostring(q2.triad_L2 and q2.triad_L2.value) .. " GB/s, L3 the 4-16 MiB plateau, "
   .. tostring(q2.triad_L3 and q2.triad_L3.value) .. " GB/s (not DRAM's)")
 t.ok(q2.triad_DRAM and near(q2.triad_DRAM.value, 70.8, 0.01), "quick, 2 threads: DRAM the flat tail, 70.8 GB/s")
-local second = {}
-for line in assert(sys.readfile(fixtures .. "staircase/epyc-kvm-quick.csv")):gmatch("[^\n]+") do
-  local ws, g = line:match("^triad2,1,(%d+),([%d.]+)")
-  if ws then second[#second + 1] = { ws = tonumber(ws), gbs = tonumber(g) } end
-end
+local second = quick_run("triad2", 1)
 local q3 = rows_by_name((peaks.levels_of({ triad = second }, 1, rep508)))
 t.ok(q3.triad_L3 and near(q3.triad_L3.value, 86.4, 0.01) and q3.L2_effective and q3.L2_effective.value < 2 * MiB,
   "quick, a second run: L3's scattered sizes after L2 are its plateau, " .. tostring(q3.triad_L3 and q3.triad_L3.value)
   .. " GB/s, and L2 ends at " .. util.bytes(q3.L2_effective and q3.L2_effective.value or 0))
-local third = {}
-for line in assert(sys.readfile(fixtures .. "staircase/epyc-kvm-quick.csv")):gmatch("[^\n]+") do
-  local ws, g = line:match("^triad3,2,(%d+),([%d.]+)")
-  if ws then third[#third + 1] = { ws = tonumber(ws), gbs = tonumber(g) } end
-end
+local third = quick_run("triad3", 2)
 local q4rows, q4notes = peaks.levels_of({ triad = third }, 2, rep2)
 local q4 = rows_by_name(q4rows)
 t.ok(q4.L2_effective and q4.L2_effective.value < 4 * MiB and q4.triad_L2 and near(q4.triad_L2.value, 316, 0.05),
