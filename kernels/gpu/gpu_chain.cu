@@ -1,8 +1,11 @@
 /* gpu_chain: chains of n dependent instructions of one class per thread, launched as blocks
  * x threads (warps per SM = blocks x threads / 32 / SMs), for issue and completion
  * latencies (the pipeline model). GCHAIN_OP: 0 fadd, 1 ffma, 2 dfma, 3 sin/cos, 4 iadd,
- * 5 global load (pointer chase), 6 shared load (pointer chase). The integer add is inline PTX:
- * the compiler would fold four u + 7 into one u + 28 (tests/ptx.t checks every chain).
+ * 5 global load (pointer chase), 6 shared load (pointer chase). The integer add is inline PTX,
+ * an add with carry in and out (addc.cc): nvcc folds four u + 7 into one u + 28 (tests/ptx.t
+ * checks every chain), ptxas folds inline add.u32 the same way (an H100 showed 0.56 cycles an
+ * add), and a register addend only made it pair them (IMAD u = 2 * step + u: 2.3 "cycles"); a
+ * carry chain is one IADD3.X a step.
  * Sixteen steps per loop iteration keep the loop's own instructions (counter, compare, branch)
  * off the chain's time; each block's first thread counts the chain's SM cycles (clock64), best
  * over launches, reported as row.report.cycles (median over blocks): no launch time, no
@@ -40,7 +43,7 @@ static const struct rot_param params[] = {{"n", 1024, "dependent instructions pe
 #elif GCHAIN_OP == 3
 #define STEP() (f = __sinf(f) + __cosf(f))
 #elif GCHAIN_OP == 4
-#define STEP() asm volatile("add.u32 %0, %0, 7;" : "+r"(u))
+#define STEP() asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(u) : "r"(step))
 #elif GCHAIN_OP == 5
 #define STEP() (u = chase[u])
 #else
@@ -48,7 +51,7 @@ static const struct rot_param params[] = {{"n", 1024, "dependent instructions pe
 #endif
 
 static __global__ void chain_kernel(long n, const unsigned *__restrict__ chase, double *sink,
-				    unsigned long long *best)
+				    unsigned long long *best, unsigned step)
 {
 #if GCHAIN_OP == 6
 	__shared__ unsigned ring[1024];
@@ -103,7 +106,7 @@ static void *init(const struct rot_args *args)
 static void run(void *p)
 {
 	st *s = (st *)p;
-	chain_kernel<<<s->blocks, s->threads>>>(s->n, s->chase, s->sink, s->best);
+	chain_kernel<<<s->blocks, s->threads>>>(s->n, s->chase, s->sink, s->best, 7);
 }
 
 static int cmp(const void *a, const void *b)

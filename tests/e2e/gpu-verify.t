@@ -8,18 +8,27 @@ verdict() { "$ROOT/rot" run "$ROOT/tests/gpu-verify/verdict.lua" "$1"; }
 
 verdict "$F/pass" >"$T/o" 2>"$T/e"
 ok $? "inputs within every target: the verdict passes"
-contains "$T/o" "^gpu-verify: all 20 checks passed" "and says how many checks"
+contains "$T/o" "^gpu-verify: all 22 checks passed" "and says how many checks"
 contains "$T/o" "^triad L2 B/element  *36.4  *36.5  *0.997" "rot's triad bytes per element against ncu's (from ncu's CSV with thousands separators)"
 
 verdict "$F/issue" >"$T/o" 2>"$T/e"
 test $? -ne 0
 ok $? "issue 16's H100 figures fail the verdict"
-contains "$T/e" "^rot: gpu-verify: 12 of 12 checks missed" "every ceiling and latency it names misses"
+contains "$T/e" "^rot: gpu-verify: 13 of 14 checks missed" "every ceiling and latency it names misses, and the integer add it lacks"
 contains "$T/o" "^HBM triad  *2890  *3064  *0.943 .*MISS" "the HBM triad at 0.94 of the reference program"
 contains "$T/o" "^int32_mad  *85900  *33454  *2.568  *<= 1.02 of its physical limit  *MISS" "int32 at 257 % of its limit"
 contains "$T/o" "^shared_ldst  *63600  *33454  *1.901 .*MISS" "shared memory at 190 % of its limit"
 contains "$T/o" "^latency fadd \[cycles\]  *8.4  *4  *2.100 .*published.*MISS" "fadd's 8.4 cycles against the published 4"
 contains "$T/o" "skipped: ncu not found" "no ncu: the counter check says it was skipped"
+
+verdict "$F/h100" >"$T/o" 2>"$T/e"
+test $? -ne 0
+ok $? "session 30's H100 figures fail the verdict"
+contains "$T/e" "^rot: gpu-verify: 6 of 22 checks missed" "six misses"
+contains "$T/o" "^int32_add  *194705  *16727  *11.640  *<= 1.02 of its physical limit  *MISS" "the folded integer adds: 11.6 times what the SMs can add"
+contains "$T/o" "^shortest latency \[cycles\] (iadd)  *0.56  *1  *0.560 .*MISS" "and 0.56 cycles an add: no dependent chain is that fast"
+contains "$T/o" "^fp32_fma  *59763  *66441  *0.899 .*MISS" "fp32 at 0.90 of theoretical at the measured clock"
+contains "$T/o" "^triad HBM B/element  *24  *23.9  *1.004 .*ok" "its counters agree with ncu's"
 
 mkdir -p "$T/bad"
 cp "$F/pass/"* "$T/bad/"

@@ -77,7 +77,7 @@ static __global__ void latency(int op, const unsigned *chase, long long *cycles,
 		ring[i] = chase[i];
 	float f = sink[0];
 	double d = sink[0];
-	unsigned u = 0;
+	unsigned u = 0, step = (unsigned)sink[0] + 7u; /* ptxas folds or pairs plain adds */
 	for (int i = 0; i < CHAIN; i++) /* warm the L1 with the chase */
 		u = chase[u];
 	long long t0 = clock64();
@@ -100,7 +100,7 @@ static __global__ void latency(int op, const unsigned *chase, long long *cycles,
 	case 3:
 #pragma unroll
 		for (int i = 0; i < CHAIN; i++)
-			asm volatile("add.u32 %0, %0, 7;" : "+r"(u));
+			asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(u) : "r"(step));
 		break;
 	case 4:
 #pragma unroll 16

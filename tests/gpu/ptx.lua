@@ -53,7 +53,7 @@ $L__BB0_3:
 	ret;
 }
 ]]
-local f = check_text("gpu_chain", { GCHAIN_OP = "4" }, folded:gsub("add%.s32 \t%%r15, %%r15, 28", "add.u32 \t%%r15, %%r15, 28"))
+local f = check_text("gpu_chain", { GCHAIN_OP = "4" }, folded:gsub("add%.s32 \t%%r15, %%r15, 28", "addc.cc.u32 \t%%r15, %%r15, 28"))
 t.ok(#f == 1 and f[1][1]:find("folded") ~= nil, "the check catches four adds folded into one")
 local unchained = [[
 .visible .entry k(

@@ -122,7 +122,7 @@ end
 
 checks.gpu_chain = function(e, c)
   local op = tonumber(c.macros.GCHAIN_OP or 1)
-  local pattern = ({ [0] = "^add%.f32", [1] = "^fma%.rn%.f32", [2] = "^fma%.rn%.f64", [3] = "^add%.f32", [4] = "^add%.u32",
+  local pattern = ({ [0] = "^add%.f32", [1] = "^fma%.rn%.f32", [2] = "^fma%.rn%.f64", [3] = "^add%.f32", [4] = "^addc%.cc%.u32",
     [5] = "^ld%.global", [6] = "^ld%.shared" })[op]
   local loops = loops_with(e, pattern)
   if #loops == 0 then return { { "no loop of " .. pattern .. ": the chain was eliminated" } } end

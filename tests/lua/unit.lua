@@ -234,6 +234,9 @@ t.ok(math.abs(th.fp64 - 2 * 64 * 132 * 1.98) < 1e-9, "FP64: 64 FMA lanes x 2 x 1
 t.ok(math.abs(th.fp32 - 2 * th.fp64) < 1e-9, "FP32 twice FP64 on Hopper")
 t.ok(math.abs(th.hbm - 3352.32) < 1e-6, "HBM: 2.619 GHz x 2 x 5120 bit / 8 = 3352 GB/s")
 t.ok(math.abs(th.shared - 128 * 132 * 1.98) < 1e-9, "shared memory: 128 B/clk/SM x 132 SMs x 1.98 GHz = 33.4 TB/s")
+t.ok(math.abs(th.int32_add - 64 * 132 * 1.98) < 1e-9, "integer adds: 64 a clock an SM (one op each, not two) = 16.7 T adds/s")
+t.ok(select(2, gpu.against_limit(194705, "int32_add", { gpuCC = "9.0", gpuSMs = 132, gpuClockKHz = 1980000 })),
+  "195 T adds/s on an H100 (the folded chain an H100 showed) is impossible: not stored")
 local h100 = { gpuCC = "9.0", gpuSMs = 132, gpuClockKHz = 1980000 }
 local line, above = gpu.against_limit(63600, "shared", h100, 1.755e9)
 t.ok(above, "63.6 TB/s of shared memory on an H100 (190 % of its limit) is impossible")

@@ -70,26 +70,30 @@ function M.bound(q, ceilings)
   return { time_bound = best, dominant = dominant, key = key, fraction = t and t > 0 and best / t or nil }
 end
 
--- Operations per SM per clock (FMA lanes) by compute capability, non-tensor units.
+-- Operations per SM per clock (FMA lanes; integer adds for int32_add) by compute capability,
+-- non-tensor units (the CUDA programming guide's throughput table).
 M.lanes = {
-  ["8.0"] = { fp64 = 32, fp32 = 64, fp16 = 256, int32 = 64 },
-  ["8.6"] = { fp64 = 2, fp32 = 128, fp16 = 128, int32 = 64 },
-  ["8.9"] = { fp64 = 2, fp32 = 128, fp16 = 128, int32 = 64 },
-  ["9.0"] = { fp64 = 64, fp32 = 128, fp16 = 256, int32 = 64 },
+  ["8.0"] = { fp64 = 32, fp32 = 64, fp16 = 256, int32 = 64, int32_add = 64 },
+  ["8.6"] = { fp64 = 2, fp32 = 128, fp16 = 128, int32 = 64, int32_add = 64 },
+  ["8.9"] = { fp64 = 2, fp32 = 128, fp16 = 128, int32 = 64, int32_add = 64 },
+  ["9.0"] = { fp64 = 64, fp32 = 128, fp16 = 256, int32 = 64, int32_add = 64 },
 }
+
+-- Operations one lane does in a clock: 2 for a multiply-add, 1 for an add.
+M.ops_per_lane = { int32_add = 1 }
 
 -- Shared memory bytes per SM per clock: 32 banks of 4 bytes (sm_70 and later).
 M.shared_bytes_per_clock = 128
 
 -- Theoretical ceilings from a GPU point's metadata: GFLOP/s per precision (2 flops per FMA
--- lane), GB/s of shared memory (banks x SMs x clock) and of HBM (memory clock x 2 (double data
+-- lane; G adds/s for int32_add), GB/s of shared memory (banks x SMs x clock) and of HBM (memory clock x 2 (double data
 -- rate) x bus width).
 function M.theoretical(meta)
   local out = {}
   local lanes = M.lanes[tostring(meta.gpuCC)]
   local ghz, sms = (meta.gpuClockKHz or 0) / 1e6, meta.gpuSMs or 0
   if lanes then
-    for k, l in pairs(lanes) do out[k] = 2 * l * sms * ghz end
+    for k, l in pairs(lanes) do out[k] = (M.ops_per_lane[k] or 2) * l * sms * ghz end
   end
   if (tonumber(meta.gpuCC) or 0) >= 7 then out.shared = M.shared_bytes_per_clock * sms * ghz end
   if meta.gpuMemClockKHz and meta.gpuBusWidth then
