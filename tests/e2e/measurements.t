@@ -22,7 +22,7 @@ HWLOC_XMLFILE=$PEAKS_TOPO "$ROOT/rot" measure triad -quick=true -cacheDir="$CACH
 ok $? "the second run uses the stored peaks"
 contains "$T/o" "cache: 6 hits, 0 measured" "and measures nothing"
 # peaks stored by an older rot (analysis 1: no version in the name) are analysed again
-stored=$(ls "$CACHE"/machines/*-quick.csv 2>/dev/null | head -n 1)
+stored=$(ls "$CACHE"/machines/*.a[0-9]*-quick.csv 2>/dev/null | head -n 1)
 legacy=$(echo "$stored" | sed 's/\.a[0-9]*-quick\.csv$/-quick.csv/')
 test -n "$stored" && test "$legacy" != "$stored" && mv "$stored" "$legacy"
 HWLOC_XMLFILE=$PEAKS_TOPO "$ROOT/rot" measure triad -quick=true -cacheDir="$CACHE" -outputDir="$T/first" >"$T/o" 2>"$T/e"
@@ -82,7 +82,7 @@ grep -q "^double_scalar_fma,compute,1," "$OUT/peaks.csv" && grep -q "^triad_DRAM
 ok $? "peaks.csv has compute and per-level bandwidth ceilings"
 test -s "$OUT/peaks-bandwidth.svg"
 ok $? "peaks draws the bandwidth staircase"
-stored=$(ls "$CACHE"/machines/*-quick.csv 2>/dev/null | head -n 1)
+stored=$(ls "$CACHE"/machines/*.a[0-9]*-quick.csv 2>/dev/null | head -n 1)
 test -n "$stored" && cmp -s "$OUT/peaks.csv" "$stored"
 ok $? "rot measure peaks stores the machine's peaks in the cache directory (the same rows as its peaks.csv)"
 test -s "$OUT/matvec.svg" && test -s "$OUT/stream-bandwidth.svg" && test -s "$OUT/add-timing.svg" && test -s "$OUT/add-timing-error.svg" && test -s "$OUT/memory-traffic-time.svg"

@@ -197,6 +197,46 @@ t.ok(q4.triad_L3 and q4.triad_L3.unflat, "quick, a third run: that L3 ceiling is
 t.ok(table.concat(q4notes or {}, "\n"):find("2 threads: L3 shows no plateau %(4%.00 MiB%-32%.0 MiB: triad falls from 177 to 123 GB/s%)"),
   "quick, a third run: a note says L3 is no plateau, with its sizes and bandwidths")
 
+-- where no level is missing, no sloped one is made up: the full sweeps whose reported caches
+-- outnumber their steps (read is one plateau over L1-L3; write's L1 shows none; triad's L1 hidden,
+-- as with many threads) keep their names, and the fall to DRAM stays a transition
+local function named(lv)
+  local p = {}
+  for _, l in ipairs(lv or {}) do
+    p[#p + 1] = l.name .. (l.flat == false and l.name ~= "DRAM" and " unstable" or "") .. string.format(" %.0f", l.gbs)
+  end
+  return table.concat(p, ", ")
+end
+local function sweep(k, from)
+  local out = {}
+  for _, x in ipairs(stair[k]) do if x.ws >= (from or 0) then out[#out + 1] = x end end
+  return out
+end
+local read1 = named(levels.detect(sweep("read1"), rep1, { final = true }))
+t.ok(not read1:find("unstable") and read1:find("L3 79, DRAM 30$"), "read, 1 thread: the fall from 79 GB/s to DRAM is no level of its own (" .. read1 .. ")")
+local write1 = levels.detect(sweep("write1"), rep1, { final = true })
+t.ok(write1 and write1[3].name == "L3" and near(write1[3].gbs, 101, 0.03) and write1[3].flat ~= false,
+  "write, 1 thread: L3 is the 101 GB/s plateau, not renamed L2 (" .. named(write1) .. ")")
+local hidden = levels.detect(sweep("triad2", 96 * KiB), machine.reported({ 0, 1 }, epyc), { final = true })
+t.ok(hidden and #hidden == 4 and hidden[2].name == "L2" and near(hidden[2].gbs, 228, 0.03) and hidden[3].name == "L3"
+  and near(hidden[3].gbs, 191, 0.03), "triad, 2 threads, L1 hidden: L2 and L3 keep their plateaus; a group of one octave"
+  .. " in DRAM's noise is no L3 (" .. named(hidden) .. ")")
+math.randomseed(7)
+local shifted = 0
+for _ = 1, 200 do
+  local s = {}
+  for i, x in ipairs(sweep("triad2", 96 * KiB)) do s[i] = { ws = x.ws, gbs = x.gbs * (1 + 0.03 * (2 * math.random() - 1)) } end
+  local lv = levels.detect(s, machine.reported({ 0, 1 }, epyc), { final = true })
+  if not lv or not (lv[3].name == "L3" and lv[3].gbs > 150 and lv[3].flat ~= false) then shifted = shifted + 1 end
+end
+t.is(shifted, 0, "and so with +-3 % noise, 200 times: L3 is never moved onto DRAM's fall")
+-- a reported level that shares a sloped one is unstable too (the third quick run, with a
+-- reported 8 MiB level the sweep shows no step for, between L2 and the sloped L3)
+local rep4 = { rep2[1], rep2[2], { name = "L3", size = 8 * MiB }, { name = "L4", size = 32 * MiB } }
+local shared = rows_by_name(levels.detect(third, rep4, { final = true }))
+t.ok(shared.L3 and shared.L4 and shared.L3.gbs == shared.L4.gbs and shared.L3.flat == false and shared.L4.flat == false,
+  "a level without a step of its own that shares the sloped level is unstable as well")
+
 -- robust to noise: the recorded staircase with +-3% on every sample, 200 times
 math.randomseed(42)
 for _, th in ipairs({ 1, 2 }) do

@@ -88,6 +88,21 @@ t.ok(math.abs(mrow.flopsRatio - 1.1) < 1e-12, "measured/declared ratio")
 t.is(mrow.counters.A, 40.0, "counter values are per invocation")
 
 local peaks = require "rot.machine.peaks"
+-- which stored file readers that never measure use: the newest analysis's, else an older one's
+do
+  local cdir = (os.getenv("TMPDIR") or "/tmp") .. "/rot-unit-stored-" .. sys.pid()
+  local fp = { cpu = "Test CPU", pus = 2 }
+  sys.mkdir(cdir); sys.mkdir(cdir .. "/machines")
+  t.is(peaks.stored_path(cdir, fp, false), peaks.path(cdir, fp, false), "no stored peaks: the current analysis's file")
+  sys.writefile(peaks.path(cdir, fp, false, 1), "name,kind,threads,value,unit\n")
+  t.is(peaks.stored_path(cdir, fp, false), peaks.path(cdir, fp, false, 1),
+    "only an older rot's: that one, until peaks are measured again")
+  t.ok(not peaks.path(cdir, fp, false, 1):find("%.a%d") and peaks.path(cdir, fp, true):find("%.a%d+%-quick%.csv$"),
+    "version 1 has no suffix; quick peaks are .aN-quick.csv")
+  sys.writefile(peaks.path(cdir, fp, false), "name,kind,threads,value,unit\n")
+  t.is(peaks.stored_path(cdir, fp, false), peaks.path(cdir, fp, false), "and the current one once it is there")
+  sys.removetree(cdir)
+end
 -- peaks.csv: written, read back, ceilings picked per thread count and precision
 local pdir = (os.getenv("TMPDIR") or "/tmp") .. "/rot-unit-peaks-" .. sys.pid() .. ".csv"
 peaks.write_csv(pdir, {

@@ -10,7 +10,7 @@ local function limits(s)
   return s:remember("limits", function()
     local l = { gbs = 0, gflops = 0 }
     for _, quick in ipairs({ false, true }) do
-      for _, r in ipairs(peaks.read_csv(peaks.path(s:get("cacheDir"), machine.fingerprint(s.config), quick)) or {}) do
+      for _, r in ipairs(peaks.read_csv(peaks.stored_path(s:get("cacheDir"), machine.fingerprint(s.config), quick)) or {}) do
         if r.kind == "bandwidth" then l.gbs = math.max(l.gbs, r.value) end
         if r.kind == "compute" then l.gflops = math.max(l.gflops, r.value) end
       end

@@ -20,7 +20,7 @@ local M = {}
 -- for a record: nil when there are none.
 local function stored_peaks(s)
   local given = s:get("peaksFile")
-  local path = given ~= "" and given or peaks.path(s:get("cacheDir"), machine.fingerprint(s.config), s:get("quick"))
+  local path = given ~= "" and given or peaks.stored_path(s:get("cacheDir"), machine.fingerprint(s.config), s:get("quick"))
   return peaks.read_csv(path)
 end
 

@@ -149,7 +149,7 @@ function M.detect(samples, reported, o)
   if not tail then return nil, "the largest sizes are not flat yet: no DRAM tail", "tail" end
   local function caches(more)
     local segs = M.segments({ table.unpack(sorted, 1, tail.first - 1) }, nil, { smooth = false, end_plateau = 3,
-      more = more })
+      more = more, floor = tail.gbs })
     -- a last plateau within the tolerance of DRAM is its transition; one below it, noise
     while #segs > 0 and (within(segs[#segs].gbs, tail.gbs, M.tolerance) or segs[#segs].gbs < tail.gbs) do
       table.remove(segs)
@@ -173,9 +173,10 @@ function M.detect(samples, reported, o)
     out[#out + 1] = { name = l.name, reported = l.reported, gbs = g.gbs, spread = g.spread, kind = g.kind, n = g.n,
       effective = (l.own ~= false) and g.breakpoint or nil, upper = (l.own ~= false) and g.upper or nil,
       sizes = sizes_of(g.samples), unreported = l.unreported }
-    if l.own ~= false and g.slope then -- no plateau: how far its sizes fall
+    if g.slope then -- no plateau: unstable, also for a level that shares it; how far its sizes fall
       local v = values(g.samples)
-      out[#out].flat, out[#out].range = false, { math.max(table.unpack(v)), math.min(table.unpack(v)) }
+      out[#out].flat = false
+      if l.own ~= false then out[#out].range = { math.max(table.unpack(v)), math.min(table.unpack(v)) } end
     end
   end
   out[#out + 1] = { name = "DRAM", gbs = tail.gbs, n = tail.n, from = tail.lo, kind = "tail", spread = tail.spread,

@@ -24,7 +24,7 @@ M.streams = bandwidth.streams
 
 -- The version of how levels and ceilings are read from the measurements: raised when that
 -- changes, so peaks stored by an older rot are analysed again (their points come from the cache).
-M.analysis = 2
+M.analysis = 3
 
 -- Where the machine's peaks are stored: one file per machine identity and analysis version
 -- (version 1: no suffix).
@@ -34,12 +34,22 @@ function M.path(cache_dir, fp, quick, analysis)
     .. ".csv"
 end
 
+-- The newest analysis version this machine's peaks are stored by, or nil.
+local function newest(cache_dir, fp, quick)
+  for v = M.analysis, 1, -1 do
+    if sys.stat(M.path(cache_dir, fp, quick, v)) then return v end
+  end
+end
+
 -- Whether this machine's peaks were stored by an older analysis only.
 local function stored_older(cache_dir, fp, quick)
-  for v = M.analysis - 1, 1, -1 do
-    if sys.stat(M.path(cache_dir, fp, quick, v)) then return true end
-  end
-  return false
+  return (newest(cache_dir, fp, quick) or M.analysis) < M.analysis
+end
+
+-- The stored file that readers which never measure use (a run's record, the plausibility
+-- check): the newest analysis's, an older one's until peaks are measured again.
+function M.stored_path(cache_dir, fp, quick)
+  return M.path(cache_dir, fp, quick, newest(cache_dir, fp, quick))
 end
 
 -- Thread counts to measure: 1 and all CPUs.
@@ -358,7 +368,7 @@ function M.get(rot)
     io.stderr:write(s.executor.name == "build"
       and "rot: building the cores of this machine's peaks too (not measured yet: the first `rot measure` of a roofline measures them)\n"
       or stored_older(rot.get("cacheDir"), machine.fingerprint(rot.config), quick)
-      and "rot: this machine's peaks were stored by an older rot: finding its levels and ceilings again (its cached points are reused)\n"
+      and "rot: this machine's peaks were stored by an older rot: finding its levels and ceilings again (reusing its cached points where there are any)\n"
       or "rot: measuring this machine's peaks first (once; `rot measure peaks` redoes it)\n")
     local measured = M.measure(rot, quick)
     if #measured > 0 then -- not when nothing was measured (rot build)

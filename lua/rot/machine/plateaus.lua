@@ -106,25 +106,36 @@ end
   or more samples are plateaus. found: the plateaus' groups so far, in order (none: the
   samples after the best one are the gap). more (detect, when the machine reports more caches
   than the sweep shows steps): the samples after the last plateau are a gap too (DRAM's tail is
-  off the sweep then), and a gap after a plateau that forms no group, five samples or more, is
-  a level that falls too much to be a plateau (a cache shared with noisy neighbours): the
-  samples between its first and last (the transitions), when they lie clearly below the
-  plateau before and above the one after (slope = true; detect drops it if it is not clearly
-  above DRAM). ]]
-function gap_plateaus(sorted, found, tol, more)
+  off the sweep then; its groups must span two octaves), and a gap after a plateau that forms
+  no group, five samples or more, is a level that falls too much to be a plateau (a cache
+  shared with noisy neighbours): the samples between its first and last (the transitions),
+  when their median lies clearly below the plateau before and above the one after (floor:
+  DRAM's bandwidth, the level after the last gap), they span three octaves or more and fall by
+  less than 40 % of the fall between those two (slope = true). ]]
+function gap_plateaus(sorted, found, tol, more, floor)
   local out = {}
-  local function try(from, to)
+  local function try(from, to, span)
     if to - from + 1 < 3 then return end
     for _, g in ipairs(group(sorted, from, to, tol, true)) do
-      if #g.samples >= 3 then out[#out + 1] = g end
+      if #g.samples >= 3 and g.samples[#g.samples].ws >= (span or 1) * g.samples[1].ws then out[#out + 1] = g end
     end
   end
   local function slope(from, to, above, below)
-    if to - from + 1 < 5 then return end
-    local mid = { table.unpack(sorted, from + 1, to - 1) }
-    local m = median(values(mid))
-    if m * (1 + tol) < median(values(above.samples)) and (not below or m > median(values(below.samples)) * (1 + tol)) then
-      out[#out + 1] = { samples = mid, first = from + 1, last = to - 1, slope = true }
+    local a, b = median(values(above.samples)), below and median(values(below.samples)) or floor
+    -- a level spans three octaves of sizes or more, and falls by less than 40 % of the fall
+    -- from the level above to the one below; the fall from a plateau to the next level (a
+    -- transition, an octave or two) falls most of the way: the gap's last sizes may be the
+    -- next one's transition, and are dropped until what is left is a level (or too short)
+    while to - from + 1 >= 5 and sorted[to - 1].ws >= 8 * sorted[from + 1].ws do
+      local mid = { table.unpack(sorted, from + 1, to - 1) }
+      local v = values(mid)
+      local m, hi, lo = median(v), math.max(table.unpack(v)), math.min(table.unpack(v))
+      if not (m * (1 + tol) < a and (not b or m > b * (1 + tol))) then return end
+      if not b or math.log(hi / lo) <= 0.4 * math.log(a / b) then
+        out[#out + 1] = { samples = mid, first = from + 1, last = to - 1, slope = true }
+        return
+      end
+      to = to - 1
     end
   end
   local before = found[1] and found[1].first - 1 or #sorted -- no plateau at all: the whole sweep
@@ -139,7 +150,8 @@ function gap_plateaus(sorted, found, tol, more)
   for _, g in ipairs(out) do all[#all + 1] = g end
   table.sort(all, function(a, b) return a.first < b.first end)
   local n = #out
-  if #all > 0 then try(all[#all].last + 1, #sorted) end
+  -- after the last plateau, a group of a single octave is DRAM's noise or transition, not a cache
+  if #all > 0 then try(all[#all].last + 1, #sorted, 4) end
   if #out > n then return out end
   for k = 1, #all - 1 do slope(all[k].last + 1, all[k + 1].first - 1, all[k], all[k + 1]) end
   if #all > 0 then slope(all[#all].last + 1, #sorted, all[#all]) end
@@ -194,7 +206,7 @@ function M.segments(samples, tol, o)
   for gi, g in ipairs(groups) do
     if #g.samples >= 3 or (gi == #groups and #g.samples >= at_end) then found[#found + 1] = g end
   end
-  for _, g in ipairs(gap_plateaus(sorted, found, tol, o.more)) do found[#found + 1] = g end
+  for _, g in ipairs(gap_plateaus(sorted, found, tol, o.more, o.floor)) do found[#found + 1] = g end
   table.sort(found, function(a, b) return a.first < b.first end)
   for _, g in ipairs(found) do
     add(g.samples, g.first, g.slope)
