@@ -87,10 +87,10 @@ end
 
 --[[ The named cache levels of the segments: matched to the reported levels in size (a
   reported level without a step of its own shares the plateau that covers it, or DRAM's tail);
-  more steps
-  than reported levels: the first ones carry the reported names and sizes in order, each
-  further step (between the last reported cache and DRAM) is a level of its own, L4, ...,
-  that the machine does not report. ]]
+  more steps than reported levels: the first ones carry the reported names and sizes in order,
+  each further step (between the last reported cache and DRAM) is a level of its own, L4, ...,
+  that the machine does not report (detect drops a first step first when the others fit the
+  reported sizes better without it: small sizes timed above L1 by noise). ]]
 local function name_levels(segs, reported, tail)
   local levels = {}
   if #reported == 0 or #segs > #reported then
@@ -116,6 +116,17 @@ local function sizes_of(samples)
   local out = {}
   for i, x in ipairs(samples) do out[i] = x.ws end
   return out
+end
+
+-- How far the segments from skip + 1 on lie from the reported levels they would be named
+-- after (in order): the sum of |log(breakpoint / reported size)|.
+local function misfit(segs, reported, skip)
+  local sum = 0
+  for j, r in ipairs(reported) do
+    local g = segs[j + skip]
+    if g and g.breakpoint then sum = sum + math.abs(math.log(g.breakpoint / r.size)) end
+  end
+  return sum
 end
 
 --[[ Levels of one sweep: samples = {{ws=, gbs=, rounds={gbs per round}}, ...} (the best of
@@ -167,6 +178,9 @@ function M.detect(samples, reported, o)
     local last = segs[#segs]
     last.breakpoint = crossing(sorted, last, tail, math.sqrt(last.gbs * tail.gbs))
     last.upper = tail.lo
+  end
+  if #reported > 0 and #segs > #reported and misfit(segs, reported, 0) > misfit(segs, reported, 1) then
+    table.remove(segs, 1) -- the smallest sizes timed above L1 (noise): nothing lies below L1
   end
   for _, l in ipairs(name_levels(segs, reported, tail)) do
     local g = l.seg
