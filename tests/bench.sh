@@ -122,6 +122,8 @@ echo "(best-k: k=3, epsilon=2%, at least 5 and at most 40 runs; '!' marks a run 
 echo " a warm run repeats the kernel until it lasts minRunTime=1 ms, so the 1 us kernel is timed over ~1000 calls)"
 
 echo
+. tests/optional.sh
+optional_install likwid-bench likwid
 echo "ceilings against likwid-bench: rot measure peaks run twice, likwid-bench before, between and after them, in one run"
 info=$($R -progress=never run tests/bench/machine.lua 2>&1)
 m() { echo "$info" | awk -v k="$1" '$1 == k { print $2 }'; }

@@ -5,14 +5,9 @@
 # gnuplot's embedded script shows. The SVG must work offline and alone.
 . "$(dirname "$0")/lib.sh"
 
+. "$ROOT/tests/optional.sh"
 browser() { for b in chromium chromium-browser; do command -v "$b" && return 0; done; return 1; }
-if ! browser >/dev/null; then
-	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-		echo "# installing chromium for this test" >&2
-		{ DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium ||
-			{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }; } >/dev/null 2>&1
-	fi
-fi
+browser >/dev/null || optional_install chromium chromium
 if ! B=$(browser); then
 	echo "1..0 # SKIP chromium is not installed and could not be installed here (sudo apt-get install chromium)"
 	exit 0
