@@ -4,7 +4,7 @@ local peaks = require "rot.machine.peaks"
 local sys = require "rot.sys"
 
 local info = rot.machine.cpuinfo()
-local out, stair = peaks.measure(rot, rot.get("quick"))
+local out, stair, clocks = peaks.measure(rot, rot.get("quick"))
 
 io.stdout:write(string.format("%-22s %-9s %7s %14s %8s %6s  %s\n", "name", "kind", "threads", "value", "spread", "rounds",
   "how"))
@@ -22,15 +22,19 @@ if unstable > 0 then
     .. "it bounds say so (limiter '... (unstable)'); measure again on a quieter machine\n", unstable, unstable == 1 and "" or "s"))
 end
 -- the read kernel measures bandwidth, not its additions' latency: L1 against two loads a cycle
-local clock = out[1] and out[1].clock
 local vec = info.flags.avx512f and 64 or info.flags.avx2 and 32 or 16
 for _, r in ipairs(out) do
-  if r.name == "read_L1" and r.threads == 1 and clock then
+  if r.name == "read_L1" and r.threads == 1 and r.clock then
     io.stdout:write(string.format("read L1, 1 thread: %.1f GB/s = %.0f%% of two %d-byte loads a cycle at %.2f GHz\n",
-      r.value, r.value / (2 * vec * clock) * 100, vec, clock))
+      r.value, r.value / (2 * vec * r.clock) * 100, vec, r.clock))
   end
 end
-if clock then io.stdout:write(string.format("core clock (dependent imul chain, CPU 0): %.3f GHz\n", clock)) end
+if clocks and #clocks > 0 then -- each compute ceiling records the one before its best round
+  local ghz = {}
+  for i, c in ipairs(clocks) do ghz[i] = string.format("%.3f", c) end
+  io.stdout:write(string.format("core clock (dependent imul chain, CPU 0) before each compute round: %s GHz\n",
+    table.concat(ghz, ", ")))
+end
 -- peaks.csv here, and the machine's copy in the cache directory that every roofline uses
 local dir = rot.output_dir()
 peaks.write_csv(dir .. "/peaks.csv", out)

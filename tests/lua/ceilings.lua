@@ -211,4 +211,72 @@ an, _, said = bandwidth.measure(fake, { 1, 2 }, true, sys.clock() - 1000)
 t.ok(latest(1) == 2 and latest(2) == 2, "past the time budget: the planned rounds (2, quick), no extra one")
 t.ok(table.concat(said, "; "):find("round 3 was not measured: it would pass the peaks' time budget %(75 s%)") ~= nil,
   "and that is said: " .. table.concat(said, "; "))
+
+-- compute ceilings in rounds spread over the peaks, each with the clock measured before it: a
+-- round at a lower clock is not the ceiling; rounds that disagree get more rounds, then unstable
+local compute = require "rot.machine.compute"
+local function clock_fake(ghz_of)
+  local f = { vals = { progress = "never" }, asked = {} }
+  function f.get(k) return f.vals[k] end
+  function f.axis(_, v) return v end
+  function f.space(axes) return axes[1] end
+  function f.measure(idx, describe)
+    local rows = {}
+    for _, i in ipairs(idx) do
+      local d = describe({ i = i })
+      local ghz = ghz_of(d.round or 1)
+      if d.kernel == "clock" then
+        rows[#rows + 1] = { time = 1e-3, flops = ghz * 1e6 }
+      else
+        f.asked[#f.asked + 1] = d.round or 1
+        local per_cycle = d.macros.PEAK_LANES * (d.macros.PEAK_OP == 0 and 2 or 1) * 2 -- two units
+        local ns = 1e6 -- a run of 1 ms
+        rows[#rows + 1] = { gflops = per_cycle * ghz, flops = per_cycle * ghz * ns, bytes = 0, spread = 0.01,
+          entry = { meta = {}, runs = { { ns = ns, reps = 1 }, { ns = ns, reps = 1 } } } }
+      end
+    end
+    return { rows = rows }
+  end
+  return f
+end
+local function fma_only(cs) -- one FP64 AVX-512 FMA point at 1 thread, whatever this CPU has
+  cs.points = { { isa = compute.isa[4], prec = "double", op = "fma", threads = 1 } }
+  return cs
+end
+local clocks = { 3.5, 3.2, 3.5, 3.5, 3.5 }
+local fk = clock_fake(function(r) return clocks[r] end)
+local cs = fma_only(compute.new({ 1 }))
+for _ = 1, compute.rounds do compute.round(fk, cs) end
+local row = compute.rows(cs)[1]
+t.ok(math.abs(row.value - 112) < 1e-9 and row.clock == 3.5, string.format(
+  "the FMA ceiling is its best round's (112 GFLOP/s at 3.5 GHz), not the slow round's: %.1f at %s GHz", row.value, row.clock))
+t.ok(row.unstable and math.abs(row.spread - 0.09375) < 1e-9, string.format(
+  "three rounds at 3.5, 3.2 and 3.5 GHz disagree by 9.4%%: unstable before more rounds (%.1f%%)", row.spread * 100))
+compute.more(fk, cs, sys.clock() + 1000)
+row = compute.rows(cs)[1]
+t.ok(cs.rounds == 4 and not row.unstable and row.spread == 0 and row.rounds == 4,
+  string.format("one more round at 3.5 GHz: the best three agree, stable (%d rounds, spread %.1f%%)", cs.rounds, row.spread * 100))
+clocks = { 3.5, 3.0, 3.0, 3.0, 3.0 }
+fk = clock_fake(function(r) return clocks[r] end)
+cs = fma_only(compute.new({ 1 }))
+for _ = 1, compute.rounds do compute.round(fk, cs) end
+compute.more(fk, cs, sys.clock() + 1000)
+row = compute.rows(cs)[1]
+t.ok(cs.rounds == compute.max_rounds and row.unstable and row.value == 112 and row.clock == 3.5, string.format(
+  "a clock that stays low after the first round: %d rounds at most, still unstable, the best round's value and clock",
+  cs.rounds))
+t.is(compute.clock_note(cs, compute.rows(cs)), "the core clock moved between the compute rounds (3.500, 3.000, 3.000, "
+  .. "3.000, 3.000 GHz): 1 compute ceiling stays unstable; each compute ceiling is its best round's, and records the "
+  .. "clock measured before that round", "the clock's moves are said, with the unstable ceilings they leave")
+peaks.write_csv(path, compute.rows(cs))
+local back = peaks.read_csv(path)[1]
+t.ok(back.unstable and back.clock == 3.5 and back.rounds == 5 and back.isa == "avx512" and back.kernel == "peakflops",
+  "peaks.csv keeps the compute ceiling's provenance: unstable, rounds, its round's clock, kernel and ISA class")
+fk = clock_fake(function() return 3.5 end)
+cs = fma_only(compute.new({ 1 }))
+for _ = 1, compute.rounds do compute.round(fk, cs) end
+local before = #fk.asked
+compute.more(fk, cs, sys.clock() + 1000)
+t.ok(#fk.asked == before and cs.rounds == compute.rounds, "rounds that agree: no round past the planned three")
+t.is(compute.clock_note(cs, compute.rows(cs)), nil, "a clock that holds: nothing said")
 t.done()

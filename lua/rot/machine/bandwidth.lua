@@ -33,6 +33,11 @@ local function plan(quick)
     or { rounds = 3, max_rounds = 6, runs = 3, max_runs = 6, per_octave = 2, first = 512 * MiB, budget = 165 }
 end
 
+-- The seconds from the peaks' start within which rounds past the planned ones are begun.
+function M.budget(quick)
+  return plan(quick).budget
+end
+
 -- The largest working set the sweeps may use: a quarter of the memory (the larger of what
 -- hwloc's NUMA nodes and the kernel's MemTotal say; 4 GiB when neither is known).
 function M.cap()
@@ -372,8 +377,10 @@ end
 --[[ Measures the bandwidth ceilings of every thread count: returns the analyses per thread
   count (rows marked unstable where the rounds still disagree by more than 5%), the state (its
   rows for the staircase plot, rounds, bounded) and notes for the user. started: when the
-  peaks began (sys.clock(); default now), from which the budget for extra rounds counts. ]]
-function M.measure(rot, threads, quick, started)
+  peaks began (sys.clock(); default now), from which the budget for extra rounds counts;
+  between: called after the sweep, before the later rounds (the peaks measure their compute
+  ceilings' second round there, so that rounds of both lie minutes apart). ]]
+function M.measure(rot, threads, quick, started, between)
   local p = plan(quick)
   local deadline = (started or sys.clock()) + p.budget
   local st = { samples = {}, rows = {}, rounds = 0 }
@@ -382,6 +389,7 @@ function M.measure(rot, threads, quick, started)
   rot.set("runs", p.runs)
   rot.set("maxRuns", p.max_runs)
   staircase(rot, st, threads, p)
+  if between then between() end
   local an, missing = analyse_all(st, threads)
   rounds_upto(rot, st, defining(an, st, threads), p.rounds) -- every ceiling's sizes, one batch
   an, missing = analyse_all(st, threads)

@@ -5,26 +5,20 @@ local sys = require "rot.sys"
 local util = require "rot.util"
 local machine = require "rot.machine"
 local session = require "rot.session"
-local levels = require "rot.machine.levels"
 local bandwidth = require "rot.machine.bandwidth"
+local compute = require "rot.machine.compute"
 
 local M = {}
 
--- ISA classes: vector lanes per precision, flags, the CPU flag they need, operations measured.
-M.isa = {
-  { name = "scalar", lanes = { double = 1, float = 1 }, flags = "-O2 -mfma", needs = "fma", ops = { "fma", "add" }, chains = 12 },
-  { name = "sse", lanes = { double = 2, float = 4 }, flags = "-O2 -msse4.2 -mno-avx", needs = "sse2", ops = { "add" }, chains = 12 },
-  { name = "avx2", lanes = { double = 4, float = 8 }, flags = "-O2 -mavx2 -mfma", needs = "avx2", ops = { "fma", "add" }, chains = 12 },
-  { name = "avx512", lanes = { double = 8, float = 16 }, flags = "-O2 -mavx512f -mfma", needs = "avx512f", ops = { "fma", "add" }, chains = 24 },
-}
-M.opcode = { fma = 0, add = 1, mul = 2 }
+-- ISA classes measured, and the compute ceilings' rounds (rot.machine.compute).
+M.isa = compute.isa
 
 -- Bandwidth kernels: read, write, triad (rot.machine.bandwidth).
 M.streams = bandwidth.streams
 
 -- The version of how levels and ceilings are read from the measurements: raised when that
 -- changes, so peaks stored by an older rot are analysed again (their points come from the cache).
-M.analysis = 3
+M.analysis = 4
 
 -- Where the machine's peaks are stored: one file per machine identity and analysis version
 -- (version 1: no suffix).
@@ -226,80 +220,6 @@ function M.levels_of(samples, t, reported)
   return a.rows, a.notes, a.levels[#a.levels].n or 0
 end
 
--- The core clock in GHz, from a dependent imul chain on CPU 0 (nil when it was not measured);
--- round: a later, independent measurement of it.
-function M.clock(rot, round)
-  session.current().stage = "peaks clock" -- on the progress line
-  local r = rot.measure(rot.space { rot.axis("x", { 1 }) }, function()
-    return { kernel = "clock", params = { n = 1000000 }, pin = { 0 }, flags = "-O2", round = round }
-  end).rows[1]
-  return r.time and r.flops / r.time / 1e9 or nil
-end
-
--- The compute points: every ISA class the CPU has, per precision, operation and thread count.
-local function compute_points(threads)
-  local info, points, skipped = machine.cpuinfo(), {}, {}
-  for _, isa in ipairs(M.isa) do
-    if info.flags[isa.needs] then
-      for _, prec in ipairs({ "double", "float" }) do
-        for _, op in ipairs(isa.ops) do
-          for _, t in ipairs(threads) do points[#points + 1] = { isa = isa, prec = prec, op = op, threads = t } end
-        end
-      end
-    else
-      skipped[#skipped + 1] = isa.name .. " (the CPU has no " .. isa.needs .. ")"
-    end
-  end
-  if #skipped > 0 and session.current().executor.name ~= "build" then -- said when measured
-    io.stderr:write("rot: peaks: skipping ", table.concat(skipped, ", "), "\n")
-  end
-  return points
-end
-
---[[ The compute ceilings: independent FMA (add) chains in registers, each point's sustained
-  rate (its median run); a ceiling whose best-k spread is above 5% is measured again in up to
-  two more rounds, the best round its value. ]]
-local function compute(rot, threads, quick)
-  local points, best = compute_points(threads), {}
-  local idx = {}
-  for i = 1, #points do idx[i] = i end
-  for round = 1, 3 do
-    session.current().stage = "peaks compute, round " .. round -- on the progress line
-    local res = rot.measure(rot.space { rot.axis("i", idx) }, function(p)
-      local c = points[p.i]
-      return { kernel = "peakflops", params = { n = quick and 20000 or 200000 }, threads = c.threads, pin = machine.pins(c.threads),
-        flags = c.isa.flags .. " -fno-tree-vectorize -fno-tree-slp-vectorize", round = round,
-        macros = { PEAK_TYPE = c.prec, PEAK_LANES = c.isa.lanes[c.prec], PEAK_OP = M.opcode[c.op], PEAK_CHAINS = c.isa.chains } }
-    end)
-    local again = {}
-    for j, r in ipairs(res.rows) do
-      local i = idx[j]
-      if r.gflops then
-        local b = best[i] or { values = {} }
-        best[i] = b
-        table.insert(b.values, r.flops / bandwidth.median_time(r) / 1e9) -- sustained: its median run
-        if #b.values == 1 then b.spread = r.spread end
-        if (b.spread or 0) > bandwidth.stable then again[#again + 1] = i end
-      end
-    end
-    if #again == 0 or round == 3 then break end
-    idx = again
-  end
-  local rows = {}
-  for i, c in ipairs(points) do
-    local b = best[i]
-    if b then
-      table.sort(b.values, function(x, y) return x > y end)
-      local k = #b.values
-      local spread = k > 1 and (b.values[1] - b.values[k]) / b.values[k] or b.spread
-      rows[#rows + 1] = { name = c.prec .. "_" .. c.isa.name .. "_" .. c.op, kind = "compute", threads = c.threads,
-        value = b.values[1], unit = "GFLOP/s", spread = spread, rounds = k, median = levels.median(b.values),
-        kernel = "peakflops", isa = c.isa.name, unstable = spread > bandwidth.stable or nil }
-    end
-  end
-  return rows
-end
-
 -- The staircase of the sweeps: the best of each size, stream and thread count over its rounds.
 local function staircase_rows(st)
   local best, out = {}, {}
@@ -317,37 +237,45 @@ local function staircase_rows(st)
   return out
 end
 
---[[ Measures the peaks (the shipped peaks script's work, without its output): the clock, the
-  compute ceilings, the bandwidth ceilings in rounds. Returns the rows for peaks.csv (with how
-  each was obtained) and the staircase's rows (best of each size over its rounds). ]]
+--[[ Measures the peaks (the shipped peaks script's work, without its output): the compute
+  ceilings in rounds at the start, after the bandwidth sweep and at the end (each with the core
+  clock measured before it), the bandwidth ceilings in rounds between them. Returns the rows for
+  peaks.csv (with how each was obtained) and the staircase's rows (best of each size over its
+  rounds) and the core clocks measured before the compute rounds (GHz, in order). ]]
 function M.measure(rot, quick)
   local threads = M.thread_counts()
   local date = os.date("!%Y-%m-%dT%H:%M:%SZ")
   local started = sys.clock()
-  local ghz = M.clock(rot)
+  local cs = compute.new(threads, quick)
+  if #cs.skipped > 0 and session.current().executor.name ~= "build" then -- said when measured
+    io.stderr:write("rot: peaks: skipping ", table.concat(cs.skipped, ", "), "\n")
+  end
   local t0 = sys.clock()
-  local rows = compute(rot, threads, quick)
-  bandwidth.say(rot, string.format("compute ceilings: %d, %.0f s", #rows, sys.clock() - t0))
-  local an, st, notes = bandwidth.measure(rot, threads, quick, started)
+  compute.round(rot, cs)
+  bandwidth.say(rot, string.format("compute ceilings, round 1: %d points, %.0f s", #cs.points, sys.clock() - t0))
+  local an, st, notes = bandwidth.measure(rot, threads, quick, started, function() compute.round(rot, cs) end)
+  compute.round(rot, cs)
+  compute.more(rot, cs, started + bandwidth.budget(quick) + 10) -- a compute round takes seconds
+  local rows = compute.rows(cs)
   for _, t in ipairs(threads) do
     for _, r in ipairs(an[t] and an[t].rows or {}) do rows[#rows + 1] = r end
   end
   for _, r in ipairs(rows) do
-    r.clock, r.date = ghz, date
+    r.clock, r.date = r.clock or cs.clocks[1], date
     if r.kind ~= "size" then
       r.pinning = machine.pins(r.threads)
       r.isa = r.isa or "-O3 -march=native"
     end
   end
-  local after = #rows > 0 and M.clock(rot, 2)
   session.current().stage = nil
-  if ghz and after and math.abs(after / ghz - 1) > 0.03 then
-    notes[#notes + 1] = string.format("the core clock moved from %.3f to %.3f GHz while the peaks were measured", ghz, after)
-  end
+  local moved = compute.clock_note(cs, rows)
+  if moved then notes[#notes + 1] = moved end
   if #rows > 0 then -- notes on what was measured (none in rot build), a line each
     for _, n in ipairs(notes) do io.stderr:write("rot: peaks: ", n, "\n") end
   end
-  return rows, staircase_rows(st)
+  local clocks = {}
+  for r = 1, cs.rounds do clocks[#clocks + 1] = cs.clocks[r] end
+  return rows, staircase_rows(st), clocks
 end
 
 -- The stored peaks of this machine; measured first (saying so) when there are none.

@@ -1,0 +1,164 @@
+--[[ rot.machine.compute: the compute ceilings: independent FMA (add) chains in registers per
+  ISA class, precision and thread count, measured in rounds spread over the peaks run (the core
+  clock of a shared VM moves by 10% on a timescale of seconds), each round with the core clock
+  measured just before it; each ceiling the best round, its spread across the rounds. ]]
+local sys = require "rot.sys"
+local session = require "rot.session"
+local machine = require "rot.machine"
+local levels = require "rot.machine.levels"
+local bandwidth = require "rot.machine.bandwidth"
+
+local M = {}
+
+-- ISA classes: vector lanes per precision, flags, the CPU flag they need, operations measured.
+M.isa = {
+  { name = "scalar", lanes = { double = 1, float = 1 }, flags = "-O2 -mfma", needs = "fma", ops = { "fma", "add" }, chains = 12 },
+  { name = "sse", lanes = { double = 2, float = 4 }, flags = "-O2 -msse4.2 -mno-avx", needs = "sse2", ops = { "add" }, chains = 12 },
+  { name = "avx2", lanes = { double = 4, float = 8 }, flags = "-O2 -mavx2 -mfma", needs = "avx2", ops = { "fma", "add" }, chains = 12 },
+  { name = "avx512", lanes = { double = 8, float = 16 }, flags = "-O2 -mavx512f -mfma", needs = "avx512f", ops = { "fma", "add" }, chains = 24 },
+}
+M.opcode = { fma = 0, add = 1, mul = 2 }
+
+-- A ceiling whose rounds disagree by more than this gets more rounds, then is unstable.
+M.stable = 0.05
+-- Rounds every ceiling gets (the first at the start of the peaks, one after the bandwidth
+-- sweep, one at the end), and at most (more only where the rounds disagree).
+M.rounds, M.max_rounds = 3, 5
+
+-- The core clock in GHz, from a dependent imul chain on CPU 0 (nil when it was not measured);
+-- round: a later, independent measurement of it (nil: the first).
+function M.clock(rot, round)
+  session.current().stage = "peaks clock" -- on the progress line
+  local r = rot.measure(rot.space { rot.axis("x", { 1 }) }, function()
+    return { kernel = "clock", params = { n = 1000000 }, pin = { 0 }, flags = "-O2", round = round }
+  end).rows[1]
+  return r.time and r.flops / r.time / 1e9 or nil
+end
+
+-- The compute points: every ISA class the CPU has, per precision, operation and thread count;
+-- and the classes skipped (the CPU lacks their flag), as "name (why)".
+local function points_of(threads)
+  local info, points, skipped = machine.cpuinfo(), {}, {}
+  for _, isa in ipairs(M.isa) do
+    if info.flags[isa.needs] then
+      for _, prec in ipairs({ "double", "float" }) do
+        for _, op in ipairs(isa.ops) do
+          for _, t in ipairs(threads) do points[#points + 1] = { isa = isa, prec = prec, op = op, threads = t } end
+        end
+      end
+    else
+      skipped[#skipped + 1] = isa.name .. " (the CPU has no " .. isa.needs .. ")"
+    end
+  end
+  return points, skipped
+end
+
+-- A new measurement of the compute ceilings at these thread counts: { points, skipped, rounds,
+-- clocks = {[round] = GHz}, values = {[point] = {[round] = GFLOP/s}}, spread1 = {[point] =
+-- best-k spread of its first round} }.
+function M.new(threads, quick)
+  local points, skipped = points_of(threads)
+  return { points = points, skipped = skipped, quick = quick, rounds = 0, clocks = {}, values = {}, spread1 = {} }
+end
+
+-- A point's values over its rounds, best first, each {gflops=, round=}.
+local function ranked(cs, i)
+  local v = {}
+  for r, g in pairs(cs.values[i] or {}) do v[#v + 1] = { gflops = g, round = r } end
+  table.sort(v, function(a, b) return a.gflops > b.gflops end)
+  return v
+end
+
+-- How far the third best round (the second with two) lies below the best; with one round,
+-- its best-k spread.
+local function spread(cs, i)
+  local v = ranked(cs, i)
+  local k = math.min(#v, 3)
+  if k < 2 then return cs.spread1[i] or 0 end
+  return (v[1].gflops - v[k].gflops) / v[k].gflops
+end
+
+-- The points whose rounds still disagree by more than M.stable (all before any round).
+function M.spreading(cs)
+  local out = {}
+  for i = 1, #cs.points do
+    if cs.values[i] and spread(cs, i) > M.stable then out[#out + 1] = i end
+  end
+  return out
+end
+
+--[[ One round: the core clock, then the given points (all when nil), each point's sustained
+  rate (its median run: a run in registers lasts a millisecond, its median is the round's clock).
+  Returns the round's wall time in seconds. ]]
+function M.round(rot, cs, which)
+  local t0 = sys.clock()
+  cs.rounds = cs.rounds + 1
+  local round = cs.rounds
+  cs.clocks[round] = M.clock(rot, round > 1 and round or nil)
+  local idx = which or {}
+  if not which then for i = 1, #cs.points do idx[i] = i end end
+  if #idx == 0 then return sys.clock() - t0 end
+  session.current().stage = "peaks compute, round " .. round -- on the progress line
+  local res = rot.measure(rot.space { rot.axis("i", idx) }, function(p)
+    local c = cs.points[p.i]
+    return { kernel = "peakflops", params = { n = cs.quick and 20000 or 200000 }, threads = c.threads,
+      pin = machine.pins(c.threads), flags = c.isa.flags .. " -fno-tree-vectorize -fno-tree-slp-vectorize",
+      round = round > 1 and round or nil,
+      macros = { PEAK_TYPE = c.prec, PEAK_LANES = c.isa.lanes[c.prec], PEAK_OP = M.opcode[c.op], PEAK_CHAINS = c.isa.chains } }
+  end)
+  for j, r in ipairs(res.rows) do
+    local i, t = idx[j], bandwidth.median_time(r)
+    if r.gflops and t then
+      cs.values[i] = cs.values[i] or {}
+      cs.values[i][round] = r.flops / t / 1e9
+      cs.spread1[i] = cs.spread1[i] or r.spread
+    end
+  end
+  return sys.clock() - t0
+end
+
+-- Rounds past the planned ones for the points whose rounds disagree, up to M.max_rounds, each
+-- begun only when the last one's time still fits before the deadline (sys.clock() seconds).
+function M.more(rot, cs, deadline)
+  local last = 0
+  while cs.rounds < M.max_rounds do
+    local which = M.spreading(cs)
+    if #which == 0 or sys.clock() + last > deadline then return end
+    last = M.round(rot, cs, which)
+  end
+end
+
+-- The peaks.csv rows of the ceilings measured: the best round's value and the clock measured
+-- before it, the spread across rounds, unstable when it is above M.stable.
+function M.rows(cs)
+  local rows = {}
+  for i, c in ipairs(cs.points) do
+    local v = ranked(cs, i)
+    if #v > 0 then
+      local s, all = spread(cs, i), {}
+      for k, x in ipairs(v) do all[k] = x.gflops end
+      rows[#rows + 1] = { name = c.prec .. "_" .. c.isa.name .. "_" .. c.op, kind = "compute", threads = c.threads,
+        value = v[1].gflops, unit = "GFLOP/s", spread = s, rounds = #v, median = levels.median(all), kernel = "peakflops",
+        isa = c.isa.name, clock = cs.clocks[v[1].round], unstable = s > M.stable or nil }
+    end
+  end
+  return rows
+end
+
+-- A line for the user when the core clock measured before the rounds moved by more than 3%
+-- (rows: compute.rows'; how many of them that left unstable), or nil.
+function M.clock_note(cs, rows)
+  local lo, hi, ghz = math.huge, 0, {}
+  for r = 1, cs.rounds do
+    local c = cs.clocks[r]
+    if c then lo, hi, ghz[#ghz + 1] = math.min(lo, c), math.max(hi, c), string.format("%.3f", c) end
+  end
+  if #ghz < 2 or hi / lo - 1 <= 0.03 then return nil end
+  local unstable = 0
+  for _, r in ipairs(rows) do if r.kind == "compute" and r.unstable then unstable = unstable + 1 end end
+  return string.format("the core clock moved between the compute rounds (%s GHz)%s; each compute ceiling is its best "
+    .. "round's, and records the clock measured before that round", table.concat(ghz, ", "), unstable > 0
+    and string.format(": %d compute ceiling%s unstable", unstable, unstable == 1 and " stays" or "s stay") or "")
+end
+
+return M
