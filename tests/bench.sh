@@ -86,8 +86,8 @@ echo "measuring core"
 build/core/rot-core --timer
 P=tests/core/point.lua
 steal() { awk '$1 == "cpu" { print $9 + 0, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat; }
-# the machine's own minimum right after each invocation: the same chain without rot, as many
-# runs as rot made
+# the machine's own minimum: the same chain without rot, as many runs as rot made (before an
+# invocation: as many as the one before it made)
 spin=""
 gcc -O2 -Icore -Itests/core/kernels -o "$B/spin" tests/bench/spin.c 2>/dev/null && spin="$B/spin"
 bare() { [ -n "$spin" ] && "$spin" "$1" "$2" | sed -n 's/^min_s //p'; }
@@ -107,12 +107,12 @@ for spec in "1us 500" "100us 50000" "10ms 5000000"; do
 		b0=$(bare "$n" "$k")
 		rm -f "$B/out/point.csv"
 		$R -progress=never -useCachedResults=false measure $P stable "$n" >"$B/o" 2>&1
-		t=$(col time_s) k=$(col runs)
-		k=${k:-10}
+		t=$(col time_s) made=$(col runs)
+		k=${made:-10}
 		b1=$(bare "$n" "$k")
 		s1=$(steal)
 		echo "${t:-0} ${b0:-0} ${b1:-0} $s0 $s1" >>"$B/mins"
-		runs="$runs $k$( [ "$(col converged)" = 1 ] || echo '!')"
+		runs="$runs ${made:--}$( [ "$(col converged)" = 1 ] || echo '!')"
 	done
 	awk -v l="$label" -v runs="$runs" '
 		function spread(a, n,   i, lo, hi) { lo = a[1]; hi = a[1]; for (i = 2; i <= n; i++) { if (a[i] < lo) lo = a[i]; if (a[i] > hi) hi = a[i] }; return (hi - lo) / lo * 100 }
@@ -125,9 +125,10 @@ for spec in "1us 500" "100us 50000" "10ms 5000000"; do
 			printf "stable kernel ~%s: spread of the reported minimum over the first 5 rot invocations %.2f%%, over all %d %.2f%% (target %s%%); best-k runs needed:%s\n", l, spread(t, 5), NR, spread(t, NR), target, runs
 			if (nobare) { printf "  no bare reference (tests/bench/spin.c did not build or run, or a rot invocation failed): the machine'"'"'s part not separated\n"; exit }
 			sr = sd(t, NR); sb = sd(m, 2 * NR); own = sr > sb ? sqrt(sr ^ 2 - sb ^ 2) : 0
-			sort(r, NR); med = r[int((NR + 1) / 2)]
+			sp = sd(r, NR); sort(r, NR); med = r[int((NR + 1) / 2)]
 			printf "  the machine: the same chain without rot (tests/bench/spin.c, as many runs of at least 1 ms as rot made) just before and just after each invocation: %d minima spread %.2f%%, scatter %.2f%% (an integer chain'"'"'s time is cycles over the clock: the clock wandering); steal time %.2f%% of the CPU time\n", 2 * NR, spread(m, 2 * NR), sb, (tot > 0 ? st / tot * 100 : 0)
-			printf "  rot'"'"'s own part: rot'"'"'s minima scatter by %.2f%%, the bare ones by %.2f%% (scatter: a standard deviation from the median absolute deviation): rot adds %.2f%% (the square root of the difference of their squares), a spread over 5 invocations of about %.2f%% (target %s%%); %d samples tell a scatter to about 20%% of itself, so what rot adds is resolved here only above about %.2f%% (%.2f%% over 5 invocations); rot'"'"'s minimum is %.4fx the bare one around it (median)\n", sr, sb, own, 2.33 * own, target, NR, 0.66 * sb, 2.33 * 0.66 * sb, med }' "$B/mins"
+			printf "  rot'"'"'s own part: rot'"'"'s minima scatter by %.2f%%, the bare ones by %.2f%% (scatter: a standard deviation from the median absolute deviation): rot adds %.2f%% (the square root of the difference of their squares), a spread over 5 invocations of about %.2f%% (target %s%%); from %d samples such a scatter is known to about 30%% of itself, so what rot adds is resolved here only above about %.2f%% (%.2f%% over 5 invocations)\n", sr, sb, own, 2.33 * own, target, NR, 0.8 * sb, 2.33 * 0.8 * sb
+			printf "  paired: rot'"'"'s minimum over the mean of the bare ones just before and after it is %.4f (median), scattering by %.2f%% (about %.2f%% over 5 invocations; an upper bound of rot'"'"'s part: it also holds how the clock moved within each bracket)\n", med, sp, 2.33 * sp }' "$B/mins"
 done
 echo "(best-k: k=3, epsilon=2%, at least 5 and at most 40 runs; '!' marks a run set that did not converge;"
 echo " a warm run repeats the kernel until it lasts minRunTime=1 ms, so the 1 us kernel is timed over ~1000 calls)"

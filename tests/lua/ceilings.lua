@@ -243,40 +243,59 @@ local function fma_only(cs) -- one FP64 AVX-512 FMA point at 1 thread, whatever 
   cs.points = { { isa = compute.isa[4], prec = "double", op = "fma", threads = 1 } }
   return cs
 end
-local clocks = { 3.5, 3.2, 3.5, 3.5, 3.5 }
+local function three(fk, cs) -- the planned rounds: start, after the sweep, end
+  for _ = 1, 3 do compute.round(fk, cs) end
+  return cs
+end
+local clocks = { 3.2, 3.5, 3.2, 3.5, 3.5 }
 local fk = clock_fake(function(r) return clocks[r] end)
-local cs = fma_only(compute.new({ 1 }))
-for _ = 1, compute.rounds do compute.round(fk, cs) end
+local cs = three(fk, fma_only(compute.new({ 1 })))
 local row = compute.rows(cs)[1]
 t.ok(math.abs(row.value - 112) < 1e-9 and row.clock == 3.5, string.format(
-  "the FMA ceiling is its best round's (112 GFLOP/s at 3.5 GHz), not the slow round's: %.1f at %s GHz", row.value, row.clock))
+  "the FMA ceiling is its best round's (112 GFLOP/s, round 2 at 3.5 GHz), not the slow rounds': %.1f at %s GHz", row.value,
+  row.clock))
 t.ok(row.unstable and math.abs(row.spread - 0.09375) < 1e-9, string.format(
-  "three rounds at 3.5, 3.2 and 3.5 GHz disagree by 9.4%%: unstable before more rounds (%.1f%%)", row.spread * 100))
+  "three rounds at 3.2, 3.5 and 3.2 GHz disagree by 9.4%%: unstable before more rounds (%.1f%%)", row.spread * 100))
 compute.more(fk, cs, sys.clock() + 1000)
 row = compute.rows(cs)[1]
-t.ok(cs.rounds == 4 and not row.unstable and row.spread == 0 and row.rounds == 4,
-  string.format("one more round at 3.5 GHz: the best three agree, stable (%d rounds, spread %.1f%%)", cs.rounds, row.spread * 100))
-clocks = { 3.5, 3.0, 3.0, 3.0, 3.0 }
+t.ok(cs.rounds == 5 and not row.unstable and row.spread == 0 and row.rounds == 5,
+  string.format("two more rounds at 3.5 GHz: the best three agree, stable (%d rounds, spread %.1f%%)", cs.rounds, row.spread * 100))
+clocks = { 3.0, 3.5, 3.0, 3.0, 3.0 }
 fk = clock_fake(function(r) return clocks[r] end)
-cs = fma_only(compute.new({ 1 }))
-for _ = 1, compute.rounds do compute.round(fk, cs) end
+cs = three(fk, fma_only(compute.new({ 1 })))
 compute.more(fk, cs, sys.clock() + 1000)
 row = compute.rows(cs)[1]
 t.ok(cs.rounds == compute.max_rounds and row.unstable and row.value == 112 and row.clock == 3.5, string.format(
-  "a clock that stays low after the first round: %d rounds at most, still unstable, the best round's value and clock",
-  cs.rounds))
-t.is(compute.clock_note(cs, compute.rows(cs)), "the core clock moved between the compute rounds (3.500, 3.000, 3.000, "
-  .. "3.000, 3.000 GHz): 1 compute ceiling stays unstable; each compute ceiling is its best round's, and records the "
-  .. "clock measured before that round", "the clock's moves are said, with the unstable ceilings they leave")
+  "a clock high in one round only: %d rounds at most, still unstable, the best round's value and clock", cs.rounds))
+t.is(table.concat(compute.notes(cs, compute.rows(cs)), "; "), "the core clock moved between the compute rounds (3.000, "
+  .. "3.500, 3.000, 3.000, 3.000 GHz): 1 compute ceiling stays unstable; each compute ceiling is its best round's, and "
+  .. "records the clock measured before that round", "the clock's moves are said, with the unstable ceilings they leave")
 peaks.write_csv(path, compute.rows(cs))
 local back = peaks.read_csv(path)[1]
 t.ok(back.unstable and back.clock == 3.5 and back.rounds == 5 and back.isa == "avx512" and back.kernel == "peakflops",
   "peaks.csv keeps the compute ceiling's provenance: unstable, rounds, its round's clock, kernel and ISA class")
+-- past the deadline: no extra round, and that is said
+clocks = { 3.2, 3.5, 3.2, 3.5, 3.5 }
+fk = clock_fake(function(r) return clocks[r] end)
+cs = three(fk, fma_only(compute.new({ 1 })))
+compute.more(fk, cs, sys.clock() - 1)
+t.ok(cs.rounds == 3 and compute.rows(cs)[1].unstable, "past the peaks' budget: no round past the planned three, unstable")
+t.ok(table.concat(compute.notes(cs, compute.rows(cs)), "; "):find("compute round 4 was not measured: it would pass the "
+  .. "peaks' time budget", 1, true), "and the round left out is said")
 fk = clock_fake(function() return 3.5 end)
-cs = fma_only(compute.new({ 1 }))
-for _ = 1, compute.rounds do compute.round(fk, cs) end
+cs = three(fk, fma_only(compute.new({ 1 })))
 local before = #fk.asked
 compute.more(fk, cs, sys.clock() + 1000)
-t.ok(#fk.asked == before and cs.rounds == compute.rounds, "rounds that agree: no round past the planned three")
-t.is(compute.clock_note(cs, compute.rows(cs)), nil, "a clock that holds: nothing said")
+t.ok(#fk.asked == before and cs.rounds == 3, "rounds that agree: no round past the planned three")
+t.is(#compute.notes(cs, compute.rows(cs)), 0, "a clock that holds: nothing said")
+-- rot build: nothing measured, no clock: no ceiling, no note, the bandwidth rows' clock nil
+local unmeasured = { vals = { progress = "never" } }
+function unmeasured.get(k) return unmeasured.vals[k] end
+function unmeasured.axis(_, v) return v end
+function unmeasured.space(axes) return axes[1] end
+function unmeasured.measure(idx) local rows = {}; for i = 1, #idx do rows[i] = {} end; return { rows = rows } end
+cs = three(unmeasured, fma_only(compute.new({ 1 })))
+compute.more(unmeasured, cs, sys.clock() + 1000)
+t.ok(#compute.rows(cs) == 0 and #compute.notes(cs, {}) == 0 and compute.first_clock(cs) == nil and cs.rounds == 3,
+  "nothing measured (rot build): no compute ceiling, no note, no clock, no extra round")
 t.done()

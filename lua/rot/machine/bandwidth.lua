@@ -166,8 +166,7 @@ function M.ceiling(per, sizes, key)
   for _, gs in pairs(by) do v[#v + 1] = levels.median(gs); one = gs end
   if #v == 0 then return nil end
   table.sort(v, function(a, b) return a > b end)
-  local k = math.min(#v, 3)
-  local spread = (v[1] - v[k]) / v[k]
+  local spread = levels.round_spread(v)
   if #v == 1 then spread = (math.max(table.unpack(one)) - v[1]) / v[1] end -- one round: its samples' reach
   return { gbs = v[1], median = levels.median(v), spread = spread, rounds = #v, values = v }
 end
@@ -389,7 +388,13 @@ function M.measure(rot, threads, quick, started, between)
   rot.set("runs", p.runs)
   rot.set("maxRuns", p.max_runs)
   staircase(rot, st, threads, p)
-  if between then between() end
+  if between then -- under the caller's settings
+    rot.set("runs", saved.runs)
+    rot.set("maxRuns", saved.maxRuns)
+    between()
+    rot.set("runs", p.runs)
+    rot.set("maxRuns", p.max_runs)
+  end
   local an, missing = analyse_all(st, threads)
   rounds_upto(rot, st, defining(an, st, threads), p.rounds) -- every ceiling's sizes, one batch
   an, missing = analyse_all(st, threads)

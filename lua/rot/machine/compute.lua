@@ -19,11 +19,12 @@ M.isa = {
 }
 M.opcode = { fma = 0, add = 1, mul = 2 }
 
--- A ceiling whose rounds disagree by more than this gets more rounds, then is unstable.
-M.stable = 0.05
--- Rounds every ceiling gets (the first at the start of the peaks, one after the bandwidth
--- sweep, one at the end), and at most (more only where the rounds disagree).
-M.rounds, M.max_rounds = 3, 5
+-- A ceiling whose rounds disagree by more than this gets more rounds, then is unstable (as
+-- bandwidth's).
+M.stable = bandwidth.stable
+-- Rounds at most: every ceiling gets three (rot.machine.peaks.measure: at the start of the
+-- peaks, after the bandwidth sweep, at the end), more only where they disagree.
+M.max_rounds = 5
 
 -- The core clock in GHz, from a dependent imul chain on CPU 0 (nil when it was not measured);
 -- round: a later, independent measurement of it (nil: the first).
@@ -72,13 +73,13 @@ end
 -- How far the third best round (the second with two) lies below the best; with one round,
 -- its best-k spread.
 local function spread(cs, i)
-  local v = ranked(cs, i)
-  local k = math.min(#v, 3)
-  if k < 2 then return cs.spread1[i] or 0 end
-  return (v[1].gflops - v[k].gflops) / v[k].gflops
+  local v = {}
+  for k, x in ipairs(ranked(cs, i)) do v[k] = x.gflops end
+  if #v < 2 then return cs.spread1[i] or 0 end
+  return levels.round_spread(v)
 end
 
--- The points whose rounds still disagree by more than M.stable (all before any round).
+-- The points measured so far whose rounds still disagree by more than M.stable.
 function M.spreading(cs)
   local out = {}
   for i = 1, #cs.points do
@@ -89,7 +90,7 @@ end
 
 --[[ One round: the core clock, then the given points (all when nil), each point's sustained
   rate (its median run: a run in registers lasts a millisecond, its median is the round's clock).
-  Returns the round's wall time in seconds. ]]
+  Returns the round's wall time in seconds (also kept as cs.last). ]]
 function M.round(rot, cs, which)
   local t0 = sys.clock()
   cs.rounds = cs.rounds + 1
@@ -98,6 +99,7 @@ function M.round(rot, cs, which)
   local idx = which or {}
   if not which then for i = 1, #cs.points do idx[i] = i end end
   if #idx == 0 then return sys.clock() - t0 end
+  local t1 = sys.clock()
   session.current().stage = "peaks compute, round " .. round -- on the progress line
   local res = rot.measure(rot.space { rot.axis("i", idx) }, function(p)
     local c = cs.points[p.i]
@@ -114,17 +116,23 @@ function M.round(rot, cs, which)
       cs.spread1[i] = cs.spread1[i] or r.spread
     end
   end
-  return sys.clock() - t0
+  bandwidth.say(rot, string.format("compute ceilings, round %d: %d points, %.0f s", round, #idx, sys.clock() - t1))
+  cs.last = sys.clock() - t0
+  return cs.last
 end
 
 -- Rounds past the planned ones for the points whose rounds disagree, up to M.max_rounds, each
--- begun only when the last one's time still fits before the deadline (sys.clock() seconds).
+-- begun only when the last round's time (a full round's at first: more than a partial one
+-- takes) ends before the deadline (sys.clock() seconds); cs.cut = the round left out for it.
 function M.more(rot, cs, deadline)
-  local last = 0
   while cs.rounds < M.max_rounds do
     local which = M.spreading(cs)
-    if #which == 0 or sys.clock() + last > deadline then return end
-    last = M.round(rot, cs, which)
+    if #which == 0 then return end
+    if sys.clock() + (cs.last or 0) > deadline then
+      cs.cut = cs.rounds + 1
+      return
+    end
+    M.round(rot, cs, which)
   end
 end
 
@@ -159,6 +167,28 @@ function M.clock_note(cs, rows)
   return string.format("the core clock moved between the compute rounds (%s GHz)%s; each compute ceiling is its best "
     .. "round's, and records the clock measured before that round", table.concat(ghz, ", "), unstable > 0
     and string.format(": %d compute ceiling%s unstable", unstable, unstable == 1 and " stays" or "s stay") or "")
+end
+
+-- What the user should know of the compute rounds: the clock's moves, a round left out.
+function M.notes(cs, rows)
+  local out = { M.clock_note(cs, rows) }
+  if cs.cut then
+    out[#out + 1] = string.format("compute round %d was not measured: it would pass the peaks' time budget; the ceilings "
+      .. "it was for keep the rounds they have, unstable where those disagree", cs.cut)
+  end
+  return out
+end
+
+-- The clocks measured before the rounds, in order (false where a reading failed).
+function M.clocks(cs)
+  local out = {}
+  for r = 1, cs.rounds do out[r] = cs.clocks[r] or false end
+  return out
+end
+
+-- The first clock measured (nil when none was).
+function M.first_clock(cs)
+  for r = 1, cs.rounds do if cs.clocks[r] then return cs.clocks[r] end end
 end
 
 return M

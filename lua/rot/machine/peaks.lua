@@ -10,9 +10,6 @@ local compute = require "rot.machine.compute"
 
 local M = {}
 
--- ISA classes measured, and the compute ceilings' rounds (rot.machine.compute).
-M.isa = compute.isa
-
 -- Bandwidth kernels: read, write, triad (rot.machine.bandwidth).
 M.streams = bandwidth.streams
 
@@ -241,7 +238,8 @@ end
   ceilings in rounds at the start, after the bandwidth sweep and at the end (each with the core
   clock measured before it), the bandwidth ceilings in rounds between them. Returns the rows for
   peaks.csv (with how each was obtained) and the staircase's rows (best of each size over its
-  rounds) and the core clocks measured before the compute rounds (GHz, in order). ]]
+  rounds) and the core clocks measured before the compute rounds (GHz, in order; false where a
+  reading failed). ]]
 function M.measure(rot, quick)
   local threads = M.thread_counts()
   local date = os.date("!%Y-%m-%dT%H:%M:%SZ")
@@ -261,21 +259,18 @@ function M.measure(rot, quick)
     for _, r in ipairs(an[t] and an[t].rows or {}) do rows[#rows + 1] = r end
   end
   for _, r in ipairs(rows) do
-    r.clock, r.date = r.clock or cs.clocks[1], date
+    r.clock, r.date = r.clock or compute.first_clock(cs), date
     if r.kind ~= "size" then
       r.pinning = machine.pins(r.threads)
       r.isa = r.isa or "-O3 -march=native"
     end
   end
   session.current().stage = nil
-  local moved = compute.clock_note(cs, rows)
-  if moved then notes[#notes + 1] = moved end
+  for _, n in ipairs(compute.notes(cs, rows)) do notes[#notes + 1] = n end
   if #rows > 0 then -- notes on what was measured (none in rot build), a line each
     for _, n in ipairs(notes) do io.stderr:write("rot: peaks: ", n, "\n") end
   end
-  local clocks = {}
-  for r = 1, cs.rounds do clocks[#clocks + 1] = cs.clocks[r] end
-  return rows, staircase_rows(st), clocks
+  return rows, staircase_rows(st), compute.clocks(cs)
 end
 
 -- The stored peaks of this machine; measured first (saying so) when there are none.
