@@ -171,7 +171,7 @@ local function calm(ws)
   return ws <= 32768 and 330 or ws <= 1048576 and 172 or ws <= 16777216 and 118 or 31
 end
 local asked = { [1] = {}, [2] = {} }
-local fake = { vals = { runs = 3, maxRuns = 5, progress = "never" } }
+local fake = { vals = { runs = 5, maxRuns = 40, progress = "never" } }
 function fake.get(k) return fake.vals[k] end
 function fake.set(k, v) fake.vals[k] = v end
 function fake.axis(_, v) return v end
@@ -190,7 +190,12 @@ function fake.measure(idx, describe)
   end
   return setmetatable({ rows = rows }, { __index = { ok = function(self) return self.rows end } })
 end
-local an, _, said = bandwidth.measure(fake, { 1, 2 }, true)
+local between = {}
+local an, _, said = bandwidth.measure(fake, { 1, 2 }, true, nil, function()
+  between[#between + 1] = fake.vals.runs .. "/" .. fake.vals.maxRuns
+end)
+t.is(table.concat(between, ", "), "5/40", "between the sweep and the later rounds, once, under the caller's run settings")
+t.ok(fake.vals.runs == 5 and fake.vals.maxRuns == 40, "and the caller's settings back after the rounds")
 t.ok(asked[1][4096] and asked[1][4096] >= 2 and asked[1][262144] >= 2,
   "1 thread, no level after round 1: later rounds at every size of its sweep, the smallest too")
 local function latest(tc)

@@ -384,17 +384,11 @@ function M.measure(rot, threads, quick, started, between)
   local deadline = (started or sys.clock()) + p.budget
   local st = { samples = {}, rows = {}, rounds = 0 }
   for _, t in ipairs(threads) do st.samples[t] = { {}, {}, {} } end
-  local saved = { runs = rot.get("runs"), maxRuns = rot.get("maxRuns") }
-  rot.set("runs", p.runs)
-  rot.set("maxRuns", p.max_runs)
+  local saved = { runs = rot.get("runs"), max_runs = rot.get("maxRuns") }
+  local function use(s) rot.set("runs", s.runs); rot.set("maxRuns", s.max_runs) end
+  use(p)
   staircase(rot, st, threads, p)
-  if between then -- under the caller's settings
-    rot.set("runs", saved.runs)
-    rot.set("maxRuns", saved.maxRuns)
-    between()
-    rot.set("runs", p.runs)
-    rot.set("maxRuns", p.max_runs)
-  end
+  if between then use(saved); between(); use(p) end -- under the caller's settings
   local an, missing = analyse_all(st, threads)
   rounds_upto(rot, st, defining(an, st, threads), p.rounds) -- every ceiling's sizes, one batch
   an, missing = analyse_all(st, threads)
@@ -408,8 +402,7 @@ function M.measure(rot, threads, quick, started, between)
     end
     an, missing = analyse_all(st, threads)
   end
-  rot.set("runs", saved.runs)
-  rot.set("maxRuns", saved.maxRuns)
+  use(saved)
   return an, st, M.notes(an, st, missing)
 end
 
