@@ -170,13 +170,17 @@ t.is(bandwidth.analyse(one, 1, {}), nil, "before the sweep's end, a staircase wi
 local function calm(ws)
   return ws <= 32768 and 330 or ws <= 1048576 and 172 or ws <= 16777216 and 118 or 31
 end
+-- a stand-in for rot: settings in vals, a space of one axis (its values), measure(idx, describe)
+local function fake_rot(measure, vals)
+  local f = { vals = vals or { progress = "never" }, measure = measure }
+  function f.get(k) return f.vals[k] end
+  function f.set(k, v) f.vals[k] = v end
+  function f.axis(_, v) return v end
+  function f.space(axes) return axes[1] end
+  return f
+end
 local asked = { [1] = {}, [2] = {} }
-local fake = { vals = { runs = 5, maxRuns = 40, progress = "never" } }
-function fake.get(k) return fake.vals[k] end
-function fake.set(k, v) fake.vals[k] = v end
-function fake.axis(_, v) return v end
-function fake.space(axes) return axes[1] end
-function fake.measure(idx, describe)
+local fake = fake_rot(function(idx, describe)
   local rows = {}
   for _, i in ipairs(idx) do
     local d = describe({ i = i })
@@ -189,7 +193,7 @@ function fake.measure(idx, describe)
     rows[#rows + 1] = { gbs = g, workingSet = ws, bytes = ws, entry = { meta = {}, runs = { { ns = ws / g, reps = 1 } } } }
   end
   return setmetatable({ rows = rows }, { __index = { ok = function(self) return self.rows end } })
-end
+end, { runs = 5, maxRuns = 40, progress = "never" })
 local between = {}
 local an, _, said = bandwidth.measure(fake, { 1, 2 }, true, nil, function()
   between[#between + 1] = fake.vals.runs .. "/" .. fake.vals.maxRuns
@@ -221,11 +225,8 @@ t.ok(table.concat(said, "; "):find("round 3 was not measured: it would pass the 
 -- round at a lower clock is not the ceiling; rounds that disagree get more rounds, then unstable
 local compute = require "rot.machine.compute"
 local function clock_fake(ghz_of)
-  local f = { vals = { progress = "never" }, asked = {} }
-  function f.get(k) return f.vals[k] end
-  function f.axis(_, v) return v end
-  function f.space(axes) return axes[1] end
-  function f.measure(idx, describe)
+  local f
+  f = fake_rot(function(idx, describe)
     local rows = {}
     for _, i in ipairs(idx) do
       local d = describe({ i = i })
@@ -241,7 +242,8 @@ local function clock_fake(ghz_of)
       end
     end
     return { rows = rows }
-  end
+  end)
+  f.asked = {}
   return f
 end
 local function fma_only(cs) -- one FP64 AVX-512 FMA point at 1 thread, whatever this CPU has
@@ -294,11 +296,11 @@ compute.more(fk, cs, sys.clock() + 1000)
 t.ok(#fk.asked == before and cs.rounds == 3, "rounds that agree: no round past the planned three")
 t.is(#compute.notes(cs, compute.rows(cs)), 0, "a clock that holds: nothing said")
 -- rot build: nothing measured, no clock: no ceiling, no note, the bandwidth rows' clock nil
-local unmeasured = { vals = { progress = "never" } }
-function unmeasured.get(k) return unmeasured.vals[k] end
-function unmeasured.axis(_, v) return v end
-function unmeasured.space(axes) return axes[1] end
-function unmeasured.measure(idx) local rows = {}; for i = 1, #idx do rows[i] = {} end; return { rows = rows } end
+local unmeasured = fake_rot(function(idx)
+  local rows = {}
+  for i = 1, #idx do rows[i] = {} end
+  return { rows = rows }
+end)
 cs = three(unmeasured, fma_only(compute.new({ 1 })))
 compute.more(unmeasured, cs, sys.clock() + 1000)
 t.ok(#compute.rows(cs) == 0 and #compute.notes(cs, {}) == 0 and compute.first_clock(cs) == nil and cs.rounds == 3,
