@@ -55,8 +55,9 @@ end
   reached), then how the value was obtained: unstable (1: its rounds still disagree by more
   than 5%), rounds, median (of the rounds' values), kernel, isa (class or flags), pinning
   (CPUs, ';'-separated), sizes (working sets in bytes, ';'-separated), clock_GHz (the core
-  clock, from a dependent imul chain, measured before the ceilings), date (UTC). Files with
-  the first six columns only (older ones, or written by hand) are read as well. ]]
+  clock, from a dependent imul chain: for a compute ceiling measured before its best round,
+  for the others before the first), date (UTC). Files with the first six columns only (older
+  ones, or written by hand) are read as well. ]]
 M.columns = { "name", "kind", "threads", "value", "unit", "spread", "unstable", "rounds", "median", "kernel", "isa",
   "pinning", "sizes", "clock_GHz", "date" }
 
