@@ -30,7 +30,7 @@ M.stable = 0.05
 -- budget seconds: rot measure peaks is meant to take under 3 minutes on a 2-core VM.
 local function plan(quick)
   return quick and { rounds = 2, max_rounds = 3, runs = 3, max_runs = 5, per_octave = 1, first = 256 * MiB, budget = 75 }
-    or { rounds = 3, max_rounds = 6, runs = 3, max_runs = 6, per_octave = 2, first = 512 * MiB, budget = 165 }
+    or { rounds = 3, max_rounds = 6, runs = 3, max_runs = 6, per_octave = 2, first = 512 * MiB, budget = 160 }
 end
 
 -- The seconds from the peaks' start within which rounds past the planned ones are begun.

@@ -254,7 +254,7 @@ function M.measure(rot, quick)
   bandwidth.say(rot, string.format("compute ceilings, round 1: %d points, %.0f s", #cs.points, sys.clock() - t0))
   local an, st, notes = bandwidth.measure(rot, threads, quick, started, function() compute.round(rot, cs) end)
   compute.round(rot, cs)
-  compute.more(rot, cs, started + bandwidth.budget(quick) + 10) -- a compute round takes seconds
+  compute.more(rot, cs, started + bandwidth.budget(quick))
   local rows = compute.rows(cs)
   for _, t in ipairs(threads) do
     for _, r in ipairs(an[t] and an[t].rows or {}) do rows[#rows + 1] = r end
