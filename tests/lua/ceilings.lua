@@ -221,6 +221,17 @@ t.ok(latest(1) == 2 and latest(2) == 2, "past the time budget: the planned round
 t.ok(table.concat(said, "; "):find("round 3 was not measured: it would pass the peaks' time budget %(75 s%)") ~= nil,
   "and that is said: " .. table.concat(said, "; "))
 
+-- a batch's guessed time counts faulting its arrays in, as fast as the last large batch did:
+-- a round at 4 GiB took 29 s on this VM where the old guess said 6
+local budget = require "rot.machine.budget"
+local big = { samples = { [1] = { {}, {}, {} } } }
+budget.learn(big, { { stream = 3, threads = 1, ws = 4096 * MiB }, { stream = 3, threads = 1, ws = 4096 * MiB },
+  { stream = 1, threads = 1, ws = 4096 * MiB } }, 20.015, 4)
+budget.learn(big, { { stream = 3, threads = 1, ws = 4096 } }, 0.02, 0.001)
+local g = budget.guess(big, { { stream = 3, threads = 1, ws = 4096 * MiB }, { stream = 3, threads = 1, ws = 4096 } })
+t.ok(math.abs(g - (8 + 2 * 0.019)) < 1e-4, string.format(
+  "a batch at 4 GiB guessed with the seconds its arrays take to fault in (8 s at 2 s a GiB), small points at their own cost: %.3f s", g))
+
 -- compute ceilings in rounds spread over the peaks, each with the clock measured before it: a
 -- round at a lower clock is not the ceiling; rounds that disagree get more rounds, then unstable
 local compute = require "rot.machine.compute"

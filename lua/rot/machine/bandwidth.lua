@@ -9,6 +9,7 @@ local util = require "rot.util"
 local session = require "rot.session"
 local machine = require "rot.machine"
 local levels = require "rot.machine.levels"
+local budget = require "rot.machine.budget"
 
 local M = {}
 
@@ -69,19 +70,12 @@ function M.say(rot, line)
   end
 end
 
--- What a measured point's runs took, in seconds, its warm-up run counted as one more median
--- run (0 when it was not measured).
-local function cost(row)
-  local ns, sum = {}, 0
-  for i, r in ipairs(row.entry and row.entry.runs or {}) do ns[i], sum = r.ns, sum + r.ns end
-  return #ns > 0 and (sum + levels.median(ns)) * 1e-9 or 0
-end
-
 --[[ The samples so far: samples[t][stream][ws] = {ws=, rounds={[round] = gbs}}. Measures
   points {stream=, threads=, ws=, round=} (several rounds of a point may be among them: a round
   is the n-th independent measurement, in its description) in one batch of one core and one
   shared child, so each array is faulted in once; returns how many were measured. Keeps what
-  each point's runs took (cost) and the batch's time beyond them a point (st.per_point). ]]
+  each point's runs took (cost) and the batch's time beyond them: per byte of its arrays where
+  they are large (st.per_byte: faulting gigabytes in takes seconds on a VM), else per point. ]]
 local function measure(rot, st, points, what)
   st.calls = (st.calls or 0) + 1
   local t0 = sys.clock()
@@ -105,14 +99,14 @@ local function measure(rot, st, points, what)
     per[x.ws].rounds[x.round] = row.gbs -- its fastest run
     per[x.ws].sustained = per[x.ws].sustained or {}
     per[x.ws].sustained[x.round] = M.sustained(row)
-    per[x.ws].cost = cost(row)
+    per[x.ws].cost = budget.cost(row)
     known = known + per[x.ws].cost
     st.rows[#st.rows + 1] = row
     row.point = { stream = x.stream, threads = x.threads, ws = row.workingSet or x.ws, round = x.round }
     st.rounds = math.max(st.rounds, x.round)
   end
   local wall = sys.clock() - t0
-  st.per_point = math.max(0.005, (wall - known) / math.max(#list, 1))
+  budget.learn(st, list, wall, known)
   M.say(rot, string.format("%s: %d points, %.0f s", what, #list, wall))
   return #res:ok()
 end
@@ -330,17 +324,6 @@ local function spreading(an)
   return any and out or nil
 end
 
--- A batch's guessed time, in seconds: each point's runs as long as in its last round, and
--- the last batch's time beyond its points' runs, a point (starting, faulting in, describing).
-local function guess(st, pts)
-  local secs = 0
-  for _, x in ipairs(pts) do
-    local known = st.samples[x.threads][x.stream][x.ws]
-    secs = secs + (st.per_point or 0.01) + (known and known.cost or 0)
-  end
-  return secs
-end
-
 --[[ The rounds up to `upto` the given sizes ({[t] = set}) do not have yet, in one batch.
   With a deadline (sys.clock() seconds), only when the batch's guessed time ends before it:
   returns false when it would not. ]]
@@ -357,7 +340,7 @@ local function rounds_upto(rot, st, sizes, upto, deadline)
     end
   end
   if #pts == 0 then return true end
-  local g = guess(st, pts)
+  local g = budget.guess(st, pts)
   if deadline and sys.clock() + g > deadline then return false end
   measure(rot, st, pts, deadline and string.format("round %d where a ceiling's rounds still disagree (guessed %.0f s)", upto, g)
     or ((upto == 2 and "round 2" or "rounds 2-" .. upto) .. " at the sizes that define ceilings"))

@@ -249,9 +249,7 @@ function M.measure(rot, quick)
   if #cs.skipped > 0 and session.current().executor.name ~= "build" then -- said when measured
     io.stderr:write("rot: peaks: skipping ", table.concat(cs.skipped, ", "), "\n")
   end
-  local t0 = sys.clock()
   compute.round(rot, cs)
-  bandwidth.say(rot, string.format("compute ceilings, round 1: %d points, %.0f s", #cs.points, sys.clock() - t0))
   local an, st, notes = bandwidth.measure(rot, threads, quick, started, function() compute.round(rot, cs) end)
   compute.round(rot, cs)
   compute.more(rot, cs, started + bandwidth.budget(quick))

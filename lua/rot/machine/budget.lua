@@ -1,0 +1,51 @@
+-- rot.machine.budget: what the peaks' bandwidth batches cost (a point's runs, its start and
+-- description, faulting its arrays in), learnt from each batch to guess the next one's time.
+local levels = require "rot.machine.levels"
+
+local M = {}
+
+local MiB = 1024 * 1024
+
+-- What a measured point's runs took, in seconds, its warm-up run counted as one more median
+-- run (0 when it was not measured).
+function M.cost(row)
+  local ns, sum = {}, 0
+  for i, r in ipairs(row.entry and row.entry.runs or {}) do ns[i], sum = r.ns, sum + r.ns end
+  return #ns > 0 and (sum + levels.median(ns)) * 1e-9 or 0
+end
+
+-- Learns from a measured batch of points {stream=, threads=, ws=} that took wall seconds, known
+-- of them its points' runs: its time beyond those per byte of its arrays where they are large
+-- (st.per_byte: faulting gigabytes in takes seconds on a VM), else per point (st.per_point).
+function M.learn(st, list, wall, known)
+  local bytes = M.bytes(list)
+  if bytes >= 256 * MiB then
+    st.per_byte = math.max(0, wall - known - 0.005 * #list) / bytes
+  else
+    st.per_point = math.max(0.005, (wall - known) / math.max(#list, 1))
+  end
+end
+
+-- The bytes of a batch's arrays: each kernel's working set at each size and thread count once.
+function M.bytes(pts)
+  local seen, sum = {}, 0
+  for _, x in ipairs(pts) do
+    local k = x.threads .. ":" .. x.stream .. ":" .. x.ws
+    if not seen[k] then seen[k], sum = true, sum + x.ws end
+  end
+  return sum
+end
+
+-- A batch's guessed time, in seconds: each point's runs as long as in its last round, a
+-- point's start and description as in the last batch of small arrays, and faulting its
+-- arrays in as fast as in the last batch of large ones.
+function M.guess(st, pts)
+  local secs = (st.per_byte or 0) * M.bytes(pts)
+  for _, x in ipairs(pts) do
+    local known = st.samples[x.threads][x.stream][x.ws]
+    secs = secs + (st.per_point or 0.01) + (known and known.cost or 0)
+  end
+  return secs
+end
+
+return M
