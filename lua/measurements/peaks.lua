@@ -19,7 +19,7 @@ local unstable = 0
 for _, r in ipairs(out) do if r.unstable then unstable = unstable + 1 end end
 if unstable > 0 then
   io.stdout:write(string.format("UNSTABLE: %d ceiling%s whose best rounds still disagree by more than 5%%: the points "
-    .. "it bounds say so (limiter '... (unstable)'); measure again on a quieter machine\n", unstable, unstable == 1 and "" or "s"))
+    .. "they bound say so (limiter '... (unstable)'); measure again on a quieter machine\n", unstable, unstable == 1 and "" or "s"))
 end
 -- the read kernel measures bandwidth, not its additions' latency: L1 against two loads a cycle
 local vec = info.flags.avx512f and 64 or info.flags.avx2 and 32 or 16

@@ -189,6 +189,8 @@ local fake = fake_rot(function(idx, describe)
     while ws * 2 <= d.params.n * 8 * arrays + 64 do ws = ws * 2 end
     local g = (d.round == 1 and d.threads == 1) and slope(ws) or calm(ws) * d.threads
     if d.kernel == "triad" then asked[d.threads][ws] = math.max(asked[d.threads][ws] or 0, d.round) end
+    asked.unroll = asked.unroll or {}
+    asked.unroll[d.macros and d.macros.STREAM_UNROLL or 1] = true
     g = g * (d.kernel == "sum" and 1.2 or d.kernel == "fill" and 0.9 or 1)
     rows[#rows + 1] = { gbs = g, workingSet = ws, bytes = ws, entry = { meta = {}, runs = { { ns = ws / g, reps = 1 } } } }
   end
@@ -198,6 +200,8 @@ local between = {}
 local an, _, said = bandwidth.measure(fake, { 1, 2 }, true, nil, function()
   between[#between + 1] = fake.vals.runs .. "/" .. fake.vals.maxRuns
 end)
+t.ok(asked.unroll[4] and not asked.unroll[1], "the sweeps' kernels are unrolled (STREAM_UNROLL=4): a loop's overhead "
+  .. "is no cache's limit")
 t.is(table.concat(between, ", "), "5/40", "between the sweep and the later rounds, once, under the caller's run settings")
 t.ok(fake.vals.runs == 5 and fake.vals.maxRuns == 40, "and the caller's settings back after the rounds")
 t.ok(asked[1][4096] and asked[1][4096] >= 2 and asked[1][262144] >= 2,

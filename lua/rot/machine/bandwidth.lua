@@ -89,7 +89,7 @@ local function measure(rot, st, points, what)
     local s = M.streams[x.stream]
     return { kernel = s.kernel, params = { n = math.max(64 * x.threads, x.ws // (8 * s.arrays)) }, threads = x.threads,
       pin = machine.pins(x.threads), flags = "-O3 -march=native", round = x.round, alongside = ALONGSIDE,
-      pointChild = "shared" }
+      pointChild = "shared", macros = { STREAM_UNROLL = 4 } } -- unrolled: the loop's overhead is no cache's limit
   end)
   local known = 0
   for i, row in ipairs(res.rows) do
@@ -144,11 +144,12 @@ local function best_of(per)
   return out
 end
 
---[[ One ceiling from its rounds: per round the median over the level's sizes (key: "rounds",
-  each point's fastest run, or "sustained", its median run), the ceiling the best of them; spread how far the third best (the
-  second with two rounds) lies below it (one round: how far its samples reach above the
-  value). {gbs=, median=, spread=, rounds=, values=}. ]]
-function M.ceiling(per, sizes, key)
+--[[ One ceiling from its rounds: per round the median over the level's sizes, or their
+  fastest with `fastest` (key: "rounds", each point's fastest run, or "sustained", its median
+  run), the ceiling the best of them; spread how far the third best (the second with two
+  rounds) lies below it (one round: how far its samples reach above their median).
+  {gbs=, median=, spread=, rounds=, values=}. ]]
+function M.ceiling(per, sizes, key, fastest)
   local by = {}
   for _, ws in ipairs(sizes) do
     for r, g in pairs(per[ws] and (per[ws][key or "rounds"] or per[ws].rounds) or {}) do -- recorded: rounds only
@@ -157,11 +158,11 @@ function M.ceiling(per, sizes, key)
     end
   end
   local v, one = {}, nil
-  for _, gs in pairs(by) do v[#v + 1] = levels.median(gs); one = gs end
+  for _, gs in pairs(by) do v[#v + 1] = fastest and math.max(table.unpack(gs)) or levels.median(gs); one = gs end
   if #v == 0 then return nil end
   table.sort(v, function(a, b) return a > b end)
   local spread = levels.round_spread(v)
-  if #v == 1 then spread = (math.max(table.unpack(one)) - v[1]) / v[1] end -- one round: its samples' reach
+  if #v == 1 then spread = math.max(table.unpack(one)) / levels.median(one) - 1 end -- one round: its samples' reach
   return { gbs = v[1], median = levels.median(v), spread = spread, rounds = #v, values = v }
 end
 
@@ -190,8 +191,10 @@ function M.analyse(st, t, reported)
   end
   for si, s in ipairs(M.streams) do
     for _, l in ipairs(lv) do
+      -- a cache's plateau: its fastest size (a roof: the points at its sizes reach it); DRAM's
+      -- tail and a level without a plateau (unstable): their median
       local c = M.ceiling(st.samples[t][si], l.name == "DRAM" and M.dram_sizes(l) or l.sizes,
-        l.name == "DRAM" and "sustained" or "rounds")
+        l.name == "DRAM" and "sustained" or "rounds", l.name ~= "DRAM" and l.flat ~= false)
       if c then
         rows[#rows + 1] = { name = s.name .. "_" .. l.name, kind = "bandwidth", threads = t, value = c.gbs, unit = "GB/s",
           spread = c.spread, median = c.median, rounds = c.rounds, sizes = l.sizes, kernel = s.kernel, stream = si,
