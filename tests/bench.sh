@@ -120,8 +120,9 @@ for spec in "1us 500" "100us 50000" "10ms 5000000"; do
 	awk -v l="$label" -v runs="$runs" '
 		function spread(a, n,   i, lo, hi) { lo = a[1]; hi = a[1]; for (i = 2; i <= n; i++) { if (a[i] < lo) lo = a[i]; if (a[i] > hi) hi = a[i] }; return (hi - lo) / lo * 100 }
 		function sort(a, n,   i, j, x) { for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x } }
-		function sd(a, n,   i, l, d) { # robust: 1.4826 x the median absolute deviation of the logs, in %
-			for (i = 1; i <= n; i++) l[i] = log(a[i]); sort(l, n); for (i = 1; i <= n; i++) d[i] = (l[i] > l[int((n + 1) / 2)] ? l[i] - l[int((n + 1) / 2)] : l[int((n + 1) / 2)] - l[i]); sort(d, n); return 1.4826 * d[int((n + 1) / 2)] * 100 }
+		function sd(a, n,   i, h, l, d) { # robust: 1.4826 x the median absolute deviation of the logs, in %
+			h = int((n + 1) / 2); for (i = 1; i <= n; i++) l[i] = log(a[i]); sort(l, n)
+			for (i = 1; i <= n; i++) d[i] = l[i] > l[h] ? l[i] - l[h] : l[h] - l[i]; sort(d, n); return 1.4826 * d[h] * 100 }
 		{ t[NR] = $1; if ($1 <= 0 || $2 <= 0 || $3 <= 0) nobare = 1
 		  m[2 * NR - 1] = $2; m[2 * NR] = $3; r[NR] = $3 > 0 ? $1 / (($2 + $3) / 2) : 0; st += $6 - $4; tot += $7 - $5 }
 		END { target = l == "1us" ? 2 : 0.5

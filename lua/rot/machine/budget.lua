@@ -5,6 +5,7 @@ local levels = require "rot.machine.levels"
 local M = {}
 
 local MiB = 1024 * 1024
+local POINT = 0.005 -- a point's start and description, at the least (seconds)
 
 -- What a measured point's runs took, in seconds, its warm-up run counted as one more median
 -- run (0 when it was not measured).
@@ -20,9 +21,9 @@ end
 function M.learn(st, list, wall, known)
   local bytes = M.bytes(list)
   if bytes >= 256 * MiB then
-    st.per_byte = math.max(0, wall - known - 0.005 * #list) / bytes
+    st.per_byte = math.max(0, wall - known - POINT * #list) / bytes
   else
-    st.per_point = math.max(0.005, (wall - known) / math.max(#list, 1))
+    st.per_point = math.max(POINT, (wall - known) / math.max(#list, 1))
   end
 end
 

@@ -95,7 +95,7 @@ function M.round(rot, cs, which)
   local t0 = sys.clock()
   cs.rounds = cs.rounds + 1
   local round = cs.rounds
-  cs.clocks[round] = M.clock(rot, round > 1 and round or nil)
+  cs.clocks[round] = M.clock(rot, round) -- round 1 is described as no round (rot.describe)
   local idx = which or {}
   if not which then for i = 1, #cs.points do idx[i] = i end end
   if #idx == 0 then return sys.clock() - t0 end
@@ -105,7 +105,7 @@ function M.round(rot, cs, which)
     local c = cs.points[p.i]
     return { kernel = "peakflops", params = { n = cs.quick and 20000 or 200000 }, threads = c.threads,
       pin = machine.pins(c.threads), flags = c.isa.flags .. " -fno-tree-vectorize -fno-tree-slp-vectorize",
-      round = round > 1 and round or nil,
+      round = round,
       macros = { PEAK_TYPE = c.prec, PEAK_LANES = c.isa.lanes[c.prec], PEAK_OP = M.opcode[c.op], PEAK_CHAINS = c.isa.chains } }
   end)
   for j, r in ipairs(res.rows) do

@@ -8,14 +8,14 @@ local M = {}
 -- Two samples are on one plateau when their bandwidths differ by less than this.
 M.tolerance = plateaus.tolerance
 M.median, M.segments = plateaus.median, plateaus.segments
+local median, within, values, segment, crossing = plateaus.median, plateaus.within, plateaus.values, plateaus.segment,
+  plateaus.crossing
 
 -- How far the third best of rounds' values (best first; the second of two) lies below the best.
 function M.round_spread(v)
   local k = math.min(#v, 3)
   return (v[1] - v[k]) / v[k]
 end
-local median, within, values, segment, crossing = plateaus.median, plateaus.within, plateaus.values, plateaus.segment,
-  plateaus.crossing
 
 -- Chooses which reported levels the breakpoints belong to: in order, each breakpoint to a
 -- distinct level, minimizing the summed |log(breakpoint / reported size)|. Returns, per
