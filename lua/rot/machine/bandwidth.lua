@@ -10,6 +10,7 @@ local session = require "rot.session"
 local machine = require "rot.machine"
 local levels = require "rot.machine.levels"
 local budget = require "rot.machine.budget"
+local rounds = require "rot.machine.rounds"
 
 local M = {}
 
@@ -23,7 +24,7 @@ M.streams = { { name = "read", kernel = "sum", arrays = 1 }, { name = "write", k
 local ALONGSIDE = { "fill", "sum", "triad" }
 
 -- A ceiling whose best rounds disagree by more than this is measured again, then unstable.
-M.stable = 0.05
+M.stable = rounds.stable
 
 -- Rounds: at first, and at most (quick: fewer, for tests); best-k runs per point (rounds, not
 -- runs, fight the noise here: a DRAM run of gigabytes is long enough to be one sample).
@@ -59,15 +60,6 @@ function M.sizes(top, per_octave)
     ws = ws * 2
   end
   return out
-end
-
--- A phase of the peaks on stderr, where progress is shown (a terminal, or -progress=always).
-function M.say(rot, line)
-  local mode = rot.get("progress")
-  if mode == "always" or (mode == "auto" and sys.isatty(2)) then
-    session.current():quiet()
-    io.stderr:write("rot: peaks: ", line, "\n")
-  end
 end
 
 --[[ The samples so far: samples[t][stream][ws] = {ws=, rounds={[round] = gbs}}. Measures
@@ -107,7 +99,7 @@ local function measure(rot, st, points, what)
   end
   local wall = sys.clock() - t0
   budget.learn(st, list, wall, known)
-  M.say(rot, string.format("%s: %d points, %.0f s", what, #list, wall))
+  rounds.say(rot, string.format("%s: %d points, %.0f s", what, #list, wall))
   return #res:ok()
 end
 
@@ -118,18 +110,8 @@ end
   their median is the scheduler's noise, their fastest the cache's speed. nil for a point that
   was not measured. ]]
 function M.sustained(row)
-  local t = M.median_time(row)
+  local t = rounds.median_time(row)
   return t and row.bytes / t / 1e9
-end
-
--- A measured point's median run, in seconds per invocation (nil when it was not measured):
--- its sustained rate's time (compute ceilings use it too).
-function M.median_time(row)
-  local e = row.entry
-  if not (e and row.bytes and #e.runs > 0) then return nil end
-  local ov, t = e.meta.timerOverheadNs or 0, {}
-  for i, r in ipairs(e.runs) do t[i] = math.max(r.ns - ov, 1) / r.reps * 1e-9 end
-  return levels.median(t)
 end
 
 -- The best of each size over its rounds, as levels.detect reads a sweep.
@@ -161,7 +143,7 @@ function M.ceiling(per, sizes, key, fastest)
   for _, gs in pairs(by) do v[#v + 1] = fastest and math.max(table.unpack(gs)) or levels.median(gs); one = gs end
   if #v == 0 then return nil end
   table.sort(v, function(a, b) return a > b end)
-  local spread = levels.round_spread(v)
+  local spread = rounds.spread(v)
   if #v == 1 then spread = math.max(table.unpack(one)) / levels.median(one) - 1 end -- one round: its samples' reach
   return { gbs = v[1], median = levels.median(v), spread = spread, rounds = #v, values = v }
 end

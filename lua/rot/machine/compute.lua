@@ -6,7 +6,7 @@ local sys = require "rot.sys"
 local session = require "rot.session"
 local machine = require "rot.machine"
 local levels = require "rot.machine.levels"
-local bandwidth = require "rot.machine.bandwidth"
+local rounds = require "rot.machine.rounds"
 
 local M = {}
 
@@ -21,7 +21,7 @@ M.opcode = { fma = 0, add = 1, mul = 2 }
 
 -- A ceiling whose rounds disagree by more than this gets more rounds, then is unstable (as
 -- bandwidth's).
-M.stable = bandwidth.stable
+M.stable = rounds.stable
 -- Rounds at most: every ceiling gets three (rot.machine.peaks.measure: at the start of the
 -- peaks, after the bandwidth sweep, at the end), more only where they disagree.
 M.max_rounds = 5
@@ -76,7 +76,7 @@ local function spread(cs, i)
   local v = {}
   for k, x in ipairs(ranked(cs, i)) do v[k] = x.gflops end
   if #v < 2 then return cs.spread1[i] or 0 end
-  return levels.round_spread(v)
+  return rounds.spread(v)
 end
 
 -- The points measured so far whose rounds still disagree by more than M.stable.
@@ -109,14 +109,14 @@ function M.round(rot, cs, which)
       macros = { PEAK_TYPE = c.prec, PEAK_LANES = c.isa.lanes[c.prec], PEAK_OP = M.opcode[c.op], PEAK_CHAINS = c.isa.chains } }
   end)
   for j, r in ipairs(res.rows) do
-    local i, t = idx[j], bandwidth.median_time(r)
+    local i, t = idx[j], rounds.median_time(r)
     if r.gflops and t then
       cs.values[i] = cs.values[i] or {}
       cs.values[i][round] = r.flops / t / 1e9
       cs.spread1[i] = cs.spread1[i] or r.spread
     end
   end
-  bandwidth.say(rot, string.format("compute ceilings, round %d: %d points, %.0f s", round, #idx, sys.clock() - t1))
+  rounds.say(rot, string.format("compute ceilings, round %d: %d points, %.0f s", round, #idx, sys.clock() - t1))
   cs.last = sys.clock() - t0
   return cs.last
 end

@@ -11,12 +11,6 @@ M.median, M.segments = plateaus.median, plateaus.segments
 local median, within, values, segment, crossing = plateaus.median, plateaus.within, plateaus.values, plateaus.segment,
   plateaus.crossing
 
--- How far the third best of rounds' values (best first; the second of two) lies below the best.
-function M.round_spread(v)
-  local k = math.min(#v, 3)
-  return (v[1] - v[k]) / v[k]
-end
-
 -- Chooses which reported levels the breakpoints belong to: in order, each breakpoint to a
 -- distinct level, minimizing the summed |log(breakpoint / reported size)|. Returns, per
 -- breakpoint, the index of its reported level.
