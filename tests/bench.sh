@@ -209,7 +209,7 @@ grep -h '^rot: peaks: ' "$B/peaks1" | sed 's/^/  run 1 /'
 grep -h '^read L1\|^core clock' "$B/peaks1" | sed 's/^/  run 1: /'
 fma=$(p 2 fma_1) ghz=$(p 2 clock_ghz) lanes=$(m fma_lanes)
 theo=$(calc "$ghz * $lanes * 2 * 2")
-printf 'L1 FP64 FMA ceiling, 1 core: rot %.2f GFLOP/s; theoretical %.2f GFLOP/s = %.3f GHz (the imul chain) x %s lanes x 2 flops x 2 FMA units (%.1f%%; the clock measured before the ceiling'"'"'s best compute round)' \
+printf 'L1 FP64 FMA ceiling, 1 core: rot %.2f GFLOP/s; theoretical %.2f GFLOP/s = %.3f GHz (the imul chain) x %s lanes x 2 flops x 2 FMA units (%.1f%%; the higher of the clock readings just before and after the ceiling'"'"'s best compute round)' \
 	"$fma" "$theo" "$ghz" "$lanes" "$(calc "$fma / $theo * 100")"
 lf=$(best fma)
 if [ -n "$lf" ]; then

@@ -29,10 +29,14 @@ for _, r in ipairs(out) do
       r.value, r.value / (2 * vec * r.clock) * 100, vec, r.clock))
   end
 end
-if clocks and #clocks > 0 and #out > 0 then -- each compute ceiling records the one before its best round
+if clocks and #clocks > 0 and #out > 0 then -- each compute ceiling records the higher around its best round
   local ghz = {}
-  for i, c in ipairs(clocks) do ghz[i] = c and string.format("%.3f", c) or "?" end
-  io.stdout:write(string.format("core clock (dependent imul chain, CPU 0) before each compute round: %s GHz\n",
+  for i, c in ipairs(clocks) do
+    local two = {}
+    for k = 1, #c do two[k] = c[k] and string.format("%.3f", c[k]) or "?" end
+    ghz[i] = table.concat(two, "/")
+  end
+  io.stdout:write(string.format("core clock (dependent imul chain, CPU 0) before/after each compute round: %s GHz\n",
     table.concat(ghz, ", ")))
 end
 -- peaks.csv here, and the machine's copy in the cache directory that every roofline uses

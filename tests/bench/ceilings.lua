@@ -1,6 +1,6 @@
 -- Benchmark helper: the ceilings `rot measure peaks` stored for this machine: the DRAM triad
 -- ceiling per thread count, the 1-thread FP64 FMA ceiling of the widest ISA, and the clock
--- measured before its best round. Prints "key value" lines for bench.sh.
+-- around its best round (the higher reading). Prints "key value" lines for bench.sh.
 local rot = require "rot"
 local rows = rot.peaks()
 local fma, clock

@@ -236,19 +236,24 @@ local g = budget.guess(big, { { stream = 3, threads = 1, ws = 4096 * MiB }, { st
 t.ok(math.abs(g - (8 + 2 * 0.019)) < 1e-4, string.format(
   "a batch at 4 GiB guessed with the seconds its arrays take to fault in (8 s at 2 s a GiB), small points at their own cost: %.3f s", g))
 
--- compute ceilings in rounds spread over the peaks, each with the clock measured before it: a
--- round at a lower clock is not the ceiling; rounds that disagree get more rounds, then unstable
+-- compute ceilings in rounds spread over the peaks, each between two clock readings: a round at
+-- a lower clock is not the ceiling; rounds that disagree get more rounds, then unstable.
+-- ghz_of(round): the clock during a round's points; reading_of(n): the n-th clock reading (two a
+-- round, before and after; default: its round's clock)
 local compute = require "rot.machine.compute"
-local function clock_fake(ghz_of)
+local function clock_fake(ghz_of, reading_of)
   local f
   f = fake_rot(function(idx, describe)
     local rows = {}
     for _, i in ipairs(idx) do
       local d = describe({ i = i })
-      local ghz = ghz_of(d.round or 1)
       if d.kernel == "clock" then
-        rows[#rows + 1] = { time = 1e-3, flops = ghz * 1e6 }
+        local n = d.round or 1
+        local ghz = ghz_of((n + 1) // 2)
+        if reading_of then ghz = reading_of(n) end
+        rows[#rows + 1] = ghz and { time = 1e-3, flops = ghz * 1e6 } or {}
       else
+        local ghz = ghz_of(d.round or 1)
         f.asked[#f.asked + 1] = d.round or 1
         local per_cycle = d.macros.PEAK_LANES * (d.macros.PEAK_OP == 0 and 2 or 1) * 2 -- two units
         local ns = 1e6 -- a run of 1 ms
@@ -291,11 +296,27 @@ t.ok(cs.rounds == compute.max_rounds and row.unstable and row.value == 112 and r
   "a clock high in one round only: %d rounds at most, still unstable, the best round's value and clock", cs.rounds))
 t.is(table.concat(compute.notes(cs, compute.rows(cs)), "; "), "the core clock moved between the compute rounds (3.000, "
   .. "3.500, 3.000, 3.000, 3.000 GHz): 1 compute ceiling stays unstable; each compute ceiling is its best round's, and "
-  .. "records the clock measured before that round", "the clock's moves are said, with the unstable ceilings they leave")
+  .. "records the higher of the clock readings just before and after that round",
+  "the clock's moves are said, with the unstable ceilings they leave")
 peaks.write_csv(path, compute.rows(cs))
 local back = peaks.read_csv(path)[1]
 t.ok(back.unstable and back.clock == 3.5 and back.rounds == 5 and back.isa == "avx512" and back.kernel == "peakflops",
   "peaks.csv keeps the compute ceiling's provenance: unstable, rounds, its round's clock, kernel and ISA class")
+-- a clock that rose during the best round: the ceiling records the higher reading, after it,
+-- so its share of the peak at its clock is not flattered; a failed reading is false
+local readings = { 3.5, 3.5, 3.2, 3.6, 3.5, false }
+fk = clock_fake(function() return 3.5 end, function(n) return readings[n] end)
+cs = three(fk, fma_only(compute.new({ 1 })))
+compute.rows(cs) -- all three rounds give 112: the first is the best
+cs.values[1][1], cs.values[1][2] = 100, 115
+row = compute.rows(cs)[1]
+t.ok(row.value == 115 and row.clock == 3.6, string.format(
+  "the best round (2) records 3.6 GHz, read after it, not 3.2 before it: %s GHz", row.clock))
+t.is(string.format("%s", table.concat((function()
+  local out = {}
+  for r, c in ipairs(compute.clocks(cs)) do out[r] = tostring(c[1]) .. "/" .. tostring(c[2]) end
+  return out
+end)(), " ")), "3.5/3.5 3.2/3.6 3.5/false", "every reading is kept, before/after each round, false where one failed")
 -- past the deadline: no extra round, and that is said
 clocks = { 3.2, 3.5, 3.2, 3.5, 3.5 }
 fk = clock_fake(function(r) return clocks[r] end)

@@ -1,7 +1,7 @@
 --[[ rot.machine.compute: the compute ceilings: independent FMA (add) chains in registers per
   ISA class, precision and thread count, measured in rounds spread over the peaks run (the core
-  clock of a shared VM moves by 10% on a timescale of seconds), each round with the core clock
-  measured just before it; each ceiling the best round, its spread across the rounds. ]]
+  clock of a shared VM moves by 10% on a timescale of seconds), each round bracketed by core
+  clock readings; each ceiling the best round, its spread across the rounds. ]]
 local sys = require "rot.sys"
 local session = require "rot.session"
 local machine = require "rot.machine"
@@ -27,11 +27,11 @@ M.stable = rounds.stable
 M.max_rounds = 5
 
 -- The core clock in GHz, from a dependent imul chain on CPU 0 (nil when it was not measured);
--- round: a later, independent measurement of it (nil: the first).
-function M.clock(rot, round)
+-- reading: the n-th independent reading of it (nil: the first).
+function M.clock(rot, reading)
   session.current().stage = "peaks clock" -- on the progress line
   local r = rot.measure(rot.space { rot.axis("x", { 1 }) }, function()
-    return { kernel = "clock", params = { n = 1000000 }, pin = { 0 }, flags = "-O2", round = round }
+    return { kernel = "clock", params = { n = 1000000 }, pin = { 0 }, flags = "-O2", round = reading }
   end).rows[1]
   return r.time and r.flops / r.time / 1e9 or nil
 end
@@ -55,11 +55,20 @@ local function points_of(threads)
 end
 
 -- A new measurement of the compute ceilings at these thread counts: { points, skipped, rounds,
--- clocks = {[round] = GHz}, values = {[point] = {[round] = GFLOP/s}}, spread1 = {[point] =
--- best-k spread of its first round} }.
+-- readings = {[round] = {before, after}} (GHz, false where a reading failed), clocks = {[round] =
+-- the higher of them}, values = {[point] = {[round] = GFLOP/s}}, spread1 = {[point] = best-k
+-- spread of its first round} }.
 function M.new(threads, quick)
   local points, skipped = points_of(threads)
-  return { points = points, skipped = skipped, quick = quick, rounds = 0, clocks = {}, values = {}, spread1 = {} }
+  return { points = points, skipped = skipped, quick = quick, rounds = 0, readings = {}, clocks = {}, values = {},
+    spread1 = {} }
+end
+
+-- Keeps a round's clock readings; its clock is the higher: a ceiling's share of the theoretical
+-- peak at it is never flattered by a clock that rose during the round.
+local function bracket(cs, round, before, after)
+  cs.readings[round] = { before or false, after or false }
+  if before or after then cs.clocks[round] = math.max(before or 0, after or 0) end
 end
 
 -- A point's values over its rounds, best first, each {gflops=, round=}.
@@ -88,17 +97,20 @@ function M.spreading(cs)
   return out
 end
 
---[[ One round: the core clock, then the given points (all when nil), each point's sustained
-  rate (its median run: a run in registers lasts a millisecond, its median is the round's clock).
-  Returns the round's wall time in seconds (also kept as cs.last). ]]
+--[[ One round: the given points (all when nil) between two readings of the core clock, each
+  point's sustained rate (its median run: a run in registers lasts a millisecond, its median is
+  the round's clock). Returns the round's wall time in seconds (also kept as cs.last). ]]
 function M.round(rot, cs, which)
   local t0 = sys.clock()
   cs.rounds = cs.rounds + 1
   local round = cs.rounds
-  cs.clocks[round] = M.clock(rot, round) -- round 1 is described as no round (rot.describe)
+  local before = M.clock(rot, 2 * round - 1) -- reading 1 is described as no round (rot.describe)
   local idx = which or {}
   if not which then for i = 1, #cs.points do idx[i] = i end end
-  if #idx == 0 then return sys.clock() - t0 end
+  if #idx == 0 then
+    bracket(cs, round, before)
+    return sys.clock() - t0
+  end
   local t1 = sys.clock()
   session.current().stage = "peaks compute, round " .. round -- on the progress line
   local res = rot.measure(rot.space { rot.axis("i", idx) }, function(p)
@@ -116,6 +128,7 @@ function M.round(rot, cs, which)
       cs.spread1[i] = cs.spread1[i] or r.spread
     end
   end
+  bracket(cs, round, before, M.clock(rot, 2 * round))
   rounds.say(rot, string.format("compute ceilings, round %d: %d points, %.0f s", round, #idx, sys.clock() - t1))
   cs.last = sys.clock() - t0
   return cs.last
@@ -136,8 +149,8 @@ function M.more(rot, cs, deadline)
   end
 end
 
--- The peaks.csv rows of the ceilings measured: the best round's value and the clock measured
--- before it, the spread across rounds, unstable when it is above M.stable.
+-- The peaks.csv rows of the ceilings measured: the best round's value and clock (the higher of
+-- the readings around it), the spread across rounds, unstable when it is above M.stable.
 function M.rows(cs)
   local rows = {}
   for i, c in ipairs(cs.points) do
@@ -153,7 +166,7 @@ function M.rows(cs)
   return rows
 end
 
--- A line for the user when the core clock measured before the rounds moved by more than 3%
+-- A line for the user when the rounds' clocks moved by more than 3%
 -- (rows: compute.rows'; how many of them that left unstable), or nil.
 function M.clock_note(cs, rows)
   local lo, hi, ghz = math.huge, 0, {}
@@ -165,7 +178,7 @@ function M.clock_note(cs, rows)
   local unstable = 0
   for _, r in ipairs(rows) do if r.kind == "compute" and r.unstable then unstable = unstable + 1 end end
   return string.format("the core clock moved between the compute rounds (%s GHz)%s; each compute ceiling is its best "
-    .. "round's, and records the clock measured before that round", table.concat(ghz, ", "), unstable > 0
+    .. "round's, and records the higher of the clock readings just before and after that round", table.concat(ghz, ", "), unstable > 0
     and string.format(": %d compute ceiling%s unstable", unstable, unstable == 1 and " stays" or "s stay") or "")
 end
 
@@ -179,10 +192,11 @@ function M.notes(cs, rows)
   return out
 end
 
--- The clocks measured before the rounds, in order (false where a reading failed).
+-- The clock readings around the rounds, in order: {before, after} each (GHz, false where a
+-- reading failed; a round with no point has no after).
 function M.clocks(cs)
   local out = {}
-  for r = 1, cs.rounds do out[r] = cs.clocks[r] or false end
+  for r = 1, cs.rounds do out[r] = cs.readings[r] end
   return out
 end
 

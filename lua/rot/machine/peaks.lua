@@ -15,7 +15,7 @@ M.streams = bandwidth.streams
 
 -- The version of how levels and ceilings are read from the measurements: raised when that
 -- changes, so peaks stored by an older rot are analysed again (their points come from the cache).
-M.analysis = 4
+M.analysis = 5
 
 -- Where the machine's peaks are stored: one file per machine identity and analysis version
 -- (version 1: no suffix).
@@ -55,8 +55,8 @@ end
   reached), then how the value was obtained: unstable (1: its rounds still disagree by more
   than 5%), rounds, median (of the rounds' values), kernel, isa (class or flags), pinning
   (CPUs, ';'-separated), sizes (working sets in bytes, ';'-separated), clock_GHz (the core
-  clock, from a dependent imul chain: for a compute ceiling measured before its best round,
-  for the others before the first), date (UTC). Files with the first six columns only (older
+  clock, from a dependent imul chain: for a compute ceiling the higher of the readings just
+  before and after its best round, for the others the first reading), date (UTC). Files with the first six columns only (older
   ones, or written by hand) are read as well. ]]
 M.columns = { "name", "kind", "threads", "value", "unit", "spread", "unstable", "rounds", "median", "kernel", "isa",
   "pinning", "sizes", "clock_GHz", "date" }
@@ -236,11 +236,11 @@ local function staircase_rows(st)
 end
 
 --[[ Measures the peaks (the shipped peaks script's work, without its output): the compute
-  ceilings in rounds at the start, after the bandwidth sweep and at the end (each with the core
-  clock measured before it), the bandwidth ceilings in rounds between them. Returns the rows for
-  peaks.csv (with how each was obtained) and the staircase's rows (best of each size over its
-  rounds) and the core clocks measured before the compute rounds (GHz, in order; false where a
-  reading failed). ]]
+  ceilings in rounds at the start, after the bandwidth sweep and at the end (each between two
+  readings of the core clock), the bandwidth ceilings in rounds between them. Returns the rows
+  for peaks.csv (with how each was obtained) and the staircase's rows (best of each size over its
+  rounds) and the clock readings around the compute rounds ({before, after} in GHz, in order;
+  false where a reading failed). ]]
 function M.measure(rot, quick)
   local threads = M.thread_counts()
   local date = os.date("!%Y-%m-%dT%H:%M:%SZ")
