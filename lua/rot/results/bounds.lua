@@ -50,32 +50,44 @@ function M.above(fraction, spread, ceiling_spread, epsilon)
   return fraction > (1 + (spread or 0)) * (1 + (ceiling_spread or 0)) * (1 + (epsilon or 0))
 end
 
---[[ Why a point beat its bound, most likely first: one sentence naming the ceiling. ]]
-function M.why_above(row, lv)
-  local l = row.level and peaks.level_of(row.workingSet or 0, lv)
-  local unstable = (row.limiter or ""):match("^(.-) %(unstable%)$")
-  if unstable then
-    return string.format("the %s ceiling is unstable: its rounds disagreed by more than 5%% (a busy machine measures it "
-      .. "low); measure the peaks again when the machine is quieter (rot measure peaks)", unstable)
-  end
-  if (row.limiter or ""):match("^compute") then
-    return "the compute ceiling is probably wrong: measured at another clock (turbo, a governor change) than this point, "
-      .. "or the declared flops overstate the work"
-  end
+-- Why a point beat its bandwidth bound when its working set lies near the level below (l's
+-- predecessor): part of it still hits that faster level; nil when it does not.
+local function attribution(row, l, lv)
   local prev
   for i, x in ipairs(lv) do if l and x.name == l.name then prev = lv[i - 1] end end
-  if prev and prev.size and row.workingSet and row.workingSet <= 2 * prev.size then
+  if not (prev and prev.size and row.workingSet) then return nil end
+  if row.workingSet <= 2 * prev.size then
     return string.format("the %s bw ceiling is probably the wrong one: the working set (%s) lies just above the "
       .. "effective %s size (%s), so part of it still hits %s (wrong level attribution)", l.name, util.bytes(row.workingSet),
       prev.name, util.bytes(prev.size), prev.name)
   end
-  if l and l.name == "DRAM" and prev and prev.size and row.workingSet and row.workingSet <= 8 * prev.size then
+  if l.name == "DRAM" and row.workingSet <= 8 * prev.size then
     return string.format("the DRAM bw ceiling is probably the wrong one: the working set (%s) is within 8x the effective "
       .. "%s size (%s), where a thrash-resistant cache still serves part of it (wrong level attribution)",
       util.bytes(row.workingSet), prev.name, util.bytes(prev.size))
   end
+end
+
+--[[ Why a point beat its bound, most likely first: one sentence naming the ceiling. A working set
+  just above a level's effective size comes first (even under an unstable ceiling: measuring the
+  peaks again does not move where the level ends), then an unstable ceiling, then the clock. ]]
+function M.why_above(row, lv)
+  local limiter = row.limiter or "bandwidth"
+  local stable_name = limiter:match("^(.-) %(unstable%)$")
+  local name, unstable = stable_name or limiter, stable_name ~= nil
+  local l = row.level and peaks.level_of(row.workingSet or 0, lv)
+  local why = not name:match("^compute") and attribution(row, l, lv)
+  if why then return why .. (unstable and "; the ceiling is also unstable" or "") end
+  if unstable then
+    return string.format("the %s ceiling is unstable: its rounds disagreed by more than 5%% (a busy machine measures it "
+      .. "low); measure the peaks again when the machine is quieter (rot measure peaks)", name)
+  end
+  if name:match("^compute") then
+    return "the compute ceiling is probably wrong: measured at another clock (turbo, a governor change) than this point, "
+      .. "or the declared flops overstate the work"
+  end
   return string.format("the %s ceiling is probably wrong: measured at another clock, or the declared bytes overstate "
-    .. "the traffic (compare with measured counts)", (row.limiter or "bandwidth"):gsub(" %(unstable%)$", ""))
+    .. "the traffic (compare with measured counts)", name)
 end
 
 return M
