@@ -18,6 +18,7 @@ expect_error "unknown measurement names the nearest" "unknown measurement 'triad
 expect_error "missing script path" "no measurement script" measure ./nope.lua
 expect_error "unknown config key names the nearest" "did you mean 'runs'" measure triad -rnus=3
 expect_error "bad config value" "expected an integer" measure triad -runs=lots
+expect_error "a GNU-style option is said, never passed on to the script (a full sweep)" "bad option '--quick': options take one dash, -key=value; did you mean 'quick'" measure triad --quick
 mkdir -p "$XDG_CONFIG_HOME/rot"; printf "runs=3\nbestk=3\n" >"$XDG_CONFIG_HOME/rot/config"
 expect_error "bad key in the user file names file, line, nearest key" "config:2).*did you mean 'bestK'" config
 rm "$XDG_CONFIG_HOME/rot/config"

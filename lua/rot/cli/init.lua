@@ -13,7 +13,7 @@ local home
 local handlers
 
 local commands = {
-  { "measure", "measure NAME|PATH.lua [-key=value ...]", "run a measurement script: table, CSV and roofline plot" },
+  { "measure", "measure NAME|PATH.lua [ARG ...] [-key=value ...]", "run a measurement script: table, CSV and roofline plot" },
   { "build", "build NAME|PATH.lua [ARG ...] [-key=value ...]", "build every core a measurement needs and measure nothing: what was built, and every compiler error with its kernel and macros" },
   { "history", "history NAME|PATH.lua", "every recorded run of a measurement, newest first: id, when, points, machine, and what changed from the run before" },
   { "compare", "compare NAME|PATH.lua [A [B]] [-machine=ID,ID] [-failOn=slower|any]", "two runs point by point (default: the latest two whose results differ; A, B: run ids from rot history; -machine: the latest run on each of two machines): verdicts against the noise, NAME-compare.csv/.json/.svg; -failOn exits 1 when a point got slower (any: changed) beyond the noise" },
@@ -316,6 +316,10 @@ function M.main(h, argv)
     if a == "--help" or a == "-h" then
       pos = { "help", pos[1] }
       break
+    elseif a:match("^%-%-%a") and a ~= "--names" then -- GNU style: said, never passed on to a script
+      local k = a:match("^%-%-([^=]+)")
+      util.fail("bad option '" .. a .. "': options take one dash, -key=value" .. util.did_you_mean(k, config.names()),
+        "e.g. -quick=true; rot config lists the keys")
     elseif a:match("^%-[^=]+=") then
       opts[#opts + 1] = a
     elseif a:match("^%-%a") and a ~= "--names" then
