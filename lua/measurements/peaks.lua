@@ -49,4 +49,4 @@ end
 
 -- the bandwidth staircase behind the plateaus (the best of each size over its rounds)
 rot.results(stair):staircase { name = "peaks-bandwidth", title = "bandwidth vs working set (" .. info.model .. ")",
-  series = function(r) return peaks.streams[r.point.stream].name .. ", " .. r.point.threads .. " thread(s)" end }
+  series = function(r) return peaks.streams[r.point.stream].name .. ", " .. require("rot.machine.bandwidth").threads(r.point.threads) end }

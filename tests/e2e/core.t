@@ -171,7 +171,7 @@ test "$f" -eq $(((runs + 1) / 2))
 ok $? "flush: ran before every second run ($f flushes in $runs runs)"
 
 # the machine's state is recorded with every measurement
-contains "$T/o" "^# .*kernel .*governor .*load .*timer overhead [0-9]* ns" "machine, kernel, governor, load, timer overhead shown"
+contains "$T/o" "^# measured on .*kernel .*governor .*load .*timer overhead [0-9]* ns" "machine, kernel, governor, load, timer overhead shown"
 e=$(find "$CACHE/results" -type f | head -n 1)
 grep -q "^meta cpuModel " "$e" && grep -q "^meta kernelVersion " "$e" && grep -q "^meta loadavg " "$e" && grep -q "^meta cpuKHzBefore " "$e" && grep -q "^meta cpuKHzAfter " "$e"
 ok $? "cache entries record CPU model, kernel, load and frequency before and after"

@@ -159,6 +159,8 @@ t.ok(l4m > 37 and l4m < 42 and l4fast, "slope: L4 is the 37.8-41.1 GB/s of 96-38
 local said = table.concat(sn, "; ")
 t.ok(said:find("L4 is a step the machine does not report") and said:find("L3 reported 508 MiB, bandwidth drops at"),
   "slope: the notes name the unreported step and the L3 the machine overstates: " .. said)
+t.ok(sr.triad_L4 and said:find(string.format("L4 is a step the machine does not report, between its last cache and DRAM: "
+  .. "%.1f GB/s", sr.triad_L4.value), 1, true), "slope: the note quotes the L4 ceiling itself, as the peaks table shows it")
 local short = {}
 for _, x in ipairs(slope) do if x.ws <= 512 * MiB then short[#short + 1] = x end end
 local none, why, what = levels.detect(short, rep508)

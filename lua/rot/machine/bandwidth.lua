@@ -181,17 +181,18 @@ function M.analyse(st, t, reported)
         rows[#rows + 1] = { name = s.name .. "_" .. l.name, kind = "bandwidth", threads = t, value = c.gbs, unit = "GB/s",
           spread = c.spread, median = c.median, rounds = c.rounds, sizes = l.sizes, kernel = s.kernel, stream = si,
           level = l.name, unflat = l.flat == false or nil }
+        if s.name == "triad" then l.ceiling = c.gbs end -- the notes quote the ceiling, not the staircase
       end
     end
   end
-  local notes = levels.disagreements(lv, t .. " thread" .. (t > 1 and "s" or ""))
+  local notes = levels.disagreements(lv, M.threads(t))
   if lv[#lv].alone then
-    notes[#notes + 1] = string.format("%d thread(s): the staircase shows no cache plateau above DRAM's tail after its "
-      .. "rounds (a noisy machine?): DRAM's ceiling bounds every working set; measure the peaks again when it is quieter", t)
+    notes[#notes + 1] = string.format("%s: the staircase shows no cache plateau above DRAM's tail after its "
+      .. "rounds (a noisy machine?): DRAM's ceiling bounds every working set; measure the peaks again when it is quieter", M.threads(t))
   end
   if lv[#lv].flat == false then
-    notes[#notes + 1] = string.format("%d thread(s): DRAM shows no flat tail up to %s: its ceiling is the last octave's, unstable",
-      t, util.bytes(lv[#lv].sizes[#lv[#lv].sizes]))
+    notes[#notes + 1] = string.format("%s: DRAM shows no flat tail up to %s: its ceiling is the last octave's, unstable",
+      M.threads(t), util.bytes(lv[#lv].sizes[#lv[#lv].sizes]))
   end
   return { levels = lv, rows = rows, notes = notes }
 end
@@ -374,6 +375,11 @@ function M.measure(rot, threads, quick, started, between)
   return an, st, M.notes(an, st, missing)
 end
 
+-- "1 thread", "2 threads": how the notes name a thread count.
+function M.threads(t)
+  return t .. " thread" .. (t == 1 and "" or "s")
+end
+
 --[[ What the user should know of the sweeps: thread counts left without ceilings (missing, as
   analyse_all gives it: at the sweep's end only one with too few sizes measured), bounded sizes,
   read below triad, unstable ceilings. ]]
@@ -381,8 +387,8 @@ function M.notes(an, st, missing)
   local notes = {}
   for t, why in pairs(missing or {}) do
     if not an[t] and next(st.samples[t][3]) ~= nil then
-      notes[#notes + 1] = string.format("%d thread(s): no bandwidth ceilings (%s): rooflines at this thread count have "
-        .. "compute ceilings only", t, why or "no levels")
+      notes[#notes + 1] = string.format("%s: no bandwidth ceilings (%s): rooflines at this thread count have "
+        .. "compute ceilings only", M.threads(t), why or "no levels")
     end
   end
   if st.bounded and st.bounded.want then
@@ -401,9 +407,9 @@ function M.notes(an, st, missing)
     for _, line in ipairs(a.notes) do notes[#notes + 1] = line end
     local c = contradiction(a)
     if c then
-      notes[#notes + 1] = string.format("%d thread(s): read-only DRAM %.1f GB/s stays below triad %.1f GB/s beyond their "
+      notes[#notes + 1] = string.format("%s: read-only DRAM %.1f GB/s stays below triad %.1f GB/s beyond their "
         .. "spreads (%.1f%%, %.1f%%) after %d rounds: one stream's misses in flight limit it where triad's three do not",
-        t, c.read.value, c.triad.value, c.read.spread * 100, c.triad.spread * 100, c.read.rounds)
+        M.threads(t), c.read.value, c.triad.value, c.read.spread * 100, c.triad.spread * 100, c.read.rounds)
     end
     for _, r in ipairs(a.rows) do
       if r.kind == "bandwidth" and ((r.rounds and r.spread > M.stable) or r.unflat) then r.unstable = true end

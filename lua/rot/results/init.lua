@@ -64,7 +64,7 @@ function Results:table(o)
   for _, r in ipairs(self.rows) do
     local m = r.entry and r.entry.meta
     if m and m.cpuModel then
-      io.stdout:write(string.format("# %s, kernel %s, governor %s, %s kHz, load %s, timer overhead %s ns\n",
+      io.stdout:write(string.format("# measured on %s, kernel %s, governor %s, %s kHz, load %s, timer overhead %s ns\n",
         m.cpuModel, tostring(m.kernelVersion), tostring(m.governor), tostring(m.cpuKHzBefore),
         tostring(m.loadavg):match("^(%S+ %S+ %S+)") or "?", tostring(m.timerOverheadNs)))
       break
