@@ -12,7 +12,11 @@ tap_n=0
 failed=0
 ok() { # ok CONDITION-EXIT-STATUS NAME
 	tap_n=$((tap_n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $tap_n - $2"; else echo "not ok $tap_n - $2"; failed=$((failed + 1)); fi
+	if [ "$1" -eq 0 ]; then echo "ok $tap_n - $2"; else
+		echo "not ok $tap_n - $2"
+		echo "# failed: $tap_n - $2" >&2 # prove shows stderr: a CI log says which test and its figures
+		failed=$((failed + 1))
+	fi
 }
 skip() { # skip WHY: one test that cannot run here, said as a TAP skip
 	tap_n=$((tap_n + 1))
