@@ -30,14 +30,8 @@ for _, r in ipairs(out) do
   end
 end
 if clocks and #clocks > 0 and #out > 0 then -- each compute ceiling records the higher around its best round
-  local ghz = {}
-  for i, c in ipairs(clocks) do
-    local two = {}
-    for k = 1, #c do two[k] = c[k] and string.format("%.3f", c[k]) or "?" end
-    ghz[i] = table.concat(two, "/")
-  end
   io.stdout:write(string.format("core clock (dependent imul chain, CPU 0) before/after each compute round: %s GHz\n",
-    table.concat(ghz, ", ")))
+    table.concat(clocks, ", ")))
 end
 -- peaks.csv here, and the machine's copy in the cache directory that every roofline uses
 local dir = rot.output_dir()

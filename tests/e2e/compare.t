@@ -71,7 +71,7 @@ col ratio_B_over_A >"$T/ratios"
 awk '$1 > 1 { n++; l += log($1) } END { g = exp(l / 2); exit !(n == 2 && g >= 1.4 && g <= 3) }' "$T/ratios"
 st=$?
 ok $st "with time ratios near 2: their geometric mean in 1.4-3, each above 1 ($(tr '\n' ' ' <"$T/ratios"))"
-[ $st -eq 0 ] || sed 's/^/#   /' "$T/o1" "$T/o2" "$T/c" >&2 # both runs' tables and the comparison, for a CI log
+[ $st -eq 0 ] || sed 's/^/#   /' "$T/o1" "$T/o2" "$T/c" "$OUT/study-compare.csv" >&2 # both runs and the comparison, for a CI log
 test "$(col verdict | sort -u)" = "slower"
 ok $? "the CSV says slower for each"
 grep -q '"verdict": "slower"' "$OUT/study-compare.json" && grep -q '"rule":' "$OUT/study-compare.json"

@@ -26,14 +26,15 @@ M.stable = rounds.stable
 -- peaks, after the bandwidth sweep, at the end), more only where they disagree.
 M.max_rounds = 5
 
--- The core clock in GHz, from a dependent imul chain on CPU 0 (nil when it was not measured);
--- reading: the n-th independent reading of it (nil: the first).
+-- The core clock in GHz, from a dependent imul chain on CPU 0 (nil when it was not measured),
+-- and whether it came from the cache; reading: the n-th independent reading of it (nil: the
+-- first). Round r is read before at reading r, after at reading M.max_rounds + r.
 function M.clock(rot, reading)
   session.current().stage = "peaks clock" -- on the progress line
   local r = rot.measure(rot.space { rot.axis("x", { 1 }) }, function()
     return { kernel = "clock", params = { n = 1000000 }, pin = { 0 }, flags = "-O2", round = reading }
   end).rows[1]
-  return r.time and r.flops / r.time / 1e9 or nil
+  return r.time and r.flops / r.time / 1e9 or nil, r.cached
 end
 
 -- The compute points: every ISA class the CPU has, per precision, operation and thread count;
@@ -64,11 +65,22 @@ function M.new(threads, quick)
     spread1 = {} }
 end
 
--- Keeps a round's clock readings; its clock is the higher: a ceiling's share of the theoretical
--- peak at it is never flattered by a clock that rose during the round.
+-- Keeps a round's clock readings (after: nil when the round had no point to read it after);
+-- its clock is the higher: a ceiling's share of the theoretical peak at it is never flattered by
+-- a clock that rose during the round.
 local function bracket(cs, round, before, after)
-  cs.readings[round] = { before or false, after or false }
+  cs.readings[round] = { before or false }
+  if after ~= nil then cs.readings[round][2] = after end
   if before or after then cs.clocks[round] = math.max(before or 0, after or 0) end
+end
+
+-- The reading after a round whose points res holds: false when it failed, or when it brackets
+-- nothing (the points all came from the cache, the reading not, or the other way round).
+local function after(rot, round, res)
+  local ghz, cached = M.clock(rot, M.max_rounds + round)
+  local all_cached = true
+  for _, r in ipairs(res.rows) do if r.entry and not r.cached then all_cached = false end end
+  return ghz ~= nil and (cached or false) == all_cached and ghz
 end
 
 -- A point's values over its rounds, best first, each {gflops=, round=}.
@@ -104,7 +116,7 @@ function M.round(rot, cs, which)
   local t0 = sys.clock()
   cs.rounds = cs.rounds + 1
   local round = cs.rounds
-  local before = M.clock(rot, 2 * round - 1) -- reading 1 is described as no round (rot.describe)
+  local before = M.clock(rot, round) -- reading 1 is described as no round (rot.describe)
   local idx = which or {}
   if not which then for i = 1, #cs.points do idx[i] = i end end
   if #idx == 0 then
@@ -128,7 +140,7 @@ function M.round(rot, cs, which)
       cs.spread1[i] = cs.spread1[i] or r.spread
     end
   end
-  bracket(cs, round, before, M.clock(rot, 2 * round))
+  bracket(cs, round, before, after(rot, round, res))
   rounds.say(rot, string.format("compute ceilings, round %d: %d points, %.0f s", round, #idx, sys.clock() - t1))
   cs.last = sys.clock() - t0
   return cs.last
@@ -166,20 +178,30 @@ function M.rows(cs)
   return rows
 end
 
--- A line for the user when the rounds' clocks moved by more than 3%
+-- A round's readings as "before/after" (GHz; "?" where one failed).
+local function readings_of(c)
+  local two = {}
+  for k = 1, #c do two[k] = c[k] and string.format("%.3f", c[k]) or "?" end
+  return table.concat(two, "/")
+end
+
+-- A line for the user when the clock readings moved by more than 3%, between or within rounds
 -- (rows: compute.rows'; how many of them that left unstable), or nil.
 function M.clock_note(cs, rows)
-  local lo, hi, ghz = math.huge, 0, {}
+  local lo, hi, n, each = math.huge, 0, 0, {}
   for r = 1, cs.rounds do
-    local c = cs.clocks[r]
-    if c then lo, hi, ghz[#ghz + 1] = math.min(lo, c), math.max(hi, c), string.format("%.3f", c) end
+    for _, c in ipairs(cs.readings[r] or {}) do
+      if c then lo, hi, n = math.min(lo, c), math.max(hi, c), n + 1 end
+    end
+    each[r] = readings_of(cs.readings[r] or {})
   end
-  if #ghz < 2 or hi / lo - 1 <= 0.03 then return nil end
+  if n < 2 or hi / lo - 1 <= 0.03 then return nil end
   local unstable = 0
   for _, r in ipairs(rows) do if r.kind == "compute" and r.unstable then unstable = unstable + 1 end end
-  return string.format("the core clock moved between the compute rounds (%s GHz)%s; each compute ceiling is its best "
-    .. "round's, and records the higher of the clock readings just before and after that round", table.concat(ghz, ", "), unstable > 0
-    and string.format(": %d compute ceiling%s unstable", unstable, unstable == 1 and " stays" or "s stay") or "")
+  return string.format("the core clock moved over the compute rounds (before/after each: %s GHz)%s; each compute "
+    .. "ceiling is its best round's, and records the higher of the clock readings just before and after that round",
+    table.concat(each, ", "), unstable > 0 and string.format(": %d compute ceiling%s unstable", unstable,
+      unstable == 1 and " stays" or "s stay") or "")
 end
 
 -- What the user should know of the compute rounds: the clock's moves, a round left out.
@@ -192,17 +214,19 @@ function M.notes(cs, rows)
   return out
 end
 
--- The clock readings around the rounds, in order: {before, after} each (GHz, false where a
--- reading failed; a round with no point has no after).
+-- The clock readings around the rounds, in order, each round's as "before/after" (GHz; "?"
+-- where a reading failed or brackets nothing; a round with no point has no after).
 function M.clocks(cs)
   local out = {}
-  for r = 1, cs.rounds do out[r] = cs.readings[r] end
+  for r = 1, cs.rounds do out[r] = readings_of(cs.readings[r] or {}) end
   return out
 end
 
--- The first clock measured (nil when none was).
+-- The first clock reading that succeeded (nil when none did).
 function M.first_clock(cs)
-  for r = 1, cs.rounds do if cs.clocks[r] then return cs.clocks[r] end end
+  for r = 1, cs.rounds do
+    for _, c in ipairs(cs.readings[r] or {}) do if c then return c end end
+  end
 end
 
 return M

@@ -56,7 +56,7 @@ end
   than 5%), rounds, median (of the rounds' values), kernel, isa (class or flags), pinning
   (CPUs, ';'-separated), sizes (working sets in bytes, ';'-separated), clock_GHz (the core
   clock, from a dependent imul chain: for a compute ceiling the higher of the readings just
-  before and after its best round, for the others the first reading), date (UTC). Files with the first six columns only (older
+  before and after its best round, for the others the first reading that succeeded), date (UTC). Files with the first six columns only (older
   ones, or written by hand) are read as well. ]]
 M.columns = { "name", "kind", "threads", "value", "unit", "spread", "unstable", "rounds", "median", "kernel", "isa",
   "pinning", "sizes", "clock_GHz", "date" }
@@ -239,8 +239,8 @@ end
   ceilings in rounds at the start, after the bandwidth sweep and at the end (each between two
   readings of the core clock), the bandwidth ceilings in rounds between them. Returns the rows
   for peaks.csv (with how each was obtained) and the staircase's rows (best of each size over its
-  rounds) and the clock readings around the compute rounds ({before, after} in GHz, in order;
-  false where a reading failed). ]]
+  rounds) and the clock readings around the compute rounds (each round's "before/after" in GHz,
+  in order; "?" where a reading failed). ]]
 function M.measure(rot, quick)
   local threads = M.thread_counts()
   local date = os.date("!%Y-%m-%dT%H:%M:%SZ")
