@@ -316,19 +316,28 @@ t.ok(row.value == 115 and row.clock == 3.6, string.format(
 t.is(table.concat(compute.clocks(cs), " "), "3.500/3.500 3.200/3.600 3.500/?",
   "every reading is kept, before/after each round, '?' where one failed")
 t.ok(compute.clock_note(cs, compute.rows(cs)), "a clock that moved within a round only (3.2 to 3.6 GHz) is said")
--- the points all from the cache (peaks stored by an older rot, analysed again), the reading
--- after them measured now: it brackets nothing, and the row keeps the reading before its round
+-- the points all from the cache (peaks analysed again): a reading after them now would bracket
+-- nothing, so none is taken and the row keeps the reading before its round; points measured:
+-- the reading after them is measured afresh, never a stored one
 local inner = clock_fake(function() return 3.5 end, function(n) return n > M5 and 3.9 or 3.4 end)
+local fresh_after, cached_points = {}, true
 local from_cache = fake_rot(function(idx, describe)
   local res = inner.measure(idx, describe)
-  for _, r in ipairs(res.rows) do r.cached = describe({ i = idx[1] }).kernel ~= "clock" or nil end
+  local kernel = describe({ i = idx[1] }).kernel
+  for _, r in ipairs(res.rows) do r.cached = (kernel ~= "clock" and cached_points) or nil end
+  if kernel == "clock" then fresh_after[#fresh_after + 1] = from_cache.vals.useCachedResults end
   return res
-end)
+end, { progress = "never", useCachedResults = true })
 cs = three(from_cache, fma_only(compute.new({ 1 })))
 row = compute.rows(cs)[1]
-t.ok(row.clock == 3.4 and table.concat(compute.clocks(cs), " ") == "3.400/? 3.400/? 3.400/?", string.format(
-  "cached points, a fresh reading after them: not their bracket (%s GHz; %s)", row.clock,
-  table.concat(compute.clocks(cs), " ")))
+t.ok(row.clock == 3.4 and table.concat(compute.clocks(cs), " ") == "3.400/? 3.400/? 3.400/?" and #fresh_after == 3,
+  string.format("cached points: no reading after them, the row keeps the one before (%s GHz; %s; %d readings)", row.clock,
+  table.concat(compute.clocks(cs), " "), #fresh_after))
+fresh_after, cached_points = {}, false
+cs = three(from_cache, fma_only(compute.new({ 1 })))
+t.ok(compute.rows(cs)[1].clock == 3.9 and table.concat(fresh_after, " ") == "true false true false true false"
+  and from_cache.vals.useCachedResults == true, "measured points: each reading after them measured afresh, the "
+  .. "setting restored (" .. table.concat(fresh_after, " ") .. ")")
 -- past the deadline: no extra round, and that is said
 clocks = { 3.2, 3.5, 3.2, 3.5, 3.5 }
 fk = clock_fake(function(r) return clocks[r] end)

@@ -26,15 +26,15 @@ M.stable = rounds.stable
 -- peaks, after the bandwidth sweep, at the end), more only where they disagree.
 M.max_rounds = 5
 
--- The core clock in GHz, from a dependent imul chain on CPU 0 (nil when it was not measured),
--- and whether it came from the cache; reading: the n-th independent reading of it (nil: the
--- first). Round r is read before at reading r, after at reading M.max_rounds + r.
+-- The core clock in GHz, from a dependent imul chain on CPU 0 (nil when it was not measured);
+-- reading: the n-th independent reading of it (nil: the first). Round r is read before at
+-- reading r, after at reading M.max_rounds + r.
 function M.clock(rot, reading)
   session.current().stage = "peaks clock" -- on the progress line
   local r = rot.measure(rot.space { rot.axis("x", { 1 }) }, function()
     return { kernel = "clock", params = { n = 1000000 }, pin = { 0 }, flags = "-O2", round = reading }
   end).rows[1]
-  return r.time and r.flops / r.time / 1e9 or nil, r.cached
+  return r.time and r.flops / r.time / 1e9 or nil
 end
 
 -- The compute points: every ISA class the CPU has, per precision, operation and thread count;
@@ -74,39 +74,18 @@ local function bracket(cs, round, before, after)
   if before or after then cs.clocks[round] = math.max(before or 0, after or 0) end
 end
 
--- The reading after a round whose points res holds: false when it failed, or when it brackets
--- nothing (the points all came from the cache, the reading not, or the other way round).
+-- The reading after a round whose points res holds, measured afresh (a stored one may have been
+-- read after other runs of the points); false when it failed, and when the points all came from
+-- the cache (peaks analysed again: a reading now brackets nothing; the row keeps the one before).
 local function after(rot, round, res)
-  local ghz, cached = M.clock(rot, M.max_rounds + round)
-  local all_cached = true
-  for _, r in ipairs(res.rows) do if r.entry and not r.cached then all_cached = false end end
-  return ghz ~= nil and (cached or false) == all_cached and ghz
-end
-
--- A point's values over its rounds, best first, each {gflops=, round=}.
-local function ranked(cs, i)
-  local v = {}
-  for r, g in pairs(cs.values[i] or {}) do v[#v + 1] = { gflops = g, round = r } end
-  table.sort(v, function(a, b) return a.gflops > b.gflops end)
-  return v
-end
-
--- How far the third best round (the second with two) lies below the best; with one round,
--- its best-k spread.
-local function spread(cs, i)
-  local v = {}
-  for k, x in ipairs(ranked(cs, i)) do v[k] = x.gflops end
-  if #v < 2 then return cs.spread1[i] or 0 end
-  return rounds.spread(v)
-end
-
--- The points measured so far whose rounds still disagree by more than M.stable.
-function M.spreading(cs)
-  local out = {}
-  for i = 1, #cs.points do
-    if cs.values[i] and spread(cs, i) > M.stable then out[#out + 1] = i end
-  end
-  return out
+  local fresh = false
+  for _, r in ipairs(res.rows) do if r.entry and not r.cached then fresh = true end end
+  if not fresh then return false end
+  local use = rot.get("useCachedResults")
+  rot.set("useCachedResults", false)
+  local ghz = M.clock(rot, M.max_rounds + round)
+  rot.set("useCachedResults", use)
+  return ghz or false
 end
 
 --[[ One round: the given points (all when nil) between two readings of the core clock, each
