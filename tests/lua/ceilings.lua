@@ -321,11 +321,12 @@ t.ok(compute.clock_note(cs, compute.rows(cs)), "a clock that moved within a roun
 -- the reading after them is measured afresh, never a stored one
 local inner = clock_fake(function() return 3.5 end, function(n) return n > M5 and 3.9 or 3.4 end)
 local fresh_after, cached_points = {}, true
-local from_cache = fake_rot(function(idx, describe)
+local from_cache
+from_cache = fake_rot(function(idx, describe)
   local res = inner.measure(idx, describe)
   local kernel = describe({ i = idx[1] }).kernel
   for _, r in ipairs(res.rows) do r.cached = (kernel ~= "clock" and cached_points) or nil end
-  if kernel == "clock" then fresh_after[#fresh_after + 1] = from_cache.vals.useCachedResults end
+  if kernel == "clock" then fresh_after[#fresh_after + 1] = tostring(from_cache.vals.useCachedResults) end
   return res
 end, { progress = "never", useCachedResults = true })
 cs = three(from_cache, fma_only(compute.new({ 1 })))

@@ -88,6 +88,32 @@ local function after(rot, round, res)
   return ghz or false
 end
 
+-- A point's values over its rounds, best first, each {gflops=, round=}.
+local function ranked(cs, i)
+  local v = {}
+  for r, g in pairs(cs.values[i] or {}) do v[#v + 1] = { gflops = g, round = r } end
+  table.sort(v, function(a, b) return a.gflops > b.gflops end)
+  return v
+end
+
+-- How far the third best round (the second with two) lies below the best; with one round,
+-- its best-k spread.
+local function spread(cs, i)
+  local v = {}
+  for k, x in ipairs(ranked(cs, i)) do v[k] = x.gflops end
+  if #v < 2 then return cs.spread1[i] or 0 end
+  return rounds.spread(v)
+end
+
+-- The points measured so far whose rounds still disagree by more than M.stable.
+function M.spreading(cs)
+  local out = {}
+  for i = 1, #cs.points do
+    if cs.values[i] and spread(cs, i) > M.stable then out[#out + 1] = i end
+  end
+  return out
+end
+
 --[[ One round: the given points (all when nil) between two readings of the core clock, each
   point's sustained rate (its median run: a run in registers lasts a millisecond, its median is
   the round's clock). Returns the round's wall time in seconds (also kept as cs.last). ]]
