@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 static int read_line(const char *path, char *buf, size_t len)
 {
@@ -42,6 +45,34 @@ static struct {
 	char kernel[128];
 } fixed;
 
+/* The CPU's brand string from CPUID, blanks trimmed (0 when there is none): the name hwloc, and
+ * so the machine's identity, plots and JSON, give the CPU; a guest's /proc/cpuinfo may differ. */
+static int cpuid_brand(char *out, size_t len)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned int r[12];
+	char s[49];
+	if (__get_cpuid_max(0x80000000, NULL) < 0x80000004)
+		return 0;
+	for (unsigned int i = 0; i < 3; i++)
+		__get_cpuid(0x80000002 + i, &r[4 * i], &r[4 * i + 1], &r[4 * i + 2], &r[4 * i + 3]);
+	memcpy(s, r, 48);
+	s[48] = '\0';
+	char *b = s + strspn(s, " ");
+	size_t n = strlen(b);
+	while (n > 0 && b[n - 1] == ' ')
+		b[--n] = '\0';
+	if (n == 0)
+		return 0;
+	snprintf(out, len, "%s", b);
+	return 1;
+#else
+	(void)out;
+	(void)len;
+	return 0;
+#endif
+}
+
 void sysinfo_prepare(void)
 {
 	char buf[256];
@@ -49,7 +80,7 @@ void sysinfo_prepare(void)
 	if (fixed.read)
 		return;
 	fixed.read = 1;
-	FILE *f = fopen("/proc/cpuinfo", "r");
+	FILE *f = cpuid_brand(fixed.model, sizeof fixed.model) ? NULL : fopen("/proc/cpuinfo", "r");
 	while (f && fgets(buf, sizeof buf, f)) {
 		char *colon = strchr(buf, ':');
 		if (strncmp(buf, "model name", 10) == 0 && colon) {

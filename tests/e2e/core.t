@@ -172,6 +172,9 @@ ok $? "flush: ran before every second run ($f flushes in $runs runs)"
 
 # the machine's state is recorded with every measurement
 contains "$T/o" "^# measured on .*kernel .*governor .*load .*timer overhead [0-9]* ns" "machine, kernel, governor, load, timer overhead shown"
+model=$("$ROOT/rot" run "$ROOT/tests/e2e/print-machine.lua" 2>/dev/null | sed -n 's/^model "\(.*\)"$/\1/p')
+grep -qF "# measured on $model, kernel" "$T/o"
+ok $? "the table names the CPU as the plots and the machine's identity do ('$model'; $(grep -o '^# measured on [^,]*' "$T/o"))"
 e=$(find "$CACHE/results" -type f | head -n 1)
 grep -q "^meta cpuModel " "$e" && grep -q "^meta kernelVersion " "$e" && grep -q "^meta loadavg " "$e" && grep -q "^meta cpuKHzBefore " "$e" && grep -q "^meta cpuKHzAfter " "$e"
 ok $? "cache entries record CPU model, kernel, load and frequency before and after"
