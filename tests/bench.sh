@@ -200,6 +200,10 @@ for t in 1 $(m cpus); do
 	if [ -n "$sb" ]; then
 		printf '  against a STREAM-convention triad (tests/bench/triad.c, OpenMP, same size, 10 passes, best of 3 rounds): fastest pass %.2f GB/s, ratios %s; its mean pass (likwid-bench'"'"'s convention) %.2f GB/s\n' \
 			"$sb" "$(ratios "$sb")" "$sm"
+		# the two references against each other, by the same convention (a mean over a run):
+		# where they disagree, a target against one of them is as good as that reference
+		[ -n "$l" ] && [ -n "$sm" ] && printf '  the two references against each other: likwid-bench'"'"'s default run over the STREAM-convention triad'"'"'s mean pass, both means over a run, the best of 3 rounds at the same size: %.3f\n' \
+			"$(calc "$l / $sm")"
 	else
 		echo "  no STREAM-convention triad (tests/bench/triad.c did not build with -fopenmp)"
 	fi
