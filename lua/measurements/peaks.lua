@@ -30,8 +30,9 @@ for _, r in ipairs(out) do
   end
 end
 if clocks and #clocks > 0 and #out > 0 then -- each compute ceiling records the higher around its best round
-  io.stdout:write(string.format("core clock (dependent imul chain, CPU 0) before/after each compute round: %s GHz\n",
-    table.concat(clocks, ", ")))
+  local any = table.concat(clocks, ", ")
+  io.stdout:write(string.format("core clock (dependent imul chain, CPU 0) before/after each compute round: %s GHz%s\n",
+    any, any:find("?", 1, true) and " ('?': the reading failed, or none was taken after a round from the cache)" or ""))
 end
 -- peaks.csv here, and the machine's copy in the cache directory that every roofline uses
 local dir = rot.output_dir()
