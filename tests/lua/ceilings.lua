@@ -316,6 +316,7 @@ t.ok(row.value == 115 and row.clock == 3.6, string.format(
 t.is(table.concat(compute.clocks(cs), " "), "3.500/3.500 3.200/3.600 3.500/?",
   "every reading is kept, before/after each round, '?' where one failed")
 t.ok(compute.clock_note(cs, compute.rows(cs)), "a clock that moved within a round only (3.2 to 3.6 GHz) is said")
+t.is(compute.top_clock(cs), 3.6, "the bandwidth rows' clock is the run's highest reading (their rounds spread over it)")
 -- the points all from the cache (peaks analysed again): a reading after them now would bracket
 -- nothing, so none is taken and the row keeps the reading before its round; points measured:
 -- the reading after them is measured afresh, never a stored one
@@ -361,6 +362,6 @@ local unmeasured = fake_rot(function(idx)
 end)
 cs = three(unmeasured, fma_only(compute.new({ 1 })))
 compute.more(unmeasured, cs, sys.clock() + 1000)
-t.ok(#compute.rows(cs) == 0 and #compute.notes(cs, {}) == 0 and compute.first_clock(cs) == nil and cs.rounds == 3,
+t.ok(#compute.rows(cs) == 0 and #compute.notes(cs, {}) == 0 and compute.top_clock(cs) == nil and cs.rounds == 3,
   "nothing measured (rot build): no compute ceiling, no note, no clock, no extra round")
 t.done()

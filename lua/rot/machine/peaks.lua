@@ -56,8 +56,9 @@ end
   than 5%), rounds, median (of the rounds' values), kernel, isa (class or flags), pinning
   (CPUs, ';'-separated), sizes (working sets in bytes, ';'-separated), clock_GHz (the core
   clock, from a dependent imul chain: for a compute ceiling the higher of the readings just
-  before and after its best round, for the others the first reading that succeeded), date (UTC). Files with the first six columns only (older
-  ones, or written by hand) are read as well. ]]
+  before and after its best round, for the others the highest reading of the run), date
+  (UTC). Files with the first six columns only (older ones, or written by hand) are read as
+  well. ]]
 M.columns = { "name", "kind", "threads", "value", "unit", "spread", "unstable", "rounds", "median", "kernel", "isa",
   "pinning", "sizes", "clock_GHz", "date" }
 
@@ -258,7 +259,7 @@ function M.measure(rot, quick)
     for _, r in ipairs(an[t] and an[t].rows or {}) do rows[#rows + 1] = r end
   end
   for _, r in ipairs(rows) do
-    r.clock, r.date = r.clock or compute.first_clock(cs), date
+    r.clock, r.date = r.clock or compute.top_clock(cs), date
     if r.kind ~= "size" then
       r.pinning = machine.pins(r.threads)
       r.isa = r.isa or "-O3 -march=native"
