@@ -56,22 +56,24 @@ local function points_of(threads)
 end
 
 -- A new measurement of the compute ceilings at these thread counts: { points, skipped, rounds,
--- readings = {[round] = {before, after}} (GHz, false where a reading failed), clocks = {[round] =
--- the higher of them}, values = {[point] = {[round] = GFLOP/s}}, spread1 = {[point] = best-k
--- spread of its first round} }.
+-- readings = {[round] = {before, after}} (GHz, false where a reading failed), values = {[point] =
+-- {[round] = GFLOP/s}}, spread1 = {[point] = best-k spread of its first round} }.
 function M.new(threads, quick)
   local points, skipped = points_of(threads)
-  return { points = points, skipped = skipped, quick = quick, rounds = 0, readings = {}, clocks = {}, values = {},
-    spread1 = {} }
+  return { points = points, skipped = skipped, quick = quick, rounds = 0, readings = {}, values = {}, spread1 = {} }
 end
 
--- Keeps a round's clock readings (after: nil when the round had no point to read it after);
--- its clock is the higher: a ceiling's share of the theoretical peak at it is never flattered by
--- a clock that rose during the round.
+-- Keeps a round's clock readings (after: nil when the round had no point to read it after).
 local function bracket(cs, round, before, after)
   cs.readings[round] = { before or false }
   if after ~= nil then cs.readings[round][2] = after end
-  if before or after then cs.clocks[round] = math.max(before or 0, after or 0) end
+end
+
+-- The highest of these readings and top (nil when none succeeded): a round's clock, so that a
+-- ceiling's share of the theoretical peak at it is never flattered by a clock that rose during it.
+local function highest(readings, top)
+  for _, c in ipairs(readings or {}) do if c and c > (top or 0) then top = c end end
+  return top
 end
 
 -- The reading after a round whose points res holds, measured afresh (a stored one may have been
@@ -177,7 +179,7 @@ function M.rows(cs)
       for k, x in ipairs(v) do all[k] = x.gflops end
       rows[#rows + 1] = { name = c.prec .. "_" .. c.isa.name .. "_" .. c.op, kind = "compute", threads = c.threads,
         value = v[1].gflops, unit = "GFLOP/s", spread = s, rounds = #v, median = levels.median(all), kernel = "peakflops",
-        isa = c.isa.name, clock = cs.clocks[v[1].round], unstable = s > M.stable or nil }
+        isa = c.isa.name, clock = highest(cs.readings[v[1].round]), unstable = s > M.stable or nil }
     end
   end
   return rows
@@ -231,9 +233,7 @@ end
 -- clock, since their rounds spread over the run and their best ran at no higher clock.
 function M.top_clock(cs)
   local top
-  for r = 1, cs.rounds do
-    for _, c in ipairs(cs.readings[r] or {}) do if c and c > (top or 0) then top = c end end
-  end
+  for r = 1, cs.rounds do top = highest(cs.readings[r], top) end
   return top
 end
 

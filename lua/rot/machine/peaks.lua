@@ -258,8 +258,9 @@ function M.measure(rot, quick)
   for _, t in ipairs(threads) do
     for _, r in ipairs(an[t] and an[t].rows or {}) do rows[#rows + 1] = r end
   end
+  local top = compute.top_clock(cs)
   for _, r in ipairs(rows) do
-    r.clock, r.date = r.clock or compute.top_clock(cs), date
+    r.clock, r.date = r.clock or top, date
     if r.kind ~= "size" then
       r.pinning = machine.pins(r.threads)
       r.isa = r.isa or "-O3 -march=native"
