@@ -322,7 +322,7 @@ function M.main(h, argv)
         "e.g. -quick=true; rot config lists the keys")
     elseif a:match("^%-[^=]+=") then
       opts[#opts + 1] = a
-    elseif a:match("^%-%a") and a ~= "--names" then
+    elseif a:match("^%-%a") then
       util.fail("bad option '" .. a .. "': options are -key=value", "rot config lists the keys")
     else
       pos[#pos + 1] = a

@@ -73,8 +73,8 @@ end
   peaks again does not move where the level ends), then an unstable ceiling, then the clock. ]]
 function M.why_above(row, lv)
   local limiter = row.limiter or "bandwidth"
-  local stable_name = limiter:match("^(.-) %(unstable%)$")
-  local name, unstable = stable_name or limiter, stable_name ~= nil
+  local base = limiter:match("^(.-) %(unstable%)$") -- the ceiling's name without the mark
+  local name, unstable = base or limiter, base ~= nil
   local l = row.level and peaks.level_of(row.workingSet or 0, lv)
   local why = not name:match("^compute") and attribution(row, l, lv)
   if why then return why .. (unstable and "; the ceiling is also unstable" or "") end
