@@ -116,6 +116,27 @@ for _, r in ipairs(history.list(dir)) do
 end
 t.is(table.concat(ids, ","), "9,8,7,6,5,4", "ids count up; newest first")
 t.ok(per.m1 == 4 and per.m2 == 2, "pruned to historyRuns (4) per machine: m1 keeps 4, m2 its 2")
+-- a rerun from the cache that repeats the newest record on its machines adds none
+local rdir = tmp .. "/repeats"
+local function rec(measured, t1, extra)
+  local r = { machine = "m1", machines = { "m1" }, status = "complete", points = {
+    { point = { n = 1 }, status = measured and "measured" or "hit", time = t1, runs = 5, bound = 2e-3 },
+    { point = { n = 2 }, status = measured and "measured" or "hit", time = 0.5, runs = 7, bound = 0.4 } },
+    counts = { points = 2, measured = measured and 2 or 0, hits = measured and 0 or 2, failed = 0 } }
+  for k, v in pairs(extra or {}) do r[k] = v end
+  return r
+end
+t.is(history.write(rdir, rec(true, 1.23456789e-3), 50), 1, "a measured run is written")
+local rid, _, why = history.write(rdir, rec(false, 1.23456789e-3), 50)
+t.ok(rid == nil and why == "repeat" and #history.files(rdir) == 1,
+  "a rerun all from the cache with the same results (as the record keeps them, to 7 digits) is not: " .. tostring(why))
+t.is(history.write(rdir, rec(false, 1.3e-3), 50), 2, "one whose time differs is (the cache entry was replaced)")
+local other = rec(false, 1.3e-3)
+other.points[2].bound = 0.45
+t.is(history.write(rdir, other, 50), 3, "so is one whose bound differs (the peaks were measured again)")
+t.is(history.write(rdir, rec(false, 1.3e-3, { status = "interrupted by SIGINT" }), 50), 4, "and one that was interrupted")
+t.is(history.write(rdir, rec(false, 1.3e-3, { machine = "m2", machines = { "m2" } }), 50), 5,
+  "a repeat is judged against the newest record on the same machines")
 local nodir, err = history.write("/proc/no/such/dir", { points = {} }, 4)
 t.ok(nodir == nil and err ~= nil, "a folder that cannot be written: nil and why")
 

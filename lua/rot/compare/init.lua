@@ -21,35 +21,14 @@ function M.verdict(tA, sA, tB, sB, eps)
   return "same", ratio, band
 end
 
--- The machine a record's point ran on (a Slurm node type when it has one).
-function M.machine_of(r, p) return p.nodeType or p.machine or r.machine end
-
---[[ The points of a record by match key: coordinates (canonical text), the machine when
-  with_machine, and an occurrence number for a key seen again (a script that measures the same
-  coordinates twice). keep(p) filters. Returns {key = point}, keys in order. ]]
-function M.keyed(r, with_machine, keep)
-  local out, order, seen = {}, {}, {}
-  for _, p in ipairs(r.points) do
-    if not keep or keep(p) then
-      local k = util.serialize(type(p.point) == "table" and p.point or {})
-      if with_machine then k = k .. " @" .. tostring(M.machine_of(r, p)) end
-      seen[k] = (seen[k] or 0) + 1
-      if seen[k] > 1 then k = k .. " #" .. seen[k] end
-      out[k] = p
-      order[#order + 1] = k
-    end
-  end
-  return out, order
-end
-
 --[[ match(A, B, with_machine) -> pairs, eps: A and B the runs ({record=, keep= (a filter of
   its points, or nil)}), with_machine: keys include the machine. Each pair is {key=, point=,
   a=, b=, verdict=, ratio=, band=}, in B's order, then the points only A has. A point that
   failed (no time) on one side gets "failed in A"/"failed in B"; one the other run lacks
   "only in A"/"only in B". eps: the larger bestEpsilon of the two runs. ]]
 function M.match(A, B, with_machine)
-  local ka, oa = M.keyed(A.record, with_machine, A.keep)
-  local kb, ob = M.keyed(B.record, with_machine, B.keep)
+  local ka, oa = history.keyed(A.record, with_machine, A.keep)
+  local kb, ob = history.keyed(B.record, with_machine, B.keep)
   local eps = math.max(A.record.bestEpsilon or 0, B.record.bestEpsilon or 0)
   local out = {}
   for _, k in ipairs(ob) do
@@ -92,18 +71,6 @@ function M.offending(matched, fail_on)
   return out
 end
 
--- A record's results as one text: equal for two runs whose every point has the same outcome,
--- time and run count (a rerun that only hit the cache).
-local function results_of(r)
-  local k, order = M.keyed(r, true)
-  local parts = {}
-  for _, key in ipairs(order) do
-    local p = k[key]
-    parts[#parts + 1] = key .. "=" .. tostring(p.status == "failed" and "failed" or p.time) .. "/" .. tostring(p.runs)
-  end
-  return table.concat(parts, ";")
-end
-
 local function machines_of(r) return table.concat(r.machines or { r.machine }, "+") end
 
 -- Stops with why a run cannot be found, and the runs there are.
@@ -119,8 +86,8 @@ end
 local function latest_on(name, records, id)
   for _, r in ipairs(records) do
     for _, p in ipairs(r.points) do
-      if M.machine_of(r, p) == id or (p.machine or r.machine) == id then
-        return { record = r, keep = function(q) return M.machine_of(r, q) == id or (q.machine or r.machine) == id end,
+      if history.machine_of(r, p) == id or (p.machine or r.machine) == id then
+        return { record = r, keep = function(q) return history.machine_of(r, q) == id or (q.machine or r.machine) == id end,
           label = "run " .. r.id .. " on " .. id }
       end
     end
@@ -150,11 +117,11 @@ function M.choose(name, records, a, b, machines)
   local B = b and get(b) or { record = records[1], label = "run " .. records[1].id }
   if a then return get(a), B, true end
   local before, differ
-  local mine, res = machines_of(B.record), results_of(B.record)
+  local mine, res = machines_of(B.record), history.results(B.record)
   for _, r in ipairs(records) do
     if r.id < B.record.id and machines_of(r) == mine then
       before = before or r
-      if not differ and results_of(r) ~= res then differ = r end
+      if not differ and history.results(r) ~= res then differ = r end
     end
   end
   local A = differ or before

@@ -164,21 +164,35 @@ function M.prune(files, keep)
   return n
 end
 
---[[ Writes a record into dir under the folder's lock: its id is one more than the highest there,
-  its file written atomically (rot.sys.writefile: a temp file renamed); then the folder is
-  pruned to keep records per measurement and machine. Returns the id, or nil and why. ]]
+--[[ Whether record only repeats the newest record on its machines (key): it measured nothing,
+  nothing failed, it ran to its end, and every point has the time, run count and bound that
+  record has. A rerun from the cache (the plot code changed, say) is not a run of its own: it
+  would push measured runs out of the history and tell `rot compare` nothing. ]]
+function M.repeats(dir, key, record)
+  local c = record.counts
+  if not (c and c.measured == 0 and c.failed == 0 and record.status == "complete") then return false end
+  local last = M.newest(dir, key)
+  return last ~= nil and M.results(last, true) == M.results(record, true)
+end
+
+--[[ Writes a record into dir under the folder's lock, unless it repeats the newest one on its
+  machines (M.repeats): its id is one more than the highest there, its file written atomically
+  (rot.sys.writefile: a temp file renamed); then the folder is pruned to keep records per
+  measurement and machine. Returns the id and the path; nil, nil, "repeat" for a repeat; or
+  nil and why. ]]
 function M.write(dir, record, keep)
   local ok, err = sys.mkdir(dir)
   if not ok then return nil, err end
   local lock <close>, lerr = session.lock(dir .. "/.lock")
   if not lock then return nil, lerr end
+  local key = M.machine_key(record.machines or { record.machine or "?" })
+  if M.repeats(dir, key, record) then return nil, nil, "repeat" end
   local files = M.files(dir)
   record.id = (#files > 0 and files[#files].id or 0) + 1
   record.version, record.columns = M.VERSION, M.COLUMNS
   local points = record.points
   record.points = {}
   for i, p in ipairs(points) do record.points[i] = pack(p) end
-  local key = M.machine_key(record.machines or { record.machine or "?" })
   local path = string.format("%s/%d-%s.run", dir, record.id, key)
   local wrote, werr = sys.writefile(path, "-- rot run record (rot history, rot compare)\n" .. M.encode(record) .. "\n")
   record.points = points
@@ -186,6 +200,52 @@ function M.write(dir, record, keep)
   files[#files + 1] = { id = record.id, key = key, file = path }
   M.prune(files, keep)
   return record.id, path
+end
+
+-- The machine a record's point ran on (a Slurm node type when it has one).
+function M.machine_of(r, p) return p.nodeType or p.machine or r.machine end
+
+--[[ The points of a record by match key: coordinates (canonical text), the machine when
+  with_machine, and an occurrence number for a key seen again (a script that measures the same
+  coordinates twice). keep(p) filters. Returns {key = point}, keys in order. ]]
+function M.keyed(r, with_machine, keep)
+  local out, order, seen = {}, {}, {}
+  for _, p in ipairs(r.points) do
+    if not keep or keep(p) then
+      local k = util.serialize(type(p.point) == "table" and p.point or {})
+      if with_machine then k = k .. " @" .. tostring(M.machine_of(r, p)) end
+      seen[k] = (seen[k] or 0) + 1
+      if seen[k] > 1 then k = k .. " #" .. seen[k] end
+      out[k] = p
+      order[#order + 1] = k
+    end
+  end
+  return out, order
+end
+
+--[[ A record's results as one text, numbers as a record keeps them: equal for two runs whose
+  every point has the same outcome, time and run count (a rerun that only hit the cache), and
+  with with_bound the same bound (under the same ceilings), whether or not either was read
+  back from its file. ]]
+function M.results(r, with_bound)
+  local k, order = M.keyed(r, true)
+  local parts = {}
+  for _, key in ipairs(order) do
+    local p = k[key]
+    parts[#parts + 1] = key .. "=" .. (p.status == "failed" and "failed" or M.encode(p.time)) .. "/"
+      .. M.encode(p.runs) .. (with_bound and "/" .. M.encode(p.bound) or "")
+  end
+  return table.concat(parts, ";")
+end
+
+--[[ The newest record in dir on the machines of key (history.machine_key), read back; nil when
+  there is none or it cannot be read. ]]
+function M.newest(dir, key)
+  local files = M.files(dir)
+  for i = #files, 1, -1 do
+    if files[i].key == key then return M.decode(sys.readfile(files[i].file) or "", files[i].file) end
+  end
+  return nil
 end
 
 -- The record with this id (a number or its text) among records, or nil.

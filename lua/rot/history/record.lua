@@ -176,20 +176,22 @@ function M.build(s, o)
 end
 
 --[[ save(s, o): builds the record of this invocation and writes it (rot.history.write), unless
-  it settled no point or historyRuns is 0. A record that cannot be written is a warning: the
+  it settled no point, historyRuns is 0, or it repeats the newest record (a rerun from the
+  cache with the same results). A record that cannot be written is a warning: the
   measurement itself stands. Returns the record (or nil) and, when Ctrl-C stopped the writing,
   that interruption (the caller exits as interrupted). ]]
 function M.save(s, o)
   local keep = s:get("historyRuns")
   if #s.rows == 0 or keep == 0 then return nil end
   local ok, rec = pcall(M.build, s, o)
-  local id, err
+  local id, err, same
   if ok then
-    local wok, a, b = pcall(history.write, history.dir(s:get("cacheDir"), s.home, o.path), rec, keep)
-    if wok then id, err = a, b else err = a end
+    local wok, a, b, c = pcall(history.write, history.dir(s:get("cacheDir"), s.home, o.path), rec, keep)
+    if wok then id, err, same = a, b, c else err = a end
   else
     err = rec
   end
+  if same then return nil end
   if not id then
     io.stderr:write("rot: warning: the run record was not written: ", tostring(util.is_error(err) and err.message or err), "\n")
     return nil, util.is_error(err) and (err.code or 0) >= 128 and err or nil
