@@ -86,6 +86,14 @@ function rot.llc(threads)
   return #lv > 1 and lv[#lv - 1].size or 32 * 1024 * 1024
 end
 
+-- Where DRAM's flat tail begins for t threads (default 1), from the stored peaks; nil when
+-- they do not say. Between the last cache's effective size and here lies the step from it
+-- to DRAM (limiter "L3-DRAM bw"): a sweep "to DRAM" goes at least this far.
+function rot.dram_from(threads)
+  local lv = rot.levels(threads)
+  return lv[#lv].from
+end
+
 --[[ A working set that is in DRAM for t threads (default 1), as rot measure peaks decides it:
   at least four times the larger of the last cache's effective and reported sizes, and at
   least where the stored DRAM tail begins; never more than a quarter of the memory. ]]

@@ -134,6 +134,24 @@ local glv = peaks.levels(gap, 1)
 t.is(peaks.level_of(100 * MiB, glv).name, "L3", "a working set between L3 and DRAM's flat tail is folded into L3")
 t.is(peaks.level_of(1024 * MiB, glv).name, "DRAM", "one in the tail is DRAM's")
 t.is(peaks.level_of(16 * MiB, glv).name, "L3", "one inside L3 is L3's")
+local _, gbw = peaks.ceilings(gap, 1)
+local function gap_bound(ws)
+  local secs = ws / 40e9 -- 40 GB/s of triad traffic
+  return bounds.bound({ flops = ws / 12, bytes = ws, time = secs, gflops = ws / 12 / secs / 1e9, workingSet = ws }, {}, gbw, glv, 0.02)
+end
+local b100 = gap_bound(100 * MiB)
+t.ok(b100.limiter == "L3-DRAM bw" and b100.level == "L3-DRAM" and math.abs(b100.fraction - 40 / 99) < 1e-9,
+  "a point in the step says so (" .. b100.limiter .. "), bounded by L3's ceiling, the most it can see (" .. b100.fraction .. ")")
+t.ok(gap_bound(16 * MiB).limiter == "L3 bw" and gap_bound(1024 * MiB).limiter == "DRAM bw", "inside L3 and in DRAM: their own names")
+local rot = require "rot"
+local gapfile = os.tmpname()
+sys.writefile(gapfile, "name,kind,threads,value,unit,spread\nL3_effective,size,1,38000000,B,\n" ..
+  "DRAM_from,size,1,805306368,B,\ntriad_L3,bandwidth,1,99,GB/s,0.01\ntriad_DRAM,bandwidth,1,33,GB/s,0.01\n")
+rot.set("peaksFile", gapfile)
+t.ok(rot.dram_from(1) == 805306368 and rot.llc(1) == 38000000,
+  "rot.dram_from: where DRAM's tail begins, past 4x the last cache, so sweeps to DRAM reach it (" .. tostring(rot.dram_from(1)) .. ")")
+rot.set("peaksFile", "")
+os.remove(gapfile)
 
 -- a noisy first round (recorded on this guest: 1 thread, triad, best-k of 3 runs a size): L2's
 -- four sizes scatter by 40 % (512 KiB out of line), L3's by 45 %; its levels are read all the same

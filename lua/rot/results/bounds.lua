@@ -6,9 +6,19 @@ local peaks = require "rot.machine.peaks"
 
 local M = {}
 
+--[[ The name of the level a point's data lives in: the level's, or "L3-DRAM" for a working set
+  past the last cache's effective size and short of DRAM's flat tail (peaks.levels folds that
+  step into the cache, whose ceiling is the most such a working set can see: the name says the
+  point is in the step, not in the cache). ]]
+function M.level_name(row, level)
+  if level.upto and row.workingSet and level.size and row.workingSet > level.size then return level.name .. "-DRAM" end
+  return level.name
+end
+
 --[[ Attainable bound of one point (lecture notes: P <= min(P_o, I * P_mB), and the time bound
   T >= max(N_o / P_o, N_B / P_B)). The bytes are those of the level the data lives in
-  (peaks.level_of: the smallest level whose effective size holds the working set) in warm mode,
+  (peaks.level_of: the smallest level whose effective size holds the working set, the last cache
+  also the step from its effective size to DRAM's flat tail, named "L3-DRAM") in warm mode,
   DRAM in cold mode. compute = {{gflops=, spread=}} (best first), bandwidth = {{level=, gbs=,
   spread=, unstable=}}, lv = peaks.levels(). Returns {bound=GFLOP/s, limiter=, fraction=,
   time_bound=s, dominant=, level=, above=, unstable=} or nil; the limiter of a ceiling marked
@@ -25,10 +35,10 @@ function M.bound(row, compute, bandwidth, lv, epsilon)
   if not p_o and not b then return nil end
   local t_o = p_o and row.flops / (p_o * 1e9) or 0
   local t_b = (b and row.bytes > 0) and row.bytes / (b.gbs * 1e9) or 0
-  local out = { time_bound = math.max(t_o, t_b), level = level.name }
+  local out = { time_bound = math.max(t_o, t_b), level = M.level_name(row, level) }
   local ceiling
   if t_b > t_o then
-    out.dominant, out.limiter, ceiling = level.name .. " bandwidth", level.name .. " bw", b
+    out.dominant, out.limiter, ceiling = out.level .. " bandwidth", out.level .. " bw", b
   else
     out.dominant, out.limiter, ceiling = "compute", "compute", compute[1]
   end
