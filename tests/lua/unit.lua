@@ -243,6 +243,13 @@ local gp = assert(sys.readfile(rot.get("outputDir") .. "/gpuflag.gp"))
 local ringed = gp:match("%$above << EOD\n(.-)EOD")
 t.ok(ringed and select(2, ringed:gsub("\n", "")) == 1 and ringed:find(string.format("^%.9g ", g.intensity.L1)),
   "the plot rings the L1 dot only: " .. tostring(ringed))
+-- a title, a ceiling's and a point's name with a backquoted command and a newline: drawn, never run
+local marker = pdir .. "/ran"
+grow.desc.workloads[1].kernel = "k`touch " .. marker .. "`"
+gres:gpu_roofline { name = "gpuquote", title = "a `touch " .. marker .. "` b\nc",
+  compute = { { label = "FP64 `touch " .. marker .. "`", gflops = 60000 } }, bandwidth = { { label = "L1", gbs = l1 } } }
+t.ok(sys.stat(pdir .. "/gpuquote.svg") == "file" and sys.stat(marker) == nil,
+  "text with a backquoted command is drawn and never run by gnuplot")
 for _, f in ipairs(sys.listdir(pdir) or {}) do sys.remove(pdir .. "/" .. f) end
 sys.remove(pdir)
 rot.set("outputDir", out0)

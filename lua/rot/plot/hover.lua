@@ -10,9 +10,9 @@ local util = require "rot.util"
 local M = {}
 
 -- One line of hover text, safe in gnuplot's data string, the SVG attribute and the script
--- that reads it: no quotes, no backslashes, no control characters.
+-- that reads it: no quotes, backquotes (a command, to gnuplot), backslashes or control characters.
 local function clean(s)
-  return (tostring(s):gsub("[\"'\\%c]", function(c) return c == '"' and "" or c == "'" and "" or " " end))
+  return (tostring(s):gsub("[\"'`\\%c]", function(c) return (c == '"' or c == "'" or c == "`") and "" or " " end))
 end
 
 -- "name=value ..." of a table, keys sorted.

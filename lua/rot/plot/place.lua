@@ -6,8 +6,9 @@ local M = {}
 -- Okabe & Ito's colour-blind-safe palette, the most distinct first.
 M.palette = { "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442" }
 
--- A gnuplot string literal.
-local function q(s) return '"' .. tostring(s):gsub('[\\"]', "\\%0") .. '"' end
+-- A gnuplot string literal: backslash, quote and backquote (gnuplot runs a command in
+-- backquotes, even inside double quotes) escaped, a newline as \n: no text reaches a shell.
+local function q(s) return '"' .. tostring(s):gsub('[\\"`]', "\\%0"):gsub("\n", "\\n") .. '"' end
 M.quote = q
 
 -- Characters of a label as displayed (UTF-8 aware; enhanced-text markup is not used).
