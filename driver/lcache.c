@@ -70,13 +70,16 @@ static void check_entry(lua_State *L, int idx, struct cache_entry *e)
 	luaL_checktype(L, idx, LUA_TTABLE);
 	lua_getfield(L, idx, "description");
 	e->description = strdup(luaL_checkstring(L, -1));
+	if (!e->description)
+		luaL_error(L, "out of memory");
 	lua_getfield(L, idx, "coreHash");
 	snprintf(e->core_hash, sizeof e->core_hash, "%s", luaL_optstring(L, -1, ""));
 	lua_pop(L, 2);
 	if (lua_getfield(L, idx, "meta") == LUA_TTABLE) {
 		lua_pushnil(L);
 		while (lua_next(L, -2)) {
-			const char *k = lua_tostring(L, -2);
+			/* lua_tostring would turn a number key into a string under lua_next */
+			const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
 			if (!k || cache_entry_set_meta(e, k, push_text(L, -1)) < 0)
 				luaL_error(L, "bad metadata '%s' in cache entry", k ? k : "?");
 			lua_pop(L, 2);

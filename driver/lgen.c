@@ -134,7 +134,9 @@ static int l_generate(lua_State *L)
 	if (lua_getfield(L, 1, "macros") == LUA_TTABLE) {
 		lua_pushnil(L);
 		while (lua_next(L, -2)) {
-			const char *name = luaL_checkstring(L, -2);
+			if (lua_type(L, -2) != LUA_TSTRING) /* converting it would break lua_next */
+				return luaL_error(L, "a macro name must be a string");
+			const char *name = lua_tostring(L, -2);
 			const char *value = lua_toboolean(L, -1) ? luaL_tolstring(L, -1, NULL) : NULL;
 			if ((rc = gen_macro(gendir, name, value, err, sizeof err)) < 0)
 				return lrot_error(L, err);

@@ -24,6 +24,9 @@ expect_error "bad key in the user file names file, line, nearest key" "config:2)
 rm "$XDG_CONFIG_HOME/rot/config"
 
 expect_error "a build directory make cannot name" "build directory '$T/a b' has a character make cannot take in a path (' ')" asm triad -buildDir="$T/a b"
+expect_error "a toolkit path make would expand is refused" "cuda '/x\$(shell touch $T/pwn)' is not a plain program name or path" build triad -quick=true -cuda="/x\$(shell touch $T/pwn)"
+test ! -e "$T/pwn"
+ok $? "and nothing in it ran"
 expect_error "a build directory holding the checkout" "build directory '$(dirname "$ROOT")' holds the checkout" asm triad -buildDir="$ROOT/.."
 
 mkdir -p "$T/s/kernels"
@@ -51,6 +54,11 @@ local rot = require "rot"
 rot.measure(rot.space { rot.axis("n", { 1 }) }, function(p) return { kernel = "triad", macros = { STREAM_UNROLL = "1\n#error x" } } end)
 L
 expect_error "macro value with a newline" "contains a newline" measure "$T/s/newline_macro.lua"
+w table_macro.lua <<'L'
+local rot = require "rot"
+rot.measure(rot.space { rot.axis("n", { 1 }) }, function(p) return { kernel = "triad", macros = { STREAM_UNROLL = { 4 } } } end)
+L
+expect_error "a table as a macro value is refused before any build" "macro 'STREAM_UNROLL' has a table value: a macro's value is a number or a string" measure "$T/s/table_macro.lua"
 ! grep -rq "error x" "$ROOT/build/core/gen" 2>/dev/null
 ok $? "the refused value was never written into a header"
 

@@ -95,7 +95,7 @@ function M.core(s, desc, kinfo)
   generate(s, desc, kinfo)
   local coredir = s.home .. "/core"
   local st, out = sys.run({ "make", "-s", "-j2", "-C", coredir, "O=" .. util.relpath(coredir, s.builddir),
-    "GEN=" .. util.relpath(coredir, s.builddir .. "/gen"), "CC=ccache " .. s:get("compiler"), "CUDA=" .. s:get("cuda"),
+    "GEN=" .. util.relpath(coredir, s.builddir .. "/gen"), "CC=ccache " .. toolchain.plain(s, "compiler"), "CUDA=" .. toolchain.plain(s, "cuda"),
     "NVCC=ccache " .. toolchain.nvcc(s) }, { capture = true })
   if st ~= 0 then
     local lines = {}

@@ -19,10 +19,7 @@ end
 -- family, version and target. GCC and clang (its -dumpversion) both work.
 function M.compiler_id(s)
   return s:remember("compiler", function()
-    local cc = s:get("compiler")
-    if not cc:match("^[%w/._+-]+$") then
-      util.fail("compiler '" .. cc .. "' is not a plain program name or path (letters, digits and /._+- only)")
-    end
+    local cc = M.plain(s, "compiler")
     local file = remembered(s, cc)
     local known = file and sys.readfile(file)
     if known and known:match("^%S") then return (known:gsub("%s+$", "")) end
@@ -53,7 +50,19 @@ function M.ask_compiler(cc)
 end
 
 -- The CUDA toolkit's nvcc (-cuda), and whether it is installed.
-function M.nvcc(s) return s:get("cuda") .. "/bin/nvcc" end
+--[[ The value of a key that names a program or folder make and the compilers are given
+  (compiler, cuda): letters, digits and /._+- only, so make expands nothing in it and no shell
+  of a recipe reads anything into it; it fails otherwise. ]]
+function M.plain(s, key)
+  local v = s:get(key)
+  if not v:match("^[%w/._+-]+$") then
+    util.fail(key .. " '" .. v .. "' is not a plain program name or path (letters, digits and /._+- only)",
+      "set -" .. key .. "= to a path without spaces or special characters")
+  end
+  return v
+end
+
+function M.nvcc(s) return M.plain(s, "cuda") .. "/bin/nvcc" end
 function M.have_nvcc(s) return sys.stat(M.nvcc(s)) == "file" end
 
 return M

@@ -149,7 +149,12 @@ end
 local function macros_of(spec, list, macro_list, macro_set)
   local macros = {}
   for k, v in pairs(spec.macros or {}) do
-    local ok, err = gen.checkmacro(tostring(k), tostring(v))
+    if type(k) ~= "string" then util.fail("a macro name must be a string, not a " .. type(k) .. " (" .. tostring(k) .. ")") end
+    if type(v) ~= "string" and type(v) ~= "number" then
+      util.fail("macro '" .. k .. "' has a " .. type(v) .. " value: a macro's value is a number or a string (it "
+        .. "becomes #define " .. k .. " VALUE)")
+    end
+    local ok, err = gen.checkmacro(k, tostring(v))
     if not ok then util.fail(err) end
     if not macro_set[k] then
       local who = #list == 1 and ("kernel '" .. list[1].name .. "'") or "these kernels"
