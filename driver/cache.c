@@ -4,6 +4,7 @@
 #include "sha256.h"
 #include "util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -211,6 +212,28 @@ char *cache_entry_format(const struct cache_entry *e, size_t *len)
 	return b.p;
 }
 
+/* The header "rot-cache 1\ndescription N\n" of an entry's size bytes: the description's
+ * length N and where it starts; -1 when the header is not that, or the description and the
+ * newline after it do not fit. */
+static int parse_header(const char *text, size_t size, size_t *dlen, size_t *start)
+{
+	static const char magic[] = "rot-cache 1\ndescription ";
+	const size_t m = sizeof magic - 1;
+	if (size <= m || memcmp(text, magic, m) != 0 || !isdigit((unsigned char)text[m]))
+		return -1;
+	char *end;
+	errno = 0;
+	unsigned long long n = strtoull(text + m, &end, 10);
+	if (errno != 0 || *end != '\n')
+		return -1;
+	size_t at = (size_t)(end + 1 - text);
+	if (at > size || n >= size - at || text[at + n] != '\n')
+		return -1;
+	*dlen = (size_t)n;
+	*start = at;
+	return 0;
+}
+
 int cache_entry_read(const char *path, struct cache_entry *e, char *err, size_t errlen)
 {
 	size_t len;
@@ -242,14 +265,16 @@ int cache_entry_read(const char *path, struct cache_entry *e, char *err, size_t 
 		goto out;
 	}
 	*ck = '\0';
-	size_t dlen;
-	int used;
-	if (sscanf(text, "rot-cache 1\ndescription %zu\n%n", &dlen, &used) != 1 ||
-	    (size_t)used + dlen + 1 > (size_t)(ck - text) || text[used + dlen] != '\n') {
+	size_t dlen, used;
+	if (parse_header(text, (size_t)(ck - text), &dlen, &used) != 0) {
 		snprintf(err, errlen, "bad header");
 		goto out;
 	}
 	e->description = strndup(text + used, dlen);
+	if (!e->description) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
 	char *line = text + used + dlen + 1, *next;
 	for (; line && *line; line = next) {
 		char *nl = strchr(line, '\n');

@@ -1,6 +1,7 @@
 /* Unit tests for driver/cache: round trip, merge of runs, atomic writes, and detection of
  * truncated or altered entries. */
 #include "cache.h"
+#include "sha256.h"
 #include "tap.h"
 #include "util.h"
 
@@ -101,6 +102,44 @@ static void records(struct cache_entry *e)
 	cache_entry_free(&p);
 }
 
+/* An entry file of this body with a valid checksum line: what the header says is all that
+ * can be wrong with it. */
+static int forged(const char *path, const char *body)
+{
+	char sum[65];
+	sha256_hex(body, strlen(body), sum);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "%schecksum %s\n", body, sum);
+	return fclose(f);
+}
+
+/* The header: a description that begins with a blank, lengths that do not fit. */
+static void headers(const char *dir)
+{
+	struct cache_entry e, r;
+	char err[256];
+	char *path = cache_entry_path(dir, "ab0000");
+	cache_entry_init(&e);
+	e.description = strdup("  {leading blanks}");
+	ok(cache_entry_write(path, &e) == 0 && cache_entry_read(path, &r, err, sizeof err) == 0 &&
+	       strcmp(r.description, "  {leading blanks}") == 0,
+	   "a description that begins with blanks reads back whole: %s", err);
+	cache_entry_free(&r);
+	forged(path, "rot-cache 1\ndescription 18446744073709551615\nx\n");
+	ok(cache_entry_read(path, &r, err, sizeof err) == -1 && strstr(err, "bad header"),
+	   "a length that wraps around is a bad header, read nowhere: %s", err);
+	forged(path, "rot-cache 1\ndescription 5\nx\n");
+	ok(cache_entry_read(path, &r, err, sizeof err) == -1 && strstr(err, "bad header"),
+	   "a length past the end is a bad header: %s", err);
+	forged(path, "rot-cache 1\ndescription -1\nx\n");
+	ok(cache_entry_read(path, &r, err, sizeof err) == -1 && strstr(err, "bad header"),
+	   "a negative length is a bad header: %s", err);
+	cache_entry_free(&e);
+	free(path);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/rot-test-cache-XXXXXX";
@@ -120,6 +159,7 @@ int main(void)
 	round_trip(path, &e);
 	damage(dir, path);
 	records(&e);
+	headers(dir);
 
 	free(path);
 	cache_entry_free(&e);
