@@ -56,23 +56,26 @@ static int docall(lua_State *L, int narg, int nres)
 	return status;
 }
 
-/* Prints an error left by docall: "rot: message" and, when given, "hint: ...". */
-static int report(lua_State *L, int status)
+/* Prints an error left by docall: "rot: message" and, when given, "hint: ..."; returns the
+ * exit code: the error's own (2: a tool is missing, 128+signal: interrupted), else 1. */
+static int report(lua_State *L)
 {
-	if (status == LUA_OK)
-		return status;
+	int code = 1;
 	if (lua_istable(L, -1)) {
 		lua_getfield(L, -1, "message");
 		l_message(lua_tostring(L, -1));
 		lua_getfield(L, -2, "hint");
 		if (lua_isstring(L, -1))
 			fprintf(stderr, "hint: %s\n", lua_tostring(L, -1));
-		lua_pop(L, 2);
+		lua_getfield(L, -3, "code");
+		if (lua_isinteger(L, -1) && lua_tointeger(L, -1) > 0 && lua_tointeger(L, -1) < 256)
+			code = (int)lua_tointeger(L, -1);
+		lua_pop(L, 3);
 	} else {
 		l_message(lua_tostring(L, -1));
 	}
 	lua_pop(L, 1);
-	return status;
+	return code;
 }
 
 /* ROT_HOME from the frontend, else the directory above the driver binary's build dir. */
@@ -211,7 +214,7 @@ int main(int argc, char **argv)
 	if (status == LUA_OK)
 		code = (int)lua_tointeger(L, -1);
 	else
-		report(L, status);
+		code = report(L);
 	lua_close(L);
 	return code;
 }
