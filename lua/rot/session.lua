@@ -127,17 +127,20 @@ function Session:note_axes(names)
 end
 
 --[[ This invocation's run directory (the core's input and stderr; rot build writes a script's
-  outputs there, nowhere else): under cacheDir/run, removed at the end; ones left by a killed
-  rot are removed by the next. ]]
+  outputs there, nowhere else): cacheDir/run/PID-HOST-STAMP, removed at the end; ones left by
+  a killed rot on this host are removed by the next (a cache folder shared by Slurm nodes holds
+  other hosts' live ones, whose pids mean nothing here). ]]
 function Session:run_dir()
   if self.rundir then return self.rundir end
   local base = self:get("cacheDir") .. "/run"
   util.ensure_dir(base, "cache directory", "cacheDir")
+  local host = util.hostname():gsub("[^%w.-]", "_")
   for _, d in ipairs(sys.listdir(base) or {}) do
-    local pid = tonumber(d:match("^(%d+)%-"))
-    if pid and pid ~= sys.pid() and not sys.alive(pid) then sys.removetree(base .. "/" .. d) end
+    local pid, h = d:match("^(%d+)%-(.+)%-%x+$")
+    pid = tonumber(pid)
+    if pid and h == host and pid ~= sys.pid() and not sys.alive(pid) then sys.removetree(base .. "/" .. d) end
   end
-  local dir = base .. "/" .. sys.pid() .. "-" .. string.format("%x", math.floor(sys.clock() * 1e6) % 0x1000000)
+  local dir = base .. "/" .. sys.pid() .. "-" .. host .. "-" .. string.format("%x", math.floor(sys.clock() * 1e6) % 0x1000000)
   util.ensure_dir(dir, "cache directory", "cacheDir")
   self.rundir = dir
   return dir

@@ -180,4 +180,10 @@ function M.basename(path)
   return path:match("([^/]*)$")
 end
 
+-- This host's name (the kernel's), as processes on other nodes sharing a cache folder tell it
+-- apart from theirs; "?" when it cannot be read.
+function M.hostname()
+  return ((require("rot.sys").readfile("/proc/sys/kernel/hostname") or "?"):gsub("%s+$", ""))
+end
+
 return M

@@ -211,4 +211,21 @@ t.ok(st == 0 and out == "done\n" and sys.clock() - t0 >= 0.45,
   "shielded: after a SIGINT, sleeps are slept and a program runs to its end")
 t.ok(not ok and type(e) == "table" and e.code == 130 and e.message:find("^interrupted by SIGINT") ~= nil,
   "shielded: the interruption is raised when the shielded function returns")
+
+-- run directories: a dead process's on this host is removed; another host's (a cache folder
+-- shared by Slurm nodes) is kept, its pid meaning nothing here
+do
+  local util = require "rot.util"
+  local base = tmp .. "/cache/run"
+  sys.mkdir(base)
+  local host = util.hostname():gsub("[^%w.-]", "_")
+  local mine, theirs = base .. "/4194301-" .. host .. "-abc", base .. "/4194301-othernode.example-abc"
+  sys.mkdir(mine); sys.mkdir(theirs)
+  local S2 = session.new { home = home, config = session.current().config }
+  local dir = S2:run_dir()
+  t.ok(sys.stat(mine) == nil and sys.stat(theirs) == "dir" and dir:find("/" .. sys.pid() .. "%-" .. host:gsub("%p", "%%%0") .. "%-"),
+    "a dead run directory of this host is removed, another host's kept; ours is named PID-HOST-STAMP: " .. dir)
+  S2:cleanup()
+  sys.removetree(theirs)
+end
 t.done()

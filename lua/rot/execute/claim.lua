@@ -17,7 +17,7 @@ local LIVE = { RUNNING = true, COMPLETING = true, CONFIGURING = true, SUSPENDED 
   SIGNALING = true, STAGE_OUT = true, RESIZING = true }
 
 -- This machine's host name.
-local function hostname() return ((sys.readfile("/proc/sys/kernel/hostname") or "?"):gsub("%s+$", "")) end
+local hostname = util.hostname
 
 -- The start time of process pid (clock ticks since boot, from /proc), or nil when it is gone.
 local function started(pid)
