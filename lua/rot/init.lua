@@ -14,8 +14,16 @@ local rot = {
   machine = machine, util = util, serialize = util.serialize,
 }
 
--- The configuration (set by the CLI before the script runs).
-function rot.get(key) return rot.config:get(key) end
+-- A configuration key's value (set by the CLI before the script runs); an unknown key stops
+-- the script naming it and the nearest one.
+function rot.get(key)
+  local ok, v = pcall(rot.config.get, rot.config, key)
+  if not ok then
+    util.fail("unknown configuration key '" .. tostring(key) .. "'" .. util.did_you_mean(tostring(key), require("rot.config").names()),
+      "rot config lists the keys")
+  end
+  return v
+end
 
 -- Sets a configuration key for the rest of the script, checked like the command line's
 -- (type, choices, range); a bad value stops the script naming the key, the value and why.

@@ -180,6 +180,21 @@ function M.basename(path)
   return path:match("([^/]*)$")
 end
 
+--[[ The value of a text util.serialize (or rot.history) wrote: read as a text chunk in an
+  empty environment, with an instruction budget, so a damaged or hostile file in a shared cache
+  folder reaches nothing and runs no longer than a literal of its size takes. Returns the value,
+  or nil and why. ]]
+function M.deserialize(text, name)
+  if type(text) ~= "string" then return nil, "nothing to read" end
+  local f, err = load("return " .. text, "=" .. (name or "text"), "t", {})
+  if not f then return nil, err end
+  local co = coroutine.create(f)
+  debug.sethook(co, function() error("too long to read: not a plain value", 0) end, "", 100 * #text + 1000)
+  local ok, v = coroutine.resume(co)
+  if not ok then return nil, tostring(v) end
+  return v
+end
+
 -- This host's name (the kernel's), as processes on other nodes sharing a cache folder tell it
 -- apart from theirs; "?" when it cannot be read.
 function M.hostname()

@@ -132,7 +132,7 @@ contains "$T/he" "rot: warning: skipping run record '.*2-.*\.run': not a run rec
 test -s "$f"
 ok $? "and keeps it"
 rot compare "$S/study.lua" 9 >"$T/c" 2>"$T/ce"
-test $? -ne 0 && grep -q "^rot: no run '9' of 'study'" "$T/ce" && grep -q "^hint: .*rot history study" "$T/ce"
+test $? -ne 0 && grep -q "^rot: no run '9' of 'study'" "$T/ce" && grep -q "^hint: .*rot history $S/study.lua" "$T/ce"
 ok $? "an unknown run id: a clear error and a hint"
 rot compare "$S/study.lua" -failOn=sometimes >"$T/c" 2>"$T/ce"
 test $? -ne 0 && grep -q "^rot: bad value 'sometimes' for -failOn: slower or any" "$T/ce"

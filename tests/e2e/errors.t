@@ -58,6 +58,16 @@ w table_macro.lua <<'L'
 local rot = require "rot"
 rot.measure(rot.space { rot.axis("n", { 1 }) }, function(p) return { kernel = "triad", macros = { STREAM_UNROLL = { 4 } } } end)
 L
+w nan_param.lua <<'L'
+local rot = require "rot"
+rot.measure(rot.space { rot.axis("n", { 1 }) }, function(p) return { kernel = "triad", params = { n = 0/0 } } end)
+L
+expect_error "a NaN parameter is named, without a traceback" "^rot: kernel 'triad': parameter 'n' is NaN: it must be a finite number (nan_param.lua:2)" measure "$T/s/nan_param.lua"
+w get_key.lua <<'L'
+local rot = require "rot"
+print(rot.get("bestk"))
+L
+expect_error "rot.get of an unknown key names the nearest, without a traceback" "^rot: unknown configuration key 'bestk'; did you mean 'bestK'? (get_key.lua:2)" run "$T/s/get_key.lua"
 expect_error "a table as a macro value is refused before any build" "macro 'STREAM_UNROLL' has a table value: a macro's value is a number or a string" measure "$T/s/table_macro.lua"
 ! grep -rq "error x" "$ROOT/build/core/gen" 2>/dev/null
 ok $? "the refused value was never written into a header"
@@ -98,6 +108,10 @@ ok $? "missing gnuplot: CSV, data and script still written"
 expect_error "unwritable output directory" "cannot write output directory '/proc/rot-out'" measure triad -quick=true -outputDir=/proc/rot-out
 grep -q "^hint: set -outputDir" "$T/e" && ! grep -q "points, cache:" "$T/o"
 ok $? "unwritable output directory: a hint at the setting, said before anything is measured"
+echo "a file" >"$T/notadir"
+"$ROOT/rot" measure triad -quick=true -cacheDir="$T/notadir" -outputDir="$OUT" >"$T/o" 2>"$T/e"
+test $? -ne 0 && head -1 "$T/e" | grep -q "^rot: cache directory '$T/notadir' is not a directory" && ! grep -q "corrupted" "$T/e" && test "$(cat "$T/notadir")" = "a file"
+ok $? "a cache directory that is a file: said first, in one line, the file untouched"
 "$ROOT/rot" measure triad -quick=true -cacheDir=/proc/rot-cache -outputDir="$OUT" -useCachedResults=false >"$T/o" 2>"$T/e"
 ok $((1 - ($? != 0))) "unwritable cache directory: non-zero exit"
 grep -q "cannot write cache directory '/proc/rot-cache'" "$T/e" && grep -q "^hint: set -cacheDir" "$T/e"

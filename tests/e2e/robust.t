@@ -77,6 +77,9 @@ rot cache clear spin >"$T/o" 2>&1
 contains "$T/o" "removed 1 cache entry of 'spin'" "rot cache clear spin removes spin's entry"
 test "$(find "$CACHE/results" -type f | wc -l)" -eq $((n0 - 1)) && test $n0 -eq 7
 ok $? "and only that: triad's 6 stay"
+rot cache clear triadd >"$T/o" 2>"$T/e"
+test $? -ne 0 && grep -q "^rot: no cache entries of 'triadd' in '$CACHE'; did you mean 'triad'" "$T/e" && test "$(find "$CACHE/results" -type f | wc -l)" -eq 6
+ok $? "a name with no entries is an error naming the nearest, and removes nothing"
 
 # a moved (copied) checkout: the same keys and binaries, no measurement again
 mkdir -p "$T/moved"

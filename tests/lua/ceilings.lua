@@ -152,6 +152,12 @@ t.ok(rot.dram_from(1) == 805306368 and rot.llc(1) == 38000000,
   "rot.dram_from: where DRAM's tail begins, past 4x the last cache, so sweeps to DRAM reach it (" .. tostring(rot.dram_from(1)) .. ")")
 rot.set("peaksFile", "")
 os.remove(gapfile)
+peaks.write_csv(gapfile, { { name = "L2_reported", kind = "size", threads = 1, value = 1048576, unit = "B" },
+  { name = "L3_effective", kind = "size", threads = 1, value = 29368622.4, unit = "B" } })
+local text = sys.readfile(gapfile) or ""
+t.ok(text:find("\nL2_reported,size,1,1048576,B,") and text:find("\nL3_effective,size,1,29368622,B,"),
+  "peaks.csv keeps sizes in whole bytes, not six digits: " .. text:gsub("\n", " | "))
+os.remove(gapfile)
 
 -- a noisy first round (recorded on this guest: 1 thread, triad, best-k of 3 runs a size): L2's
 -- four sizes scatter by 40 % (512 KiB out of line), L3's by 45 %; its levels are read all the same

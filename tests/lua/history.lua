@@ -209,5 +209,14 @@ local r4 = run(4, "m2", { 4, 4, 4, 4 })
 A, B = compare.choose("s", { r4, r3, r2, r1 }, nil, nil, { "m1", "m2" })
 t.ok(A.record.id == 3 and B.record.id == 4, "-machine=m1,m2: the latest run on each")
 t.raises(function() compare.choose("s", { r4 }, nil, nil, { "m1", "m9" }) end, "on machine 'm1'", "a machine without runs is named")
+t.raises(function() compare.choose("s", { r4, r3 }, nil, nil, { "m1", "m1" }) end, "names 'm1' twice",
+  "-machine with one machine twice is refused")
+local failed = run(5, "m1", { false, false, false, false })
+local fixed = run(6, "m1", { 2, 0.5, 1.001, false }, { { point = { n = 9 }, time = 1 } })
+A, B = compare.choose("s", { fixed, failed, r3, r2, r1 })
+t.ok(A.record.id == 1 and B.record.id == 6,
+  "default: a run whose every point failed (a typo in the kernel) is passed over, as are identical ones (" .. A.record.id .. ")")
+local ok, err = pcall(compare.choose, "study", { r3, r2 }, "7", nil, nil, "/x/study.lua")
+t.ok(not ok and err.hint:find("`rot history /x/study.lua`", 1, true), "hints name the measurement as typed: " .. tostring(err.hint))
 
 t.done()

@@ -33,6 +33,11 @@ t.is(util.serialize({ 0.1 }), "{[1]=0.10000000000000001}", "floats keep full pre
 t.is(util.serialize({ s = "a\nb" }), '{["s"]="a\\\nb"}', "strings are quoted and escaped")
 local cyc = {}; cyc.self = cyc
 t.raises(function() util.serialize(cyc) end, "contains itself", "cycles are refused")
+t.is(util.deserialize(util.serialize({ n = 1, s = "a\nb" })).s, "a\nb", "deserialize reads back what serialize wrote")
+local v, why = util.deserialize("(function() while true do end end)()", "claim")
+t.ok(v == nil and why:find("too long to read"), "a text that would run forever is stopped: " .. tostring(why))
+v, why = util.deserialize("os.exit(1)", "job")
+t.ok(v == nil and why ~= nil, "one that calls out reaches nothing: " .. tostring(why))
 t.is(sys.sha256(util.serialize(a)), sys.sha256(util.serialize(b)), "equal descriptions hash equal")
 t.is(#sys.sha256("x"), 64, "hash is 64 hex digits")
 

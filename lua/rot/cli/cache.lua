@@ -21,22 +21,25 @@ function M.run(cfg, pos)
   local dir = cfg:get("cacheDir")
   if pos[2] == "clear" and pos[3] then -- one measurement's entries, or one machine's
     local what = pos[3]
-    local n = 0
+    local n, names, seen = 0, {}, {}
     walk(dir .. "/results", function(p, kind)
       if kind ~= "file" then return end
       local e = cache.read(p)
-      local f = e and load("return " .. e.description, "description", "t", {})
-      local ok, d = pcall(f or error)
-      local id = ok and type(d) == "table" and type(d.machine) == "table" and machine.id(d.machine)
+      local d = e and util.deserialize(e.description, "description")
+      local id = type(d) == "table" and type(d.machine) == "table" and machine.id(d.machine)
+      for _, x in ipairs({ e and e.meta.script, id }) do
+        if x and not seen[x] then seen[x] = true; names[#names + 1] = x end
+      end
       if e and (e.meta.script == what or id == what) then
         sys.remove(p)
         n = n + 1
       end
     end)
-    io.stdout:write(string.format("rot: removed %d cache entr%s of '%s' from '%s'\n", n, n == 1 and "y" or "ies", what, dir))
     if n == 0 then
-      io.stdout:write("(entries are named by the measurement that wrote them, or by a machine id `rot cache` lists)\n")
+      util.fail("no cache entries of '" .. what .. "' in '" .. dir .. "'" .. util.did_you_mean(what, names),
+        "entries are named by the measurement that wrote them, or by a machine id `rot cache` lists")
     end
+    io.stdout:write(string.format("rot: removed %d cache entr%s of '%s' from '%s'\n", n, n == 1 and "y" or "ies", what, dir))
     return 0
   elseif pos[2] == "clear" then
     local n = 0
@@ -57,9 +60,8 @@ function M.run(cfg, pos)
       local _, size = sys.stat(p)
       n, bytes = n + 1, bytes + size
       local e = cache.read(p)
-      local desc = e and load("return " .. e.description, "description", "t", {})
-      local ok, d = pcall(desc or error)
-      local fp = ok and type(d) == "table" and d.machine
+      local d = e and util.deserialize(e.description, "description")
+      local fp = type(d) == "table" and d.machine
       local key = type(fp) == "table" and machine.id(fp) or "(unreadable or from before machine identities)"
       if not per[key] then
         per[key] = { n = 0, bytes = 0, fp = fp }

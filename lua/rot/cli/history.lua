@@ -110,7 +110,7 @@ function M.compare(cfg, pos, copts, resolve)
   end
   local records, _, name = records_of(cfg, pos[2], resolve)
   for _, r in ipairs(records) do fill_machines(r) end
-  local A, B, with_machine = compare.choose(name, records, pos[3], pos[4], machines)
+  local A, B, with_machine = compare.choose(name, records, pos[3], pos[4], machines, pos[2])
   if A.note then io.stderr:write("rot: compare: ", A.note, "\n") end
   local matched, eps = compare.match(A, B, with_machine)
   local summary = compare.summary(matched)

@@ -162,6 +162,10 @@ local function measure(cfg, pos, build_only)
   local s = start(cfg, { script_dir = util.dirname(path), script = (util.basename(path):gsub("%.lua$", "")),
     build_only = build_only })
   if not build_only then s:outdir() end -- an output directory that cannot be written: said before measuring
+  local cache_dir = cfg:get("cacheDir")
+  if sys.stat(cache_dir) and sys.stat(cache_dir) ~= "dir" then -- else every lookup reads as a corrupted entry
+    util.fail("cache directory '" .. cache_dir .. "' is not a directory", "set -cacheDir=DIR to a directory of your own")
+  end
   local ok, err = run_script(path, { table.unpack(pos, 3) })
   s:cleanup()
   if build_only then return build_end(s, ok, err) end

@@ -74,16 +74,16 @@ end
 local function machines_of(r) return table.concat(r.machines or { r.machine }, "+") end
 
 -- Stops with why a run cannot be found, and the runs there are.
-local function no_run(name, what, records)
+local function no_run(name, what, records, typed)
   local ids = {}
   for i = 1, math.min(#records, 10) do ids[#ids + 1] = tostring(records[i].id) end
   util.fail("no run " .. what .. " of '" .. name .. "'",
-    #ids > 0 and ("`rot history " .. name .. "` lists its runs (newest: " .. table.concat(ids, ", ") .. ")")
-    or ("measure it first: rot measure " .. name))
+    #ids > 0 and ("`rot history " .. typed .. "` lists its runs (newest: " .. table.concat(ids, ", ") .. ")")
+    or ("measure it first: rot measure " .. typed))
 end
 
 -- The newest run with a point on machine id (its id from `rot cache`, or a Slurm node type).
-local function latest_on(name, records, id)
+local function latest_on(name, records, id, typed)
   for _, r in ipairs(records) do
     for _, p in ipairs(r.points) do
       if history.machine_of(r, p) == id or (p.machine or r.machine) == id then
@@ -98,20 +98,34 @@ local function latest_on(name, records, id)
   end
   util.fail("no run of '" .. name .. "' on machine '" .. id .. "'",
     #known > 0 and ("its runs are on " .. table.concat(known, ", ") .. " (`rot cache` lists machine ids)")
-    or ("measure it first: rot measure " .. name))
+    or ("measure it first: rot measure " .. typed))
 end
 
---[[ choose(name, records, a, b, machines) -> A, B ({record=, keep=, label=, note=}), with_machine:
-  the two runs to compare. records: newest first (rot.history.list). machines = {id, id}: the
-  latest run on each; else a and b are run ids (b default the newest); with neither, the
-  newest run and the newest run before it on the same machines whose results differ (the run
-  just before when none does, A.note saying so). ]]
-function M.choose(name, records, a, b, machines)
-  if #records == 0 then no_run(name, "yet", records) end
-  if machines then return latest_on(name, records, machines[1]), latest_on(name, records, machines[2]), false end
+-- Whether a record timed any point (a run whose every point failed has nothing to compare).
+local function timed(r)
+  for _, p in ipairs(r.points) do if p.time then return true end end
+  return false
+end
+
+--[[ choose(name, records, a, b, machines, typed) -> A, B ({record=, keep=, label=, note=}),
+  with_machine: the two runs to compare. records: newest first (rot.history.list). machines =
+  {id, id}: the latest run on each (two different machines); else a and b are run ids (b
+  default the newest); with neither, the newest run and the newest run before it on the same
+  machines that timed a point and whose results differ (the run just before when none does,
+  A.note saying so). typed: the measurement as the user named it, for the commands hints give. ]]
+function M.choose(name, records, a, b, machines, typed)
+  typed = typed or name
+  if #records == 0 then no_run(name, "yet", records, typed) end
+  if machines and machines[1] == machines[2] then
+    util.fail("-machine names '" .. machines[1] .. "' twice: a run compared with itself shows nothing",
+      "name two machines (rot cache lists their ids), or two runs: rot compare " .. typed .. " A B")
+  end
+  if machines then
+    return latest_on(name, records, machines[1], typed), latest_on(name, records, machines[2], typed), false
+  end
   local function get(id)
     local r = history.find(records, id)
-    if not r then no_run(name, "'" .. tostring(id) .. "'", records) end
+    if not r then no_run(name, "'" .. tostring(id) .. "'", records, typed) end
     return { record = r, label = "run " .. r.id }
   end
   local B = b and get(b) or { record = records[1], label = "run " .. records[1].id }
@@ -121,13 +135,13 @@ function M.choose(name, records, a, b, machines)
   for _, r in ipairs(records) do
     if r.id < B.record.id and machines_of(r) == mine then
       before = before or r
-      if not differ and history.results(r) ~= res then differ = r end
+      if not differ and timed(r) and history.results(r) ~= res then differ = r end
     end
   end
   local A = differ or before
   if not A then
     util.fail("'" .. name .. "' has only one run on " .. mine .. " (run " .. B.record.id .. ")",
-      "measure it again after a change, then compare; or name two runs: rot compare " .. name .. " A B")
+      "measure it again after a change, then compare; or name two runs: rot compare " .. typed .. " A B")
   end
   return { record = A, label = "run " .. A.id, note = not differ and ("no earlier run on " .. mine .. " has other "
     .. "results: comparing with the run just before (run " .. A.id .. ")") or nil }, B, true

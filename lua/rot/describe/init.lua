@@ -58,6 +58,9 @@ local function workload(w, where)
     if type(k) ~= "string" or type(v) ~= "number" then
       util.fail("kernel '" .. w.kernel .. "': parameter '" .. tostring(k) .. "' must be a number")
     end
+    if v ~= v or v == math.huge or v == -math.huge then
+      util.fail("kernel '" .. w.kernel .. "': parameter '" .. k .. "' is " .. (v ~= v and "NaN" or tostring(v)) .. ": it must be a finite number")
+    end
     params[k] = v
   end
   local threads = w.threads or 1

@@ -51,9 +51,8 @@ local function dir_of(s) return s:get("cacheDir") .. "/claims" end
 
 local function read_owner(path)
   local text = sys.readfile(path .. "/owner")
-  local f = text and load("return " .. text, "claim", "t", {})
-  local ok, o = pcall(f or error)
-  return ok and type(o) == "table" and o or nil
+  local o = util.deserialize(text, "claim")
+  return type(o) == "table" and o or nil
 end
 
 local function same(a, b) return a and b and a.host == b.host and a.pid == b.pid and a.start == b.start end

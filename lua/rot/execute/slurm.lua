@@ -55,9 +55,8 @@ local fp_path = M.fp_path
 
 local function known_fp(config, ty)
   local text = sys.readfile(fp_path(config, ty))
-  local f = text and load("return " .. text, "fingerprint", "t", {})
-  local ok, fp = pcall(f or error)
-  return ok and type(fp) == "table" and fp or nil
+  local fp = util.deserialize(text, "fingerprint")
+  return type(fp) == "table" and fp or nil
 end
 
 -- sbatch's command line for a job directory of `tasks` tasks of node type ty.

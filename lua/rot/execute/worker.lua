@@ -19,9 +19,8 @@ local M = {}
 
 local function read_job(jobdir)
   local text = sys.readfile(jobdir .. "/job")
-  local f = text and load("return " .. text, "job", "t", {})
-  local ok, job = pcall(f or error)
-  if not ok or type(job) ~= "table" then util.fail("'" .. jobdir .. "' holds no rot job") end
+  local job = util.deserialize(text, "job")
+  if type(job) ~= "table" then util.fail("'" .. jobdir .. "' holds no rot job") end
   return job
 end
 

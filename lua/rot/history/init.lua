@@ -91,25 +91,14 @@ local function unpack_point(p, columns)
   return p
 end
 
--- Runs f in a coroutine that may execute at most n instructions: a record that is not the
--- literal it should be cannot hang rot.
-local function bounded(f, n)
-  local co = coroutine.create(f)
-  debug.sethook(co, function() error("too long to read: not a plain table", 0) end, "", n)
-  local ok, r = coroutine.resume(co)
-  return ok, r
-end
-
 --[[ A record from its text, or nil and why. The text is a table literal read as a text chunk in
   an empty environment, with an instruction budget: a record can reach nothing and run no
   longer than a literal of its size takes. ]]
 function M.decode(text, name)
   if type(text) ~= "string" or not text:match("^%s*%-%-[^\n]*\n%s*{") then return nil, "not a run record" end
-  local f, err = load("return " .. text:gsub("^%s*%-%-[^\n]*\n", ""), "=" .. (name or "record"), "t", {})
-  if not f then return nil, err end
-  local ok, r = bounded(f, 100 * #text + 1000)
-  if not ok or type(r) ~= "table" or type(r.id) ~= "number" or type(r.points) ~= "table" then
-    return nil, ok and "not a run record" or tostring(r)
+  local r, err = util.deserialize((text:gsub("^%s*%-%-[^\n]*\n", "")), name or "record")
+  if err or type(r) ~= "table" or type(r.id) ~= "number" or type(r.points) ~= "table" then
+    return nil, err or "not a run record"
   end
   if r.version ~= M.VERSION then return nil, "a record of another version (" .. tostring(r.version) .. ")" end
   local columns = type(r.columns) == "table" and r.columns or M.COLUMNS

@@ -49,6 +49,12 @@ function M.thread_counts()
   return n > 1 and { 1, n } or { 1 }
 end
 
+-- A row's value in peaks.csv: a size in whole bytes, a rate to six digits.
+local function value_text(r)
+  if r.kind == "size" then return string.format("%d", math.floor(r.value + 0.5)) end
+  return string.format("%.6g", r.value)
+end
+
 --[[ peaks.csv: one ceiling a row. name, kind (compute, bandwidth, latency, or size for
   L2_effective, L2_reported, DRAM_from in bytes), threads, value, unit, spread (how far below
   the best the third best round lay; with one round, how far above the value its samples
@@ -76,7 +82,7 @@ function M.write_csv(path, rows)
     local f = {}
     for i, c in ipairs(M.columns) do
       local v = r[c == "clock_GHz" and "clock" or c]
-      f[i] = c == "value" and string.format("%.6g", r.value) or c == "spread" and (r.spread and string.format("%.4g", r.spread) or "")
+      f[i] = c == "value" and value_text(r) or c == "spread" and (r.spread and string.format("%.4g", r.spread) or "")
         or c == "threads" and string.format("%d", r.threads) or cell(v)
     end
     lines[#lines + 1] = table.concat(f, ",")
