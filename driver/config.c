@@ -130,13 +130,15 @@ int config_init(struct config *c)
 	for (size_t i = 0; i < config_nkeys; i++) {
 		c->value[i] = expand_default(config_keys[i].def);
 		c->origin[i] = strdup("default");
+		if (!c->value[i] || !c->origin[i])
+			return -1; /* the caller frees what there is */
 	}
 	return 0;
 }
 
 void config_free(struct config *c)
 {
-	for (size_t i = 0; c->value && i < config_nkeys; i++) {
+	for (size_t i = 0; c->value && c->origin && i < config_nkeys; i++) {
 		free(c->value[i]);
 		free(c->origin[i]);
 	}
@@ -297,6 +299,12 @@ static int parse_arg(struct config *c, const char *arg, char **key, char **value
 	}
 	*key = strndup(p, (size_t)(eq - p));
 	*value = strdup(eq + 1);
+	if (!*key || !*value) {
+		free(*key);
+		free(*value);
+		snprintf(c->err, sizeof c->err, "out of memory");
+		return -1;
+	}
 	return 0;
 }
 

@@ -9,17 +9,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A stored value as Lua reads it: an integer in range, else a decimal number, else the text
+ * ("nan", "inf" and hex floats stay text: no value of rot's is written so). */
 static void push_value(lua_State *L, const char *v)
 {
 	char *end;
+	int decimal = *v && strspn(v, "0123456789+-.eE") == strlen(v);
+	errno = 0;
 	long long i = strtoll(v, &end, 10);
-	if (*v && !*end) {
+	if (*v && !*end && errno == 0) {
 		lua_pushinteger(L, i);
 		return;
 	}
 	double d = strtod(v, &end);
-	if (*v && !*end)
-		lua_pushnumber(L, d);
+	if (decimal && !*end)
+		lua_pushnumber(L, d); /* an integer past 64 bits too, as a float */
 	else
 		lua_pushstring(L, v);
 }

@@ -64,16 +64,11 @@ static int l_spawn(lua_State *L)
 		lua_pop(L, 1);
 	}
 	lua_setiuservalue(L, ud, 1);
-	if (run_command_start(&pr->cp) < 0)
-		return lrot_fail(L, argv[0]);
+	if (run_command_start(&pr->cp) < 0) {
+		char why[512];
+		return lrot_error(L, run_command_error(&pr->cp, errno, why, sizeof why));
+	}
 	return 1;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* p:line([timeout]) -> the next line of stdout (without "\n"); nil, "eof" | "timeout" |
@@ -82,7 +77,7 @@ static double now(void)
 static int m_line(lua_State *L)
 {
 	struct process *pr = checkprocess(L);
-	double timeout = luaL_optnumber(L, 2, -1), until = now() + timeout;
+	double timeout = luaL_optnumber(L, 2, -1), until = run_command_now() + timeout;
 	for (;;) {
 		char *nl = pr->len ? memchr(pr->buf, '\n', pr->len) : NULL;
 		if (nl) {
@@ -94,9 +89,9 @@ static int m_line(lua_State *L)
 		}
 		if (pr->eof || pr->cp.out < 0)
 			return lrot_error(L, "eof");
-		if (run_command_interrupted)
+		if (run_command_stopping()) /* under a shield, lines are read on */
 			return lrot_error(L, "interrupted");
-		if (timeout >= 0 && now() >= until)
+		if (timeout >= 0 && run_command_now() >= until)
 			return lrot_error(L, "timeout");
 		if (pr->len + 4096 > pr->cap) {
 			size_t cap = pr->cap ? 2 * pr->cap : 16384;

@@ -182,8 +182,13 @@ static int l_realpath(lua_State *L)
 static int l_remove(lua_State *L)
 {
 	const char *path = luaL_checkstring(L, 1);
-	if (unlink(path) < 0 && rmdir(path) < 0)
-		return lrot_fail(L, path);
+	if (unlink(path) < 0) {
+		int e = errno; /* unlink's reason, unless it was a folder */
+		if (e != EISDIR && e != EPERM) /* Linux says EISDIR; POSIX allows EPERM */
+			return errno = e, lrot_fail(L, path);
+		if (rmdir(path) < 0)
+			return lrot_fail(L, path);
+	}
 	lua_pushboolean(L, 1);
 	return 1;
 }
@@ -230,12 +235,13 @@ static int l_setenv(lua_State *L)
 	return 1;
 }
 
-/* sleep(seconds): returns early when a signal interrupts the run (not while shielded) */
+/* sleep(seconds): returns early when a signal interrupts the run (not while shielded: a
+ * signal that cuts a wait short then is slept through to the end) */
 static int l_sleep(lua_State *L)
 {
-	double s = luaL_checknumber(L, 1);
-	if (!run_command_stopping() && s > 0)
-		poll(NULL, 0, (int)(s * 1000));
+	double until = run_command_now() + luaL_checknumber(L, 1), left;
+	while (!run_command_stopping() && (left = until - run_command_now()) > 0)
+		poll(NULL, 0, (int)(left * 1000) + 1);
 	return 0;
 }
 
@@ -280,9 +286,7 @@ static int l_isatty(lua_State *L)
 
 static int l_clock(lua_State *L)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	lua_pushnumber(L, (lua_Number)ts.tv_sec + ts.tv_nsec * 1e-9);
+	lua_pushnumber(L, run_command_now());
 	return 1;
 }
 
@@ -329,7 +333,9 @@ static int l_run(lua_State *L)
 	}
 	int rc = run_command(&cp);
 	if (rc < 0) {
+		int e = errno; /* free may change it */
 		free(cp.output);
+		errno = e;
 		if (errno == EINTR && run_command_interrupted) /* the hook raises at the next step */
 			return lrot_error(L, "interrupted");
 		if (errno == ETIMEDOUT) {
@@ -338,7 +344,8 @@ static int l_run(lua_State *L)
 					cp.timeout);
 			return 2;
 		}
-		return lrot_fail(L, argv[0]);
+		char why[512];
+		return lrot_error(L, run_command_error(&cp, errno, why, sizeof why));
 	}
 	lua_pushinteger(L, rc);
 	if (cp.output)

@@ -20,6 +20,18 @@ extern volatile sig_atomic_t run_command_deferred;
 /* Whether waits stop now: the driver was interrupted and no shield is up. */
 int run_command_stopping(void);
 
+/* Seconds on the monotonic clock (the time every wait here is measured against). */
+double run_command_now(void);
+
+/* Why a program did not start (cp->fail_stage), worded in one place: run_command_error. */
+enum run_failure {
+	RUN_FAILED_NONE = 0,
+	RUN_FAILED_LOCATE,   /* not found in PATH, or no memory for its path */
+	RUN_FAILED_CHDIR,    /* the child could not enter cp->dir */
+	RUN_FAILED_REDIRECT, /* a pipe, /dev/null or err_path could not be opened or dup'd */
+	RUN_FAILED_EXEC,     /* execv failed: not executable, not a program, ... */
+};
+
 struct child_process {
 	/* argv[0] is looked up in PATH (in the parent, before fork) unless it holds a '/'. */
 	const char *const *argv;
@@ -41,11 +53,17 @@ struct child_process {
 	/* run_command only: when > 0, a child still running after this many seconds is killed
 	 * (SIGKILL to its group) and run_command fails with ETIMEDOUT. */
 	double timeout;
-	/* Filled by run_command_start (and status, reaped, by a caller that reaped it). */
+	/* Filled by run_command_start (and status, reaped, by a caller that reaped it);
+	 * fail_stage says where a start that failed failed. */
 	pid_t pid;
 	int out;
 	int status, reaped;
+	enum run_failure fail_stage;
 };
+
+/* What went wrong starting cp, with errno err, in words (into buf): "cannot find 'x': not in
+ * PATH", "cannot run 'x' in 'dir': ...", "cannot run 'x': Permission denied". */
+const char *run_command_error(const struct child_process *cp, int err, char *buf, size_t len);
 
 /*
  * Runs the command to completion. The child leads its own process group.
@@ -71,7 +89,9 @@ int run_command_finish(struct child_process *cp, double timeout);
 /* Sends sig to the child's process group. */
 void run_command_kill(struct child_process *cp, int sig);
 
-/* Finds an executable in PATH: returns a malloc'd path, or NULL with errno = ENOENT. */
+/* Finds an executable regular file in PATH: returns a malloc'd path, or NULL with errno =
+ * ENOENT. A relative argv[0] with a '/', or found through a relative PATH entry, is made
+ * absolute before the child changes to cp->dir. */
 char *run_command_locate(const char *name);
 
 #endif

@@ -2,6 +2,8 @@
  * validation of macro names, values and flags, the kernel list, and macro scanning. */
 #include "gen.h"
 #include "tap.h"
+
+#include <errno.h>
 #include "util.h"
 
 #include <stdlib.h>
@@ -107,15 +109,23 @@ static void scan(const char *dir)
 	snprintf(path, sizeof path, "%s/k.c", dir);
 	FILE *f = fopen(path, "w");
 	fputs("#include \"kernel.h\"\n#include \"macro/A.h\"\n  # include \"macro/B_2.h\"\n"
-	      "#include \"macro/A.h\"\n",
+	      "#include \"macro/A.h\"\n#include \"macro/C.hpp\"\n",
 	      f);
 	fclose(f);
 	char *names[8];
 	int n = gen_scan_macros(path, names, 8);
 	ok(n == 2 && strcmp(names[0], "A") == 0 && strcmp(names[1], "B_2") == 0,
-	   "scan finds each macro a kernel includes, once (%d)", n);
+	   "scan finds each macro a kernel includes, once, and no macro/C.hpp (%d)", n);
 	for (int i = 0; i < n; i++)
 		free(names[i]);
+	ok(gen_scan_macros(path, names, 1) == -1 && errno == E2BIG,
+	   "more macros than room: an error, none dropped");
+
+	char err[256], big[9000];
+	memset(big, '1', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	ok(gen_macro(dir, "BIG", big, err, sizeof err) < 0 && strstr(err, "too long"),
+	   "a value longer than a header holds is refused, not cut: %s", err);
 }
 
 int main(void)

@@ -16,6 +16,46 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* How a start that failed is worded, a relative program path, a directory in PATH. */
+static void words_and_paths(void)
+{
+	const char *t[] = {"true", NULL};
+	const char *none[] = {"rot-no-such-program-xyz", NULL};
+	struct child_process cp = {.argv = none};
+	errno = 0;
+	run_command(&cp);
+	char why[512];
+	run_command_error(&cp, errno, why, sizeof why);
+	is_str(why, "cannot find 'rot-no-such-program-xyz': not in PATH", "a missing program worded as such");
+
+	const char *notexec[] = {"/etc/passwd", NULL};
+	cp = (struct child_process){.argv = notexec};
+	ok(run_command(&cp) == -1 && errno == EACCES, "non-executable file: -1 with EACCES from exec");
+	run_command_error(&cp, errno, why, sizeof why);
+	is_str(why, "cannot run '/etc/passwd': Permission denied", "and worded as such");
+
+	/* a missing folder is said as one, not as a missing program */
+	cp = (struct child_process){.argv = t, .dir = "/nonexistent-rot-dir"};
+	ok(run_command(&cp) == -1 && errno == ENOENT, "a missing working directory: -1 with ENOENT");
+	run_command_error(&cp, errno, why, sizeof why);
+	is_str(why, "cannot run 'true' in '/nonexistent-rot-dir': No such file or directory",
+	       "and worded as the folder's fault");
+
+	/* a relative program path is the caller's, not the child's after chdir */
+	const char *rel[] = {"./tests/unit/../../rot", "help", NULL};
+	cp = (struct child_process){.argv = rel, .dir = "/", .quiet = 1};
+	ok(run_command(&cp) == 0, "a relative program path holds when the child runs in another folder");
+
+	/* a directory in PATH named like the program is no program */
+	char saved_path[4096];
+	snprintf(saved_path, sizeof saved_path, "%s", getenv("PATH"));
+	setenv("PATH", "/:/usr/bin:/bin", 1);
+	char *found = run_command_locate("tmp");
+	ok(found == NULL, "a directory ('/tmp') is not taken for a program in PATH");
+	free(found);
+	setenv("PATH", saved_path, 1);
+}
+
 int main(void)
 {
 	const char *t[] = {"true", NULL};
@@ -35,9 +75,7 @@ int main(void)
 	errno = 0;
 	ok(run_command(&cp) == -1 && errno == ENOENT, "missing program: -1 with ENOENT");
 
-	const char *notexec[] = {"/etc/passwd", NULL};
-	cp = (struct child_process){.argv = notexec};
-	ok(run_command(&cp) == -1 && errno == EACCES, "non-executable file: -1 with EACCES from exec");
+	words_and_paths();
 
 	const char *echo[] = {"printf", "%s|", "a b", "$(touch /tmp/rot-pwned)", ";", NULL};
 	cp = (struct child_process){.argv = echo, .capture = 1};

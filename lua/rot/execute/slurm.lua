@@ -63,7 +63,7 @@ end
 local function sbatch_argv(s, ty, dir, tasks, name)
   local config = s.config
   local argv = { "sbatch", "--parsable", "--job-name=rot-" .. name, "--array=0-" .. (tasks - 1), "--exclusive",
-    "--no-requeue", "--output=" .. dir .. "/task-%a.log" }
+    "--no-requeue", "--output=" .. dir:gsub("%%", "%%%%") .. "/task-%a.log" } -- sbatch reads % in it as a pattern
   if config:get("slurmPartition") ~= "" then argv[#argv + 1] = "--partition=" .. config:get("slurmPartition") end
   if ty.constraint ~= "" then argv[#argv + 1] = "--constraint=" .. ty.constraint end
   if config:get("slurmAccount") ~= "" then argv[#argv + 1] = "--account=" .. config:get("slurmAccount") end
