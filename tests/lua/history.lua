@@ -151,6 +151,9 @@ t.ok(ch:find("^kernels/cpu/triad.c changed; flags") ~= nil, "the kernel file tha
 t.ok(ch:find("flags -O3 -> -O1", 1, true), "flags")
 t.ok(ch:find("arguments '2.0' -> '3.0'", 1, true) and ch:find("-runs=10 (new)", 1, true), "arguments and keys")
 t.is(#changes.changes(a, a), 0, "the same run: nothing changed")
+local c2 = load("return " .. util.serialize(a))()
+c2.keys = { cacheDir = "/tmp/elsewhere", outputDir = "plots", progress = "never" }
+t.is(#changes.changes(a, c2), 0, "keys that say where things go or how they show are no change of a run")
 
 -- matching and choosing runs
 local function run(id, machine, times, extra)

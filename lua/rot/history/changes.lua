@@ -60,9 +60,16 @@ local function source_changes(a, b, out)
   end
 end
 
+-- Keys that say where things go or how they are shown, never what is measured: a change of
+-- them is no change of a run (a new user gave -cacheDir on every command and read it as one).
+local WHERE = { cacheDir = true, outputDir = true, userConfigFile = true, buildDir = true, progress = true,
+  gnuplot = true, pdf = true, historyRuns = true }
+
 -- Configuration keys given on the command line: "-runs=10 (was 5)", "-quick=true (new)".
 local function key_changes(a, b, out)
-  local ka, kb = a.keys or {}, b.keys or {}
+  local ka, kb = {}, {}
+  for k, v in pairs(a.keys or {}) do if not WHERE[k] then ka[k] = v end end
+  for k, v in pairs(b.keys or {}) do if not WHERE[k] then kb[k] = v end end
   for _, k in ipairs(util.sorted_keys(kb)) do
     if ka[k] == nil then out[#out + 1] = "-" .. k .. "=" .. tostring(kb[k]) .. " (new)"
     elseif tostring(ka[k]) ~= tostring(kb[k]) then
