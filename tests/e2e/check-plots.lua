@@ -1,5 +1,6 @@
 -- check-plots.lua DIR: every gnuplot script in DIR, its label boxes computed from the script
--- (rot.plot.check): one line per script, "PLOT name labels N overlaps M [first pair]".
+-- (rot.plot.check): one line per script, "PLOT name labels N overlaps M crossed C [first pair]
+-- [first label a ceiling line runs through]".
 local plot = require "rot.plot.check"
 local sys = require "rot.sys"
 local dir = arg[1]
@@ -7,8 +8,9 @@ local names = {}
 for _, f in ipairs(sys.listdir(dir) or {}) do if f:match("%.gp$") then names[#names + 1] = f end end
 table.sort(names)
 for _, f in ipairs(names) do
-  local boxes, overlaps = plot.check(assert(sys.readfile(dir .. "/" .. f)), function(name) return sys.readfile(dir .. "/" .. name) end)
-  io.write(string.format("PLOT %s labels %d overlaps %d", f, #boxes, #overlaps))
+  local boxes, overlaps, crossed = plot.check(assert(sys.readfile(dir .. "/" .. f)), function(name) return sys.readfile(dir .. "/" .. name) end)
+  io.write(string.format("PLOT %s labels %d overlaps %d crossed %d", f, #boxes, #overlaps, #crossed))
   if overlaps[1] then io.write(string.format(" ('%s' on '%s')", overlaps[1][1], overlaps[1][2])) end
+  if crossed[1] then io.write(string.format(" (a ceiling through '%s')", crossed[1])) end
   io.write("\n")
 end

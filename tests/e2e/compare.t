@@ -94,8 +94,8 @@ ok $? "rendered as SVG and PNG"
 grep -q "showHypertext(evt,'n=1024.*B (run 2): slower" "$OUT/study-compare.svg"
 ok $? "its points carry hover text"
 "$ROOT/rot" run "$ROOT/tests/e2e/check-plots.lua" "$OUT" >"$T/chk" 2>&1
-grep -q "^PLOT study-compare.gp labels [1-9][0-9]* overlaps 0" "$T/chk"
-ok $? "its labels overlap nothing ($(grep study-compare "$T/chk"))"
+grep -q "^PLOT study-compare.gp labels [1-9][0-9]* overlaps 0 crossed 0" "$T/chk"
+ok $? "its labels overlap nothing and no ceiling runs through one ($(grep study-compare "$T/chk"))"
 
 # a rerun with nothing changed: all hits, and the same results: no record of its own
 measure >"$T/o3" 2>&1

@@ -63,19 +63,22 @@ for f in "$OUT"/*.csv; do
 done
 test -z "$dups"
 ok $? "every shipped measurement's CSV has unique column names${dups:+ (repeated:$dups)}"
-# every plot the shipped measurements drew: no two labels overlap (boxes from the scripts)
+# every plot the shipped measurements drew: no two labels overlap, no ceiling line runs through
+# one (boxes and lines from the scripts)
 "$ROOT/rot" run "$ROOT/tests/e2e/check-plots.lua" "$OUT" >"$T/plots" 2>&1
 n=$(grep -c "^PLOT " "$T/plots")
 test "$n" -ge 10
 ok $? "the shipped measurements drew $n plots"
 grep "^PLOT " "$T/plots" >"$T/plotlines"
-while read -r _ name _ labels _ overlaps rest; do
-	test "$overlaps" -eq 0
-	ok $? "$name: $labels labels, none overlapping $rest"
+while read -r _ name _ labels _ overlaps _ crossed rest; do
+	test "$overlaps" -eq 0 && test "$crossed" -eq 0
+	ok $? "$name: $labels labels, none overlapping, no ceiling line through one $rest"
 done <"$T/plotlines"
 "$ROOT/rot" run "$ROOT/tests/e2e/check-plots.lua" "$ROOT/tests/fixtures/plots" >"$T/old" 2>&1
 grep -q "^PLOT old-triad.gp labels 32 overlaps [1-9]" "$T/old"
 ok $? "the check finds the overlapping labels of the old triad roofline ($(sed -n 's/.*overlaps \([0-9]*\).*/\1/p' "$T/old") pairs)"
+grep -q "^PLOT crossed-triad.gp labels 23 overlaps 0 crossed [1-9]" "$T/old"
+ok $? "and the labels ceiling lines ran through in a triad roofline of before ($(grep crossed-triad "$T/old"))"
 head -n 1 "$OUT/peaks.csv" | grep -q "^name,kind,threads,value,unit,spread,unstable,rounds,median,kernel,isa,pinning,sizes,clock_GHz,date$"
 ok $? "peaks.csv has the columns name,kind,threads,value,unit,spread, then how each ceiling was obtained"
 grep -q "^double_scalar_fma,compute,1," "$OUT/peaks.csv" && grep -q "^triad_DRAM,bandwidth,1," "$OUT/peaks.csv" && grep -q "^read_L1,bandwidth," "$OUT/peaks.csv"

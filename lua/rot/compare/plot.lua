@@ -66,6 +66,7 @@ end
 -- The ceilings' plot elements and labels (placed first, so points and arrows keep off them).
 local function ceilings(f, pl, xr, yr, compute, bandwidth, peak, plots, labels)
   local g, n = plot.geometry, 0
+  place.block_ceilings(f, pl, compute, bandwidth, peak, xr, yr) -- no label crosses a ceiling
   for _, c in ipairs(compute) do
     local text = string.format("%s %.3g GFLOP/s", c.label, c.gflops)
     local lab = { x = xr[2], y = c.gflops, text = text, align = "right", dx = -0.5, dy = 0.65, font = g.small }
@@ -142,8 +143,7 @@ local function arrows(f, pl, drawn, gp)
       i, d.pa.x, d.pa.y, d.pb.x, d.pb.y, M.colors[d.pair.verdict])
     local ax, ay = f.px(d.pa.x, d.pa.y)
     local bx, by = f.px(d.pb.x, d.pb.y)
-    local steps = math.floor(math.sqrt((bx - ax) ^ 2 + (by - ay) ^ 2) / 4)
-    for k = 1, steps - 1 do pl.block(ax + (bx - ax) * k / steps, ay + (by - ay) * k / steps, 1.5) end
+    place.block_segment(pl, ax, ay, bx, by)
   end
 end
 

@@ -4,9 +4,10 @@ local place = require "rot.plot.place"
 
 local M = {}
 
---[[ check(gp_text, read) -> boxes, overlaps: every label a gnuplot script draws (its `set
-  label`s, and `with labels` from its data files, read(name) giving a file's text), as boxes on
-  the canvas, and the pairs that overlap, {{a.text, b.text}, ...}. Scripts rot writes carry
+--[[ check(gp_text, read) -> boxes, overlaps, crossings: every label a gnuplot script draws (its
+  `set label`s, and `with labels` from its data files, read(name) giving a file's text), as
+  boxes on the canvas, the pairs that overlap, {{a.text, b.text}, ...}, and the labels a
+  ceiling line runs through (M.crossings). Scripts rot writes carry
   their geometry; others get gnuplot's usual plot area (an estimate). ]]
 function M.check(gp, read)
   local g = { width = 640, height = 480, left = 0.1, right = 0.95, bottom = 0.12, top = 0.9, small = 10 }
@@ -26,7 +27,7 @@ function M.check(gp, read)
   end
   local x1, x2 = gp:match("set xrange %[([^:]+):([^%]]+)%]")
   local y1, y2 = gp:match("set yrange %[([^:]+):([^%]]+)%]")
-  if not x1 or not y1 then return {}, {} end
+  if not x1 or not y1 then return {}, {}, {} end
   local f = place.frame(g, { tonumber(x1), tonumber(x2) }, { tonumber(y1), tonumber(y2) }, logx, logy)
   local boxes = {}
   for line in gp:gmatch("[^\n]+") do
@@ -72,7 +73,30 @@ function M.check(gp, read)
       if place.overlap(boxes[i], boxes[j]) then overlaps[#overlaps + 1] = { boxes[i].text, boxes[j].text } end
     end
   end
-  return boxes, overlaps
+  return boxes, overlaps, M.crossings(gp, f, boxes, { tonumber(x1), tonumber(x2) }, { tonumber(y1), tonumber(y2) })
+end
+
+--[[ The labels a ceiling line runs through: the script's compute ceilings ("Y with lines") and
+  bandwidth roofs ("(K*x < P ? K*x : 1/0) with lines", "K*x with lines"), drawn as the placer
+  blocks them. Returns the texts of the boxes any of them crosses. ]]
+function M.crossings(gp, f, boxes, xr, yr)
+  local compute, bandwidth, peak = {}, {}, nil
+  local num = "([%d.eE+-]+)"
+  for y in gp:gmatch("[\n ]" .. num .. " with lines") do compute[#compute + 1] = { gflops = tonumber(y) } end
+  for k, p in gp:gmatch("%(" .. num .. "%*x < " .. num .. " %?") do
+    bandwidth[#bandwidth + 1] = { gbs = tonumber(k) }
+    peak = tonumber(p)
+  end
+  for k in gp:gmatch("[\n ]" .. num .. "%*x with lines") do bandwidth[#bandwidth + 1] = { gbs = tonumber(k) } end
+  local marks = place.placer(f)
+  place.block_ceilings(f, marks, compute, bandwidth, peak, xr, yr)
+  local out = {}
+  for _, b in ipairs(boxes) do
+    for _, m in ipairs(marks.boxes) do
+      if place.overlap(b, m, 0) then out[#out + 1] = b.text; break end
+    end
+  end
+  return out
 end
 
 return M

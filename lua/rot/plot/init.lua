@@ -212,8 +212,9 @@ function M.roofline(o)
 
   local gp = header("roofline", o, "operational intensity [flop/byte]", "performance [GFLOP/s]", xr, yr, true, true)
   local plots, labels, n = {}, {}, 0
+  place.block_ceilings(f, pl, compute, bandwidth, peak, xr, yr) -- no label crosses a ceiling
   -- compute ceilings: each labelled above its line at the right end; one whose label does not
-  -- fit (too close below another) is named in the legend
+  -- fit (too close below another, or crossed by a roof) is named in the legend
   for _, c in ipairs(compute) do
     local text = string.format("%s %.3g GFLOP/s%s", c.label, c.gflops, unstable_note(c))
     local lab = { x = xr[2], y = c.gflops, text = text, align = "right", dx = -0.5, dy = 0.65, font = g.small }

@@ -124,6 +124,35 @@ local function point_labels(f, pl, points, mode, first)
   return out, n
 end
 
+-- Keeps labels off the straight pixel segment from (ax, ay) to (bx, by): a series' line, an
+-- arrow's shaft, a ceiling.
+function M.block_segment(pl, ax, ay, bx, by)
+  local steps = math.floor(math.sqrt((bx - ax) ^ 2 + (by - ay) ^ 2) / 4)
+  for k = 1, steps - 1 do pl.block(ax + (bx - ax) * k / steps, ay + (by - ay) * k / steps, 1.5) end
+end
+
+--[[ Keeps labels off the ceilings of a log-log roofline as drawn: each compute ceiling across
+  the plot, each bandwidth roof y = gbs*x up to the top compute roof (peak) and the plot's edges.
+  Labels placed after it cross none (one that fits nowhere goes to the legend). ]]
+function M.block_ceilings(f, pl, compute, bandwidth, peak, xr, yr)
+  for _, c in ipairs(compute) do
+    if c.gflops > yr[1] and c.gflops < yr[2] then
+      local ax, ay = f.px(xr[1], c.gflops)
+      local bx, by = f.px(xr[2], c.gflops)
+      M.block_segment(pl, ax, ay, bx, by)
+    end
+  end
+  for _, b in ipairs(bandwidth) do
+    local x0 = math.max(xr[1], yr[1] / b.gbs)
+    local x1 = math.min(xr[2], yr[2] / b.gbs, peak and peak / b.gbs or math.huge)
+    if x1 > x0 then
+      local ax, ay = f.px(x0, b.gbs * x0)
+      local bx, by = f.px(x1, b.gbs * x1)
+      M.block_segment(pl, ax, ay, bx, by)
+    end
+  end
+end
+
 --[[ The series of a plot: each one's data block into dat ("# series I: NAME", then "x y
   label" lines), its points (radius r) and the lines between them kept free of labels. lists
   = {NAME = {{x=, y=, label=}, ...}} in drawing order, names in legend order. Returns the
@@ -139,8 +168,7 @@ function M.add_series(f, pl, dat, names, lists, r)
       pl.block(bx, by, r)
       if j > 1 then -- labels keep off the series' line too
         local ax, ay = f.px(pts[j - 1].x, pts[j - 1].y)
-        local steps = math.floor(math.sqrt((bx - ax) ^ 2 + (by - ay) ^ 2) / 4)
-        for k = 1, steps - 1 do pl.block(ax + (bx - ax) * k / steps, ay + (by - ay) * k / steps, 1.5) end
+        M.block_segment(pl, ax, ay, bx, by)
       end
       points[#points + 1] = { x = p.x, y = p.y, text = p.label, first = j == 1, last = j == #pts,
         color = M.palette[(i - 1) % #M.palette + 1] }
