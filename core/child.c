@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
@@ -63,19 +64,51 @@ static void child_main(struct point *ps, int first, int last, pid_t core, int er
 	_exit(0);
 }
 
-/* Waits for the forked child's first stop and sets the tracing options. 0, or -1 after
- * writing the failure: PTRACE_TRACEME refused (errno from err_pipe), or the options. */
-static int attach(pid_t pid, int err_pipe, FILE *out)
+/* Why the forked child is gone before its first stop: PTRACE_TRACEME refused (errno e from
+ * its err_pipe), or it ended otherwise (wait status st: its parent was not the core, say). */
+static void gone_early(int e, int st, FILE *out)
 {
-	int st = 0, e = ECHILD;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (read(err_pipe, &e, sizeof e) == (ssize_t)sizeof e || !WIFSTOPPED(st)) {
+	char msg[128];
+	if (e) {
 		failure_write(out,
 			      &(struct failure){.kind = FAILURE_SETUP,
 						.message = "ptrace(PTRACE_TRACEME) was refused",
 						.err = e,
 						.hint = failure_hint_ptrace});
+		return;
+	}
+	if (WIFSIGNALED(st))
+		snprintf(msg, sizeof msg,
+			 "the measuring child was killed by %s (signal %d) before it started",
+			 strsignal(WTERMSIG(st)), WTERMSIG(st));
+	else
+		snprintf(msg, sizeof msg,
+			 "the measuring child exited with status %d before it started",
+			 WEXITSTATUS(st));
+	failure_write(out, &(struct failure){.kind = FAILURE_SETUP, .message = msg});
+}
+
+/* Waits for the forked child's first stop and sets the tracing options. 0, or -1 after
+ * writing the failure: the child gone (*reaped set: its pid is no longer ours), or the
+ * wait or the options refused. */
+static int attach(pid_t pid, int err_pipe, FILE *out, int *reaped)
+{
+	int st = 0, e = 0;
+	pid_t w;
+	while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+		;
+	if (w < 0) {
+		failure_write(out,
+			      &(struct failure){.kind = FAILURE_SETUP,
+						.message = "cannot wait for the measuring child",
+						.err = errno});
+		return -1;
+	}
+	if (!WIFSTOPPED(st)) {
+		*reaped = 1;
+		if (read(err_pipe, &e, sizeof e) != (ssize_t)sizeof e)
+			e = 0;
+		gone_early(e, st, out);
 		return -1;
 	}
 	if (ptrace(PTRACE_SETOPTIONS, pid, NULL,
@@ -100,7 +133,7 @@ void child_end(pid_t pid)
 
 pid_t child_start(struct point *ps, int first, int last, const sigset_t *old, int *errfd, FILE *out)
 {
-	int err_pipe[2] = {-1, -1}, out_pipe[2] = {-1, -1}, started = 0;
+	int err_pipe[2] = {-1, -1}, out_pipe[2] = {-1, -1}, started = 0, reaped = 0;
 	pid_t pid = -1, core = getpid();
 	if (pipe2(err_pipe, O_CLOEXEC) < 0 || pipe2(out_pipe, O_CLOEXEC) < 0) {
 		failure_write(out, &(struct failure){.kind = FAILURE_SETUP,
@@ -122,7 +155,7 @@ pid_t child_start(struct point *ps, int first, int last, const sigset_t *old, in
 	close(err_pipe[1]);
 	close(out_pipe[1]);
 	err_pipe[1] = out_pipe[1] = -1;
-	if (attach(pid, err_pipe[0], out) < 0)
+	if (attach(pid, err_pipe[0], out, &reaped) < 0)
 		goto out;
 	fcntl(out_pipe[0], F_SETFL, O_NONBLOCK);
 	*errfd = out_pipe[0];
@@ -130,7 +163,8 @@ pid_t child_start(struct point *ps, int first, int last, const sigset_t *old, in
 	started = 1;
 out:
 	if (pid > 0 && !started) {
-		child_end(pid);
+		if (!reaped)
+			child_end(pid);
 		pid = -1;
 	}
 	for (int i = 0; i < 2; i++) {

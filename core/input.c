@@ -98,13 +98,29 @@ static int parse_choice(const char *syntax, const char *val, char *err, size_t l
 	return -1;
 }
 
-/* "pin 0,2,...": the CPUs of a workload's threads, in order. */
-static void read_pins(struct workload *w, char *val)
+/* "pin 0,2,...": the CPUs of a workload's threads, in order, each a plain CPU number. 0, or -1
+ * with err naming the workload. */
+static int read_pins(struct workload *w, const char *name, const char *val, char *err, size_t len)
 {
-	for (char *c = val; *c && w->npin < MAX_PIN; c++) {
-		w->pin[w->npin++] = (int)strtol(c, &c, 10);
-		if (*c != ',')
-			break;
+	for (const char *c = val;; c++) {
+		char *end = NULL;
+		long cpu = *c >= '0' && *c <= '9' ? strtol(c, &end, 10) : -1;
+		if (cpu < 0 || cpu > INT_MAX || (*end != ',' && *end != '\0')) {
+			snprintf(err, len,
+				 "workload '%s': pin must be CPU numbers separated by commas, not "
+				 "'%.40s'",
+				 name, val);
+			return -1;
+		}
+		if (w->npin == MAX_PIN) {
+			snprintf(err, len, "workload '%s': at most %d CPUs to pin to", name,
+				 MAX_PIN);
+			return -1;
+		}
+		w->pin[w->npin++] = (int)cpu;
+		c = end;
+		if (*c == '\0')
+			return 0;
 	}
 }
 
@@ -137,9 +153,15 @@ static int read_workload(struct point *p, const char *val, char *err, size_t len
 			return -1;
 		}
 		if (strcmp(tok, "threads") == 0) {
-			w->threads = atoi(v);
+			if (parse_int(v, &w->threads) < 0) {
+				snprintf(err, len,
+					 "workload '%s': threads: '%.40s' is not a whole number",
+					 name, v);
+				return -1;
+			}
 		} else if (strcmp(tok, "pin") == 0) {
-			read_pins(w, v);
+			if (read_pins(w, name, v, err, len) < 0)
+				return -1;
 		} else {
 			snprintf(err, len, "workload '%s': unknown setting '%s'", name, tok);
 			return -1;

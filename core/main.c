@@ -55,7 +55,7 @@ static int timer_report(void)
 static int declared(int argc, char **argv)
 {
 	struct rot_args a = {0};
-	char err[512];
+	char err[512] = "expected NAME=VALUE, VALUE a number"; /* sscanf's refusal */
 	a.kernel = registry_find(argv[0]);
 	if (!a.kernel) {
 		fprintf(stderr, "rot-core: no kernel '%s' in this core\n", argv[0]);
@@ -64,9 +64,10 @@ static int declared(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		char name[64];
 		double v;
-		if (sscanf(argv[i], "%63[^=]=%lf", name, &v) != 2 ||
+		int end = 0;
+		if (sscanf(argv[i], "%63[^=]=%lf%n", name, &v, &end) != 2 || argv[i][end] != '\0' ||
 		    registry_set_arg(&a, name, v, err, sizeof err) < 0) {
-			fprintf(stderr, "rot-core: bad parameter '%s' %s\n", argv[i], err);
+			fprintf(stderr, "rot-core: bad parameter '%s': %s\n", argv[i], err);
 			return 2;
 		}
 	}

@@ -29,13 +29,17 @@ struct worker {
 
 struct team {
 	const struct device *dev;
-	char err[512]; /* the kernel's failure inside a run (a GPU error) */
+	char err[512];	      /* the kernel's failure inside a run (a GPU error) */
+	pthread_mutex_t gate; /* held by team_spawn while it sets the threads up */
 	pthread_barrier_t start, end;
 	volatile int stop;
 	long reps;
 	struct worker *w;
 	int n;
 	int inline_run; /* one thread in all: the main thread runs the kernel itself */
+	int started;	/* threads created by team_spawn */
+	int gated;	/* the gate was initialized */
+	int running;	/* every thread started and pinned: the barriers live */
 };
 
 /* ROT_TALLY=1 kernels add the work they did here (see kernels/cpu/tally.h) */
@@ -85,12 +89,28 @@ int measure_flush_rules(const struct point *p, enum rot_event e, int run,
 	return n;
 }
 
-static int pin_self(int cpu)
+/* The CPU set of one CPU (none: the CPU is beyond what a cpu_set_t holds). */
+static cpu_set_t one_cpu(int cpu)
 {
 	cpu_set_t set;
 	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof set, &set);
+	if (cpu >= 0 && cpu < CPU_SETSIZE)
+		CPU_SET(cpu, &set);
+	return set;
+}
+
+/* Pins the calling thread to cpu: 0, or an errno value. */
+static int pin_self(int cpu)
+{
+	cpu_set_t set = one_cpu(cpu);
+	return sched_setaffinity(0, sizeof set, &set) < 0 ? errno : 0;
+}
+
+/* Pins thread th to cpu: 0, or an errno value. */
+static int pin_thread(pthread_t th, int cpu)
+{
+	cpu_set_t set = one_cpu(cpu);
+	return pthread_setaffinity_np(th, sizeof set, &set);
 }
 
 /* Thread w's share of a run of reps invocations, timed by the device. */
@@ -100,17 +120,21 @@ static void work(struct worker *w, long reps)
 	t->dev->time(w->wl, w->index, reps, &w->t, t->err, sizeof t->err);
 }
 
+/* A workload thread: waits at the gate until team_spawn has set the team up (or gives up with
+ * it), then does its share of each run between the start and end barriers. */
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	if (w->cpu_pin >= 0)
-		pin_self(w->cpu_pin);
-	for (;;) {
-		pthread_barrier_wait(&w->team->start);
-		if (w->team->stop)
+	struct team *t = w->team;
+	pthread_mutex_lock(&t->gate);
+	int go = !t->stop;
+	pthread_mutex_unlock(&t->gate);
+	while (go) {
+		pthread_barrier_wait(&t->start);
+		if (t->stop)
 			break;
-		work(w, w->team->reps);
-		pthread_barrier_wait(&w->team->end);
+		work(w, t->reps);
+		pthread_barrier_wait(&t->end);
 	}
 	return NULL;
 }
@@ -146,10 +170,11 @@ static void team_run(struct team *t, long reps, struct run *r)
 	r->tsc = c1 - c0;
 }
 
-static int team_start(struct point *p, const struct device *dev, struct team *t, char *err,
-		      size_t errlen)
+/* The team's workers, one per thread of each workload, with the CPU each is pinned to. */
+static int team_plan(struct point *p, const struct device *dev, struct team *t, char *err,
+		     size_t errlen)
 {
-	int n = 0;
+	int n = 0, k = 0;
 	t->dev = dev;
 	for (int i = 0; i < p->nw; i++)
 		n += p->w[i].threads;
@@ -159,7 +184,7 @@ static int team_start(struct point *p, const struct device *dev, struct team *t,
 		return -1;
 	}
 	t->n = n;
-	int k = 0, pinned = 0;
+	t->inline_run = n == 1;
 	for (int i = 0; i < p->nw; i++) {
 		for (int j = 0; j < p->w[i].threads; j++, k++) {
 			struct worker *w = &t->w[k];
@@ -167,59 +192,106 @@ static int team_start(struct point *p, const struct device *dev, struct team *t,
 			w->index = j;
 			w->team = t;
 			w->cpu_pin = p->w[i].npin ? p->w[i].pin[j % p->w[i].npin] : -1;
-			pinned |= w->cpu_pin >= 0;
-		}
-	}
-	t->inline_run = n == 1;
-	if (t->inline_run) {
-		if (pinned && pin_self(t->w[0].cpu_pin) < 0) {
-			snprintf(err, errlen, "cannot pin to cpu %d: %s", t->w[0].cpu_pin,
-				 strerror(errno));
-			return -1;
-		}
-		return 0;
-	}
-	pthread_barrier_init(&t->start, NULL, (unsigned)n + 1);
-	pthread_barrier_init(&t->end, NULL, (unsigned)n + 1);
-	for (int i = 0; i < n; i++) {
-		int rc = pthread_create(&t->w[i].th, NULL, worker_main, &t->w[i]);
-		if (rc) {
-			snprintf(err, errlen, "cannot start workload thread %d: %s", i,
-				 strerror(rc));
-			t->n = i; /* the started ones are stopped by team_stop */
-			return -1;
 		}
 	}
 	return 0;
 }
 
+/* Starts the team's threads, held at the gate, and pins them; only then are the barriers set
+ * up for all of them and the gate opened. On a failure the gate opens onto stop: the threads
+ * started end without touching a barrier and are joined here. */
+static int team_spawn(struct team *t, char *err, size_t errlen)
+{
+	int rc = -1, e;
+	pthread_mutex_init(&t->gate, NULL);
+	t->gated = 1;
+	pthread_mutex_lock(&t->gate);
+	for (; t->started < t->n; t->started++) {
+		struct worker *w = &t->w[t->started];
+		if ((e = pthread_create(&w->th, NULL, worker_main, w)) != 0) {
+			snprintf(err, errlen, "cannot start workload thread %d: %s", t->started,
+				 strerror(e));
+			goto out;
+		}
+	}
+	for (int i = 0; i < t->n; i++) {
+		int cpu = t->w[i].cpu_pin;
+		if (cpu >= 0 && (e = pin_thread(t->w[i].th, cpu)) != 0) {
+			snprintf(err, errlen, "cannot pin to cpu %d: %s", cpu, strerror(e));
+			goto out;
+		}
+	}
+	pthread_barrier_init(&t->start, NULL, (unsigned)t->n + 1);
+	pthread_barrier_init(&t->end, NULL, (unsigned)t->n + 1);
+	t->running = 1;
+	rc = 0;
+out:
+	t->stop = rc < 0;
+	pthread_mutex_unlock(&t->gate);
+	for (int i = 0; rc < 0 && i < t->started; i++)
+		pthread_join(t->w[i].th, NULL);
+	return rc;
+}
+
+/* The point's workload threads, pinned where asked: the main thread alone for one thread in
+ * all, else a thread each. 0, or -1 with err (nothing left running). */
+static int team_start(struct point *p, const struct device *dev, struct team *t, char *err,
+		      size_t errlen)
+{
+	int e;
+	if (team_plan(p, dev, t, err, errlen) < 0)
+		return -1;
+	if (!t->inline_run)
+		return team_spawn(t, err, errlen);
+	if (t->w[0].cpu_pin >= 0 && (e = pin_self(t->w[0].cpu_pin)) != 0) {
+		snprintf(err, errlen, "cannot pin to cpu %d: %s", t->w[0].cpu_pin, strerror(e));
+		return -1;
+	}
+	return 0;
+}
+
+/* Stops and joins the threads of a running team; frees the workers. */
 static void team_stop(struct team *t)
 {
-	if (!t->inline_run && t->n > 0) {
+	if (t->running) {
 		t->stop = 1;
 		pthread_barrier_wait(&t->start);
 		for (int i = 0; i < t->n; i++)
 			pthread_join(t->w[i].th, NULL);
 		pthread_barrier_destroy(&t->start);
 		pthread_barrier_destroy(&t->end);
+		t->running = 0;
 	}
+	if (t->gated)
+		pthread_mutex_destroy(&t->gate);
+	t->gated = 0;
 	free(t->w);
+	t->w = NULL;
 }
 
-/* Repetitions so that one warm run lasts at least min_time seconds. */
-static long calibrate(struct team *t, double min_time)
+/* The most repetitions of one run: about 1000 s at 1 ns an invocation, past any timeout. */
+#define MAX_REPS (1L << 40)
+
+/* Repetitions so that one warm run lasts at least min_time seconds, grown from 1 by what the
+ * last run took: 0 with them in *reps, or -1 when neither 30 runs nor MAX_REPS repetitions get
+ * there (the run does not grow with its repetitions), *reps and *s then the last run's. */
+static int calibrate(struct team *t, double min_time, long *reps, double *s)
 {
-	long reps = 1;
 	struct run r;
-	for (int i = 0; i < 30; i++) {
-		team_run(t, reps, &r);
-		double s = (double)r.ns * 1e-9;
-		if (s >= min_time)
-			break;
-		double grow = s > 0 ? 1.2 * min_time / s : 1000;
-		reps = (long)(reps * (grow > 1000 ? 1000 : grow)) + 1;
+	long next = 1;
+	*reps = 0;
+	*s = 0;
+	for (int i = 0; i < 30 && *reps < MAX_REPS && !t->err[0]; i++) {
+		*reps = next;
+		team_run(t, *reps, &r);
+		*s = (double)r.ns * 1e-9;
+		if (*s >= min_time)
+			return 0;
+		double grow = *s > 0 ? 1.2 * min_time / *s : 1000;
+		double more = (double)*reps * (grow > 1000 ? 1000 : grow) + 1;
+		next = more < (double)MAX_REPS ? (long)more : MAX_REPS;
 	}
-	return reps;
+	return t->err[0] ? 0 : -1; /* a kernel's failure is the caller's to report */
 }
 
 /* Cost of the timing itself: the smallest of many empty timed regions. */
@@ -334,13 +406,24 @@ static int flush_prepare(struct measurement *m, FILE *out)
 static int warm_up(struct measurement *m, FILE *out)
 {
 	struct run r;
+	double s = 0;
+	int rc = 0;
 	m->reps = 1;
 	if (!m->p->cold) {
 		team_run(&m->team, 1, &r); /* the working set and the code are in cache */
-		m->reps = calibrate(&m->team, m->p->min_run_time);
+		rc = calibrate(&m->team, m->p->min_run_time, &m->reps, &s);
 	}
 	if (m->team.err[0]) {
 		fail(out, FAILURE_KERNEL, m->team.err);
+		return -1;
+	}
+	if (rc < 0) {
+		snprintf(m->err, sizeof m->err,
+			 "kernel '%s': a run of %ld repetitions lasted %.3g s, short of minRunTime "
+			 "%g s: its time does not grow with its repetitions (is its work optimised "
+			 "away?)",
+			 m->p->w[0].args.kernel->name, m->reps, s, m->p->min_run_time);
+		fail(out, FAILURE_KERNEL, m->err);
 		return -1;
 	}
 	return 0;

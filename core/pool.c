@@ -107,6 +107,10 @@ int pool_owns(const void *p)
 
 void *pool_alloc(size_t bytes)
 {
+	if (bytes > SIZE_MAX - (PAGE - 1)) { /* whole pages of it cannot be counted */
+		errno = ENOMEM;
+		return NULL;
+	}
 	size_t len = bytes ? (bytes + PAGE - 1) & ~(PAGE - 1) : PAGE;
 	void *p = NULL;
 #ifdef __GLIBC__

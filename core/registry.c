@@ -4,6 +4,7 @@
 #include "pool.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,10 @@ double rot_arg(const struct rot_args *a, const char *name)
 
 void *rot_alloc(size_t bytes)
 {
+	if (bytes > SIZE_MAX - 4095) { /* its pages cannot be counted: no memory holds them */
+		errno = ENOMEM;
+		return NULL;
+	}
 	size_t rounded = (bytes + 4095) & ~(size_t)4095;
 	void *p = pool_alloc(rounded ? rounded : 4096);
 	if (p)

@@ -37,6 +37,10 @@ enum report_verdict report_decide(const struct outcome *o, struct failure *f)
 	if (o->refused) {
 		f->kind = FAILURE_INPUT;
 		f->message = o->refused;
+	} else if (o->follow_err) {
+		f->kind = FAILURE_SETUP;
+		f->message = "the measuring child was killed: waiting for it (poll) failed";
+		f->err = o->follow_err;
 	} else if (o->timed_out) {
 		f->kind = FAILURE_TIMEOUT;
 		f->timeout = o->timeout;

@@ -21,6 +21,7 @@ struct records {
 struct outcome {
 	const char *kernel;  /* the name of the point's (first) kernel */
 	const char *refused; /* why its counters could not count, or NULL */
+	int follow_err;	     /* the errno of the tracer's failed wait: the child was killed */
 	int timed_out;
 	double timeout;
 	int stopsig;	     /* the stop signal the kernel sat in when its time ran out (0: none) */

@@ -369,6 +369,29 @@ static int timer_start(double seconds)
 	return tfd;
 }
 
+/* poll failed (errno err): nothing would tell of the child any more. Kills it and all it
+ * started, waits for every task (blocking: no signalfd needed), closes the counters of the
+ * threads left, and fails the point with err. */
+static void follow_abort(struct tracee *tr, int err)
+{
+	tr->follow_err = err;
+	tracer_kill_all(tr);
+	for (;;) {
+		int st;
+		pid_t w = waitpid(-1, &st, __WALL);
+		if (w > 0 && WIFSTOPPED(st))
+			kill(w, SIGKILL); /* a task the kill missed, new or reparented */
+		if (w > 0)
+			on_status(tr, w, st);
+		else if (errno != EINTR)
+			break;
+	}
+	for (int i = 0; i < tr->th.n; i++)
+		thread_exit(tr, &tr->th.t[i]);
+	tr->handoff = 0;
+	tr->measured = 0;
+}
+
 int tracer_follow(struct tracee *tr, int sfd, int errfd)
 {
 	int tfd = timer_start(tr->p->timeout), timed_out = 0, swept = 0;
@@ -383,8 +406,10 @@ int tracer_follow(struct tracee *tr, int sfd, int errfd)
 			continue;
 		}
 		struct pollfd fds[3] = {{sfd, POLLIN, 0}, {tfd, POLLIN, 0}, {errfd, POLLIN, 0}};
-		if (poll(fds, errfd >= 0 ? 3 : 2, -1) < 0 && errno != EINTR)
+		if (poll(fds, errfd >= 0 ? 3 : 2, -1) < 0 && errno != EINTR) {
+			follow_abort(tr, errno);
 			break;
+		}
 		if (fds[0].revents & POLLIN) {
 			struct signalfd_siginfo ssi;
 			while (read(sfd, &ssi, sizeof ssi) == (ssize_t)sizeof ssi)
@@ -481,6 +506,7 @@ void tracer_reset_point(struct tracee *tr, const struct point *p, int index)
 	tr->run = -1;
 	tr->handoff = 0;
 	tr->measured = 0;
+	tr->follow_err = 0;
 	free(tr->rec.text);
 	tr->rec = (struct records){NULL, 0, 0};
 	memset(tr->info_tid, 0, sizeof tr->info_tid);
@@ -496,6 +522,7 @@ void tracer_outcome(const struct tracee *tr, int timed_out, struct outcome *o)
 	int st = tr->p_status, sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
 	*o = (struct outcome){.kernel = tr->p->w[0].args.kernel->name,
 			      .refused = tr->tc.err[0] ? tr->tc.err : NULL,
+			      .follow_err = tr->follow_err,
 			      .timed_out = timed_out,
 			      .timeout = tr->p->timeout,
 			      .stopsig = tr->stopped,

@@ -60,8 +60,9 @@ struct tracee {
 	int main_done, p_status; /* the kernel's process ended, with this wait status */
 	siginfo_t info[65];	 /* the first delivery of each signal, and its thread */
 	pid_t info_tid[65];
-	int measured;  /* the point's records came with a 0 verdict and the child waits */
-	pid_t handoff; /* the thread left stopped after a measured point, the next to come */
+	int measured;	/* the point's records came with a 0 verdict and the child waits */
+	pid_t handoff;	/* the thread left stopped after a measured point, the next to come */
+	int follow_err; /* the errno of a failed poll: the child was killed (0: none) */
 };
 
 /* Starts a child that measures ps[first..last] (child_main), stopped under ptrace with its
@@ -73,7 +74,9 @@ pid_t tracer_start(struct tracee *tr, struct point *ps, int first, int last, con
 /* Follows the child until all its tasks are gone, or (tr->handoff set) its point is measured and
  * it waits for the next: SIGCHLD through the signalfd sfd, the timeout through a timerfd, the
  * kernel's stderr through errfd. What the kernel started and left running when its process
- * ended is killed and named. Returns 1 when the timeout fired. */
+ * ended is killed and named. Returns 1 when the timeout fired. When the waiting itself fails
+ * (poll), the child and all it started are killed and reaped, their counters closed, and
+ * tr->follow_err says why. */
 int tracer_follow(struct tracee *tr, int sfd, int errfd);
 
 /* Kills the child's process group and every process it started. */

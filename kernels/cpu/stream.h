@@ -6,6 +6,9 @@
 #include "kernel.h"
 #include "tally.h"
 
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -61,12 +64,32 @@ static const struct rot_param params[] = {
 	{NULL, 0, NULL},
 };
 
+/* n elements of each array: from 1 to half of what a size_t counts in bytes (an array's bytes,
+ * rounded to pages, cannot wrap). 0, or -1 with errno EINVAL after saying why on stderr (the
+ * user sees the kernel's last lines there). */
+static int elements(const struct rot_args *args, size_t *n)
+{
+	const size_t most = SIZE_MAX / 2 / sizeof(elem);
+	double v = rot_arg(args, "n");
+	if (!(v >= 1) || v > (double)most) {
+		fprintf(stderr, "%s: n must be from 1 to %zu elements, not %g\n",
+			ROT_KSTR(STREAM_NAME), most, v);
+		errno = EINVAL;
+		return -1;
+	}
+	*n = (size_t)v;
+	return 0;
+}
+
 static void *init(const struct rot_args *args)
 {
+	size_t n;
+	if (elements(args, &n) < 0)
+		return NULL;
 	struct stream *t = calloc(1, sizeof *t);
 	if (!t)
 		return NULL;
-	t->n = (size_t)rot_arg(args, "n");
+	t->n = n;
 	size_t bytes = t->n * sizeof(elem);
 	t->a = rot_alloc(bytes);
 	t->b = STREAM_READS_B ? rot_alloc(bytes) : NULL;

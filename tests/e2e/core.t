@@ -131,6 +131,17 @@ ok $? "two-thread triad is measured"
 ok $? "each thread ran on the core it was pinned to"
 test "$(csv threads)" = 2
 ok $? "the thread count is in the result"
+# a CPU no thread can be pinned to fails the point, in a workload thread as in the main one
+rot measure $P triad 200000 threads=2 pin=0,4000 >"$T/o" 2>"$T/e"
+ok $((1 - ($? != 0))) "a workload thread pinned to cpu 4000: the run fails"
+contains "$T/e" "failed: cannot pin to cpu 4000: " "and says which CPU could not be pinned to"
+
+# a size no array can have: the kernel refuses it and says why, nothing is allocated
+rot measure $P triad -1 >"$T/o" 2>"$T/e"
+ok $((1 - ($? != 0))) "triad with n=-1: the run fails"
+grep -q "kernel 'triad' failed to initialize: Invalid argument" "$T/e" &&
+	grep -q "triad: n must be from 1 to [0-9]* elements, not -1" "$T/e"
+ok $? "the error names the parameter and its range"
 
 # several workloads at once, each in its own thread
 cat >"$T/multi.lua" <<L

@@ -90,6 +90,28 @@ static void defaults_and_limits(void)
 	   "the first alternatives: warm, each");
 }
 
+/* A pin list that is not plain CPU numbers separated by commas is refused, naming it. */
+static void pins_refused(void)
+{
+	const char *bad[] = {"x", "0,x", "-1", "1,-2", "1,", ",1", "1;2", "+1", "99999999999"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char line[64], want[160];
+		snprintf(line, sizeof line, "workload tk threads 2 pin %s", bad[i]);
+		snprintf(want, sizeof want,
+			 "workload 'tk': pin must be CPU numbers separated by commas, not '%s'",
+			 bad[i]);
+		ok(with(line) < 0 && strcmp(err, want) == 0, "pin '%s' refused: %s", bad[i], err);
+	}
+	char line[1024] = "workload tk pin 0";
+	for (int i = 1; i <= MAX_PIN; i++)
+		strcat(line, ",0");
+	ok(with(line) < 0 && strcmp(err, "workload 'tk': at most 256 CPUs to pin to") == 0,
+	   "more CPUs than MAX_PIN: %s", err);
+	ok(with("workload tk threads 3 pin 7,0,12") == 1 && p.w[1].npin == 3 &&
+	       p.w[1].pin[0] == 7 && p.w[1].pin[1] == 0 && p.w[1].pin[2] == 12,
+	   "a good list is read in order");
+}
+
 static void refused(void)
 {
 	ok(with("frobnicate 1") < 0, "an unknown key is refused");
@@ -128,6 +150,10 @@ static void refused(void)
 	ok(with("workload tk threads") < 0 &&
 	       strcmp(err, "workload 'tk': 'threads' needs a value") == 0,
 	   "threads without a value: %s", err);
+	ok(with("workload tk threads 4x") < 0 &&
+	       strcmp(err, "workload 'tk': threads: '4x' is not a whole number") == 0,
+	   "threads 4x: %s", err);
+	pins_refused();
 	ok(read_text("point a\nparam n 3\nworkload tk\nend\n") < 0, "param before workload");
 	is_str(err, "'param' before 'workload'", "says so");
 	ok(read_text("point a\nruns 3\nend\n") < 0, "no kernel");

@@ -4,6 +4,7 @@
 #include "tracer.h"
 #include "tap.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -38,6 +39,14 @@ static void verdicts(void)
 	       f.kind == FAILURE_INPUT,
 	   "counters refused: input");
 	is_str(msg, "event 'X' cannot be counted", "with the counters' reason");
+	ok(decide((struct outcome){.follow_err = ENOMEM, .status = W_EXITCODE(0, SIGKILL)}) ==
+		   REPORT_FAILED &&
+	       f.kind == FAILURE_SETUP,
+	   "the tracer's wait failed (the child killed): setup, not the SIGKILL");
+	is_str(
+	    msg,
+	    "the measuring child was killed: waiting for it (poll) failed: Cannot allocate memory",
+	    "its words");
 	ok(decide((struct outcome){.timed_out = 1, .timeout = 1, .kernel = "hang"}) ==
 		   REPORT_FAILED &&
 	       f.kind == FAILURE_TIMEOUT,
