@@ -1,11 +1,10 @@
 -- one kernel walked from the memory roof to the compute roof by its flops per element
 local rot = require "rot"
 
-local llc = rot.llc()
 local l2 = rot.level_size("L2") or 1024 * 1024
 -- in L2 (half of it) and in DRAM (4x the last-level cache, and at least where DRAM's flat
 -- tail begins); two arrays of doubles
-local where = { L2 = l2 // 2 // 16, DRAM = math.max(4 * llc, rot.dram_from() or 0) // 16 }
+local where = { L2 = l2 // 2 // 16, DRAM = rot.dram_sweep() // 16 }
 local fpe = rot.geometric(1, 512, 2)
 if rot.get("quick") then where, fpe = { L2 = 4096, DRAM = 65536 }, { 1, 16, 256 } end
 

@@ -2,7 +2,7 @@
 local rot = require "rot"
 
 -- to 4x the last cache, and on into DRAM's flat tail where the step to DRAM reaches further
-local sizes = rot.geometric(8192, math.max(4 * rot.llc(), rot.dram_from() or 0), 2)
+local sizes = rot.geometric(8192, rot.dram_sweep(), 2)
 if rot.get("quick") then sizes = { 16384, 1048576 } end
 local arrays = { copy = 2, scale = 2, add = 3, triad = 3 }
 

@@ -4,7 +4,7 @@ local rot = require "rot"
 -- working set = 3 arrays of n doubles: from a few KiB (L1) to 4x the last-level cache (its
 -- effective size, measured by `rot measure peaks`), and on into DRAM's flat tail where the
 -- step from the last cache to DRAM reaches further
-local top = math.max(4 * rot.llc(), rot.dram_from() or 0)
+local top = rot.dram_sweep()
 local max_n = 256
 while 24 * max_n < top do max_n = max_n * 2 end
 local sizes = rot.geometric(256, max_n, 2)

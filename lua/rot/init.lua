@@ -102,6 +102,14 @@ function rot.dram_from(threads)
   return lv[#lv].from
 end
 
+-- How far a sweep from L1 "to DRAM" goes for t threads: 4x the last cache's effective size,
+-- and on to where DRAM's flat tail begins where the step to DRAM reaches further; never more
+-- than a quarter of the memory.
+function rot.dram_sweep(threads)
+  local top = math.max(4 * rot.llc(threads), rot.dram_from(threads) or 0)
+  return math.min(top, require("rot.machine.bandwidth").cap())
+end
+
 --[[ A working set that is in DRAM for t threads (default 1), as rot measure peaks decides it:
   at least four times the larger of the last cache's effective and reported sizes, and at
   least where the stored DRAM tail begins; never more than a quarter of the memory. ]]

@@ -181,16 +181,21 @@ function M.basename(path)
 end
 
 --[[ The value of a text util.serialize (or rot.history) wrote: read as a text chunk in an
-  empty environment, with an instruction budget, so a damaged or hostile file in a shared cache
-  folder reaches nothing and runs no longer than a literal of its size takes. Returns the value,
-  or nil and why. ]]
+  empty environment, without the string methods (("x"):rep(2^31) would allocate in one step),
+  with an instruction budget, so a damaged or hostile file in a shared cache folder reaches
+  nothing and runs no longer than a literal of its size takes. Returns the value, or nil and
+  why. ]]
 function M.deserialize(text, name)
   if type(text) ~= "string" then return nil, "nothing to read" end
   local f, err = load("return " .. text, "=" .. (name or "text"), "t", {})
   if not f then return nil, err end
   local co = coroutine.create(f)
   debug.sethook(co, function() error("too long to read: not a plain value", 0) end, "", 100 * #text + 1000)
+  local strings = getmetatable("")
+  local methods = strings.__index
+  strings.__index = nil -- shared by every string: put back before anything else runs
   local ok, v = coroutine.resume(co)
+  strings.__index = methods
   if not ok then return nil, tostring(v) end
   return v
 end

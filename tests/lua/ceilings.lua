@@ -143,6 +143,8 @@ local b100 = gap_bound(100 * MiB)
 t.ok(b100.limiter == "L3-DRAM bw" and b100.level == "L3-DRAM" and math.abs(b100.fraction - 40 / 99) < 1e-9,
   "a point in the step says so (" .. b100.limiter .. "), bounded by L3's ceiling, the most it can see (" .. b100.fraction .. ")")
 t.ok(gap_bound(16 * MiB).limiter == "L3 bw" and gap_bound(1024 * MiB).limiter == "DRAM bw", "inside L3 and in DRAM: their own names")
+local why = bounds.why_above({ limiter = "L3-DRAM bw (unstable)", level = "L3-DRAM", workingSet = 100 * MiB }, glv)
+t.ok(why:find("^the L3 bw ceiling is unstable"), "above its bound in the step: the ceiling named is L3's, which exists: " .. why)
 local rot = require "rot"
 local gapfile = os.tmpname()
 sys.writefile(gapfile, "name,kind,threads,value,unit,spread\nL3_effective,size,1,38000000,B,\n" ..
@@ -150,6 +152,7 @@ sys.writefile(gapfile, "name,kind,threads,value,unit,spread\nL3_effective,size,1
 rot.set("peaksFile", gapfile)
 t.ok(rot.dram_from(1) == 805306368 and rot.llc(1) == 38000000,
   "rot.dram_from: where DRAM's tail begins, past 4x the last cache, so sweeps to DRAM reach it (" .. tostring(rot.dram_from(1)) .. ")")
+t.is(rot.dram_sweep(1), math.min(805306368, bandwidth.cap()), "rot.dram_sweep: on to DRAM's tail, within a quarter of the memory")
 rot.set("peaksFile", "")
 os.remove(gapfile)
 peaks.write_csv(gapfile, { { name = "L2_reported", kind = "size", threads = 1, value = 1048576, unit = "B" },

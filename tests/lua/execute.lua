@@ -219,12 +219,15 @@ do
   local base = tmp .. "/cache/run"
   sys.mkdir(base)
   local host = util.hostname():gsub("[^%w.-]", "_")
-  local mine, theirs = base .. "/4194301-" .. host .. "-abc", base .. "/4194301-othernode.example-abc"
-  sys.mkdir(mine); sys.mkdir(theirs)
+  local dead = tonumber(sys.readfile("/proc/sys/kernel/pid_max") or "") or 4194304 -- no pid reaches pid_max
+  local mine, theirs = base .. "/" .. dead .. "-" .. host .. "-abc", base .. "/" .. dead .. "-othernode.example-abc"
+  local legacy = base .. "/" .. dead .. "-abc" -- named before run directories held the host
+  sys.mkdir(mine); sys.mkdir(theirs); sys.mkdir(legacy)
   local S2 = session.new { home = home, config = session.current().config }
   local dir = S2:run_dir()
-  t.ok(sys.stat(mine) == nil and sys.stat(theirs) == "dir" and dir:find("/" .. sys.pid() .. "%-" .. host:gsub("%p", "%%%0") .. "%-"),
-    "a dead run directory of this host is removed, another host's kept; ours is named PID-HOST-STAMP: " .. dir)
+  t.ok(sys.stat(mine) == nil and sys.stat(legacy) == nil and sys.stat(theirs) == "dir" and dir:find("/" .. sys.pid() .. "%-" .. host:gsub("%p", "%%%0") .. "%-"),
+    "a dead run directory of this host (or of the older PID-STAMP form) is removed, another host's kept; ours is named "
+      .. "PID-HOST-STAMP: " .. dir)
   S2:cleanup()
   sys.removetree(theirs)
 end

@@ -38,6 +38,8 @@ local v, why = util.deserialize("(function() while true do end end)()", "claim")
 t.ok(v == nil and why:find("too long to read"), "a text that would run forever is stopped: " .. tostring(why))
 v, why = util.deserialize("os.exit(1)", "job")
 t.ok(v == nil and why ~= nil, "one that calls out reaches nothing: " .. tostring(why))
+v, why = util.deserialize('("x"):rep(2^31-1)', "job")
+t.ok(v == nil and why ~= nil and ("ab"):upper() == "AB", "nor the string methods (a 2 GB rep), which stay ours: " .. tostring(why))
 t.is(sys.sha256(util.serialize(a)), sys.sha256(util.serialize(b)), "equal descriptions hash equal")
 t.is(#sys.sha256("x"), 64, "hash is 64 hex digits")
 

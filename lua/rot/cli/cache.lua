@@ -27,7 +27,7 @@ function M.run(cfg, pos)
       local e = cache.read(p)
       local d = e and util.deserialize(e.description, "description")
       local id = type(d) == "table" and type(d.machine) == "table" and machine.id(d.machine)
-      for _, x in ipairs({ e and e.meta.script, id }) do
+      for _, x in pairs({ e and e.meta.script or false, id or false }) do -- either may be missing
         if x and not seen[x] then seen[x] = true; names[#names + 1] = x end
       end
       if e and (e.meta.script == what or id == what) then

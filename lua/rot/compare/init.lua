@@ -130,14 +130,16 @@ function M.choose(name, records, a, b, machines, typed)
   end
   local B = b and get(b) or { record = records[1], label = "run " .. records[1].id }
   if a then return get(a), B, true end
-  local before, differ
+  local before, any, differ -- the run just before that timed a point; just before at all
   local mine, res = machines_of(B.record), history.results(B.record)
   for _, r in ipairs(records) do
     if r.id < B.record.id and machines_of(r) == mine then
-      before = before or r
+      any = any or r
+      before = before or (timed(r) and r) or nil
       if not differ and timed(r) and history.results(r) ~= res then differ = r end
     end
   end
+  before = before or any
   local A = differ or before
   if not A then
     util.fail("'" .. name .. "' has only one run on " .. mine .. " (run " .. B.record.id .. ")",

@@ -139,7 +139,11 @@ local function kernels_of(s, wls, alongside)
       local path = kernels.path(s, name)
       seen[name] = path
       list[#list + 1] = { name = name, path = path, key = kernels.key(s, path) }
-      local used = s:remember("macros:" .. path, function() return assert(gen.macros(path)) end)
+      local used = s:remember("macros:" .. path, function()
+        local m, err = gen.macros(path)
+        if not m then util.fail("cannot read the macros of kernel '" .. path .. "': " .. tostring(err)) end
+        return m
+      end)
       for _, m in ipairs(used) do
         if not macro_set[m] then macro_set[m] = true; macro_list[#macro_list + 1] = m end
       end

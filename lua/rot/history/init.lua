@@ -1,5 +1,5 @@
---[[ rot.history: every `rot measure` remembered. One run record per invocation (built by
-  rot.history.record) is kept in cacheDir/history/NAME-HASH/ID-MACHINES.run: a Lua table
+--[[ rot.history: every `rot measure` remembered. One run record per invocation that is no
+  mere repeat of the newest (M.repeats; built by rot.history.record) is kept in cacheDir/history/NAME-HASH/ID-MACHINES.run: a Lua table
   literal, written to a temp file and renamed under a lock, read back as a text chunk in an
   empty environment with an instruction budget. IDs count up per measurement; the last historyRuns
   records of each measurement and machine are kept. `rot history` and `rot compare` read them. ]]
@@ -160,8 +160,8 @@ end
 function M.repeats(dir, key, record)
   local c = record.counts
   if not (c and c.measured == 0 and c.failed == 0 and record.status == "complete") then return false end
-  local last = M.newest(dir, key)
-  return last ~= nil and M.results(last, true) == M.results(record, true)
+  local last = M.newest(dir, key) -- an interrupted or failed newest record is no run to repeat
+  return last ~= nil and last.status == "complete" and M.results(last, true) == M.results(record, true)
 end
 
 --[[ Writes a record into dir under the folder's lock, unless it repeats the newest one on its

@@ -6,8 +6,8 @@ local peaks = require "rot.machine.peaks"
 
 local M = {}
 
---[[ The name of the level a point's data lives in: the level's, or "L3-DRAM" for a working set
-  past the last cache's effective size and short of DRAM's flat tail (peaks.levels folds that
+--[[ The name of the level a point's data lives in: the level's, or "L3-DRAM" (the last cache's
+  name, whichever it is) for a working set past its effective size and short of DRAM's flat tail (peaks.levels folds that
   step into the cache, whose ceiling is the most such a working set can see: the name says the
   point is in the step, not in the cache). ]]
 function M.level_name(row, level)
@@ -18,7 +18,7 @@ end
 --[[ Attainable bound of one point (lecture notes: P <= min(P_o, I * P_mB), and the time bound
   T >= max(N_o / P_o, N_B / P_B)). The bytes are those of the level the data lives in
   (peaks.level_of: the smallest level whose effective size holds the working set, the last cache
-  also the step from its effective size to DRAM's flat tail, named "L3-DRAM") in warm mode,
+  also the step from its effective size to DRAM's flat tail, named after it: "L3-DRAM") in warm mode,
   DRAM in cold mode. compute = {{gflops=, spread=}} (best first), bandwidth = {{level=, gbs=,
   spread=, unstable=}}, lv = peaks.levels(). Returns {bound=GFLOP/s, limiter=, fraction=,
   time_bound=s, dominant=, level=, above=, unstable=} or nil; the limiter of a ceiling marked
@@ -85,6 +85,7 @@ function M.why_above(row, lv)
   local limiter = row.limiter or "bandwidth"
   local base = limiter:match("^(.-) %(unstable%)$") -- the ceiling's name without the mark
   local name, unstable = base or limiter, base ~= nil
+  name = name:gsub("^(L%d+)%-DRAM bw$", "%1 bw") -- the step to DRAM is bounded by its cache's ceiling
   local l = row.level and peaks.level_of(row.workingSet or 0, lv)
   local why = not name:match("^compute") and attribution(row, l, lv)
   if why then return why .. (unstable and "; the ceiling is also unstable" or "") end
