@@ -47,13 +47,26 @@ function M.box(f, lab)
   for _, p in ipairs({ { a0, -ch / 2 }, { a0 + w, -ch / 2 }, { a0 + w, ch / 2 }, { a0, ch / 2 } }) do
     corners[#corners + 1] = { px + p[1] * c - p[2] * s, py + p[1] * s + p[2] * c }
   end
-  return { corners = corners, text = lab.text }
+  return M.bounded({ corners = corners, text = lab.text })
+end
+
+-- Adds a box's axis-aligned bounds (x0, y0, x1, y1): most pairs are told apart by them alone.
+function M.bounded(b)
+  local x0, y0, x1, y1 = math.huge, math.huge, -math.huge, -math.huge
+  for _, v in ipairs(b.corners) do
+    x0, x1, y0, y1 = math.min(x0, v[1]), math.max(x1, v[1]), math.min(y0, v[2]), math.max(y1, v[2])
+  end
+  b.x0, b.y0, b.x1, b.y1 = x0, y0, x1, y1
+  return b
 end
 
 -- Whether two boxes overlap (separating axes of two convex quadrilaterals), or come closer
 -- than gap pixels.
 function M.overlap(a, b, gap)
   gap = gap or 0
+  if a.x0 and b.x0 and (a.x1 + gap < b.x0 or b.x1 + gap < a.x0 or a.y1 + gap < b.y0 or b.y1 + gap < a.y0) then
+    return false -- apart by their bounds: no need for the separating axes
+  end
   for _, poly in ipairs({ a.corners, b.corners }) do
     for i = 1, 4 do
       local p, r = poly[i], poly[i % 4 + 1]
@@ -90,7 +103,7 @@ local function placer(f)
     return false
   end
   function p.block(px, py, r) -- a marker: labels keep off it
-    p.boxes[#p.boxes + 1] = { marker = true,
+    p.boxes[#p.boxes + 1] = { marker = true, x0 = px - r, y0 = py - r, x1 = px + r, y1 = py + r,
       corners = { { px - r, py - r }, { px + r, py - r }, { px + r, py + r }, { px - r, py + r } } }
   end
   return p
