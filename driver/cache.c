@@ -131,7 +131,8 @@ int cache_entry_parse_line(struct cache_entry *e, const char *line)
 		char *copy = strdup(line + 3), *save = NULL;
 		if (!copy)
 			return -1;
-		for (char *tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		for (char *tok = strtok_r(copy, " ", &save); tok;
+		     tok = strtok_r(NULL, " ", &save)) {
 			char *eq = strchr(tok, '=');
 			if (!eq || eq == tok || n == 64) {
 				rc = -1;

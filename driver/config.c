@@ -13,62 +13,73 @@
 /* keys without a range leave its fields out: zero, not ranged */
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 const struct config_key config_keys[] = {
-	{"outputDir", CONFIG_PATH, ".", NULL, "directory for tables, CSV files and plots"},
-	{"cacheDir", CONFIG_PATH, "@cache/rot", NULL, "result cache and machine data"},
-	{"userConfigFile", CONFIG_PATH, "@config/rot/config", NULL,
-	 "user configuration file (key=value lines)"},
-	{"useCachedResults", CONFIG_BOOL, "true", NULL,
-	 "reuse cached results; false re-measures and overwrites"},
-	{"shouldCheckCoreHash", CONFIG_BOOL, "true", NULL,
-	 "ignore cached results measured by a different core build"},
-	{"runs", CONFIG_INT, "5", NULL, "minimum number of timed runs per point", .ranged = 1, .lo = 1, .hi = 100000},
-	{"bestK", CONFIG_INT, "3", NULL, "best-k rule: number of fastest runs that must agree", .ranged = 1, .lo = 1, .hi = 1000},
-	{"bestEpsilon", CONFIG_NUMBER, "0.02", NULL,
-	 "best-k rule: relative spread allowed among the k fastest runs", .ranged = 1, .lo = 1e-6, .hi = 1},
-	{"maxRuns", CONFIG_INT, "40", NULL, "best-k rule: give up after this many runs", .ranged = 1, .lo = 1, .hi = 100000},
-	{"minRunTime", CONFIG_NUMBER, "0.001", NULL,
-	 "warm mode: repeat the kernel inside one timed run until it lasts this many seconds", .ranged = 1, .lo = 0, .hi = 3600},
-	{"cacheMode", CONFIG_ENUM, "warm", "warm,cold", "cache state before each timed run"},
-	{"compiler", CONFIG_STRING, "gcc", NULL, "C compiler for the measuring core (run via ccache)"},
-	{"buildDir", CONFIG_STRING, "", NULL,
-	 "where measuring cores are built, under its own build lock (empty: the checkout's build/core)"},
-	{"timeout", CONFIG_NUMBER, "600", NULL, "seconds before a measurement is killed", .ranged = 1, .lo = 0.001, .hi = 1e6},
-	{"onFailure", CONFIG_ENUM, "continue", "continue,stop",
-	 "after a failed point: go on with the next or stop"},
-	{"pointChild", CONFIG_ENUM, "auto", "auto,each,shared",
-	 "process per point: each (a fresh traced child), shared (one child for consecutive points "
-	 "until one fails), auto (shared for GPU points: one CUDA context and CUPTI host set-up)"},
-	{"ignoreDisturbed", CONFIG_BOOL, "false", NULL,
-	 "best-k ignores runs with an involuntary context switch or a migration"},
-	{"governor", CONFIG_STRING, "", NULL,
-	 "set this cpufreq governor on every CPU before measuring (needs permission)"},
-	{"quick", CONFIG_BOOL, "false", NULL, "few points and few runs, for tests and smoke checks"},
-	{"peaksFile", CONFIG_STRING, "", NULL,
-	 "peaks.csv whose ceilings rooflines and bounds use; empty: this machine's, measured on first use"},
-	{"cuda", CONFIG_PATH, "/usr/local/cuda", NULL, "CUDA toolkit (nvcc, CUPTI) for GPU kernels"},
-	{"gpuArch", CONFIG_STRING, "sm_90", NULL, "GPU architecture GPU kernels are built for (nvcc -arch)"},
-	{"gpuChip", CONFIG_STRING, "auto", NULL,
-	 "chip CUPTI metric names are checked for (e.g. GH100); auto: the device's"},
-	{"pdf", CONFIG_BOOL, "false", NULL, "plots also as PDF (SVG and PNG always)"},
-	{"gnuplot", CONFIG_STRING, "gnuplot", NULL, "gnuplot program used for plots"},
-	{"progress", CONFIG_ENUM, "auto", "auto,always,never",
-	 "progress line on stderr (auto: when stderr is a terminal)"},
-	{"executor", CONFIG_ENUM, "local", "local,slurm",
-	 "where missing points are measured: here, or on a Slurm cluster (sbatch)"},
-	{"slurmPartition", CONFIG_STRING, "", NULL, "Slurm partition for -executor=slurm (empty: the default)"},
-	{"slurmConstraint", CONFIG_STRING, "", NULL,
-	 "Slurm node features; a comma-separated list measures the points once per node type"},
-	{"slurmAccount", CONFIG_STRING, "", NULL, "Slurm account to charge (empty: the default)"},
-	{"slurmTimeLimit", CONFIG_STRING, "", NULL,
-	 "time limit of each Slurm task, as sbatch --time takes it (empty: the partition's)"},
-	{"slurmNodes", CONFIG_INT, "4", NULL,
-	 "array tasks (each on an exclusive node) the missing points are split over", .ranged = 1, .lo = 1, .hi = 100000},
-	{"historyRuns", CONFIG_INT, "50", NULL,
-	 "run records kept per measurement and machine (rot history, rot compare); 0 writes none",
-	 .ranged = 1, .lo = 0, .hi = 100000},
-	{"machineIdentity", CONFIG_ENUM, "hardware", "hardware,hostname",
-	 "what results are kept under: the hardware (identical machines share results) or also "
-	 "the hostname"},
+    {"outputDir", CONFIG_PATH, ".", NULL, "directory for tables, CSV files and plots"},
+    {"cacheDir", CONFIG_PATH, "@cache/rot", NULL, "result cache and machine data"},
+    {"userConfigFile", CONFIG_PATH, "@config/rot/config", NULL,
+     "user configuration file (key=value lines)"},
+    {"useCachedResults", CONFIG_BOOL, "true", NULL,
+     "reuse cached results; false re-measures and overwrites"},
+    {"shouldCheckCoreHash", CONFIG_BOOL, "true", NULL,
+     "ignore cached results measured by a different core build"},
+    {"runs", CONFIG_INT, "5", NULL, "minimum number of timed runs per point", .ranged = 1, .lo = 1,
+     .hi = 100000},
+    {"bestK", CONFIG_INT, "3", NULL, "best-k rule: number of fastest runs that must agree",
+     .ranged = 1, .lo = 1, .hi = 1000},
+    {"bestEpsilon", CONFIG_NUMBER, "0.02", NULL,
+     "best-k rule: relative spread allowed among the k fastest runs", .ranged = 1, .lo = 1e-6,
+     .hi = 1},
+    {"maxRuns", CONFIG_INT, "40", NULL, "best-k rule: give up after this many runs", .ranged = 1,
+     .lo = 1, .hi = 100000},
+    {"minRunTime", CONFIG_NUMBER, "0.001", NULL,
+     "warm mode: repeat the kernel inside one timed run until it lasts this many seconds",
+     .ranged = 1, .lo = 0, .hi = 3600},
+    {"cacheMode", CONFIG_ENUM, "warm", "warm,cold", "cache state before each timed run"},
+    {"compiler", CONFIG_STRING, "gcc", NULL, "C compiler for the measuring core (run via ccache)"},
+    {"buildDir", CONFIG_STRING, "", NULL,
+     "where measuring cores are built, under its own build lock (empty: the checkout's "
+     "build/core)"},
+    {"timeout", CONFIG_NUMBER, "600", NULL, "seconds before a measurement is killed", .ranged = 1,
+     .lo = 0.001, .hi = 1e6},
+    {"onFailure", CONFIG_ENUM, "continue", "continue,stop",
+     "after a failed point: go on with the next or stop"},
+    {"pointChild", CONFIG_ENUM, "auto", "auto,each,shared",
+     "process per point: each (a fresh traced child), shared (one child for consecutive points "
+     "until one fails), auto (shared for GPU points: one CUDA context and CUPTI host set-up)"},
+    {"ignoreDisturbed", CONFIG_BOOL, "false", NULL,
+     "best-k ignores runs with an involuntary context switch or a migration"},
+    {"governor", CONFIG_STRING, "", NULL,
+     "set this cpufreq governor on every CPU before measuring (needs permission)"},
+    {"quick", CONFIG_BOOL, "false", NULL, "few points and few runs, for tests and smoke checks"},
+    {"peaksFile", CONFIG_STRING, "", NULL,
+     "peaks.csv whose ceilings rooflines and bounds use; empty: this machine's, measured on first "
+     "use"},
+    {"cuda", CONFIG_PATH, "/usr/local/cuda", NULL, "CUDA toolkit (nvcc, CUPTI) for GPU kernels"},
+    {"gpuArch", CONFIG_STRING, "sm_90", NULL,
+     "GPU architecture GPU kernels are built for (nvcc -arch)"},
+    {"gpuChip", CONFIG_STRING, "auto", NULL,
+     "chip CUPTI metric names are checked for (e.g. GH100); auto: the device's"},
+    {"pdf", CONFIG_BOOL, "false", NULL, "plots also as PDF (SVG and PNG always)"},
+    {"gnuplot", CONFIG_STRING, "gnuplot", NULL, "gnuplot program used for plots"},
+    {"progress", CONFIG_ENUM, "auto", "auto,always,never",
+     "progress line on stderr (auto: when stderr is a terminal)"},
+    {"executor", CONFIG_ENUM, "local", "local,slurm",
+     "where missing points are measured: here, or on a Slurm cluster (sbatch)"},
+    {"slurmPartition", CONFIG_STRING, "", NULL,
+     "Slurm partition for -executor=slurm (empty: the default)"},
+    {"slurmConstraint", CONFIG_STRING, "", NULL,
+     "Slurm node features; a comma-separated list measures the points once per node type"},
+    {"slurmAccount", CONFIG_STRING, "", NULL, "Slurm account to charge (empty: the default)"},
+    {"slurmTimeLimit", CONFIG_STRING, "", NULL,
+     "time limit of each Slurm task, as sbatch --time takes it (empty: the partition's)"},
+    {"slurmNodes", CONFIG_INT, "4", NULL,
+     "array tasks (each on an exclusive node) the missing points are split over", .ranged = 1,
+     .lo = 1, .hi = 100000},
+    {"historyRuns", CONFIG_INT, "50", NULL,
+     "run records kept per measurement and machine (rot history, rot compare); 0 writes none",
+     .ranged = 1, .lo = 0, .hi = 100000},
+    {"machineIdentity", CONFIG_ENUM, "hardware", "hardware,hostname",
+     "what results are kept under: the hardware (identical machines share results) or also "
+     "the hostname"},
 };
 const size_t config_nkeys = sizeof config_keys / sizeof config_keys[0];
 
@@ -216,7 +227,8 @@ int config_set(struct config *c, const char *key, const char *value, const char 
 	if (i < 0) {
 		const char *near = nearest_key(key);
 		snprintf(c->err, sizeof c->err, "unknown configuration key '%s' (%s)%s%s%s", key,
-			 origin, near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+			 origin, near ? "; did you mean '" : "", near ? near : "",
+			 near ? "'?" : "");
 		return -1;
 	}
 	const char *why = check_value(&config_keys[i], value);
@@ -279,7 +291,8 @@ int config_load_file(struct config *c, const char *path, int optional)
 		snprintf(origin, sizeof origin, "%s:%d", path, lineno);
 		char *eq = strchr(s, '=');
 		if (!eq) {
-			snprintf(c->err, sizeof c->err, "%s: expected key=value, got '%s'", origin, s);
+			snprintf(c->err, sizeof c->err, "%s: expected key=value, got '%s'", origin,
+				 s);
 			rc = -1;
 			break;
 		}
@@ -317,8 +330,8 @@ int config_load_all(struct config *c, const char *default_file, char **args, int
 		if (parse_arg(c, args[i], &key, &value) < 0)
 			return -1;
 		int rc = strcmp(key, "userConfigFile") == 0
-				 ? config_set(c, key, value, "command line")
-				 : 0;
+			     ? config_set(c, key, value, "command line")
+			     : 0;
 		free(key);
 		free(value);
 		if (rc < 0)

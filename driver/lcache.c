@@ -104,7 +104,8 @@ static void check_entry(lua_State *L, int idx, struct cache_entry *e)
 					luaL_error(L, "bad run %d in cache entry", (int)i);
 				kv[m].key = (char *)lua_tostring(L, -2);
 				kv[m].value = (char *)push_text(L, -1);
-				/* keep key and text on the stack; drop the value, reuse key for next */
+				/* keep key and text on the stack; drop the value, reuse key for
+				 * next */
 				lua_remove(L, -2);
 				lua_pushvalue(L, -2);
 				m++;
@@ -186,7 +187,7 @@ static int l_path(lua_State *L)
 }
 
 static const luaL_Reg funcs[] = {
-	{"read", l_read}, {"write", l_write}, {"merge", l_merge}, {"path", l_path}, {NULL, NULL}};
+    {"read", l_read}, {"write", l_write}, {"merge", l_merge}, {"path", l_path}, {NULL, NULL}};
 
 int luaopen_rot_cache(lua_State *L)
 {

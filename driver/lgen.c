@@ -67,7 +67,8 @@ static int lock_fail(lua_State *L, struct lock *lk, const char *path)
 	lock_close(lk);
 	lua_pushnil(L);
 	if (e == ELOOP || e == EINVAL)
-		lua_pushfstring(L, "'%s' is a symbolic link or not a regular file: not used as a lock", path);
+		lua_pushfstring(
+		    L, "'%s' is a symbolic link or not a regular file: not used as a lock", path);
 	else
 		lua_pushfstring(L, "'%s': %s", path, strerror(e));
 	return 2;
@@ -137,7 +138,8 @@ static int l_generate(lua_State *L)
 			if (lua_type(L, -2) != LUA_TSTRING) /* converting it would break lua_next */
 				return luaL_error(L, "a macro name must be a string");
 			const char *name = lua_tostring(L, -2);
-			const char *value = lua_toboolean(L, -1) ? luaL_tolstring(L, -1, NULL) : NULL;
+			const char *value =
+			    lua_toboolean(L, -1) ? luaL_tolstring(L, -1, NULL) : NULL;
 			if ((rc = gen_macro(gendir, name, value, err, sizeof err)) < 0)
 				return lrot_error(L, err);
 			changed += rc;
@@ -191,6 +193,8 @@ static int l_macros(lua_State *L)
 	const char *path = luaL_checkstring(L, 1);
 	char *names[128];
 	int n = gen_scan_macros(path, names, 128);
+	if (n < 0 && errno == E2BIG)
+		return lrot_error(L, "it includes more than 128 macros");
 	if (n < 0)
 		return lrot_fail(L, path);
 	lua_createtable(L, n, 0);
@@ -237,7 +241,7 @@ static int l_checkpath(lua_State *L)
 
 static const luaL_Reg lock_methods[] = {{"unlock", m_unlock}, {NULL, NULL}};
 static const luaL_Reg lock_meta[] = {
-	{"__gc", m_unlock}, {"__close", m_unlock}, {"__tostring", m_tostring}, {NULL, NULL}};
+    {"__gc", m_unlock}, {"__close", m_unlock}, {"__tostring", m_tostring}, {NULL, NULL}};
 static const luaL_Reg funcs[] = {{"lock", l_lock},
 				 {"generate", l_generate},
 				 {"macros", l_macros},

@@ -182,13 +182,10 @@ static int l_realpath(lua_State *L)
 static int l_remove(lua_State *L)
 {
 	const char *path = luaL_checkstring(L, 1);
-	if (unlink(path) < 0) {
-		int e = errno; /* unlink's reason, unless it was a folder */
-		if (e != EISDIR && e != EPERM) /* Linux says EISDIR; POSIX allows EPERM */
-			return errno = e, lrot_fail(L, path);
-		if (rmdir(path) < 0)
-			return lrot_fail(L, path);
-	}
+	struct stat st;
+	int dir = lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	if ((dir ? rmdir(path) : unlink(path)) < 0) /* the reason of the call that fits */
+		return lrot_fail(L, path);
 	lua_pushboolean(L, 1);
 	return 1;
 }
@@ -241,7 +238,7 @@ static int l_sleep(lua_State *L)
 {
 	double until = run_command_now() + luaL_checknumber(L, 1), left;
 	while (!run_command_stopping() && (left = until - run_command_now()) > 0)
-		poll(NULL, 0, (int)(left * 1000) + 1);
+		poll(NULL, 0, left < 1 ? (int)(left * 1000) + 1 : 1000);
 	return 0;
 }
 
@@ -293,7 +290,7 @@ static int l_clock(lua_State *L)
 static int l_locate(lua_State *L)
 {
 	const char *name = luaL_checkstring(L, 1);
-	char *p = strchr(name, '/') ? (access(name, X_OK) == 0 ? strdup(name) : NULL)
+	char *p = strchr(name, '/') ? (run_command_executable(name) ? strdup(name) : NULL)
 				    : run_command_locate(name);
 	if (!p) {
 		lua_pushnil(L);
@@ -336,7 +333,8 @@ static int l_run(lua_State *L)
 		int e = errno; /* free may change it */
 		free(cp.output);
 		errno = e;
-		if (errno == EINTR && run_command_interrupted) /* the hook raises at the next step */
+		if (errno == EINTR &&
+		    run_command_interrupted) /* the hook raises at the next step */
 			return lrot_error(L, "interrupted");
 		if (errno == ETIMEDOUT) {
 			lua_pushnil(L);
@@ -376,14 +374,30 @@ static int l_nearest(lua_State *L)
 	return 1;
 }
 
-static const luaL_Reg sys_funcs[] = {
-	{"sha256", l_sha256}, {"sha256files", l_sha256files}, {"readfile", l_readfile},
-	{"writefile", l_writefile}, {"mkdir", l_mkdir}, {"listdir", l_listdir},
-	{"stat", l_stat}, {"writable", l_writable}, {"realpath", l_realpath},
-	{"remove", l_remove}, {"removetree", l_removetree}, {"alive", l_alive}, {"rename", l_rename}, {"pid", l_pid}, {"isatty", l_isatty}, {"clock", l_clock},
-	{"locate", l_locate}, {"run", l_run}, {"nearest", l_nearest}, {"interrupted", l_interrupted},
-	{"setenv", l_setenv}, {"sleep", l_sleep}, {"shielded", l_shielded},
-	{NULL, NULL}};
+static const luaL_Reg sys_funcs[] = {{"sha256", l_sha256},
+				     {"sha256files", l_sha256files},
+				     {"readfile", l_readfile},
+				     {"writefile", l_writefile},
+				     {"mkdir", l_mkdir},
+				     {"listdir", l_listdir},
+				     {"stat", l_stat},
+				     {"writable", l_writable},
+				     {"realpath", l_realpath},
+				     {"remove", l_remove},
+				     {"removetree", l_removetree},
+				     {"alive", l_alive},
+				     {"rename", l_rename},
+				     {"pid", l_pid},
+				     {"isatty", l_isatty},
+				     {"clock", l_clock},
+				     {"locate", l_locate},
+				     {"run", l_run},
+				     {"nearest", l_nearest},
+				     {"interrupted", l_interrupted},
+				     {"setenv", l_setenv},
+				     {"sleep", l_sleep},
+				     {"shielded", l_shielded},
+				     {NULL, NULL}};
 
 int luaopen_rot_sys(lua_State *L)
 {

@@ -22,6 +22,12 @@ int run_command_stopping(void)
 	return run_command_interrupted && !run_command_shield;
 }
 
+int run_command_executable(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
 char *run_command_locate(const char *name)
 {
 	const char *path = getenv("PATH");
@@ -35,9 +41,8 @@ char *run_command_locate(const char *name)
 		if (!cand)
 			return NULL;
 		snprintf(cand, len, "%.*s/%s", (int)dl, dl ? path : ".", name);
-		struct stat st;
-		if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0)
-			return cand; /* a directory is searchable, not executable */
+		if (run_command_executable(cand))
+			return cand;
 		free(cand);
 		if (!end)
 			break;
@@ -66,14 +71,19 @@ const char *run_command_error(const struct child_process *cp, int err, char *buf
 	const char *prog = cp->argv[0], *why = strerror(err);
 	switch (cp->fail_stage) {
 	case RUN_FAILED_LOCATE:
-		snprintf(buf, len, "cannot find '%s': %s", prog, err == ENOENT ? "not in PATH" : why);
+		snprintf(buf, len, "cannot find '%s': %s", prog,
+			 err == ENOENT ? "not in PATH" : why);
+		break;
+	case RUN_FAILED_START:
+		snprintf(buf, len, "cannot start '%s': %s", prog, why);
 		break;
 	case RUN_FAILED_CHDIR:
-		snprintf(buf, len, "cannot run '%s' in '%s': %s", prog, cp->dir ? cp->dir : "?", why);
+		snprintf(buf, len, "cannot run '%s' in '%s': %s", prog, cp->dir ? cp->dir : "?",
+			 why);
 		break;
 	case RUN_FAILED_REDIRECT:
-		snprintf(buf, len, "cannot run '%s': its output could not be redirected%s%s: %s", prog,
-			 cp->err_path ? " to " : "", cp->err_path ? cp->err_path : "", why);
+		snprintf(buf, len, "cannot run '%s': its output could not be redirected%s%s: %s",
+			 prog, cp->err_path ? " to " : "", cp->err_path ? cp->err_path : "", why);
 		break;
 	case RUN_FAILED_EXEC:
 		snprintf(buf, len, "cannot run '%s': %s", prog, why);
@@ -105,18 +115,20 @@ struct fds {
 	int status[2], out[2], null, err;
 };
 
-static int open_fds(const struct child_process *cp, struct fds *f)
+static int open_fds(struct child_process *cp, struct fds *f)
 {
 	*f = (struct fds){{-1, -1}, {-1, -1}, -1, -1};
 	if (pipe2(f->status, O_CLOEXEC) < 0)
 		return -1;
 	if ((cp->capture || cp->out_pipe) && pipe2(f->out, O_CLOEXEC) < 0)
 		return -1;
+	cp->fail_stage = RUN_FAILED_REDIRECT;
 	if (cp->quiet && !cp->capture && (f->null = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0)
 		return -1;
 	if (cp->err_path &&
 	    (f->err = open(cp->err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
 		return -1;
+	cp->fail_stage = RUN_FAILED_START; /* the fork next */
 	return 0;
 }
 
@@ -132,7 +144,7 @@ static void close_fds(struct fds *f)
 
 /* The child, between fork and exec: async-signal-safe calls only; never returns. */
 static _Noreturn void child_exec(const struct child_process *cp, const char *prog,
-				  const struct fds *f)
+				 const struct fds *f)
 {
 	close(f->status[0]);
 	setpgid(0, 0);
@@ -184,9 +196,11 @@ int run_command_start(struct child_process *cp)
 		prog = strdup(cp->argv[0]);
 	else
 		prog = run_command_locate(cp->argv[0]);
-	if (!prog || !(prog = absolute(prog)))
+	if (!prog)
 		return -1;
-	cp->fail_stage = RUN_FAILED_REDIRECT;
+	cp->fail_stage = RUN_FAILED_START;
+	if (!(prog = absolute(prog)))
+		return -1;
 	if (open_fds(cp, &f) < 0 || (cp->pid = fork()) < 0)
 		goto out;
 	if (cp->pid == 0)

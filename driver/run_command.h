@@ -27,6 +27,7 @@ double run_command_now(void);
 enum run_failure {
 	RUN_FAILED_NONE = 0,
 	RUN_FAILED_LOCATE,   /* not found in PATH, or no memory for its path */
+	RUN_FAILED_START,    /* no working folder to make its path absolute, no pipe, no fork */
 	RUN_FAILED_CHDIR,    /* the child could not enter cp->dir */
 	RUN_FAILED_REDIRECT, /* a pipe, /dev/null or err_path could not be opened or dup'd */
 	RUN_FAILED_EXEC,     /* execv failed: not executable, not a program, ... */
@@ -88,6 +89,9 @@ int run_command_finish(struct child_process *cp, double timeout);
 
 /* Sends sig to the child's process group. */
 void run_command_kill(struct child_process *cp, int sig);
+
+/* Whether path is a regular file we may execute (a directory is searchable, not a program). */
+int run_command_executable(const char *path);
 
 /* Finds an executable regular file in PATH: returns a malloc'd path, or NULL with errno =
  * ENOENT. A relative argv[0] with a '/', or found through a relative PATH entry, is made

@@ -132,7 +132,7 @@ ok $? "each thread ran on the core it was pinned to"
 test "$(csv threads)" = 2
 ok $? "the thread count is in the result"
 # a CPU no thread can be pinned to fails the point, in a workload thread as in the main one
-rot measure $P triad 200000 threads=2 pin=0,4000 >"$T/o" 2>"$T/e"
+rot measure $P triad 200000 threads=2 pin=4000,4000 >"$T/o" 2>"$T/e"
 ok $((1 - ($? != 0))) "a workload thread pinned to cpu 4000: the run fails"
 contains "$T/e" "failed: cannot pin to cpu 4000: " "and says which CPU could not be pinned to"
 

@@ -25,7 +25,7 @@ static int count_files(const char *dir)
 static void round_trip(const char *path, struct cache_entry *e)
 {
 	struct cache_entry r, more;
-	char err[256];
+	char err[256] = "";
 	ok(strstr(path, "/results/ff/ffee00") != NULL,
 	   "entries fan out by the hash's first byte: %s", path);
 	ok(cache_entry_write(path, e) == 0, "write creates directories and the entry");
@@ -55,7 +55,7 @@ static void round_trip(const char *path, struct cache_entry *e)
 static void damage(const char *dir, const char *path)
 {
 	struct cache_entry r;
-	char err[256];
+	char err[256] = "";
 	/* atomic: no temp files left behind */
 	char sub[300];
 	snprintf(sub, sizeof sub, "%s/results/ff", dir);
@@ -119,7 +119,7 @@ static int forged(const char *path, const char *body)
 static void headers(const char *dir)
 {
 	struct cache_entry e, r;
-	char err[256];
+	char err[256] = "";
 	char *path = cache_entry_path(dir, "ab0000");
 	cache_entry_init(&e);
 	e.description = strdup("  {leading blanks}");

@@ -4,6 +4,9 @@
 #include "run_command.h"
 #include "tap.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -26,25 +29,42 @@ static void words_and_paths(void)
 	run_command(&cp);
 	char why[512];
 	run_command_error(&cp, errno, why, sizeof why);
-	is_str(why, "cannot find 'rot-no-such-program-xyz': not in PATH", "a missing program worded as such");
+	is_str(why, "cannot find 'rot-no-such-program-xyz': not in PATH",
+	       "a missing program worded as such");
 
 	const char *notexec[] = {"/etc/passwd", NULL};
 	cp = (struct child_process){.argv = notexec};
-	ok(run_command(&cp) == -1 && errno == EACCES, "non-executable file: -1 with EACCES from exec");
+	ok(run_command(&cp) == -1 && errno == EACCES,
+	   "non-executable file: -1 with EACCES from exec");
 	run_command_error(&cp, errno, why, sizeof why);
 	is_str(why, "cannot run '/etc/passwd': Permission denied", "and worded as such");
 
 	/* a missing folder is said as one, not as a missing program */
 	cp = (struct child_process){.argv = t, .dir = "/nonexistent-rot-dir"};
-	ok(run_command(&cp) == -1 && errno == ENOENT, "a missing working directory: -1 with ENOENT");
+	ok(run_command(&cp) == -1 && errno == ENOENT,
+	   "a missing working directory: -1 with ENOENT");
 	run_command_error(&cp, errno, why, sizeof why);
 	is_str(why, "cannot run 'true' in '/nonexistent-rot-dir': No such file or directory",
 	       "and worded as the folder's fault");
 
 	/* a relative program path is the caller's, not the child's after chdir */
-	const char *rel[] = {"./tests/unit/../../rot", "help", NULL};
-	cp = (struct child_process){.argv = rel, .dir = "/", .quiet = 1};
-	ok(run_command(&cp) == 0, "a relative program path holds when the child runs in another folder");
+	char tmp[] = "/tmp/rot-test-run-XXXXXX", link[64], here[4096];
+	if (mkdtemp(tmp) && getcwd(here, sizeof here) && chdir(tmp) == 0) {
+		snprintf(link, sizeof link, "%s/bin", tmp);
+		mkdir(link, 0755);
+		int made = symlink("/bin/true", "bin/yes-true") == 0;
+		const char *rel[] = {"./bin/yes-true", NULL};
+		cp = (struct child_process){.argv = rel, .dir = "/"};
+		ok(made && run_command(&cp) == 0,
+		   "a relative program path holds when the child runs in another folder");
+		unlink("bin/yes-true");
+		rmdir(link);
+		if (chdir(here) != 0)
+			return;
+		rmdir(tmp);
+	} else {
+		ok(0, "a temp folder to run a relative program path from");
+	}
 
 	/* a directory in PATH named like the program is no program */
 	char saved_path[4096];
@@ -86,7 +106,8 @@ int main(void)
 	const char *both[] = {"sh", "-c", "echo out; echo err >&2", NULL};
 	cp = (struct child_process){.argv = both, .capture = 1};
 	run_command(&cp);
-	ok(cp.output && strstr(cp.output, "out") && strstr(cp.output, "err"), "stdout and stderr captured");
+	ok(cp.output && strstr(cp.output, "out") && strstr(cp.output, "err"),
+	   "stdout and stderr captured");
 	free(cp.output);
 
 	const char *pwd[] = {"pwd", NULL};
