@@ -330,20 +330,18 @@ static int l_run(lua_State *L)
 	}
 	int rc = run_command(&cp);
 	if (rc < 0) {
-		int e = errno; /* free may change it */
+		int e = errno; /* free may change errno */
 		free(cp.output);
-		errno = e;
-		if (errno == EINTR &&
-		    run_command_interrupted) /* the hook raises at the next step */
+		if (e == EINTR && run_command_interrupted) /* the hook raises at the next step */
 			return lrot_error(L, "interrupted");
-		if (errno == ETIMEDOUT) {
+		if (e == ETIMEDOUT) {
 			lua_pushnil(L);
 			lua_pushfstring(L, "'%s' did not end within %f s and was killed", argv[0],
 					cp.timeout);
 			return 2;
 		}
 		char why[512];
-		return lrot_error(L, run_command_error(&cp, errno, why, sizeof why));
+		return lrot_error(L, run_command_error(&cp, e, why, sizeof why));
 	}
 	lua_pushinteger(L, rc);
 	if (cp.output)

@@ -16,6 +16,13 @@ local function walk(dir, f)
   end
 end
 
+-- The machine fingerprint in a cache entry's description (nil when it has none, or the entry
+-- cannot be read: older entries, damaged ones).
+local function fingerprint_of(e)
+  local d = e and util.deserialize(e.description, "description")
+  return type(d) == "table" and type(d.machine) == "table" and d.machine or nil
+end
+
 -- rot cache [clear [NAME]]: pos are the command's words (pos[1] == "cache").
 function M.run(cfg, pos)
   local dir = cfg:get("cacheDir")
@@ -25,8 +32,8 @@ function M.run(cfg, pos)
     walk(dir .. "/results", function(p, kind)
       if kind ~= "file" then return end
       local e = cache.read(p)
-      local d = e and util.deserialize(e.description, "description")
-      local id = type(d) == "table" and type(d.machine) == "table" and machine.id(d.machine)
+      local fp = fingerprint_of(e)
+      local id = fp and machine.id(fp)
       for _, x in pairs({ e and e.meta.script or false, id or false }) do -- either may be missing
         if x and not seen[x] then seen[x] = true; names[#names + 1] = x end
       end
@@ -59,10 +66,8 @@ function M.run(cfg, pos)
     if kind == "file" then
       local _, size = sys.stat(p)
       n, bytes = n + 1, bytes + size
-      local e = cache.read(p)
-      local d = e and util.deserialize(e.description, "description")
-      local fp = type(d) == "table" and d.machine
-      local key = type(fp) == "table" and machine.id(fp) or "(unreadable or from before machine identities)"
+      local fp = fingerprint_of(cache.read(p))
+      local key = fp and machine.id(fp) or "(unreadable or from before machine identities)"
       if not per[key] then
         per[key] = { n = 0, bytes = 0, fp = fp }
         order[#order + 1] = key

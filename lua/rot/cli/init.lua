@@ -163,7 +163,8 @@ local function measure(cfg, pos, build_only)
     build_only = build_only })
   if not build_only then s:outdir() end -- an output directory that cannot be written: said before measuring
   local cache_dir = cfg:get("cacheDir")
-  if sys.stat(cache_dir) and sys.stat(cache_dir) ~= "dir" then -- else every lookup reads as a corrupted entry
+  local kind = sys.stat(cache_dir)
+  if kind and kind ~= "dir" then -- else every lookup reads as a corrupted entry
     util.fail("cache directory '" .. cache_dir .. "' is not a directory", "set -cacheDir=DIR to a directory of your own")
   end
   local ok, err = run_script(path, { table.unpack(pos, 3) })

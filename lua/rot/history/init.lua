@@ -1,8 +1,9 @@
 --[[ rot.history: every `rot measure` remembered. One run record per invocation that is no
-  mere repeat of the newest (M.repeats; built by rot.history.record) is kept in cacheDir/history/NAME-HASH/ID-MACHINES.run: a Lua table
-  literal, written to a temp file and renamed under a lock, read back as a text chunk in an
-  empty environment with an instruction budget. IDs count up per measurement; the last historyRuns
-  records of each measurement and machine are kept. `rot history` and `rot compare` read them. ]]
+  mere repeat of the newest (M.repeats; built by rot.history.record) is kept in
+  cacheDir/history/NAME-HASH/ID-MACHINES.run: a Lua table literal, written to a temp file and
+  renamed under a lock, read back as a text chunk in an empty environment with an instruction
+  budget. IDs count up per measurement; the last historyRuns records of each measurement and
+  machine are kept. `rot history` and `rot compare` read them. ]]
 local sys = require "rot.sys"
 local util = require "rot.util"
 local session = require "rot.session"
@@ -153,14 +154,14 @@ function M.prune(files, keep)
   return n
 end
 
---[[ Whether record only repeats the newest record on its machines (key): it measured nothing,
-  nothing failed, it ran to its end, and every point has the time, run count and bound that
-  record has. A rerun from the cache (the plot code changed, say) is not a run of its own: it
+--[[ Whether record only repeats the newest record on its machines (key) among files (M.files
+  of the folder): it measured nothing, nothing failed, it ran to its end, and every point has
+  the time, run count and bound that record has. A rerun from the cache (the plot code changed, say) is not a run of its own: it
   would push measured runs out of the history and tell `rot compare` nothing. ]]
-function M.repeats(dir, key, record)
+function M.repeats(files, key, record)
   local c = record.counts
   if not (c and c.measured == 0 and c.failed == 0 and record.status == "complete") then return false end
-  local last = M.newest(dir, key) -- an interrupted or failed newest record is no run to repeat
+  local last = M.newest(files, key) -- an interrupted or failed newest record is no run to repeat
   return last ~= nil and last.status == "complete" and M.results(last, true) == M.results(record, true)
 end
 
@@ -175,8 +176,8 @@ function M.write(dir, record, keep)
   local lock <close>, lerr = session.lock(dir .. "/.lock")
   if not lock then return nil, lerr end
   local key = M.machine_key(record.machines or { record.machine or "?" })
-  if M.repeats(dir, key, record) then return nil, nil, "repeat" end
   local files = M.files(dir)
+  if M.repeats(files, key, record) then return nil, nil, "repeat" end
   record.id = (#files > 0 and files[#files].id or 0) + 1
   record.version, record.columns = M.VERSION, M.COLUMNS
   local points = record.points
@@ -227,10 +228,9 @@ function M.results(r, with_bound)
   return table.concat(parts, ";")
 end
 
---[[ The newest record in dir on the machines of key (history.machine_key), read back; nil when
-  there is none or it cannot be read. ]]
-function M.newest(dir, key)
-  local files = M.files(dir)
+--[[ The newest record among files (M.files of a folder) on the machines of key
+  (history.machine_key), read back; nil when there is none or it cannot be read. ]]
+function M.newest(files, key)
   for i = #files, 1, -1 do
     if files[i].key == key then return M.decode(sys.readfile(files[i].file) or "", files[i].file) end
   end

@@ -7,9 +7,9 @@ local peaks = require "rot.machine.peaks"
 local M = {}
 
 --[[ The name of the level a point's data lives in: the level's, or "L3-DRAM" (the last cache's
-  name, whichever it is) for a working set past its effective size and short of DRAM's flat tail (peaks.levels folds that
-  step into the cache, whose ceiling is the most such a working set can see: the name says the
-  point is in the step, not in the cache). ]]
+  name, whichever it is) for a working set past its effective size and short of DRAM's flat
+  tail (peaks.levels folds that step into the cache, whose ceiling is the most such a working
+  set can see: the name says the point is in the step, not in the cache). ]]
 function M.level_name(row, level)
   if level.upto and row.workingSet and level.size and row.workingSet > level.size then return level.name .. "-DRAM" end
   return level.name
@@ -17,9 +17,9 @@ end
 
 --[[ Attainable bound of one point (lecture notes: P <= min(P_o, I * P_mB), and the time bound
   T >= max(N_o / P_o, N_B / P_B)). The bytes are those of the level the data lives in
-  (peaks.level_of: the smallest level whose effective size holds the working set, the last cache
-  also the step from its effective size to DRAM's flat tail, named after it: "L3-DRAM") in warm mode,
-  DRAM in cold mode. compute = {{gflops=, spread=}} (best first), bandwidth = {{level=, gbs=,
+  (peaks.level_of: the smallest level whose effective size holds the working set, the last
+  cache also the step from its effective size to DRAM's flat tail, named after it: "L3-DRAM")
+  in warm mode, DRAM in cold mode. compute = {{gflops=, spread=}} (best first), bandwidth = {{level=, gbs=,
   spread=, unstable=}}, lv = peaks.levels(). Returns {bound=GFLOP/s, limiter=, fraction=,
   time_bound=s, dominant=, level=, above=, unstable=} or nil; the limiter of a ceiling marked
   unstable says so ("DRAM bw (unstable)"); above is set when the point beats its bound by more than
