@@ -47,6 +47,10 @@ struct rot_kernel {
 	 * between core and memory (STREAM convention: each array element read or written once). */
 	double (*flops)(const struct rot_args *a);
 	double (*bytes)(const struct rot_args *a);
+	/* Optional: how many of those bytes are written (the rest are read). A kernel that reads
+	 * only (0) or writes only (all of them) is bounded by the read or write ceilings of
+	 * `rot measure peaks`; any other mix, or none declared, by triad's. */
+	double (*written)(const struct rot_args *a);
 	/* GPU kernels (.cu files): run() only launches (asynchronously); the core times the
 	 * launches with CUDA events, flushes L2 for cold runs, and profiles with CUPTI. */
 	int gpu;

@@ -73,6 +73,8 @@ static int declared(int argc, char **argv)
 	}
 	printf("flops %.17g\nbytes %.17g\n", a.kernel->flops ? a.kernel->flops(&a) : 0.0,
 	       a.kernel->bytes ? a.kernel->bytes(&a) : 0.0);
+	if (a.kernel->written)
+		printf("written %.17g\n", a.kernel->written(&a));
 	return 0;
 }
 

@@ -43,7 +43,7 @@ struct team {
 };
 
 /* ROT_TALLY=1 kernels add the work they did here (see kernels/cpu/tally.h) */
-double rot_tally_flops, rot_tally_bytes;
+double rot_tally_flops, rot_tally_bytes, rot_tally_written;
 static long invocations;
 
 struct run {
@@ -334,7 +334,8 @@ struct measurement {
 	const struct device *dev;
 	struct rot_buffer bufs[MAX_BUFFERS]; /* the kernels' buffers */
 	int nbufs, inited;		     /* buffers, workloads initialized */
-	double flops, bytes;		     /* declared, per invocation */
+	double flops, bytes, written;	     /* declared, per invocation */
+	int written_known;		     /* every workload declares its written bytes */
 	size_t working;			     /* the working set: the buffers' bytes */
 	int need_flush, llc_known;	     /* the host's caches are evicted (eviction buffer) */
 	size_t flush_bytes;
@@ -376,6 +377,8 @@ static int workloads_init(struct measurement *m, FILE *out)
 			    k->buffers(w->state, m->bufs + m->nbufs, MAX_BUFFERS - m->nbufs);
 		m->flops += k->flops ? k->flops(&w->args) : 0.0;
 		m->bytes += k->bytes ? k->bytes(&w->args) : 0.0;
+		m->written += k->written ? k->written(&w->args) : 0.0;
+		m->written_known = (m->inited == 0 || m->written_known) && k->written;
 	}
 	for (int i = 0; i < m->nbufs; i++)
 		m->working += m->bufs[i].bytes;
@@ -439,6 +442,8 @@ static void write_setup(const struct measurement *m, FILE *out)
 	fprintf(out, "meta kernel %s\n", p->w[0].args.kernel->name);
 	fprintf(out, "meta flops %.17g\nmeta bytes %.17g\nmeta workingSet %zu\n", m->flops,
 		m->bytes, m->working);
+	if (m->written_known)
+		fprintf(out, "meta bytesWritten %.17g\n", m->written);
 	fprintf(out, "meta threads %d\n", m->team.n);
 	fprintf(out, "meta cacheMode %s\n", p->cold ? "cold" : "warm");
 	fprintf(out, "meta timerOverheadNs %llu\nmeta timerOverheadTsc %llu\n",
@@ -499,9 +504,10 @@ static void write_end(const struct measurement *m, FILE *out)
 		fprintf(out, "meta tscHz %.6g\n", (double)m->sum_tsc / (double)m->sum_ns * 1e9);
 	fprintf(out, "meta ruleFlushes %d\n", m->flushes);
 	if (invocations > 0 && (rot_tally_flops > 0 || rot_tally_bytes > 0))
-		fprintf(out, "meta tallyFlops %.17g\nmeta tallyBytes %.17g\n",
-			rot_tally_flops / (double)invocations,
-			rot_tally_bytes / (double)invocations);
+		fprintf(
+		    out, "meta tallyFlops %.17g\nmeta tallyBytes %.17g\nmeta tallyWritten %.17g\n",
+		    rot_tally_flops / (double)invocations, rot_tally_bytes / (double)invocations,
+		    rot_tally_written / (double)invocations);
 	fprintf(out, "meta converged %d\nmeta complete 1\n", m->converged);
 }
 
@@ -509,6 +515,8 @@ int measure_point(struct point *p, FILE *out)
 {
 	struct measurement m = {.p = p, .dev = device_of(p)};
 	int rc = -1;
+	invocations = 0; /* a shared child's earlier points are not this one's tally */
+	rot_tally_flops = rot_tally_bytes = rot_tally_written = 0;
 	if (m.dev->prepare(p, out) < 0)
 		return -1;
 	if (workloads_init(&m, out) < 0 || flush_prepare(&m, out) < 0)

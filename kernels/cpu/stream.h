@@ -173,6 +173,7 @@ static void range(struct stream *t, size_t lo, size_t hi)
 		a[i] = STREAM_EXPR(a[i], b[i], c[i]);
 #endif
 	ROT_TALLY((double)(hi - lo) * STREAM_FLOPS, (double)(hi - lo) * STREAM_BYTES_PER_ELEM);
+	ROT_TALLY_WRITTEN(STREAM_SUM ? 0.0 : (double)(hi - lo) * sizeof(elem)); /* a[] stored */
 }
 
 static void run(void *state)
@@ -220,6 +221,12 @@ static double bytes(const struct rot_args *a)
 	return (double)STREAM_BYTES_PER_ELEM * rot_arg(a, "n");
 }
 
+/* the stored array's share of those bytes: none for the read-only reduction */
+static double written(const struct rot_args *a)
+{
+	return STREAM_SUM ? 0.0 : (double)sizeof(elem) * rot_arg(a, "n");
+}
+
 static const struct rot_kernel ROT_KSYM(STREAM_NAME) = {
 	.name = ROT_KSTR(STREAM_NAME),
 	.description = STREAM_DESCRIPTION,
@@ -231,5 +238,6 @@ static const struct rot_kernel ROT_KSYM(STREAM_NAME) = {
 	.buffers = buffers,
 	.flops = flops,
 	.bytes = bytes,
+	.written = written,
 };
 ROT_KERNEL(ROT_KSYM(STREAM_NAME))

@@ -40,6 +40,8 @@ if row.entry then
   print("ruleFlushes: " .. tostring(m.ruleFlushes))
   print(string.format("declared: flops=%.17g bytes=%.17g workingSet=%s", m.flops, m.bytes, tostring(m.workingSet)))
   if m.tallyFlops then print(string.format("tally: flops=%.17g bytes=%.17g", m.tallyFlops, m.tallyBytes)) end
+  if m.bytesWritten then print(string.format("declared written: %.17g", m.bytesWritten)) end
+  if m.tallyWritten then print(string.format("tally written: %.17g", m.tallyWritten)) end
   if row.report then
     local keys = {}
     for k in pairs(row.report) do keys[#keys + 1] = k end

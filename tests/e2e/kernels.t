@@ -12,6 +12,12 @@ check_kernel() { # check_kernel KERNEL N MACROS... : declared flops == tally flo
 	# a measurement that failed prints neither line: that must fail here, not compare empty with empty
 	test -n "$d" && test -n "$c" && echo "$d $c" | awk 'NF == 4 { exit !($1 == $3 && ($4 == 0 || $2 == $4)) } { exit 1 }'
 	ok $? "$k n=$n $*: declared (flops bytes) ${d:-none}, counted ${c:-none}"
+	# the written share, where the kernel declares one: the bound's read, write or triad ceilings follow it
+	dw=$(sed -n 's/^declared written: //p' "$T/o") cw=$(sed -n 's/^tally written: //p' "$T/o")
+	if [ -n "$dw" ]; then
+		test "$dw" = "$cw"
+		ok $? "$k n=$n $*: declared written bytes $dw, counted ${cw:-none}"
+	fi
 }
 for k in sum fill copy scale add triad daxpy; do check_kernel $k 1000; done
 check_kernel triad 1000 macro=STREAM_TYPE:float
@@ -44,6 +50,15 @@ expect triad 1000 macro=STREAM_TYPE:float -- 2000 12000
 expect daxpy 1000 -- 2000 24000
 expect sum 1000 -- 1000 8000
 expect fill 1000 -- 0 8000
+# the written share: what decides whether the read, write or triad ceilings bound a point
+written() { # written KERNEL N BYTES
+	rot measure $P $1 $2 -minRunTime=0 -runs=3 -maxRuns=3 >"$T/o" 2>&1
+	grep -qx "declared written: $3" "$T/o"
+	ok $? "$1 n=$2 declares $3 of its bytes written"
+}
+written sum 1000 0
+written fill 1000 8000
+written triad 1000 8000
 expect intensity 1000 -- 2000 16000
 expect matvec 10 -- 200 960
 expect stencil 10 -- 256 1600

@@ -121,6 +121,35 @@ ok $? "the CSV says above_bound=1 for each"
 grep -q "above its bound" "$T/low/triad.gp"
 ok $? "and the plot rings them"
 
+# the read, write or triad ceilings: a read-only and a write-only kernel beside triad, in L1 and
+# from DRAM (cold), against the recorded peaks; each bounded by its own family's ceiling
+cat >"$T/families.lua" <<'EOF'
+local rot = require "rot"
+local arrays = { sum = 1, fill = 1, triad = 3 }
+local r = rot.measure(rot.space { rot.axis("k", { "sum", "fill", "triad" }), rot.axis("mode", { "warm", "cold" }) }, function(p)
+  return { kernel = p.k, params = { n = 16384 // (8 * arrays[p.k]) }, flags = "-O2", cacheMode = p.mode }
+end)
+r:table { axes = { "k", "mode" }, columns = { "limiter" } }
+r:csv("families")
+r:roofline { name = "families", title = "read, write, triad", series = function(x) return x.point.k end }
+EOF
+rot measure "$T/families.lua" -minRunTime=0 -runs=3 -maxRuns=3 >"$T/o" 2>"$T/e"
+ok $? "a read-only, a write-only and a mixed kernel measured in one run"
+lim() { awk -v k="$1" -v m="$2" '$1 == k && $2 == m { sub(/^[^ ]+ +[^ ]+ +/, ""); print }' "$T/o"; }
+test "$(lim sum warm)" = "L1 read bw" && test "$(lim sum cold)" = "DRAM read bw"
+ok $? "the read-only kernel is bounded by the read ceilings (limiter '$(lim sum warm)', '$(lim sum cold)')"
+test "$(lim fill warm)" = "L1 write bw" && test "$(lim fill cold)" = "DRAM write bw"
+ok $? "the write-only kernel by the write ceilings ('$(lim fill warm)', '$(lim fill cold)')"
+test "$(lim triad warm)" = "L1 bw" && test "$(lim triad cold)" = "DRAM bw"
+ok $? "triad by triad's ('$(lim triad warm)', '$(lim triad cold)')"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+	{ w[$h["k"]] = $h["bytes_written_declared"]; b[$h["k"]] = $h["bytes_declared"] }
+	END { exit !(w["sum"] == 0 && w["fill"] == b["fill"] && w["triad"] == b["triad"] / 3) }' "$OUT/families.csv"
+ok $? "the CSV carries the written bytes each kernel declares"
+grep -q '"L1 read [0-9.]* GB/s' "$OUT/families.gp" && grep -q '"L1 write [0-9.]* GB/s' "$OUT/families.gp" &&
+	grep -q '"L1 triad [0-9.]* GB/s' "$OUT/families.gp"
+ok $? "the roofline draws the read and write ceilings beside triad's"
+
 # rot processes measure one at a time on a machine, whatever their checkout or build directory:
 # a run with its own buildDir waits for the machine's measuring lock, then builds there and measures
 if command -v flock >/dev/null 2>&1; then

@@ -143,8 +143,11 @@ local b100 = gap_bound(100 * MiB)
 t.ok(b100.limiter == "L3-DRAM bw" and b100.level == "L3-DRAM" and math.abs(b100.fraction - 40 / 99) < 1e-9,
   "a point in the step says so (" .. b100.limiter .. "), bounded by L3's ceiling, the most it can see (" .. b100.fraction .. ")")
 t.ok(gap_bound(16 * MiB).limiter == "L3 bw" and gap_bound(1024 * MiB).limiter == "DRAM bw", "inside L3 and in DRAM: their own names")
-local why = bounds.why_above({ limiter = "L3-DRAM bw (unstable)", level = "L3-DRAM", workingSet = 100 * MiB }, glv)
+local why = bounds.why_above({ ceiling = b100.ceiling, boundUnstable = true, level = "L3-DRAM", workingSet = 100 * MiB }, glv)
 t.ok(why:find("^the L3 bw ceiling is unstable"), "above its bound in the step: the ceiling named is L3's, which exists: " .. why)
+why = bounds.why_above({ ceiling = "DRAM write bw", cacheMode = "cold", level = "DRAM", workingSet = MiB }, glv)
+t.ok(why:find("^the DRAM write bw ceiling is the rate of a stream from") and why:find("1.00 MiB", 1, true),
+  "a cold point far short of DRAM's tail above its DRAM ceiling: the sizes are named as the reason: " .. why)
 local rot = require "rot"
 local gapfile = os.tmpname()
 sys.writefile(gapfile, "name,kind,threads,value,unit,spread\nL3_effective,size,1,38000000,B,\n" ..

@@ -135,6 +135,28 @@ t.is(peaks.nearest_threads(prow, 4), 2, "a 4-thread run uses the 2-thread peaks 
 t.is(peaks.nearest_threads(prow, 1), 1, "a 1-thread run uses the 1-thread peaks")
 t.is(peaks.read_csv("/nonexistent/peaks.csv"), nil, "no file, no peaks")
 
+-- the read, write or triad ceilings: by the written share of the bytes a kernel declares
+t.is(bounds.traffic({ bytesDeclared = 8000, bytesWritten = 0 }), "read", "nothing written: a read-only kernel")
+t.is(bounds.traffic({ bytesDeclared = 8000, bytesWritten = 8000 }), "write", "all written: a write-only kernel")
+t.is(bounds.traffic({ bytesDeclared = 24000, bytesWritten = 8000 }), nil, "a mix (triad's): triad's ceilings")
+t.is(bounds.traffic({ bytesDeclared = 24000 }), nil, "nothing declared: triad's ceilings")
+local pat = peaks.at(prow, 1)
+t.is(#pat.streams.read, 1, "peaks.at: the read ceilings beside triad's")
+t.is(#pat.streams.write, 0, "and none where the peaks have none")
+local sum_row = { flops = 1e6, bytes = 8e6, bytesDeclared = 8e6, bytesWritten = 0, time = 8e6 / 120e9,
+  gflops = 1e6 / (8e6 / 120e9) / 1e9, workingSet = 16384, cacheMode = "warm" }
+local rb = bounds.of(sum_row, pat, 0.02)
+t.is(rb.limiter, "L1 read bw", "a read-only kernel in L1 is bounded by L1's read ceiling, and says so")
+t.ok(math.abs(rb.fraction - 0.8) < 1e-9, "at 120 GB/s it is at 80% of the 150 GB/s read ceiling, not 60% of triad's 200.5 ("
+  .. rb.fraction .. ")")
+t.is(rb.ceiling, "L1 read bw", "the ceiling is named for the reasons given when a point beats it")
+sum_row.bytesWritten = 8e6
+t.is(bounds.of(sum_row, pat, 0.02).limiter, "L1 bw", "a write-only kernel where the peaks have no write ceilings: triad's")
+local _, shown = peaks.shown(pat, {})
+t.is(#shown, 2, "the roofline draws triad's bandwidth ceilings")
+local _, shown_read = peaks.shown(pat, bounds.families({ { bytesDeclared = 8e6, bytesWritten = 0 } }))
+t.ok(#shown_read == 3 and shown_read[3].label == "L1 read", "and the read ones where a read-only kernel is on it")
+
 -- peaks.csv with sizes: the levels at a thread count, effective sizes first
 local lrows = peaks.parse_csv(table.concat({
   "name,kind,threads,value,unit,spread",
@@ -182,13 +204,13 @@ end
 t.is(at(204, 0.001).above, false, "102% of an L1 ceiling whose samples reached +3%: within its spread")
 t.is(at(212, 0.001).above, true, "106%: above (1.001 x 1.03 x 1.02 = 1.052)")
 t.is(at(212, 0.05).above, false, "106% with a 5% spread of its own: not above")
-local why = bounds.why_above({ limiter = "L2 bw", level = "L2", workingSet = 60 * 1024 }, cs)
+local why = bounds.why_above({ ceiling = "L2 bw", level = "L2", workingSet = 60 * 1024 }, cs)
 t.ok(why:find("wrong level attribution") and why:find("L1"), "just above the effective L1: the reason is the level attribution")
-t.ok(bounds.why_above({ limiter = "compute", level = "L1", workingSet = 1024 }, cs):find("another clock"),
+t.ok(bounds.why_above({ ceiling = "compute", level = "L1", workingSet = 1024 }, cs):find("another clock"),
   "a compute-bound point above its ceiling: another clock or overstated flops")
-t.ok(bounds.why_above({ limiter = "L2 bw (unstable)", level = "L2", workingSet = 300 * 1024 }, cs)
+t.ok(bounds.why_above({ ceiling = "L2 bw", boundUnstable = true, level = "L2", workingSet = 300 * 1024 }, cs)
   :find("^the L2 bw ceiling is unstable: its rounds disagreed"), "an unstable ceiling beaten well inside its level: that is the reason")
-why = bounds.why_above({ limiter = "L2 bw (unstable)", level = "L2", workingSet = 60 * 1024 }, cs)
+why = bounds.why_above({ ceiling = "L2 bw", boundUnstable = true, level = "L2", workingSet = 60 * 1024 }, cs)
 t.ok(why:find("^the L2 bw ceiling is probably the wrong one") and why:find("also unstable$"),
   "an unstable ceiling beaten just above the level below: the level attribution first (measuring the peaks again would not help), the instability said too")
 

@@ -11,13 +11,6 @@ local M = {}
 
 -- Okabe-Ito colours per verdict; points only one run has are orange.
 M.colors = { faster = "#009E73", slower = "#D55E00", same = "#0072B2", other = "#E69F00" }
-local CEILING = "#555555"
-
--- Log-scale range [lo, hi] padded by `pad` decades, snapped to a quarter decade (as rot.plot's).
-local function logrange(lo, hi, pad)
-  local a, b = math.log(lo, 10) - pad, math.log(hi, 10) + pad
-  return 10 ^ (math.floor(a * 4) / 4), 10 ^ (math.ceil(b * 4) / 4)
-end
 
 -- Where a summary sits on the roofline ({x=, y=}), or nil when it cannot be drawn.
 local function at(x)
@@ -44,7 +37,7 @@ local function hover_text(o, pair, which)
   return hover.join(lines)
 end
 
--- The ranges that hold every point, the ceilings and their ridge points.
+-- The ranges that hold every point (both ends of each arrow), the ceilings and their ridge points.
 local function ranges(drawn, compute, bandwidth)
   local xlo, xhi, ylo, yhi = math.huge, 0, math.huge, 0
   for _, d in ipairs(drawn) do
@@ -52,55 +45,7 @@ local function ranges(drawn, compute, bandwidth)
       xlo, xhi, ylo, yhi = math.min(xlo, p.x), math.max(xhi, p.x), math.min(ylo, p.y), math.max(yhi, p.y)
     end
   end
-  local peak = compute[1] and compute[1].gflops
-  for _, c in ipairs(compute) do ylo, yhi = math.min(ylo, c.gflops), math.max(yhi, c.gflops) end
-  for _, b in ipairs(bandwidth) do
-    if peak then xlo, xhi = math.min(xlo, peak / b.gbs), math.max(xhi, peak / b.gbs) end
-  end
-  if xhi == 0 then xlo, xhi, ylo, yhi = 0.1, 1, 0.1, 1 end
-  local xr, yr = { logrange(xlo, xhi, 0.45) }, { logrange(ylo, yhi, 0.3) }
-  yr[2] = math.max(yr[2], yhi * 10 ^ 0.3)
-  return xr, yr, peak
-end
-
--- The ceilings' plot elements and labels (placed first, so points and arrows keep off them).
-local function ceilings(f, pl, xr, yr, compute, bandwidth, peak, plots, labels)
-  local g, n = plot.geometry, 0
-  place.block_ceilings(f, pl, compute, bandwidth, peak, xr, yr) -- no label crosses a ceiling
-  for _, c in ipairs(compute) do
-    local text = string.format("%s %.3g GFLOP/s", c.label, c.gflops)
-    local lab = { x = xr[2], y = c.gflops, text = text, align = "right", dx = -0.5, dy = 0.65, font = g.small }
-    local placed = pl.try(lab)
-    if placed then n = n + 1; labels[#labels + 1] = place.label_cmd(n, lab, CEILING) end
-    plots[#plots + 1] = string.format("%.9g with lines lw 1.5 dt 2 lc rgb '%s' %s", c.gflops, CEILING,
-      placed and "notitle" or ("title " .. plot.quote(text)))
-  end
-  for _, b in ipairs(bandwidth) do
-    local text = string.format("%s %.4g GB/s", b.label, b.gbs)
-    local lab = place.line_label(f, pl, b.gbs, text, xr, yr, peak and math.min(peak / b.gbs, xr[2]) or xr[2])
-    if lab then n = n + 1; labels[#labels + 1] = place.label_cmd(n, lab, CEILING) end
-    local line = peak and string.format("(%.9g*x < %.9g ? %.9g*x : 1/0)", b.gbs, peak, b.gbs) or string.format("%.9g*x", b.gbs)
-    plots[#plots + 1] = string.format("%s with lines lw 1.5 dt 1 lc rgb '#8a8a8a' %s", line,
-      lab and "notitle" or ("title " .. plot.quote(text)))
-  end
-  return n
-end
-
--- The ceilings to draw: the record's, highest compute first, equal ones (within 2%) merged.
-local function ceiling_lists(c)
-  local compute, bandwidth = {}, {}
-  for _, x in ipairs(c and c.compute or {}) do
-    if x.gflops and x.gflops > 0 then compute[#compute + 1] = { label = x.label, gflops = x.gflops } end
-  end
-  table.sort(compute, function(a, b) return a.gflops > b.gflops end)
-  local merged = {}
-  for _, x in ipairs(compute) do
-    local last = merged[#merged]
-    if last and last.gflops / x.gflops < 1.02 then last.label = last.label .. " = " .. x.label else merged[#merged + 1] = x end
-  end
-  for _, b in ipairs(c and c.bandwidth or {}) do if b.gbs and b.gbs > 0 then bandwidth[#bandwidth + 1] = b end end
-  table.sort(bandwidth, function(a, b) return a.gbs > b.gbs end)
-  return merged, bandwidth
+  return plot.roofline_ranges(xlo, xhi, ylo, yhi, compute, bandwidth)
 end
 
 -- The data blocks (A's points, then B's per verdict), their plot elements and the markers
@@ -158,7 +103,7 @@ function M.plot(o)
     elseif pa then only[#only + 1] = { which = "a", p = pa, pair = p }
     elseif pb then only[#only + 1] = { which = "b", p = pb, pair = p } end
   end
-  local compute, bandwidth = ceiling_lists(o.ceilings)
+  local compute, bandwidth = plot.ceiling_lists(o.ceilings and o.ceilings.compute, o.ceilings and o.ceilings.bandwidth)
   local all = {}
   for _, d in ipairs(drawn) do all[#all + 1] = d end
   for _, d in ipairs(only) do all[#all + 1] = { pa = d.p, pb = d.p } end
@@ -167,7 +112,7 @@ function M.plot(o)
   local pl = place.placer(f)
   local gp = plot.header("compare", o, "operational intensity [flop/byte]", "performance [GFLOP/s]", xr, yr, true, true)
   local plots, labels, dat = {}, {}, {}
-  local n = ceilings(f, pl, xr, yr, compute, bandwidth, peak, plots, labels)
+  local n = plot.draw_ceilings(f, pl, compute, bandwidth, peak, xr, yr, plots, labels)
   points(o, f, pl, drawn, only, dat, plots)
   arrows(f, pl, drawn, gp)
   local lp = {}

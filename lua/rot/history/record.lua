@@ -24,14 +24,10 @@ local function stored_peaks(s)
   return peaks.read_csv(path)
 end
 
---[[ The ceilings at a thread count from stored peak rows, computed once per count: {compute=,
-  bandwidth=, levels=} as rot.results uses them. ]]
+-- The ceilings at a thread count from stored peak rows (peaks.at), computed once per count.
 local function ceilings_at(rows, memo, threads)
   local t = peaks.nearest_threads(rows, threads or 1)
-  if not memo[t] then
-    local compute, bandwidth = peaks.ceilings(rows, t)
-    memo[t] = { compute = compute, bandwidth = bandwidth, levels = peaks.levels(rows, t), threads = t }
-  end
+  if not memo[t] then memo[t] = peaks.at(rows, t) end
   return memo[t]
 end
 
@@ -40,7 +36,7 @@ end
 local function bound_of(row, prows, memo, eps)
   if prows and not (row.desc and row.desc.device == "gpu") then
     local c = ceilings_at(prows, memo, row.threads)
-    local b = bounds.bound(row, c.compute, c.bandwidth, c.levels, eps)
+    local b = bounds.of(row, c, eps)
     if b then return b.bound, b.limiter, b.fraction, b.above end
     return nil
   end
@@ -117,19 +113,13 @@ local function command_line_keys(cfg)
   return out
 end
 
--- The ceilings a compare plot draws (the roofline's: the best of each ISA class and scalar add).
-local function ceilings_shown(c)
-  local compute, seen = {}, {}
-  for _, x in ipairs(c.compute) do
-    local isa = x.name:match("^%a+_(%w+)_")
-    if not seen[isa] or x.name:match("scalar_add") then
-      seen[isa] = true
-      compute[#compute + 1] = { label = x.label, gflops = x.gflops }
-    end
-  end
-  local bandwidth = {}
-  for _, b in ipairs(c.bandwidth) do bandwidth[#bandwidth + 1] = { label = b.label, gbs = b.gbs } end
-  return { compute = compute, bandwidth = bandwidth, threads = c.threads }
+-- The ceilings a compare plot draws: the roofline's (peaks.shown), as labels and values.
+local function ceilings_shown(c, rows)
+  local compute, bandwidth = peaks.shown(c, bounds.families(rows))
+  local out = { compute = {}, bandwidth = {}, threads = c.threads }
+  for _, x in ipairs(compute) do out.compute[#out.compute + 1] = { label = x.label, gflops = x.gflops } end
+  for _, b in ipairs(bandwidth) do out.bandwidth[#out.bandwidth + 1] = { label = b.label, gbs = b.gbs, family = b.family } end
+  return out
 end
 
 -- How the script ended: "complete", "interrupted by SIGINT", or "stopped: why".
@@ -171,7 +161,7 @@ function M.build(s, o)
     machine = here, machines = #machines > 0 and machines or { here }, executor = s.executor and s.executor.name,
     status = status_of(o.ok, o.err), git = M.git(study_dir(s, o.path)), bestEpsilon = eps, bestK = s:get("bestK"),
     counts = counts, axes = s.axes, builds = builds, sources = sources, points = points,
-    ceilings = prows and ceilings_shown(ceilings_at(prows, memo, threads)) or nil,
+    ceilings = prows and ceilings_shown(ceilings_at(prows, memo, threads), s.rows) or nil,
   }
 end
 

@@ -178,21 +178,56 @@ function M.level_of(ws, lv)
 end
 
 -- Ceilings for a roofline at a thread count: compute = {{label=, gflops=, name=, spread=,
--- unstable=, row=}}, bandwidth = {{label=, gbs=, level=, spread=, unstable=, row=}}; row: the
--- peaks.csv row, with how the value was obtained.
-function M.ceilings(rows, threads, precision)
-  precision = precision or "double"
-  local compute, bandwidth = {}, {}
+-- unstable=, row=}}, bandwidth = {{label=, gbs=, level=, family=, spread=, unstable=, row=}} of
+-- one bandwidth kernel (family: "triad", the default, "read" or "write"); row: the peaks.csv
+-- row, with how the value was obtained.
+function M.ceilings(rows, threads, precision, family)
+  precision, family = precision or "double", family or "triad"
+  local compute, bandwidth, prefix = {}, {}, "^" .. family .. "_"
   for _, r in ipairs(rows) do
     if r.threads == threads and r.kind == "compute" and r.name:match("^" .. precision .. "_") then
       compute[#compute + 1] = { label = (r.name:gsub("_", " ")), gflops = r.value, name = r.name, spread = r.spread,
         unstable = r.unstable, row = r }
-    elseif r.threads == threads and r.kind == "bandwidth" and r.name:match("^triad_") then
-      bandwidth[#bandwidth + 1] = { label = r.name:gsub("^triad_", "") .. " triad", gbs = r.value,
-        level = r.name:gsub("^triad_", ""), spread = r.spread, unstable = r.unstable, row = r }
+    elseif r.threads == threads and r.kind == "bandwidth" and r.name:match(prefix) then
+      local level = r.name:gsub(prefix, "")
+      bandwidth[#bandwidth + 1] = { label = level .. " " .. family, gbs = r.value, level = level, family = family,
+        spread = r.spread, unstable = r.unstable, row = r }
     end
   end
   table.sort(compute, function(a, b) return a.gflops > b.gflops end)
+  return compute, bandwidth
+end
+
+--[[ Everything a point's bound needs at a thread count: {compute=, bandwidth= (triad's),
+  streams = {triad=, read=, write=} (each as ceilings' bandwidth; empty where the peaks have
+  none), levels=, threads=}. ]]
+function M.at(rows, threads, precision)
+  local compute, bandwidth = M.ceilings(rows, threads, precision)
+  local streams = { triad = bandwidth }
+  for _, family in ipairs({ "read", "write" }) do streams[family] = select(2, M.ceilings(rows, threads, precision, family)) end
+  return { compute = compute, bandwidth = bandwidth, streams = streams, levels = M.levels(rows, threads), threads = threads }
+end
+
+--[[ The ceilings a roofline draws from c (M.at): the best compute ceiling of each ISA class,
+  plus scalar add; triad's bandwidth ceilings, and those of the families in `families` (a
+  set: {read=true}) that bound some of its points. ]]
+function M.shown(c, families)
+  local compute, seen = {}, {}
+  for _, x in ipairs(c.compute) do
+    local isa = x.name:match("^%a+_(%w+)_")
+    if not seen[isa] or x.name:match("scalar_add") then
+      seen[isa] = true
+      compute[#compute + 1] = x
+    end
+  end
+  local bandwidth = {}
+  for _, family in ipairs({ "triad", "read", "write" }) do
+    if family == "triad" or (families or {})[family] then
+      for _, b in ipairs(c.streams and c.streams[family] or family == "triad" and c.bandwidth or {}) do
+        bandwidth[#bandwidth + 1] = b
+      end
+    end
+  end
   return compute, bandwidth
 end
 

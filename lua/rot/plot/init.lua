@@ -14,6 +14,9 @@ M.palette = place.palette
 -- ceilings are grey (their labels name them), so they never look like a series
 local CEILING = "#555555"
 local ROOFS = { { "#3a3a3a", 1 }, { "#6a6a6a", 1 }, { "#8a8a8a", 4 }, { "#9a9a9a", 5 }, { "#b0b0b0", 1 }, { "#7a7a7a", 4 } }
+-- the read and write ceilings (drawn where a read- or write-only kernel is shown): tinted greys
+local FAMILY_ROOFS = { read = { { "#2b5573", 1 }, { "#4f7b9b", 4 }, { "#759cb9", 5 }, { "#3f6b8c", 1 }, { "#93b4cc", 4 } },
+  write = { { "#73492b", 1 }, { "#9b6f4f", 4 }, { "#b99375", 5 }, { "#8c5f3f", 1 }, { "#ccab93", 4 } } }
 
 --[[ Where things are on the canvas: size in pixels, the plot area in screen fractions, font
   sizes. Everything a label's box depends on is written into each script ("# rot geometry"),
@@ -111,6 +114,88 @@ function unstable_note(c)
   return c.unstable and string.format(" (unstable, %.0f%%)", (c.spread or 0) * 100) or ""
 end
 
+--[[ A roofline's ranges, [lo, hi] on each axis: the points' box (xlo, xhi, ylo, yhi: math.huge,
+  0 when there are none) widened to every ceiling and ridge point, with room for the top
+  ceiling's label and the slowest roof visible at the left edge. Returns xr, yr and the peak
+  (the top compute ceiling, nil when there is none). ]]
+function M.roofline_ranges(xlo, xhi, ylo, yhi, compute, bandwidth)
+  local peak = compute[1] and compute[1].gflops
+  for _, c in ipairs(compute) do ylo, yhi = math.min(ylo, c.gflops), math.max(yhi, c.gflops) end
+  for _, b in ipairs(bandwidth) do -- room for each ridge point
+    if peak then xlo, xhi = math.min(xlo, peak / b.gbs), math.max(xhi, peak / b.gbs) end
+  end
+  if xhi == 0 then xlo, xhi, ylo, yhi = 0.1, 1, 0.1, 1 end
+  local xr, yr = { logrange(xlo, xhi, 0.45) }, { logrange(ylo, yhi, 0.3) }
+  yr[2] = math.max(yr[2], yhi * 10 ^ 0.3) -- the top ceiling's label fits above it
+  if #bandwidth > 0 then -- the slowest roof is visible at the left edge
+    yr[1] = math.min(yr[1], 10 ^ (math.floor(math.log(math.max(bandwidth[#bandwidth].gbs * xr[1], 1e-12), 10) * 4) / 4))
+    yr[1] = math.max(yr[1], ylo / 100)
+  end
+  return xr, yr, peak
+end
+
+--[[ The ceilings a roofline draws, from {label=, gflops=, spread=, unstable=} and {label=, gbs=,
+  family=, ...} lists: compute highest first, equal ones (within 2%) merged into one line;
+  bandwidth with a value, highest first. ]]
+function M.ceiling_lists(compute_in, bandwidth_in)
+  local compute = {}
+  for _, c in ipairs(compute_in or {}) do
+    if c.gflops and c.gflops > 0 then
+      compute[#compute + 1] = { label = c.label, gflops = c.gflops, spread = c.spread, unstable = c.unstable }
+    end
+  end
+  table.sort(compute, function(a, b) return a.gflops > b.gflops end)
+  local merged = {}
+  for _, c in ipairs(compute) do
+    local last = merged[#merged]
+    if last and last.gflops / c.gflops < 1.02 then
+      last.label = last.label .. " = " .. c.label
+      last.spread, last.unstable = math.max(last.spread or 0, c.spread or 0), last.unstable or c.unstable
+    else
+      merged[#merged + 1] = c
+    end
+  end
+  local bandwidth = {}
+  for _, b in ipairs(bandwidth_in or {}) do if b.gbs and b.gbs > 0 then bandwidth[#bandwidth + 1] = b end end
+  table.sort(bandwidth, function(a, b) return a.gbs > b.gbs end)
+  return merged, bandwidth
+end
+
+--[[ The ceilings' lines and labels, placed before anything else so no label crosses one:
+  each compute ceiling labelled above its line at the right end, each bandwidth ceiling along
+  its line (rotated with it), a read or write ceiling in tinted greys; a ceiling whose label
+  finds no room is named in the key. Appends to plots and labels; returns the labels' count. ]]
+function M.draw_ceilings(f, pl, compute, bandwidth, peak, xr, yr, plots, labels)
+  local g, n, nth = M.geometry, 0, {}
+  place.block_ceilings(f, pl, compute, bandwidth, peak, xr, yr)
+  for _, c in ipairs(compute) do
+    local text = string.format("%s %.3g GFLOP/s%s", c.label, c.gflops, unstable_note(c))
+    local lab = { x = xr[2], y = c.gflops, text = text, align = "right", dx = -0.5, dy = 0.65, font = g.small }
+    local placed = pl.try(lab)
+    if placed then
+      n = n + 1
+      labels[#labels + 1] = label_cmd(n, lab, CEILING)
+    end
+    plots[#plots + 1] = string.format("%.9g with lines lw 1.5 dt 2 lc rgb '%s' %s", c.gflops, CEILING,
+      placed and "notitle" or ("title " .. q(text)))
+  end
+  for _, b in ipairs(bandwidth) do
+    local styles = FAMILY_ROOFS[b.family] or ROOFS
+    nth[styles] = (nth[styles] or 0) + 1
+    local roof = styles[(nth[styles] - 1) % #styles + 1]
+    local text = string.format("%s %.4g GB/s%s", b.label, b.gbs, unstable_note(b))
+    local lab = line_label(f, pl, b.gbs, text, xr, yr, peak and math.min(peak / b.gbs, xr[2]) or xr[2])
+    if lab then
+      n = n + 1
+      labels[#labels + 1] = label_cmd(n, lab, roof[1])
+    end
+    local line = peak and string.format("(%.9g*x < %.9g ? %.9g*x : 1/0)", b.gbs, peak, b.gbs) or string.format("%.9g*x", b.gbs)
+    plots[#plots + 1] = string.format("%s with lines lw 2 dt %d lc rgb '%s' %s", line, roof[2], roof[1],
+      lab and "notitle" or ("title " .. q(text)))
+  end
+  return n
+end
+
 --[[ Each ceiling's band: from the value down by its spread (how far below the best its other
   rounds lay), drawn under the line, so a reader sees how firm the roof is. Bands go first in
   `plots`, behind everything else. ]]
@@ -154,41 +239,8 @@ function M.roofline(o)
       ylo, yhi = math.min(ylo, r.gflops), math.max(yhi, r.gflops)
     end
   end
-  -- compute ceilings: highest first, equal ones (within 2%) merged into one line
-  local compute = {}
-  for _, c in ipairs(o.compute or {}) do
-    if c.gflops and c.gflops > 0 then
-      compute[#compute + 1] = { label = c.label, gflops = c.gflops, spread = c.spread, unstable = c.unstable }
-    end
-  end
-  table.sort(compute, function(a, b) return a.gflops > b.gflops end)
-  local merged = {}
-  for _, c in ipairs(compute) do
-    local last = merged[#merged]
-    if last and last.gflops / c.gflops < 1.02 then
-      last.label = last.label .. " = " .. c.label
-      last.spread, last.unstable = math.max(last.spread or 0, c.spread or 0), last.unstable or c.unstable
-    else
-      merged[#merged + 1] = c
-    end
-  end
-  compute = merged
-  local bandwidth = {}
-  for _, b in ipairs(o.bandwidth or {}) do if b.gbs and b.gbs > 0 then bandwidth[#bandwidth + 1] = b end end
-  table.sort(bandwidth, function(a, b) return a.gbs > b.gbs end)
-  local peak = compute[1] and compute[1].gflops
-  for _, c in ipairs(compute) do ylo = math.min(ylo, c.gflops); yhi = math.max(yhi, c.gflops) end
-  for _, b in ipairs(bandwidth) do -- room for each ridge point
-    if peak then xhi = math.max(xhi, peak / b.gbs); xlo = math.min(xlo, peak / b.gbs) end
-  end
-  if xhi == 0 then xlo, xhi, ylo, yhi = 0.1, 1, 0.1, 1 end
-  local xr = { logrange(xlo, xhi, 0.45) }
-  local yr = { logrange(ylo, yhi, 0.3) }
-  yr[2] = math.max(yr[2], yhi * 10 ^ 0.3) -- the top ceiling's label fits above it
-  if #bandwidth > 0 then -- the slowest roof is visible at the left edge
-    yr[1] = math.min(yr[1], 10 ^ (math.floor(math.log(math.max(bandwidth[#bandwidth].gbs * xr[1], 1e-12), 10) * 4) / 4))
-    yr[1] = math.max(yr[1], ylo / 100)
-  end
+  local compute, bandwidth = M.ceiling_lists(o.compute, o.bandwidth)
+  local xr, yr, peak = M.roofline_ranges(xlo, xhi, ylo, yhi, compute, bandwidth)
   local f = frame(M.geometry, xr, yr, true, true)
   local pl = placer(f)
   local g = M.geometry
@@ -211,36 +263,8 @@ function M.roofline(o)
   local counts_note = #how > 0 and (" (" .. table.concat(how, "/") .. " counts)") or ""
 
   local gp = header("roofline", o, "operational intensity [flop/byte]", "performance [GFLOP/s]", xr, yr, true, true)
-  local plots, labels, n = {}, {}, 0
-  place.block_ceilings(f, pl, compute, bandwidth, peak, xr, yr) -- no label crosses a ceiling
-  -- compute ceilings: each labelled above its line at the right end; one whose label does not
-  -- fit (too close below another, or crossed by a roof) is named in the legend
-  for _, c in ipairs(compute) do
-    local text = string.format("%s %.3g GFLOP/s%s", c.label, c.gflops, unstable_note(c))
-    local lab = { x = xr[2], y = c.gflops, text = text, align = "right", dx = -0.5, dy = 0.65, font = g.small }
-    local placed = pl.try(lab)
-    if placed then
-      n = n + 1
-      labels[#labels + 1] = label_cmd(n, lab, CEILING)
-    end
-    plots[#plots + 1] = string.format("%.9g with lines lw 1.5 dt 2 lc rgb '%s' %s", c.gflops, CEILING,
-      placed and "notitle" or ("title " .. q(text)))
-  end
-  -- bandwidth ceilings: labelled along the line, rotated with it, where the label fits
-  for i, b in ipairs(bandwidth) do
-    local roof = ROOFS[(i - 1) % #ROOFS + 1]
-    local color = roof[1]
-    local text = string.format("%s %.4g GB/s%s", b.label, b.gbs, unstable_note(b))
-    local lab = line_label(f, pl, b.gbs, text, xr, yr, peak and math.min(peak / b.gbs, xr[2]) or xr[2])
-    local placed = lab ~= nil
-    if lab then
-      n = n + 1
-      labels[#labels + 1] = label_cmd(n, lab, color)
-    end
-    local line = peak and string.format("(%.9g*x < %.9g ? %.9g*x : 1/0)", b.gbs, peak, b.gbs) or string.format("%.9g*x", b.gbs)
-    plots[#plots + 1] = string.format("%s with lines lw 2 dt %d lc rgb '%s' %s", line, roof[2], color,
-      placed and "notitle" or ("title " .. q(text))) -- no room on the plot: the key names it
-  end
+  local plots, labels = {}, {}
+  local n = M.draw_ceilings(f, pl, compute, bandwidth, peak, xr, yr, plots, labels)
   bands(plots, compute, bandwidth, peak)
   -- ridge points: where each bandwidth roof meets the top compute roof
   if peak and #bandwidth > 0 then

@@ -20,11 +20,13 @@ end
   (peaks.level_of: the smallest level whose effective size holds the working set, the last
   cache also the step from its effective size to DRAM's flat tail, named after it: "L3-DRAM")
   in warm mode, DRAM in cold mode. compute = {{gflops=, spread=}} (best first), bandwidth = {{level=, gbs=,
-  spread=, unstable=}}, lv = peaks.levels(). Returns {bound=GFLOP/s, limiter=, fraction=,
-  time_bound=s, dominant=, level=, above=, unstable=} or nil; the limiter of a ceiling marked
-  unstable says so ("DRAM bw (unstable)"); above is set when the point beats its bound by more than
-  its own spread, the ceiling's (how far the ceiling's own samples reached) and epsilon (the
-  best-k tolerance every time carries). ]]
+  family=, spread=, unstable=}} (one bandwidth kernel's: M.of picks it), lv = peaks.levels().
+  Returns {bound=GFLOP/s, limiter=, ceiling=, fraction=, time_bound=s, dominant=, level=, above=,
+  unstable=} or nil. The limiter names the level and, for a read or write ceiling, the family
+  ("L1 read bw"); ceiling is the name of the ceiling itself ("L3 bw" for a point in the step
+  to DRAM, "compute"); the limiter of a ceiling marked unstable says so ("DRAM bw (unstable)").
+  above is set when the point beats its bound by more than its own spread, the ceiling's (how
+  far the ceiling's own samples reached) and epsilon (the best-k tolerance every time carries). ]]
 function M.bound(row, compute, bandwidth, lv, epsilon)
   if not (row.flops and row.bytes and row.time and row.time > 0) then return nil end
   local p_o = compute[1] and compute[1].gflops
@@ -38,9 +40,11 @@ function M.bound(row, compute, bandwidth, lv, epsilon)
   local out = { time_bound = math.max(t_o, t_b), level = M.level_name(row, level) }
   local ceiling
   if t_b > t_o then
-    out.dominant, out.limiter, ceiling = out.level .. " bandwidth", out.level .. " bw", b
+    local family = (b.family and b.family ~= "triad") and (b.family .. " ") or ""
+    out.dominant, out.limiter, ceiling = out.level .. " bandwidth", out.level .. " " .. family .. "bw", b
+    out.ceiling = level.name .. " " .. family .. "bw"
   else
-    out.dominant, out.limiter, ceiling = "compute", "compute", compute[1]
+    out.dominant, out.limiter, out.ceiling, ceiling = "compute", "compute", "compute", compute[1]
   end
   out.unstable = ceiling and ceiling.unstable or nil
   if out.unstable then out.limiter = out.limiter .. " (unstable)" end -- its ceiling's rounds disagree
@@ -54,6 +58,35 @@ function M.bound(row, compute, bandwidth, lv, epsilon)
   return out
 end
 
+--[[ The traffic of a point, from the written bytes its kernels declare: "read" (none
+  written), "write" (all of them), nil (a mix, or not declared: triad's ceilings bound it). ]]
+function M.traffic(row)
+  local w, total = row.bytesWritten, row.bytesDeclared
+  if not (w and total and total > 0) then return nil end
+  if w == 0 then return "read" end
+  if w >= total then return "write" end
+  return nil
+end
+
+-- The bandwidth families other than triad's (a set: {read=true}) that bound some CPU rows.
+function M.families(rows)
+  local out = {}
+  for _, r in ipairs(rows) do
+    local f = not (r.desc and r.desc.device == "gpu") and M.traffic(r)
+    if f then out[f] = true end
+  end
+  return out
+end
+
+--[[ A point's bound against c (peaks.at): the ceilings of its traffic (M.traffic) where the
+  peaks have them, else triad's (peaks from before read and write were measured). ]]
+function M.of(row, c, epsilon)
+  local family = M.traffic(row)
+  local bw = family and c.streams and c.streams[family]
+  if not (bw and #bw > 0) then bw = c.bandwidth end
+  return M.bound(row, c.compute, bw, c.levels, epsilon)
+end
+
 -- A point at this fraction of its bound is above it beyond the spread: its own, the ceiling's
 -- and best-k's epsilon (each may be nil: none known).
 function M.above(fraction, spread, ceiling_spread, epsilon)
@@ -62,38 +95,42 @@ end
 
 -- Why a point beat its bandwidth bound when its working set lies near the level below (l's
 -- predecessor): part of it still hits that faster level; nil when it does not.
-local function attribution(row, l, lv)
+local function attribution(row, ceiling, l, lv)
+  local dram = lv[#lv]
+  if row.cacheMode == "cold" and row.workingSet and dram.from and row.workingSet < dram.from then
+    return string.format("the %s ceiling is the rate of a stream from %s on (DRAM's flat tail), and this cold working set "
+      .. "(%s) is a short burst, which can outrun it; what it stores is written back after the timed run", ceiling,
+      util.bytes(dram.from), util.bytes(row.workingSet))
+  end
   local prev
   for i, x in ipairs(lv) do if l and x.name == l.name then prev = lv[i - 1] end end
   if not (prev and prev.size and row.workingSet) then return nil end
   if row.workingSet <= 2 * prev.size then
-    return string.format("the %s bw ceiling is probably the wrong one: the working set (%s) lies just above the "
-      .. "effective %s size (%s), so part of it still hits %s (wrong level attribution)", l.name, util.bytes(row.workingSet),
+    return string.format("the %s ceiling is probably the wrong one: the working set (%s) lies just above the "
+      .. "effective %s size (%s), so part of it still hits %s (wrong level attribution)", ceiling, util.bytes(row.workingSet),
       prev.name, util.bytes(prev.size), prev.name)
   end
   if l.name == "DRAM" and row.workingSet <= 8 * prev.size then
-    return string.format("the DRAM bw ceiling is probably the wrong one: the working set (%s) is within 8x the effective "
+    return string.format("the %s ceiling is probably the wrong one: the working set (%s) is within 8x the effective "
       .. "%s size (%s), where a thrash-resistant cache still serves part of it (wrong level attribution)",
-      util.bytes(row.workingSet), prev.name, util.bytes(prev.size))
+      ceiling, util.bytes(row.workingSet), prev.name, util.bytes(prev.size))
   end
 end
 
---[[ Why a point beat its bound, most likely first: one sentence naming the ceiling. A working set
-  just above a level's effective size comes first (even under an unstable ceiling: measuring the
-  peaks again does not move where the level ends), then an unstable ceiling, then the clock. ]]
+--[[ Why a point beat its bound, most likely first: one sentence naming the ceiling (row.ceiling,
+  row.boundUnstable: as M.bound set them). A working set just above a level's effective size
+  comes first (even under an unstable ceiling: measuring the peaks again does not move where
+  the level ends), then an unstable ceiling, then the clock. ]]
 function M.why_above(row, lv)
-  local limiter = row.limiter or "bandwidth"
-  local base = limiter:match("^(.-) %(unstable%)$") -- the ceiling's name without the mark
-  local name, unstable = base or limiter, base ~= nil
-  name = name:gsub("^(L%d+)%-DRAM bw$", "%1 bw") -- the step to DRAM is bounded by its cache's ceiling
+  local name, unstable = row.ceiling or "bandwidth", row.boundUnstable
   local l = row.level and peaks.level_of(row.workingSet or 0, lv)
-  local why = not name:match("^compute") and attribution(row, l, lv)
+  local why = name ~= "compute" and attribution(row, name, l, lv)
   if why then return why .. (unstable and "; the ceiling is also unstable" or "") end
   if unstable then
     return string.format("the %s ceiling is unstable: its rounds disagreed by more than 5%% (a busy machine measures it "
       .. "low); measure the peaks again when the machine is quieter (rot measure peaks)", name)
   end
-  if name:match("^compute") then
+  if name == "compute" then
     return "the compute ceiling is probably wrong: measured at another clock (turbo, a governor change) than this point, "
       .. "or the declared flops overstate the work"
   end

@@ -204,6 +204,7 @@ function M.csv(rows, path, axes)
     { "counts", function(r) return r.counts end },
     { "flops_declared", function(r) return r.flopsDeclared end },
     { "bytes_declared", function(r) return r.bytesDeclared end },
+    { "bytes_written_declared", function(r) return r.bytesWritten end },
     { "flops_measured_over_declared", function(r) return r.flopsRatio end },
     { "bytes_measured_over_declared", function(r) return r.bytesRatio end },
     { "runs", function(r) return r.runs end },

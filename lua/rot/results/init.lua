@@ -94,7 +94,8 @@ local function json_point(r)
     machine = r.machine, nodeType = r.nodeType ~= "" and r.nodeType or nil, workingSet = r.workingSet,
     time = r.time, gbs = r.gbs, gflops = r.gflops, intensity = r.intensity, flops = r.flops, bytes = r.bytes,
     counts = r.counts, runs = r.runs, spread = r.spread, threads = r.threads, cacheMode = r.cacheMode,
-    level = r.level, bound = r.bound, limiter = r.limiter, fraction = r.fraction, aboveBound = r.above,
+    level = r.level, bound = r.bound, limiter = r.limiter, ceiling = r.ceiling, traffic = bounds.traffic(r),
+    bytesWritten = r.bytesWritten, fraction = r.fraction, aboveBound = r.above,
     boundUnstable = r.boundUnstable == true,
     failed = r.failed, source = format.source(r) }
 end
@@ -102,14 +103,16 @@ end
 -- The JSON document's description of its own fields: units, and what version 2 adds.
 M.json_version = 2
 local UNITS = { time = "s", timeBound = "s", gbs = "GB/s", gflops = "GFLOP/s", bound = "GFLOP/s", intensity = "flop/B",
-  workingSet = "B", flops = "flop per invocation", bytes = "B per invocation", spread = "fraction",
+  workingSet = "B", flops = "flop per invocation", bytes = "B per invocation", bytesWritten = "B per invocation",
+  spread = "fraction",
   fraction = "fraction of the bound", value = "the ceiling's unit", effective = "B", reported = "B", triadGBs = "GB/s",
   clock_GHz = "GHz" }
 
 -- The ceilings of a results object as the JSON's "ceilings": every stored field of each.
 local function json_ceilings(c)
   local out = {}
-  for _, list in ipairs({ c.compute or {}, c.bandwidth or {} }) do
+  local streams = c.streams or { triad = c.bandwidth }
+  for _, list in ipairs({ c.compute or {}, streams.triad or {}, streams.read or {}, streams.write or {} }) do
     for _, x in ipairs(list) do
       local r = x.row or {}
       out[#out + 1] = { name = r.name or x.name or x.label, kind = r.kind, threads = r.threads, value = r.value or x.gbs or x.gflops,
@@ -165,8 +168,7 @@ function Results:ceilings(precision)
   if not self.peaks then
     local rows = self.peaks_rows()
     local t = peaks.nearest_threads(rows, max_threads(self.rows))
-    local compute, bandwidth = peaks.ceilings(rows, t, precision)
-    self.peaks = { compute = compute, bandwidth = bandwidth, threads = t, levels = peaks.levels(rows, t) }
+    self.peaks = peaks.at(rows, t, precision)
   end
   return self.peaks
 end
@@ -181,10 +183,11 @@ function Results:bounds()
   local c = self:ceilings()
   local above = {}
   for _, r in ipairs(self.rows) do
-    local b = bounds.bound(r, c.compute, c.bandwidth, c.levels, get("bestEpsilon"))
+    local b = bounds.of(r, c, get("bestEpsilon"))
     if b then
       r.bound, r.limiter, r.fraction, r.timeBound, r.dominant, r.level = b.bound, b.limiter, b.fraction, b.time_bound,
         b.dominant, b.level
+      r.ceiling = b.ceiling
       r.above, r.boundUnstable = b.above, b.unstable
       if b.above then above[#above + 1] = r end
     end
@@ -230,18 +233,13 @@ local function plot_opts(self, o, extra)
 end
 
 -- roofline{name=, title=, series=fn, label=fn, compute=, bandwidth=, pdf=} writes name.svg,
--- name.png (+ .dat, .gp); ceilings: the machine's measured peaks unless given
+-- name.png (+ .dat, .gp); ceilings: the machine's measured peaks unless given (triad's
+-- bandwidth ceilings, and the read or write ones where a read- or write-only kernel is shown)
 function Results:roofline(o)
   local compute, bandwidth = o.compute, o.bandwidth
   if not compute or not bandwidth then
-    local c = self:ceilings()
-    local shown, seen = {}, {}
-    for _, x in ipairs(c.compute) do -- the best of each ISA class, plus scalar add
-      local isa = x.name:match("^%a+_(%w+)_")
-      if not seen[isa] or x.name:match("scalar_add") then seen[isa] = true; shown[#shown + 1] = x end
-    end
-    compute = compute or shown
-    bandwidth = bandwidth or c.bandwidth
+    local c_shown, b_shown = peaks.shown(self:ceilings(), bounds.families(self.rows))
+    compute, bandwidth = compute or c_shown, bandwidth or b_shown
   end
   return timed("plot", plot.roofline, plot_opts(self, o, { compute = compute, bandwidth = bandwidth }))
 end

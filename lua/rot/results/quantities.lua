@@ -47,6 +47,7 @@ function M.derive(row, k, ignore_disturbed)
     if best.run.mux then row.multiplexed = true end
   end
   row.flopsDeclared, row.bytesDeclared, row.workingSet = m.flops, m.bytes, m.workingSet
+  row.bytesWritten = tonumber(m.bytesWritten) -- declared by the kernel, or nil: its traffic's mix
   -- GPU points: the CUPTI metrics (one profiled invocation) and, when they are the
   -- hierarchical-roofline set, measured flops and HBM bytes
   for key, v in pairs(m) do -- what the kernel measured itself
