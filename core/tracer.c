@@ -17,9 +17,11 @@
 #include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_RECORDS (64u << 20)
+#define ABORT_REAP_S 5 /* the most seconds follow_abort waits for the tasks it killed */
 
 static int thread_index(const struct tracee *tr, pid_t tid)
 {
@@ -369,23 +371,47 @@ static int timer_start(double seconds)
 	return tfd;
 }
 
+/* Seconds since t0, on the monotonic clock. */
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* After the kill: every wait status handled (a stopped task, new or reparented, killed again)
+ * until no task is left, polling from 1 ms to 50 ms apart for at most ABORT_REAP_S seconds. A
+ * task stuck longer (in an uninterruptible sleep, say) is left unreaped: the core goes on. */
+static void reap_killed(struct tracee *tr)
+{
+	struct timespec t0, pause = {0, 1000000};
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		int st;
+		pid_t w = waitpid(-1, &st, __WALL | WNOHANG);
+		if (w > 0) {
+			if (WIFSTOPPED(st))
+				kill(w, SIGKILL); /* a task the kill missed, new or reparented */
+			on_status(tr, w, st);
+		} else if (w < 0 && errno != EINTR) {
+			return; /* ECHILD: every task is gone */
+		} else if (w == 0) {
+			if (seconds_since(&t0) >= ABORT_REAP_S)
+				return;
+			nanosleep(&pause, NULL); /* a signal cuts it short: no harm */
+			pause.tv_nsec = pause.tv_nsec < 25000000 ? 2 * pause.tv_nsec : 50000000;
+		}
+	}
+}
+
 /* poll failed (errno err): nothing would tell of the child any more. Kills it and all it
- * started, waits for every task (blocking: no signalfd needed), closes the counters of the
+ * started, reaps them (reap_killed: a few seconds at most), closes the counters of the
  * threads left, and fails the point with err. */
 static void follow_abort(struct tracee *tr, int err)
 {
 	tr->follow_err = err;
 	tracer_kill_all(tr);
-	for (;;) {
-		int st;
-		pid_t w = waitpid(-1, &st, __WALL);
-		if (w > 0 && WIFSTOPPED(st))
-			kill(w, SIGKILL); /* a task the kill missed, new or reparented */
-		if (w > 0)
-			on_status(tr, w, st);
-		else if (errno != EINTR)
-			break;
-	}
+	reap_killed(tr);
 	for (int i = 0; i < tr->th.n; i++)
 		thread_exit(tr, &tr->th.t[i]);
 	tr->handoff = 0;

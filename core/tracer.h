@@ -75,8 +75,8 @@ pid_t tracer_start(struct tracee *tr, struct point *ps, int first, int last, con
  * it waits for the next: SIGCHLD through the signalfd sfd, the timeout through a timerfd, the
  * kernel's stderr through errfd. What the kernel started and left running when its process
  * ended is killed and named. Returns 1 when the timeout fired. When the waiting itself fails
- * (poll), the child and all it started are killed and reaped, their counters closed, and
- * tr->follow_err says why. */
+ * (poll), the child and all it started are killed and reaped (for 5 s at most: a task that
+ * does not go is left), their counters closed, and tr->follow_err says why. */
 int tracer_follow(struct tracee *tr, int sfd, int errfd);
 
 /* Kills the child's process group and every process it started. */

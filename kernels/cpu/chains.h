@@ -4,9 +4,11 @@
  * Macros: PEAK_TYPE (double|float), PEAK_LANES (1 = scalar, else elements per vector),
  * PEAK_OP (0 fma, 1 add, 2 mul, 3 div), PEAK_CHAINS (independent chains; latency x issue rate hides
  * the pipeline), ROT_TALLY. */
+#include "args.h"
 #include "kernel.h"
 #include "tally.h"
 
+#include <limits.h>
 #include <stdlib.h>
 
 typedef PEAK_TYPE elem;
@@ -31,10 +33,13 @@ static const struct rot_param params[] = {
 
 static void *init(const struct rot_args *a)
 {
+	size_t n;
+	if (rot_arg_range(a, ROT_KSTR(CHAINS_NAME), "n", 1, LONG_MAX, "iterations", &n) < 0)
+		return NULL;
 	struct chains *c = calloc(1, sizeof *c);
 	if (!c)
 		return NULL;
-	c->n = (long)rot_arg(a, "n");
+	c->n = (long)n;
 	c->mul = PEAK_OP >= 2 ? (elem)1.0000001 : (elem)0.9999999;
 	c->add = (elem)1e-7;
 	c->seed = (elem)1;

@@ -3,13 +3,18 @@
  * the level that holds ws, several give the loads in flight. Declares 8 bytes per load. */
 #include "macro/CHASE_CHAINS.h"
 #include "macro/ROT_TALLY.h"
+#include "args.h"
 #include "kernel.h"
 #include "tally.h"
 
+#include <limits.h>
 #include <stdlib.h>
 
 #ifndef CHASE_CHAINS
 #define CHASE_CHAINS 1
+#endif
+#if CHASE_CHAINS < 1
+#error "CHASE_CHAINS must be 1 or more"
 #endif
 #define LINE 8 /* pointers per 64-byte line */
 
@@ -26,20 +31,10 @@ static const struct rot_param params[] = {
 	{NULL, 0, NULL},
 };
 
-static void *init(const struct rot_args *a)
+/* Links the ring's lines into one cycle, in an order prefetchers cannot guess (Sattolo's
+ * shuffle); order is room for lines indices. */
+static void link_ring(void **ring, size_t *order, size_t lines)
 {
-	struct chase *c = calloc(1, sizeof *c);
-	if (!c)
-		return NULL;
-	size_t lines = (size_t)rot_arg(a, "ws") / 64, *order = malloc((lines + 1) * sizeof *order);
-	c->n = (long)rot_arg(a, "n");
-	c->bytes = lines * 64;
-	c->ring = lines ? rot_alloc(c->bytes) : NULL;
-	if (!c->ring || !order) {
-		free(order), free(c->ring), free(c);
-		return NULL;
-	}
-	/* Sattolo's shuffle: one cycle through every line, in an order prefetchers cannot guess */
 	unsigned long long x = 88172645463325252ull;
 	for (size_t i = 0; i < lines; i++)
 		order[i] = i;
@@ -49,9 +44,31 @@ static void *init(const struct rot_args *a)
 		order[i] = order[j], order[j] = t;
 	}
 	for (size_t i = 0; i < lines; i++)
-		c->ring[order[i] * LINE] = &c->ring[order[(i + 1) % lines] * LINE];
+		ring[order[i] * LINE] = &ring[order[(i + 1) % lines] * LINE];
+}
+
+/* ws: a line for each chain to start on, or two chains would walk the same lines in step */
+static void *init(const struct rot_args *a)
+{
+	size_t ws, n;
+	if (rot_arg_range(a, "chase", "ws", 64 * CHASE_CHAINS, ROT_ARG_BYTES, "bytes", &ws) < 0 ||
+	    rot_arg_range(a, "chase", "n", 1, LONG_MAX, "steps", &n) < 0)
+		return NULL;
+	struct chase *c = calloc(1, sizeof *c);
+	if (!c)
+		return NULL;
+	size_t lines = ws / 64, *order = malloc(lines * sizeof *order);
+	c->n = (long)n;
+	c->bytes = lines * 64;
+	c->ring = rot_alloc(c->bytes);
+	if (!c->ring || !order)
+		goto out;
+	link_ring(c->ring, order, lines);
 	free(order);
 	return c;
+out:
+	free(order), free(c->ring), free(c);
+	return NULL;
 }
 
 static void run(void *state)

@@ -1,16 +1,23 @@
 /* clock: a chain of n dependent 64-bit integer multiplies, 3 cycles each on current Intel and
  * AMD cores, so 3 n / time is the core clock the kernels run at. (A chain of add-immediates is
  * no clock: Golden Cove folds those at rename.) Declares 3 n "flops": cycles, not work. */
+#include "args.h"
 #include "kernel.h"
+
+#include <limits.h>
 #include <stdlib.h>
 
 static const struct rot_param params[] = {{"n", 1000000, "dependent multiplies"}, {NULL, 0, NULL}};
 
+/* n: at most LONG_MAX - 7, so the loop's counter, stepping by 8, cannot wrap */
 static void *init(const struct rot_args *a)
 {
+	size_t v;
+	if (rot_arg_range(a, "clock", "n", 1, LONG_MAX - 7, "multiplies", &v) < 0)
+		return NULL;
 	long *n = malloc(sizeof *n);
 	if (n)
-		*n = (long)rot_arg(a, "n");
+		*n = (long)v;
 	return n;
 }
 

@@ -1,6 +1,7 @@
 /* dgemm: C += A B for dense n x n row-major doubles, a teaching kernel (not a BLAS).
  * DGEMM_BLOCK 0: the naive i-j-k loops; B > 0: B x B tiles with the i-k-j order inside.
  * Declared bytes: the compulsory traffic, A and B read once, C read and written once: 4 n^2 8. */
+#include "args.h"
 #include "kernel.h"
 #include "macro/DGEMM_BLOCK.h"
 #include "macro/ROT_TALLY.h"
@@ -19,25 +20,30 @@ struct st {
 
 static const struct rot_param params[] = {{"n", 256, "matrix order"}, {NULL, 0, NULL}};
 
+/* n: the three matrices' bytes together at most ROT_ARG_BYTES, so no size wraps */
 static void *init(const struct rot_args *args)
 {
+	size_t n, most = rot_arg_isqrt(ROT_ARG_BYTES / (3 * sizeof(double)));
+	if (rot_arg_range(args, "dgemm", "n", 1, most, "rows", &n) < 0)
+		return NULL;
 	struct st *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
-	s->n = (long)rot_arg(args, "n");
-	size_t cells = (size_t)s->n * (size_t)s->n;
+	size_t cells = n * n;
+	s->n = (long)n;
 	s->a = rot_alloc(cells * sizeof(double));
 	s->b = rot_alloc(cells * sizeof(double));
 	s->c = rot_alloc(cells * sizeof(double));
-	if (!s->a || !s->b || !s->c) {
-		free(s->a), free(s->b), free(s->c), free(s);
-		return NULL;
-	}
+	if (!s->a || !s->b || !s->c)
+		goto out;
 	for (size_t i = 0; i < cells; i++) {
 		s->a[i] = (double)(i % 5) * 0.01;
 		s->b[i] = (double)(i % 3) * 0.01;
 	}
 	return s;
+out:
+	free(s->a), free(s->b), free(s->c), free(s);
+	return NULL;
 }
 
 static void run(void *p)

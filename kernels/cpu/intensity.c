@@ -1,12 +1,14 @@
 /* intensity: a[i] = f(b[i]) where f is fpe dependent multiply-adds, so the flops per loaded
  * element is a runtime parameter and one sweep walks from the memory roof to the compute roof
  * (like ERT and mixbench). INTENSITY_TYPE (double|float), INTENSITY_ILP (vectors in flight). */
+#include "args.h"
 #include "kernel.h"
 #include "macro/INTENSITY_ILP.h"
 #include "macro/INTENSITY_TYPE.h"
 #include "macro/ROT_TALLY.h"
 #include "tally.h"
 
+#include <limits.h>
 #include <stdlib.h>
 
 #ifndef INTENSITY_TYPE
@@ -38,22 +40,29 @@ static const struct rot_param params[] = {
 	{NULL, 0, NULL},
 };
 
+/* n: both arrays' bytes together at most ROT_ARG_BYTES; fpe 0 makes a copy */
 static void *init(const struct rot_args *args)
 {
+	size_t n, fpe;
+	if (rot_arg_range(args, "intensity", "n", 1, ROT_ARG_BYTES / (2 * sizeof(elem)), "elements",
+			  &n) < 0 ||
+	    rot_arg_range(args, "intensity", "fpe", 0, LONG_MAX, "multiply-adds", &fpe) < 0)
+		return NULL;
 	struct st *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
-	s->n = (long)rot_arg(args, "n");
-	s->fpe = (long)rot_arg(args, "fpe");
-	s->a = rot_alloc((size_t)s->n * sizeof(elem));
-	s->b = rot_alloc((size_t)s->n * sizeof(elem));
-	if (!s->a || !s->b) {
-		free(s->a), free(s->b), free(s);
-		return NULL;
-	}
+	s->n = (long)n;
+	s->fpe = (long)fpe;
+	s->a = rot_alloc(n * sizeof(elem));
+	s->b = rot_alloc(n * sizeof(elem));
+	if (!s->a || !s->b)
+		goto out;
 	for (long i = 0; i < s->n; i++)
 		s->b[i] = (elem)(i % 100) * (elem)0.01;
 	return s;
+out:
+	free(s->a), free(s->b), free(s);
+	return NULL;
 }
 
 static void range(struct st *s, long lo, long hi)

@@ -2,6 +2,7 @@
  * (contiguous); 1: column by column, the lecture's "implementation horror" (stride n).
  * MATVEC_BLOCK: rows per register block (1, 2 or 4; order 0 only). Declared bytes are the
  * lecture's ideal-cache count (A, x and y moved once): (n*n + 2n) * 8. */
+#include "args.h"
 #include "kernel.h"
 #include "macro/MATVEC_BLOCK.h"
 #include "macro/MATVEC_ORDER.h"
@@ -25,25 +26,29 @@ struct st {
 
 static const struct rot_param params[] = {{"n", 1000, "matrix order"}, {NULL, 0, NULL}};
 
+/* n: A, x and y together, (n + 1)^2 doubles at most, within ROT_ARG_BYTES: no size wraps */
 static void *init(const struct rot_args *args)
 {
+	size_t n, most = rot_arg_isqrt(ROT_ARG_BYTES / sizeof(double)) - 1;
+	if (rot_arg_range(args, "matvec", "n", 1, most, "rows", &n) < 0)
+		return NULL;
 	struct st *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
-	s->n = (long)rot_arg(args, "n");
-	size_t n = (size_t)s->n;
+	s->n = (long)n;
 	s->a = rot_alloc(n * n * sizeof(double));
 	s->x = rot_alloc(n * sizeof(double));
 	s->y = rot_alloc(n * sizeof(double));
-	if (!s->a || !s->x || !s->y) {
-		free(s->a), free(s->x), free(s->y), free(s);
-		return NULL;
-	}
+	if (!s->a || !s->x || !s->y)
+		goto out;
 	for (size_t i = 0; i < n * n; i++)
 		s->a[i] = (double)(i % 7) * 0.1;
 	for (size_t i = 0; i < n; i++)
 		s->x[i] = 1.0 / (double)(i + 1);
 	return s;
+out:
+	free(s->a), free(s->x), free(s->y), free(s);
+	return NULL;
 }
 
 static void run(void *p)

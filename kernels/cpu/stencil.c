@@ -1,6 +1,7 @@
 /* stencil: one Jacobi sweep of the 2D 5-point stencil on an n x n grid of doubles,
  * out = 0.25 * (N + S + E + W) on the interior (4 flops a point); the grids swap each call.
  * Declared bytes: each grid moved once, 2 * n * n * 8. STENCIL_UNROLL unrolls the inner loop. */
+#include "args.h"
 #include "kernel.h"
 #include "macro/ROT_TALLY.h"
 #include "macro/STENCIL_UNROLL.h"
@@ -21,22 +22,27 @@ struct st {
 
 static const struct rot_param params[] = {{"n", 1000, "grid points per side"}, {NULL, 0, NULL}};
 
+/* n: 3 at least (an interior point to sweep); both grids' bytes at most ROT_ARG_BYTES */
 static void *init(const struct rot_args *args)
 {
+	size_t n, most = rot_arg_isqrt(ROT_ARG_BYTES / (2 * sizeof(double)));
+	if (rot_arg_range(args, "stencil", "n", 3, most, "points a side", &n) < 0)
+		return NULL;
 	struct st *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
-	s->n = (long)rot_arg(args, "n");
-	size_t cells = (size_t)s->n * (size_t)s->n;
+	size_t cells = n * n;
+	s->n = (long)n;
 	s->in = rot_alloc(cells * sizeof(double));
 	s->out = rot_alloc(cells * sizeof(double));
-	if (!s->in || !s->out) {
-		free(s->in), free(s->out), free(s);
-		return NULL;
-	}
+	if (!s->in || !s->out)
+		goto out;
 	for (size_t i = 0; i < cells; i++)
 		s->in[i] = s->out[i] = (double)(i % 13);
 	return s;
+out:
+	free(s->in), free(s->out), free(s);
+	return NULL;
 }
 
 static void run(void *p)

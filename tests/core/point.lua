@@ -2,7 +2,8 @@
 --   rot measure tests/core/point.lua KERNEL N [key=value ...]
 -- keys: threads, pin (a,b), mode (warm|cold), counter (repeatable), rule (on:action[:k=v,...]),
 -- flops (EVENT*weight: measured flops from a counter), macro (NAME:VALUE, repeatable),
--- flags (comma-separated compiler flags). Prints the table; writes point.csv.
+-- param (NAME:VALUE, a parameter besides n, repeatable), flags (comma-separated compiler
+-- flags). Prints the table; writes point.csv.
 local rot = require "rot"
 local spec = { kernel = arg[1], params = { n = tonumber(arg[2]) }, counters = {}, rules = {} }
 for i = 3, #arg do
@@ -16,6 +17,9 @@ for i = 3, #arg do
     local name, value = v:match("^([%w_]+):(.*)$")
     spec.macros = spec.macros or {}
     spec.macros[name] = value
+  elseif k == "param" then
+    local name, value = v:match("^([%w_]+):(.*)$")
+    spec.params[name] = tonumber(value)
   elseif k == "flags" then spec.flags = v:gsub(",", " ")
   elseif k == "counter" then spec.counters[#spec.counters + 1] = v
   elseif k == "flops" then

@@ -1,9 +1,15 @@
-/* Unit tests for core/tracer without a child: the state in a /proc task stat line (the busy-
- * thread check), and what a shared child keeps for its next point. */
+/* Unit tests for core/tracer: the state in a /proc task stat line (the busy-thread check), what
+ * a shared child keeps for its next point, and a failed wait that gives up on a task in time. */
 #include "tracer.h"
 #include "tap.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 static void stat_state(void)
 {
@@ -50,9 +56,62 @@ static void reset(void)
 	free(tr);
 }
 
+static pid_t sleeper(int group)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (group)
+			setpgid(0, 0);
+		sleep(20);
+		_exit(0);
+	}
+	if (pid > 0 && group)
+		setpgid(pid, pid); /* either side may run first */
+	return pid;
+}
+
+/* A poll that fails (2 descriptors past RLIMIT_NOFILE: EINVAL) kills and reaps the child; a
+ * child of the core the kill misses stands for a task stuck in an uninterruptible sleep. */
+static void abort_bounded(void)
+{
+	static struct point p; /* no timeout */
+	static const struct rot_kernel k = {.name = "k"};
+	struct tracee *tr = calloc(1, sizeof *tr);
+	pid_t kid = sleeper(1), stuck = sleeper(0);
+	struct rlimit old, low;
+	struct timespec t0, t1;
+	getrlimit(RLIMIT_NOFILE, &old);
+	low = (struct rlimit){1, old.rlim_max};
+	p.w[0].args.kernel = &k;
+	tr->p = &p;
+	tr->pid = kid;
+	tr->th.n = 1;
+	tr->th.t[0] = (struct thread){.tid = kid, .state = T_RUNNING};
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	setrlimit(RLIMIT_NOFILE, &low);
+	tracer_follow(tr, -1, -1);
+	setrlimit(RLIMIT_NOFILE, &old);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	struct outcome o;
+	struct failure f;
+	tracer_outcome(tr, 0, &o);
+	ok(report_decide(&o, &f) == REPORT_FAILED && f.kind == FAILURE_SETUP && f.err == EINVAL,
+	   "the failed poll fails the point, with its errno");
+	ok(tr->main_done && WIFSIGNALED(tr->p_status) && WTERMSIG(tr->p_status) == SIGKILL &&
+	       tr->th.t[0].state == T_EXITED,
+	   "the child was killed and reaped, its thread closed");
+	ok(s >= 4.5 && s < 10, "the task that did not go was waited for %.2f s, not until it went",
+	   s);
+	kill(stuck, SIGKILL);
+	ok(waitpid(stuck, NULL, 0) == stuck, "and left unreaped");
+	free(tr);
+}
+
 int main(void)
 {
 	stat_state();
 	reset();
+	abort_bounded();
 	return done_testing();
 }
