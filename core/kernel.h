@@ -47,10 +47,6 @@ struct rot_kernel {
 	 * between core and memory (STREAM convention: each array element read or written once). */
 	double (*flops)(const struct rot_args *a);
 	double (*bytes)(const struct rot_args *a);
-	/* Optional: how many of those bytes are written (the rest are read). A kernel that reads
-	 * only (0) or writes only (all of them) is bounded by the read or write ceilings of
-	 * `rot measure peaks`; any other mix, or none declared, by triad's. */
-	double (*written)(const struct rot_args *a);
 	/* GPU kernels (.cu files): run() only launches (asynchronously); the core times the
 	 * launches with CUDA events, flushes L2 for cold runs, and profiles with CUPTI. */
 	int gpu;
@@ -59,6 +55,11 @@ struct rot_kernel {
 	/* Optional: after the timed runs, fills out with up to max quantities the kernel measured
 	 * itself; returns how many. Scripts read them as row.report.NAME. */
 	int (*report)(void *state, struct rot_value *out, int max);
+	/* Optional: how many of the declared bytes are written (the rest are read). A kernel that
+	 * reads only (0) or writes only (all of them) is bounded by the read or write ceilings of
+	 * `rot measure peaks`; any other mix, or none declared, by triad's. (Last, so kernels that
+	 * initialize this struct by position, as the .cu files do, need not name it.) */
+	double (*written)(const struct rot_args *a);
 };
 
 /* Value of a declared parameter: the measurement's, else the declared default. */

@@ -107,6 +107,12 @@ static int measure_one(struct session *s, struct point *ps, int n, int i, FILE *
 		failure_write(out, &(struct failure){.kind = FAILURE_INPUT, .message = tr->tc.err});
 		return 1;
 	}
+	if (tr->stuck) {
+		failure_write(out, &(struct failure){.kind = FAILURE_SETUP,
+						     .message = "a task of an earlier point, killed, did "
+								"not exit: no further point is measured"});
+		return 1;
+	}
 	if (!tr->pid) { /* a fresh child for the points from here on */
 		tracer_reset_point(tr, &ps[i], i);
 		tr->last = n - 1;

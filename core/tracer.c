@@ -381,8 +381,8 @@ static double seconds_since(const struct timespec *t0)
 
 /* After the kill: every wait status handled (a stopped task, new or reparented, killed again)
  * until no task is left, polling from 1 ms to 50 ms apart for at most ABORT_REAP_S seconds. A
- * task stuck longer (in an uninterruptible sleep, say) is left unreaped: the core goes on. */
-static void reap_killed(struct tracee *tr)
+ * task stuck longer (in an uninterruptible sleep, say) is left unreaped: -1 (else 0). */
+static int reap_killed(struct tracee *tr)
 {
 	struct timespec t0, pause = {0, 1000000};
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -394,10 +394,10 @@ static void reap_killed(struct tracee *tr)
 				kill(w, SIGKILL); /* a task the kill missed, new or reparented */
 			on_status(tr, w, st);
 		} else if (w < 0 && errno != EINTR) {
-			return; /* ECHILD: every task is gone */
+			return 0; /* ECHILD: every task is gone */
 		} else if (w == 0) {
 			if (seconds_since(&t0) >= ABORT_REAP_S)
-				return;
+				return -1;
 			nanosleep(&pause, NULL); /* a signal cuts it short: no harm */
 			pause.tv_nsec = pause.tv_nsec < 25000000 ? 2 * pause.tv_nsec : 50000000;
 		}
@@ -411,7 +411,8 @@ static void follow_abort(struct tracee *tr, int err)
 {
 	tr->follow_err = err;
 	tracer_kill_all(tr);
-	reap_killed(tr);
+	if (reap_killed(tr) < 0)
+		tr->stuck = 1; /* waiting for any child would wait for it too */
 	for (int i = 0; i < tr->th.n; i++)
 		thread_exit(tr, &tr->th.t[i]);
 	tr->handoff = 0;

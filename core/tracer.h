@@ -63,6 +63,7 @@ struct tracee {
 	int measured;	/* the point's records came with a 0 verdict and the child waits */
 	pid_t handoff;	/* the thread left stopped after a measured point, the next to come */
 	int follow_err; /* the errno of a failed poll: the child was killed (0: none) */
+	int stuck;	/* a task killed after a failed poll did not go: no later point is measured */
 };
 
 /* Starts a child that measures ps[first..last] (child_main), stopped under ptrace with its
@@ -76,7 +77,7 @@ pid_t tracer_start(struct tracee *tr, struct point *ps, int first, int last, con
  * kernel's stderr through errfd. What the kernel started and left running when its process
  * ended is killed and named. Returns 1 when the timeout fired. When the waiting itself fails
  * (poll), the child and all it started are killed and reaped (for 5 s at most: a task that
- * does not go is left), their counters closed, and tr->follow_err says why. */
+ * does not go is left, and tr->stuck set), their counters closed, and tr->follow_err says why. */
 int tracer_follow(struct tracee *tr, int sfd, int errfd);
 
 /* Kills the child's process group and every process it started. */

@@ -3,9 +3,7 @@
 # (software events here; hardware ones where a PMU exists), cache modes, best-k, rules.
 . "$(dirname "$0")/lib.sh"
 P=tests/core/point.lua
-csv() { # csv COLUMN: the value of COLUMN in point.csv's data row
-	awk -F, -v col="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i } NR == 2 { print $c }' "$OUT/point.csv"
-}
+csv() { csv_value "$OUT/point.csv" "$1"; } # csv COLUMN: the value of COLUMN in point.csv's data row
 ratio_between() { # ratio_between A B LO HI: LO <= A/B <= HI
 	awk -v a="$1" -v b="$2" -v lo="$3" -v hi="$4" 'BEGIN { r = a / b; exit !(b > 0 && r >= lo && r <= hi) }'
 }

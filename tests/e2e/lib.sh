@@ -31,6 +31,23 @@ check() { # check NAME COMMAND...: ok when the command succeeds
 contains() { # contains FILE PATTERN NAME
 	if grep -q -e "$2" "$1"; then ok 0 "$3"; else ok 1 "$3"; echo "#   '$2' not in:"; sed 's/^/#   /' "$1" | head -20; fi
 }
+csv_value() { # csv_value FILE COLUMN [ROW]: COLUMN's value in data row ROW (1: the first) of a
+	# CSV file, a quoted field (which may hold commas) read whole, its quotes taken off
+	awk -v col="$2" -v row="${3:-1}" '
+		function split_csv(line, f,   n, q, c, i, cur) {
+			n = 0; q = 0; cur = ""
+			for (i = 1; i <= length(line); i++) {
+				c = substr(line, i, 1)
+				if (c == "\"") q = !q
+				else if (c == "," && !q) { f[++n] = cur; cur = "" }
+				else cur = cur c
+			}
+			f[++n] = cur
+			return n
+		}
+		NR == 1 { n = split_csv($0, h); for (i = 1; i <= n; i++) if (h[i] == col) c = i; next }
+		NR == row + 1 && c { split_csv($0, f); print f[c]; exit }' "$1"
+}
 # recorded ceilings, so tests need not measure the machine first (measurements.t and machines.t do)
 rot() { "$ROOT/rot" -cacheDir="$CACHE" -outputDir="$OUT" -peaksFile="$ROOT/tests/fixtures/peaks.csv" "$@"; }
 built() { # built NAME QUICK: rot build of a shipped measurement as one TAP line; its output stays in $T/o

@@ -252,7 +252,7 @@ t.is(latest(1), 3, "1 thread: its noisy round asks for the extra round (3, quick
 asked = { [1] = {}, [2] = {} }
 an, _, said = bandwidth.measure(fake, { 1, 2 }, true, sys.clock() - 1000)
 t.ok(latest(1) == 2 and latest(2) == 2, "past the time budget: the planned rounds (2, quick), no extra one")
-t.ok(table.concat(said, "; "):find("round 3 was not measured: it would pass the peaks' time budget %(75 s%)") ~= nil,
+t.ok(table.concat(said, "; "):find("round 3 was not measured: it would pass the peaks' time budget %(45 s%)") ~= nil,
   "and that is said: " .. table.concat(said, "; "))
 
 -- a batch's guessed time counts faulting its arrays in, as fast as the last large batch did:

@@ -103,6 +103,7 @@ static void abort_bounded(void)
 	   "the child was killed and reaped, its thread closed");
 	ok(s >= 4.5 && s < 10, "the task that did not go was waited for %.2f s, not until it went",
 	   s);
+	ok(tr->stuck, "and marked: no later point waits for it (its wait would never end)");
 	kill(stuck, SIGKILL);
 	ok(waitpid(stuck, NULL, 0) == stuck, "and left unreaped");
 	free(tr);

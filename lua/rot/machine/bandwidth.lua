@@ -31,7 +31,7 @@ M.stable = rounds.stable
 -- Rounds past the planned ones are spent only while the peaks (from their start) stay within
 -- budget seconds: rot measure peaks is meant to take under 3 minutes on a 2-core VM.
 local function plan(quick)
-  return quick and { rounds = 2, max_rounds = 3, runs = 3, max_runs = 5, per_octave = 1, first = 256 * MiB, budget = 75 }
+  return quick and { rounds = 2, max_rounds = 3, runs = 3, max_runs = 5, per_octave = 1, first = 256 * MiB, budget = 45 }
     or { rounds = 3, max_rounds = 6, runs = 3, max_runs = 6, per_octave = 2, first = 512 * MiB, budget = 160 }
 end
 
