@@ -109,8 +109,9 @@ static int measure_one(struct session *s, struct point *ps, int n, int i, FILE *
 	}
 	if (tr->stuck) {
 		failure_write(out, &(struct failure){.kind = FAILURE_SETUP,
-						     .message = "a task of an earlier point, killed, did "
-								"not exit: no further point is measured"});
+						     .message =
+							 "a task of an earlier point, killed, did "
+							 "not exit: no further point is measured"});
 		return 1;
 	}
 	if (!tr->pid) { /* a fresh child for the points from here on */
