@@ -112,5 +112,6 @@ static const struct rot_kernel chase = {.name = "chase",
 					.dispose = dispose,
 					.buffers = buffers,
 					.flops = zero,
-					.bytes = bytes};
+					.bytes = bytes,
+					.written = zero}; /* loads only */
 ROT_KERNEL(chase)

@@ -3,6 +3,7 @@
  * STREAM_SUM for the read-only reduction), which arrays it reads, its flops per element,
  * then includes this header. Macros: STREAM_TYPE (double|float), STREAM_NT (1: non-temporal
  * stores), STREAM_UNROLL; ROT_TALLY (1: count the work done, for tests). */
+#include "args.h"
 #include "kernel.h"
 #include "tally.h"
 
@@ -64,21 +65,12 @@ static const struct rot_param params[] = {
 	{NULL, 0, NULL},
 };
 
-/* n elements of each array: from 1 to half of what a size_t counts in bytes (an array's bytes,
- * rounded to pages, cannot wrap). 0, or -1 with errno EINVAL after saying why on stderr (the
- * user sees the kernel's last lines there). */
+/* n elements of each array: from 1 to as many as ROT_ARG_BYTES holds (an array's bytes,
+ * rounded to pages, cannot wrap). 0, or -1 with errno EINVAL after saying why on stderr. */
 static int elements(const struct rot_args *args, size_t *n)
 {
-	const size_t most = SIZE_MAX / 2 / sizeof(elem);
-	double v = rot_arg(args, "n");
-	if (!(v >= 1) || v > (double)most) {
-		fprintf(stderr, "%s: n must be from 1 to %zu elements, not %g\n",
-			ROT_KSTR(STREAM_NAME), most, v);
-		errno = EINVAL;
-		return -1;
-	}
-	*n = (size_t)v;
-	return 0;
+	return rot_arg_range(args, ROT_KSTR(STREAM_NAME), "n", 1, ROT_ARG_BYTES / sizeof(elem),
+			     "elements", n);
 }
 
 static void *init(const struct rot_args *args)

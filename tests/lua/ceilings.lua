@@ -146,8 +146,12 @@ t.ok(gap_bound(16 * MiB).limiter == "L3 bw" and gap_bound(1024 * MiB).limiter ==
 local why = bounds.why_above({ ceiling = b100.ceiling, boundUnstable = true, level = "L3-DRAM", workingSet = 100 * MiB }, glv)
 t.ok(why:find("^the L3 bw ceiling is unstable"), "above its bound in the step: the ceiling named is L3's, which exists: " .. why)
 why = bounds.why_above({ ceiling = "DRAM write bw", cacheMode = "cold", level = "DRAM", workingSet = MiB }, glv)
-t.ok(why:find("^the DRAM write bw ceiling is the rate of a stream from") and why:find("1.00 MiB", 1, true),
+t.ok(why:find("^the DRAM write bw ceiling is the rate of a stream from") and why:find("1.00 MiB", 1, true)
+  and why:find("written back after the timed run", 1, true),
   "a cold point far short of DRAM's tail above its DRAM ceiling: the sizes are named as the reason: " .. why)
+why = bounds.why_above({ ceiling = "DRAM read bw", cacheMode = "cold", level = "DRAM", workingSet = MiB, bytesDeclared = 8,
+  bytesWritten = 0 }, glv)
+t.ok(why:find("short burst, which can outrun it$"), "a read-only one stores nothing: nothing said of write-backs: " .. why)
 local rot = require "rot"
 local gapfile = os.tmpname()
 sys.writefile(gapfile, "name,kind,threads,value,unit,spread\nL3_effective,size,1,38000000,B,\n" ..

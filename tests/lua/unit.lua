@@ -150,11 +150,18 @@ t.is(rb.limiter, "L1 read bw", "a read-only kernel in L1 is bounded by L1's read
 t.ok(math.abs(rb.fraction - 0.8) < 1e-9, "at 120 GB/s it is at 80% of the 150 GB/s read ceiling, not 60% of triad's 200.5 ("
   .. rb.fraction .. ")")
 t.is(rb.ceiling, "L1 read bw", "the ceiling is named for the reasons given when a point beats it")
-sum_row.bytesWritten = 8e6
+sum_row.cacheMode = "cold"
+t.is(bounds.of(sum_row, pat, 0.02).limiter, "DRAM bw", "a level the read sweep left without a ceiling: triad's there, "
+  .. "not the compute peak")
+sum_row.cacheMode, sum_row.bytesMeasured = "warm", true
+t.is(bounds.of(sum_row, pat, 0.02).limiter, "L1 bw", "bytes measured by counters: triad's ceilings (the read and write "
+  .. "ones are in declared bytes)")
+sum_row.bytesMeasured, sum_row.bytesWritten = nil, 8e6
 t.is(bounds.of(sum_row, pat, 0.02).limiter, "L1 bw", "a write-only kernel where the peaks have no write ceilings: triad's")
 local _, shown = peaks.shown(pat, {})
 t.is(#shown, 2, "the roofline draws triad's bandwidth ceilings")
-local _, shown_read = peaks.shown(pat, bounds.families({ { bytesDeclared = 8e6, bytesWritten = 0 } }))
+local _, shown_read = peaks.shown(pat, bounds.families({ { bytesDeclared = 8e6, bytesWritten = 0, gflops = 1, intensity = 0.125 },
+  { bytesDeclared = 8e6, bytesWritten = 8e6, gflops = 0, intensity = 0 } }))
 t.ok(#shown_read == 3 and shown_read[3].label == "L1 read", "and the read ones where a read-only kernel is on it")
 
 -- peaks.csv with sizes: the levels at a thread count, effective sizes first

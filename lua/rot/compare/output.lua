@@ -114,7 +114,8 @@ function M.print(name, A, B, matched, summary, axes, with_machine, eps)
     function(p) return either(p, function(x) return x and (x.limiter or ""):find("(unstable)", 1, true) end) end)
   for _, p in ipairs(matched) do
     if (limiter(p) or ""):find(" -> ", 1, true) then
-      io.stdout:write("A -> B the limiter moved (the working set changed level, or the intensity crossed the ridge): the two % of bound are of different roofs\n")
+      io.stdout:write("A -> B the limiter moved (the working set changed level, the intensity crossed the ridge, or the "
+        .. "kernel's ceilings changed between triad's and its read or write ones): the two % of bound are of different roofs\n")
       break
     end
   end

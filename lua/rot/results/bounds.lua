@@ -38,6 +38,7 @@ function M.bound(row, compute, bandwidth, lv, epsilon)
   local t_o = p_o and row.flops / (p_o * 1e9) or 0
   local t_b = (b and row.bytes > 0) and row.bytes / (b.gbs * 1e9) or 0
   local out = { time_bound = math.max(t_o, t_b), level = M.level_name(row, level) }
+  out.family = b and b.family ~= "triad" and b.family or nil -- the read or write ceilings bound it
   local ceiling
   if t_b > t_o then
     local family = (b.family and b.family ~= "triad") and (b.family .. " ") or ""
@@ -59,31 +60,42 @@ function M.bound(row, compute, bandwidth, lv, epsilon)
 end
 
 --[[ The traffic of a point, from the written bytes its kernels declare: "read" (none
-  written), "write" (all of them), nil (a mix, or not declared: triad's ceilings bound it). ]]
+  written), "write" (all of them), nil (a mix, or not declared, or bytes measured by counters,
+  which count what the read and write ceilings' declared bytes do not: triad's bound it). ]]
 function M.traffic(row)
   local w, total = row.bytesWritten, row.bytesDeclared
-  if not (w and total and total > 0) then return nil end
+  if row.bytesMeasured or not (w and total and total > 0) then return nil end
   if w == 0 then return "read" end
   if w >= total then return "write" end
   return nil
 end
 
--- The bandwidth families other than triad's (a set: {read=true}) that bound some CPU rows.
+-- The bandwidth families other than triad's (a set: {read=true}) that bound some CPU rows a
+-- roofline draws (with flops and bytes: a write-only kernel without flops is not on it).
 function M.families(rows)
   local out = {}
   for _, r in ipairs(rows) do
-    local f = not (r.desc and r.desc.device == "gpu") and M.traffic(r)
+    local drawn = (r.gflops or 0) > 0 and (r.intensity or 0) > 0
+    local f = drawn and not (r.desc and r.desc.device == "gpu") and M.traffic(r)
     if f then out[f] = true end
   end
   return out
 end
 
---[[ A point's bound against c (peaks.at): the ceilings of its traffic (M.traffic) where the
-  peaks have them, else triad's (peaks from before read and write were measured). ]]
+--[[ A point's bound against c (peaks.at): at each level, the ceiling of its traffic (M.traffic)
+  where the peaks have one, else triad's (peaks from before read and write were measured, or a
+  level the read or write sweep left without a ceiling). ]]
 function M.of(row, c, epsilon)
   local family = M.traffic(row)
-  local bw = family and c.streams and c.streams[family]
-  if not (bw and #bw > 0) then bw = c.bandwidth end
+  local own = family and c.streams and c.streams[family] or {}
+  local bw = c.bandwidth
+  if #own > 0 then
+    local by, seen = {}, {}
+    for _, x in ipairs(own) do by[x.level] = x end
+    bw = {}
+    for _, x in ipairs(c.bandwidth) do bw[#bw + 1] = by[x.level] or x; seen[x.level] = true end
+    for _, x in ipairs(own) do if not seen[x.level] then bw[#bw + 1] = x end end
+  end
   return M.bound(row, c.compute, bw, c.levels, epsilon)
 end
 
@@ -99,8 +111,8 @@ local function attribution(row, ceiling, l, lv)
   local dram = lv[#lv]
   if row.cacheMode == "cold" and row.workingSet and dram.from and row.workingSet < dram.from then
     return string.format("the %s ceiling is the rate of a stream from %s on (DRAM's flat tail), and this cold working set "
-      .. "(%s) is a short burst, which can outrun it; what it stores is written back after the timed run", ceiling,
-      util.bytes(dram.from), util.bytes(row.workingSet))
+      .. "(%s) is a short burst, which can outrun it%s", ceiling, util.bytes(dram.from), util.bytes(row.workingSet),
+      M.traffic(row) == "read" and "" or "; what it stores is written back after the timed run")
   end
   local prev
   for i, x in ipairs(lv) do if l and x.name == l.name then prev = lv[i - 1] end end

@@ -94,7 +94,7 @@ local function json_point(r)
     machine = r.machine, nodeType = r.nodeType ~= "" and r.nodeType or nil, workingSet = r.workingSet,
     time = r.time, gbs = r.gbs, gflops = r.gflops, intensity = r.intensity, flops = r.flops, bytes = r.bytes,
     counts = r.counts, runs = r.runs, spread = r.spread, threads = r.threads, cacheMode = r.cacheMode,
-    level = r.level, bound = r.bound, limiter = r.limiter, ceiling = r.ceiling, traffic = bounds.traffic(r),
+    level = r.level, bound = r.bound, limiter = r.limiter, ceiling = r.ceiling, traffic = r.boundFamily,
     bytesWritten = r.bytesWritten, fraction = r.fraction, aboveBound = r.above,
     boundUnstable = r.boundUnstable == true,
     failed = r.failed, source = format.source(r) }
@@ -187,7 +187,7 @@ function Results:bounds()
     if b then
       r.bound, r.limiter, r.fraction, r.timeBound, r.dominant, r.level = b.bound, b.limiter, b.fraction, b.time_bound,
         b.dominant, b.level
-      r.ceiling = b.ceiling
+      r.ceiling, r.boundFamily = b.ceiling, b.family
       r.above, r.boundUnstable = b.above, b.unstable
       if b.above then above[#above + 1] = r end
     end

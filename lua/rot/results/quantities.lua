@@ -89,6 +89,7 @@ function M.derive(row, k, ignore_disturbed)
     row.bytesRatio = m.bytes and m.bytes > 0 and row.bytes / m.bytes or nil
   end
   row.counts = src.flops == src.bytes and src.flops or ("flops " .. src.flops .. ", bytes " .. src.bytes)
+  row.bytesMeasured = src.bytes == "measured" or nil
   row.gflops = row.flops / row.time / 1e9
   row.gbs = row.bytes / row.time / 1e9
   row.intensity = row.bytes > 0 and row.flops / row.bytes or nil
