@@ -187,7 +187,8 @@ best() { awk -v k="$1" '$1 == k && $2 > b { b = $2 } END { if (b) print b }' "$B
 ratios() { awk -v a="$d1" -v b="$d2" -v l="$1" 'BEGIN { printf "%.3f, %.3f", a / l, b / l }'; } # both runs over reference $1
 for t in 1 $(m cpus); do
 	d1=$(p 1 "dram_$t") d2=$(p 2 "dram_$t") l=$(best "dram_$t")
-	printf 'DRAM triad ceiling, %s: run 1 %s GB/s, run 2 %s GB/s (%s apart; target within 5%%)' "$([ "$t" = 1 ] && echo "1 thread" || echo "$t threads")" "${d1:--}" "${d2:--}" \
+	n1=$(p 1 "dramnote_$t" | tr _ ' ') n2=$(p 2 "dramnote_$t" | tr _ ' ')
+	printf 'DRAM triad ceiling, %s: run 1 %s GB/s (%s), run 2 %s GB/s (%s) (%s apart; target within 5%%)' "$([ "$t" = 1 ] && echo "1 thread" || echo "$t threads")" "${d1:--}" "${n1:--}" "${d2:--}" "${n2:--}" \
 		"$(awk -v a="$d1" -v b="$d2" 'BEGIN { if (a > 0 && b > 0) printf "%.1f%%", (a > b ? a / b : b / a) * 100 - 100; else print "-" }')"
 	if [ -n "$l" ]; then
 		printf '; likwid-bench %s at %s KiB (4x the reported last cache), best of 3 rounds: %.2f GB/s; ratios %s (target 0.95-1.05)\n' "$lk" "$(m llc4_kib_$t)" "$l" "$(ratios "$l")"
