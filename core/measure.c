@@ -357,6 +357,28 @@ static const struct device *device_of(const struct point *p)
 	return &device_cpu;
 }
 
+/* Adds workload w's declared counts to the point's: -1 (the point failed) when its written
+ * bytes are not from 0 to its bytes. */
+static int counts_add(struct measurement *m, const struct workload *w, int first, FILE *out)
+{
+	const struct rot_kernel *k = w->args.kernel;
+	double bytes = k->bytes ? k->bytes(&w->args) : 0.0;
+	double written = k->written ? k->written(&w->args) : 0.0;
+	if (!(written >= 0 && written <= bytes)) { /* NaN too */
+		snprintf(m->err, sizeof m->err,
+			 "kernel '%s' declares %g bytes written of %g: its written bytes must be "
+			 "from 0 to its bytes",
+			 k->name, written, bytes);
+		fail(out, FAILURE_KERNEL, m->err);
+		return -1;
+	}
+	m->flops += k->flops ? k->flops(&w->args) : 0.0;
+	m->bytes += bytes;
+	m->written += written;
+	m->written_known = (first || m->written_known) && k->written; /* every workload's */
+	return 0;
+}
+
 /* Initializes the workloads: their states, buffers and declared counts. */
 static int workloads_init(struct measurement *m, FILE *out)
 {
@@ -375,10 +397,11 @@ static int workloads_init(struct measurement *m, FILE *out)
 		if (k->buffers)
 			m->nbufs +=
 			    k->buffers(w->state, m->bufs + m->nbufs, MAX_BUFFERS - m->nbufs);
-		m->flops += k->flops ? k->flops(&w->args) : 0.0;
-		m->bytes += k->bytes ? k->bytes(&w->args) : 0.0;
-		m->written += k->written ? k->written(&w->args) : 0.0;
-		m->written_known = (m->inited == 0 || m->written_known) && k->written;
+		if (counts_add(m, w, m->inited == 0, out) <
+		    0) {	     /* after init: it checks the args */
+			m->inited++; /* its state is disposed of with the others' */
+			return -1;
+		}
 	}
 	for (int i = 0; i < m->nbufs; i++)
 		m->working += m->bufs[i].bytes;

@@ -87,4 +87,12 @@ ok $? "rebuilding an earlier configuration hits ccache ($h1 -> $h2)"
 # the description includes the macro: different values never share a cache entry
 test "$(find "$CACHE/results" -type f | wc -l)" -eq 3
 ok $? "three configurations, three cache entries"
+
+# a kernel that declares more bytes written than it moves: its point fails, saying so
+sed -e 's/static const struct rot_kernel scale = {/static double over(const struct rot_args *a) { return 32 * rot_arg(a, "n"); }\
+static const struct rot_kernel scale = {.written = over,/' "$S/kernels/scale.c" >"$T/over.c"
+mkdir -p "$T/over/kernels" && cp "$T/over.c" "$T/over/kernels/scale.c" && cp "$S/study.lua" "$T/over/study.lua"
+rot measure "$T/over/study.lua" 2.0 >"$T/o6" 2>&1
+test $? -ne 0 && grep -q "kernel 'scale' declares 131072 bytes written of 65536: its written bytes must be from 0 to its bytes" "$T/o6"
+ok $? "written bytes beyond the kernel's bytes: the point fails with both figures"
 done_testing

@@ -164,6 +164,26 @@ local _, shown_read = peaks.shown(pat, bounds.families({ { bytesDeclared = 8e6, 
   { bytesDeclared = 8e6, bytesWritten = 8e6, gflops = 0, intensity = 0 } }))
 t.ok(#shown_read == 3 and shown_read[3].label == "L1 read", "and the read ones where a read-only kernel is on it")
 
+-- one measurement over 1 and 2 threads: each point bounded by its own thread count's ceilings
+-- and levels (a 1-thread point at 64 KiB is past the 1-thread L1, inside the 2-thread one)
+local mixed = peaks.parse_csv(table.concat({ "name,kind,threads,value,unit,spread",
+  "double_avx512_fma,compute,1,100,GFLOP/s,", "double_avx512_fma,compute,2,200,GFLOP/s,",
+  "L1_effective,size,1,50000,B,", "L2_effective,size,1,1000000,B,", "L1_effective,size,2,100000,B,",
+  "L2_effective,size,2,2000000,B,", "triad_L1,bandwidth,1,400,GB/s,0.01", "triad_L2,bandwidth,1,150,GB/s,0.01",
+  "triad_DRAM,bandwidth,1,30,GB/s,0.01", "triad_L1,bandwidth,2,800,GB/s,0.01", "triad_L2,bandwidth,2,300,GB/s,0.01",
+  "triad_DRAM,bandwidth,2,50,GB/s,0.01" }, "\n"))
+local function mrow(threads, gbs)
+  local bytes = 24 * 1024
+  return { threads = threads, workingSet = 64 * 1024, cacheMode = "warm", flops = bytes / 12, bytes = bytes,
+    time = bytes / (gbs * 1e9), gflops = gbs / 12, spread = 0.01 }
+end
+local res = require("rot.results").new({ mrow(1, 120), mrow(2, 240) }, {}, function() return mixed end):bounds()
+t.ok(res.rows[1].limiter == "L2 bw" and math.abs(res.rows[1].fraction - 0.8) < 1e-9,
+  "the 1-thread point: past its L1, at 80% of the 1-thread L2 ceiling (" .. tostring(res.rows[1].limiter) .. ")")
+t.ok(res.rows[2].limiter == "L1 bw" and math.abs(res.rows[2].fraction - 0.3) < 1e-9,
+  "the 2-thread point: inside the 2-thread L1, at 30% of its ceiling (" .. tostring(res.rows[2].limiter) .. ")")
+t.is(res:ceilings().threads, 2, "the plots draw the highest thread count's ceilings")
+
 -- peaks.csv with sizes: the levels at a thread count, effective sizes first
 local lrows = peaks.parse_csv(table.concat({
   "name,kind,threads,value,unit,spread",

@@ -15,8 +15,8 @@ M.palette = place.palette
 local CEILING = "#555555"
 local ROOFS = { { "#3a3a3a", 1 }, { "#6a6a6a", 1 }, { "#8a8a8a", 4 }, { "#9a9a9a", 5 }, { "#b0b0b0", 1 }, { "#7a7a7a", 4 } }
 -- the read and write ceilings (drawn where a read- or write-only kernel is shown): tinted greys
-local FAMILY_ROOFS = { read = { { "#2b5573", 1 }, { "#4f7b9b", 4 }, { "#759cb9", 5 }, { "#3f6b8c", 1 }, { "#93b4cc", 4 } },
-  write = { { "#73492b", 1 }, { "#9b6f4f", 4 }, { "#b99375", 5 }, { "#8c5f3f", 1 }, { "#ccab93", 4 } } }
+local FAMILY_ROOFS = { read = { { "#1f4e70", 1 }, { "#4f7b9b", 4 }, { "#8fb0c8", 5 }, { "#2f6f9f", 2 }, { "#a9c4d8", 1 } },
+  write = { { "#6e4222", 1 }, { "#9b6f4f", 4 }, { "#c8a88f", 5 }, { "#9f5f2f", 2 }, { "#d8c1a9", 1 } } }
 
 --[[ Where things are on the canvas: size in pixels, the plot area in screen fractions, font
   sizes. Everything a label's box depends on is written into each script ("# rot geometry"),

@@ -53,7 +53,8 @@ end
 function M.legend(rows, out, above, unstable)
   local a, u = false, false
   for _, r in ipairs(rows) do a, u = a or above(r), u or unstable(r) end
-  if a then out:write("^ above its bound by more than its spread and the ceiling's: a ceiling or the declared counts are wrong\n") end
+  if a then out:write("^ above its bound by more than its spread and the ceiling's: the wrong ceiling (the warning above says "
+    .. "why), or a ceiling or the declared counts are wrong\n") end
   if u then
     out:write("(unstable) the ceiling bounding the point still varies by more than 5% over its rounds, or (DRAM) its "
       .. "sizes showed no flat tail: its bound is uncertain\n")

@@ -163,14 +163,18 @@ local function max_threads(rows)
   return t
 end
 
--- The measured ceilings for these rows (measuring the machine first if it never was).
-function Results:ceilings(precision)
-  if not self.peaks then
-    local rows = self.peaks_rows()
-    local t = peaks.nearest_threads(rows, max_threads(self.rows))
-    self.peaks = peaks.at(rows, t, precision)
-  end
-  return self.peaks
+--[[ The measured ceilings for these rows (measuring the machine first if it never was): those
+  of their highest thread count (what the plots draw), or, given threads, of that count (the
+  stored count nearest to it: what a point measured with that many threads is bounded by). ]]
+function Results:ceilings(precision, threads)
+  self.prows = self.prows or self.peaks_rows()
+  local rows = self.prows
+  local t = peaks.nearest_threads(rows, threads or max_threads(self.rows))
+  self.at = self.at or {}
+  local key = (precision or "double") .. "/" .. t
+  if not self.at[key] then self.at[key] = peaks.at(rows, t, precision) end
+  if not threads then self.peaks = self.at[key] end
+  return self.at[key]
 end
 
 -- Adds bound, limiter, fraction, time bound and its dominant term to every row; a point above
@@ -180,9 +184,10 @@ function Results:bounds()
   local cpu = false -- GPU points have their own bounds (gpu_bounds): no CPU ceilings for them
   for _, r in ipairs(self.rows) do cpu = cpu or not (r.desc and r.desc.device == "gpu") end
   if not cpu then return self end
-  local c = self:ceilings()
+  self:ceilings() -- the plots' (the highest thread count's)
   local above = {}
   for _, r in ipairs(self.rows) do
+    local c = self:ceilings(nil, r.threads or 1) -- a point's own thread count's ceilings and levels
     local b = bounds.of(r, c, get("bestEpsilon"))
     if b then
       r.bound, r.limiter, r.fraction, r.timeBound, r.dominant, r.level = b.bound, b.limiter, b.fraction, b.time_bound,
@@ -192,7 +197,7 @@ function Results:bounds()
       if b.above then above[#above + 1] = r end
     end
   end
-  warn_above(above, "", function(worst) return bounds.why_above(worst, c.levels) end)
+  warn_above(above, "", function(worst) return bounds.why_above(worst, self:ceilings(nil, worst.threads or 1).levels) end)
   return self
 end
 
