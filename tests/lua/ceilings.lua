@@ -56,6 +56,21 @@ local said = table.concat(notes, "; ")
 t.ok(said:find("read%-only DRAM [%d.]+ GB/s stays below triad [%d.]+ GB/s beyond their spreads") ~= nil,
   "read below triad beyond the spreads is said, with the figures: " .. said)
 
+-- a level below the next one (read L1 under read L2: two threads on one core's L1 measured low):
+-- marked unstable and said; a calm staircase has no such line
+local inv = state(0.99, 0.98)
+for ws, x in pairs(inv.samples[1][1]) do
+  if ws <= 48 * 1024 then for i, g in ipairs(x.rounds) do x.rounds[i] = g / 4 end end
+end
+local ia = bandwidth.analyse(inv, 1, rep)
+local inotes = table.concat(bandwidth.notes({ [1] = ia }, { rows = {} }), "; ")
+for _, r in ipairs(ia.rows) do by[r.name] = r end
+t.ok(by.read_L1.unstable and by.read_L1.inverted and not by.read_L2.inverted
+  and inotes:find("read_L1 [%d.]+ GB/s stays below read_L2 [%d.]+ GB/s beyond their spreads") ~= nil,
+  "a level's ceiling below the next level's: unstable, and said: " .. inotes)
+t.ok(not table.concat(bandwidth.notes({ [1] = bandwidth.analyse(state(0.99, 0.98), 1, rep) }, { rows = {} }), "; ")
+  :find("stays below read_"), "a calm staircase: no level below the next")
+
 -- a sweep that never flattens up to its end: DRAM is its last octave, unstable, and said
 local climbing = state(0.99, 0.98)
 for ws, x in pairs(climbing.samples[1][3]) do

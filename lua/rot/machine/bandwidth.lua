@@ -342,6 +342,21 @@ local function contradiction(a)
   return nil
 end
 
+--[[ A level's ceiling below the next slower level's, of the same kernel at t threads, beyond
+  their spreads (a faster level cannot be slower than the one after it: a noisy round measured
+  it low): {{row=, next=}} (the rows come level by level, fastest first), empty when none. ]]
+function M.inversions(a)
+  local out, last = {}, {}
+  for _, r in ipairs(a.rows) do
+    if r.kind == "bandwidth" and r.stream then
+      local x = last[r.stream]
+      if x and x.value * (1 + (x.spread or 0)) * (1 + (r.spread or 0)) < r.value then out[#out + 1] = { row = x, next = r } end
+      last[r.stream] = r
+    end
+  end
+  return out
+end
+
 --[[ Measures the bandwidth ceilings of every thread count: returns the analyses per thread
   count (rows marked unstable where the rounds still disagree by more than 5%), the state (its
   rows for the staircase plot, rounds, bounded) and notes for the user. started: when the
@@ -363,7 +378,10 @@ function M.measure(rot, threads, quick, started, between)
   an, missing = analyse_all(st, threads)
   for r = p.rounds + 1, p.max_rounds do -- more rounds where a spread asks, read is below triad, or no levels yet
     local which = spreading(an) or {}
-    for t, a in pairs(an) do if contradiction(a) then which[t] = which[t] or {}; which[t].DRAM = true end end
+    for t, a in pairs(an) do
+      if contradiction(a) then which[t] = which[t] or {}; which[t].DRAM = true end
+      for _, v in ipairs(M.inversions(a)) do which[t] = which[t] or {}; which[t][v.row.level] = true end
+    end
     if next(which) == nil and not missing then break end
     if not rounds_upto(rot, st, defining(an, st, threads, which), r, deadline) then
       st.budget = { round = r, seconds = p.budget }
@@ -410,6 +428,13 @@ function M.notes(an, st, missing)
       notes[#notes + 1] = string.format("%s: read-only DRAM %.1f GB/s stays below triad %.1f GB/s beyond their "
         .. "spreads (%.1f%%, %.1f%%) after %d rounds: one stream's misses in flight limit it where triad's three do not",
         M.threads(t), c.read.value, c.triad.value, c.read.spread * 100, c.triad.spread * 100, c.read.rounds)
+    end
+    for _, v in ipairs(M.inversions(a)) do
+      v.row.unstable, v.row.inverted = true, true
+      notes[#notes + 1] = string.format("%s: %s %.1f GB/s stays below %s %.1f GB/s beyond their spreads (%.1f%%, "
+        .. "%.1f%%): a faster level cannot be slower than the next, so %s is marked unstable (measure again when it is "
+        .. "quieter)", M.threads(t), v.row.name, v.row.value, v.next.name, v.next.value, (v.row.spread or 0) * 100,
+        (v.next.spread or 0) * 100, v.row.name)
     end
     for _, r in ipairs(a.rows) do
       if r.kind == "bandwidth" and ((r.rounds and r.spread > M.stable) or r.unflat) then r.unstable = true end
