@@ -138,7 +138,7 @@ contains "$T/e" "failed: cannot pin to cpu 4000: " "and says which CPU could not
 rot measure $P triad -1 >"$T/o" 2>"$T/e"
 ok $((1 - ($? != 0))) "triad with n=-1: the run fails"
 grep -q "kernel 'triad' failed to initialize: Invalid argument" "$T/e" &&
-	grep -q "triad: n must be from 1 to [0-9]* elements, not -1" "$T/e"
+	grep -q "triad: n must be a whole number from 1 to [0-9]* elements, not -1" "$T/e"
 ok $? "the error names the parameter and its range"
 refused() { # refused KERNEL N WORDS ARGS...: the run fails, its init said WORDS (a pattern)
 	k=$1 n=$2 words=$3
@@ -150,12 +150,14 @@ refused() { # refused KERNEL N WORDS ARGS...: the run fails, its init said WORDS
 	ok $? "$k n=$n${*:+ $*}: refused, the user reads '$words'"
 }
 # 3 n^2 doubles past what a size_t counts: refused before the size wraps
-refused dgemm 0 "n must be from 1 to [0-9]* rows, not 0"
-refused dgemm 1e10 "n must be from 1 to [0-9]* rows, not 1e+10"
-refused chase 1000 "ws must be from 128 to [0-9]* bytes, not 100" param=ws:100 macro=CHASE_CHAINS:2
-refused chase 0 "n must be from 1 to [0-9]* steps, not 0"
-refused stencil 2 "n must be from 3 to [0-9]* points a side, not 2"
-refused peakflops -5 "n must be from 1 to [0-9]* iterations, not -5"
+refused dgemm 0 "n must be a whole number from 1 to [0-9]* rows, not 0"
+refused dgemm 1e10 "n must be a whole number from 1 to [0-9]* rows, not 10000000000"
+refused chase 1000 "ws must be a whole number from 128 to [0-9]* bytes, not 100" param=ws:100 macro=CHASE_CHAINS:2
+refused chase 0 "n must be a whole number from 1 to [0-9]* steps, not 0"
+refused stencil 2 "n must be a whole number from 3 to [0-9]* points a side, not 2"
+refused peakflops -5 "n must be a whole number from 1 to [0-9]* iterations, not -5"
+# a fraction: the buffers would hold its whole part while the declared bytes count it all
+refused triad 1000.5 "n must be a whole number from 1 to [0-9]* elements, not 1000.5"
 
 # several workloads at once, each in its own thread
 cat >"$T/multi.lua" <<L
