@@ -60,6 +60,10 @@ struct rot_kernel {
 	 * `rot measure peaks`; any other mix, or none declared, by triad's. (Last, so kernels that
 	 * initialize this struct by position, as the .cu files do, need not name it.) */
 	double (*written)(const struct rot_args *a);
+	/* Optional: 0 when the parameters are ones init accepts, else -1 after saying why on
+	 * stderr, as init would; nothing allocated. `rot build` asks it (rot-core --declared), so a
+	 * bad parameter shows before anything is measured. */
+	int (*check)(const struct rot_args *a);
 };
 
 /* Value of a declared parameter: the measurement's, else the declared default. */

@@ -1,5 +1,6 @@
 /* main: the measuring core's entry point. Reads the descriptions of a batch of points (kernel,
  * parameters, run policy), measures them in traced children, streams each result out. */
+#define _GNU_SOURCE
 #include "process.h"
 #include "sysinfo.h"
 #include "counters.h"
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -51,31 +53,103 @@ static int timer_report(void)
 	return 0;
 }
 
-/* rot-core --declared KERNEL [NAME=VALUE ...]: the kernel's declared counts, nothing run */
-static int declared(int argc, char **argv)
+/* Reads a kernel and its parameters (KERNEL [NAME=VALUE ...]) into a: 0, or -1 with why in msg. */
+static int spec_read(int argc, char **argv, struct rot_args *a, char *msg, size_t len)
 {
-	struct rot_args a = {0};
-	char err[512] = "expected NAME=VALUE, VALUE a number"; /* sscanf's refusal */
-	a.kernel = registry_find(argv[0]);
-	if (!a.kernel) {
-		fprintf(stderr, "rot-core: no kernel '%s' in this core\n", argv[0]);
-		return 2;
+	*a = (struct rot_args){0};
+	a->kernel = registry_find(argv[0]);
+	if (!a->kernel) {
+		snprintf(msg, len, "no kernel '%s' in this core", argv[0]);
+		return -1;
 	}
 	for (int i = 1; i < argc; i++) {
 		char name[64];
 		double v;
 		int end = 0;
-		if (sscanf(argv[i], "%63[^=]=%lf%n", name, &v, &end) != 2 || argv[i][end] != '\0' ||
-		    registry_set_arg(&a, name, v, err, sizeof err) < 0) {
-			fprintf(stderr, "rot-core: bad parameter '%s': %s\n", argv[i], err);
-			return 2;
+		if (sscanf(argv[i], "%63[^=]=%lf%n", name, &v, &end) != 2 || argv[i][end] != '\0') {
+			snprintf(msg, len,
+				 "bad parameter '%s': expected NAME=VALUE, VALUE a number",
+				 argv[i]);
+			return -1;
 		}
+		if (registry_set_arg(a, name, v, msg, len) < 0)
+			return -1;
 	}
+	return 0;
+}
+
+/* rot-core --declared KERNEL [NAME=VALUE ...]: the kernel's declared counts, nothing run; 2
+ * when a parameter is one the kernel refuses (its check says why on stderr) */
+static int declared(int argc, char **argv)
+{
+	struct rot_args a;
+	char msg[512];
+	if (spec_read(argc, argv, &a, msg, sizeof msg) < 0) {
+		fprintf(stderr, "rot-core: %s\n", msg);
+		return 2;
+	}
+	if (a.kernel->check && a.kernel->check(&a) < 0)
+		return 2;
 	printf("flops %.17g\nbytes %.17g\n", a.kernel->flops ? a.kernel->flops(&a) : 0.0,
 	       a.kernel->bytes ? a.kernel->bytes(&a) : 0.0);
 	if (a.kernel->written)
 		printf("written %.17g\n", a.kernel->written(&a));
 	return 0;
+}
+
+/* The first line a's kernel check wrote to stderr when it refused a (stderr taken into a memory
+ * file meanwhile) into msg: -1, else 0 (accepted, or no check). */
+static int check_one(const struct rot_args *a, char *msg, size_t len)
+{
+	int fd = -1, saved = -1, rc = 0;
+	snprintf(msg, len, "kernel '%s' refuses its parameters", a->kernel->name);
+	if (!a->kernel->check)
+		goto out;
+	fflush(stderr);
+	if ((fd = memfd_create("refusal", MFD_CLOEXEC)) < 0 || (saved = dup(2)) < 0 ||
+	    dup2(fd, 2) < 0) {
+		rc = a->kernel->check(a); /* said on stderr as it is */
+		goto out;
+	}
+	rc = a->kernel->check(a);
+	fflush(stderr);
+	dup2(saved, 2);
+	ssize_t got = rc < 0 ? pread(fd, msg, len - 1, 0) : 0;
+	if (got > 0) {
+		msg[got] = '\0';
+		msg[strcspn(msg, "\n")] = '\0';
+	}
+out:
+	if (saved >= 0)
+		close(saved);
+	if (fd >= 0)
+		close(fd);
+	return rc < 0 ? -1 : 0;
+}
+
+/* rot-core --check SPEC [-- SPEC ...], SPEC: KERNEL [NAME=VALUE ...]: one line a spec, in order,
+ * "ok", "refused WHY" (a value the kernel's check refuses) or "invalid WHY" (a kernel or
+ * parameter the core lacks): what `rot build` asks of a core for all its points at once,
+ * nothing allocated or run */
+static int check(int argc, char **argv)
+{
+	for (int i = 0; i < argc; i++) {
+		int n = 0;
+		while (i + n < argc && strcmp(argv[i + n], "--") != 0)
+			n++;
+		struct rot_args a;
+		char msg[512];
+		if (n == 0)
+			printf("invalid an empty spec\n");
+		else if (spec_read(n, argv + i, &a, msg, sizeof msg) < 0)
+			printf("invalid %s\n", msg);
+		else if (check_one(&a, msg, sizeof msg) < 0)
+			printf("refused %s\n", msg);
+		else
+			printf("ok\n");
+		i += n;
+	}
+	return fflush(stdout) == 0 ? 0 : 1;
 }
 
 /* rot-core --events [all]: what this machine can count */
@@ -165,6 +239,8 @@ int main(int argc, char **argv)
 		return timer_report();
 	if (argc >= 3 && strcmp(argv[1], "--declared") == 0)
 		return declared(argc - 2, argv + 2);
+	if (argc >= 3 && strcmp(argv[1], "--check") == 0)
+		return check(argc - 2, argv + 2);
 	int rc;
 	if (device_command(argc, argv, &rc)) /* the GPU's --chip, --device, --metrics */
 		return rc;
@@ -174,6 +250,6 @@ int main(int argc, char **argv)
 		return batch(argv[2]);
 	fprintf(stderr,
 		"usage: rot-core --batch INPUT | --timer | --declared KERNEL [NAME=VALUE ...] | "
-		"--events [all]\n");
+		"--check KERNEL [NAME=VALUE ...] [-- KERNEL ...] | --events [all]\n");
 	return 2;
 }

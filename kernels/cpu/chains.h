@@ -27,14 +27,25 @@ struct chains {
 };
 
 static const struct rot_param params[] = {
-	{"n", 100000, "iterations; each does one operation on every chain"},
-	{NULL, 0, NULL},
+    {"n", 100000, "iterations; each does one operation on every chain"},
+    {NULL, 0, NULL},
 };
+
+static int iterations(const struct rot_args *a, size_t *n)
+{
+	return rot_arg_range(a, ROT_KSTR(CHAINS_NAME), "n", 1, LONG_MAX, "iterations", n);
+}
+
+static int check(const struct rot_args *a)
+{
+	size_t n;
+	return iterations(a, &n);
+}
 
 static void *init(const struct rot_args *a)
 {
 	size_t n;
-	if (rot_arg_range(a, ROT_KSTR(CHAINS_NAME), "n", 1, LONG_MAX, "iterations", &n) < 0)
+	if (iterations(a, &n) < 0)
 		return NULL;
 	struct chains *c = calloc(1, sizeof *c);
 	if (!c)
@@ -108,14 +119,15 @@ static double bytes(const struct rot_args *a)
 }
 
 static const struct rot_kernel ROT_KSYM(CHAINS_NAME) = {
-	.name = ROT_KSTR(CHAINS_NAME),
-	.description = CHAINS_DESCRIPTION,
-	.params = params,
-	.init = init,
-	.run = run,
-	.run_thread = run_thread,
-	.dispose = dispose,
-	.flops = flops,
-	.bytes = bytes,
+    .name = ROT_KSTR(CHAINS_NAME),
+    .description = CHAINS_DESCRIPTION,
+    .params = params,
+    .init = init,
+    .run = run,
+    .run_thread = run_thread,
+    .dispose = dispose,
+    .flops = flops,
+    .bytes = bytes,
+    .check = check,
 };
 ROT_KERNEL(ROT_KSYM(CHAINS_NAME))

@@ -26,9 +26,9 @@ struct chase {
 };
 
 static const struct rot_param params[] = {
-	{"n", 100000, "steps of each chain"},
-	{"ws", 16384, "bytes the ring spans (working set)"},
-	{NULL, 0, NULL},
+    {"n", 100000, "steps of each chain"},
+    {"ws", 16384, "bytes the ring spans (working set)"},
+    {NULL, 0, NULL},
 };
 
 /* Links the ring's lines into one cycle, in an order prefetchers cannot guess (Sattolo's
@@ -48,11 +48,23 @@ static void link_ring(void **ring, size_t *order, size_t lines)
 }
 
 /* ws: a line for each chain to start on, or two chains would walk the same lines in step */
+static int sizes(const struct rot_args *a, size_t *ws, size_t *n)
+{
+	if (rot_arg_range(a, "chase", "ws", 64 * CHASE_CHAINS, ROT_ARG_BYTES, "bytes", ws) < 0)
+		return -1;
+	return rot_arg_range(a, "chase", "n", 1, LONG_MAX, "steps", n);
+}
+
+static int check(const struct rot_args *a)
+{
+	size_t ws, n;
+	return sizes(a, &ws, &n);
+}
+
 static void *init(const struct rot_args *a)
 {
 	size_t ws, n;
-	if (rot_arg_range(a, "chase", "ws", 64 * CHASE_CHAINS, ROT_ARG_BYTES, "bytes", &ws) < 0 ||
-	    rot_arg_range(a, "chase", "n", 1, LONG_MAX, "steps", &n) < 0)
+	if (sizes(a, &ws, &n) < 0)
 		return NULL;
 	struct chase *c = calloc(1, sizeof *c);
 	if (!c)
@@ -101,11 +113,18 @@ static int buffers(void *state, struct rot_buffer *out, int max)
 	return 1;
 }
 
-static double zero(const struct rot_args *a) { return 0; }
-static double bytes(const struct rot_args *a) { return 8 * rot_arg(a, "n") * CHASE_CHAINS; }
+static double zero(const struct rot_args *a)
+{
+	return 0;
+}
+static double bytes(const struct rot_args *a)
+{
+	return 8 * rot_arg(a, "n") * CHASE_CHAINS;
+}
 
 static const struct rot_kernel chase = {.name = "chase",
-					.description = "pointer chases: load latency and loads in flight",
+					.description =
+					    "pointer chases: load latency and loads in flight",
 					.params = params,
 					.init = init,
 					.run = run,
@@ -113,5 +132,6 @@ static const struct rot_kernel chase = {.name = "chase",
 					.buffers = buffers,
 					.flops = zero,
 					.bytes = bytes,
-					.written = zero}; /* loads only */
+					.written = zero, /* loads only */
+					.check = check};
 ROT_KERNEL(chase)

@@ -10,10 +10,21 @@
 static const struct rot_param params[] = {{"n", 1000000, "dependent multiplies"}, {NULL, 0, NULL}};
 
 /* n: at most LONG_MAX - 7, so the loop's counter, stepping by 8, cannot wrap */
+static int multiplies(const struct rot_args *a, size_t *v)
+{
+	return rot_arg_range(a, "clock", "n", 1, LONG_MAX - 7, "multiplies", v);
+}
+
+static int check(const struct rot_args *a)
+{
+	size_t v;
+	return multiplies(a, &v);
+}
+
 static void *init(const struct rot_args *a)
 {
 	size_t v;
-	if (rot_arg_range(a, "clock", "n", 1, LONG_MAX - 7, "multiplies", &v) < 0)
+	if (multiplies(a, &v) < 0)
 		return NULL;
 	long *n = malloc(sizeof *n);
 	if (n)
@@ -36,16 +47,27 @@ static void run(void *p)
 	}
 }
 
-static void dispose(void *p) { free(p); }
-static double cycles(const struct rot_args *a) { return 3 * rot_arg(a, "n"); }
-static double zero(const struct rot_args *a) { return 0; }
+static void dispose(void *p)
+{
+	free(p);
+}
+static double cycles(const struct rot_args *a)
+{
+	return 3 * rot_arg(a, "n");
+}
+static double zero(const struct rot_args *a)
+{
+	return 0;
+}
 
 static const struct rot_kernel clock_kernel = {.name = "clock",
-					       .description = "core clock from a dependent imul chain",
+					       .description =
+						   "core clock from a dependent imul chain",
 					       .params = params,
 					       .init = init,
 					       .run = run,
 					       .dispose = dispose,
 					       .flops = cycles,
-					       .bytes = zero};
+					       .bytes = zero,
+					       .check = check};
 ROT_KERNEL(clock_kernel)

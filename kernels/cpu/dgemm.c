@@ -21,10 +21,22 @@ struct st {
 static const struct rot_param params[] = {{"n", 256, "matrix order"}, {NULL, 0, NULL}};
 
 /* n: the three matrices' bytes together at most ROT_ARG_BYTES, so no size wraps */
+static int order(const struct rot_args *args, size_t *n)
+{
+	size_t most = rot_arg_isqrt(ROT_ARG_BYTES / (3 * sizeof(double)));
+	return rot_arg_range(args, "dgemm", "n", 1, most, "rows", n);
+}
+
+static int check(const struct rot_args *args)
+{
+	size_t n;
+	return order(args, &n);
+}
+
 static void *init(const struct rot_args *args)
 {
-	size_t n, most = rot_arg_isqrt(ROT_ARG_BYTES / (3 * sizeof(double)));
-	if (rot_arg_range(args, "dgemm", "n", 1, most, "rows", &n) < 0)
+	size_t n;
+	if (order(args, &n) < 0)
 		return NULL;
 	struct st *s = calloc(1, sizeof *s);
 	if (!s)
@@ -103,8 +115,14 @@ static double bytes(const struct rot_args *a)
 	return 4 * n * n * 8;
 }
 
-static const struct rot_kernel dgemm = {
-	.name = "dgemm", .description = "C += A B, naive or tiled", .params = params,
-	.init = init, .run = run, .dispose = dispose, .buffers = buffers, .flops = flops,
-	.bytes = bytes};
+static const struct rot_kernel dgemm = {.name = "dgemm",
+					.description = "C += A B, naive or tiled",
+					.params = params,
+					.init = init,
+					.run = run,
+					.dispose = dispose,
+					.buffers = buffers,
+					.flops = flops,
+					.bytes = bytes,
+					.check = check};
 ROT_KERNEL(dgemm)

@@ -35,18 +35,30 @@ struct st {
 };
 
 static const struct rot_param params[] = {
-	{"n", 1 << 20, "elements"},
-	{"fpe", 1, "multiply-adds per element (2 flops each)"},
-	{NULL, 0, NULL},
+    {"n", 1 << 20, "elements"},
+    {"fpe", 1, "multiply-adds per element (2 flops each)"},
+    {NULL, 0, NULL},
 };
 
 /* n: both arrays' bytes together at most ROT_ARG_BYTES; fpe 0 makes a copy */
+static int sizes(const struct rot_args *args, size_t *n, size_t *fpe)
+{
+	if (rot_arg_range(args, "intensity", "n", 1, ROT_ARG_BYTES / (2 * sizeof(elem)), "elements",
+			  n) < 0)
+		return -1;
+	return rot_arg_range(args, "intensity", "fpe", 0, LONG_MAX, "multiply-adds", fpe);
+}
+
+static int check(const struct rot_args *args)
+{
+	size_t n, fpe;
+	return sizes(args, &n, &fpe);
+}
+
 static void *init(const struct rot_args *args)
 {
 	size_t n, fpe;
-	if (rot_arg_range(args, "intensity", "n", 1, ROT_ARG_BYTES / (2 * sizeof(elem)), "elements",
-			  &n) < 0 ||
-	    rot_arg_range(args, "intensity", "fpe", 0, LONG_MAX, "multiply-adds", &fpe) < 0)
+	if (sizes(args, &n, &fpe) < 0)
 		return NULL;
 	struct st *s = calloc(1, sizeof *s);
 	if (!s)
@@ -128,15 +140,16 @@ static double bytes(const struct rot_args *a)
 }
 
 static const struct rot_kernel intensity = {
-	.name = "intensity",
-	.description = "a[i] = fpe multiply-adds of b[i]",
-	.params = params,
-	.init = init,
-	.run = run,
-	.run_thread = run_thread,
-	.dispose = dispose,
-	.buffers = buffers,
-	.flops = flops,
-	.bytes = bytes,
+    .name = "intensity",
+    .description = "a[i] = fpe multiply-adds of b[i]",
+    .params = params,
+    .init = init,
+    .run = run,
+    .run_thread = run_thread,
+    .dispose = dispose,
+    .buffers = buffers,
+    .flops = flops,
+    .bytes = bytes,
+    .check = check,
 };
 ROT_KERNEL(intensity)

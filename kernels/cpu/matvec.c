@@ -27,10 +27,22 @@ struct st {
 static const struct rot_param params[] = {{"n", 1000, "matrix order"}, {NULL, 0, NULL}};
 
 /* n: A, x and y together, (n + 1)^2 doubles at most, within ROT_ARG_BYTES: no size wraps */
+static int order(const struct rot_args *args, size_t *n)
+{
+	size_t most = rot_arg_isqrt(ROT_ARG_BYTES / sizeof(double)) - 1;
+	return rot_arg_range(args, "matvec", "n", 1, most, "rows", n);
+}
+
+static int check(const struct rot_args *args)
+{
+	size_t n;
+	return order(args, &n);
+}
+
 static void *init(const struct rot_args *args)
 {
-	size_t n, most = rot_arg_isqrt(ROT_ARG_BYTES / sizeof(double)) - 1;
-	if (rot_arg_range(args, "matvec", "n", 1, most, "rows", &n) < 0)
+	size_t n;
+	if (order(args, &n) < 0)
 		return NULL;
 	struct st *s = calloc(1, sizeof *s);
 	if (!s)
@@ -112,8 +124,14 @@ static double bytes(const struct rot_args *a)
 	return (n * n + 2 * n) * 8;
 }
 
-static const struct rot_kernel matvec = {
-	.name = "matvec", .description = "y = A x, dense, row-major A", .params = params,
-	.init = init, .run = run, .dispose = dispose, .buffers = buffers, .flops = flops,
-	.bytes = bytes};
+static const struct rot_kernel matvec = {.name = "matvec",
+					 .description = "y = A x, dense, row-major A",
+					 .params = params,
+					 .init = init,
+					 .run = run,
+					 .dispose = dispose,
+					 .buffers = buffers,
+					 .flops = flops,
+					 .bytes = bytes,
+					 .check = check};
 ROT_KERNEL(matvec)

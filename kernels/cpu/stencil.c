@@ -23,10 +23,22 @@ struct st {
 static const struct rot_param params[] = {{"n", 1000, "grid points per side"}, {NULL, 0, NULL}};
 
 /* n: 3 at least (an interior point to sweep); both grids' bytes at most ROT_ARG_BYTES */
+static int side(const struct rot_args *args, size_t *n)
+{
+	size_t most = rot_arg_isqrt(ROT_ARG_BYTES / (2 * sizeof(double)));
+	return rot_arg_range(args, "stencil", "n", 3, most, "points a side", n);
+}
+
+static int check(const struct rot_args *args)
+{
+	size_t n;
+	return side(args, &n);
+}
+
 static void *init(const struct rot_args *args)
 {
-	size_t n, most = rot_arg_isqrt(ROT_ARG_BYTES / (2 * sizeof(double)));
-	if (rot_arg_range(args, "stencil", "n", 3, most, "points a side", &n) < 0)
+	size_t n;
+	if (side(args, &n) < 0)
 		return NULL;
 	struct st *s = calloc(1, sizeof *s);
 	if (!s)
@@ -90,8 +102,14 @@ static double bytes(const struct rot_args *a)
 	return 2 * n * n * 8;
 }
 
-static const struct rot_kernel stencil = {
-	.name = "stencil", .description = "2D 5-point Jacobi sweep", .params = params,
-	.init = init, .run = run, .dispose = dispose, .buffers = buffers, .flops = flops,
-	.bytes = bytes};
+static const struct rot_kernel stencil = {.name = "stencil",
+					  .description = "2D 5-point Jacobi sweep",
+					  .params = params,
+					  .init = init,
+					  .run = run,
+					  .dispose = dispose,
+					  .buffers = buffers,
+					  .flops = flops,
+					  .bytes = bytes,
+					  .check = check};
 ROT_KERNEL(stencil)

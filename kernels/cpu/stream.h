@@ -30,7 +30,8 @@
 
 typedef STREAM_TYPE elem;
 #define S ((elem)3)
-#define STREAM_BYTES_PER_ELEM ((STREAM_READS_A + STREAM_READS_B + STREAM_READS_C + !STREAM_SUM) * sizeof(elem))
+#define STREAM_BYTES_PER_ELEM                                                                      \
+	((STREAM_READS_A + STREAM_READS_B + STREAM_READS_C + !STREAM_SUM) * sizeof(elem))
 #define STR_(x) #x
 #define UNROLL_PRAGMA(n) _Pragma(STR_(GCC unroll n))
 
@@ -61,8 +62,8 @@ struct stream {
 };
 
 static const struct rot_param params[] = {
-	{"n", 1 << 20, "elements per array"},
-	{NULL, 0, NULL},
+    {"n", 1 << 20, "elements per array"},
+    {NULL, 0, NULL},
 };
 
 /* n elements of each array: from 1 to as many as ROT_ARG_BYTES holds (an array's bytes,
@@ -71,6 +72,12 @@ static int elements(const struct rot_args *args, size_t *n)
 {
 	return rot_arg_range(args, ROT_KSTR(STREAM_NAME), "n", 1, ROT_ARG_BYTES / sizeof(elem),
 			     "elements", n);
+}
+
+static int check(const struct rot_args *args)
+{
+	size_t n;
+	return elements(args, &n);
 }
 
 static void *init(const struct rot_args *args)
@@ -220,16 +227,17 @@ static double written(const struct rot_args *a)
 }
 
 static const struct rot_kernel ROT_KSYM(STREAM_NAME) = {
-	.name = ROT_KSTR(STREAM_NAME),
-	.description = STREAM_DESCRIPTION,
-	.params = params,
-	.init = init,
-	.run = run,
-	.run_thread = run_thread,
-	.dispose = dispose,
-	.buffers = buffers,
-	.flops = flops,
-	.bytes = bytes,
-	.written = written,
+    .name = ROT_KSTR(STREAM_NAME),
+    .description = STREAM_DESCRIPTION,
+    .params = params,
+    .init = init,
+    .run = run,
+    .run_thread = run_thread,
+    .dispose = dispose,
+    .buffers = buffers,
+    .flops = flops,
+    .bytes = bytes,
+    .written = written,
+    .check = check,
 };
 ROT_KERNEL(ROT_KSYM(STREAM_NAME))

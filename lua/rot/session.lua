@@ -28,7 +28,7 @@ function M.new(o)
     -- raised in one (set by the CLI's error handler): rot build fails on an error in the points'
     -- description, and stops with a note on the script's others
     describing = 0, error_describing = false,
-    count = { points = 0, hits = 0, measured = 0, failed = 0, slurm = 0, builds = 0, build_failures = 0 },
+    count = { points = 0, hits = 0, measured = 0, failed = 0, slurm = 0, builds = 0, build_failures = 0, refused = 0 },
     aside_count = { points = 0, hits = 0, measured = 0, failed = 0, slurm = 0 }, -- rows settled in aside
     time = { build = 0, measure = 0, cache = 0, plot = 0, wait = 0 }, -- wait: for another rot's lock
     waited = {}, -- the locks it said it waits for (rot.session.lock)
@@ -188,8 +188,10 @@ end
 -- The closing line of rot build.
 function Session:build_summary()
   local c = self.count
-  return string.format("rot build: %d core%s built, %d failed; %d points described%s; time: build %.2f s, total %.2f s",
-    c.builds, c.builds == 1 and "" or "s", c.build_failures, c.points, self:aside_summary("described"),
+  return string.format("rot build: %d core%s built, %d failed; %d points described%s%s; time: build %.2f s, total %.2f s",
+    c.builds, c.builds == 1 and "" or "s", c.build_failures, c.points,
+    c.refused > 0 and string.format(", %d with parameters their kernel refuses", c.refused) or "",
+    self:aside_summary("described"),
     self.time.build, sys.clock() - self.t_start)
 end
 

@@ -52,6 +52,27 @@ local function sorted_keys(t)
 end
 M.sorted_keys = sorted_keys
 
+-- A point's coordinates as text: "n=4096 f=2.0" (the axes named first, in order, then any
+-- others by name; a table value serialized).
+function M.coords(point, axes)
+  local parts, done = {}, {}
+  local function add(k)
+    local v = point[k]
+    parts[#parts + 1] = tostring(k) .. "=" .. (type(v) == "table" and M.serialize(v) or tostring(v))
+    done[k] = true
+  end
+  for _, a in ipairs(axes or {}) do
+    if point and point[a] ~= nil and not done[a] then add(a) end
+  end
+  for _, k in ipairs(M.sorted_keys(point or {})) do
+    if not done[k] then add(k) end
+  end
+  return table.concat(parts, " ")
+end
+
+-- A point as messages name it: "point 'n=4096 f=2.0'".
+function M.point_name(point) return "point '" .. M.coords(point) .. "'" end
+
 -- Canonical text of a value: same value, same text, whatever the table's insertion order.
 -- Integers and floats stay distinct (1 vs 1.0), floats keep full precision.
 function M.serialize(v, seen)

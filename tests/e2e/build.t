@@ -62,6 +62,29 @@ printf 'local rot = require "rot"\nrot.measure({ rot.axis("n", { 1 }) }, functio
 rot build "$T/study/plain.lua" >"$T/o" 2>"$T/e"
 test $? -eq 1 && grep -q "plain.lua:2: measure: first argument must be a rot.space" "$T/e"
 ok $? "and on a wrong argument to rot.measure"
+cat >"$T/study/param.lua" <<'EOF'
+local rot = require "rot"
+rot.measure(rot.space { rot.axis("n", { 1000 }) }, function(p) return { kernel = "triad", params = { m = p.n } } end)
+EOF
+rot build "$T/study/param.lua" >"$T/o" 2>"$T/e"
+test $? -eq 1 && grep -q "^rot: kernel 'triad' has no parameter 'm' (it has: n)" "$T/e" && ! grep -q "stopped before its end" "$T/e"
+ok $? "and on a parameter the kernel does not have (exit 1), as rot measure does"
+# a value the kernel's init would refuse (its check): that point fails, the others are planned
+cat >"$T/study/range.lua" <<'EOF'
+local rot = require "rot"
+local r = rot.measure(rot.space { rot.axis("n", { 1200, -5, 1000.5 }) }, function(p)
+  return { kernel = "triad", params = { n = p.n } }
+end)
+r:table()
+EOF
+rot build "$T/study/range.lua" >"$T/o" 2>"$T/e"
+test $? -eq 1 && grep -q "^rot: point 'n=-5' failed: triad: n must be a whole number from 1 to [0-9]* elements, not -5$" "$T/e" &&
+	grep -q "^rot: point 'n=1000.5' failed: triad: n must be a whole number from 1 to [0-9]* elements, not 1000.5$" "$T/e"
+ok $? "rot build fails the points whose values the kernel refuses (a negative size, a fraction), each with the kernel's words"
+grep -q '^1200 .* planned$' "$T/o" && grep -q '^-5 .* FAILED$' "$T/o" && grep -q '^1000.5 .* FAILED$' "$T/o"
+ok $? "its table: the good point planned, the two others FAILED"
+contains "$T/o" "^rot build: 1 core built, 0 failed; 3 points described, 2 with parameters their kernel refuses; time:" \
+	"and the summary counts them"
 cat >"$T/study/uses.lua" <<'EOF'
 local rot = require "rot"
 local r = rot.measure(rot.space { rot.axis("n", { 3000, 5000 }) }, function(p) return { kernel = "triad", params = { n = p.n } } end)

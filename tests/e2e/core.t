@@ -140,7 +140,7 @@ ok $((1 - ($? != 0))) "triad with n=-1: the run fails"
 grep -q "kernel 'triad' failed to initialize: Invalid argument" "$T/e" &&
 	grep -q "triad: n must be a whole number from 1 to [0-9]* elements, not -1" "$T/e"
 ok $? "the error names the parameter and its range"
-refused() { # refused KERNEL N WORDS ARGS...: the run fails, its init said WORDS (a pattern)
+refused() { # refused KERNEL N WORDS ARGS...: the run fails, its init said WORDS (a pattern); rot build too
 	k=$1 n=$2 words=$3
 	shift 3
 	rot measure $P "$k" "$n" "$@" >"$T/o" 2>"$T/e"
@@ -148,6 +148,9 @@ refused() { # refused KERNEL N WORDS ARGS...: the run fails, its init said WORDS
 	test $st -ne 0 && grep -q "kernel '$k' failed to initialize: Invalid argument" "$T/e" &&
 		grep -q "$k: $words" "$T/e"
 	ok $? "$k n=$n${*:+ $*}: refused, the user reads '$words'"
+	rot build $P "$k" "$n" "$@" >"$T/o" 2>"$T/e"
+	test $? -eq 1 && grep -q "failed: $k: $words" "$T/e"
+	ok $? "and rot build says so before anything runs (the kernel's check agrees with its init)"
 }
 # 3 n^2 doubles past what a size_t counts: refused before the size wraps
 refused dgemm 0 "n must be a whole number from 1 to [0-9]* rows, not 0"

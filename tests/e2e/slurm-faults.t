@@ -111,9 +111,9 @@ wait $pid
 st=$?
 test $st -eq 1
 ok $? "the run ends, with failures (exit $st)"
-contains "$T/b.e" "^rot: point {\[\"i\"\]=13} failed: Slurm task 0 of job $job was CANCELLED (scancel, or by an administrator) on node [a-z0-9]* before it measured this point" \
+contains "$T/b.e" "^rot: point 'i=13' failed: Slurm task 0 of job $job was CANCELLED (scancel, or by an administrator) on node [a-z0-9]* before it measured this point" \
 	"a cancelled task's points fail: CANCELLED, with the node"
-contains "$T/b.e" "^rot: point {\[\"i\"\]=17} failed: Slurm task 1 of job $job FAILED on node [a-z0-9]* before it measured this point: its worker was killed by signal 9 (SIGKILL)" \
+contains "$T/b.e" "^rot: point 'i=17' failed: Slurm task 1 of job $job FAILED on node [a-z0-9]* before it measured this point: its worker was killed by signal 9 (SIGKILL)" \
 	"a killed worker's points fail: FAILED, killed by signal 9"
 contains "$T/b.e" "^  its log .*/task-0.log ends:" "with the last lines of the task's log"
 contains "$T/b.o" "rot: 8 points, cache: 0 hits, 4 measured (4 on Slurm), 4 failed" "the rest of the sweep is kept"
@@ -139,9 +139,9 @@ wait $pid
 st=$?
 test $st -eq 1
 ok $? "the run ends, with failures (exit $st)"
-contains "$T/c.e" "^rot: point {\[\"i\"\]=23} failed: Slurm task 0 of job $job ran past its time limit (TIMEOUT; -slurmTimeLimit=1 is too short for its points) on node [a-z0-9]* before it measured this point" \
+contains "$T/c.e" "^rot: point 'i=23' failed: Slurm task 0 of job $job ran past its time limit (TIMEOUT; -slurmTimeLimit=1 is too short for its points) on node [a-z0-9]* before it measured this point" \
 	"a task past its time limit: its points fail with TIMEOUT and the setting"
-contains "$T/c.e" "^rot: point {\[\"i\"\]=27} failed: Slurm task 1 of job $job lost its node $node, which went down (NODE_FAIL), before it measured this point" \
+contains "$T/c.e" "^rot: point 'i=27' failed: Slurm task 1 of job $job lost its node $node, which went down (NODE_FAIL), before it measured this point" \
 	"a task whose node went down: its points fail with NODE_FAIL and the node"
 contains "$T/c.o" "rot: 8 points, cache: 0 hits, 4 measured (4 on Slurm), 4 failed" "the rest of the sweep is kept"
 until_true 5 no_rot_process

@@ -95,4 +95,27 @@ mkdir -p "$T/over/kernels" && cp "$T/over.c" "$T/over/kernels/scale.c" && cp "$S
 rot measure "$T/over/study.lua" 2.0 >"$T/o6" 2>&1
 test $? -ne 0 && grep -q "kernel 'scale' declares 131072 bytes written of 65536: its written bytes must be from 0 to its bytes" "$T/o6"
 ok $? "written bytes beyond the kernel's bytes: the point fails with both figures"
+
+# README's kernel example, as printed there: it compiles outside rot's tree (args.h reachable),
+# its check refuses a fraction under rot build, and it measures with the declared counts
+R="$T/readme"
+mkdir -p "$R/kernels"
+awk '/^## Writing a kernel/ { on = 1 } on && /^```c$/ { c = 1; next } c && /^```$/ { exit } c' "$ROOT/README.md" >"$R/kernels/myscale.c"
+grep -q "ROT_KERNEL(myscale)" "$R/kernels/myscale.c"
+ok $? "README's kernel example is found"
+cat >"$R/study.lua" <<'L'
+local rot = require "rot"
+local r = rot.measure(rot.space { rot.axis("n", { 1000, 1.5 }) }, function(p)
+  return { kernel = "myscale", params = { n = p.n }, macros = { SCALE_FACTOR = "3.0" }, flags = "-O2 -Wall -Wextra -Werror" }
+end)
+r:table()
+L
+rot build "$R/study.lua" >"$T/o7" 2>"$T/e7"
+test $? -eq 1 && grep -q "^rot: point 'n=1.5' failed: myscale: n must be a whole number from 1 to 1000000000000 elements, not 1.5$" "$T/e7" &&
+	grep -q "^1000 .* planned$" "$T/o7" && ! grep -q "does not compile" "$T/e7"
+ok $? "it compiles with -Wall -Wextra -Werror, and rot build refuses n=1.5 through its check"
+sed -i 's/{ 1000, 1.5 }/{ 1000 }/' "$R/study.lua"
+rot measure "$R/study.lua" >"$T/o8" 2>"$T/e8"
+test $? -eq 0 && grep -q "^1000  *15.6 KiB .* measured$" "$T/o8"
+ok $? "and measures: its buffers make the working set (2 x 1000 doubles)"
 done_testing

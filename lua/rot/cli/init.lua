@@ -144,7 +144,8 @@ end
 
 -- rot build: what the script did with unmeasured points does not matter; a script that
 -- cannot go on without measured values stops, and the note says where. An error in a point's
--- description (inside rot.measure: an unknown kernel, a bad parameter) or an interrupt fails.
+-- description (inside rot.measure: an unknown kernel, a bad parameter), a parameter value its
+-- kernel refuses, a core that does not compile, or an interrupt fails.
 local function build_end(s, ok, err)
   io.stdout:write(s:build_summary(), "\n")
   local signal = util.is_error(err) and err.code and err.code >= 128
@@ -153,7 +154,7 @@ local function build_end(s, ok, err)
     io.stderr:write("rot: note: the script stopped before its end (points it would have described after that were not built): ",
       (util.is_error(err) and err.message or tostring(err)):match("^[^\n]*"), "\n")
   end
-  return s.count.build_failures > 0 and 1 or 0
+  return (s.count.build_failures > 0 or s.count.refused > 0) and 1 or 0
 end
 
 local function measure(cfg, pos, build_only)

@@ -18,17 +18,8 @@ function M.axes(A, B)
   return out
 end
 
--- A point's coordinates as text: "n=4096 f=2.0" (axes in order, then any others).
-function M.coords(point, axes)
-  local parts, done = {}, {}
-  for _, a in ipairs(axes) do
-    if point and point[a] ~= nil then parts[#parts + 1] = a .. "=" .. tostring(point[a]); done[a] = true end
-  end
-  for _, k in ipairs(util.sorted_keys(point or {})) do
-    if not done[k] then parts[#parts + 1] = tostring(k) .. "=" .. tostring(point[k]) end
-  end
-  return table.concat(parts, " ")
-end
+-- A point's coordinates as text: "n=4096 f=2.0" (rot.util.coords).
+M.coords = util.coords
 
 local function pct(v) return v and string.format("%.0f%%", v * 100) or nil end
 local function side(p, f) return p and p[f] end

@@ -22,7 +22,7 @@ function M.fail(s, row, why, o)
   s:settle(row)
   if not o.quiet then
     s:quiet()
-    io.stderr:write("rot: point ", util.serialize(row.point), " failed: ", why, "\n")
+    io.stderr:write("rot: ", util.point_name(row.point), " failed: ", why, "\n")
     if o.stderr and o.stderr ~= "" then
       io.stderr:write("  its last lines on stderr:\n")
       for l in o.stderr:gmatch("[^\n]+") do io.stderr:write("  | ", l, "\n") end

@@ -298,7 +298,7 @@ local function report(failed, waited)
   local said = {}
   for _, f in ipairs(failed) do
     local first, rest = f.why:match("^([^\n]*)\n?(.*)$")
-    io.stderr:write("rot: point ", util.serialize(f.row.point), " failed: ", first, "\n")
+    io.stderr:write("rot: ", util.point_name(f.row.point), " failed: ", first, "\n")
     if rest ~= "" and not said[rest] then said[rest] = true; io.stderr:write("  ", (rest:gsub("\n", "\n  ")), "\n") end
   end
   local n, by = 0, {}

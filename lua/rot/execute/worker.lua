@@ -59,8 +59,8 @@ local function look(s, holder, b, waited_out, alive)
   local ok, other = holder:take(b.row)
   if ok then return "measure" end
   if not waited_out then b.by = other; return "wait" end -- claimed by another run meanwhile
-  io.stdout:write("rot worker: waited ", math.floor(s:get("timeout") + 30), " s for point ",
-    util.serialize(b.row.point), ", which ", other.who, " is measuring; measuring it here\n")
+  io.stdout:write("rot worker: waited ", math.floor(s:get("timeout") + 30), " s for ",
+    util.point_name(b.row.point), ", which ", other.who, " is measuring; measuring it here\n")
   io.stdout:flush()
   return "measure"
 end
@@ -100,7 +100,7 @@ local function measure(s, holder, pending)
     if ok then mine[#mine + 1] = row
     else
       busy[#busy + 1] = { row = row, by = owner }
-      io.stdout:write("rot worker: point ", util.serialize(row.point), " is being measured by ", owner.who,
+      io.stdout:write("rot worker: ", util.point_name(row.point), " is being measured by ", owner.who,
         "; waiting for it\n")
       io.stdout:flush() -- the task's log says so now, not when the worker ends
     end
