@@ -57,7 +57,7 @@ function rot.measure(sp, builder)
   local rows = s.executor.measure(s, items)
   for _, r in ipairs(rows) do
     if not r.settled then error("rot: internal error: executor '" .. s.executor.name .. "' returned a row it did not settle") end
-    quantities.derive(r, s:get("bestK"), s:get("ignoreDisturbed"))
+    quantities.derive(r, s:get("bestK"), s:get("ignoreDisturbed"), s:get("bestEpsilon"))
   end
   local axes = {}
   for _, a in ipairs(sp.axes) do axes[#axes + 1] = a.name end

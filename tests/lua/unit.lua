@@ -75,6 +75,20 @@ t.ok(math.abs(row.intensity - 2000 / 24000) < 1e-15, "intensity = flops / bytes"
 t.ok(math.abs(row.tscHz - 2e9) < 1, "TSC rate from all runs")
 t.is(row.counts, "declared", "counts are labelled declared")
 
+-- best-k's verdict is the runs' as they are (a cached entry's runs merged with new ones), not
+-- the last batch's flag: 0.37% within epsilon 2% is converged whatever the core said
+local merged = { meta = { flops = 1, bytes = 1, converged = 0 },
+  runs = { { ns = 1000, reps = 1 }, { ns = 1003, reps = 1 }, { ns = 1004, reps = 1 }, { ns = 2000, reps = 1 } } }
+t.is(quantities.derive({ entry = merged }, 3, false, 0.02).converged, true,
+  "k fastest within epsilon: converged, though the last batch said not")
+t.is(quantities.derive({ entry = merged, desc = { policy = { k = 4, epsilon = 0.02 } } }, 3, false, 0.02).converged, false,
+  "the point's own k (4 runs: 100% apart) is the one that counts")
+merged.meta.converged = 1
+t.is(quantities.derive({ entry = merged }, 3, false, 0.001).converged, false,
+  "beyond epsilon: not converged, though the last batch said so")
+t.is(quantities.derive({ entry = { meta = merged.meta, runs = { { ns = 1000, reps = 1 } } } }, 3, false, 0.02).converged, false,
+  "fewer runs than k: not converged")
+
 -- ignoreDisturbed: the fastest undisturbed run counts; timer overhead is subtracted
 local entry = { meta = { flops = 1, bytes = 1, timerOverheadNs = 100, converged = 1 },
   runs = { { ns = 600, reps = 1, disturbed = 1 }, { ns = 1100, reps = 1, disturbed = 0 }, { ns = 1200, reps = 1, disturbed = 0 } } }

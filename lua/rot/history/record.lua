@@ -139,7 +139,7 @@ function M.build(s, o)
   local builds, index, sources, points, seen = {}, {}, {}, {}, {}
   local counts, machines, threads = { points = 0, measured = 0, hits = 0, failed = 0 }, {}, 1
   for _, row in ipairs(s.rows) do
-    if row.entry and not row.time then quantities.derive(row, s:get("bestK"), s:get("ignoreDisturbed")) end
+    if row.entry and not row.time then quantities.derive(row, s:get("bestK"), s:get("ignoreDisturbed"), s:get("bestEpsilon")) end
     local p = point_of(row, here)
     p.build = build_of(s, row, builds, index, sources)
     p.bound, p.limiter, p.fraction, p.above = bound_of(row, prows, memo, eps)

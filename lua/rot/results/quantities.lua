@@ -4,10 +4,11 @@ local gpu = require "rot.gpu"
 
 local M = {}
 
--- Adds the quantities to a row from its raw run outputs and the kernel's declared counts.
+-- Adds the quantities to a row from its raw run outputs and the kernel's declared counts (k,
+-- epsilon: best-k's, where the row's description has none).
 -- Time per invocation = (run ns - timer overhead) / repetitions; the fastest run is "the" run
 -- (with ignoreDisturbed, the fastest run without preemption or migration, when there is one).
-function M.derive(row, k, ignore_disturbed)
+function M.derive(row, k, ignore_disturbed, epsilon)
   local e = row.entry
   if not e then return row end
   local m = e.meta
@@ -30,9 +31,14 @@ function M.derive(row, k, ignore_disturbed)
   row.runs = #e.runs
   row.disturbed = disturbed
   row.time = times[1]
+  local policy = row.desc and row.desc.policy or {}
+  k = policy.k or k
   local kk = math.min(k, #times)
   row.spread = times[1] > 0 and (times[kk] - times[1]) / times[1] or 0
-  row.converged = m.converged == 1
+  -- best-k's verdict on the runs as they are now (a cached entry's runs and the ones added to
+  -- it), not on the last batch's: k runs within epsilon (the core's own flag without an epsilon)
+  local eps = policy.epsilon or epsilon
+  if eps then row.converged = #times >= k and row.spread <= eps else row.converged = m.converged == 1 end
   row.threads, row.cacheMode = m.threads or 1, m.cacheMode
   row.timerOverheadNs = ov
   row.tscHz = ns > 0 and tsc / ns * 1e9 or nil
