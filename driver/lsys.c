@@ -162,10 +162,16 @@ static int l_stat(lua_State *L)
 	return 3;
 }
 
+/* sys.writable(path): true, or false and why (strerror: "Read-only file system", say) */
 static int l_writable(lua_State *L)
 {
-	lua_pushboolean(L, access(luaL_checkstring(L, 1), W_OK) == 0);
-	return 1;
+	if (access(luaL_checkstring(L, 1), W_OK) == 0) {
+		lua_pushboolean(L, 1);
+		return 1;
+	}
+	lua_pushboolean(L, 0);
+	lua_pushstring(L, strerror(errno));
+	return 2;
 }
 
 static int l_realpath(lua_State *L)

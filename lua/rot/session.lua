@@ -154,11 +154,7 @@ end
 -- Where tables, CSV files and plots go (created, with a clear error when it cannot be written).
 function Session:outdir()
   local dir = self.output_dir or self:get("outputDir")
-  local ok, err = sys.mkdir(dir)
-  if not ok or not sys.writable(dir) then
-    util.fail("cannot write output directory '" .. dir .. "': " .. (err or "permission denied"),
-      "set -outputDir=DIR to a writable directory, or fix its permissions")
-  end
+  util.ensure_dir(dir, "output directory", "outputDir")
   return dir
 end
 

@@ -178,9 +178,15 @@ end
 function M.ensure_dir(dir, what, key)
   local sys = require "rot.sys"
   local ok, err = sys.mkdir(dir)
-  if not ok or not sys.writable(dir) then
-    M.fail("cannot write " .. what .. " '" .. dir .. "': " .. (err or "permission denied"),
-      "set -" .. key .. "=DIR to a writable directory, or fix its permissions")
+  local w, werr = true, nil
+  if ok then w, werr = sys.writable(dir) end
+  if not ok or not w then
+    -- "DIR: Read-only file system" from mkdir: the path said once, the reason in lower case
+    local why = err or werr or "permission denied"
+    if why:sub(1, #dir + 2) == dir .. ": " then why = why:sub(#dir + 3) end
+    why = why:gsub("^(.-)(%u)(%l[^:]*)$", function(path, c, rest) return path .. c:lower() .. rest end)
+    M.fail("cannot write " .. what .. " '" .. dir .. "': " .. why, "set -" .. key .. "=DIR to a writable directory" ..
+      (why:find("read%-only file system") and " (this one is on a read-only file system)" or ", or fix its permissions"))
   end
 end
 

@@ -560,4 +560,21 @@ report.records_csv(recs, cols, tmp)
 t.is(sys.readfile(tmp), "kernel,x,twice\na,0.333333333,0.666666667\nlonger,,\n", "records CSV: full numbers, empty when missing")
 sys.remove(tmp)
 
+-- a directory that cannot be written: why in lower case, the path said once, a hint that fits
+do
+  local mkdir, writable = sys.mkdir, sys.writable
+  local function why(mk, wr)
+    sys.mkdir, sys.writable = mk, wr
+    local ok, err = pcall(util.ensure_dir, "/ro/out", "output directory", "outputDir")
+    sys.mkdir, sys.writable = mkdir, writable
+    return not ok and err.message:gsub(" %(unit%.lua:%d+%)$", "") or "", not ok and err.hint or ""
+  end
+  local m, h = why(function() return true end, function() return false, "Read-only file system" end)
+  t.is(m, "cannot write output directory '/ro/out': read-only file system", "a read-only file system is said as such")
+  t.ok(h:find("outputDir=DIR") and h:find("read%-only") and not h:find("permissions"), "its hint names the setting, not permissions: " .. h)
+  m, h = why(function() return nil, "/ro/out: Permission denied" end, writable)
+  t.is(m, "cannot write output directory '/ro/out': permission denied", "mkdir's refusal: the path once")
+  t.ok(h:find("fix its permissions") ~= nil, "and a hint at the permissions")
+end
+
 t.done()
