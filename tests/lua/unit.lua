@@ -320,6 +320,17 @@ gres:gpu_roofline { name = "gpuquote", title = "a `touch " .. marker .. "` b\nc"
   compute = { { label = "FP64 `touch " .. marker .. "`", gflops = 60000 } }, bandwidth = { { label = "L1", gbs = l1 } } }
 t.ok(sys.stat(pdir .. "/gpuquote.svg") == "file" and sys.stat(marker) == nil,
   "text with a backquoted command is drawn and never run by gnuplot")
+-- labels = "all" without a label function: each point is labelled by its working set
+local lrows = {}
+for i, ws in ipairs({ 24576, 3145728 }) do
+  lrows[i] = { point = { n = ws / 24 }, desc = { workloads = { { kernel = "triad" } } }, intensity = 1 / 12,
+    gflops = 2 / i, gbs = 24 / i, workingSet = ws, time = 1e-6, spread = 0 }
+end
+rot.results(lrows, { "n" }):roofline { name = "alllabels", labels = "all", compute = { { label = "FMA", gflops = 100 } },
+  bandwidth = { { label = "L1", gbs = 300 } } }
+local ldat = sys.readfile(pdir .. "/alllabels.dat") or ""
+t.ok(ldat:find("\"24.0 KiB\"", 1, true) and ldat:find("\"3.00 MiB\"", 1, true),
+  "labels=\"all\" without label=: the points are labelled by their working sets: " .. ldat:gsub("\n", " | "))
 for _, f in ipairs(sys.listdir(pdir) or {}) do sys.remove(pdir .. "/" .. f) end
 sys.remove(pdir)
 rot.set("outputDir", out0)

@@ -161,6 +161,16 @@ function M.ceiling_lists(compute_in, bandwidth_in)
   return merged, bandwidth
 end
 
+-- A plot's point label function: o.label, or, where labels were asked for (o.labels other than
+-- "none") without one, the point's working set (its coordinates when it has none).
+local function label_of(o)
+  if o.label then return o.label end
+  if not o.labels or o.labels == "none" then return function() return "" end end
+  return function(r)
+    return r.workingSet and util.bytes(r.workingSet) or util.coords(r.point or {})
+  end
+end
+
 --[[ The ceilings' lines and labels, placed before anything else so no label crosses one:
   each compute ceiling labelled above its line at the right end, each bandwidth ceiling along
   its line (rotated with it), a read or write ceiling in tinted greys; a ceiling whose label
@@ -247,12 +257,12 @@ function M.roofline(o)
 
   local counts, lists = {}, {}
   for _, name in ipairs(order) do
-    local rows = series[name]
+    local rows, label = series[name], label_of(o)
     table.sort(rows, function(a, b) return (a.workingSet or 0) < (b.workingSet or 0) end)
     lists[name] = {}
     for _, r in ipairs(rows) do
       counts[r.counts or "declared"] = true
-      lists[name][#lists[name] + 1] = { x = r.intensity, y = r.gflops, label = o.label and o.label(r) or "" }
+      lists[name][#lists[name] + 1] = { x = r.intensity, y = r.gflops, label = label(r) }
     end
   end
   local dat = { "# rot roofline data: one block per series; columns: intensity[flop/B] performance[GFLOP/s] label" }
@@ -369,7 +379,7 @@ function M.xy(o)
     if x and y and (not o.logx or x > 0) and (not o.logy or y > 0) then
       local s = o.series and o.series(r) or "points"
       if not series[s] then series[s] = {}; order[#order + 1] = s end
-      table.insert(series[s], { x = x, y = y, label = o.label and o.label(r) or "" })
+      table.insert(series[s], { x = x, y = y, label = label_of(o)(r) })
       xlo, xhi, ylo, yhi = math.min(xlo, x), math.max(xhi, x), math.min(ylo, y), math.max(yhi, y)
     end
   end
