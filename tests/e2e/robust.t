@@ -165,7 +165,7 @@ local rot = require "rot"
 print(rot.util.bytes({}))
 EOF
 rot measure "$S/bad2.lua" >"$T/o" 2>"$T/e"
-head -n 1 "$T/e" | grep -q "^bad2.lua:2: in a call into rot: "
+head -n 1 "$T/e" | grep -q "^rot: bad2.lua:2: in a call into rot: "
 ok $? "a Lua error inside rot's library starts with the script's line"
 
 # four rot started together in a fresh clone: one builds the driver, all run

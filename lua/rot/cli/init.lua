@@ -113,7 +113,7 @@ local function report_error(e)
     if e.hint then io.stderr:write("hint: ", e.hint, "\n") end
     return e.code or 1
   end
-  io.stderr:write(tostring(e), "\n")
+  io.stderr:write("rot: ", tostring(e), "\n") -- a script's own Lua error: its file:line first
   return 1
 end
 
@@ -177,7 +177,8 @@ local function measure(cfg, pos, build_only)
   if not ok then code = report_error(err) end
   if s:failures() > 0 and code == 0 then code = 1 end
   io.stderr:flush()
-  io.stdout:write(s:summary(), "\n")
+  -- the summary counts points: after an error before any, it would read as an empty success
+  if ok or s.count.points + s.aside_count.points > 0 then io.stdout:write(s:summary(), "\n") end
   return code
 end
 
