@@ -106,6 +106,12 @@ printf 'bestK=0\n' >"$T/userconf"
 rot measure triad -quick=true -userConfigFile="$T/userconf" >"$T/o" 2>"$T/e"
 grep -q "^rot: bad value '0' for 'bestK' ($T/userconf:1): out of range: allowed 1 to 1000" "$T/e"
 ok $? "in a configuration file too, with its line"
+grep -q '^hint: `rot config` lists every key' "$T/e"
+ok $? "and a hint line says where the keys and their ranges are listed"
+printf 'fooBar=1\n' >"$T/userconf"
+rot measure triad -quick=true -userConfigFile="$T/userconf" >"$T/o" 2>"$T/e"
+grep -q "^rot: unknown configuration key 'fooBar' ($T/userconf:1)" "$T/e" && grep -q '^hint: `rot config` lists every key' "$T/e"
+ok $? "an unknown key in a configuration file: its line, and the same hint"
 cat >"$S/setk.lua" <<'EOF'
 local rot = require "rot"
 rot.set("bestK", 0)

@@ -95,6 +95,13 @@ local function resolve_script(cfg, what)
     "`rot list` shows the measurements; a script path (study.lua) works too")
 end
 
+-- A loaded configuration, or a stop with why (a key or value from the command line or a
+-- configuration file) and where the keys are listed.
+local function loaded(cfg, err)
+  if not cfg then util.fail(err, "`rot config` lists every key with its type, default and allowed values") end
+  return cfg
+end
+
 local function handler(e)
   local s = session.peek()
   if s and s.describing > 0 then s.error_describing = true end -- runs before the stack unwinds
@@ -273,9 +280,7 @@ local function worker(_, pos, opts)
     local all = {}
     for _, x in ipairs(o) do all[#all + 1] = x end
     for _, x in ipairs(opts) do all[#all + 1] = x end
-    local c, e = config.load(home .. "/config/default.conf", all)
-    if not c then util.fail(e) end
-    return c
+    return loaded(config.load(home .. "/config/default.conf", all))
   end
   local s, code = require("rot.execute.worker").run(home, pos[2], pos[3], load_config)
   s:cleanup()
@@ -358,8 +363,7 @@ function M.main(h, argv)
     opts = rest
   end
   if cmd == "completion" then return completion(pos) end
-  local cfg, err = config.load(home .. "/config/default.conf", opts)
-  if not cfg then util.fail(err) end
+  local cfg = loaded(config.load(home .. "/config/default.conf", opts))
   local h = handlers[cmd]
   if h then return h(cfg, pos, opts, asm_opts) end
   util.fail("unknown command '" .. cmd .. "'" .. util.did_you_mean(cmd, command_names()),
