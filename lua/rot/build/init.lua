@@ -20,8 +20,8 @@ end
 function M.what(desc, kinfo)
   local names, macros = {}, M.macro_settings(desc)
   for _, k in ipairs(kinfo.kernels) do names[#names + 1] = "kernel '" .. k.name .. "' (" .. k.path .. ")" end
-  return table.concat(names, ", ") .. (#macros > 0 and (" with macros " .. table.concat(macros, ", ")) or "") ..
-    " and flags '" .. desc.flags .. "'"
+  return table.concat(names, ", ") .. " with " .. (#macros > 0 and ("macros " .. table.concat(macros, ", ") .. " and ") or "") ..
+    "flags '" .. desc.flags .. "'"
 end
 
 -- A build directory make can use: not the checkout or a folder holding it, and named from
