@@ -64,6 +64,8 @@ rot.set("peaksFile", home .. "/tests/fixtures/peaks.csv")
 local withp = record.build(S, { path = script, ok = false, err = "study.lua:3: boom\ntraceback" })
 t.ok(withp.points[1].bound and withp.points[1].limiter and withp.points[1].fraction, "stored peaks: bound, limiter, fraction")
 t.ok(withp.ceilings and #withp.ceilings.bandwidth > 0, "and the ceilings a compare plot draws")
+t.ok(withp.ceilings.bandwidth[1].spread and withp.ceilings.compute[1].spread,
+  "with their spreads (the compare plot marks an unstable one, as the roofline does)")
 t.ok(withp.status:match("^stopped: "), "a script that failed says so: " .. withp.status)
 local ok, interrupted = pcall(util.interrupted, 2)
 t.ok(record.build(S, { path = script, ok = ok, err = interrupted }).status:match("^interrupted by SIGINT"), "an interruption says so")

@@ -102,7 +102,8 @@ function M.print(name, A, B, matched, summary, axes, with_machine, eps)
   format.records(matched, columns(axes, false, with_machine))
   local function either(p, f) return f(p.a) or f(p.b) end
   format.legend(matched, io.stdout, function(p) return either(p, function(x) return x and x.above end) end,
-    function(p) return either(p, function(x) return x and (x.limiter or ""):find("(unstable)", 1, true) end) end)
+    function(p) return either(p, function(x) return x and (x.limiter or ""):find("(unstable)", 1, true) end) end,
+    "rot measure's warning when the run was made says why")
   for _, p in ipairs(matched) do
     if (limiter(p) or ""):find(" -> ", 1, true) then
       io.stdout:write("A -> B the limiter moved (the working set changed level, the intensity crossed the ridge, or the "

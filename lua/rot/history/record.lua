@@ -113,12 +113,18 @@ local function command_line_keys(cfg)
   return out
 end
 
--- The ceilings a compare plot draws: the roofline's (peaks.shown), as labels and values.
+-- The ceilings a compare plot draws: the roofline's (peaks.shown), as labels and values with
+-- their spreads and unstable marks.
 local function ceilings_shown(c, rows)
   local compute, bandwidth = peaks.shown(c, bounds.families(rows))
   local out = { compute = {}, bandwidth = {}, threads = c.threads }
-  for _, x in ipairs(compute) do out.compute[#out.compute + 1] = { label = x.label, gflops = x.gflops } end
-  for _, b in ipairs(bandwidth) do out.bandwidth[#out.bandwidth + 1] = { label = b.label, gbs = b.gbs, family = b.family } end
+  for _, x in ipairs(compute) do
+    out.compute[#out.compute + 1] = { label = x.label, gflops = x.gflops, spread = x.spread, unstable = x.unstable or nil }
+  end
+  for _, b in ipairs(bandwidth) do
+    out.bandwidth[#out.bandwidth + 1] = { label = b.label, gbs = b.gbs, family = b.family, spread = b.spread,
+      unstable = b.unstable or nil }
+  end
   return out
 end
 

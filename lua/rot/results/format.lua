@@ -49,12 +49,13 @@ function M.source(r)
 end
 
 --[[ The lines under a table that explain its marks, for the rows that have them: above(r) for
-  "^" (above its bound), unstable(r) for "(unstable)" in the limiter (rot.compare's table too). ]]
-function M.legend(rows, out, above, unstable)
+  "^" (above its bound), unstable(r) for "(unstable)" in the limiter (rot.compare's table too);
+  why: where the reason for a "^" is said (default: the warning above the table). ]]
+function M.legend(rows, out, above, unstable, why)
   local a, u = false, false
   for _, r in ipairs(rows) do a, u = a or above(r), u or unstable(r) end
-  if a then out:write("^ above its bound by more than its spread and the ceiling's: the wrong ceiling (the warning above says "
-    .. "why), or a ceiling or the declared counts are wrong\n") end
+  if a then out:write("^ above its bound by more than its spread and the ceiling's: the wrong ceiling (", why or "the warning above says why",
+    "), or a ceiling or the declared counts are wrong\n") end
   if u then
     out:write("(unstable) the ceiling bounding the point still varies by more than 5% over its rounds, or (DRAM) its "
       .. "sizes showed no flat tail: its bound is uncertain\n")
