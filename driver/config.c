@@ -13,7 +13,7 @@
 /* keys without a range leave its fields out: zero, not ranged */
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 const struct config_key config_keys[] = {
-    {"outputDir", CONFIG_PATH, ".", NULL, "directory for tables, CSV files and plots"},
+    {"outputDir", CONFIG_PATH, ".", NULL, "directory for tables, CSV files and plots (created when missing)"},
     {"cacheDir", CONFIG_PATH, "@cache/rot", NULL, "result cache and machine data"},
     {"userConfigFile", CONFIG_PATH, "@config/rot/config", NULL,
      "user configuration file (key=value lines)"},
