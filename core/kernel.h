@@ -57,12 +57,13 @@ struct rot_kernel {
 	int (*report)(void *state, struct rot_value *out, int max);
 	/* Optional: how many of the declared bytes are written (the rest are read). A kernel that
 	 * reads only (0) or writes only (all of them) is bounded by the read or write ceilings of
-	 * `rot measure peaks`; any other mix, or none declared, by triad's. (Last, so kernels that
-	 * initialize this struct by position, as the .cu files do, need not name it.) */
+	 * `rot measure peaks`; any other mix, or none declared, by triad's. (This member and the
+	 * next come last, so kernels that initialize this struct by position, as the .cu files do,
+	 * need not name them.) */
 	double (*written)(const struct rot_args *a);
 	/* Optional: 0 when the parameters are ones init accepts, else -1 after saying why on
-	 * stderr, as init would; nothing allocated. `rot build` asks it (rot-core --declared), so a
-	 * bad parameter shows before anything is measured. */
+	 * stderr, as init would; nothing allocated. `rot build` asks it (rot-core --check), so a
+	 * bad parameter shows before anything is measured; rot-core --declared refuses then too. */
 	int (*check)(const struct rot_args *a);
 };
 

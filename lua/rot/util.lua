@@ -185,9 +185,16 @@ function M.ensure_dir(dir, what, key)
     local why = err or werr or "permission denied"
     if why:sub(1, #dir + 2) == dir .. ": " then why = why:sub(#dir + 3) end
     why = why:gsub("^(.-)(%u)(%l[^:]*)$", function(path, c, rest) return path .. c:lower() .. rest end)
-    M.fail("cannot write " .. what .. " '" .. dir .. "': " .. why, "set -" .. key .. "=DIR to a writable directory" ..
-      (why:find("read%-only file system") and " (this one is on a read-only file system)" or ", or fix its permissions"))
+    M.fail("cannot write " .. what .. " '" .. dir .. "': " .. why, M.write_hint(key, why))
   end
+end
+
+-- The hint for a directory (configuration key key) that could not be written, for why.
+function M.write_hint(key, why)
+  local w = why:lower()
+  return "set -" .. key .. "=DIR to a writable directory" .. (w:find("read%-only file system") and
+    " (this one is on a read-only file system)" or w:find("no space left") and " (this one's file system is full)" or
+    ", or fix its permissions")
 end
 
 -- The items of a list in a scrambled order, the same for the same seed (an integer).

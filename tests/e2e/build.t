@@ -85,6 +85,43 @@ grep -q '^1200 .* planned$' "$T/o" && grep -q '^-5 .* FAILED$' "$T/o" && grep -q
 ok $? "its table: the good point planned, the two others FAILED"
 contains "$T/o" "^rot build: 1 core built, 0 failed; 3 points described, 2 with parameters their kernel refuses; time:" \
 	"and the summary counts them"
+# several workloads a point: the refusal of its second is its own, not the next point's
+cat >"$T/study/multi.lua" <<'EOF'
+local rot = require "rot"
+local r = rot.measure(rot.space { rot.axis("m", { 1100, -7, 1300 }) }, function(p)
+  return { workloads = { { kernel = "triad", params = { n = 1000 } }, { kernel = "triad", params = { n = p.m } } } }
+end)
+r:table()
+EOF
+rot build "$T/study/multi.lua" >"$T/o" 2>"$T/e"
+test $? -eq 1 && grep -q "^rot: point 'm=-7' failed: triad: n must be a whole number from 1 to [0-9]* elements, not -7$" "$T/e" &&
+	test "$(grep -c 'failed:' "$T/e")" -eq 1 && grep -q '^1100 .* planned$' "$T/o" && grep -q '^-7 .* FAILED$' "$T/o" &&
+	grep -q '^1300 .* planned$' "$T/o"
+ok $? "a point of two workloads fails on its second's value; the points around it stay planned"
+# a check that crashes (a kernel built for another CPU would, with SIGILL): the build goes on,
+# its points planned unchecked, and a note says so
+cat >"$T/study/kernels/crashy.c" <<'EOF'
+#include "kernel.h"
+#include <signal.h>
+#include <stdlib.h>
+static const struct rot_param params[] = {{"n", 1, "unused"}, {NULL, 0, NULL}};
+static void *init(const struct rot_args *a) { return malloc(1); }
+static void run(void *s) {}
+static void dispose(void *s) { free(s); }
+static double zero(const struct rot_args *a) { return 0; }
+static int check(const struct rot_args *a) { raise(SIGSEGV); return 0; }
+static const struct rot_kernel crashy = {.name = "crashy", .params = params, .init = init, .run = run,
+	.dispose = dispose, .flops = zero, .bytes = zero, .check = check};
+ROT_KERNEL(crashy)
+EOF
+cat >"$T/study/crashy.lua" <<'EOF'
+local rot = require "rot"
+rot.measure(rot.space { rot.axis("n", { 2, 3 }) }, function(p) return { kernel = "crashy", params = { n = p.n } } end):table()
+EOF
+rot build "$T/study/crashy.lua" >"$T/o" 2>"$T/e"
+test $? -eq 0 && grep -q "^rot: note: the core of kernel 'crashy' could not check its points' parameters (exit status [0-9]*): they are planned unchecked" "$T/e" &&
+	test "$(grep -c ' planned$' "$T/o")" -eq 2
+ok $? "a check that crashes: a note, the points planned unchecked, exit 0"
 cat >"$T/study/uses.lua" <<'EOF'
 local rot = require "rot"
 local r = rot.measure(rot.space { rot.axis("n", { 3000, 5000 }) }, function(p) return { kernel = "triad", params = { n = p.n } } end)

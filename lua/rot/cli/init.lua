@@ -98,7 +98,10 @@ end
 -- A loaded configuration, or a stop with why (a key or value from the command line or a
 -- configuration file) and where the keys are listed.
 local function loaded(cfg, err)
-  if not cfg then util.fail(err, "`rot config` lists every key with its type, default and allowed values") end
+  if not cfg then
+    local keyed = err:find("configuration key", 1, true) or err:find("^bad value")
+    util.fail(err, keyed and "`rot config` lists every key with its type, default and allowed values" or nil)
+  end
   return cfg
 end
 
@@ -185,7 +188,9 @@ local function measure(cfg, pos, build_only)
   if s:failures() > 0 and code == 0 then code = 1 end
   io.stderr:flush()
   -- the summary counts points: after an error before any, it would read as an empty success
-  if ok or s.count.points + s.aside_count.points > 0 then io.stdout:write(s:summary(), "\n") end
+  -- (an interruption keeps it: it says where the run was)
+  local signal = util.is_error(err) and err.code and err.code >= 128
+  if ok or signal or s.count.points + s.aside_count.points > 0 then io.stdout:write(s:summary(), "\n") end
   return code
 end
 

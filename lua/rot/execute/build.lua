@@ -2,7 +2,7 @@
 -- per build key in the run, cached points too), nothing is measured; one "built" line per core
 -- (kernels, macros, flags) or the compiler's message. Rows not cached come back unmeasured,
 -- marked planned (built, not run), so a script goes on to every point it would measure; a row
--- whose kernel refuses its parameters (its check, asked through rot-core --declared) fails.
+-- whose kernel refuses its parameters (its check, asked through rot-core --check) fails.
 local lookup = require "rot.execute.lookup"
 local build = require "rot.build"
 local keys = require "rot.build.keys"
@@ -11,45 +11,6 @@ local sys = require "rot.sys"
 local outcome = require "rot.execute.outcome"
 
 local M = { name = "build" }
-
--- Builds the core of a row's build key, once; its binary's path, or nil and the compiler's
--- message.
-local function built(s, row)
-  s.built = s.built or {}
-  local known = s.built[row.key]
-  if known then return known.binary, known.err end
-  util.ensure_dir(s:get("cacheDir"), "cache directory", "cacheDir")
-  local lock <close> = build.lock(s)
-  local binary, err = s:timed("build", build.core, s, row.desc, row.kinfo)
-  if binary then
-    keys.store(s, row.key, err)
-    local names = {}
-    for _, k in ipairs(row.kinfo.kernels) do names[#names + 1] = k.name end
-    local macros = build.macro_settings(row.desc)
-    io.stdout:write("built ", table.concat(names, "+"), " macros ", #macros > 0 and table.concat(macros, ",") or "-",
-      " flags ", row.desc.flags, "\n")
-  else
-    io.stderr:write("rot: ", err, "\n")
-    s.count.build_failures = s.count.build_failures + 1
-  end
-  s.built[row.key] = { binary = binary, err = not binary and err or nil }
-  s.current = binary and row.key
-  return s.built[row.key].binary, s.built[row.key].err
-end
-
--- The binary of a row's build key as it is now: the build directory holds the last core built,
--- so a key built before another one is built again (from ccache: a link, nothing compiled; not
--- counted again).
-local function current(s, row)
-  local binary, err = built(s, row)
-  if binary and s.current ~= row.key then
-    local lock <close> = build.lock(s)
-    local builds = s.count.builds
-    binary, err = s:timed("build", build.core, s, row.desc, row.kinfo)
-    s.count.builds, s.current = builds, binary and row.key
-  end
-  return binary, err
-end
 
 -- The specs (KERNEL NAME=VALUE ...) of a row's workloads, appended to argv for rot-core --check.
 local function specs(desc, argv)
@@ -60,10 +21,12 @@ local function specs(desc, argv)
   end
 end
 
--- Whether the kernels of rows (not cached, one build key, its core current) accept their
--- parameters: refused[row] = the first refusal ("triad: n must be ..."), asked of the core in
--- calls of 200 rows at most. A kernel or parameter name the core lacks is an error in the
--- point's description: it stops the run, as rot measure does.
+-- Whether the kernels of rows (not cached, one build key, its core just built, the build lock
+-- held) accept their parameters: refused[row] = the first refusal ("triad: n must be ..."),
+-- asked of the core in calls of 200 rows at most. A kernel or parameter name the core lacks is
+-- an error in the point's description: it stops the run, as rot measure does. A core that
+-- cannot answer (a kernel built for another CPU, a check that crashes or hangs) leaves its rows
+-- unchecked, with a note.
 local function refusals(s, binary, rows, refused)
   for first = 1, #rows, 200 do
     local argv, owner = { binary, "--check" }, {}
@@ -71,8 +34,8 @@ local function refusals(s, binary, rows, refused)
       specs(rows[i].desc, argv)
       for _ = 1, #rows[i].desc.workloads do owner[#owner + 1] = rows[i] end
     end
-    local st, out = sys.run(argv, { capture = true })
-    local i = 0
+    local st, out = sys.run(argv, { capture = true, timeout = 60 })
+    local i, found = 0, {}
     for line in (out or ""):gmatch("[^\n]+") do
       local why, invalid = line:match("^refused (.*)"), line:match("^invalid (.*)")
       if invalid then
@@ -80,29 +43,63 @@ local function refusals(s, binary, rows, refused)
         util.fail(invalid)
       end
       if line == "ok" or why then i = i + 1 end
-      if why and owner[i] and not refused[owner[i]] then refused[owner[i]] = why end
+      if why and owner[i] and not found[owner[i]] then found[owner[i]] = why end
     end
-    if st ~= 0 or i ~= #owner then util.fail("the core did not check the points' parameters: " .. (out or ""):match("[^\n]*")) end
+    if st ~= 0 or i ~= #owner then
+      io.stderr:write("rot: note: the core of kernel '", rows[1].desc.workloads[1].kernel, "' could not check its points' ",
+        "parameters (exit status ", tostring(st), "): they are planned unchecked\n")
+      return
+    end
+    for row, why in pairs(found) do refused[row] = why end
   end
+end
+
+--[[ Builds the core of a build key under the build lock and, still under it, asks that core
+  about the key's rows to check (rot-core --check; refused[row] = why). Once per key in the run
+  a "built" line (kernels, macros, flags) or the compiler's message is said and counted; a later
+  call with rows to check builds it again, unsaid and uncounted (the build directory may hold
+  another core by then: from ccache, a link). Returns the compiler's message, or nil. ]]
+local function build_key(s, row, check, refused)
+  s.built = s.built or {}
+  local known = s.built[row.key]
+  if known and (known.err or #check == 0) then return known.err end
+  util.ensure_dir(s:get("cacheDir"), "cache directory", "cacheDir")
+  local lock <close> = build.lock(s)
+  local builds = s.count.builds
+  local binary, err = s:timed("build", build.core, s, row.desc, row.kinfo)
+  if known then
+    s.count.builds = builds
+  elseif binary then
+    keys.store(s, row.key, err)
+    local names = {}
+    for _, k in ipairs(row.kinfo.kernels) do names[#names + 1] = k.name end
+    local macros = build.macro_settings(row.desc)
+    io.stdout:write("built ", table.concat(names, "+"), " macros ", #macros > 0 and table.concat(macros, ",") or "-",
+      " flags ", row.desc.flags, "\n")
+  else
+    io.stderr:write("rot: ", err, "\n")
+    s.count.build_failures = s.count.build_failures + 1
+  end
+  s.built[row.key] = known or { err = not binary and err or nil }
+  if binary and #check > 0 then refusals(s, binary, check, refused) end
+  return not binary and err or nil
 end
 
 function M.measure(s, items)
   local rows = lookup.lookup(s, items)
-  local pending, order, refused = {}, {}, {}
-  -- the machine's ceilings' points (measured aside) are rot's own: not asked, which would
-  -- rebuild their cores over and over
+  local groups, order, refused, errs = {}, {}, {}, {}
   for _, row in ipairs(rows) do
-    if built(s, row) and not row.cached and s.aside_depth == 0 then
-      if not pending[row.key] then pending[row.key], order[#order + 1] = {}, row.key end
-      table.insert(pending[row.key], row)
+    local g = groups[row.key]
+    if not g then
+      g = { row = row, check = {} }
+      groups[row.key], order[#order + 1] = g, row.key
     end
+    -- the machine's ceilings' points (measured aside) are rot's own: not asked
+    if not row.cached and s.aside_depth == 0 then g.check[#g.check + 1] = row end
   end
-  for _, key in ipairs(order) do
-    local binary = current(s, pending[key][1])
-    if binary then refusals(s, binary, pending[key], refused) end
-  end
+  for _, key in ipairs(order) do errs[key] = build_key(s, groups[key].row, groups[key].check, refused) end
   for _, row in ipairs(rows) do
-    local _, err = built(s, row)
+    local err = errs[row.key]
     if refused[row] then
       s.count.refused = s.count.refused + 1
       outcome.fail(s, row, refused[row])

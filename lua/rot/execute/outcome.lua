@@ -45,7 +45,7 @@ function M.result(s, row, res, core_hash, base)
   if base then new = cache.merge(base, new) end
   local ok, werr = s:timed("cache", cache.write, row.path, new)
   if not ok then
-    util.fail("cannot write the result cache: " .. werr, "set -cacheDir=DIR to a writable directory, or fix its permissions")
+    util.fail("cannot write the result cache: " .. werr, util.write_hint("cacheDir", werr))
   end
   row.entry, row.measured = new, true
   s:settle(row)

@@ -36,7 +36,9 @@ function M.derive(row, k, ignore_disturbed, epsilon)
   local kk = math.min(k, #times)
   row.spread = times[1] > 0 and (times[kk] - times[1]) / times[1] or 0
   -- best-k's verdict on the runs as they are now (a cached entry's runs and the ones added to
-  -- it), not on the last batch's: k runs within epsilon (the core's own flag without an epsilon)
+  -- it), not on the last batch's: the k fastest within epsilon, on the times the table shows
+  -- (timer overhead subtracted, disturbed runs left out under ignoreDisturbed), so the '!'
+  -- agrees with the spread beside it (the core's own flag where no epsilon is known)
   local eps = policy.epsilon or epsilon
   if eps then row.converged = #times >= k and row.spread <= eps else row.converged = m.converged == 1 end
   row.threads, row.cacheMode = m.threads or 1, m.cacheMode
