@@ -107,11 +107,9 @@ static int measure_one(struct session *s, struct point *ps, int n, int i, FILE *
 		failure_write(out, &(struct failure){.kind = FAILURE_INPUT, .message = tr->tc.err});
 		return 1;
 	}
-	if (tr->stuck) {
-		failure_write(out, &(struct failure){.kind = FAILURE_SETUP,
-						     .message =
-							 "a task of an earlier point, killed, did "
-							 "not exit: no further point is measured"});
+	struct failure f;
+	if (tracer_refuses(tr, &f)) {
+		failure_write(out, &f);
 		return 1;
 	}
 	if (!tr->pid) { /* a fresh child for the points from here on */

@@ -544,6 +544,16 @@ void tracer_reset_point(struct tracee *tr, const struct point *p, int index)
 		set_counting(tr, 1);
 }
 
+int tracer_refuses(const struct tracee *tr, struct failure *f)
+{
+	if (!tr->stuck)
+		return 0;
+	*f = (struct failure){.kind = FAILURE_SETUP,
+			      .message = "a task of an earlier point, killed, did not exit: no "
+					 "further point is measured"};
+	return 1;
+}
+
 void tracer_outcome(const struct tracee *tr, int timed_out, struct outcome *o)
 {
 	int st = tr->p_status, sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;

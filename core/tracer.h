@@ -63,7 +63,7 @@ struct tracee {
 	int measured;	/* the point's records came with a 0 verdict and the child waits */
 	pid_t handoff;	/* the thread left stopped after a measured point, the next to come */
 	int follow_err; /* the errno of a failed poll: the child was killed (0: none) */
-	int stuck;	/* a task killed after a failed poll did not go: no later point is measured */
+	int stuck; /* a task killed after a failed poll did not go: no later point is measured */
 };
 
 /* Starts a child that measures ps[first..last] (child_main), stopped under ptrace with its
@@ -96,6 +96,10 @@ int tracer_stat_running(const char *stat);
 /* Clears what belongs to one point, keeping the child's live threads (renumbered, the main one
  * first) and their counters: p, point `index`, is next. */
 void tracer_reset_point(struct tracee *tr, const struct point *p, int index);
+
+/* Whether no later point may be measured, and why (a task killed after a failed poll did not
+ * exit: waiting for it would never end): 1 with f filled, else 0. */
+int tracer_refuses(const struct tracee *tr, struct failure *f);
 
 /* What became of the point in progress, for report_decide. */
 void tracer_outcome(const struct tracee *tr, int timed_out, struct outcome *o);

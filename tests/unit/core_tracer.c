@@ -104,6 +104,12 @@ static void abort_bounded(void)
 	ok(s >= 4.5 && s < 10, "the task that did not go was waited for %.2f s, not until it went",
 	   s);
 	ok(tr->stuck, "and marked: no later point waits for it (its wait would never end)");
+	struct failure r;
+	ok(tracer_refuses(tr, &r) && r.kind == FAILURE_SETUP && strstr(r.message, "did not exit"),
+	   "a later point is refused, saying why: %s", tracer_refuses(tr, &r) ? r.message : "-");
+	struct tracee *fresh = calloc(1, sizeof *fresh);
+	ok(fresh && !tracer_refuses(fresh, &r), "a tracee with nothing stuck refuses nothing");
+	free(fresh);
 	kill(stuck, SIGKILL);
 	ok(waitpid(stuck, NULL, 0) == stuck, "and left unreaped");
 	free(tr);
