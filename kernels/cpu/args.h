@@ -14,9 +14,9 @@
 #define ROT_ARG_BYTES (SIZE_MAX / 2)
 
 /* Parameter name of kernel k as a whole number from lo to hi (hi at most SIZE_MAX / 2): 0 with
- * it in *v, or -1 with errno EINVAL after saying why on stderr (the user sees the kernel's last
- * lines there). NaN and a fraction are refused (the declared counts use the value as given, the
- * buffers would hold its whole part). */
+ * it in *v (v NULL: a check, the value not kept), or -1 with errno EINVAL after saying why on
+ * stderr (the user sees the kernel's last lines there). NaN and a fraction are refused (the
+ * declared counts use the value as given, the buffers would hold its whole part). */
 static inline int rot_arg_range(const struct rot_args *a, const char *k, const char *name,
 				size_t lo, size_t hi, const char *unit, size_t *v)
 {
@@ -28,7 +28,8 @@ static inline int rot_arg_range(const struct rot_args *a, const char *k, const c
 		errno = EINVAL;
 		return -1;
 	}
-	*v = (size_t)x;
+	if (v)
+		*v = (size_t)x;
 	return 0;
 }
 
