@@ -64,8 +64,8 @@ deps:
 
 # TAP through prove's engine (tests/harness.pl: the tests that judge no time two at a time, then
 # every test whose numbers count alone): unit tests (C), Lua library tests, end-to-end tests (shell).
-# The longest tests of the first group first (the GPU builds, every quick measurement), so the
-# short ones fill in beside them.
+# The order the first group starts in is tests/harness.pl's (its longest tests first), the
+# command line's for the rest.
 test: deps
 	@$(MAKE) -s driver $(TEST_BINS)
 	@perl tests/harness.pl tests/e2e/build-gpu.t tests/e2e/measurements.t tests/e2e/build.t tests/gpu.t tests/e2e/robust.t \
