@@ -64,13 +64,12 @@ deps:
 
 # TAP through prove's engine (tests/harness.pl: the tests that judge no time two at a time, then
 # every test whose numbers count alone): unit tests (C), Lua library tests, end-to-end tests (shell).
-# The order the first group starts in is tests/harness.pl's (its longest tests first), the
-# command line's for the rest.
+# The longest compile-only tests first, so the short ones fill in beside them.
 test: deps
 	@$(MAKE) -s driver $(TEST_BINS)
-	@perl tests/harness.pl tests/e2e/build-gpu.t tests/e2e/measurements.t tests/e2e/build.t tests/gpu.t tests/e2e/robust.t \
-		tests/ptx-broken.t tests/e2e/kernels.t $(TEST_BINS) $(LUA_UNIT) \
-		$(filter-out tests/e2e/build.t tests/e2e/build-gpu.t tests/e2e/robust.t tests/e2e/kernels.t tests/e2e/measurements.t,$(wildcard tests/e2e/*.t)) \
+	@perl tests/harness.pl tests/e2e/build-gpu.t tests/e2e/build.t tests/gpu.t tests/e2e/robust.t tests/ptx-broken.t \
+		tests/e2e/kernels.t $(TEST_BINS) $(LUA_UNIT) \
+		$(filter-out tests/e2e/build.t tests/e2e/build-gpu.t tests/e2e/robust.t tests/e2e/kernels.t,$(wildcard tests/e2e/*.t)) \
 		tests/leftovers.t
 
 # the developer's loop: the C unit tests (tests/unit) and the Lua unit tests, no measurement;

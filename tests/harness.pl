@@ -12,10 +12,7 @@ my @PAR_GLOBS = ('build/tests/*.t', 'tests/structure.t', 'tests/lua.t', 'tests/l
 	'tests/execute.t', 'tests/history.t', 'tests/gpu.t', 'tests/ptx-broken.t', 'tests/e2e/build.t', 'tests/e2e/build-gpu.t',
 	# measuring, but asserting only what became of each point (messages, cache, counts), never a time
 	'tests/e2e/robust.t', 'tests/e2e/kernels.t', 'tests/e2e/errors.t', 'tests/e2e/cli.t',
-	'tests/e2e/deps.t', 'tests/e2e/gpu-verify.t', 'tests/e2e/models.t', 'tests/e2e/protocol.t',
-	# every shipped measurement in quick mode, its peaks in a cache of its own: that each
-	# succeeds, writes its files and draws plots whose labels do not overlap (no value judged)
-	'tests/e2e/measurements.t');
+	'tests/e2e/deps.t', 'tests/e2e/gpu-verify.t', 'tests/e2e/models.t', 'tests/e2e/protocol.t');
 
 my $jobs = 2;
 if (@ARGV >= 2 && $ARGV[0] eq '-j') {
