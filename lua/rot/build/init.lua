@@ -111,13 +111,14 @@ function M.core(s, desc, kinfo)
   return binary, assert(sys.sha256files({ binary }, { s.builddir }))
 end
 
--- M.core under the build lock, timed, for callers that only need the binary (a compiler
--- error stops them).
-function M.locked(s, desc, kinfo)
+--[[ M.core under the build lock, timed, and f(binary) run while the lock is still held: the
+  build directory holds one core, and another rot sharing it could re-link it between the build
+  and the run. Returns f's results; a compiler error stops the caller. ]]
+function M.with_core(s, desc, kinfo, f)
   local lock <close> = M.lock(s)
   local binary, err = s:timed("build", M.core, s, desc, kinfo)
   if not binary then util.fail(err) end
-  return binary
+  return f(binary)
 end
 
 return M

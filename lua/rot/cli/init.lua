@@ -266,10 +266,11 @@ end
 -- rot events [all]: what this machine can count (the core of a triad point asks libpfm4)
 local function events(cfg, pos)
   local s = start(cfg)
-  local binary = build.locked(s, describe.describe(s, { kernel = "triad" }))
-  local args = { binary, "--events" }
-  if pos[2] == "all" then args[3] = "all" elseif pos[2] then util.fail("usage: rot events [all]") end
-  local st, out = sys.run(args, { capture = true })
+  if pos[2] and pos[2] ~= "all" then util.fail("usage: rot events [all]") end
+  local desc, kinfo = describe.describe(s, { kernel = "triad" })
+  local st, out = build.with_core(s, desc, kinfo, function(binary)
+    return sys.run({ binary, "--events", pos[2] }, { capture = true })
+  end)
   io.stdout:write(out or "")
   if pos[2] ~= "all" then
     io.stdout:write("software events (always available): perf::TASK-CLOCK perf::CPU-CLOCK perf::CONTEXT-SWITCHES perf::CPU-MIGRATIONS perf::PAGE-FAULTS\n",

@@ -18,9 +18,8 @@ function M.line(s, kinfo)
   local file = s:get("cacheDir") .. "/machines/gpu-" .. sys.sha256(boot .. "|" .. visible .. "|" .. s:get("cuda")):sub(1, 16)
   local known = sys.readfile(file)
   if known then return (known:gsub("%s+$", "")) end
-  local binary = build.locked(s, { macros = {}, flags = "-O3 -arch=" .. s:get("gpuArch"),
-    compiler = toolchain.compiler_id(s) }, kinfo)
-  local st, out = sys.run({ binary, "--device" }, { capture = true })
+  local st, out = build.with_core(s, { macros = {}, flags = "-O3 -arch=" .. s:get("gpuArch"),
+    compiler = toolchain.compiler_id(s) }, kinfo, function(binary) return sys.run({ binary, "--device" }, { capture = true }) end)
   local dev = st == 0 and out:match("^device ([^\n]+)") or "none"
   sys.mkdir(s:get("cacheDir") .. "/machines")
   sys.writefile(file, dev .. "\n")
@@ -39,10 +38,11 @@ end
 
 -- The metric check's answer for a chip, from the GPU core's --metrics: passes, or a failure.
 local function ask(s, desc, kinfo, chip)
-  local binary = build.locked(s, desc, kinfo)
-  local args = { binary, "--metrics", chip }
-  for _, m in ipairs(desc.gpuMetrics) do args[#args + 1] = m end
-  local st, out = sys.run(args, { capture = true })
+  local st, out = build.with_core(s, desc, kinfo, function(binary)
+    local args = { binary, "--metrics", chip }
+    for _, m in ipairs(desc.gpuMetrics) do args[#args + 1] = m end
+    return sys.run(args, { capture = true })
+  end)
   local bad = {}
   for name, near in out:gmatch("unknown (%S+) ?([^\n]*)") do
     bad[#bad + 1] = "'" .. name .. "'" .. (near ~= "" and (" (near: " .. near:gsub(" ", ", ") .. ")") or "")
