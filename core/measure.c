@@ -397,9 +397,10 @@ static int workloads_init(struct measurement *m, FILE *out)
 		if (k->buffers)
 			m->nbufs +=
 			    k->buffers(w->state, m->bufs + m->nbufs, MAX_BUFFERS - m->nbufs);
-		if (counts_add(m, w, m->inited == 0, out) <
-		    0) {	     /* after init: it checks the args */
-			m->inited++; /* its state is disposed of with the others' */
+		/* after init, which checks the args; a failure's state is disposed of with the
+		 * others' */
+		if (counts_add(m, w, m->inited == 0, out) < 0) {
+			m->inited++;
 			return -1;
 		}
 	}

@@ -32,6 +32,9 @@ end
 
 function M.is_error(e) return getmetatable(e) == RotError end
 
+-- Whether e is an interruption (SIGINT, SIGTERM: M.interrupted's error, its code 128 + signal).
+function M.is_interruption(e) return M.is_error(e) and e.code ~= nil and e.code >= 128 end
+
 local SIGNALS = { [1] = "SIGHUP", [2] = "SIGINT", [15] = "SIGTERM" }
 
 -- Raised when SIGINT, SIGTERM or SIGHUP stopped the run (exit status 128 + the signal).
@@ -184,7 +187,7 @@ function M.ensure_dir(dir, what, key)
     -- "DIR: Read-only file system" from mkdir: the path said once, the reason in lower case
     local why = err or werr or "permission denied"
     if why:sub(1, #dir + 2) == dir .. ": " then why = why:sub(#dir + 3) end
-    why = why:gsub("^(.-)(%u)(%l[^:]*)$", function(path, c, rest) return path .. c:lower() .. rest end)
+    why = why:gsub("(%u)(%l[^:]*)$", function(c, rest) return c:lower() .. rest end)
     M.fail("cannot write " .. what .. " '" .. dir .. "': " .. why, M.write_hint(key, why))
   end
 end

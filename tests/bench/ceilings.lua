@@ -7,8 +7,7 @@ local fma, clock
 for _, r in ipairs(rows) do
   if r.name == "triad_DRAM" then
     print(string.format("dram_%d %.3f", r.threads, r.value))
-    print(string.format("dramnote_%d %s", r.threads, r.unstable and string.format("unstable,_spread_%.1f%%", (r.spread or 0) * 100)
-      or string.format("stable,_spread_%.1f%%", (r.spread or 0) * 100)))
+    print(string.format("dramnote_%d %s,_spread_%.1f%%", r.threads, r.unstable and "unstable" or "stable", (r.spread or 0) * 100))
   end
   if r.threads == 1 and (r.name == "double_avx512_fma" or (r.name == "double_avx2_fma" and not fma)) then
     fma, clock = r.value, r.clock

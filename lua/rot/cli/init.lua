@@ -158,8 +158,7 @@ end
 -- kernel refuses, a core that does not compile, or an interrupt fails.
 local function build_end(s, ok, err)
   io.stdout:write(s:build_summary(), "\n")
-  local signal = util.is_error(err) and err.code and err.code >= 128
-  if not ok and (s.error_describing or signal) then return report_error(err) end
+  if not ok and (s.error_describing or util.is_interruption(err)) then return report_error(err) end
   if not ok then
     io.stderr:write("rot: note: the script stopped before its end (points it would have described after that were not built): ",
       (util.is_error(err) and err.message or tostring(err)):match("^[^\n]*"), "\n")
@@ -189,8 +188,7 @@ local function measure(cfg, pos, build_only)
   io.stderr:flush()
   -- the summary counts points: after an error before any, it would read as an empty success
   -- (an interruption keeps it: it says where the run was)
-  local signal = util.is_error(err) and err.code and err.code >= 128
-  if ok or signal or s.count.points + s.aside_count.points > 0 then io.stdout:write(s:summary(), "\n") end
+  if ok or util.is_interruption(err) or s.count.points + s.aside_count.points > 0 then io.stdout:write(s:summary(), "\n") end
   return code
 end
 

@@ -14,7 +14,9 @@ local M = {}
 local KEYS = {}
 for _, k in ipairs(protocol.input) do KEYS[k] = true end
 
+-- A number as the core reads it back exactly (its input, and rot-core's NAME=VALUE arguments).
 local function num(x) return string.format("%.17g", x) end
+M.num = num
 
 --[[ The core's input lines for one point (appended to lines): its workloads and parameters,
   counters, GPU metrics, rules and run policy; need: runs still wanted; exact: exactly that

@@ -9,6 +9,7 @@ local keys = require "rot.build.keys"
 local util = require "rot.util"
 local sys = require "rot.sys"
 local outcome = require "rot.execute.outcome"
+local batch = require "rot.execute.batch"
 
 local M = { name = "build" }
 
@@ -17,7 +18,7 @@ local function specs(desc, argv)
   for _, w in ipairs(desc.workloads) do
     if #argv > 2 then argv[#argv + 1] = "--" end
     argv[#argv + 1] = w.kernel
-    for _, k in ipairs(util.sorted_keys(w.params)) do argv[#argv + 1] = k .. "=" .. string.format("%.17g", w.params[k]) end
+    for _, k in ipairs(util.sorted_keys(w.params)) do argv[#argv + 1] = k .. "=" .. batch.num(w.params[k]) end
   end
 end
 

@@ -132,7 +132,7 @@ end
 local function status_of(ok, err)
   if ok then return "complete" end
   local msg = (util.is_error(err) and err.message or tostring(err)):match("^[^\n]*")
-  if util.is_error(err) and err.code and err.code >= 128 then return msg end
+  if util.is_interruption(err) then return msg end
   return "stopped: " .. msg
 end
 

@@ -255,9 +255,9 @@ function M.roofline(o)
   local pl = placer(f)
   local g = M.geometry
 
-  local counts, lists = {}, {}
+  local counts, lists, label = {}, {}, label_of(o)
   for _, name in ipairs(order) do
-    local rows, label = series[name], label_of(o)
+    local rows = series[name]
     table.sort(rows, function(a, b) return (a.workingSet or 0) < (b.workingSet or 0) end)
     lists[name] = {}
     for _, r in ipairs(rows) do
@@ -370,7 +370,7 @@ function M.xy(o)
     return function(r) return r[name] end
   end
   fx, fy = field(fx, "x"), field(fy, "y")
-  local series, order = {}, {}
+  local series, order, label = {}, {}, label_of(o)
   local got = 0
   local xlo, xhi, ylo, yhi = math.huge, -math.huge, math.huge, -math.huge
   for _, r in ipairs(o.rows) do
@@ -379,7 +379,7 @@ function M.xy(o)
     if x and y and (not o.logx or x > 0) and (not o.logy or y > 0) then
       local s = o.series and o.series(r) or "points"
       if not series[s] then series[s] = {}; order[#order + 1] = s end
-      table.insert(series[s], { x = x, y = y, label = label_of(o)(r) })
+      table.insert(series[s], { x = x, y = y, label = label(r) })
       xlo, xhi, ylo, yhi = math.min(xlo, x), math.max(xhi, x), math.min(ylo, y), math.max(yhi, y)
     end
   end
