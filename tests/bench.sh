@@ -154,7 +154,7 @@ lkdram() { # lkdram KEY THREADS [ARGS]: likwid-bench's DRAM stream figure as "KE
 	shift 2
 	[ -n "$lk" ] && likwid-bench -t "$lk" "$@" -w "S0:$(m llc4_kib_$lkt)kB:$lkt" 2>/dev/null | awk -v k="${lkkey}_$lkt" '/^MByte\/s/ { print k, $2 / 1000 }'
 }
-lkround() { # the best of 3 rounds comes from calling this before, between and after the peaks runs
+lkround() { # rounds 1-3: called before, between and after the peaks runs
 	for t in 1 $(m cpus); do
 		lkdram dram "$t"
 		# the same kernel and size in short runs (8 iterations, a fraction of a second): a
@@ -162,12 +162,18 @@ lkround() { # the best of 3 rounds comes from calling this before, between and a
 		for _ in 1 2 3 4; do lkdram dramshort "$t" -i 8; done
 		[ -n "$tri" ] && OMP_NUM_THREADS=$t OMP_PROC_BIND=true OMP_PLACES=cores "$tri" "$(m llc4_kib_$t)" 10 2>/dev/null |
 			awk -v t="$t" '{ print ($1 == "best_gbs" ? "stream_" : "streammean_") t, $2 }'
+		# a second default run at the round's end: the neighbours here come in phases of
+		# seconds, and a default run lasts 2-4 s, so two a round halve the chance that a round's
+		# only sample sat in a busy phase (three such rounds gave 0.79 of the STREAM mean)
+		lkdram dram "$t"
 		[ "$t" = "$(m cpus)" ] && break
-	done >>"$B/lk"
+	done | awk -v r="$lkr" '{ print $0, r }' >>"$B/lk" # the round as a third column
+	lkr=$((lkr + 1))
 	[ -n "$lk" ] || return 0
 	[ "$(m fma_lanes)" = 8 ] && likwid-bench -t peakflops_avx512_fma -w S0:16kB:1 2>/dev/null | awk '/^MFlops\/s/ { print "fma", $2 / 1000 }' >>"$B/lk"
 }
 : >"$B/lk"
+lkr=1
 lkround
 for run in 1 2; do
 	rm -f "$B"/cache/machines/*.csv
@@ -184,6 +190,10 @@ for run in 1 2; do
 		"$(grep -q 'UNSTABLE:' "$B/peaks$run" && echo "; $(grep -c ' UNSTABLE$' "$B/peaks$run") ceilings marked unstable" || echo "; no ceiling unstable")"
 done
 best() { awk -v k="$1" '$1 == k && $2 > b { b = $2 } END { if (b) print b }' "$B/lk"; }
+paired() { # paired KEY1 KEY2: per round, the best KEY1 over the best KEY2
+	awk -v a="$1" -v b="$2" '$1 == a && $2 > x[$3] { x[$3] = $2 } $1 == b && $2 > y[$3] { y[$3] = $2 }
+		END { for (r = 1; r in x || r in y; r++) s = s (s ? ", " : "") (x[r] && y[r] ? sprintf("%.3f", x[r] / y[r]) : "-"); print s }' "$B/lk"
+}
 ratios() { awk -v a="$d1" -v b="$d2" -v l="$1" 'BEGIN { printf "%.3f, %.3f", a / l, b / l }'; } # both runs over reference $1
 for t in 1 $(m cpus); do
 	d1=$(p 1 "dram_$t") d2=$(p 2 "dram_$t") l=$(best "dram_$t")
@@ -191,7 +201,7 @@ for t in 1 $(m cpus); do
 	printf 'DRAM triad ceiling, %s: run 1 %s GB/s (%s), run 2 %s GB/s (%s) (%s apart; target within 5%%)' "$([ "$t" = 1 ] && echo "1 thread" || echo "$t threads")" "${d1:--}" "${n1:--}" "${d2:--}" "${n2:--}" \
 		"$(awk -v a="$d1" -v b="$d2" 'BEGIN { if (a > 0 && b > 0) printf "%.1f%%", (a > b ? a / b : b / a) * 100 - 100; else print "-" }')"
 	if [ -n "$l" ]; then
-		printf '; likwid-bench %s at %s KiB (4x the reported last cache), best of 3 rounds: %.2f GB/s; ratios %s (target 0.95-1.05)\n' "$lk" "$(m llc4_kib_$t)" "$l" "$(ratios "$l")"
+		printf '; likwid-bench %s at %s KiB (4x the reported last cache), its default run, 2 a round, best of the 6: %.2f GB/s; ratios %s (target 0.95-1.05)\n' "$lk" "$(m llc4_kib_$t)" "$l" "$(ratios "$l")"
 		ls=$(best "dramshort_$t")
 		[ -n "$ls" ] && printf '  likwid-bench in short runs (-i 8, 4 a round, best of the 12: the best sustained value, as rot takes its ceiling; its default run above is a mean over seconds): %.2f GB/s; ratios %s (target 0.95-1.05)\n' "$ls" "$(ratios "$ls")"
 	else
@@ -203,8 +213,8 @@ for t in 1 $(m cpus); do
 			"$sb" "$(ratios "$sb")" "$sm"
 		# the two references against each other, by the same convention (a mean over a run):
 		# where they disagree, a target against one of them is as good as that reference
-		[ -n "$l" ] && [ -n "$sm" ] && printf '  the two references against each other: likwid-bench'"'"'s default run over the STREAM-convention triad'"'"'s mean pass, both means over a run, the best of 3 rounds at the same size: %.3f\n' \
-			"$(calc "$l / $sm")"
+		[ -n "$l" ] && [ -n "$sm" ] && printf '  the two references against each other: likwid-bench'"'"'s default run over the STREAM-convention triad'"'"'s mean pass, both means over a run at the same size: %.3f for their bests; in each round (the best of its runs): %s\n' \
+			"$(calc "$l / $sm")" "$(paired "dram_$t" "streammean_$t")"
 	else
 		echo "  no STREAM-convention triad (tests/bench/triad.c did not build with -fopenmp)"
 	fi
