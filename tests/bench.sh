@@ -152,7 +152,8 @@ cc -O3 -march=native -fopenmp -o "$B/triad" tests/bench/triad.c 2>/dev/null && t
 lkdram() { # lkdram KEY THREADS [ARGS]: likwid-bench's DRAM stream figure as "KEY_THREADS GB/s"
 	lkkey=$1 lkt=$2
 	shift 2
-	[ -n "$lk" ] && likwid-bench -t "$lk" "$@" -w "S0:$(m llc4_kib_$lkt)kB:$lkt" 2>/dev/null | awk -v k="${lkkey}_$lkt" '/^MByte\/s/ { print k, $2 / 1000 }'
+	[ -n "$lk" ] && likwid-bench -t "$lk" "$@" -w "S0:$(m llc4_kib_$lkt)kB:$lkt" 2>/dev/null |
+		awk -v k="${lkkey}_$lkt" '/^Time:/ { t = $2 } /^Data volume/ { d = $4 } /^MByte\/s/ { g = $2 / 1000 } END { if (g) print k, g, t, d }'
 }
 lkround() { # rounds 1-3: called before, between and after the peaks runs
 	for t in 1 $(m cpus); do
@@ -190,9 +191,32 @@ for run in 1 2; do
 		"$(grep -q 'UNSTABLE:' "$B/peaks$run" && echo "; $(grep -c ' UNSTABLE$' "$B/peaks$run") ceilings marked unstable" || echo "; no ceiling unstable")"
 done
 best() { awk -v k="$1" '$1 == k && $2 > b { b = $2 } END { if (b) print b }' "$B/lk"; }
-paired() { # paired KEY1 KEY2: per round, the best KEY1 over the best KEY2
-	awk -v a="$1" -v b="$2" '$1 == a && $2 > x[$3] { x[$3] = $2 } $1 == b && $2 > y[$3] { y[$3] = $2 }
+paired() { # paired KEY1 KEY2: per round (the last column), the best KEY1 over the best KEY2
+	awk -v a="$1" -v b="$2" '$1 == a && $2 > x[$NF] { x[$NF] = $2 } $1 == b && $2 > y[$NF] { y[$NF] = $2 }
 		END { for (r = 1; r in x || r in y; r++) s = s (s ? ", " : "") (x[r] && y[r] ? sprintf("%.3f", x[r] / y[r]) : "-"); print s }' "$B/lk"
+}
+# fixed T: a time in likwid-bench's timed region that does not grow with its iterations, per
+# round from the slope between its fastest short run (-i 8) and its fastest default run (both
+# "key GB/s seconds bytes round" lines), and its default runs' best figure without the median
+# of it (a negative estimate is noise and removes nothing)
+fixed() {
+	awk -v s="dramshort_$1" -v d="dram_$1" -v a="$d1" -v b="$d2" '
+		$1 == s && $2 > sg[$NF] { sg[$NF] = $2; st[$NF] = $3; sv[$NF] = $4 }
+		$1 == d && $2 > dg[$NF] { dg[$NF] = $2; dt[$NF] = $3; dv[$NF] = $4 }
+		$1 == d { n++; T[n] = $3; V[n] = $4 }
+		END {
+			for (r = 1; r in sg || r in dg; r++) {
+				if (!sg[r] || !dg[r] || dt[r] <= st[r] || dv[r] <= sv[r]) continue
+				c[++m] = st[r] - sv[r] * (dt[r] - st[r]) / (dv[r] - sv[r])
+				l = l (l ? ", " : "") sprintf("%.3f", c[m])
+			}
+			if (!m) exit
+			for (i = 2; i <= m; i++) for (j = i; j > 1 && c[j] < c[j - 1]; j--) { x = c[j]; c[j] = c[j - 1]; c[j - 1] = x }
+			cm = m % 2 ? c[(m + 1) / 2] : (c[m / 2] + c[m / 2 + 1]) / 2
+			f = cm > 0 ? cm : 0
+			for (i = 1; i <= n; i++) if (T[i] > f && V[i] / (T[i] - f) / 1e9 > g) g = V[i] / (T[i] - f) / 1e9
+			printf "  likwid-bench'"'"'s timed region holds a fixed %.3f s (median; per round %s s: where its short and default runs meet, from their times and data volumes); its default runs without it: best %.2f GB/s; ratios %.3f, %.3f\n", cm, l, g, a / g, b / g
+		}' "$B/lk"
 }
 ratios() { awk -v a="$d1" -v b="$d2" -v l="$1" 'BEGIN { printf "%.3f, %.3f", a / l, b / l }'; } # both runs over reference $1
 for t in 1 $(m cpus); do
@@ -203,6 +227,7 @@ for t in 1 $(m cpus); do
 	if [ -n "$l" ]; then
 		printf '; likwid-bench %s at %s KiB (4x the reported last cache), its default run, 2 a round, best of the 6: %.2f GB/s; ratios %s (target 0.95-1.05)\n' "$lk" "$(m llc4_kib_$t)" "$l" "$(ratios "$l")"
 		ls=$(best "dramshort_$t")
+		fixed "$t"
 		[ -n "$ls" ] && printf '  likwid-bench in short runs (-i 8, 4 a round, best of the 12: the best sustained value, as rot takes its ceiling; its default run above is a mean over seconds): %.2f GB/s; ratios %s (target 0.95-1.05)\n' "$ls" "$(ratios "$ls")"
 	else
 		echo "; likwid-bench is not installed (sudo apt-get install likwid): nothing to compare against"
