@@ -5,6 +5,13 @@ local sys = require "rot.sys"
 
 local info = rot.machine.cpuinfo()
 local out, stair, clocks = peaks.measure(rot, rot.get("quick"))
+-- the machine's copy in the cache directory, which every roofline uses: ceilings that moved
+-- since it was stored are marked unstable before anything is written
+local stored = peaks.path(rot.get("cacheDir"), rot.machine.fingerprint(rot.config), rot.get("quick"))
+local moved = peaks.moved(peaks.read_csv(stored), out)
+for _, m in ipairs(moved) do m.new.unstable = true end
+local note = peaks.moved_note(moved)
+if note then io.stderr:write("rot: peaks: ", note, "\n") end
 
 io.stdout:write(string.format("%-22s %-9s %7s %14s %8s %6s  %s\n", "name", "kind", "threads", "value", "spread", "rounds",
   "how"))
@@ -18,8 +25,9 @@ end
 local unstable = 0
 for _, r in ipairs(out) do if r.unstable then unstable = unstable + 1 end end
 if unstable > 0 then
-  io.stdout:write(string.format("UNSTABLE: %d ceiling%s whose best rounds still disagree by more than 5%%: the points "
-    .. "they bound say so (limiter '... (unstable)'); measure again on a quieter machine\n", unstable, unstable == 1 and "" or "s"))
+  io.stdout:write(string.format("UNSTABLE: %d ceiling%s whose best rounds still disagree by more than 5%%%s: the points "
+    .. "they bound say so (limiter '... (unstable)'); measure again on a quieter machine\n", unstable, unstable == 1 and "" or "s",
+    #moved > 0 and ", or that moved since they were stored" or ""))
 end
 -- the read kernel measures bandwidth, not its additions' latency: L1 against two loads a cycle
 local vec = info.flags.avx512f and 64 or info.flags.avx2 and 32 or 16
@@ -34,12 +42,12 @@ if clocks and #clocks > 0 and #out > 0 then -- each compute ceiling records the 
   io.stdout:write(string.format("core clock (dependent imul chain, CPU 0) before/after each compute round: %s GHz%s\n",
     any, any:find("?", 1, true) and " ('?': the reading failed, or none was taken after a round from the cache)" or ""))
 end
--- peaks.csv here, and the machine's copy in the cache directory that every roofline uses
+-- peaks.csv here, and the machine's copy
 local dir = rot.output_dir()
 peaks.write_csv(dir .. "/peaks.csv", out)
 if #out > 0 then -- nothing measured (rot build): nothing stored
   sys.mkdir(rot.get("cacheDir") .. "/machines")
-  peaks.write_csv(peaks.path(rot.get("cacheDir"), rot.machine.fingerprint(rot.config), rot.get("quick")), out)
+  peaks.write_csv(stored, out)
 end
 
 -- the bandwidth staircase behind the plateaus (the best of each size over its rounds)

@@ -87,6 +87,14 @@ ok $? "peaks draws the bandwidth staircase"
 stored=$(ls "$CACHE"/machines/*.a[0-9]*-quick.csv 2>/dev/null | head -n 1)
 test -n "$stored" && cmp -s "$OUT/peaks.csv" "$stored"
 ok $? "rot measure peaks stores the machine's peaks in the cache directory (the same rows as its peaks.csv)"
+# stored peaks whose DRAM ceiling read twice today's (a quiet hour; now a busy one): measured
+# again (from the cache), the ceiling that moved is said and marked unstable
+awk -F, -v OFS=, '$1 == "triad_DRAM" && $3 == 1 { $4 = $4 * 2; $6 = 0 } 1' "$stored" >"$T/was" && mv "$T/was" "$stored"
+HWLOC_XMLFILE=$PEAKS_TOPO rot measure peaks -quick=true >"$T/o" 2>"$T/e"
+grep -q "^rot: peaks: [0-9]* ceilings\{0,1\} moved by more than 5% and their spreads since this machine's peaks were stored at 20[^ ]*Z: .*triad_DRAM, 1 thread: .* when stored.*marked unstable" "$T/e" &&
+	awk -F, '$1 == "triad_DRAM" && $3 == 1 { u = $7 } END { exit u != 1 }' "$OUT/peaks.csv" &&
+	grep -q "^UNSTABLE: .*, or that moved since they were stored" "$T/o"
+ok $? "a ceiling that moved since the stored peaks is said, with its figures, and marked unstable ($(grep -o 'moved by.*' "$T/e" | cut -c1-160))"
 test -s "$OUT/matvec.svg" && test -s "$OUT/stream-bandwidth.svg" && test -s "$OUT/add-timing.svg" && test -s "$OUT/add-timing-error.svg" && test -s "$OUT/memory-traffic-time.svg"
 ok $? "roofline, staircase, time-per-operation and traffic plots are written"
 

@@ -125,6 +125,43 @@ function M.parse_csv(text)
   return #rows > 0 and rows or nil
 end
 
+--[[ The ceilings that moved since this machine's peaks were stored: the bandwidth and compute
+  rows of `new` whose value lies more than 5% and beyond both spreads from the same ceiling
+  (name, kind, threads) in `old` (nil: none stored). A shared machine's neighbours can stay busy
+  for minutes, longer than one run's rounds, which then agree on a low value. Returns
+  {{new=, old=, by=}} (by: the larger over the smaller, less 1), the most moved first. ]]
+function M.moved(old, new)
+  local was, out = {}, {}
+  for _, r in ipairs(old or {}) do was[r.name .. "/" .. r.kind .. "/" .. r.threads] = r end
+  for _, r in ipairs(new) do
+    local o = (r.kind == "bandwidth" or r.kind == "compute") and was[r.name .. "/" .. r.kind .. "/" .. r.threads]
+    if o and o.value > 0 and r.value > 0 then
+      local hi, lo = math.max(o.value, r.value), math.min(o.value, r.value)
+      if hi / lo > 1 + bandwidth.stable and lo * (1 + (o.spread or 0)) * (1 + (r.spread or 0)) < hi then
+        out[#out + 1] = { new = r, old = o, by = hi / lo - 1 }
+      end
+    end
+  end
+  table.sort(out, function(x, y) return x.by > y.by end)
+  return out
+end
+
+-- One line on the ceilings that moved (M.moved), at most four named; nil when none did.
+function M.moved_note(moved)
+  if #moved == 0 then return nil end
+  local named = {}
+  for i = 1, math.min(4, #moved) do
+    local m = moved[i]
+    named[i] = string.format("%s, %s: %.2f %s, %.2f when stored", m.new.name, bandwidth.threads(m.new.threads),
+      m.new.value, m.new.unit, m.old.value)
+  end
+  return string.format("%d ceiling%s moved by more than 5%% and their spreads since this machine's peaks were stored%s: "
+    .. "%s%s; marked unstable (a shared machine's neighbours can stay busy for longer than one run's rounds); "
+    .. "measure again when it is quieter", #moved, #moved == 1 and "" or "s",
+    moved[1].old.date and (" at " .. moved[1].old.date) or "", table.concat(named, "; "),
+    #moved > 4 and string.format("; and %d more", #moved - 4) or "")
+end
+
 --[[ The memory levels at a thread count: { {name="L1", size=bytes, reported=bytes, gbs=, spread=,
   unstable=}, ..., {name="DRAM", gbs=, spread=, unstable=, from=bytes} }. size is the effective
   size measured by `rot measure peaks` (where bandwidth drops); peaks without sizes (older
