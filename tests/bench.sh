@@ -215,6 +215,7 @@ fixed() {
 			cm = m % 2 ? c[(m + 1) / 2] : (c[m / 2] + c[m / 2 + 1]) / 2
 			f = cm > 0 ? cm : 0
 			for (i = 1; i <= n; i++) if (T[i] > f && V[i] / (T[i] - f) / 1e9 > g) g = V[i] / (T[i] - f) / 1e9
+			if (!g) exit # a fixed cost longer than every default run: the estimate is noise
 			printf "  likwid-bench'"'"'s timed region holds a fixed %.3f s (median; per round %s s: where its short and default runs meet, from their times and data volumes); its default runs without it: best %.2f GB/s; ratios %.3f, %.3f\n", cm, l, g, a / g, b / g
 		}' "$B/lk"
 }
