@@ -198,9 +198,10 @@ paired() { # paired KEY1 KEY2: per round (the last column), the best KEY1 over t
 # fixed T: a time in likwid-bench's timed region that does not grow with its iterations, per
 # round from the slope between its fastest short run (-i 8) and its fastest default run (both
 # "key GB/s seconds bytes round" lines), and its default runs' best figure without the median
-# of it (a negative estimate is noise and removes nothing)
+# of it (a negative estimate is noise and removes nothing): that figure, a tab, then the line
+# to print before its ratios
 fixed() {
-	awk -v s="dramshort_$1" -v d="dram_$1" -v a="$d1" -v b="$d2" '
+	awk -v s="dramshort_$1" -v d="dram_$1" '
 		$1 == s && $2 > sg[$NF] { sg[$NF] = $2; st[$NF] = $3; sv[$NF] = $4 }
 		$1 == d && $2 > dg[$NF] { dg[$NF] = $2; dt[$NF] = $3; dv[$NF] = $4 }
 		$1 == d { n++; T[n] = $3; V[n] = $4 }
@@ -216,7 +217,7 @@ fixed() {
 			f = cm > 0 ? cm : 0
 			for (i = 1; i <= n; i++) if (T[i] > f && V[i] / (T[i] - f) / 1e9 > g) g = V[i] / (T[i] - f) / 1e9
 			if (!g) exit # a fixed cost longer than every default run: the estimate is noise
-			printf "  likwid-bench'"'"'s timed region holds a fixed %.3f s (median; per round %s s: where its short and default runs meet, from their times and data volumes); its default runs without it: best %.2f GB/s; ratios %.3f, %.3f\n", cm, l, g, a / g, b / g
+			printf "%.6g\t  likwid-bench'"'"'s timed region holds a fixed %.3f s (median; per round %s s: where its short and default runs meet, from their times and data volumes); its default runs without it: best %.2f GB/s\n", g, cm, l, g
 		}' "$B/lk"
 }
 ratios() { awk -v a="$d1" -v b="$d2" -v l="$1" 'BEGIN { printf "%.3f, %.3f", a / l, b / l }'; } # both runs over reference $1
@@ -228,7 +229,8 @@ for t in 1 $(m cpus); do
 	if [ -n "$l" ]; then
 		printf '; likwid-bench %s at %s KiB (4x the reported last cache), its default run, 2 a round, best of the 6: %.2f GB/s; ratios %s (target 0.95-1.05)\n' "$lk" "$(m llc4_kib_$t)" "$l" "$(ratios "$l")"
 		ls=$(best "dramshort_$t")
-		fixed "$t"
+		fx=$(fixed "$t")
+		[ -n "$fx" ] && printf '%s; ratios %s\n' "${fx#*	}" "$(ratios "${fx%%	*}")"
 		[ -n "$ls" ] && printf '  likwid-bench in short runs (-i 8, 4 a round, best of the 12: the best sustained value, as rot takes its ceiling; its default run above is a mean over seconds): %.2f GB/s; ratios %s (target 0.95-1.05)\n' "$ls" "$(ratios "$ls")"
 	else
 		echo "; likwid-bench is not installed (sudo apt-get install likwid): nothing to compare against"
