@@ -162,7 +162,8 @@ lkround() { # rounds 1-3: called before, between and after the peaks runs
 		# neighbour's burst spoils one short run, not the whole figure (best of 4: best sustained)
 		for _ in 1 2 3 4; do lkdram dramshort "$t" -i 8; done
 		[ -n "$tri" ] && OMP_NUM_THREADS=$t OMP_PROC_BIND=true OMP_PLACES=cores "$tri" "$(m llc4_kib_$t)" 10 2>/dev/null |
-			awk -v t="$t" '{ print ($1 == "best_gbs" ? "stream_" : "streammean_") t, $2 }'
+			awk -v t="$t" 'BEGIN { k["best_gbs"] = "stream_"; k["mean_gbs"] = "streammean_"; k["first_gbs"] = "streamfirst_"
+				k["median_gbs"] = "streammedian_"; k["slow_passes"] = "streamslow_" } $1 in k { $1 = k[$1] t; print }'
 		# a second default run at the round's end: the neighbours here come in phases of
 		# seconds, and a default run lasts 2-4 s, so two a round halve the chance that a round's
 		# only sample sat in a busy phase (three such rounds gave 0.79 of the STREAM mean)
@@ -220,6 +221,30 @@ fixed() {
 			printf "%.6g\t  likwid-bench'"'"'s timed region holds a fixed %.3f s (median; per round %s s: where its short and default runs meet, from their times and data volumes); its default runs without it: best %.2f GB/s\n", g, cm, l, g
 		}' "$B/lk"
 }
+# machine T: what this machine does to a run of T threads that no tool can take out of a mean over
+# it, from the STREAM-convention triad's rounds: its first pass over arrays just written (every
+# likwid-bench run with -i, and its default run's first passes after a calibration on one
+# thread, start with such passes) and its later passes well below their round's median; and
+# whether the guest's kernel runs DAMON, whose sampler takes a CPU every sample interval
+machine() {
+	awk -v t="$1" -v damon="$([ "$1" = "$(m cpus)" ] && damon)" '
+		$1 == "streamfirst_" t && $2 > f { f = $2 } $1 == "streammedian_" t && $2 > m { m = $2 }
+		$1 == "streamslow_" t { s += $2; n += $3 }
+		END {
+			if (!f || !m) exit
+			printf "  the machine at %d thread%s, from those rounds: the first pass over arrays just written runs at %.2f GB/s at best, %.2f of the best median pass %.2f (likwid-bench times such a pass: a run with -i starts with one, and its default run with its threads'"'"' first passes over arrays its calibration on one thread touched last); %d of %d later passes ran more than 20%% below their round'"'"'s median%s\n",
+				t, (t > 1 ? "s" : ""), f, f / m, m, s, n, damon
+		}' "$B/lk"
+}
+damon() { # one clause naming the guest kernel's DAMON sampler, where one is on
+	for d in /sys/kernel/mm/damon/admin/kdamonds/*/; do
+		[ "$(cat "$d/state" 2>/dev/null)" = on ] || continue
+		us=$(cat "$d"contexts/0/monitoring_attrs/intervals/sample_us 2>/dev/null)
+		printf '; the guest kernel runs DAMON (kdamond, %s operations, %s): it samples every %s ms and, with every CPU busy, takes one from a thread while it does' \
+			"$(cat "$d"contexts/0/operations 2>/dev/null)" "action $(cat "$d"contexts/0/schemes/0/action 2>/dev/null || echo none)" "$((${us:-0} / 1000))"
+		return
+	done
+}
 ratios() { awk -v a="$d1" -v b="$d2" -v l="$1" 'BEGIN { printf "%.3f, %.3f", a / l, b / l }'; } # both runs over reference $1
 for t in 1 $(m cpus); do
 	d1=$(p 1 "dram_$t") d2=$(p 2 "dram_$t") l=$(best "dram_$t")
@@ -243,6 +268,7 @@ for t in 1 $(m cpus); do
 		# where they disagree, a target against one of them is as good as that reference
 		[ -n "$l" ] && [ -n "$sm" ] && printf '  the two references against each other: likwid-bench'"'"'s default run over the STREAM-convention triad'"'"'s mean pass, both means over a run at the same size: %.3f for their bests; in each round (the best of its runs): %s\n' \
 			"$(calc "$l / $sm")" "$(paired "dram_$t" "streammean_$t")"
+		machine "$t"
 	else
 		echo "  no STREAM-convention triad (tests/bench/triad.c did not build with -fopenmp)"
 	fi

@@ -2,17 +2,26 @@
  * (a[i] = b[i] + s * c[i], 24 bytes an element, OpenMP threads over a static split, ordinary
  * stores). usage: triad KIB PASSES: KIB the three arrays together. Prints "best_gbs X" (the
  * fastest pass: STREAM's convention) and "mean_gbs Y" (over all passes but the first:
- * likwid-bench's convention, the mean of its iterations). */
+ * likwid-bench's convention, the mean of its iterations), "first_gbs Z" (the first pass, over arrays
+ * just written by the threads that use them), "median_gbs M" and "slow_passes S N" (of the N
+ * passes after the first, S ran more than 20 % below the median: one of the threads lost its
+ * CPU, or the machine paused, during it). */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+static int cmp(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
 
 int main(int argc, char **argv)
 {
 	long n = argc > 2 ? atol(argv[1]) * 1024 / 24 : 0;
 	int passes = argc > 2 ? atoi(argv[2]) : 0;
-	double *a = NULL, *b = NULL, *c = NULL, best = 0, sum = 0;
-	int rc = 1;
+	double *a = NULL, *b = NULL, *c = NULL, *ts = NULL, best = 0, sum = 0, med;
+	int rc = 1, slow = 0;
 
 	if (n < 1024 || passes < 2) {
 		fprintf(stderr, "usage: triad KIB PASSES (KIB >= 24, PASSES >= 2)\n");
@@ -21,7 +30,8 @@ int main(int argc, char **argv)
 	a = aligned_alloc(64, (size_t)n * 8);
 	b = aligned_alloc(64, (size_t)n * 8);
 	c = aligned_alloc(64, (size_t)n * 8);
-	if (!a || !b || !c) {
+	ts = malloc((size_t)passes * sizeof *ts);
+	if (!a || !b || !c || !ts) {
 		fprintf(stderr, "triad: cannot allocate %ld KiB\n", atol(argv[1]));
 		goto out;
 	}
@@ -35,6 +45,7 @@ int main(int argc, char **argv)
 		for (long i = 0; i < n; i++)
 			a[i] = b[i] + 3.0 * c[i];
 		t = omp_get_wtime() - t0;
+		ts[k] = t;
 		if (best == 0 || t < best)
 			best = t;
 		if (k > 0)
@@ -44,12 +55,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "triad: wrong result %g\n", a[n / 2]);
 		goto out;
 	}
-	printf("best_gbs %.3f\nmean_gbs %.3f\n", 24.0 * n / best / 1e9,
-	       24.0 * n * (passes - 1) / sum / 1e9);
+	printf("best_gbs %.3f\nmean_gbs %.3f\nfirst_gbs %.3f\n", 24.0 * n / best / 1e9,
+	       24.0 * n * (passes - 1) / sum / 1e9, 24.0 * n / ts[0] / 1e9);
+	qsort(ts + 1, (size_t)passes - 1, sizeof *ts, cmp);
+	med = passes % 2 ? (ts[passes / 2] + ts[passes / 2 + 1]) / 2 : ts[passes / 2];
+	for (int k = 1; k < passes; k++)
+		slow += 24.0 * n / ts[k] < 0.8 * 24.0 * n / med;
+	printf("median_gbs %.3f\nslow_passes %d %d\n", 24.0 * n / med / 1e9, slow, passes - 1);
 	rc = 0;
 out:
 	free(a);
 	free(b);
 	free(c);
+	free(ts);
 	return rc;
 }
