@@ -2,8 +2,8 @@
  * (a[i] = b[i] + s * c[i], 24 bytes an element, OpenMP threads over a static split, ordinary
  * stores). usage: triad KIB PASSES: KIB the three arrays together. Prints "best_gbs X" (the
  * fastest pass: STREAM's convention) and "mean_gbs Y" (over all passes but the first:
- * likwid-bench's convention, the mean of its iterations), "first_gbs Z" (the first pass, over arrays
- * just written by the threads that use them), "median_gbs M" and "slow_passes S N" (of the N
+ * likwid-bench's convention, the mean of its iterations), "first_gbs Z" (the first pass, over
+ * arrays just written by the threads that use them), "median_gbs M" and "slow_passes S N" (of the N
  * passes after the first, S ran more than 20 % below the median: one of the threads lost its
  * CPU, or the machine paused, during it). */
 #include <omp.h>
