@@ -1,14 +1,12 @@
 -- the machine's ceilings: compute per precision and ISA, bandwidth per memory level in rounds; writes peaks.csv
 local rot = require "rot"
 local peaks = require "rot.machine.peaks"
-local sys = require "rot.sys"
 
 local info = rot.machine.cpuinfo()
 local out, stair, clocks = peaks.measure(rot, rot.get("quick"))
 -- the machine's copy in the cache directory, which every roofline uses: ceilings that moved
 -- since it was stored are marked unstable before anything is written
-local stored = peaks.path(rot.get("cacheDir"), rot.machine.fingerprint(rot.config), rot.get("quick"))
-local moved = peaks.moved(peaks.read_csv(stored), out)
+local moved = peaks.moved(peaks.read_csv(peaks.stored(rot)), out)
 for _, m in ipairs(moved) do m.new.unstable = true end
 local note = peaks.moved_note(moved)
 if note then io.stderr:write("rot: peaks: ", note, "\n") end
@@ -45,10 +43,7 @@ end
 -- peaks.csv here, and the machine's copy
 local dir = rot.output_dir()
 peaks.write_csv(dir .. "/peaks.csv", out)
-if #out > 0 then -- nothing measured (rot build): nothing stored
-  sys.mkdir(rot.get("cacheDir") .. "/machines")
-  peaks.write_csv(stored, out)
-end
+peaks.store(rot, out)
 
 -- the bandwidth staircase behind the plateaus (the best of each size over its rounds)
 rot.results(stair):staircase { name = "peaks-bandwidth", title = "bandwidth vs working set (" .. info.model .. ")",

@@ -25,6 +25,18 @@ function M.path(cache_dir, fp, quick, analysis)
     .. ".csv"
 end
 
+-- Where this run stores this machine's peaks: its cache directory, the quick setting.
+function M.stored(rot)
+  return M.path(rot.get("cacheDir"), machine.fingerprint(rot.config), rot.get("quick"))
+end
+
+-- Stores rows as this machine's peaks; nothing when none were measured (rot build).
+function M.store(rot, rows)
+  if #rows == 0 then return end
+  sys.mkdir(rot.get("cacheDir") .. "/machines")
+  M.write_csv(M.stored(rot), rows)
+end
+
 -- The newest analysis version this machine's peaks are stored by, or nil.
 local function newest(cache_dir, fp, quick)
   for v = M.analysis, 1, -1 do
@@ -361,7 +373,7 @@ function M.get(rot)
     return rows, given
   end
   local quick = rot.get("quick")
-  local path = M.path(rot.get("cacheDir"), machine.fingerprint(rot.config), quick)
+  local path = M.stored(rot)
   local rows = M.read_csv(path)
   if rows then return rows, path end
   local s = session.current()
@@ -373,10 +385,7 @@ function M.get(rot)
       and "rot: this machine's peaks were stored by an older rot: finding its levels and ceilings again (reusing its cached points where there are any)\n"
       or "rot: measuring this machine's peaks first (once; `rot measure peaks` redoes it)\n")
     local measured = M.measure(rot, quick)
-    if #measured > 0 then -- not when nothing was measured (rot build)
-      sys.mkdir(rot.get("cacheDir") .. "/machines")
-      M.write_csv(path, measured)
-    end
+    M.store(rot, measured)
     return measured
   end), path
 end
