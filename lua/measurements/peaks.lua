@@ -10,6 +10,8 @@ local moved = peaks.moved(peaks.read_csv(peaks.stored(rot)), out)
 for _, m in ipairs(moved) do m.new.unstable = true end
 local note = peaks.moved_note(moved)
 if note then io.stderr:write("rot: peaks: ", note, "\n") end
+note = #out > 0 and peaks.sampler_note(rot.machine.samplers(), info.cpus)
+if note then io.stderr:write("rot: peaks: ", note, "\n") end
 
 io.stdout:write(string.format("%-22s %-9s %7s %14s %8s %6s  %s\n", "name", "kind", "threads", "value", "spread", "rounds",
   "how"))

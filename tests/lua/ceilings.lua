@@ -129,6 +129,30 @@ t.ok(line:find("2 ceilings moved by more than 5%", 1, true) and line:find("store
 t.is(#peaks.moved(nil, now), 0, "nothing stored: nothing moved")
 t.is(peaks.moved_note(peaks.moved(now, now)), nil, "the same ceilings again: nothing said")
 
+-- the guest kernel's memory samplers (DAMON), on a copy of this host's kdamonds sysfs: one on,
+-- one off
+local damon = (os.getenv("ROT_TEST_TMP") or os.tmpname() .. ".d") .. "/kdamonds"
+local function put(rel, text)
+  sys.mkdir((damon .. "/" .. rel):match("^(.*)/[^/]+$"))
+  sys.writefile(damon .. "/" .. rel, text .. "\n")
+end
+put("nr_kdamonds", "2")
+put("0/state", "on")
+put("0/contexts/0/operations", "paddr")
+put("0/contexts/0/monitoring_attrs/intervals/sample_us", "500000")
+put("0/contexts/0/schemes/0/action", "pageout")
+put("1/state", "off")
+put("1/contexts/0/operations", "vaddr")
+local machine = require "rot.machine"
+local smp = machine.samplers(damon)
+t.ok(#smp == 1 and smp[1].operations == "paddr" and smp[1].sample_ms == 500 and smp[1].action == "pageout",
+  "the kdamond that is on is read, with its operations, sample interval and scheme; the one that is off is not")
+t.is(#machine.samplers(damon .. "/none"), 0, "no DAMON sysfs: no sampler")
+local sn = peaks.sampler_note(smp, 2)
+t.ok(sn and sn:find("runs DAMON (kdamond: paddr sampling every 500 ms, scheme pageout): at 2 threads (every CPU)", 1, true),
+  "rot measure peaks names it in one line, for the ceilings on every CPU: " .. tostring(sn))
+t.is(peaks.sampler_note({}, 2), nil, "and says nothing where there is none")
+
 -- a point bounded by an unstable ceiling says so in its limiter
 local lv = peaks.levels(peaks.read_csv(path), 1)
 local _, bw = peaks.ceilings(peaks.read_csv(path), 1)

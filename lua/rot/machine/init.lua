@@ -79,6 +79,22 @@ function M.cpuinfo()
   return info
 end
 
+-- The guest kernel's memory samplers that take a CPU on a clock of their own: DAMON's kdamonds
+-- that are on, { {operations = "paddr", sample_ms = 500, action = "pageout"}, ... }; empty where
+-- there is none, or no DAMON sysfs. root: a copy of /sys/kernel/mm/damon/admin/kdamonds (tests).
+function M.samplers(root)
+  root = root or "/sys/kernel/mm/damon/admin/kdamonds"
+  local out = {}
+  for _, d in ipairs(sys.listdir(root) or {}) do
+    local ctx = root .. "/" .. d .. "/contexts/0"
+    if d:match("^%d+$") and read(root .. "/" .. d .. "/state") == "on" then
+      out[#out + 1] = { operations = read(ctx .. "/operations") or "?", action = read(ctx .. "/schemes/0/action"),
+        sample_ms = (tonumber(read(ctx .. "/monitoring_attrs/intervals/sample_us")) or 0) / 1000 }
+    end
+  end
+  return out
+end
+
 -- CPU flags that change the code a compiler generates for -march=native (x86 and Arm).
 M.isa_flags = { "sse2", "ssse3", "sse4_1", "sse4_2", "avx", "avx2", "fma", "f16c", "bmi1", "bmi2", "adx", "movbe",
   "popcnt", "abm", "avx512f", "avx512dq", "avx512cd", "avx512bw", "avx512vl", "avx512ifma", "avx512vbmi",

@@ -37,6 +37,22 @@ function M.store(rot, rows)
   M.write_csv(M.stored(rot), rows)
 end
 
+-- One line on the guest kernel's memory samplers (rot.machine.samplers) for ceilings measured on
+-- every one of the machine's pus, or nil where there is none: each sample takes a CPU from
+-- one of the threads, so a run on every CPU that spans samples falls below the ceilings, which
+-- are the best rounds between them.
+function M.sampler_note(samplers, pus)
+  if #samplers == 0 then return nil end
+  local each = {}
+  for _, d in ipairs(samplers) do
+    each[#each + 1] = string.format("%s sampling every %g ms%s", d.operations, d.sample_ms,
+      d.action and ", scheme " .. d.action or "")
+  end
+  return string.format("this guest's kernel runs DAMON (kdamond: %s): at %d thread%s (every CPU) each sample takes a "
+    .. "CPU from one of them, so a run on every CPU that spans samples falls below these ceilings, the best rounds between them",
+    table.concat(each, "; "), pus, pus == 1 and "" or "s")
+end
+
 -- The newest analysis version this machine's peaks are stored by, or nil.
 local function newest(cache_dir, fp, quick)
   for v = M.analysis, 1, -1 do
