@@ -228,7 +228,7 @@ fixed() {
 # it, from the STREAM-convention triad's rounds: its first pass over arrays just written (every
 # likwid-bench run with -i, and its default run's first passes after a calibration on one
 # thread, start with such passes) and its later passes well below their round's median; and
-# whether the guest's kernel runs DAMON, whose sampler takes a CPU every sample interval
+# whether the kernel runs DAMON, whose sampler takes a CPU every sample interval
 machine() {
 	awk -v t="$1" -v damon="$([ "$1" = "$(m cpus)" ] && damon)" '
 		$1 == "streamfirst_" t && $2 > f { f = $2 } $1 == "streammedian_" t && $2 > m { m = $2 }
@@ -239,12 +239,12 @@ machine() {
 				t, (t > 1 ? "s" : ""), f, f / m, m, s, n, damon
 		}' "$B/lk"
 }
-damon() { # one clause naming the guest kernel's DAMON sampler, where one is on
+damon() { # one clause naming the kernel's DAMON sampler, where one is on (its settings: root only)
 	for d in /sys/kernel/mm/damon/admin/kdamonds/*/; do
-		[ "$(cat "$d/state" 2>/dev/null)" = on ] || continue
-		us=$(cat "$d"contexts/0/monitoring_attrs/intervals/sample_us 2>/dev/null)
-		printf '; the guest kernel runs DAMON (kdamond, %s operations, %s): it samples every %s ms and, with every CPU busy, takes one from a thread while it does' \
-			"$(cat "$d"contexts/0/operations 2>/dev/null)" "action $(cat "$d"contexts/0/schemes/0/action 2>/dev/null || echo none)" "$((${us:-0} / 1000))"
+		[ "$(cat "${d}state" 2>/dev/null)" = on ] || continue
+		printf '; the kernel runs DAMON (kdamond, %s operations, action %s): it samples every %s ms and, with every CPU busy, takes one from a thread while it does' \
+			"$(cat "${d}contexts/0/operations" 2>/dev/null)" "$(cat "${d}contexts/0/schemes/0/action" 2>/dev/null || echo none)" \
+			"$(awk '{ printf "%g", $1 / 1000 }' "${d}contexts/0/monitoring_attrs/intervals/sample_us" 2>/dev/null)"
 		return
 	done
 }

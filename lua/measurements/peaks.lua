@@ -6,11 +6,9 @@ local info = rot.machine.cpuinfo()
 local out, stair, clocks = peaks.measure(rot, rot.get("quick"))
 -- the machine's copy in the cache directory, which every roofline uses: ceilings that moved
 -- since it was stored are marked unstable before anything is written
-local moved = peaks.moved(peaks.read_csv(peaks.stored(rot)), out)
+local moved = peaks.moved(peaks.read_csv(peaks.current_path(rot)), out)
 for _, m in ipairs(moved) do m.new.unstable = true end
 local note = peaks.moved_note(moved)
-if note then io.stderr:write("rot: peaks: ", note, "\n") end
-note = #out > 0 and peaks.sampler_note(rot.machine.samplers(), info.cpus)
 if note then io.stderr:write("rot: peaks: ", note, "\n") end
 
 io.stdout:write(string.format("%-22s %-9s %7s %14s %8s %6s  %s\n", "name", "kind", "threads", "value", "spread", "rounds",

@@ -1,11 +1,5 @@
 /* Benchmark helper: a STREAM-convention triad as a second DRAM reference beside likwid-bench
- * (a[i] = b[i] + s * c[i], 24 bytes an element, OpenMP threads over a static split, ordinary
- * stores). usage: triad KIB PASSES: KIB the three arrays together. Prints "best_gbs X" (the
- * fastest pass: STREAM's convention) and "mean_gbs Y" (over all passes but the first:
- * likwid-bench's convention, the mean of its iterations), "first_gbs Z" (the first pass, over
- * arrays just written by the threads that use them), "median_gbs M" and "slow_passes S N" (of the N
- * passes after the first, S ran more than 20 % below the median: one of the threads lost its
- * CPU, or the machine paused, during it). */
+ * (a[i] = b[i] + s * c[i], 24 bytes an element, OpenMP threads over a static split). */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +10,11 @@ static int cmp(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
+/* usage: triad KIB PASSES: KIB the three arrays together. Prints "best_gbs X" (the fastest pass:
+ * STREAM's convention), "mean_gbs Y" (over all passes but the first: likwid-bench's, the mean of
+ * its iterations), "first_gbs Z" (the first pass, over arrays just written by the threads that
+ * use them), "median_gbs M" and "slow_passes S N" (of the N passes after the first, S ran more
+ * than 20 % below the median: a thread lost its CPU, or the machine paused, during it). */
 int main(int argc, char **argv)
 {
 	long n = argc > 2 ? atol(argv[1]) * 1024 / 24 : 0;

@@ -79,18 +79,28 @@ function M.cpuinfo()
   return info
 end
 
--- The guest kernel's memory samplers that take a CPU on a clock of their own: DAMON's kdamonds
--- that are on, { {operations = "paddr", sample_ms = 500, action = "pageout"}, ... }; empty where
--- there is none, or no DAMON sysfs. root: a copy of /sys/kernel/mm/damon/admin/kdamonds (tests).
-function M.samplers(root)
-  root = root or "/sys/kernel/mm/damon/admin/kdamonds"
-  local out = {}
-  for _, d in ipairs(sys.listdir(root) or {}) do
+-- The kernel's memory samplers that take a CPU on a clock of their own: DAMON's kdamonds that
+-- are on, { {operations = "paddr", sample_ms = 500, action = "pageout"}, ... }; where their
+-- settings cannot be read (root only), one {} per kdamond thread in proc; empty where there is
+-- none. root, proc: copies of /sys/kernel/mm/damon/admin/kdamonds and /proc (tests).
+function M.samplers(root, proc)
+  root, proc = root or "/sys/kernel/mm/damon/admin/kdamonds", proc or "/proc"
+  local out, dirs = {}, sys.listdir(root)
+  for _, d in ipairs(dirs or {}) do
     local ctx = root .. "/" .. d .. "/contexts/0"
-    if d:match("^%d+$") and read(root .. "/" .. d .. "/state") == "on" then
-      out[#out + 1] = { operations = read(ctx .. "/operations") or "?", action = read(ctx .. "/schemes/0/action"),
-        sample_ms = (tonumber(read(ctx .. "/monitoring_attrs/intervals/sample_us")) or 0) / 1000 }
+    local state = d:match("^%d+$") and read(root .. "/" .. d .. "/state")
+    if state == "on" then
+      local us = tonumber(read(ctx .. "/monitoring_attrs/intervals/sample_us"))
+      out[#out + 1] = { operations = read(ctx .. "/operations"), action = read(ctx .. "/schemes/0/action"),
+        sample_ms = us and us / 1000 }
+    elseif d:match("^%d+$") and not state then
+      dirs = nil -- not readable here: count the threads instead
     end
+  end
+  if dirs then return out end
+  out = {}
+  for _, pid in ipairs(sys.listdir(proc) or {}) do
+    if pid:match("^%d+$") and (read(proc .. "/" .. pid .. "/comm") or ""):match("^kdamond") then out[#out + 1] = {} end
   end
   return out
 end

@@ -25,8 +25,9 @@ function M.path(cache_dir, fp, quick, analysis)
     .. ".csv"
 end
 
--- Where this run stores this machine's peaks: its cache directory, the quick setting.
-function M.stored(rot)
+-- Where this run stores this machine's peaks (this analysis version; stored_path: the newest one
+-- stored): its cache directory, the quick setting.
+function M.current_path(rot)
   return M.path(rot.get("cacheDir"), machine.fingerprint(rot.config), rot.get("quick"))
 end
 
@@ -34,21 +35,21 @@ end
 function M.store(rot, rows)
   if #rows == 0 then return end
   sys.mkdir(rot.get("cacheDir") .. "/machines")
-  M.write_csv(M.stored(rot), rows)
+  M.write_csv(M.current_path(rot), rows)
 end
 
--- One line on the guest kernel's memory samplers (rot.machine.samplers) for ceilings measured on
--- every one of the machine's pus, or nil where there is none: each sample takes a CPU from
--- one of the threads, so a run on every CPU that spans samples falls below the ceilings, which
--- are the best rounds between them.
+-- One line on the kernel's memory samplers (rot.machine.samplers) for the ceilings measured on
+-- all pus CPUs, or nil where there is none: each sample takes a CPU from one of the threads, so
+-- a run on every CPU that spans samples falls below the ceilings, the best rounds between them.
 function M.sampler_note(samplers, pus)
   if #samplers == 0 then return nil end
   local each = {}
   for _, d in ipairs(samplers) do
-    each[#each + 1] = string.format("%s sampling every %g ms%s", d.operations, d.sample_ms,
-      d.action and ", scheme " .. d.action or "")
+    each[#each + 1] = d.operations and string.format("%s sampling%s%s", d.operations,
+      d.sample_ms and string.format(" every %g ms", d.sample_ms) or "", d.action and ", scheme " .. d.action or "")
+      or "running; its settings need root to read"
   end
-  return string.format("this guest's kernel runs DAMON (kdamond: %s): at %d thread%s (every CPU) each sample takes a "
+  return string.format("the kernel runs DAMON (kdamond: %s): at %d thread%s (every CPU) each sample takes a "
     .. "CPU from one of them, so a run on every CPU that spans samples falls below these ceilings, the best rounds between them",
     table.concat(each, "; "), pus, pus == 1 and "" or "s")
 end
@@ -374,6 +375,7 @@ function M.measure(rot, quick)
   end
   session.current().stage = nil
   for _, n in ipairs(compute.notes(cs, rows)) do notes[#notes + 1] = n end
+  notes[#notes + 1] = M.sampler_note(machine.samplers(), threads[#threads])
   if #rows > 0 then -- notes on what was measured (none in rot build), a line each
     for _, n in ipairs(notes) do io.stderr:write("rot: peaks: ", n, "\n") end
   end
@@ -389,7 +391,7 @@ function M.get(rot)
     return rows, given
   end
   local quick = rot.get("quick")
-  local path = M.stored(rot)
+  local path = M.current_path(rot)
   local rows = M.read_csv(path)
   if rows then return rows, path end
   local s = session.current()
