@@ -64,7 +64,7 @@ deps:
 
 # TAP through prove's engine (tests/harness.pl: the tests that judge no time two at a time, then
 # every test whose numbers count alone): unit tests (C), Lua library tests, end-to-end tests (shell).
-# The longest compile-only tests first, so the short ones fill in beside them.
+# The order in which they start is tests/harness.pl's (@PAR_GLOBS), then this list's.
 test: deps
 	@$(MAKE) -s driver $(TEST_BINS)
 	@perl tests/harness.pl tests/e2e/build-gpu.t tests/e2e/build.t tests/gpu.t tests/e2e/robust.t tests/ptx-broken.t \
