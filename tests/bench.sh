@@ -227,26 +227,17 @@ fixed() {
 # machine T: what this machine does to a run of T threads that no tool can take out of a mean over
 # it, from the STREAM-convention triad's rounds: its first pass over arrays just written (every
 # likwid-bench run with -i, and its default run's first passes after a calibration on one
-# thread, start with such passes) and its later passes well below their round's median; and
-# whether the kernel runs DAMON, whose sampler takes a CPU every sample interval
+# thread, start with such passes) and its later passes well below their round's median (a
+# DAMON sampler, where the kernel runs one, is named in run 1's peaks notes below)
 machine() {
-	awk -v t="$1" -v damon="$([ "$1" = "$(m cpus)" ] && damon)" '
+	awk -v t="$1" '
 		$1 == "streamfirst_" t && $2 > f { f = $2 } $1 == "streammedian_" t && $2 > m { m = $2 }
 		$1 == "streamslow_" t { s += $2; n += $3 }
 		END {
 			if (!f || !m) exit
-			printf "  the machine at %d thread%s, from those rounds: the first pass over arrays just written runs at %.2f GB/s at best, %.2f of the best median pass %.2f (likwid-bench times such a pass: a run with -i starts with one, and its default run with its threads'"'"' first passes over arrays its calibration on one thread touched last); %d of %d later passes ran more than 20%% below their round'"'"'s median%s\n",
-				t, (t > 1 ? "s" : ""), f, f / m, m, s, n, damon
+			printf "  the machine at %d thread%s, from those rounds: the first pass over arrays just written runs at %.2f GB/s at best, %.2f of the best median pass %.2f (likwid-bench times such a pass: a run with -i starts with one, and its default run with its threads'"'"' first passes over arrays its calibration on one thread touched last); %d of %d later passes ran more than 20%% below their round'"'"'s median\n",
+				t, (t > 1 ? "s" : ""), f, f / m, m, s, n
 		}' "$B/lk"
-}
-damon() { # one clause naming the kernel's DAMON sampler, where one is on (its settings: root only)
-	for d in /sys/kernel/mm/damon/admin/kdamonds/*/; do
-		[ "$(cat "${d}state" 2>/dev/null)" = on ] || continue
-		printf '; the kernel runs DAMON (kdamond, %s operations, action %s): it samples every %s ms and, with every CPU busy, takes one from a thread while it does' \
-			"$(cat "${d}contexts/0/operations" 2>/dev/null)" "$(cat "${d}contexts/0/schemes/0/action" 2>/dev/null || echo none)" \
-			"$(awk '{ printf "%g", $1 / 1000 }' "${d}contexts/0/monitoring_attrs/intervals/sample_us" 2>/dev/null)"
-		return
-	done
 }
 ratios() { awk -v a="$d1" -v b="$d2" -v l="$1" 'BEGIN { printf "%.3f, %.3f", a / l, b / l }'; } # both runs over reference $1
 for t in 1 $(m cpus); do
