@@ -85,20 +85,20 @@ end
 -- none. root, proc: copies of /sys/kernel/mm/damon/admin/kdamonds and /proc (tests).
 function M.samplers(root, proc)
   root, proc = root or "/sys/kernel/mm/damon/admin/kdamonds", proc or "/proc"
-  local out, dirs = {}, sys.listdir(root)
+  local dirs = sys.listdir(root)
+  local out, unreadable = {}, dirs == nil
   for _, d in ipairs(dirs or {}) do
     local ctx = root .. "/" .. d .. "/contexts/0"
-    local state = d:match("^%d+$") and read(root .. "/" .. d .. "/state")
+    local state = d:match("^%d+$") and (read(root .. "/" .. d .. "/state") or "unreadable")
     if state == "on" then
       local us = tonumber(read(ctx .. "/monitoring_attrs/intervals/sample_us"))
       out[#out + 1] = { operations = read(ctx .. "/operations"), action = read(ctx .. "/schemes/0/action"),
         sample_ms = us and us / 1000 }
-    elseif d:match("^%d+$") and not state then
-      dirs = nil -- not readable here: count the threads instead
     end
+    unreadable = unreadable or state == "unreadable"
   end
-  if dirs then return out end
-  out = {}
+  if not unreadable then return out end
+  out = {} -- not readable here: count the threads instead
   for _, pid in ipairs(sys.listdir(proc) or {}) do
     if pid:match("^%d+$") and (read(proc .. "/" .. pid .. "/comm") or ""):match("^kdamond") then out[#out + 1] = {} end
   end

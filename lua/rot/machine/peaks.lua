@@ -160,10 +160,11 @@ end
   for minutes, longer than one run's rounds, which then agree on a low value. Returns
   {{new=, old=, by=}} (by: the larger over the smaller, less 1), the most moved first. ]]
 function M.moved(old, new)
+  local function key(r) return r.name .. "/" .. r.kind .. "/" .. r.threads end
   local was, out = {}, {}
-  for _, r in ipairs(old or {}) do was[r.name .. "/" .. r.kind .. "/" .. r.threads] = r end
+  for _, r in ipairs(old or {}) do was[key(r)] = r end
   for _, r in ipairs(new) do
-    local o = (r.kind == "bandwidth" or r.kind == "compute") and was[r.name .. "/" .. r.kind .. "/" .. r.threads]
+    local o = (r.kind == "bandwidth" or r.kind == "compute") and was[key(r)]
     if o and o.value > 0 and r.value > 0 then
       local hi, lo = math.max(o.value, r.value), math.min(o.value, r.value)
       if hi / lo > 1 + bandwidth.stable and lo * (1 + (o.spread or 0)) * (1 + (r.spread or 0)) < hi then
@@ -375,8 +376,8 @@ function M.measure(rot, quick)
   end
   session.current().stage = nil
   for _, n in ipairs(compute.notes(cs, rows)) do notes[#notes + 1] = n end
-  notes[#notes + 1] = M.sampler_note(machine.samplers(), threads[#threads])
   if #rows > 0 then -- notes on what was measured (none in rot build), a line each
+    notes[#notes + 1] = M.sampler_note(machine.samplers(), threads[#threads])
     for _, n in ipairs(notes) do io.stderr:write("rot: peaks: ", n, "\n") end
   end
   return rows, staircase_rows(st), compute.clocks(cs)
