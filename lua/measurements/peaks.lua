@@ -1,6 +1,7 @@
 -- the machine's ceilings: compute per precision and ISA, bandwidth per memory level in rounds; writes peaks.csv
 local rot = require "rot"
 local peaks = require "rot.machine.peaks"
+local rounds = require "rot.machine.rounds"
 
 local info = rot.machine.cpuinfo()
 local out, stair, clocks = peaks.measure(rot, rot.get("quick"))
@@ -24,8 +25,8 @@ local unstable = 0
 for _, r in ipairs(out) do if r.unstable then unstable = unstable + 1 end end
 if unstable > 0 then
   io.stdout:write(string.format("UNSTABLE: %d ceiling%s whose best rounds still disagree by more than 5%%%s: the points "
-    .. "they bound say so (limiter '... (unstable)'); measure again on a quieter machine\n", unstable, unstable == 1 and "" or "s",
-    #moved > 0 and ", or that moved since they were stored" or ""))
+    .. "they bound say so (limiter '... (unstable)'); %s\n", unstable, unstable == 1 and "" or "s",
+    #moved > 0 and ", or that moved since they were stored" or "", rounds.again))
 end
 -- the read kernel measures bandwidth, not its additions' latency: L1 against two loads a cycle
 local vec = info.flags.avx512f and 64 or info.flags.avx2 and 32 or 16

@@ -111,17 +111,21 @@ end
   done(item, res) is called as each result arrives, and may return "stop" to end the batch
   (the rest then get done(item, nil)). A kernel that kills the core only loses its own point:
   a new core measures the rest. The core's own timeout bounds each point; the driver gives up
-  on a core that says nothing for longer. ]]
+  on a core that says nothing for longer. Each result's meta.pointSeconds is the time it took
+  here (from the last result, or the core's start), which its cache entry keeps (what the
+  peaks' time budget counts for a point taken from the cache, rot.machine.budget). ]]
 function M.run(s, binary, items, done)
   local i = 1
   while i <= #items do
     local input = write_input(s, items, i)
+    local t = sys.clock()
     local proc <close>, err = process.spawn({ binary, "--batch", input }, { stderr = s:run_dir() .. "/core.err" })
     if not proc then util.fail("cannot start the measuring core: " .. err) end
     local stop = false
     while i <= #items and not stop do
       local text, why = read_point(s, proc, i)
       local res = text and M.point_result(items[i].desc, text) or core_failure(s, proc, why)
+      res.meta.pointSeconds, t = string.format("%.4f", sys.clock() - t), sys.clock()
       stop = done(items[i], res) == "stop"
       i = i + 1
       if not text then break end -- a new core for the rest

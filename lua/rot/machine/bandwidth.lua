@@ -28,14 +28,15 @@ M.stable = rounds.stable
 
 -- Rounds: at first, and at most (quick: fewer, for tests); best-k runs per point (rounds, not
 -- runs, fight the noise here: a DRAM run of gigabytes is long enough to be one sample).
--- Rounds past the planned ones are spent only while the peaks (from their start) stay within
--- budget seconds: rot measure peaks is meant to take under 3 minutes on a 2-core VM.
+-- Rounds past the planned ones are spent only while the peaks' points (rot.machine.budget's
+-- timer: builds and the driver's work left out, about 10 s of a fresh run) stay within budget
+-- seconds: rot measure peaks is meant to take under 3 minutes on a 2-core VM.
 local function plan(quick)
   return quick and { rounds = 2, max_rounds = 3, runs = 3, max_runs = 5, per_octave = 1, first = 256 * MiB, budget = 45 }
-    or { rounds = 3, max_rounds = 6, runs = 3, max_runs = 6, per_octave = 2, first = 512 * MiB, budget = 160 }
+    or { rounds = 3, max_rounds = 6, runs = 3, max_runs = 6, per_octave = 2, first = 512 * MiB, budget = 150 }
 end
 
--- The seconds from the peaks' start within which rounds past the planned ones are begun.
+-- The seconds of the peaks' timer within which rounds past the planned ones are begun.
 function M.budget(quick)
   return plan(quick).budget
 end
@@ -66,11 +67,12 @@ end
   points {stream=, threads=, ws=, round=} (several rounds of a point may be among them: a round
   is the n-th independent measurement, in its description) in one batch of one core and one
   shared child, so each array is faulted in once; returns how many were measured. Keeps what
-  each point's runs took (cost) and the batch's time beyond them: per byte of its arrays where
-  they are large (st.per_byte: faulting gigabytes in takes seconds on a VM), else per point. ]]
+  each point's runs took (cost) and the batch's time beyond them on the peaks' timer (st.timer,
+  which counts hits as they were measured): per byte of its arrays where they are large
+  (st.per_byte: faulting gigabytes in takes seconds on a VM), else per point. ]]
 local function measure(rot, st, points, what)
   st.calls = (st.calls or 0) + 1
-  local t0 = sys.clock()
+  local t0, v0 = sys.clock(), st.timer.now()
   local list = util.scramble(points, st.calls) -- a disturbance of a few seconds scatters over
   -- sizes, kernels, thread counts and rounds instead of drawing a plateau
   local idx = {}
@@ -83,6 +85,7 @@ local function measure(rot, st, points, what)
       pin = machine.pins(x.threads), flags = "-O3 -march=native", round = x.round, alongside = ALONGSIDE,
       pointChild = "shared", macros = { STREAM_UNROLL = 4 } } -- unrolled: the loop's overhead is no cache's limit
   end)
+  st.timer.count(res.rows)
   local known = 0
   for i, row in ipairs(res.rows) do
     local x = list[i]
@@ -97,9 +100,8 @@ local function measure(rot, st, points, what)
     row.point = { stream = x.stream, threads = x.threads, ws = row.workingSet or x.ws, round = x.round }
     st.rounds = math.max(st.rounds, x.round)
   end
-  local wall = sys.clock() - t0
-  budget.learn(st, list, wall, known)
-  rounds.say(rot, string.format("%s: %d points, %.0f s", what, #list, wall))
+  budget.learn(st, list, st.timer.now() - v0, known)
+  rounds.say(rot, string.format("%s: %d points, %.0f s", what, #list, sys.clock() - t0))
   return #res:ok()
 end
 
@@ -188,7 +190,7 @@ function M.analyse(st, t, reported)
   local notes = levels.disagreements(lv, M.threads(t))
   if lv[#lv].alone then
     notes[#notes + 1] = string.format("%s: the staircase shows no cache plateau above DRAM's tail after its "
-      .. "rounds (a noisy machine?): DRAM's ceiling bounds every working set; measure the peaks again when it is quieter", M.threads(t))
+      .. "rounds (a noisy machine?): DRAM's ceiling bounds every working set; %s", M.threads(t), rounds.again)
   end
   if lv[#lv].flat == false then
     notes[#notes + 1] = string.format("%s: DRAM shows no flat tail up to %s: its ceiling is the last octave's, unstable",
@@ -311,7 +313,7 @@ local function spreading(an)
 end
 
 --[[ The rounds up to `upto` the given sizes ({[t] = set}) do not have yet, in one batch.
-  With a deadline (sys.clock() seconds), only when the batch's guessed time ends before it:
+  With a deadline (seconds on st.timer), only when the batch's guessed time ends before it:
   returns false when it would not. ]]
 local function rounds_upto(rot, st, sizes, upto, deadline)
   local pts = {}
@@ -327,7 +329,7 @@ local function rounds_upto(rot, st, sizes, upto, deadline)
   end
   if #pts == 0 then return true end
   local g = budget.guess(st, pts)
-  if deadline and sys.clock() + g > deadline then return false end
+  if deadline and st.timer.now() + g > deadline then return false end
   measure(rot, st, pts, deadline and string.format("round %d where a ceiling's rounds still disagree (guessed %.0f s)", upto, g)
     or ((upto == 2 and "round 2" or "rounds 2-" .. upto) .. " at the sizes that define ceilings"))
   return true
@@ -359,14 +361,14 @@ end
 
 --[[ Measures the bandwidth ceilings of every thread count: returns the analyses per thread
   count (rows marked unstable where the rounds still disagree by more than 5%), the state (its
-  rows for the staircase plot, rounds, bounded) and notes for the user. started: when the
-  peaks began (sys.clock(); default now), from which the budget for extra rounds counts;
+  rows for the staircase plot, rounds, bounded) and notes for the user. timer: the peaks' timer
+  (rot.machine.budget; default a new one), whose budget for extra rounds counts from its start;
   between: called after the sweep, before the later rounds (the peaks measure their compute
   ceilings' second round there, so that rounds of both lie minutes apart). ]]
-function M.measure(rot, threads, quick, started, between)
+function M.measure(rot, threads, quick, timer, between)
   local p = plan(quick)
-  local deadline = (started or sys.clock()) + p.budget
-  local st = { samples = {}, rows = {}, rounds = 0 }
+  local st = { samples = {}, rows = {}, rounds = 0, timer = timer or budget.timer() }
+  local deadline = p.budget
   for _, t in ipairs(threads) do st.samples[t] = { {}, {}, {} } end
   local saved = { runs = rot.get("runs"), max_runs = rot.get("maxRuns") }
   local function use(s) rot.set("runs", s.runs); rot.set("maxRuns", s.max_runs) end
@@ -418,8 +420,8 @@ function M.notes(an, st, missing)
   end
   if st.budget then
     notes[#notes + 1] = string.format("round %d was not measured: it would pass the peaks' time budget (%d s); the "
-      .. "ceilings it was for keep the rounds they have, unstable where those disagree (measure again when it is quieter)",
-      st.budget.round, st.budget.seconds)
+      .. "ceilings it was for keep the rounds they have, unstable where those disagree; %s",
+      st.budget.round, st.budget.seconds, rounds.again)
   end
   for t, a in pairs(an) do
     for _, line in ipairs(a.notes) do notes[#notes + 1] = line end
@@ -432,9 +434,9 @@ function M.notes(an, st, missing)
     for _, v in ipairs(M.inversions(a)) do
       v.row.unstable, v.row.inverted = true, true
       notes[#notes + 1] = string.format("%s: %s %.1f GB/s stays below %s %.1f GB/s beyond their spreads (%.1f%%, "
-        .. "%.1f%%): a faster level cannot be slower than the next, so %s is marked unstable (measure again when it is "
-        .. "quieter)", M.threads(t), v.row.name, v.row.value, v.next.name, v.next.value, (v.row.spread or 0) * 100,
-        (v.next.spread or 0) * 100, v.row.name)
+        .. "%.1f%%): a faster level cannot be slower than the next, so %s is marked unstable; %s", M.threads(t),
+        v.row.name, v.row.value, v.next.name, v.next.value, (v.row.spread or 0) * 100, (v.next.spread or 0) * 100, v.row.name,
+        rounds.again)
     end
     for _, r in ipairs(a.rows) do
       if r.kind == "bandwidth" and ((r.rounds and r.spread > M.stable) or r.unflat) then r.unstable = true end

@@ -1,11 +1,27 @@
--- rot.machine.budget: what the peaks' bandwidth batches cost (a point's runs, its start and
--- description, faulting its arrays in), learnt from each batch to guess the next one's time.
+-- rot.machine.budget: the peaks' time budget: its timer, and what the bandwidth batches cost (a
+-- point's runs, its start and description, faulting its arrays in), learnt to guess the next.
 local levels = require "rot.machine.levels"
 
 local M = {}
 
 local MiB = 1024 * 1024
 local POINT = 0.005 -- a point's start and description, at the least (seconds)
+
+--[[ The peaks' timer, which their time budget counts: the time their points took when they
+  were measured, now or before they were cached (each entry's pointSeconds: rot.execute.batch).
+  So peaks found again from the cache spend what the run that measured them spent and make its
+  choices: a round it left out is left out again, not measured now. Builds, waits for a lock
+  and the driver's work between batches do not count. {now(), count(rows)}: count adds a
+  batch's rows (a failed point, with no entry, adds nothing). ]]
+function M.timer()
+  local spent = 0
+  local c = {}
+  function c.now() return spent end
+  function c.count(rows)
+    for _, row in ipairs(rows) do spent = spent + (tonumber(row.entry and row.entry.meta.pointSeconds) or 0) end
+  end
+  return c
+end
 
 -- What a measured point's runs took, in seconds, its warm-up run counted as one more median
 -- run (0 when it was not measured).

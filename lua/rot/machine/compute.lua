@@ -7,6 +7,7 @@ local session = require "rot.session"
 local machine = require "rot.machine"
 local levels = require "rot.machine.levels"
 local rounds = require "rot.machine.rounds"
+local budget = require "rot.machine.budget"
 
 local M = {}
 
@@ -58,9 +59,10 @@ end
 -- A new measurement of the compute ceilings at these thread counts: { points, skipped, rounds,
 -- readings = {[round] = {before, after}} (GHz, false where a reading failed), values = {[point] =
 -- {[round] = GFLOP/s}}, spread1 = {[point] = best-k spread of its first round} }.
-function M.new(threads, quick)
+function M.new(threads, quick, timer)
   local points, skipped = points_of(threads)
-  return { points = points, skipped = skipped, quick = quick, rounds = 0, readings = {}, values = {}, spread1 = {} }
+  return { points = points, skipped = skipped, quick = quick, rounds = 0, readings = {}, values = {}, spread1 = {},
+    timer = timer or budget.timer() }
 end
 
 -- Keeps a round's clock readings (after: nil when the round had no point to read it after).
@@ -118,9 +120,10 @@ end
 
 --[[ One round: the given points (all when nil) between two readings of the core clock, each
   point's sustained rate (its median run: a run in registers lasts a millisecond, its median is
-  the round's clock). Returns the round's wall time in seconds (also kept as cs.last). ]]
+  the round's clock). Returns the round's time on the peaks' timer (rot.machine.budget), in
+  seconds (also kept as cs.last). ]]
 function M.round(rot, cs, which)
-  local t0 = sys.clock()
+  local t0 = cs.timer.now()
   cs.rounds = cs.rounds + 1
   local round = cs.rounds
   local before = M.clock(rot, round) -- reading 1 is described as no round (rot.describe)
@@ -128,7 +131,7 @@ function M.round(rot, cs, which)
   if not which then for i = 1, #cs.points do idx[i] = i end end
   if #idx == 0 then
     bracket(cs, round, before)
-    return sys.clock() - t0
+    return cs.timer.now() - t0
   end
   local t1 = sys.clock()
   session.current().stage = "peaks compute, round " .. round -- on the progress line
@@ -139,6 +142,7 @@ function M.round(rot, cs, which)
       round = round,
       macros = { PEAK_TYPE = c.prec, PEAK_LANES = c.isa.lanes[c.prec], PEAK_OP = M.opcode[c.op], PEAK_CHAINS = c.isa.chains } }
   end)
+  cs.timer.count(res.rows)
   for j, r in ipairs(res.rows) do
     local i, t = idx[j], rounds.median_time(r)
     if r.gflops and t then
@@ -149,18 +153,18 @@ function M.round(rot, cs, which)
   end
   bracket(cs, round, before, after(rot, round, res))
   rounds.say(rot, string.format("compute ceilings, round %d: %d points, %.0f s", round, #idx, sys.clock() - t1))
-  cs.last = sys.clock() - t0
+  cs.last = cs.timer.now() - t0
   return cs.last
 end
 
 -- Rounds past the planned ones for the points whose rounds disagree, up to M.max_rounds, each
 -- begun only when the last round's time (a full round's at first: more than a partial one
--- takes) ends before the deadline (sys.clock() seconds); cs.cut = the round left out for it.
+-- takes) ends before the deadline (seconds on cs.timer); cs.cut = the round left out for it.
 function M.more(rot, cs, deadline)
   while cs.rounds < M.max_rounds do
     local which = M.spreading(cs)
     if #which == 0 then return end
-    if sys.clock() + (cs.last or 0) > deadline then
+    if cs.timer.now() + (cs.last or 0) > deadline then
       cs.cut = cs.rounds + 1
       return
     end
@@ -216,7 +220,7 @@ function M.notes(cs, rows)
   local out = { M.clock_note(cs, rows) }
   if cs.cut then
     out[#out + 1] = string.format("compute round %d was not measured: it would pass the peaks' time budget; the ceilings "
-      .. "it was for keep the rounds they have, unstable where those disagree", cs.cut)
+      .. "it was for keep the rounds they have, unstable where those disagree; %s", cs.cut, rounds.again)
   end
   return out
 end

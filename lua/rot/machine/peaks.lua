@@ -7,6 +7,8 @@ local machine = require "rot.machine"
 local session = require "rot.session"
 local bandwidth = require "rot.machine.bandwidth"
 local compute = require "rot.machine.compute"
+local budget = require "rot.machine.budget"
+local rounds = require "rot.machine.rounds"
 
 local M = {}
 
@@ -187,9 +189,9 @@ function M.moved_note(moved)
   end
   return string.format("%d ceiling%s moved by more than 5%% and their spreads since this machine's peaks were stored%s: "
     .. "%s%s; marked unstable (a shared machine's neighbours can stay busy for longer than one run's rounds); "
-    .. "measure again when it is quieter", #moved, #moved == 1 and "" or "s",
+    .. "%s", #moved, #moved == 1 and "" or "s",
     moved[1].old.date and (" at " .. moved[1].old.date) or "", table.concat(named, "; "),
-    #moved > 4 and string.format("; and %d more", #moved - 4) or "")
+    #moved > 4 and string.format("; and %d more", #moved - 4) or "", rounds.again)
 end
 
 --[[ The memory levels at a thread count: { {name="L1", size=bytes, reported=bytes, gbs=, spread=,
@@ -353,15 +355,15 @@ end
 function M.measure(rot, quick)
   local threads = M.thread_counts()
   local date = os.date("!%Y-%m-%dT%H:%M:%SZ")
-  local started = sys.clock()
-  local cs = compute.new(threads, quick)
+  local timer = budget.timer()
+  local cs = compute.new(threads, quick, timer)
   if #cs.skipped > 0 and session.current().executor.name ~= "build" then -- said when measured
     io.stderr:write("rot: peaks: skipping ", table.concat(cs.skipped, ", "), "\n")
   end
   compute.round(rot, cs)
-  local an, st, notes = bandwidth.measure(rot, threads, quick, started, function() compute.round(rot, cs) end)
+  local an, st, notes = bandwidth.measure(rot, threads, quick, timer, function() compute.round(rot, cs) end)
   compute.round(rot, cs)
-  compute.more(rot, cs, started + bandwidth.budget(quick))
+  compute.more(rot, cs, bandwidth.budget(quick))
   local rows = compute.rows(cs)
   for _, t in ipairs(threads) do
     for _, r in ipairs(an[t] and an[t].rows or {}) do rows[#rows + 1] = r end

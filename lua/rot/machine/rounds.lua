@@ -9,6 +9,11 @@ local M = {}
 -- A ceiling whose best rounds disagree by more than this is measured again, then unstable.
 M.stable = 0.05
 
+-- What to do about unstable ceilings, as every note says it (a rerun is the cache's: the same
+-- points, the same choices of rounds, rot.machine.budget).
+M.again = "measure the peaks afresh when it is quieter (rot measure peaks -useCachedResults=false: a plain rerun "
+  .. "takes them from the result cache)"
+
 -- How far the third best of rounds' values (best first; the second of two) lies below the best.
 function M.spread(v)
   local k = math.min(#v, 3)

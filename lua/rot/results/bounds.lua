@@ -3,6 +3,7 @@
 -- a reason) of points above their bound beyond the spreads.
 local util = require "rot.util"
 local peaks = require "rot.machine.peaks"
+local rounds = require "rot.machine.rounds"
 
 local M = {}
 
@@ -140,7 +141,7 @@ function M.why_above(row, lv)
   if why then return why .. (unstable and "; the ceiling is also unstable" or "") end
   if unstable then
     return string.format("the %s ceiling is unstable: its rounds disagreed by more than 5%% (a busy machine measures it "
-      .. "low); measure the peaks again when the machine is quieter (rot measure peaks)", name)
+      .. "low); %s", name, rounds.again)
   end
   if name == "compute" then
     return "the compute ceiling is probably wrong: measured at another clock (turbo, a governor change) than this point, "
