@@ -62,9 +62,13 @@ test "$(pid 1)" = "$(pid 2)" && test "$(pid 2)" != "$(pid 3)" && test "$(pid 3)"
 ok $? "a thread still running after its point ends the child (the next point must not share the CPU with it); a sleeping one does not: pids $(pid 1) $(pid 2) | $(pid 3) $(pid 4) $(pid 5)"
 for mode in each shared; do
 	rot measure "$S/moody.lua" 0,7,0 -pointChild=$mode -useCachedResults=false >"$T/o" 2>"$T/e"
-	test $? -ne 0 && grep -q "2 measured, 1 failed" "$T/o" &&
+	st=$?
+	test $st -ne 0 && grep -q "2 measured, 1 failed" "$T/o" &&
 		failed 2 | grep -q "the measuring core ended unexpectedly, killed by signal 9 (SIGKILL"
 	ok $? "-pointChild=$mode: a kernel that kills the measuring core fails its own point, and says how: $(failed 2)"
+	# what a failure here needs to be understood: the exit status, the summary, every point's line
+	[ $st -ne 0 ] && grep -q "2 measured, 1 failed" "$T/o" ||
+		{ echo "#   exit status $st"; grep "^point \|points, cache" "$T/o" | sed 's/^/#   /'; tail -3 "$T/e" | sed 's/^/#   /'; }
 done
 sleep 0.3
 ! ps -eo stat=,args= | awk -v t="$T" '$1 !~ /^Z/ && index($0, t) && ($2 ~ /rot-core$/ || $2 ~ /rot-driver$/) { f = 1 } END { exit !f }' &&
