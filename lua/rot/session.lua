@@ -117,8 +117,10 @@ function Session:aside(f, ...)
   return f(...)
 end
 
--- Notes the axes of one rot.measure (the run record lists coordinates in this order).
+-- Notes the axes of one rot.measure (the run record lists coordinates in this order); not
+-- those of one in Session:aside, whose rows the record does not keep either.
 function Session:note_axes(names)
+  if self.aside_depth > 0 then return end
   local seen = {}
   for _, a in ipairs(self.axes) do seen[a] = true end
   for _, a in ipairs(names) do

@@ -48,7 +48,15 @@ local function rows_of(ns)
 end
 local script = tmp .. "/study.lua"
 sys.writefile(script, "-- a study\n")
-S.rows, S.axes, S.script = rows_of(1000), { "n" }, "study"
+S.rows, S.axes, S.script = rows_of(1000), {}, "study"
+-- the axes of a rot.measure on the side (the peaks measured first) are no part of the record
+S:aside(function() S:note_axes({ "x", "i" }) end)
+S:note_axes({ "n" })
+t.is(table.concat(S.axes, ","), "n", "the record's axes are the script's, not those of the peaks measured on the side")
+local output = require "rot.compare.output"
+local old = { record = { axes = { "x", "i", "n" }, points = { { point = { n = 1024 } } } } }
+t.is(table.concat(output.axes(old, { record = { axes = { "n" }, points = { { point = { n = 1024 } } } } }), ","), "n",
+  "a comparison leaves out axes no point has a coordinate on (a record written before, which lists the peaks' axes)")
 local rec = record.build(S, { path = script, args = { "2.0" }, ok = true })
 t.is(#rec.points, 3, "a record holds every settled row")
 t.is(rec.counts.measured .. "/" .. rec.counts.hits .. "/" .. rec.counts.failed, "1/1/1", "counts: measured, hits, failed")
@@ -156,6 +164,21 @@ t.is(#changes.changes(a, a), 0, "the same run: nothing changed")
 local c2 = load("return " .. util.serialize(a))()
 c2.keys = { cacheDir = "/tmp/elsewhere", outputDir = "plots", progress = "never" }
 t.is(#changes.changes(a, c2), 0, "keys that say where things go or how they show are no change of a run")
+-- the ceilings the points were bound by: the machine's peaks measured again in between
+local function bound_by(dram, l4_unstable)
+  local r = load("return " .. util.serialize(a))()
+  r.ceilings = { compute = { { label = "FP64 AVX-512 FMA 113.2 GFLOP/s", gflops = 113.2 } },
+    bandwidth = { { label = "L4 triad 49.25 GB/s", gbs = 49.25, unstable = l4_unstable },
+      { label = "DRAM triad " .. dram .. " GB/s", gbs = dram } } }
+  return r
+end
+t.is(table.concat(changes.changes(bound_by(36.9, true), bound_by(38.1, nil)), "; "),
+  "ceilings: DRAM triad 36.9 -> 38.1 GB/s, L4 triad no longer unstable", "ceilings that moved or stopped being unstable")
+t.is(#changes.changes(bound_by(36.9, true), bound_by(36.9, true)), 0, "the same ceilings: no change")
+local unbound = bound_by(36.9)
+unbound.ceilings = nil
+t.is(table.concat(changes.changes(unbound, bound_by(36.9)), "; "), "ceilings: stored peaks now bound the points",
+  "ceilings where there were none")
 
 -- matching and choosing runs
 local function run(id, machine, times, extra)

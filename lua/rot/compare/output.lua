@@ -7,12 +7,22 @@ local format = require "rot.results.format"
 
 local M = {}
 
--- The axis names of both runs, in their order (B's first).
+-- The axis names of both runs, in their order (B's first), those no point has a coordinate
+-- on left out (a record written before the peaks' own axes were kept out of it lists them).
 function M.axes(A, B)
   local out, seen = {}, {}
+  local function used(a)
+    for _, r in ipairs({ B.record, A.record }) do
+      for _, p in ipairs(r.points or {}) do if p.point and p.point[a] ~= nil then return true end end
+    end
+    return false
+  end
   for _, r in ipairs({ B.record, A.record }) do
     for _, a in ipairs(r.axes or {}) do
-      if not seen[a] then seen[a] = true; out[#out + 1] = a end
+      if not seen[a] then
+        seen[a] = true
+        if used(a) then out[#out + 1] = a end
+      end
     end
   end
   return out

@@ -1,6 +1,6 @@
 --[[ rot.history.changes: what changed from one run record to the next, as `rot history` says
   it: kernel sources by file, flags, macros, the script and its arguments, configuration keys
-  given on the command line, the machine, the git commit. ]]
+  given on the command line, the machine, the git commit, the ceilings its points were bound by. ]]
 local util = require "rot.util"
 
 local M = {}
@@ -94,6 +94,39 @@ local function run_changes(a, b, out)
   end
 end
 
+-- A record's ceilings by name ("L4 triad", "FP64 AVX-512 FMA": the label without its value):
+-- name -> {value=, unit=, unstable=}.
+local function ceilings_of(r)
+  local out, c = {}, r.ceilings or {}
+  for _, kind in ipairs({ { "compute", "gflops", "GFLOP/s" }, { "bandwidth", "gbs", "GB/s" } }) do
+    for _, x in ipairs(c[kind[1]] or {}) do
+      local name = tostring(x.label):match("^(.-)%s+[%d.]+%s") or tostring(x.label)
+      out[name] = { value = x[kind[2]], unit = kind[3], unstable = x.unstable }
+    end
+  end
+  return out
+end
+
+-- Ceilings that moved or became (or stopped being) unstable: "ceilings: DRAM triad 36.9 ->
+-- 38.1 GB/s, L4 triad no longer unstable" (the machine's peaks measured again in between).
+local function ceiling_changes(a, b, out)
+  if (a.ceilings == nil) ~= (b.ceilings == nil) then
+    out[#out + 1] = b.ceilings and "ceilings: stored peaks now bound the points" or "ceilings: none now"
+    return
+  end
+  local ca, cb, said = ceilings_of(a), ceilings_of(b), {}
+  for _, name in ipairs(util.sorted_keys(cb)) do
+    local x, y = ca[name], cb[name]
+    if x and x.value ~= y.value then
+      said[#said + 1] = string.format("%s %.4g -> %.4g %s", name, x.value, y.value, y.unit)
+    elseif x and (x.unstable or false) ~= (y.unstable or false) then
+      said[#said + 1] = name .. (y.unstable and " now unstable" or " no longer unstable")
+    end
+  end
+  if #said > 3 then said = { said[1], said[2], said[3], (#said - 3) .. " more" } end
+  if #said > 0 then out[#out + 1] = "ceilings: " .. table.concat(said, ", ") end
+end
+
 --[[ changes(a, b) -> { "kernels/scale.c changed", "flags -O2 -> -O3", ... }: what differs from
   record a (the run before) to record b; empty when nothing did. ]]
 function M.changes(a, b)
@@ -103,6 +136,7 @@ function M.changes(a, b)
   out[#out + 1] = set_change({ name = "macros", f = macros_of }, a, b)
   key_changes(a, b, out)
   run_changes(a, b, out)
+  ceiling_changes(a, b, out)
   return out
 end
 

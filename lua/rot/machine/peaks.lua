@@ -404,7 +404,7 @@ function M.get(rot)
       and "rot: building the cores of this machine's peaks too (not measured yet: the first `rot measure` of a roofline measures them)\n"
       or stored_older(rot.get("cacheDir"), machine.fingerprint(rot.config), quick)
       and "rot: this machine's peaks were stored by an older rot: finding its levels and ceilings again (reusing its cached points where there are any)\n"
-      or "rot: measuring this machine's peaks first (once; `rot measure peaks` redoes it)\n")
+      or "rot: measuring this machine's peaks first (once; `rot measure peaks -useCachedResults=false` measures them afresh)\n")
     local measured = M.measure(rot, quick)
     M.store(rot, measured)
     return measured
