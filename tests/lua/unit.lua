@@ -249,6 +249,9 @@ local why = bounds.why_above({ ceiling = "L2 bw", level = "L2", workingSet = 60 
 t.ok(why:find("wrong level attribution") and why:find("L1"), "just above the effective L1: the reason is the level attribution")
 t.ok(bounds.why_above({ ceiling = "compute", level = "L1", workingSet = 1024 }, cs):find("another clock"),
   "a compute-bound point above its ceiling: another clock or overstated flops")
+t.ok(bounds.why_above({ ceiling = "L2 bw", level = "L2", workingSet = 300 * 1024 }, cs)
+  :find("^the L2 bw ceiling is probably low: its rounds ran slower than this point %(a busy machine, or a lower core clock"),
+  "a stable cache ceiling beaten well inside its level: its rounds ran slow (a cache's bandwidth follows the clock)")
 t.ok(bounds.why_above({ ceiling = "L2 bw", boundUnstable = true, level = "L2", workingSet = 300 * 1024 }, cs)
   :find("^the L2 bw ceiling is unstable: its rounds disagreed"), "an unstable ceiling beaten well inside its level: that is the reason")
 why = bounds.why_above({ ceiling = "L2 bw", boundUnstable = true, level = "L2", workingSet = 60 * 1024 }, cs)

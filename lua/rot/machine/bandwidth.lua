@@ -175,13 +175,14 @@ function M.analyse(st, t, reported)
   end
   for si, s in ipairs(M.streams) do
     for _, l in ipairs(lv) do
-      -- a cache's plateau: its fastest size (a roof: the points at its sizes reach it); DRAM's
-      -- tail and a level without a plateau (unstable): their median
+      -- a cache: the fastest of its plateau's sizes and those after it within the level (a
+      -- roof: the points at its sizes reach it); DRAM's tail and a level without a plateau
+      -- (unstable): their median
       local c = M.ceiling(st.samples[t][si], l.name == "DRAM" and M.dram_sizes(l) or l.sizes,
         l.name == "DRAM" and "sustained" or "rounds", l.name ~= "DRAM" and l.flat ~= false)
       if c then
         rows[#rows + 1] = { name = s.name .. "_" .. l.name, kind = "bandwidth", threads = t, value = c.gbs, unit = "GB/s",
-          spread = c.spread, median = c.median, rounds = c.rounds, sizes = l.sizes, kernel = s.kernel, stream = si,
+          spread = c.spread, median = c.median, rounds = c.rounds, sizes = l.sizes, plateau = l.plateau, kernel = s.kernel, stream = si,
           level = l.name, unflat = l.flat == false or nil }
         if s.name == "triad" then l.ceiling = c.gbs end -- the notes quote the ceiling, not the staircase
       end

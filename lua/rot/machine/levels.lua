@@ -118,6 +118,18 @@ local function sizes_of(samples)
   return out
 end
 
+-- A plateau's sizes and those after it up to its level's effective size (upto): they lie in
+-- the level too, and one measured faster than the plateau says the plateau's rounds ran slow
+-- (a roof the points at those sizes would pass); the transition's sizes near upto lie below.
+local function level_sizes(sorted, samples, upto)
+  local out = sizes_of(samples)
+  local last = out[#out]
+  for _, x in ipairs(sorted) do
+    if last and upto and x.ws > last and x.ws <= upto then out[#out + 1] = x.ws end
+  end
+  return out
+end
+
 -- How far the segments from skip + 1 on lie from the reported levels they would be named
 -- after (in order): the sum of |log(breakpoint / reported size)|.
 local function misfit(segs, reported, skip)
@@ -186,7 +198,8 @@ function M.detect(samples, reported, o)
     local g = l.seg
     out[#out + 1] = { name = l.name, reported = l.reported, gbs = g.gbs, spread = g.spread, kind = g.kind, n = g.n,
       effective = (l.own ~= false) and g.breakpoint or nil, upper = (l.own ~= false) and g.upper or nil,
-      sizes = sizes_of(g.samples), unreported = l.unreported }
+      sizes = g.slope and sizes_of(g.samples) or level_sizes(sorted, g.samples, l.own ~= false and g.breakpoint),
+      plateau = #g.samples, unreported = l.unreported }
     if g.slope then -- no plateau: unstable, also for a level that shares it; how far its sizes fall
       local v = values(g.samples)
       out[#out].flat = false
@@ -195,35 +208,6 @@ function M.detect(samples, reported, o)
   end
   out[#out + 1] = { name = "DRAM", gbs = tail.gbs, n = tail.n, from = tail.lo, kind = "tail", spread = tail.spread,
     sizes = sizes_of(tail.samples), tolerance = tail.tolerance, flat = tail.flat ~= false, alone = #segs == 0 or nil }
-  return out
-end
-
---[[ The bandwidth another sweep (read, write) reaches in each level of `levels` (from detect
-  on the reference sweep): the median of its samples at the sizes of that level's plateau (or
-  DRAM's tail). Returns {name -> {gbs=, spread=, n=}}; levels without sizes of their own share
-  the value of the level that covers them. ]]
-function M.values(samples, levels)
-  local at = {}
-  for _, x in ipairs(samples) do if x.gbs and x.gbs > 0 then at[x.ws] = x end end
-  local out = {}
-  for _, l in ipairs(levels) do
-    local got = {}
-    for _, ws in ipairs(l.sizes or {}) do if at[ws] then got[#got + 1] = at[ws] end end
-    if #got > 0 and (l.effective or l.name == "DRAM") then
-      local g = segment(got, "plateau")
-      out[l.name] = { gbs = g.gbs, spread = g.spread, n = g.n }
-    end
-  end
-  for _, l in ipairs(levels) do -- levels without a step of their own: the next level's value
-    if not out[l.name] and l.name ~= "DRAM" then
-      for _, m in ipairs(levels) do
-        if m.effective and (not l.reported or (m.reported or 0) >= l.reported) and out[m.name] then
-          out[l.name] = out[m.name]
-          break
-        end
-      end
-    end
-  end
   return out
 end
 

@@ -147,8 +147,14 @@ function M.why_above(row, lv)
     return "the compute ceiling is probably wrong: measured at another clock (turbo, a governor change) than this point, "
       .. "or the declared flops overstate the work"
   end
-  return string.format("the %s ceiling is probably wrong: measured at another clock, or the declared bytes overstate "
-    .. "the traffic (compare with measured counts)", name)
+  if l and l.name == "DRAM" then
+    return string.format("the %s ceiling is probably low: its rounds ran while the neighbours of a shared machine (or a "
+      .. "DAMON sample) took memory bandwidth that this point had; %s; or the kernel's declared bytes overstate its "
+      .. "traffic", name, rounds.again)
+  end
+  return string.format("the %s ceiling is probably low: its rounds ran slower than this point (a busy machine, or a lower "
+    .. "core clock then: a cache's bandwidth is bytes a cycle); %s; or the kernel's declared bytes overstate its traffic",
+    name, rounds.again)
 end
 
 return M
