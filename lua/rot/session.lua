@@ -58,11 +58,13 @@ function Session:remember(key, f)
 end
 
 -- f(...) with its time added to the summary's `what` (build, measure, cache, plot).
+-- (counted also when f raises: an interrupted run's summary shows the time it measured).
 function Session:timed(what, f, ...)
   local t0 = sys.clock()
-  local r = table.pack(f(...))
-  self.time[what] = self.time[what] + (sys.clock() - t0)
-  return table.unpack(r, 1, r.n)
+  local count <close> = setmetatable({}, { __close = function()
+    self.time[what] = self.time[what] + (sys.clock() - t0)
+  end })
+  return f(...)
 end
 
 -- The progress line on stderr (a terminal, unless -progress=always|never): begin(n) before n
@@ -176,9 +178,9 @@ function Session:failures() return self.count.failed + self.aside_count.failed e
 -- The closing line of a measure run: the script's points, then the ceilings'.
 function Session:summary()
   local c, t = self.count, self.time
-  return string.format("rot: %d points, cache: %d hits, %d measured%s, %d failed%s; time: build %.2f s, "
+  return string.format("rot: %d point%s, cache: %d hits, %d measured%s, %d failed%s; time: build %.2f s, "
     .. "measure %.2f s, cache %.3f s, plot %.2f s, %stotal %.2f s",
-    c.points, c.hits, c.measured, c.slurm > 0 and (" (" .. c.slurm .. " on Slurm)") or "",
+    c.points, c.points == 1 and "" or "s", c.hits, c.measured, c.slurm > 0 and (" (" .. c.slurm .. " on Slurm)") or "",
     c.failed, self:aside_summary(), t.build, t.measure, t.cache, t.plot,
     t.wait > 0 and string.format("waiting for another rot %.2f s, ", t.wait) or "", sys.clock() - self.t_start)
 end
