@@ -591,4 +591,19 @@ do
   t.ok(h:find("fix its permissions") ~= nil, "and a hint at the permissions")
 end
 
+
+-- a table's marks are explained under it only where it shows the column that carries them
+local function printed(columns)
+  local buf = {}
+  local out = { write = function(_, ...) for _, x in ipairs({ ... }) do buf[#buf + 1] = x end end }
+  report.table({ { point = { n = 1 }, time = 1e-3, spread = 0.09, converged = false, fraction = 1.3, above = true,
+    limiter = "L2 bw (unstable)", boundUnstable = true } }, columns, { "n" }, out)
+  return table.concat(buf)
+end
+local all, few = printed(nil), printed({ "time" })
+t.ok(all:find("! best-k did not converge", 1, true) and all:find("\n%^ above its bound") and all:find("\n%(unstable%)"),
+  "the default table: the lines for '!', '^' and '(unstable)'")
+t.ok(not few:find("!", 1, true) and not few:find("^", 1, true) and not few:find("unstable", 1, true),
+  "a table of the time alone: none of them (" .. few:gsub("\n", " | ") .. ")")
+
 t.done()

@@ -159,10 +159,12 @@ function M.table(rows, columns, axes, out)
     for j, c in ipairs(cols) do cells[i][j] = c[2](r) end
   end
   aligned(titles, cells, out)
-  local note = false
-  for _, r in ipairs(rows) do if r.converged == false then note = true end end
+  local shown, note = {}, false -- a mark's line only under a table that shows the column it is in
+  for _, c in ipairs(cols) do shown[c] = true end
+  for _, r in ipairs(rows) do if r.converged == false then note = shown[M.columns.spread] end end
   if note then out:write("! best-k did not converge: the k fastest runs spread more than bestEpsilon\n") end
-  M.legend(rows, out, function(r) return r.above end, function(r) return r.boundUnstable end)
+  M.legend(rows, out, function(r) return shown[M.columns.fraction] and r.above end,
+    function(r) return shown[M.columns.limiter] and r.boundUnstable end)
   for _, r in ipairs(rows) do
     if r.multiplexed then
       out:write("* counters were multiplexed: values are scaled by time enabled / time running\n")
