@@ -178,9 +178,9 @@ function Session:failures() return self.count.failed + self.aside_count.failed e
 -- The closing line of a measure run: the script's points, then the ceilings'.
 function Session:summary()
   local c, t = self.count, self.time
-  return string.format("rot: %d point%s, cache: %d hits, %d measured%s, %d failed%s; time: build %.2f s, "
+  return string.format("rot: %d points, cache: %d hits, %d measured%s, %d failed%s; time: build %.2f s, "
     .. "measure %.2f s, cache %.3f s, plot %.2f s, %stotal %.2f s",
-    c.points, c.points == 1 and "" or "s", c.hits, c.measured, c.slurm > 0 and (" (" .. c.slurm .. " on Slurm)") or "",
+    c.points, c.hits, c.measured, c.slurm > 0 and (" (" .. c.slurm .. " on Slurm)") or "",
     c.failed, self:aside_summary(), t.build, t.measure, t.cache, t.plot,
     t.wait > 0 and string.format("waiting for another rot %.2f s, ", t.wait) or "", sys.clock() - self.t_start)
 end
