@@ -244,8 +244,9 @@ int cache_entry_read(const char *path, struct cache_entry *e, char *err, size_t 
 	if (!text) {
 		if (errno == ENOENT)
 			return 1;
-		snprintf(err, errlen, "cannot read: %s", strerror(errno));
-		return -1;
+		snprintf(err, errlen, "%s", strerror(errno));
+		err[0] = (char)tolower((unsigned char)err[0]);
+		return -2;
 	}
 	/* the checksum line covers everything before it */
 	char *ck = NULL;

@@ -51,8 +51,9 @@ int cache_entry_parse_line(struct cache_entry *e, const char *line);
 /* Serializes e; returns a malloc'd string. */
 char *cache_entry_format(const struct cache_entry *e, size_t *len);
 
-/* Reads path into e. Returns 0 on success, 1 when there is no such file, -1 when the file
- * exists but is unreadable or corrupted (err says how). */
+/* Reads path into e. Returns 0 on success, 1 when there is no such file, -1 when the file is
+ * corrupted (err says how), -2 when it cannot be read (err: the system's reason in lower case,
+ * "permission denied", "not a directory": no word on the entry itself). */
 int cache_entry_read(const char *path, struct cache_entry *e, char *err, size_t errlen);
 
 /* Writes e atomically (temp file and rename), creating parent directories. 0 or -1/errno. */

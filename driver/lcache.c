@@ -134,7 +134,10 @@ static struct cache_entry *to_entry(lua_State *L, int idx)
 	return e;
 }
 
-/* read(path) -> entry ; nil, message, "missing"|"corrupt" */
+/* read(path) -> entry ; nil, message, "missing"|"corrupt": "corrupt" is an entry there that
+ * cannot be used (measure it again), and its message says why: "corrupted cache entry 'P': ..."
+ * for a damaged one, "cannot read cache entry 'P': permission denied" for one the system
+ * would not read (never called corrupted). */
 static int l_read(lua_State *L)
 {
 	const char *path = luaL_checkstring(L, 1);
@@ -145,6 +148,8 @@ static int l_read(lua_State *L)
 		lua_pushnil(L);
 		if (rc > 0)
 			lua_pushfstring(L, "no cache entry '%s'", path);
+		else if (rc == -2)
+			lua_pushfstring(L, "cannot read cache entry '%s': %s", path, err);
 		else
 			lua_pushfstring(L, "corrupted cache entry '%s': %s", path, err);
 		lua_pushstring(L, rc > 0 ? "missing" : "corrupt");

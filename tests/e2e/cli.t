@@ -11,14 +11,39 @@ rot list >"$T/o" 2>&1
 contains "$T/o" "^mine  *my own study" "list shows user measurements"
 rot list --names >"$T/o"
 contains "$T/o" "^mine$" "list --names prints bare names"
+printf -- '-- a study over\n-- two lines\n--\n-- not this paragraph\nlocal x = 1\n' >"$XDG_CONFIG_HOME/rot/measurements/two.lua"
+rot list >"$T/o" 2>&1
+contains "$T/o" "^two  *a study over two lines$" "list shows a description's whole first paragraph, in one line"
+! grep -q "not this paragraph" "$T/o"
+ok $? "and only its first paragraph"
+tr '\n' ' ' <"$T/o" | tr -s ' ' | grep -q "gpu-peaks the GPU's ceilings, measured: .* and the cost of one more kernel launch (rot.gpu.peaks does the measuring)"
+ok $? "list shows gpu-peaks' description whole, its second comment line too"
+rm "$XDG_CONFIG_HOME/rot/measurements/two.lua"
 
 "$ROOT/rot" help >"$T/o" 2>&1
 ok $? "help runs"
 contains "$T/o" "measure NAME|PATH.lua" "help lists measure"
 "$ROOT/rot" help cache >"$T/o" 2>&1
 contains "$T/o" "usage: rot cache" "help COMMAND shows that command"
-"$ROOT/rot" >"$T/o" 2>&1
-contains "$T/o" "commands:" "no command prints help"
+"$ROOT/rot" >"$T/o" 2>"$T/e"
+st=$?
+test $st -eq 2 && ! test -s "$T/o"
+ok $? "no command: exit 2, nothing on stdout (exit $st)"
+contains "$T/e" "commands:" "no command prints the usage on stderr"
+"$ROOT/rot" --help >"$T/o" 2>&1
+ok $? "--help exits 0"
+"$ROOT/rot" help nope >"$T/o" 2>"$T/e"
+test $? -eq 1 && grep -q "^rot: unknown command 'nope'" "$T/e" && grep -q "^hint: rot help lists the commands" "$T/e"
+ok $? "help of an unknown command says so, with a hint"
+
+# -- ends the options: what follows goes to the script verbatim
+printf 'print("args:" .. table.concat({ ... }, "|"))\n' >"$T/args.lua"
+rot run "$T/args.lua" a -- "-O2 -fno-tree-vectorize" -quick=true -h -- --x >"$T/o" 2>"$T/e"
+test $? -eq 0 && grep -qx -- "args:a|-O2 -fno-tree-vectorize|-quick=true|-h|--|--x" "$T/o"
+ok $? "rot run: every argument after -- reaches the script verbatim ($(cat "$T/o" "$T/e" | head -2 | tr '\n' ' '))"
+rot measure "$T/args.lua" -- "-O2 -fno-tree-vectorize" >"$T/o" 2>"$T/e"
+test $? -eq 0 && grep -qx -- "args:-O2 -fno-tree-vectorize" "$T/o"
+ok $? "rot measure: an argument after -- that starts with - reaches the script"
 
 printf 'bestK=4\n' >"$XDG_CONFIG_HOME/rot/config"
 rot config -runs=9 >"$T/o" 2>&1

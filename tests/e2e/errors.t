@@ -19,6 +19,9 @@ expect_error "missing script path" "no measurement script" measure ./nope.lua
 expect_error "unknown config key names the nearest" "did you mean 'runs'" measure triad -rnus=3
 expect_error "bad config value" "expected an integer" measure triad -runs=lots
 expect_error "a GNU-style option is said, never passed on to the script (a full sweep)" "bad option '--quick': options take one dash, -key=value; did you mean 'quick'" measure triad --quick
+expect_error "a script argument that starts with - is refused as an option" "^rot: bad option '-O2 -fno-tree-vectorize': options are -key=value" measure triad "-O2 -fno-tree-vectorize"
+grep -q "^hint: .* goes after --" "$T/e"
+ok $? "and the hint says that such an argument goes after --"
 mkdir -p "$XDG_CONFIG_HOME/rot"; printf "runs=3\nbestk=3\n" >"$XDG_CONFIG_HOME/rot/config"
 expect_error "bad key in the user file names file, line, nearest key" "config:2).*did you mean 'bestK'" config
 rm "$XDG_CONFIG_HOME/rot/config"
@@ -98,11 +101,18 @@ ok $? "said as rot's, and no closing summary: with no point described, it would 
 
 # missing gnuplot: data files still written, the error says what to install
 rot measure triad -quick=true -gnuplot=/nonexistent/gnuplot >"$T/o" 2>"$T/e"
-ok $((1 - ($? != 0))) "missing gnuplot: non-zero exit"
-grep -q "gnuplot-nox" "$T/e"
+st=$?
+test $st -eq 2
+ok $? "missing gnuplot: exit 2, a missing tool (exit $st)"
+grep -q "^hint: sudo apt-get install gnuplot-nox" "$T/e"
 ok $? "missing gnuplot: names the package to install"
 test -s "$OUT/triad.csv" && test -s "$OUT/triad.dat" && test -s "$OUT/triad.gp"
 ok $? "missing gnuplot: CSV, data and script still written"
+
+rot measure triad -quick=true -compiler=nonexistent-cc >"$T/o" 2>"$T/e"
+st=$?
+test $st -eq 2 && grep -q "^rot: compiler 'nonexistent-cc' cannot be run" "$T/e" && grep -q "^hint: .*sudo apt-get install gcc" "$T/e"
+ok $? "missing compiler: exit 2 with the line that installs one (exit $st)"
 
 # unwritable output and cache directories
 expect_error "unwritable output directory" "cannot write output directory '/proc/rot-out'" measure triad -quick=true -outputDir=/proc/rot-out
@@ -112,6 +122,18 @@ echo "a file" >"$T/notadir"
 "$ROOT/rot" measure triad -quick=true -cacheDir="$T/notadir" -outputDir="$OUT" >"$T/o" 2>"$T/e"
 test $? -ne 0 && head -1 "$T/e" | grep -q "^rot: cache directory '$T/notadir' is not a directory" && ! grep -q "corrupted" "$T/e" && test "$(cat "$T/notadir")" = "a file"
 ok $? "a cache directory that is a file: said first, in one line, the file untouched"
+"$ROOT/rot" measure triad -quick=true -cacheDir="$T/notadir/x" -outputDir="$OUT" >"$T/o" 2>"$T/e"
+test $? -eq 1 && test "$(grep -c '^rot: ' "$T/e")" -eq 1 &&
+	grep -q "^rot: cannot write cache directory '$T/notadir/x': not a directory" "$T/e" &&
+	grep -q "^hint: set -cacheDir" "$T/e" && ! grep -q "points\?, cache:" "$T/o"
+ok $? "a cache directory under a file: one error with a hint, said before anything is looked up or measured"
+"$ROOT/rot" build triad -quick=true -cacheDir="$T/notadir/x" >"$T/o" 2>"$T/e"
+test $? -eq 1 && grep -q "^rot: cannot write cache directory '$T/notadir/x': not a directory" "$T/e"
+ok $? "rot build says the same"
+mkdir -p "$T/c2" && echo "a file" >"$T/c2/results"
+rot measure triad -quick=true -cacheDir="$T/c2" >"$T/o" 2>"$T/e"
+grep -q "cannot read cache entry '$T/c2/results/.*': not a directory" "$T/e" && ! grep -q "corrupted" "$T/e"
+ok $? "a cache entry the system cannot read (ENOTDIR) is said so, never called corrupted"
 "$ROOT/rot" measure triad -quick=true -cacheDir=/proc/rot-cache -outputDir="$OUT" -useCachedResults=false >"$T/o" 2>"$T/e"
 ok $((1 - ($? != 0))) "unwritable cache directory: non-zero exit"
 grep -q "cannot write cache directory '/proc/rot-cache'" "$T/e" && grep -q "^hint: set -cacheDir" "$T/e"

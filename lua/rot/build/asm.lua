@@ -63,7 +63,7 @@ function M.asm(s, desc, kinfo)
     util.fail("compiling kernel '" .. k.name .. "' (" .. k.path .. ") with flags '" .. desc.flags .. "' failed:\n" ..
       (out or ""):gsub("%s+$", ""))
   end
-  if not sys.locate("objdump") then util.fail("'objdump' is not installed", "sudo apt-get install binutils") end
+  if not sys.locate("objdump") then util.fail("'objdump' is not installed", "sudo apt-get install binutils", 2) end
   st, out = sys.run({ "objdump", "-d", "-S", "-l", "--no-show-raw-insn", "-w", obj }, { capture = true })
   if st ~= 0 then util.fail("objdump failed on '" .. obj .. "':\n" .. out) end
   return out

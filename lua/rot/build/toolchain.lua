@@ -40,7 +40,7 @@ function M.ask_compiler(cc)
   end
   if not st or st ~= 0 or not (ver or ""):match("^%d") then
     util.fail("compiler '" .. cc .. "' cannot be run (or says no version)",
-      "set -compiler=gcc or -compiler=clang, or: sudo apt-get install gcc")
+      "set -compiler=gcc or -compiler=clang, or: sudo apt-get install gcc", 2)
   end
   local _, vendor = sys.run({ cc, "--version" }, { capture = true })
   local family = (vendor or ""):find("clang") and "clang" or ((vendor or ""):find("Free Software") and "gcc") or cc

@@ -36,49 +36,29 @@ local function command_names()
   return n
 end
 
-local function help(cmd)
-  local out = io.stdout
+-- rot help [COMMAND]; with no command at all (a bare `rot`) the usage goes to stderr and the
+-- exit status is 2, as a command line that says nothing to do is a usage error.
+local function help(cmd, bare)
+  local out = bare and io.stderr or io.stdout
   if cmd then
     for _, c in ipairs(commands) do
       if c[1] == cmd then
         out:write("usage: rot ", c[2], "\n", c[3], "\n")
         if cmd == "measure" then
           out:write("\nOptions are configuration keys (see `rot config`), e.g. -outputDir=plots -runs=10.\n",
+            "Everything after -- goes to the script as arguments, verbatim: rot measure study.lua -- -O2 -x=1\n",
             "A script path may have a kernels/ folder beside it: its .c kernels are built into the core.\n")
         end
         return 0
       end
     end
-    util.fail("unknown command '" .. cmd .. "'" .. util.did_you_mean(cmd, command_names()))
+    util.fail("unknown command '" .. cmd .. "'" .. util.did_you_mean(cmd, command_names()),
+      "rot help lists the commands")
   end
-  out:write("usage: rot COMMAND [ARG ...] [-key=value ...]\n\ncommands:\n")
+  out:write("usage: rot COMMAND [ARG ...] [-key=value ...] [-- ARG ...]\n\ncommands:\n")
   for _, c in ipairs(commands) do out:write(string.format("  %-44s %s\n", c[2], c[3])) end
   out:write("\nrot measure triad    measure STREAM triad from L1 to DRAM and plot its roofline\n")
-  return 0
-end
-
-local function user_measurement_dir(cfg)
-  local d = cfg:get("userConfigFile")
-  return util.dirname(d) .. "/measurements"
-end
-
--- { {name=, path=, description=}, ... } shipped first, then the user's
-local function measurements(cfg)
-  local out, seen = {}, {}
-  for _, dir in ipairs({ home .. "/lua/measurements", user_measurement_dir(cfg) }) do
-    local list = sys.listdir(dir) or {}
-    table.sort(list)
-    for _, f in ipairs(list) do
-      local name = f:match("^(.+)%.lua$")
-      if name and not seen[name] then
-        seen[name] = true
-        local path = dir .. "/" .. f
-        local first = (sys.readfile(path) or ""):match("^%-%-%s*([^\n]*)") or ""
-        out[#out + 1] = { name = name, path = path, description = first }
-      end
-    end
-  end
-  return out
+  return bare and 2 or 0
 end
 
 local function resolve_script(cfg, what)
@@ -87,7 +67,7 @@ local function resolve_script(cfg, what)
     return assert(sys.realpath(what))
   end
   local names = {}
-  for _, m in ipairs(measurements(cfg)) do
+  for _, m in ipairs(require("rot.cli.list").all(home, cfg)) do
     if m.name == what then return m.path end
     names[#names + 1] = m.name
   end
@@ -113,7 +93,8 @@ local function handler(e)
   local msg = tostring(e)
   local at = util.user_frame(2)
   if at and not msg:find(at, 1, true) then msg = at .. ": in a call into rot: " .. msg end
-  return debug.traceback(msg, 2)
+  -- the frames below the script's (rot's command line calling it) say nothing to its author
+  return (debug.traceback(msg, 2):gsub("\n\t%[C%]: in function 'xpcall'\n.*$", ""))
 end
 
 local function report_error(e)
@@ -121,7 +102,7 @@ local function report_error(e)
   if util.is_error(e) then
     io.stderr:write("rot: ", e.message, "\n")
     if e.hint then io.stderr:write("hint: ", e.hint, "\n") end
-    return e.code or 1
+    return e.code or 1 -- 128 + a signal: interrupted; 2: a tool is missing (its hint installs it)
   end
   io.stderr:write("rot: ", tostring(e), "\n") -- a script's own Lua error: its file:line first
   return 1
@@ -166,17 +147,34 @@ local function build_end(s, ok, err)
   return (s.count.build_failures > 0 or s.count.refused > 0) and 1 or 0
 end
 
+--[[ The cache directory, checked before any point is looked up (else each lookup would fail
+  on its own): a file there, a path that cannot be made a directory (a file above it, no
+  permission) or a directory that cannot be read stops with one error. One that exists is not
+  asked to be writable here: a run whose points are all cached only reads it (measuring checks
+  that it can write). ]]
+local function check_cache_dir(dir)
+  local kind = sys.stat(dir)
+  if kind and kind ~= "dir" then
+    util.fail("cache directory '" .. dir .. "' is not a directory", "set -cacheDir=DIR to a directory of your own")
+  end
+  if not kind then return util.ensure_dir(dir, "cache directory", "cacheDir") end
+  local listed, err = sys.listdir(dir)
+  if not listed then
+    local why = err or "unreadable"
+    if why:sub(1, #dir + 2) == dir .. ": " then why = why:sub(#dir + 3) end -- "DIR: Permission denied"
+    why = why:gsub("^%u", string.lower)
+    util.fail("cannot read cache directory '" .. dir .. "': " .. why,
+      "set -cacheDir=DIR to a directory of your own, or fix its permissions")
+  end
+end
+
 local function measure(cfg, pos, build_only)
   if not pos[2] then util.fail(pos[1] .. " needs a measurement name or script", "rot " .. pos[1] .. " triad") end
   local path = resolve_script(cfg, pos[2])
+  check_cache_dir(cfg:get("cacheDir")) -- before the session, whose run directory (rot build's) is in it
   local s = start(cfg, { script_dir = util.dirname(path), script = (util.basename(path):gsub("%.lua$", "")),
     build_only = build_only })
   if not build_only then s:outdir() end -- an output directory that cannot be written: said before measuring
-  local cache_dir = cfg:get("cacheDir")
-  local kind = sys.stat(cache_dir)
-  if kind and kind ~= "dir" then -- else every lookup reads as a corrupted entry
-    util.fail("cache directory '" .. cache_dir .. "' is not a directory", "set -cacheDir=DIR to a directory of your own")
-  end
   local ok, err = run_script(path, { table.unpack(pos, 3) })
   s:cleanup()
   if build_only then return build_end(s, ok, err) end
@@ -190,19 +188,6 @@ local function measure(cfg, pos, build_only)
   -- (an interruption keeps it: it says where the run was)
   if ok or util.is_interruption(err) or s.count.points + s.aside_count.points > 0 then io.stdout:write(s:summary(), "\n") end
   return code
-end
-
-local function list(cfg, pos)
-  local ms = measurements(cfg)
-  if pos[2] == "--names" then
-    for _, m in ipairs(ms) do io.stdout:write(m.name, "\n") end
-    return 0
-  end
-  local w = 4
-  for _, m in ipairs(ms) do w = math.max(w, #m.name) end
-  for _, m in ipairs(ms) do io.stdout:write(string.format("%-" .. w .. "s  %s\n", m.name, m.description)) end
-  io.stdout:write("\nuser measurements: ", user_measurement_dir(cfg), "/*.lua, or any script path\n")
-  return 0
 end
 
 local function show_config(cfg)
@@ -309,7 +294,7 @@ end
 handlers = {
   measure = function(cfg, pos) return measure(cfg, pos) end,
   build = function(cfg, pos) return measure(cfg, pos, true) end,
-  list = list,
+  list = function(cfg, pos) return require("rot.cli.list").run(home, cfg, pos) end,
   config = function(cfg) return show_config(cfg) end,
   cache = function(cfg, pos) return require("rot.cli.cache").run(cfg, pos) end,
   asm = function(cfg, pos, _, asm_opts) return asm(cfg, pos, asm_opts) end,
@@ -325,26 +310,31 @@ handlers = {
   run = run,
 }
 
-function M.main(h, argv)
+local function main(h, argv)
   home = h
   local opts, pos = {}, {}
-  for _, a in ipairs(argv) do
-    if a == "--help" or a == "-h" then
+  local after = "; an argument for the script that starts with - goes after --: rot measure study.lua -- -O2"
+  for i, a in ipairs(argv) do
+    if a == "--" then -- the end of the options: the rest is the script's, verbatim
+      table.move(argv, i + 1, #argv, #pos + 1, pos)
+      break
+    elseif a == "--help" or a == "-h" then
       pos = { "help", pos[1] }
       break
     elseif a:match("^%-%-%a") and a ~= "--names" then -- GNU style: said, never passed on to a script
       local k = a:match("^%-%-([^=]+)")
       util.fail("bad option '" .. a .. "': options take one dash, -key=value" .. util.did_you_mean(k, config.names()),
-        "e.g. -quick=true; rot config lists the keys")
+        "e.g. -quick=true; rot config lists the keys" .. after)
     elseif a:match("^%-[^=]+=") then
       opts[#opts + 1] = a
     elseif a:match("^%-%a") then
-      util.fail("bad option '" .. a .. "': options are -key=value", "rot config lists the keys")
+      util.fail("bad option '" .. a .. "': options are -key=value", "rot config lists the keys" .. after)
     else
       pos[#pos + 1] = a
     end
   end
-  local cmd = pos[1] or "help"
+  if not pos[1] then return help(nil, true) end -- a bare `rot`: the usage, on stderr, exit 2
+  local cmd = pos[1]
   if cmd == "help" then return help(pos[2]) end
   -- rot asm: options that are no configuration key are the kernel's macros (or -optimization)
   local asm_opts = {}
@@ -372,6 +362,14 @@ function M.main(h, argv)
   if h then return h(cfg, pos, opts, asm_opts) end
   util.fail("unknown command '" .. cmd .. "'" .. util.did_you_mean(cmd, command_names()),
     "rot help lists the commands")
+end
+
+-- Runs a command; every error it stops with, here or in a script, is said by report_error
+-- (with its exit status), a Lua error inside rot with its traceback.
+function M.main(h, argv)
+  local ok, r = xpcall(main, handler, h, argv)
+  if ok then return r end
+  return report_error(r)
 end
 
 return M

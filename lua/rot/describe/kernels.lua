@@ -42,6 +42,25 @@ function M.all(s)
   end)
 end
 
+-- Where kernel files are, for a hint: each folder searched that holds kernels itself (or does
+-- not exist: the folder beside a script, for its own), then the folders in it that do (the
+-- shipped kernels/cpu and kernels/gpu).
+local function where(s)
+  local k, out = M.all(s), {}
+  local holds = {}
+  for _, p in pairs(k.path) do holds[util.dirname(p)] = true end
+  for _, d in ipairs(M.dirs(s)) do
+    if holds[d] or not sys.stat(d) then out[#out + 1] = d end
+    local subs = {}
+    for _, f in ipairs(sys.listdir(d) or {}) do
+      if holds[d .. "/" .. f] then subs[#subs + 1] = d .. "/" .. f end
+    end
+    table.sort(subs)
+    table.move(subs, 1, #subs, #out + 1, out)
+  end
+  return #out > 1 and (table.concat(out, ", ", 1, #out - 1) .. " or " .. out[#out]) or (out[1] or "")
+end
+
 -- The file of kernel `name`; an unknown name stops with the nearest ones. A kernel that
 -- shadows a shipped one of the same name is noted once.
 function M.path(s, name)
@@ -49,7 +68,7 @@ function M.path(s, name)
   local p = k.path[name]
   if not p then
     util.fail("unknown kernel '" .. name .. "'" .. util.did_you_mean(name, k.names),
-      "kernels are .c files in " .. table.concat(M.dirs(s), " or "))
+      "kernels are .c (CPU) and .cu (GPU) files in " .. where(s))
   end
   if k.shadowed[name] and not s.memo["shadow:" .. name] then
     s.memo["shadow:" .. name] = true

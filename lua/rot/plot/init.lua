@@ -54,7 +54,7 @@ function M.render(gnuplot, dir, script, outputs)
   local exe = sys.locate(gnuplot)
   if not exe then
     util.fail("gnuplot ('" .. gnuplot .. "') not found: wrote the data and " .. script ..
-      " in '" .. dir .. "' but no plot", "sudo apt-get install gnuplot-nox")
+      " in '" .. dir .. "' but no plot", "sudo apt-get install gnuplot-nox", 2)
   end
   local suffix = ".tmp" .. sys.pid() -- two rot processes may render into one directory
   local st, out = sys.run({ exe, "-e", 'suffix="' .. suffix .. '"', script }, { capture = true, dir = dir })
