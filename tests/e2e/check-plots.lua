@@ -1,5 +1,6 @@
--- check-plots.lua DIR: every gnuplot script in DIR, its label boxes computed from the script
--- (rot.plot.check): one line per script, "PLOT name labels N overlaps M crossed C [first pair]
+-- check-plots.lua DIR: every gnuplot script in DIR, its label boxes, points, lines and arrows
+-- computed from the script and its data (rot.plot.check): one line per script, "PLOT name labels
+-- N overlaps M crossed C [first pair: a label on a label, a point, a series' line or an arrow]
 -- [first label a ceiling line runs through]".
 local plot = require "rot.plot.check"
 local sys = require "rot.sys"

@@ -606,4 +606,6 @@ t.ok(all:find("! best-k did not converge", 1, true) and all:find("\n%^ above its
 t.ok(not few:find("!", 1, true) and not few:find("^", 1, true) and not few:find("unstable", 1, true),
   "a table of the time alone: none of them (" .. few:gsub("\n", " | ") .. ")")
 
+dofile("tests/lua/plots.lua") -- label placement and its checker
+
 t.done()

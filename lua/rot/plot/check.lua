@@ -1,35 +1,41 @@
 -- rot.plot.check: the labels a gnuplot script draws, recomputed from the script alone (rot's
--- scripts carry their geometry), and which of them overlap: how tests hold the placer to its word.
+-- scripts carry their geometry), and what they overlap: how tests hold the placer to its word.
 local place = require "rot.plot.place"
 
 local M = {}
 
---[[ check(gp_text, read) -> boxes, overlaps, crossings: every label a gnuplot script draws (its
-  `set label`s, and `with labels` from its data files, read(name) giving a file's text), as
-  boxes on the canvas, the pairs that overlap, {{a.text, b.text}, ...}, and the labels a
-  ceiling line runs through (M.crossings). Scripts rot writes carry
-  their geometry; others get gnuplot's usual plot area (an estimate). ]]
-function M.check(gp, read)
+local NUM = "([%d.eE+-]+)"
+
+-- The plot area of a script: rot's geometry line, else gnuplot's usual one (an estimate).
+local function geometry(gp)
   local g = { width = 640, height = 480, left = 0.1, right = 0.95, bottom = 0.12, top = 0.9, small = 10 }
-  local logx, logy = false, false
   local geo = gp:match("# rot geometry ([^\n]+)")
   if geo then
     local w, h, l, r, b, t, s, lx, ly = geo:match("^(%S+) (%S+) (%S+) (%S+) (%S+) (%S+) (%S+) (%S+) (%S+)")
-    g = { width = tonumber(w), height = tonumber(h), left = tonumber(l), right = tonumber(r), bottom = tonumber(b),
-      top = tonumber(t), small = tonumber(s) }
-    logx, logy = lx == "logx", ly == "logy"
-  else
-    local w, h = gp:match("set terminal %a+ size (%d+),(%d+)")
-    if w then g.width, g.height = tonumber(w), tonumber(h) end
-    local ls = gp:match("set logscale (%a+)")
-    logx, logy = ls and ls:find("x") ~= nil, ls and ls:find("y") ~= nil
-    g.small = tonumber(gp:match('font "Helvetica,(%d+)"')) or 10
+    return { width = tonumber(w), height = tonumber(h), left = tonumber(l), right = tonumber(r), bottom = tonumber(b),
+      top = tonumber(t), small = tonumber(s) }, lx == "logx", ly == "logy"
   end
-  local x1, x2 = gp:match("set xrange %[([^:]+):([^%]]+)%]")
-  local y1, y2 = gp:match("set yrange %[([^:]+):([^%]]+)%]")
-  if not x1 or not y1 then return {}, {}, {} end
-  local f = place.frame(g, { tonumber(x1), tonumber(x2) }, { tonumber(y1), tonumber(y2) }, logx, logy)
-  local boxes = {}
+  local w, h = gp:match("set terminal %a+ size (%d+),(%d+)")
+  if w then g.width, g.height = tonumber(w), tonumber(h) end
+  local ls = gp:match("set logscale (%a+)")
+  g.small = tonumber(gp:match('font "Helvetica,(%d+)"')) or 10
+  return g, ls and ls:find("x") ~= nil, ls and ls:find("y") ~= nil
+end
+
+-- The rows of a data text, block by block (a blank line ends one): {{x, y, text}, ...} each.
+local function blocks(text)
+  local out, cur = {}, {}
+  for l in (text .. "\n\n\n"):gmatch("([^\n]*)\n") do
+    local x, y = l:match("^%s*" .. NUM .. "%s+" .. NUM)
+    if x and tonumber(x) and tonumber(y) then cur[#cur + 1] = { tonumber(x), tonumber(y), l:match('^%S+%s+%S+%s+"(.*)"$') }
+    elseif l:match("^%s*$") and #cur > 0 then out[#out + 1] = cur; cur = {} end
+  end
+  return out
+end
+
+-- The script's `set label`s as label tables for place.box.
+local function set_labels(gp, f, g, y1)
+  local labs = {}
   for line in gp:gmatch("[^\n]+") do
     local text, rest = line:match('^set label %d+ "(.-)" at (.*)$')
     if text then
@@ -37,43 +43,133 @@ function M.check(gp, read)
         align = rest:match(" (right) ") or rest:match(" (center) ") or "left", angle = tonumber(rest:match("rotate by (%S+)")) or 0 }
       local gx, gy = rest:match("^(%S+),graph (%S+)")
       if gx then
-        lab.px = f.px(tonumber(gx), tonumber(y1)); lab.py = 0; lab.gy = tonumber(gy)
+        lab.px = f.px(tonumber(gx), y1); lab.py = 0; lab.gy = tonumber(gy)
       else
         local x, y = rest:match("^(%S+),(%S+)")
         lab.x, lab.y = tonumber(x), tonumber(y)
       end
       local dx, dy = rest:match("offset (%S+),(%S+)")
       lab.dx, lab.dy = tonumber(dx) or 0, tonumber(dy) or 0
-      boxes[#boxes + 1] = place.box(f, lab)
+      labs[#labs + 1] = lab
     end
   end
-  -- data-file labels: "FILE" index I using 1:2:3 with labels [left|right] offset DX,DY font ',F'
+  return labs
+end
+
+-- Labels drawn from data files: "FILE" index I using 1:2:3 with labels [left|right] offset DX,DY font ',F'.
+local function data_labels(gp, g, read)
+  local labs = {}
   for file, idx, rest in gp:gmatch('"([^"]+)" index (%d+) using 1:2:3 with labels([^,\n]*)') do
     local text = read and read(file)
-    if text then
-      local blocks, cur = {}, {}
-      for l in (text .. "\n\n\n"):gmatch("([^\n]*)\n") do
-        if l:match("^%d") or l:match("^%-") then cur[#cur + 1] = l
-        elseif l == "" and #cur > 0 then blocks[#blocks + 1] = cur; cur = {} end
-      end
-      local dx, dy = rest:match("offset (%S+),(%S+)")
-      local font = tonumber(rest:match("font ',(%d+)'")) or g.small
-      for _, l in ipairs(blocks[tonumber(idx) + 1] or {}) do
-        local x, y, lab = l:match('^(%S+) (%S+) "(.*)"$')
-        if lab and lab ~= "" then
-          boxes[#boxes + 1] = place.box(f, { x = tonumber(x), y = tonumber(y), text = lab, font = font,
-            align = rest:match("right") and "right" or "left", dx = tonumber(dx) or 0, dy = tonumber(dy) or 0 })
-        end
+    local rows = text and blocks(text)[tonumber(idx) + 1] or {}
+    local dx, dy = rest:match("offset (%S+),(%S+)")
+    local font = tonumber(rest:match("font ',(%d+)'")) or g.small
+    for _, r in ipairs(rows) do
+      if r[3] and r[3] ~= "" then
+        labs[#labs + 1] = { x = r[1], y = r[2], text = r[3], font = font, align = rest:match("right") and "right" or "left",
+          dx = tonumber(dx) or 0, dy = tonumber(dy) or 0 }
       end
     end
   end
+  return labs
+end
+
+--[[ check(gp_text, read) -> boxes, overlaps, crossings: every label a gnuplot script draws (its
+  `set label`s, and `with labels` from its data files, read(name) giving a file's text), as
+  boxes on the canvas; what overlaps, {{a.text, b.text}, ...}: two labels, or a label and a
+  point, a series' line or an arrow (M.obstacles, named); and the labels a ceiling line runs
+  through (M.crossings). Scripts rot writes carry their geometry; others get gnuplot's usual
+  plot area (an estimate). ]]
+function M.check(gp, read)
+  local g, logx, logy = geometry(gp)
+  local x1, x2 = gp:match("set xrange %[([^:]+):([^%]]+)%]")
+  local y1, y2 = gp:match("set yrange %[([^:]+):([^%]]+)%]")
+  if not x1 or not y1 then return {}, {}, {} end
+  local xr, yr = { tonumber(x1), tonumber(x2) }, { tonumber(y1), tonumber(y2) }
+  local f = place.frame(g, xr, yr, logx, logy)
+  local boxes = {}
+  for _, lab in ipairs(set_labels(gp, f, g, yr[1])) do boxes[#boxes + 1] = place.box(f, lab) end
+  for _, lab in ipairs(data_labels(gp, g, read)) do boxes[#boxes + 1] = place.box(f, lab) end
   local overlaps = {}
   for i = 1, #boxes do
     for j = i + 1, #boxes do
       if place.overlap(boxes[i], boxes[j]) then overlaps[#overlaps + 1] = { boxes[i].text, boxes[j].text } end
     end
   end
-  return boxes, overlaps, M.crossings(gp, f, boxes, { tonumber(x1), tonumber(x2) }, { tonumber(y1), tonumber(y2) })
+  local obstacles = M.obstacles(gp, f, read)
+  for _, b in ipairs(boxes) do
+    local seen = {}
+    for _, o in ipairs(obstacles) do
+      if not seen[o.name] and place.overlap(b, o, 0) then
+        seen[o.name] = true
+        overlaps[#overlaps + 1] = { b.text, o.name }
+      end
+    end
+  end
+  return boxes, overlaps, M.crossings(gp, f, boxes, xr, yr)
+end
+
+-- A marker's radius in pixels for a plot element's style: 5 per unit of ps (gnuplot's circles
+-- and squares on the 1000 px canvas), 6.5 for its triangles (pt 8 to 11).
+local function radius(style)
+  local pt, ps = tonumber(style:match("pt (%d+)")) or 7, tonumber(style:match("ps ([%d.]+)")) or 1
+  return (pt >= 8 and pt <= 11 and 6.5 or 5) * ps
+end
+
+-- Adds the points (and, with linespoints or lines, the lines between them) of one plot
+-- element, its rows {{x, y}, ...}, to out, named after its title.
+local function add_element(f, out, rows, with, style)
+  local title = style:match('title "(.-)"') or style:match("title '(.-)'") or "?"
+  local r = radius(style)
+  local prev
+  for _, row in ipairs(rows) do
+    local px, py = f.px(row[1], row[2])
+    if math.abs(px) < math.huge and math.abs(py) < math.huge then -- not NaN nor infinite (a log axis' 0)
+      if with ~= "lines" then out[#out + 1] = place.square(px, py, r); out[#out].name = "a point of '" .. title .. "'" end
+      if prev and with ~= "points" then
+        out[#out + 1] = place.segment(prev[1], prev[2], px, py, 1.5); out[#out].name = "the line of '" .. title .. "'"
+      end
+      prev = { px, py }
+    end
+  end
+end
+
+-- The script's datablocks ($NAME << EOD ... EOD), name -> text.
+local function datablocks(gp)
+  local out = {}
+  for name, body in gp:gmatch("%$(%w+) << EOD\n(.-)\nEOD") do out[name] = body end
+  return out
+end
+
+--[[ What a label must not touch, as boxes with a name: every point and series line drawn from
+  a data file or a datablock (not the hover points, which are transparent), and every arrow
+  between two data points, shaft and head ("set arrow N from X,Y to X,Y": not the vertical
+  lines at a cache size, from graph 0 to graph 1, which their labels sit on). ]]
+function M.obstacles(gp, f, read)
+  local out, db = {}, datablocks(gp)
+  for line in gp:gmatch("[^\n]+") do
+    local file, rest = line:match('"([^"]+)"%s+(.*)$')
+    if file and (line:match("^plot ") or line:match("^%s+")) then
+      local idx, with, style = rest:match("^index (%d+) using 1:2 with (%a+)(.*)$")
+      if not idx then with, style = rest:match("^using 1:2 with (%a+)(.*)$") end
+      local text = with and with ~= "labels" and read and read(file)
+      if text then add_element(f, out, blocks(text)[tonumber(idx or 0) + 1] or {}, with, style) end
+    end
+    local name, dwith, dstyle = line:match("%$(%w+) using 1:2 with (%a+)(.*)$")
+    if name and name ~= "hover" and dwith ~= "labels" and db[name] then add_element(f, out, blocks(db[name])[1] or {}, dwith, dstyle) end
+    local n, ax, ay, bx, by, arest = line:match("^set arrow (%d+) from " .. NUM .. "," .. NUM .. " to " .. NUM .. "," .. NUM .. "(.*)$")
+    if n then
+      local pax, pay = f.px(tonumber(ax), tonumber(ay))
+      local pbx, pby = f.px(tonumber(bx), tonumber(by))
+      out[#out + 1] = place.segment(pax, pay, pbx, pby, 1.5); out[#out].name = "arrow " .. n
+      if not arest:match("nohead") then
+        local len, angle = arest:match("size screen ([%d.]+),([%d.]+)")
+        len = len and tonumber(len) * f.g.width or 10
+        out[#out + 1] = place.head(pax, pay, pbx, pby, len, tonumber(angle) or 15); out[#out].name = "arrow " .. n
+      end
+    end
+  end
+  return out
 end
 
 --[[ The labels a ceiling line runs through: the script's compute ceilings ("Y with lines") and
@@ -81,13 +177,12 @@ end
   blocks them. Returns the texts of the boxes any of them crosses. ]]
 function M.crossings(gp, f, boxes, xr, yr)
   local compute, bandwidth, peak = {}, {}, nil
-  local num = "([%d.eE+-]+)"
-  for y in gp:gmatch("[\n ]" .. num .. " with lines") do compute[#compute + 1] = { gflops = tonumber(y) } end
-  for k, p in gp:gmatch("%(" .. num .. "%*x < " .. num .. " %?") do
+  for y in gp:gmatch("[\n ]" .. NUM .. " with lines") do compute[#compute + 1] = { gflops = tonumber(y) } end
+  for k, p in gp:gmatch("%(" .. NUM .. "%*x < " .. NUM .. " %?") do
     bandwidth[#bandwidth + 1] = { gbs = tonumber(k) }
     peak = tonumber(p)
   end
-  for k in gp:gmatch("[\n ]" .. num .. "%*x with lines") do bandwidth[#bandwidth + 1] = { gbs = tonumber(k) } end
+  for k in gp:gmatch("[\n ]" .. NUM .. "%*x with lines") do bandwidth[#bandwidth + 1] = { gbs = tonumber(k) } end
   local marks = place.placer(f)
   place.block_ceilings(f, marks, compute, bandwidth, peak, xr, yr)
   local out = {}

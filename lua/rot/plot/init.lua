@@ -1,22 +1,17 @@
 -- rot.plot: plots through gnuplot (rooflines, staircases, xy plots): writes the data and a
 -- gnuplot script beside the SVG and PNG (so a user can edit and re-render), then renders
--- atomically (temp file, rename). Ceilings are labelled on their lines, point labels are
--- placed where they overlap nothing (or left out: the table carries them), the legend sits
--- outside the plot area, colours are the Okabe-Ito set (safe for colour-blind readers).
+-- atomically (temp file, rename). Ceilings are labelled on their lines (rot.plot.ceilings),
+-- point labels are placed where they overlap nothing (or left out: the table carries them),
+-- the legend sits outside the plot area, colours are the Okabe-Ito set (colour-blind safe).
 local sys = require "rot.sys"
 local util = require "rot.util"
 local place = require "rot.plot.place"
+local ceilings = require "rot.plot.ceilings"
 local hover = require "rot.plot.hover"
 local M = {}
 
 -- Okabe & Ito's colour-blind-safe palette, the most distinct first (rot.plot.place).
 M.palette = place.palette
--- ceilings are grey (their labels name them), so they never look like a series
-local CEILING = "#555555"
-local ROOFS = { { "#3a3a3a", 1 }, { "#6a6a6a", 1 }, { "#8a8a8a", 4 }, { "#9a9a9a", 5 }, { "#b0b0b0", 1 }, { "#7a7a7a", 4 } }
--- the read and write ceilings (drawn where a read- or write-only kernel is shown): tinted greys
-local FAMILY_ROOFS = { read = { { "#1f4e70", 1 }, { "#4f7b9b", 4 }, { "#8fb0c8", 5 }, { "#2f6f9f", 2 }, { "#a9c4d8", 1 } },
-  write = { { "#6e4222", 1 }, { "#9b6f4f", 4 }, { "#c8a88f", 5 }, { "#9f5f2f", 2 }, { "#d8c1a9", 1 } } }
 
 --[[ Where things are on the canvas: size in pixels, the plot area in screen fractions, font
   sizes. Everything a label's box depends on is written into each script ("# rot geometry"),
@@ -33,7 +28,6 @@ local function check_name(name)
   end
 end
 
-local unstable_note, bands
 local frame, placer, line_label, label_cmd, point_labels, add_series = place.frame, place.placer, place.line_label,
   place.label_cmd, place.point_labels, place.add_series
 M.frame, M.placer, M.line_label, M.label_cmd, M.point_labels = frame, placer, line_label, label_cmd, point_labels
@@ -108,11 +102,7 @@ local function header(kind, o, xlabel, ylabel, xr, yr, logx, logy)
   return gp
 end
 M.header = header
-
--- " (unstable, 12%)" for a ceiling whose rounds still disagree by more than 5%.
-function unstable_note(c)
-  return c.unstable and string.format(" (unstable, %.0f%%)", (c.spread or 0) * 100) or ""
-end
+M.ceiling_lists, M.draw_ceilings = ceilings.lists, ceilings.draw
 
 --[[ A roofline's ranges, [lo, hi] on each axis: the points' box (xlo, xhi, ylo, yhi: math.huge,
   0 when there are none) widened to every ceiling and ridge point, with room for the top
@@ -134,33 +124,6 @@ function M.roofline_ranges(xlo, xhi, ylo, yhi, compute, bandwidth)
   return xr, yr, peak
 end
 
---[[ The ceilings a roofline draws, from {label=, gflops=, spread=, unstable=} and {label=, gbs=,
-  family=, ...} lists: compute highest first, equal ones (within 2%) merged into one line;
-  bandwidth with a value, highest first. ]]
-function M.ceiling_lists(compute_in, bandwidth_in)
-  local compute = {}
-  for _, c in ipairs(compute_in or {}) do
-    if c.gflops and c.gflops > 0 then
-      compute[#compute + 1] = { label = c.label, gflops = c.gflops, spread = c.spread, unstable = c.unstable }
-    end
-  end
-  table.sort(compute, function(a, b) return a.gflops > b.gflops end)
-  local merged = {}
-  for _, c in ipairs(compute) do
-    local last = merged[#merged]
-    if last and last.gflops / c.gflops < 1.02 then
-      last.label = last.label .. " = " .. c.label
-      last.spread, last.unstable = math.max(last.spread or 0, c.spread or 0), last.unstable or c.unstable
-    else
-      merged[#merged + 1] = c
-    end
-  end
-  local bandwidth = {}
-  for _, b in ipairs(bandwidth_in or {}) do if b.gbs and b.gbs > 0 then bandwidth[#bandwidth + 1] = b end end
-  table.sort(bandwidth, function(a, b) return a.gbs > b.gbs end)
-  return merged, bandwidth
-end
-
 -- A plot's point label function: o.label, or, where labels were asked for (o.labels other than
 -- "none") without one, the point's working set (its coordinates when it has none).
 local function label_of(o)
@@ -169,63 +132,6 @@ local function label_of(o)
   return function(r)
     return r.workingSet and util.bytes(r.workingSet) or util.coords(r.point or {})
   end
-end
-
---[[ The ceilings' lines and labels, placed before anything else so no label crosses one:
-  each compute ceiling labelled above its line at the right end, each bandwidth ceiling along
-  its line (rotated with it), a read or write ceiling in tinted greys; a ceiling whose label
-  finds no room is named in the key. Appends to plots and labels; returns the labels' count. ]]
-function M.draw_ceilings(f, pl, compute, bandwidth, peak, xr, yr, plots, labels)
-  local g, n, nth = M.geometry, 0, {}
-  place.block_ceilings(f, pl, compute, bandwidth, peak, xr, yr)
-  for _, c in ipairs(compute) do
-    local text = string.format("%s %.3g GFLOP/s%s", c.label, c.gflops, unstable_note(c))
-    local lab = { x = xr[2], y = c.gflops, text = text, align = "right", dx = -0.5, dy = 0.65, font = g.small }
-    local placed = pl.try(lab)
-    if placed then
-      n = n + 1
-      labels[#labels + 1] = label_cmd(n, lab, CEILING)
-    end
-    plots[#plots + 1] = string.format("%.9g with lines lw 1.5 dt 2 lc rgb '%s' %s", c.gflops, CEILING,
-      placed and "notitle" or ("title " .. q(text)))
-  end
-  for _, b in ipairs(bandwidth) do
-    local styles = FAMILY_ROOFS[b.family] or ROOFS
-    nth[styles] = (nth[styles] or 0) + 1
-    local roof = styles[(nth[styles] - 1) % #styles + 1]
-    local text = string.format("%s %.4g GB/s%s", b.label, b.gbs, unstable_note(b))
-    local lab = line_label(f, pl, b.gbs, text, xr, yr, peak and math.min(peak / b.gbs, xr[2]) or xr[2])
-    if lab then
-      n = n + 1
-      labels[#labels + 1] = label_cmd(n, lab, roof[1])
-    end
-    local line = peak and string.format("(%.9g*x < %.9g ? %.9g*x : 1/0)", b.gbs, peak, b.gbs) or string.format("%.9g*x", b.gbs)
-    plots[#plots + 1] = string.format("%s with lines lw 2 dt %d lc rgb '%s' %s", line, roof[2], roof[1],
-      lab and "notitle" or ("title " .. q(text)))
-  end
-  return n
-end
-
---[[ Each ceiling's band: from the value down by its spread (how far below the best its other
-  rounds lay), drawn under the line, so a reader sees how firm the roof is. Bands go first in
-  `plots`, behind everything else. ]]
-function bands(plots, compute, bandwidth, peak)
-  local out = {}
-  for _, c in ipairs(compute) do
-    if (c.spread or 0) > 0 then
-      out[#out + 1] = string.format("'+' using 1:(%.9g):(%.9g) with filledcurves fc rgb '%s' fs transparent solid 0.18 "
-        .. "noborder notitle", c.gflops / (1 + c.spread), c.gflops, CEILING)
-    end
-  end
-  for _, b in ipairs(bandwidth) do
-    if (b.spread or 0) > 0 then
-      local lo, hi = b.gbs / (1 + b.spread), b.gbs
-      local cap = peak and string.format("%.9g", peak) or "1/0"
-      out[#out + 1] = string.format("'+' using 1:(%.9g*$1 < %s ? %.9g*$1 : 1/0):(%.9g*$1 < %s ? %.9g*$1 : %s) with "
-        .. "filledcurves fc rgb '%s' fs transparent solid 0.18 noborder notitle", lo, cap, lo, hi, cap, hi, cap, CEILING)
-    end
-  end
-  for i = #out, 1, -1 do table.insert(plots, 1, out[i]) end
 end
 
 --[[ roofline{
@@ -275,13 +181,17 @@ function M.roofline(o)
   local gp = header("roofline", o, "operational intensity [flop/byte]", "performance [GFLOP/s]", xr, yr, true, true)
   local plots, labels = {}, {}
   local n = M.draw_ceilings(f, pl, compute, bandwidth, peak, xr, yr, plots, labels)
-  bands(plots, compute, bandwidth, peak)
+  ceilings.bands(plots, compute, bandwidth, peak)
   -- ridge points: where each bandwidth roof meets the top compute roof
   if peak and #bandwidth > 0 then
     gp[#gp + 1] = "$ridges << EOD"
-    for _, b in ipairs(bandwidth) do gp[#gp + 1] = string.format("%.9g %.9g", peak / b.gbs, peak) end
+    for _, b in ipairs(bandwidth) do
+      gp[#gp + 1] = string.format("%.9g %.9g", peak / b.gbs, peak)
+      local px, py = f.px(peak / b.gbs, peak)
+      pl.block(px, py, 6.5) -- its ring (pt 6 ps 1.3): labels keep off it
+    end
     gp[#gp + 1] = "EOD"
-    plots[#plots + 1] = "$ridges using 1:2 with points pt 6 ps 1.3 lw 1.5 lc rgb '" .. CEILING .. "' title 'ridge points'"
+    plots[#plots + 1] = "$ridges using 1:2 with points pt 6 ps 1.3 lw 1.5 lc rgb '" .. ceilings.GREY .. "' title 'ridge points'"
   end
   local dfile = o.name .. ".dat"
   for i, s in ipairs(order) do
@@ -293,7 +203,11 @@ function M.roofline(o)
   local above = {}
   for _, s in ipairs(order) do
     for _, r in ipairs(series[s]) do
-      if r.above then above[#above + 1] = string.format("%.9g %.9g", r.intensity, r.gflops) end
+      if r.above then
+        above[#above + 1] = string.format("%.9g %.9g", r.intensity, r.gflops)
+        local px, py = f.px(r.intensity, r.gflops)
+        pl.block(px, py, 13) -- its ring (pt 8 ps 2: a triangle up to 26 pixels wide)
+      end
     end
   end
   if #above > 0 then
@@ -344,10 +258,31 @@ function M.finish(o, gp, plots, dat, empty)
   return M.render(o.gnuplot or "gnuplot", o.dir, o.name .. ".gp", outputs)
 end
 
+-- The colour of an xy plot's vertical lines (cache sizes).
+local VLINE = "#888888"
+
+--[[ The label of a vertical line at x (a cache size): rotated along it, reading upward, ending
+  near the top, else a sixteenth of the plot lower, and so on: on the line, else beside it
+  (right, then left), at the first place where it overlaps nothing; nil when there is none. ]]
+local function vline_label(f, pl, x, yr, text)
+  local px = f.px(x, yr[1])
+  local below, above = place.ink(M.geometry.small)
+  for i = 0, 15 do
+    local top = f.H - 3 - i * f.H / 16
+    for _, shift in ipairs({ 0, above + 2, -(below + 2) }) do -- (its ink above the baseline is on the left)
+      local lab = { gx = f.data(px + shift, 0), px = px + shift, py = 0, gy = top / f.H, text = text, align = "right",
+        angle = 90, font = M.geometry.small }
+      if pl.try(lab) then return lab end
+    end
+  end
+  return nil
+end
+
 --[[ xy{ rows=, name=, dir=, gnuplot=, title=, xlabel=, ylabel=, x=fn(row) or field name,
   y=fn(row) or field name, series=fn(row), label=fn(row), labels="auto"|"all"|"ends"|"none",
   logx=bool, logy=bool, vlines={{x=, label=}} } -> SVG path. Points per series connected, in x
-  order; vlines mark e.g. cache sizes, their labels at the top where they fit. ]]
+  order; vlines mark e.g. cache sizes, each labelled along its line where it fits (from the
+  top down), else named in the key. ]]
 function M.xy(o)
   check_name(o.name)
   -- x and y: functions of a row, or the names of numeric row fields ("gbs", "time", ...)
@@ -410,17 +345,15 @@ function M.xy(o)
   local points = add_series(f, pl, dat, order, series, 3)
   local gp = header("plot", o, o.xlabel or "x", o.ylabel or "y", xr, yr, o.logx, o.logy)
   if o.xbytes and o.logx then gp[#gp + 1] = byte_tics(xr[1], xr[2]) end
-  local n = 0
+  local n, keyed = 0, {}
   for i, v in ipairs(o.vlines or {}) do
-    gp[#gp + 1] = string.format("set arrow %d from %.9g, graph 0 to %.9g, graph 1 nohead dt 3 lc rgb '#888888'", i, v.x, v.x)
-    for _, gy in ipairs({ 0.985, 0.6, 0.3 }) do -- at the top, else lower down
-      local lab = { gx = v.x, x = nil, px = f.px(v.x, yr[1]), py = 0, gy = gy, text = v.label, align = "right", angle = 90,
-        dx = 0, dy = -0.6, font = M.geometry.small }
-      if pl.try(lab) then
-        n = n + 1
-        gp[#gp + 1] = label_cmd(n, lab, "#555555")
-        break
-      end
+    gp[#gp + 1] = string.format("set arrow %d from %.9g, graph 0 to %.9g, graph 1 nohead dt 3 lc rgb '%s'", i, v.x, v.x, VLINE)
+    local lab = vline_label(f, pl, v.x, yr, v.label)
+    if lab then
+      n = n + 1
+      gp[#gp + 1] = label_cmd(n, lab, "#555555")
+    else -- no room on its line: the key names it
+      keyed[#keyed + 1] = string.format("NaN with lines dt 3 lc rgb '%s' title %s", VLINE, q(v.label))
     end
   end
   local plots, dfile = {}, o.name .. ".dat"
@@ -428,6 +361,7 @@ function M.xy(o)
     plots[#plots + 1] = string.format("%s index %d using 1:2 with linespoints pt 7 ps 0.6 lw 1.5 lc rgb '%s' title %s",
       q(dfile), i - 1, M.palette[(i - 1) % #M.palette + 1], q(s))
   end
+  for _, k in ipairs(keyed) do plots[#plots + 1] = k end
   local pls
   pls, n = point_labels(f, pl, points, o.labels or "auto", n)
   for _, l in ipairs(pls) do gp[#gp + 1] = l end

@@ -1,6 +1,7 @@
 -- rot.plot.place: where labels go: a frame mapping data to pixels of the plot area, each
--- label's box (rotation included), and the placer that keeps labels off each other, off
--- points and off series' lines; also the point labels, series data and line labels it places.
+-- label's box (rotation included, as large as the largest terminal draws it), and the placer
+-- that keeps labels off each other, off points, series' lines and arrows; also the point
+-- labels, series data and line labels it places.
 local M = {}
 
 -- Okabe & Ito's colour-blind-safe palette, the most distinct first.
@@ -11,11 +12,46 @@ M.palette = { "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", 
 local function q(s) return '"' .. tostring(s):gsub('[\\"`]', "\\%0"):gsub("\n", "\\n") .. '"' end
 M.quote = q
 
--- Characters of a label as displayed (UTF-8 aware; enhanced-text markup is not used).
-local function textlen(s) return utf8.len(s) or #s end
+-- Helvetica's advance widths (its AFM, thousandths of an em) of the printable ASCII characters,
+-- space first; the fonts terminals draw "Helvetica" with (Nimbus Sans, Liberation Sans, Arial)
+-- share them. Any other character counts as 0.6 em.
+local WIDTHS = { 278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278, 278, 556, 556, 556, 556, 556,
+  556, 556, 556, 556, 556, 278, 278, 584, 584, 584, 556, 1015, 667, 667, 722, 722, 667, 611, 778, 722, 278, 500, 667, 556, 833,
+  722, 778, 667, 778, 722, 667, 611, 722, 667, 944, 667, 667, 611, 278, 278, 278, 469, 556, 333, 556, 556, 500, 556, 556, 278,
+  556, 556, 222, 222, 500, 222, 833, 556, 556, 556, 556, 333, 500, 278, 556, 500, 722, 500, 500, 500, 334, 260, 334, 584 }
 
--- Width and height in pixels of one character at font size f (Helvetica, as the terminals use).
-local function charsize(f) return 0.55 * f, 1.25 * f end
+-- The width of a text in ems (UTF-8: a character is a sequence, a stray byte one character).
+function M.textwidth(s)
+  local w = 0
+  for ch in s:gmatch("[\0-\127\192-\255][\128-\191]*") do w = w + (WIDTHS[ch:byte() - 31] or 600) / 1000 end
+  return w
+end
+
+--[[ How each terminal draws a label of font size f, in pixels of the canvas (gnuplot 5.4,
+  measured): its em (the SVG's f px; pngcairo's text at 96 dpi, a third larger; pdfcairo's
+  smaller), and one character of an `offset`, which the terminal's own font sets (rot.plot's
+  finish: svg "Helvetica,11", pngcairo "Helvetica,9", pdfcairo "Helvetica,9" on 10 in). ]]
+M.terminals = {
+  { name = "svg", em = 1, hchar = 7.7, vchar = 16.5 },
+  { name = "png", em = 4 / 3, hchar = 7, vchar = 12 },
+  { name = "pdf", em = 0.907, hchar = 4.75, vchar = 8.4 },
+}
+-- A line of text's ink below and above its anchor, in ems, in every terminal (gnuplot centres
+-- text about its capitals): its baseline 0.44 below, descenders and parentheses 0.68 (any
+-- character not ASCII counts as one), capitals 0.46 above.
+local BASELINE, BELOW, ABOVE = 0.44, 0.68, 0.46
+local function below(text) return text:find("[gjpqyQ,;()%[%]{}|_@$\128-\255]") and BELOW or BASELINE end
+
+-- The largest em of a font size f among the terminals, in pixels.
+local function em(f)
+  local m = 0
+  for _, t in ipairs(M.terminals) do m = math.max(m, t.em * f) end
+  return m
+end
+
+-- How far any text of font size f reaches below and above its anchor, in pixels, in every
+-- terminal: how far a label keeps its anchor from a line it labels.
+function M.ink(f) return BELOW * em(f), ABOVE * em(f) end
 
 --[[ A frame maps data coordinates to pixels of the plot area and back. ]]
 local function frame(g, xr, yr, logx, logy)
@@ -30,21 +66,30 @@ local function frame(g, xr, yr, logx, logy)
 end
 
 --[[ The box of a label, in pixels: {corners = 4 points} (rotated text) for a label
-  {x=, y= (data) or py= (pixels), text=, align="left"|"right"|"center", angle=deg, font=, dx=, dy=
-  (offset in characters)}. gnuplot anchors text at its point, vertically centred, and rotates
-  it about that point. ]]
+  {x=, y= (data) or px=, py= (pixels), gy= ("graph" y), text=, align="left"|"right"|"center",
+  angle=deg, font=, dx=, dy= (offset in characters)}. gnuplot anchors text at its point,
+  vertically about its capitals, and rotates it about that point; an offset moves the anchor
+  on the canvas (not rotated), by the terminal's own character. The box holds the text as
+  every terminal draws it (M.terminals): in the text's own frame, the union of theirs. ]]
 function M.box(f, lab)
-  local cw, ch = charsize(lab.font or f.g.small)
+  local font = lab.font or f.g.small
   local px, py
   if lab.x then px, py = f.px(lab.x, lab.y) else px, py = lab.px, lab.py end
-  if lab.gy then py = lab.gy * f.H end -- "graph" y
-  px, py = px + (lab.dx or 0) * cw, py + (lab.dy or 0) * ch
-  local w = textlen(lab.text) * cw
-  local a0 = lab.align == "right" and -w or lab.align == "center" and -w / 2 or 0
+  if lab.gy then py = lab.gy * f.H end
   local a = math.rad(lab.angle or 0)
   local c, s = math.cos(a), math.sin(a)
+  local w, down = M.textwidth(lab.text), below(lab.text)
+  local u0, u1, v0, v1 = math.huge, -math.huge, math.huge, -math.huge
+  for _, t in ipairs(M.terminals) do
+    local ox, oy = (lab.dx or 0) * t.hchar, (lab.dy or 0) * t.vchar
+    local u, v = ox * c + oy * s, oy * c - ox * s -- the offset, along and across the text
+    local e = t.em * font
+    local start = lab.align == "right" and -w * e or lab.align == "center" and -w * e / 2 or 0
+    u0, u1 = math.min(u0, u + start), math.max(u1, u + start + w * e)
+    v0, v1 = math.min(v0, v - down * e), math.max(v1, v + ABOVE * e)
+  end
   local corners = {}
-  for _, p in ipairs({ { a0, -ch / 2 }, { a0 + w, -ch / 2 }, { a0 + w, ch / 2 }, { a0, ch / 2 } }) do
+  for _, p in ipairs({ { u0, v0 }, { u1, v0 }, { u1, v1 }, { u0, v1 } }) do
     corners[#corners + 1] = { px + p[1] * c - p[2] * s, py + p[1] * s + p[2] * c }
   end
   return M.bounded({ corners = corners, text = lab.text })
@@ -71,11 +116,13 @@ function M.overlap(a, b, gap)
     for i = 1, 4 do
       local p, r = poly[i], poly[i % 4 + 1]
       local nx, ny = r[2] - p[2], p[1] - r[1]
-      local amin, amax, bmin, bmax = math.huge, -math.huge, math.huge, -math.huge
-      for _, v in ipairs(a.corners) do local d = v[1] * nx + v[2] * ny; amin, amax = math.min(amin, d), math.max(amax, d) end
-      for _, v in ipairs(b.corners) do local d = v[1] * nx + v[2] * ny; bmin, bmax = math.min(bmin, d), math.max(bmax, d) end
       local len = math.sqrt(nx * nx + ny * ny)
-      if amax + gap * len <= bmin or bmax + gap * len <= amin then return false end
+      if len > 0 then -- (an edge of no length, as a square of radius 0 has, separates nothing)
+        local amin, amax, bmin, bmax = math.huge, -math.huge, math.huge, -math.huge
+        for _, v in ipairs(a.corners) do local d = v[1] * nx + v[2] * ny; amin, amax = math.min(amin, d), math.max(amax, d) end
+        for _, v in ipairs(b.corners) do local d = v[1] * nx + v[2] * ny; bmin, bmax = math.min(bmin, d), math.max(bmax, d) end
+        if amax + gap * len <= bmin or bmax + gap * len <= amin then return false end
+      end
     end
   end
   return true
@@ -90,9 +137,35 @@ local function inside(f, b, slack)
   return true
 end
 
--- A placer keeps the boxes already placed; try() places a label where it overlaps none.
+--[[ What labels keep off, as boxes: a marker's square of radius r about (px, py); a straight
+  line from (ax, ay) to (bx, by), hw pixels either side (a series' line, a ceiling, an arrow's
+  shaft); an arrowhead at (bx, by), len pixels long and angle degrees either side of its shaft. ]]
+function M.square(px, py, r)
+  return M.bounded({ marker = true, corners = { { px - r, py - r }, { px + r, py - r }, { px + r, py + r }, { px - r, py + r } } })
+end
+
+function M.segment(ax, ay, bx, by, hw)
+  local len = math.sqrt((bx - ax) ^ 2 + (by - ay) ^ 2)
+  if len < 1e-9 then return M.square(ax, ay, hw) end
+  local nx, ny = (ay - by) / len * hw, (bx - ax) / len * hw
+  return M.bounded({ marker = true, corners = { { ax + nx, ay + ny }, { bx + nx, by + ny }, { bx - nx, by - ny }, { ax - nx, ay - ny } } })
+end
+
+function M.head(ax, ay, bx, by, len, angle)
+  local d = math.sqrt((bx - ax) ^ 2 + (by - ay) ^ 2)
+  if d < 1e-9 then return M.square(bx, by, len / 2) end
+  local ux, uy = (ax - bx) / d, (ay - by) / d -- from the tip back along the shaft
+  local back, half = len * math.cos(math.rad(angle)), len * math.sin(math.rad(angle))
+  local cx, cy = bx + ux * back, by + uy * back
+  return M.bounded({ marker = true, corners = { { bx, by }, { cx - uy * half, cy + ux * half }, { cx, cy },
+    { cx + uy * half, cy - ux * half } } })
+end
+
+--[[ A placer keeps the boxes already placed; try() places a label where it overlaps none;
+  later(fn) keeps a placement for flush(n), which runs them in order once everything labels
+  keep off is known (each fn(n) returns n and the labels it numbered). ]]
 local function placer(f)
-  local p = { boxes = {} }
+  local p = { boxes = {}, pending = {} }
   function p.free(b) -- labels keep 3 pixels apart; a marker only needs not to be covered
     for _, o in ipairs(p.boxes) do if M.overlap(b, o, o.marker and 0 or 3) then return false end end
     return true
@@ -102,9 +175,14 @@ local function placer(f)
     if inside(f, b) and p.free(b) then p.boxes[#p.boxes + 1] = b; return true end
     return false
   end
-  function p.block(px, py, r) -- a marker: labels keep off it
-    p.boxes[#p.boxes + 1] = { marker = true, x0 = px - r, y0 = py - r, x1 = px + r, y1 = py + r,
-      corners = { { px - r, py - r }, { px + r, py - r }, { px + r, py + r }, { px - r, py + r } } }
+  function p.mark(b) p.boxes[#p.boxes + 1] = b end -- a marker (M.square, M.segment, M.head)
+  function p.block(px, py, r) p.mark(M.square(px, py, r)) end -- a point: labels keep off it
+  function p.later(fn) p.pending[#p.pending + 1] = fn end
+  function p.flush(n)
+    local todo = p.pending
+    p.pending = {}
+    for _, fn in ipairs(todo) do n = fn(n) end
+    return n
   end
   return p
 end
@@ -116,17 +194,28 @@ local function label_cmd(n, lab, color)
     at, lab.align or "left", lab.angle or 0, lab.font, lab.dx or 0, lab.dy or 0, color or "#000000")
 end
 
+-- A label whose anchor is (px, py) pixels of the plot area, in data coordinates: no offset,
+-- so every terminal puts it at the same place.
+local function at_pixel(f, px, py, lab)
+  lab.x, lab.y = f.data(px, py)
+  return lab
+end
+
 --[[ Point labels of every series, placed greedily: right of the point, else left of it, else
   left out (mode "auto"); "all" keeps every one (overlapping or not), "ends" only each series'
-  first and last, "none" none. points = {{x=, y=, text=, series=}}; returns label commands. ]]
+  first and last, "none" none. points = {{x=, y=, text=, r= (the marker's radius, pixels),
+  first=, last=, color=}}. Placements kept for later (a plot's ceiling labels) go first: every
+  point, line and arrow is known by now. Returns the label commands and the last number. ]]
 local function point_labels(f, pl, points, mode, first)
-  local out, n = {}, first
+  local out, n = {}, pl.flush(first)
   if mode == "none" then return out, n end
   for _, pt in ipairs(points) do
     local keep = pt.text ~= "" and (mode ~= "ends" or pt.first or pt.last)
     if keep then
-      local right = { x = pt.x, y = pt.y, text = pt.text, align = "left", dx = 1.2, font = f.g.small }
-      local left = { x = pt.x, y = pt.y, text = pt.text, align = "right", dx = -1.2, font = f.g.small }
+      local px, py = f.px(pt.x, pt.y)
+      local gap = (pt.r or 5) + 3
+      local right = at_pixel(f, px + gap, py, { text = pt.text, align = "left", font = f.g.small })
+      local left = at_pixel(f, px - gap, py, { text = pt.text, align = "right", font = f.g.small })
       local chosen = mode == "all" and right or (pl.try(right) and right) or (pl.try(left) and left)
       if chosen then
         n = n + 1
@@ -138,10 +227,16 @@ local function point_labels(f, pl, points, mode, first)
 end
 
 -- Keeps labels off the straight pixel segment from (ax, ay) to (bx, by): a series' line, an
--- arrow's shaft, a ceiling.
-function M.block_segment(pl, ax, ay, bx, by)
-  local steps = math.floor(math.sqrt((bx - ax) ^ 2 + (by - ay) ^ 2) / 4)
-  for k = 1, steps - 1 do pl.block(ax + (bx - ax) * k / steps, ay + (by - ay) * k / steps, 1.5) end
+-- arrow's shaft, a ceiling (hw pixels either side, 1.5 unless given).
+function M.block_segment(pl, ax, ay, bx, by, hw)
+  pl.mark(M.segment(ax, ay, bx, by, hw or 1.5))
+end
+
+-- Keeps labels off an arrow from (ax, ay) to (bx, by) pixels: its shaft and its head (len
+-- pixels, angle degrees: gnuplot's "head size screen 0.012,18" on the 1000 px canvas is 12, 18).
+function M.block_arrow(pl, ax, ay, bx, by, len, angle)
+  M.block_segment(pl, ax, ay, bx, by)
+  if len and len > 0 then pl.mark(M.head(ax, ay, bx, by, len, angle or 18)) end
 end
 
 --[[ Keeps labels off the ceilings of a log-log roofline as drawn: each compute ceiling across
@@ -183,7 +278,7 @@ function M.add_series(f, pl, dat, names, lists, r)
         local ax, ay = f.px(pts[j - 1].x, pts[j - 1].y)
         M.block_segment(pl, ax, ay, bx, by)
       end
-      points[#points + 1] = { x = p.x, y = p.y, text = p.label, first = j == 1, last = j == #pts,
+      points[#points + 1] = { x = p.x, y = p.y, text = p.label, first = j == 1, last = j == #pts, r = r,
         color = M.palette[(i - 1) % #M.palette + 1] }
     end
     dat[#dat + 1] = "\n"
@@ -192,25 +287,27 @@ function M.add_series(f, pl, dat, names, lists, r)
 end
 
 --[[ A label along the line y = k*x of a log-log plot (a bandwidth roof, a kernel's line in
-  the quadrant split), rotated with it, just above it, at the first place from the left (up to
-  x = xend) where it overlaps nothing; nil when there is none. ]]
+  the quadrant split), rotated with it, its ink clear of the line's width: at the first place
+  from the left (up to x = xend) where it overlaps nothing, above the line, else below it; nil
+  when there is none. ]]
 local function line_label(f, pl, k, text, xr, yr, xend)
   local ppx, ppy = f.W / math.log(xr[2] / xr[1], 10), f.H / math.log(yr[2] / yr[1], 10)
   local angle = math.deg(math.atan(ppy, ppx))
   local xstart = math.max(xr[1], yr[1] / k)
   xend = math.min(xend or xr[2], yr[2] / k)
   if xend <= xstart then return nil end
-  local _, chh = charsize(f.g.small)
+  local below, above = M.ink(f.g.small)
   local nx, ny = -math.sin(math.rad(angle)), math.cos(math.rad(angle))
-  for i = 0, 30 do
-    local x = xstart * (xend / xstart) ^ (0.03 + i * 0.03)
-    local px, py = f.px(x, k * x)
-    local ax, ay = f.data(px + nx * 0.7 * chh, py + ny * 0.7 * chh)
-    local lab = { x = ax, y = ay, text = text, align = "left", angle = angle, font = f.g.small }
-    if pl.try(lab) then return lab end
+  for _, lift in ipairs({ below + 2.5, -(above + 2.5) }) do -- the line's 1.5 pixels and one more
+    for i = 0, 60 do
+      local x = xstart * (xend / xstart) ^ (0.015 + i * 0.015)
+      local px, py = f.px(x, k * x)
+      local lab = at_pixel(f, px + nx * lift, py + ny * lift, { text = text, align = "left", angle = angle, font = f.g.small })
+      if pl.try(lab) then return lab end
+    end
   end
   return nil
 end
-M.frame, M.placer, M.line_label, M.label_cmd, M.point_labels = frame, placer, line_label, label_cmd, point_labels
+M.frame, M.placer, M.line_label, M.label_cmd, M.point_labels, M.at_pixel = frame, placer, line_label, label_cmd, point_labels, at_pixel
 
 return M

@@ -1,0 +1,129 @@
+-- rot.plot.ceilings: a roofline's ceilings as drawn: the compute ceilings (equal ones merged)
+-- and bandwidth roofs, their grey lines, their spread bands and their labels, placed on their
+-- lines once every point, line and arrow of the plot is known (else named in the key).
+local place = require "rot.plot.place"
+
+local M = {}
+local q, label_cmd, line_label = place.quote, place.label_cmd, place.line_label
+
+-- ceilings are grey (their labels name them), so they never look like a series
+local CEILING = "#555555"
+M.GREY = CEILING
+local ROOFS = { { "#3a3a3a", 1 }, { "#6a6a6a", 1 }, { "#8a8a8a", 4 }, { "#9a9a9a", 5 }, { "#b0b0b0", 1 }, { "#7a7a7a", 4 } }
+-- the read and write ceilings (drawn where a read- or write-only kernel is shown): tinted greys
+local FAMILY_ROOFS = { read = { { "#1f4e70", 1 }, { "#4f7b9b", 4 }, { "#8fb0c8", 5 }, { "#2f6f9f", 2 }, { "#a9c4d8", 1 } },
+  write = { { "#6e4222", 1 }, { "#9b6f4f", 4 }, { "#c8a88f", 5 }, { "#9f5f2f", 2 }, { "#d8c1a9", 1 } } }
+
+-- " (unstable, 12%)" for a ceiling whose rounds still disagree by more than 5%.
+local function unstable_note(c)
+  return c.unstable and string.format(" (unstable, %.0f%%)", (c.spread or 0) * 100) or ""
+end
+
+--[[ The ceilings a roofline draws, from {label=, gflops=, spread=, unstable=} and {label=, gbs=,
+  family=, ...} lists: compute highest first, equal ones (within 2%) merged into one line;
+  bandwidth with a value, highest first. ]]
+function M.lists(compute_in, bandwidth_in)
+  local compute = {}
+  for _, c in ipairs(compute_in or {}) do
+    if c.gflops and c.gflops > 0 then
+      compute[#compute + 1] = { label = c.label, gflops = c.gflops, spread = c.spread, unstable = c.unstable }
+    end
+  end
+  table.sort(compute, function(a, b) return a.gflops > b.gflops end)
+  local merged = {}
+  for _, c in ipairs(compute) do
+    local last = merged[#merged]
+    if last and last.gflops / c.gflops < 1.02 then
+      last.label = last.label .. " = " .. c.label
+      last.spread, last.unstable = math.max(last.spread or 0, c.spread or 0), last.unstable or c.unstable
+    else
+      merged[#merged + 1] = c
+    end
+  end
+  local bandwidth = {}
+  for _, b in ipairs(bandwidth_in or {}) do if b.gbs and b.gbs > 0 then bandwidth[#bandwidth + 1] = b end end
+  table.sort(bandwidth, function(a, b) return a.gbs > b.gbs end)
+  return merged, bandwidth
+end
+
+--[[ A ceiling's plot element (its line, with style), in the key under text until its label is
+  placed: that is left to the placer's flush (place.point_labels calls it first), when every
+  point, line and arrow of the plot is known, whatever order a plot drew them in. place_fn()
+  returns the placed label or nil (then the key keeps naming the ceiling). ]]
+local function ceiling_later(pl, plots, labels, element, text, color, place_fn)
+  local titled = element .. " title " .. q(text)
+  plots[#plots + 1] = titled
+  pl.later(function(n)
+    local lab = place_fn()
+    if not lab then return n end
+    for i = #plots, 1, -1 do
+      if plots[i] == titled then plots[i] = element .. " notitle"; break end
+    end
+    labels[#labels + 1] = label_cmd(n + 1, lab, color)
+    return n + 1
+  end)
+end
+
+-- A compute ceiling's label: at the right end, just above its line (its ink clear of the
+-- line), else just below it, else above the ridge points' rings on it, else a sixteenth of the
+-- plot further left, and so on; nil when nowhere.
+local function compute_label(f, pl, c, text, xr)
+  local _, py = f.px(xr[2], c.gflops)
+  local below, above = place.ink(f.g.small)
+  for i = 0, 8 do
+    for _, lift in ipairs({ below + 2.5, -(above + 2.5), below + 8 }) do
+      local lab = place.at_pixel(f, f.W - 3 - i * f.W / 16, py + lift, { text = text, align = "right", font = f.g.small })
+      if pl.try(lab) then return lab end
+    end
+  end
+  return nil
+end
+
+--[[ The ceilings' lines, kept free of labels from now on, and their labels: each compute
+  ceiling labelled above its line at the right end, each bandwidth ceiling along its line
+  (rotated with it), a read or write ceiling in tinted greys; a ceiling whose label finds no
+  room is named in the key. Appends to plots; the labels go to labels when the placer is
+  flushed (ceiling_later), numbered from 1. Returns 0, the labels numbered so far. ]]
+function M.draw(f, pl, compute, bandwidth, peak, xr, yr, plots, labels)
+  local nth = {}
+  place.block_ceilings(f, pl, compute, bandwidth, peak, xr, yr)
+  for _, c in ipairs(compute) do
+    local text = string.format("%s %.3g GFLOP/s%s", c.label, c.gflops, unstable_note(c))
+    ceiling_later(pl, plots, labels, string.format("%.9g with lines lw 1.5 dt 2 lc rgb '%s'", c.gflops, CEILING), text,
+      CEILING, function() return compute_label(f, pl, c, text, xr) end)
+  end
+  for _, b in ipairs(bandwidth) do
+    local styles = FAMILY_ROOFS[b.family] or ROOFS
+    nth[styles] = (nth[styles] or 0) + 1
+    local roof = styles[(nth[styles] - 1) % #styles + 1]
+    local text = string.format("%s %.4g GB/s%s", b.label, b.gbs, unstable_note(b))
+    local line = peak and string.format("(%.9g*x < %.9g ? %.9g*x : 1/0)", b.gbs, peak, b.gbs) or string.format("%.9g*x", b.gbs)
+    ceiling_later(pl, plots, labels, string.format("%s with lines lw 2 dt %d lc rgb '%s'", line, roof[2], roof[1]), text,
+      roof[1], function() return line_label(f, pl, b.gbs, text, xr, yr, peak and math.min(peak / b.gbs, xr[2]) or xr[2]) end)
+  end
+  return 0
+end
+
+--[[ Each ceiling's band: from the value down by its spread (how far below the best its other
+  rounds lay), drawn under the line, so a reader sees how firm the roof is. Bands go first in
+  `plots`, behind everything else. ]]
+function M.bands(plots, compute, bandwidth, peak)
+  local out = {}
+  for _, c in ipairs(compute) do
+    if (c.spread or 0) > 0 then
+      out[#out + 1] = string.format("'+' using 1:(%.9g):(%.9g) with filledcurves fc rgb '%s' fs transparent solid 0.18 "
+        .. "noborder notitle", c.gflops / (1 + c.spread), c.gflops, CEILING)
+    end
+  end
+  for _, b in ipairs(bandwidth) do
+    if (b.spread or 0) > 0 then
+      local lo, hi = b.gbs / (1 + b.spread), b.gbs
+      local cap = peak and string.format("%.9g", peak) or "1/0"
+      out[#out + 1] = string.format("'+' using 1:(%.9g*$1 < %s ? %.9g*$1 : 1/0):(%.9g*$1 < %s ? %.9g*$1 : %s) with "
+        .. "filledcurves fc rgb '%s' fs transparent solid 0.18 noborder notitle", lo, cap, lo, hi, cap, hi, cap, CEILING)
+    end
+  end
+  for i = #out, 1, -1 do table.insert(plots, 1, out[i]) end
+end
+
+return M

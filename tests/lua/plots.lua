@@ -1,0 +1,113 @@
+-- Label placement (rot.plot.place) and its checker (rot.plot.check) against recorded plots whose
+-- labels overlapped (tests/fixtures/plots): text as wide as the PNG draws it, points and arrows
+-- counted, a compare plot's ceiling labels placed after its points, every cache size labelled.
+-- Run by tests/lua.t (through unit.lua).
+local t = require "tap"
+local sys = require "rot.sys"
+local plot = require "rot.plot"
+local place = require "rot.plot.place"
+local check = require "rot.plot.check"
+local cplot = require "rot.compare.plot"
+
+local FIX = "tests/fixtures/plots"
+local dir = (os.getenv("TMPDIR") or "/tmp") .. "/rot-unit-plots-" .. sys.pid()
+assert(sys.mkdir(dir))
+
+-- check() of a script in d: its label boxes, what overlaps and what a ceiling crosses.
+local function checked(d, name)
+  return check.check(assert(sys.readfile(d .. "/" .. name)), function(f) return sys.readfile(d .. "/" .. f) end)
+end
+
+-- Whether a pair of overlaps names a label starting with text and an obstacle matching what.
+local function has(overlaps, text, what)
+  for _, o in ipairs(overlaps) do
+    if o[1]:sub(1, #text) == text and o[2]:find(what) then return true end
+  end
+  return false
+end
+
+-- text as wide as drawn: the PNG (pngcairo, 96 dpi) draws this label 185 pixels wide at font 9,
+-- the SVG 138; a box at least as wide as the widest, on its line's angle too
+local long = "L4 triad 49.25 GB/s (unstable, 9%)"
+local f = place.frame(plot.geometry, { 1, 10 }, { 1, 10 }, false, false)
+local b = place.box(f, { px = 100, py = 100, text = long, font = 9 })
+t.ok(b.x1 - b.x0 >= 184 and b.x1 - b.x0 < 200, "a label's box is as wide as the PNG draws it: " .. (b.x1 - b.x0))
+t.ok(math.abs(place.textwidth("MMMMMMMMMM") - 8.33) < 0.01 and place.textwidth("iiiiiiiiii") < 2.3,
+  "widths per character (Helvetica's): ten M 8.33 em, ten i 2.22")
+local r = place.box(f, { px = 100, py = 100, text = long, font = 9, angle = 41.49 })
+t.ok(r.x1 - r.x0 > 0.74 * 184 and r.y1 - r.y0 > 0.66 * 184, "and so is its box rotated with a roof")
+
+-- the roofline of 3cf4124 (tests/fixtures/plots/unstable-triad.gp): the tail of the L4 label runs
+-- under the column of points; the checker says so, and rot's placement of the same plot does not
+local boxes, overlaps = checked(FIX, "unstable-triad.gp")
+t.ok(#boxes == 13 and has(overlaps, "L4 triad 55 GB/s (unstable, 9%)", "^the line of '%-O3"),
+  "the checker finds the L4 label on the column's line ("
+  .. #overlaps .. " overlaps)")
+local function rows_of(file)
+  local rows, series = {}, nil
+  for l in assert(sys.readfile(file)):gmatch("[^\n]+") do
+    series = l:match("^# series %d+: (.*)") or series
+    local x, y, lab = l:match('^(%S+) (%S+) "(.*)"$')
+    if x then rows[#rows + 1] = { intensity = tonumber(x), gflops = tonumber(y), s = series, lab = lab } end
+  end
+  return rows
+end
+local compute = { { label = "double avx512 fma", gflops = 114.5 }, { label = "double avx2 fma", gflops = 56.27 },
+  { label = "double scalar fma", gflops = 14.36 }, { label = "double sse add", gflops = 13.9 },
+  { label = "double scalar add", gflops = 7.13 } }
+local function bandwidth(l4)
+  return { { label = "L1 triad", gbs = 590.9 }, { label = "L2 triad", gbs = 206.4 }, { label = "L3 triad", gbs = 109.9 },
+    { label = "L4 triad", gbs = l4, spread = 0.09, unstable = true },
+    { label = "DRAM triad", gbs = 25.27, spread = 0.49, unstable = true } }
+end
+plot.roofline { rows = rows_of(FIX .. "/unstable-triad.dat"), name = "triad", dir = dir, title = "STREAM triad, 1 thread",
+  series = function(row) return row.s end, label = function(row) return row.lab end, compute = compute, bandwidth = bandwidth(55) }
+local gp = assert(sys.readfile(dir .. "/triad.gp"))
+local crossed
+boxes, overlaps, crossed = checked(dir, "triad.gp")
+t.ok(#boxes >= 10 and #overlaps == 0 and #crossed == 0, string.format("rot places the same roofline's %d labels on nothing "
+  .. "(%d overlaps%s, %d crossed)", #boxes, #overlaps, overlaps[1] and (": '" .. overlaps[1][1] .. "' on '" .. overlaps[1][2] .. "'") or "", #crossed))
+t.ok(gp:find('set label %d+ "L4 triad 55 GB/s %(unstable, 9%%%)"') or gp:find('title "L4 triad 55 GB/s %(unstable, 9%%%)"'),
+  "the L4 ceiling is labelled on its line or named in the key")
+t.ok(not gp:find("offset [^0]") and not gp:find("offset 0,[^0]"), "its labels are anchored where they go (no offset: one per terminal)")
+
+-- the compare plot of 3cf4124 (covered-compare.gp): its ceiling labels were placed before its
+-- points and arrows, which cover the L4 label; rot.compare.plot, same runs, places them after
+boxes, overlaps = checked(FIX, "covered-compare.gp")
+t.ok(has(overlaps, "L4 triad 49.25 GB/s (unstable, 9%)", "^arrow %d") and has(overlaps, "L4 triad 49.25", "^a point of "),
+  "the checker finds arrows and B points on the compare plot's L4 label (" .. #overlaps .. " overlaps)")
+local pairs_ = {}
+for i, g in ipairs({ 7.1, 6.9, 6.8, 6.6, 5.1, 3.9, 3.3, 2.9 }) do
+  pairs_[i] = { point = { n = 1024 * 2 ^ (i - 1) }, verdict = "slower", ratio = 2.01, band = 1.04,
+    a = { intensity = 1 / 12, gflops = g, status = "hit" }, b = { intensity = 1 / 12, gflops = g / 2.01, status = "hit" } }
+end
+cplot.plot { name = "study-compare", dir = dir, title = "study: run 1 vs run 2", A = { label = "run 1", record = {} },
+  B = { label = "run 2", record = {} }, pairs = pairs_, coords = function(p) return string.format("n=%d", p.n) end,
+  ceilings = { compute = { compute[1], compute[2], compute[3], compute[5] }, bandwidth = bandwidth(49.25) } }
+boxes, overlaps, crossed = checked(dir, "study-compare.gp")
+t.ok(#boxes >= 5 and #overlaps == 0 and #crossed == 0, string.format("rot's compare plot puts its %d labels on nothing (%d overlaps%s)",
+  #boxes, #overlaps, overlaps[1] and (": '" .. overlaps[1][1] .. "' on '" .. overlaps[1][2] .. "'") or ""))
+
+-- every cache size of a staircase is marked and named: along its line, beside it when series
+-- cross the line, in the key when they cross it everywhere near it
+local function zigzag(l1, from, to, n) -- a series from l1*from to l1*to, its y from 1000 to 0 and back, ending at 0
+  local rows = {}
+  for i = 0, n - 1 do rows[#rows + 1] = { ws = l1 * from * (to / from) ^ (i / (n - 1)), gbs = (n - 1 - i) % 2 * 1000, s = "zigzag" } end
+  return rows
+end
+local function staircase(name, rows, l1)
+  plot.xy { rows = rows, name = name, dir = dir, x = function(row) return row.ws end, y = function(row) return row.gbs end,
+    logx = true, xbytes = true, series = function(row) return row.s end,
+    vlines = { { x = l1, label = "L1 56.8 KiB (effective)" }, { x = 4e6, label = "L2 1.73 MiB (effective)" } } }
+  return assert(sys.readfile(dir .. "/" .. name .. ".gp"))
+end
+gp = staircase("beside", zigzag(58154, 1 / 1.3, 1, 12), 58154) -- a series up to the line, from its left
+boxes, overlaps = checked(dir, "beside.gp")
+local at = gp:match('set label %d+ "L1 56.8 KiB %(effective%)" at ([%d.e+]+),graph')
+t.ok(at and tonumber(at) > 58154 and #overlaps == 0, "a cache size whose line a series crosses is labelled beside it (at x = "
+  .. tostring(at) .. ", " .. #overlaps .. " overlaps)")
+gp = staircase("keyed", zigzag(58154, 1 / 1.3, 1.3, 24), 58154) -- one across it, both sides, at every height
+t.ok(not gp:find('set label %d+ "L1') and gp:find("NaN with lines dt 3 lc rgb '#888888' title \"L1 56.8 KiB %(effective%)\"") and
+  gp:find('set label %d+ "L2 1.73 MiB %(effective%)"'), "one that fits nowhere is named in the key, the others on their lines")
+
+sys.removetree(dir)
