@@ -24,14 +24,9 @@
 static int timer_report(void)
 {
 	struct timespec res;
-	uint64_t ov_ns = UINT64_MAX, ov_tsc = UINT64_MAX, step = UINT64_MAX;
+	uint64_t ov_ns, ov_tsc, step = UINT64_MAX;
+	timer_overhead(100000, &ov_ns, &ov_tsc);
 	for (int i = 0; i < 100000; i++) {
-		uint64_t n0 = timer_ns(), c0 = timer_tsc_start();
-		uint64_t c1 = timer_tsc_stop(), n1 = timer_ns();
-		if (n1 - n0 < ov_ns)
-			ov_ns = n1 - n0;
-		if (c1 - c0 < ov_tsc)
-			ov_tsc = c1 - c0;
 		uint64_t a = timer_ns(), b;
 		while ((b = timer_ns()) == a)
 			;
@@ -194,6 +189,7 @@ static int batch(const char *input)
 		return 2;
 	prctl(PR_SET_CHILD_SUBREAPER, 1); /* what a kernel leaves behind comes back to us */
 	sysinfo_prepare();		  /* once, not in every point's child */
+	measure_prepare();
 	FILE *in = fopen(input, "r");
 	struct point *ps = calloc(GROUP_MAX + 1, sizeof *ps);
 	char(*ids)[INPUT_ID_MAX] = calloc(GROUP_MAX + 1, sizeof *ids);

@@ -68,6 +68,10 @@ extern volatile int *measure_run_slot;
  * carrying v; unblocks sig first, since a kernel may have blocked every signal. */
 void measure_tell(int sig, union sigval v);
 
+/* Measures what the children share once, before the core forks them: the cost of an empty
+ * timed region. */
+void measure_prepare(void);
+
 /* Writes `meta` and `run` lines to out. Returns 0, or -1 after writing the failure (`error`,
  * `meta failure KIND`). The kernels run on their device (device.h). */
 int measure_point(struct point *p, FILE *out);

@@ -43,4 +43,19 @@ static inline uint64_t timer_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The cost of the timing itself: the smallest of n empty timed regions, in nanoseconds and
+ * TSC cycles. */
+static inline void timer_overhead(int n, uint64_t *ns, uint64_t *tsc)
+{
+	*ns = *tsc = UINT64_MAX;
+	for (int i = 0; i < n; i++) {
+		uint64_t n0 = timer_ns(), c0 = timer_tsc_start();
+		uint64_t c1 = timer_tsc_stop(), n1 = timer_ns();
+		if (n1 - n0 < *ns)
+			*ns = n1 - n0;
+		if (c1 - c0 < *tsc)
+			*tsc = c1 - c0;
+	}
+}
+
 #endif
