@@ -110,4 +110,32 @@ gp = staircase("keyed", zigzag(58154, 1 / 1.3, 1.3, 24), 58154) -- one across it
 t.ok(not gp:find('set label %d+ "L1') and gp:find("NaN with lines dt 3 lc rgb '#888888' title \"L1 56.8 KiB %(effective%)\"") and
   gp:find('set label %d+ "L2 1.73 MiB %(effective%)"'), "one that fits nowhere is named in the key, the others on their lines")
 
+-- compare plots with slanted arrows (B at another intensity), 20 drawn from a fixed seed: no
+-- label on an arrow's shaft or head, on a point of A or B, or crossed by a ceiling (the heads and
+-- A's larger rings were left out of the placer's map before)
+local seed = 12345
+local function rnd() seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648 end
+local found, first = 0, nil
+for k = 1, 20 do
+  local ps = {}
+  for i = 1, 12 do
+    local ia, r = 10 ^ (-2 + 3 * rnd()), 0.5 + 1.5 * rnd()
+    local ga, ib = math.min(100, ia * 25 * (0.2 + rnd())), ia * (0.5 + rnd())
+    ps[i] = { point = { n = i }, verdict = r > 1.05 and "slower" or r < 0.95 and "faster" or "same", ratio = r, band = 1.04,
+      a = { intensity = ia, gflops = ga, status = "hit" }, b = { intensity = ib, gflops = ga / r, status = "hit" } }
+  end
+  cplot.plot { name = "slanted", dir = dir, title = "t", A = { label = "run 1", record = {} }, B = { label = "run 2", record = {} },
+    pairs = ps, coords = function(p) return "n=" .. p.n end, ceilings = { compute = { compute[1], compute[2] }, bandwidth = bandwidth(49.25) } }
+  boxes, overlaps, crossed = checked(dir, "slanted.gp")
+  found = found + #overlaps + #crossed
+  first = first or (overlaps[1] and string.format("plot %d: '%s' on '%s'", k, overlaps[1][1], overlaps[1][2]))
+end
+t.ok(found == 0, "20 compare plots with slanted arrows: no label on an arrow, a point or a ceiling (" .. found .. " found"
+  .. (first and ("; " .. first) or "") .. ")")
+
+-- a label function may give a number: drawn as its text
+plot.roofline { rows = { { intensity = 0.1, gflops = 1, n = 4096 } }, name = "numbers", dir = dir, title = "t",
+  label = function(row) return row.n end, compute = compute, bandwidth = bandwidth(55) }
+t.ok(assert(sys.readfile(dir .. "/numbers.dat")):find('0.1 1 "4096"', 1, true), "a point label that is a number is drawn as its text")
+
 sys.removetree(dir)

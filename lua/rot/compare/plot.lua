@@ -73,7 +73,7 @@ local function points(o, f, pl, drawn, only, dat, plots)
     for _, p in ipairs(b.list) do
       dat[#dat + 1] = string.format('%.9g %.9g ""', p.x, p.y)
       local px, py = f.px(p.x, p.y)
-      pl.block(px, py, 4)
+      pl.block(px, py, place.marker_radius(b.style))
     end
     dat[#dat + 1] = "\n"
     plots[#plots + 1] = string.format("%s index %d using 1:2 with points %s title %s", plot.quote(dfile), i - 1, b.style,
@@ -81,14 +81,16 @@ local function points(o, f, pl, drawn, only, dat, plots)
   end
 end
 
--- One arrow per matched point, A to B, coloured by verdict; its shaft kept free of labels.
+-- One arrow per matched point, A to B, coloured by verdict; its shaft and head kept free of
+-- labels (the head: HEAD of the canvas's width long, its sides 18 degrees off the shaft).
+local HEAD = 0.012
 local function arrows(f, pl, drawn, gp)
   for i, d in ipairs(drawn) do
-    gp[#gp + 1] = string.format("set arrow %d from %.9g,%.9g to %.9g,%.9g head filled size screen 0.012,18 lw 1.6 lc rgb '%s' front",
-      i, d.pa.x, d.pa.y, d.pb.x, d.pb.y, M.colors[d.pair.verdict])
+    gp[#gp + 1] = string.format("set arrow %d from %.9g,%.9g to %.9g,%.9g head filled size screen %g,18 lw 1.6 lc rgb '%s' front",
+      i, d.pa.x, d.pa.y, d.pb.x, d.pb.y, HEAD, M.colors[d.pair.verdict])
     local ax, ay = f.px(d.pa.x, d.pa.y)
     local bx, by = f.px(d.pb.x, d.pb.y)
-    place.block_segment(pl, ax, ay, bx, by)
+    place.block_arrow(pl, ax, ay, bx, by, HEAD * f.g.width, 18)
   end
 end
 

@@ -109,18 +109,11 @@ function M.check(gp, read)
   return boxes, overlaps, M.crossings(gp, f, boxes, xr, yr)
 end
 
--- A marker's radius in pixels for a plot element's style: 5 per unit of ps (gnuplot's circles
--- and squares on the 1000 px canvas), 6.5 for its triangles (pt 8 to 11).
-local function radius(style)
-  local pt, ps = tonumber(style:match("pt (%d+)")) or 7, tonumber(style:match("ps ([%d.]+)")) or 1
-  return (pt >= 8 and pt <= 11 and 6.5 or 5) * ps
-end
-
 -- Adds the points (and, with linespoints or lines, the lines between them) of one plot
 -- element, its rows {{x, y}, ...}, to out, named after its title.
 local function add_element(f, out, rows, with, style)
   local title = style:match('title "(.-)"') or style:match("title '(.-)'") or "?"
-  local r = radius(style)
+  local r = place.marker_radius(style)
   local prev
   for _, row in ipairs(rows) do
     local px, py = f.px(row[1], row[2])

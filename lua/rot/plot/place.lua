@@ -78,7 +78,8 @@ function M.box(f, lab)
   if lab.gy then py = lab.gy * f.H end
   local a = math.rad(lab.angle or 0)
   local c, s = math.cos(a), math.sin(a)
-  local w, down = M.textwidth(lab.text), below(lab.text)
+  local text = tostring(lab.text) -- a label function may give a number
+  local w, down = M.textwidth(text), below(text)
   local u0, u1, v0, v1 = math.huge, -math.huge, math.huge, -math.huge
   for _, t in ipairs(M.terminals) do
     local ox, oy = (lab.dx or 0) * t.hchar, (lab.dy or 0) * t.vchar
@@ -92,7 +93,7 @@ function M.box(f, lab)
   for _, p in ipairs({ { u0, v0 }, { u1, v0 }, { u1, v1 }, { u0, v1 } }) do
     corners[#corners + 1] = { px + p[1] * c - p[2] * s, py + p[1] * s + p[2] * c }
   end
-  return M.bounded({ corners = corners, text = lab.text })
+  return M.bounded({ corners = corners, text = text })
 end
 
 -- Adds a box's axis-aligned bounds (x0, y0, x1, y1): most pairs are told apart by them alone.
@@ -234,6 +235,13 @@ end
 
 -- Keeps labels off an arrow from (ax, ay) to (bx, by) pixels: its shaft and its head (len
 -- pixels, angle degrees: gnuplot's "head size screen 0.012,18" on the 1000 px canvas is 12, 18).
+-- A marker's radius in pixels for a plot element's style: 5 per unit of ps (gnuplot's circles
+-- and squares on the 1000 px canvas), 6.5 for its triangles (pt 8 to 11).
+function M.marker_radius(style)
+  local pt, ps = tonumber(style:match("pt (%d+)")) or 7, tonumber(style:match("ps ([%d.]+)")) or 1
+  return (pt >= 8 and pt <= 11 and 6.5 or 5) * ps
+end
+
 function M.block_arrow(pl, ax, ay, bx, by, len, angle)
   M.block_segment(pl, ax, ay, bx, by)
   if len and len > 0 then pl.mark(M.head(ax, ay, bx, by, len, angle or 18)) end
@@ -271,14 +279,15 @@ function M.add_series(f, pl, dat, names, lists, r)
     local pts = lists[s]
     dat[#dat + 1] = "# series " .. i - 1 .. ": " .. s
     for j, p in ipairs(pts) do
-      dat[#dat + 1] = string.format("%.9g %.9g %s", p.x, p.y, q(p.label))
+      local text = p.label ~= nil and tostring(p.label) or "" -- a label function may give a number
+      dat[#dat + 1] = string.format("%.9g %.9g %s", p.x, p.y, q(text))
       local bx, by = f.px(p.x, p.y)
       pl.block(bx, by, r)
       if j > 1 then -- labels keep off the series' line too
         local ax, ay = f.px(pts[j - 1].x, pts[j - 1].y)
         M.block_segment(pl, ax, ay, bx, by)
       end
-      points[#points + 1] = { x = p.x, y = p.y, text = p.label, first = j == 1, last = j == #pts, r = r,
+      points[#points + 1] = { x = p.x, y = p.y, text = text, first = j == 1, last = j == #pts, r = r,
         color = M.palette[(i - 1) % #M.palette + 1] }
     end
     dat[#dat + 1] = "\n"
