@@ -165,6 +165,14 @@ local bm = plateau(bump, br.triad_L2)
 t.ok(br.triad_L2 and br.triad_L2.value == 202 and near(bm, 170, 0.01) and br.L2_effective.value > 512 * KiB,
   "a plateau measured slow (170 GB/s at 96-256 KiB), faster sizes after it within L2 (202 at 384-512 KiB): L2's ceiling "
   .. "is 202, not the plateau's " .. tostring(br.triad_L2 and br.triad_L2.value))
+-- the same staircase where the machine reports a level with no step of its own inside L2's
+-- range (L2 160 KiB and L3 768 KiB share the plateau at 96-512 KiB): both get the same sizes
+-- and the same ceiling, 202, not the slow plateau's 171 for one of them
+local shared = rows_by_name((peaks.levels_of({ triad = bump }, 1, { { name = "L1", size = 48 * KiB },
+  { name = "L2", size = 160 * KiB }, { name = "L3", size = 768 * KiB }, { name = "L4", size = 32 * MiB } })))
+t.ok(shared.triad_L2 and shared.triad_L3 and shared.triad_L2.value == 202 and shared.triad_L3.value == 202,
+  string.format("two reported levels that share a plateau share its ceiling, the fastest of its sizes (L2 %s, L3 %s GB/s)",
+    tostring(shared.triad_L2 and shared.triad_L2.value), tostring(shared.triad_L3 and shared.triad_L3.value)))
 local sl, sn = peaks.levels_of({ triad = slope }, 1, rep508)
 local sr = rows_by_name(sl)
 t.ok(near(sr.triad_DRAM.value, 33.1, 0.03), "slope: DRAM is the flat tail (~33 GB/s), not the slope above it (" .. sr.triad_DRAM.value .. ")")

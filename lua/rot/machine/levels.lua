@@ -198,7 +198,7 @@ function M.detect(samples, reported, o)
     local g = l.seg
     out[#out + 1] = { name = l.name, reported = l.reported, gbs = g.gbs, spread = g.spread, kind = g.kind, n = g.n,
       effective = (l.own ~= false) and g.breakpoint or nil, upper = (l.own ~= false) and g.upper or nil,
-      sizes = g.slope and sizes_of(g.samples) or level_sizes(sorted, g.samples, l.own ~= false and g.breakpoint),
+      sizes = g.slope and sizes_of(g.samples) or level_sizes(sorted, g.samples, g.breakpoint), -- a level sharing it too
       plateau = #g.samples, unreported = l.unreported }
     if g.slope then -- no plateau: unstable, also for a level that shares it; how far its sizes fall
       local v = values(g.samples)
