@@ -133,12 +133,18 @@ end
 --[[ Why a point beat its bound, most likely first: one sentence naming the ceiling (row.ceiling,
   row.boundUnstable: as M.bound set them). A working set just above a level's effective size
   comes first (even under an unstable ceiling: measuring the peaks again does not move where
-  the level ends), then an unstable ceiling, then the clock. ]]
-function M.why_above(row, lv)
+  the level ends), then an unstable ceiling, then the clock. file: the peaks file the user gave
+  (-peaksFile), whose ceilings no measuring of the peaks changes: then the file is named. ]]
+function M.why_above(row, lv, file)
   local name, unstable = row.ceiling or "bandwidth", row.boundUnstable
   local l = row.level and peaks.level_of(row.workingSet or 0, lv)
   local why = name ~= "compute" and attribution(row, name, l, lv)
   if why then return why .. (unstable and "; the ceiling is also unstable" or "") end
+  if file then
+    return string.format("the %s ceiling in '%s' (-peaksFile) is probably %s for this machine%s; or the kernel's declared "
+      .. "%s overstate its work", name, file, name == "compute" and "wrong" or "low",
+      unstable and " (the file marks it unstable)" or "", name == "compute" and "flops" or "bytes")
+  end
   if unstable then
     return string.format("the %s ceiling is unstable: its rounds disagreed by more than 5%% (a busy machine measures it "
       .. "low); %s", name, rounds.again)

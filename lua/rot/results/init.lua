@@ -197,7 +197,10 @@ function Results:bounds()
       if b.above then above[#above + 1] = r end
     end
   end
-  warn_above(above, "", function(worst) return bounds.why_above(worst, self:ceilings(nil, worst.threads or 1).levels) end)
+  local file = get("peaksFile")
+  warn_above(above, "", function(worst)
+    return bounds.why_above(worst, self:ceilings(nil, worst.threads or 1).levels, file ~= "" and file or nil)
+  end)
   return self
 end
 
