@@ -165,16 +165,19 @@ local c2 = load("return " .. util.serialize(a))()
 c2.keys = { cacheDir = "/tmp/elsewhere", outputDir = "plots", progress = "never" }
 t.is(#changes.changes(a, c2), 0, "keys that say where things go or how they show are no change of a run")
 -- the ceilings the points were bound by: the machine's peaks measured again in between
-local function bound_by(dram, l4_unstable)
+local function bound_by(dram, l4_unstable, threads, fma)
   local r = load("return " .. util.serialize(a))()
-  r.ceilings = { compute = { { label = "FP64 AVX-512 FMA 113.2 GFLOP/s", gflops = 113.2 } },
-    bandwidth = { { label = "L4 triad 49.25 GB/s", gbs = 49.25, unstable = l4_unstable },
-      { label = "DRAM triad " .. dram .. " GB/s", gbs = dram } } }
+  r.ceilings = { threads = threads or 1, compute = { { label = "double avx512 fma", gflops = fma or 113.21 } },
+    bandwidth = { { label = "L4 triad", gbs = 49.25, unstable = l4_unstable }, { label = "DRAM triad", gbs = dram } } }
   return r
 end
 t.is(table.concat(changes.changes(bound_by(36.9, true), bound_by(38.1, nil)), "; "),
   "ceilings: DRAM triad 36.9 -> 38.1 GB/s, L4 triad no longer unstable", "ceilings that moved or stopped being unstable")
 t.is(#changes.changes(bound_by(36.9, true), bound_by(36.9, true)), 0, "the same ceilings: no change")
+t.is(#changes.changes(bound_by(36.9), bound_by(36.9, nil, 1, 113.24)), 0,
+  "a ceiling that moved within four digits (113.21 -> 113.24): no change said as '113.2 -> 113.2'")
+t.is(table.concat(changes.changes(bound_by(36.9), bound_by(72.1, nil, 2, 226.4)), "; "), "ceilings: at 2 threads (1 before)",
+  "ceilings of another thread count are not compared value by value")
 local unbound = bound_by(36.9)
 unbound.ceilings = nil
 t.is(table.concat(changes.changes(unbound, bound_by(36.9)), "; "), "ceilings: stored peaks now bound the points",

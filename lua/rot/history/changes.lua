@@ -94,31 +94,37 @@ local function run_changes(a, b, out)
   end
 end
 
--- A record's ceilings by name ("L4 triad", "FP64 AVX-512 FMA": the label without its value):
--- name -> {value=, unit=, unstable=}.
+-- A record's ceilings by label ("L4 triad", "double avx512 fma"): label -> {value=, unit=,
+-- unstable=}.
 local function ceilings_of(r)
   local out, c = {}, r.ceilings or {}
   for _, kind in ipairs({ { "compute", "gflops", "GFLOP/s" }, { "bandwidth", "gbs", "GB/s" } }) do
-    for _, x in ipairs(c[kind[1]] or {}) do
-      local name = tostring(x.label):match("^(.-)%s+[%d.]+%s") or tostring(x.label)
-      out[name] = { value = x[kind[2]], unit = kind[3], unstable = x.unstable }
-    end
+    for _, x in ipairs(c[kind[1]] or {}) do out[tostring(x.label)] = { value = x[kind[2]], unit = kind[3], unstable = x.unstable } end
   end
   return out
 end
 
 -- Ceilings that moved or became (or stopped being) unstable: "ceilings: DRAM triad 36.9 ->
--- 38.1 GB/s, L4 triad no longer unstable" (the machine's peaks measured again in between).
+-- 38.1 GB/s, L4 triad no longer unstable" (the machine's peaks measured again in between); a
+-- move that does not show in four digits is none. Ceilings of another thread count are not
+-- compared: "ceilings: at 2 threads (1 before)".
 local function ceiling_changes(a, b, out)
   if (a.ceilings == nil) ~= (b.ceilings == nil) then
     out[#out + 1] = b.ceilings and "ceilings: stored peaks now bound the points" or "ceilings: none now"
     return
   end
+  if not b.ceilings then return end
+  local ta, tb = a.ceilings.threads or 1, b.ceilings.threads or 1
+  if ta ~= tb then
+    out[#out + 1] = string.format("ceilings: at %d thread%s (%d before)", tb, tb == 1 and "" or "s", ta)
+    return
+  end
   local ca, cb, said = ceilings_of(a), ceilings_of(b), {}
   for _, name in ipairs(util.sorted_keys(cb)) do
     local x, y = ca[name], cb[name]
-    if x and x.value ~= y.value then
-      said[#said + 1] = string.format("%s %.4g -> %.4g %s", name, x.value, y.value, y.unit)
+    local from, to = x and string.format("%.4g", x.value), string.format("%.4g", y.value)
+    if x and from ~= to then
+      said[#said + 1] = string.format("%s %s -> %s %s", name, from, to, y.unit)
     elseif x and (x.unstable or false) ~= (y.unstable or false) then
       said[#said + 1] = name .. (y.unstable and " now unstable" or " no longer unstable")
     end
