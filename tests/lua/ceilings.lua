@@ -337,9 +337,12 @@ t.is(latest(1), 3, "1 thread: its noisy round asks for the extra round (3, quick
 local budget = require "rot.machine.budget"
 local tm = budget.timer()
 tm.count({ { cached = true, entry = { meta = { pointSeconds = 30 } } }, { entry = { meta = { pointSeconds = "12.5" } } },
-  { cached = true, entry = { meta = {} } }, { error = "failed" } })
-t.is(tm.now(), 42.5, "the peaks' timer: a point from the cache that took 30 s and one measured now in 12.5 s (one "
-  .. "without pointSeconds, and a failed one, count nothing)")
+  { error = "failed" } })
+t.is(tm.now(), 42.5, "the peaks' timer: a point from the cache that took 30 s and one measured now in 12.5 s (a failed "
+  .. "one counts nothing)")
+tm.count({ { cached = true, entry = { meta = {}, runs = { { ns = 1e9 }, { ns = 2e9 }, { ns = 3e9 } } } } })
+t.ok(math.abs(tm.now() - 42.5 - 8.005) < 1e-9, "a point cached before pointSeconds was recorded counts its runs, its "
+  .. "warm-up and a point's least start (8.005 s for runs of 1, 2 and 3 s), not nothing: " .. tm.now() - 42.5)
 -- peaks analysed again from the cache, whose points took past the budget when they were
 -- measured: the rounds that run had, none measured now that it left out
 local replay = fake_rot(function(idx, describe)
