@@ -184,12 +184,17 @@ function M.ensure_dir(dir, what, key)
   local w, werr = true, nil
   if ok then w, werr = sys.writable(dir) end
   if not ok or not w then
-    -- "DIR: Read-only file system" from mkdir: the path said once, the reason in lower case
-    local why = err or werr or "permission denied"
-    if why:sub(1, #dir + 2) == dir .. ": " then why = why:sub(#dir + 3) end
-    why = why:gsub("(%u)(%l[^:]*)$", function(c, rest) return c:lower() .. rest end)
+    local why = M.reason(dir, err or werr, "permission denied")
     M.fail("cannot write " .. what .. " '" .. dir .. "': " .. why, M.write_hint(key, why))
   end
+end
+
+-- Why an operation on path failed, from the system's message ("PATH: Read-only file system"):
+-- the path left out (the caller names it once), the reason in lower case; dflt when none.
+function M.reason(path, err, dflt)
+  local why = err or dflt
+  if why:sub(1, #path + 2) == path .. ": " then why = why:sub(#path + 3) end
+  return (why:gsub("(%u)(%l[^:]*)$", function(c, rest) return c:lower() .. rest end))
 end
 
 -- The hint for a directory (configuration key key) that could not be written, for why.

@@ -589,6 +589,8 @@ do
   m, h = why(function() return nil, "/ro/out: Permission denied" end, writable)
   t.is(m, "cannot write output directory '/ro/out': permission denied", "mkdir's refusal: the path once")
   t.ok(h:find("fix its permissions") ~= nil, "and a hint at the permissions")
+  t.ok(util.reason("/c", "/c: Permission denied", "unreadable") == "permission denied" and
+    util.reason("/c", nil, "unreadable") == "unreadable", "the reason a cache directory cannot be read: the path once, lower case")
 end
 
 

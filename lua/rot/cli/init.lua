@@ -160,10 +160,7 @@ local function check_cache_dir(dir)
   if not kind then return util.ensure_dir(dir, "cache directory", "cacheDir") end
   local listed, err = sys.listdir(dir)
   if not listed then
-    local why = err or "unreadable"
-    if why:sub(1, #dir + 2) == dir .. ": " then why = why:sub(#dir + 3) end -- "DIR: Permission denied"
-    why = why:gsub("^%u", string.lower)
-    util.fail("cannot read cache directory '" .. dir .. "': " .. why,
+    util.fail("cannot read cache directory '" .. dir .. "': " .. util.reason(dir, err, "unreadable"),
       "set -cacheDir=DIR to a directory of your own, or fix its permissions")
   end
 end
