@@ -64,6 +64,12 @@ static void damage(const char *dir, const char *path)
 	/* missing vs corrupted */
 	char *nopath = cache_entry_path(dir, "000000");
 	ok(cache_entry_read(nopath, &r, err, sizeof err) == 1, "a missing entry reads as missing");
+	/* one the system cannot read: its reason, never "corrupted" (a path under a file) */
+	char under[600];
+	snprintf(under, sizeof under, "%s/entry", path);
+	ok(cache_entry_read(under, &r, err, sizeof err) == -2 &&
+	       strcmp(err, "not a directory") == 0,
+	   "an entry that cannot be read says why: %s", err);
 
 	size_t len;
 	char *text = util_read_file(path, &len);
