@@ -1,6 +1,5 @@
--- rot.plot.ceilings: a roofline's ceilings as drawn: the compute ceilings (equal ones merged)
--- and bandwidth roofs, their grey lines, their spread bands and their labels, placed on their
--- lines once every point, line and arrow of the plot is known (else named in the key).
+-- rot.plot.ceilings: a roofline's ceilings as drawn: compute and bandwidth roofs, their spread
+-- bands, and their labels, placed once every point, line and arrow is known (else in the key).
 local place = require "rot.plot.place"
 
 local M = {}

@@ -1,5 +1,5 @@
--- rot.plot.check: the labels a gnuplot script draws, recomputed from the script alone (rot's
--- scripts carry their geometry), and what they overlap: how tests hold the placer to its word.
+-- rot.plot.check: the labels a gnuplot script draws and what they overlap, recomputed from the
+-- script (its geometry) and its data files: how tests hold the placer to its word.
 local place = require "rot.plot.place"
 
 local M = {}

@@ -134,72 +134,58 @@ local function label_of(o)
   end
 end
 
---[[ roofline{
-  rows = results, name = "triad", dir = outputDir, gnuplot = "gnuplot", title = "...",
-  series = function(row) -> series name, label = function(row) -> point label,
-  labels = "auto" | "all" | "ends" | "none"  (point labels; auto: those that fit),
-  compute = { {label=, gflops=}, ... },       horizontal ceilings
-  bandwidth = { {label=, gbs=}, ... },        sloped ceilings
-} -> path of the SVG. Each ceiling is labelled on its line with its value; ceilings equal
-  within 2% share one line; ridge points are marked. ]]
-function M.roofline(o)
-  check_name(o.name)
-  local series, order = {}, {}
-  local xlo, xhi, ylo, yhi = math.huge, 0, math.huge, 0
+-- A roofline's series (name -> rows with a point, in working-set order), their names in the
+-- order first seen, and the box {xlo, xhi, ylo, yhi} of their points (math.huge, 0: none).
+local function roofline_series(o)
+  local series, order, box = {}, {}, { math.huge, 0, math.huge, 0 }
   for _, r in ipairs(o.rows) do
     if r.gflops and r.intensity and r.gflops > 0 and r.intensity > 0 then
       local s = o.series and o.series(r) or "points"
       if not series[s] then series[s] = {}; order[#order + 1] = s end
       table.insert(series[s], r)
-      xlo, xhi = math.min(xlo, r.intensity), math.max(xhi, r.intensity)
-      ylo, yhi = math.min(ylo, r.gflops), math.max(yhi, r.gflops)
+      box = { math.min(box[1], r.intensity), math.max(box[2], r.intensity), math.min(box[3], r.gflops),
+        math.max(box[4], r.gflops) }
     end
   end
-  local compute, bandwidth = M.ceiling_lists(o.compute, o.bandwidth)
-  local xr, yr, peak = M.roofline_ranges(xlo, xhi, ylo, yhi, compute, bandwidth)
-  local f = frame(M.geometry, xr, yr, true, true)
-  local pl = placer(f)
-  local g = M.geometry
+  for _, name in ipairs(order) do
+    table.sort(series[name], function(a, b) return (a.workingSet or 0) < (b.workingSet or 0) end)
+  end
+  return series, order, box
+end
 
+-- The points of each series for place.add_series, and the note on how their counts were
+-- obtained (" (declared counts)") that their titles carry.
+local function roofline_lists(o, series, order)
   local counts, lists, label = {}, {}, label_of(o)
   for _, name in ipairs(order) do
-    local rows = series[name]
-    table.sort(rows, function(a, b) return (a.workingSet or 0) < (b.workingSet or 0) end)
     lists[name] = {}
-    for _, r in ipairs(rows) do
+    for _, r in ipairs(series[name]) do
       counts[r.counts or "declared"] = true
       lists[name][#lists[name] + 1] = { x = r.intensity, y = r.gflops, label = label(r) }
     end
   end
-  local dat = { "# rot roofline data: one block per series; columns: intensity[flop/B] performance[GFLOP/s] label" }
-  local points = add_series(f, pl, dat, order, lists, 4)
   local how = {}
   for c in pairs(counts) do how[#how + 1] = c end
   table.sort(how)
-  local counts_note = #how > 0 and (" (" .. table.concat(how, "/") .. " counts)") or ""
+  return lists, #how > 0 and (" (" .. table.concat(how, "/") .. " counts)") or ""
+end
 
-  local gp = header("roofline", o, "operational intensity [flop/byte]", "performance [GFLOP/s]", xr, yr, true, true)
-  local plots, labels = {}, {}
-  local n = M.draw_ceilings(f, pl, compute, bandwidth, peak, xr, yr, plots, labels)
-  ceilings.bands(plots, compute, bandwidth, peak)
-  -- ridge points: where each bandwidth roof meets the top compute roof
-  if peak and #bandwidth > 0 then
-    gp[#gp + 1] = "$ridges << EOD"
-    for _, b in ipairs(bandwidth) do
-      gp[#gp + 1] = string.format("%.9g %.9g", peak / b.gbs, peak)
-      local px, py = f.px(peak / b.gbs, peak)
-      pl.block(px, py, 6.5) -- its ring (pt 6 ps 1.3): labels keep off it
-    end
-    gp[#gp + 1] = "EOD"
-    plots[#plots + 1] = "$ridges using 1:2 with points pt 6 ps 1.3 lw 1.5 lc rgb '" .. ceilings.GREY .. "' title 'ridge points'"
+-- The ridge points, where each bandwidth roof meets the top compute roof: ringed, labels kept
+-- off the rings.
+local function ridges(f, pl, bandwidth, peak, gp, plots)
+  if not peak or #bandwidth == 0 then return end
+  gp[#gp + 1] = "$ridges << EOD"
+  for _, b in ipairs(bandwidth) do
+    gp[#gp + 1] = string.format("%.9g %.9g", peak / b.gbs, peak)
+    local px, py = f.px(peak / b.gbs, peak)
+    pl.block(px, py, 6.5) -- its ring (pt 6 ps 1.3)
   end
-  local dfile = o.name .. ".dat"
-  for i, s in ipairs(order) do
-    local color = M.palette[(i - 1) % #M.palette + 1]
-    plots[#plots + 1] = string.format("%s index %d using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc rgb '%s' title %s",
-      q(dfile), i - 1, color, q(s .. counts_note))
-  end
-  -- points above their bound (beyond their spread and the ceiling's): ringed, never silent
+  gp[#gp + 1] = "EOD"
+  plots[#plots + 1] = "$ridges using 1:2 with points pt 6 ps 1.3 lw 1.5 lc rgb '" .. ceilings.GREY .. "' title 'ridge points'"
+end
+
+-- Points above their bound (beyond their spread and the ceiling's): ringed, never silent.
+local function above_rings(f, pl, series, order, gp, plots)
   local above = {}
   for _, s in ipairs(order) do
     for _, r in ipairs(series[s]) do
@@ -210,12 +196,43 @@ function M.roofline(o)
       end
     end
   end
-  if #above > 0 then
-    gp[#gp + 1] = "$above << EOD"
-    for _, l in ipairs(above) do gp[#gp + 1] = l end
-    gp[#gp + 1] = "EOD"
-    plots[#plots + 1] = "$above using 1:2 with points pt 8 ps 2 lw 1.5 lc rgb '#D55E00' title 'above its bound (^ in the table)' noenhanced"
+  if #above == 0 then return end
+  gp[#gp + 1] = "$above << EOD"
+  for _, l in ipairs(above) do gp[#gp + 1] = l end
+  gp[#gp + 1] = "EOD"
+  plots[#plots + 1] = "$above using 1:2 with points pt 8 ps 2 lw 1.5 lc rgb '#D55E00' title 'above its bound (^ in the table)' noenhanced"
+end
+
+--[[ roofline{
+  rows = results, name = "triad", dir = outputDir, gnuplot = "gnuplot", title = "...",
+  series = function(row) -> series name, label = function(row) -> point label,
+  labels = "auto" | "all" | "ends" | "none"  (point labels; auto: those that fit),
+  compute = { {label=, gflops=}, ... },       horizontal ceilings
+  bandwidth = { {label=, gbs=}, ... },        sloped ceilings
+} -> path of the SVG. Each ceiling is labelled on its line with its value; ceilings equal
+  within 2% share one line; ridge points are marked. ]]
+function M.roofline(o)
+  check_name(o.name)
+  local series, order, box = roofline_series(o)
+  local compute, bandwidth = M.ceiling_lists(o.compute, o.bandwidth)
+  local xr, yr, peak = M.roofline_ranges(box[1], box[2], box[3], box[4], compute, bandwidth)
+  local f = frame(M.geometry, xr, yr, true, true)
+  local pl = placer(f)
+  local lists, counts_note = roofline_lists(o, series, order)
+  local dat = { "# rot roofline data: one block per series; columns: intensity[flop/B] performance[GFLOP/s] label" }
+  local points = add_series(f, pl, dat, order, lists, 4)
+  local gp = header("roofline", o, "operational intensity [flop/byte]", "performance [GFLOP/s]", xr, yr, true, true)
+  local plots, labels = {}, {}
+  local n = M.draw_ceilings(f, pl, compute, bandwidth, peak, xr, yr, plots, labels)
+  ceilings.bands(plots, compute, bandwidth, peak)
+  ridges(f, pl, bandwidth, peak, gp, plots)
+  local dfile = o.name .. ".dat"
+  for i, s in ipairs(order) do
+    local color = M.palette[(i - 1) % #M.palette + 1]
+    plots[#plots + 1] = string.format("%s index %d using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc rgb '%s' title %s",
+      q(dfile), i - 1, color, q(s .. counts_note))
   end
+  above_rings(f, pl, series, order, gp, plots)
   local pls
   pls, n = point_labels(f, pl, points, o.labels or "auto", n)
   for _, l in ipairs(pls) do labels[#labels + 1] = l end
@@ -278,36 +295,32 @@ local function vline_label(f, pl, x, yr, text)
   return nil
 end
 
---[[ xy{ rows=, name=, dir=, gnuplot=, title=, xlabel=, ylabel=, x=fn(row) or field name,
-  y=fn(row) or field name, series=fn(row), label=fn(row), labels="auto"|"all"|"ends"|"none",
-  logx=bool, logy=bool, vlines={{x=, label=}} } -> SVG path. Points per series connected, in x
-  order; vlines mark e.g. cache sizes, each labelled along its line where it fits (from the
-  top down), else named in the key. ]]
-function M.xy(o)
-  check_name(o.name)
-  -- x and y: functions of a row, or the names of numeric row fields ("gbs", "time", ...)
-  local fx, fy = o.x, o.y
-  local function field(name, which)
-    if type(name) == "function" then return name end
-    if type(name) ~= "string" then util.fail("xy plot '" .. o.name .. "': " .. which .. " must be a field name or a function(row)") end
-    local have, fields = false, {}
-    for _, r in ipairs(o.rows) do
-      if type(r[name]) == "number" then have = true end
-      for k, v in pairs(r) do if type(v) == "number" and type(k) == "string" then fields[k] = true end end
-    end
-    if not have and #o.rows > 0 then
-      local names = {}
-      for k in pairs(fields) do names[#names + 1] = k end
-      table.sort(names)
-      util.fail("xy plot '" .. o.name .. "': no row has the quantity '" .. name .. "'" .. util.did_you_mean(name, names),
-        "quantities the rows have: " .. table.concat(names, ", "))
-    end
-    return function(r) return r[name] end
+-- An xy plot's x or y: a function of a row, or the name of a numeric row field ("gbs", "time",
+-- ...), which some row must have (else an error names the ones they have).
+local function xy_field(o, name, which)
+  if type(name) == "function" then return name end
+  if type(name) ~= "string" then util.fail("xy plot '" .. o.name .. "': " .. which .. " must be a field name or a function(row)") end
+  local have, fields = false, {}
+  for _, r in ipairs(o.rows) do
+    if type(r[name]) == "number" then have = true end
+    for k, v in pairs(r) do if type(v) == "number" and type(k) == "string" then fields[k] = true end end
   end
-  fx, fy = field(fx, "x"), field(fy, "y")
+  if not have and #o.rows > 0 then
+    local names = {}
+    for k in pairs(fields) do names[#names + 1] = k end
+    table.sort(names)
+    util.fail("xy plot '" .. o.name .. "': no row has the quantity '" .. name .. "'" .. util.did_you_mean(name, names),
+      "quantities the rows have: " .. table.concat(names, ", "))
+  end
+  return function(r) return r[name] end
+end
+
+--[[ An xy plot's series (name -> {{x=, y=, label=}, ...} in x order), their names in the order
+  first seen, and the box {xlo, xhi, ylo, yhi} of their points and the vlines; an error when
+  measured rows give no value at all. ]]
+local function xy_series(o, fx, fy)
   local series, order, label = {}, {}, label_of(o)
-  local got = 0
-  local xlo, xhi, ylo, yhi = math.huge, -math.huge, math.huge, -math.huge
+  local got, box = 0, { math.huge, -math.huge, math.huge, -math.huge }
   for _, r in ipairs(o.rows) do
     local x, y = fx(r), fy(r)
     if x and y then got = got + 1 end
@@ -315,11 +328,11 @@ function M.xy(o)
       local s = o.series and o.series(r) or "points"
       if not series[s] then series[s] = {}; order[#order + 1] = s end
       table.insert(series[s], { x = x, y = y, label = label(r) })
-      xlo, xhi, ylo, yhi = math.min(xlo, x), math.max(xhi, x), math.min(ylo, y), math.max(yhi, y)
+      box = { math.min(box[1], x), math.max(box[2], x), math.min(box[3], y), math.max(box[4], y) }
     end
   end
   for _, v in ipairs(o.vlines or {}) do
-    if not o.logx or v.x > 0 then xlo, xhi = math.min(xlo, v.x), math.max(xhi, v.x) end
+    if not o.logx or v.x > 0 then box[1], box[2] = math.min(box[1], v.x), math.max(box[2], v.x) end
   end
   if got == 0 and #o.rows > 0 then
     local measured = 0
@@ -329,24 +342,25 @@ function M.xy(o)
         "check the quantities x and y read (rows have e.g. gbs, gflops, time, intensity, workingSet)")
     end
   end
-  local function range(lo, hi, log)
-    if lo == math.huge then return log and { 1, 10 } or { 0, 1 } end
-    if log then return { logrange(lo, hi, 0.15) } end
-    local pad = (hi - lo) * 0.06
-    if pad == 0 then pad = math.abs(hi) * 0.1 + 1 end
-    return { lo - pad, hi + pad }
-  end
-  local xr, yr = range(xlo, xhi, o.logx), range(ylo, yhi, o.logy)
-  yr[2] = o.logy and yr[2] * 10 ^ 0.12 or yr[2] + (yr[2] - yr[1]) * 0.08 -- room at the top for the vline labels
-  local f = frame(M.geometry, xr, yr, o.logx, o.logy)
-  local pl = placer(f)
   for _, name in ipairs(order) do table.sort(series[name], function(a, b) return a.x < b.x end) end
-  local dat = { "# rot plot data: one block per series; columns: x y label" }
-  local points = add_series(f, pl, dat, order, series, 3)
-  local gp = header("plot", o, o.xlabel or "x", o.ylabel or "y", xr, yr, o.logx, o.logy)
-  if o.xbytes and o.logx then gp[#gp + 1] = byte_tics(xr[1], xr[2]) end
+  return series, order, box
+end
+
+-- An xy plot's range on one axis from its data's lo and hi: a log range with room, else 6 % on
+-- each side (a default where there is no data).
+local function xy_range(lo, hi, log)
+  if lo == math.huge then return log and { 1, 10 } or { 0, 1 } end
+  if log then return { logrange(lo, hi, 0.15) } end
+  local pad = (hi - lo) * 0.06
+  if pad == 0 then pad = math.abs(hi) * 0.1 + 1 end
+  return { lo - pad, hi + pad }
+end
+
+-- The vertical lines (cache sizes) into gp, each labelled along its line where it fits, else
+-- named in the key: returns the labels' count and the key's plot elements.
+local function xy_vlines(f, pl, vlines, yr, gp)
   local n, keyed = 0, {}
-  for i, v in ipairs(o.vlines or {}) do
+  for i, v in ipairs(vlines or {}) do
     gp[#gp + 1] = string.format("set arrow %d from %.9g, graph 0 to %.9g, graph 1 nohead dt 3 lc rgb '%s'", i, v.x, v.x, VLINE)
     local lab = vline_label(f, pl, v.x, yr, v.label)
     if lab then
@@ -356,6 +370,27 @@ function M.xy(o)
       keyed[#keyed + 1] = string.format("NaN with lines dt 3 lc rgb '%s' title %s", VLINE, q(v.label))
     end
   end
+  return n, keyed
+end
+
+--[[ xy{ rows=, name=, dir=, gnuplot=, title=, xlabel=, ylabel=, x=fn(row) or field name,
+  y=fn(row) or field name, series=fn(row), label=fn(row), labels="auto"|"all"|"ends"|"none",
+  logx=bool, logy=bool, vlines={{x=, label=}} } -> SVG path. Points per series connected, in x
+  order; vlines mark e.g. cache sizes, each labelled along its line where it fits (from the
+  top down), else named in the key. ]]
+function M.xy(o)
+  check_name(o.name)
+  local fx, fy = xy_field(o, o.x, "x"), xy_field(o, o.y, "y")
+  local series, order, box = xy_series(o, fx, fy)
+  local xr, yr = xy_range(box[1], box[2], o.logx), xy_range(box[3], box[4], o.logy)
+  yr[2] = o.logy and yr[2] * 10 ^ 0.12 or yr[2] + (yr[2] - yr[1]) * 0.08 -- room at the top for the vline labels
+  local f = frame(M.geometry, xr, yr, o.logx, o.logy)
+  local pl = placer(f)
+  local dat = { "# rot plot data: one block per series; columns: x y label" }
+  local points = add_series(f, pl, dat, order, series, 3)
+  local gp = header("plot", o, o.xlabel or "x", o.ylabel or "y", xr, yr, o.logx, o.logy)
+  if o.xbytes and o.logx then gp[#gp + 1] = byte_tics(xr[1], xr[2]) end
+  local n, keyed = xy_vlines(f, pl, o.vlines, yr, gp)
   local plots, dfile = {}, o.name .. ".dat"
   for i, s in ipairs(order) do
     plots[#plots + 1] = string.format("%s index %d using 1:2 with linespoints pt 7 ps 0.6 lw 1.5 lc rgb '%s' title %s",

@@ -1,7 +1,5 @@
--- rot.plot.place: where labels go: a frame mapping data to pixels of the plot area, each
--- label's box (rotation included, as large as the largest terminal draws it), and the placer
--- that keeps labels off each other, off points, series' lines and arrows; also the point
--- labels, series data and line labels it places.
+-- rot.plot.place: where labels go: data to pixels, each label's box as the largest terminal
+-- draws it, and the placer that keeps labels off each other, points, lines and arrows.
 local M = {}
 
 -- Okabe & Ito's colour-blind-safe palette, the most distinct first.
