@@ -240,6 +240,14 @@ machine() {
 		}' "$B/lk"
 }
 ratios() { awk -v a="$d1" -v b="$d2" -v l="$1" 'BEGIN { printf "%.3f, %.3f", a / l, b / l }'; } # both runs over reference $1
+# bracketed KEY: each run over the best KEY of the two rounds just before and just after it
+# (rounds 1-2 for run 1, 2-3 for run 2): a reference from the same minutes, where the best of
+# all rounds may come from a phase of the neighbours that neither run saw
+bracketed() {
+	awk -v k="$1" -v a="$d1" -v b="$d2" '$1 == k && $2 > x[$NF] { x[$NF] = $2 }
+		function r(v, i,   m) { m = x[i] > x[i + 1] ? x[i] : x[i + 1]; return v > 0 && m > 0 ? sprintf("%.3f", v / m) : "-" }
+		END { printf "%s, %s", r(a, 1), r(b, 2) }' "$B/lk"
+}
 for t in 1 $(m cpus); do
 	d1=$(p 1 "dram_$t") d2=$(p 2 "dram_$t") l=$(best "dram_$t")
 	n1=$(p 1 "dramnote_$t" | tr _ ' ') n2=$(p 2 "dramnote_$t" | tr _ ' ')
@@ -247,6 +255,8 @@ for t in 1 $(m cpus); do
 		"$(awk -v a="$d1" -v b="$d2" 'BEGIN { if (a > 0 && b > 0) printf "%.1f%%", (a > b ? a / b : b / a) * 100 - 100; else print "-" }')"
 	if [ -n "$l" ]; then
 		printf '; likwid-bench %s at %s KiB (4x the reported last cache), its default run, 2 a round, best of the 6: %.2f GB/s; ratios %s (target 0.95-1.05)\n' "$lk" "$(m llc4_kib_$t)" "$l" "$(ratios "$l")"
+		printf '  each run against the references of the rounds just before and after it (its best default run of those two rounds; the same minutes): likwid-bench ratios %s (target 0.95-1.05); STREAM-convention fastest pass ratios %s\n' \
+			"$(bracketed "dram_$t")" "$(bracketed "stream_$t")"
 		ls=$(best "dramshort_$t")
 		fx=$(fixed "$t")
 		[ -n "$fx" ] && printf '%s; ratios %s\n' "${fx#*	}" "$(ratios "${fx%%	*}")"
