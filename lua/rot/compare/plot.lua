@@ -114,7 +114,7 @@ function M.plot(o)
   local pl = place.placer(f)
   local gp = plot.header("compare", o, "operational intensity [flop/byte]", "performance [GFLOP/s]", xr, yr, true, true)
   local plots, labels, dat = {}, {}, {}
-  local n = plot.draw_ceilings(f, pl, compute, bandwidth, peak, xr, yr, plots, labels)
+  plot.draw_ceilings(f, pl, compute, bandwidth, peak, xr, yr, plots, labels)
   points(o, f, pl, drawn, only, dat, plots)
   arrows(f, pl, drawn, gp)
   local lp = {}
@@ -123,7 +123,7 @@ function M.plot(o)
     lp[#lp + 1] = { x = d.pb.x, y = d.pb.y, text = (c ~= "" and (c .. " ") or "") .. string.format("time x%.2f", d.pair.ratio),
       color = M.colors[d.pair.verdict] }
   end
-  local pls = place.point_labels(f, pl, lp, o.labels or "auto", n)
+  local pls = place.point_labels(f, pl, lp, o.labels or "auto", 0) -- the ceilings' labels numbered first
   for _, l in ipairs(labels) do gp[#gp + 1] = l end
   for _, l in ipairs(pls) do gp[#gp + 1] = l end
   local items = {}

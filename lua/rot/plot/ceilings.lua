@@ -82,7 +82,7 @@ end
   ceiling labelled above its line at the right end, each bandwidth ceiling along its line
   (rotated with it), a read or write ceiling in tinted greys; a ceiling whose label finds no
   room is named in the key. Appends to plots; the labels go to labels when the placer is
-  flushed (ceiling_later), numbered from 1. Returns 0, the labels numbered so far. ]]
+  flushed (ceiling_later), numbered from 1. ]]
 function M.draw(f, pl, compute, bandwidth, peak, xr, yr, plots, labels)
   local nth = {}
   place.block_ceilings(f, pl, compute, bandwidth, peak, xr, yr)
@@ -100,7 +100,6 @@ function M.draw(f, pl, compute, bandwidth, peak, xr, yr, plots, labels)
     ceiling_later(pl, plots, labels, string.format("%s with lines lw 2 dt %d lc rgb '%s'", line, roof[2], roof[1]), text,
       roof[1], function() return line_label(f, pl, b.gbs, text, xr, yr, peak and math.min(peak / b.gbs, xr[2]) or xr[2]) end)
   end
-  return 0
 end
 
 --[[ Each ceiling's band: from the value down by its spread (how far below the best its other

@@ -170,6 +170,10 @@ local function roofline_lists(o, series, order)
   return lists, #how > 0 and (" (" .. table.concat(how, "/") .. " counts)") or ""
 end
 
+-- The markers of a roofline's series, its ridge points and the rings of points above their
+-- bound, and of an xy plot's series: drawn with these, kept free of labels as large as drawn.
+local ROOF_POINT, RIDGE, ABOVE, XY_POINT = "pt 7 ps 0.8", "pt 6 ps 1.3", "pt 8 ps 2", "pt 7 ps 0.6"
+
 -- The ridge points, where each bandwidth roof meets the top compute roof: ringed, labels kept
 -- off the rings.
 local function ridges(f, pl, bandwidth, peak, gp, plots)
@@ -178,10 +182,10 @@ local function ridges(f, pl, bandwidth, peak, gp, plots)
   for _, b in ipairs(bandwidth) do
     gp[#gp + 1] = string.format("%.9g %.9g", peak / b.gbs, peak)
     local px, py = f.px(peak / b.gbs, peak)
-    pl.block(px, py, 6.5) -- its ring (pt 6 ps 1.3)
+    pl.block(px, py, place.marker_radius(RIDGE))
   end
   gp[#gp + 1] = "EOD"
-  plots[#plots + 1] = "$ridges using 1:2 with points pt 6 ps 1.3 lw 1.5 lc rgb '" .. ceilings.GREY .. "' title 'ridge points'"
+  plots[#plots + 1] = "$ridges using 1:2 with points " .. RIDGE .. " lw 1.5 lc rgb '" .. ceilings.GREY .. "' title 'ridge points'"
 end
 
 -- Points above their bound (beyond their spread and the ceiling's): ringed, never silent.
@@ -192,7 +196,7 @@ local function above_rings(f, pl, series, order, gp, plots)
       if r.above then
         above[#above + 1] = string.format("%.9g %.9g", r.intensity, r.gflops)
         local px, py = f.px(r.intensity, r.gflops)
-        pl.block(px, py, 13) -- its ring (pt 8 ps 2: a triangle up to 26 pixels wide)
+        pl.block(px, py, place.marker_radius(ABOVE)) -- a triangle up to 26 pixels wide
       end
     end
   end
@@ -200,7 +204,7 @@ local function above_rings(f, pl, series, order, gp, plots)
   gp[#gp + 1] = "$above << EOD"
   for _, l in ipairs(above) do gp[#gp + 1] = l end
   gp[#gp + 1] = "EOD"
-  plots[#plots + 1] = "$above using 1:2 with points pt 8 ps 2 lw 1.5 lc rgb '#D55E00' title 'above its bound (^ in the table)' noenhanced"
+  plots[#plots + 1] = "$above using 1:2 with points " .. ABOVE .. " lw 1.5 lc rgb '#D55E00' title 'above its bound (^ in the table)' noenhanced"
 end
 
 --[[ roofline{
@@ -220,21 +224,20 @@ function M.roofline(o)
   local pl = placer(f)
   local lists, counts_note = roofline_lists(o, series, order)
   local dat = { "# rot roofline data: one block per series; columns: intensity[flop/B] performance[GFLOP/s] label" }
-  local points = add_series(f, pl, dat, order, lists, 4)
+  local points = add_series(f, pl, dat, order, lists, place.marker_radius(ROOF_POINT))
   local gp = header("roofline", o, "operational intensity [flop/byte]", "performance [GFLOP/s]", xr, yr, true, true)
   local plots, labels = {}, {}
-  local n = M.draw_ceilings(f, pl, compute, bandwidth, peak, xr, yr, plots, labels)
+  M.draw_ceilings(f, pl, compute, bandwidth, peak, xr, yr, plots, labels)
   ceilings.bands(plots, compute, bandwidth, peak)
   ridges(f, pl, bandwidth, peak, gp, plots)
   local dfile = o.name .. ".dat"
   for i, s in ipairs(order) do
     local color = M.palette[(i - 1) % #M.palette + 1]
-    plots[#plots + 1] = string.format("%s index %d using 1:2 with linespoints pt 7 ps 0.8 lw 1.5 lc rgb '%s' title %s",
-      q(dfile), i - 1, color, q(s .. counts_note))
+    plots[#plots + 1] = string.format("%s index %d using 1:2 with linespoints %s lw 1.5 lc rgb '%s' title %s",
+      q(dfile), i - 1, ROOF_POINT, color, q(s .. counts_note))
   end
   above_rings(f, pl, series, order, gp, plots)
-  local pls
-  pls, n = point_labels(f, pl, points, o.labels or "auto", n)
+  local pls = point_labels(f, pl, points, o.labels or "auto", 0) -- the ceilings' labels numbered first
   for _, l in ipairs(pls) do labels[#labels + 1] = l end
   for _, l in ipairs(labels) do gp[#gp + 1] = l end
   hover.add(gp, plots, hover.items(o.rows, function(r) return r.intensity, r.gflops end, true, true))
@@ -387,18 +390,17 @@ function M.xy(o)
   local f = frame(M.geometry, xr, yr, o.logx, o.logy)
   local pl = placer(f)
   local dat = { "# rot plot data: one block per series; columns: x y label" }
-  local points = add_series(f, pl, dat, order, series, 3)
+  local points = add_series(f, pl, dat, order, series, place.marker_radius(XY_POINT))
   local gp = header("plot", o, o.xlabel or "x", o.ylabel or "y", xr, yr, o.logx, o.logy)
   if o.xbytes and o.logx then gp[#gp + 1] = byte_tics(xr[1], xr[2]) end
   local n, keyed = xy_vlines(f, pl, o.vlines, yr, gp)
   local plots, dfile = {}, o.name .. ".dat"
   for i, s in ipairs(order) do
-    plots[#plots + 1] = string.format("%s index %d using 1:2 with linespoints pt 7 ps 0.6 lw 1.5 lc rgb '%s' title %s",
-      q(dfile), i - 1, M.palette[(i - 1) % #M.palette + 1], q(s))
+    plots[#plots + 1] = string.format("%s index %d using 1:2 with linespoints %s lw 1.5 lc rgb '%s' title %s",
+      q(dfile), i - 1, XY_POINT, M.palette[(i - 1) % #M.palette + 1], q(s))
   end
   for _, k in ipairs(keyed) do plots[#plots + 1] = k end
-  local pls
-  pls, n = point_labels(f, pl, points, o.labels or "auto", n)
+  local pls = point_labels(f, pl, points, o.labels or "auto", n)
   for _, l in ipairs(pls) do gp[#gp + 1] = l end
   if #plots == 0 then plots[1] = "NaN notitle" end
   hover.add(gp, plots, hover.items(o.rows, function(r) return fx(r), fy(r) end, o.logx, o.logy))

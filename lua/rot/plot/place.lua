@@ -231,8 +231,6 @@ function M.block_segment(pl, ax, ay, bx, by, hw)
   pl.mark(M.segment(ax, ay, bx, by, hw or 1.5))
 end
 
--- Keeps labels off an arrow from (ax, ay) to (bx, by) pixels: its shaft and its head (len
--- pixels, angle degrees: gnuplot's "head size screen 0.012,18" on the 1000 px canvas is 12, 18).
 -- A marker's radius in pixels for a plot element's style: 5 per unit of ps (gnuplot's circles
 -- and squares on the 1000 px canvas), 6.5 for its triangles (pt 8 to 11).
 function M.marker_radius(style)
@@ -240,6 +238,8 @@ function M.marker_radius(style)
   return (pt >= 8 and pt <= 11 and 6.5 or 5) * ps
 end
 
+-- Keeps labels off an arrow from (ax, ay) to (bx, by) pixels: its shaft and its head (len
+-- pixels, angle degrees: gnuplot's "head size screen 0.012,18" on the 1000 px canvas is 12, 18).
 function M.block_arrow(pl, ax, ay, bx, by, len, angle)
   M.block_segment(pl, ax, ay, bx, by)
   if len and len > 0 then pl.mark(M.head(ax, ay, bx, by, len, angle or 18)) end
