@@ -125,17 +125,25 @@ static int measure_one(struct session *s, struct point *ps, int n, int i, FILE *
 		after_handoff(s, out);
 	tracer_outcome(tr, timed_out, &o);
 	int failed = report_point(out, tr, &o);
-	if (tr->handoff && i + 1 < n) { /* the same child goes on with the next point */
-		pid_t resume = tr->handoff;
-		tracer_reset_point(tr, &ps[i + 1], i + 1);
-		ptrace(PTRACE_CONT, resume, NULL, NULL);
-	} else { /* gone: the next point gets a fresh child */
+	if (!tr->handoff || i + 1 >= n) { /* gone: the next point gets a fresh child */
 		tr->pid = 0;
 		if (s->errfd >= 0)
 			close(s->errfd);
 		s->errfd = -1;
 	}
 	return failed;
+}
+
+/* The same child goes on with ps[i + 1], once ps[i]'s result is out: a next point that kills
+ * the core (or the machine) must not take an earlier point's result with it. */
+static void resume_next(struct session *s, struct point *ps, int n, int i)
+{
+	struct tracee *tr = s->tr;
+	if (!tr || !tr->pid || !tr->handoff || i + 1 >= n)
+		return;
+	pid_t resume = tr->handoff;
+	tracer_reset_point(tr, &ps[i + 1], i + 1);
+	ptrace(PTRACE_CONT, resume, NULL, NULL);
 }
 
 int process_can_share(const struct point *a, const struct point *b)
@@ -165,6 +173,7 @@ int process_measure(struct point *ps, int n, process_done done, void *ctx)
 		fclose(out);
 		done(ctx, i, text, len, failed);
 		free(text);
+		resume_next(&s, ps, n, i);
 		rc |= failed;
 	}
 	session_close(&s);

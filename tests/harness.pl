@@ -23,6 +23,8 @@ my $harness = TAP::Harness->new({
 	exec  => [],
 	jobs  => $jobs,
 	timer => 1,
+	failures => 1, # a CI log shows each failed test
+	comments => 1, # and what it printed about it ("# ..." lines)
 	rules => { seq => [ { par => [@PAR_GLOBS] }, { seq => '**' } ] },
 });
 my $agg = $harness->runtests(@ARGV);
