@@ -63,7 +63,9 @@ contains "$T/o" "perf::TASK-CLOCK" "the table shows the counter"
 rot measure $P spawn 1000000 counter=perf::TASK-CLOCK >"$T/o" 2>&1
 tc=$(csv counter:perf::TASK-CLOCK)
 tm=$(csv time_s)
-ratio_between "$tc" "$(awk -v t="$tm" 'BEGIN { print t * 1e9 }')" 0.8 4
+# two spinning threads give about 2 alone; a CPU shared with other work gives them less, and
+# the creating thread alone (which only waits) would give about 0
+ratio_between "$tc" "$(awk -v t="$tm" 'BEGIN { print t * 1e9 }')" 0.5 4
 ok $? "task-clock includes the kernel's own threads ($tc ns vs $tm s wall; the creating thread only waits)"
 counted=$(sed -n "s/^threadsCounted: //p" "$T/o")
 test "$counted" -ge 3
