@@ -486,23 +486,32 @@ int tracer_stat_running(const char *stat)
 	return end && end[1] == ' ' && end[2] == 'R';
 }
 
+/* Whether thread t of tr's child is running (state R) now. */
+static int thread_running(const struct tracee *tr, const struct thread *t)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)tr->pid, (int)t->tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return tracer_stat_running(buf);
+}
+
 int tracer_busy_thread(const struct tracee *tr)
 {
 	for (int i = 0; i < tr->th.n; i++) {
 		const struct thread *t = &tr->th.t[i];
-		char path[64], buf[512];
-		if (t->state == T_EXITED || t->tid == tr->handoff)
+		if (t->state == T_EXITED || t->tid == tr->handoff || !thread_running(tr, t))
 			continue;
-		snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)tr->pid, (int)t->tid);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		ssize_t n = read(fd, buf, sizeof buf - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = '\0';
-		if (tracer_stat_running(buf))
+		/* a thread just woken, or not yet at the sleep it is heading for, is R for a moment
+		 * too: it is still running 2 ms later only when it computes */
+		nanosleep(&(struct timespec){.tv_nsec = 2000000}, NULL);
+		if (thread_running(tr, t))
 			return t->index;
 	}
 	return -1;

@@ -87,7 +87,8 @@ void tracer_kill_all(struct tracee *tr);
 void tracer_kill_leftovers(struct tracee *tr);
 
 /* A thread of the child, other than the stopped main one, still running or runnable after its
- * point (a sleeping one, such as CUDA's helpers, does not disturb the next): its index, or -1. */
+ * point, in two looks 2 ms apart (a sleeping one, such as CUDA's helpers, does not disturb the
+ * next; one on its way to sleep is not counted): its index, or -1. */
 int tracer_busy_thread(const struct tracee *tr);
 
 /* 1 when a /proc/PID/task/TID/stat line says the task is running or runnable (state R). */
