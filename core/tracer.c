@@ -55,19 +55,28 @@ static struct other *other_add(struct tracee *tr, pid_t tid)
 	return o;
 }
 
+/* The head of the /proc file at path (one read, up to size - 1 bytes) into buf, as a string:
+ * 1, or 0 when the task is gone. */
+static int proc_read(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return 1;
+}
+
 /* The thread group a task belongs to (from /proc), 0 when it is gone. */
 static pid_t tgid_of(pid_t tid)
 {
 	char path[64], buf[512];
 	snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!proc_read(path, buf, sizeof buf))
 		return 0;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	char *t = strstr(buf, "\nTgid:");
 	return t ? (pid_t)atoi(t + 6) : 0;
 }
@@ -491,15 +500,7 @@ static int thread_running(const struct tracee *tr, const struct thread *t)
 {
 	char path[64], buf[512];
 	snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)tr->pid, (int)t->tid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	return tracer_stat_running(buf);
+	return proc_read(path, buf, sizeof buf) && tracer_stat_running(buf);
 }
 
 int tracer_busy_thread(const struct tracee *tr)
