@@ -48,6 +48,8 @@ for m in $("$ROOT/rot" list --names); do
 	st=$?
 	ok $st "rot measure $m -quick=true succeeds"
 	[ $st -ne 0 ] && sed 's/^/#   /' "$T/e" | tail -5
+	! grep "is named after" "$T/e"
+	ok $? "$m: no series is named after a memory level its points' data are not in"
 	tail -n 1 "$T/o" | grep -q "cache: .* 0 failed"
 	ok $? "$m: the summary closes the run with no failed point"
 	csv="$OUT/$m.csv"
