@@ -65,15 +65,18 @@ done
 test -z "$dups"
 ok $? "every shipped measurement's CSV has unique column names${dups:+ (repeated:$dups)}"
 # every plot the shipped measurements drew: no two labels overlap, no ceiling line runs through
-# one (boxes and lines from the scripts)
+# one (boxes and lines from the scripts), every key entry is on the canvas, every point with a
+# label text is labelled or named in the key, no band is wider than 10%
 "$ROOT/rot" run "$ROOT/tests/e2e/check-plots.lua" "$OUT" >"$T/plots" 2>&1
 n=$(grep -c "^PLOT " "$T/plots")
 test "$n" -ge 10
 ok $? "the shipped measurements drew $n plots"
 grep "^PLOT " "$T/plots" >"$T/plotlines"
-while read -r _ name _ labels _ overlaps _ crossed rest; do
+while read -r _ name _ labels _ overlaps _ crossed _ keyoff _ unlabelled _ bands rest; do
 	test "$overlaps" -eq 0 && test "$crossed" -eq 0
 	ok $? "$name: $labels labels, none overlapping, no ceiling line through one $rest"
+	test "$keyoff" -eq 0 && test "$unlabelled" -eq 0 && test "$bands" -eq 0
+	ok $? "$name: its key on the canvas ($keyoff entries off), every point labelled or in the key ($unlabelled not), no band past 10% ($bands) $rest"
 done <"$T/plotlines"
 "$ROOT/rot" run "$ROOT/tests/e2e/check-plots.lua" "$ROOT/tests/fixtures/plots" >"$T/old" 2>&1
 grep -q "^PLOT old-triad.gp labels 32 overlaps [1-9]" "$T/old"
