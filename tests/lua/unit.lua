@@ -621,6 +621,13 @@ t.ok(cells({ "bound", "limiter", "fraction" }):find("246 GB/s%s+L1 bw%s+77%%"), 
   .. cells({ "bound", "fraction" }):gsub("\n", " | "))
 t.ok(cells({ "GB/s", "bound GB/s" }):find("189.60%s+245.5"), "the bound GB/s column: the bandwidth its bound allows")
 
+-- the line that says a first run measures the peaks: once, what it costs, what else to do
+local full, quick = peaks.first_notice(false), peaks.first_notice(true)
+t.ok(full:find("^rot: measuring this machine's peaks first: once") and full:find("about 3 minutes", 1, true) and
+  full:find("-quick=true", 1, true) and full:find("-peaksFile=FILE", 1, true), "the full peaks' notice: " .. full)
+t.ok(quick:find("quick peaks first: once") and quick:find("about a minute", 1, true) and quick:find("-peaksFile=FILE", 1, true),
+  "the quick peaks' notice: " .. quick)
+
 dofile("tests/lua/plots.lua") -- label placement and its checker
 
 t.done()
