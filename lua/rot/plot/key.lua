@@ -51,8 +51,8 @@ function M.fits(g, kx, ky, i, text)
   return b.x1 <= g.width - 3 and b.y1 <= g.height - 3
 end
 
---[[ A title as lines that each fit the key's width: broken after the last comma that fits, else
-  at the last space, else inside the word; lines after the first indented two more spaces than
+--[[ A title as lines that each fit the key's width: broken after the last comma or colon that
+  fits (but for one in the line's first third), else at the last space, else inside the word; lines after the first indented two more spaces than
   the title's own indentation. ]]
 function M.wrap(g, text)
   local kx, ky = M.at(g)
@@ -64,10 +64,10 @@ function M.wrap(g, text)
       local c = rest:sub(i, i)
       if c == " " and M.fits(g, kx, ky, 1, rest:sub(1, i - 1)) then
         space = i
-        if rest:sub(i - 1, i - 1) == "," then comma = i end
+        if rest:find("^[,:]", i - 1) then comma = i end
       end
     end
-    cut = comma or space
+    cut = (comma and comma > (space or 0) / 3) and comma or space -- a comma, unless it leaves a short line
     local line, after
     if cut then
       line, after = rest:sub(1, cut - 1), rest:sub(cut + 1)
