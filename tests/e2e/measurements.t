@@ -83,6 +83,24 @@ grep -q "^PLOT old-triad.gp labels 32 overlaps [1-9]" "$T/old"
 ok $? "the check finds the overlapping labels of the old triad roofline ($(sed -n 's/.*overlaps \([0-9]*\).*/\1/p' "$T/old") pairs)"
 grep -q "^PLOT crossed-triad.gp labels 23 overlaps [1-9][0-9]* crossed [1-9]" "$T/old"
 ok $? "and the labels ceiling lines ran through in a triad roofline of before ($(grep crossed-triad "$T/old"))"
+# the full sweeps of the measurements whose sizes come from the levels, on a machine with small
+# caches (tests/fixtures/peaks-small.csv: L1 8 KiB, L2 64 KiB, L3 512 KiB, so each takes
+# seconds): no series named after a level its points are not in, every plot readable as above
+# (points may be above this machine-that-is-not-this-one's bounds: not judged here)
+mkdir -p "$T/full"
+for m in intensity threads triad stream matvec; do
+	"$ROOT/rot" measure "$m" -cacheDir="$CACHE" -outputDir="$T/full" -peaksFile="$ROOT/tests/fixtures/peaks-small.csv" >"$T/o" 2>"$T/e"
+	st=$?
+	! grep "is named after" "$T/e" && test $st -eq 0
+	ok $? "$m, full sweep on small caches: no series named after a memory level its points' data are not in"
+done
+"$ROOT/rot" run "$ROOT/tests/e2e/check-plots.lua" "$T/full" >"$T/fullplots" 2>&1
+test "$(grep -c "^PLOT " "$T/fullplots")" -eq 7
+ok $? "they drew 7 plots"
+while read -r _ name _ labels _ overlaps _ crossed _ keyoff _ unlabelled _ bands rest; do
+	test "$overlaps" -eq 0 && test "$crossed" -eq 0 && test "$keyoff" -eq 0 && test "$unlabelled" -eq 0 && test "$bands" -eq 0
+	ok $? "full $name: $labels labels; $overlaps overlaps, $crossed crossed, $keyoff key entries off the canvas, $unlabelled points neither labelled nor in the key, $bands bands past 10% $rest"
+done <"$T/fullplots"
 head -n 1 "$OUT/peaks.csv" | grep -q "^name,kind,threads,value,unit,spread,unstable,rounds,median,kernel,isa,pinning,sizes,clock_GHz,date$"
 ok $? "peaks.csv has the columns name,kind,threads,value,unit,spread, then how each ceiling was obtained"
 grep -q "^double_scalar_fma,compute,1," "$OUT/peaks.csv" && grep -q "^triad_DRAM,bandwidth,1," "$OUT/peaks.csv" && grep -q "^read_L1,bandwidth," "$OUT/peaks.csv"
