@@ -94,13 +94,7 @@ for m in intensity threads triad stream matvec; do
 	! grep "is named after" "$T/e" && test $st -eq 0
 	ok $? "$m, full sweep on small caches: no series named after a memory level its points' data are not in"
 done
-"$ROOT/rot" run "$ROOT/tests/e2e/check-plots.lua" "$T/full" >"$T/fullplots" 2>&1
-test "$(grep -c "^PLOT " "$T/fullplots")" -eq 7
-ok $? "they drew 7 plots"
-while read -r _ name _ labels _ overlaps _ crossed _ keyoff _ unlabelled _ bands rest; do
-	test "$overlaps" -eq 0 && test "$crossed" -eq 0 && test "$keyoff" -eq 0 && test "$unlabelled" -eq 0 && test "$bands" -eq 0
-	ok $? "full $name: $labels labels; $overlaps overlaps, $crossed crossed, $keyoff key entries off the canvas, $unlabelled points neither labelled nor in the key, $bands bands past 10% $rest"
-done <"$T/fullplots"
+readable_plots "$T/full" 7 "full sweeps on small caches"
 head -n 1 "$OUT/peaks.csv" | grep -q "^name,kind,threads,value,unit,spread,unstable,rounds,median,kernel,isa,pinning,sizes,clock_GHz,date$"
 ok $? "peaks.csv has the columns name,kind,threads,value,unit,spread, then how each ceiling was obtained"
 grep -q "^double_scalar_fma,compute,1," "$OUT/peaks.csv" && grep -q "^triad_DRAM,bandwidth,1," "$OUT/peaks.csv" && grep -q "^read_L1,bandwidth," "$OUT/peaks.csv"

@@ -67,13 +67,7 @@ test $? -eq 1 && grep -q "^rot: kernel file '$T/loose.c' is not where a script f
 ok $? "a kernel file outside a kernels/ folder is refused, saying why"
 
 # every plot the study wrote: readable as drawn
-"$ROOT/rot" run "$ROOT/tests/e2e/check-plots.lua" "$OUT" >"$T/plots" 2>&1
-test "$(grep -c "^PLOT " "$T/plots")" -eq 2
-ok $? "two plots: the roofline and the compare plot"
-while read -r _ name _ labels _ overlaps _ crossed _ keyoff _ unlabelled _ bands rest; do
-	test "$overlaps" -eq 0 && test "$crossed" -eq 0 && test "$keyoff" -eq 0 && test "$unlabelled" -eq 0 && test "$bands" -eq 0
-	ok $? "$name: $labels labels; $overlaps overlaps, $crossed crossed, $keyoff key entries off the canvas, $unlabelled points neither labelled nor in the key, $bands bands past 10% $rest"
-done <"$T/plots"
+readable_plots "$OUT" 2 "the roofline and the compare plot"
 # the points carry a text to label them with (their working set; the compare plot's n and B/A):
 # the check above is about every one of them
 test "$(grep -c '^[0-9.e+-]* [0-9.e+-]* "[^"]\+"$' "$OUT/study.dat")" -eq 6 &&
