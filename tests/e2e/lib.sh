@@ -59,6 +59,19 @@ built() { # built NAME QUICK: rot build of a shipped measurement as one TAP line
 		grep "does not compile" -A 5 "$T/e" | sed 's/^/#   /' | head -20
 	fi
 }
+readable_plots() { # readable_plots DIR N WHAT: the N plots rot drew in DIR (tests/e2e/check-plots.lua),
+	# a TAP line each: no overlap, no ceiling through a label, the key on the canvas, each point
+	# with a label text labelled or named in the key, no band past 10%
+	"$ROOT/rot" run "$ROOT/tests/e2e/check-plots.lua" "$1" >"$T/plots" 2>&1
+	test "$(grep -c "^PLOT " "$T/plots")" -eq "$2"
+	ok $? "$3: $2 plots"
+	grep "^PLOT " "$T/plots" | while read -r _ name _ labels _ overlaps _ crossed _ keyoff _ unlabelled _ bands rest; do
+		test "$overlaps" -eq 0 && test "$crossed" -eq 0 && test "$keyoff" -eq 0 && test "$unlabelled" -eq 0 && test "$bands" -eq 0
+		echo $?
+		echo "$3, $name: $labels labels; $overlaps overlaps, $crossed crossed, $keyoff key entries off the canvas, $unlabelled points neither labelled nor in the key, $bands bands past 10% $rest"
+	done >"$T/plotok"
+	while read -r st && read -r what; do ok "$st" "$what"; done <"$T/plotok"
+}
 done_testing() {
 	echo "1..$tap_n"
 	[ $failed -eq 0 ]

@@ -12,8 +12,8 @@ PEAKS_TOPO="$ROOT/tests/fixtures/topology/epyc-kvm.xml"
 # `rot measure peaks` (in the loop below) finds its points again
 HWLOC_XMLFILE=$PEAKS_TOPO "$ROOT/rot" measure triad -quick=true -progress=always -cacheDir="$CACHE" -outputDir="$T/first" >"$T/o" 2>"$T/e"
 ok $? "a roofline with no stored peaks succeeds"
-grep -q "measuring this machine's peaks first" "$T/e"
-ok $? "it says it measures the peaks first"
+grep -q "measuring this machine's quick peaks first: once, .*about a minute.*-peaksFile=FILE" "$T/e"
+ok $? "it says it measures the peaks first, once, what that costs and what else a user can do"
 grep -q "peaks compute, round 1: point 1/" "$T/e" && grep -q "peaks bandwidth, round 1: point 1/" "$T/e"
 ok $? "the progress line names the peaks' step it counts"
 contains "$T/o" "^rot: 6 points, cache: 0 hits, 6 measured, 0 failed; the machine's ceilings: [0-9]* points, 0 hits, [0-9]* measured, 0 failed; time" \
@@ -48,6 +48,8 @@ for m in $("$ROOT/rot" list --names); do
 	st=$?
 	ok $st "rot measure $m -quick=true succeeds"
 	[ $st -ne 0 ] && sed 's/^/#   /' "$T/e" | tail -5
+	! grep "is named after" "$T/e"
+	ok $? "$m: no series is named after a memory level its points' data are not in"
 	tail -n 1 "$T/o" | grep -q "cache: .* 0 failed"
 	ok $? "$m: the summary closes the run with no failed point"
 	csv="$OUT/$m.csv"
@@ -63,21 +65,36 @@ done
 test -z "$dups"
 ok $? "every shipped measurement's CSV has unique column names${dups:+ (repeated:$dups)}"
 # every plot the shipped measurements drew: no two labels overlap, no ceiling line runs through
-# one (boxes and lines from the scripts)
+# one (boxes and lines from the scripts), every key entry is on the canvas, every point with a
+# label text is labelled or named in the key, no band is wider than 10%
 "$ROOT/rot" run "$ROOT/tests/e2e/check-plots.lua" "$OUT" >"$T/plots" 2>&1
 n=$(grep -c "^PLOT " "$T/plots")
 test "$n" -ge 10
 ok $? "the shipped measurements drew $n plots"
 grep "^PLOT " "$T/plots" >"$T/plotlines"
-while read -r _ name _ labels _ overlaps _ crossed rest; do
+while read -r _ name _ labels _ overlaps _ crossed _ keyoff _ unlabelled _ bands rest; do
 	test "$overlaps" -eq 0 && test "$crossed" -eq 0
 	ok $? "$name: $labels labels, none overlapping, no ceiling line through one $rest"
+	test "$keyoff" -eq 0 && test "$unlabelled" -eq 0 && test "$bands" -eq 0
+	ok $? "$name: its key on the canvas ($keyoff entries off), every point labelled or in the key ($unlabelled not), no band past 10% ($bands) $rest"
 done <"$T/plotlines"
 "$ROOT/rot" run "$ROOT/tests/e2e/check-plots.lua" "$ROOT/tests/fixtures/plots" >"$T/old" 2>&1
 grep -q "^PLOT old-triad.gp labels 32 overlaps [1-9]" "$T/old"
 ok $? "the check finds the overlapping labels of the old triad roofline ($(sed -n 's/.*overlaps \([0-9]*\).*/\1/p' "$T/old") pairs)"
 grep -q "^PLOT crossed-triad.gp labels 23 overlaps [1-9][0-9]* crossed [1-9]" "$T/old"
 ok $? "and the labels ceiling lines ran through in a triad roofline of before ($(grep crossed-triad "$T/old"))"
+# the full sweeps of the measurements whose sizes come from the levels, on a machine with small
+# caches (tests/fixtures/peaks-small.csv: L1 8 KiB, L2 64 KiB, L3 512 KiB, so each takes
+# seconds): no series named after a level its points are not in, every plot readable as above
+# (points may be above this machine-that-is-not-this-one's bounds: not judged here)
+mkdir -p "$T/full"
+for m in intensity threads triad stream matvec; do
+	"$ROOT/rot" measure "$m" -cacheDir="$CACHE" -outputDir="$T/full" -peaksFile="$ROOT/tests/fixtures/peaks-small.csv" >"$T/o" 2>"$T/e"
+	st=$?
+	! grep "is named after" "$T/e" && test $st -eq 0
+	ok $? "$m, full sweep on small caches: no series named after a memory level its points' data are not in"
+done
+readable_plots "$T/full" 7 "full sweeps on small caches"
 head -n 1 "$OUT/peaks.csv" | grep -q "^name,kind,threads,value,unit,spread,unstable,rounds,median,kernel,isa,pinning,sizes,clock_GHz,date$"
 ok $? "peaks.csv has the columns name,kind,threads,value,unit,spread, then how each ceiling was obtained"
 grep -q "^double_scalar_fma,compute,1," "$OUT/peaks.csv" && grep -q "^triad_DRAM,bandwidth,1," "$OUT/peaks.csv" && grep -q "^read_L1,bandwidth," "$OUT/peaks.csv"

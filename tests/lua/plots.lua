@@ -139,4 +139,70 @@ plot.roofline { rows = { { intensity = 0.1, gflops = 1, n = 4096 } }, name = "nu
   label = function(row) return row.n end, compute = compute, bandwidth = bandwidth(55) }
 t.ok(assert(sys.readfile(dir .. "/numbers.dat")):find('0.1 1 "4096"', 1, true), "a point label that is a number is drawn as its text")
 
+-- the key and the points a reader must be told apart (issue 44). The stream roofline of 8c79e03
+-- (cut-stream.gp, quick, on the 2-core EPYC VM) cut a key entry at the PNG's right edge ("...
+-- 14.7 GFLO"), left 5 of its 6 points, two per strip, without a label or a word in the key, and
+-- drew bands of 39%; its threads roofline (wide-threads.gp) a band of 94% over half the plot
+local key = require "rot.plot.key"
+local _, _, _, d = checked(FIX, "cut-stream.gp")
+t.ok(d.key[1] == "double sse add = double scalar fma 14.7 GFLOP/s" and #d.unlabelled == 5 and #d.bands == 2,
+  string.format("the checker finds the old stream plot's key entry past the canvas ('%s'), its %d unlabelled points and "
+    .. "its %d bands wider than 10%%", tostring(d.key[1]), #d.unlabelled, #d.bands))
+_, _, _, d = checked(FIX, "wide-threads.gp")
+t.ok(#d.key == 1 and #d.bands >= 1 and math.max(table.unpack(d.bands)) > 1.9,
+  "and the old threads plot's 94% band (x" .. string.format("%.2f", math.max(table.unpack(d.bands))) .. ")")
+local stream_compute = { { label = "double avx2 fma", gflops = 58.72, spread = 0.01 }, { label = "double avx512 fma", gflops = 58.7 },
+  { label = "double sse add", gflops = 14.74, spread = 0.02 }, { label = "double scalar fma", gflops = 14.54, spread = 0.02 },
+  { label = "double scalar add", gflops = 7.32 } }
+local stream_bw = { { label = "L1 triad", gbs = 245.5, spread = 0.235, unstable = true }, { label = "L2 triad", gbs = 117.1 },
+  { label = "L3 triad", gbs = 97.44 }, { label = "DRAM triad", gbs = 24.31, spread = 0.391, unstable = true } }
+plot.roofline { rows = rows_of(FIX .. "/cut-stream.dat"), name = "stream", dir = dir, title = "STREAM operations, 1 thread",
+  series = function(row) return row.s end, label = function(row) return row.lab end, compute = stream_compute, bandwidth = stream_bw }
+boxes, overlaps, crossed, d = checked(dir, "stream.gp")
+gp = assert(sys.readfile(dir .. "/stream.gp"))
+t.ok(#overlaps == 0 and #crossed == 0 and #d.key == 0 and #d.unlabelled == 0 and #d.bands == 0,
+  string.format("rot draws the same plot with every key entry on the canvas, every point labelled or named in the key "
+    .. "and no band past 10%% (%d overlaps, %d crossed, %d key entries off, %d unlabelled: %s, %d wide bands)", #overlaps, #crossed,
+    #d.key, #d.unlabelled, tostring(d.unlabelled[1]), #d.bands))
+t.ok(gp:find('keyentry with lines lt nodraw title "  unlabelled, top to bottom: 16.0 KiB, 1024 KiB"', 1, true),
+  "a strip's unlabelled points are named in the key under their series, top to bottom")
+t.ok(gp:find('title "double sse add = double scalar fma 14.7"', 1, true) and gp:find('title "  GFLOP/s"', 1, true)
+  or gp:find('set label %d+ "double sse add = double scalar fma 14.7 GFLOP/s"'),
+  "the long ceiling name is wrapped onto an entry of its own (or labelled on its line)")
+t.ok(gp:find("'+' using 1:(0.000000000*[%d.]+%*%$1") == nil and gp:find("a ceiling's spread (band, drawn up to 10%)", 1, true),
+  "the key says what a band is and how much of it is drawn")
+t.ok(gp:find('"DRAM triad 24.31 GB/s (unstable, 39%)"', 1, true), "a cut band's ceiling still says its whole spread, 39%")
+local lines = key.wrap(plot.geometry, "  unlabelled, left to right: " .. string.rep("1.00 MiB, ", 12) .. "Supercalifragilisticexpialidocious-" .. string.rep("x", 60))
+local fits = true
+for _, l in ipairs(lines) do fits = fits and key.fits(plot.geometry, 0.715, 0.91, 1, l) end
+t.ok(#lines >= 4 and fits and lines[2]:match("^    1%.00 MiB,") and table.concat(lines, " "):gsub("%s+", " "):find("1.00 MiB, 1.00 MiB", 1, true),
+  "key.wrap: every line fits, a list breaks after its commas, a word too long for a line is cut (" .. #lines .. " lines)")
+
+-- a compare plot's arrows in one strip (8 sizes at one intensity): each B point labelled beside
+-- it or named in the key under its verdict (the compare plot of 8c79e03 labelled 2 of 8 and its
+-- data carried no label to check)
+boxes, overlaps, crossed, d = checked(dir, "study-compare.gp")
+local cdat = assert(sys.readfile(dir .. "/study-compare.dat"))
+local with_text = select(2, cdat:gsub('"n=%d+ time x2.01"', ""))
+t.ok(with_text == 8 and #d.unlabelled == 0 and #d.key == 0, string.format("every arrow of the compare plot is labelled or named in "
+  .. "the key (%d B points with a label text, %d unlabelled, %d key entries off)", with_text, #d.unlabelled, #d.key))
+
+-- a series named after a memory level its points are not in (intensity -quick of 8c79e03: "data
+-- in DRAM" at 1.00 MiB, in L2), found; "beyond L2" past L2, the level's own name, "in cache" pass
+local levelnames = require "rot.results.levelnames"
+local names = { "L1", "L2", "L3", "DRAM" }
+local function misnamed(series_of)
+  local rows = { { s = "x", level = "L2", workingSet = 65536 }, { s = "x", level = "L2", workingSet = 1048576 },
+    { s = "y", level = "L3", workingSet = 6291456 }, { s = "z", level = "L3-DRAM", workingSet = 50331648 } }
+  return levelnames.misnamed(rows, function(r) return series_of[r.s] end, function(r) return r.level end, names)
+end
+local m = misnamed({ x = "data in DRAM", y = "beyond_L2", z = "data in L3-DRAM" })
+t.ok(#m == 1 and m[1].series == "data in DRAM" and m[1].levels[1] == "L2" and
+  levelnames.warning("intensity", m[1]):find("series 'data in DRAM' is named after DRAM, but points of it have their data in L2 %(64%.0 KiB%)"),
+  "a series named after DRAM whose data are in L2 is found, with where they are")
+m = misnamed({ x = "beyond L2", y = "dram", z = "in cache" })
+t.ok(#m == 2 and m[1].said == "beyond L2" and m[2].series == "dram", "'beyond L2' in L2 and 'dram' (any case) in L3 are found too")
+m = misnamed({ x = "data in L2 (64 KiB)", y = "past L2", z = "in cache" })
+t.ok(#m == 0, "the level's own name, 'past L2' in L3 and a name without a level pass")
+
 sys.removetree(dir)

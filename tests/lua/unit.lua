@@ -608,6 +608,26 @@ t.ok(all:find("! best-k did not converge", 1, true) and all:find("\n%^ above its
 t.ok(not few:find("!", 1, true) and not few:find("^", 1, true) and not few:find("unstable", 1, true),
   "a table of the time alone: none of them (" .. few:gsub("\n", " | ") .. ")")
 
+-- a kernel without flops (stream's copy) has its bound in GB/s, said with its unit, beside its
+-- % of it (its bound column said '-' next to 'of bound 77%'); a bandwidth table's bound GB/s
+local copy = { point = { n = 1 }, time = 86.4e-9, bytes = 16384, flops = 0, gbs = 189.6, gflops = 0, timeBound = 16384 / 245.5e9,
+  fraction = 0.772, limiter = "L1 bw" }
+local function cells(columns)
+  local buf = {}
+  report.table({ copy }, columns, nil, { write = function(_, ...) for _, x in ipairs({ ... }) do buf[#buf + 1] = x end end })
+  return table.concat(buf)
+end
+t.ok(cells({ "bound", "limiter", "fraction" }):find("246 GB/s%s+L1 bw%s+77%%"), "a copy row: bound 246 GB/s, of bound 77%: "
+  .. cells({ "bound", "fraction" }):gsub("\n", " | "))
+t.ok(cells({ "GB/s", "bound GB/s" }):find("189.60%s+245.5"), "the bound GB/s column: the bandwidth its bound allows")
+
+-- the line that says a first run measures the peaks: once, what it costs, what else to do
+local full, quick = peaks.first_notice(false), peaks.first_notice(true)
+t.ok(full:find("^rot: measuring this machine's peaks first: once") and full:find("about 3 minutes", 1, true) and
+  full:find("-quick=true", 1, true) and full:find("-peaksFile=FILE", 1, true), "the full peaks' notice: " .. full)
+t.ok(quick:find("quick peaks first: once") and quick:find("about a minute", 1, true) and quick:find("-peaksFile=FILE", 1, true),
+  "the quick peaks' notice: " .. quick)
+
 dofile("tests/lua/plots.lua") -- label placement and its checker
 
 t.done()

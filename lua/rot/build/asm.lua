@@ -28,6 +28,7 @@ local function ptx_of(s, desc, kinfo)
   local k = kinfo.kernels[1]
   local out = dir(s) .. "/" .. k.name .. ".ptx"
   local st, msg = sys.run({ toolchain.nvcc(s), "-std=c++20", "-lineinfo", "-I" .. s.home .. "/core", "-I" .. gendir,
+    "-I" .. s.home .. "/kernels/cpu", -- core/Makefile's KERNEL_INCLUDES
     "--options-file", gendir .. "/kernel.flags", "-ptx", k.path, "-o", out }, { capture = true })
   if st ~= 0 then util.fail(build.what(desc, kinfo) .. " does not compile to PTX:\n" .. (msg or ""):gsub("%s+$", "")) end
   local ptx = assert(sys.readfile(out))
@@ -54,15 +55,17 @@ function M.asm(s, desc, kinfo)
     local ptx, info = ptx_of(s, desc, kinfo)
     return "# ptxas -v:\n" .. info:gsub("[^\n]+", "# %0") .. "\n" .. ptx
   end
-  local gendir = generated(s, desc, kinfo)
+  generated(s, desc, kinfo)
   local k = kinfo.kernels[1]
-  local obj = dir(s) .. "/" .. k.name .. ".o"
-  local st, out = sys.run({ s:get("compiler"), "-std=gnu11", "-gdwarf-4", "-I" .. s.home .. "/core", "-I" .. gendir,
-    "@" .. gendir .. "/kernel.flags", "-c", k.path, "-o", obj }, { capture = true })
+  -- core/Makefile's own rule (include path, macro headers, flags); no path mapped away, so
+  -- objdump finds the source (and DWARF 4, whose file names every objdump reads)
+  local st, out = build.make(s, dir(s), { "KERNEL_DWARF=-gdwarf-4", "kernel-objects" })
   if st ~= 0 then
     util.fail("compiling kernel '" .. k.name .. "' (" .. k.path .. ") with flags '" .. desc.flags .. "' failed:\n" ..
       (out or ""):gsub("%s+$", ""))
   end
+  local obj = s.home .. "/core/" .. assert(sys.readfile(dir(s) .. "/kernel-objects")):match("[^\n]+")
+  obj = sys.realpath(obj) or obj
   if not sys.locate("objdump") then util.fail("'objdump' is not installed", "sudo apt-get install binutils", 2) end
   st, out = sys.run({ "objdump", "-d", "-S", "-l", "--no-show-raw-insn", "-w", obj }, { capture = true })
   if st ~= 0 then util.fail("objdump failed on '" .. obj .. "':\n" .. out) end

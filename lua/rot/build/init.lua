@@ -87,16 +87,23 @@ local function generate(s, desc, kinfo)
   if not changed then util.fail(err) end
 end
 
+--[[ make in core/ with the build's output directory `o` (its generated files in o/gen) and
+  the compilers a core is built with; extra: more of make's arguments (a target, a variable),
+  the core when none. Returns make's status and its output. ]]
+function M.make(s, o, extra)
+  if not sys.locate("ccache") then util.fail("'ccache' is not installed", "sudo apt-get install ccache", 2) end
+  if not sys.locate("make") then util.fail("'make' is not installed", "sudo apt-get install make", 2) end
+  local coredir = s.home .. "/core"
+  return sys.run({ "make", "-s", "-j2", "-C", coredir, "O=" .. util.relpath(coredir, o),
+    "GEN=" .. util.relpath(coredir, o .. "/gen"), "CC=ccache " .. toolchain.plain(s, "compiler"), "CUDA=" .. toolchain.plain(s, "cuda"),
+    "NVCC=ccache " .. toolchain.nvcc(s), table.unpack(extra or {}) }, { capture = true })
+end
+
 --[[ Builds the core of a description (the lock held by the caller): returns the binary and
   its hash, or nil and the compiler's last lines with what was being built. ]]
 function M.core(s, desc, kinfo)
-  if not sys.locate("ccache") then util.fail("'ccache' is not installed", "sudo apt-get install ccache", 2) end
-  if not sys.locate("make") then util.fail("'make' is not installed", "sudo apt-get install make", 2) end
   generate(s, desc, kinfo)
-  local coredir = s.home .. "/core"
-  local st, out = sys.run({ "make", "-s", "-j2", "-C", coredir, "O=" .. util.relpath(coredir, s.builddir),
-    "GEN=" .. util.relpath(coredir, s.builddir .. "/gen"), "CC=ccache " .. toolchain.plain(s, "compiler"), "CUDA=" .. toolchain.plain(s, "cuda"),
-    "NVCC=ccache " .. toolchain.nvcc(s) }, { capture = true })
+  local st, out = M.make(s, s.builddir)
   if st ~= 0 then
     local lines = {}
     for l in (out or ""):gmatch("[^\n]+") do lines[#lines + 1] = l end

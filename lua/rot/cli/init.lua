@@ -20,7 +20,7 @@ local commands = {
   { "list", "list", "shipped and user measurements with their descriptions" },
   { "config", "config [-key=value ...]", "every configuration key: type, default, value and where it came from" },
   { "cache", "cache [clear [NAME]]", "size and entries of the result cache per machine; clear empties it, clear NAME removes one measurement's (or one machine's) entries" },
-  { "asm", "asm KERNEL [-MACRO=value ...] [-optimization=FLAGS]", "annotated assembly of a kernel, built as a measurement would build it" },
+  { "asm", "asm KERNEL|PATH.c [-MACRO=value ...] [-optimization=FLAGS]", "annotated assembly of a kernel, built as a measurement would build it" },
   { "predict", "predict PROFILE.csv DEVICE.csv [MEASURED.csv]", "kernel times on a GPU predicted from a profile (ncu --csv --page raw, or a rot CSV) and that GPU's gpu-peaks.csv; APE against measured times" },
   { "utilization", "utilization PROFILE.csv TABLE.csv", "shared-memory atomic utilization of profiled kernels, from the GPU's T(n,e,c) table (rot measure gpu-atomics)" },
   { "events", "events [all]", "the PMUs this machine offers to counters (all: every event name)" },
@@ -227,17 +227,30 @@ complete -F _rot rot ./rot
   return 0
 end
 
--- rot asm KERNEL [-MACRO=v ...] [-optimization=FLAGS]
+--[[ rot asm KERNEL|PATH.c [-MACRO=v ...] [-optimization=FLAGS]: a kernel by name is looked
+  for as a script in the working directory would look (./kernels, then the shipped ones); a
+  kernel's file (study/kernels/myscale.c) as its study's script would. ]]
 local function asm(cfg, pos, asm_opts)
   if not pos[2] then util.fail("asm needs a kernel name", "rot asm triad -STREAM_UNROLL=4 -optimization='-O3 -march=native'") end
-  local s = start(cfg, { script_dir = sys.realpath(".") or "." })
-  local spec = { kernel = pos[2], macros = {} }
+  local name, file = pos[2], nil
+  if name:match("%.cu?$") then
+    file = sys.realpath(name)
+    if not file then util.fail("no kernel file '" .. name .. "'") end
+    name = util.basename(file):match("^(.*)%.cu?$")
+  end
+  local s = start(cfg, { script_dir = file and util.dirname(util.dirname(file)) or sys.realpath(".") or "." })
+  local spec = { kernel = name, macros = {} }
   for _, kv in ipairs(asm_opts) do
     if kv[1] == "optimization" then spec.flags = kv[2] else spec.macros[kv[1]] = kv[2] end
   end
+  local found = file and require("rot.describe.kernels").all(s).path[name]
+  if file and (not found or sys.realpath(found) ~= file) then
+    util.fail("kernel file '" .. pos[2] .. "' is not where a script finds its kernels" .. (found and (" (rot took " .. found .. ")") or ""),
+      "a study's kernels are in a folder named kernels beside its script")
+  end
   local desc, kinfo = describe.describe(s, spec)
   local out = require("rot.build.asm").asm(s, desc, kinfo)
-  io.stdout:write("# kernel ", pos[2], ", flags '", desc.flags, "', compiler ", desc.compiler, "\n")
+  io.stdout:write("# kernel ", name, " (", kinfo.kernels[1].path, "), flags '", desc.flags, "', compiler ", desc.compiler, "\n")
   for _, k in ipairs(util.sorted_keys(desc.macros)) do io.stdout:write("# macro ", k, " = ", desc.macros[k], "\n") end
   io.stdout:write(out)
   return 0

@@ -48,8 +48,14 @@ local function ranges(drawn, compute, bandwidth)
   return plot.roofline_ranges(xlo, xhi, ylo, yhi, compute, bandwidth)
 end
 
--- The data blocks (A's points, then B's per verdict), their plot elements and the markers
--- the placer keeps labels off.
+-- The label of a matched B point: its coordinates and B/A.
+local function label_of(o, d)
+  local c = o.coords(d.pair.point)
+  return (c ~= "" and (c .. " ") or "") .. string.format("time x%.2f", d.pair.ratio)
+end
+
+-- The data blocks (A's points, then B's per verdict, each B point with its label), their plot
+-- elements and the markers the placer keeps labels off. Returns each verdict's element.
 local function points(o, f, pl, drawn, only, dat, plots)
   local dfile = o.name .. ".dat"
   local blocks = { { name = "A: " .. o.A.label, list = {}, style = "pt 6 ps 1.1 lw 1.2 lc rgb '#777777'" } }
@@ -59,7 +65,7 @@ local function points(o, f, pl, drawn, only, dat, plots)
   end
   for _, d in ipairs(drawn) do
     table.insert(blocks[1].list, d.pa)
-    table.insert(per[d.pair.verdict].list, d.pb)
+    table.insert(per[d.pair.verdict].list, { x = d.pb.x, y = d.pb.y, label = o.labels ~= "none" and label_of(o, d) or nil })
   end
   for _, d in ipairs(only) do table.insert(d.which == "a" and blocks[1].list or per.other.list, d.p) end
   for _, v in ipairs({ "slower", "faster", "same", "other" }) do
@@ -68,17 +74,20 @@ local function points(o, f, pl, drawn, only, dat, plots)
     if #b.list > 0 then blocks[#blocks + 1] = b end
   end
   dat[#dat + 1] = "# rot compare data: one block per set; columns: intensity[flop/B] performance[GFLOP/s] label"
+  local elements = {}
   for i, b in ipairs(blocks) do
     dat[#dat + 1] = "# series " .. (i - 1) .. ": " .. b.name
     for _, p in ipairs(b.list) do
-      dat[#dat + 1] = string.format('%.9g %.9g ""', p.x, p.y)
+      dat[#dat + 1] = string.format("%.9g %.9g %s", p.x, p.y, plot.quote(p.label or ""))
       local px, py = f.px(p.x, p.y)
       pl.block(px, py, place.marker_radius(b.style))
     end
     dat[#dat + 1] = "\n"
     plots[#plots + 1] = string.format("%s index %d using 1:2 with points %s title %s", plot.quote(dfile), i - 1, b.style,
       plot.quote(b.name))
+    for v, x in pairs(per) do if x == b then elements[v] = plots[#plots] end end
   end
+  return elements
 end
 
 -- One arrow per matched point, A to B, coloured by verdict; its shaft and head kept free of
@@ -115,15 +124,14 @@ function M.plot(o)
   local gp = plot.header("compare", o, "operational intensity [flop/byte]", "performance [GFLOP/s]", xr, yr, true, true)
   local plots, labels, dat = {}, {}, {}
   plot.draw_ceilings(f, pl, compute, bandwidth, peak, xr, yr, plots, labels)
-  points(o, f, pl, drawn, only, dat, plots)
+  local elements = points(o, f, pl, drawn, only, dat, plots)
   arrows(f, pl, drawn, gp)
   local lp = {}
   for _, d in ipairs(drawn) do
-    local c = o.coords(d.pair.point)
-    lp[#lp + 1] = { x = d.pb.x, y = d.pb.y, text = (c ~= "" and (c .. " ") or "") .. string.format("time x%.2f", d.pair.ratio),
-      color = M.colors[d.pair.verdict] }
+    lp[#lp + 1] = { x = d.pb.x, y = d.pb.y, text = label_of(o, d), color = M.colors[d.pair.verdict], series = d.pair.verdict }
   end
-  local pls = place.point_labels(f, pl, lp, o.labels or "auto", 0) -- the ceilings' labels numbered first
+  local pls, _, missed = place.point_labels(f, pl, lp, o.labels or "auto", 0) -- the ceilings' labels numbered first
+  plot.key_notes(plots, elements, missed)
   for _, l in ipairs(labels) do gp[#gp + 1] = l end
   for _, l in ipairs(pls) do gp[#gp + 1] = l end
   local items = {}

@@ -385,6 +385,19 @@ function M.measure(rot, quick)
   return rows, staircase_rows(st), compute.clocks(cs)
 end
 
+--[[ The line that says a run measures the machine's peaks first: once, what it costs (full peaks
+  about 3 minutes on a 2-core VM, bandwidth.budget's aim; quick ones about a minute) and what
+  else a user can do: quick peaks, a peaks file measured before. ]]
+function M.first_notice(quick)
+  if quick then
+    return "rot: measuring this machine's quick peaks first: once, stored for every quick run after it (about a minute on "
+      .. "a 2-core VM, more with more cores; -peaksFile=FILE takes a peaks.csv measured before instead)\n"
+  end
+  return "rot: measuring this machine's peaks first: once, stored for every run after it (about 3 minutes on a 2-core VM, "
+    .. "more with more cores; -quick=true measures quick peaks in about a minute for a quick run, -peaksFile=FILE takes "
+    .. "a peaks.csv measured before; `rot measure peaks -useCachedResults=false` measures them afresh)\n"
+end
+
 -- The stored peaks of this machine; measured first (saying so) when there are none.
 function M.get(rot)
   local given = rot.get("peaksFile")
@@ -404,7 +417,7 @@ function M.get(rot)
       and "rot: building the cores of this machine's peaks too (not measured yet: the first `rot measure` of a roofline measures them)\n"
       or stored_older(rot.get("cacheDir"), machine.fingerprint(rot.config), quick)
       and "rot: this machine's peaks were stored by an older rot: finding its levels and ceilings again (reusing its cached points where there are any)\n"
-      or "rot: measuring this machine's peaks first (once; `rot measure peaks -useCachedResults=false` measures them afresh)\n")
+      or M.first_notice(quick))
     local measured = M.measure(rot, quick)
     M.store(rot, measured)
     return measured

@@ -102,26 +102,51 @@ function M.draw(f, pl, compute, bandwidth, peak, xr, yr, plots, labels)
   end
 end
 
+-- The widest band drawn: a spread of 10 % (twice the 5 % past which a ceiling is unstable);
+-- a wider spread is cut there, its label (or key entry) saying the whole ("unstable, 80%").
+M.BAND = 0.10
+
 --[[ Each ceiling's band: from the value down by its spread (how far below the best its other
-  rounds lay), drawn under the line, so a reader sees how firm the roof is. Bands go first in
-  `plots`, behind everything else. ]]
+  rounds lay), at most M.BAND, drawn under the line, so a reader sees how firm the roof is and
+  a wide one never buries the lines; the key says what a band is. Bands go first in `plots`,
+  behind everything else. ]]
 function M.bands(plots, compute, bandwidth, peak)
   local out = {}
+  local function drop(spread) return 1 + math.min(spread, M.BAND) end
   for _, c in ipairs(compute) do
     if (c.spread or 0) > 0 then
       out[#out + 1] = string.format("'+' using 1:(%.9g):(%.9g) with filledcurves fc rgb '%s' fs transparent solid 0.18 "
-        .. "noborder notitle", c.gflops / (1 + c.spread), c.gflops, CEILING)
+        .. "noborder notitle", c.gflops / drop(c.spread), c.gflops, CEILING)
     end
   end
   for _, b in ipairs(bandwidth) do
     if (b.spread or 0) > 0 then
-      local lo, hi = b.gbs / (1 + b.spread), b.gbs
+      local lo, hi = b.gbs / drop(b.spread), b.gbs
       local cap = peak and string.format("%.9g", peak) or "1/0"
       out[#out + 1] = string.format("'+' using 1:(%.9g*$1 < %s ? %.9g*$1 : 1/0):(%.9g*$1 < %s ? %.9g*$1 : %s) with "
         .. "filledcurves fc rgb '%s' fs transparent solid 0.18 noborder notitle", lo, cap, lo, hi, cap, hi, cap, CEILING)
     end
   end
+  if #out > 0 then
+    plots[#plots + 1] = string.format("keyentry with filledcurves fc rgb '%s' fs transparent solid 0.18 noborder title %s",
+      CEILING, q(string.format("a ceiling's spread (band, drawn up to %.0f%%)", M.BAND * 100)))
+  end
   for i = #out, 1, -1 do table.insert(plots, 1, out[i]) end
+end
+
+--[[ The bands of a script wider than M.BAND (a spread past it drawn whole): the ratio of each
+  band's top to its bottom, from the elements M.bands writes. ]]
+function M.wide_bands(gp)
+  local out = {}
+  for lo, hi in gp:gmatch("'%+' using 1:%(([%d.e+-]+)%):%(([%d.e+-]+)%) with filledcurves") do
+    out[#out + 1] = tonumber(hi) / tonumber(lo)
+  end
+  for lo, hi in gp:gmatch("'%+' using 1:%(([%d.e+-]+)%*%$1 < [^?]+%? [^:]+:[^)]+%):%(([%d.e+-]+)%*%$1") do
+    out[#out + 1] = tonumber(hi) / tonumber(lo)
+  end
+  local wide = {}
+  for _, r in ipairs(out) do if r > 1 + M.BAND + 1e-6 then wide[#wide + 1] = r end end
+  return wide
 end
 
 return M

@@ -1,6 +1,8 @@
 -- rot.plot.check: the labels a gnuplot script draws and what they overlap, recomputed from the
 -- script (its geometry) and its data files: how tests hold the placer to its word.
 local place = require "rot.plot.place"
+local key = require "rot.plot.key"
+local ceilings = require "rot.plot.ceilings"
 
 local M = {}
 
@@ -39,7 +41,7 @@ local function set_labels(gp, f, g, y1)
   for line in gp:gmatch("[^\n]+") do
     local text, rest = line:match('^set label %d+ "(.-)" at (.*)$')
     if text then
-      local lab = { text = text:gsub('\\(.)', "%1"), font = tonumber(rest:match("font ',(%d+)'")) or g.small,
+      local lab = { text = text:gsub('\\(.)', "%1"), font = tonumber(rest:match("font ',(%d+)'")) or g.small, color = rest:match("tc rgb '([^']+)'"),
         align = rest:match(" (right) ") or rest:match(" (center) ") or "left", angle = tonumber(rest:match("rotate by (%S+)")) or 0 }
       local gx, gy = rest:match("^(%S+),graph (%S+)")
       if gx then
@@ -74,21 +76,28 @@ local function data_labels(gp, g, read)
   return labs
 end
 
---[[ check(gp_text, read) -> boxes, overlaps, crossings: every label a gnuplot script draws (its
-  `set label`s, and `with labels` from its data files, read(name) giving a file's text), as
-  boxes on the canvas; what overlaps, {{a.text, b.text}, ...}: two labels, or a label and a
-  point, a series' line or an arrow (M.obstacles, named); and the labels a ceiling line runs
-  through (M.crossings). Scripts rot writes carry their geometry; others get gnuplot's usual
-  plot area (an estimate). ]]
+--[[ check(gp_text, read) -> boxes, overlaps, crossings, defects: every label a gnuplot script
+  draws (its `set label`s, and `with labels` from its data files, read(name) giving a file's
+  text), as boxes on the canvas; what overlaps, {{a.text, b.text}, ...}: two labels, or a label
+  and a point, a series' line or an arrow (M.obstacles, named); the labels a ceiling line runs
+  through (M.crossings); and what else a reader would miss: defects.key, the key entries that
+  leave the canvas (rot.plot.key); defects.unlabelled, the points with a label text of their own
+  that is neither beside them nor in the key under their series (M.unlabelled); defects.bands,
+  the bands wider than a plot bears (rot.plot.ceilings). Scripts rot writes carry their
+  geometry; others get gnuplot's usual plot area (an estimate). ]]
 function M.check(gp, read)
   local g, logx, logy = geometry(gp)
   local x1, x2 = gp:match("set xrange %[([^:]+):([^%]]+)%]")
   local y1, y2 = gp:match("set yrange %[([^:]+):([^%]]+)%]")
-  if not x1 or not y1 then return {}, {}, {} end
+  local defects = { key = key.check(gp, g), unlabelled = {}, bands = ceilings.wide_bands(gp) }
+  if not x1 or not y1 then return {}, {}, {}, defects end
   local xr, yr = { tonumber(x1), tonumber(x2) }, { tonumber(y1), tonumber(y2) }
   local f = place.frame(g, xr, yr, logx, logy)
   local boxes = {}
-  for _, lab in ipairs(set_labels(gp, f, g, yr[1])) do boxes[#boxes + 1] = place.box(f, lab) end
+  for _, lab in ipairs(set_labels(gp, f, g, yr[1])) do
+    boxes[#boxes + 1] = place.box(f, lab)
+    boxes[#boxes].color = lab.color
+  end
   for _, lab in ipairs(data_labels(gp, g, read)) do boxes[#boxes + 1] = place.box(f, lab) end
   local overlaps = {}
   for i = 1, #boxes do
@@ -106,7 +115,68 @@ function M.check(gp, read)
       end
     end
   end
-  return boxes, overlaps, M.crossings(gp, f, boxes, xr, yr)
+  defects.unlabelled = M.unlabelled(gp, f, read, boxes)
+  return boxes, overlaps, M.crossings(gp, f, boxes, xr, yr), defects
+end
+
+-- A plot element as the key knows it: its line of the `plot` command without "plot " or the
+-- continuation.
+local function element_of(line) return (line:gsub("^plot ", ""):gsub("^%s+", ""):gsub(", \\$", "")) end
+
+--[[ The texts of the points a script draws with a label text of their own (a data file's third
+  column) that have neither a label of that text and their colour beside them (its box within
+  the marker's radius and 6 pixels; each label counts for one point, the closest pairs first)
+  nor a place in the key's text for their series (its title and the entries of its own after
+  it). boxes: the script's label boxes (with their colour, where the script gives one). ]]
+function M.unlabelled(gp, f, read, boxes)
+  local speaks, points, pairs_ = key.speaks_for(gp), {}, {}
+  local function dist(b, px, py)
+    local dx = math.max(b.x0 - px, 0, px - b.x1)
+    local dy = math.max(b.y0 - py, 0, py - b.y1)
+    return math.sqrt(dx * dx + dy * dy)
+  end
+  for line in gp:gmatch("[^\n]+") do
+    local file, rest = line:match('"([^"]+)"%s+(.*)$')
+    local idx, with, style
+    if file and (line:match("^plot ") or line:match("^%s+")) then idx, with, style = rest:match("^index (%d+) using 1:2 with (%a+)(.*)$") end
+    local text = idx and (with == "points" or with == "linespoints") and read and read(file)
+    for _, row in ipairs(text and blocks(text)[tonumber(idx) + 1] or {}) do
+      local t = row[3] and row[3]:gsub('\\(.)', "%1")
+      if t and t ~= "" then
+        local px, py = f.px(row[1], row[2])
+        local p = { text = t, element = element_of(line), color = style:match("lc rgb '([^']+)'"), labelled = false }
+        points[#points + 1] = p
+        for k, b in ipairs(boxes) do
+          local d = b.text == t and (not b.color or not p.color or b.color:upper() == p.color:upper()) and dist(b, px, py)
+          if d and d <= place.marker_radius(style) + 6 then pairs_[#pairs_ + 1] = { p = p, k = k, d = d } end
+        end
+      end
+    end
+  end
+  table.sort(pairs_, function(a, b) return a.d < b.d end)
+  local used = {}
+  for _, c in ipairs(pairs_) do
+    if not used[c.k] and not c.p.labelled then used[c.k], c.p.labelled = true, true end
+  end
+  local out = {}
+  for _, p in ipairs(points) do
+    if not p.labelled and not M.keyed(p.text, speaks[p.element]) then out[#out + 1] = p.text end
+  end
+  return out
+end
+
+-- Whether a point's text is an item of the key's text for its series (said): "16.0 KiB" in
+-- "unlabelled, top to bottom: 16.0 KiB, 1.00 MiB", not in "116.0 KiB".
+function M.keyed(text, said)
+  local from = 1
+  while said do
+    local i, j = said:find(text, from, true)
+    if not i then return false end
+    local before, after = said:sub(i - 1, i - 1), said:sub(j + 1, j + 1)
+    if (i == 1 or before == " ") and (after == "" or after == "," or after == " ") then return true end
+    from = i + 1
+  end
+  return false
 end
 
 -- Adds the points (and, with linespoints or lines, the lines between them) of one plot

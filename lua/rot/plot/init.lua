@@ -8,6 +8,7 @@ local util = require "rot.util"
 local place = require "rot.plot.place"
 local ceilings = require "rot.plot.ceilings"
 local hover = require "rot.plot.hover"
+local key = require "rot.plot.key"
 local M = {}
 
 -- Okabe & Ito's colour-blind-safe palette, the most distinct first (rot.plot.place).
@@ -94,8 +95,7 @@ local function header(kind, o, xlabel, ylabel, xr, yr, logx, logy)
     "set grid xtics ytics mxtics mytics lc rgb '#e4e4e4'",
     string.format("set lmargin at screen %.4g\nset rmargin at screen %.4g\nset bmargin at screen %.4g\nset tmargin at screen %.4g",
       g.left, g.right, g.bottom, g.top),
-    string.format("set key at screen %.4g, screen %.4g left top vertical Left reverse samplen 1.5 spacing 1.1 font ',%d'",
-      g.right + 0.015, g.top, g.small),
+    key.command(g),
     "set samples 600",
   }
   if logx and logy then gp[#gp + 1] = "set logscale xy" elseif logx then gp[#gp + 1] = "set logscale x" elseif logy then gp[#gp + 1] = "set logscale y" end
@@ -124,20 +124,22 @@ function M.roofline_ranges(xlo, xhi, ylo, yhi, compute, bandwidth)
   return xr, yr, peak
 end
 
--- A plot's point label function: o.label, or, where labels were asked for (o.labels other than
--- "none") without one, the point's working set (its coordinates when it has none).
-local function label_of(o)
+--[[ A plot's point label function: o.label, or, where labels were asked for (o.labels other
+  than "none") without one, or on a roofline (whose axes do not say it: keyed true), the
+  point's working set (its coordinates when it has none). ]]
+local function label_of(o, keyed)
   if o.label then return o.label end
-  if not o.labels or o.labels == "none" then return function() return "" end end
+  if o.labels == "none" or (not o.labels and not keyed) then return function() return "" end end
   return function(r)
     return r.workingSet and util.bytes(r.workingSet) or util.coords(r.point or {})
   end
 end
 
--- A roofline's series (name -> rows with a point, in working-set order), their names in the
--- order first seen, and the box {xlo, xhi, ylo, yhi} of their points (math.huge, 0: none).
+--[[ A roofline's series (name -> rows with a point, in working-set order), their names in the
+  order first seen, the box {xlo, xhi, ylo, yhi} of their points (math.huge, 0: none), and the
+  series of measured rows without flops, which have no place on it (a copy kernel). ]]
 local function roofline_series(o)
-  local series, order, box = {}, {}, { math.huge, 0, math.huge, 0 }
+  local series, order, box, flopless, seen = {}, {}, { math.huge, 0, math.huge, 0 }, {}, {}
   for _, r in ipairs(o.rows) do
     if r.gflops and r.intensity and r.gflops > 0 and r.intensity > 0 then
       local s = o.series and o.series(r) or "points"
@@ -145,18 +147,21 @@ local function roofline_series(o)
       table.insert(series[s], r)
       box = { math.min(box[1], r.intensity), math.max(box[2], r.intensity), math.min(box[3], r.gflops),
         math.max(box[4], r.gflops) }
+    elseif r.gflops == 0 and r.gbs then
+      local s = o.series and o.series(r) or "points"
+      if not seen[s] then seen[s] = true; flopless[#flopless + 1] = s end
     end
   end
   for _, name in ipairs(order) do
     table.sort(series[name], function(a, b) return (a.workingSet or 0) < (b.workingSet or 0) end)
   end
-  return series, order, box
+  return series, order, box, flopless
 end
 
 -- The points of each series for place.add_series, and the note on how their counts were
 -- obtained (" (declared counts)") that their titles carry.
 local function roofline_lists(o, series, order)
-  local counts, lists, label = {}, {}, label_of(o)
+  local counts, lists, label = {}, {}, label_of(o, true)
   for _, name in ipairs(order) do
     lists[name] = {}
     for _, r in ipairs(series[name]) do
@@ -217,31 +222,41 @@ end
   within 2% share one line; ridge points are marked. ]]
 function M.roofline(o)
   check_name(o.name)
-  local series, order, box = roofline_series(o)
+  local series, order, box, flopless = roofline_series(o)
   local compute, bandwidth = M.ceiling_lists(o.compute, o.bandwidth)
   local xr, yr, peak = M.roofline_ranges(box[1], box[2], box[3], box[4], compute, bandwidth)
   local f = frame(M.geometry, xr, yr, true, true)
   local pl = placer(f)
   local lists, counts_note = roofline_lists(o, series, order)
   local dat = { "# rot roofline data: one block per series; columns: intensity[flop/B] performance[GFLOP/s] label" }
-  local points = add_series(f, pl, dat, order, lists, place.marker_radius(ROOF_POINT))
+  local points = add_series(f, pl, dat, order, lists, place.marker_radius(ROOF_POINT), o.labels)
   local gp = header("roofline", o, "operational intensity [flop/byte]", "performance [GFLOP/s]", xr, yr, true, true)
-  local plots, labels = {}, {}
+  local plots, labels, elements = {}, {}, {}
   M.draw_ceilings(f, pl, compute, bandwidth, peak, xr, yr, plots, labels)
   ceilings.bands(plots, compute, bandwidth, peak)
   ridges(f, pl, bandwidth, peak, gp, plots)
   local dfile = o.name .. ".dat"
   for i, s in ipairs(order) do
     local color = M.palette[(i - 1) % #M.palette + 1]
-    plots[#plots + 1] = string.format("%s index %d using 1:2 with linespoints %s lw 1.5 lc rgb '%s' title %s",
+    elements[i] = string.format("%s index %d using 1:2 with linespoints %s lw 1.5 lc rgb '%s' title %s",
       q(dfile), i - 1, ROOF_POINT, color, q(s .. counts_note))
+    plots[#plots + 1] = elements[i]
   end
   above_rings(f, pl, series, order, gp, plots)
-  local pls = point_labels(f, pl, points, o.labels or "auto", 0) -- the ceilings' labels numbered first
+  if #flopless > 0 then plots[#plots + 1] = key.entry("not drawn (no flops): " .. table.concat(flopless, ", "), true) end
+  local pls, _, missed = point_labels(f, pl, points, o.labels or "auto", 0) -- the ceilings' labels numbered first
+  M.key_notes(plots, elements, missed)
   for _, l in ipairs(pls) do labels[#labels + 1] = l end
   for _, l in ipairs(labels) do gp[#gp + 1] = l end
   hover.add(gp, plots, hover.items(o.rows, function(r) return r.intensity, r.gflops end, true, true))
   return M.finish(o, gp, plots, dat, #order == 0 and #o.rows > 0)
+end
+
+-- Names in the key, under each series' entry (elements[i]: series i's), the points its labels
+-- left out (place.point_labels' missed).
+function M.key_notes(plots, elements, missed)
+  for _, p in ipairs(missed) do p.element = elements[p.series] end
+  key.add_notes(plots, missed)
 end
 
 -- The log-log opening of a script (roofline-like plots: the quadrant split).
@@ -249,12 +264,14 @@ function M.loglog_header(kind, o, xlabel, ylabel, xr, yr)
   return header(kind, o, xlabel, ylabel, xr, yr, true, true)
 end
 
---[[ Adds the output commands (SVG, PNG, and PDF when o.pdf), writes data and script, renders
-  unless data and script are unchanged and every output exists. A plot of rows none of which
+--[[ Adds the output commands (SVG, PNG, and PDF when o.pdf), writes data and script (the key's
+  titles wrapped to fit the canvas: rot.plot.key), renders unless data and script are unchanged
+  and every output exists. A plot of rows none of which
   has a point (every point failed, or rot build, which measures nothing) is not rendered:
   returns nil. ]]
 function M.finish(o, gp, plots, dat, empty)
   local g = M.geometry
+  key.fit(g, plots)
   local outputs = { o.name .. ".svg", o.name .. ".png" }
   gp[#gp + 1] = string.format('set terminal svg size %d,%d dynamic enhanced font "Helvetica,%d" background "white"%s',
     g.width, g.height, g.font, hover.terminal(plots))
@@ -390,17 +407,19 @@ function M.xy(o)
   local f = frame(M.geometry, xr, yr, o.logx, o.logy)
   local pl = placer(f)
   local dat = { "# rot plot data: one block per series; columns: x y label" }
-  local points = add_series(f, pl, dat, order, series, place.marker_radius(XY_POINT))
+  local points = add_series(f, pl, dat, order, series, place.marker_radius(XY_POINT), o.labels)
   local gp = header("plot", o, o.xlabel or "x", o.ylabel or "y", xr, yr, o.logx, o.logy)
   if o.xbytes and o.logx then gp[#gp + 1] = byte_tics(xr[1], xr[2]) end
   local n, keyed = xy_vlines(f, pl, o.vlines, yr, gp)
-  local plots, dfile = {}, o.name .. ".dat"
+  local plots, dfile, elements = {}, o.name .. ".dat", {}
   for i, s in ipairs(order) do
-    plots[#plots + 1] = string.format("%s index %d using 1:2 with linespoints %s lw 1.5 lc rgb '%s' title %s",
+    elements[i] = string.format("%s index %d using 1:2 with linespoints %s lw 1.5 lc rgb '%s' title %s",
       q(dfile), i - 1, XY_POINT, M.palette[(i - 1) % #M.palette + 1], q(s))
+    plots[#plots + 1] = elements[i]
   end
   for _, k in ipairs(keyed) do plots[#plots + 1] = k end
-  local pls = point_labels(f, pl, points, o.labels or "auto", n)
+  local pls, _, missed = point_labels(f, pl, points, o.labels or "auto", n)
+  M.key_notes(plots, elements, missed)
   for _, l in ipairs(pls) do gp[#gp + 1] = l end
   if #plots == 0 then plots[1] = "NaN notitle" end
   hover.add(gp, plots, hover.items(o.rows, function(r) return fx(r), fy(r) end, o.logx, o.logy))

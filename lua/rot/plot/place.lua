@@ -40,6 +40,9 @@ M.terminals = {
 local BASELINE, BELOW, ABOVE = 0.44, 0.68, 0.46
 local function below(text) return text:find("[gjpqyQ,;()%[%]{}|_@$\128-\255]") and BELOW or BASELINE end
 
+-- How far a text reaches below and above its anchor, in ems.
+function M.ink_of(text) return below(text), ABOVE end
+
 -- The largest em of a font size f among the terminals, in pixels.
 local function em(f)
   local m = 0
@@ -200,29 +203,35 @@ local function at_pixel(f, px, py, lab)
   return lab
 end
 
---[[ Point labels of every series, placed greedily: right of the point, else left of it, else
-  left out (mode "auto"); "all" keeps every one (overlapping or not), "ends" only each series'
-  first and last, "none" none. points = {{x=, y=, text=, r= (the marker's radius, pixels),
-  first=, last=, color=}}. Placements kept for later (a plot's ceiling labels) go first: every
-  point, line and arrow is known by now. Returns the label commands and the last number. ]]
+--[[ Point labels of every series, placed greedily: right of the point, else left of it (a
+  strip of points, one over the other, labelled on alternating sides where they are far enough
+  apart), else left out (mode "auto": the caller names it in the key, rot.plot.key); "all" keeps every one (overlapping or not), "ends" only each series' first and
+  last, "none" none. points = {{x=, y=, text=, r= (the marker's radius, pixels), first=, last=,
+  color=, series=}}. Placements kept for later (a plot's ceiling labels) go first: every point,
+  line and arrow is known by now. Returns the label commands, the last number and the points
+  left out ({series=, px=, py=, text=}). ]]
 local function point_labels(f, pl, points, mode, first)
-  local out, n = {}, pl.flush(first)
-  if mode == "none" then return out, n end
+  local out, n, missed = {}, pl.flush(first), {}
+  if mode == "none" then return out, n, missed end
   for _, pt in ipairs(points) do
     local keep = pt.text ~= "" and (mode ~= "ends" or pt.first or pt.last)
     if keep then
       local px, py = f.px(pt.x, pt.y)
       local gap = (pt.r or 5) + 3
-      local right = at_pixel(f, px + gap, py, { text = pt.text, align = "left", font = f.g.small })
-      local left = at_pixel(f, px - gap, py, { text = pt.text, align = "right", font = f.g.small })
-      local chosen = mode == "all" and right or (pl.try(right) and right) or (pl.try(left) and left)
+      local chosen
+      for _, at in ipairs({ gap, -gap }) do
+        local lab = at_pixel(f, px + at, py, { text = pt.text, align = at > 0 and "left" or "right", font = f.g.small })
+        if mode == "all" or pl.try(lab) then chosen = lab; break end
+      end
       if chosen then
         n = n + 1
         out[#out + 1] = label_cmd(n, chosen, pt.color)
+      else
+        missed[#missed + 1] = { series = pt.series, px = px, py = py, text = pt.text }
       end
     end
   end
-  return out, n
+  return out, n, missed
 end
 
 -- Keeps labels off the straight pixel segment from (ax, ay) to (bx, by): a series' line, an
@@ -268,16 +277,18 @@ function M.block_ceilings(f, pl, compute, bandwidth, peak, xr, yr)
 end
 
 --[[ The series of a plot: each one's data block into dat ("# series I: NAME", then "x y
-  label" lines), its points (radius r) and the lines between them kept free of labels. lists
-  = {NAME = {{x=, y=, label=}, ...}} in drawing order, names in legend order. Returns the
-  points for point_labels. ]]
-function M.add_series(f, pl, dat, names, lists, r)
+  label" lines: the label a point is to have, none where mode, point_labels' mode, asks for
+  none), its points (radius r) and the lines between them kept free of labels. lists = {NAME =
+  {{x=, y=, label=}, ...}} in drawing order, names in legend order. Returns the points for
+  point_labels (series: the index of its series in names). ]]
+function M.add_series(f, pl, dat, names, lists, r, mode)
   local points = {}
   for i, s in ipairs(names) do
     local pts = lists[s]
     dat[#dat + 1] = "# series " .. i - 1 .. ": " .. s
     for j, p in ipairs(pts) do
       local text = p.label ~= nil and tostring(p.label) or "" -- a label function may give a number
+      if mode == "none" or (mode == "ends" and j > 1 and j < #pts) then text = "" end -- a label not asked for
       dat[#dat + 1] = string.format("%.9g %.9g %s", p.x, p.y, q(text))
       local bx, by = f.px(p.x, p.y)
       pl.block(bx, by, r)
@@ -286,7 +297,7 @@ function M.add_series(f, pl, dat, names, lists, r)
         M.block_segment(pl, ax, ay, bx, by)
       end
       points[#points + 1] = { x = p.x, y = p.y, text = text, first = j == 1, last = j == #pts, r = r,
-        color = M.palette[(i - 1) % #M.palette + 1] }
+        color = M.palette[(i - 1) % #M.palette + 1], series = i }
     end
     dat[#dat + 1] = "\n"
   end

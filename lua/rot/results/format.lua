@@ -9,6 +9,12 @@ local function fmt(v, f)
   return string.format(f, v)
 end
 
+-- The bandwidth a point's time bound allows (its declared bytes over that time), GB/s: the
+-- bound of a kernel without flops (copy), and of any kernel in a bandwidth table.
+local function bound_gbs(r)
+  return r.timeBound and r.timeBound > 0 and r.bytes and r.bytes > 0 and r.bytes / r.timeBound / 1e9 or nil
+end
+
 -- Column set: name -> {title, formatter for the table, value for the CSV}
 M.columns = {
   size = { "size", function(r) return util.bytes(r.workingSet) end, function(r) return r.workingSet end },
@@ -32,7 +38,11 @@ M.columns = {
   mode = { "caches", function(r) return r.cacheMode or "-" end, function(r) return r.cacheMode end },
   disturbed = { "disturbed", function(r) return r.disturbed and tostring(r.disturbed) or "-" end,
     function(r) return r.disturbed end },
-  bound = { "bound GFLOP/s", function(r) return r.bound and string.format("%.3g", r.bound) or "-" end, function(r) return r.bound end },
+  bound = { "bound GFLOP/s", function(r) -- a kernel without flops: its bound in GB/s, said so
+    if r.bound then return string.format("%.3g", r.bound) end
+    return r.fraction and bound_gbs(r) and string.format("%.3g GB/s", bound_gbs(r)) or "-"
+  end, function(r) return r.bound end },
+  ["bound GB/s"] = { "bound GB/s", function(r) return fmt(bound_gbs(r), "%.4g") end, bound_gbs },
   limiter = { "limiter", function(r) return r.limiter or "-" end, function(r) return r.limiter end },
   fraction = { "of bound", function(r)
     return r.fraction and string.format("%.0f%%%s", r.fraction * 100, r.above and "^" or "") or "-"
@@ -219,6 +229,7 @@ function M.csv(rows, path, axes)
     { "cache_mode", function(r) return r.cacheMode end },
     { "timer_overhead_ns", function(r) return r.timerOverheadNs end },
     { "bound_GFLOPs", function(r) return r.bound end },
+    { "bound_GBs", bound_gbs },
     { "limiter", function(r) return r.limiter end },
     { "bound_unstable", function(r) return r.fraction and (r.boundUnstable and 1 or 0) or nil end },
     { "fraction_of_bound", function(r) return r.fraction end },

@@ -7,6 +7,7 @@ local machine = require "rot.machine"
 local peaks = require "rot.machine.peaks"
 local bounds = require "rot.results.bounds"
 local format = require "rot.results.format"
+local levelnames = require "rot.results.levelnames"
 local plot = require "rot.plot"
 
 local M = {}
@@ -224,9 +225,37 @@ function Results:gpu_bounds(ceilings, spreads)
   return self
 end
 
+-- The level a row's data live in ("L2", "L3-DRAM", "DRAM"; cold: DRAM): its bound's, else its
+-- working set's at its thread count; nil for a row not measured or without a working set.
+local function level_of(self, r)
+  if not r.entry then return nil end -- not measured (failed, or only built): not drawn
+  if r.level then return r.level end
+  if not r.workingSet then return nil end
+  local lv = self:ceilings(nil, r.threads or 1).levels
+  if #lv == 0 then return nil end
+  return bounds.level_name(r, r.cacheMode == "cold" and lv[#lv] or peaks.level_of(r.workingSet, lv))
+end
+
+-- A warning, once a run, for each series of plot o named after a memory level some of its
+-- points' data are not in (rot.results.levelnames).
+local function check_level_names(self, o)
+  if not o.series then return end
+  local names = {}
+  for _, l in ipairs(self:ceilings().levels) do names[#names + 1] = l.name end
+  if #names == 0 then return end
+  local s = session.current()
+  s.warned_names = s.warned_names or {}
+  for _, m in ipairs(levelnames.misnamed(self.rows, o.series, function(r) return level_of(self, r) end, names)) do
+    local w = levelnames.warning(o.name, m)
+    if not s.warned_names[w] then s.warned_names[w] = true; io.stderr:write(w) end
+  end
+end
+
 -- The options every plot of these rows gets: several machines side by side, point labels
--- checked, the output directory, gnuplot, PDF; extra on top.
+-- checked, the output directory, gnuplot, PDF; extra on top. A plot of these rows (extra.rows
+-- unset) has its series' names checked against the levels of their points.
 local function plot_opts(self, o, extra)
+  if not extra.rows then check_level_names(self, o) end
   local series = o.series
   if format.several_machines(self.rows) then -- several machines (Slurm node types): side by side, one series each
     series = function(r) return (o.series and (o.series(r) .. " @ ") or "") .. (format.machine_of(r) or "?") end

@@ -1,0 +1,214 @@
+-- rot.plot.key: the key (legend) as every terminal draws it: each entry's box on the canvas,
+-- titles too wide for it wrapped onto entries of their own, and notes naming the points a plot
+-- left unlabelled.
+local place = require "rot.plot.place"
+
+local M = {}
+
+--[[ Where rot's key puts an entry's text, per terminal (gnuplot 5.4 with rot's `set key ... left
+  top vertical Left reverse samplen 1.5 spacing 1.1 font ',9'`, measured in pixels of the
+  1000-pixel canvas): from the key's x to the text's start (its sample first), and from one
+  entry to the next; an entry's text is centred (about its capitals) half a step below the
+  key's top, and so on down. A title with "\n" in it is drawn as several lines about the same
+  centre (gnuplot gives it no more room): rot writes none, it wraps onto entries of its own. ]]
+M.terminals = {
+  svg = { text = 30.3, step = 14.85 },
+  png = { text = 29, step = 13.25 },
+  pdf = { text = 19.2, step = 9.15 },
+}
+
+-- Where the key sits (screen fractions of the canvas): its left and top.
+function M.at(g) return g.right + 0.015, g.top end
+
+-- The `set key` command of a plot of geometry g.
+function M.command(g)
+  local x, y = M.at(g)
+  return string.format("set key at screen %.4g, screen %.4g left top vertical Left reverse samplen 1.5 spacing 1.1 font ',%d'",
+    x, y, g.small)
+end
+
+--[[ The box of the i-th key entry (from 1) of a text, in canvas pixels (x right, y down), as
+  the union over the terminals: {x0, y0, x1, y1}. g: the geometry (width, height, small); kx,
+  ky: the key's corner in screen fractions. ]]
+function M.box(g, kx, ky, i, text)
+  local w = place.textwidth(text)
+  local below, above = place.ink_of(text)
+  local x0, y0, x1, y1 = math.huge, math.huge, -math.huge, -math.huge
+  for _, t in ipairs(place.terminals) do
+    local k = M.terminals[t.name]
+    local e = t.em * g.small
+    local x = kx * g.width + k.text
+    local y = (1 - ky) * g.height + (i - 0.5) * k.step
+    x0, x1 = math.min(x0, x), math.max(x1, x + w * e)
+    y0, y1 = math.min(y0, y - above * e), math.max(y1, y + below * e)
+  end
+  return { x0 = x0, y0 = y0, x1 = x1, y1 = y1 }
+end
+
+-- Whether an entry's text fits the canvas (3 pixels kept from its edges).
+function M.fits(g, kx, ky, i, text)
+  local b = M.box(g, kx, ky, i, text)
+  return b.x1 <= g.width - 3 and b.y1 <= g.height - 3
+end
+
+--[[ A title as lines that each fit the key's width: broken after the last comma or colon that
+  fits (but for one in the line's first third), else at the last space, else inside the word; lines after the first indented two more spaces than
+  the title's own indentation. ]]
+function M.wrap(g, text)
+  local kx, ky = M.at(g)
+  local indent = text:match("^ *")
+  local out, rest, pad = {}, text, indent
+  while not M.fits(g, kx, ky, 1, rest) do
+    local cut, comma, space = nil, nil, nil
+    for i = #pad + 2, #rest do
+      local c = rest:sub(i, i)
+      if c == " " and M.fits(g, kx, ky, 1, rest:sub(1, i - 1)) then
+        space = i
+        if rest:find("^[,:]", i - 1) then comma = i end
+      end
+    end
+    cut = (comma and comma > (space or 0) / 3) and comma or space -- a comma, unless it leaves a short line
+    local line, after
+    if cut then
+      line, after = rest:sub(1, cut - 1), rest:sub(cut + 1)
+    else -- one word too long: as many characters as fit (whole UTF-8 sequences)
+      local n = #pad + 1
+      for p in rest:gmatch("()[\0-\127\192-\255]") do
+        if p > #pad + 1 and not M.fits(g, kx, ky, 1, rest:sub(1, p - 1)) then break end
+        n = p
+      end
+      if n <= #pad + 1 then break end
+      line, after = rest:sub(1, n - 1), rest:sub(n)
+    end
+    out[#out + 1] = line
+    pad = indent .. "  "
+    rest = pad .. after:gsub("^ +", "")
+  end
+  out[#out + 1] = rest
+  return out
+end
+
+--[[ A plot element's title: text, and where it starts and ends in the element (with its quotes),
+  or nil for an element without one (notitle). Both of gnuplot's quotes are read, "..." with
+  rot.plot.place's escapes. ]]
+function M.title(element)
+  local s, q = element:match("%f[%w]title ()([\"'])")
+  if not s then return nil end
+  local i, text = s + 1, {}
+  while i <= #element do
+    local c = element:sub(i, i)
+    if q == '"' and c == "\\" then
+      local n = element:sub(i + 1, i + 1)
+      text[#text + 1] = n == "n" and "\n" or n
+      i = i + 2
+    elseif c == q and q == "'" and element:sub(i + 1, i + 1) == "'" then
+      text[#text + 1] = "'"
+      i = i + 2
+    elseif c == q then
+      return table.concat(text), s, i
+    else
+      text[#text + 1] = c
+      i = i + 1
+    end
+  end
+  return nil
+end
+
+-- A key entry of its own holding text (no sample): a continuation, or a note.
+function M.entry(text, noenhanced)
+  return "keyentry with lines lt nodraw title " .. place.quote(text) .. (noenhanced and " noenhanced" or "")
+end
+
+--[[ Every titled element of plots whose title is wider than the key has room for: its title cut
+  to the first line, the others entries of their own right after it. ]]
+function M.fit(g, plots)
+  local out = {}
+  for _, p in ipairs(plots) do
+    local text, s, e = M.title(p)
+    local lines = text and M.wrap(g, text)
+    if lines and #lines > 1 then
+      local noenh = p:find("noenhanced", 1, true) ~= nil
+      out[#out + 1] = p:sub(1, s - 1) .. place.quote(lines[1]) .. p:sub(e + 1)
+      for i = 2, #lines do out[#out + 1] = M.entry(lines[i], noenh) end
+    else
+      out[#out + 1] = p
+    end
+  end
+  for i = 1, math.max(#plots, #out) do plots[i] = out[i] end
+end
+
+--[[ A note on the points of one plot element its labels left out, in an order a reader can
+  follow: "unlabelled, top to bottom: 16.0 KiB, 1.00 MiB" where they share one x (a working
+  set swept at one intensity: a strip), else left to right ("unlabelled: 16.0 KiB" for one).
+  points: {{px=, py=, text=}}. ]]
+function M.note(points)
+  local strip = true
+  for _, p in ipairs(points) do strip = strip and math.abs(p.px - points[1].px) < 1.5 end
+  table.sort(points, function(a, b)
+    if strip or math.abs(a.px - b.px) < 1.5 then return a.py > b.py end
+    return a.px < b.px
+  end)
+  local texts = {}
+  for _, p in ipairs(points) do texts[#texts + 1] = p.text end
+  local order = #points == 1 and "" or strip and ", top to bottom" or ", left to right"
+  return "  unlabelled" .. order .. ": " .. table.concat(texts, ", ")
+end
+
+--[[ Adds, right after each element of plots that drew points a plot's labels left out, the key
+  entry naming them (M.note). missed: {{element=, px=, py=, text=}} (pixels of the plot area,
+  y up). ]]
+function M.add_notes(plots, missed)
+  local by, order = {}, {}
+  for _, p in ipairs(missed) do
+    if not by[p.element] then by[p.element] = {}; order[#order + 1] = p.element end
+    table.insert(by[p.element], p)
+  end
+  for _, el in ipairs(order) do
+    for i, p in ipairs(plots) do
+      if p == el then table.insert(plots, i + 1, M.entry(M.note(by[el]))); break end
+    end
+  end
+end
+
+--[[ The entries a script's key draws, in order: {{text=, element=, continues=}} (continues: an
+  entry of its own after a titled element, a continuation or a note). From the `plot` command
+  as rot.plot writes it, one element a line. ]]
+function M.entries(gp)
+  local cmd = gp:match("\nplot (.-[^\\])\n") or gp:match("^plot (.-[^\\])\n")
+  local out = {}
+  if not cmd then return out end
+  for el in (cmd .. ", \\\n"):gmatch("(.-), \\\n%s*") do
+    local text = M.title(el)
+    if text then out[#out + 1] = { text = text, element = el, continues = el:match("^keyentry ") ~= nil } end
+  end
+  return out
+end
+
+--[[ check(gp, g) -> the texts of the key entries that leave the canvas, as every terminal draws
+  them (the key's corner from the script's `set key at screen X, screen Y`). ]]
+function M.check(gp, g)
+  local kx, ky = gp:match("set key at screen ([%d.]+), screen ([%d.]+)")
+  local out = {}
+  if not kx then return out end
+  for i, e in ipairs(M.entries(gp)) do
+    if not M.fits(g, tonumber(kx), tonumber(ky), i, e.text) then out[#out + 1] = e.text end
+  end
+  return out
+end
+
+--[[ The text of the key that speaks for an element (its title, the entries of its own after it
+  joined with a space): where a point its labels left out must be named. ]]
+function M.speaks_for(gp)
+  local out, cur = {}, nil
+  for _, e in ipairs(M.entries(gp)) do
+    if e.continues and cur then
+      out[cur] = out[cur] .. " " .. e.text:gsub("^ +", "")
+    elseif not e.continues then
+      cur = e.element
+      out[cur] = e.text
+    end
+  end
+  return out
+end
+
+return M

@@ -1,0 +1,76 @@
+#!/bin/sh
+# README's own kernel, as a newcomer meets it (issue 44): the kernel and the study script are
+# taken from README's "Writing a kernel" (its code blocks), unchanged, into a study folder, and
+# walked through what README says to do with them in a fresh cache: rot build, rot measure, an
+# edit (its loop done twice), rot measure again, rot history, rot compare, rot asm (by name in
+# the study and by path). Every plot it writes has each key entry on the canvas, each point
+# labelled or named in the key, no overlap, no ceiling through a label, no band past 10%. The
+# machine's ceilings come from the recorded peaks (tests/fixtures/peaks.csv): a first run here
+# would otherwise measure them (minutes), which README says.
+. "$(dirname "$0")/lib.sh"
+
+# the section's first C block is the kernel, its first Lua block the study
+awk '/^## Writing a kernel/ { s = 1; next } /^## / { s = 0 } s' "$ROOT/README.md" >"$T/section"
+S="$T/study"
+mkdir -p "$S/kernels"
+awk '/^```c$/ { if (!done) b = 1; next } /^```$/ { if (b) done = 1; b = 0 } b' "$T/section" >"$S/kernels/myscale.c"
+awk '/^```lua$/ { if (!done) b = 1; next } /^```$/ { if (b) done = 1; b = 0 } b' "$T/section" >"$S/study.lua"
+grep -q "ROT_KERNEL(myscale)" "$S/kernels/myscale.c" && grep -q '#include "args.h"' "$S/kernels/myscale.c" &&
+	grep -q 'r:roofline' "$S/study.lua" && grep -q "kernels/myscale.c" "$T/section"
+ok $? "README's 'Writing a kernel' holds the kernel (with args.h), the study and where each goes"
+
+cd "$T" || exit 1
+rot build study/study.lua >"$T/b" 2>&1
+ok $? "rot build study/study.lua builds README's kernel"
+contains "$T/b" "^rot build: 2 cores built, 0 failed" "two cores (one a factor), built"
+
+# more runs, and only runs nothing preempted (as compare.t): the two runs' ratio holds on a
+# loaded 2-core machine
+rot measure study/study.lua -runs=10 -ignoreDisturbed=true >"$T/o1" 2>"$T/e1"
+ok $? "rot measure study/study.lua measures it"
+contains "$T/o1" "^rot: 6 points, cache: 0 hits, 6 measured, 0 failed" "its six points"
+! grep -q "is named after" "$T/e1"
+ok $? "its series named after no memory level its points are not in"
+
+# the edit README names: the loop now runs twice
+sed -i 's|^\tfor (size_t i = 0; i < s->n; i++)$|\tfor (int rep = 0; rep < 2; rep++)\n&|' "$S/kernels/myscale.c"
+grep -q "rep < 2" "$S/kernels/myscale.c"
+ok $? "the kernel is edited: its loop runs twice"
+rot measure study/study.lua -runs=10 -ignoreDisturbed=true >"$T/o2" 2>&1
+contains "$T/o2" "^rot: 6 points, cache: 0 hits, 6 measured, 0 failed" "measured again: every point anew"
+
+rot history study/study.lua >"$T/h" 2>&1
+ok $? "rot history study/study.lua"
+grep "^2 " "$T/h" | grep -q "kernels/myscale.c changed" && grep -q "^1 .*first run recorded" "$T/h"
+ok $? "lists both runs, the edited kernel file as what changed"
+
+rot compare study/study.lua >"$T/c" 2>&1
+ok $? "rot compare study/study.lua"
+contains "$T/c" "^rot compare: .* 0 only in A, 0 only in B" "compares the six points of both runs"
+speedup=$(sed -n 's/^rot compare: .*geometric-mean speedup \([0-9.]*\) .*/\1/p' "$T/c")
+awk -v s="$speedup" 'BEGIN { exit !(s > 0 && s < 0.9) }'
+ok $? "the loop run twice is slower: geometric-mean speedup $speedup"
+test -s "$OUT/study-compare.png" && test -s "$OUT/study.png"
+ok $? "the roofline and the compare plot are drawn"
+
+(cd "$S" && "$ROOT/rot" asm myscale -SCALE_FACTOR=3.0 -optimization=-O3 >"$T/a1" 2>&1)
+ok $? "rot asm myscale in the study folder compiles README's kernel (its args.h found)"
+contains "$T/a1" "# kernel myscale ($S/kernels/myscale.c), flags '-O3'" "it says which kernel and flags"
+contains "$T/a1" "# macro SCALE_FACTOR = 3.0" "and the macro"
+contains "$T/a1" "SCALE_FACTOR \* s->b\[i\]" "the source is interleaved"
+"$ROOT/rot" asm study/kernels/myscale.c >"$T/a2" 2>&1
+ok $? "rot asm study/kernels/myscale.c from elsewhere"
+contains "$T/a2" "flags '-O2'" "without -optimization: -O2, a point's flags when it gives none"
+cp "$S/kernels/myscale.c" "$T/loose.c"
+"$ROOT/rot" asm "$T/loose.c" >"$T/a3" 2>&1
+test $? -eq 1 && grep -q "^rot: kernel file '$T/loose.c' is not where a script finds its kernels" "$T/a3"
+ok $? "a kernel file outside a kernels/ folder is refused, saying why"
+
+# every plot the study wrote: readable as drawn
+readable_plots "$OUT" 2 "the roofline and the compare plot"
+# the points carry a text to label them with (their working set; the compare plot's n and B/A):
+# the check above is about every one of them
+test "$(grep -c '^[0-9.e+-]* [0-9.e+-]* "[^"]\+"$' "$OUT/study.dat")" -eq 6 &&
+	test "$(grep -c '^[0-9.e+-]* [0-9.e+-]* "f=[0-9.]* n=[0-9]* time x[0-9.]*"$' "$OUT/study-compare.dat")" -eq 6
+ok $? "every point of both plots has a label text: 6 and 6"
+done_testing
