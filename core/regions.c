@@ -30,6 +30,7 @@ static const char *const region_keys[RK_COUNT] = {
 struct agg {
 	double v[RK_COUNT];
 	double counts[ROT_ARENA_EVENTS];
+	uint32_t missing; /* events some thread of it could not open */
 	int seen;
 };
 
@@ -129,6 +130,7 @@ static void add_slot(struct agg *g, const struct rot_arena_slot *s, int nevents,
 	v[RK_MULTIPLEXED_CALLS] += (double)s->multiplexed_calls;
 	for (int i = 0; i < nevents; i++)
 		g->counts[i] += s->counts[i];
+	g->missing |= s->missing;
 }
 
 /* One region's record: run, name, the keys, and each event's count when every call counted. */
@@ -141,7 +143,8 @@ static void write_region(FILE *out, int run, const char *name, const struct agg 
 			fprintf(out, " %s=%.17g", region_keys[k], g->v[k]);
 	int all = g->v[RK_COUNTED_CALLS] >= g->v[RK_CALLS_TOTAL] && g->v[RK_CALLS_TOTAL] > 0;
 	for (int i = 0; all && i < nevents; i++)
-		fprintf(out, " e%d=%.17g", i, g->counts[i]);
+		if (!(g->missing & (1u << i)))
+			fprintf(out, " e%d=%.17g", i, g->counts[i]);
 	fputc('\n', out);
 }
 
@@ -188,13 +191,15 @@ void regions_write_meta(const struct regions *r, FILE *out)
 		(double)a->pair_ticks * tick, (double)a->empty_ticks * tick);
 	if (a->overflow)
 		fprintf(out, "meta regionCallsLost %u\n", a->overflow);
-	if (a->counters_errno) {
+	for (int i = 0; i < r->ctr.n; i++) {
+		if (!a->event_errno[i])
+			continue;
 		char why[1024];
-		counters_why(&r->ctr, a->counters_event, a->counters_errno, why, sizeof why);
+		counters_why(&r->ctr, i, a->event_errno[i], why, sizeof why);
 		char *hint = strstr(why, "\nhint: ");
 		if (hint)
 			*hint = '\0';
-		fprintf(out, "meta countersError thread %d: %s\n", a->counters_thread, why);
+		fprintf(out, "meta eventError%d %s\n", i, why);
 		if (hint)
 			fprintf(out, "meta countersHint %s\n", hint + 7);
 	}

@@ -47,6 +47,7 @@ struct rot_arena_slot {
 	uint64_t counted_calls;			   /* calls whose counters ran all through */
 	double counts[ROT_ARENA_EVENTS]; /* summed over counted calls, scaled when multiplexed */
 	uint64_t multiplexed_calls;
+	uint32_t missing; /* the events this thread could not open (bit i: event i) */
 };
 
 struct rot_arena {
@@ -60,10 +61,10 @@ struct rot_arena {
 	/* set by the recorder */
 	int32_t attached; /* 1 once the recorder mapped the arena in the program */
 	int32_t pid;
-	uint32_t nthreads, nregions, nslots; /* threads that called a marker; names; slots */
-	uint32_t overflow;		     /* slots that did not fit (their calls are lost) */
-	int32_t counters_errno; /* the first failure to open a thread's counters: errno, */
-	int32_t counters_thread, counters_event; /* the thread and the event */
+	uint32_t nthreads, nregions, nslots;	/* threads that called a marker; names; slots */
+	uint32_t overflow;			/* slots that did not fit (their calls are lost) */
+	int32_t event_errno[ROT_ARENA_EVENTS];	/* each event's first failure to open: errno, */
+	int32_t event_thread[ROT_ARENA_EVENTS]; /* and the thread */
 	uint32_t misuse; /* enum rot_misuse of the first misuse, its thread and region */
 	int32_t misuse_thread, misuse_other;
 	char misuse_region[ROT_ARENA_NAME];

@@ -35,7 +35,10 @@ struct tstate {
 	uint32_t index;
 	int depth, overdepth; /* open regions; begins past ROT_ARENA_DEPTH, ignored */
 	int fd;		      /* its counter group's leader (-1: none) */
-	int fds[EV];
+	int fds[EV];	      /* each event's descriptor (-1: it could not be opened) */
+	int at[EV];	      /* where each event's value is in a read of the group (-1: absent) */
+	int ngroup;	      /* events in the group */
+	uint32_t missing;     /* events it could not open (bit i: event i) */
 	struct frame stack[ROT_ARENA_DEPTH];
 	struct rot_arena_slot *slot[ROT_ARENA_REGIONS];
 	struct {
@@ -126,11 +129,13 @@ static struct rot_arena_slot *slot_of(struct tstate *t, uint32_t id)
 	s->thread = t->index;
 	s->region = id;
 	s->min_ticks = UINT64_MAX;
+	s->missing = t->missing;
 	return t->slot[id] = s;
 }
 
-/* Opens the thread's counters as one group (all count together, or none does: a counter that
- * did not run is never read as 0). The first failure is kept with its errno. */
+/* Opens the thread's counters as one group (those in it count together, or none does: a
+ * counter that did not run is never read as 0). An event that cannot be opened is left out,
+ * its first failure kept with its errno; the others count. */
 static void counters_open(struct tstate *t)
 {
 	for (uint32_t i = 0; i < arena->nevents; i++) {
@@ -143,31 +148,29 @@ static void counters_open(struct tstate *t)
 				PERF_FORMAT_TOTAL_TIME_RUNNING;
 		a.disabled = 0;
 		a.inherit = 0;
-		int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, i ? t->fd : -1,
-				      PERF_FLAG_FD_CLOEXEC);
-		if (fd < 0) {
+		t->at[i] = -1;
+		t->fds[i] =
+		    (int)syscall(SYS_perf_event_open, &a, 0, -1, t->fd, PERF_FLAG_FD_CLOEXEC);
+		if (t->fds[i] < 0) {
 			int zero = 0;
-			if (__atomic_compare_exchange_n(&arena->counters_errno, &zero, errno, 0,
-							__ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-				arena->counters_thread = (int32_t)t->index;
-				arena->counters_event = (int32_t)i;
-			}
-			for (uint32_t j = 0; j < i; j++)
-				close(t->fds[j]);
-			t->fd = -1;
-			return;
+			if (__atomic_compare_exchange_n(&arena->event_errno[i], &zero, errno, 0,
+							__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+				arena->event_thread[i] = (int32_t)t->index;
+			t->missing |= 1u << i;
+			continue;
 		}
-		t->fds[i] = fd;
-		if (i == 0)
-			t->fd = fd;
+		if (t->fd < 0)
+			t->fd = t->fds[i];
+		t->at[i] = t->ngroup++;
 	}
 }
 
 static void thread_end(void *p)
 {
 	struct tstate *t = p;
-	for (uint32_t i = 0; t->fd >= 0 && i < arena->nevents; i++)
-		close(t->fds[i]);
+	for (uint32_t i = 0; i < arena->nevents; i++)
+		if (t->fds[i] >= 0)
+			close(t->fds[i]);
 	if (self == t)
 		self = NULL;
 	free(t);
@@ -191,7 +194,7 @@ static struct tstate *thread_state(void)
 
 static void read_counters(const struct tstate *t, uint64_t *v)
 {
-	if (read(t->fd, v, (3 + arena->nevents) * sizeof *v) < 0)
+	if (read(t->fd, v, (3 + (size_t)t->ngroup) * sizeof *v) < 0)
 		v[2] = UINT64_MAX; /* marks the read as failed: the call is not counted */
 }
 
@@ -227,14 +230,16 @@ static void region_begin(const char *name)
 }
 
 /* Adds a counted call's counts (c1 now, f->c0 at its begin) to s. */
-static void add_counts(struct rot_arena_slot *s, const struct frame *f, const uint64_t *c1)
+static void add_counts(const struct tstate *t, struct rot_arena_slot *s, const struct frame *f,
+		       const uint64_t *c1)
 {
 	uint64_t en = c1[1] - f->c0[1], run = c1[2] - f->c0[2];
 	if (f->c0[2] == UINT64_MAX || c1[2] == UINT64_MAX || run == 0 || run > en)
 		return; /* the group did not run in this call (or a read failed): not counted */
 	double scale = run < en ? (double)en / (double)run : 1.0;
 	for (uint32_t i = 0; i < arena->nevents; i++)
-		s->counts[i] += (double)(c1[3 + i] - f->c0[3 + i]) * scale;
+		if (t->at[i] >= 0)
+			s->counts[i] += (double)(c1[3 + t->at[i]] - f->c0[3 + t->at[i]]) * scale;
 	s->counted_calls++;
 	s->multiplexed_calls += run < en;
 }
@@ -307,7 +312,7 @@ static void region_end(const char *name)
 	s->work_calls += f->work;
 	s->written_calls += f->has_written;
 	if (t->fd >= 0)
-		add_counts(s, f, c1);
+		add_counts(t, s, f, c1);
 }
 
 /* The calling thread's innermost open region, for a declaration (NULL after a misuse). */
@@ -370,7 +375,11 @@ static void forked(void)
  * from pairs of a region the arena then forgets: the recording starts empty. */
 static void calibrate(void)
 {
-	enum { PAIRS = 2000 };
+	enum { WARM = 500, PAIRS = 2000 };
+	for (int i = 0; i < WARM; i++) { /* a thread's first reads of its counters are slow */
+		region_begin("rot:calibration");
+		region_end("rot:calibration");
+	}
 	uint64_t t0 = now();
 	for (int i = 0; i < PAIRS; i++) {
 		region_begin("rot:calibration");
