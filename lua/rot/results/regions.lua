@@ -48,15 +48,17 @@ local function program_row(row, e, k, eps)
   r.converged = enough and spread <= eps
   r.busyThreads = ((best.run.utimeNs or 0) + (best.run.stimeNs or 0)) * 1e-9 / best.t
   r.ranThreads = best.run.threads
+  r.stdout = e.meta.stdout and util.unescape_token(e.meta.stdout) -- the fastest invocation's (its last 16 KiB)
+  r.stdoutRun = e.meta.stdoutRun
   local by_run = {}
   for _, x in ipairs(times) do by_run[x.index] = x.t end
   return r, by_run
 end
 
--- Why a counter shows no count for a region record rec: the recorder's failure, else the
--- calls its group did not run in.
-local function not_counted(m, rec)
-  if m.countersError then return "not counted: " .. tostring(m.countersError):gsub("^thread %d+: ", "") end
+-- Why counter i shows no count for a region record rec: the recorder could not open it, else
+-- the calls its group did not run in.
+local function not_counted(m, rec, i)
+  if m["eventError" .. i] then return "not counted: " .. tostring(m["eventError" .. i]) end
   return string.format("not counted: the counters ran in %d of the region's %d calls (multiplexed with more events "
     .. "than the PMU counts at once?)", rec.countedCalls or 0, rec.callsTotal or 0)
 end
@@ -69,7 +71,7 @@ local function work(r, rec, m, desc)
     if not name then break end
     r.counterNames[#r.counterNames + 1] = name
     r.counters[name] = rec["e" .. i]
-    if r.counters[name] == nil then r.notCounted[name] = not_counted(m, rec) end
+    if r.counters[name] == nil then r.notCounted[name] = not_counted(m, rec, i) end
   end
   local declared = (rec.workCalls or 0) > 0
   r.flopsDeclared = declared and rec.flops or nil
@@ -90,12 +92,16 @@ local function work(r, rec, m, desc)
   r.counts = r.flopsSource == r.bytesSource and r.flopsSource or ("flops " .. r.flopsSource .. ", bytes " .. r.bytesSource)
 end
 
--- One region's row from its records over the invocations (recs, each with its time t).
+-- One region's row from its records over the invocations (recs, each with its time t): timed
+-- by the invocations that completed a call of it (none: no time, only calls never closed).
 local function region_row(row, name, recs, m, k, eps, program_ns)
   local r = row_of(row, name)
-  local best, spread, enough = best_k(recs, k)
+  local timed = {}
+  for _, x in ipairs(recs) do if (x.rec.calls or 0) > 0 then timed[#timed + 1] = x end end
+  local best, spread, enough = best_k(#timed > 0 and timed or recs, k)
   local rec, empty = best.rec, (m.markerEmptyNs or 0) * 1e-9
-  r.time, r.spread, r.runs, r.converged = best.t, spread, #recs, enough and spread <= eps
+  r.runs = #recs
+  if #timed > 0 then r.time, r.spread, r.converged = best.t, spread, enough and spread <= eps end
   r.calls, r.callsTotal, r.markedThreads = rec.calls, rec.callsTotal, rec.threads
   r.timePerCall = (rec.calls or 0) > 0 and r.time / rec.calls or nil
   for _, x in ipairs(recs) do
@@ -103,14 +109,14 @@ local function region_row(row, name, recs, m, k, eps, program_ns)
     if c and c > 0 and (not r.bestCall or c < r.bestCall) then r.bestCall = c end
   end
   r.neverClosed = (rec.open or 0) > 0 and rec.open or nil
-  r.share = program_ns[rec.run] and program_ns[rec.run] > 0 and r.time / program_ns[rec.run] or nil
+  r.share = r.time and program_ns[rec.run] and program_ns[rec.run] > 0 and r.time / program_ns[rec.run] or nil
   r.markerShare = r.timePerCall and m.markerPairNs and m.markerPairNs * 1e-9 / r.timePerCall or nil
   local ws = tonumber(rec.workingSet)
   r.workingSet = ws and ws > 0 and ws or nil
   work(r, rec, m, row.desc)
   if r.bestCall and r.bytes and (rec.calls or 0) > 0 then r.bestCallGbs = r.bytes / rec.calls / r.bestCall / 1e9 end
-  if r.time > 0 and r.flops then r.gflops = r.flops / r.time / 1e9 end
-  if r.time > 0 and r.bytes then r.gbs = r.bytes / r.time / 1e9 end
+  if r.time and r.time > 0 and r.flops then r.gflops = r.flops / r.time / 1e9 end
+  if r.time and r.time > 0 and r.bytes then r.gbs = r.bytes / r.time / 1e9 end
   r.intensity = r.flops and r.bytes and r.bytes > 0 and r.flops / r.bytes or nil
   return r
 end
@@ -172,6 +178,10 @@ function M.legend(rows, out)
   local said = {}
   local function say(line) if not said[line] then said[line] = true; out:write(line, "\n") end end
   for _, r in ipairs(rows) do
+    if r.failedInvocation and r.region == M.PROGRAM then
+      say("FAILED " .. util.coords(r.appPoint.point or {}) .. ": its rows are what its invocations completed before it "
+        .. "failed (not cached): " .. r.failedInvocation)
+    end
     local m = r.entry and r.entry.meta or (r.appPoint and r.appPoint.partial and r.appPoint.partial.meta) or {}
     for _, name in ipairs(r.counterNames or {}) do
       if r.notCounted and r.notCounted[name] then say(name .. " " .. r.notCounted[name]) end
