@@ -609,5 +609,6 @@ t.ok(not few:find("!", 1, true) and not few:find("^", 1, true) and not few:find(
   "a table of the time alone: none of them (" .. few:gsub("\n", " | ") .. ")")
 
 dofile("tests/lua/plots.lua") -- label placement and its checker
+dofile("tests/lua/regions.lua") -- an application point's rows
 
 t.done()
