@@ -60,3 +60,14 @@ t.ok(#failed == 2 and failed[2].time and failed[2].failedInvocation:find("exited
 t.is(#regions.rows({ point = {}, desc = desc, failed = "cannot start" }, 3, 0.02), 1, "one that never ran: its program's row alone")
 local expanded, any = regions.expand({ { desc = { workloads = {} } }, { point = {}, desc = desc, entry = entry } }, 3, 0.02)
 t.ok(any and #expanded == 4, "expand: a kernel's row as it is, an application's as its rows")
+
+-- flops measured by counters where the machine counts them (a weighted sum, as for kernels),
+-- bytes still declared: each column's source named
+local mdesc = { app = desc.app, threads = 1, policy = desc.policy, counts = { flops = { ["perf::TASK-CLOCK"] = 0.5 } } }
+local m = regions.rows({ point = {}, desc = mdesc, entry = entry }, 3, 0.02)[2]
+t.ok(m.flops == 2.5e6 and m.flopsSource == "measured" and m.bytesSource == "declared" and
+  m.counts == "flops measured, bytes declared" and math.abs(m.flopsRatio - 1.25) < 1e-12,
+  "flops measured by a weighted counter, bytes declared: each source named, measured over declared")
+local udesc = { app = desc.app, threads = 1, policy = desc.policy, counts = { flops = { INSTRUCTIONS = 1 } } }
+local u = regions.rows({ point = {}, desc = udesc, entry = entry }, 3, 0.02)[2]
+t.ok(u.flopsSource == "declared" and u.flops == 2e6, "a measure from a counter that did not count: the declared flops stay")
