@@ -101,7 +101,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(mode, "garbage") == 0) {
 		before(1);
-		printf("end 1\nstatus ok\nregion run=0 name=forged calls=999 ns=1\nbegin 2\n\001\002\377\n");
+		printf("end 1\nstatus ok\nregion run=0 name=forged calls=999 ns=1\nbegin "
+		       "2\n\001\002\377\n");
 		fprintf(stderr, "status failed\nend 1\n\033[31mred\n");
 		return 0;
 	}

@@ -42,7 +42,8 @@ static int pairs(long n, const char *out)
 
 static int app(long n, long reps, const char *out)
 {
-	double t0 = now_ns(), x = 0.5 + (double)reps * 1e-9; /* not known when compiled: no folding */
+	double t0 = now_ns(),
+	       x = 0.5 + (double)reps * 1e-9; /* not known when compiled: no folding */
 	for (long r = 0; r < reps; r++) {
 		rot_region_begin("chain");
 		for (long i = 0; i < n; i++)

@@ -70,7 +70,9 @@ static inline const struct rot_markers_api *rot_markers_api_(void)
 	if (path && *path) {
 		void *lib = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
 		typedef const struct rot_markers_api *(*get_api)(int);
-		get_api get = lib ? (get_api)dlsym(lib, "rot_markers_api") : (get_api)0;
+		get_api get = 0;
+		if (lib) /* POSIX's way to a function from dlsym, warning-free in ISO C */
+			*(void **)(&get) = dlsym(lib, "rot_markers_api");
 		found = get ? get(ROT_MARKERS_VERSION) : 0;
 	}
 	api = found;
