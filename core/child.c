@@ -1,5 +1,6 @@
 /* child: the traced child: forked, stopped under PTRACE_TRACEME with the tracing options set,
- * and what it runs: points measured one after another, each one's records announced. */
+ * and what it runs: points measured one after another, each one's records announced, or (an
+ * application point) the plan's program. */
 #define _GNU_SOURCE
 #include "child.h"
 #include "failure.h"
@@ -14,10 +15,30 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Measures ps[first..last] in order, each point's records announced to the tracer; ends at
- * the first point that fails. Async-signal-safe between fork and the measurement: no
- * allocation, no stdio. */
-static void child_main(struct point *ps, int first, int last, pid_t core, int err_pipe, int err_fd)
+/* What a kernel child runs after its prologue: points first..last of ps. */
+struct kernel_run {
+	struct point *ps;
+	int first, last;
+};
+
+/* Moves the descriptors a child keeps to 3, 4, ... (through fds above them all first, so none
+ * overwrites another), each close-on-exec as asked. */
+static void keep_fds(const struct child_plan *plan)
+{
+	int moved[CHILD_KEEP];
+	for (int i = 0; i < plan->nkeep; i++)
+		moved[i] = fcntl(plan->keep[i], F_DUPFD, 64);
+	for (int i = 0; i < plan->nkeep; i++) {
+		dup2(moved[i], 3 + i);
+		fcntl(3 + i, F_SETFD, plan->cloexec[i] ? FD_CLOEXEC : 0);
+	}
+}
+
+/* The child's prologue, the same for kernels and applications: it dies with the core, is
+ * traced, leads its own process group, has stdin on /dev/null, stdout on plan->out_fd (else
+ * /dev/null), stderr on err_fd, the plan's descriptors at 3, 4, ... and no other, and stops
+ * for the tracer. Async-signal-safe: no allocation, no stdio. */
+static void child_prologue(const struct child_plan *plan, pid_t core, int err_pipe, int err_fd)
 {
 	/* a core that dies before it set PTRACE_O_EXITKILL must not leave this child stopped */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -33,22 +54,31 @@ static void child_main(struct point *ps, int first, int last, pid_t core, int er
 	int devnull = open("/dev/null", O_RDWR);
 	if (devnull >= 0) {
 		dup2(devnull, 0);
-		dup2(devnull, 1); /* kernels that print must not disturb anything */
+		dup2(plan->out_fd >= 0 ? plan->out_fd : devnull, 1); /* kernels print to nothing */
 	}
 	if (err_fd >= 0)
 		dup2(err_fd, 2);
+	keep_fds(plan);
 	/* nothing else reaches the kernel: not the driver's pipe, not the batch input */
-	if (syscall(SYS_close_range, 3u, ~0u, 0u) < 0)
-		for (int fd = 3; fd < 1024; fd++)
+	unsigned from = 3u + (unsigned)plan->nkeep;
+	if (syscall(SYS_close_range, from, ~0u, 0u) < 0)
+		for (int fd = (int)from; fd < 1024; fd++)
 			close(fd);
 	raise(SIGSTOP);
-	for (int i = first; i <= last; i++) {
+}
+
+/* Measures ps[first..last] in order, each point's records announced to the tracer; ends at
+ * the first point that fails. */
+static void kernel_main(void *ctx)
+{
+	struct kernel_run *k = ctx;
+	for (int i = k->first; i <= k->last; i++) {
 		char *buf = NULL;
 		size_t len = 0;
 		FILE *out = open_memstream(&buf, &len);
 		if (!out)
 			_exit(125);
-		int rc = measure_point(&ps[i], out);
+		int rc = measure_point(&k->ps[i], out);
 		fclose(out);
 		/* the parent reads the records out of this memory: no descriptor the kernel
 		 * could write */
@@ -133,6 +163,13 @@ void child_end(pid_t pid)
 
 pid_t child_start(struct point *ps, int first, int last, const sigset_t *old, int *errfd, FILE *out)
 {
+	struct kernel_run k = {ps, first, last};
+	struct child_plan plan = {.run = kernel_main, .ctx = &k, .out_fd = -1};
+	return child_fork(&plan, old, errfd, out);
+}
+
+pid_t child_fork(const struct child_plan *plan, const sigset_t *old, int *errfd, FILE *out)
+{
 	int err_pipe[2] = {-1, -1}, out_pipe[2] = {-1, -1}, started = 0, reaped = 0;
 	pid_t pid = -1, core = getpid();
 	if (pipe2(err_pipe, O_CLOEXEC) < 0 || pipe2(out_pipe, O_CLOEXEC) < 0) {
@@ -149,7 +186,9 @@ pid_t child_start(struct point *ps, int first, int last, const sigset_t *old, in
 	}
 	if (pid == 0) {
 		sigprocmask(SIG_SETMASK, old, NULL);
-		child_main(ps, first, last, core, err_pipe[1], out_pipe[1]);
+		child_prologue(plan, core, err_pipe[1], out_pipe[1]);
+		plan->run(plan->ctx);
+		_exit(127);
 	}
 	setpgid(pid, pid); /* the child does it too: whoever runs first */
 	close(err_pipe[1]);

@@ -46,8 +46,8 @@ static int kernel_core_pmu(void)
 	struct dirent *de;
 	int found = 0;
 	while (d && (de = readdir(d)) != NULL)
-		found |= strncmp(de->d_name, "cpu", 3) == 0 || strncmp(de->d_name, "armv", 4) == 0 ||
-			 strstr(de->d_name, "pmu") != NULL;
+		found |= strncmp(de->d_name, "cpu", 3) == 0 ||
+			 strncmp(de->d_name, "armv", 4) == 0 || strstr(de->d_name, "pmu") != NULL;
 	if (d)
 		closedir(d);
 	return found;
@@ -72,15 +72,17 @@ static void present_pmus(char *buf, size_t len)
 		if (!pmu_present(pmu, &info))
 			continue;
 		if (used < len)
-			used += (size_t)snprintf(buf + used, len - used, " %s (%d events)", info.name,
-						 info.nevents);
+			used += (size_t)snprintf(buf + used, len - used, " %s (%d events)",
+						 info.name, info.nevents);
 	}
 	if (used < len)
-		snprintf(buf + used, len - used,
-			 "%s; software events such as perf::TASK-CLOCK, perf::CONTEXT-SWITCHES, "
-			 "perf::CPU-MIGRATIONS, perf::PAGE-FAULTS always work; `rot events` lists all",
-			 any_hw ? "" : "; the kernel exposes no core PMU (/sys/bus/event_source/devices has "
-				       "no cpu entry: a virtual machine without PMU passthrough?)");
+		snprintf(
+		    buf + used, len - used,
+		    "%s; software events such as perf::TASK-CLOCK, perf::CONTEXT-SWITCHES, "
+		    "perf::CPU-MIGRATIONS, perf::PAGE-FAULTS always work; `rot events` lists all",
+		    any_hw ? ""
+			   : "; the kernel exposes no core PMU (/sys/bus/event_source/devices has "
+			     "no cpu entry: a virtual machine without PMU passthrough?)");
 }
 
 int counters_setup(struct counters *c, char names[][128], int n, char *err, size_t errlen)
@@ -109,16 +111,37 @@ int counters_setup(struct counters *c, char names[][128], int n, char *err, size
 			char avail[768];
 			present_pmus(avail, sizeof avail);
 			snprintf(err, errlen, "event '%s' cannot be counted: %s (%s)", names[i],
-				 rc == PFM_ERR_NOTFOUND ? "unknown event name" : pfm_strerror(rc), avail);
+				 rc == PFM_ERR_NOTFOUND ? "unknown event name" : pfm_strerror(rc),
+				 avail);
 			return -1;
 		}
-		attr[i].read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+		attr[i].read_format =
+		    PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 		attr[i].disabled = 0;
 		attr[i].inherit = 0;
 		snprintf(c->name[i], sizeof c->name[i], "%s", names[i]);
 	}
 	c->n = n;
 	return 0;
+}
+
+void counters_why(const struct counters *c, int i, int e, char *err, size_t errlen)
+{
+	int para = paranoid_level();
+	char avail[768];
+	present_pmus(avail, sizeof avail);
+	const char *why;
+	if (e == ENOENT || e == EOPNOTSUPP || e == ENODEV)
+		why = "the machine has no counter for it (no PMU, or this PMU lacks the event)";
+	else if (e == EACCES || e == EPERM)
+		why = "not permitted at this perf_event_paranoid level";
+	else
+		why = strerror(e);
+	snprintf(err, errlen, "event '%s' cannot be counted: %s [%s; perf_event_paranoid=%d] (%s)",
+		 i >= 0 && i < c->n ? c->name[i] : "?", why, strerror(e), para, avail);
+	if (e == EACCES || e == EPERM)
+		snprintf(err + strlen(err), errlen - strlen(err),
+			 "\nhint: sudo sysctl kernel.perf_event_paranoid=1 (or run as root)");
 }
 
 int counters_open(const struct counters *c, pid_t tid, int *fds, char *err, size_t errlen)
@@ -128,26 +151,18 @@ int counters_open(const struct counters *c, pid_t tid, int *fds, char *err, size
 		fds[i] = perf_event_open(&attr[i], tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 		if (fds[i] >= 0)
 			continue;
-		int e = errno, para = paranoid_level();
-		char avail[768];
-		present_pmus(avail, sizeof avail);
-		const char *why;
-		if (e == ENOENT || e == EOPNOTSUPP || e == ENODEV)
-			why = "the machine has no counter for it (no PMU, or this PMU lacks the event)";
-		else if (e == EACCES || e == EPERM)
-			why = "not permitted at this perf_event_paranoid level";
-		else
-			why = strerror(e);
-		snprintf(err, errlen, "event '%s' cannot be counted: %s [%s; perf_event_paranoid=%d] (%s)",
-			 c->name[i], why, strerror(e), para, avail);
-		if (e == EACCES || e == EPERM)
-			snprintf(err + strlen(err), errlen - strlen(err),
-				 "\nhint: sudo sysctl kernel.perf_event_paranoid=1 (or run as root)");
+		counters_why(c, i, errno, err, errlen);
 		for (int j = 0; j < i; j++)
 			close(fds[j]);
 		return -1;
 	}
 	return 0;
+}
+
+size_t counters_attr(const struct counters *c, int i, const void **attr)
+{
+	*attr = &((const struct perf_event_attr *)c->attr)[i];
+	return sizeof(struct perf_event_attr);
 }
 
 int counters_read(int fd, uint64_t v[3])

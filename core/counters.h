@@ -25,6 +25,14 @@ int counters_setup(struct counters *c, char names[][128], int n, char *err, size
  * and the reason (no PMU, paranoid level, ...). */
 int counters_open(const struct counters *c, pid_t tid, int *fds, char *err, size_t errlen);
 
+/* Why event i cannot be opened (errno e), in the words of counters_open, with the paranoid
+ * level, what the machine offers and a hint where a setting is the cause. */
+void counters_why(const struct counters *c, int i, int e, char *err, size_t errlen);
+
+/* Event i's encoded perf_event_attr (*attr) and its size: for a process that opens it itself
+ * (an application's marker recorder). */
+size_t counters_attr(const struct counters *c, int i, const void **attr);
+
 /* Reads one counter: raw value, time enabled and time running (ns). */
 int counters_read(int fd, uint64_t v[3]);
 

@@ -1,35 +1,62 @@
 /* errtail: the end of what a kernel wrote to its stderr: the last 2 KiB kept as it comes
- * through the pipe, written as its last 20 whole lines for a point's result. */
+ * through the pipe, written as its last 20 whole lines for a point's result; the same for the
+ * last 16 KiB an application wrote to its stdout (outtail). */
 #include "errtail.h"
 
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
+/* Keeps the last cap bytes of buf[0..*len) and data[0..n) in buf. */
+static void keep_tail(char *buf, size_t cap, size_t *len, const char *data, size_t n)
+{
+	if (n >= cap) {
+		memcpy(buf, data + n - cap, cap);
+		*len = cap;
+		return;
+	}
+	size_t keep = *len + n > cap ? cap - n : *len;
+	memmove(buf, buf + *len - keep, keep);
+	memcpy(buf + keep, data, n);
+	*len = keep + n;
+}
+
 void errtail_add(struct errtail *e, const char *data, size_t n)
 {
 	e->total += n;
-	if (n >= ERRTAIL_KEEP) {
-		memcpy(e->buf, data + n - ERRTAIL_KEEP, ERRTAIL_KEEP);
-		e->len = ERRTAIL_KEEP;
-		return;
-	}
-	size_t keep = e->len + n > ERRTAIL_KEEP ? ERRTAIL_KEEP - n : e->len;
-	memmove(e->buf, e->buf + e->len - keep, keep);
-	memcpy(e->buf + keep, data, n);
-	e->len = keep + n;
+	keep_tail(e->buf, ERRTAIL_KEEP, &e->len, data, n);
+}
+
+/* Reads what fd holds now into data: its length, 0 when nothing is there yet (EAGAIN), -1 at
+ * its end or on an error. */
+static ssize_t read_now(int fd, char *data, size_t size)
+{
+	ssize_t r;
+	while ((r = read(fd, data, size)) < 0 && errno == EINTR)
+		;
+	if (r <= 0)
+		return r < 0 && errno == EAGAIN ? 0 : -1;
+	return r;
 }
 
 int errtail_read(struct errtail *e, int fd)
 {
 	char data[4096];
-	ssize_t r;
-	while ((r = read(fd, data, sizeof data)) < 0 && errno == EINTR)
-		;
-	if (r <= 0)
-		return r < 0 && errno == EAGAIN ? 0 : -1;
-	errtail_add(e, data, (size_t)r);
-	return 0;
+	ssize_t r = read_now(fd, data, sizeof data);
+	if (r > 0)
+		errtail_add(e, data, (size_t)r);
+	return r < 0 ? -1 : 0;
+}
+
+int outtail_read(struct outtail *o, int fd)
+{
+	char data[4096];
+	ssize_t r = read_now(fd, data, sizeof data);
+	if (r > 0) {
+		o->total += (size_t)r;
+		keep_tail(o->buf, OUTTAIL_KEEP, &o->len, data, (size_t)r);
+	}
+	return r < 0 ? -1 : 0;
 }
 
 /* Where the last ERRTAIL_LINES whole lines begin. */

@@ -1,5 +1,6 @@
 /* errtail: the end of what a kernel wrote to its stderr: the last 2 KiB kept as it comes
- * through the pipe, written as its last 20 whole lines for a point's result. */
+ * through the pipe, written as its last 20 whole lines for a point's result; the same for the
+ * last 16 KiB an application wrote to its stdout (outtail). */
 #ifndef ROT_ERRTAIL_H
 #define ROT_ERRTAIL_H
 
@@ -26,5 +27,16 @@ int errtail_read(struct errtail *e, int fd);
 void errtail_write(const struct errtail *e, FILE *out);
 
 void errtail_clear(struct errtail *e);
+
+#define OUTTAIL_KEEP 16384
+
+/* The last bytes an application wrote to its stdout. */
+struct outtail {
+	char buf[OUTTAIL_KEEP];
+	size_t len, total;
+};
+
+/* Reads what the pipe fd holds now (non-blocking) into o. 0, or -1 at its end or on an error. */
+int outtail_read(struct outtail *o, int fd);
 
 #endif

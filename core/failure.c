@@ -20,36 +20,42 @@ const char *failure_kind_name(enum failure_kind k)
 	return k < FAILURE_COUNT ? kind_names[k] : "?";
 }
 
+/* "kernel", or "application" for an application's invocation. */
+static const char *subject(const struct failure *f)
+{
+	return f->app ? "application" : "kernel";
+}
+
 /* Who ended the kernel with a signal, and where a fault was. */
 static void signal_message(const struct failure *f, char *buf, size_t len)
 {
-	const char *k = f->kernel, *name = strsignal(f->sig);
+	const char *k = f->kernel, *name = strsignal(f->sig), *w = subject(f);
 	switch (f->sender) {
 	case FAILURE_FAULT:
-		snprintf(buf, len, "kernel '%s' crashed: %s (signal %d) in thread %d at address %p",
+		snprintf(buf, len, "%s '%s' crashed: %s (signal %d) in thread %d at address %p", w,
 			 k, name, f->sig, f->tid, f->addr);
 		break;
 	case FAILURE_SELF:
 		snprintf(buf, len,
-			 "kernel '%s' was killed by %s (signal %d), raised by itself in thread %d",
+			 "%s '%s' was killed by %s (signal %d), raised by itself in thread %d", w,
 			 k, name, f->sig, f->tid);
 		break;
 	case FAILURE_PROCESS:
 		snprintf(buf, len,
-			 "kernel '%s' was killed by %s (signal %d), sent by process %d (uid %d)", k,
+			 "%s '%s' was killed by %s (signal %d), sent by process %d (uid %d)", w, k,
 			 name, f->sig, f->pid, f->uid);
 		break;
 	case FAILURE_OS:
 		snprintf(buf, len,
-			 "kernel '%s' was killed by %s (signal %d), sent by the operating system",
-			 k, name, f->sig);
+			 "%s '%s' was killed by %s (signal %d), sent by the operating system", w, k,
+			 name, f->sig);
 		break;
 	case FAILURE_UNSEEN:
 	default:
 		snprintf(buf, len,
-			 "kernel '%s' was killed by %s (signal %d) from outside (the sender of a "
+			 "%s '%s' was killed by %s (signal %d) from outside (the sender of a "
 			 "SIGKILL cannot be seen)",
-			 k, name, f->sig);
+			 w, k, name, f->sig);
 		break;
 	}
 }
@@ -61,17 +67,21 @@ void failure_message(const struct failure *f, char *buf, size_t len)
 		signal_message(f, buf, len);
 		break;
 	case FAILURE_TIMEOUT:
-		snprintf(buf, len, "kernel '%s' ran past the timeout of %g s and was killed%s%s",
-			 f->kernel, f->timeout, f->stopsig ? "; it had stopped itself with " : "",
+		snprintf(buf, len, "%s '%s' ran past the timeout of %g s and was killed%s%s",
+			 subject(f), f->kernel, f->timeout,
+			 f->stopsig ? "; it had stopped itself with " : "",
 			 f->stopsig ? strsignal(f->stopsig) : "");
 		break;
 	case FAILURE_LEFTOVER:
-		snprintf(buf, len,
-			 "kernel '%s' started a process that outlived it (pid %d); killed",
-			 f->kernel, f->pid);
+		snprintf(buf, len, "%s '%s' started a process that outlived it (pid %d); killed",
+			 subject(f), f->kernel, f->pid);
 		break;
 	case FAILURE_EXIT:
-		if (f->run < 0)
+		if (f->app)
+			snprintf(buf, len,
+				 "application '%s' exited with status %d in invocation %d",
+				 f->kernel, f->status, f->run + 1);
+		else if (f->run < 0)
 			snprintf(buf, len,
 				 "kernel '%s' exited with status %d before the first timed run",
 				 f->kernel, f->status);
@@ -86,6 +96,7 @@ void failure_message(const struct failure *f, char *buf, size_t len)
 			snprintf(buf, len, "%s", f->message);
 		break;
 	case FAILURE_INPUT:
+	case FAILURE_MARKERS:
 	case FAILURE_NODEVICE:
 	case FAILURE_KERNEL:
 	case FAILURE_PROFILE:

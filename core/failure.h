@@ -41,6 +41,7 @@ struct failure {
 	int stopsig;	/* timeout: the stop signal the kernel sat in (0: none) */
 	int status;	/* exit: the exit status */
 	int run;	/* exit: the run in progress (-1: before the first timed run) */
+	int app;	/* an application's invocation (kernel: its name; run: the invocation) */
 };
 
 /* The hint of a refused PTRACE_TRACEME. */

@@ -1,6 +1,7 @@
 /* input: reads a batch's points (protocol.h: "point ID", PROTOCOL_INPUT keys, "end") into
  * struct point, each key through its entry in one table of readers. */
 #include "input.h"
+#include "escape.h"
 #include "registry.h"
 
 #include <limits.h>
@@ -24,6 +25,10 @@ static int read_param(struct point *p, const char *val, char *err, size_t len);
 static int read_counter(struct point *p, const char *val, char *err, size_t len);
 static int read_gpumetric(struct point *p, const char *val, char *err, size_t len);
 static int read_rule(struct point *p, const char *val, char *err, size_t len);
+static int read_app(struct point *p, const char *val, char *err, size_t len);
+static int read_arg(struct point *p, const char *val, char *err, size_t len);
+static int read_env(struct point *p, const char *val, char *err, size_t len);
+static int read_dir(struct point *p, const char *val, char *err, size_t len);
 
 /* VALUE_INT: a whole number into an int of struct point; VALUE_REAL: a number into a double;
  * VALUE_CHOICE: the index of one of the alternatives of the key's syntax ("warm|cold") into
@@ -51,6 +56,10 @@ static const struct {
     [INPUT_TIMEOUT] = {VALUE_REAL, FIELD(timeout), NULL},
     [INPUT_IGNOREDISTURBED] = {VALUE_CHOICE, FIELD(ignore_disturbed), NULL},
     [INPUT_CHILD] = {VALUE_CHOICE, FIELD(shared), NULL},
+    [INPUT_APP] = {VALUE_OWN, 0, read_app},
+    [INPUT_ARG] = {VALUE_OWN, 0, read_arg},
+    [INPUT_ENV] = {VALUE_OWN, 0, read_env},
+    [INPUT_DIR] = {VALUE_OWN, 0, read_dir},
 };
 
 /* A number, nothing after it but blanks; -1 when s is none (or not finite). */
@@ -232,6 +241,68 @@ static int read_rule(struct point *p, const char *val, char *err, size_t len)
 	return 0;
 }
 
+/* An application's string, decoded into its strings: its offset, or -1 with err (what: the
+ * key, for the words). */
+static int app_string(struct app *a, const char *what, const char *val, char *err, size_t len)
+{
+	int n = escape_decode(val, a->strings + a->used, sizeof a->strings - (size_t)a->used);
+	if (n < 0) {
+		snprintf(err, len,
+			 "%s: '%.40s' is badly escaped, or the application's strings pass %d bytes",
+			 what, val, APP_STRINGS);
+		return -1;
+	}
+	int at = a->used;
+	a->used += n + 1;
+	return at;
+}
+
+/* "app PATH": the program; its file name names it */
+static int read_app(struct point *p, const char *val, char *err, size_t len)
+{
+	struct app *a = &p->app;
+	if ((a->path = app_string(a, "app", val, err, len)) < 0)
+		return -1;
+	const char *path = a->strings + a->path, *slash = strrchr(path, '/');
+	snprintf(a->name, sizeof a->name, "%s", slash ? slash + 1 : path);
+	return 0;
+}
+
+static int read_arg(struct point *p, const char *val, char *err, size_t len)
+{
+	struct app *a = &p->app;
+	if (a->nargs == APP_MAX_ARGS) {
+		snprintf(err, len, "at most %d arguments", APP_MAX_ARGS);
+		return -1;
+	}
+	int at = app_string(a, "arg", strcmp(val, "%") == 0 ? "" : val, err, len);
+	if (at < 0)
+		return -1;
+	a->args[a->nargs++] = at;
+	return 0;
+}
+
+static int read_env(struct point *p, const char *val, char *err, size_t len)
+{
+	struct app *a = &p->app;
+	const char *eq = strchr(val, '=');
+	if (!eq || eq == val || a->nenv == APP_MAX_ENV) {
+		snprintf(err, len, "env: expected NAME=VALUE (at most %d), not '%.40s'",
+			 APP_MAX_ENV, val);
+		return -1;
+	}
+	int at = app_string(a, "env", val, err, len);
+	if (at < 0)
+		return -1;
+	a->env[a->nenv++] = at;
+	return 0;
+}
+
+static int read_dir(struct point *p, const char *val, char *err, size_t len)
+{
+	return (p->app.dir = app_string(&p->app, "dir", val, err, len)) < 0 ? -1 : 0;
+}
+
 /* Reads val into the field of p that the key's reader names. */
 static int read_value(struct point *p, enum input_key k, const char *val, char *err, size_t len)
 {
@@ -268,12 +339,13 @@ void input_defaults(struct point *p)
 	p->rule = (struct bestk){.k = 3, .epsilon = 0.02, .min_runs = 3, .max_runs = 40};
 	p->min_run_time = 1e-3;
 	p->timeout = 600;
+	p->app.path = p->app.dir = -1;
 }
 
 int input_line(struct point *p, const char *line, char *err, size_t len)
 {
-	char key[64], val[960];
-	if (sscanf(line, "%63s %959[^\n]", key, val) != 2) {
+	char key[64], val[INPUT_LINE];
+	if (sscanf(line, "%63s %4095[^\n]", key, val) != 2) {
 		snprintf(err, len, "bad input line '%.60s'", line);
 		return -1;
 	}
@@ -288,8 +360,12 @@ int input_line(struct point *p, const char *line, char *err, size_t len)
 
 int input_finish(struct point *p, char *err, size_t len)
 {
-	if (!p->nw) {
+	if (!p->nw && p->app.path < 0) {
 		snprintf(err, len, "no kernel given");
+		return -1;
+	}
+	if (p->nw && p->app.path >= 0) {
+		snprintf(err, len, "a point measures kernels or an application, not both");
 		return -1;
 	}
 	if (p->rule.max_runs < 1)
@@ -302,7 +378,7 @@ int input_finish(struct point *p, char *err, size_t len)
 /* Reads one point's settings, up to its "end" line. */
 static int read_settings(FILE *in, struct point *p, char *err, size_t len)
 {
-	char line[1024];
+	char line[INPUT_LINE];
 	input_defaults(p);
 	while (fgets(line, sizeof line, in)) {
 		line[strcspn(line, "\n")] = '\0';
@@ -319,7 +395,7 @@ static int read_settings(FILE *in, struct point *p, char *err, size_t len)
 
 int input_next_point(FILE *in, struct point *p, char id[INPUT_ID_MAX], char *err, size_t len)
 {
-	char line[1024];
+	char line[INPUT_LINE];
 	const size_t n = sizeof PROTOCOL_POINT - 1;
 	while (fgets(line, sizeof line, in)) {
 		if (strncmp(line, PROTOCOL_POINT, n) == 0 && line[n] == ' ' &&

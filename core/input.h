@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #define INPUT_ID_MAX 64 /* bytes of a point's ID, its NUL included */
+#define INPUT_LINE 4096 /* bytes of an input line, its newline included */
 
 enum input_key {
 #define X(id, key, syntax, meaning) INPUT_##id,

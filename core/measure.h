@@ -39,6 +39,22 @@ struct workload {
 	void *state;
 };
 
+#define APP_STRINGS 16384 /* bytes of an application's path, directory, arguments and environment  \
+			   */
+#define APP_MAX_ARGS 256
+#define APP_MAX_ENV 128
+
+/* An application point's program (app.c): its strings, each NUL-terminated in strings at an
+ * offset (offsets, not pointers: points are copied). */
+struct app {
+	char name[64]; /* the program's file name, for words */
+	char strings[APP_STRINGS];
+	int used;
+	int path, dir; /* -1: none (dir: the core's own) */
+	int args[APP_MAX_ARGS], nargs;
+	int env[APP_MAX_ENV], nenv; /* NAME=VALUE, on top of the core's environment */
+};
+
 struct point {
 	struct workload w[MAX_WORKLOADS];
 	int nw;
@@ -56,6 +72,7 @@ struct point {
 	char gpu_metrics[64][128]; /* CUPTI metrics, profiled after (never during) the timed runs */
 	int ngpu_metrics;
 	int shared; /* may share its child with the points beside it (a GPU context set up once) */
+	struct app app; /* an application point: no workload, app.path set */
 };
 
 /* Where the child says which timed run it is in (-1: none yet), for a tracer that does not

@@ -2,6 +2,8 @@
  * for a point, or one shared by a run of points while they succeed, each point reported. */
 #define _GNU_SOURCE
 #include "process.h"
+#include "app.h"
+#include "child.h"
 #include "report.h"
 #include "tracer.h"
 
@@ -50,7 +52,7 @@ static void session_open(struct session *s, struct point *ps, int n)
 		s->setup_err = errno ? errno : ENOMEM;
 		return;
 	}
-	if (n > 0 && ps[0].ncounters)
+	if (n > 0 && ps[0].ncounters && !app_point(&ps[0])) /* an application counts its own */
 		s->refused = tcounters_setup(&s->tr->tc, (char(*)[128])ps[0].counter_names,
 					     ps[0].ncounters) < 0;
 }
@@ -112,11 +114,14 @@ static int measure_one(struct session *s, struct point *ps, int n, int i, FILE *
 		failure_write(out, &f);
 		return 1;
 	}
+	if (app_point(&ps[i]))
+		return app_measure(&ps[i], tr, s->sfd, &s->old, out);
 	if (!tr->pid) { /* a fresh child for the points from here on */
 		tracer_reset_point(tr, &ps[i], i);
 		tr->last = n - 1;
 		tr->tc.counting = 1;
-		if (tracer_start(tr, ps, i, n - 1, &s->old, &s->errfd, out) < 0)
+		pid_t pid = child_start(ps, i, n - 1, &s->old, &s->errfd, out);
+		if (tracer_start(tr, pid, &s->errfd, out) < 0)
 			return 1;
 		ptrace(PTRACE_CONT, tr->pid, NULL, NULL);
 	}
@@ -148,7 +153,8 @@ static void resume_next(struct session *s, struct point *ps, int n, int i)
 
 int process_can_share(const struct point *a, const struct point *b)
 {
-	if (!a->shared || !b->shared || a->ncounters != b->ncounters)
+	if (!a->shared || !b->shared || a->ncounters != b->ncounters || app_point(a) ||
+	    app_point(b))
 		return 0;
 	for (int i = 0; i < a->ncounters; i++)
 		if (strcmp(a->counter_names[i], b->counter_names[i]) != 0)

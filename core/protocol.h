@@ -49,7 +49,14 @@
 	  "1: best-k looks only at runs without preemption or migration")                          \
 	X(CHILD, "child", "child each|shared",                                                     \
 	  "shared: one child measures this point and the shareable ones after it, until one "      \
-	  "fails; each: a fresh child")
+	  "fails; each: a fresh child")                                                            \
+	X(APP, "app", "app PATH",                                                                  \
+	  "an application point: the program (an absolute path, %XX-escaped), each timed run one " \
+	  "invocation of it in a fresh traced child, its marked regions recorded")                 \
+	X(ARG, "arg", "arg TEXT", "the application's next argument (%XX-escaped: a space is %20)") \
+	X(ENV, "env", "env NAME=VALUE",                                                            \
+	  "set in the application's environment, on top of the core's (VALUE %XX-escaped)")       \
+	X(DIR, "dir", "dir PATH", "the directory the application runs in (%XX-escaped)")
 
 /* X(ID, word, syntax, meaning): the record kinds of a point's result, one record a line */
 #define PROTOCOL_RECORDS(X)                                                                        \
@@ -62,7 +69,31 @@
 	  "one timed run: ns tsc reps cpus mig vcsw ivcsw disturbed, per counter eI, counting, "   \
 	  "mux")                                                                                   \
 	X(STDERR, "stderr", "stderr TEXT",                                                         \
-	  "one of the last lines the kernel wrote to its stderr (control bytes as '?')")
+	  "one of the last lines the kernel wrote to its stderr (control bytes as '?')")           \
+	X(REGION, "region", "region KEY=VALUE ...",                                                \
+	  "an application's marked region in one invocation (run=I, the run it belongs to): "      \
+	  "name (%XX-escaped), calls, threads, ns, counts (APP_REGION_KEYS in app.h)")
+
+/* X(ID, key, meaning): the values of a region record, after its run=I and name=NAME, each
+ * over the threads that entered the region in that invocation (times inclusive of the regions
+ * nested in it; work as the program declared it; counts where every call was counted) */
+#define PROTOCOL_REGION_KEYS(X)                                                                    \
+	X(CALLS, "calls", "completed calls of the thread that made the most")                      \
+	X(CALLS_TOTAL, "callsTotal", "completed calls, summed over the threads")                   \
+	X(THREADS, "threads", "threads that entered the region")                                   \
+	X(NS, "ns", "time in the region of the thread that spent the longest (ns)")                \
+	X(NS_SUM, "nsSum", "time in the region summed over the threads (ns)")                      \
+	X(MIN_NS, "minNs", "the shortest call (ns)")                                               \
+	X(MAX_NS, "maxNs", "the longest call (ns)")                                                \
+	X(OPEN, "open", "calls begun and never ended")                                             \
+	X(FLOPS, "flops", "declared floating-point operations, summed")                            \
+	X(BYTES, "bytes", "declared bytes, summed")                                                \
+	X(WRITTEN, "written", "declared written bytes, summed")                                    \
+	X(WORKING_SET, "workingSet", "the largest declared working set (bytes)")                   \
+	X(WORK_CALLS, "workCalls", "calls that declared work")                                     \
+	X(WRITTEN_CALLS, "writtenCalls", "calls that declared their written bytes")                \
+	X(COUNTED_CALLS, "countedCalls", "calls whose counters ran (eI only when all did)")        \
+	X(MULTIPLEXED_CALLS, "multiplexedCalls", "counted calls whose counts were scaled")
 
 /* X(ID, name, meaning): the events a measurement raises, which rules attach to */
 #define PROTOCOL_EVENTS(X)                                                                         \
@@ -105,6 +136,9 @@
 	X(PROFILE, "profile", "the GPU profiler (CUPTI) failed on the point")                      \
 	X(SETUP, "setup",                                                                          \
 	  "the core could not set up the measurement: pipe, fork, ptrace, "                        \
-	  "threads, memory")
+	  "threads, memory")                                                                       \
+	X(MARKERS, "markers",                                                                      \
+	  "the application misused its markers (a region ended in a thread that did not begin it, " \
+	  "...): its regions are kept, the point fails")
 
 #endif

@@ -34,6 +34,7 @@ enum report_verdict report_decide(const struct outcome *o, struct failure *f)
 {
 	memset(f, 0, sizeof *f);
 	f->kernel = o->kernel;
+	f->app = o->app;
 	if (o->refused) {
 		f->kind = FAILURE_INPUT;
 		f->message = o->refused;

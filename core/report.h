@@ -19,7 +19,8 @@ struct records {
 
 /* Everything that decides what became of a point, taken from its tracer. */
 struct outcome {
-	const char *kernel;  /* the name of the point's (first) kernel */
+	const char *kernel;  /* the name of the point's (first) kernel, or its application's */
+	int app;	     /* an application's invocation */
 	const char *refused; /* why its counters could not count, or NULL */
 	int follow_err;	     /* the errno of the tracer's failed wait: the child was killed */
 	int timed_out;

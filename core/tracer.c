@@ -342,7 +342,7 @@ static void on_status(struct tracee *tr, pid_t w, int st)
 		t->state = T_RUNNING; /* the first stop of a new thread */
 	} else if (sig == SIGSTOP && o && o->alive == 1) {
 		o->alive = 2; /* the first stop of a process the kernel started */
-	} else if (t && (sig == ROT_EVENT_SIGNAL || sig == ROT_RECORDS_SIGNAL)) {
+	} else if (!tr->app && t && (sig == ROT_EVENT_SIGNAL || sig == ROT_RECORDS_SIGNAL)) {
 		if (on_tell(tr, w, sig, t))
 			return;
 	} else if ((deliver = on_signal(tr, w, sig, t)) < 0) {
@@ -441,8 +441,10 @@ int tracer_follow(struct tracee *tr, int sfd, int errfd)
 			kill(-tr->pid, SIGKILL);
 			continue;
 		}
-		struct pollfd fds[3] = {{sfd, POLLIN, 0}, {tfd, POLLIN, 0}, {errfd, POLLIN, 0}};
-		if (poll(fds, errfd >= 0 ? 3 : 2, -1) < 0 && errno != EINTR) {
+		int outfd = tr->out ? tr->outfd : -1; /* an application's stdout */
+		struct pollfd fds[4] = {
+		    {sfd, POLLIN, 0}, {tfd, POLLIN, 0}, {errfd, POLLIN, 0}, {outfd, POLLIN, 0}};
+		if (poll(fds, 4, -1) < 0 && errno != EINTR) {
 			follow_abort(tr, errno);
 			break;
 		}
@@ -459,6 +461,9 @@ int tracer_follow(struct tracee *tr, int sfd, int errfd)
 		if (errfd >= 0 && (fds[2].revents & (POLLIN | POLLHUP)) &&
 		    errtail_read(&tr->err, errfd) < 0)
 			errfd = -1;
+		if (outfd >= 0 && (fds[3].revents & (POLLIN | POLLHUP)) &&
+		    outtail_read(tr->out, outfd) < 0)
+			tr->outfd = -1;
 	}
 	while (errfd >= 0 && errtail_read(&tr->err, errfd) == 0 && tr->err.total)
 		if (poll(&(struct pollfd){errfd, POLLIN, 0}, 1, 0) <= 0)
@@ -468,10 +473,8 @@ int tracer_follow(struct tracee *tr, int sfd, int errfd)
 	return timed_out;
 }
 
-pid_t tracer_start(struct tracee *tr, struct point *ps, int first, int last, const sigset_t *old,
-		   int *errfd, FILE *out)
+pid_t tracer_start(struct tracee *tr, pid_t pid, int *errfd, FILE *out)
 {
-	pid_t pid = child_start(ps, first, last, old, errfd, out);
 	if (pid < 0)
 		return -1;
 	tr->pid = pid;
@@ -567,7 +570,7 @@ int tracer_refuses(const struct tracee *tr, struct failure *f)
 void tracer_outcome(const struct tracee *tr, int timed_out, struct outcome *o)
 {
 	int st = tr->p_status, sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
-	*o = (struct outcome){.kernel = tr->p->w[0].args.kernel->name,
+	*o = (struct outcome){.kernel = tr->p->nw ? tr->p->w[0].args.kernel->name : tr->p->app.name,
 			      .refused = tr->tc.err[0] ? tr->tc.err : NULL,
 			      .follow_err = tr->follow_err,
 			      .timed_out = timed_out,

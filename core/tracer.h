@@ -64,13 +64,17 @@ struct tracee {
 	pid_t handoff;	/* the thread left stopped after a measured point, the next to come */
 	int follow_err; /* the errno of a failed poll: the child was killed (0: none) */
 	int stuck; /* a task killed after a failed poll did not go: no later point is measured */
+	/* an application's invocation (app.c) */
+	int app;   /* its signals are its own: none is an event of rot's */
+	int outfd; /* its stdout, drained into out (-1: none) */
+	struct outtail *out;
 };
 
-/* Starts a child that measures ps[first..last] (child_main), stopped under ptrace with its
- * options set, its main thread in the table. Returns its pid, or -1 after writing the failure of
- * point `first` to out. *errfd: the read end of its stderr pipe. */
-pid_t tracer_start(struct tracee *tr, struct point *ps, int first, int last, const sigset_t *old,
-		   int *errfd, FILE *out);
+/* Takes on a child child_start or child_fork started (pid; -1: it did not start, and said why):
+ * its main thread in the table. Returns its pid, or -1 after writing the failure of the point
+ * to out (its counters cannot be opened: the child is ended). *errfd: the read end of its
+ * stderr pipe. */
+pid_t tracer_start(struct tracee *tr, pid_t pid, int *errfd, FILE *out);
 
 /* Follows the child until all its tasks are gone, or (tr->handoff set) its point is measured and
  * it waits for the next: SIGCHLD through the signalfd sfd, the timeout through a timerfd, the

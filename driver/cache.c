@@ -32,6 +32,9 @@ void cache_entry_free(struct cache_entry *e)
 	for (size_t i = 0; i < e->nruns; i++)
 		free_kv(e->runs[i].kv, e->runs[i].n);
 	free(e->runs);
+	for (size_t i = 0; i < e->nregions; i++)
+		free_kv(e->regions[i].kv, e->regions[i].n);
+	free(e->regions);
 	cache_entry_init(e);
 }
 
@@ -84,7 +87,8 @@ const char *cache_entry_get_meta(const struct cache_entry *e, const char *key)
 	return NULL;
 }
 
-int cache_entry_add_run(struct cache_entry *e, const struct cache_kv *kv, size_t n)
+/* Appends a record of key=value pairs to a list (the runs, the regions). */
+static int add_record(struct cache_run **list, size_t *len, const struct cache_kv *kv, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (bad_token(kv[i].key, 0) || bad_token(kv[i].value, 0)) {
@@ -92,10 +96,10 @@ int cache_entry_add_run(struct cache_entry *e, const struct cache_kv *kv, size_t
 			return -1;
 		}
 	}
-	struct cache_run *r = realloc(e->runs, (e->nruns + 1) * sizeof *r);
+	struct cache_run *r = realloc(*list, (*len + 1) * sizeof *r);
 	if (!r)
 		return -1;
-	e->runs = r;
+	*list = r;
 	struct cache_kv *copy = calloc(n ? n : 1, sizeof *copy);
 	if (!copy)
 		return -1;
@@ -107,10 +111,48 @@ int cache_entry_add_run(struct cache_entry *e, const struct cache_kv *kv, size_t
 			return -1;
 		}
 	}
-	r[e->nruns].kv = copy;
-	r[e->nruns].n = n;
-	e->nruns++;
+	r[*len].kv = copy;
+	r[*len].n = n;
+	(*len)++;
 	return 0;
+}
+
+int cache_entry_add_run(struct cache_entry *e, const struct cache_kv *kv, size_t n)
+{
+	return add_record(&e->runs, &e->nruns, kv, n);
+}
+
+int cache_entry_add_region(struct cache_entry *e, const struct cache_kv *kv, size_t n)
+{
+	return add_record(&e->regions, &e->nregions, kv, n);
+}
+
+/* " key=value key=value ..." into a record of e (region: its regions, else its runs): 1, or -1
+ * when malformed. */
+static int parse_record(struct cache_entry *e, const char *text, int region)
+{
+	struct cache_kv kv[64];
+	size_t n = 0;
+	int rc = 1;
+	char *copy = strdup(text), *save = NULL;
+	if (!copy)
+		return -1;
+	for (char *tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		char *eq = strchr(tok, '=');
+		if (!eq || eq == tok || n == 64) {
+			rc = -1;
+			break;
+		}
+		*eq = '\0';
+		kv[n].key = tok;
+		kv[n].value = eq + 1;
+		n++;
+	}
+	if (rc == 1 &&
+	    (region ? cache_entry_add_region(e, kv, n) : cache_entry_add_run(e, kv, n)) < 0)
+		rc = -1;
+	free(copy);
+	return rc;
 }
 
 int cache_entry_parse_line(struct cache_entry *e, const char *line)
@@ -124,30 +166,10 @@ int cache_entry_parse_line(struct cache_entry *e, const char *line)
 		free(key);
 		return rc < 0 ? -1 : 1;
 	}
-	if (strncmp(line, "run", 3) == 0 && (line[3] == ' ' || line[3] == '\0')) {
-		struct cache_kv kv[64];
-		size_t n = 0;
-		int rc = 1;
-		char *copy = strdup(line + 3), *save = NULL;
-		if (!copy)
-			return -1;
-		for (char *tok = strtok_r(copy, " ", &save); tok;
-		     tok = strtok_r(NULL, " ", &save)) {
-			char *eq = strchr(tok, '=');
-			if (!eq || eq == tok || n == 64) {
-				rc = -1;
-				break;
-			}
-			*eq = '\0';
-			kv[n].key = tok;
-			kv[n].value = eq + 1;
-			n++;
-		}
-		if (rc == 1 && cache_entry_add_run(e, kv, n) < 0)
-			rc = -1;
-		free(copy);
-		return rc;
-	}
+	if (strncmp(line, "run", 3) == 0 && (line[3] == ' ' || line[3] == '\0'))
+		return parse_record(e, line + 3, 0);
+	if (strncmp(line, "region ", 7) == 0)
+		return parse_record(e, line + 6, 1);
 	return 0;
 }
 
@@ -196,6 +218,13 @@ char *cache_entry_format(const struct cache_entry *e, size_t *len)
 		buf_printf(&b, "run");
 		for (size_t j = 0; j < e->runs[i].n; j++)
 			buf_printf(&b, " %s=%s", e->runs[i].kv[j].key, e->runs[i].kv[j].value);
+		buf_printf(&b, "\n");
+	}
+	for (size_t i = 0; i < e->nregions; i++) {
+		buf_printf(&b, "region");
+		for (size_t j = 0; j < e->regions[i].n; j++)
+			buf_printf(&b, " %s=%s", e->regions[i].kv[j].key,
+				   e->regions[i].kv[j].value);
 		buf_printf(&b, "\n");
 	}
 	if (b.oom) {
@@ -323,10 +352,31 @@ out:
 	return rc;
 }
 
+/* Appends a region of more to e, its run renumbered by offset (e's runs before the merge). */
+static int merge_region(struct cache_entry *e, const struct cache_run *r, size_t offset)
+{
+	struct cache_kv kv[64];
+	char run[32];
+	size_t n = r->n < 64 ? r->n : 64;
+	for (size_t j = 0; j < n; j++) {
+		kv[j] = r->kv[j];
+		if (strcmp(kv[j].key, "run") == 0) {
+			snprintf(run, sizeof run, "%zu",
+				 (size_t)strtoull(kv[j].value, NULL, 10) + offset);
+			kv[j].value = run;
+		}
+	}
+	return cache_entry_add_region(e, kv, n);
+}
+
 int cache_entry_merge(struct cache_entry *e, const struct cache_entry *more)
 {
+	size_t offset = e->nruns;
 	for (size_t i = 0; i < more->nmeta; i++)
 		if (cache_entry_set_meta(e, more->meta[i].key, more->meta[i].value) < 0)
+			return -1;
+	for (size_t i = 0; i < more->nregions; i++)
+		if (merge_region(e, &more->regions[i], offset) < 0)
 			return -1;
 	for (size_t i = 0; i < more->nruns; i++)
 		if (cache_entry_add_run(e, more->runs[i].kv, more->runs[i].n) < 0)

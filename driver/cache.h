@@ -22,6 +22,8 @@ struct cache_entry {
 	struct cache_kv *meta;
 	size_t nruns;
 	struct cache_run *runs;
+	size_t nregions; /* an application's marked regions, each of one run (key run=I) */
+	struct cache_run *regions;
 };
 
 /*
@@ -31,6 +33,7 @@ struct cache_entry {
  *   core <hash>
  *   meta <key> <value to end of line>
  *   run <key>=<value> <key>=<value> ...
+ *   region run=<index of its run> <key>=<value> ...   (an application point's regions)
  *   checksum <sha256 of every byte before this line>
  */
 
@@ -44,7 +47,10 @@ const char *cache_entry_get_meta(const struct cache_entry *e, const char *key);
 /* Appends a run; keys and values must hold no spaces, '=' or newlines. */
 int cache_entry_add_run(struct cache_entry *e, const struct cache_kv *kv, size_t n);
 
-/* Parses one `meta` or `run` line into e. Returns 1 if it was one, 0 if not, -1 if malformed.
+/* Appends a region record (an application's region in one run: its key run=I); as a run's. */
+int cache_entry_add_region(struct cache_entry *e, const struct cache_kv *kv, size_t n);
+
+/* Parses one `meta`, `run` or `region` line into e. Returns 1 if it was one, 0 if not, -1 if malformed.
  * Shared with the reader of the core's output, which uses the same lines. */
 int cache_entry_parse_line(struct cache_entry *e, const char *line);
 
@@ -59,7 +65,8 @@ int cache_entry_read(const char *path, struct cache_entry *e, char *err, size_t 
 /* Writes e atomically (temp file and rename), creating parent directories. 0 or -1/errno. */
 int cache_entry_write(const char *path, const struct cache_entry *e);
 
-/* Appends the runs of more to e; metadata in more replaces e's. */
+/* Appends the runs of more to e (and their regions, renumbered after e's runs); metadata in
+ * more replaces e's. */
 int cache_entry_merge(struct cache_entry *e, const struct cache_entry *more);
 
 /* "<dir>/results/<first two hex digits>/<hash>", malloc'd. */

@@ -28,6 +28,20 @@ static void push_value(lua_State *L, const char *v)
 		lua_pushstring(L, v);
 }
 
+/* An array of records (runs, regions): each a table of its key=value pairs. */
+static void push_records(lua_State *L, const struct cache_run *r, size_t n)
+{
+	lua_createtable(L, (int)n, 0);
+	for (size_t i = 0; i < n; i++) {
+		lua_createtable(L, 0, (int)r[i].n);
+		for (size_t j = 0; j < r[i].n; j++) {
+			push_value(L, r[i].kv[j].value);
+			lua_setfield(L, -2, r[i].kv[j].key);
+		}
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+}
+
 void lrot_push_entry(lua_State *L, const struct cache_entry *e)
 {
 	lua_createtable(L, 0, 4);
@@ -41,16 +55,12 @@ void lrot_push_entry(lua_State *L, const struct cache_entry *e)
 		lua_setfield(L, -2, e->meta[i].key);
 	}
 	lua_setfield(L, -2, "meta");
-	lua_createtable(L, (int)e->nruns, 0);
-	for (size_t i = 0; i < e->nruns; i++) {
-		lua_createtable(L, 0, (int)e->runs[i].n);
-		for (size_t j = 0; j < e->runs[i].n; j++) {
-			push_value(L, e->runs[i].kv[j].value);
-			lua_setfield(L, -2, e->runs[i].kv[j].key);
-		}
-		lua_rawseti(L, -2, (lua_Integer)i + 1);
-	}
+	push_records(L, e->runs, e->nruns);
 	lua_setfield(L, -2, "runs");
+	if (e->nregions) {
+		push_records(L, e->regions, e->nregions);
+		lua_setfield(L, -2, "regions");
+	}
 }
 
 #define ENTRY_MT "rot.cacheentry"
@@ -66,6 +76,39 @@ static const char *push_text(lua_State *L, int idx)
 		return lua_pushstring(L, buf);
 	}
 	return luaL_tolstring(L, idx, NULL);
+}
+
+/* The records of the table at idx's field (runs or regions) into e; raises on a bad one. */
+static void check_records(lua_State *L, int idx, const char *field, struct cache_entry *e)
+{
+	int region = strcmp(field, "regions") == 0;
+	if (lua_getfield(L, idx, field) == LUA_TTABLE) {
+		lua_Integer n = luaL_len(L, -1);
+		for (lua_Integer i = 1; i <= n; i++) {
+			struct cache_kv kv[64];
+			size_t m = 0;
+			lua_geti(L, -1, i);
+			int run = lua_gettop(L);
+			luaL_checkstack(L, 2 * 64 + 8, NULL);
+			lua_pushnil(L);
+			while (lua_next(L, run)) {
+				if (m == 64 || lua_type(L, -2) != LUA_TSTRING)
+					luaL_error(L, "bad %s %d in cache entry", field, (int)i);
+				kv[m].key = (char *)lua_tostring(L, -2);
+				kv[m].value = (char *)push_text(L, -1);
+				/* keep key and text on the stack; drop the value, reuse key for
+				 * next */
+				lua_remove(L, -2);
+				lua_pushvalue(L, -2);
+				m++;
+			}
+			if ((region ? cache_entry_add_region(e, kv, m)
+				    : cache_entry_add_run(e, kv, m)) < 0)
+				luaL_error(L, "bad %s %d in cache entry", field, (int)i);
+			lua_settop(L, run - 1);
+		}
+	}
+	lua_pop(L, 1);
 }
 
 /* Fills e from the table at idx; raises on malformed input (e is freed by its holder). */
@@ -90,32 +133,8 @@ static void check_entry(lua_State *L, int idx, struct cache_entry *e)
 		}
 	}
 	lua_pop(L, 1);
-	if (lua_getfield(L, idx, "runs") == LUA_TTABLE) {
-		lua_Integer n = luaL_len(L, -1);
-		for (lua_Integer i = 1; i <= n; i++) {
-			struct cache_kv kv[64];
-			size_t m = 0;
-			lua_geti(L, -1, i);
-			int run = lua_gettop(L);
-			luaL_checkstack(L, 2 * 64 + 8, NULL);
-			lua_pushnil(L);
-			while (lua_next(L, run)) {
-				if (m == 64 || lua_type(L, -2) != LUA_TSTRING)
-					luaL_error(L, "bad run %d in cache entry", (int)i);
-				kv[m].key = (char *)lua_tostring(L, -2);
-				kv[m].value = (char *)push_text(L, -1);
-				/* keep key and text on the stack; drop the value, reuse key for
-				 * next */
-				lua_remove(L, -2);
-				lua_pushvalue(L, -2);
-				m++;
-			}
-			if (cache_entry_add_run(e, kv, m) < 0)
-				luaL_error(L, "bad run %d in cache entry", (int)i);
-			lua_settop(L, run - 1);
-		}
-	}
-	lua_pop(L, 1);
+	check_records(L, idx, "runs", e);
+	check_records(L, idx, "regions", e);
 }
 
 static int entry_gc(lua_State *L)

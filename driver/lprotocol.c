@@ -42,7 +42,7 @@ static void push_input(lua_State *L)
 	lua_setfield(L, -2, "syntax");
 }
 
-/* records, events (enum order), actions, rule_keys, failures: arrays of names */
+/* records, events (enum order), actions, rule_keys, failures, region_keys: arrays of names */
 static void push_names(lua_State *L)
 {
 	lua_Integer i = 0;
@@ -71,6 +71,12 @@ static void push_names(lua_State *L)
 	PROTOCOL_FAILURES(X)
 #undef X
 	lua_setfield(L, -2, "failures");
+	i = 0;
+	lua_newtable(L);
+#define X(id, key, meaning) push_item(L, ++i, key);
+	PROTOCOL_REGION_KEYS(X)
+#undef X
+	lua_setfield(L, -2, "region_keys");
 }
 
 int luaopen_rot_protocol(lua_State *L)

@@ -238,6 +238,23 @@ static int l_setenv(lua_State *L)
 	return 1;
 }
 
+extern char **environ;
+
+/* environ() -> {NAME = value}: the environment rot runs in (what a program it starts sees) */
+static int l_environ(lua_State *L)
+{
+	lua_newtable(L);
+	for (char **e = environ; *e; e++) {
+		const char *eq = strchr(*e, '=');
+		if (!eq || eq == *e)
+			continue;
+		lua_pushlstring(L, *e, (size_t)(eq - *e));
+		lua_pushstring(L, eq + 1);
+		lua_rawset(L, -3);
+	}
+	return 1;
+}
+
 /* sleep(seconds): returns early when a signal interrupts the run (not while shielded: a
  * signal that cuts a wait short then is slept through to the end) */
 static int l_sleep(lua_State *L)
@@ -399,6 +416,7 @@ static const luaL_Reg sys_funcs[] = {{"sha256", l_sha256},
 				     {"nearest", l_nearest},
 				     {"interrupted", l_interrupted},
 				     {"setenv", l_setenv},
+				     {"environ", l_environ},
 				     {"sleep", l_sleep},
 				     {"shielded", l_shielded},
 				     {NULL, NULL}};

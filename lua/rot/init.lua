@@ -4,6 +4,7 @@ local space = require "rot.space"
 local session = require "rot.session"
 local results = require "rot.results"
 local quantities = require "rot.results.quantities"
+local regions = require "rot.results.regions"
 local format = require "rot.results.format"
 local peaks = require "rot.machine.peaks"
 local machine = require "rot.machine"
@@ -44,6 +45,8 @@ function rot.output_dir() return session.current():outdir() end
      the measuring core, core/) and caches each result (rot.execute.outcome).
   3. The raw runs of every row become quantities (rot.results.quantities: time, rates,
      intensity, spread, counters).
+     An application point's row becomes its program's row and one per marked region
+     (rot.results.regions), the region a coordinate of its own.
   4. The results object (rot.results) bounds them against the machine's ceilings
      (rot.machine.peaks) and prints, writes and plots them (rot.plot). ]]
 function rot.measure(sp, builder)
@@ -57,10 +60,13 @@ function rot.measure(sp, builder)
   local rows = s.executor.measure(s, items)
   for _, r in ipairs(rows) do
     if not r.settled then error("rot: internal error: executor '" .. s.executor.name .. "' returned a row it did not settle") end
-    quantities.derive(r, s:get("bestK"), s:get("ignoreDisturbed"), s:get("bestEpsilon"))
+    if not regions.is_app(r) then quantities.derive(r, s:get("bestK"), s:get("ignoreDisturbed"), s:get("bestEpsilon")) end
   end
+  local apps
+  rows, apps = regions.expand(rows, s:get("bestK"), s:get("bestEpsilon"))
   local axes = {}
   for _, a in ipairs(sp.axes) do axes[#axes + 1] = a.name end
+  if apps then axes[#axes + 1] = "region" end
   s:note_axes(axes)
   return rot.results(rows, axes)
 end

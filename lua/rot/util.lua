@@ -73,6 +73,18 @@ function M.coords(point, axes)
   return table.concat(parts, " ")
 end
 
+-- Text as one token of the core's protocol (core/escape.c): bytes other than letters, digits
+-- and _.-/:,+@ as %XX; the empty string as a lone %.
+function M.escape_token(text)
+  if text == "" then return "%" end
+  return (text:gsub("[^%w_%.%-/:,+@]", function(c) return string.format("%%%02X", c:byte()) end))
+end
+
+-- The text of an escaped token.
+function M.unescape_token(token)
+  return (tostring(token):gsub("%%(%x%x)", function(h) return string.char(tonumber(h, 16)) end))
+end
+
 -- A point as messages name it: "point 'n=4096 f=2.0'".
 function M.point_name(point) return "point '" .. M.coords(point) .. "'" end
 

@@ -12,8 +12,8 @@ print("rule bad " .. tostring(select(2, p.check_rule("runStrat flush"))))
 EOF2
 "$ROOT/rot" run "$T/p.lua" >"$T/o" 2>"$T/e"
 ok $? "rot run: a script requires rot.protocol"
-contains "$T/o" "^input workload,kernel,param,counter,gpumetric,rule,runs,bestK,bestEpsilon,maxRuns,minRunTime,cacheMode,timeout,ignoreDisturbed,child$" "the input keys, in order"
-contains "$T/o" "^failures input,nodevice,signal,timeout,leftover,exit,kernel,profile,setup$" "the failure kinds"
+contains "$T/o" "^input workload,kernel,param,counter,gpumetric,rule,runs,bestK,bestEpsilon,maxRuns,minRunTime,cacheMode,timeout,ignoreDisturbed,child,app,arg,env,dir$" "the input keys, in order"
+contains "$T/o" "^failures input,nodevice,signal,timeout,leftover,exit,kernel,profile,setup,markers$" "the failure kinds"
 contains "$T/o" "^child child each|shared$" "a key's syntax"
 contains "$T/o" "^rule ok true$" "a rule the core accepts"
 contains "$T/o" "^rule bad rule 'runStrat flush': unknown event 'runStrat'$" "a rule it refuses, with its words"

@@ -41,6 +41,28 @@ test $? -ne 0 && grep -q "kernel 'segv' crashed: Segmentation fault (signal 11)"
 ok $? "a crashing kernel on a node: its point fails with the crash report"
 contains "$T/o" "0 measured, 1 failed" "and is counted as failed"
 
+# an application point on a node: its regions come back as a local run's; a crash, named
+if ${CC:-gcc} -O2 -fopenmp -I"$ROOT/core/include" -o "$T/nested" tests/apps/nested.c 2>/dev/null &&
+	${CC:-gcc} -O2 -pthread -I"$ROOT/core/include" -o "$T/hostile" tests/apps/hostile.c; then
+	cat >"$T/app.lua" <<EOF
+local rot = require "rot"
+local r = rot.measure(rot.space { rot.axis("mode", { "nested", "crash" }) }, function(p)
+  if p.mode == "nested" then return { app = "$T/nested", args = { 100000, 3 }, threads = 1 } end
+  return { app = "$T/hostile", args = { "crash" } }
+end)
+r:table()
+EOF
+	rot measure "$T/app.lua" -executor=slurm -slurmNodes=2 -runs=2 -maxRuns=2 -bestK=2 >"$T/o" 2>"$T/e"
+	contains "$T/o" "1 measured (1 on Slurm), 1 failed" "application points measured on Slurm"
+	grep -q "^nested *outer *3 *1 " "$T/o" && grep -q "^nested *inner *3 *1 " "$T/o"
+	ok $? "their regions come back as a local run's"
+	contains "$T/e" "application 'hostile' was killed by Segmentation fault (signal 11)" "a crash on a node: its cause named"
+	rot measure "$T/app.lua" -runs=2 -maxRuns=2 -bestK=2 >"$T/o" 2>"$T/e"
+	contains "$T/o" "cache: 1 hits, 0 measured, 1 failed" "a local rerun takes the application point from the cache"
+else
+	skip "no OpenMP compiler: application points on Slurm are not checked"
+fi
+
 # two node types: the same points once per type
 rot measure triad -quick=true -executor=slurm -slurmConstraint=rotnode,rotfast -slurmNodes=1 >"$T/o" 2>"$T/e"
 ok $? "-slurmConstraint=rotnode,rotfast succeeds"

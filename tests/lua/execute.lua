@@ -94,8 +94,9 @@ t.ok(text:find("^workload triad threads 1\nparam n 8\ncounter perf::TASK%-CLOCK\
 t.ok(text:find("\nruns 3\n") and text:find("\nmaxRuns 3\n"), "extending a cached entry asks for exactly the missing runs")
 t.ok(text:find("\nchild each$") ~= nil, "a CPU point gets a child of its own (pointChild auto)")
 
--- the protocol is declared once (core/protocol.h): a point that uses every feature writes every
--- input key the core reads, and no other (kernel is the core's one-thread shorthand)
+-- the protocol is declared once (core/protocol.h): a kernel point and an application point that
+-- use every feature write every input key the core reads, and no other (kernel is the core's
+-- one-thread shorthand)
 local protocol = require "rot.protocol"
 local full = item("triad").desc
 full.measurers.counters = { "perf::TASK-CLOCK" }
@@ -105,7 +106,15 @@ full.workloads[1].pin = { 0 }
 local written, want = {}, {}
 lines = {}
 batch.point_lines(S, full, 3, false, lines, "shared")
+local app = { app = { path = "/bin/a b", args = { "x y", "" }, env = { OMP_NUM_THREADS = "2" }, dir = "/tmp" },
+  measurers = { counters = { "perf::TASK-CLOCK" } }, policy = { k = 3, epsilon = 0.02, maxRuns = 10 }, device = "cpu" }
+local app_lines = {}
+batch.point_lines(S, app, 3, false, app_lines)
 for _, l in ipairs(lines) do written[l:match("^%S+")] = true end
+for _, l in ipairs(app_lines) do written[l:match("^%S+")] = true end
+t.is(table.concat(app_lines, "\n", 1, 5), "app /bin/a%20b\narg x%20y\narg %\nenv OMP_NUM_THREADS=2\ndir /tmp",
+  "an application point's lines: its program, arguments (escaped, the empty one a lone %), environment and directory")
+t.ok(table.concat(app_lines, "\n"):find("\nchild each$") ~= nil, "each of its invocations in a child of its own")
 for _, k in ipairs(protocol.input) do if k ~= "kernel" then want[k] = true end end
 local missing, extra = {}, {}
 for k in pairs(want) do if not written[k] then missing[#missing + 1] = k end end

@@ -629,5 +629,6 @@ t.ok(quick:find("quick peaks first: once") and quick:find("about a minute", 1, t
   "the quick peaks' notice: " .. quick)
 
 dofile("tests/lua/plots.lua") -- label placement and its checker
+dofile("tests/lua/regions.lua") -- an application point's rows
 
 t.done()

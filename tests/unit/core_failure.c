@@ -29,12 +29,12 @@ static char *lines(struct failure f)
 static void kinds(void)
 {
 	const char *names[FAILURE_COUNT] = {"input", "nodevice", "signal",  "timeout", "leftover",
-					    "exit",  "kernel",	 "profile", "setup"};
+					    "exit",  "kernel",	 "profile", "setup",   "markers"};
 	int same = 1;
 	for (int k = 0; k < FAILURE_COUNT; k++)
 		same &= strcmp(failure_kind_name((enum failure_kind)k), names[k]) == 0;
-	ok(FAILURE_COUNT == 9 && same, "the kinds, in protocol.h's order: input nodevice signal "
-				       "timeout leftover exit kernel profile setup");
+	ok(FAILURE_COUNT == 10 && same, "the kinds, in protocol.h's order: input nodevice signal "
+					"timeout leftover exit kernel profile setup markers");
 	is_str(failure_kind_name(FAILURE_COUNT), "?", "no name beyond them");
 }
 
@@ -105,6 +105,34 @@ static void others(void)
 	       "no CUDA device: x", "nodevice: its message");
 }
 
+/* An application's invocation is worded as the application's, an exit with its invocation. */
+static void apps(void)
+{
+	is_str(
+	    words((struct failure){.kind = FAILURE_SIGNAL,
+				   .kernel = "solver",
+				   .app = 1,
+				   .sig = SIGSEGV,
+				   .sender = FAILURE_FAULT,
+				   .tid = 77,
+				   .addr = NULL}),
+	    "application 'solver' crashed: Segmentation fault (signal 11) in thread 77 at address "
+	    "(nil)",
+	    "an application's crash");
+	is_str(words((struct failure){
+		   .kind = FAILURE_EXIT, .kernel = "solver", .app = 1, .status = 2, .run = 0}),
+	       "application 'solver' exited with status 2 in invocation 1",
+	       "an application's exit status, with its invocation (counted from 1)");
+	is_str(
+	    words((struct failure){.kind = FAILURE_TIMEOUT, .kernel = "s", .app = 1, .timeout = 2}),
+	    "application 's' ran past the timeout of 2 s and was killed", "its timeout");
+	is_str(words((struct failure){.kind = FAILURE_LEFTOVER, .kernel = "d", .app = 1, .pid = 9}),
+	       "application 'd' started a process that outlived it (pid 9); killed",
+	       "a process it left running");
+	is_str(words((struct failure){.kind = FAILURE_MARKERS, .message = "region 'r' ended"}),
+	       "region 'r' ended", "misused markers: their message");
+}
+
 static void records(void)
 {
 	char *t =
@@ -151,6 +179,7 @@ int main(void)
 	kinds();
 	signals();
 	others();
+	apps();
 	records();
 	return done_testing();
 }

@@ -31,7 +31,7 @@ int main(void)
 	lua_pop(L, 1);
 	is_str(eval("table.concat(p.input, ' ')"),
 	       "workload kernel param counter gpumetric rule runs bestK bestEpsilon maxRuns "
-	       "minRunTime cacheMode timeout ignoreDisturbed child",
+	       "minRunTime cacheMode timeout ignoreDisturbed child app arg env dir",
 	       "input: the keys in declaration order");
 	is_str(eval("p.syntax.cacheMode"), "cacheMode warm|cold", "syntax: key -> its syntax");
 	is_str(eval("p.syntax.workload"), "workload NAME [threads N] [pin CPU,CPU,...]",
@@ -39,7 +39,8 @@ int main(void)
 	is_str(eval("(function() local n = 0 for k, v in pairs(p.syntax) do n = n + 1 "
 		    "assert(v:sub(1, #k + 1) == k .. ' ') end return n == #p.input end)()"),
 	       "true", "a syntax for every key, each beginning with its key, and no other");
-	is_str(eval("table.concat(p.records, ' ')"), "status error meta run stderr", "records");
+	is_str(eval("table.concat(p.records, ' ')"), "status error meta run stderr region",
+	       "records");
 	is_str(eval("table.concat(p.events, ' ')"),
 	       "workloadStart workloadStop threadCreated threadExited runStart runEnd fault",
 	       "events, in enum order");
@@ -47,7 +48,12 @@ int main(void)
 	       "actions");
 	is_str(eval("table.concat(p.rule_keys, ' ')"), "run every thread cpu text", "rule keys");
 	is_str(eval("table.concat(p.failures, ' ')"),
-	       "input nodevice signal timeout leftover exit kernel profile setup", "failure kinds");
+	       "input nodevice signal timeout leftover exit kernel profile setup markers",
+	       "failure kinds");
+	is_str(eval("table.concat(p.region_keys, ' ')"),
+	       "calls callsTotal threads ns nsSum minNs maxNs open flops bytes written workingSet "
+	       "workCalls writtenCalls countedCalls multiplexedCalls",
+	       "region keys, in declaration order");
 	is_str(eval("p.check_rule('runEnd marker every=2 text=half')"), "true",
 	       "check_rule: a good rule is true");
 	is_str(eval("select(2, p.check_rule('runStart explode'))"),

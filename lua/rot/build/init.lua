@@ -18,6 +18,7 @@ end
 
 -- "kernel 'x' (path) with macros A=1, B=2 and flags '-O3'": what a core build is made of.
 function M.what(desc, kinfo)
+  if kinfo.app then return "the core of application points and its marker recorder" end
   local names, macros = {}, M.macro_settings(desc)
   for _, k in ipairs(kinfo.kernels) do names[#names + 1] = "kernel '" .. k.name .. "' (" .. k.path .. ")" end
   return table.concat(names, ", ") .. " with " .. (#macros > 0 and ("macros " .. table.concat(macros, ", ") .. " and ") or "") ..
@@ -114,8 +115,10 @@ function M.core(s, desc, kinfo)
   s.count.builds = s.count.builds + 1
   keys.record_deps(s, kinfo)
   local binary = s.builddir .. "/rot-core"
-  -- named relative to the build directory: the same bytes built anywhere have the same hash
-  return binary, assert(sys.sha256files({ binary }, { s.builddir }))
+  -- named relative to the build directory: the same bytes built anywhere have the same hash; an
+  -- application's core with the marker recorder it preloads
+  local files = kinfo.app and { binary, s.builddir .. "/librot-markers.so" } or { binary }
+  return binary, assert(sys.sha256files(files, { s.builddir }))
 end
 
 --[[ M.core under the build lock, timed, and f(binary) run while the lock is still held: the

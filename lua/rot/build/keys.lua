@@ -90,9 +90,12 @@ end
   moved checkout or study keeps its keys. ]]
 function M.key(s, desc, kinfo)
   local core_src = s:remember("coresrc", function()
-    local dir, files = s.home .. "/core", {}
-    for _, f in ipairs(assert(sys.listdir(dir))) do
-      if f:match("%.[ch]$") or f == "Makefile" then files[#files + 1] = dir .. "/" .. f end
+    local files = {}
+    -- the core, and the marker recorder it preloads into an application (and the header of the markers)
+    for _, dir in ipairs({ s.home .. "/core", s.home .. "/core/markers", s.home .. "/core/include/rot" }) do
+      for _, f in ipairs(assert(sys.listdir(dir))) do
+        if f:match("%.[ch]$") or f == "Makefile" then files[#files + 1] = dir .. "/" .. f end
+      end
     end
     table.sort(files)
     return assert(sys.sha256files(files, { s.home }))

@@ -15,6 +15,7 @@ local handlers
 local commands = {
   { "measure", "measure NAME|PATH.lua [ARG ...] [-key=value ...]", "run a measurement script: table, CSV and roofline plot" },
   { "build", "build NAME|PATH.lua [ARG ...] [-key=value ...]", "build every core a measurement needs and measure nothing: what was built, and every compiler error with its kernel and macros" },
+  { "profile", "profile [-threads=N] [-counters=EVENT,...] [-key=value ...] -- PROGRAM [ARG ...]", "measure your own program with marked regions (rot/markers.h): a row per region, NAME.csv/.json/.svg; rot history/compare ./PROGRAM" },
   { "history", "history NAME|PATH.lua", "every recorded run of a measurement, newest first: id, when, points, machine, and what changed from the run before" },
   { "compare", "compare NAME|PATH.lua [A [B]] [-machine=ID,ID] [-failOn=slower|any]", "two runs point by point (default: the latest two whose results differ; A, B: run ids from rot history; -machine: the latest run on each of two machines): verdicts against the noise, NAME-compare.csv/.json/.svg; -failOn exits 1 when a point got slower (any: changed) beyond the noise" },
   { "list", "list", "shipped and user measurements with their descriptions" },
@@ -165,17 +166,17 @@ local function check_cache_dir(dir)
   end
 end
 
-local function measure(cfg, pos, build_only)
-  if not pos[2] then util.fail(pos[1] .. " needs a measurement name or script", "rot " .. pos[1] .. " triad") end
-  local path = resolve_script(cfg, pos[2])
+--[[ A measurement's run: the session (o.script_dir, o.script: its name), body() run as a
+  script is (errors reported, the cache directory checked first), its run record under o.path
+  (a script's path; rot profile's program) with o.args, the summary; its exit status. ]]
+local function measurement(cfg, o, build_only)
   check_cache_dir(cfg:get("cacheDir")) -- before the session, whose run directory (rot build's) is in it
-  local s = start(cfg, { script_dir = util.dirname(path), script = (util.basename(path):gsub("%.lua$", "")),
-    build_only = build_only })
+  local s = start(cfg, { script_dir = o.script_dir, script = o.script, build_only = build_only })
   if not build_only then s:outdir() end -- an output directory that cannot be written: said before measuring
-  local ok, err = run_script(path, { table.unpack(pos, 3) })
+  local ok, err = o.body()
   s:cleanup()
   if build_only then return build_end(s, ok, err) end
-  local _, stop = require("rot.history.record").save(s, { path = path, args = { table.unpack(pos, 3) }, ok = ok, err = err })
+  local _, stop = require("rot.history.record").save(s, { path = o.path, args = o.args, ok = ok, err = err })
   if stop and ok then ok, err = false, stop end -- Ctrl-C while the record was written
   local code = 0
   if not ok then code = report_error(err) end
@@ -185,6 +186,22 @@ local function measure(cfg, pos, build_only)
   -- (an interruption keeps it: it says where the run was)
   if ok or util.is_interruption(err) or s.count.points + s.aside_count.points > 0 then io.stdout:write(s:summary(), "\n") end
   return code
+end
+
+local function measure(cfg, pos, build_only)
+  if not pos[2] then util.fail(pos[1] .. " needs a measurement name or script", "rot " .. pos[1] .. " triad") end
+  local path = resolve_script(cfg, pos[2])
+  local args = { table.unpack(pos, 3) }
+  return measurement(cfg, { path = path, args = args, script_dir = util.dirname(path),
+    script = (util.basename(path):gsub("%.lua$", "")), body = function() return run_script(path, args) end }, build_only)
+end
+
+-- rot profile [-threads=N] [-counters=EV,EV] [--] PROGRAM [ARG ...]: one application point
+-- (rot.cli.profile), its outputs named after the program, its runs recorded under its path.
+local function profile(cfg, pos, own, build_only)
+  local o = require("rot.cli.profile").plan(pos, own)
+  o.body = function() return xpcall(o.run, handler) end
+  return measurement(cfg, o, build_only)
 end
 
 local function show_config(cfg)
@@ -303,6 +320,7 @@ end
 -- rot asm's macros, rot compare's -failOn and -machine).
 handlers = {
   measure = function(cfg, pos) return measure(cfg, pos) end,
+  profile = function(cfg, pos, _, own) return profile(cfg, pos, own) end,
   build = function(cfg, pos) return measure(cfg, pos, true) end,
   list = function(cfg, pos) return require("rot.cli.list").run(home, cfg, pos) end,
   config = function(cfg) return show_config(cfg) end,
@@ -357,12 +375,14 @@ local function main(h, argv)
     end
     opts = rest
   end
-  -- rot compare: -failOn and -machine are its own options, no configuration keys
-  if cmd == "compare" then
+  -- rot compare: -failOn and -machine are its own options, no configuration keys; so are rot
+  -- profile's -threads and -counters
+  local own = { compare = { failOn = true, machine = true }, profile = { threads = true, counters = true } }
+  if own[cmd] then
     local rest = {}
     for _, o in ipairs(opts) do
       local k, v = o:match("^%-([^=]+)=(.*)$")
-      if k == "failOn" or k == "machine" then asm_opts[k] = v else rest[#rest + 1] = o end
+      if own[cmd][k] then asm_opts[k] = v else rest[#rest + 1] = o end
     end
     opts = rest
   end

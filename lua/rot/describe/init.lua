@@ -8,8 +8,10 @@ local kernels = require "rot.describe.kernels"
 local toolchain = require "rot.build.toolchain"
 local device = require "rot.gpu.device"
 local protocol = require "rot.protocol"
+local fields = require "rot.describe.fields"
 
 local M = {}
+local names_of, check_fields, counters_of = fields.names_of, fields.check, fields.counters
 
 -- The rule vocabulary is the core's (core/protocol.h, through rot.protocol).
 local function set_of(list)
@@ -23,21 +25,6 @@ RULE_FIELDS.on, RULE_FIELDS.action = true, true
 local SPEC_FIELDS = { kernel = true, params = true, threads = true, pin = true, workloads = true, macros = true,
   flags = true, cacheMode = true, counters = true, counts = true, rules = true, gpuMetrics = true, round = true,
   alongside = true, pointChild = true, minRunTime = true }
-
-local function names_of(set)
-  local out = {}
-  for k in pairs(set) do out[#out + 1] = k end
-  table.sort(out)
-  return out
-end
-
-local function check_fields(t, known, what)
-  for k in pairs(t) do
-    if not known[k] then
-      util.fail("unknown field '" .. tostring(k) .. "' in " .. what .. util.did_you_mean(tostring(k), names_of(known)))
-    end
-  end
-end
 
 local function int_list(v, what)
   if v == nil or v == "none" then return {} end
@@ -174,29 +161,6 @@ local function macros_of(spec, list, macro_list, macro_set)
   return macros
 end
 
-local function counters_of(spec)
-  local counters = {}
-  for i, c in ipairs(spec.counters or {}) do
-    if type(c) ~= "string" or c == "" or c:find("[%s=]") then
-      util.fail("counter " .. i .. " must be an event name without spaces or '='")
-    end
-    counters[i] = c
-  end
-  local counts = {}
-  for q, combo in pairs(spec.counts or {}) do
-    if q ~= "flops" and q ~= "bytes" then util.fail("counts: only flops and bytes can be measured, not '" .. tostring(q) .. "'") end
-    counts[q] = {}
-    for ev, weight in pairs(combo) do
-      local known = false
-      for _, c in ipairs(counters) do known = known or c == ev end
-      if not known then util.fail("counts." .. q .. " uses '" .. tostring(ev) .. "', which is not in counters") end
-      if type(weight) ~= "number" then util.fail("counts." .. q .. "['" .. ev .. "'] must be a number") end
-      counts[q][ev] = weight
-    end
-  end
-  return counters, counts
-end
-
 local function metrics_of(spec, gpu)
   local metrics = {}
   for i, m in ipairs(spec.gpuMetrics or {}) do
@@ -215,6 +179,10 @@ end
   more kernels in its core; pointChild) stays in the spec. Bad specs stop with what is wrong. ]]
 function M.describe(s, spec, fp)
   if type(spec) ~= "table" then util.fail("a measurement point must be a table {kernel=..., ...}") end
+  if spec.app ~= nil then
+    if spec.kernel or spec.workloads then util.fail("a point measures a kernel or an application (app = ...), not both") end
+    return require("rot.describe.app").describe(s, spec, fp)
+  end
   local what = "the point for kernel '" .. tostring(spec.kernel or (spec.workloads and "workloads")) .. "'"
   check_fields(spec, SPEC_FIELDS, what)
   local wls = workloads(spec, what)

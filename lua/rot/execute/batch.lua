@@ -18,27 +18,38 @@ for _, k in ipairs(protocol.input) do KEYS[k] = true end
 local function num(x) return string.format("%.17g", x) end
 M.num = num
 
---[[ The core's input lines for one point (appended to lines): its workloads and parameters,
-  counters, GPU metrics, rules and run policy; need: runs still wanted; exact: exactly that
-  many (extending a cached entry); child: "each" or "shared" (nil: the pointChild key's). ]]
+-- An application point's lines: its program, arguments, environment (sorted) and directory.
+local function app_lines(desc, lines)
+  local a = desc.app
+  lines[#lines + 1] = "app " .. util.escape_token(a.path)
+  for _, x in ipairs(a.args) do lines[#lines + 1] = "arg " .. util.escape_token(x) end
+  for _, k in ipairs(util.sorted_keys(a.env)) do lines[#lines + 1] = "env " .. k .. "=" .. util.escape_token(a.env[k]) end
+  lines[#lines + 1] = "dir " .. util.escape_token(a.dir)
+end
+
+--[[ The core's input lines for one point (appended to lines): its workloads and parameters (an
+  application point: its program), counters, GPU metrics, rules and run policy; need: runs still
+  wanted; exact: exactly that many (extending a cached entry); child: "each" or "shared" (nil:
+  the pointChild key's; an application point's invocations are each a fresh child). ]]
 function M.point_lines(s, desc, need, exact, lines, child)
   local first = #lines + 1
-  for _, w in ipairs(desc.workloads) do
+  if desc.app then app_lines(desc, lines) end
+  for _, w in ipairs(desc.workloads or {}) do
     lines[#lines + 1] = "workload " .. w.kernel .. " threads " .. w.threads ..
         (#w.pin > 0 and (" pin " .. table.concat(w.pin, ",")) or "")
     for _, k in ipairs(util.sorted_keys(w.params)) do lines[#lines + 1] = "param " .. k .. " " .. num(w.params[k]) end
   end
   for _, c in ipairs(desc.measurers.counters) do lines[#lines + 1] = "counter " .. c end
-  for _, m in ipairs(desc.gpuMetrics) do lines[#lines + 1] = "gpumetric " .. m end
-  for _, r in ipairs(desc.rules) do lines[#lines + 1] = "rule " .. describe.rule_line(r) end
+  for _, m in ipairs(desc.gpuMetrics or {}) do lines[#lines + 1] = "gpumetric " .. m end
+  for _, r in ipairs(desc.rules or {}) do lines[#lines + 1] = "rule " .. describe.rule_line(r) end
   local p = desc.policy
-  child = child or s:get("pointChild")
+  child = desc.app and "each" or child or s:get("pointChild")
   if child == "auto" then child = desc.device == "gpu" and "shared" or "each" end
   for _, kv in ipairs({ { "ignoreDisturbed", desc.ignoreDisturbed and 1 or 0 }, { "runs", need }, { "bestK", p.k },
     { "bestEpsilon", num(p.epsilon) }, { "maxRuns", exact and need or math.max(p.maxRuns, need) },
-    { "minRunTime", num(p.minRunTime) }, { "cacheMode", desc.cacheMode }, { "timeout", num(s:get("timeout")) },
-    { "child", child } }) do
-    lines[#lines + 1] = kv[1] .. " " .. kv[2]
+    { "minRunTime", p.minRunTime and num(p.minRunTime) }, { "cacheMode", desc.cacheMode },
+    { "timeout", num(s:get("timeout")) }, { "child", child } }) do
+    if kv[2] ~= nil then lines[#lines + 1] = kv[1] .. " " .. kv[2] end
   end
   for i = first, #lines do assert(KEYS[lines[i]:match("^%S+")], "not an input key of the core: " .. lines[i]) end
 end
@@ -51,7 +62,8 @@ function M.point_result(desc, text)
     return { status = "failed", error = "the measuring core's output is unreadable: " .. err, meta = {}, runs = {} }
   end
   if res.status == "ok" and (res.meta.complete ~= 1 or #res.runs == 0) then
-    res.status, res.error = "failed", "kernel '" .. desc.workloads[1].kernel .. "' ended the measurement early"
+    local what = desc.app and ("application '" .. util.basename(desc.app.path)) or ("kernel '" .. desc.workloads[1].kernel)
+    res.status, res.error = "failed", what .. "' ended the measurement early"
   end
   if res.meta.hint then res.error = (res.error or "failed") .. "\nhint: " .. res.meta.hint end
   if res.meta.failure == "input" then

@@ -75,8 +75,12 @@ local function build_key(s, row, check, refused)
     local names = {}
     for _, k in ipairs(row.kinfo.kernels) do names[#names + 1] = k.name end
     local macros = build.macro_settings(row.desc)
-    io.stdout:write("built ", table.concat(names, "+"), " macros ", #macros > 0 and table.concat(macros, ",") or "-",
-      " flags ", row.desc.flags, "\n")
+    if row.kinfo.app then -- an application's core: no kernel, the marker recorder beside it
+      io.stdout:write("built the core of application points, with the marker recorder (librot-markers.so)\n")
+    else
+      io.stdout:write("built ", table.concat(names, "+"), " macros ", #macros > 0 and table.concat(macros, ",") or "-",
+        " flags ", row.desc.flags, "\n")
+    end
   else
     io.stderr:write("rot: ", err, "\n")
     s.count.build_failures = s.count.build_failures + 1
@@ -96,7 +100,7 @@ function M.measure(s, items)
       groups[row.key], order[#order + 1] = g, row.key
     end
     -- the machine's ceilings' points (measured aside) are rot's own: not asked
-    if not row.cached and s.aside_depth == 0 then g.check[#g.check + 1] = row end
+    if not row.cached and s.aside_depth == 0 and not row.kinfo.app then g.check[#g.check + 1] = row end
   end
   for _, key in ipairs(order) do errs[key] = build_key(s, groups[key].row, groups[key].check, refused) end
   for _, row in ipairs(rows) do

@@ -15,10 +15,11 @@ end
 
 --[[ A failed point: row.failed = why (its first line is what tables show). o.quiet: the
   reason was already said (a compiler error, a missing toolkit); o.stderr: the kernel's last
-  lines on stderr. ]]
+  lines on stderr; o.partial: what an application point's invocations completed before (the
+  core's result: its runs and regions, kept and shown marked, never cached). ]]
 function M.fail(s, row, why, o)
   o = o or {}
-  row.failed = why
+  row.failed, row.partial = why, o.partial
   s:settle(row)
   if not o.quiet then
     s:quiet()
@@ -39,9 +40,12 @@ function M.result(s, row, res, core_hash, base)
     local why = plausible.why_not(s, row, res)
     if why then res.status, res.error = "failed", "implausible result, not cached: " .. why end
   end
-  if res.status ~= "ok" then return M.fail(s, row, res.error or "failed", { stderr = res.stderr }) end
+  if res.status ~= "ok" then
+    local partial = row.desc and row.desc.app and (#res.runs > 0 or res.regions) and res or nil
+    return M.fail(s, row, res.error or "failed", { stderr = res.stderr, partial = partial })
+  end
   if s.script then res.meta.script = s.script end -- which measurement wrote it (rot cache clear NAME)
-  local new = { description = row.text, coreHash = core_hash, meta = res.meta, runs = res.runs }
+  local new = { description = row.text, coreHash = core_hash, meta = res.meta, runs = res.runs, regions = res.regions }
   if base then new = cache.merge(base, new) end
   local ok, werr = s:timed("cache", cache.write, row.path, new)
   if not ok then

@@ -83,7 +83,9 @@ end
 
 -- The script, its arguments, the machines and the commit.
 local function run_changes(a, b, out)
-  if a.scriptHash ~= b.scriptHash then out[#out + 1] = util.basename(tostring(b.script)) .. " changed" end
+  -- (rot profile's "script" is the program, said with the sources already)
+  local script = util.basename(tostring(b.script))
+  if a.scriptHash ~= b.scriptHash and not files_of(b)[script] then out[#out + 1] = script .. " changed" end
   local aa, ab = table.concat(a.args or {}, " "), table.concat(b.args or {}, " ")
   if aa ~= ab then out[#out + 1] = "arguments '" .. aa .. "' -> '" .. ab .. "'" end
   local ma, mb = table.concat(a.machines or { a.machine }, "+"), table.concat(b.machines or { b.machine }, "+")

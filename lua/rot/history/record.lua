@@ -13,6 +13,7 @@ local machine = require "rot.machine"
 local peaks = require "rot.machine.peaks"
 local bounds = require "rot.results.bounds"
 local quantities = require "rot.results.quantities"
+local regions = require "rot.results.regions"
 
 local M = {}
 
@@ -49,6 +50,11 @@ local function build_of(s, row, builds, index, sources)
   local desc, kinfo = row.desc, row.kinfo
   if not (desc and kinfo) then return nil end
   local files, names = {}, {}
+  if desc.app then -- an application: its program and inputs by content, named by file
+    names[1] = "app:" .. util.basename(desc.app.path)
+    files[util.basename(desc.app.path)] = desc.app.hash:sub(1, 12)
+    for path, h in pairs(desc.app.inputs) do files[util.basename(path)] = h:sub(1, 12) end
+  end
   for _, k in ipairs(kinfo.kernels) do
     names[#names + 1] = k.name
     for _, f in ipairs(s:remember("history-src:" .. k.path, function() return keys.sources(s, k) end)) do
@@ -145,14 +151,21 @@ function M.build(s, o)
   local builds, index, sources, points, seen = {}, {}, {}, {}, {}
   local counts, machines, threads = { points = 0, measured = 0, hits = 0, failed = 0 }, {}, 1
   for _, row in ipairs(s.rows) do
-    if row.entry and not row.time then quantities.derive(row, s:get("bestK"), s:get("ignoreDisturbed"), s:get("bestEpsilon")) end
-    local p = point_of(row, here)
-    p.build = build_of(s, row, builds, index, sources)
-    p.bound, p.limiter, p.fraction, p.above = bound_of(row, prows, memo, eps)
-    p.above = p.above or nil
-    points[#points + 1] = p
+    local app = regions.is_app(row)
+    if row.entry and not row.time and not app then
+      quantities.derive(row, s:get("bestK"), s:get("ignoreDisturbed"), s:get("bestEpsilon"))
+    end
+    -- an application point is recorded as its program's and its regions' rows (each compared)
+    for _, r in ipairs(app and regions.rows(row, s:get("bestK"), eps) or { row }) do
+      local p = point_of(r, here)
+      p.build = build_of(s, r, builds, index, sources)
+      p.bound, p.limiter, p.fraction, p.above = bound_of(r, prows, memo, eps)
+      p.above = p.above or nil
+      points[#points + 1] = p
+    end
     counts.points = counts.points + 1
-    local c = p.status == "hit" and "hits" or p.status
+    local st = points[#points].status
+    local c = st == "hit" and "hits" or st
     counts[c] = counts[c] + 1
     local m = row.machine or here
     if not seen[m] then seen[m] = true; machines[#machines + 1] = m end

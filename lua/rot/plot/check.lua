@@ -24,12 +24,15 @@ local function geometry(gp)
   return g, ls and ls:find("x") ~= nil, ls and ls:find("y") ~= nil
 end
 
--- The rows of a data text, block by block (a blank line ends one): {{x, y, text}, ...} each.
+-- The rows of a data text, block by block (a blank line ends one): {{x, y, text, ps}, ...} each
+-- (ps: a point's own size, after its label).
 local function blocks(text)
   local out, cur = {}, {}
   for l in (text .. "\n\n\n"):gmatch("([^\n]*)\n") do
     local x, y = l:match("^%s*" .. NUM .. "%s+" .. NUM)
-    if x and tonumber(x) and tonumber(y) then cur[#cur + 1] = { tonumber(x), tonumber(y), l:match('^%S+%s+%S+%s+"(.*)"$') }
+    if x and tonumber(x) and tonumber(y) then
+      local label, ps = l:match('^%S+%s+%S+%s+"(.*)"%s+' .. NUM .. "$")
+      cur[#cur + 1] = { tonumber(x), tonumber(y), label or l:match('^%S+%s+%S+%s+"(.*)"$'), tonumber(ps) }
     elseif l:match("^%s*$") and #cur > 0 then out[#out + 1] = cur; cur = {} end
   end
   return out
@@ -180,15 +183,16 @@ function M.keyed(text, said)
 end
 
 -- Adds the points (and, with linespoints or lines, the lines between them) of one plot
--- element, its rows {{x, y}, ...}, to out, named after its title.
+-- element, its rows {{x, y}, ...}, to out, named after its title (ps variable: each row's size).
 local function add_element(f, out, rows, with, style)
   local title = style:match('title "(.-)"') or style:match("title '(.-)'") or "?"
-  local r = place.marker_radius(style)
+  local r, variable = place.marker_radius(style), style:match("ps variable") ~= nil
   local prev
   for _, row in ipairs(rows) do
     local px, py = f.px(row[1], row[2])
     if math.abs(px) < math.huge and math.abs(py) < math.huge then -- not NaN nor infinite (a log axis' 0)
-      if with ~= "lines" then out[#out + 1] = place.square(px, py, r); out[#out].name = "a point of '" .. title .. "'" end
+      local rr = variable and row[4] and place.marker_radius("pt 7 ps " .. row[4]) or r
+      if with ~= "lines" then out[#out + 1] = place.square(px, py, rr); out[#out].name = "a point of '" .. title .. "'" end
       if prev and with ~= "points" then
         out[#out + 1] = place.segment(prev[1], prev[2], px, py, 1.5); out[#out].name = "the line of '" .. title .. "'"
       end
@@ -213,7 +217,7 @@ function M.obstacles(gp, f, read)
   for line in gp:gmatch("[^\n]+") do
     local file, rest = line:match('"([^"]+)"%s+(.*)$')
     if file and (line:match("^plot ") or line:match("^%s+")) then
-      local idx, with, style = rest:match("^index (%d+) using 1:2 with (%a+)(.*)$")
+      local idx, with, style = rest:match("^index (%d+) using 1:2[:%d]* with (%a+)(.*)$")
       if not idx then with, style = rest:match("^using 1:2 with (%a+)(.*)$") end
       local text = with and with ~= "labels" and read and read(file)
       if text then add_element(f, out, blocks(text)[tonumber(idx or 0) + 1] or {}, with, style) end

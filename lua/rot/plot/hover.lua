@@ -22,8 +22,12 @@ local function pairs_text(t)
   return table.concat(out, " ")
 end
 
--- The kernel lines of a description: kernels with their parameters, macros, flags.
+-- The kernel lines of a description: kernels with their parameters, macros, flags (an
+-- application's: its program with its arguments).
 local function desc_lines(d, lines)
+  if d.app then
+    lines[#lines + 1] = "program " .. util.basename(d.app.path) .. (#d.app.args > 0 and (" " .. table.concat(d.app.args, " ")) or "")
+  end
   for _, w in ipairs(d.workloads or {}) do
     local p = pairs_text(w.params)
     lines[#lines + 1] = "kernel " .. tostring(w.kernel) .. (p ~= "" and (" " .. p) or "") ..
@@ -56,6 +60,11 @@ function M.text(r)
   if type(r) ~= "table" or type(r.desc) ~= "table" then return nil end
   local lines = {}
   desc_lines(r.desc, lines)
+  if r.region then
+    lines[#lines + 1] = string.format("region %s: %s calls, %s a call, %s of the time, %s", r.region, tostring(r.calls or "-"),
+      r.timePerCall and util.seconds(r.timePerCall) or "-", r.share and string.format("%.1f%%", r.share * 100) or "-",
+      r.counts or "")
+  end
   M.summary_lines(r, lines)
   local m = r.nodeType and r.nodeType ~= "" and r.nodeType or nil
   lines[#lines + 1] = (r.failed and "failed" or r.cached and "from the cache" or "measured") .. (m and (" on " .. m) or "")

@@ -141,7 +141,7 @@ end
 local function roofline_series(o)
   local series, order, box, flopless, seen = {}, {}, { math.huge, 0, math.huge, 0 }, {}, {}
   for _, r in ipairs(o.rows) do
-    if r.gflops and r.intensity and r.gflops > 0 and r.intensity > 0 then
+    if r.gflops and r.intensity and r.gflops > 0 and r.intensity > 0 and not r.failed then
       local s = o.series and o.series(r) or "points"
       if not series[s] then series[s] = {}; order[#order + 1] = s end
       table.insert(series[s], r)
@@ -158,15 +158,19 @@ local function roofline_series(o)
   return series, order, box, flopless
 end
 
--- The points of each series for place.add_series, and the note on how their counts were
--- obtained (" (declared counts)") that their titles carry.
+-- A marker's size (gnuplot's ps) for a share of 0..1 (o.size): its area grows with the share.
+function M.share_size(share) return math.max(0.5, 3 * math.sqrt(math.max(share or 0, 0))) end
+
+-- The points of each series for place.add_series (with o.size, each its own marker size), and
+-- the note on how their counts were obtained (" (declared counts)") that their titles carry.
 local function roofline_lists(o, series, order)
   local counts, lists, label = {}, {}, label_of(o, true)
   for _, name in ipairs(order) do
     lists[name] = {}
     for _, r in ipairs(series[name]) do
       counts[r.counts or "declared"] = true
-      lists[name][#lists[name] + 1] = { x = r.intensity, y = r.gflops, label = label(r) }
+      lists[name][#lists[name] + 1] = { x = r.intensity, y = r.gflops, label = label(r),
+        ps = o.size and M.share_size(o.size(r)) or nil }
     end
   end
   local how = {}
@@ -238,10 +242,16 @@ function M.roofline(o)
   local dfile = o.name .. ".dat"
   for i, s in ipairs(order) do
     local color = M.palette[(i - 1) % #M.palette + 1]
-    elements[i] = string.format("%s index %d using 1:2 with linespoints %s lw 1.5 lc rgb '%s' title %s",
-      q(dfile), i - 1, ROOF_POINT, color, q(s .. counts_note))
+    if o.size then -- a point each (an application's regions), sized by its share: no line joins them
+      elements[i] = string.format("%s index %d using 1:2:4 with points pt 7 ps variable lc rgb '%s' title %s",
+        q(dfile), i - 1, color, q(s .. counts_note))
+    else
+      elements[i] = string.format("%s index %d using 1:2 with linespoints %s lw 1.5 lc rgb '%s' title %s",
+        q(dfile), i - 1, ROOF_POINT, color, q(s .. counts_note))
+    end
     plots[#plots + 1] = elements[i]
   end
+  if o.size and #order > 0 then plots[#plots + 1] = "NaN with points pt 6 ps 1.5 lc rgb '#888888' title 'marker area: share of time'" end
   above_rings(f, pl, series, order, gp, plots)
   if #flopless > 0 then plots[#plots + 1] = key.entry("not drawn (no flops): " .. table.concat(flopless, ", "), true) end
   local pls, _, missed = point_labels(f, pl, points, o.labels or "auto", 0) -- the ceilings' labels numbered first

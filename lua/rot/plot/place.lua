@@ -278,10 +278,11 @@ end
 
 --[[ The series of a plot: each one's data block into dat ("# series I: NAME", then "x y
   label" lines: the label a point is to have, none where mode, point_labels' mode, asks for
-  none), its points (radius r) and the lines between them kept free of labels. lists = {NAME =
-  {{x=, y=, label=}, ...}} in drawing order, names in legend order. Returns the points for
-  point_labels (series: the index of its series in names). ]]
-function M.add_series(f, pl, dat, names, lists, r, mode)
+  none; "x y label ps" for a point of its own size), its points (radius, or p.ps's) and the lines
+  between them kept free of labels. lists = {NAME = {{x=, y=, label=, ps=}, ...}} in drawing
+  order, names in legend order. Returns the points for point_labels (series: the index of its
+  series in names). ]]
+function M.add_series(f, pl, dat, names, lists, radius, mode)
   local points = {}
   for i, s in ipairs(names) do
     local pts = lists[s]
@@ -289,10 +290,12 @@ function M.add_series(f, pl, dat, names, lists, r, mode)
     for j, p in ipairs(pts) do
       local text = p.label ~= nil and tostring(p.label) or "" -- a label function may give a number
       if mode == "none" or (mode == "ends" and j > 1 and j < #pts) then text = "" end -- a label not asked for
-      dat[#dat + 1] = string.format("%.9g %.9g %s", p.x, p.y, q(text))
+      -- a point of its own size (p.ps: gnuplot's ps of pt 7) is drawn alone, with no line
+      local r = p.ps and M.marker_radius("pt 7 ps " .. p.ps) or radius
+      dat[#dat + 1] = string.format("%.9g %.9g %s", p.x, p.y, q(text)) .. (p.ps and string.format(" %.4g", p.ps) or "")
       local bx, by = f.px(p.x, p.y)
       pl.block(bx, by, r)
-      if j > 1 then -- labels keep off the series' line too
+      if j > 1 and not p.ps then -- labels keep off the series' line too
         local ax, ay = f.px(pts[j - 1].x, pts[j - 1].y)
         M.block_segment(pl, ax, ay, bx, by)
       end

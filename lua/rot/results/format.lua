@@ -2,6 +2,7 @@
 -- the CSV file of every quantity, and a model's records as a table and a CSV.
 local sys = require "rot.sys"
 local util = require "rot.util"
+local region_keys = require "rot.results.region_keys"
 local M = {}
 
 local function fmt(v, f)
@@ -49,8 +50,12 @@ M.columns = {
   end, function(r) return r.fraction end },
   source = { "from", function(r) local v = M.source(r); return v == "failed" and "FAILED" or v end, function(r) return M.source(r) end },
 }
+for title, col in pairs(region_keys.columns()) do M.columns[title] = col end
 M.default_columns = { "size", "time", "GB/s", "GFLOP/s", "intensity", "bound", "limiter", "fraction", "runs", "spread",
   "mode", "counts", "source" }
+-- an application's rows (its program and regions; the region is a coordinate)
+M.app_columns = { "calls", "in threads", "time", "per call", "best call", "share", "GB/s", "GFLOP/s", "intensity", "bound",
+  "limiter", "fraction", "runs", "spread", "counts", "source" }
 
 -- Where a row's values came from: "planned" (rot build: built, not run), "failed", "cache" or
 -- "measured" (the table, CSV and JSON say the same).
@@ -72,10 +77,12 @@ function M.legend(rows, out, above, unstable, why)
   end
 end
 
--- The default columns, plus measured/declared and the counters when rows have them.
+-- The default columns (an application's when a row is one of its regions), plus
+-- measured/declared and the counters when rows have them.
 local function defaults(rows)
-  local cols, seen = {}, {}
-  for _, c in ipairs(M.default_columns) do cols[#cols + 1] = c end
+  local cols, seen, app = {}, {}, false
+  for _, r in ipairs(rows) do app = app or r.region ~= nil end
+  for _, c in ipairs(app and M.app_columns or M.default_columns) do cols[#cols + 1] = c end
   local measured = false
   for _, r in ipairs(rows) do
     measured = measured or r.flopsRatio ~= nil or r.bytesRatio ~= nil
@@ -87,11 +94,14 @@ local function defaults(rows)
   return cols
 end
 
+-- A counter's column: its count per invocation, "not counted" where it did not count (a
+-- region's: never shown as 0).
 local function counter_column(name)
+  local function missing(r) return r.notCounted and r.notCounted[name] and "not counted" or nil end
   return { name, function(r)
     local v = r.counters and r.counters[name]
-    return v and string.format("%.4g", v) or "-"
-  end, function(r) return r.counters and r.counters[name] end }
+    return v and string.format("%.4g", v) or missing(r) or "-"
+  end, function(r) return r.counters and r.counters[name] or missing(r) end }
 end
 
 -- The machine a row was measured on, as tables and plots name it: its Slurm node type, else
@@ -203,6 +213,7 @@ end
 function M.csv(rows, path, axes)
   local function kernels(r)
     if not r.desc then return nil end
+    if r.desc.app then return nil end -- an application's: its program column
     local k = {}
     for _, w in ipairs(r.desc.workloads) do k[#k + 1] = w.kernel end
     return table.concat(k, "+")
@@ -244,6 +255,10 @@ function M.csv(rows, path, axes)
   }
   local seen, gpu = {}, {}
   for _, r in ipairs(rows) do
+    if r.region and not seen.region then -- an application's rows: the keys they add
+      seen.region = true
+      for _, c in ipairs(region_keys.csv_columns()) do cols[#cols + 1] = c end
+    end
     if r.nodeType and r.nodeType ~= "" and not seen["node_type"] then
       seen["node_type"] = true
       cols[#cols + 1] = { "node_type", function(row) return row.nodeType end }
@@ -251,7 +266,8 @@ function M.csv(rows, path, axes)
     for _, n in ipairs(r.counterNames or {}) do
       if not seen[n] then
         seen[n] = true
-        cols[#cols + 1] = { "counter:" .. n, function(row) return row.counters and row.counters[n] end }
+        local col = counter_column(n)
+        cols[#cols + 1] = { "counter:" .. n, col[3] }
       end
     end
     for n in pairs(r.gpuMetrics or {}) do

@@ -8,6 +8,7 @@ local peaks = require "rot.machine.peaks"
 local bounds = require "rot.results.bounds"
 local format = require "rot.results.format"
 local levelnames = require "rot.results.levelnames"
+local regions = require "rot.results.regions"
 local plot = require "rot.plot"
 
 local M = {}
@@ -65,13 +66,17 @@ function Results:table(o)
   for _, r in ipairs(self.rows) do
     local m = r.entry and r.entry.meta
     if m and m.cpuModel then
-      io.stdout:write(string.format("# measured on %s, kernel %s, governor %s, %s kHz, load %s, timer overhead %s ns\n",
+      -- an application's: what a pair of its markers costs it instead of the timer's overhead
+      local cost = m.markerPairNs and string.format("a marker pair %s", util.seconds(m.markerPairNs * 1e-9))
+        or ("timer overhead " .. tostring(m.timerOverheadNs) .. " ns")
+      io.stdout:write(string.format("# measured on %s, kernel %s, governor %s, %s kHz, load %s, %s\n",
         m.cpuModel, tostring(m.kernelVersion), tostring(m.governor), tostring(m.cpuKHzBefore),
-        tostring(m.loadavg):match("^(%S+ %S+ %S+)") or "?", tostring(m.timerOverheadNs)))
+        tostring(m.loadavg):match("^(%S+ %S+ %S+)") or "?", cost))
       break
     end
   end
   format.table(self.rows, o.columns, o.axes or self.axes)
+  regions.legend(self.rows, io.stdout)
 end
 
 -- outputDir/name.csv, once name is checked to be a plain file name
@@ -90,8 +95,8 @@ function Results:csv(name, o)
 end
 
 -- A row of the JSON document's points.
-local function json_point(r)
-  return { point = r.point, kernel = r.desc and r.desc.workloads[1].kernel, flags = r.desc and r.desc.flags,
+local function json_point_of(r)
+  return { point = r.point, kernel = r.desc and r.desc.workloads and r.desc.workloads[1].kernel, flags = r.desc and r.desc.flags,
     machine = r.machine, nodeType = r.nodeType ~= "" and r.nodeType or nil, workingSet = r.workingSet,
     time = r.time, gbs = r.gbs, gflops = r.gflops, intensity = r.intensity, flops = r.flops, bytes = r.bytes,
     counts = r.counts, runs = r.runs, spread = r.spread, threads = r.threads, cacheMode = r.cacheMode,
@@ -101,6 +106,16 @@ local function json_point(r)
     failed = r.failed, source = format.source(r) }
 end
 
+-- A row of the JSON document's points (an application's rows add their keys: region_keys).
+local function json_point(r)
+  local p = json_point_of(r)
+  if r.region then
+    regions.keys.json(r, p)
+    p.counters, p.notCounted = r.counters, r.notCounted
+  end
+  return p
+end
+
 -- The JSON document's description of its own fields: units, and what version 2 adds.
 M.json_version = 2
 local UNITS = { time = "s", timeBound = "s", gbs = "GB/s", gflops = "GFLOP/s", bound = "GFLOP/s", intensity = "flop/B",
@@ -108,6 +123,7 @@ local UNITS = { time = "s", timeBound = "s", gbs = "GB/s", gflops = "GFLOP/s", b
   spread = "fraction",
   fraction = "fraction of the bound", value = "the ceiling's unit", effective = "B", reported = "B", triadGBs = "GB/s",
   clock_GHz = "GHz" }
+regions.keys.json({}, {}, UNITS) -- an application's rows' units
 
 -- The ceilings of a results object as the JSON's "ceilings": every stored field of each.
 local function json_ceilings(c)
@@ -278,7 +294,15 @@ function Results:roofline(o)
     local c_shown, b_shown = peaks.shown(self:ceilings(), bounds.families(self.rows))
     compute, bandwidth = compute or c_shown, bandwidth or b_shown
   end
-  return timed("plot", plot.roofline, plot_opts(self, o, { compute = compute, bandwidth = bandwidth }))
+  local extra = { compute = compute, bandwidth = bandwidth }
+  for _, r in ipairs(self.rows) do
+    if r.region then -- an application's regions: a point each, its area its share of the time
+      extra.size = o.size or function(x) return x.share end
+      extra.label = o.label or function(x) return x.region end
+      break
+    end
+  end
+  return timed("plot", plot.roofline, plot_opts(self, o, extra))
 end
 
 --[[ gpu_roofline{name=, title=, compute={{label=, gflops=}}, bandwidth={{label=, gbs=}}}:

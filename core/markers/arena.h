@@ -1,0 +1,83 @@
+/* arena: the memory an application's marker recorder (recorder.c, preloaded into it) shares
+ * with the measuring core (app.c): what the core sets up, and per thread and region what ran. */
+#ifndef ROT_ARENA_H
+#define ROT_ARENA_H
+
+#include <stdint.h>
+
+#define ROT_ARENA_MAGIC 0x726f742d6172656eULL /* "rot-aren" */
+#define ROT_ARENA_VERSION 1
+#define ROT_ARENA_BYTES (64u << 20) /* a sparse memfd: only the pages written cost */
+#define ROT_ARENA_REGIONS 1024	    /* region names per invocation */
+#define ROT_ARENA_NAME 128	    /* bytes of a name, its NUL included */
+#define ROT_ARENA_EVENTS 16	    /* counters (COUNTERS_MAX) */
+#define ROT_ARENA_ATTR 256	    /* bytes of one encoded perf_event_attr */
+#define ROT_ARENA_DEPTH 64	    /* regions open at once in one thread */
+#define ROT_ARENA_TEXT 512
+
+/* The environment variables the core sets for the program (the header's dlopen reads the
+ * first; the recorder the second, and unsets it). */
+#define ROT_ARENA_ENV_LIBRARY "ROT_MARKERS"
+#define ROT_ARENA_ENV_FD "ROT_MARKERS_FD"
+
+/* What a tick is: a nanosecond of CLOCK_MONOTONIC, or a TSC cycle (where the kernel's own
+ * clocksource is the TSC, so it runs at one rate on every CPU: 10 ns a read here, against 24) */
+enum rot_arena_clock { ROT_CLOCK_NS, ROT_CLOCK_TSC };
+
+/* What went wrong with the markers (the first misuse is kept, with its words). */
+enum rot_misuse {
+	ROT_MISUSE_NONE,
+	ROT_MISUSE_OTHER_THREAD,  /* ended in a thread where it is not open */
+	ROT_MISUSE_NOT_INNERMOST, /* ended while a region begun inside it is still open */
+	ROT_MISUSE_DEPTH,	  /* more than ROT_ARENA_DEPTH regions open in one thread */
+	ROT_MISUSE_NAME,	  /* no name, or one of ROT_ARENA_NAME bytes or more */
+	ROT_MISUSE_REGIONS,	  /* more than ROT_ARENA_REGIONS names */
+	ROT_MISUSE_WORK, /* work declared with no region open, or a negative or NaN count */
+};
+
+/* One thread's record of one region (written by that thread only; read by the core once every
+ * task of the program is gone). Times in ticks of the arena's clock, nested regions included. */
+struct rot_arena_slot {
+	uint32_t thread, region;
+	uint64_t calls;				   /* completed begin..end pairs */
+	uint64_t open;				   /* begun, not (yet) ended */
+	uint64_t ticks, min_ticks, max_ticks;	   /* in all, the shortest call, the longest */
+	double flops, bytes, written, working_set; /* declared: summed over calls; the largest */
+	uint64_t work_calls, written_calls;	   /* calls that declared work, written bytes */
+	uint64_t counted_calls;			   /* calls whose counters ran all through */
+	double counts[ROT_ARENA_EVENTS]; /* summed over counted calls, scaled when multiplexed */
+	uint64_t multiplexed_calls;
+	uint32_t missing; /* the events this thread could not open (bit i: event i) */
+};
+
+struct rot_arena {
+	uint64_t magic;
+	uint32_t version, bytes;
+	/* set by the core before the program starts */
+	uint32_t clock; /* enum rot_arena_clock: what a tick is */
+	uint32_t nevents;
+	uint32_t attr_size;
+	unsigned char attr[ROT_ARENA_EVENTS][ROT_ARENA_ATTR];
+	/* set by the recorder */
+	int32_t attached; /* 1 once the recorder mapped the arena in the program */
+	int32_t pid;
+	uint32_t nthreads, nregions, nslots;	/* threads that called a marker; names; slots */
+	uint32_t overflow;			/* slots that did not fit (their calls are lost) */
+	int32_t event_errno[ROT_ARENA_EVENTS];	/* each event's first failure to open: errno, */
+	int32_t event_thread[ROT_ARENA_EVENTS]; /* and the thread */
+	uint32_t misuse; /* enum rot_misuse of the first misuse, its thread and region */
+	int32_t misuse_thread, misuse_other;
+	char misuse_region[ROT_ARENA_NAME];
+	char misuse_inner[ROT_ARENA_NAME];
+	uint64_t misuses;     /* how many in all */
+	uint64_t pair_ticks;  /* what a begin/end pair costs the program (calibrated at start) */
+	uint64_t empty_ticks; /* the time an empty region measures (the smallest of many) */
+	char names[ROT_ARENA_REGIONS][ROT_ARENA_NAME];
+	struct rot_arena_slot slots[]; /* up to the end of the arena */
+};
+
+/* How many slots an arena of `bytes` holds. */
+#define ROT_ARENA_SLOTS(bytes)                                                                     \
+	(((bytes) - sizeof(struct rot_arena)) / sizeof(struct rot_arena_slot))
+
+#endif

@@ -1,0 +1,430 @@
+/* recorder: rot's marker recorder (librot-markers.so), preloaded into a measured application:
+ * per thread and region, calls, time, declared work and counters, into the arena (arena.h). */
+#define _GNU_SOURCE
+#include "arena.h"
+#include "../include/rot/markers.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
+#define CACHE 256 /* a thread's name -> region cache (by the name's address) */
+#define EV ROT_ARENA_EVENTS
+
+/* One open region of a thread: when it began, its counters then, the work declared so far. */
+struct frame {
+	uint32_t region;
+	uint64_t t0;
+	uint64_t c0[EV + 3]; /* nr, time enabled, time running, values */
+	double flops, bytes, written, working_set;
+	int work, has_written;
+};
+
+/* A thread's state: its number, open regions, its slot of each region, its counters. */
+struct tstate {
+	uint32_t index;
+	int depth, overdepth; /* open regions; begins past ROT_ARENA_DEPTH, ignored */
+	int fd;		      /* its counter group's leader (-1: none) */
+	int fds[EV];	      /* each event's descriptor (-1: it could not be opened) */
+	int at[EV];	      /* where each event's value is in a read of the group (-1: absent) */
+	int ngroup;	      /* events in the group */
+	uint32_t missing;     /* events it could not open (bit i: event i) */
+	struct frame stack[ROT_ARENA_DEPTH];
+	struct rot_arena_slot *slot[ROT_ARENA_REGIONS];
+	struct {
+		const char *name;
+		uint32_t id;
+	} cache[CACHE];
+};
+
+static struct rot_arena *arena; /* NULL: nothing is recorded */
+static int recording;		/* 0 in a process the program forked: it shares the arena */
+static uint64_t max_slots;
+static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_key_t thread_key;
+static __thread struct tstate *self;
+
+static inline uint64_t now(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	if (arena->clock == ROT_CLOCK_TSC)
+		return __rdtsc();
+#endif
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The first misuse is kept with its words' pieces; every one is counted. */
+static void misuse(enum rot_misuse kind, const struct tstate *t, const char *region,
+		   const char *inner, int other)
+{
+	pthread_mutex_lock(&names_lock);
+	if (!arena->misuse) {
+		arena->misuse = kind;
+		arena->misuse_thread = t ? (int32_t)t->index : -1;
+		arena->misuse_other = other;
+		strncpy(arena->misuse_region, region ? region : "", ROT_ARENA_NAME - 1);
+		strncpy(arena->misuse_inner, inner ? inner : "", ROT_ARENA_NAME - 1);
+	}
+	arena->misuses++;
+	pthread_mutex_unlock(&names_lock);
+}
+
+/* The region of a name, its number added to the arena when it is new: -1 after a misuse (no
+ * name, too long a one, too many). create 0: -1 for a name never seen. */
+static int region_of(struct tstate *t, const char *name, int create)
+{
+	unsigned h = (unsigned)(((uintptr_t)name >> 3) & (CACHE - 1));
+	if (t->cache[h].name == name && strcmp(arena->names[t->cache[h].id], name) == 0)
+		return (int)t->cache[h].id;
+	size_t n = strnlen(name, ROT_ARENA_NAME);
+	if (n == 0 || n == ROT_ARENA_NAME) {
+		misuse(ROT_MISUSE_NAME, t, n ? name : "(empty)", NULL, -1);
+		return -1;
+	}
+	int id = -1;
+	pthread_mutex_lock(&names_lock);
+	uint32_t have = __atomic_load_n(&arena->nregions, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; i < have && id < 0; i++)
+		if (strcmp(arena->names[i], name) == 0)
+			id = (int)i;
+	if (id < 0 && create && have < ROT_ARENA_REGIONS) {
+		memcpy(arena->names[have], name, n + 1);
+		__atomic_store_n(&arena->nregions, have + 1, __ATOMIC_RELEASE);
+		id = (int)have;
+	}
+	pthread_mutex_unlock(&names_lock);
+	if (id < 0 && create)
+		misuse(ROT_MISUSE_REGIONS, t, name, NULL, -1);
+	if (id >= 0) {
+		t->cache[h].name = name;
+		t->cache[h].id = (uint32_t)id;
+	}
+	return id;
+}
+
+/* The calling thread's record of region id, made on its first call (NULL when the arena is
+ * full: the call is lost, and counted). */
+static struct rot_arena_slot *slot_of(struct tstate *t, uint32_t id)
+{
+	if (t->slot[id])
+		return t->slot[id];
+	uint64_t i = __atomic_fetch_add(&arena->nslots, 1, __ATOMIC_RELAXED);
+	if (i >= max_slots) {
+		__atomic_fetch_add(&arena->overflow, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	struct rot_arena_slot *s = &arena->slots[i];
+	s->thread = t->index;
+	s->region = id;
+	s->min_ticks = UINT64_MAX;
+	s->missing = t->missing;
+	return t->slot[id] = s;
+}
+
+/* Opens the thread's counters as one group (those in it count together, or none does: a
+ * counter that did not run is never read as 0). An event that cannot be opened is left out,
+ * its first failure kept with its errno; the others count. */
+static void counters_open(struct tstate *t)
+{
+	for (uint32_t i = 0; i < arena->nevents; i++) {
+		struct perf_event_attr a;
+		memset(&a, 0, sizeof a);
+		memcpy(&a, arena->attr[i],
+		       arena->attr_size < sizeof a ? arena->attr_size : sizeof a);
+		a.size = sizeof a;
+		a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
+				PERF_FORMAT_TOTAL_TIME_RUNNING;
+		a.disabled = 0;
+		a.inherit = 0;
+		t->at[i] = -1;
+		t->fds[i] =
+		    (int)syscall(SYS_perf_event_open, &a, 0, -1, t->fd, PERF_FLAG_FD_CLOEXEC);
+		if (t->fds[i] < 0) {
+			int zero = 0;
+			if (__atomic_compare_exchange_n(&arena->event_errno[i], &zero, errno, 0,
+							__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+				arena->event_thread[i] = (int32_t)t->index;
+			t->missing |= 1u << i;
+			continue;
+		}
+		if (t->fd < 0)
+			t->fd = t->fds[i];
+		t->at[i] = t->ngroup++;
+	}
+}
+
+static void thread_end(void *p)
+{
+	struct tstate *t = p;
+	for (uint32_t i = 0; i < arena->nevents; i++)
+		if (t->fds[i] >= 0)
+			close(t->fds[i]);
+	if (self == t)
+		self = NULL;
+	free(t);
+}
+
+/* The calling thread's state, made at its first marker. */
+static struct tstate *thread_state(void)
+{
+	if (self)
+		return self;
+	struct tstate *t = calloc(1, sizeof *t);
+	if (!t)
+		return NULL;
+	t->index = __atomic_fetch_add(&arena->nthreads, 1, __ATOMIC_RELAXED);
+	t->fd = -1;
+	if (arena->nevents)
+		counters_open(t);
+	pthread_setspecific(thread_key, t);
+	return self = t;
+}
+
+static void read_counters(const struct tstate *t, uint64_t *v)
+{
+	if (read(t->fd, v, (3 + (size_t)t->ngroup) * sizeof *v) < 0)
+		v[2] = UINT64_MAX; /* marks the read as failed: the call is not counted */
+}
+
+static void region_begin(const char *name)
+{
+	if (!recording)
+		return;
+	struct tstate *t = thread_state();
+	if (!t)
+		return;
+	if (!name) {
+		misuse(ROT_MISUSE_NAME, t, "(null)", NULL, -1);
+		return;
+	}
+	int id = region_of(t, name, 1);
+	if (id < 0)
+		return;
+	if (t->depth == ROT_ARENA_DEPTH) {
+		if (!t->overdepth++)
+			misuse(ROT_MISUSE_DEPTH, t, name, NULL, -1);
+		return;
+	}
+	struct rot_arena_slot *s = slot_of(t, (uint32_t)id);
+	struct frame *f = &t->stack[t->depth++];
+	f->region = (uint32_t)id;
+	f->flops = f->bytes = f->written = f->working_set = 0;
+	f->work = f->has_written = 0;
+	if (s)
+		s->open++;
+	if (t->fd >= 0)
+		read_counters(t, f->c0);
+	f->t0 = now();
+}
+
+/* Adds a counted call's counts (c1 now, f->c0 at its begin) to s. */
+static void add_counts(const struct tstate *t, struct rot_arena_slot *s, const struct frame *f,
+		       const uint64_t *c1)
+{
+	uint64_t en = c1[1] - f->c0[1], run = c1[2] - f->c0[2];
+	if (f->c0[2] == UINT64_MAX || c1[2] == UINT64_MAX || run == 0 || run > en)
+		return; /* the group did not run in this call (or a read failed): not counted */
+	double scale = run < en ? (double)en / (double)run : 1.0;
+	for (uint32_t i = 0; i < arena->nevents; i++)
+		if (t->at[i] >= 0)
+			s->counts[i] += (double)(c1[3 + t->at[i]] - f->c0[3 + t->at[i]]) * scale;
+	s->counted_calls++;
+	s->multiplexed_calls += run < en;
+}
+
+/* Where name is open in this thread, innermost first: its depth index, or -1. */
+static int open_at(const struct tstate *t, int id)
+{
+	for (int d = t->depth - 1; d >= 0; d--)
+		if ((int)t->stack[d].region == id)
+			return d;
+	return -1;
+}
+
+/* A thread other than t where region id is open (for the misuse's words), or -1. */
+static int opened_elsewhere(const struct tstate *t, int id)
+{
+	uint64_t n = __atomic_load_n(&arena->nslots, __ATOMIC_RELAXED);
+	for (uint64_t i = 0; i < n && i < max_slots; i++)
+		if ((int)arena->slots[i].region == id && arena->slots[i].thread != t->index &&
+		    arena->slots[i].open > 0)
+			return (int)arena->slots[i].thread;
+	return -1;
+}
+
+/* An end that does not end this thread's innermost region: said, and ignored. */
+static void bad_end(struct tstate *t, const char *name, int id)
+{
+	int at = id >= 0 ? open_at(t, id) : -1;
+	if (at >= 0)
+		misuse(ROT_MISUSE_NOT_INNERMOST, t, name,
+		       arena->names[t->stack[t->depth - 1].region], -1);
+	else
+		misuse(ROT_MISUSE_OTHER_THREAD, t, name, NULL,
+		       id >= 0 ? opened_elsewhere(t, id) : -1);
+}
+
+static void region_end(const char *name)
+{
+	if (!recording)
+		return;
+	uint64_t t1 = now(), c1[EV + 3];
+	struct tstate *t = thread_state();
+	if (!t)
+		return;
+	if (t->overdepth) {
+		t->overdepth--;
+		return;
+	}
+	int id = name ? region_of(t, name, 0) : -1;
+	if (!name || t->depth == 0 || id < 0 || (int)t->stack[t->depth - 1].region != id) {
+		bad_end(t, name ? name : "(null)", id);
+		return;
+	}
+	struct frame *f = &t->stack[--t->depth];
+	if (t->fd >= 0)
+		read_counters(t, c1);
+	struct rot_arena_slot *s = t->slot[id];
+	if (!s)
+		return;
+	uint64_t d = t1 - f->t0;
+	s->calls++;
+	s->open--;
+	s->ticks += d;
+	s->min_ticks = d < s->min_ticks ? d : s->min_ticks;
+	s->max_ticks = d > s->max_ticks ? d : s->max_ticks;
+	s->flops += f->flops;
+	s->bytes += f->bytes;
+	s->written += f->written;
+	s->working_set = f->working_set > s->working_set ? f->working_set : s->working_set;
+	s->work_calls += f->work;
+	s->written_calls += f->has_written;
+	if (t->fd >= 0)
+		add_counts(t, s, f, c1);
+}
+
+/* The calling thread's innermost open region, for a declaration (NULL after a misuse). */
+static struct frame *declaring(double a, double b)
+{
+	if (!recording)
+		return NULL;
+	struct tstate *t = thread_state();
+	if (!t)
+		return NULL;
+	if (t->depth == 0 || !(a >= 0) || !(b >= 0) || isinf(a) || isinf(b)) {
+		misuse(ROT_MISUSE_WORK, t,
+		       t->depth ? arena->names[t->stack[t->depth - 1].region] : "", NULL, -1);
+		return NULL;
+	}
+	return &t->stack[t->depth - 1];
+}
+
+static void region_work(double flops, double bytes)
+{
+	struct frame *f = declaring(flops, bytes);
+	if (f) {
+		f->flops += flops;
+		f->bytes += bytes;
+		f->work = 1;
+	}
+}
+
+static void region_written(double bytes)
+{
+	struct frame *f = declaring(bytes, 0);
+	if (f) {
+		f->written += bytes;
+		f->has_written = 1;
+	}
+}
+
+static void region_working_set(double bytes)
+{
+	struct frame *f = declaring(bytes, 0);
+	if (f && bytes > f->working_set)
+		f->working_set = bytes;
+}
+
+static const struct rot_markers_api api = {ROT_MARKERS_VERSION, region_begin,	region_end,
+					   region_work,		region_written, region_working_set};
+
+__attribute__((visibility("default"))) const struct rot_markers_api *rot_markers_api(int version)
+{
+	return version == ROT_MARKERS_VERSION && recording ? &api : NULL;
+}
+
+/* A process the program forks shares the arena's pages: it records nothing. */
+static void forked(void)
+{
+	recording = 0;
+}
+
+/* What a marker costs the program, and what an empty region measures (the smallest of many),
+ * from pairs of a region the arena then forgets: the recording starts empty. */
+static void calibrate(void)
+{
+	enum { WARM = 500, PAIRS = 2000 };
+	for (int i = 0; i < WARM; i++) { /* a thread's first reads of its counters are slow */
+		region_begin("rot:calibration");
+		region_end("rot:calibration");
+	}
+	uint64_t t0 = now();
+	for (int i = 0; i < PAIRS; i++) {
+		region_begin("rot:calibration");
+		region_end("rot:calibration");
+	}
+	uint64_t t1 = now();
+	struct tstate *t = self;
+	if (t && t->slot[0])
+		arena->empty_ticks = t->slot[0]->min_ticks;
+	arena->pair_ticks = (t1 - t0) / PAIRS;
+	if (t) {
+		memset(t->slot, 0, sizeof t->slot);
+		memset(t->cache, 0, sizeof t->cache);
+	}
+	if (arena->nslots)
+		memset(&arena->slots[0], 0, sizeof arena->slots[0]);
+	memset(arena->names[0], 0, ROT_ARENA_NAME);
+	arena->nslots = arena->nregions = 0;
+}
+
+/* In the program rot started: the arena of the descriptor the core left it, mapped; the
+ * descriptor closed and its variable gone, so nothing the program starts records into it. */
+__attribute__((constructor)) static void recorder_start(void)
+{
+	const char *v = getenv(ROT_ARENA_ENV_FD);
+	char *end;
+	long fd = v ? strtol(v, &end, 10) : -1;
+	if (fd < 0 || *end != '\0')
+		return;
+	unsetenv(ROT_ARENA_ENV_FD);
+	void *m = mmap(NULL, ROT_ARENA_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
+	close((int)fd);
+	if (m == MAP_FAILED)
+		return;
+	struct rot_arena *a = m;
+	if (a->magic != ROT_ARENA_MAGIC || a->version != ROT_ARENA_VERSION ||
+	    a->bytes != ROT_ARENA_BYTES || pthread_key_create(&thread_key, thread_end) != 0) {
+		munmap(m, ROT_ARENA_BYTES);
+		return;
+	}
+	max_slots = ROT_ARENA_SLOTS(a->bytes);
+	arena = a;
+	a->pid = (int32_t)getpid();
+	pthread_atfork(NULL, NULL, forked);
+	recording = 1;
+	calibrate();
+	__atomic_store_n(&a->attached, 1, __ATOMIC_RELEASE);
+}

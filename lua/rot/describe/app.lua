@@ -1,0 +1,136 @@
+-- rot.describe.app: an application point (a spec with app = "program") checked and turned into
+-- a description: the program's path and content hash, its arguments, the environment that
+-- matters, its directory and inputs, counters, the run policy and the machine.
+local sys = require "rot.sys"
+local util = require "rot.util"
+local machine = require "rot.machine"
+local toolchain = require "rot.build.toolchain"
+local fields = require "rot.describe.fields"
+
+local M = {}
+
+local SPEC_FIELDS = { app = true, args = true, env = true, threads = true, dir = true, inputs = true, counters = true,
+  counts = true, round = true, maxRuns = true }
+
+-- The most invocations of an application point when its spec does not say (the maxRuns key's
+-- value when it is lower): a program runs for seconds where a kernel runs for microseconds.
+M.MAX_RUNS = 10
+
+--[[ The environment variables that can change how a program runs, besides those a spec sets:
+  the threading and memory runtimes' (OpenMP, MKL, OpenBLAS, BLIS, glibc's malloc), the
+  loader's. Their values in rot's environment are part of the description. ]]
+M.MATTERS = { "^OMP_", "^GOMP_", "^KMP_", "^MKL_", "^OPENBLAS_", "^BLIS_", "^GOTO_", "^MALLOC_", "^GLIBC_TUNABLES$",
+  "^LD_LIBRARY_PATH$", "^LD_PRELOAD$", "^LD_BIND_NOW$", "^CUDA_VISIBLE_DEVICES$" }
+
+function M.matters(name)
+  for _, p in ipairs(M.MATTERS) do if name:match(p) then return true end end
+  return false
+end
+
+-- A program's content hash, once per run for a path, size and time.
+local function content_hash(s, path)
+  local _, size, mtime = sys.stat(path)
+  return s:remember("apphash:" .. path .. ":" .. tostring(size) .. ":" .. tostring(mtime), function()
+    local text, err = sys.readfile(path)
+    if not text then util.fail("cannot read program '" .. path .. "': " .. tostring(err)) end
+    return sys.sha256(text)
+  end)
+end
+
+-- The program of a spec: an absolute path (a name with a slash from the current directory, as
+-- a shell takes it; a bare name from PATH), checked to be an executable file.
+local function program(app)
+  if type(app) ~= "string" or app == "" then util.fail("app must be the program to run, a path or a name on PATH") end
+  local found = sys.locate(app)
+  if not found then
+    if app:find("/") and sys.stat(app) == "file" then
+      util.fail("program '" .. app .. "' is not executable", "chmod +x " .. app)
+    end
+    util.fail("no program '" .. app .. "'" .. (app:find("/") and "" or " on PATH"),
+      "app = \"./name\" for a program in the current directory")
+  end
+  return assert(sys.realpath(found))
+end
+
+-- A value as the program gets it: strings as they are, whole numbers without a fraction.
+local function text(v, what)
+  if type(v) == "string" then return v end
+  if math.type(v) == "integer" then return string.format("%d", v) end
+  if type(v) == "number" and v == v and v ~= math.huge and v ~= -math.huge then
+    return v == math.floor(v) and math.abs(v) < 2 ^ 53 and string.format("%d", v) or string.format("%.17g", v)
+  end
+  util.fail(what .. " must be a string or a finite number, not " .. tostring(v))
+end
+
+local function args_of(spec)
+  local out = {}
+  if spec.args ~= nil and type(spec.args) ~= "table" then util.fail("args must be a list of arguments") end
+  for i, a in ipairs(spec.args or {}) do out[i] = text(a, "argument " .. i) end
+  return out
+end
+
+-- The spec's environment (NAME = value) and rot's own that matters (M.MATTERS), apart.
+local function env_of(spec, threads)
+  local env = {}
+  if spec.env ~= nil and type(spec.env) ~= "table" then util.fail("env must be a table NAME = value") end
+  for k, v in pairs(spec.env or {}) do
+    if type(k) ~= "string" or not k:match("^[%a_][%w_]*$") then util.fail("env: '" .. tostring(k) .. "' is no variable name") end
+    env[k] = text(v, "env." .. k)
+  end
+  if threads and env.OMP_NUM_THREADS == nil then env.OMP_NUM_THREADS = tostring(threads) end
+  local inherited = {}
+  for k, v in pairs(sys.environ()) do
+    if env[k] == nil and M.matters(k) then inherited[k] = v end
+  end
+  return env, inherited
+end
+
+-- The files the result depends on, by content: {path = hash}.
+local function inputs_of(s, spec)
+  local out = {}
+  if spec.inputs ~= nil and type(spec.inputs) ~= "table" then util.fail("inputs must be a list of files") end
+  for i, f in ipairs(spec.inputs or {}) do
+    if type(f) ~= "string" or sys.stat(f) ~= "file" then util.fail("input " .. i .. ": no file '" .. tostring(f) .. "'") end
+    local path = assert(sys.realpath(f))
+    out[path] = content_hash(s, path)
+  end
+  return out
+end
+
+--[[ describe(session, spec [, fp]) -> description, build inputs {kernels = {}, macros = {},
+  app = true}. What can change the result: the program (by content), its arguments, the
+  environment it gets (the spec's, and rot's own variables that matter), the directory it runs
+  in, the inputs the spec names, the counters, the threads it is told to use, the run policy,
+  the round and the machine; and the compiler that builds rot's recorder. ]]
+function M.describe(s, spec, fp)
+  fields.check(spec, SPEC_FIELDS, "the point for application '" .. tostring(spec.app) .. "'")
+  local path = program(spec.app)
+  if spec.threads ~= nil and (math.type(spec.threads) ~= "integer" or spec.threads < 1) then
+    util.fail("threads must be a positive integer (the threads the program is told to use)")
+  end
+  if spec.round ~= nil and (math.type(spec.round) ~= "integer" or spec.round < 1) then
+    util.fail("round must be a positive integer (the n-th independent measurement of a point)")
+  end
+  if spec.maxRuns ~= nil and (math.type(spec.maxRuns) ~= "integer" or spec.maxRuns < 1 or spec.maxRuns > 100000) then
+    util.fail("maxRuns must be a whole number from 1 to 100000 (invocations at most)")
+  end
+  local dir = spec.dir or "."
+  if type(dir) ~= "string" or sys.stat(dir) ~= "dir" then util.fail("dir: no directory '" .. tostring(dir) .. "'") end
+  local counters, counts = fields.counters(spec)
+  local env, inherited = env_of(spec, spec.threads)
+  local desc = {
+    app = { path = path, hash = content_hash(s, path), args = args_of(spec), env = env, inherited = inherited,
+      dir = assert(sys.realpath(dir)), inputs = inputs_of(s, spec) },
+    threads = spec.threads, measurers = { time = true, counters = counters }, counts = counts, device = "cpu",
+    compiler = toolchain.compiler_id(s), machine = fp or machine.fingerprint(s.config),
+    policy = { k = s:get("bestK"), epsilon = s:get("bestEpsilon"),
+      maxRuns = spec.maxRuns or math.min(s:get("maxRuns"), M.MAX_RUNS) },
+    round = spec.round and spec.round > 1 and spec.round or nil,
+  }
+  return desc, { kernels = {}, macros = {}, gpu = false, app = true }
+end
+
+-- The program's name (its file's), for words.
+function M.name(desc) return util.basename(desc.app.path) end
+
+return M

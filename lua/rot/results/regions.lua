@@ -1,0 +1,209 @@
+--[[ rot.results.regions: the rows of an application point: the program's own (its time from
+  start to end) and one per marked region, each best-k over the invocations: calls, time in all
+  and per call, the best call, threads, declared or measured work, counters (never a 0 for a
+  count that did not run: "not counted", and why), share of the program's time. The region
+  becomes a coordinate of the point (point.region), so tables, plots, run records and
+  comparisons treat each region as a point of its own. ]]
+local util = require "rot.util"
+local keys = require "rot.results.region_keys"
+
+local M = {}
+
+M.PROGRAM = "(program)"
+
+-- Regions whose markers cost more than this share of a call are said to be too short.
+M.MARKER_SHARE = 0.05
+
+-- A row of the point: the point's own fields, its coordinates with the region.
+local function row_of(point_row, region)
+  local r = {}
+  for _, f in ipairs({ "desc", "entry", "cached", "measured", "failed", "planned", "machine", "nodeType", "hash", "text",
+    "kinfo", "spec", "settled" }) do
+    r[f] = point_row[f]
+  end
+  r.point = {}
+  for k, v in pairs(point_row.point or {}) do r.point[k] = v end
+  r.point.region = region
+  r.region, r.appPoint = region, point_row
+  r.program = point_row.desc and util.basename(point_row.desc.app.path)
+  return r
+end
+
+-- The k fastest of times {{t=, ...}} sorted: the best and the spread of the k fastest.
+local function best_k(times, k)
+  table.sort(times, function(a, b) return a.t < b.t end)
+  local kk = math.min(k, #times)
+  return times[1], times[1].t > 0 and (times[kk].t - times[1].t) / times[1].t or 0, #times >= k
+end
+
+-- The program's row: its time from start to end (best-k over the invocations), CPU time.
+local function program_row(row, e, k, eps)
+  local r = row_of(row, M.PROGRAM)
+  local times = {}
+  for i, run in ipairs(e.runs) do times[#times + 1] = { t = run.ns * 1e-9, run = run, index = i - 1 } end
+  r.calls, r.share, r.markedThreads = 1, 1, nil
+  if #times == 0 then return r, {} end
+  local best, spread, enough = best_k(times, k)
+  r.time, r.spread, r.runs, r.timePerCall = best.t, spread, #times, best.t
+  r.converged = enough and spread <= eps
+  r.busyThreads = ((best.run.utimeNs or 0) + (best.run.stimeNs or 0)) * 1e-9 / best.t
+  r.ranThreads = best.run.threads
+  r.stdout = e.meta.stdout and util.unescape_token(e.meta.stdout) -- the fastest invocation's (its last 16 KiB)
+  r.stdoutRun = e.meta.stdoutRun
+  local by_run = {}
+  for _, x in ipairs(times) do by_run[x.index] = x.t end
+  return r, by_run
+end
+
+-- Why counter i shows no count for a region record rec: the recorder could not open it, else
+-- the calls its group did not run in.
+local function not_counted(m, rec, i)
+  if m["eventError" .. i] then return "not counted: " .. tostring(m["eventError" .. i]) end
+  return string.format("not counted: the counters ran in %d of the region's %d calls (multiplexed with more events "
+    .. "than the PMU counts at once?)", rec.countedCalls or 0, rec.callsTotal or 0)
+end
+
+-- Work and counters of a region row from its record rec: declared, measured by counts, none.
+local function work(r, rec, m, desc)
+  r.counters, r.counterNames, r.notCounted = {}, {}, {}
+  for i = 0, 15 do
+    local name = m["event" .. i]
+    if not name then break end
+    r.counterNames[#r.counterNames + 1] = name
+    r.counters[name] = rec["e" .. i]
+    if r.counters[name] == nil then r.notCounted[name] = not_counted(m, rec, i) end
+  end
+  local declared = (rec.workCalls or 0) > 0
+  r.flopsDeclared = declared and rec.flops or nil
+  r.bytesDeclared = declared and rec.bytes or nil
+  r.bytesWritten = declared and (rec.writtenCalls or 0) >= (rec.callsTotal or 1) and rec.written or nil
+  for _, q in ipairs({ "flops", "bytes" }) do
+    local combo, sum = desc.counts and desc.counts[q], 0
+    r[q], r[q .. "Source"] = r[q .. "Declared"], declared and "declared" or "none"
+    if combo and next(combo) then
+      for ev, w in pairs(combo) do sum = sum and r.counters[ev] and sum + w * r.counters[ev] or nil end
+      if sum then
+        r[q], r[q .. "Source"] = sum, "measured"
+        r[q .. "Ratio"] = r[q .. "Declared"] and r[q .. "Declared"] > 0 and sum / r[q .. "Declared"] or nil
+      end
+    end
+  end
+  r.bytesMeasured = r.bytesSource == "measured" or nil
+  r.counts = r.flopsSource == r.bytesSource and r.flopsSource or ("flops " .. r.flopsSource .. ", bytes " .. r.bytesSource)
+end
+
+-- One region's row from its records over the invocations (recs, each with its time t): timed
+-- by the invocations that completed a call of it (none: no time, only calls never closed).
+local function region_row(row, name, recs, m, k, eps, program_ns)
+  local r = row_of(row, name)
+  local timed = {}
+  for _, x in ipairs(recs) do if (x.rec.calls or 0) > 0 then timed[#timed + 1] = x end end
+  local best, spread, enough = best_k(#timed > 0 and timed or recs, k)
+  local rec, empty = best.rec, (m.markerEmptyNs or 0) * 1e-9
+  r.runs = #recs
+  if #timed > 0 then r.time, r.spread, r.converged = best.t, spread, enough and spread <= eps end
+  r.calls, r.callsTotal, r.markedThreads = rec.calls, rec.callsTotal, rec.threads
+  r.timePerCall = (rec.calls or 0) > 0 and r.time / rec.calls or nil
+  for _, x in ipairs(recs) do
+    local c = x.rec.minNs and math.max(x.rec.minNs * 1e-9 - empty, 0)
+    if c and c > 0 and (not r.bestCall or c < r.bestCall) then r.bestCall = c end
+  end
+  r.neverClosed = (rec.open or 0) > 0 and rec.open or nil
+  r.share = r.time and program_ns[rec.run] and program_ns[rec.run] > 0 and r.time / program_ns[rec.run] or nil
+  r.markerShare = r.timePerCall and m.markerPairNs and m.markerPairNs * 1e-9 / r.timePerCall or nil
+  local ws = tonumber(rec.workingSet)
+  r.workingSet = ws and ws > 0 and ws or nil
+  work(r, rec, m, row.desc)
+  if r.bestCall and r.bytes and (rec.calls or 0) > 0 then r.bestCallGbs = r.bytes / rec.calls / r.bestCall / 1e9 end
+  if r.time and r.time > 0 and r.flops then r.gflops = r.flops / r.time / 1e9 end
+  if r.time and r.time > 0 and r.bytes then r.gbs = r.bytes / r.time / 1e9 end
+  r.intensity = r.flops and r.bytes and r.bytes > 0 and r.flops / r.bytes or nil
+  return r
+end
+
+-- The region records of an entry by region name (in the order first seen), each with its
+-- time: the longest thread's, less what an empty region measures a call.
+local function records(e)
+  local m, by, order = e.meta, {}, {}
+  for _, rec in ipairs(e.regions or {}) do
+    local name = util.unescape_token(rec.name)
+    if not by[name] then by[name] = {}; order[#order + 1] = name end
+    local t = math.max((rec.ns or 0) - (rec.calls or 0) * (m.markerEmptyNs or 0), 0) * 1e-9
+    table.insert(by[name], { t = t, rec = rec })
+  end
+  return by, order
+end
+
+--[[ rows(row, k, epsilon) -> the rows of an application point row: its program's, then its
+  regions' (their thread count for bounds: the threads it was told to use, else the most it
+  ran). A failed point keeps what its invocations completed (row.partial, the core's result),
+  each row marked with the failure. ]]
+function M.rows(row, k, eps)
+  local e = row.entry or row.partial
+  local policy = row.desc and row.desc.policy or {}
+  k, eps = policy.k or k, policy.epsilon or eps
+  if not e then return { row_of(row, M.PROGRAM) } end
+  local prog, program_ns = program_row(row, e, k, eps)
+  local out, m = { prog }, e.meta
+  local by, order = records(e)
+  for _, name in ipairs(order) do out[#out + 1] = region_row(row, name, by[name], m, k, eps, program_ns) end
+  local threads = row.desc.threads or prog.ranThreads or 1
+  for _, r in ipairs(out) do
+    r.threads = threads
+    if row.failed then r.failedInvocation = tostring(row.failed):match("^[^\n]*") end
+  end
+  return out
+end
+
+-- Whether a row is an application point's (before expand).
+function M.is_app(row) return row.desc ~= nil and row.desc.app ~= nil end
+
+-- rows with each application point's row replaced by its rows (M.rows); the others as they are.
+function M.expand(rows, k, eps)
+  local out, any = {}, false
+  for _, r in ipairs(rows) do
+    if M.is_app(r) and not r.region then
+      any = true
+      for _, x in ipairs(M.rows(r, k, eps)) do out[#out + 1] = x end
+    else
+      out[#out + 1] = r
+    end
+  end
+  return out, any
+end
+
+-- The lines under a table of application rows: counters not counted (with the hint), calls
+-- never closed, markers too costly for a region, programs whose markers recorded nothing.
+function M.legend(rows, out)
+  local said = {}
+  local function say(line) if not said[line] then said[line] = true; out:write(line, "\n") end end
+  for _, r in ipairs(rows) do
+    if r.failedInvocation and r.region == M.PROGRAM then
+      say("FAILED " .. util.coords(r.appPoint.point or {}) .. ": its rows are what its invocations completed before it "
+        .. "failed (not cached): " .. r.failedInvocation)
+    end
+    local m = r.entry and r.entry.meta or (r.appPoint and r.appPoint.partial and r.appPoint.partial.meta) or {}
+    for _, name in ipairs(r.counterNames or {}) do
+      if r.notCounted and r.notCounted[name] then say(name .. " " .. r.notCounted[name]) end
+    end
+    if m.countersHint then say("hint: " .. m.countersHint) end
+    if r.neverClosed then
+      say(string.format("region '%s': %d call(s) never closed (begun, not ended when the program ended): only its "
+        .. "completed calls are counted", r.region, r.neverClosed))
+    end
+    if r.markerShare and r.markerShare > M.MARKER_SHARE and r.region ~= M.PROGRAM then
+      say(string.format("region '%s': a begin/end pair costs %s here, %.0f%% of its %s a call: its time is mostly the "
+        .. "markers'", r.region, util.seconds(m.markerPairNs * 1e-9), r.markerShare * 100, util.seconds(r.timePerCall)))
+    end
+    if r.region == M.PROGRAM and r.entry and m.markersAttached == 0 then
+      say("application '" .. tostring(r.program) .. "': no region recorded: rot's marker recorder was not loaded into it "
+        .. "(a statically linked program, or one that clears LD_PRELOAD): only its whole time is measured")
+    elseif r.region == M.PROGRAM and r.entry and not (r.entry.regions and #r.entry.regions > 0) then
+      say("application '" .. tostring(r.program) .. "' called no marker: only its whole time is measured")
+    end
+  end
+end
+
+M.keys = keys
+
+return M

@@ -1,0 +1,170 @@
+#!/bin/sh
+# Your own program on the roofline (tests/apps): the markers outside rot; `rot profile` and a
+# script's application points (rows per region, CSV, JSON, hover text, a roofline sized by share,
+# cached reruns, history and compare per region); the hostile cases (a region ended in another
+# thread, never closed, 10^7 empty calls, a crash, an exit status, a hang, a fork left running,
+# garbage output, no markers, a static program, counters the machine cannot count), each ending
+# cleanly with its cause, nothing cached wrongly and nothing left running. Judges no time.
+. "$(dirname "$0")/lib.sh"
+
+cc=${CC:-gcc}
+if ! echo 'int main(void){return 0;}' | $cc -fopenmp -x c -o "$T/omp" - 2>/dev/null; then
+	echo "1..0 # SKIP $cc cannot build an OpenMP program here"
+	exit 0
+fi
+inc="-I$ROOT/core/include"
+$cc -O2 -fopenmp $inc -o "$T/nested" tests/apps/nested.c &&
+	$cc -O2 -pthread $inc -o "$T/hostile" tests/apps/hostile.c &&
+	$cc -O2 -DROT_MARKERS_DISABLE $inc -o "$T/disabled" tests/apps/nested.c
+ok $? "the test programs build with nothing but -I core/include (no rot library linked)"
+
+# outside rot: the markers do nothing, and the program runs as ever
+out=$("$T/nested" 1000 2) && [ "$out" = "sum 751250" ]
+ok $? "outside rot a marked program runs as it would without markers ($out)"
+out=$(ROT_MARKERS=/nonexistent/lib.so "$T/nested" 1000 2) && [ "$out" = "sum 751250" ]
+ok $? "with ROT_MARKERS naming no recorder it runs as ever"
+! nm "$T/disabled" | grep -q rot_markers
+ok $? "-DROT_MARKERS_DISABLE leaves no trace of the markers in the binary"
+
+one="-runs=1 -maxRuns=1 -bestK=1"
+prof() { (cd "$T" && "$ROOT/rot" -cacheDir="$CACHE" -outputDir="$OUT" -peaksFile="$ROOT/tests/fixtures/peaks.csv" profile "$@"); }
+
+prof -threads=2 -runs=2 -maxRuns=2 -bestK=2 -- ./nested 200000 5 >"$T/o" 2>"$T/e"
+ok $? "rot profile -threads=2 -- ./nested: measured"
+contains "$T/o" "^nested 200000 5 *(program) *1 " "a row for the whole program"
+row=$(grep "^nested 200000 5 *outer " "$T/o")
+echo "$row" | awk '$5 == 5 && $6 == 1' | grep -q .
+ok $? "a row for region outer: 5 calls in 1 thread ($row)"
+row=$(grep "^nested 200000 5 *inner " "$T/o")
+echo "$row" | awk '$5 == 5 && $6 == 2' | grep -q .
+ok $? "inner, marked inside the parallel region: 5 calls of each of 2 threads ($row)"
+echo "$row" | grep -q " none "
+ok $? "inner declares no work: its counts are none, it has no intensity"
+contains "$T/o" "outer .* declared " "outer's work is declared"
+contains "$T/o" "rot: 1 points, cache: 0 hits, 1 measured, 0 failed" "the summary counts one point"
+for f in nested.csv nested.json nested.svg nested.png nested.dat nested.gp; do
+	test -s "$OUT/$f" || echo "missing $f"
+done | grep -q . && ok 1 "outputs named after the program" || ok 0 "outputs named after the program"
+test "$(csv_value "$OUT/nested.csv" region 2)" = outer && test "$(csv_value "$OUT/nested.csv" calls 2)" = 5 &&
+	test "$(csv_value "$OUT/nested.csv" flops_source 2)" = declared &&
+	test "$(csv_value "$OUT/nested.csv" bytes 2)" = 24000000
+ok $? "the CSV: region, calls, the source of its flops, its bytes per invocation (24 B an element, 5 calls)"
+grep -q '"region": "outer"' "$OUT/nested.json" && grep -q '"flopsSource": "declared"' "$OUT/nested.json" &&
+	grep -q '"timePerCall": "s"' "$OUT/nested.json"
+ok $? "the JSON: the region keys with their units"
+grep -q "region outer: 5 calls" "$OUT/nested.svg"
+ok $? "the SVG's hover text names the region, its calls and share"
+grep -q '^0.0833333333 [0-9.e+-]* "outer" [0-9.]*$' "$OUT/nested.dat" && grep -q "ps variable" "$OUT/nested.gp"
+ok $? "the roofline draws outer at its intensity, its marker sized by its share"
+"$ROOT/rot" run "$ROOT/tests/e2e/check-plots.lua" "$OUT" >"$T/c" 2>&1 && ! grep "nested.gp" "$T/c" | grep -qv "overlaps 0 crossed 0"
+ok $? "its labels overlap nothing ($(grep nested.gp "$T/c"))"
+
+prof -threads=2 -runs=2 -maxRuns=2 -bestK=2 -- ./nested 200000 5 >"$T/o" 2>"$T/e"
+contains "$T/o" "cache: 1 hits, 0 measured" "a rerun is a cache hit"
+"$ROOT/rot" -cacheDir="$CACHE" history "$T/nested" >"$T/h" 2>&1
+contains "$T/h" "1 (1 measured, 0 hits, 0 failed)" "rot history ./PROGRAM lists its profiled runs (the hit repeats the newest record: none written)"
+
+# a script's application points: a sweep, a cached rerun, compare per region
+cat >"$T/study.lua" <<EOF
+local rot = require "rot"
+local r = rot.measure(rot.space { rot.axis("n", { 100000, 200000 }) },
+  function(p) return { app = "$T/nested", args = { p.n, 4 }, threads = 1 } end)
+r:table()
+r:csv("study")
+EOF
+rot measure "$T/study.lua" -runs=2 -maxRuns=2 -bestK=2 >"$T/o" 2>"$T/e"
+ok $? "a script sweeps an application point over its arguments"
+test "$(grep -c " outer " "$T/o")" -eq 2
+ok $? "one outer row per point"
+rot measure "$T/study.lua" -runs=2 -maxRuns=2 -bestK=2 -useCachedResults=false >"$T/o" 2>"$T/e"
+rot compare "$T/study.lua" >"$T/cmp" 2>&1
+ok $? "rot compare on two runs of it"
+grep -E "^100000 +outer .*(same|faster|slower)" "$T/cmp" | grep -q . && grep -E "^200000 +\(program\)" "$T/cmp" | grep -q .
+ok $? "rot compare judges each region (and the program) against the noise"
+
+# hostile programs: each ends cleanly, its cause named, nothing cached, nothing left running
+prof $one -- ./hostile other-thread >"$T/o" 2>"$T/e"
+st=$?
+test $st -eq 1 && grep -q "region 'handoff' ended in thread 1, but thread 0 began it: a region ends in the thread that began it" "$T/e"
+ok $? "a region ended in another thread: a clear error, exit 1 (exit $st)"
+! grep -qi "traceback\|internal error" "$T/e"
+ok $? "and no crash of rot"
+prof $one -- ./hostile other-thread >"$T/o" 2>"$T/e"
+contains "$T/o" "cache: 0 hits, 0 measured, 1 failed" "nothing of it was cached: measured again"
+
+prof $one -- ./hostile never-closed >"$T/o" 2>"$T/e"
+st=$?
+test $st -eq 0 && grep -q "region 'open': 1 call(s) never closed" "$T/o" && grep -q " done *2 *1 " "$T/o"
+ok $? "a region never closed: said; the completed regions measured (exit $st)"
+
+prof $one -- ./hostile empty 10000000 >"$T/o" 2>"$T/e"
+st=$?
+test $st -eq 0 && grep -q " empty *10000000 *1 " "$T/o"
+ok $? "10^7 calls of an empty region: all counted (exit $st)"
+contains "$T/o" "region 'empty': a begin/end pair costs .* its time is mostly the markers'" "and said to be too short for its markers"
+
+prof $one -- ./hostile crash >"$T/o" 2>"$T/e"
+st=$?
+test $st -eq 1 && grep -q "application 'hostile' was killed by Segmentation fault (signal 11)" "$T/e"
+ok $? "a crash: its cause named (exit $st)"
+grep -q " before *3 *1 .*FAILED" "$T/o" && grep -q "its rows are what its invocations completed before it failed" "$T/o"
+ok $? "the regions it completed before are kept and marked"
+prof $one -- ./hostile crash >"$T/o" 2>"$T/e"
+contains "$T/o" "0 hits, 0 measured, 1 failed" "a crash is not cached"
+
+prof $one -- ./hostile exit >"$T/o" 2>"$T/e"
+contains "$T/e" "application 'hostile' exited with status 3 in invocation 1" "an exit status other than 0: said with its invocation"
+
+prof $one -timeout=1 -- ./hostile hang >"$T/o" 2>"$T/e"
+st=$?
+test $st -eq 1 && grep -q "application 'hostile' ran past the timeout of 1 s and was killed" "$T/e"
+ok $? "a hang: killed at the timeout (exit $st)"
+prof $one -- ./hostile fork >"$T/o" 2>"$T/e"
+contains "$T/e" "application 'hostile' started a process that outlived it (pid [0-9]*); killed" "a fork left running: named and killed"
+sleep 0.2
+! pgrep -f "$T/hostile" >/dev/null
+ok $? "nothing of the hostile program is left running"
+
+prof $one -- ./hostile garbage >"$T/o" 2>"$T/e"
+st=$?
+test $st -eq 0 && grep -q " before *1 *1 " "$T/o" && ! grep -q forged "$T/o" "$OUT/hostile.csv"
+ok $? "garbage on stdout and stderr (the core's own protocol lines): measured, nothing forged (exit $st)"
+
+prof $one -- ./hostile unmarked >"$T/o" 2>"$T/e"
+contains "$T/o" "application 'hostile' called no marker: only its whole time is measured" "a program without markers: its whole time, and said"
+if $cc -static -O2 -pthread $inc -o "$T/static" tests/apps/hostile.c 2>/dev/null; then
+	# glibc's static dlopen may load the recorder all the same; where it cannot, rot says so
+	prof $one -- ./static never-closed >"$T/o" 2>"$T/e"
+	st=$?
+	test $st -eq 0 && { grep -q " done *2 *1 " "$T/o" || grep -q "no region recorded: rot's marker recorder was not loaded into it" "$T/o"; }
+	ok $? "a static program: its regions recorded, or rot says why they cannot be (exit $st)"
+else
+	skip "no static libc here: the static program's case is not checked"
+fi
+
+prof $one -counters=perf::TASK-CLOCK -- ./hostile counters 200000 >"$T/o" 2>"$T/e"
+task=$(csv_value "$OUT/hostile.csv" counter:perf::TASK-CLOCK 2)
+awk -v v="$task" 'BEGIN { exit !(v + 0 > 0) }'
+ok $? "a software counter counts per region ($task ns of task-clock in 'work')"
+prof $one -counters=perf::TASK-CLOCK,INSTRUCTIONS -- ./hostile counters 200000 >"$T/o" 2>"$T/e"
+instr=$(csv_value "$OUT/hostile.csv" counter:INSTRUCTIONS 2)
+if [ -e /sys/bus/event_source/devices/cpu ] || [ -e /sys/bus/event_source/devices/cpu_core ]; then
+	awk -v v="$instr" 'BEGIN { exit !(v + 0 > 0) }'
+	ok $? "with a core PMU, INSTRUCTIONS counts per region ($instr)"
+else
+	test "$instr" = "not counted" && grep -q "INSTRUCTIONS not counted: event 'INSTRUCTIONS' cannot be counted: the machine has no counter" "$T/o"
+	ok $? "without a core PMU, INSTRUCTIONS is 'not counted' with why, never 0 ($instr)"
+fi
+task=$(csv_value "$OUT/hostile.csv" counter:perf::TASK-CLOCK 2)
+awk -v v="$task" 'BEGIN { exit !(v + 0 > 0) }'
+ok $? "and perf::TASK-CLOCK beside it still counts ($task)"
+
+prof -- ./missing >"$T/o" 2>"$T/e"
+st=$?
+test $st -eq 1 && grep -q "^rot: no program './missing'" "$T/e"
+ok $? "a missing program: a clear error (exit $st)"
+cp tests/apps/nested.c "$T/noexec"
+prof -- ./noexec >"$T/o" 2>"$T/e"
+grep -q "^rot: program './noexec' is not executable" "$T/e" && grep -q "^hint: chmod +x ./noexec" "$T/e"
+ok $? "a file that is not executable: said, with the hint"
+done_testing
