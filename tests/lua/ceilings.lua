@@ -1,4 +1,4 @@
--- Ceilings from rounds (rot.machine.bandwidth), as a noisy machine gives them: the best sustained
+-- Ceilings from rounds (rot.machine.bandwidth), as a noisy machine gives them: the best
 -- round, the rounds' spread, the unstable marking and where it shows (peaks.csv, bounds, the
 -- limiter), on recorded staircases. Run by tests/ceilings.t.
 local t = require "tap"
@@ -33,7 +33,8 @@ local rep = { { name = "L1", size = 48 * 1024 }, { name = "L2", size = MiB }, { 
 local a = bandwidth.analyse(state(0.8, 0.99), 1, rep)
 local by = {}
 for _, r in ipairs(a.rows) do by[r.name] = r end
-t.ok(math.abs(by.triad_DRAM.value - 33.1) < 0.5, "the DRAM ceiling is the best round's sustained value (" .. by.triad_DRAM.value .. ")")
+t.ok(math.abs(by.triad_DRAM.value - 33.1) < 1e-9, "the DRAM ceiling is the best round's fastest of the tail's three largest "
+  .. "sizes (33.1 GB/s at 1.5 GiB, not their median 33.0: STREAM's and ERT's best, as the caches'): " .. by.triad_DRAM.value)
 t.is(by.triad_DRAM.rounds, 3, "from three rounds")
 t.ok(math.abs(by.triad_DRAM.spread - 0.25) < 0.01, "its spread: how far below it the third best round lies (1/0.8: 25%)")
 t.ok(math.abs(by.triad_L3.spread - 1 / 0.93 + 1) < 0.01, "L3's spread 7.5%")

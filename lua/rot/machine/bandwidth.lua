@@ -2,7 +2,8 @@
   triad swept over working sets in interleaved rounds (sizes, kernels and thread counts
   scrambled within a round, rounds one after another, never a point's runs back to back),
   extended until DRAM shows a flat tail beyond four times the last cache; each ceiling the best
-  sustained value over its rounds, with the rounds' spread, more rounds where that spread is
+  value over its rounds (each point's fastest run: STREAM's and the Empirical Roofline Toolkit's
+  convention, and the points' own), with the rounds' spread, more rounds where that spread is
   above 5%, and marked unstable where it stays so. ]]
 local sys = require "rot.sys"
 local util = require "rot.util"
@@ -92,8 +93,6 @@ local function measure(rot, st, points, what)
     local per = st.samples[x.threads][x.stream]
     per[x.ws] = per[x.ws] or { ws = x.ws, rounds = {} }
     per[x.ws].rounds[x.round] = row.gbs -- its fastest run
-    per[x.ws].sustained = per[x.ws].sustained or {}
-    per[x.ws].sustained[x.round] = M.sustained(row)
     per[x.ws].cost = budget.cost(row)
     known = known + per[x.ws].cost
     st.rows[#st.rows + 1] = row
@@ -103,17 +102,6 @@ local function measure(rot, st, points, what)
   budget.learn(st, list, st.timer.now() - v0, known)
   rounds.say(rot, string.format("%s: %d points, %.0f s", what, #list, sys.clock() - t0))
   return #res:ok()
-end
-
---[[ A point's sustained bandwidth: its bytes over its median run, not its fastest. DRAM's
-  ceiling is made of these: a run over gigabytes takes tens of milliseconds and can ride a
-  quiet moment of the neighbours, and a ceiling is what a kernel can count on (likwid-bench
-  reports the mean of its iterations; STREAM its best pass). A cache's runs last a millisecond:
-  their median is the scheduler's noise, their fastest the cache's speed. nil for a point that
-  was not measured. ]]
-function M.sustained(row)
-  local t = rounds.median_time(row)
-  return t and row.bytes / t / 1e9
 end
 
 -- The best of each size over its rounds, as levels.detect reads a sweep.
@@ -129,14 +117,15 @@ local function best_of(per)
 end
 
 --[[ One ceiling from its rounds: per round the median over the level's sizes, or their
-  fastest with `fastest` (key: "rounds", each point's fastest run, or "sustained", its median
-  run), the ceiling the best of them; spread how far the third best (the second with two
-  rounds) lies below it (one round: how far its samples reach above their median).
-  {gbs=, median=, spread=, rounds=, values=}. ]]
-function M.ceiling(per, sizes, key, fastest)
+  fastest with `fastest`, of each point's fastest run, the ceiling the best of them (STREAM's
+  convention, its best pass, and the Empirical Roofline Toolkit's, its best trial: a roof is
+  what the machine can be seen to do, and a point counts its fastest runs too); spread how far
+  the third best (the second with two rounds) lies below it (one round: how far its samples
+  reach above their median). {gbs=, median=, spread=, rounds=, values=}. ]]
+function M.ceiling(per, sizes, fastest)
   local by = {}
   for _, ws in ipairs(sizes) do
-    for r, g in pairs(per[ws] and (per[ws][key or "rounds"] or per[ws].rounds) or {}) do -- recorded: rounds only
+    for r, g in pairs(per[ws] and per[ws].rounds or {}) do
       by[r] = by[r] or {}
       table.insert(by[r], g)
     end
@@ -176,10 +165,9 @@ function M.analyse(st, t, reported)
   for si, s in ipairs(M.streams) do
     for _, l in ipairs(lv) do
       -- a cache: the fastest of its plateau's sizes and those after it within the level (a
-      -- roof: the points at its sizes reach it); DRAM's tail and a level without a plateau
-      -- (unstable): their median
-      local c = M.ceiling(st.samples[t][si], l.name == "DRAM" and M.dram_sizes(l) or l.sizes,
-        l.name == "DRAM" and "sustained" or "rounds", l.name ~= "DRAM" and l.flat ~= false)
+      -- roof: the points at its sizes reach it), DRAM the fastest of its tail's three largest;
+      -- a level without a plateau and a tail that is not flat (unstable): their median
+      local c = M.ceiling(st.samples[t][si], l.name == "DRAM" and M.dram_sizes(l) or l.sizes, l.flat ~= false)
       if c then
         rows[#rows + 1] = { name = s.name .. "_" .. l.name, kind = "bandwidth", threads = t, value = c.gbs, unit = "GB/s",
           spread = c.spread, median = c.median, rounds = c.rounds, sizes = l.sizes, plateau = l.plateau, kernel = s.kernel, stream = si,

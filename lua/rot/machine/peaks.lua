@@ -17,7 +17,8 @@ M.streams = bandwidth.streams
 
 -- The version of how levels and ceilings are read from the measurements: raised when that
 -- changes, so peaks stored by an older rot are analysed again (their points come from the cache).
-M.analysis = 7
+-- 8: DRAM's ceilings from each point's fastest run (as the caches'), the fastest of its sizes.
+M.analysis = 8
 
 -- Where the machine's peaks are stored: one file per machine identity and analysis version
 -- (version 1: no suffix).
