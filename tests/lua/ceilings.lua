@@ -285,23 +285,13 @@ t.is(bandwidth.analyse(one, 1, {}), nil, "before the sweep's end, a staircase wi
 local function calm(ws)
   return ws <= 32768 and 330 or ws <= 1048576 and 172 or ws <= 16777216 and 118 or 31
 end
--- a stand-in for rot: settings in vals, a space of one axis (its values), measure(idx, describe)
-local function fake_rot(measure, vals)
-  local f = { vals = vals or { progress = "never" }, measure = measure }
-  function f.get(k) return f.vals[k] end
-  function f.set(k, v) f.vals[k] = v end
-  function f.axis(_, v) return v end
-  function f.space(axes) return axes[1] end
-  return f
-end
+local fake_rot = require "fakerot"
 local asked = { [1] = {}, [2] = {} }
 local fake = fake_rot(function(idx, describe)
   local rows = {}
   for _, i in ipairs(idx) do
     local d = describe({ i = i })
-    local arrays = d.kernel == "triad" and 3 or 1
-    local ws = 4096
-    while ws * 2 <= d.params.n * 8 * arrays + 64 do ws = ws * 2 end
+    local ws = fake_rot.ws(d)
     local g = (d.round == 1 and d.threads == 1) and slope(ws) or calm(ws) * d.threads
     if d.kernel == "triad" then asked[d.threads][ws] = math.max(asked[d.threads][ws] or 0, d.round) end
     asked.unroll = asked.unroll or {}

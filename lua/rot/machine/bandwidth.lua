@@ -4,7 +4,8 @@
   extended until DRAM shows a flat tail beyond four times the last cache; each ceiling the best
   value over its rounds (each point's fastest run: STREAM's and the Empirical Roofline Toolkit's
   convention, and the points' own), with the rounds' spread, more rounds where that spread is
-  above 5%, and marked unstable where it stays so. ]]
+  above 5%, and marked unstable where it stays so; and the sweep itself, each size's best
+  round, which bounds a working set in the step from the last cache to DRAM (rot.machine.sweep). ]]
 local sys = require "rot.sys"
 local util = require "rot.util"
 local session = require "rot.session"
@@ -12,6 +13,7 @@ local machine = require "rot.machine"
 local levels = require "rot.machine.levels"
 local budget = require "rot.machine.budget"
 local rounds = require "rot.machine.rounds"
+local sweep = require "rot.machine.sweep"
 
 local M = {}
 
@@ -147,9 +149,11 @@ end
 
 --[[ The levels and ceilings of t threads from the samples so far: triad's staircase (the best
   of each size over its rounds) says where the levels are; each stream's ceiling per level
-  comes from its rounds at that level's sizes. Returns {levels=, rows=, notes=}, or nil, why
-  and what ("tail": the largest sizes are not flat yet). st.final: the sweep goes no further
-  (a DRAM tail that is not flat is then its last octave, unstable). ]]
+  comes from its rounds at that level's sizes; every size's best round is a sweep row
+  (rot.machine.sweep). Returns {levels=, rows=, notes=, step= (the sizes past the last cache's
+  effective size and short of DRAM's flat tail: the step between them)}, or nil, why and what
+  ("tail": the largest sizes are not flat yet). st.final: the sweep goes no further (a DRAM
+  tail that is not flat is then its last octave, unstable). ]]
 function M.analyse(st, t, reported)
   local lv, why, what = levels.detect(best_of(st.samples[t][3]), reported, { final = st.final })
   if not lv then return nil, why, what end
@@ -176,6 +180,9 @@ function M.analyse(st, t, reported)
       end
     end
   end
+  for si, s in ipairs(M.streams) do
+    for _, r in ipairs(sweep.rows(st.samples[t][si], t, s.name, s.kernel)) do rows[#rows + 1] = r end
+  end
   local notes = levels.disagreements(lv, M.threads(t))
   if lv[#lv].alone then
     notes[#notes + 1] = string.format("%s: the staircase shows no cache plateau above DRAM's tail after its "
@@ -185,7 +192,7 @@ function M.analyse(st, t, reported)
     notes[#notes + 1] = string.format("%s: DRAM shows no flat tail up to %s: its ceiling is the last octave's, unstable",
       M.threads(t), util.bytes(lv[#lv].sizes[#lv[#lv].sizes]))
   end
-  return { levels = lv, rows = rows, notes = notes }
+  return { levels = lv, rows = rows, notes = notes, step = sweep.step(lv, st.samples[t][3]) }
 end
 
 -- The sizes DRAM's ceiling comes from: the largest three of its flat tail (the farthest from
@@ -264,10 +271,11 @@ local function staircase(rot, st, threads, p)
   st.final = true
 end
 
---[[ The sizes that define ceilings (every level's plateau and the DRAM tail), per thread count;
-  only the levels in `which` ({[t] = {[level] = true}}) when given. A thread count whose
-  staircase shows no levels yet (one noisy round can hide a plateau) gets every size of its
-  sweep: the best of more rounds is what the levels are read from. ]]
+--[[ The sizes that define ceilings and bounds (every level's plateau, the DRAM tail, the step
+  between the last cache and DRAM, whose sweep bounds the working sets in it), per thread
+  count; only those in `which` ({[t] = {[level] = true, step = true}}) when given. A thread
+  count whose staircase shows no levels yet (one noisy round can hide a plateau) gets every
+  size of its sweep: the best of more rounds is what the levels are read from. ]]
 local function defining(an, st, threads, which)
   local out = {}
   for _, t in ipairs(threads) do
@@ -278,6 +286,7 @@ local function defining(an, st, threads, which)
           for _, ws in ipairs(l.sizes or {}) do set[ws] = true end
         end
       end
+      for _, ws in ipairs((not which or (which[t] and which[t].step)) and an[t].step or {}) do set[ws] = true end
     else
       for ws in pairs(st.samples[t][3]) do set[ws] = true end
     end
@@ -286,14 +295,18 @@ local function defining(an, st, threads, which)
   return out
 end
 
--- The rows of an analysis whose spread asks for another round: {[t] = {[level] = true}}, or nil.
+-- The rows of an analysis whose spread asks for another round: {[t] = {[level] = true, step =
+-- true (a size of the step: its sweep bounds points as a ceiling does)}}, or nil.
 local function spreading(an)
   local out, any = {}, false
   for t, a in pairs(an) do
+    local step = {}
+    for _, ws in ipairs(a.step) do step[ws] = true end
     for _, r in ipairs(a.rows) do
-      if r.kind == "bandwidth" and r.rounds and r.spread > M.stable then
+      local key = r.kind == "bandwidth" and r.level or (r.kind == "sweep" and step[r.sizes[1]] and "step")
+      if key and r.rounds and r.spread > M.stable then
         out[t] = out[t] or {}
-        out[t][r.level] = true
+        out[t][key] = true
         any = true
       end
     end
