@@ -280,6 +280,12 @@ for t in 1 $(m cpus); do
 done
 grep -h '^rot: peaks: ' "$B/peaks1" | sed 's/^/  run 1 /'
 grep -h '^read L1\|^core clock' "$B/peaks1" | sed 's/^/  run 1: /'
+for run in 1 2; do # read-only against triad, level by level: two loads against two loads, a store and write-backs
+	awk '$1 ~ /^(read|triad)_/ { split($1, k, "_"); v[k[1], k[2]] = $2; if (!(k[2] in seen)) { seen[k[2]] = 1; o[++n] = k[2] } }
+		END { for (i = 1; i <= n; i++) if (o[i] != "L1" && v["read", o[i]] && v["triad", o[i]])
+			s = s sprintf("%s%s %.3f (%.1f/%.1f GB/s)", s ? ", " : "", o[i], v["read", o[i]] / v["triad", o[i]], v["read", o[i]], v["triad", o[i]])
+		  print s }' "$B/p$run" | sed "s/^/  run $run: read over triad, 1 thread, from L2 down: /; s/\$/ (target >= 1 within their spreads: in L1 a store port adds to triad's two loads; from L2 down triad's loads, store and write-backs share one level's bandwidth)/"
+done
 fma=$(p 2 fma_1) ghz=$(p 2 clock_ghz) lanes=$(m fma_lanes)
 theo=$(calc "$ghz * $lanes * 2 * 2")
 printf 'L1 FP64 FMA ceiling, 1 core: rot %.2f GFLOP/s; theoretical %.2f GFLOP/s = %.3f GHz (the imul chain) x %s lanes x 2 flops x 2 FMA units (%.1f%%; the higher of the clock readings just before and after the ceiling'"'"'s best compute round)' \

@@ -37,12 +37,18 @@ if unstable > 0 then
     .. "they bound say so (limiter '... (unstable)'); %s\n", unstable, unstable == 1 and "" or "s",
     #moved > 0 and ", or that moved since they were stored" or "", rounds.again))
 end
--- the read kernel measures bandwidth, not its additions' latency: L1 against two loads a cycle
+-- the read kernel measures bandwidth, not its additions' latency: L1 against two loads a cycle,
+-- and against two of the halves a core loads where it splits its widest vector: AMD family 19h
+-- (Zen 4) loads two 32-byte halves a cycle, a 512-bit load taking both
 local vec = info.flags.avx512f and 64 or info.flags.avx2 and 32 or 16
+local cpu = require("rot.sys").readfile("/proc/cpuinfo") or ""
+local split = vec > 32 and cpu:match("vendor_id%s*:%s*AuthenticAMD") and cpu:match("cpu family%s*:%s*(%d+)") == "25" and 32
 for _, r in ipairs(out) do
   if r.name == "read_L1" and r.threads == 1 and r.clock then
-    io.stdout:write(string.format("read L1, 1 thread: %.1f GB/s = %.0f%% of two %d-byte loads a cycle at %.2f GHz\n",
-      r.value, r.value / (2 * vec * r.clock) * 100, vec, r.clock))
+    io.stdout:write(string.format("read L1, 1 thread: %.1f GB/s = %.1f bytes a cycle at %.2f GHz: %.0f%% of two %d-byte loads a cycle%s\n",
+      r.value, r.value / r.clock, r.clock, r.value / (2 * vec * r.clock) * 100, vec, split and string.format(
+      "; %.0f%% of two %d-byte ones, what this core loads a cycle (AMD family 19h, Zen 4: a %d-bit load is two %d-bit halves)",
+      r.value / (2 * split * r.clock) * 100, split, vec * 8, split * 8) or ""))
   end
 end
 if clocks and #clocks > 0 and #out > 0 then -- each compute ceiling records the higher around its best round
