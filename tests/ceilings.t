@@ -1,5 +1,5 @@
 #!/bin/sh
-# Ceilings from rounds on recorded staircases: the best sustained round, its spread, the unstable
+# Ceilings from rounds on recorded staircases: the best round, its spread, the unstable
 # marking in peaks.csv and in the limiter of the points it bounds.
 cd "$(dirname "$0")/.." || exit 1
 export XDG_CONFIG_HOME="$(mktemp -d)"

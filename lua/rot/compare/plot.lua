@@ -6,6 +6,7 @@ local util = require "rot.util"
 local plot = require "rot.plot"
 local place = require "rot.plot.place"
 local hover = require "rot.plot.hover"
+local key = require "rot.plot.key"
 
 local M = {}
 
@@ -131,7 +132,7 @@ function M.plot(o)
     lp[#lp + 1] = { x = d.pb.x, y = d.pb.y, text = label_of(o, d), color = M.colors[d.pair.verdict], series = d.pair.verdict }
   end
   local pls, _, missed = place.point_labels(f, pl, lp, o.labels or "auto", 0) -- the ceilings' labels numbered first
-  plot.key_notes(plots, elements, missed)
+  key.add_notes(plots, elements, missed)
   for _, l in ipairs(labels) do gp[#gp + 1] = l end
   for _, l in ipairs(pls) do gp[#gp + 1] = l end
   local items = {}

@@ -2,8 +2,10 @@
   triad swept over working sets in interleaved rounds (sizes, kernels and thread counts
   scrambled within a round, rounds one after another, never a point's runs back to back),
   extended until DRAM shows a flat tail beyond four times the last cache; each ceiling the best
-  sustained value over its rounds, with the rounds' spread, more rounds where that spread is
-  above 5%, and marked unstable where it stays so. ]]
+  value over its rounds (each point's fastest run: STREAM's and the Empirical Roofline Toolkit's
+  convention, and the points' own), with the rounds' spread, more rounds where that spread is
+  above 5%, and marked unstable where it stays so; and the sweep itself, each size's best
+  round, which bounds a working set in the step from the last cache to DRAM (rot.machine.sweep). ]]
 local sys = require "rot.sys"
 local util = require "rot.util"
 local session = require "rot.session"
@@ -11,6 +13,7 @@ local machine = require "rot.machine"
 local levels = require "rot.machine.levels"
 local budget = require "rot.machine.budget"
 local rounds = require "rot.machine.rounds"
+local sweep = require "rot.machine.sweep"
 
 local M = {}
 
@@ -92,8 +95,6 @@ local function measure(rot, st, points, what)
     local per = st.samples[x.threads][x.stream]
     per[x.ws] = per[x.ws] or { ws = x.ws, rounds = {} }
     per[x.ws].rounds[x.round] = row.gbs -- its fastest run
-    per[x.ws].sustained = per[x.ws].sustained or {}
-    per[x.ws].sustained[x.round] = M.sustained(row)
     per[x.ws].cost = budget.cost(row)
     known = known + per[x.ws].cost
     st.rows[#st.rows + 1] = row
@@ -103,17 +104,6 @@ local function measure(rot, st, points, what)
   budget.learn(st, list, st.timer.now() - v0, known)
   rounds.say(rot, string.format("%s: %d points, %.0f s", what, #list, sys.clock() - t0))
   return #res:ok()
-end
-
---[[ A point's sustained bandwidth: its bytes over its median run, not its fastest. DRAM's
-  ceiling is made of these: a run over gigabytes takes tens of milliseconds and can ride a
-  quiet moment of the neighbours, and a ceiling is what a kernel can count on (likwid-bench
-  reports the mean of its iterations; STREAM its best pass). A cache's runs last a millisecond:
-  their median is the scheduler's noise, their fastest the cache's speed. nil for a point that
-  was not measured. ]]
-function M.sustained(row)
-  local t = rounds.median_time(row)
-  return t and row.bytes / t / 1e9
 end
 
 -- The best of each size over its rounds, as levels.detect reads a sweep.
@@ -129,14 +119,15 @@ local function best_of(per)
 end
 
 --[[ One ceiling from its rounds: per round the median over the level's sizes, or their
-  fastest with `fastest` (key: "rounds", each point's fastest run, or "sustained", its median
-  run), the ceiling the best of them; spread how far the third best (the second with two
-  rounds) lies below it (one round: how far its samples reach above their median).
-  {gbs=, median=, spread=, rounds=, values=}. ]]
-function M.ceiling(per, sizes, key, fastest)
+  fastest with `fastest`, of each point's fastest run, the ceiling the best of them (STREAM's
+  convention, its best pass, and the Empirical Roofline Toolkit's, its best trial: a roof is
+  what the machine can be seen to do, and a point counts its fastest runs too); spread how far
+  the third best (the second with two rounds) lies below it (one round: how far its samples
+  reach above their median). {gbs=, median=, spread=, rounds=, values=}. ]]
+function M.ceiling(per, sizes, fastest)
   local by = {}
   for _, ws in ipairs(sizes) do
-    for r, g in pairs(per[ws] and (per[ws][key or "rounds"] or per[ws].rounds) or {}) do -- recorded: rounds only
+    for r, g in pairs(per[ws] and per[ws].rounds or {}) do
       by[r] = by[r] or {}
       table.insert(by[r], g)
     end
@@ -158,9 +149,11 @@ end
 
 --[[ The levels and ceilings of t threads from the samples so far: triad's staircase (the best
   of each size over its rounds) says where the levels are; each stream's ceiling per level
-  comes from its rounds at that level's sizes. Returns {levels=, rows=, notes=}, or nil, why
-  and what ("tail": the largest sizes are not flat yet). st.final: the sweep goes no further
-  (a DRAM tail that is not flat is then its last octave, unstable). ]]
+  comes from its rounds at that level's sizes; every size's best round is a sweep row
+  (rot.machine.sweep). Returns {levels=, rows=, notes=, step= (the sizes past the last cache's
+  effective size and short of DRAM's flat tail: the step between them)}, or nil, why and what
+  ("tail": the largest sizes are not flat yet). st.final: the sweep goes no further (a DRAM
+  tail that is not flat is then its last octave, unstable). ]]
 function M.analyse(st, t, reported)
   local lv, why, what = levels.detect(best_of(st.samples[t][3]), reported, { final = st.final })
   if not lv then return nil, why, what end
@@ -176,10 +169,9 @@ function M.analyse(st, t, reported)
   for si, s in ipairs(M.streams) do
     for _, l in ipairs(lv) do
       -- a cache: the fastest of its plateau's sizes and those after it within the level (a
-      -- roof: the points at its sizes reach it); DRAM's tail and a level without a plateau
-      -- (unstable): their median
-      local c = M.ceiling(st.samples[t][si], l.name == "DRAM" and M.dram_sizes(l) or l.sizes,
-        l.name == "DRAM" and "sustained" or "rounds", l.name ~= "DRAM" and l.flat ~= false)
+      -- roof: the points at its sizes reach it), DRAM the fastest of its tail's three largest;
+      -- a level without a plateau and a tail that is not flat (unstable): their median
+      local c = M.ceiling(st.samples[t][si], l.name == "DRAM" and M.dram_sizes(l) or l.sizes, l.flat ~= false)
       if c then
         rows[#rows + 1] = { name = s.name .. "_" .. l.name, kind = "bandwidth", threads = t, value = c.gbs, unit = "GB/s",
           spread = c.spread, median = c.median, rounds = c.rounds, sizes = l.sizes, plateau = l.plateau, kernel = s.kernel, stream = si,
@@ -187,6 +179,9 @@ function M.analyse(st, t, reported)
         if s.name == "triad" then l.ceiling = c.gbs end -- the notes quote the ceiling, not the staircase
       end
     end
+  end
+  for si, s in ipairs(M.streams) do
+    for _, r in ipairs(sweep.rows(st.samples[t][si], t, s.name, s.kernel)) do rows[#rows + 1] = r end
   end
   local notes = levels.disagreements(lv, M.threads(t))
   if lv[#lv].alone then
@@ -197,7 +192,7 @@ function M.analyse(st, t, reported)
     notes[#notes + 1] = string.format("%s: DRAM shows no flat tail up to %s: its ceiling is the last octave's, unstable",
       M.threads(t), util.bytes(lv[#lv].sizes[#lv[#lv].sizes]))
   end
-  return { levels = lv, rows = rows, notes = notes }
+  return { levels = lv, rows = rows, notes = notes, step = sweep.step(lv, st.samples[t][3]) }
 end
 
 -- The sizes DRAM's ceiling comes from: the largest three of its flat tail (the farthest from
@@ -276,10 +271,11 @@ local function staircase(rot, st, threads, p)
   st.final = true
 end
 
---[[ The sizes that define ceilings (every level's plateau and the DRAM tail), per thread count;
-  only the levels in `which` ({[t] = {[level] = true}}) when given. A thread count whose
-  staircase shows no levels yet (one noisy round can hide a plateau) gets every size of its
-  sweep: the best of more rounds is what the levels are read from. ]]
+--[[ The sizes that define ceilings and bounds (every level's plateau, the DRAM tail, the step
+  between the last cache and DRAM, whose sweep bounds the working sets in it), per thread
+  count; only those in `which` ({[t] = {[level] = true, step = true}}) when given. A thread
+  count whose staircase shows no levels yet (one noisy round can hide a plateau) gets every
+  size of its sweep: the best of more rounds is what the levels are read from. ]]
 local function defining(an, st, threads, which)
   local out = {}
   for _, t in ipairs(threads) do
@@ -290,6 +286,7 @@ local function defining(an, st, threads, which)
           for _, ws in ipairs(l.sizes or {}) do set[ws] = true end
         end
       end
+      for _, ws in ipairs((not which or (which[t] and which[t].step)) and an[t].step or {}) do set[ws] = true end
     else
       for ws in pairs(st.samples[t][3]) do set[ws] = true end
     end
@@ -298,14 +295,18 @@ local function defining(an, st, threads, which)
   return out
 end
 
--- The rows of an analysis whose spread asks for another round: {[t] = {[level] = true}}, or nil.
+-- The rows of an analysis whose spread asks for another round: {[t] = {[level] = true, step =
+-- true (a size of the step: its sweep bounds points as a ceiling does)}}, or nil.
 local function spreading(an)
   local out, any = {}, false
   for t, a in pairs(an) do
+    local step = {}
+    for _, ws in ipairs(a.step) do step[ws] = true end
     for _, r in ipairs(a.rows) do
-      if r.kind == "bandwidth" and r.rounds and r.spread > M.stable then
+      local key = r.kind == "bandwidth" and r.level or (r.kind == "sweep" and step[r.sizes[1]] and "step")
+      if key and r.rounds and r.spread > M.stable then
         out[t] = out[t] or {}
-        out[t][r.level] = true
+        out[t][key] = true
         any = true
       end
     end

@@ -9,6 +9,7 @@ local bandwidth = require "rot.machine.bandwidth"
 local compute = require "rot.machine.compute"
 local budget = require "rot.machine.budget"
 local rounds = require "rot.machine.rounds"
+local sweep = require "rot.machine.sweep"
 
 local M = {}
 
@@ -17,7 +18,8 @@ M.streams = bandwidth.streams
 
 -- The version of how levels and ceilings are read from the measurements: raised when that
 -- changes, so peaks stored by an older rot are analysed again (their points come from the cache).
-M.analysis = 7
+-- 8: DRAM's ceilings from each point's fastest run (as the caches'), and the sweep stored.
+M.analysis = 8
 
 -- Where the machine's peaks are stored: one file per machine identity and analysis version
 -- (version 1: no suffix).
@@ -87,11 +89,12 @@ local function value_text(r)
 end
 
 --[[ peaks.csv: one ceiling a row. name, kind (compute, bandwidth, latency, or size for
-  L2_effective, L2_reported, DRAM_from in bytes), threads, value, unit, spread (how far below
+  L2_effective, L2_reported, DRAM_from in bytes, or sweep for a size the bandwidth sweeps
+  measured: triad_sweep, read_sweep, write_sweep, its best round), threads, value, unit, spread (how far below
   the best the third best round lay; with one round, how far above the value its samples
   reached), then how the value was obtained: unstable (1: its rounds still disagree by more
   than 5%), rounds, median (of the rounds' values), kernel, isa (class or flags), pinning
-  (CPUs, ';'-separated), sizes (working sets in bytes, ';'-separated), clock_GHz (the core
+  (CPUs, ';'-separated), sizes (working sets in bytes, ';'-separated; a sweep row's one size), clock_GHz (the core
   clock, from a dependent imul chain: for a compute ceiling the higher of the readings just
   before and after its best round, for the others the highest reading of the run), date
   (UTC). Files with the first six columns only (older ones, or written by hand) are read as
@@ -229,8 +232,9 @@ function M.levels(rows, threads)
         gbs = bw[n] and bw[n].value, spread = bw[n] and bw[n].spread, unstable = bw[n] and bw[n].unstable }
     end
   end
-  -- between the last cache's effective size and DRAM's flat tail: folded into that cache
-  -- (never called DRAM): its ceiling bounds those working sets
+  -- between the last cache's effective size and DRAM's flat tail: the step, folded into that
+  -- cache (never called DRAM): the sweep measured there bounds those working sets
+  -- (rot.results.bounds), the cache's ceiling where the peaks hold no sweep
   if from and out[#out] and out[#out].size < from then out[#out].upto = from end
   out[#out + 1] = { name = "DRAM", gbs = bw.DRAM and bw.DRAM.value, spread = bw.DRAM and bw.DRAM.spread,
     unstable = bw.DRAM and bw.DRAM.unstable, from = from }
@@ -238,10 +242,10 @@ function M.levels(rows, threads)
 end
 
 -- The level a working set lives in: the smallest whose size holds it (the last cache also
--- what lies between its effective size and DRAM's flat tail), else DRAM.
+-- what lies between its effective size and where DRAM's flat tail begins), else DRAM.
 function M.level_of(ws, lv)
   for _, l in ipairs(lv) do
-    if l.size and ws <= math.max(l.size, l.upto or 0) then return l end
+    if l.size and (ws <= l.size or (l.upto and ws < l.upto)) then return l end
   end
   return lv[#lv]
 end
@@ -269,12 +273,13 @@ end
 
 --[[ Everything a point's bound needs at a thread count: {compute=, bandwidth= (triad's),
   streams = {triad=, read=, write=} (each as ceilings' bandwidth; empty where the peaks have
-  none), levels=, threads=}. ]]
+  none), levels=, sweep= (rot.machine.sweep.of: nil where the peaks hold no sweep), threads=}. ]]
 function M.at(rows, threads, precision)
   local compute, bandwidth = M.ceilings(rows, threads, precision)
   local streams = { triad = bandwidth }
   for _, family in ipairs({ "read", "write" }) do streams[family] = select(2, M.ceilings(rows, threads, precision, family)) end
-  return { compute = compute, bandwidth = bandwidth, streams = streams, levels = M.levels(rows, threads), threads = threads }
+  return { compute = compute, bandwidth = bandwidth, streams = streams, levels = M.levels(rows, threads),
+    sweep = sweep.of(rows, threads), threads = threads }
 end
 
 --[[ The ceilings a roofline draws from c (M.at): the best compute ceiling of each ISA class,

@@ -1,5 +1,6 @@
 -- rot.plot.ceilings: a roofline's ceilings as drawn: compute and bandwidth roofs, their spread
--- bands, and their labels, placed once every point, line and arrow is known (else in the key).
+-- bands, and their labels, placed once every point, line and arrow is known (else in the key);
+-- and reference curves on a staircase (the step to DRAM as the peaks' sweep measured it).
 local place = require "rot.plot.place"
 
 local M = {}
@@ -147,6 +148,32 @@ function M.wide_bands(gp)
   local wide = {}
   for _, r in ipairs(out) do if r > 1 + M.BAND + 1e-6 then wide[#wide + 1] = r end end
   return wide
+end
+
+-- The marker of a reference curve's points.
+local CURVE = "pt 6 ps 0.7"
+
+-- Reference curves (a measured step between two levels) into gp: grey, dashed, each named in
+-- the key, their markers and lines kept free of labels (so blocked before any is placed).
+-- Returns their plot elements.
+function M.curves(f, pl, curves, gp)
+  local plots = {}
+  for i, c in ipairs(curves or {}) do
+    gp[#gp + 1] = "$curve" .. i .. " << EOD"
+    for j, p in ipairs(c.points) do
+      gp[#gp + 1] = string.format("%.9g %.9g", p.x, p.y)
+      local px, py = f.px(p.x, p.y)
+      pl.block(px, py, place.marker_radius(CURVE))
+      if j > 1 then
+        local ax, ay = f.px(c.points[j - 1].x, c.points[j - 1].y)
+        place.block_segment(pl, ax, ay, px, py)
+      end
+    end
+    gp[#gp + 1] = "EOD"
+    plots[#plots + 1] = string.format("$curve%d using 1:2 with linespoints %s dt 2 lw 1.5 lc rgb '%s' title %s", i, CURVE,
+      CEILING, q(c.label))
+  end
+  return plots
 end
 
 return M

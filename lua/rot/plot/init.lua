@@ -181,7 +181,7 @@ end
 
 -- The markers of a roofline's series, its ridge points and the rings of points above their
 -- bound, and of an xy plot's series: drawn with these, kept free of labels as large as drawn.
-local ROOF_POINT, RIDGE, ABOVE, XY_POINT = "pt 7 ps 0.8", "pt 6 ps 1.3", "pt 8 ps 2", "pt 7 ps 0.6"
+local ROOF_POINT, RIDGE, ABOVE, XY_POINT, STEP = "pt 7 ps 0.8", "pt 6 ps 1.3", "pt 8 ps 2", "pt 7 ps 0.6", "pt 3 ps 1.2"
 
 -- The ridge points, where each bandwidth roof meets the top compute roof: ringed, labels kept
 -- off the rings.
@@ -197,23 +197,29 @@ local function ridges(f, pl, bandwidth, peak, gp, plots)
   plots[#plots + 1] = "$ridges using 1:2 with points " .. RIDGE .. " lw 1.5 lc rgb '" .. ceilings.GREY .. "' title 'ridge points'"
 end
 
--- Points above their bound (beyond their spread and the ceiling's): ringed, never silent.
-local function above_rings(f, pl, series, order, gp, plots)
-  local above = {}
+--[[ Marks at some of a roofline's points, kept free of labels, in a datablock: at (intensity,
+  y(row)) for each row where y gives a value, drawn as style in colour with title. Points
+  above their bound (beyond their spread and the ceiling's) are ringed, never silent; points in
+  the step from the last cache to DRAM get their bound marked (what the peaks' sweep measured
+  at their working set: a roof no ceiling line draws). ]]
+local function marks(f, pl, series, order, gp, plots, name, y, style, colour, title)
+  local lines = {}
   for _, s in ipairs(order) do
     for _, r in ipairs(series[s]) do
-      if r.above then
-        above[#above + 1] = string.format("%.9g %.9g", r.intensity, r.gflops)
-        local px, py = f.px(r.intensity, r.gflops)
-        pl.block(px, py, place.marker_radius(ABOVE)) -- a triangle up to 26 pixels wide
+      local v = y(r)
+      if v and v > 0 then
+        lines[#lines + 1] = string.format("%.9g %.9g", r.intensity, v)
+        local px, py = f.px(r.intensity, v)
+        pl.block(px, py, place.marker_radius(style)) -- a ring's triangle up to 26 pixels wide
       end
     end
   end
-  if #above == 0 then return end
-  gp[#gp + 1] = "$above << EOD"
-  for _, l in ipairs(above) do gp[#gp + 1] = l end
+  if #lines == 0 then return end
+  gp[#gp + 1] = "$" .. name .. " << EOD"
+  for _, l in ipairs(lines) do gp[#gp + 1] = l end
   gp[#gp + 1] = "EOD"
-  plots[#plots + 1] = "$above using 1:2 with points " .. ABOVE .. " lw 1.5 lc rgb '#D55E00' title 'above its bound (^ in the table)' noenhanced"
+  plots[#plots + 1] = string.format("$%s using 1:2 with points %s lw 1.5 lc rgb '%s' title %s noenhanced", name, style, colour,
+    q(title))
 end
 
 --[[ roofline{
@@ -252,21 +258,17 @@ function M.roofline(o)
     plots[#plots + 1] = elements[i]
   end
   if o.size and #order > 0 then plots[#plots + 1] = "NaN with points pt 6 ps 1.5 lc rgb '#888888' title 'marker area: share of time'" end
-  above_rings(f, pl, series, order, gp, plots)
+  marks(f, pl, series, order, gp, plots, "above", function(r) return r.above and r.gflops end, ABOVE, "#D55E00",
+    "above its bound (^ in the table)")
+  marks(f, pl, series, order, gp, plots, "stepbounds", function(r) return r.stepBound and r.bound end, STEP, ceilings.GREY,
+    "bound in the step to DRAM")
   if #flopless > 0 then plots[#plots + 1] = key.entry("not drawn (no flops): " .. table.concat(flopless, ", "), true) end
   local pls, _, missed = point_labels(f, pl, points, o.labels or "auto", 0) -- the ceilings' labels numbered first
-  M.key_notes(plots, elements, missed)
+  key.add_notes(plots, elements, missed)
   for _, l in ipairs(pls) do labels[#labels + 1] = l end
   for _, l in ipairs(labels) do gp[#gp + 1] = l end
   hover.add(gp, plots, hover.items(o.rows, function(r) return r.intensity, r.gflops end, true, true))
   return M.finish(o, gp, plots, dat, #order == 0 and #o.rows > 0)
-end
-
--- Names in the key, under each series' entry (elements[i]: series i's), the points its labels
--- left out (place.point_labels' missed).
-function M.key_notes(plots, elements, missed)
-  for _, p in ipairs(missed) do p.element = elements[p.series] end
-  key.add_notes(plots, missed)
 end
 
 -- The log-log opening of a script (roofline-like plots: the quadrant split).
@@ -364,6 +366,11 @@ local function xy_series(o, fx, fy)
   for _, v in ipairs(o.vlines or {}) do
     if not o.logx or v.x > 0 then box[1], box[2] = math.min(box[1], v.x), math.max(box[2], v.x) end
   end
+  for _, c in ipairs(o.curves or {}) do
+    for _, p in ipairs(c.points) do
+      box = { math.min(box[1], p.x), math.max(box[2], p.x), math.min(box[3], p.y), math.max(box[4], p.y) }
+    end
+  end
   if got == 0 and #o.rows > 0 then
     local measured = 0
     for _, r in ipairs(o.rows) do if r.entry then measured = measured + 1 end end
@@ -405,9 +412,10 @@ end
 
 --[[ xy{ rows=, name=, dir=, gnuplot=, title=, xlabel=, ylabel=, x=fn(row) or field name,
   y=fn(row) or field name, series=fn(row), label=fn(row), labels="auto"|"all"|"ends"|"none",
-  logx=bool, logy=bool, vlines={{x=, label=}} } -> SVG path. Points per series connected, in x
-  order; vlines mark e.g. cache sizes, each labelled along its line where it fits (from the
-  top down), else named in the key. ]]
+  logx=bool, logy=bool, vlines={{x=, label=}}, curves={{label=, points={{x=, y=}, ...}}} } ->
+  SVG path. Points per series connected, in x order; vlines mark e.g. cache sizes, each labelled
+  along its line where it fits (from the top down), else named in the key; curves are
+  reference lines (grey, dashed) named in the key. ]]
 function M.xy(o)
   check_name(o.name)
   local fx, fy = xy_field(o, o.x, "x"), xy_field(o, o.y, "y")
@@ -420,6 +428,7 @@ function M.xy(o)
   local points = add_series(f, pl, dat, order, series, place.marker_radius(XY_POINT), o.labels)
   local gp = header("plot", o, o.xlabel or "x", o.ylabel or "y", xr, yr, o.logx, o.logy)
   if o.xbytes and o.logx then gp[#gp + 1] = byte_tics(xr[1], xr[2]) end
+  local curves = ceilings.curves(f, pl, o.curves, gp)
   local n, keyed = xy_vlines(f, pl, o.vlines, yr, gp)
   local plots, dfile, elements = {}, o.name .. ".dat", {}
   for i, s in ipairs(order) do
@@ -427,9 +436,10 @@ function M.xy(o)
       q(dfile), i - 1, XY_POINT, M.palette[(i - 1) % #M.palette + 1], q(s))
     plots[#plots + 1] = elements[i]
   end
+  for _, c in ipairs(curves) do plots[#plots + 1] = c end
   for _, k in ipairs(keyed) do plots[#plots + 1] = k end
   local pls, _, missed = point_labels(f, pl, points, o.labels or "auto", n)
-  M.key_notes(plots, elements, missed)
+  key.add_notes(plots, elements, missed)
   for _, l in ipairs(pls) do gp[#gp + 1] = l end
   if #plots == 0 then plots[1] = "NaN notitle" end
   hover.add(gp, plots, hover.items(o.rows, function(r) return fx(r), fy(r) end, o.logx, o.logy))

@@ -155,11 +155,12 @@ function M.note(points)
 end
 
 --[[ Adds, right after each element of plots that drew points a plot's labels left out, the key
-  entry naming them (M.note). missed: {{element=, px=, py=, text=}} (pixels of the plot area,
-  y up). ]]
-function M.add_notes(plots, missed)
+  entry naming them (M.note). missed: place.point_labels' {{series=, px=, py=, text=}} (pixels
+  of the plot area, y up), elements[i]: the element that drew series i. ]]
+function M.add_notes(plots, elements, missed)
   local by, order = {}, {}
   for _, p in ipairs(missed) do
+    p.element = elements[p.series]
     if not by[p.element] then by[p.element] = {}; order[#order + 1] = p.element end
     table.insert(by[p.element], p)
   end

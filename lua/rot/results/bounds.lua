@@ -4,16 +4,37 @@
 local util = require "rot.util"
 local peaks = require "rot.machine.peaks"
 local rounds = require "rot.machine.rounds"
+local sweep = require "rot.machine.sweep"
 
 local M = {}
 
+-- Whether a working set lies in the step from the level (the last cache) to DRAM's flat tail:
+-- past the cache's effective size, short of where the tail begins (peaks.levels' upto).
+local function in_step(ws, level)
+  return level.upto ~= nil and ws ~= nil and level.size ~= nil and ws > level.size
+end
+
 --[[ The name of the level a point's data lives in: the level's, or "L3-DRAM" (the last cache's
-  name, whichever it is) for a working set past its effective size and short of DRAM's flat
-  tail (peaks.levels folds that step into the cache, whose ceiling is the most such a working
-  set can see: the name says the point is in the step, not in the cache). ]]
+  name, whichever it is) for a working set in the step past its effective size and short of
+  DRAM's flat tail (peaks.levels folds the step into the cache: the name says the point is in
+  the step, not in the cache). ]]
 function M.level_name(row, level)
-  if level.upto and row.workingSet and level.size and row.workingSet > level.size then return level.name .. "-DRAM" end
+  if in_step(row.workingSet, level) then return level.name .. "-DRAM" end
   return level.name
+end
+
+--[[ The bandwidth that bounds a working set ws in the step from the last cache (its ceiling b)
+  to DRAM (its ceiling dram, of the same family): what the peaks' sweep of that family
+  measured at ws (its best round, interpolated in log size between the sizes swept), never
+  above the cache's ceiling nor below DRAM's (a round that ran slow there says nothing
+  lower). As a ceiling {level=, gbs=, family=, spread=, unstable=, step= {lo=, hi=}}; nil
+  without a sweep. ]]
+local function step_ceiling(ws, b, dram, sw)
+  local at = sweep.at(sw, ws)
+  if not at then return nil end
+  local gbs = math.min(at.gbs, b.gbs)
+  if dram then gbs = math.max(gbs, math.min(dram.gbs, b.gbs)) end
+  return { level = b.level, gbs = gbs, family = b.family, spread = at.spread, unstable = at.unstable, step = at }
 end
 
 --[[ Attainable bound of one point (lecture notes: P <= min(P_o, I * P_mB), and the time bound
@@ -21,20 +42,32 @@ end
   (peaks.level_of: the smallest level whose effective size holds the working set, the last
   cache also the step from its effective size to DRAM's flat tail, named after it: "L3-DRAM")
   in warm mode, DRAM in cold mode. compute = {{gflops=, spread=}} (best first), bandwidth = {{level=, gbs=,
-  family=, spread=, unstable=}} (one bandwidth kernel's: M.of picks it), lv = peaks.levels().
-  Returns {bound=GFLOP/s, limiter=, ceiling=, fraction=, time_bound=s, dominant=, level=, above=,
-  unstable=} or nil. The limiter names the level and, for a read or write ceiling, the family
-  ("L1 read bw"); ceiling is the name of the ceiling itself ("L3 bw" for a point in the step
-  to DRAM, "compute"); the limiter of a ceiling marked unstable says so ("DRAM bw (unstable)").
+  family=, spread=, unstable=}} (one bandwidth kernel's: M.of picks it), lv = peaks.levels(),
+  sw: the same family's sweep (rot.machine.sweep.of), which bounds a working set in the step
+  (step_ceiling); without one the cache's ceiling does, the most such a working set can see
+  (step_fallback is then set). Returns {bound=GFLOP/s, limiter=, ceiling=, fraction=,
+  time_bound=s, dominant=, level=, above=, unstable=, step=, step_fallback=} or nil (step: the
+  sweep in the step bounds it). The limiter names
+  the level and, for a read or write ceiling, the family ("L1 read bw", "L3-DRAM bw"); ceiling
+  is the name of the ceiling itself ("L3-DRAM bw" for the sweep in the step, "L3 bw" without
+  it, "compute"); the limiter of a ceiling marked unstable says so ("DRAM bw (unstable)").
   above is set when the point beats its bound by more than its own spread, the ceiling's (how
   far the ceiling's own samples reached) and epsilon (the best-k tolerance every time carries). ]]
-function M.bound(row, compute, bandwidth, lv, epsilon)
+function M.bound(row, compute, bandwidth, lv, epsilon, sw)
   if not (row.flops and row.bytes and row.time and row.time > 0) then return nil end
   local p_o = compute[1] and compute[1].gflops
   local level = lv[#lv]
   if row.cacheMode ~= "cold" and row.workingSet then level = peaks.level_of(row.workingSet, lv) end
-  local b
-  for _, x in ipairs(bandwidth) do if x.level == level.name then b = x end end
+  local b, dram
+  for _, x in ipairs(bandwidth) do
+    if x.level == level.name then b = x end
+    if x.level == "DRAM" then dram = x end
+  end
+  local stepped, fallback = nil, false
+  if b and row.cacheMode ~= "cold" and in_step(row.workingSet, level) then
+    stepped = step_ceiling(row.workingSet, b, dram, sw)
+    b, fallback = stepped or b, stepped == nil
+  end
   if not p_o and not b then return nil end
   local t_o = p_o and row.flops / (p_o * 1e9) or 0
   local t_b = (b and row.bytes > 0) and row.bytes / (b.gbs * 1e9) or 0
@@ -44,7 +77,8 @@ function M.bound(row, compute, bandwidth, lv, epsilon)
   if t_b > t_o then
     local family = (b.family and b.family ~= "triad") and (b.family .. " ") or ""
     out.dominant, out.limiter, ceiling = out.level .. " bandwidth", out.level .. " " .. family .. "bw", b
-    out.ceiling = level.name .. " " .. family .. "bw"
+    out.ceiling = (stepped and out.level or level.name) .. " " .. family .. "bw"
+    out.step_fallback, out.step = fallback or nil, stepped and true or nil
   else
     out.dominant, out.limiter, out.ceiling, ceiling = "compute", "compute", "compute", compute[1]
   end
@@ -85,11 +119,13 @@ end
 
 --[[ A point's bound against c (peaks.at): at each level, the ceiling of its traffic (M.traffic)
   where the peaks have one, else triad's (peaks from before read and write were measured, or a
-  level the read or write sweep left without a ceiling). ]]
+  level the read or write sweep left without a ceiling); in the step to DRAM the sweep of its
+  traffic where the peaks have read or write ceilings and that sweep, else triad's. ]]
 function M.of(row, c, epsilon)
   local family = M.traffic(row)
   local own = family and c.streams and c.streams[family] or {}
   local bw = c.bandwidth
+  local sw = c.sweep and (#own > 0 and c.sweep[family] or c.sweep.triad)
   if #own > 0 then
     local by, seen = {}, {}
     for _, x in ipairs(own) do by[x.level] = x end
@@ -97,7 +133,7 @@ function M.of(row, c, epsilon)
     for _, x in ipairs(c.bandwidth) do bw[#bw + 1] = by[x.level] or x; seen[x.level] = true end
     for _, x in ipairs(own) do if not seen[x.level] then bw[#bw + 1] = x end end
   end
-  return M.bound(row, c.compute, bw, c.levels, epsilon)
+  return M.bound(row, c.compute, bw, c.levels, epsilon, sw)
 end
 
 -- A point at this fraction of its bound is above it beyond the spread: its own, the ceiling's
@@ -140,27 +176,29 @@ function M.why_above(row, lv, file)
   local l = row.level and peaks.level_of(row.workingSet or 0, lv)
   local why = name ~= "compute" and attribution(row, name, l, lv)
   if why then return why .. (unstable and "; the ceiling is also unstable" or "") end
+  local stepped = name:find("-DRAM ", 1, true) ~= nil -- the sweep in the step to DRAM bounds it
+  local what = name .. " ceiling" .. (stepped and " (what the peaks' sweep measured at this working set)" or "")
   if file then
-    return string.format("the %s ceiling in '%s' (-peaksFile) is probably %s for this machine%s; or the kernel's declared "
-      .. "%s overstate its work", name, file, name == "compute" and "wrong" or "low",
+    return string.format("the %s in '%s' (-peaksFile) is probably %s for this machine%s; or the kernel's declared "
+      .. "%s overstate its work", what, file, name == "compute" and "wrong" or "low",
       unstable and " (the file marks it unstable)" or "", name == "compute" and "flops" or "bytes")
   end
   if unstable then
-    return string.format("the %s ceiling is unstable: its rounds disagreed by more than 5%% (a busy machine measures it "
-      .. "low); %s", name, rounds.again)
+    return string.format("the %s is unstable: its rounds disagreed by more than 5%% (a busy machine measures it "
+      .. "low); %s", what, rounds.again)
   end
   if name == "compute" then
     return "the compute ceiling is probably wrong: measured at another clock (turbo, a governor change) than this point, "
       .. "or the declared flops overstate the work"
   end
-  if l and l.name == "DRAM" then
-    return string.format("the %s ceiling is probably low: its rounds ran while the neighbours of a shared machine (or a "
+  if l and (l.name == "DRAM" or stepped) then
+    return string.format("the %s is probably low: its rounds ran while the neighbours of a shared machine (or a "
       .. "DAMON sample) took memory bandwidth that this point had; %s; or the kernel's declared bytes overstate its "
-      .. "traffic", name, rounds.again)
+      .. "traffic", what, rounds.again)
   end
-  return string.format("the %s ceiling is probably low: its rounds ran slower than this point (a busy machine, or a lower "
+  return string.format("the %s is probably low: its rounds ran slower than this point (a busy machine, or a lower "
     .. "core clock then: a cache's bandwidth is bytes a cycle); %s; or the kernel's declared bytes overstate its traffic",
-    name, rounds.again)
+    what, rounds.again)
 end
 
 return M

@@ -6,6 +6,7 @@ local session = require "rot.session"
 local machine = require "rot.machine"
 local peaks = require "rot.machine.peaks"
 local bounds = require "rot.results.bounds"
+local sweep = require "rot.machine.sweep"
 local format = require "rot.results.format"
 local levelnames = require "rot.results.levelnames"
 local regions = require "rot.results.regions"
@@ -194,6 +195,21 @@ function Results:ceilings(precision, threads)
   return self.at[key]
 end
 
+-- The one note per run about points in the step from the last cache to DRAM that stored peaks
+-- without a sweep (from an older rot, or written by hand) bound by the cache's ceiling.
+local function note_unswept(rows, file)
+  local s = session.current()
+  if #rows == 0 or s.noted_unswept then return end
+  s.noted_unswept = true
+  local r = rows[1]
+  io.stderr:write(string.format("rot: note: %s no bandwidth sweep: %d point%s in the step past the last cache's effective "
+    .. "size and short of DRAM's flat tail (%s: %s) %s bounded by that cache's ceiling (%s), the most such a working set "
+    .. "can see, not by what the sweep measured at %s working set; %s\n", file ~= "" and ("the peaks file '" .. file .. "' holds")
+    or "this machine's stored peaks hold", #rows, #rows == 1 and "" or "s", r.level, util.bytes(r.workingSet),
+    #rows == 1 and "is" or "are", r.ceiling, #rows == 1 and "its" or "each one's",
+    file ~= "" and "rot measure peaks writes a peaks.csv with one" or "rot measure peaks stores one"))
+end
+
 -- Adds bound, limiter, fraction, time bound and its dominant term to every row; a point above
 -- its bound beyond its spread and the ceiling's is marked (row.above) and, once per run, a
 -- warning names the ceiling that is probably wrong and why.
@@ -202,19 +218,21 @@ function Results:bounds()
   for _, r in ipairs(self.rows) do cpu = cpu or not (r.desc and r.desc.device == "gpu") end
   if not cpu then return self end
   self:ceilings() -- the plots' (the highest thread count's)
-  local above = {}
+  local above, unswept = {}, {}
   for _, r in ipairs(self.rows) do
     local c = self:ceilings(nil, r.threads or 1) -- a point's own thread count's ceilings and levels
     local b = bounds.of(r, c, get("bestEpsilon"))
     if b then
       r.bound, r.limiter, r.fraction, r.timeBound, r.dominant, r.level = b.bound, b.limiter, b.fraction, b.time_bound,
         b.dominant, b.level
-      r.ceiling, r.boundFamily = b.ceiling, b.family
+      r.ceiling, r.boundFamily, r.stepBound = b.ceiling, b.family, b.step
       r.above, r.boundUnstable = b.above, b.unstable
       if b.above then above[#above + 1] = r end
+      if b.step_fallback then unswept[#unswept + 1] = r end
     end
   end
   local file = get("peaksFile")
+  note_unswept(unswept, file)
   warn_above(above, "", function(worst)
     return bounds.why_above(worst, self:ceilings(nil, worst.threads or 1).levels, file ~= "" and file or nil)
   end)
@@ -330,11 +348,36 @@ function Results:gpu_roofline(o)
     compute = o.compute or {}, bandwidth = o.bandwidth or {} }))
 end
 
--- staircase{name=, title=, series=}: bandwidth against working set, the memory levels marked
--- (effective sizes, and reported ones where they differ by more than a factor of two)
+--[[ The step from the last cache to DRAM's flat tail as the peaks' sweep measured it, for the
+  staircase of rows: the sweep of their traffic (read or write where every row has it and the
+  peaks that sweep, else triad's) at c's thread count, from the size swept before the cache's
+  effective size to the first of DRAM's tail; nil where there is no step or no sweep. ]]
+local function step_curve(c, rows)
+  local lv = c.levels
+  local last = lv[#lv - 1]
+  if not (last and last.upto and c.sweep) then return nil end
+  local family
+  for _, r in ipairs(rows) do
+    if r.entry then
+      local f = bounds.traffic(r) or "triad"
+      if family and f ~= family then family = "triad" else family = f end
+    end
+  end
+  family = c.sweep[family or "triad"] and family or "triad"
+  local points = {}
+  for _, x in ipairs(sweep.between(c.sweep[family], last.size, last.upto)) do points[#points + 1] = { x = x.ws, y = x.gbs } end
+  if #points < 2 then return nil end
+  return { label = string.format("%s-DRAM step: peaks' %s sweep, %s", last.name, family,
+    require("rot.machine.bandwidth").threads(c.threads)), points = points }
+end
+
+-- staircase{name=, title=, series=, step=}: bandwidth against working set, the memory levels
+-- marked (effective sizes, and reported ones where they differ by more than a factor of two),
+-- and the step from the last cache to DRAM as the peaks' sweep measured it (not with step = false)
 function Results:staircase(o)
-  local vlines = {}
-  for _, l in ipairs(self:ceilings().levels) do
+  local vlines, c = {}, self:ceilings()
+  local curve = o.step ~= false and step_curve(c, self.rows)
+  for _, l in ipairs(c.levels) do
     if l.size then
       vlines[#vlines + 1] = { x = l.size, label = l.name .. " " .. util.bytes(l.size) .. (l.effective and " (effective)" or "") }
       if l.effective and l.reported and (l.reported > 2 * l.effective or l.reported < l.effective / 2) then
@@ -344,7 +387,8 @@ function Results:staircase(o)
   end
   return timed("plot", plot.xy, plot_opts(self, o, {
     x = function(r) return r.workingSet end, y = function(r) return r.gbs end, logx = true, xbytes = true,
-    xlabel = "working set", ylabel = "bandwidth [GB/s] (" .. "declared bytes / time)", vlines = vlines }))
+    xlabel = "working set", ylabel = "bandwidth [GB/s] (" .. "declared bytes / time)", vlines = vlines,
+    curves = curve and { curve } or nil }))
 end
 
 -- xy{name=, x=fn, y=fn, xlabel=, ylabel=, logx=, logy=, series=, label=}: any two quantities

@@ -1,0 +1,96 @@
+--[[ rot.machine.sweep: what the peaks' bandwidth sweeps measured at each working set, stored
+  with the peaks (peaks.csv rows of kind "sweep": per kernel, thread count and size, its best
+  round), and the bandwidth they measured at a working set between the sizes swept, which
+  bounds a point in the step from the last cache to DRAM's flat tail. ]]
+local rounds = require "rot.machine.rounds"
+local plateaus = require "rot.machine.plateaus"
+
+local M = {}
+
+-- The families of the sweeps, in the order of rot.machine.bandwidth's streams.
+M.families = { "read", "write", "triad" }
+
+--[[ peaks.csv rows of one stream's samples at t threads ({[ws] = {ws=, rounds={[round] = GB/s}}}):
+  per size its best round (each round a point's fastest run), the spread how far the third best
+  round lies below it (the second of two; 0 with one), unstable when that is above 5%. ]]
+function M.rows(samples, t, family, kernel)
+  local out = {}
+  for ws, x in pairs(samples) do
+    local v = {}
+    for _, g in pairs(x.rounds) do v[#v + 1] = g end
+    if #v > 0 then
+      table.sort(v, function(a, b) return a > b end)
+      local spread = rounds.spread(v)
+      out[#out + 1] = { name = family .. "_sweep", kind = "sweep", threads = t, value = v[1], unit = "GB/s", spread = spread,
+        rounds = #v, median = plateaus.median(v), kernel = kernel, sizes = { ws },
+        unstable = (#v > 1 and spread > rounds.stable) or nil }
+    end
+  end
+  table.sort(out, function(a, b) return a.sizes[1] < b.sizes[1] end)
+  return out
+end
+
+-- The sizes of samples ({[ws] = ...}) in the step of levels lv (rot.machine.levels.detect's):
+-- past the last cache's size (effective, else reported: as peaks.levels sizes it) and short
+-- of where DRAM's flat tail begins; ascending.
+function M.step(lv, samples)
+  local out, last = {}, lv[#lv - 1] and (lv[#lv - 1].effective or lv[#lv - 1].reported)
+  for ws in pairs(last and samples or {}) do
+    if ws > last and ws < lv[#lv].from then out[#out + 1] = ws end
+  end
+  table.sort(out)
+  return out
+end
+
+--[[ The sweeps among peaks rows at a thread count: {triad = {{ws=, gbs=, spread=, unstable=,
+  rounds=}, ...} ascending, read=, write=} (a family the rows lack is left out), or nil when
+  they hold no sweep (peaks stored by an older rot, or written by hand). ]]
+function M.of(rows, threads)
+  local out, any = {}, false
+  for _, r in ipairs(rows) do
+    local family = r.kind == "sweep" and r.threads == threads and r.name:match("^(%a+)_sweep$")
+    if family and r.sizes and r.sizes[1] then
+      out[family] = out[family] or {}
+      table.insert(out[family], { ws = r.sizes[1], gbs = r.value, spread = r.spread, unstable = r.unstable, rounds = r.rounds })
+      any = true
+    end
+  end
+  if not any then return nil end
+  for _, list in pairs(out) do table.sort(list, function(a, b) return a.ws < b.ws end) end
+  return out
+end
+
+--[[ The bandwidth a sweep (ascending) measured at working set ws: between the sizes swept either
+  side, linear in log size; at the nearest one beyond its ends. {gbs=, spread=, unstable=, lo=,
+  hi= (the sizes it lies between)}, or nil for an empty sweep. The spread and marking are the
+  worse of the two sizes'. ]]
+function M.at(sweep, ws)
+  if not sweep or #sweep == 0 then return nil end
+  local lo, hi = sweep[1], sweep[#sweep]
+  for _, x in ipairs(sweep) do
+    if x.ws <= ws then lo = x end
+    if x.ws >= ws then hi = x; break end
+  end
+  if ws < lo.ws then hi = lo elseif ws > hi.ws then lo = hi end
+  local gbs = lo.gbs
+  if hi.ws > lo.ws then
+    local f = math.log(ws / lo.ws) / math.log(hi.ws / lo.ws)
+    gbs = lo.gbs + f * (hi.gbs - lo.gbs)
+  end
+  return { gbs = gbs, spread = math.max(lo.spread or 0, hi.spread or 0), unstable = (lo.unstable or hi.unstable) or nil,
+    lo = lo.ws, hi = hi.ws }
+end
+
+-- The sizes of a sweep (ascending) from lo to hi, both included, and those swept just outside
+-- them: the points a plot of the step draws.
+function M.between(sweep, lo, hi)
+  local out = {}
+  for i, x in ipairs(sweep or {}) do
+    local next_in = sweep[i + 1] and sweep[i + 1].ws > lo
+    local prev_in = sweep[i - 1] and sweep[i - 1].ws < hi
+    if (x.ws >= lo and x.ws <= hi) or (x.ws < lo and next_in) or (x.ws > hi and prev_in) then out[#out + 1] = x end
+  end
+  return out
+end
+
+return M
