@@ -478,7 +478,17 @@ cs = three(fk, fma_only(compute.new({ 1 })))
 compute.more(fk, cs, -1)
 t.ok(cs.rounds == 3 and compute.rows(cs)[1].unstable, "past the peaks' budget: no round past the planned three, unstable")
 t.ok(table.concat(compute.notes(cs, compute.rows(cs)), "; "):find("compute round 4 was not measured: it would pass the "
-  .. "peaks' time budget", 1, true), "and the round left out is said")
+  .. "compute rounds' time budget", 1, true), "and the round left out is said")
+-- the compute rounds' budget is their own: a bandwidth sweep that spent all of the peaks' budget
+-- (quick peaks on a slow guest) leaves the compute rounds that disagree their extra rounds
+-- (quick peaks there stored compute spreads of 18-80% from three rounds, one of them slow)
+fk = clock_fake(function(r) return clocks[r] end)
+cs = three(fk, fma_only(compute.new({ 1 }, true, { now = function() return 1000 end, count = function() end })))
+cs.spent, cs.last = 4.5, 1.5 -- three compute rounds of 1.5 s
+compute.more(fk, cs, compute.budget(true))
+t.ok(cs.rounds == 5 and not compute.rows(cs)[1].unstable and not cs.cut, string.format("quick peaks whose sweep spent "
+  .. "the peaks' budget (1000 s on their timer): the compute rounds that disagree still get theirs, within %d s of their "
+  .. "own: %d rounds, stable", compute.budget(true), cs.rounds))
 fk = clock_fake(function() return 3.5 end)
 cs = three(fk, fma_only(compute.new({ 1 })))
 local before = #fk.asked

@@ -62,7 +62,7 @@ end
 function M.new(threads, quick, timer)
   local points, skipped = points_of(threads)
   return { points = points, skipped = skipped, quick = quick, rounds = 0, readings = {}, values = {}, spread1 = {},
-    timer = timer or budget.timer() }
+    timer = timer or budget.timer(), spent = 0 }
 end
 
 -- Keeps a round's clock readings (after: nil when the round had no point to read it after).
@@ -154,17 +154,27 @@ function M.round(rot, cs, which)
   bracket(cs, round, before, after(rot, round, res))
   rounds.say(rot, string.format("compute ceilings, round %d: %d points, %.0f s", round, #idx, sys.clock() - t1))
   cs.last = cs.timer.now() - t0
+  cs.spent = cs.spent + cs.last
   return cs.last
 end
 
+--[[ The seconds of the peaks' timer the compute rounds may take together (quick or not): a
+  budget of their own, not what the bandwidth rounds leave of the peaks' (rot.machine.bandwidth
+  .budget), which a slow sweep can spend before the compute rounds past the planned three are
+  due (a round of every compute point takes 1-3 s, one of those that disagree less). ]]
+function M.budget(quick)
+  return quick and 20 or 60
+end
+
 -- Rounds past the planned ones for the points whose rounds disagree, up to M.max_rounds, each
--- begun only when the last round's time (a full round's at first: more than a partial one
--- takes) ends before the deadline (seconds on cs.timer); cs.cut = the round left out for it.
-function M.more(rot, cs, deadline)
+-- begun only when the compute rounds' time so far and the last round's (a full round's at
+-- first: more than a partial one takes) stays within budget (seconds on cs.timer: M.budget);
+-- cs.cut = the round left out for it.
+function M.more(rot, cs, budget)
   while cs.rounds < M.max_rounds do
     local which = M.spreading(cs)
     if #which == 0 then return end
-    if cs.timer.now() + (cs.last or 0) > deadline then
+    if cs.spent + (cs.last or 0) > budget then
       cs.cut = cs.rounds + 1
       return
     end
@@ -219,8 +229,9 @@ end
 function M.notes(cs, rows)
   local out = { M.clock_note(cs, rows) }
   if cs.cut then
-    out[#out + 1] = string.format("compute round %d was not measured: it would pass the peaks' time budget; the ceilings "
-      .. "it was for keep the rounds they have, unstable where those disagree; %s", cs.cut, rounds.again)
+    out[#out + 1] = string.format("compute round %d was not measured: it would pass the compute rounds' time budget "
+      .. "(%d s); the ceilings it was for keep the rounds they have, unstable where those disagree; %s", cs.cut,
+      M.budget(cs.quick), rounds.again)
   end
   return out
 end
