@@ -299,10 +299,13 @@ for t in 1 $(m cpus); do
 done
 grep -h '^rot: peaks: ' "$B/peaks1" | sed 's/^/  run 1 /'
 grep -h '^read L1\|^core clock' "$B/peaks1" | sed 's/^/  run 1: /'
-fma=$(p 2 fma_1) ghz=$(p 2 clock_ghz) lanes=$(m fma_lanes)
-theo=$(calc "$ghz * $lanes * 2 * 2")
-printf 'L1 FP64 FMA ceiling, 1 core: rot %.2f GFLOP/s; theoretical %.2f GFLOP/s = %.3f GHz (the imul chain) x %s lanes x 2 flops x 2 FMA units (%.1f%%; the higher of the clock readings just before and after the ceiling'"'"'s best compute round)' \
-	"$fma" "$theo" "$ghz" "$lanes" "$(calc "$fma / $theo * 100")"
+fma=$(p 2 fma_1) ghz=$(p 2 clock_ghz) lanes=$(p 2 fma_lanes) units=$(p 2 fma_per_cycle) theo=$(p 2 fma_theory)
+if [ -n "$theo" ]; then
+	printf 'L1 FP64 FMA ceiling, 1 core: rot %.2f GFLOP/s; theoretical %.2f GFLOP/s = %.3f GHz (its units'"'"' clock: the %s FMA chain'"'"'s just before or after its best round, README "Clock") x %s lanes x 2 flops x %s FMA%s a cycle (%.1f%%)' \
+		"$fma" "$theo" "$ghz" "$(p 2 fma_isa)" "$lanes" "$units" "$([ "$units" = 1 ] || echo s)" "$(calc "$fma / $theo * 100")"
+else
+	printf 'L1 FP64 FMA ceiling, 1 core: %s GFLOP/s; no theoretical peak (no clock recorded with it)' "${fma:--}"
+fi
 lf=$(best fma)
 if [ -n "$lf" ]; then
 	printf '; likwid-bench peakflops_avx512_fma (16 KiB, its loop also loads a vector per iteration), 3 a round, best of the 9: %.2f GFLOP/s, ratio %.3f (target within 2%%; likwid-bench reports the mean of a run of about a second, rot a round'"'"'s median run of a millisecond, the best of 3-5 rounds: where the clock wanders, rot'"'"'s is the best clock state its points can reach, likwid-bench'"'"'s an ordinary second)\n' "$lf" "$(calc "$fma / $lf")"

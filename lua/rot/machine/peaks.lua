@@ -93,7 +93,8 @@ end
   than 5%), rounds, median (of the rounds' values), kernel, isa (class or flags), pinning
   (CPUs, ';'-separated), sizes (working sets in bytes, ';'-separated), clock_GHz (the core
   clock, from a dependent imul chain: for a compute ceiling the higher of the readings just
-  before and after its best round, for the others the highest reading of the run), date
+  before and after its best round, for the others the highest reading of the run; an AVX2 or
+  AVX-512 ceiling's is its units', from an FMA chain of its width: rot.machine.compute), date
   (UTC). Files with the first six columns only (older ones, or written by hand) are read as
   well. ]]
 M.columns = { "name", "kind", "threads", "value", "unit", "spread", "unstable", "rounds", "median", "kernel", "isa",
@@ -350,8 +351,9 @@ end
   ceilings in rounds at the start, after the bandwidth sweep and at the end (each between two
   readings of the core clock), the bandwidth ceilings in rounds between them. Returns the rows
   for peaks.csv (with how each was obtained) and the staircase's rows (best of each size over its
-  rounds) and the clock readings around the compute rounds (each round's "before/after" in GHz,
-  in order; "?" where a reading failed). ]]
+  rounds), the clock readings around the compute rounds (each round's "before/after" in GHz, in
+  order; "?" where a reading failed) and the vector units' clocks as a line (nil where none was
+  taken: rot.machine.compute.unit_clocks). ]]
 function M.measure(rot, quick)
   local threads = M.thread_counts()
   local date = os.date("!%Y-%m-%dT%H:%M:%SZ")
@@ -382,7 +384,7 @@ function M.measure(rot, quick)
     notes[#notes + 1] = M.sampler_note(machine.samplers(), threads[#threads])
     for _, n in ipairs(notes) do io.stderr:write("rot: peaks: ", n, "\n") end
   end
-  return rows, staircase_rows(st), compute.clocks(cs)
+  return rows, staircase_rows(st), compute.clocks(cs), compute.unit_clocks(cs)
 end
 
 -- The stored peaks of this machine; measured first (saying so) when there are none.
