@@ -40,8 +40,10 @@ M.moved = 0.03
 -- bandwidth's).
 M.stable = rounds.stable
 -- Rounds at most: every ceiling gets three (rot.machine.peaks.measure: at the start of the
--- peaks, after the bandwidth sweep, at the end), more only where they disagree.
-M.max_rounds = 5
+-- peaks, after the bandwidth sweep, at the end), more only where they disagree: up to four, so
+-- three of seven can agree where a neighbour halves the 2-thread points in one round of two
+-- (five rounds left 2-thread spreads of 34-171% in quick peaks beside busy neighbours here).
+M.max_rounds = 7
 
 -- The core clock in GHz, from a dependent imul chain on CPU 0 (nil when it was not measured);
 -- reading: the n-th independent reading of it (nil: the first). Round r is read before at
