@@ -91,11 +91,11 @@ end
   the best the third best round lay; with one round, how far above the value its samples
   reached), then how the value was obtained: unstable (1: its rounds still disagree by more
   than 5%), rounds, median (of the rounds' values), kernel, isa (class or flags), pinning
-  (CPUs, ';'-separated), sizes (working sets in bytes, ';'-separated), clock_GHz (the core
-  clock, from a dependent imul chain: for a compute ceiling the higher of the readings just
-  before and after its best round, for the others the highest reading of the run; an AVX2 or
-  AVX-512 ceiling's is its units', from an FMA chain of its width: rot.machine.compute), date
-  (UTC). Files with the first six columns only (older ones, or written by hand) are read as
+  (CPUs, ';'-separated), sizes (working sets in bytes, ';'-separated), clock_GHz (for a
+  compute ceiling the clock its units ran at, the higher of the readings just before and after
+  its best round: an FMA chain of its width for AVX2 and AVX-512, the imul and scalar FMA
+  chains for the others, rot.machine.compute; for the others the highest imul reading of the
+  run), date (UTC). Files with the first six columns only (older ones, or written by hand) are read as
   well. ]]
 M.columns = { "name", "kind", "threads", "value", "unit", "spread", "unstable", "rounds", "median", "kernel", "isa",
   "pinning", "sizes", "clock_GHz", "date" }
