@@ -36,23 +36,42 @@ printf 'frontend (rot script) overhead when up to date: %.2f ms (median of 11: .
 	"$(calc "$(cat "$B/front") * 1000")"
 
 # overhead per point: the slope between 20 and 80 points (what one more point costs), and the
-# fixed cost of a measurement beside it (start, description of the first point, the core's start);
-# the median of 3 such pairs (one slow spell of the neighbours moves a single slope by 20 %)
-overhead() { # overhead KERNEL CHILD: "per_point_ms fixed_ms"
+# fixed cost of a measurement beside it (start, description of the first point, the core's start)
+slope() { # slope KERNEL CHILD SEED: "per_point_ms fixed_ms" from 20 and 80 points of one run each
 	one="-useCachedResults=false -runs=1 -maxRuns=1 -minRunTime=0 -pointChild=$2"
-	$R run tests/bench/overhead.lua "$1" 20 1 $one >/dev/null 2>&1 # the core built
-	for pair in 1 2 3; do
-		a=$($R run tests/bench/overhead.lua "$1" 20 $((2 * pair)) $one 2>&1 | sed -n 's/^points 20 wall \([0-9.]*\) kernel \([0-9.]*\)/\1 \2/p')
-		b=$($R run tests/bench/overhead.lua "$1" 80 $((2 * pair + 1)) $one 2>&1 | sed -n 's/^points 80 wall \([0-9.]*\) kernel \([0-9.]*\)/\1 \2/p')
-		echo "$a $b" | awk 'NF == 4 { s = (($3 - $4) - ($1 - $2)) / 60; printf "%.2f %.1f\n", s * 1e3, (($1 - $2) - 20 * s) * 1e3 }'
-	done | sort -n | sed -n 2p
+	a=$($R run tests/bench/overhead.lua "$1" 20 $((2 * $3)) $one 2>&1 | sed -n 's/^points 20 wall \([0-9.]*\) kernel \([0-9.]*\)/\1 \2/p')
+	b=$($R run tests/bench/overhead.lua "$1" 80 $((2 * $3 + 1)) $one 2>&1 | sed -n 's/^points 80 wall \([0-9.]*\) kernel \([0-9.]*\)/\1 \2/p')
+	echo "$a $b" | awk 'NF == 4 { s = (($3 - $4) - ($1 - $2)) / 60; printf "%.3f %.1f\n", s * 1e3, (($1 - $2) - 20 * s) * 1e3 }'
 }
-for child in each shared; do
-	o=$(overhead triad $child)
-	printf 'overhead per measured CPU point, %s: %s ms (the slope between 20 and 80 tiny triad points of one run each, median of 3 pairs: describing, hashing, caching, the core'"'"'s batch, %s; target < %s ms); fixed per measurement %s ms (the first description, the core'"'"'s start)\n' \
-		"$( [ $child = each ] && echo "a fresh traced child per point" || echo "one shared child")" "${o%% *}" \
-		"$( [ $child = each ] && echo "fork+ptrace of a child per point" || echo "one child for all")" "$( [ $child = each ] && echo 5 || echo 2)" "${o##* }"
-done
+warm() { # warm KERNEL CHILD: the core built, outside the timed runs
+	$R run tests/bench/overhead.lua "$1" 20 1 -useCachedResults=false -runs=1 -maxRuns=1 -minRunTime=0 -pointChild=$2 >/dev/null 2>&1
+}
+overhead() { # overhead KERNEL CHILD: "per_point_ms fixed_ms", the median of 3 slopes (one slow spell moves one by 20 %)
+	warm "$1" "$2"
+	for pair in 1 2 3; do slope "$1" "$2" "$pair"; done | sort -n | sed -n 2p
+}
+medrange() { # medrange COLUMN < lines: "median (min-max over N pairs)" of a column
+	awk -v c="$1" 'NF >= c && $c != "" { v[++n] = $c } END {
+		if (!n) { print "- (no pair measured)"; exit }
+		for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j] < v[j - 1]; j--) { x = v[j]; v[j] = v[j - 1]; v[j - 1] = x }
+		printf "%.2f (%.2f-%.2f over %d pairs)", n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2, v[1], v[n], n }'
+}
+# A guest's pace moves tenfold between benches (a fresh child's slope: 0.44 ms in one, 5.11 in
+# the next), so the two children are measured interleaved, fresh, shared, fresh, ..., 5 slopes
+# each: a regression shows in their medians and in each fresh slope over the shared one measured
+# right after it (the same minutes: the guest's pace cancels), the guest in their spread.
+# $B/ovh: "fresh_ms fresh_fixed_ms shared_ms shared_fixed_ms fresh/shared" a pair
+warm triad each
+warm triad shared
+for pair in 1 2 3 4 5; do
+	echo "$(slope triad each $((2 * pair))) $(slope triad shared $((2 * pair + 1)))"
+done | awk 'NF == 4 { printf "%s %s %s %s %s\n", $1, $2, $3, $4, ($3 > 0 ? $1 / $3 : "") }' >"$B/ovh"
+printf 'overhead per measured CPU point, a fresh traced child per point: %s ms, median (min-max) of 5 slopes between 20 and 80 tiny triad points of one run each (describing, hashing, caching, the core'"'"'s batch, fork+ptrace of a child per point; target < 5 ms); fixed per measurement %s ms (the first description, the core'"'"'s start)\n' \
+	"$(medrange 1 <"$B/ovh")" "$(medrange 2 <"$B/ovh")"
+printf 'overhead per measured CPU point, one shared child: %s ms, the same way, each slope measured right after a fresh one (target < 2 ms); fixed per measurement %s ms\n' \
+	"$(medrange 3 <"$B/ovh")" "$(medrange 4 <"$B/ovh")"
+printf '  fresh over shared, each fresh slope over the shared one right after it (the same minutes: the guest'"'"'s pace cancels): %s\n' \
+	"$(medrange 5 <"$B/ovh")"
 # what dominates what remains: this machine's price of a fork, a page fault, a system call,
 # and how many of each a point takes (the core on 20 and 80 points of its own batch)
 if cc -O2 -Icore -o "$B/costs" tests/bench/costs.c 2>/dev/null && [ -x /usr/bin/time ]; then
@@ -286,10 +305,13 @@ for run in 1 2; do # read-only against triad, level by level: two loads against 
 			s = s sprintf("%s%s %.3f (%.1f/%.1f GB/s)", s ? ", " : "", o[i], v["read", o[i]] / v["triad", o[i]], v["read", o[i]], v["triad", o[i]])
 		  print s }' "$B/p$run" | sed "s/^/  run $run: read over triad, 1 thread, from L2 down: /; s/\$/ (target >= 1 within their spreads: in L1 a store port adds to triad's two loads; from L2 down triad's loads, store and write-backs share one level's bandwidth)/"
 done
-fma=$(p 2 fma_1) ghz=$(p 2 clock_ghz) lanes=$(m fma_lanes)
-theo=$(calc "$ghz * $lanes * 2 * 2")
-printf 'L1 FP64 FMA ceiling, 1 core: rot %.2f GFLOP/s; theoretical %.2f GFLOP/s = %.3f GHz (the imul chain) x %s lanes x 2 flops x 2 FMA units (%.1f%%; the higher of the clock readings just before and after the ceiling'"'"'s best compute round)' \
-	"$fma" "$theo" "$ghz" "$lanes" "$(calc "$fma / $theo * 100")"
+fma=$(p 2 fma_1) ghz=$(p 2 clock_ghz) lanes=$(p 2 fma_lanes) units=$(p 2 fma_per_cycle) theo=$(p 2 fma_theory)
+if [ -n "$theo" ]; then
+	printf 'L1 FP64 FMA ceiling, 1 core: rot %.2f GFLOP/s; theoretical %.2f GFLOP/s = %.3f GHz (its units'"'"' clock: the %s FMA chain'"'"'s just before or after its best round, README "Clock") x %s lanes x 2 flops x %s FMA%s a cycle (%.1f%%)' \
+		"$fma" "$theo" "$ghz" "$(p 2 fma_isa)" "$lanes" "$units" "$([ "$units" = 1 ] || echo s)" "$(calc "$fma / $theo * 100")"
+else
+	printf 'L1 FP64 FMA ceiling, 1 core: %s GFLOP/s; no theoretical peak (no clock recorded with it)' "${fma:--}"
+fi
 lf=$(best fma)
 if [ -n "$lf" ]; then
 	printf '; likwid-bench peakflops_avx512_fma (16 KiB, its loop also loads a vector per iteration), 3 a round, best of the 9: %.2f GFLOP/s, ratio %.3f (target within 2%%; likwid-bench reports the mean of a run of about a second, rot a round'"'"'s median run of a millisecond, the best of 3-5 rounds: where the clock wanders, rot'"'"'s is the best clock state its points can reach, likwid-bench'"'"'s an ordinary second)\n' "$lf" "$(calc "$fma / $lf")"

@@ -17,6 +17,12 @@
 #error "CHASE_CHAINS must be 1 or more"
 #endif
 #define LINE 8 /* pointers per 64-byte line */
+/* line l's pointer, in word l % LINE of it: with every pointer in word 0, chains side by side
+ * wait for each other in the L1's banks (14 chains: 6.3 cycles a step on the EPYC guest here,
+ * 5.4 spread over the words; one chain's step takes 4.0 either way) */
+#define SLOT(l) ((l)*LINE + (l) % LINE)
+#define STR_(x) #x
+#define UNROLL_PRAGMA(n) _Pragma(STR_(GCC unroll n))
 
 struct chase {
 	void **ring;
@@ -44,7 +50,7 @@ static void link_ring(void **ring, size_t *order, size_t lines)
 		order[i] = order[j], order[j] = t;
 	}
 	for (size_t i = 0; i < lines; i++)
-		ring[order[i] * LINE] = &ring[order[(i + 1) % lines] * LINE];
+		ring[SLOT(order[i])] = &ring[SLOT(order[(i + 1) % lines])];
 }
 
 /* ws: a line for each chain to start on, or two chains would walk the same lines in step */
@@ -87,11 +93,15 @@ static void run(void *state)
 	struct chase *c = state;
 	size_t lines = c->bytes / 64;
 	void **p[CHASE_CHAINS];
-	for (int j = 0; j < CHASE_CHAINS; j++) /* evenly spaced starting lines of the one cycle */
-		p[j] = &c->ring[(size_t)j * lines / CHASE_CHAINS * LINE];
-	for (long i = 0; i < c->n; i++)
+	for (int j = 0; j < CHASE_CHAINS; j++) /* starting lines evenly spaced in memory */
+		p[j] = &c->ring[SLOT((size_t)j * lines / CHASE_CHAINS)];
+	/* the chains fully unrolled, so each stays in a register: a loop over p[] keeps it on the
+	 * stack, and every step then waits for a store's forwarding as well as its load */
+	for (long i = c->n; i > 0; i--) {
+		UNROLL_PRAGMA(CHASE_CHAINS)
 		for (int j = 0; j < CHASE_CHAINS; j++)
 			p[j] = (void **)*p[j];
+	}
 	for (int j = 0; j < CHASE_CHAINS; j++)
 		c->sink = p[j];
 	ROT_TALLY(0, 8.0 * c->n * CHASE_CHAINS);

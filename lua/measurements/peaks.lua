@@ -2,9 +2,10 @@
 local rot = require "rot"
 local peaks = require "rot.machine.peaks"
 local rounds = require "rot.machine.rounds"
+local theory = require "rot.machine.theory"
 
 local info = rot.machine.cpuinfo()
-local out, stair, clocks = peaks.measure(rot, rot.get("quick"))
+local out, stair, clocks, units = peaks.measure(rot, rot.get("quick"))
 -- the machine's copy in the cache directory, which every roofline uses: ceilings that moved
 -- since it was stored are marked unstable before anything is written
 local moved = peaks.moved(peaks.read_csv(peaks.current_path(rot)), out)
@@ -56,6 +57,13 @@ if clocks and #clocks > 0 and #out > 0 then -- each compute ceiling records the 
   io.stdout:write(string.format("core clock (dependent imul chain, CPU 0) before/after each compute round: %s GHz%s\n",
     any, any:find("?", 1, true) and " ('?': the reading failed, or none was taken after a round from the cache)" or ""))
 end
+if units and #out > 0 then io.stdout:write(units, "\n") end
+-- the FMA ceilings at 1 thread against their theoretical peak at the clock their units ran at
+local shares = {}
+for _, r in ipairs(out) do
+  if r.kind == "compute" and r.threads == 1 and r.name:match("^double_.*_fma$") then shares[#shares + 1] = theory.text(r, info) end
+end
+if #shares > 0 then io.stdout:write("FP64 FMA ceilings, 1 thread: ", table.concat(shares, "; "), "\n") end
 -- peaks.csv here, and the machine's copy
 local dir = rot.output_dir()
 peaks.write_csv(dir .. "/peaks.csv", out)

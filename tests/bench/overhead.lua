@@ -1,7 +1,8 @@
 -- Benchmark: driver + core overhead of measured points beyond the kernel's own run time.
 -- overhead.lua KERNEL N SEED: N tiny points of KERNEL (triad, or gpu_triad on a GPU machine),
 -- sizes that no earlier run measured (SEED), each with 1 run; prints "points N wall W kernel K"
--- (seconds, the core's build left out) for bench.sh, which takes the slope between two N.
+-- (seconds; the core's build and any wait for another rot's lock left out) for bench.sh, which
+-- takes the slope between two N.
 local rot = require "rot"
 local sys = require "rot.sys"
 local kernel_name, n, seed = arg[1] or "triad", tonumber(arg[2]) or 20, tonumber(arg[3]) or 0
@@ -12,8 +13,9 @@ local t0 = sys.clock()
 local r = rot.measure(rot.space { rot.axis("n", sizes) }, function(p)
   return { kernel = kernel_name, params = { n = p.n }, flags = gpu and "-O3" or "-O2" }
 end)
-local build = require("rot.session").current().time.build -- a core (re)build is not per-point cost
-local wall = sys.clock() - t0 - build
+-- a core (re)build is not per-point cost, nor waiting for another rot's measurements (the lock)
+local time = require("rot.session").current().time
+local wall = sys.clock() - t0 - time.build - time.wait
 local kernel = 0
 for _, row in ipairs(r.rows) do
   if row.failed then rot.fail("point n=" .. row.point.n .. " failed: " .. row.failed) end

@@ -150,6 +150,17 @@ contains "$T/o" "# macro STREAM_UNROLL = 2" "it says which macros it used"
 "$ROOT/rot" asm triad "-optimization=-O2 -fno-tree-vectorize" >"$T/o" 2>&1
 ! grep -q "%ymm\|%zmm" "$T/o"
 ok $? "-fno-tree-vectorize code uses no vector registers"
+# the pipeline's load chains (kernel chase, as `rot measure pipeline` builds it): every chain in a
+# register, its loads one after another in the loop; a loop over the chains kept them on the
+# stack from 4 on, each step a load, a store and a reload (3x a load's latency)
+if [ "$(uname -m)" = x86_64 ]; then
+	for k in 4 14; do
+		"$ROOT/rot" asm chase -CHASE_CHAINS=$k "-optimization=-O2 -mfma -fno-tree-vectorize -fno-tree-slp-vectorize" >"$T/o" 2>&1
+		run=$(grep -P '^\s+[0-9a-f]+:\t' "$T/o" | awk -F'\t' '{ if ($2 ~ /^mov +(0x0)?\(%r[a-z0-9]+\),%r[a-z0-9]+ *$/) { n++; if (n > m) m = n } else n = 0 } END { print m + 0 }')
+		test "$run" = "$k"
+		ok $? "chase with $k chains: $k register-to-register loads in a row in its loop ($run)"
+	done
+fi
 "$ROOT/rot" asm triad -NOPE=1 >"$T/o" 2>"$T/e"
 grep -q "kernel 'triad' has no macro 'NOPE'" "$T/e"
 ok $? "rot asm rejects a macro the kernel does not have"

@@ -361,19 +361,26 @@ t.ok(math.abs(g - (8 + 2 * 0.019)) < 1e-4, string.format(
 -- compute ceilings in rounds spread over the peaks, each between two clock readings: a round at
 -- a lower clock is not the ceiling; rounds that disagree get more rounds, then unstable.
 -- ghz_of(round): the clock during a round's points; reading_of(n): the n-th clock reading (round
--- r's before at r, after at compute.max_rounds + r; default: its round's clock)
+-- r's before at r, after at compute.max_rounds + r; default: its round's clock); unit_of(n,
+-- class): the n-th timing of a class's FMA chain, ns an FMA step (default: none timed, so the
+-- ceilings keep the imul chain's clock)
 local compute = require "rot.machine.compute"
-local function clock_fake(ghz_of, reading_of)
+local lanes_class = { [1] = "scalar", [4] = "avx2", [8] = "avx512" }
+local function clock_fake(ghz_of, reading_of, unit_of)
   local f
   f = fake_rot(function(idx, describe)
     local rows = {}
     for _, i in ipairs(idx) do
       local d = describe({ i = i })
+      local chain = d.kernel == "peakflops" and d.macros.PEAK_CHAINS == compute.chain.chains
       if d.kernel == "clock" then
         local n = d.round or 1
         local ghz = ghz_of(n > compute.max_rounds and n - compute.max_rounds or n)
         if reading_of then ghz = reading_of(n) end
         rows[#rows + 1] = ghz and { time = 1e-3, flops = ghz * 1e6 } or {}
+      elseif chain then
+        local ns = unit_of and unit_of(d.round or 1, lanes_class[d.macros.PEAK_LANES])
+        rows[#rows + 1] = ns and { time = ns * d.params.n * 1e-9 } or {}
       else
         local ghz = ghz_of(d.round or 1)
         f.asked[#f.asked + 1] = d.round or 1
@@ -409,21 +416,29 @@ compute.more(fk, cs, 1000)
 row = compute.rows(cs)[1]
 t.ok(cs.rounds == 5 and not row.unstable and row.spread == 0 and row.rounds == 5,
   string.format("two more rounds at 3.5 GHz: the best three agree, stable (%d rounds, spread %.1f%%)", cs.rounds, row.spread * 100))
-clocks = { 3.0, 3.5, 3.0, 3.0, 3.0 }
+clocks = { 3.0, 3.5, 3.0, 3.0, 3.0, 3.0, 3.0 }
 fk = clock_fake(function(r) return clocks[r] end)
 cs = three(fk, fma_only(compute.new({ 1 })))
 compute.more(fk, cs, 1000)
 row = compute.rows(cs)[1]
-t.ok(cs.rounds == compute.max_rounds and row.unstable and row.value == 112 and row.clock == 3.5, string.format(
+t.ok(cs.rounds == 7 and row.unstable and row.value == 112 and row.clock == 3.5, string.format(
   "a clock high in one round only: %d rounds at most, still unstable, the best round's value and clock", cs.rounds))
 t.is(table.concat(compute.notes(cs, compute.rows(cs)), "; "), "the core clock moved over the compute rounds (before/after "
-  .. "each: 3.000/3.000, 3.500/3.500, 3.000/3.000, 3.000/3.000, 3.000/3.000 GHz): 1 compute ceiling stays unstable; each "
-  .. "compute ceiling is its best round's, and records the higher of the clock readings just before and after that round",
-  "the clock's moves are said, with the unstable ceilings they leave")
+  .. "each: 3.000/3.000, 3.500/3.500, 3.000/3.000, 3.000/3.000, 3.000/3.000, 3.000/3.000, 3.000/3.000 GHz): 1 compute "
+  .. "ceiling stays unstable; each compute ceiling is its best round's, and records the higher of the clock readings just "
+  .. "before and after that round", "the clock's moves are said, with the unstable ceilings they leave")
 peaks.write_csv(path, compute.rows(cs))
 local back = peaks.read_csv(path)[1]
-t.ok(back.unstable and back.clock == 3.5 and back.rounds == 5 and back.isa == "avx512" and back.kernel == "peakflops",
+t.ok(back.unstable and back.clock == 3.5 and back.rounds == 7 and back.isa == "avx512" and back.kernel == "peakflops",
   "peaks.csv keeps the compute ceiling's provenance: unstable, rounds, its round's clock, kernel and ISA class")
+-- a neighbour that halves the point in three rounds of the first five (2-thread points beside
+-- busy neighbours here): the sixth is the third that agrees, stable; five rounds left it unstable
+clocks = { 3.5, 1.75, 1.75, 3.5, 1.75, 3.5, 3.5 }
+fk = clock_fake(function(r) return clocks[r] end)
+cs = three(fk, fma_only(compute.new({ 1 })))
+compute.more(fk, cs, 1000)
+row = compute.rows(cs)[1]
+t.ok(cs.rounds == 6 and not row.unstable, string.format("a point halved in three rounds of five: %d rounds, stable", cs.rounds))
 -- a clock that rose during the best round: the ceiling records the higher reading, after it,
 -- so its share of the peak at its clock is not flattered; a failed reading is false
 local M5 = compute.max_rounds
@@ -469,7 +484,17 @@ cs = three(fk, fma_only(compute.new({ 1 })))
 compute.more(fk, cs, -1)
 t.ok(cs.rounds == 3 and compute.rows(cs)[1].unstable, "past the peaks' budget: no round past the planned three, unstable")
 t.ok(table.concat(compute.notes(cs, compute.rows(cs)), "; "):find("compute round 4 was not measured: it would pass the "
-  .. "peaks' time budget", 1, true), "and the round left out is said")
+  .. "compute rounds' time budget", 1, true), "and the round left out is said")
+-- the compute rounds' budget is their own: a bandwidth sweep that spent all of the peaks' budget
+-- (quick peaks on a slow guest) leaves the compute rounds that disagree their extra rounds
+-- (quick peaks there stored compute spreads of 18-80% from three rounds, one of them slow)
+fk = clock_fake(function(r) return clocks[r] end)
+cs = three(fk, fma_only(compute.new({ 1 }, true, { now = function() return 1000 end, count = function() end })))
+cs.spent, cs.last = 4.5, 1.5 -- three compute rounds of 1.5 s
+compute.more(fk, cs, compute.budget(true))
+t.ok(cs.rounds == 5 and not compute.rows(cs)[1].unstable and not cs.cut, string.format("quick peaks whose sweep spent "
+  .. "the peaks' budget (1000 s on their timer): the compute rounds that disagree still get theirs, within %d s of their "
+  .. "own: %d rounds, stable", compute.budget(true), cs.rounds))
 fk = clock_fake(function() return 3.5 end)
 cs = three(fk, fma_only(compute.new({ 1 })))
 local before = #fk.asked
@@ -486,4 +511,100 @@ cs = three(unmeasured, fma_only(compute.new({ 1 })))
 compute.more(unmeasured, cs, 1000)
 t.ok(#compute.rows(cs) == 0 and #compute.notes(cs, {}) == 0 and compute.top_clock(cs) == nil and cs.rounds == 3,
   "nothing measured (rot build): no compute ceiling, no note, no clock, no extra round")
+
+-- the vector units' clock: FMA chains of each width beside the rounds, recorded per round
+-- (tests/fixtures/clocks: the imul chain before/after, each chain's ns an FMA step before/after,
+-- the FP64 AVX-512 FMA ceiling's value), replayed through the rounds
+local theory = require "rot.machine.theory"
+local function recorded_rounds(name)
+  local out, cols = {}, nil
+  for line in assert(sys.readfile("tests/fixtures/clocks/" .. name)):gmatch("[^\n]+") do
+    if not line:match("^#") then
+      local f = {}
+      for x in (line .. ","):gmatch("([^,]*),") do f[#f + 1] = x end
+      if not cols then cols = f else
+        local r = {}
+        for i, c in ipairs(cols) do r[c] = tonumber(f[i]) end
+        out[r.round] = r
+      end
+    end
+  end
+  return out
+end
+local function replay(rec, edit)
+  local M5 = compute.max_rounds
+  local function at(n) return n > M5 and n - M5 or n, n > M5 and "after" or "before" end
+  local fk = clock_fake(function(r) return rec[r].double_avx512_fma / 32 end, function(n)
+    local r, when = at(n)
+    return rec[r]["imul_" .. when]
+  end, function(n, class)
+    local r, when = at(n)
+    return rec[r][class .. "_" .. when]
+  end)
+  for _, r in ipairs(rec) do if edit then edit(r) end end
+  local cs = three(fk, fma_only(compute.new({ 1 })))
+  return cs, compute.rows(cs)[1]
+end
+local intel, amd = { vendor = "GenuineIntel", family = 6 }, { vendor = "AuthenticAMD", family = 25 }
+-- Sapphire Rapids (reconstructed from issue 46's figures): 512-bit FMAs at a licence clock
+local spr = recorded_rounds("intel-spr-reconstructed.csv")
+cs, row = replay(spr)
+local lat, cyc = compute.fma_latency(cs)
+t.ok(lat == 4 and math.abs(cyc - 4) < 0.01, string.format("the scalar FMA chain at the imul clock: %.3f cycles, 4 whole", cyc))
+local th = theory.of(row, intel)
+t.ok(math.abs(row.clock - 2.7) < 1e-4 and row.clock_by == "fma" and math.abs(row.value - 85.96) < 1e-9 and math.abs(th.share - 0.9949) < 0.001,
+  string.format("Sapphire Rapids: the AVX-512 FMA ceiling (85.96 GFLOP/s) against theory at its chain's clock: %.3f GHz, "
+    .. "%.1f%% of 32 flops a cycle (89.7%% at the imul chain's 2.996 GHz)", row.clock, th.share * 100))
+t.ok(math.abs(theory.of({ name = row.name, isa = "avx512", threads = 1, value = row.value, clock = 2.996 }, intel).share - 0.897)
+  < 0.001, "and at the imul chain's clock the issue's 89.7%")
+local said = table.concat(compute.notes(cs, compute.rows(cs)), "; ")
+t.ok(said:find("the avx512 FMA chain ran at 2.700 GHz (median of the rounds; an FMA 4 cycles, as the scalar chain shows at "
+  .. "the imul clock), 9.9% below the imul chain's clock beside it", 1, true) ~= nil, "the licence clock is said: " .. said)
+t.is(compute.unit_clocks(cs), "vector units' clock (2 dependent FMA chains of each width, CPU 0, an FMA 4 cycles: the "
+  .. "scalar chain took 4.00 at the imul clock) before/after each compute round: scalar 2.996/2.994, 2.990/2.996, "
+  .. "2.993/2.995; avx512 2.700/2.698, 2.695/2.700, 2.698/2.699 GHz", "every chain's clock is printed, round by round")
+peaks.write_csv(path, compute.rows(cs))
+t.ok(math.abs(peaks.read_csv(path)[1].clock - 2.7) < 1e-4, "peaks.csv's clock_GHz of an AVX-512 ceiling is its units' clock")
+-- a scalar chain off a whole number of cycles (the clock moved between it and its reading): the
+-- imul chain's clock, said
+cs, row = replay(recorded_rounds("intel-spr-reconstructed.csv"), function(r)
+  r.scalar_before, r.scalar_after = r.scalar_before * 1.12, r.scalar_after * 1.12
+end)
+t.ok(row.clock == 2.996 and row.clock_by == "imul" and table.concat(compute.notes(cs, compute.rows(cs)), "; "):find(
+  "the scalar FMA chain took 4.48 cycles an FMA at the imul chain's clock beside it (median), not a whole number", 1, true),
+  "a latency of 4.48 cycles is no whole number: the imul chain's clock, said")
+-- a wide chain faster than the imul clock: its FMA is quicker, not its clock higher
+cs, row = replay(recorded_rounds("intel-spr-reconstructed.csv"), function(r)
+  r.avx512_before, r.avx512_after = r.scalar_before * 0.8, r.scalar_after * 0.8
+end)
+t.ok(math.abs(row.clock - 2.996) < 1e-4 and row.clock_by == "scalar" and table.concat(compute.notes(cs, compute.rows(cs)),
+  "; "):find("the avx512 FMA chain ran 25.0% faster than 4 cycles an FMA at the imul chain's clock", 1, true),
+  "a wide chain 25% faster: the scalar units' clock, said")
+-- scalar work: the higher of the imul readings and the scalar FMA chain's around its best round
+-- (the EPYC guest here read 3.673 by the imul chain where its scalar chain read 3.689 beside it,
+-- and the scalar FMA ceiling came out at 100.1% of its theory at 3.673)
+cs = compute.new({ 1 })
+cs.points = { { isa = compute.isa[1], prec = "double", op = "fma", threads = 1 },
+  { isa = compute.isa[4], prec = "double", op = "fma", threads = 1 } }
+cs = three(clock_fake(function() return 3.68 end, function(n) return n == 1 and 3.673 or 3.6 end, function(n, class)
+  return 4 / (n == 1 and class == "scalar" and 3.689 or 3.68) end), cs)
+row = compute.rows(cs)[1]
+t.ok(math.abs(row.clock - 3.689) < 1e-9 and row.clock_by == "scalar" and theory.of(row, amd).share <= 1, string.format(
+  "a scalar ceiling's clock is the higher of the imul (3.673) and scalar FMA chain (3.689) readings: %.3f GHz, %.1f%% of "
+  .. "its theory", row.clock, theory.of(row, amd).share * 100))
+-- the EPYC (Zen 4) guest here, recorded: no licence, its AVX-512 chain within 0.3% of the imul
+-- clock, nothing said; one 512-bit FMA a cycle
+cs, row = replay(recorded_rounds("epyc-zen4.csv"))
+lat, cyc = compute.fma_latency(cs)
+th = theory.of(row, amd)
+said = table.concat(compute.notes(cs, compute.rows(cs)), "; ")
+t.ok(lat == 4 and math.abs(cyc - 3.99) < 0.01 and row.clock_by == "fma" and math.abs(row.clock - 3.6931) < 1e-3
+  and not said:find("FMA chain"), string.format("EPYC: the scalar chain %.3f cycles, the AVX-512 ceiling at its chain's "
+    .. "%.3f GHz (the imul chain read 3.685/3.694 around its round), no line on it", cyc, row.clock))
+t.ok(th.flops == 16 and th.share > 0.98 and th.share <= 1, string.format("EPYC: %.2f GFLOP/s = %.1f%% of 16 flops a cycle "
+  .. "(8 lanes x 2 flops x one 512-bit FMA a cycle) at %.3f GHz", row.value, th.share * 100, row.clock))
+-- the FMAs a core starts a cycle, as the data sheets give them
+t.ok(theory.per_cycle(amd, "avx512") == 1 and theory.per_cycle(amd, "avx2") == 2 and theory.per_cycle(intel, "avx512") == 2
+  and theory.per_cycle({ vendor = "AuthenticAMD", family = 26 }, "avx512") == 2 and theory.per_cycle({}, "scalar") == 2,
+  "one 512-bit FMA a cycle on Zen 4 (family 25), two on Zen 5, Intel and at other widths")
 t.done()

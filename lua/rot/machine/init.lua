@@ -67,6 +67,8 @@ function M.cpuinfo()
     -- CPUID pads some names with blanks ("... Turin-like Processor            "): not part of the name
     model = model and model:match("^%s*(.-)%s*$") or "unknown CPU",
     mhz = tonumber(text:match("cpu MHz%s*:%s*([%d.]+)")),
+    vendor = text:match("vendor_id%s*:%s*(%S+)"), -- GenuineIntel, AuthenticAMD (x86 only)
+    family = tonumber(text:match("cpu family%s*:%s*(%d+)")),
     flags = {},
   }
   for f in (text:match("\nflags%s*:%s*([^\n]+)") or text:match("\nFeatures%s*:%s*([^\n]+)") or ""):gmatch("%S+") do

@@ -94,10 +94,11 @@ end
   the best the third best round lay; with one round, how far above the value its samples
   reached), then how the value was obtained: unstable (1: its rounds still disagree by more
   than 5%), rounds, median (of the rounds' values), kernel, isa (class or flags), pinning
-  (CPUs, ';'-separated), sizes (working sets in bytes, ';'-separated; a sweep row's one size), clock_GHz (the core
-  clock, from a dependent imul chain: for a compute ceiling the higher of the readings just
-  before and after its best round, for the others the highest reading of the run), date
-  (UTC). Files with the first six columns only (older ones, or written by hand) are read as
+  (CPUs, ';'-separated), sizes (working sets in bytes, ';'-separated; a sweep row's one size), clock_GHz (for a
+  compute ceiling the clock its units ran at, the higher of the readings just before and after
+  its best round: an FMA chain of its width for AVX2 and AVX-512, the imul and scalar FMA
+  chains for the others, rot.machine.compute; for the others the highest imul reading of the
+  run), date (UTC). Files with the first six columns only (older ones, or written by hand) are read as
   well. ]]
 M.columns = { "name", "kind", "threads", "value", "unit", "spread", "unstable", "rounds", "median", "kernel", "isa",
   "pinning", "sizes", "clock_GHz", "date" }
@@ -355,8 +356,9 @@ end
   ceilings in rounds at the start, after the bandwidth sweep and at the end (each between two
   readings of the core clock), the bandwidth ceilings in rounds between them. Returns the rows
   for peaks.csv (with how each was obtained) and the staircase's rows (best of each size over its
-  rounds) and the clock readings around the compute rounds (each round's "before/after" in GHz,
-  in order; "?" where a reading failed). ]]
+  rounds), the clock readings around the compute rounds (each round's "before/after" in GHz, in
+  order; "?" where a reading failed) and the vector units' clocks as a line (nil where none was
+  taken: rot.machine.compute.unit_clocks). ]]
 function M.measure(rot, quick)
   local threads = M.thread_counts()
   local date = os.date("!%Y-%m-%dT%H:%M:%SZ")
@@ -368,7 +370,7 @@ function M.measure(rot, quick)
   compute.round(rot, cs)
   local an, st, notes = bandwidth.measure(rot, threads, quick, timer, function() compute.round(rot, cs) end)
   compute.round(rot, cs)
-  compute.more(rot, cs, bandwidth.budget(quick))
+  compute.more(rot, cs, compute.budget(quick))
   local rows = compute.rows(cs)
   for _, t in ipairs(threads) do
     for _, r in ipairs(an[t] and an[t].rows or {}) do rows[#rows + 1] = r end
@@ -387,7 +389,7 @@ function M.measure(rot, quick)
     notes[#notes + 1] = M.sampler_note(machine.samplers(), threads[#threads])
     for _, n in ipairs(notes) do io.stderr:write("rot: peaks: ", n, "\n") end
   end
-  return rows, staircase_rows(st), compute.clocks(cs)
+  return rows, staircase_rows(st), compute.clocks(cs), compute.unit_clocks(cs)
 end
 
 --[[ The line that says a run measures the machine's peaks first: once, what it costs (full peaks

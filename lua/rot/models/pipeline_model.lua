@@ -178,12 +178,18 @@ function M.closed_form(N, W, issue, completion)
 end
 
 --[[ Latencies from a boat hull: samples = { {w=concurrency, t=time for N instructions each} }.
-  The least concurrent sample is latency-bound (t = NΛ + (W-1)λ), the most concurrent one
-  throughput-bound (t = Λ + (NW-1)λ); solving both together (a few fixed-point rounds) gives
-  the issue latency λ and the completion latency Λ, in the unit of t. ]]
+  The least concurrent sample is latency-bound (t = NΛ + (W-1)λ), the one with the least time
+  per instruction (t / NW: the hull's throughput-bound end) throughput-bound (t = Λ + (NW-1)λ);
+  solving both together (a few fixed-point rounds) gives the issue latency λ and the completion
+  latency Λ, in the unit of t. The most concurrent sample is not taken as such: one slowed by
+  something outside the pipeline (a neighbour, registers spilled) would set λ. Where no sample
+  reaches the throughput bound, λ is at most Λ over the largest concurrency. ]]
 function M.latencies(samples, N)
   table.sort(samples, function(a, b) return a.w < b.w end)
   local lo, hi = samples[1], samples[#samples]
+  for _, s in ipairs(samples) do
+    if s.t / s.w < hi.t / hi.w then hi = s end
+  end
   local issue, completion = hi.t / (N * hi.w), lo.t / N
   for _ = 1, 20 do
     completion = (lo.t - (lo.w - 1) * issue) / N
@@ -207,7 +213,7 @@ function M.validate(samples, N, nsim)
       warps = s.w }
     local t = sim.cycles * N / nsim
     local err = (t - s.t) / s.t
-    out.points[#out.points + 1] = { w = s.w, measured = s.t, simulated = t, err = err }
+    out.points[#out.points + 1] = { w = s.w, measured = s.t, simulated = t, err = err, ghz = s.ghz }
     mean = mean + math.abs(err)
   end
   mean = mean / #samples
@@ -216,34 +222,61 @@ function M.validate(samples, N, nsim)
   return out
 end
 
+local function median(v)
+  table.sort(v)
+  local n = #v
+  return n % 2 == 1 and v[(n + 1) // 2] or (v[n // 2] + v[n // 2 + 1]) / 2
+end
+
+-- The samples of class oi: {w=, t= ns, or cycles at the row's own clock where ghz is a function}.
+local function samples_of(rows, oi, x, ghz)
+  local per_row, samples = type(ghz) == "function", {}
+  for _, r in ipairs(rows) do
+    local g = per_row and r.time and ghz(r)
+    if r.point.op == oi and r.time and (g or not per_row) then
+      samples[#samples + 1] = { w = r.point[x], t = r.time * 1e9 * (g or 1), ghz = g or nil }
+    end
+  end
+  return samples
+end
+
 --[[ hulls(rows, names, N, x, ghz): validate() for every instruction class of a hull sweep.
   rows: measured results with point.op (an index into names) and point[x] (chains or warps),
-  time in s, N instructions per chain; ghz converts ns into cycles. Returns the per-point
-  records {op, w, measured, simulated, err (%)} and the per-class ones {op, issue, completion
-  (ns), issue_cycles, completion_cycles, mean, deviation (%)}, with their rot.records columns. ]]
+  time in s, N instructions per chain; ghz converts ns into cycles: one clock for every row (GHz),
+  or function(row) -> the clock read beside that row (a row without one is left out), so each
+  row is in cycles of its own clock and the hull is fit in cycles (a shared VM's clock wanders
+  over a sweep). Returns the per-point records {op, w, measured, simulated (ns), err (%)} and the
+  per-class ones {op, issue, completion (ns; at the rows' median clock where each has its own),
+  issue_cycles, completion_cycles, mean, deviation (%)}, with their rot.records columns. ]]
 function M.hulls(rows, names, N, x, ghz)
-  local points, classes = {}, {}
+  local points, classes, per_row = {}, {}, type(ghz) == "function"
   for oi, name in ipairs(names) do
-    local samples = {}
-    for _, r in ipairs(rows) do
-      if r.point.op == oi and r.time then samples[#samples + 1] = { w = r.point[x], t = r.time * 1e9 } end
-    end
+    local samples = samples_of(rows, oi, x, ghz)
     if #samples >= 2 then
-      local v = M.validate(samples, N)
+      local v, clocks = M.validate(samples, N), {}
       for _, p in ipairs(v.points) do
-        points[#points + 1] = { op = name, w = p.w, measured = p.measured, simulated = p.simulated, err = p.err * 100 }
+        local g = p.ghz or 1
+        clocks[#clocks + 1] = g
+        points[#points + 1] = { op = name, w = p.w, measured = p.measured / g, simulated = p.simulated / g, err = p.err * 100,
+          ghz = p.ghz }
       end
-      classes[#classes + 1] = { op = name, issue = v.issue, completion = v.completion,
-        issue_cycles = ghz and v.issue * ghz, completion_cycles = ghz and v.completion * ghz,
+      local unit = per_row and median(clocks) or 1 -- GHz: cycles per ns
+      local cyc = per_row and 1 or ghz
+      classes[#classes + 1] = { op = name, issue = v.issue / unit, completion = v.completion / unit,
+        issue_cycles = cyc and v.issue * cyc, completion_cycles = cyc and v.completion * cyc,
         mean = v.mean * 100, deviation = v.deviation * 100 }
     end
   end
   return points, classes
 end
 
-function M.point_columns(xtitle)
-  return { { "op", "op" }, { xtitle, "w", "%d" }, { "measured_ns", "measured", "%.0f" },
+-- The per-point records' columns; clocked: with the clock read beside each point (hulls given
+-- a clock per row).
+function M.point_columns(xtitle, clocked)
+  local c = { { "op", "op" }, { xtitle, "w", "%d" }, { "measured_ns", "measured", "%.0f" },
     { "simulated_ns", "simulated", "%.0f" }, { "error_pct", "err", "%.1f" } }
+  if clocked then c[#c + 1] = { "clock_GHz", "ghz", "%.3f" } end
+  return c
 end
 
 M.class_columns = { { "op", "op" }, { "issue_ns", "issue", "%.3f" }, { "completion_ns", "completion", "%.3f" },

@@ -1,0 +1,45 @@
+--[[ rot.machine.theory: a compute ceiling's theoretical peak at the clock its row records (its
+  units' clock: rot.machine.compute), from the operations a core starts a cycle at its width. ]]
+local compute = require "rot.machine.compute"
+
+local M = {}
+
+--[[ Operations of one ISA class's width a core starts a cycle, as the data sheets give them: two
+  FMAs (or adds) everywhere rot knows, but one 512-bit one on AMD family 25 (Zen 4, whose two
+  256-bit pipes take both halves of each). cpu: rot.machine.cpuinfo()'s vendor and family. A Xeon
+  with one 512-bit FMA unit also starts one; /proc/cpuinfo does not tell it apart, so its AVX-512
+  ceilings read half of this theory. ]]
+function M.per_cycle(cpu, class)
+  if class == "avx512" and cpu.vendor == "AuthenticAMD" and cpu.family == 25 then return 1 end
+  return 2
+end
+
+--[[ A compute ceiling's theoretical peak at the clock its row records (its units' clock):
+  {lanes=, per_op= (flops an operation), per_cycle= (operations a core starts), flops= (a cycle,
+  all its threads), gflops=, share= (its value over it)}; nil when the row has no clock, or no
+  class or precision rot knows. ]]
+function M.of(row, cpu)
+  local isa
+  for _, x in ipairs(compute.isa) do if x.name == row.isa then isa = x end end
+  local prec, op = row.name:match("^(%a+)_%w+_(%a+)$")
+  local lanes = isa and prec and isa.lanes[prec]
+  if not (lanes and row.clock and compute.opcode[op]) then return nil end
+  local per_op, per_cycle = op == "fma" and 2 or 1, M.per_cycle(cpu, isa.name)
+  local flops = lanes * per_op * per_cycle * row.threads
+  return { lanes = lanes, per_op = per_op, per_cycle = per_cycle, flops = flops, gflops = flops * row.clock,
+    share = row.value / (flops * row.clock) }
+end
+
+-- "NAME X GFLOP/s = P% of F flops a cycle (L lanes x 2 flops x U a cycle) at G GHz (WHICH
+-- clock)" for a compute row with a theory (M.of), nil without one.
+function M.text(row, cpu)
+  local th = M.of(row, cpu)
+  if not th then return nil end
+  return string.format("%s %.2f GFLOP/s = %.1f%% of %g flops a cycle (%d lanes x %d flop%s x %d a cycle%s) at %.3f GHz (%s)",
+    row.name, row.value, th.share * 100, th.flops, th.lanes, th.per_op, th.per_op == 1 and "" or "s", th.per_cycle,
+    row.threads > 1 and string.format(" x %d cores", row.threads) or "", row.clock,
+    row.clock_by == "fma" and "its FMA chain's clock" or row.clock_by == "scalar" and "the scalar units' clock"
+      or row.clock_by == "imul" and "the imul chain's clock" or "its clock_GHz")
+end
+
+return M
