@@ -16,7 +16,7 @@ local commands = {
   { "measure", "measure NAME|PATH.lua [ARG ...] [-key=value ...]", "run a measurement script: table, CSV and roofline plot" },
   { "build", "build NAME|PATH.lua [ARG ...] [-key=value ...]", "build every core a measurement needs and measure nothing: what was built, and every compiler error with its kernel and macros" },
   { "history", "history NAME|PATH.lua", "every recorded run of a measurement, newest first: id, when, points, machine, and what changed from the run before" },
-  { "compare", "compare NAME|PATH.lua [A [B]] [-machine=ID,ID] [-failOn=slower|any]", "two runs point by point (default: the latest two whose results differ; A, B: run ids from rot history; -machine: the latest run on each of two machines): verdicts against the noise, NAME-compare.csv/.json/.svg; -failOn exits 1 when a point got slower (any: changed) beyond the noise" },
+  { "compare", "compare NAME|PATH.lua [A [B]] [-remeasure[=N]] [-minEffect=F] [-machine=ID,ID] [-failOn=slower|any]", "two runs point by point (default: the latest two whose results differ; A, B: run ids from rot history; -machine: the latest run on each of two machines): verdicts against the noise between runs this machine's history shows (inconclusive without it), or with -remeasure from N rounds (default 12) of both runs' points measured again alternately, their cores rebuilt from the recorded sources; a change under -minEffect (0.02) is the same; NAME-compare.csv/.json/.svg; -failOn exits 1 when a point got slower (any: changed) by that rule" },
   { "list", "list", "shipped and user measurements with their descriptions" },
   { "config", "config [-key=value ...]", "every configuration key: type, default, value and where it came from" },
   { "cache", "cache [clear [NAME]]", "size and entries of the result cache per machine; clear empties it, clear NAME removes one measurement's (or one machine's) entries" },
@@ -209,7 +209,7 @@ _rot() {
   if [[ $cur == -* ]]; then
     compopt -o nospace 2>/dev/null
     local own=""
-    [[ $cmd == compare ]] && own="-failOn=slower -failOn=any -machine="
+    [[ $cmd == compare ]] && own="-failOn=slower -failOn=any -machine= -remeasure -minEffect="
     COMPREPLY=($(compgen -W "KEYS $own" -- "$cur"))
   elif [[ $COMP_CWORD == 1 ]]; then
     COMPREPLY=($(compgen -W "COMMANDS" -- "$cur"))
@@ -287,7 +287,7 @@ local function run(cfg, pos)
 end
 
 -- The commands that need the configuration: handler(cfg, pos, opts, own) -> exit status (own:
--- rot asm's macros, rot compare's -failOn and -machine).
+-- rot asm's macros, rot compare's -failOn, -machine, -remeasure and -minEffect).
 handlers = {
   measure = function(cfg, pos) return measure(cfg, pos) end,
   build = function(cfg, pos) return measure(cfg, pos, true) end,
@@ -324,6 +324,8 @@ local function main(h, argv)
         "e.g. -quick=true; rot config lists the keys" .. after)
     elseif a:match("^%-[^=]+=") then
       opts[#opts + 1] = a
+    elseif a == "-remeasure" then -- rot compare's one option without a value (its default rounds)
+      opts[#opts + 1] = "-remeasure="
     elseif a:match("^%-%a") then
       util.fail("bad option '" .. a .. "': options are -key=value", "rot config lists the keys" .. after)
     else
@@ -344,12 +346,12 @@ local function main(h, argv)
     end
     opts = rest
   end
-  -- rot compare: -failOn and -machine are its own options, no configuration keys
+  -- rot compare: -failOn, -machine, -remeasure and -minEffect are its own options, no configuration keys
   if cmd == "compare" then
-    local rest = {}
+    local rest, own = {}, { failOn = true, machine = true, remeasure = true, minEffect = true }
     for _, o in ipairs(opts) do
       local k, v = o:match("^%-([^=]+)=(.*)$")
-      if k == "failOn" or k == "machine" then asm_opts[k] = v else rest[#rest + 1] = o end
+      if own[k] then asm_opts[k] = v else rest[#rest + 1] = o end
     end
     opts = rest
   end
