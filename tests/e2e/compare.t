@@ -219,15 +219,19 @@ rot compare "$S/study.lua" -minEffect=2 >"$T/c" 2>"$T/ce"
 test $? -ne 0 && grep -q "^rot: bad value '2' for -minEffect" "$T/ce"
 ok $? "a bad -minEffect is named"
 
-# reruns of identical builds (measured afresh, not taken from the cache) tell the noise between runs
+# reruns of identical builds (measured afresh, not taken from the cache) tell the noise between
+# runs: 4 runs of 4 passes and 2 of 1 (run 1's build key, from before the kernel was first built,
+# is another) are 4 reruns a point, 8 for the two points bound by L1 bw (8 make an estimate)
 newest() { rot history "$S/study.lua" 2>/dev/null | awk 'NR == 3 { print $1 }'; }
 measure -useCachedResults=false >"$T/o" 2>&1
 b1=$(newest)
+measure -useCachedResults=false >"$T/o" 2>&1
 sed -i 's/#define PASSES 4/#define PASSES 1/' "$S/kernels/scale.c"
 measure -useCachedResults=false >"$T/o" 2>&1
 measure -useCachedResults=false >"$T/o" 2>&1
 a2=$(newest)
 sed -i 's/#define PASSES 1/#define PASSES 4/' "$S/kernels/scale.c"
+measure -useCachedResults=false >"$T/o" 2>&1
 measure -useCachedResults=false >"$T/o" 2>&1
 b2=$(newest)
 rot compare "$S/study.lua" "$a2" "$b2" >"$T/c" 2>"$T/ce"

@@ -124,13 +124,16 @@ for i, r in ipairs(runs) do
   hits[i] = rec(r.id, { r.points[1].time, r.points[2].time }, { status = "hit", src = r.builds[1].src })
 end
 t.is(rule.history(hits, machine_of)(hits[1], hits[1].points[1]), nil, "points taken from the cache are no reruns")
-local few = { rec(30, { 1e-6, 2e-6 }, { src = "s3" }), rec(31, { 1.01e-6, 2.02e-6 }, { src = "s3" }) }
+local few = {}
+for i = 1, 5 do few[i] = rec(30 + i, { 1e-6 * (1 + 0.01 * i), 2e-6 * (1 + 0.01 * i) }, { src = "s3" }) end
 sd1, df1, where = rule.history(few, machine_of)(few[1], few[1].points[1])
-t.ok(where == "class" and df1 == 2, "a point with fewer than " .. rule.POINT_DF .. " reruns: its roof's points' (L1 bw: 2 reruns)")
+t.ok(where == "class" and df1 == 8, "a point with fewer than " .. rule.MIN_RERUNS .. " reruns: its roof's points' (L1 bw: 2 points, 8 reruns)")
+t.is(rule.history({ few[1], few[2], few[3], few[4] }, machine_of)(few[1], few[1].points[1]), nil,
+  "fewer than " .. rule.MIN_RERUNS .. " reruns in its class too (6): no estimate")
 local other = rec(32, { 1e-6, 2e-6 })
 other.machine = "m2"
 v = rule.recorded({ record = other, point = other.points[1] }, { record = few[1], point = few[1].points[1] },
-  rule.history({ other, few[1], few[2] }, machine_of), 0.02)
+  rule.history({ other, table.unpack(few) }, machine_of), 0.02)
 t.is(v.rule, "default", "a run on another machine without reruns there: no estimate of the difference, the default band")
 local steady = {}
 for i = 1, 12 do steady[#steady + 1] = rec(40 + i, { 1e-6 * (1 + 1e-4 * i), 2e-6 }, { spread = 0 }) end

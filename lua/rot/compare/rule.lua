@@ -23,8 +23,11 @@ M.DEFAULT_BAND = 3.5
 -- A "same" judged against a band wider than this says little (a change of a quarter could hide
 -- in it): it is inconclusive too.
 M.WIDE_BAND = 1.25
-M.POINT_DF = 5 -- a point's own reruns serve from this many on; else its class's
-M.MIN_DF = 2 -- fewer reruns are no estimate (one gives a 99% band of t(1) = 63.7 standard deviations)
+--[[ The reruns an estimate of the noise between runs needs: a point's own from this many on,
+  else its class's. Fewer sample too few invocations to have met the machine's slow phases:
+  in make bench's A/A pairs here bands from 3 to 5 reruns called 3 of 100 unchanged points
+  faster; from 8 on none of 200 was called (two benches, the history as it grew). ]]
+M.MIN_RERUNS = 8
 
 local function pct(x) return string.format("%.0f%%", x * 100) end
 
@@ -86,7 +89,8 @@ local function point_of(r, p, machine_of) return machine_of(r, p) .. "|" .. util
 --[[ The noise between runs from a machine's history (records: every run of the measurement):
   the points measured (not taken from the cache) by identical builds (M.identity) are reruns;
   the log-times of each build's point are a group, and the groups are pooled per point (its
-  coordinates on its machine) and per class (its roof). Returns an estimator: est(r, p) -> sd
+  coordinates on its machine) and per class (its roof), each an estimate from M.MIN_RERUNS
+  reruns (degrees of freedom) on. Returns an estimator: est(r, p) -> sd
   of a run's log-time, degrees of freedom, "point"|"class", the widest log-ratio between two
   reruns of one build among them (nil without an estimate). ]]
 function M.history(records, machine_of)
@@ -122,15 +126,14 @@ function M.history(records, machine_of)
   for what, t in pairs(per) do
     for k, list in pairs(t) do
       local sd, df = stats.pooled_sd(list)
-      if df >= M.MIN_DF then est[what][k] = { sd = sd, df = df, range = range[what][k] } end
+      if df >= M.MIN_RERUNS then est[what][k] = { sd = sd, df = df, range = range[what][k] } end
     end
   end
   return function(r, p)
     local e = est.point[point_of(r, p, machine_of)]
-    if e and e.df >= M.POINT_DF then return e.sd, e.df, "point", e.range end
+    if e then return e.sd, e.df, "point", e.range end
     local c = est.class[class_of(r, p, machine_of)]
     if c then return c.sd, c.df, "class", c.range end
-    if e then return e.sd, e.df, "point", e.range end
     return nil
   end
 end
