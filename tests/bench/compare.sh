@@ -151,7 +151,7 @@ for f in "$B"/res/plain-*.csv; do csv "$f" ratio_B_over_A rule noise_band; done 
 	awk '{ r = $1 < 1 ? 1 / $1 : $1; a[++n] = r; if ($2 == "history") { m++; b[m] = $3 } }
 		function sort(x, k,   i, j, t) { for (i = 2; i <= k; i++) for (j = i; j > 1 && x[j] < x[j - 1]; j--) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t } }
 		END { sort(a, n); sort(b, m)
-			printf "  unchanged code between invocations differed by x%.3f at the median, x%.3f at the 95th percentile, x%.3f at most (the default band without reruns is x3.5)", a[int((n + 1) / 2)], a[int(0.95 * n + 0.5)], a[n]
+			printf "  unchanged code between invocations differed by x%.3f at the median, x%.3f at the 95th percentile, x%.3f at most (the default band without reruns is x4)", a[int((n + 1) / 2)], a[int(0.95 * n + 0.5)], a[n]
 			if (m) printf "; the history'"'"'s 99%% bands: median x%.3f, widest x%.3f", b[int((m + 1) / 2)], b[m]
 			printf "\n" }'
 printf 'bench time %.0f s\n' "$(awk -v a="$t_start" -v b="$t_end" 'BEGIN { print b - a }')"

@@ -185,7 +185,7 @@ local function run(id, machine, times, extra)
   for _, p in ipairs(extra or {}) do r.points[#r.points + 1] = p end
   return r
 end
-local r1, r2 = run(1, "m1", { 1, 1, 1, 1 }), run(2, "m1", { 4, 0.25, 1.001, false }, { { point = { n = 9 }, time = 1 } })
+local r1, r2 = run(1, "m1", { 1, 1, 1, 1 }), run(2, "m1", { 8, 0.125, 1.001, false }, { { point = { n = 9 }, time = 1 } })
 local pairs_, _ = compare.match({ record = r1 }, { record = r2 }, true)
 local verdicts = {}
 for _, p in ipairs(pairs_) do verdicts[#verdicts + 1] = p.verdict end
@@ -219,7 +219,7 @@ t.ok(shown:find("\n%^ above its bound") and shown:find("\n%(unstable%) the ceili
 t.ok(shown:find("\nA %-> B the limiter moved .*: the two %% of bound are of different roofs\n"), "and that a moved limiter's two % are of different roofs")
 t.is(#compare.offending(pairs_, "slower"), 2, "-failOn=slower: the slower point and the one failing in B")
 t.is(#compare.offending(pairs_, "any"), 4, "-failOn=any: every point that is not the same")
-local r3 = run(3, "m1", { 4, 0.25, 1.001, false }, { { point = { n = 9 }, time = 1 } })
+local r3 = run(3, "m1", { 8, 0.125, 1.001, false }, { { point = { n = 9 }, time = 1 } })
 local A, B = compare.choose("s", { r3, r2, r1 })
 t.ok(A.record.id == 1 and B.record.id == 3, "default: the newest run and the newest before it whose results differ")
 t.is(A.note, nil, "and no note then")
@@ -237,7 +237,7 @@ t.raises(function() compare.choose("s", { r4 }, nil, nil, { "m1", "m9" }) end, "
 t.raises(function() compare.choose("s", { r4, r3 }, nil, nil, { "m1", "m1" }) end, "names 'm1' twice",
   "-machine with one machine twice is refused")
 local failed = run(5, "m1", { false, false, false, false })
-local fixed = run(6, "m1", { 4, 0.25, 1.001, false }, { { point = { n = 9 }, time = 1 } })
+local fixed = run(6, "m1", { 8, 0.125, 1.001, false }, { { point = { n = 9 }, time = 1 } })
 A, B = compare.choose("s", { fixed, failed, r3, r2, r1 })
 t.ok(A.record.id == 1 and B.record.id == 6,
   "default: a run whose every point failed (a typo in the kernel) is passed over, as are identical ones (" .. A.record.id .. ")")

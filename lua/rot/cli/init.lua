@@ -7,6 +7,7 @@ local session = require "rot.session"
 local execute = require "rot.execute"
 local describe = require "rot.describe"
 local build = require "rot.build"
+local rule = require "rot.compare.rule"
 
 local M = {}
 local home
@@ -16,7 +17,7 @@ local commands = {
   { "measure", "measure NAME|PATH.lua [ARG ...] [-key=value ...]", "run a measurement script: table, CSV and roofline plot" },
   { "build", "build NAME|PATH.lua [ARG ...] [-key=value ...]", "build every core a measurement needs and measure nothing: what was built, and every compiler error with its kernel and macros" },
   { "history", "history NAME|PATH.lua", "every recorded run of a measurement, newest first: id, when, points, machine, and what changed from the run before" },
-  { "compare", "compare NAME|PATH.lua [A [B]] [-remeasure[=N]] [-minEffect=F] [-machine=ID,ID] [-failOn=slower|any]", "two runs point by point (default: the latest two whose results differ; A, B: run ids from rot history; -machine: the latest run on each of two machines): verdicts against the noise between runs this machine's history shows (inconclusive without it), or with -remeasure from N rounds (default 12) of both runs' points measured again alternately, their cores rebuilt from the recorded sources; a change under -minEffect (0.02) is the same; NAME-compare.csv/.json/.svg; -failOn exits 1 when a point got slower (any: changed) by that rule" },
+  { "compare", "compare NAME|PATH.lua [A [B]] [-remeasure[=N]] [-minEffect=F] [-machine=ID,ID] [-failOn=slower|any]", "two runs point by point (default: the latest two whose results differ; A, B: run ids from rot history; -machine: the latest run on each of two machines): verdicts against the noise between runs this machine's history shows (inconclusive without it), or with -remeasure from N rounds (default " .. rule.ROUNDS .. ") of both runs' points measured again alternately, their cores rebuilt from the recorded sources; a change under -minEffect (" .. rule.MIN_EFFECT .. ") is the same; NAME-compare.csv/.json/.svg; -failOn exits 1 when a point got slower (any: changed) by that rule" },
   { "list", "list", "shipped and user measurements with their descriptions" },
   { "config", "config [-key=value ...]", "every configuration key: type, default, value and where it came from" },
   { "cache", "cache [clear [NAME]]", "size and entries of the result cache per machine; clear empties it, clear NAME removes one measurement's (or one machine's) entries" },

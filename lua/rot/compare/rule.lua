@@ -11,15 +11,15 @@ local M = {}
 M.LEVEL = 0.99 -- the confidence of every interval and band
 M.MIN_EFFECT = 0.02 -- a change smaller than this is "same", even when it is significant
 --[[ -remeasure's default: its 99% interval is the 6th to the 19th ratio, so five rounds a
-  neighbour spoiled the wrong way still leave a 10 % slowdown detected (make bench here: 18 of 18
-  in-cache points at 24 rounds, 17 at 20 and 16, 14 at 12). ]]
+  neighbour spoiled the wrong way still leave a 10 % slowdown detected (make bench here, three
+  benches: 17-18 of 18 in-cache points at 24 rounds; their first 16 or 20 rounds 15-17, 12 13-15). ]]
 M.ROUNDS = 24
 --[[ The band a change between two recorded runs must leave before it is called without any
   estimate of the noise between runs: unchanged code measured in separate invocations differed
   by up to x1.39 under load on an Intel guest (issue 45), and in make bench's A/A pairs here
-  (2 vCPUs shared with other work) by x1.85 at the 95th percentile, x3.29 at most (a 32 MiB
-  working set beside a memory-streaming neighbour). ]]
-M.DEFAULT_BAND = 3.5
+  (2 vCPUs shared with other work; three benches, 300 points) by x1.73-1.85 at the 95th
+  percentile and x3.41 at most (a 32 MiB working set beside a memory-streaming neighbour). ]]
+M.DEFAULT_BAND = 4
 -- A "same" judged against a band wider than this says little (a change of a quarter could hide
 -- in it): it is inconclusive too.
 M.WIDE_BAND = 1.25
