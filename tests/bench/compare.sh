@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/bench/compare.sh: rot compare's verdicts on this machine (issue 45), part of make bench and
 # runnable alone. A 5-point user study (tests/bench/compare: myscale from L1 to DRAM) measured as
-# A/A pairs (the kernel's source changed by a comment only) under three conditions in turn (quiet,
+# A/A pairs (the kernel's binary changed in its description only) under three conditions in turn (quiet,
 # a busy loop on the other CPU, a memory-streaming neighbour during both runs and the compares),
 # then a 2x and a 10 % slower kernel: how often the gate with -remeasure fails on unchanged code,
 # how often it catches the slowdowns, and what the verdicts from the records alone say.
@@ -37,7 +37,7 @@ neighbour() {
 stop() { [ -n "$NB" ] && kill "$NB" 2>/dev/null && wait "$NB" 2>/dev/null; NB=""; }
 condition() { echo "quiet busy stream" | cut -d' ' -f$((($1 - 1) % 3 + 1)); }
 edit() { sed -i "s|^$1.*|$1 $2|" "$S/kernels/myscale.c"; } # edit '#define EXTRA_PERMILLE' 100
-kernel() { edit '#define EXTRA_PERMILLE' "$1"; edit '/\* variant' "$2 */"; }
+kernel() { edit '#define EXTRA_PERMILLE' "$1"; edit '#define VARIANT' "\"$2\""; }
 measure() { $R measure "$S/study.lua" -useCachedResults=false >"$B/m" 2>&1 || { echo "  (a measurement failed:"; tail -3 "$B/m"; echo ")"; }; }
 newest() { $R history "$S/study.lua" 2>/dev/null | awk 'NR == 3 { print $1 }'; }
 # compare FILE [ARG ...]: rot compare with the gate; its CSV kept as FILE.csv, its exit status as FILE.rc
@@ -60,7 +60,7 @@ for i in $(seq "$PAIRS"); do
 	neighbour "$c"
 	kernel 0 a
 	measure
-	kernel 0 b # the same code: only a comment differs
+	kernel 0 b # the same code: only the kernel's description differs
 	measure
 	compare "$B/res/plain-$c-$i"
 	compare "$B/res/rem-$c-$i" $REM

@@ -93,6 +93,13 @@ local A2 = rec(4, { 1.3e-6, 2e-6 })
 v = rule.recorded({ record = A, point = A.points[1] }, { record = A2, point = A2.points[1] }, nil, 0.02)
 t.ok(v.verdict == "same" and v.rule == "identical" and not v.inconclusive,
   "identical builds (the same description, sources and build key): the same at x1.3, the difference the machine's")
+local C1, C2 = rec(5, { 1e-6, 2e-6 }, { src = "s1" }), rec(6, { 1.3e-6, 2e-6 }, { src = "s9" })
+C1.builds[1].core, C2.builds[1].core = "c0ffee", "c0ffee"
+v = rule.recorded({ record = C1, point = C1.points[1] }, { record = C2, point = C2.points[1] }, nil, 0.02)
+t.is(v.rule, "identical", "sources that differ (a comment) but one core binary: identical builds")
+C2.builds[1].core = "decade"
+t.is(rule.recorded({ record = C1, point = C1.points[1] }, { record = C2, point = C2.points[1] }, nil, 0.02).rule, "default",
+  "another core binary: not")
 -- reruns: each build measured five times, log-times scattered by a known spread
 local runs, s = {}, 0.01
 local dev = { -2, -1, 0, 1, 2 }

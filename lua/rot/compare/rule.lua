@@ -70,12 +70,15 @@ end
 function M.within(sA, sB, eps) return (1 + (sA or 0)) * (1 + (sB or 0)) * (1 + (eps or 0)) end
 
 --[[ What decides a recorded point's result: its description (kernel, parameters, flags,
-  macros, compiler, run policy, machine), its kernels' sources and its build key (the core's
-  sources too); nil when the record does not say. ]]
+  macros, compiler, run policy, machine) and the core binary that measured it (its hash: an
+  edit that leaves the binary as it was, a comment, is none); in a record without the core's
+  hash, its kernels' sources and build key. nil when the record does not say. ]]
 function M.identity(r, p)
   local b = p.build and r.builds and r.builds[p.build]
-  if not (p.desc and b and b.src) then return nil end
-  return p.desc .. "/" .. b.src .. "/" .. tostring(b.key or "")
+  if not (p.desc and b) then return nil end
+  if b.core then return p.desc .. "/core " .. b.core end
+  if b.src then return p.desc .. "/" .. b.src .. "/" .. tostring(b.key or "") end
+  return nil
 end
 
 -- The class of a point whose own reruns are too few: the roof it is bound by (its level), on
@@ -154,7 +157,7 @@ function M.recorded(a, b, est, eps, min_effect)
   local out = { ratio = ratio, verdict = "same" }
   local ia = M.identity(a.record, pa)
   if ia and ia == M.identity(b.record, pb) then
-    out.rule, out.noise = "identical", "identical builds: the difference is the machine's"
+    out.rule, out.noise = "identical", "identical builds: any difference is noise"
     return out
   end
   local within = M.within(pa.spread, pb.spread, eps)

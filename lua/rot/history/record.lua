@@ -75,8 +75,9 @@ local function tree_of(s, kinfo, trees, store)
 end
 
 --[[ The build a row was made by, as an index into builds (kernels, flags, macros, key: its build
-  key's first digits, src: the hash of its kernels' source files, each of which sources[src]
-  lists with its own hash, tree: its source tree for re-measuring, trees[tree]). ]]
+  key's first digits, core: the first digits of the hash of the core binary that measured its
+  result, src: the hash of its kernels' source files, each of which sources[src] lists with its
+  own hash, tree: its source tree for re-measuring, trees[tree]). ]]
 local function build_of(s, row, r)
   local desc, kinfo = row.desc, row.kinfo
   if not (desc and kinfo) then return nil end
@@ -89,8 +90,10 @@ local function build_of(s, row, r)
   end
   local src = sys.sha256(util.serialize(files)):sub(1, 12)
   r.sources[src] = files
+  local core = row.entry and row.entry.coreHash
   local b = { kernels = table.concat(names, "+"), flags = desc.flags, macros = desc.macros, src = src,
-    key = row.key and row.key:sub(1, 16), tree = tree_of(s, kinfo, r.trees, r.store) }
+    key = row.key and row.key:sub(1, 16), core = type(core) == "string" and core:sub(1, 16) or nil,
+    tree = tree_of(s, kinfo, r.trees, r.store) }
   local key = util.serialize(b)
   if not r.index[key] then
     r.builds[#r.builds + 1] = b
