@@ -321,6 +321,8 @@ fi
 echo "STREAM itself is not packaged by Debian and cannot be fetched here: tests/bench/triad.c is its kernel and convention (rot's triad uses the same), not its code"
 
 B="$B" R="$R" sh tests/bench/apps.sh # applications: marker pairs, a program under rot, STREAM's regions
+echo
+sh tests/bench/compare.sh # rot compare's verdicts: A/A pairs and known slowdowns (issue 45)
 
 # GPU targets (issue 5): HBM triad against the data-sheet bandwidth (BabelStream reaches about
 # 85% on H100 and 86-87% on H200; goal 90%), FP64/FP32 FMA against theoretical at the measured clock (>= 95%)

@@ -1,10 +1,14 @@
 #!/bin/sh
-# Iterating on a kernel (issue 23): a study with a user kernel is measured, the kernel is edited
-# to do its loop four times and measured again; rot history lists both runs and names the kernel file
-# as what changed; rot compare marks the points slower with ratios near 4 and exits 0, with
-# -failOn=slower 1; a rerun with nothing changed leaves no record, and a run compared with
-# itself is all same; the compare plot has one arrow per matched point; a script that fails or is interrupted still leaves its record, and
-# rot build leaves none.
+# Iterating on a kernel (issues 23, 45): a study with a user kernel is measured, the kernel is
+# edited to do its loop four times and measured again; rot history lists both runs and names the
+# kernel file as what changed; rot compare judges the records against the noise between runs
+# (none known yet: it says so); -remeasure rebuilds run 1's kernel from the source store (the
+# old code, while the file says 4 passes) and measures both again in rounds: each point slower
+# with B/A near 4, -failOn=slower exits 1, nothing cached; too few rounds are inconclusive; a
+# side whose sources are gone is judged from the records; runs on two machines are not measured
+# again; reruns of identical builds give the noise between runs. A rerun with nothing changed
+# leaves no record, and a run compared with itself is all same; the compare plot has one arrow
+# per matched point; a script that fails or is interrupted still leaves its record, rot build none.
 . "$(dirname "$0")/lib.sh"
 
 S="$T/study"
@@ -59,10 +63,14 @@ if command -v git >/dev/null 2>&1; then
 else
 	skip "git is not installed"
 fi
-contains "$T/c" "rot compare: 0 faster, 2 slower, 0 same, 0 only in A, 0 only in B; geometric-mean speedup 0\.[0-9]* (B over A, 2 points)" \
-	"both points slower, and the summary line"
-contains "$T/c" "of bound B  *limiter$" "the table names each point's limiter"
-contains "$T/c" "^1024 .*%  *L1 bw$" "for a 1024-element point: L1 bandwidth"
+contains "$T/c" "rot compare: 0 faster, [0-2] slower, [0-2] same[ (0-9inconclusive)]*, 0 only in A, 0 only in B; geometric-mean speedup 0\.[0-9]* (B over A, 2 points)" \
+	"the summary line"
+contains "$T/c" "^verdicts against the noise between runs of this machine (its history's reruns of identical builds)" \
+	"the verdicts are judged against the noise between runs, which the history tells"
+contains "$T/c" "^1024 .*  between runs unknown (no reruns of identical builds): default band x[0-9.]*$" \
+	"no rerun of an identical build yet: each verdict says the noise between runs is unknown, and the band it used"
+contains "$T/c" "of bound B  *limiter  *noise$" "the table names each point's limiter"
+contains "$T/c" "^1024 .*%  *L1 bw  " "for a 1024-element point: L1 bandwidth"
 col() { awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next } { print $c }' "$OUT/study-compare.csv"; }
 col ratio_B_over_A >"$T/ratios"
 # near 4: on a small shared VM either run can be slowed (a busy neighbour, the clock moving
@@ -76,17 +84,39 @@ awk '$1 > 1 { n++; l += log($1) } END { g = exp(l / 2); exit !(n == 2 && g >= 1.
 st=$?
 ok $st "with time ratios near 4: their geometric mean in 1.8-12, each above 1 ($(tr '\n' ' ' <"$T/ratios"))"
 [ $st -eq 0 ] || sed 's/^/#   /' "$T/o1" "$T/o2" "$T/c" "$OUT/study-compare.csv" >&2 # both runs and the comparison, for a CI log
-test "$(col verdict | sort -u)" = "slower"
-ok $? "the CSV says slower for each"
-grep -q '"verdict": "slower"' "$OUT/study-compare.json" && grep -q '"rule":' "$OUT/study-compare.json"
-ok $? "and so does the JSON, with the rule"
+test "$(col rule | sort -u)" = "default"
+ok $? "the CSV names the rule of each verdict: the default band"
+grep -q '"rule": "verdicts against the noise between runs' "$OUT/study-compare.json" && grep -q '"noise": "between runs unknown' "$OUT/study-compare.json"
+ok $? "and so does the JSON, with the noise of each point"
 
-rot compare "$S/study.lua" -failOn=slower >"$T/c" 2>"$T/ce"
+# -remeasure: run 1's kernel (1 pass) rebuilt from the source store while the file says 4 passes,
+# both runs measured again in 8 alternating rounds; a median of paired rounds holds through a
+# neighbour's burst, so each point is slower with B/A near 4 (1 if run 1 were rebuilt from today's file)
+rot compare "$S/study.lua" -remeasure=8 -failOn=slower >"$T/c" 2>"$T/ce"
 st=$?
 test $st -eq 1
-ok $? "-failOn=slower exits 1 ($st)"
-grep -q "^rot: slower: n=1024: .* -> .* (x[0-9.]*, beyond the noise band x[0-9.]*)" "$T/ce" && grep -q "^rot: slower: n=2048: " "$T/ce"
-ok $? "with one line per offending point"
+ok $? "rot compare -remeasure=8 -failOn=slower exits 1 ($st)"
+[ $st -eq 1 ] || sed 's/^/#   /' "$T/c" "$T/ce" >&2
+contains "$T/c" "^verdicts from 8 rounds of A and B measured again, alternately (A B, B A, ...)" "the verdicts come from 8 rounds measured again"
+test "$(col verdict | sort -u)" = "slower" && test "$(col rule | sort -u)" = "remeasured" && test "$(col rounds | sort -u)" = 8
+ok $? "each point slower, by the rule of 8 rounds measured again"
+col ratio_B_over_A >"$T/ratios"
+awk '$1 < 1.8 { bad = 1 } END { exit bad || NR != 2 }' "$T/ratios"
+ok $? "B/A, the median of the rounds' ratios, is near 4 on each point: run 1 rebuilt as it was, 1 pass ($(tr '\n' ' ' <"$T/ratios"))"
+for row in 1 2; do
+	echo "$(csv_value "$OUT/study-compare.csv" interval_low $row) $(csv_value "$OUT/study-compare.csv" interval_high $row) $(csv_value "$OUT/study-compare.csv" p_value $row)"
+done | awk '!($1 > 1 && $2 >= $1 && $3 < 0.01) { bad = 1 } END { exit bad || NR != 2 }'
+ok $? "the CSV carries each point's 99% interval (above 1) and the sign test's p-value"
+grep -q '"ratios": \[' "$OUT/study-compare.json" && grep -q '"interval": {' "$OUT/study-compare.json" && grep -q '"remeasured": 8' "$OUT/study-compare.json"
+ok $? "and the JSON every round's ratio, the interval and the number of rounds"
+grep -q "^rot: slower: n=1024: .* -> .* (x[0-9.]*; remeasured 8 rounds, 99% interval \[[0-9.]*, [0-9.]*\])" "$T/ce" && grep -q "^rot: slower: n=2048: " "$T/ce"
+ok $? "the gate's line per offending point says the rule it was judged by"
+grep -q "^#define PASSES 4" "$S/kernels/scale.c" && ! grep -rq "PASSES 1" "$S"
+ok $? "the study's own files are untouched (run 1's sources were put back in a temporary tree)"
+test -z "$(ls "$CACHE/run" 2>/dev/null)"
+ok $? "and the temporary tree is gone"
+test "$(find "$CACHE/sources" -type f ! -name .lock | wc -l)" -eq 3
+ok $? "the source store holds each content once: scale.c as run 1 and run 2 read it, and core/kernel.h ($(du -sk "$CACHE/sources" | cut -f1) KiB)"
 
 # the compare plot: one arrow per matched point, coloured slower; hover text on its points
 test "$(grep -c '^set arrow' "$OUT/study-compare.gp")" -eq 2
@@ -101,11 +131,25 @@ ok $? "its points carry hover text"
 grep -q "^PLOT study-compare.gp labels [1-9][0-9]* overlaps 0 crossed 0" "$T/chk"
 ok $? "its labels overlap nothing and no ceiling runs through one ($(grep study-compare "$T/chk"))"
 
-# a rerun with nothing changed: all hits, and the same results: no record of its own
+rot compare "$S/study.lua" -remeasure=3 >"$T/c" 2>"$T/ce"
+contains "$T/c" "^1024 .* same (inconclusive) .*remeasured 3 rounds, no 99% interval$" "3 rounds give no 99% interval: same (inconclusive)"
+
+# a rerun with nothing changed: all hits, and the same results: no record of its own (what was
+# measured again for rot compare -remeasure was never cached)
 measure >"$T/o3" 2>&1
 contains "$T/o3" "2 hits, 0 measured" "a rerun with nothing changed is all hits"
 test "$(runs)" -eq 2
 ok $? "and leaves no record: it repeats run 2 ($(runs) records)"
+# a side whose sources are gone from the store, and no longer the files' own: judged from the records
+mv "$CACHE/sources" "$T/sources"
+sed -i 's/#define PASSES 4/#define PASSES 3/' "$S/kernels/scale.c"
+rot compare "$S/study.lua" 1 2 -remeasure=1 >"$T/c" 2>"$T/ce"
+st=$?
+grep -q "^rot: compare: not measured again: run 1's kernels/scale.c is not in the source store and has changed since; judged from the records" "$T/ce" &&
+	grep -q "^1024 .*between runs unknown.*; not measured again$" "$T/c"
+ok $? "a run whose sources are gone cannot be rebuilt: said, and judged from the records (exit $st)"
+sed -i 's/#define PASSES 3/#define PASSES 4/' "$S/kernels/scale.c"
+mv "$T/sources" "$CACHE/sources"
 rot compare "$S/study.lua" 2 2 -failOn=any >"$T/c" 2>"$T/ce"
 ok $? "a run compared with itself: no point changed (-failOn=any exits 0)"
 contains "$T/c" "rot compare: 0 faster, 0 slower, 2 same, 0 only in A, 0 only in B; geometric-mean speedup 1.000" "all same"
@@ -153,14 +197,51 @@ contains "$T/c" "A = run 4 on $m1 " "A: the latest run on the first machine (the
 contains "$T/c" "^n  *machine A  *machine B " "the table says which machine each side is"
 awk -F'[ ,]+' '/^rot compare: [0-9]/ { exit !($3 + $5 + $7 == 2) }' "$T/c"
 ok $? "both points matched across the machines"
+rot compare "$S/study.lua" -machine="$m1,$m2" -remeasure >"$T/c2" 2>"$T/ce"
+st=$?
+grep -q "^rot: compare: cannot measure again: the runs are on two machines: they cannot be measured again side by side on one; the verdicts are judged from the records" "$T/ce" &&
+	grep -q "^verdicts against the noise between runs" "$T/c2"
+ok $? "-remeasure of runs on two machines: refused with why, judged from the records (exit $st)"
 test "$(grep -c '^set arrow' "$OUT/study-compare.gp")" -eq 2
 ok $? "and drawn as two arrows"
 
 # the commands are in the help and the completion
 "$ROOT/rot" help compare >"$T/o" 2>&1
-contains "$T/o" "usage: rot compare NAME|PATH.lua \[A \[B\]\] \[-machine=ID,ID\] \[-failOn=slower|any\]" "rot help compare"
+contains "$T/o" "usage: rot compare NAME|PATH.lua \[A \[B\]\] \[-remeasure\[=N\]\] \[-minEffect=F\] \[-machine=ID,ID\] \[-failOn=slower|any\]" "rot help compare"
 "$ROOT/rot" completion bash >"$T/comp"
 out=$(bash -c ". '$T/comp'; COMP_WORDS=(rot compare study -fail); COMP_CWORD=3; _rot; echo \${COMPREPLY[*]}")
 test "$out" = "-failOn=slower -failOn=any"
 ok $? "completion knows compare's own options ($out)"
+rot compare "$S/study.lua" -remeasure=0 >"$T/c" 2>"$T/ce"
+test $? -ne 0 && grep -q "^rot: bad value '0' for -remeasure: a number of rounds from 1 to 1000" "$T/ce"
+ok $? "a bad -remeasure is named"
+rot compare "$S/study.lua" -minEffect=2 >"$T/c" 2>"$T/ce"
+test $? -ne 0 && grep -q "^rot: bad value '2' for -minEffect" "$T/ce"
+ok $? "a bad -minEffect is named"
+
+# reruns of identical builds (measured afresh, not taken from the cache) tell the noise between
+# runs: 4 runs of 4 passes and 3 of 1 (with run 1) are 5 reruns a point, 10 for the two points
+# bound by L1 bw (8 make an estimate)
+newest() { rot history "$S/study.lua" 2>/dev/null | awk 'NR == 3 { print $1 }'; }
+measure -useCachedResults=false >"$T/o" 2>&1
+b1=$(newest)
+measure -useCachedResults=false >"$T/o" 2>&1
+sed -i 's/#define PASSES 4/#define PASSES 1/' "$S/kernels/scale.c"
+measure -useCachedResults=false >"$T/o" 2>&1
+measure -useCachedResults=false >"$T/o" 2>&1
+a2=$(newest)
+sed -i 's/#define PASSES 1/#define PASSES 4/' "$S/kernels/scale.c"
+measure -useCachedResults=false >"$T/o" 2>&1
+measure -useCachedResults=false >"$T/o" 2>&1
+b2=$(newest)
+rot compare "$S/study.lua" "$a2" "$b2" >"$T/c" 2>"$T/ce"
+contains "$T/c" "^1024 .*between runs (history, its roof's points, [0-9]* reruns) x[0-9.]*$" \
+	"with reruns of both builds, each verdict is judged against their noise between runs (runs $a2 and $b2)"
+test "$(col rule | sort -u)" = "history"
+ok $? "and the CSV names that rule"
+rot compare "$S/study.lua" "$b1" "$b2" -failOn=any >"$T/c" 2>"$T/ce"
+st=$?
+contains "$T/c" "^1024 .*identical builds: any difference is noise$" "two runs of identical builds: the same, the difference the machine's"
+test $st -eq 0
+ok $? "and -failOn=any passes them ($st)"
 done_testing

@@ -70,8 +70,8 @@ contains "$T/study.dom" ":: shown: kernel scale n=4096 " "every point has its ow
 hovered study-bw
 contains "$T/study-bw.dom" "^HOVERED 2 :: shown: kernel scale n=1024 " "so do the staircase's points"
 hovered study-compare
-contains "$T/study-compare.dom" "^HOVERED 4 :: shown: n=1024 | A (run 1): same, B/A 1.000 (noise band x[0-9.]*) | kernel scale, flags -O2 | time " \
-	"and the compare plot's, A and B, with the verdict"
+contains "$T/study-compare.dom" "^HOVERED 4 :: shown: n=1024 | A (run 1): same, B/A 1.000 | noise: identical builds: any difference is noise | kernel scale, flags -O2 | time " \
+	"and the compare plot's, A and B, with the verdict and the noise it was judged against"
 contains "$T/study-compare.dom" "shown: n=1024 | B (run 2): same.* | from the cache" "B's from the cache"
 ! grep -q -e 'href="http' -e "href='http" -e 'src="http' "$OUT/study.svg"
 ok $? "the SVG loads nothing from elsewhere (its script is embedded)"

@@ -8,7 +8,8 @@ local util = require "rot.util"
 local M = {}
 
 -- Where the files a kernel's last build read are recorded (from the compiler's .d file).
-local function deps_file(s, kpath) return s:get("cacheDir") .. "/deps/" .. sys.sha256(kpath):sub(1, 16) end
+-- (s.deps_dir moves them: a re-measurement's builds in a temporary tree keep theirs apart.)
+local function deps_file(s, kpath) return (s.deps_dir or (s:get("cacheDir") .. "/deps")) .. "/" .. sys.sha256(kpath):sub(1, 16) end
 
 -- The folder a study's kernels/ folder is in (a kernel outside the checkout).
 local function study_of(kpath) return util.dirname(util.dirname(kpath)) end
@@ -54,7 +55,7 @@ function M.record_deps(s, kinfo)
         end
       end
       table.sort(files)
-      sys.mkdir(s:get("cacheDir") .. "/deps")
+      sys.mkdir(s.deps_dir or (s:get("cacheDir") .. "/deps"))
       sys.writefile(deps_file(s, k.path), table.concat(files, "\n") .. "\n")
     end
   end
@@ -74,16 +75,22 @@ local function kernel_files(s, k)
   return files
 end
 
---[[ The source files of a kernel as a run record names them (rot.history): { {name=, path=},
-  ... } for the files its build key hashes, each name relative to the study ("kernels/scale.c")
-  or the checkout ("core/kernel.h"), as the recorded dependencies name them; else absolute. ]]
+--[[ The source files of a kernel as a run record names them (rot.history): { {name=, tag=,
+  path=}, ... } for the files its build key hashes, each name relative to the study
+  ("kernels/scale.c") or the checkout ("core/kernel.h"), as the recorded dependencies name
+  them, else absolute; tag says which root ("@study/kernels/scale.c", "@home/core/kernel.h"). ]]
 function M.sources(s, k)
   local out = {}
   for _, path in ipairs(kernel_files(s, k)) do
-    out[#out + 1] = { name = (tag(s, k.path, path):gsub("^@%a+/", "")), path = path }
+    local t = tag(s, k.path, path)
+    out[#out + 1] = { name = (t:gsub("^@%a+/", "")), tag = t, path = path }
   end
   return out
 end
+
+-- The path a tagged name stands for, for a kernel at kpath ("@home/core/kernel.h" -> the
+-- checkout's; "@study/kernels/x.h" -> its study's; an absolute name is itself).
+M.untag = untag
 
 --[[ The build key of a description: the core's sources, each kernel's files, macros, flags,
   compiler and machine. Names are hashed relative to the checkout or the kernel's folder: a

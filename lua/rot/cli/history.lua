@@ -1,12 +1,13 @@
 --[=[ rot.cli.history: `rot history NAME|PATH.lua` (every recorded run, newest first, with what
-  changed from the run before) and `rot compare NAME|PATH.lua [A [B]] [-machine=ID,ID]
-  [-failOn=slower|any]` (two runs side by side: table, summary, CSV, JSON, the compare
-  roofline, and the CI gate). README "Iterating on a kernel". ]=]
+  changed from the run before) and `rot compare NAME|PATH.lua [A [B]] [-remeasure[=N]]
+  [-minEffect=F] [-machine=ID,ID] [-failOn=slower|any]` (two runs side by side: table,
+  summary, CSV, JSON, the compare roofline, and the CI gate). README "Iterating on a kernel". ]=]
 local util = require "rot.util"
 local session = require "rot.session"
 local history = require "rot.history"
 local changes = require "rot.history.changes"
 local compare = require "rot.compare"
+local rule = require "rot.compare.rule"
 local output = require "rot.compare.output"
 
 local M = {}
@@ -70,13 +71,14 @@ function M.history(cfg, pos, resolve)
   return 0
 end
 
---[[ compare's own options: -failOn=slower|any, -machine=ID,ID (parsed here, not configuration
-  keys). Returns fail_on (or nil), machines ({a, b} or nil). ]]
+--[[ compare's own options: -failOn=slower|any, -machine=ID,ID, -remeasure[=N], -minEffect=F
+  (parsed here, not configuration keys). Returns fail_on (or nil), machines ({a, b} or nil),
+  rounds (or nil), min_effect. ]]
 local function options(o)
   local fail_on = o.failOn
   if fail_on and fail_on ~= "slower" and fail_on ~= "any" then
     util.fail("bad value '" .. fail_on .. "' for -failOn: slower or any",
-      "-failOn=slower fails when a point got slower beyond the noise; -failOn=any when any point changed")
+      "-failOn=slower fails when a point got slower by the rule that judged it; -failOn=any when any point changed")
   end
   local machines
   if o.machine then
@@ -87,7 +89,23 @@ local function options(o)
     end
     machines = { a, b }
   end
-  return fail_on, machines
+  local rounds
+  if o.remeasure then
+    rounds = o.remeasure == "" and rule.ROUNDS or tonumber(o.remeasure)
+    if math.type(rounds) ~= "integer" or rounds < 1 or rounds > 1000 then
+      util.fail("bad value '" .. o.remeasure .. "' for -remeasure: a number of rounds from 1 to 1000",
+        "-remeasure alone measures " .. rule.ROUNDS .. " rounds, the fewest whose 99% interval leaves one outlier out")
+    end
+  end
+  local min_effect = rule.MIN_EFFECT
+  if o.minEffect then
+    min_effect = tonumber(o.minEffect)
+    if not min_effect or min_effect < 0 or min_effect >= 1 then
+      util.fail("bad value '" .. o.minEffect .. "' for -minEffect: a fraction from 0 to below 1",
+        "-minEffect=0.02: a change of less than 2% is the same, even when it is significant")
+    end
+  end
+  return fail_on, machines, rounds, min_effect
 end
 
 -- Every point of a record knows its machine (records leave it out where it is the run's).
@@ -95,11 +113,40 @@ local function fill_machines(r)
   for _, p in ipairs(r.points) do p.machine = p.machine or r.machine end
 end
 
--- rot compare NAME|PATH.lua [A [B]] [-machine=ID,ID] [-failOn=slower|any]
+-- The command that measures the two runs again (for a summary line's hint).
+local function remeasure_hint(typed, A, B, machines)
+  if machines then return nil end
+  return "rot compare " .. typed .. " " .. A.record.id .. " " .. B.record.id .. " -remeasure"
+end
+
+--[[ -remeasure: the points both runs timed measured again and judged from their rounds (what
+  cannot be is said on stderr, once per reason, and keeps its verdict from the records).
+  Returns the rounds, or nil when nothing could be measured again. ]]
+local function remeasured(s, A, B, matched, rounds, min_effect, machines)
+  local why = require("rot.compare.remeasure").refusal(s, A, B, machines ~= nil)
+  if why then
+    io.stderr:write("rot: compare: cannot measure again: ", why, "; the verdicts are judged from the records\n")
+    return nil
+  end
+  local notes = require("rot.compare.remeasure").run(s, A, B, matched, rounds)
+  for _, n in ipairs(notes) do io.stderr:write("rot: compare: note: ", n, "\n") end
+  compare.rejudge(matched, min_effect)
+  local said, any = {}, false
+  for _, p in ipairs(matched) do
+    any = any or p.remeasured ~= nil
+    if p.not_remeasured and not said[p.not_remeasured] then
+      said[p.not_remeasured] = true
+      io.stderr:write("rot: compare: not measured again: ", p.not_remeasured, "; judged from the records\n")
+    end
+  end
+  return any and rounds or nil
+end
+
+-- rot compare NAME|PATH.lua [A [B]] [-remeasure[=N]] [-minEffect=F] [-machine=ID,ID] [-failOn=slower|any]
 function M.compare(cfg, pos, copts, resolve)
   if not pos[2] then util.fail("compare needs a measurement name or script", "rot compare triad, rot compare triad 3 5") end
   if pos[5] then util.fail("compare takes at most two run ids, not '" .. pos[5] .. "'", "rot help compare") end
-  local fail_on, machines = options(copts or {})
+  local fail_on, machines, rounds, min_effect = options(copts or {})
   if machines and pos[3] then
     util.fail("compare takes run ids or -machine=ID,ID, not both", "rot compare " .. pos[2] .. " -machine=ID,ID")
   end
@@ -112,13 +159,17 @@ function M.compare(cfg, pos, copts, resolve)
   for _, r in ipairs(records) do fill_machines(r) end
   local A, B, with_machine = compare.choose(name, records, pos[3], pos[4], machines, pos[2])
   if A.note then io.stderr:write("rot: compare: ", A.note, "\n") end
-  local matched, eps = compare.match(A, B, with_machine)
+  local matched = compare.match(A, B, with_machine, { est = rule.history(records, history.machine_of), min_effect = min_effect })
+  local s = session.current()
+  if rounds then rounds = remeasured(s, A, B, matched, rounds, min_effect, machines) end
   local summary = compare.summary(matched)
   local axes = output.axes(A, B)
-  output.print(name, A, B, matched, summary, axes, machines ~= nil, eps)
-  local s = session.current()
+  local o = { min_effect = min_effect, rounds = rounds, default_band = rule.DEFAULT_BAND,
+    eps = math.max(A.record.bestEpsilon or 0, B.record.bestEpsilon or 0),
+    hint = not rounds and remeasure_hint(pos[2], A, B, machines) or nil }
+  output.print(name, A, B, matched, summary, axes, machines ~= nil, o)
   local dir = s:outdir()
-  output.write(dir, name, A, B, matched, summary, axes, machines ~= nil, eps)
+  output.write(dir, name, A, B, matched, summary, axes, machines ~= nil, o)
   local svg = require("rot.compare.plot").plot { name = name .. "-compare", dir = dir, gnuplot = cfg:get("gnuplot"),
     pdf = cfg:get("pdf"), title = name .. ": " .. A.label .. " -> " .. B.label .. " (arrows from A to B)", A = A, B = B,
     pairs = matched, ceilings = B.record.ceilings or A.record.ceilings,

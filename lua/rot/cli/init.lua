@@ -7,6 +7,7 @@ local session = require "rot.session"
 local execute = require "rot.execute"
 local describe = require "rot.describe"
 local build = require "rot.build"
+local rule = require "rot.compare.rule"
 
 local M = {}
 local home
@@ -17,7 +18,7 @@ local commands = {
   { "build", "build NAME|PATH.lua [ARG ...] [-key=value ...]", "build every core a measurement needs and measure nothing: what was built, and every compiler error with its kernel and macros" },
   { "profile", "profile [-threads=N] [-counters=EVENT,...] [-key=value ...] -- PROGRAM [ARG ...]", "measure your own program with marked regions (rot/markers.h): a row per region, NAME.csv/.json/.svg; rot history/compare ./PROGRAM" },
   { "history", "history NAME|PATH.lua", "every recorded run of a measurement, newest first: id, when, points, machine, and what changed from the run before" },
-  { "compare", "compare NAME|PATH.lua [A [B]] [-machine=ID,ID] [-failOn=slower|any]", "two runs point by point (default: the latest two whose results differ; A, B: run ids from rot history; -machine: the latest run on each of two machines): verdicts against the noise, NAME-compare.csv/.json/.svg; -failOn exits 1 when a point got slower (any: changed) beyond the noise" },
+  { "compare", "compare NAME|PATH.lua [A [B]] [-remeasure[=N]] [-minEffect=F] [-machine=ID,ID] [-failOn=slower|any]", "two runs point by point (default: the latest two whose results differ; A, B: run ids from rot history; -machine: the latest run on each of two machines): verdicts against the noise between runs this machine's history shows (inconclusive without it), or with -remeasure from N rounds (default " .. rule.ROUNDS .. ") of both runs' points measured again alternately, their cores rebuilt from the recorded sources; a change under -minEffect (" .. rule.MIN_EFFECT .. ") is the same; NAME-compare.csv/.json/.svg; -failOn exits 1 when a point got slower (any: changed) by that rule" },
   { "list", "list", "shipped and user measurements with their descriptions" },
   { "config", "config [-key=value ...]", "every configuration key: type, default, value and where it came from" },
   { "cache", "cache [clear [NAME]]", "size and entries of the result cache per machine; clear empties it, clear NAME removes one measurement's (or one machine's) entries" },
@@ -226,7 +227,7 @@ _rot() {
   if [[ $cur == -* ]]; then
     compopt -o nospace 2>/dev/null
     local own=""
-    [[ $cmd == compare ]] && own="-failOn=slower -failOn=any -machine="
+    [[ $cmd == compare ]] && own="-failOn=slower -failOn=any -machine= -remeasure -minEffect="
     COMPREPLY=($(compgen -W "KEYS $own" -- "$cur"))
   elif [[ $COMP_CWORD == 1 ]]; then
     COMPREPLY=($(compgen -W "COMMANDS" -- "$cur"))
@@ -317,7 +318,7 @@ local function run(cfg, pos)
 end
 
 -- The commands that need the configuration: handler(cfg, pos, opts, own) -> exit status (own:
--- rot asm's macros, rot compare's -failOn and -machine).
+-- rot asm's macros, rot compare's -failOn, -machine, -remeasure and -minEffect).
 handlers = {
   measure = function(cfg, pos) return measure(cfg, pos) end,
   profile = function(cfg, pos, _, own) return profile(cfg, pos, own) end,
@@ -355,6 +356,8 @@ local function main(h, argv)
         "e.g. -quick=true; rot config lists the keys" .. after)
     elseif a:match("^%-[^=]+=") then
       opts[#opts + 1] = a
+    elseif a == "-remeasure" then -- rot compare's one option without a value (its default rounds)
+      opts[#opts + 1] = "-remeasure="
     elseif a:match("^%-%a") then
       util.fail("bad option '" .. a .. "': options are -key=value", "rot config lists the keys" .. after)
     else
@@ -375,9 +378,10 @@ local function main(h, argv)
     end
     opts = rest
   end
-  -- rot compare: -failOn and -machine are its own options, no configuration keys; so are rot
-  -- profile's -threads and -counters
-  local own = { compare = { failOn = true, machine = true }, profile = { threads = true, counters = true } }
+  -- rot compare: -failOn, -machine, -remeasure and -minEffect are its own options, no
+  -- configuration keys; so are rot profile's -threads and -counters
+  local own = { compare = { failOn = true, machine = true, remeasure = true, minEffect = true },
+    profile = { threads = true, counters = true } }
   if own[cmd] then
     local rest = {}
     for _, o in ipairs(opts) do

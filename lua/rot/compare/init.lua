@@ -1,32 +1,30 @@
 --[[ rot.compare: two runs of a measurement side by side (run records, rot.history): which runs,
-  points matched by their coordinates, and for each a verdict judged against the noise:
-  faster, slower or same. rot.compare.output prints and writes them, rot.compare.plot draws
-  them; `rot compare` (rot.cli.history) is the command. README "Iterating on a kernel". ]]
+  points matched by their coordinates, and for each a verdict (rot.compare.rule): faster,
+  slower or same, from the records or from rounds measured again (rot.compare.remeasure).
+  rot.compare.output prints and writes them, rot.compare.plot draws them; `rot compare`
+  (rot.cli.history) is the command. README "Iterating on a kernel". ]]
 local util = require "rot.util"
-local bounds = require "rot.results.bounds"
 local history = require "rot.history"
+local rule = require "rot.compare.rule"
+local stats = require "rot.compare.stats"
 
 local M = {}
 
---[[ The verdict on one point (README "Iterating on a kernel"): tA, tB its best times in runs A
-  and B, sA, sB their spreads, eps bestEpsilon. The noise band is L = (1+sA)(1+sB)(1+eps) (the
-  way rot.results.bounds.above combines a point's spread, a ceiling's and eps); B is slower
-  only when tB/tA > L, faster only when tA/tB > L, else the same: a change inside the noise
-  is never called one. Returns verdict, tB/tA, L. ]]
-function M.verdict(tA, sA, tB, sB, eps)
-  local band = (1 + (sA or 0)) * (1 + (sB or 0)) * (1 + (eps or 0))
-  local ratio = tB / tA
-  if bounds.above(ratio, sA, sB, eps) then return "slower", ratio, band end
-  if bounds.above(tA / tB, sA, sB, eps) then return "faster", ratio, band end
-  return "same", ratio, band
+-- A verdict (rot.compare.rule) on a pair: its verdict, B/A and the noise it was judged against.
+local FIELDS = { "verdict", "ratio", "band", "rule", "noise", "inconclusive", "small", "lo", "hi", "p", "rounds" }
+local function apply(pair, v)
+  for _, f in ipairs(FIELDS) do pair[f] = v[f] end
 end
 
---[[ match(A, B, with_machine) -> pairs, eps: A and B the runs ({record=, keep= (a filter of
-  its points, or nil)}), with_machine: keys include the machine. Each pair is {key=, point=,
-  a=, b=, verdict=, ratio=, band=}, in B's order, then the points only A has. A point that
-  failed (no time) on one side gets "failed in A"/"failed in B"; one the other run lacks
-  "only in A"/"only in B". eps: the larger bestEpsilon of the two runs. ]]
-function M.match(A, B, with_machine)
+--[[ match(A, B, with_machine, o) -> pairs, eps: A and B the runs ({record=, keep= (a filter of
+  its points, or nil)}), with_machine: keys include the machine; o = {est= (rot.compare.rule
+  .history's estimator of the noise between runs), min_effect=}. Each pair is {key=, point=,
+  a=, b=, verdict=, ratio=, band=, rule=, noise=, inconclusive=}, in B's order, then the points
+  only A has, judged from the two records (rot.compare.rule.recorded). A point that failed (no
+  time) on one side gets "failed in A"/"failed in B"; one the other run lacks "only in
+  A"/"only in B". eps: the larger bestEpsilon of the two runs. ]]
+function M.match(A, B, with_machine, o)
+  o = o or {}
   local ka, oa = history.keyed(A.record, with_machine, A.keep)
   local kb, ob = history.keyed(B.record, with_machine, B.keep)
   local eps = math.max(A.record.bestEpsilon or 0, B.record.bestEpsilon or 0)
@@ -37,7 +35,9 @@ function M.match(A, B, with_machine)
     if not a then pair.verdict = "only in B"
     elseif not (a.time and a.time > 0) then pair.verdict = "failed in A"
     elseif not (b.time and b.time > 0) then pair.verdict = "failed in B"
-    else pair.verdict, pair.ratio, pair.band = M.verdict(a.time, a.spread, b.time, b.spread, eps) end
+    else
+      apply(pair, rule.recorded({ record = A.record, point = a }, { record = B.record, point = b }, o.est, eps, o.min_effect))
+    end
     out[#out + 1] = pair
   end
   for _, k in ipairs(oa) do
@@ -46,21 +46,55 @@ function M.match(A, B, with_machine)
   return out, eps
 end
 
---[[ The summary of pairs: counts per verdict, and the geometric-mean speedup tA/tB over the
-  points both runs timed (nil when there are none). ]]
+-- A side's summary as the rounds measured it again: the median time, the rates and the
+-- fraction of bound scaled to it (the same work, bound and limiter).
+local function rescaled(x, times)
+  local ts = {}
+  for _, t in ipairs(times) do if t then ts[#ts + 1] = t end end
+  local t = stats.median(ts)
+  if not (t and x.time) then return x end
+  local y, f = {}, x.time / t
+  for k, v in pairs(x) do y[k] = v end
+  y.time, y.gbs, y.gflops = t, x.gbs and x.gbs * f, x.gflops and x.gflops * f
+  y.fraction = x.fraction and x.fraction * f
+  y.above = nil
+  return y
+end
+
+--[[ The pairs measured again (rot.compare.remeasure set p.remeasured) judged from their rounds
+  (rot.compare.rule.remeasured); their sides become the rounds' medians (the record's kept as
+  p.recorded = {a=, b=, ratio=}). A pair that could not be measured again keeps its verdict
+  from the records (p.not_remeasured says why). ]]
+function M.rejudge(matched, min_effect)
+  for _, p in ipairs(matched) do
+    local m = p.remeasured
+    if m then
+      p.recorded = { a = p.a, b = p.b, ratio = p.ratio }
+      apply(p, rule.remeasured(m.ratios, min_effect))
+      p.ratios = m.ratios
+      p.a, p.b = rescaled(p.a, m.ta), rescaled(p.b, m.tb)
+      if m.failed then p.noise = p.noise .. "; failed: " .. m.failed end
+    end
+  end
+end
+
+--[[ The summary of pairs: counts per verdict (inconclusive: the "same" ones that are so),
+  and the geometric-mean speedup tA/tB over the points both runs timed (nil when there are none). ]]
 function M.summary(matched)
   local n = { faster = 0, slower = 0, same = 0, ["only in A"] = 0, ["only in B"] = 0, ["failed in A"] = 0,
-    ["failed in B"] = 0 }
+    ["failed in B"] = 0, inconclusive = 0 }
   local logs, m = 0, 0
   for _, p in ipairs(matched) do
     n[p.verdict] = n[p.verdict] + 1
+    if p.inconclusive then n.inconclusive = n.inconclusive + 1 end
     if p.ratio then logs, m = logs + math.log(1 / p.ratio), m + 1 end
   end
   return { counts = n, matched = m, speedup = m > 0 and math.exp(logs / m) or nil }
 end
 
---[[ The pairs that fail the gate: failOn "slower" (slower beyond the noise, or failing in B
-  where A was timed) or "any" (every verdict but same). ]]
+--[[ The pairs that fail the gate: failOn "slower" (slower by the rule that judged it, or
+  failing in B where A was timed) or "any" (every verdict but same; an inconclusive "same" is
+  none). ]]
 function M.offending(matched, fail_on)
   local out = {}
   for _, p in ipairs(matched) do

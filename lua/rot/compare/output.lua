@@ -1,6 +1,6 @@
 --[[ rot.compare.output: a comparison as a user sees it: the table (one line per point: time,
-  rates and % of bound in A and B, B/A, the noise band, the verdict and the limiter), the summary line,
-  NAME-compare.csv and NAME-compare.json, and the gate's lines for -failOn. ]]
+  rates and % of bound in A and B, B/A, the verdict, the limiter and the noise it was judged
+  against), the summary line, NAME-compare.csv and NAME-compare.json, and the gate's lines. ]]
 local sys = require "rot.sys"
 local util = require "rot.util"
 local format = require "rot.results.format"
@@ -59,9 +59,7 @@ local function columns(axes, csv, with_machine)
     both("time", "time_s", function(x) return x and x.time and util.seconds(x.time) end)
   end
   cols[#cols + 1] = { csv and "ratio_B_over_A" or "B/A", function(p) return p.ratio end, "%.3f" }
-  cols[#cols + 1] = { csv and "noise_band" or "noise", function(p) return p.band and (csv and p.band or
-    string.format("x%.3f", p.band)) end, "%s" }
-  cols[#cols + 1] = { "verdict", function(p) return p.verdict end }
+  cols[#cols + 1] = { "verdict", function(p) return p.verdict .. ((not csv and p.inconclusive) and " (inconclusive)" or "") end }
   both("GB/s", "bandwidth_GBs", function(x) return side(x, "gbs") end, "%.2f")
   both("GFLOP/s", "performance_GFLOPs", function(x) return side(x, "gflops") end, "%.3f")
   both("of bound", "fraction_of_bound", function(x)
@@ -74,26 +72,51 @@ local function columns(axes, csv, with_machine)
     both("intensity", "intensity_flop_per_byte", function(x) return side(x, "intensity") end)
     both("limiter", "limiter", function(x) return side(x, "limiter") end)
     both("source", "source", function(x) return side(x, "status") end)
+    for _, c in ipairs({ { "rule", "rule" }, { "rounds", "rounds" }, { "interval_low", "lo" }, { "interval_high", "hi" },
+      { "p_value", "p" }, { "noise_band", "band" }, { "noise", "noise" }, { "inconclusive", "inconclusive" },
+      { "not_remeasured", "not_remeasured" } }) do
+      cols[#cols + 1] = { c[1], function(p) return p[c[2]] end }
+    end
   else
     cols[#cols + 1] = { "limiter", limiter }
+    cols[#cols + 1] = { "noise", function(p) return p.noise and (p.noise .. (p.not_remeasured and "; not measured again" or "")) end }
   end
   return cols
 end
 
 --[[ The summary line: "rot compare: 0 faster, 3 slower, 0 same, 0 only in A, 0 only in B;
-  geometric-mean speedup 0.501 (B over A, 3 points)". ]]
-function M.summary_line(s)
+  geometric-mean speedup 0.501 (B over A, 3 points)"; with points inconclusive, how many and
+  (hint) the command that measures both runs again. ]]
+function M.summary_line(s, hint)
   local c = s.counts
-  local line = string.format("rot compare: %d faster, %d slower, %d same, %d only in A, %d only in B", c.faster,
-    c.slower, c.same, c["only in A"], c["only in B"])
+  local line = string.format("rot compare: %d faster, %d slower, %d same%s, %d only in A, %d only in B", c.faster,
+    c.slower, c.same, (c.inconclusive or 0) > 0 and string.format(" (%d inconclusive)", c.inconclusive) or "",
+    c["only in A"], c["only in B"])
   if c["failed in A"] + c["failed in B"] > 0 then
     line = line .. string.format(", %d failed in A, %d failed in B", c["failed in A"], c["failed in B"])
   end
   if s.speedup then
-    return line .. string.format("; geometric-mean speedup %.3f (B over A, %d point%s)", s.speedup, s.matched,
+    line = line .. string.format("; geometric-mean speedup %.3f (B over A, %d point%s)", s.speedup, s.matched,
       s.matched == 1 and "" or "s")
+  else
+    line = line .. "; no point timed in both"
   end
-  return line .. "; no point timed in both"
+  if (c.inconclusive or 0) > 0 and hint then line = line .. "; for a verdict on the inconclusive: " .. hint end
+  return line
+end
+
+--[[ The line under the heading that says how the verdicts were reached: from rounds measured
+  again, or from the records against the noise between runs. ]]
+function M.rule_line(o)
+  local me = string.format("%.3g%%", o.min_effect * 100)
+  if o.rounds then
+    return string.format("verdicts from %d rounds of A and B measured again, alternately (A B, B A, ...): slower when "
+      .. "the 99%% interval of the median of B/A (sign test) lies above 1 and the median above 1 + %s, faster in the "
+      .. "mirror case, else same", o.rounds, me)
+  end
+  return string.format("verdicts against the noise between runs of this machine (its history's reruns of identical "
+    .. "builds): slower beyond their 99%% band and 1 + %s, faster in the mirror case; without them same (inconclusive) "
+    .. "inside x%.2f", me, o.default_band)
 end
 
 -- "run 3 (2024-06-11 14:30:05, machine X, commit abc1234567 dirty)"
@@ -104,11 +127,12 @@ function M.describe_run(side_)
   return string.format("%s (%s%s%s)", side_.label, tostring(r.date), where, git)
 end
 
--- Prints the heading, the table and the summary line on stdout.
-function M.print(name, A, B, matched, summary, axes, with_machine, eps)
+--[[ Prints the heading, the table and the summary line on stdout. o = {min_effect=, rounds=
+  (when measured again), default_band=, hint= (the command that measures again)}. ]]
+function M.print(name, A, B, matched, summary, axes, with_machine, o)
   io.stdout:write(string.format("rot compare %s: A = %s\n%s  B = %s\n", name, M.describe_run(A),
     string.rep(" ", #name), M.describe_run(B)))
-  io.stdout:write(string.format("verdicts against the noise: B/A beyond (1+spread A)(1+spread B)(1+bestEpsilon %.3g)\n", eps))
+  io.stdout:write(M.rule_line(o), "\n")
   format.records(matched, columns(axes, false, with_machine))
   local function either(p, f) return f(p.a) or f(p.b) end
   format.legend(matched, io.stdout, function(p) return either(p, function(x) return x and x.above end) end,
@@ -121,7 +145,7 @@ function M.print(name, A, B, matched, summary, axes, with_machine, eps)
       break
     end
   end
-  io.stdout:write(M.summary_line(summary), "\n")
+  io.stdout:write(M.summary_line(summary, o.hint), "\n")
 end
 
 -- One side of a point in the JSON document.
@@ -139,31 +163,35 @@ local function json_run(side_)
 end
 
 --[[ Writes dir/NAME-compare.csv and dir/NAME-compare.json (each a temp file renamed); returns
-  their paths. ]]
-function M.write(dir, name, A, B, matched, summary, axes, with_machine, eps)
+  their paths. o: as M.print's. ]]
+function M.write(dir, name, A, B, matched, summary, axes, with_machine, o)
   local base = dir .. "/" .. name .. "-compare"
   format.records_csv(matched, columns(axes, true, with_machine), base .. ".csv")
   local points = {}
   for i, p in ipairs(matched) do
-    points[i] = { point = p.point, verdict = p.verdict, ratio = p.ratio, band = p.band,
-      a = json_side(p.a, A.record), b = json_side(p.b, B.record) }
+    points[i] = { point = p.point, verdict = p.verdict, ratio = p.ratio, rule = p.rule, noise = p.noise,
+      inconclusive = p.inconclusive, notRemeasured = p.not_remeasured, band = p.band, rounds = p.rounds, ratios = p.ratios, pValue = p.p,
+      interval = p.lo and { low = p.lo, high = p.hi, level = 0.99 } or nil,
+      a = json_side(p.a, A.record), b = json_side(p.b, B.record),
+      recorded = p.recorded and { ratio = p.recorded.ratio, a = json_side(p.recorded.a, A.record),
+        b = json_side(p.recorded.b, B.record) } or nil }
   end
-  local doc = { measurement = name, a = json_run(A), b = json_run(B), bestEpsilon = eps,
-    rule = "B/A beyond (1+spreadA)(1+spreadB)(1+bestEpsilon): slower; A/B beyond it: faster; else same",
+  local doc = { measurement = name, a = json_run(A), b = json_run(B), bestEpsilon = o.eps, minEffect = o.min_effect,
+    remeasured = o.rounds, rule = M.rule_line(o),
     summary = { counts = summary.counts, speedup = summary.speedup, matched = summary.matched }, points = points }
   local ok, err = sys.writefile(base .. ".json", util.json(doc) .. "\n")
   if not ok then util.fail("cannot write '" .. base .. ".json': " .. err, "set -outputDir=DIR to a writable directory") end
   return base .. ".csv", base .. ".json"
 end
 
---[[ The gate's lines on stderr, one per offending point: "rot: slower: n=4096: 1.20 us -> 2.41
-  us (x2.008, beyond the noise band x1.071)". ]]
+--[[ The gate's lines on stderr, one per offending point, with the noise it was judged against:
+  "rot: slower: n=4096: 1.20 us -> 2.41 us (x2.008; remeasured 12 rounds, 99% interval [1.98, 2.03])". ]]
 function M.gate(matched, axes, fail_on)
   for _, p in ipairs(matched) do
     local what = M.coords(p.point, axes)
     local times = (p.a and p.a.time and util.seconds(p.a.time) or "-") .. " -> " ..
       (p.b and p.b.time and util.seconds(p.b.time) or "-")
-    local why = p.ratio and string.format(" (x%.3f, beyond the noise band x%.3f)", p.ratio, p.band) or ""
+    local why = p.ratio and string.format(" (x%.3f; %s)", p.ratio, p.noise) or ""
     io.stderr:write("rot: ", p.verdict, ": ", what ~= "" and what or "(no coordinates)", ": ", times, why, "\n")
   end
   if #matched > 0 then

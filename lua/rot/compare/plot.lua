@@ -25,7 +25,8 @@ local function hover_text(o, pair, which)
   local x = pair[which]
   local lines = { o.coords(pair.point) ~= "" and o.coords(pair.point) or "(no coordinates)" }
   lines[#lines + 1] = string.format("%s (%s): %s", which == "a" and "A" or "B", side.label, pair.verdict) ..
-    (pair.ratio and string.format(", B/A %.3f (noise band x%.3f)", pair.ratio, pair.band) or "")
+    (pair.inconclusive and " (inconclusive)" or "") .. (pair.ratio and string.format(", B/A %.3f", pair.ratio) or "")
+  if pair.noise then lines[#lines + 1] = "noise: " .. pair.noise end
   local b = x.build and side.record.builds and side.record.builds[x.build]
   if b then
     lines[#lines + 1] = "kernel " .. tostring(b.kernels) .. ", flags " .. tostring(b.flags)

@@ -140,13 +140,15 @@ function M.list(dir)
 end
 
 --[[ Removes the oldest records of each machine key beyond keep (the newest keep of each stay).
-  files: M.files(dir). Returns how many were removed. ]]
-function M.prune(files, keep)
+  files: M.files(dir); on_remove(text), when given, is called with each one's text first.
+  Returns how many were removed. ]]
+function M.prune(files, keep, on_remove)
   local per, n = {}, 0
   for i = #files, 1, -1 do
     local f = files[i]
     per[f.key] = (per[f.key] or 0) + 1
     if per[f.key] > keep then
+      if on_remove then on_remove(sys.readfile(f.file) or "") end
       sys.remove(f.file)
       n = n + 1
     end
@@ -168,9 +170,9 @@ end
 --[[ Writes a record into dir under the folder's lock, unless it repeats the newest one on its
   machines (M.repeats): its id is one more than the highest there, its file written atomically
   (rot.sys.writefile: a temp file renamed); then the folder is pruned to keep records per
-  measurement and machine. Returns the id and the path; nil, nil, "repeat" for a repeat; or
-  nil and why. ]]
-function M.write(dir, record, keep)
+  measurement and machine (on_prune(text) called with each removed record's text). Returns the
+  id and the path; nil, nil, "repeat" for a repeat; or nil and why. ]]
+function M.write(dir, record, keep, on_prune)
   local ok, err = sys.mkdir(dir)
   if not ok then return nil, err end
   local lock <close>, lerr = session.lock(dir .. "/.lock")
@@ -188,7 +190,7 @@ function M.write(dir, record, keep)
   record.points = points
   if not wrote then return nil, werr end
   files[#files + 1] = { id = record.id, key = key, file = path }
-  M.prune(files, keep)
+  M.prune(files, keep, on_prune)
   return record.id, path
 end
 

@@ -8,6 +8,7 @@
 local sys = require "rot.sys"
 local util = require "rot.util"
 local history = require "rot.history"
+local sources = require "rot.history.sources"
 local keys = require "rot.build.keys"
 local machine = require "rot.machine"
 local peaks = require "rot.machine.peaks"
@@ -44,9 +45,41 @@ local function bound_of(row, prows, memo, eps)
   return row.bound, row.limiter, row.fraction, row.above
 end
 
---[[ The build a row was made by, as an index into builds (kernels, flags, macros, src: the
-  hash of its kernels' source files, each of which sources[src] lists with its own hash). ]]
-local function build_of(s, row, builds, index, sources)
+-- A source file's SHA-256 (memoized per run; "missing" when it cannot be read).
+local function file_sha(s, path)
+  return s:remember("history-sha:" .. path, function()
+    local text = sys.readfile(path)
+    return text and sys.sha256(text) or "missing"
+  end)
+end
+
+--[[ The source tree of a build as re-measuring needs it (rot.compare.remeasure): per kernel its
+  name, its file (tagged: "@study/kernels/scale.c", and where it was) and every file its build
+  key hashes, tagged, with its SHA-256 (the content is kept in the source store,
+  rot.history.sources). Kept once per record under its own hash (trees[id]); store[sha] = the
+  path to copy into the store. ]]
+local function tree_of(s, kinfo, trees, store)
+  local tree = { kernels = {} }
+  for i, k in ipairs(kinfo.kernels) do
+    local files, own = {}, nil
+    for _, f in ipairs(s:remember("history-src:" .. k.path, function() return keys.sources(s, k) end)) do
+      local sha = file_sha(s, f.path)
+      files[f.tag] = sha
+      if sha ~= "missing" then store[sha] = f.path end
+      if f.path == k.path then own = f.tag end
+    end
+    tree.kernels[i] = { name = k.name, file = own, path = k.path, files = files }
+  end
+  local id = sys.sha256(util.serialize(tree)):sub(1, 12)
+  trees[id] = tree
+  return id
+end
+
+--[[ The build a row was made by, as an index into builds (kernels, flags, macros, key: its build
+  key's first digits, core: the first digits of the hash of the core binary that measured its
+  result, src: the hash of its kernels' source files, each of which sources[src] lists with its
+  own hash, tree: its source tree for re-measuring, trees[tree]). ]]
+local function build_of(s, row, r)
   local desc, kinfo = row.desc, row.kinfo
   if not (desc and kinfo) then return nil end
   local files, names = {}, {}
@@ -58,21 +91,63 @@ local function build_of(s, row, builds, index, sources)
   for _, k in ipairs(kinfo.kernels) do
     names[#names + 1] = k.name
     for _, f in ipairs(s:remember("history-src:" .. k.path, function() return keys.sources(s, k) end)) do
-      files[f.name] = s:remember("history-hash:" .. f.path, function()
-        local text = sys.readfile(f.path)
-        return text and sys.sha256(text):sub(1, 12) or "missing"
-      end)
+      files[f.name] = file_sha(s, f.path):sub(1, 12)
     end
   end
   local src = sys.sha256(util.serialize(files)):sub(1, 12)
-  sources[src] = files
-  local b = { kernels = table.concat(names, "+"), flags = desc.flags, macros = desc.macros, src = src }
+  r.sources[src] = files
+  local core = row.entry and row.entry.coreHash
+  local b = { kernels = table.concat(names, "+"), flags = desc.flags, macros = desc.macros, src = src,
+    key = row.key and row.key:sub(1, 16), core = type(core) == "string" and core:sub(1, 16) or nil,
+    tree = tree_of(s, kinfo, r.trees, r.store) }
   local key = util.serialize(b)
-  if not index[key] then
-    builds[#builds + 1] = b
-    index[key] = #builds
+  if not r.index[key] then
+    r.builds[#r.builds + 1] = b
+    r.index[key] = #r.builds
   end
-  return index[key]
+  return r.index[key]
+end
+
+--[[ How a CPU point is measured again (rot.compare.remeasure): its description without the
+  machine (this one's, when it is measured again) and its parameters, and the spec's
+  pointChild, kept once per record as canonical text (hows[i], full precision), and the
+  point's parameters (NAME=VALUE at full precision, workloads apart by ';'). nil for a GPU
+  point. ]]
+local function how_of(row, r)
+  local d = row.desc
+  if not (d and d.device == "cpu" and d.workloads) then return nil end
+  local h, params = { child = row.spec and row.spec.pointChild }, {}
+  for k, v in pairs(d) do
+    if k ~= "machine" and k ~= "round" and k ~= "workloads" then h[k] = v end
+  end
+  h.workloads = {}
+  for i, w in ipairs(d.workloads) do
+    h.workloads[i] = { kernel = w.kernel, threads = w.threads, pin = w.pin }
+    local kv = {}
+    for _, k in ipairs(util.sorted_keys(w.params)) do kv[#kv + 1] = k .. "=" .. string.format("%.17g", w.params[k]) end
+    params[i] = table.concat(kv, ",")
+  end
+  local text = util.serialize(h)
+  if not r.how_index[text] then
+    r.hows[#r.hows + 1] = text
+    r.how_index[text] = #r.hows
+  end
+  return r.how_index[text], table.concat(params, ";")
+end
+
+--[[ A point's parameters from its record (how_of's text: "n=1000,m=2;n=4", one workload's
+  NAME=VALUE pairs after another): one table per workload, or nil for text that is none. ]]
+function M.params(text)
+  local out = {}
+  for w in (text .. ";"):gmatch("([^;]*);") do
+    local t = {}
+    for k, v in w:gmatch("([%w_]+)=([^,]+)") do
+      t[k] = tonumber(v)
+      if not t[k] then return nil end
+    end
+    out[#out + 1] = t
+  end
+  return out
 end
 
 -- The summary of one row: outcome, coordinates, description hash and the quantities.
@@ -142,24 +217,28 @@ local function status_of(ok, err)
   return "stopped: " .. msg
 end
 
---[[ build(s, o) -> record: o = {path = the script, args = its arguments, ok =, err = (how
+--[[ build(s, o) -> record, store: o = {path = the script, args = its arguments, ok =, err = (how
   run_script ended)}. The rows are the session's; quantities are derived for any that an
-  interruption left underived. ]]
+  interruption left underived. store: sha -> path of each source file the record's trees name
+  (what rot.history.sources keeps). ]]
 function M.build(s, o)
   local here = machine.id(machine.fingerprint(s.config))
   local prows, memo, eps = stored_peaks(s), {}, s:get("bestEpsilon")
-  local builds, index, sources, points, seen = {}, {}, {}, {}, {}
+  local r = { builds = {}, index = {}, sources = {}, trees = {}, store = {}, hows = {}, how_index = {} }
+  local points, seen = {}, {}
   local counts, machines, threads = { points = 0, measured = 0, hits = 0, failed = 0 }, {}, 1
   for _, row in ipairs(s.rows) do
     local app = regions.is_app(row)
     if row.entry and not row.time and not app then
       quantities.derive(row, s:get("bestK"), s:get("ignoreDisturbed"), s:get("bestEpsilon"))
     end
-    -- an application point is recorded as its program's and its regions' rows (each compared)
-    for _, r in ipairs(app and regions.rows(row, s:get("bestK"), eps) or { row }) do
-      local p = point_of(r, here)
-      p.build = build_of(s, r, builds, index, sources)
-      p.bound, p.limiter, p.fraction, p.above = bound_of(r, prows, memo, eps)
+    -- an application point is recorded as its program's and its regions' rows (each compared;
+    -- how_of gives none: a program is not measured again from its record)
+    for _, x in ipairs(app and regions.rows(row, s:get("bestK"), eps) or { row }) do
+      local p = point_of(x, here)
+      p.build = build_of(s, x, r)
+      p.how, p.params = how_of(x, r)
+      p.bound, p.limiter, p.fraction, p.above = bound_of(x, prows, memo, eps)
       p.above = p.above or nil
       points[#points + 1] = p
     end
@@ -179,9 +258,40 @@ function M.build(s, o)
     scriptHash = text and sys.sha256(text):sub(1, 12), args = o.args or {}, keys = command_line_keys(s.config),
     machine = here, machines = #machines > 0 and machines or { here }, executor = s.executor and s.executor.name,
     status = status_of(o.ok, o.err), git = M.git(study_dir(s, o.path)), bestEpsilon = eps, bestK = s:get("bestK"),
-    counts = counts, axes = s.axes, builds = builds, sources = sources, points = points,
-    ceilings = prows and ceilings_shown(ceilings_at(prows, memo, threads), s.rows) or nil,
-  }
+    counts = counts, axes = s.axes, builds = r.builds, sources = r.sources, trees = r.trees, hows = r.hows,
+    points = points, ceilings = prows and ceilings_shown(ceilings_at(prows, memo, threads), s.rows) or nil,
+  }, r.store
+end
+
+--[[ Copies the files a record's trees name into the source store (each read again: one whose
+  content changed since it was hashed is left out, and re-measuring says it is missing). A file
+  that cannot be stored is a warning. ]]
+local function store_sources(cache_dir, store)
+  for sha, path in pairs(store) do
+    local text = sys.readfile(path)
+    if text and sys.sha256(text) == sha then
+      local ok, err = sources.put(cache_dir, sha, text)
+      if not ok then
+        io.stderr:write("rot: warning: '", path, "' was not kept in the source store: ", tostring(err), "\n")
+        return
+      end
+    end
+  end
+end
+
+--[[ Writes rec under the source store's lock: its sources stored, the record written, and the
+  stored files only the records pruned meanwhile named removed. Returns history.write's values. ]]
+local function write(s, rec, store, keep, path)
+  local cache_dir = s:get("cacheDir")
+  local lock <close>, err = sources.lock(cache_dir)
+  if not lock then return nil, err end
+  local gone = {}
+  local id, a, b = history.write(history.dir(cache_dir, s.home, path), rec, keep, function(text)
+    for sha in pairs(sources.named(text)) do gone[sha] = true end
+  end)
+  if id then store_sources(cache_dir, store) end
+  if next(gone) then sources.prune(cache_dir, gone) end
+  return id, a, b
 end
 
 --[[ save(s, o): builds the record of this invocation and writes it (rot.history.write), unless
@@ -192,10 +302,10 @@ end
 function M.save(s, o)
   local keep = s:get("historyRuns")
   if #s.rows == 0 or keep == 0 then return nil end
-  local ok, rec = pcall(M.build, s, o)
+  local ok, rec, store = pcall(M.build, s, o)
   local id, err, same
   if ok then
-    local wok, a, b, c = pcall(history.write, history.dir(s:get("cacheDir"), s.home, o.path), rec, keep)
+    local wok, a, b, c = pcall(write, s, rec, store, keep, o.path)
     if wok then id, err, same = a, b, c else err = a end
   else
     err = rec

@@ -162,7 +162,10 @@ local function aligned(titles, cells, out)
   end
   local function line(vals)
     local parts = {}
-    for j, v in ipairs(vals) do parts[j] = string.format((j == 1 and "%-" or "%") .. width[j] .. "s", v) end
+    for j, v in ipairs(vals) do -- padded by hand: string.format takes no width over 99
+      local pad = string.rep(" ", width[j] - #v)
+      parts[j] = j == 1 and (v .. pad) or (pad .. v)
+    end
     out:write(table.concat(parts, "  "), "\n")
   end
   line(titles)

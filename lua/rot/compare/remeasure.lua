@@ -1,0 +1,256 @@
+--[[ rot.compare.remeasure: `rot compare -remeasure`: both runs' points measured again on this
+  machine, alternately (A B, B A, ... per point and round: the machine's drift falls on both
+  alike), each a fresh measurement that is never cached. Each side's cores are rebuilt from the
+  sources its record kept (rot.history.sources) in a temporary tree of the run directory, never
+  over the user's files. Returns the rounds' times; rot.compare.rule judges them. ]]
+local sys = require "rot.sys"
+local util = require "rot.util"
+local session = require "rot.session"
+local gen = require "rot.gen"
+local machine = require "rot.machine"
+local build = require "rot.build"
+local keys = require "rot.build.keys"
+local toolchain = require "rot.build.toolchain"
+local kernels = require "rot.describe.kernels"
+local batch = require "rot.execute.batch"
+local plausible = require "rot.execute.plausible"
+local quantities = require "rot.results.quantities"
+local sources = require "rot.history.sources"
+local record = require "rot.history.record"
+
+local M = {}
+
+-- Copies the files under src into dst (folders too; dot files left out).
+local function copy_tree(src, dst)
+  assert(sys.mkdir(dst))
+  for _, f in ipairs(sys.listdir(src) or {}) do
+    local kind = sys.stat(src .. "/" .. f)
+    if kind == "dir" then copy_tree(src .. "/" .. f, dst .. "/" .. f)
+    elseif kind == "file" then assert(sys.writefile(dst .. "/" .. f, assert(sys.readfile(src .. "/" .. f)))) end
+  end
+end
+
+local function sha_of(path)
+  local text = sys.readfile(path)
+  return text and sys.sha256(text)
+end
+
+--[[ The text of a recorded file: from the source store, else the file where it was when it is
+  unchanged (a record whose store entry is gone). nil and why when neither holds it. ]]
+local function content(cache_dir, sha, where, name, run)
+  local text = sources.get(cache_dir, sha)
+  if text then return text end
+  local now = sys.readfile(where)
+  if now and sys.sha256(now) == sha then return now end
+  return nil, "run " .. run .. "'s " .. name .. " is not in the source store and " .. (now and "has changed since" or "is gone")
+end
+
+--[[ Which recorded files need a copy of rot's checkout: a file of the checkout outside core/
+  (a shipped kernel, kernels/cpu/args.h) that changed since. A changed file of core/ is rot's
+  own (kernel.h): both sides are built against the current core, and notes says so. An
+  absolute file that changed cannot be put back where the build reads it: nil and why. ]]
+local function plan(s, tree, run, notes)
+  local needs_home = false
+  for _, k in ipairs(tree.kernels) do
+    for tagged, sha in pairs(k.files) do
+      local rest = tagged:match("^@home/(.*)$")
+      if rest and sha_of(s.home .. "/" .. rest) ~= sha then
+        if rest:match("^core/") then
+          notes[#notes + 1] = rest .. " changed since run " .. run .. ": its cores are rebuilt against the current one"
+        else
+          needs_home = true
+        end
+      elseif not rest and not tagged:match("^@study/") and sha_of(tagged) ~= sha then
+        return nil, "run " .. run .. "'s " .. tagged .. " (outside the study and rot's checkout) has changed since"
+      end
+    end
+  end
+  return needs_home
+end
+
+--[[ A build's sources put back in dir: each kernel's study files under dir/kI, rot's checkout
+  files that changed under dir/home (a copy of the current core/ beside them). Returns the
+  kinfo to build ({kernels=, macros=, gpu=false}) and the checkout to build in; or nil and why. ]]
+local function materialize(s, dir, rec, b, notes)
+  local tree = rec.trees and b.tree and rec.trees[b.tree]
+  if not tree then return nil, "run " .. rec.id .. " was recorded without its sources (by an older rot)" end
+  local needs_home, why = plan(s, tree, rec.id, notes)
+  if needs_home == nil then return nil, why end
+  local home = needs_home and (dir .. "/home") or s.home
+  if needs_home then copy_tree(s.home .. "/core", home .. "/core") end
+  local cache_dir = s:get("cacheDir")
+  local kinfo, macro_set = { kernels = {}, macros = {}, gpu = false }, {}
+  local ks = session.new { home = home, config = s.config }
+  for i, k in ipairs(tree.kernels) do
+    local root = dir .. "/k" .. i
+    local function place(tagged)
+      local rest = tagged:match("^@study/(.*)$")
+      if rest then return root .. "/" .. rest end
+      rest = tagged:match("^@home/(.*)$")
+      if rest and needs_home and not rest:match("^core/") then return home .. "/" .. rest end
+      return nil
+    end
+    for tagged, sha in pairs(k.files) do
+      local dest = place(tagged)
+      if dest then
+        local text, err = content(cache_dir, sha, keys.untag(s, k.path, tagged), tagged:gsub("^@%a+/", ""), rec.id)
+        if not text then return nil, err end
+        assert(sys.mkdir(util.dirname(dest)))
+        assert(sys.writefile(dest, text))
+      end
+    end
+    local path = k.file and place(k.file) or (k.file and keys.untag(s, k.path, k.file)) or k.path
+    local used, err = gen.macros(path)
+    if not used then return nil, "cannot read the macros of run " .. rec.id .. "'s kernel '" .. k.name .. "': " .. tostring(err) end
+    for _, m in ipairs(used) do macro_set[m] = true end
+    kinfo.kernels[i] = { name = k.name, path = path, key = kernels.key(ks, path) }
+  end
+  kinfo.macros = util.sorted_keys(macro_set)
+  return kinfo, home
+end
+
+--[[ The description a recorded point is measured again by: its record's (hows, params) on
+  this machine; nil and why for a point that has none (a GPU point, an older record). ]]
+local function desc_of(s, rec, p)
+  local text = p.how and rec.hows and rec.hows[p.how]
+  if not text then
+    return nil, (rec.hows and "a GPU point is not measured again here" or
+      ("run " .. rec.id .. " was recorded without its points' descriptions (by an older rot)"))
+  end
+  local desc, err = util.deserialize(text, "how")
+  local params = record.params(tostring(p.params))
+  if not (desc and params) then
+    return nil, "run " .. rec.id .. "'s record is damaged: " .. tostring(err or ("parameters '" .. tostring(p.params) .. "'"))
+  end
+  for i, w in ipairs(desc.workloads) do w.params = params[i] or {} end
+  local child = desc.child
+  desc.child = nil
+  desc.machine = machine.fingerprint(s.config)
+  return desc, child
+end
+
+--[[ Each side's builds, put back and built once, in its own build directory (s.builddir is
+  the user's; these are the run directory's, removed with it). Returns cores[side][build] =
+  {binary=} or {why=}. ]]
+local function build_all(s, sides, want, notes)
+  local cores, dir = { A = {}, B = {} }, s:run_dir()
+  for _, side in ipairs({ "A", "B" }) do
+    local rec = sides[side].record
+    for bi, desc in pairs(want[side]) do
+      local at = dir .. "/" .. side .. bi
+      local kinfo, home = materialize(s, at .. "/src", rec, rec.builds[bi], notes)
+      if not kinfo then
+        cores[side][bi] = { why = home }
+      else
+        local bs = session.new { home = home, config = s.config, builddir = at .. "/build" }
+        bs.deps_dir = at .. "/deps"
+        local lock <close> = build.lock(bs)
+        local binary, err = s:timed("build", build.core, bs, desc, kinfo)
+        cores[side][bi] = binary and { binary = binary } or
+          { why = "run " .. rec.id .. "'s build does not compile now: " .. tostring(err):match("^[^\n]*") }
+      end
+    end
+  end
+  return cores
+end
+
+-- One fresh measurement of a point by a core: its time (the fastest run, as a result's), or
+-- nil and why it failed. Nothing is cached.
+local function measure_once(s, binary, desc, child)
+  local item, out = { desc = desc, need = s:get("runs"), exact = false, child = child }, {}
+  batch.run(s, binary, { item }, function(_, res)
+    if not res then out.why = "not measured"; return end
+    if res.status == "ok" then
+      local why = plausible.why_not(s, { kinfo = { gpu = false } }, res)
+      if why then res.status, res.error = "failed", "implausible: " .. why end
+    end
+    if res.status ~= "ok" then out.why = tostring(res.error or "failed"):match("^[^\n]*"); return end
+    local row = quantities.derive({ desc = desc, entry = { meta = res.meta, runs = res.runs } }, desc.policy.k,
+      desc.ignoreDisturbed, desc.policy.epsilon)
+    out.time = row.time
+  end)
+  return out.time, out.why
+end
+
+--[[ Why the points of a comparison cannot be measured again at all here, or nil: runs on two
+  machines, or on another machine than this one. ]]
+function M.refusal(s, A, B, with_machines)
+  if with_machines then
+    return "the runs are on two machines: they cannot be measured again side by side on one"
+  end
+  local here = machine.id(machine.fingerprint(s.config))
+  for _, side in ipairs({ A, B }) do
+    for _, m in ipairs(side.record.machines or { side.record.machine }) do
+      if m ~= here then
+        return "run " .. side.record.id .. " was measured on " .. m .. ", not on this machine (" .. here .. ")"
+      end
+    end
+  end
+  return nil
+end
+
+--[[ run(s, A, B, pairs, rounds) -> notes: measures the pairs both runs timed again, `rounds`
+  times, and sets on each pair p.remeasured = {ta = {...}, tb = {...}, ratios = {...} (tB/tA of
+  the rounds where both sides were timed), failed = why (the first failure), rounds =}, or
+  p.not_remeasured = why. notes: lines for the user (a core header rebuilt against the
+  current one, a compiler that changed). ]]
+function M.run(s, A, B, matched, rounds)
+  local sides, want, todo, notes = { A = A, B = B }, { A = {}, B = {} }, {}, {}
+  local compiler = toolchain.compiler_id(s)
+  for _, p in ipairs(matched) do
+    if p.ratio then
+      local d = {}
+      for _, side in ipairs({ "A", "B" }) do
+        local x = side == "A" and p.a or p.b
+        local desc, child = desc_of(s, sides[side].record, x)
+        if not desc then p.not_remeasured = child; break end
+        if desc.compiler ~= compiler and not notes.compiler then
+          notes.compiler = true
+          notes[#notes + 1] = "run " .. sides[side].record.id .. " was built with " .. tostring(desc.compiler) ..
+            ", rebuilt with " .. compiler
+        end
+        d[side] = { desc = desc, child = child, build = x.build }
+        want[side][x.build] = want[side][x.build] or desc
+      end
+      if not p.not_remeasured then p.plan = d; todo[#todo + 1] = p end
+    end
+  end
+  if #todo == 0 then return notes end
+  local measuring <close> = build.measuring(s)
+  local clean <close> = setmetatable({}, { __close = function() s:cleanup() end })
+  local cores = build_all(s, sides, want, notes)
+  local live = {}
+  for _, p in ipairs(todo) do
+    local ca, cb = cores.A[p.plan.A.build], cores.B[p.plan.B.build]
+    if ca.binary and cb.binary then
+      p.remeasured = { ta = {}, tb = {}, ratios = {}, rounds = rounds }
+      live[#live + 1] = p
+    else
+      p.not_remeasured = ca.why or cb.why
+    end
+    p.cores = { A = ca, B = cb }
+  end
+  s:begin(rounds * #live * 2)
+  for r = 1, rounds do
+    s.stage = string.format("measuring again, round %d/%d", r, rounds)
+    for i, p in ipairs(live) do
+      local t = {}
+      for _, side in ipairs((r + i) % 2 == 0 and { "A", "B" } or { "B", "A" }) do
+        local pl = p.plan[side]
+        local time, why = measure_once(s, p.cores[side].binary, pl.desc, pl.child)
+        t[side] = time
+        if why and not p.remeasured.failed then p.remeasured.failed = side .. " in round " .. r .. ": " .. why end
+        s:settle({ point = p.point, measured = time ~= nil, failed = why })
+      end
+      local m = p.remeasured
+      m.ta[r], m.tb[r] = t.A or false, t.B or false
+      if t.A and t.B then m.ratios[#m.ratios + 1] = t.B / t.A end
+    end
+  end
+  s.stage = nil
+  s:done()
+  for _, p in ipairs(matched) do p.plan, p.cores = nil, nil end
+  return notes
+end
+
+return M

@@ -1,0 +1,209 @@
+-- Unit tests of rot compare's verdict rules (issue 45) on synthetic data: the statistics
+-- (medians, the sign-test interval and p-value, Student's t), the rule from rounds measured
+-- again at its edges, the rule from two records against the history's reruns of identical
+-- builds (with and without them), and the source store (dedup, reading back, pruning with
+-- the records). Run by tests/verdicts.t.
+package.path = os.getenv("ROT_HOME") .. "/tests/lua/?.lua;" .. package.path
+local t = require "tap"
+local rot = require "rot"
+local sys = require "rot.sys"
+local session = require "rot.session"
+local stats = require "rot.compare.stats"
+local rule = require "rot.compare.rule"
+local history = require "rot.history"
+local sources = require "rot.history.sources"
+local record = require "rot.history.record"
+
+local home, tmp = os.getenv("ROT_HOME"), assert(os.getenv("ROT_TEST_TMP"))
+local function near(a, b, tol) return a and b and math.abs(a - b) <= tol end
+
+-- the statistics
+t.is(stats.median({ 3, 1, 2 }), 2, "the median of an odd count")
+t.is(stats.median({ 4, 1, 3, 2 }), 2.5, "of an even count: the mean of the middle two")
+t.ok(near(stats.t_quantile(0.99, 1), 63.657, 1e-3) and near(stats.t_quantile(0.99, 2), 9.925, 1e-3)
+  and near(stats.t_quantile(0.99, 10), 3.169, 1e-3) and near(stats.t_quantile(0.99, 100000), 2.576, 1e-3),
+  "Student's t at 99 %: 63.657 (df 1), 9.925 (2), 3.169 (10), 2.576 (df large: the normal's)")
+local seq = {}
+for i = 1, 12 do seq[i] = i end
+local lo, hi, k, cover = stats.sign_interval(seq, 0.99)
+t.ok(lo == 2 and hi == 11 and k == 2 and near(cover, 1 - 26 / 4096, 1e-12),
+  "12 values: the 99 % interval of the median is the 2nd to the 11th (coverage 1 - 26/4096)")
+local none, need = stats.sign_interval({ 1, 2, 3, 4, 5, 6, 7 }, 0.99)
+t.ok(none == nil and need == 8, "7 values reach no 99 % interval: 8 are needed")
+lo, hi = stats.sign_interval({ 1, 2, 3, 4, 5, 6, 7, 8 }, 0.99)
+t.ok(lo == 1 and hi == 8, "8 values: the lowest to the highest (coverage 1 - 2/256)")
+t.ok(near(stats.sign_p(seq, 0), 2 / 4096, 1e-15), "12 values all above: the sign test's two-sided p is 2/4096")
+t.is(stats.sign_p({ 1, -1, 1, -1, 0 }, 0), 1, "two above and two below (a tie dropped): p is 1")
+local sd, df = stats.pooled_sd({ { 1, 2, 3 }, { 5 }, { 4, 6 } })
+t.ok(near(sd, math.sqrt(4 / 3), 1e-12) and df == 3, "the pooled spread of groups: sqrt(4/3) with 3 degrees of freedom (a group of one adds none)")
+
+-- the rule from rounds measured again
+local function scaled(list, f)
+  local out = {}
+  for i, x in ipairs(list) do out[i] = x * f end
+  return out
+end
+-- unchanged code: a round's ratio scattered by a few per cent, one neighbour's burst each way
+local aa = { 0.99, 1.02, 1.00, 0.97, 1.01, 1.03, 0.98, 1.00, 1.61, 0.99, 0.62, 1.01 }
+local v = rule.remeasured(aa)
+t.ok(v.verdict == "same" and not v.inconclusive and v.lo < 1 and v.hi > 1 and v.rounds == 12 and v.rule == "remeasured",
+  "A/A-like ratios: same, the interval holding 1 (" .. v.noise .. ")")
+t.is(v.noise, "remeasured 12 rounds, 99% interval [0.970, 1.030]", "the verdict says what it was judged against")
+v = rule.remeasured(scaled(aa, 2))
+t.ok(v.verdict == "slower" and near(v.ratio, 2, 0.02) and v.lo > 1.9, "twice the time with the same scatter: slower, B/A 2 ("
+  .. v.noise .. ")")
+t.is(rule.remeasured(scaled(aa, 0.5)).verdict, "faster", "half the time: faster")
+local tenth = scaled({ 0.99, 1.02, 1.00, 0.97, 1.01, 1.03, 0.98, 1.00, 1.01, 0.99, 0.85, 1.01 }, 1.1)
+v = rule.remeasured(tenth)
+t.ok(v.verdict == "slower" and v.lo > 1, "10 % slower with one round below 1: slower (the interval leaves one out)")
+tenth[5] = 0.9
+t.is(rule.remeasured(tenth).verdict, "same", "with two rounds below 1 of 12 the interval holds 1: same")
+local small = { 1.012, 1.015, 1.011, 1.013, 1.016, 1.014, 1.012, 1.018, 1.013, 1.011, 1.015, 1.014 }
+v = rule.remeasured(small)
+t.ok(v.verdict == "same" and v.small and v.lo > 1, "1.4 % slower beyond any doubt: same, under the minimum effect (2 %)")
+t.is(rule.remeasured(small, 0.01).verdict, "slower", "under -minEffect=0.01: slower")
+t.is(rule.remeasured(scaled(small, 1 / 1.03), 0.02).verdict, "same", "and 1.6 % faster: same, mirror-wise")
+v = rule.remeasured({ 2, 2.1, 1.9, 2, 2, 2.05, 1.95 })
+t.ok(v.verdict == "same" and v.inconclusive == "7 rounds give no 99% interval (8 needed)",
+  "7 rounds of twice the time: same, inconclusive (" .. tostring(v.inconclusive) .. ")")
+t.is(rule.remeasured({ 2, 2.1, 1.9, 2, 2, 2.05, 1.95, 2 }).verdict, "slower", "8 rounds: slower")
+v = rule.remeasured({})
+t.ok(v.verdict == "same" and v.inconclusive, "no round timed both sides: inconclusive")
+
+-- the rule from two records: the history's reruns of identical builds
+local function rec(id, times, o)
+  o = o or {}
+  local r = { id = id, machine = "m1", bestEpsilon = 0.02, points = {},
+    builds = { { src = o.src or "s1", key = o.key or "k1" } } }
+  for i, tm in ipairs(times) do
+    r.points[i] = { point = { n = i }, desc = "d" .. i, build = 1, status = o.status or "measured", time = tm,
+      spread = o.spread or 0.01, limiter = "L1 bw" }
+  end
+  return r
+end
+local function machine_of(r, p) return p.machine or r.machine end
+local A, B = rec(1, { 1e-6, 2e-6 }), rec(2, { 1.3e-6, 2e-6 }, { src = "s2" })
+v = rule.recorded({ record = A, point = A.points[1] }, { record = B, point = B.points[1] }, rule.history({ A, B }, machine_of), 0.02)
+t.ok(v.verdict == "same" and v.inconclusive and v.rule == "default" and near(v.band, rule.DEFAULT_BAND, 1e-12),
+  "no reruns of identical builds: x1.3 is the same, inconclusive, inside the default band (" .. v.noise .. ")")
+local C = rec(3, { 1e-6 * (rule.DEFAULT_BAND + 0.01), 2e-6 }, { src = "s2" })
+v = rule.recorded({ record = A, point = A.points[1] }, { record = C, point = C.points[1] }, rule.history({ A, C }, machine_of), 0.02)
+t.ok(v.verdict == "slower" and not v.inconclusive, "beyond the default band: slower (" .. v.noise .. ")")
+local A2 = rec(4, { 1.3e-6, 2e-6 })
+v = rule.recorded({ record = A, point = A.points[1] }, { record = A2, point = A2.points[1] }, nil, 0.02)
+t.ok(v.verdict == "same" and v.rule == "identical" and not v.inconclusive,
+  "identical builds (the same description, sources and build key): the same at x1.3, the difference the machine's")
+local C1, C2 = rec(5, { 1e-6, 2e-6 }, { src = "s1" }), rec(6, { 1.3e-6, 2e-6 }, { src = "s9" })
+C1.builds[1].core, C2.builds[1].core = "c0ffee", "c0ffee"
+v = rule.recorded({ record = C1, point = C1.points[1] }, { record = C2, point = C2.points[1] }, nil, 0.02)
+t.is(v.rule, "identical", "sources that differ (a comment) but one core binary: identical builds")
+C2.builds[1].core = "decade"
+t.is(rule.recorded({ record = C1, point = C1.points[1] }, { record = C2, point = C2.points[1] }, nil, 0.02).rule, "default",
+  "another core binary: not")
+-- reruns: each build measured five times, log-times scattered by a known spread
+local runs, s = {}, 0.01
+local dev = { -2, -1, 0, 1, 2 }
+for i, d in ipairs(dev) do
+  runs[#runs + 1] = rec(10 + i, { 1e-6 * math.exp(d * s), 2e-6 * math.exp(d * s) })
+  runs[#runs + 1] = rec(20 + i, { 1.1e-6 * math.exp(-d * s), 2e-6 * math.exp(-d * s) }, { src = "s2" })
+end
+local est = rule.history(runs, machine_of)
+local sd1, df1, where = est(runs[1], runs[1].points[1])
+t.ok(near(sd1, s * math.sqrt(2.5), 1e-9) and df1 == 8 and where == "point",
+  "reruns: the point's own pooled spread of log-times (" .. tostring(sd1) .. ", 8 degrees of freedom from two builds run 5 times)")
+local band = math.exp(stats.t_quantile(0.99, 8) * math.sqrt(2) * sd1)
+local a1, b1 = runs[1], runs[2]
+v = rule.recorded({ record = a1, point = a1.points[1] }, { record = b1, point = b1.points[1] }, est, 0.02)
+t.ok(v.rule == "history" and near(v.band, band, 1e-9) and v.verdict == "slower" and v.ratio > band,
+  string.format("x%.3f beyond the band of the reruns (x%.3f = exp(t(8) sqrt(2) sd)): slower (%s)", v.ratio, band, v.noise))
+t.is(v.noise, string.format("between runs (history, 8 reruns) x%.3f", band), "the noise named with its reruns and band")
+-- heavy tails: one rerun in ten slowed threefold by a neighbour's phase; the band is never
+-- narrower than the widest ratio seen between two reruns of one build
+local tails = {}
+for i = 1, 10 do tails[#tails + 1] = rec(80 + i, { 1e-6 * (i == 5 and 3 or 1 + 0.001 * i), 2e-6 }) end
+for i = 1, 10 do tails[#tails + 1] = rec(90 + i, { 1.5e-6 * (1 + 0.001 * i), 2e-6 }, { src = "s2" }) end
+v = rule.recorded({ record = tails[1], point = tails[1].points[1] }, { record = tails[11], point = tails[11].points[1] },
+  rule.history(tails, machine_of), 0.02)
+t.ok(v.rule == "history" and v.band >= 2.99 and v.verdict == "same" and v.inconclusive,
+  "a rerun three times slower once: x1.5 is inside the band (x" .. string.format("%.2f", v.band) .. "), inconclusive: " .. tostring(v.inconclusive))
+local hits = {}
+for i, r in ipairs(runs) do
+  hits[i] = rec(r.id, { r.points[1].time, r.points[2].time }, { status = "hit", src = r.builds[1].src })
+end
+t.is(rule.history(hits, machine_of)(hits[1], hits[1].points[1]), nil, "points taken from the cache are no reruns")
+local few = {}
+for i = 1, 5 do few[i] = rec(30 + i, { 1e-6 * (1 + 0.01 * i), 2e-6 * (1 + 0.01 * i) }, { src = "s3" }) end
+sd1, df1, where = rule.history(few, machine_of)(few[1], few[1].points[1])
+t.ok(where == "class" and df1 == 8, "a point with fewer than " .. rule.MIN_RERUNS .. " reruns: its roof's points' (L1 bw: 2 points, 8 reruns)")
+t.is(rule.history({ few[1], few[2], few[3], few[4] }, machine_of)(few[1], few[1].points[1]), nil,
+  "fewer than " .. rule.MIN_RERUNS .. " reruns in its class too (6): no estimate")
+local other = rec(32, { 1e-6, 2e-6 })
+other.machine = "m2"
+v = rule.recorded({ record = other, point = other.points[1] }, { record = few[1], point = few[1].points[1] },
+  rule.history({ other, table.unpack(few) }, machine_of), 0.02)
+t.is(v.rule, "default", "a run on another machine without reruns there: no estimate of the difference, the default band")
+local steady = {}
+for i = 1, 12 do steady[#steady + 1] = rec(40 + i, { 1e-6 * (1 + 1e-4 * i), 2e-6 }, { spread = 0 }) end
+for i = 1, 12 do steady[#steady + 1] = rec(60 + i, { 1.015e-6 * (1 + 1e-4 * i), 2e-6 }, { src = "s2", spread = 0 }) end
+v = rule.recorded({ record = steady[1], point = steady[1].points[1] }, { record = steady[13], point = steady[13].points[1] },
+  rule.history(steady, machine_of), 0)
+t.ok(v.verdict == "same" and v.ratio > v.band, "beyond a narrow band (x" .. string.format("%.4f", v.band) ..
+  ") but under the minimum effect (x1.015): same")
+
+-- the source store: one copy per content, read back checked, pruned with the records
+rot.set("cacheDir", tmp .. "/cache")
+local cache = tmp .. "/cache"
+local text = "int x;\n"
+local sha = sys.sha256(text)
+t.ok(sources.put(cache, sha, text) and sources.put(cache, sha, text), "a file is stored (twice: once)")
+t.is(sources.get(cache, sha), text, "and read back")
+sys.writefile(sources.path(cache, sha), "int y;\n")
+local got, why = sources.get(cache, sha)
+t.ok(got == nil and why:find("changed"), "a stored file whose content no longer matches its name is refused: " .. tostring(why))
+-- records written by rot.history.record keep the sources their builds read
+local S = session.current()
+local kfile = tmp .. "/study/kernels/k1.c"
+sys.mkdir(tmp .. "/study/kernels")
+sys.writefile(kfile, "/* k1 v1 */\n")
+local kinfo = { kernels = { { name = "k1", path = kfile } }, macros = {} }
+local function rows(ns)
+  return { { point = { n = 1 }, desc = { flags = "-O2", macros = {}, device = "cpu", workloads = { { kernel = "k1", params = { n = 1 },
+    threads = 1, pin = {} } }, policy = { k = 3 } }, kinfo = kinfo, hash = string.rep("a", 64), key = string.rep("b", 64),
+    machine = "m1", entry = { meta = { flops = 1, bytes = 8, workingSet = 8 }, runs = { { ns = ns, reps = 1 } } }, measured = true } }
+end
+local script = tmp .. "/study/study.lua"
+sys.writefile(script, "-- study\n")
+rot.set("historyRuns", 2)
+local function stored()
+  local n = 0
+  for _, d in ipairs(sys.listdir(sources.dir(cache)) or {}) do n = n + #(sys.listdir(sources.dir(cache) .. "/" .. d) or {}) end
+  return n
+end
+S.rows, S.axes, S.script = rows(1000), { "n" }, "study"
+local r1 = record.save(S, { path = script, ok = true })
+local tree = r1.trees[r1.builds[1].tree]
+local k1 = tree.kernels[1]
+t.ok(k1.name == "k1" and k1.file == "@study/kernels/k1.c" and k1.files["@study/kernels/k1.c"] == sys.sha256("/* k1 v1 */\n"),
+  "a record names its build's files, tagged by root, with their SHA-256")
+t.is(sources.get(cache, sys.sha256("/* k1 v1 */\n")), "/* k1 v1 */\n", "and the store keeps the kernel as it was")
+t.ok(r1.hows and r1.points[1].how == 1 and r1.points[1].params == "n=1", "and how to measure each point again")
+local ps = record.params("n=1000,x=0.1;m=3")
+t.ok(ps and ps[1].n == 1000 and ps[1].x == 0.1 and ps[2].m == 3 and math.type(ps[1].n) == "integer",
+  "a point's parameters read back exactly, one table per workload")
+local n1 = stored()
+S.rows = rows(1100)
+record.save(S, { path = script, ok = true })
+t.is(stored(), n1, "a second record of the same files stores nothing more")
+sys.writefile(kfile, "/* k1 v2 */\n")
+S.memo = {}
+S.rows = rows(1200)
+record.save(S, { path = script, ok = true })
+t.is(stored(), n1 + 1, "the kernel edited: its new content is stored beside the old")
+S.memo = {}
+S.rows = rows(1300)
+record.save(S, { path = script, ok = true })
+t.ok(sources.get(cache, sys.sha256("/* k1 v1 */\n")) == nil and sources.get(cache, sys.sha256("/* k1 v2 */\n")),
+  "once the records that named the old content are pruned (historyRuns 2), it goes too; the new stays")
+t.is(#history.list(history.dir(cache, S.home, script)), 2, "(two records kept)")
+
+t.done()
