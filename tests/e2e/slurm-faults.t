@@ -46,8 +46,9 @@ sweep() { # sweep OUT FROM TO [ARG/OPTION ...]
 	"$ROOT/rot" measure "$S/sweep.lua" "$@" -executor=slurm -cacheDir="$CACHE" -outputDir="$OUT" >"$T/$out.o" 2>"$T/$out.e" &
 	pid=$!
 }
-job_of() { sed -n 's/.* submitted to Slurm as job \([0-9]*\) .*/\1/p' "$T/$1.e" | head -n 1; }
-jobdir_of() { sed -n 's/.*, job directory //p' "$T/$1.e" | head -n 1; }
+# (the run's stderr may not exist yet while a test waits for its first results)
+job_of() { sed -n 's/.* submitted to Slurm as job \([0-9]*\) .*/\1/p' "$T/$1.e" 2>/dev/null | head -n 1; }
+jobdir_of() { sed -n 's/.*, job directory //p' "$T/$1.e" 2>/dev/null | head -n 1; }
 results() { ls "$(jobdir_of "$1")/result" 2>/dev/null | wc -l; }
 has_results() { [ "$(results "$1")" -ge "$2" ]; }
 entries() { find "$CACHE/results" -type f | wc -l; }

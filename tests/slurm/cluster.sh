@@ -53,6 +53,9 @@ cpus=$(nproc)
 dd if=/dev/urandom of="$D/munge.key" bs=1024 count=1 2>/dev/null && chmod 400 "$D/munge.key"
 munged --key-file="$D/munge.key" --socket="$D/munge.sock" --pid-file="$D/munged.pid" \
 	--log-file="$D/log/munged.log" --seed-file="$D/munge.seed" -f || exit 1
+# munged returns before its daemon has written the pid file that stop (and slurm.t) read
+i=0
+while [ ! -s "$D/munged.pid" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 # each node's own TMPDIR, as a node-local disk would be
 cat >"$D/task-prolog.sh" <<PROLOG
 #!/bin/sh
