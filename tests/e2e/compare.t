@@ -89,6 +89,22 @@ ok $? "the CSV names the rule of each verdict: the default band"
 grep -q '"rule": "verdicts against the noise between runs' "$OUT/study-compare.json" && grep -q '"noise": "between runs unknown' "$OUT/study-compare.json"
 ok $? "and so does the JSON, with the noise of each point"
 
+# the gate without -remeasure: a slowdown the unknown noise between runs leaves inconclusive
+# fails nothing, and stderr says so with the command that decides it; the plot's key says it too
+# (B/A here is near the default band x4: each point is slower or inconclusive, by its own ratio)
+rot compare "$S/study.lua" -failOn=slower >"$T/c" 2>"$T/ce"
+st=$?
+slow=$(col verdict | grep -c '^slower$')
+undecided=$(col inconclusive | grep -c .)
+test $((slow + undecided)) -eq 2 && test $st -eq $((slow > 0)) &&
+	if [ "$undecided" -gt 0 ]; then
+		grep -q "^rot: -failOn=slower: $undecided points\{0,1\} inconclusive (B/A x[0-9.]*\( to x[0-9.]*\)\{0,1\}), judged against no known noise between runs: they fail nothing; rot compare $S/study.lua 1 2 -remeasure -failOn=slower judges them$" "$T/ce" &&
+			grep -q "B same ($undecided, $undecided inconclusive)" "$OUT/study-compare.gp"
+	else ! grep -q "inconclusive" "$T/ce"; fi
+gst=$?
+ok $gst "the gate fails on the slower points only ($slow, exit $st); the $undecided inconclusive ones fail nothing, and stderr and the plot's key say so"
+[ $gst -eq 0 ] || sed 's/^/#   /' "$T/c" "$T/ce" >&2
+
 # -remeasure: run 1's kernel (1 pass) rebuilt from the source store while the file says 4 passes,
 # both runs measured again in 8 alternating rounds; a median of paired rounds holds through a
 # neighbour's burst, so each point is slower with B/A near 4 (1 if run 1 were rebuilt from today's file)

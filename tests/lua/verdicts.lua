@@ -206,4 +206,26 @@ t.ok(sources.get(cache, sys.sha256("/* k1 v1 */\n")) == nil and sources.get(cach
   "once the records that named the old content are pruned (historyRuns 2), it goes too; the new stays")
 t.is(#history.list(history.dir(cache, S.home, script)), 2, "(two records kept)")
 
+-- the gate's line on what it could not judge (rot.compare.output.undecided), stderr captured
+local output = require "rot.compare.output"
+local function undecided_line(matched, fail_on, hint)
+  local f, saved = io.tmpfile(), io.stderr
+  io.stderr = f
+  output.undecided(matched, fail_on, hint)
+  io.stderr = saved
+  f:seek("set")
+  local text = f:read("a")
+  f:close()
+  return text
+end
+local same = { { verdict = "same", inconclusive = "unknown", ratio = 2.01 }, { verdict = "same", inconclusive = "unknown", ratio = 2.19 },
+  { verdict = "same", inconclusive = "unknown", ratio = 0.9 }, { verdict = "same", ratio = 1.5 }, { verdict = "slower", ratio = 3 } }
+t.is(undecided_line(same, "slower", "rot compare s.lua 1 2 -remeasure"),
+  "rot: -failOn=slower: 2 points inconclusive (B/A x2.010 to x2.190), judged against no known noise between runs: they "
+  .. "fail nothing; rot compare s.lua 1 2 -remeasure -failOn=slower judges them\n",
+  "-failOn=slower: the inconclusive points B took longer on are said, with their range and the command that judges them")
+t.is(undecided_line(same, "any", nil), "rot: -failOn=any: 3 points inconclusive (B/A x0.900 to x2.190), judged against no "
+  .. "known noise between runs: they fail nothing\n", "-failOn=any: every inconclusive one that moved; no command where none can judge them")
+t.is(undecided_line({ same[4], same[5] }, "slower", "x"), "", "nothing inconclusive: no line")
+
 t.done()

@@ -179,6 +179,7 @@ function M.compare(cfg, pos, copts, resolve)
   if not fail_on then return 0 end
   local bad = compare.offending(matched, fail_on)
   output.gate(bad, axes, fail_on)
+  output.undecided(matched, fail_on, o.hint)
   return #bad > 0 and 1 or 0
 end
 

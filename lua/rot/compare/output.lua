@@ -200,4 +200,21 @@ function M.gate(matched, axes, fail_on)
   end
 end
 
+--[[ The gate's line on the points it could not judge: inconclusive ones whose B/A would fail it
+  (slower: B took longer; any: it moved), with their range and the command that decides them
+  (hint: none when the runs cannot be measured again), so a gate that passes says what it
+  could not see. ]]
+function M.undecided(matched, fail_on, hint)
+  local n, lo, hi = 0, math.huge, 0
+  for _, p in ipairs(matched) do
+    if p.inconclusive and p.ratio and (fail_on == "any" and p.ratio ~= 1 or p.ratio > 1) then
+      n, lo, hi = n + 1, math.min(lo, p.ratio), math.max(hi, p.ratio)
+    end
+  end
+  if n == 0 then return end
+  io.stderr:write(string.format("rot: -failOn=%s: %d point%s inconclusive (B/A x%.3f%s), judged against no known noise "
+    .. "between runs: they fail nothing%s\n", fail_on, n, n == 1 and "" or "s", lo,
+    hi > lo and string.format(" to x%.3f", hi) or "", hint and ("; " .. hint .. " -failOn=" .. fail_on .. " judges them") or ""))
+end
+
 return M

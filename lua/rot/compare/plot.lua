@@ -72,7 +72,12 @@ local function points(o, f, pl, drawn, only, dat, plots)
   for _, d in ipairs(only) do table.insert(d.which == "a" and blocks[1].list or per.other.list, d.p) end
   for _, v in ipairs({ "slower", "faster", "same", "other" }) do
     local b = per[v]
-    b.name = (v == "other" and "only in A or B, or failed in one" or ("B " .. v)) .. " (" .. #b.list .. ")"
+    local undecided = 0
+    for _, d in ipairs(v == "same" and drawn or {}) do
+      if d.pair.verdict == "same" and d.pair.inconclusive then undecided = undecided + 1 end
+    end
+    b.name = (v == "other" and "only in A or B, or failed in one" or ("B " .. v)) .. " (" .. #b.list
+      .. (undecided > 0 and string.format(", %d inconclusive", undecided) or "") .. ")"
     if #b.list > 0 then blocks[#blocks + 1] = b end
   end
   dat[#dat + 1] = "# rot compare data: one block per set; columns: intensity[flop/B] performance[GFLOP/s] label"
