@@ -42,5 +42,17 @@ nohead=$(for f in $(find lua/rot -name '*.lua') core/*.[ch] driver/*.[ch]; do
 done)
 test -z "$nohead"
 ok $? "every module says what it owns in its first lines${nohead:+: $nohead}"
+# the result vocabulary is declared once (core/vocabulary.h): the core's writers and the driver's
+# readers of records spell no record word of their own; the GPU side, left as it was (no GPU
+# here to run it), still spells its meta keys, each of which must be declared there
+gpu="core/gpu.c core/gpuprof.c core/device_gpu.c"
+words=$(grep -n '"\(meta\|run\|status\|error\|stderr\|region\) \|\\n\(meta\|run\|status\) ' core/*.c driver/cache.c driver/lcore.c |
+	grep -v '^core/gpu\|^core/device_gpu' | grep -v '^[^:]*:[0-9]*:[[:space:]]*\(/\*\|\*\)' | grep -v "region '%s'" | cut -c1-80)
+test -z "$words"
+ok $? "no record word spelled in the core's writers or the driver's readers${words:+: $words}"
+undeclared=$(grep -ho '\("\|\\n\)meta [A-Za-z][A-Za-z0-9]*\(%d\)\?' $gpu | sed 's/^.*meta //' | sort -u |
+	while read -r k; do grep -qF "\"$k\"," core/vocabulary.h || echo "$k"; done | tr '\n' ' ')
+test -z "$undeclared"
+ok $? "every meta key the GPU side writes by name is declared in core/vocabulary.h${undeclared:+: $undeclared}"
 echo "1..$n"
 [ $fails -eq 0 ]
