@@ -46,7 +46,7 @@ t.ok(warm.notCounted["perf::TASK-CLOCK"]:find("ran in 3 of the region's 4 calls"
   "a counter that did not run through every call: not counted, and why")
 t.is(warm.neverClosed, 1, "its calls never closed")
 local col = format.columns["per call"]
-t.is(col[1], "per call", "the table's columns come from region_keys")
+t.is(col[1], "per call", "an application's table columns are format's, by title")
 local ccol
 for _, c in ipairs({ "perf::TASK-CLOCK" }) do ccol = c end
 local out = {}

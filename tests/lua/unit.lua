@@ -639,7 +639,8 @@ report.records(recs, cols, f)
 f:close()
 t.is(sys.readfile(tmp), "kernel     x   twice\na       0.33  0.6667\nlonger     -       -\n", "records: aligned, formatted, '-' when missing")
 report.records_csv(recs, cols, tmp)
-t.is(sys.readfile(tmp), "kernel,x,twice\na,0.333333333,0.666666667\nlonger,,\n", "records CSV: full numbers, empty when missing")
+t.is(sys.readfile(tmp), "kernel,x,twice\na,0.3333333333333333,0.6666666666666666\nlonger,,\n",
+  "records CSV: numbers in full (the shortest text that reads back the same), empty when missing")
 sys.remove(tmp)
 
 -- a directory that cannot be written: why in lower case, the path said once, a hint that fits

@@ -9,6 +9,7 @@ local keys = require "rot.build.keys"
 local toolchain = require "rot.build.toolchain"
 local governor = require "rot.machine.governor"
 local util = require "rot.util"
+local protocol = require "rot.protocol"
 
 local M = { name = "local" }
 
@@ -61,7 +62,7 @@ end
 local function settle_item(s, item, res, core_hash)
   local row = item.row
   if not res then return outcome.fail(s, row, s.no_device or "not measured: the run stopped before it", { quiet = true }) end
-  if res.status ~= "ok" and res.meta.failure == "nodevice" then
+  if res.status ~= protocol.status.ok and res.meta.failure == "nodevice" then
     -- no device: said once; the core stops before the other GPU points
     s.no_device = res.error
     s:quiet()
