@@ -193,7 +193,7 @@ local function measure(cfg, pos, build_only)
   local path = resolve_script(cfg, pos[2])
   local args = { table.unpack(pos, 3) }
   return measurement(cfg, { path = path, args = args, script_dir = util.dirname(path),
-    script = (util.basename(path):gsub("%.lua$", "")), body = function() return run_script(path, args) end }, build_only)
+    script = util.script_name(path), body = function() return run_script(path, args) end }, build_only)
 end
 
 -- rot profile [-threads=N] [-counters=EV,EV] [--] PROGRAM [ARG ...]: one application point

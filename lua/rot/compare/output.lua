@@ -1,7 +1,6 @@
 --[[ rot.compare.output: a comparison as a user sees it: the table (one line per point: time,
   rates and % of bound in A and B, B/A, the noise band, the verdict and the limiter), the summary line,
   NAME-compare.csv and NAME-compare.json, and the gate's lines for -failOn. ]]
-local sys = require "rot.sys"
 local util = require "rot.util"
 local format = require "rot.results.format"
 
@@ -151,8 +150,7 @@ function M.write(dir, name, A, B, matched, summary, axes, with_machine, eps)
   local doc = { measurement = name, a = json_run(A), b = json_run(B), bestEpsilon = eps,
     rule = "B/A beyond (1+spreadA)(1+spreadB)(1+bestEpsilon): slower; A/B beyond it: faster; else same",
     summary = { counts = summary.counts, speedup = summary.speedup, matched = summary.matched }, points = points }
-  local ok, err = sys.writefile(base .. ".json", util.json(doc) .. "\n")
-  if not ok then util.fail("cannot write '" .. base .. ".json': " .. err, "set -outputDir=DIR to a writable directory") end
+  util.write_output(base .. ".json", util.json(doc) .. "\n")
   return base .. ".csv", base .. ".json"
 end
 
