@@ -324,6 +324,22 @@
 	X(STDOUT, "stdout", "text", "", "", "", "", "", "regions",                                 \
 	  "(program) the fastest invocation's output (its last 16 KiB)")                           \
 	X(STDOUT_RUN, "stdoutRun", "int", "", "", "", "", "", "regions",                           \
-	  "(program) that invocation")
+	  "(program) that invocation")                                                             \
+	X(PARTIAL, "partial", "table", "", "", "", "", "", "executor",                             \
+	  "a failed application point: what its invocations completed (the core's result)")        \
+	X(SPEC, "spec", "table", "", "", "", "", "", "executor", "the script's spec of the point") \
+	X(TEXT, "text", "text", "", "", "", "", "", "executor", "its description's text")          \
+	X(HASH, "hash", "text", "", "", "", "", "", "executor",                                    \
+	  "its description's hash: the cache key")                                                 \
+	X(KINFO, "kinfo", "table", "", "", "", "", "", "executor", "its kernels, found")           \
+	X(PATH, "path", "text", "", "", "", "", "", "executor", "its cache entry's file")          \
+	X(KEY, "key", "text", "", "", "", "", "", "executor", "its build key (rot.build.keys)")    \
+	X(ITEM, "item", "int", "", "", "", "", "", "executor",                                     \
+	  "its place in the executor's items")                                                     \
+	X(CACHED_ENTRY, "cached_entry", "table", "", "", "", "", "", "executor",                   \
+	  "the entry the cache held when it was looked up")                                        \
+	X(SETTLED, "settled", "bool", "", "", "", "", "", "session", "settled with the session")   \
+	X(WAITED_FOR, "waited_for", "text", "", "", "", "", "", "executor",                        \
+	  "a Slurm task's point: the task whose lock it waited for")
 
 #endif

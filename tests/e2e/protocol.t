@@ -28,4 +28,15 @@ done
 contains "$T/o" "^child child each|shared$" "a key's syntax"
 contains "$T/o" "^rule ok true$" "a rule the core accepts"
 contains "$T/o" "^rule bad rule 'runStrat flush': unknown event 'runStrat'$" "a rule it refuses, with its words"
+# a measured point's row and its application's rows carry only fields the vocabulary declares
+cat >"$T/m.lua" <<'EOF2'
+local rot = require "rot"
+local res = rot.measure(rot.space { rot.axis("n", { 64 }) }, function(p) return { kernel = "triad", params = { n = p.n } } end)
+res:bounds()
+local odd = require("rot.results.row").undeclared(res.rows[1])
+print("undeclared " .. table.concat(odd, " "))
+EOF2
+rot measure "$T/m.lua" -runs=1 -maxRuns=1 -bestK=1 >"$T/o" 2>"$T/e"
+ok $? "a script measures a point"
+contains "$T/o" "^undeclared $" "its row carries only fields RESULT_ROW declares"
 done_testing

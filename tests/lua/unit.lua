@@ -107,6 +107,8 @@ t.is(mrow.flops, 110.0, "measured flops = 2*A + B per invocation (2*40 + 30)")
 t.is(mrow.counts, "flops measured, bytes declared", "each quantity says where it came from")
 t.ok(math.abs(mrow.flopsRatio - 1.1) < 1e-12, "measured/declared ratio")
 t.is(mrow.counters.A, 40.0, "counter values are per invocation")
+t.is(table.concat(require("rot.results.row").undeclared(mrow), " "), "",
+  "every field quantities sets is declared (core/vocabulary.h: RESULT_ROW)")
 
 local peaks = require "rot.machine.peaks"
 -- which stored file readers that never measure use: the newest analysis's, else an older one's
@@ -197,6 +199,7 @@ t.ok(res.rows[1].limiter == "L2 bw" and math.abs(res.rows[1].fraction - 0.8) < 1
 t.ok(res.rows[2].limiter == "L1 bw" and math.abs(res.rows[2].fraction - 0.3) < 1e-9,
   "the 2-thread point: inside the 2-thread L1, at 30% of its ceiling (" .. tostring(res.rows[2].limiter) .. ")")
 t.is(res:ceilings().threads, 2, "the plots draw the highest thread count's ceilings")
+t.is(table.concat(require("rot.results.row").undeclared(res.rows[1]), " "), "", "and every field the bounds set")
 
 -- peaks.csv with sizes: the levels at a thread count, effective sizes first
 local lrows = peaks.parse_csv(table.concat({

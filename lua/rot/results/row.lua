@@ -19,6 +19,14 @@ function M.field(key)
   return f
 end
 
+-- The fields a row carries that no declaration names, sorted (a bug where any are).
+function M.undeclared(r)
+  local out = {}
+  for k in pairs(r) do if not M.by_key[k] then out[#out + 1] = tostring(k) end end
+  table.sort(out)
+  return out
+end
+
 -- The run record's names of fields given by key, in that order (rot.history's COLUMNS).
 function M.record_names(keys)
   local out = {}
