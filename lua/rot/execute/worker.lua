@@ -131,7 +131,7 @@ function M.run(home, jobdir, task, load_config)
   for i = first, last do items[#items + 1] = job.points[i] end
   local rows, pending = lookup.lookup(s, items)
   local holder <close> = claim.holder(s, claim.me(who_am_i(task)))
-  s.on_settle = reporter(jobdir, first, holder)
+  s:on_settle(reporter(jobdir, first, holder))
   for _, row in ipairs(rows) do if row.cached then s:settle(row) end end
   measure(s, holder, pending)
   io.stdout:write(string.format("rot worker: task %d of job %s on %s: points %d-%d, %d cached, %d measured, %d failed\n",

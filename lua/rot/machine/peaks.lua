@@ -247,29 +247,29 @@ end
 -- row, with how the value was obtained.
 function M.ceilings(rows, threads, precision, family)
   precision, family = precision or "double", family or "triad"
-  local compute, bandwidth, prefix = {}, {}, "^" .. family .. "_"
+  local flop_roofs, byte_roofs, prefix = {}, {}, "^" .. family .. "_"
   for _, r in ipairs(rows) do
     if r.threads == threads and r.kind == "compute" and r.name:match("^" .. precision .. "_") then
-      compute[#compute + 1] = { label = (r.name:gsub("_", " ")), gflops = r.value, name = r.name, spread = r.spread,
+      flop_roofs[#flop_roofs + 1] = { label = (r.name:gsub("_", " ")), gflops = r.value, name = r.name, spread = r.spread,
         unstable = r.unstable, row = r }
     elseif r.threads == threads and r.kind == "bandwidth" and r.name:match(prefix) then
       local level = r.name:gsub(prefix, "")
-      bandwidth[#bandwidth + 1] = { label = level .. " " .. family, gbs = r.value, level = level, family = family,
+      byte_roofs[#byte_roofs + 1] = { label = level .. " " .. family, gbs = r.value, level = level, family = family,
         spread = r.spread, unstable = r.unstable, row = r }
     end
   end
-  table.sort(compute, function(a, b) return a.gflops > b.gflops end)
-  return compute, bandwidth
+  table.sort(flop_roofs, function(a, b) return a.gflops > b.gflops end)
+  return flop_roofs, byte_roofs
 end
 
 --[[ Everything a point's bound needs at a thread count: {compute=, bandwidth= (triad's),
   streams = {triad=, read=, write=} (each as ceilings' bandwidth; empty where the peaks have
   none), levels=, sweep= (rot.machine.sweep.of: nil where the peaks hold no sweep), threads=}. ]]
 function M.at(rows, threads, precision)
-  local compute, bandwidth = M.ceilings(rows, threads, precision)
-  local streams = { triad = bandwidth }
+  local flop_roofs, byte_roofs = M.ceilings(rows, threads, precision)
+  local streams = { triad = byte_roofs }
   for _, family in ipairs({ "read", "write" }) do streams[family] = select(2, M.ceilings(rows, threads, precision, family)) end
-  return { compute = compute, bandwidth = bandwidth, streams = streams, levels = M.levels(rows, threads),
+  return { compute = flop_roofs, bandwidth = byte_roofs, streams = streams, levels = M.levels(rows, threads),
     sweep = sweep.of(rows, threads), threads = threads }
 end
 
@@ -277,23 +277,23 @@ end
   plus scalar add; triad's bandwidth ceilings, and those of the families in `families` (a
   set: {read=true}) that bound some of its points. ]]
 function M.shown(c, families)
-  local compute, seen = {}, {}
+  local flop_roofs, seen = {}, {}
   for _, x in ipairs(c.compute) do
     local isa = x.name:match("^%a+_(%w+)_")
     if not seen[isa] or x.name:match("scalar_add") then
       seen[isa] = true
-      compute[#compute + 1] = x
+      flop_roofs[#flop_roofs + 1] = x
     end
   end
-  local bandwidth = {}
+  local byte_roofs = {}
   for _, family in ipairs({ "triad", "read", "write" }) do
     if family == "triad" or (families or {})[family] then
       for _, b in ipairs(c.streams and c.streams[family] or family == "triad" and c.bandwidth or {}) do
-        bandwidth[#bandwidth + 1] = b
+        byte_roofs[#byte_roofs + 1] = b
       end
     end
   end
-  return compute, bandwidth
+  return flop_roofs, byte_roofs
 end
 
 -- The thread count of the stored peaks nearest to (not above, where possible) t.
@@ -373,7 +373,7 @@ function M.measure(rot, quick)
       r.isa = r.isa or "-O3 -march=native"
     end
   end
-  session.current().stage = nil
+  session.current():set_stage(nil)
   for _, n in ipairs(compute.notes(cs, rows)) do notes[#notes + 1] = n end
   if #rows > 0 then -- notes on what was measured (none in rot build), a line each
     notes[#notes + 1] = M.sampler_note(machine.samplers(), threads[#threads])

@@ -33,8 +33,7 @@ local function timed(what, f, ...) return session.current():timed(what, f, ...) 
 -- why(worst) says).
 local function warn_above(above, what, why)
   local s = session.current()
-  if #above == 0 or s.warned_above then return end
-  s.warned_above = true
+  if #above == 0 or not s:once("warned above") then return end
   local worst, by, names = above[1], {}, {}
   for _, r in ipairs(above) do
     if r.fraction > worst.fraction then worst = r end
@@ -194,8 +193,7 @@ end
 -- without a sweep (from an older rot, or written by hand) bound by the cache's ceiling.
 local function note_unswept(rows, file)
   local s = session.current()
-  if #rows == 0 or s.noted_unswept then return end
-  s.noted_unswept = true
+  if #rows == 0 or not s:once("noted unswept") then return end
   local r = rows[1]
   io.stderr:write(string.format("rot: note: %s no bandwidth sweep: %d point%s in the step past the last cache's effective "
     .. "size and short of DRAM's flat tail (%s: %s) %s bounded by that cache's ceiling (%s), the most such a working set "
@@ -273,10 +271,9 @@ local function check_level_names(self, o)
   for _, l in ipairs(self:ceilings().levels) do names[#names + 1] = l.name end
   if #names == 0 then return end
   local s = session.current()
-  s.warned_names = s.warned_names or {}
   for _, m in ipairs(levelnames.misnamed(self.rows, o.series, function(r) return level_of(self, r) end, names)) do
     local w = levelnames.warning(o.name, m)
-    if not s.warned_names[w] then s.warned_names[w] = true; io.stderr:write(w) end
+    if s:once(w) then io.stderr:write(w) end
   end
 end
 
