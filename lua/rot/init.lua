@@ -14,6 +14,8 @@ local rot = {
   fail = util.fail, axis = space.axis, space = space.new, geometric = space.geometric,
   machine = machine, util = util, serialize = util.serialize,
 }
+-- rot.config: the session's configuration (rot.session's, set by the CLI before the script runs)
+setmetatable(rot, { __index = function(_, k) if k == "config" then return session.current().config end end })
 
 -- A configuration key's value (set by the CLI before the script runs); an unknown key stops
 -- the script naming it and the nearest one.

@@ -117,7 +117,6 @@ local function start(cfg, o)
     executor = execute.choose(cfg, o.build_only) }
   if o.build_only then s:set_output_dir(s:run_dir() .. "/out") end
   session.set_current(s)
-  require("rot").config = cfg
   return s
 end
 

@@ -122,7 +122,6 @@ function M.run(home, jobdir, task, load_config)
     builddir = (os.getenv("TMPDIR") or "/tmp") .. "/rot-build-" .. (os.getenv("USER") or "user") .. "-" .. machine.id(fp),
     scheduled = true }
   session.set_current(s)
-  require("rot").config = config
   if not os.getenv("CCACHE_DIR") then sys.setenv("CCACHE_DIR", config:get("cacheDir") .. "/ccache") end
   sys.mkdir(config:get("cacheDir") .. "/machines")
   assert(sys.writefile(slurm.fp_path(config, job.type), util.serialize(fp)))
