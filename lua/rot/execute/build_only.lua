@@ -1,4 +1,4 @@
--- rot.execute.build: the executor of `rot build`: every core the points need is built (once
+-- rot.execute.build_only: the executor of `rot build`: every core the points need is built (once
 -- per build key in the run, cached points too), nothing is measured; one "built" line per core
 -- (kernels, macros, flags) or the compiler's message. Rows not cached come back unmeasured,
 -- marked planned (built, not run), so a script goes on to every point it would measure; a row
