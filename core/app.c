@@ -289,15 +289,8 @@ static double tv_ns(struct timeval t)
 static void write_run(FILE *out, const struct tracee *tr, double ns, const struct rusage *u0,
 		      const struct rusage *u1)
 {
-	fputs(protocol_record_word(RECORD_RUN), out);
-	protocol_run_value(out, RUNKEY_NS, "%.0f", ns);
-	protocol_run_value(out, RUNKEY_TSC, "0");
-	protocol_run_value(out, RUNKEY_REPS, "1");
-	protocol_run_value(out, RUNKEY_CPUS, "-");
-	protocol_run_value(out, RUNKEY_MIG, "0");
-	protocol_run_value(out, RUNKEY_VCSW, "%ld", u1->ru_nvcsw - u0->ru_nvcsw);
-	protocol_run_value(out, RUNKEY_IVCSW, "%ld", u1->ru_nivcsw - u0->ru_nivcsw);
-	protocol_run_value(out, RUNKEY_DISTURBED, "0");
+	protocol_run(out, &(struct protocol_run){ns, 0, 1, "-", 0, u1->ru_nvcsw - u0->ru_nvcsw,
+						 u1->ru_nivcsw - u0->ru_nivcsw, 0});
 	protocol_run_value(out, RUNKEY_UTIME_NS, "%.0f", tv_ns(u1->ru_utime) - tv_ns(u0->ru_utime));
 	protocol_run_value(out, RUNKEY_STIME_NS, "%.0f", tv_ns(u1->ru_stime) - tv_ns(u0->ru_stime));
 	protocol_run_value(out, RUNKEY_MAXRSS_KIB, "%ld", u1->ru_maxrss);

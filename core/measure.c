@@ -317,8 +317,11 @@ static void kernel_report(const struct rot_kernel *k, void *state, FILE *out)
 	for (int i = 0; i < n && i < MAX_REPORT; i++)
 		if (v[i].name && v[i].name[0] &&
 		    v[i].name[strspn(v[i].name, "abcdefghijklmnopqrstuvwxyz"
-						"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")] == '\0')
-			protocol_meta_of(out, META_REPORT, v[i].name, "%.17g", v[i].value);
+						"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")] == '\0') {
+			char name[512];
+			snprintf(name, sizeof name, protocol_meta_name(META_REPORT), v[i].name);
+			protocol_meta_named(out, name, "%.17g", v[i].value);
+		}
 }
 
 /* Writes a failure of the point (its kind and message) for the tracer to report. */
@@ -479,21 +482,6 @@ static void write_setup(const struct measurement *m, FILE *out)
 	}
 }
 
-/* One timed run's record. */
-static void write_run(FILE *out, const struct run *r, long reps, int disturbed)
-{
-	fputs(protocol_record_word(RECORD_RUN), out);
-	protocol_run_value(out, RUNKEY_NS, "%llu", (unsigned long long)r->ns);
-	protocol_run_value(out, RUNKEY_TSC, "%llu", (unsigned long long)r->tsc);
-	protocol_run_value(out, RUNKEY_REPS, "%ld", reps);
-	protocol_run_value(out, RUNKEY_CPUS, "%s", r->cpus);
-	protocol_run_value(out, RUNKEY_MIG, "%d", r->migrations);
-	protocol_run_value(out, RUNKEY_VCSW, "%ld", r->vcsw);
-	protocol_run_value(out, RUNKEY_IVCSW, "%ld", r->ivcsw);
-	protocol_run_value(out, RUNKEY_DISTURBED, "%d", disturbed);
-	fputc('\n', out);
-}
-
 /* The timed runs, one run record each, until the best-k rule holds or maxRuns. */
 static int timed_runs(struct measurement *m, FILE *out)
 {
@@ -515,7 +503,10 @@ static int timed_runs(struct measurement *m, FILE *out)
 			return -1;
 		}
 		int disturbed = r.ivcsw > 0 || r.migrations > 0;
-		write_run(out, &r, m->reps, disturbed);
+		protocol_run(out, &(struct protocol_run){(double)r.ns, (unsigned long long)r.tsc,
+							 m->reps, r.cpus, r.migrations, r.vcsw,
+							 r.ivcsw, disturbed});
+		fputc('\n', out);
 		m->sum_ns += r.ns;
 		m->sum_tsc += r.tsc;
 		n++;

@@ -50,9 +50,11 @@ void protocol_status(FILE *out, int ok)
 	fputc('\n', out);
 }
 
-/* " VALUE\n" after a meta record's name. */
-static void meta_value(FILE *out, const char *fmt, va_list ap)
+/* "meta NAME VALUE" (a line), NAME given in full. */
+static void vmeta(FILE *out, const char *name, const char *fmt, va_list ap)
 {
+	protocol_record(out, RECORD_META);
+	fputs(name, out);
 	fputc(' ', out);
 	vfprintf(out, fmt, ap);
 	fputc('\n', out);
@@ -61,31 +63,40 @@ static void meta_value(FILE *out, const char *fmt, va_list ap)
 void protocol_meta(FILE *out, enum protocol_meta k, const char *fmt, ...)
 {
 	va_list ap;
-	protocol_record(out, RECORD_META);
-	fputs(protocol_meta_name(k), out);
 	va_start(ap, fmt);
-	meta_value(out, fmt, ap);
+	vmeta(out, protocol_meta_name(k), fmt, ap);
 	va_end(ap);
 }
 
 void protocol_meta_at(FILE *out, enum protocol_meta k, int i, const char *fmt, ...)
 {
+	char name[128];
+	snprintf(name, sizeof name, protocol_meta_name(k), i);
 	va_list ap;
-	protocol_record(out, RECORD_META);
-	fprintf(out, protocol_meta_name(k), i);
 	va_start(ap, fmt);
-	meta_value(out, fmt, ap);
+	vmeta(out, name, fmt, ap);
 	va_end(ap);
 }
 
-void protocol_meta_of(FILE *out, enum protocol_meta k, const char *name, const char *fmt, ...)
+void protocol_meta_named(FILE *out, const char *name, const char *fmt, ...)
 {
 	va_list ap;
-	protocol_record(out, RECORD_META);
-	fprintf(out, protocol_meta_name(k), name);
 	va_start(ap, fmt);
-	meta_value(out, fmt, ap);
+	vmeta(out, name, fmt, ap);
 	va_end(ap);
+}
+
+void protocol_run(FILE *out, const struct protocol_run *r)
+{
+	fputs(protocol_record_word(RECORD_RUN), out);
+	protocol_run_value(out, RUNKEY_NS, "%.0f", r->ns);
+	protocol_run_value(out, RUNKEY_TSC, "%llu", r->tsc);
+	protocol_run_value(out, RUNKEY_REPS, "%ld", r->reps);
+	protocol_run_value(out, RUNKEY_CPUS, "%s", r->cpus);
+	protocol_run_value(out, RUNKEY_MIG, "%d", r->mig);
+	protocol_run_value(out, RUNKEY_VCSW, "%ld", r->vcsw);
+	protocol_run_value(out, RUNKEY_IVCSW, "%ld", r->ivcsw);
+	protocol_run_value(out, RUNKEY_DISTURBED, "%d", r->disturbed);
 }
 
 void protocol_run_value(FILE *out, enum protocol_run_key k, const char *fmt, ...)

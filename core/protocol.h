@@ -162,14 +162,29 @@ void protocol_record(FILE *out, enum protocol_record r);
 /* Writes "status ok" or "status failed" (a line). */
 void protocol_status(FILE *out, int ok);
 
-/* Writes "meta NAME VALUE" (a line), VALUE as fmt says; _at names key i of a %d family,
- * _of key name of a %s family. */
+/* Writes "meta NAME VALUE" (a line), VALUE as fmt says; _at names key i of a %d family;
+ * _named writes a NAME its caller made from a %s family's (META_REPORT's report.NAME). */
 void protocol_meta(FILE *out, enum protocol_meta k, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void protocol_meta_at(FILE *out, enum protocol_meta k, int i, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-void protocol_meta_of(FILE *out, enum protocol_meta k, const char *name, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+void protocol_meta_named(FILE *out, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The keys every run record begins with (PROTOCOL_RUN_KEYS' first eight). */
+struct protocol_run {
+	double ns;
+	unsigned long long tsc;
+	long reps;
+	const char *cpus;
+	int mig;
+	long vcsw, ivcsw;
+	int disturbed;
+};
+
+/* Writes a run record's word and its first keys; the caller adds more (protocol_run_value) and
+ * the line's end. */
+void protocol_run(FILE *out, const struct protocol_run *r);
 
 /* Writes " KEY=VALUE" of a run record (or of a region record's counts: _at, key i of a %d
  * family). */

@@ -26,80 +26,60 @@ static const char *eval(const char *expr)
 	return out;
 }
 
-/* Appends " word" to buf (len bytes). */
-static void add(char *buf, size_t len, const char *word)
-{
-	size_t n = strlen(buf);
-	snprintf(buf + n, len - n, "%s%s", n ? " " : "", word);
-}
+/* Every table's names (its entries' second field) as arrays, and the CSV columns of RESULT_ROW. */
+#define NAME(id, name, ...) name,
+#define CSV(id, key, type, unit, csv, ...) csv,
+static const char *const input[] = {PROTOCOL_INPUT(NAME) NULL};
+static const char *const records[] = {PROTOCOL_RECORDS(NAME) NULL};
+static const char *const events[] = {PROTOCOL_EVENTS(NAME) NULL};
+static const char *const actions[] = {PROTOCOL_ACTIONS(NAME) NULL};
+static const char *const rule_keys[] = {PROTOCOL_RULE_KEYS(NAME) NULL};
+static const char *const failures[] = {PROTOCOL_FAILURES(NAME) NULL};
+static const char *const meta[] = {PROTOCOL_META(NAME) NULL};
+static const char *const run_keys[] = {PROTOCOL_RUN_KEYS(NAME) NULL};
+static const char *const region_keys[] = {PROTOCOL_REGION_KEYS(NAME) NULL};
+static const char *const row_keys[] = {RESULT_ROW(NAME) NULL};
+static const char *const row_csv[] = {RESULT_ROW(CSV) NULL};
+#undef NAME
+#undef CSV
 
-/* The names of an array of entries (field f of each), space-separated, as Lua gives them. */
-static const char *names(const char *array, const char *f)
-{
-	static char expr[256];
-	snprintf(expr, sizeof expr,
-		 "(function() local o = {} for i, e in ipairs(p.%s) do o[i] = e.%s or '' end "
-		 "return table.concat(o, ' ') end)()",
-		 array, f);
-	return eval(expr);
-}
-
-/* The declared tables against what rot.protocol gives, in their order. */
+/* The declared tables against what rot.protocol gives (an array of names, or of entries and
+ * the field that names each), in their order. */
 static void declared(void)
 {
-	char want[8192];
-#define EXPECT(list, what)                                                                         \
-	do {                                                                                       \
-		want[0] = '\0';                                                                    \
-		list;                                                                              \
-		is_str(got, want, what);                                                           \
-	} while (0)
-	const char *got = eval("table.concat(p.input, ' ')");
-#define X(id, key, syntax, meaning) add(want, sizeof want, key);
-	EXPECT(PROTOCOL_INPUT(X), "input: the keys of PROTOCOL_INPUT, in its order");
-#undef X
-	got = eval("table.concat(p.records, ' ')");
-#define X(id, word, syntax, meaning) add(want, sizeof want, word);
-	EXPECT(PROTOCOL_RECORDS(X), "records: PROTOCOL_RECORDS' words");
-#undef X
-	got = eval("table.concat(p.events, ' ')");
-#define X(id, name, meaning) add(want, sizeof want, name);
-	EXPECT(PROTOCOL_EVENTS(X), "events: PROTOCOL_EVENTS', in enum order (rules.c names them)");
-#undef X
-	got = eval("table.concat(p.actions, ' ')");
-#define X(id, name, side, meaning) add(want, sizeof want, name);
-	EXPECT(PROTOCOL_ACTIONS(X), "actions: PROTOCOL_ACTIONS'");
-#undef X
-	got = eval("table.concat(p.rule_keys, ' ')");
-#define X(id, key, syntax, meaning) add(want, sizeof want, key);
-	EXPECT(PROTOCOL_RULE_KEYS(X), "rule keys: PROTOCOL_RULE_KEYS'");
-#undef X
-	got = eval("table.concat(p.failures, ' ')");
-#define X(id, name, meaning) add(want, sizeof want, name);
-	EXPECT(PROTOCOL_FAILURES(X), "failure kinds: PROTOCOL_FAILURES'");
-#undef X
-	got = names("meta", "name");
-#define X(id, name, type, unit, side, meaning) add(want, sizeof want, name);
-	EXPECT(PROTOCOL_META(X),
-	       "meta keys: PROTOCOL_META's names, families with their %%d or %%s");
-#undef X
-	got = names("run_keys", "name");
-#define X(id, key, type, unit, meaning) add(want, sizeof want, key);
-	EXPECT(PROTOCOL_RUN_KEYS(X), "run keys: PROTOCOL_RUN_KEYS'");
-#undef X
-	got = names("region_keys", "name");
-#define X(id, key, meaning) add(want, sizeof want, key);
-	EXPECT(PROTOCOL_REGION_KEYS(X), "region keys: PROTOCOL_REGION_KEYS'");
-#undef X
-	got = names("row", "key");
-#define X(id, key, type, unit, csv, json, record, group, side, meaning) add(want, sizeof want, key);
-	EXPECT(RESULT_ROW(X), "row fields: RESULT_ROW's keys, in the CSV's order");
-#undef X
-	got = names("row", "csv");
-#define X(id, key, type, unit, csv, json, record, group, side, meaning) add(want, sizeof want, csv);
-	EXPECT(RESULT_ROW(X), "and their CSV columns (none: '')");
-#undef X
-#undef EXPECT
+	static const struct {
+		const char *array, *field;
+		const char *const *want;
+		const char *what;
+	} t[] = {
+	    {"input", NULL, input, "input: the keys of PROTOCOL_INPUT, in its order"},
+	    {"records", NULL, records, "records: PROTOCOL_RECORDS' words"},
+	    {"events", NULL, events,
+	     "events: PROTOCOL_EVENTS', in enum order (rules.c names them)"},
+	    {"actions", NULL, actions, "actions: PROTOCOL_ACTIONS'"},
+	    {"rule_keys", NULL, rule_keys, "rule keys: PROTOCOL_RULE_KEYS'"},
+	    {"failures", NULL, failures, "failure kinds: PROTOCOL_FAILURES'"},
+	    {"meta", "name", meta,
+	     "meta keys: PROTOCOL_META's names, families with their %d or %s"},
+	    {"run_keys", "name", run_keys, "run keys: PROTOCOL_RUN_KEYS'"},
+	    {"region_keys", "name", region_keys, "region keys: PROTOCOL_REGION_KEYS'"},
+	    {"row", "key", row_keys, "row fields: RESULT_ROW's keys, in the CSV's order"},
+	    {"row", "csv", row_csv, "and their CSV columns (none: '')"},
+	};
+	for (size_t k = 0; k < sizeof t / sizeof t[0]; k++) {
+		char expr[256], want[8192] = "";
+		snprintf(expr, sizeof expr,
+			 "(function() local o = {} for i, e in ipairs(p.%s) do o[i] = %s end "
+			 "return table.concat(o, ' ') end)()",
+			 t[k].array, t[k].field ? "e[FIELD] or ''" : "e");
+		for (const char *const *w = t[k].want; *w; w++) {
+			size_t n = strlen(want);
+			snprintf(want + n, sizeof want - n, "%s%s", n ? " " : "", *w);
+		}
+		lua_pushstring(L, t[k].field ? t[k].field : "");
+		lua_setglobal(L, "FIELD");
+		is_str(eval(expr), want, "%s", t[k].what);
+	}
 }
 
 /* Each field of an entry as declared (units, sides, meanings), the limits and the words. */
