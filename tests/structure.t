@@ -70,5 +70,15 @@ unnamed=$(find lua/rot driver core -type f | sort | while read -r f; do
 done | tr '\n' ' ')
 test -n "$segments" && test -z "$unnamed"
 ok $? "README's stage map (How rot is built) names every file under lua/rot, driver and core${unnamed:+: $unnamed}"
+# the rot frontend rebuilds the driver when a core file it is built from changes: every core file
+# the driver's objects read (their dependency files) is a module of the Makefile's one list
+mods=$(sed -n 's/^DRIVER_CORE_MODULES := //p' Makefile)
+read=$(cat build/driver/*.d 2>/dev/null | tr ' \\' '\n\n' | sed -n 's/^\(core\/[^:]*\):*$/\1/p' | sort -u)
+unlisted=$(for f in $read; do
+	b=${f##*/}
+	case " $mods " in *" ${b%.[ch]} "*) ;; *) echo "$f" ;; esac
+done | tr '\n' ' ')
+test -n "$mods" && test -n "$read" && test -z "$unlisted"
+ok $? "every core file the driver is built from is in DRIVER_CORE_MODULES (what rot checks)${unlisted:+: $unlisted}"
 echo "1..$n"
 [ $fails -eq 0 ]
