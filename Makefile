@@ -8,9 +8,10 @@ CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE
 DRIVER_SRCS := $(wildcard driver/*.c)
 DRIVER_LIB_SRCS := $(filter-out driver/main.c,$(DRIVER_SRCS))
-# the core's plain-C modules the driver shares (its Lua glue is in driver/)
-DRIVER_CORE_OBJS := $(BUILD)/driver/core_topology.o $(BUILD)/driver/core_strdist.o \
-	$(BUILD)/driver/core_rules.o
+# the core's plain-C modules and headers the driver is built from (its Lua glue is in driver/),
+# listed once: the rot frontend reads this line (keep it one line) to know when the driver is stale
+DRIVER_CORE_MODULES := topology strdist rules protocol vocabulary
+DRIVER_CORE_OBJS := $(patsubst core/%.c,$(BUILD)/driver/core_%.o,$(wildcard $(DRIVER_CORE_MODULES:%=core/%.c)))
 DRIVER_OBJS := $(DRIVER_SRCS:driver/%.c=$(BUILD)/driver/%.o) $(DRIVER_CORE_OBJS)
 DRIVER_LIB_OBJS := $(DRIVER_LIB_SRCS:driver/%.c=$(BUILD)/driver/%.o) $(DRIVER_CORE_OBJS)
 DRIVER_LIBS := $(LUA_LIBS) -lhwloc -lm
@@ -44,7 +45,7 @@ $(BUILD)/driver/core_%.o: core/%.c Makefile
 
 $(BUILD)/tests/%.t: tests/unit/%.c $(DRIVER_LIB_OBJS) tests/unit/tap.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(LUA_CFLAGS) -Idriver -o $@ $< $(DRIVER_LIB_OBJS) $(DRIVER_LIBS)
+	$(CC) $(CFLAGS) $(WARN) $(LUA_CFLAGS) -Idriver -Icore -o $@ $< $(DRIVER_LIB_OBJS) $(DRIVER_LIBS)
 
 # unit tests of the core's modules link them from an archive (test kernels register themselves
 # from the test file, ROT_KERNEL)

@@ -289,12 +289,13 @@ static double tv_ns(struct timeval t)
 static void write_run(FILE *out, const struct tracee *tr, double ns, const struct rusage *u0,
 		      const struct rusage *u1)
 {
-	fprintf(out,
-		"run ns=%.0f tsc=0 reps=1 cpus=- mig=0 vcsw=%ld ivcsw=%ld disturbed=0 "
-		"utimeNs=%.0f stimeNs=%.0f maxrssKiB=%ld threads=%d\n",
-		ns, u1->ru_nvcsw - u0->ru_nvcsw, u1->ru_nivcsw - u0->ru_nivcsw,
-		tv_ns(u1->ru_utime) - tv_ns(u0->ru_utime),
-		tv_ns(u1->ru_stime) - tv_ns(u0->ru_stime), u1->ru_maxrss, tr->th.created + 1);
+	protocol_run(out, &(struct protocol_run){ns, 0, 1, "-", 0, u1->ru_nvcsw - u0->ru_nvcsw,
+						 u1->ru_nivcsw - u0->ru_nivcsw, 0});
+	protocol_run_value(out, RUNKEY_UTIME_NS, "%.0f", tv_ns(u1->ru_utime) - tv_ns(u0->ru_utime));
+	protocol_run_value(out, RUNKEY_STIME_NS, "%.0f", tv_ns(u1->ru_stime) - tv_ns(u0->ru_stime));
+	protocol_run_value(out, RUNKEY_MAXRSS_KIB, "%ld", u1->ru_maxrss);
+	protocol_run_value(out, RUNKEY_RAN_THREADS, "%d", tr->th.created + 1);
+	fputc('\n', out);
 }
 
 /* One invocation, followed to its end; its records written. 0, 1 when it failed (said). */
@@ -343,23 +344,27 @@ static int invoke(struct app_run *ar, int run, FILE *out)
 static void write_end(struct app_run *ar, int n, int conv, FILE *out)
 {
 	const struct app *a = &ar->p->app;
-	fprintf(out, "meta app %s\n", a->name);
-	fprintf(out, "meta invocations %d\nmeta converged %d\n", n, conv);
+	protocol_meta(out, META_APP, "%s", a->name);
+	protocol_meta(out, META_INVOCATIONS, "%d", n);
+	protocol_meta(out, META_CONVERGED, "%d", conv);
 	if (ar->best_run >= 0) {
-		fprintf(out, "meta stdoutRun %d\nmeta stdoutBytes %zu\nmeta stdout ", ar->best_run,
-			ar->best_tail.total);
+		protocol_meta(out, META_STDOUT_RUN, "%d", ar->best_run);
+		protocol_meta(out, META_STDOUT_BYTES, "%zu", ar->best_tail.total);
+		protocol_record(out, RECORD_META);
+		fprintf(out, "%s ", protocol_meta_name(META_STDOUT));
 		escape_write(out, ar->best_tail.buf, ar->best_tail.len);
 		fputc('\n', out);
 	}
 	regions_write_meta(&ar->rg, out);
 	for (int i = 0; i < ar->rg.ctr.n; i++)
-		fprintf(out, "meta event%d %s\n", i, ar->rg.ctr.name[i]);
+		protocol_meta_at(out, META_EVENT, i, "%s", ar->rg.ctr.name[i]);
 	if (ar->rg.ctr.n)
-		fprintf(out, "meta counterDomain %s\n",
-			ar->rg.ctr.user_only ? "user" : "user+kernel");
-	sysinfo_frequency(out, "After", -1);
+		protocol_meta(out, META_COUNTER_DOMAIN, "%s",
+			      ar->rg.ctr.user_only ? "user" : "user+kernel");
+	sysinfo_frequency(out, META_CPU_KHZ_AFTER, -1);
 	errtail_write(&ar->tr->err, out);
-	fputs("meta complete 1\nstatus ok\n", out);
+	protocol_meta(out, META_COMPLETE, "1");
+	protocol_status(out, 1);
 }
 
 /* Sets up what the invocations share: 0, or 1 after writing why it cannot run. */
@@ -394,7 +399,7 @@ int app_measure(const struct point *p, struct tracee *tr, int sfd, const sigset_
 	ar.rg.fd = -1;
 	if (prepare(&ar, out) == 0) {
 		sysinfo_static(out, -1);
-		sysinfo_frequency(out, "Before", -1);
+		sysinfo_frequency(out, META_CPU_KHZ_BEFORE, -1);
 		while (n < p->rule.max_runs && !conv) {
 			if (invoke(&ar, n, out))
 				goto out;

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#define COUNTERS_MAX 16
+#include "vocabulary.h" /* COUNTERS_MAX */
 
 struct counters {
 	int n;

@@ -2,6 +2,7 @@
  * through the pipe, written as its last 20 whole lines for a point's result; the same for the
  * last 16 KiB an application wrote to its stdout (outtail). */
 #include "errtail.h"
+#include "protocol.h"
 
 #include <errno.h>
 #include <string.h>
@@ -79,7 +80,7 @@ void errtail_write(const struct errtail *e, FILE *out)
 		size_t j = i;
 		while (j < e->len && e->buf[j] != '\n')
 			j++;
-		fputs("stderr ", out);
+		protocol_record(out, RECORD_STDERR);
 		for (size_t k = i; k < j; k++) {
 			unsigned char c = (unsigned char)e->buf[k];
 			fputc(c < 32 || c == 127 ? '?' : c, out);

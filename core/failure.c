@@ -106,10 +106,9 @@ void failure_message(const struct failure *f, char *buf, size_t len)
 	}
 }
 
-/* Writes prefix and text as one record line: a newline inside text becomes a space. */
-static void put_line(FILE *out, const char *prefix, const char *text)
+/* Writes text as the rest of a record line: a newline inside it becomes a space. */
+static void put_line(FILE *out, const char *text)
 {
-	fputs(prefix, out);
 	for (const char *c = text; *c; c++)
 		fputc(*c == '\n' ? ' ' : *c, out);
 	fputc('\n', out);
@@ -126,16 +125,20 @@ void failure_write_error(FILE *out, const struct failure *f)
 		if (!hint)
 			hint = tail + 7;
 	}
-	put_line(out, "error ", msg);
-	fprintf(out, "meta failure %s\n", failure_kind_name(f->kind));
+	protocol_record(out, RECORD_ERROR);
+	put_line(out, msg);
+	protocol_meta(out, META_FAILURE, "%s", failure_kind_name(f->kind));
 	if (f->kind == FAILURE_SIGNAL)
-		fprintf(out, "meta signal %d\n", f->sig);
-	if (hint)
-		put_line(out, "meta hint ", hint);
+		protocol_meta(out, META_SIGNAL, "%d", f->sig);
+	if (hint) {
+		protocol_record(out, RECORD_META);
+		fprintf(out, "%s ", protocol_meta_name(META_HINT));
+		put_line(out, hint);
+	}
 }
 
 void failure_write(FILE *out, const struct failure *f)
 {
-	fputs("status failed\n", out);
+	protocol_status(out, 0);
 	failure_write_error(out, f);
 }

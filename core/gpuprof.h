@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#define GPU_MAX_METRICS 64
+#include "vocabulary.h" /* GPU_MAX_METRICS */
 
 /* The device's chip name (GH100, ...), asked once per process; NULL when CUPTI cannot tell. */
 const char *gpuprof_chip_name(void);

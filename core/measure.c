@@ -5,6 +5,7 @@
 #include "device.h"
 #include "failure.h"
 #include "flush.h"
+#include "protocol.h"
 #include "sysinfo.h"
 #include "timer.h"
 
@@ -316,8 +317,11 @@ static void kernel_report(const struct rot_kernel *k, void *state, FILE *out)
 	for (int i = 0; i < n && i < MAX_REPORT; i++)
 		if (v[i].name && v[i].name[0] &&
 		    v[i].name[strspn(v[i].name, "abcdefghijklmnopqrstuvwxyz"
-						"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")] == '\0')
-			fprintf(out, "meta report.%s %.17g\n", v[i].name, v[i].value);
+						"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")] == '\0') {
+			char name[512];
+			snprintf(name, sizeof name, protocol_meta_name(META_REPORT), v[i].name);
+			protocol_meta_named(out, name, "%.17g", v[i].value);
+		}
 }
 
 /* Writes a failure of the point (its kind and message) for the tracer to report. */
@@ -459,24 +463,26 @@ static void write_setup(const struct measurement *m, FILE *out)
 {
 	const struct point *p = m->p;
 	for (int i = 0; i < p->nw; i++)
-		fprintf(out, "meta workload%d %s threads=%d\n", i, p->w[i].args.kernel->name,
-			p->w[i].threads);
-	fprintf(out, "meta kernel %s\n", p->w[0].args.kernel->name);
-	fprintf(out, "meta flops %.17g\nmeta bytes %.17g\nmeta workingSet %zu\n", m->flops,
-		m->bytes, m->working);
+		protocol_meta_at(out, META_WORKLOAD, i, "%s threads=%d", p->w[i].args.kernel->name,
+				 p->w[i].threads);
+	protocol_meta(out, META_KERNEL, "%s", p->w[0].args.kernel->name);
+	protocol_meta(out, META_FLOPS, "%.17g", m->flops);
+	protocol_meta(out, META_BYTES, "%.17g", m->bytes);
+	protocol_meta(out, META_WORKING_SET, "%zu", m->working);
 	if (m->written_known)
-		fprintf(out, "meta bytesWritten %.17g\n", m->written);
-	fprintf(out, "meta threads %d\n", m->team.n);
-	fprintf(out, "meta cacheMode %s\n", p->cold ? "cold" : "warm");
-	fprintf(out, "meta timerOverheadNs %llu\nmeta timerOverheadTsc %llu\n",
-		(unsigned long long)m->ov_ns, (unsigned long long)m->ov_tsc);
-	fprintf(out, "meta tscAvailable %d\n", TIMER_HAVE_TSC);
-	if (m->need_flush) /* guessed: hwloc knows no cache size on this machine */
-		fprintf(out, "meta flushBytes %zu\nmeta flushSize %s\n", m->flush_bytes,
-			m->llc_known ? "topology" : "guessed");
+		protocol_meta(out, META_BYTES_WRITTEN, "%.17g", m->written);
+	protocol_meta(out, META_THREADS, "%d", m->team.n);
+	protocol_meta(out, META_CACHE_MODE, "%s", p->cold ? "cold" : "warm");
+	protocol_meta(out, META_TIMER_OVERHEAD_NS, "%llu", (unsigned long long)m->ov_ns);
+	protocol_meta(out, META_TIMER_OVERHEAD_TSC, "%llu", (unsigned long long)m->ov_tsc);
+	protocol_meta(out, META_TSC_AVAILABLE, "%d", TIMER_HAVE_TSC);
+	if (m->need_flush) { /* guessed: hwloc knows no cache size on this machine */
+		protocol_meta(out, META_FLUSH_BYTES, "%zu", m->flush_bytes);
+		protocol_meta(out, META_FLUSH_SIZE, "%s", m->llc_known ? "topology" : "guessed");
+	}
 }
 
-/* The timed runs, one "run" line each, until the best-k rule holds or maxRuns. */
+/* The timed runs, one run record each, until the best-k rule holds or maxRuns. */
 static int timed_runs(struct measurement *m, FILE *out)
 {
 	struct point *p = m->p;
@@ -497,11 +503,10 @@ static int timed_runs(struct measurement *m, FILE *out)
 			return -1;
 		}
 		int disturbed = r.ivcsw > 0 || r.migrations > 0;
-		fprintf(out,
-			"run ns=%llu tsc=%llu reps=%ld cpus=%s mig=%d vcsw=%ld ivcsw=%ld "
-			"disturbed=%d\n",
-			(unsigned long long)r.ns, (unsigned long long)r.tsc, m->reps, r.cpus,
-			r.migrations, r.vcsw, r.ivcsw, disturbed);
+		protocol_run(out, &(struct protocol_run){(double)r.ns, (unsigned long long)r.tsc,
+							 m->reps, r.cpus, r.migrations, r.vcsw,
+							 r.ivcsw, disturbed});
+		fputc('\n', out);
 		m->sum_ns += r.ns;
 		m->sum_tsc += r.tsc;
 		n++;
@@ -521,16 +526,21 @@ static void write_end(const struct measurement *m, FILE *out)
 	const struct point *p = m->p;
 	for (int i = 0; i < p->nw; i++)
 		kernel_report(p->w[i].args.kernel, p->w[i].state, out);
-	sysinfo_frequency(out, "After", sched_getcpu());
+	sysinfo_frequency(out, META_CPU_KHZ_AFTER, sched_getcpu());
 	if (TIMER_HAVE_TSC && m->sum_ns > 0)
-		fprintf(out, "meta tscHz %.6g\n", (double)m->sum_tsc / (double)m->sum_ns * 1e9);
-	fprintf(out, "meta ruleFlushes %d\n", m->flushes);
-	if (invocations > 0 && (rot_tally_flops > 0 || rot_tally_bytes > 0))
-		fprintf(
-		    out, "meta tallyFlops %.17g\nmeta tallyBytes %.17g\nmeta tallyWritten %.17g\n",
-		    rot_tally_flops / (double)invocations, rot_tally_bytes / (double)invocations,
-		    rot_tally_written / (double)invocations);
-	fprintf(out, "meta converged %d\nmeta complete 1\n", m->converged);
+		protocol_meta(out, META_TSC_HZ, "%.6g",
+			      (double)m->sum_tsc / (double)m->sum_ns * 1e9);
+	protocol_meta(out, META_RULE_FLUSHES, "%d", m->flushes);
+	if (invocations > 0 && (rot_tally_flops > 0 || rot_tally_bytes > 0)) {
+		protocol_meta(out, META_TALLY_FLOPS, "%.17g",
+			      rot_tally_flops / (double)invocations);
+		protocol_meta(out, META_TALLY_BYTES, "%.17g",
+			      rot_tally_bytes / (double)invocations);
+		protocol_meta(out, META_TALLY_WRITTEN, "%.17g",
+			      rot_tally_written / (double)invocations);
+	}
+	protocol_meta(out, META_CONVERGED, "%d", m->converged);
+	protocol_meta(out, META_COMPLETE, "1");
 }
 
 int measure_point(struct point *p, FILE *out)
@@ -551,7 +561,7 @@ int measure_point(struct point *p, FILE *out)
 	m.ov_ns = overhead_ns;
 	m.ov_tsc = overhead_tsc;
 	sysinfo_static(out, sched_getcpu());
-	sysinfo_frequency(out, "Before", sched_getcpu());
+	sysinfo_frequency(out, META_CPU_KHZ_BEFORE, sched_getcpu());
 	if (team_start(p, m.dev, &m.team, m.err, sizeof m.err) < 0) {
 		fail(out, FAILURE_SETUP, m.err);
 		goto out;

@@ -69,7 +69,8 @@ struct point {
 	int ncounters;
 	int notify; /* the parent wants run and workload events (counters, parent-side rules):
 		     * without, the child does not stop for them */
-	char gpu_metrics[64][128]; /* CUPTI metrics, profiled after (never during) the timed runs */
+	/* CUPTI metrics, profiled after (never during) the timed runs */
+	char gpu_metrics[GPU_MAX_METRICS][128];
 	int ngpu_metrics;
 	int shared; /* may share its child with the points beside it (a GPU context set up once) */
 	struct app app; /* an application point: no workload, app.path set */

@@ -80,10 +80,11 @@ static void after_handoff(struct session *s, FILE *out)
 	int busy = -1;
 	tracer_kill_leftovers(tr);
 	if (!tr->leftover && (busy = tracer_busy_thread(tr)) >= 0)
-		fprintf(out,
-			"meta childEnded thread %d of the point was still running: a fresh child "
-			"measures the next point\n",
-			busy);
+		protocol_meta(
+		    out, META_CHILD_ENDED,
+		    "thread %d of the point was still running: a fresh child measures the "
+		    "next point",
+		    busy);
 	if (tr->leftover || busy >= 0) {
 		tracer_kill_all(tr);
 		ptrace(PTRACE_CONT, tr->handoff, NULL, NULL);

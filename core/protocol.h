@@ -1,7 +1,15 @@
 /* protocol: the driver–core protocol declared once: a point's input keys, the framing words,
- * the record kinds of a result, the rule vocabulary and the failure kinds (X-macro tables). */
+ * the record kinds of a result, the rule vocabulary and the failure kinds (X-macro tables, the
+ * result's keys in vocabulary.h); the core's writers of records in those words (protocol.c). */
 #ifndef ROT_PROTOCOL_H
 #define ROT_PROTOCOL_H
+
+#include "vocabulary.h"
+
+#include <stdio.h>
+
+#define PROTOCOL_STR_(x) #x
+#define PROTOCOL_STR(x) PROTOCOL_STR_(x) /* a limit's value as text */
 
 /*
  * The core reads a batch of points (rot-core --batch FILE). Each point is framed as
@@ -30,9 +38,11 @@
 	X(KERNEL, "kernel", "kernel NAME", "a workload of one thread (workload NAME)")             \
 	X(PARAM, "param", "param NAME VALUE", "a parameter of the last workload's kernel")         \
 	X(COUNTER, "counter", "counter EVENT",                                                     \
-	  "a libpfm4 event counted on every thread of the kernel (at most 16)")                    \
+	  "a libpfm4 event counted on every thread of the kernel (at most " PROTOCOL_STR(          \
+	      COUNTERS_MAX) ")")                                                                   \
 	X(GPUMETRIC, "gpumetric", "gpumetric NAME",                                                \
-	  "a CUPTI metric, profiled after (never during) the timed runs (at most 64)")             \
+	  "a CUPTI metric, profiled after (never during) the timed runs (at most " PROTOCOL_STR(   \
+	      GPU_MAX_METRICS) ")")                                                                \
 	X(RULE, "rule", "rule EVENT ACTION [key=value ...]",                                       \
 	  "an action at an event, with predicates (PROTOCOL_EVENTS, _ACTIONS, _RULE_KEYS)")        \
 	X(RUNS, "runs", "runs N", "timed runs at least")                                           \
@@ -55,45 +65,23 @@
 	  "invocation of it in a fresh traced child, its marked regions recorded")                 \
 	X(ARG, "arg", "arg TEXT", "the application's next argument (%XX-escaped: a space is %20)") \
 	X(ENV, "env", "env NAME=VALUE",                                                            \
-	  "set in the application's environment, on top of the core's (VALUE %XX-escaped)")       \
+	  "set in the application's environment, on top of the core's (VALUE %XX-escaped)")        \
 	X(DIR, "dir", "dir PATH", "the directory the application runs in (%XX-escaped)")
 
 /* X(ID, word, syntax, meaning): the record kinds of a point's result, one record a line */
 #define PROTOCOL_RECORDS(X)                                                                        \
-	X(STATUS, "status", "status ok|failed", "what became of the point (once)")                 \
+	X(STATUS, "status", "status " PROTOCOL_OK "|" PROTOCOL_FAILED,                             \
+	  "what became of the point (once)")                                                       \
 	X(ERROR, "error", "error MESSAGE", "why it failed, in words for the user")                 \
 	X(META, "meta", "meta NAME VALUE",                                                         \
-	  "a fact about the measurement (machine state, counts, thread table, failure KIND, "      \
-	  "hint ...)")                                                                             \
-	X(RUN, "run", "run KEY=VALUE ...",                                                         \
-	  "one timed run: ns tsc reps cpus mig vcsw ivcsw disturbed, per counter eI, counting, "   \
-	  "mux")                                                                                   \
+	  "a fact about the measurement (PROTOCOL_META: machine state, counts, thread table, "     \
+	  "failure KIND, hint ...)")                                                               \
+	X(RUN, "run", "run KEY=VALUE ...", "one timed run (PROTOCOL_RUN_KEYS)")                    \
 	X(STDERR, "stderr", "stderr TEXT",                                                         \
 	  "one of the last lines the kernel wrote to its stderr (control bytes as '?')")           \
 	X(REGION, "region", "region KEY=VALUE ...",                                                \
 	  "an application's marked region in one invocation (run=I, the run it belongs to): "      \
-	  "name (%XX-escaped), calls, threads, ns, counts (APP_REGION_KEYS in app.h)")
-
-/* X(ID, key, meaning): the values of a region record, after its run=I and name=NAME, each
- * over the threads that entered the region in that invocation (times inclusive of the regions
- * nested in it; work as the program declared it; counts where every call was counted) */
-#define PROTOCOL_REGION_KEYS(X)                                                                    \
-	X(CALLS, "calls", "completed calls of the thread that made the most")                      \
-	X(CALLS_TOTAL, "callsTotal", "completed calls, summed over the threads")                   \
-	X(THREADS, "threads", "threads that entered the region")                                   \
-	X(NS, "ns", "time in the region of the thread that spent the longest (ns)")                \
-	X(NS_SUM, "nsSum", "time in the region summed over the threads (ns)")                      \
-	X(MIN_NS, "minNs", "the shortest call (ns)")                                               \
-	X(MAX_NS, "maxNs", "the longest call (ns)")                                                \
-	X(OPEN, "open", "calls begun and never ended")                                             \
-	X(FLOPS, "flops", "declared floating-point operations, summed")                            \
-	X(BYTES, "bytes", "declared bytes, summed")                                                \
-	X(WRITTEN, "written", "declared written bytes, summed")                                    \
-	X(WORKING_SET, "workingSet", "the largest declared working set (bytes)")                   \
-	X(WORK_CALLS, "workCalls", "calls that declared work")                                     \
-	X(WRITTEN_CALLS, "writtenCalls", "calls that declared their written bytes")                \
-	X(COUNTED_CALLS, "countedCalls", "calls whose counters ran (eI only when all did)")        \
-	X(MULTIPLEXED_CALLS, "multiplexedCalls", "counted calls whose counts were scaled")
+	  "name (%XX-escaped), then PROTOCOL_REGION_KEYS and counts")
 
 /* X(ID, name, meaning): the events a measurement raises, which rules attach to */
 #define PROTOCOL_EVENTS(X)                                                                         \
@@ -140,5 +128,69 @@
 	X(MARKERS, "markers",                                                                      \
 	  "the application misused its markers (a region ended in a thread that did not begin it, " \
 	  "...): its regions are kept, the point fails")
+
+enum protocol_record {
+#define X(id, word, syntax, meaning) RECORD_##id,
+	PROTOCOL_RECORDS(X)
+#undef X
+	    RECORD_COUNT
+};
+
+enum protocol_meta {
+#define X(id, name, type, unit, side, meaning) META_##id,
+	PROTOCOL_META(X)
+#undef X
+	    META_COUNT
+};
+
+enum protocol_run_key {
+#define X(id, key, type, unit, meaning) RUNKEY_##id,
+	PROTOCOL_RUN_KEYS(X)
+#undef X
+	    RUNKEY_COUNT
+};
+
+/* The words as declared: a record kind's, a meta key's (a family's with its %d or %s), a run
+ * key's. */
+const char *protocol_record_word(enum protocol_record r);
+const char *protocol_meta_name(enum protocol_meta k);
+const char *protocol_run_key(enum protocol_run_key k);
+
+/* Writes "WORD " (a record's kind and the space after it). */
+void protocol_record(FILE *out, enum protocol_record r);
+
+/* Writes "status ok" or "status failed" (a line). */
+void protocol_status(FILE *out, int ok);
+
+/* Writes "meta NAME VALUE" (a line), VALUE as fmt says; _at names key i of a %d family;
+ * _named writes a NAME its caller made from a %s family's (META_REPORT's report.NAME). */
+void protocol_meta(FILE *out, enum protocol_meta k, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void protocol_meta_at(FILE *out, enum protocol_meta k, int i, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void protocol_meta_named(FILE *out, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The keys every run record begins with (PROTOCOL_RUN_KEYS' first eight). */
+struct protocol_run {
+	double ns;
+	unsigned long long tsc;
+	long reps;
+	const char *cpus;
+	int mig;
+	long vcsw, ivcsw;
+	int disturbed;
+};
+
+/* Writes a run record's word and its first keys; the caller adds more (protocol_run_value) and
+ * the line's end. */
+void protocol_run(FILE *out, const struct protocol_run *r);
+
+/* Writes " KEY=VALUE" of a run record (or of a region record's counts: _at, key i of a %d
+ * family). */
+void protocol_run_value(FILE *out, enum protocol_run_key k, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void protocol_run_value_at(FILE *out, enum protocol_run_key k, int i, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 #endif

@@ -136,7 +136,8 @@ static void add_slot(struct agg *g, const struct rot_arena_slot *s, int nevents,
 /* One region's record: run, name, the keys, and each event's count when every call counted. */
 static void write_region(FILE *out, int run, const char *name, const struct agg *g, int nevents)
 {
-	fprintf(out, "region run=%d name=", run);
+	fprintf(out, "%s %s=%d %s=", protocol_record_word(RECORD_REGION), PROTOCOL_REGION_RUN, run,
+		PROTOCOL_REGION_NAME);
 	escape_write(out, name, strlen(name));
 	for (int k = 0; k < RK_COUNT; k++)
 		if (k != RK_MIN_NS || g->v[k] >= 0)
@@ -144,7 +145,7 @@ static void write_region(FILE *out, int run, const char *name, const struct agg 
 	int all = g->v[RK_COUNTED_CALLS] >= g->v[RK_CALLS_TOTAL] && g->v[RK_CALLS_TOTAL] > 0;
 	for (int i = 0; all && i < nevents; i++)
 		if (!(g->missing & (1u << i)))
-			fprintf(out, " e%d=%.17g", i, g->counts[i]);
+			protocol_run_value_at(out, RUNKEY_EVENT, i, "%.17g", g->counts[i]);
 	fputc('\n', out);
 }
 
@@ -183,14 +184,15 @@ void regions_write_meta(const struct regions *r, FILE *out)
 {
 	const struct rot_arena *a = r->a;
 	double tick = ns_per_tick(r);
-	fprintf(out, "meta markerClock %s\n", r->clock == ROT_CLOCK_TSC ? "tsc" : "monotonic");
-	fprintf(out, "meta markersAttached %d\n", a && a->attached);
+	protocol_meta(out, META_MARKER_CLOCK, "%s",
+		      r->clock == ROT_CLOCK_TSC ? "tsc" : "monotonic");
+	protocol_meta(out, META_MARKERS_ATTACHED, "%d", a && a->attached);
 	if (!a || !a->attached)
 		return;
-	fprintf(out, "meta markerPairNs %.4g\nmeta markerEmptyNs %.4g\n",
-		(double)a->pair_ticks * tick, (double)a->empty_ticks * tick);
+	protocol_meta(out, META_MARKER_PAIR_NS, "%.4g", (double)a->pair_ticks * tick);
+	protocol_meta(out, META_MARKER_EMPTY_NS, "%.4g", (double)a->empty_ticks * tick);
 	if (a->overflow)
-		fprintf(out, "meta regionCallsLost %u\n", a->overflow);
+		protocol_meta(out, META_REGION_CALLS_LOST, "%u", a->overflow);
 	for (int i = 0; i < r->ctr.n; i++) {
 		if (!a->event_errno[i])
 			continue;
@@ -199,9 +201,9 @@ void regions_write_meta(const struct regions *r, FILE *out)
 		char *hint = strstr(why, "\nhint: ");
 		if (hint)
 			*hint = '\0';
-		fprintf(out, "meta eventError%d %s\n", i, why);
+		protocol_meta_at(out, META_EVENT_ERROR, i, "%s", why);
 		if (hint)
-			fprintf(out, "meta countersHint %s\n", hint + 7);
+			protocol_meta(out, META_COUNTERS_HINT, "%s", hint + 7);
 	}
 }
 

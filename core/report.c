@@ -1,6 +1,7 @@
 /* report: writes a point's result: the child's records with each run's counts, the thread
  * table, the event log, the kernel's last stderr lines, and what became of the point. */
 #include "report.h"
+#include "protocol.h"
 #include "tracer.h"
 
 #include <signal.h>
@@ -68,18 +69,24 @@ enum report_verdict report_decide(const struct outcome *o, struct failure *f)
 void report_copy_records(FILE *out, const char *text, size_t len, const struct tcounters *tc)
 {
 	int run = 0;
+	const char *word = protocol_record_word(RECORD_RUN);
+	size_t wlen = strlen(word);
 	const char *end = text ? text + strnlen(text, len) : NULL;
 	for (const char *line = text; line && line < end;) {
 		const char *nl = memchr(line, '\n', (size_t)(end - line));
 		size_t n = nl ? (size_t)(nl - line) : (size_t)(end - line);
 		fwrite(line, 1, n, out);
-		if (n >= 4 && strncmp(line, "run ", 4) == 0 && tc->ctr.n > 0) {
+		if (n > wlen && strncmp(line, word, wlen) == 0 && line[wlen] == ' ' &&
+		    tc->ctr.n > 0) {
 			if (run < tc->nruns) {
 				for (int i = 0; i < tc->ctr.n; i++)
-					fprintf(out, " e%d=%.0f", i, tc->runval[run][i]);
-				fprintf(out, " counting=%d", tc->runcounting[run]);
+					protocol_run_value_at(out, RUNKEY_EVENT, i, "%.0f",
+							      tc->runval[run][i]);
+				protocol_run_value(out, RUNKEY_COUNTING, "%d",
+						   tc->runcounting[run]);
 				if (tc->runratio[run] < 1)
-					fprintf(out, " mux=%.4f", tc->runratio[run]);
+					protocol_run_value(out, RUNKEY_MUX, "%.4f",
+							   tc->runratio[run]);
 			}
 			run++;
 		}
@@ -92,9 +99,11 @@ void report_copy_records(FILE *out, const char *text, size_t len, const struct t
 static void write_threads(FILE *out, const struct tracee *tr)
 {
 	const struct threads *th = &tr->th;
-	fprintf(out, "meta threadsCreated %d\nmeta threadsExited %d\nmeta threadsCounted %d\n",
-		th->created, th->exited, th->counted);
-	fprintf(out, "meta threadTable ");
+	protocol_meta(out, META_THREADS_CREATED, "%d", th->created);
+	protocol_meta(out, META_THREADS_EXITED, "%d", th->exited);
+	protocol_meta(out, META_THREADS_COUNTED, "%d", th->counted);
+	protocol_record(out, RECORD_META);
+	fprintf(out, "%s ", protocol_meta_name(META_THREAD_TABLE));
 	for (int i = 0; i < th->n; i++)
 		fprintf(out, "%s%d:%s%s", i ? "," : "", th->t[i].index,
 			th->t[i].state == T_EXITED ? "exited"
@@ -103,14 +112,16 @@ static void write_threads(FILE *out, const struct tracee *tr)
 			th->t[i].c.counted ? ":counted" : "");
 	fprintf(out, "\n");
 	if (tr->ot.forks)
-		fprintf(out, "meta processesStarted %d\n", tr->ot.forks);
+		protocol_meta(out, META_PROCESSES_STARTED, "%d", tr->ot.forks);
 	if (tr->events.len)
-		fprintf(out, "meta events %s\n", tr->events.text);
+		protocol_meta(out, META_EVENTS, "%s", tr->events.text);
 	for (int i = 0; i < tr->tc.ctr.n; i++)
-		fprintf(out, "meta event%d %s\n", i, tr->tc.ctr.name[i]);
-	if (tr->tc.ctr.n)
-		fprintf(out, "meta counterDomain %s\nmeta multiplexed %d\n",
-			tr->tc.ctr.user_only ? "user" : "user+kernel", tr->tc.multiplexed);
+		protocol_meta_at(out, META_EVENT, i, "%s", tr->tc.ctr.name[i]);
+	if (tr->tc.ctr.n) {
+		protocol_meta(out, META_COUNTER_DOMAIN, "%s",
+			      tr->tc.ctr.user_only ? "user" : "user+kernel");
+		protocol_meta(out, META_MULTIPLEXED, "%d", tr->tc.multiplexed);
+	}
 }
 
 int report_point(FILE *out, const struct tracee *tr, const struct outcome *o)
@@ -121,14 +132,14 @@ int report_point(FILE *out, const struct tracee *tr, const struct outcome *o)
 	errtail_write(&tr->err, out);
 	switch (report_decide(o, &f)) {
 	case REPORT_OK:
-		fputs("status ok\n", out);
+		protocol_status(out, 1);
 		return 0;
 	case REPORT_FAILED:
 		failure_write(out, &f);
 		return 1;
 	case REPORT_CHILD_FAILED:
 	default:
-		fputs("status failed\n", out); /* the child wrote its own error line */
+		protocol_status(out, 0); /* the child wrote its own error line */
 		return 1;
 	}
 }

@@ -23,17 +23,16 @@ static int read_line(const char *path, char *buf, size_t len)
 }
 
 /* spaces are allowed in meta values, newlines are not */
-static void meta(FILE *out, const char *key, const char *value)
+static void meta(FILE *out, enum protocol_meta key, const char *value)
 {
-	fprintf(out, "meta %s %s\n", key, value && *value ? value : "unknown");
+	protocol_meta(out, key, "%s", value && *value ? value : "unknown");
 }
 
-void sysinfo_frequency(FILE *out, const char *suffix, int cpu)
+void sysinfo_frequency(FILE *out, enum protocol_meta key, int cpu)
 {
-	char path[128], buf[64], key[64];
+	char path[128], buf[64];
 	snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq",
 		 cpu < 0 ? 0 : cpu);
-	snprintf(key, sizeof key, "cpuKHz%s", suffix);
 	meta(out, key, read_line(path, buf, sizeof buf) == 0 ? buf : NULL);
 }
 
@@ -99,10 +98,10 @@ void sysinfo_static(FILE *out, int cpu)
 {
 	char buf[256], path[128];
 	sysinfo_prepare();
-	meta(out, "cpuModel", fixed.model);
-	meta(out, "kernelVersion", fixed.kernel);
-	meta(out, "loadavg", read_line("/proc/loadavg", buf, sizeof buf) == 0 ? buf : NULL);
+	meta(out, META_CPU_MODEL, fixed.model);
+	meta(out, META_KERNEL_VERSION, fixed.kernel);
+	meta(out, META_LOADAVG, read_line("/proc/loadavg", buf, sizeof buf) == 0 ? buf : NULL);
 	snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor",
 		 cpu < 0 ? 0 : cpu);
-	meta(out, "governor", read_line(path, buf, sizeof buf) == 0 ? buf : NULL);
+	meta(out, META_GOVERNOR, read_line(path, buf, sizeof buf) == 0 ? buf : NULL);
 }

@@ -3,10 +3,12 @@
 #ifndef ROT_SYSINFO_H
 #define ROT_SYSINFO_H
 
+#include "protocol.h"
+
 #include <stdio.h>
 
-/* Writes `meta` lines with prefix (e.g. "Before") for the frequency of cpu. */
-void sysinfo_frequency(FILE *out, const char *suffix, int cpu);
+/* Writes the meta record key (META_CPU_KHZ_BEFORE or _AFTER): the frequency of cpu. */
+void sysinfo_frequency(FILE *out, enum protocol_meta key, int cpu);
 
 /* Reads what does not change while the core runs (CPU model, kernel version); the core calls
  * it before it forks the children that measure, so they inherit it. */

@@ -1,6 +1,7 @@
 /* cache: result-cache entries: the measurement description, the core hash, metadata and
  * every run's raw outputs, in a checksummed text file written atomically. */
 #include "cache.h"
+#include "protocol.h"
 #include "sha256.h"
 #include "util.h"
 
@@ -155,10 +156,19 @@ static int parse_record(struct cache_entry *e, const char *text, int region)
 	return rc;
 }
 
+/* The rest of line after its record kind r's word (at its space or end), or NULL. */
+static const char *after_word(const char *line, enum protocol_record r)
+{
+	const char *w = protocol_record_word(r);
+	size_t n = strlen(w);
+	return strncmp(line, w, n) == 0 && (line[n] == ' ' || line[n] == '\0') ? line + n : NULL;
+}
+
 int cache_entry_parse_line(struct cache_entry *e, const char *line)
 {
-	if (strncmp(line, "meta ", 5) == 0) {
-		const char *k = line + 5, *sp = strchr(k, ' ');
+	const char *rest;
+	if ((rest = after_word(line, RECORD_META)) && *rest) {
+		const char *k = rest + 1, *sp = strchr(k, ' ');
 		if (!sp || sp == k)
 			return -1;
 		char *key = strndup(k, (size_t)(sp - k));
@@ -166,10 +176,10 @@ int cache_entry_parse_line(struct cache_entry *e, const char *line)
 		free(key);
 		return rc < 0 ? -1 : 1;
 	}
-	if (strncmp(line, "run", 3) == 0 && (line[3] == ' ' || line[3] == '\0'))
-		return parse_record(e, line + 3, 0);
-	if (strncmp(line, "region ", 7) == 0)
-		return parse_record(e, line + 6, 1);
+	if ((rest = after_word(line, RECORD_RUN)))
+		return parse_record(e, rest, 0);
+	if ((rest = after_word(line, RECORD_REGION)) && *rest)
+		return parse_record(e, rest, 1);
 	return 0;
 }
 
@@ -213,15 +223,16 @@ char *cache_entry_format(const struct cache_entry *e, size_t *len)
 	buf_printf(&b, "rot-cache 1\ndescription %zu\n%s\ncore %s\n", strlen(d), d,
 		   e->core_hash[0] ? e->core_hash : "-");
 	for (size_t i = 0; i < e->nmeta; i++)
-		buf_printf(&b, "meta %s %s\n", e->meta[i].key, e->meta[i].value);
+		buf_printf(&b, "%s %s %s\n", protocol_record_word(RECORD_META), e->meta[i].key,
+			   e->meta[i].value);
 	for (size_t i = 0; i < e->nruns; i++) {
-		buf_printf(&b, "run");
+		buf_printf(&b, "%s", protocol_record_word(RECORD_RUN));
 		for (size_t j = 0; j < e->runs[i].n; j++)
 			buf_printf(&b, " %s=%s", e->runs[i].kv[j].key, e->runs[i].kv[j].value);
 		buf_printf(&b, "\n");
 	}
 	for (size_t i = 0; i < e->nregions; i++) {
-		buf_printf(&b, "region");
+		buf_printf(&b, "%s", protocol_record_word(RECORD_REGION));
 		for (size_t j = 0; j < e->regions[i].n; j++)
 			buf_printf(&b, " %s=%s", e->regions[i].kv[j].key,
 				   e->regions[i].kv[j].value);
@@ -360,7 +371,7 @@ static int merge_region(struct cache_entry *e, const struct cache_run *r, size_t
 	size_t n = r->n < 64 ? r->n : 64;
 	for (size_t j = 0; j < n; j++) {
 		kv[j] = r->kv[j];
-		if (strcmp(kv[j].key, "run") == 0) {
+		if (strcmp(kv[j].key, PROTOCOL_REGION_RUN) == 0) {
 			snprintf(run, sizeof run, "%zu",
 				 (size_t)strtoull(kv[j].value, NULL, 10) + offset);
 			kv[j].value = run;

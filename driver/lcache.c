@@ -54,6 +54,7 @@ void lrot_push_entry(lua_State *L, const struct cache_entry *e)
 		push_value(L, e->meta[i].value);
 		lua_setfield(L, -2, e->meta[i].key);
 	}
+	lrot_strict_meta(L, -1);
 	lua_setfield(L, -2, "meta");
 	push_records(L, e->runs, e->nruns);
 	lua_setfield(L, -2, "runs");

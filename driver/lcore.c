@@ -2,6 +2,7 @@
  * (status, error, meta and run lines, the same record lines as a cache entry). */
 #include "cache.h"
 #include "lrot.h"
+#include "protocol.h"
 
 #include <lauxlib.h>
 #include <stdlib.h>
@@ -15,6 +16,17 @@ static int result_gc(lua_State *L)
 	return 0;
 }
 
+/* The rest of line (n bytes) after record kind r's word and its space, or NULL. */
+static const char *after_word(const char *line, size_t n, enum protocol_record r, size_t *rest)
+{
+	const char *w = protocol_record_word(r);
+	size_t k = strlen(w);
+	if (n <= k || strncmp(line, w, k) != 0 || line[k] != ' ')
+		return NULL;
+	*rest = n - k - 1;
+	return line + k + 1;
+}
+
 /* parse(text) -> {status=, error=, stderr=, meta={}, runs={}} ; nil, message. stderr holds the
  * last lines the kernel wrote to its stderr, when it wrote any. */
 static int l_parse(lua_State *L)
@@ -26,28 +38,30 @@ static int l_parse(lua_State *L)
 	luaL_setmetatable(L, RESULT_MT);
 	const char *status = NULL;
 	luaL_Buffer err;
-	lua_newtable(L); /* status and error, at index 3 */
+	lua_newtable(L);	/* status and error, at index 3 */
 	luaL_buffinit(L, &err); /* the kernel's stderr, at index 4 and up */
 	for (const char *p = text; p < text + len;) {
 		const char *nl = memchr(p, '\n', (size_t)(text + len - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(text + len - p);
-		const char *line = p;
+		const char *line = p, *rest;
+		size_t k;
 		p += n + 1;
-		if (n >= 7 && strncmp(line, "stderr ", 7) == 0) {
-			luaL_addlstring(&err, line + 7, n - 7);
+		if ((rest = after_word(line, n, RECORD_STDERR, &k))) {
+			luaL_addlstring(&err, rest, k);
 			luaL_addchar(&err, '\n');
 			continue;
 		}
 		const char *s = lua_pushlstring(L, line, n); /* balanced: popped below */
-		if (strncmp(s, "status ", 7) == 0) {
-			lua_pushstring(L, s + 7);
+		if ((rest = after_word(s, n, RECORD_STATUS, &k))) {
+			lua_pushstring(L, rest);
 			lua_setfield(L, 3, "status");
 			status = s;
-		} else if (strncmp(s, "error ", 6) == 0) {
-			lua_pushstring(L, s + 6);
+		} else if ((rest = after_word(s, n, RECORD_ERROR, &k))) {
+			lua_pushstring(L, rest);
 			lua_setfield(L, 3, "error");
 		} else if (*s && cache_entry_parse_line(e, s) != 1) {
-			return lrot_error(L, lua_pushfstring(L, "malformed core output line '%s'", s));
+			return lrot_error(L,
+					  lua_pushfstring(L, "malformed core output line '%s'", s));
 		}
 		lua_pop(L, 1);
 	}

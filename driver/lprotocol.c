@@ -1,9 +1,15 @@
 /* lprotocol: the rot.protocol Lua module: the driver–core protocol of core/protocol.h (input
- * keys and their syntax, record kinds, rule vocabulary, failure kinds) and rule checks. */
+ * keys and their syntax, framing and record words, rule vocabulary, failure kinds), the result
+ * vocabulary of core/vocabulary.h (meta, run and region keys, limits, the results row) and
+ * rule checks; meta tables that refuse a key the vocabulary does not declare. */
 #include "lrot.h"
+#include "protocol.h"
 #include "rules.h"
 
 #include <lauxlib.h>
+#include <string.h>
+
+#define META_MT "rot.meta"
 
 /* Sets t[i] = s for the array at the top of the stack. */
 static void push_item(lua_State *L, lua_Integer i, const char *s)
@@ -42,7 +48,7 @@ static void push_input(lua_State *L)
 	lua_setfield(L, -2, "syntax");
 }
 
-/* records, events (enum order), actions, rule_keys, failures, region_keys: arrays of names */
+/* records, events (enum order), actions, rule_keys, failures: arrays of names */
 static void push_names(lua_State *L)
 {
 	lua_Integer i = 0;
@@ -71,19 +77,196 @@ static void push_names(lua_State *L)
 	PROTOCOL_FAILURES(X)
 #undef X
 	lua_setfield(L, -2, "failures");
-	i = 0;
+}
+
+/* Sets t.field = s for the table at the top of the stack, unless s is empty. */
+static void set_text(lua_State *L, const char *field, const char *s)
+{
+	if (!*s)
+		return;
+	lua_pushstring(L, s);
+	lua_setfield(L, -2, field);
+}
+
+/* Appends {name=, type=, unit=, side=, meaning=} (empty fields left out) to the array at the top
+ * of the stack (n: its length so far). */
+static void push_key(lua_State *L, lua_Integer *n, const char *name, const char *type,
+		     const char *unit, const char *side, const char *meaning)
+{
+	lua_createtable(L, 0, 5);
+	set_text(L, "name", name);
+	set_text(L, "type", type);
+	set_text(L, "unit", unit);
+	set_text(L, "side", side);
+	set_text(L, "meaning", meaning);
+	lua_rawseti(L, -2, ++*n);
+}
+
+/* meta, run_keys, region_keys: the keys of a point's report, each {name=, type=, unit=, side=,
+ * meaning=} in declaration order (a family's name with its %d or %s) */
+static void push_report_keys(lua_State *L)
+{
+	lua_Integer n = 0;
 	lua_newtable(L);
-#define X(id, key, meaning) push_item(L, ++i, key);
+#define X(id, name, type, unit, side, meaning) push_key(L, &n, name, type, unit, side, meaning);
+	PROTOCOL_META(X)
+#undef X
+	lua_setfield(L, -2, "meta");
+	n = 0;
+	lua_newtable(L);
+#define X(id, key, type, unit, meaning) push_key(L, &n, key, type, unit, "core", meaning);
+	PROTOCOL_RUN_KEYS(X)
+#undef X
+	lua_setfield(L, -2, "run_keys");
+	n = 0;
+	lua_newtable(L);
+#define X(id, key, meaning) push_key(L, &n, key, "number", "", "core", meaning);
 	PROTOCOL_REGION_KEYS(X)
 #undef X
 	lua_setfield(L, -2, "region_keys");
 }
 
+/* Appends one results-row field {key=, type=, unit=, csv=, json=, record=, group=, side=,
+ * meaning=} (empty fields left out) to the array at the top of the stack. */
+static void push_field(lua_State *L, lua_Integer *n, const char *const f[9])
+{
+	static const char *const names[9] = {"key",    "type",	"unit", "csv",	  "json",
+					     "record", "group", "side", "meaning"};
+	lua_createtable(L, 0, 9);
+	for (int i = 0; i < 9; i++)
+		set_text(L, names[i], f[i]);
+	lua_rawseti(L, -2, ++*n);
+}
+
+/* row (every field of a results row, in the CSV's column order), limits, framing, status words,
+ * the region record's first keys, json_version */
+static void push_results(lua_State *L)
+{
+	lua_Integer n = 0;
+	lua_newtable(L);
+#define X(id, key, type, unit, csv, json, record, group, side, meaning)                            \
+	push_field(                                                                                \
+	    L, &n,                                                                                 \
+	    (const char *const[9]){key, type, unit, csv, json, record, group, side, meaning});
+	RESULT_ROW(X)
+#undef X
+	lua_setfield(L, -2, "row");
+	lua_createtable(L, 0, 2);
+	lua_pushinteger(L, COUNTERS_MAX);
+	lua_setfield(L, -2, "counters");
+	lua_pushinteger(L, GPU_MAX_METRICS);
+	lua_setfield(L, -2, "gpu_metrics");
+	lua_setfield(L, -2, "limits");
+	lua_createtable(L, 0, 3);
+	set_text(L, "point", PROTOCOL_POINT);
+	set_text(L, "begin", PROTOCOL_BEGIN);
+	set_text(L, "end", PROTOCOL_END);
+	lua_setfield(L, -2, "framing");
+	lua_createtable(L, 0, 2);
+	set_text(L, "ok", PROTOCOL_OK);
+	set_text(L, "failed", PROTOCOL_FAILED);
+	lua_setfield(L, -2, "status");
+	lua_createtable(L, 0, 2);
+	set_text(L, "run", PROTOCOL_REGION_RUN);
+	set_text(L, "name", PROTOCOL_REGION_NAME);
+	lua_setfield(L, -2, "region_record");
+	lua_pushinteger(L, RESULT_JSON_VERSION);
+	lua_setfield(L, -2, "json_version");
+}
+
+/* Whether name is a key of the declared family decl ("event%d": event0, event1, ...;
+ * "report.%s": report.NAME), or decl itself. */
+static int is_key(const char *decl, const char *name)
+{
+	const char *pct = strchr(decl, '%');
+	if (!pct)
+		return strcmp(decl, name) == 0;
+	size_t pre = (size_t)(pct - decl);
+	if (strncmp(decl, name, pre) != 0 || !name[pre])
+		return 0;
+	if (pct[1] == 's')
+		return 1;
+	return strspn(name + pre, "0123456789") == strlen(name + pre);
+}
+
+/* The declaration of meta key name (its index in PROTOCOL_META, from 1), or 0. */
+static int meta_index(const char *name)
+{
+	static const char *const decl[] = {
+#define X(id, key, type, unit, side, meaning) key,
+	    PROTOCOL_META(X)
+#undef X
+	};
+	for (size_t i = 0; i < sizeof decl / sizeof decl[0]; i++)
+		if (is_key(decl[i], name))
+			return (int)i + 1;
+	return 0;
+}
+
+/* meta_key(name) -> its entry in meta (a family's for event3), or nil */
+static int l_meta_key(lua_State *L)
+{
+	int i = meta_index(luaL_checkstring(L, 1));
+	if (!i)
+		return 0;
+	lua_getfield(L, lua_upvalueindex(1), "meta");
+	lua_rawgeti(L, -1, i);
+	return 1;
+}
+
+/* Raises unless key (at idx) names a declared meta key. */
+static void check_meta(lua_State *L, int idx)
+{
+	if (lua_type(L, idx) != LUA_TSTRING || !meta_index(lua_tostring(L, idx)))
+		luaL_error(L, "meta key '%s' is not declared (core/vocabulary.h: PROTOCOL_META)",
+			   luaL_tolstring(L, idx, NULL));
+}
+
+static int meta_index_mm(lua_State *L) /* __index: only for keys the table lacks */
+{
+	check_meta(L, 2);
+	return 0;
+}
+
+static int meta_newindex_mm(lua_State *L)
+{
+	check_meta(L, 2);
+	lua_rawset(L, 1);
+	return 0;
+}
+
+void lrot_strict_meta(lua_State *L, int idx)
+{
+	idx = lua_absindex(L, idx);
+	if (luaL_newmetatable(L, META_MT)) {
+		lua_pushcfunction(L, meta_index_mm);
+		lua_setfield(L, -2, "__index");
+		lua_pushcfunction(L, meta_newindex_mm);
+		lua_setfield(L, -2, "__newindex");
+	}
+	lua_setmetatable(L, idx);
+}
+
+/* strict_meta(t) -> t, reading and writing only declared meta keys */
+static int l_strict_meta(lua_State *L)
+{
+	luaL_checktype(L, 1, LUA_TTABLE);
+	lua_settop(L, 1);
+	lrot_strict_meta(L, 1);
+	return 1;
+}
+
 int luaopen_rot_protocol(lua_State *L)
 {
-	static const luaL_Reg funcs[] = {{"check_rule", l_check_rule}, {NULL, NULL}};
+	static const luaL_Reg funcs[] = {
+	    {"check_rule", l_check_rule}, {"strict_meta", l_strict_meta}, {NULL, NULL}};
 	luaL_newlib(L, funcs);
 	push_input(L);
 	push_names(L);
+	push_report_keys(L);
+	push_results(L);
+	lua_pushvalue(L, -1);
+	lua_pushcclosure(L, l_meta_key, 1);
+	lua_setfield(L, -2, "meta_key");
 	return 1;
 }

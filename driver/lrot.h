@@ -28,6 +28,10 @@ int lrot_error(lua_State *L, const char *message);
  * __index table holding methods (the liolib pattern). Leaves the stack as it was. */
 void lrot_newclass(lua_State *L, const char *name, const luaL_Reg *meta, const luaL_Reg *methods);
 
+/* Makes the table at idx a report's meta table: reading or writing a key core/vocabulary.h does
+ * not declare raises (lprotocol.c). */
+void lrot_strict_meta(lua_State *L, int idx);
+
 struct cache_entry;
 /* Pushes {description, coreHash, meta = {...}, runs = {{...}, ...}}; numeric text becomes
  * numbers. */

@@ -1,7 +1,7 @@
 #!/bin/sh
-# The shape a newcomer can rely on: no Lua file over 450 lines, no C file over 600, no C
+# The shape a newcomer can rely on: no Lua file over 450 lines, no C file over 600, no C or Lua
 # function over 80 lines (tables aside), no require cycle among lua/rot's modules, a head
-# comment on every module. Each check names what breaks it.
+# comment on every module, the result vocabulary spelled once. Each check names what breaks it.
 cd "$(dirname "$0")/.." || exit 1
 n=0
 fails=0
@@ -25,6 +25,12 @@ done)
 test -z "$long"
 ok $? "no C function over 80 lines${long:+: $long}"
 
+# a Lua function: from its function keyword to the end that closes it (tests/lua/functions.lua, a
+# small Lua lexer run by the driver)
+long=$(./rot run tests/lua/functions.lua 80 lua 2>&1 | tr '\n' ' ')
+test -z "$long"
+ok $? "no Lua function over 80 lines${long:+: $long}"
+
 # the module graph of lua/rot: every require of a rot module, from the top or inside a function
 graph=$(find lua/rot -name '*.lua' | while read -r f; do
 	m=$(echo "$f" | sed -e 's|^lua/||' -e 's|/init\.lua$||' -e 's|\.lua$||' -e 's|/|.|g')
@@ -42,5 +48,37 @@ nohead=$(for f in $(find lua/rot -name '*.lua') core/*.[ch] driver/*.[ch]; do
 done)
 test -z "$nohead"
 ok $? "every module says what it owns in its first lines${nohead:+: $nohead}"
+# the result vocabulary is declared once (core/vocabulary.h): the core's writers and the driver's
+# readers of records spell no record word of their own; the GPU side, left as it was (no GPU
+# here to run it), still spells its meta keys, each of which must be declared there
+gpu="core/gpu.c core/gpuprof.c core/device_gpu.c"
+words=$(grep -n '"\(meta\|run\|status\|error\|stderr\|region\) \|\\n\(meta\|run\|status\) ' core/*.c driver/cache.c driver/lcore.c |
+	grep -v '^core/gpu\|^core/device_gpu' | grep -v '^[^:]*:[0-9]*:[[:space:]]*\(/\*\|\*\)' | grep -v "region '%s'" | cut -c1-80)
+test -z "$words"
+ok $? "no record word spelled in the core's writers or the driver's readers${words:+: $words}"
+undeclared=$(grep -ho '\("\|\\n\)meta [A-Za-z][A-Za-z0-9]*\(%d\)\?' $gpu | sed 's/^.*meta //' | sort -u |
+	while read -r k; do grep -qF "\"$k\"," core/vocabulary.h || echo "$k"; done | tr '\n' ' ')
+test -z "$undeclared"
+ok $? "every meta key the GPU side writes by name is declared in core/vocabulary.h${undeclared:+: $undeclared}"
+# README's stage map (its "How rot is built" section) names every file under lua/rot, driver and
+# core: a file is named in a cell, or a part of one between semicolons, that holds its folder
+# (`lua/rot/describe/`) and its name (`app.lua`, or `measure.[ch]` for a .c and .h pair)
+segments=$(sed -n '/^## How rot is built$/,/^## /p' README.md | tr ';|' '\n\n')
+unnamed=$(find lua/rot driver core -type f | sort | while read -r f; do
+	d=${f%/*}/ b=${f##*/}
+	echo "$segments" | grep -F "\`$d\`" | grep -qF -e "\`$b\`" -e "\`${b%.[ch]}.[ch]\`" || echo "$f"
+done | tr '\n' ' ')
+test -n "$segments" && test -z "$unnamed"
+ok $? "README's stage map (How rot is built) names every file under lua/rot, driver and core${unnamed:+: $unnamed}"
+# the rot frontend rebuilds the driver when a core file it is built from changes: every core file
+# the driver's objects read (their dependency files) is a module of the Makefile's one list
+mods=$(sed -n 's/^DRIVER_CORE_MODULES := //p' Makefile)
+read=$(cat build/driver/*.d 2>/dev/null | tr ' \\' '\n\n' | sed -n 's/^\(core\/[^:]*\):*$/\1/p' | sort -u)
+unlisted=$(for f in $read; do
+	b=${f##*/}
+	case " $mods " in *" ${b%.[ch]} "*) ;; *) echo "$f" ;; esac
+done | tr '\n' ' ')
+test -n "$mods" && test -n "$read" && test -z "$unlisted"
+ok $? "every core file the driver is built from is in DRIVER_CORE_MODULES (what rot checks)${unlisted:+: $unlisted}"
 echo "1..$n"
 [ $fails -eq 0 ]

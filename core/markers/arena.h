@@ -3,16 +3,18 @@
 #ifndef ROT_ARENA_H
 #define ROT_ARENA_H
 
+#include "../vocabulary.h" /* COUNTERS_MAX */
+
 #include <stdint.h>
 
 #define ROT_ARENA_MAGIC 0x726f742d6172656eULL /* "rot-aren" */
 #define ROT_ARENA_VERSION 1
-#define ROT_ARENA_BYTES (64u << 20) /* a sparse memfd: only the pages written cost */
-#define ROT_ARENA_REGIONS 1024	    /* region names per invocation */
-#define ROT_ARENA_NAME 128	    /* bytes of a name, its NUL included */
-#define ROT_ARENA_EVENTS 16	    /* counters (COUNTERS_MAX) */
-#define ROT_ARENA_ATTR 256	    /* bytes of one encoded perf_event_attr */
-#define ROT_ARENA_DEPTH 64	    /* regions open at once in one thread */
+#define ROT_ARENA_BYTES (64u << 20)   /* a sparse memfd: only the pages written cost */
+#define ROT_ARENA_REGIONS 1024	      /* region names per invocation */
+#define ROT_ARENA_NAME 128	      /* bytes of a name, its NUL included */
+#define ROT_ARENA_EVENTS COUNTERS_MAX /* counters */
+#define ROT_ARENA_ATTR 256	      /* bytes of one encoded perf_event_attr */
+#define ROT_ARENA_DEPTH 64	      /* regions open at once in one thread */
 #define ROT_ARENA_TEXT 512
 
 /* The environment variables the core sets for the program (the header's dlopen reads the

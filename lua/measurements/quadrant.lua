@@ -16,8 +16,8 @@ local kernels = {
   { name = "triad", intensity = 2 / 24 }, { name = "matvec", intensity = 2 / 8 },
   { name = "stencil", intensity = 4 / 16 }, { name = "dgemm n=512 (compulsory)", intensity = 2 * 512 / 32 },
 }
-local sys = require "rot.sys"
-local lines = { "kernel,intensity,device,bandwidth_GBs,compute_GFLOPs,bound,attainable_GFLOPs" }
+local csv = require "rot.csv"
+local records = {}
 io.stdout:write(string.format("%-28s %-40s %-8s %12s\n", "kernel", "device", "bound", "attainable"))
 for _, c in ipairs(quadrant.classify(devices, kernels)) do
   io.stdout:write(string.format("%-28s %-40s %-8s %10.1f GFLOP/s\n", c.kernel, c.device:sub(1, 40), c.bound, c.attainable))
@@ -25,13 +25,13 @@ for _, c in ipairs(quadrant.classify(devices, kernels)) do
     if d.name == c.device then
       for _, k in ipairs(kernels) do
         if k.name == c.kernel then
-          lines[#lines + 1] = string.format('"%s",%.6g,"%s",%.6g,%.6g,%s,%.6g', c.kernel, k.intensity, c.device, d.gbs, d.gflops,
-            c.bound, c.attainable)
+          records[#records + 1] = { c.kernel, k.intensity, c.device, d.gbs, d.gflops, c.bound, c.attainable }
         end
       end
     end
   end
 end
-assert(sys.writefile(rot.output_dir() .. "/quadrant.csv", table.concat(lines, "\n") .. "\n"))
+require("rot.util").write_output(rot.output_dir() .. "/quadrant.csv", csv.text({ "kernel", "intensity", "device", "bandwidth_GBs",
+  "compute_GFLOPs", "bound", "attainable_GFLOPs" }, records))
 quadrant.plot { name = "quadrant", dir = rot.output_dir(), gnuplot = rot.get("gnuplot"), pdf = rot.get("pdf"),
   devices = devices, kernels = kernels }

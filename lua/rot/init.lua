@@ -14,6 +14,8 @@ local rot = {
   fail = util.fail, axis = space.axis, space = space.new, geometric = space.geometric,
   machine = machine, util = util, serialize = util.serialize,
 }
+-- rot.config: the session's configuration (rot.session's, set by the CLI before the script runs)
+setmetatable(rot, { __index = function(_, k) if k == "config" then return session.current().config end end })
 
 -- A configuration key's value (set by the CLI before the script runs); an unknown key stops
 -- the script naming it and the nearest one.
@@ -51,8 +53,7 @@ function rot.output_dir() return session.current():outdir() end
      (rot.machine.peaks) and prints, writes and plots them (rot.plot). ]]
 function rot.measure(sp, builder)
   local s = session.current()
-  s.describing = s.describing + 1 -- an error from here on is in the points' description
-  local restore <close> = setmetatable({}, { __close = function() s.describing = s.describing - 1 end })
+  local describing <close> = s:describing_scope() -- an error from here on is in the points' description
   if getmetatable(sp) ~= space.Space then error("measure: first argument must be a rot.space", 2) end
   if type(builder) ~= "function" then error("measure: second argument must be a function(point)", 2) end
   local items = {}

@@ -1,6 +1,7 @@
 -- rot.session: one invocation of rot: where it runs (checkout, script, build directory), its
 -- configuration and executor, its run directory, its memo, what it did (the summary line), and
--- rot's locks (lock: says once that it waits for another rot, and counts the wait).
+-- rot's locks (lock: says once that it waits for another rot, and counts the wait). Its state is
+-- declared in new() and written only through its methods.
 local sys = require "rot.sys"
 local util = require "rot.util"
 local gen = require "rot.gen"
@@ -32,6 +33,12 @@ function M.new(o)
     aside_count = { points = 0, hits = 0, measured = 0, failed = 0, slurm = 0 }, -- rows settled in aside
     time = { build = 0, measure = 0, cache = 0, plot = 0, wait = 0 }, -- wait: for another rot's lock
     waited = {}, -- the locks it said it waits for (rot.session.lock)
+    said = {}, -- what it said once (Session:once): a note, a warning, by what
+    -- (set later, each by its method) stage: the step the progress line counts (the peaks'
+    -- rounds: Session:set_stage); no_device: why GPU points cannot run here, once a core said so
+    -- (Session:set_no_device); settle_hook: called with each settled row (a Slurm worker
+    -- reports it: Session:on_settle); output_dir: where rot build writes outputs (Session:set_output_dir)
+    stage = nil, no_device = nil, settle_hook = nil,
   }, Session)
 end
 
@@ -55,6 +62,51 @@ function Session:remember(key, f)
   local v = self.memo[key]
   if v == nil then v = f(); self.memo[key] = v end
   return v
+end
+
+-- Forgets memo entries: the key which, or every key for which which(key) is true (what other
+-- processes may have changed since: the core-hash store, a kernel's recorded files).
+function Session:forget(which)
+  for k in pairs(self.memo) do
+    if k == which or (type(which) == "function" and which(k)) then self.memo[k] = nil end
+  end
+end
+
+-- True the first time it is asked about what in this invocation (a note, a warning said once).
+function Session:once(what)
+  if self.said[what] then return false end
+  self.said[what] = true
+  return true
+end
+
+-- Adds n (default 1) to the summary's count of what (builds, build_failures, refused).
+function Session:add(what, n)
+  self.count[what] = self.count[what] + (n or 1)
+end
+
+-- The step the progress line counts (nil: none; Session:aside's end clears it).
+function Session:set_stage(text) self.stage = text end
+
+-- Why GPU points cannot run here, as a core said it (the rest of the run's GPU points fail so).
+function Session:set_no_device(why) self.no_device = why end
+
+-- f(row) is called with each row settled from now on.
+function Session:on_settle(f) self.settle_hook = f end
+
+-- Where this invocation writes tables, CSV files and plots instead of outputDir.
+function Session:set_output_dir(dir) self.output_dir = dir end
+
+--[[ A to-be-closed scope in which the points of a rot.measure are described: an error raised in
+  it is one in the points' description (Session:description_error, from the CLI's handler). ]]
+function Session:describing_scope()
+  self.describing = self.describing + 1
+  return setmetatable({}, { __close = function() self.describing = self.describing - 1 end })
+end
+
+-- Notes that the script's error was one in its points' description (or that the script did not
+-- load: it describes nothing), when one is under way or always.
+function Session:description_error(always)
+  if always or self.describing > 0 then self.error_describing = true end
 end
 
 -- f(...) with its time added to the summary's `what` (build, measure, cache, plot).
@@ -98,7 +150,7 @@ function Session:settle(row)
     if row.slurm then c.slurm = c.slurm + 1 end
   end
   if self.aside_depth == 0 then self.rows[#self.rows + 1] = row end
-  if self.on_settle then self.on_settle(row) end
+  if self.settle_hook then self.settle_hook(row) end
   local p = self.progress
   if not p then return end
   p.i, p.hits = p.i + 1, p.hits + (row.cached and 1 or 0)

@@ -201,6 +201,15 @@ function M.ensure_dir(dir, what, key)
   end
 end
 
+-- Writes an output file (a table's CSV, a JSON document, a plot) atomically (rot.sys.writefile:
+-- a temp file renamed), or stops with "cannot write 'path': why" and the hint that moves the
+-- output directory. Returns path.
+function M.write_output(path, text)
+  local ok, err = require("rot.sys").writefile(path, text)
+  if not ok then M.fail("cannot write '" .. path .. "': " .. err, "set -outputDir=DIR to a writable directory") end
+  return path
+end
+
 -- Why an operation on path failed, from the system's message ("PATH: Read-only file system"):
 -- the path left out (the caller names it once), the reason in lower case; dflt when none.
 function M.reason(path, err, dflt)
@@ -232,6 +241,11 @@ end
 
 function M.basename(path)
   return path:match("([^/]*)$")
+end
+
+-- A measurement script's name from its path: its file name without ".lua" (dir/study.lua: study).
+function M.script_name(path)
+  return (M.basename(path):gsub("%.lua$", ""))
 end
 
 --[[ The value of a text util.serialize (or rot.history) wrote: read as a text chunk in an

@@ -58,6 +58,16 @@ t.raises(function() rot.measure(rot.space { rot.axis("k", { 1 }) }, function() r
 -- the batch with a fake core: each result as it comes, a dead core costs its own point only
 local log = tmp .. "/core.log"
 sys.setenv("FAKE_CORE_LOG", log)
+do -- the fake core speaks in the words the protocol declares (rot.protocol), none of its own
+  local p = require "rot.protocol"
+  local words = { p.framing.point, p.framing.begin, p.framing["end"], p.records[1], p.records[2], p.records[3],
+    p.records[4], p.status.ok, p.status.failed, p.meta_key("complete").name, p.meta_key("flops").name,
+    p.meta_key("bytes").name, p.meta_key("failure").name, p.failures[3], p.run_keys[1].name, p.run_keys[3].name, p.input[1] }
+  t.is(table.concat({ p.records[1], p.records[2], p.records[3], p.records[4], p.failures[3], p.run_keys[1].name,
+    p.run_keys[3].name, p.input[1] }, " "), "status error meta run signal ns reps workload",
+    "the words the fake core is given, by position")
+  sys.setenv("FAKE_CORE_WORDS", table.concat(words, " "))
+end
 local function item(kernel)
   return { need = 3, exact = false, desc = { workloads = { { kernel = kernel, params = { n = 8 }, threads = 1, pin = {} } },
     measurers = { counters = {} }, gpuMetrics = {}, rules = {}, ignoreDisturbed = false, cacheMode = "warm", device = "cpu",

@@ -25,6 +25,9 @@ entry.regions[4].e0 = nil -- the core writes no count where a call was not count
 local rows = regions.rows({ point = { n = 1 }, desc = desc, entry = entry, measured = true }, 3, 0.02)
 t.is(#rows, 3, "an application point: its program's row and one per region")
 local prog, solve, warm = rows[1], rows[2], rows[3]
+local odd = {}
+for _, r in ipairs(rows) do for _, k in ipairs(require("rot.results.row").undeclared(r)) do odd[#odd + 1] = k end end
+t.is(table.concat(odd, " "), "", "every field of an application's rows is declared (core/vocabulary.h: RESULT_ROW)")
 t.ok(prog.region == "(program)" and prog.point.region == "(program)" and prog.point.n == 1,
   "the program's row: the region a coordinate beside the point's own")
 t.ok(math.abs(prog.time - 2e-3) < 1e-12 and math.abs(prog.spread - 0.05) < 1e-9 and prog.runs == 3,
@@ -46,7 +49,7 @@ t.ok(warm.notCounted["perf::TASK-CLOCK"]:find("ran in 3 of the region's 4 calls"
   "a counter that did not run through every call: not counted, and why")
 t.is(warm.neverClosed, 1, "its calls never closed")
 local col = format.columns["per call"]
-t.is(col[1], "per call", "the table's columns come from region_keys")
+t.is(col[1], "per call", "an application's table columns are format's, by title")
 local ccol
 for _, c in ipairs({ "perf::TASK-CLOCK" }) do ccol = c end
 local out = {}

@@ -107,6 +107,8 @@ t.is(mrow.flops, 110.0, "measured flops = 2*A + B per invocation (2*40 + 30)")
 t.is(mrow.counts, "flops measured, bytes declared", "each quantity says where it came from")
 t.ok(math.abs(mrow.flopsRatio - 1.1) < 1e-12, "measured/declared ratio")
 t.is(mrow.counters.A, 40.0, "counter values are per invocation")
+t.is(table.concat(require("rot.results.row").undeclared(mrow), " "), "",
+  "every field quantities sets is declared (core/vocabulary.h: RESULT_ROW)")
 
 local peaks = require "rot.machine.peaks"
 -- which stored file readers that never measure use: the newest analysis's, else an older one's
@@ -197,6 +199,7 @@ t.ok(res.rows[1].limiter == "L2 bw" and math.abs(res.rows[1].fraction - 0.8) < 1
 t.ok(res.rows[2].limiter == "L1 bw" and math.abs(res.rows[2].fraction - 0.3) < 1e-9,
   "the 2-thread point: inside the 2-thread L1, at 30% of its ceiling (" .. tostring(res.rows[2].limiter) .. ")")
 t.is(res:ceilings().threads, 2, "the plots draw the highest thread count's ceilings")
+t.is(table.concat(require("rot.results.row").undeclared(res.rows[1]), " "), "", "and every field the bounds set")
 
 -- peaks.csv with sizes: the levels at a thread count, effective sizes first
 local lrows = peaks.parse_csv(table.concat({
@@ -639,8 +642,29 @@ report.records(recs, cols, f)
 f:close()
 t.is(sys.readfile(tmp), "kernel     x   twice\na       0.33  0.6667\nlonger     -       -\n", "records: aligned, formatted, '-' when missing")
 report.records_csv(recs, cols, tmp)
-t.is(sys.readfile(tmp), "kernel,x,twice\na,0.333333333,0.666666667\nlonger,,\n", "records CSV: full numbers, empty when missing")
+t.is(sys.readfile(tmp), "kernel,x,twice\na,0.3333333333333333,0.6666666666666666\nlonger,,\n",
+  "records CSV: numbers in full (the shortest text that reads back the same), empty when missing")
 sys.remove(tmp)
+
+-- rot.csv: the one writer and reader: RFC 4180 quoting, numbers that read back the same
+do
+  local csv = require "rot.csv"
+  local text = csv.text({ "a", "b,c", "d" }, { { 'say "hi"', 0.1, nil }, { "two\nlines", 1 / 3, true }, { 16.0, 7, false } })
+  t.is(text, 'a,"b,c",d\n"say ""hi""",0.1,\n"two\nlines",0.3333333333333333,1\n16,7,0\n',
+    "csv.text: a comma, a quote and a line break quoted, quotes doubled, numbers in full, nil empty, booleans 1 and 0")
+  local back = csv.parse(text)
+  t.ok(#back == 4 and back[1][2] == "b,c" and back[2][1] == 'say "hi"' and back[2][3] == "" and back[3][1] == "two\nlines"
+    and tonumber(back[3][2]) == 1 / 3, "csv.parse reads it back: fields whole, the third of one exactly")
+  local crlf = csv.parse('x,y\r\n1,"2\r\n3"\r\n\r\nlast,\r\n')
+  t.ok(#crlf == 3 and crlf[2][2] == "2\r\n3" and crlf[3][2] == "", "CRLF ends records, not inside quotes; empty lines skipped")
+  local none, why = csv.parse('a,"open\n')
+  t.ok(none == nil and why:find("unterminated quote"), "an unterminated quote: nil and why")
+  for _, v in ipairs({ 0.1 + 0.2, 1e-300, 123456789.123, 2 / 3, 1e21 }) do
+    t.is(tonumber(csv.number(v)), v, "csv.number(" .. csv.number(v) .. ") reads back the same")
+  end
+  local p = peaks.parse_csv("# written by hand, with a note\nname,kind,threads,value,unit,spread\nL1_triad,bandwidth,1,100.5,GB/s,\n")
+  t.ok(p and #p == 1 and p[1].value == 100.5 and p[1].spread == nil, "peaks.csv: comments, the six columns of older files")
+end
 
 -- a directory that cannot be written: why in lower case, the path said once, a hint that fits
 do

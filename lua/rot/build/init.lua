@@ -112,7 +112,7 @@ function M.core(s, desc, kinfo)
     return nil, M.what(desc, kinfo) .. " does not compile:\n" .. (from > 1 and "...\n" or "") ..
       table.concat(lines, "\n", from)
   end
-  s.count.builds = s.count.builds + 1
+  s:add("builds")
   keys.record_deps(s, kinfo)
   local binary = s.builddir .. "/rot-core"
   -- named relative to the build directory: the same bytes built anywhere have the same hash; an

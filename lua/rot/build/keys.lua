@@ -136,9 +136,7 @@ end
   known() and key() read them again: after other processes (Slurm workers, a concurrent rot)
   built and stored cores this run did not. ]]
 function M.forget(s)
-  for k in pairs(s.memo) do
-    if k == "repo" or k:match("^ksrc:") then s.memo[k] = nil end
-  end
+  s:forget(function(k) return k == "repo" or k:match("^ksrc:") ~= nil end)
 end
 
 --[[ Records key -> hash. The file is read again under a lock (cacheDir/cores.lock) just
@@ -150,7 +148,8 @@ function M.store(s, key, hash)
   local lock <close> = session.lock(store_path(s) .. ".lock")
   local r = read_store(s)
   r[key] = hash
-  s.memo.repo = r
+  s:forget("repo")
+  s:remember("repo", function() return r end)
   local lines = {}
   for k, h in pairs(r) do lines[#lines + 1] = k .. " " .. h .. "\n" end
   table.sort(lines)
@@ -161,7 +160,7 @@ end
 -- After a build: the key the next run computes (the files it read are known now) maps to the
 -- same binary, so that run needs no build.
 function M.rekey(s, desc, kinfo, core_hash)
-  for _, k in ipairs(kinfo.kernels) do s.memo["ksrc:" .. k.path] = nil end
+  for _, k in ipairs(kinfo.kernels) do s:forget("ksrc:" .. k.path) end
   M.store(s, M.key(s, desc, kinfo), core_hash)
 end
 

@@ -17,7 +17,7 @@ local M = {}
 local function records_of(cfg, what, resolve)
   local path = resolve(cfg, what)
   local dir = history.dir(cfg:get("cacheDir"), session.current().home, path)
-  local name = util.basename(path):gsub("%.lua$", "")
+  local name = util.script_name(path)
   return history.list(dir), dir, name, path
 end
 

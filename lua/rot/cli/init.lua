@@ -89,7 +89,7 @@ end
 
 local function handler(e)
   local s = session.peek()
-  if s and s.describing > 0 then s.error_describing = true end -- runs before the stack unwinds
+  if s then s:description_error() end -- runs before the stack unwinds
   if util.is_error(e) then return e end
   -- a Lua error inside rot's library caused by a script: name the script's line first
   local msg = tostring(e)
@@ -116,9 +116,8 @@ local function start(cfg, o)
   o = o or {}
   local s = session.new { home = home, config = cfg, script_dir = o.script_dir, script = o.script,
     executor = execute.choose(cfg, o.build_only) }
-  if o.build_only then s.output_dir = s:run_dir() .. "/out" end
+  if o.build_only then s:set_output_dir(s:run_dir() .. "/out") end
   session.set_current(s)
-  require("rot").config = cfg
   return s
 end
 
@@ -128,7 +127,7 @@ local function run_script(path, args)
   local chunk, err = loadfile(path)
   if not chunk then
     local s = session.peek()
-    if s then s.error_describing = true end -- a script that does not load describes nothing
+    if s then s:description_error(true) end -- a script that does not load describes nothing
     return false, err
   end
   _G.arg = args or {}
@@ -194,7 +193,7 @@ local function measure(cfg, pos, build_only)
   local path = resolve_script(cfg, pos[2])
   local args = { table.unpack(pos, 3) }
   return measurement(cfg, { path = path, args = args, script_dir = util.dirname(path),
-    script = (util.basename(path):gsub("%.lua$", "")), body = function() return run_script(path, args) end }, build_only)
+    script = util.script_name(path), body = function() return run_script(path, args) end }, build_only)
 end
 
 -- rot profile [-threads=N] [-counters=EV,EV] [--] PROGRAM [ARG ...]: one application point

@@ -1,7 +1,6 @@
 --[[ rot.compare.output: a comparison as a user sees it: the table (one line per point: time,
   rates and % of bound in A and B, B/A, the verdict, the limiter and the noise it was judged
   against), the summary line, NAME-compare.csv and NAME-compare.json, and the gate's lines. ]]
-local sys = require "rot.sys"
 local util = require "rot.util"
 local format = require "rot.results.format"
 
@@ -179,8 +178,7 @@ function M.write(dir, name, A, B, matched, summary, axes, with_machine, o)
   local doc = { measurement = name, a = json_run(A), b = json_run(B), bestEpsilon = o.eps, minEffect = o.min_effect,
     remeasured = o.rounds, rule = M.rule_line(o),
     summary = { counts = summary.counts, speedup = summary.speedup, matched = summary.matched }, points = points }
-  local ok, err = sys.writefile(base .. ".json", util.json(doc) .. "\n")
-  if not ok then util.fail("cannot write '" .. base .. ".json': " .. err, "set -outputDir=DIR to a writable directory") end
+  util.write_output(base .. ".json", util.json(doc) .. "\n")
   return base .. ".csv", base .. ".json"
 end
 

@@ -70,8 +70,7 @@ function M.path(s, name)
     util.fail("unknown kernel '" .. name .. "'" .. util.did_you_mean(name, k.names),
       "kernels are .c (CPU) and .cu (GPU) files in " .. where(s))
   end
-  if k.shadowed[name] and not s.memo["shadow:" .. name] then
-    s.memo["shadow:" .. name] = true
+  if k.shadowed[name] and s:once("shadow:" .. name) then
     io.stderr:write("rot: note: kernel '", name, "' is ", p, ", which shadows ", k.shadowed[name], "\n")
   end
   return p

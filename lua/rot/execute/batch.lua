@@ -13,6 +13,7 @@ local M = {}
 -- The input keys the core reads (core/protocol.h): a line with any other is a bug here.
 local KEYS = {}
 for _, k in ipairs(protocol.input) do KEYS[k] = true end
+local FRAMING, STATUS = protocol.framing, protocol.status
 
 -- A number as the core reads it back exactly (its input, and rot-core's NAME=VALUE arguments).
 local function num(x) return string.format("%.17g", x) end
@@ -59,11 +60,12 @@ end
 function M.point_result(desc, text)
   local res, err = core.parse(text)
   if not res then
-    return { status = "failed", error = "the measuring core's output is unreadable: " .. err, meta = {}, runs = {} }
+    return { status = STATUS.failed, error = "the measuring core's output is unreadable: " .. err,
+      meta = protocol.strict_meta({}), runs = {} }
   end
-  if res.status == "ok" and (res.meta.complete ~= 1 or #res.runs == 0) then
+  if res.status == STATUS.ok and (res.meta.complete ~= 1 or #res.runs == 0) then
     local what = desc.app and ("application '" .. util.basename(desc.app.path)) or ("kernel '" .. desc.workloads[1].kernel)
-    res.status, res.error = "failed", what .. "' ended the measurement early"
+    res.status, res.error = STATUS.failed, what .. "' ended the measurement early"
   end
   if res.meta.hint then res.error = (res.error or "failed") .. "\nhint: " .. res.meta.hint end
   if res.meta.failure == "input" then
@@ -85,26 +87,33 @@ end
 local function write_input(s, items, i)
   local lines = {}
   for j = i, #items do
-    lines[#lines + 1] = "point " .. j
+    lines[#lines + 1] = FRAMING.point .. " " .. j
     M.point_lines(s, items[j].desc, items[j].need, items[j].exact, lines, items[j].child)
-    lines[#lines + 1] = "end"
+    lines[#lines + 1] = FRAMING["end"]
   end
   local path = s:run_dir() .. "/in"
   assert(sys.writefile(path, table.concat(lines, "\n") .. "\n"))
   return path
 end
 
+-- How long the driver waits for a word from the core before it gives up on it: the point's
+-- timeout and a grace of 30 s and a tenth of it (the core's own set-up and report).
+local function patience(s)
+  local t = s:get("timeout")
+  return t + 30 + 0.1 * t
+end
+
 -- Reads point i's record lines; returns them, or nil and why the core gave none.
 local function read_point(s, proc, i)
-  local text, grace = {}, 30 + 0.1 * s:get("timeout")
+  local text, last, begin = {}, FRAMING["end"] .. " " .. i, FRAMING.begin .. " "
   while true do
-    local line, e = proc:line(s:get("timeout") + grace)
+    local line, e = proc:line(patience(s))
     if not line then
       if e == "interrupted" then util.interrupted(sys.interrupted()) end
       return nil, e
     end
-    if line == "end " .. i then return table.concat(text, "\n") .. "\n" end
-    if not line:match("^begin ") then text[#text + 1] = line end
+    if line == last then return table.concat(text, "\n") .. "\n" end
+    if line:sub(1, #begin) ~= begin then text[#text + 1] = line end
   end
 end
 
@@ -113,9 +122,8 @@ local function core_failure(s, proc, why)
   proc:kill() -- a core that ended already keeps the status it ended with
   local st = proc:wait()
   local log = (sys.readfile(s:run_dir() .. "/core.err") or ""):gsub("%s+$", "")
-  local grace = 30 + 0.1 * s:get("timeout")
-  return { status = "failed", meta = {}, runs = {},
-    error = why == "timeout" and ("the measuring core gave no answer for " .. math.floor(s:get("timeout") + grace) ..
+  return { status = STATUS.failed, meta = protocol.strict_meta({}), runs = {},
+    error = why == "timeout" and ("the measuring core gave no answer for " .. math.floor(patience(s)) ..
       " s and was killed") or ("the measuring core ended unexpectedly" .. ended(st) .. (log ~= "" and (": " .. log) or "")) }
 end
 

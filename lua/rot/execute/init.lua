@@ -16,14 +16,14 @@
     ends that work, from a to-be-closed value, under rot.sys.shielded (so the interruption
     does not cut the ending short) and bounded in time; then the error goes on.
 
-  local (this machine), slurm (a cluster, -executor=slurm) and build (rot build: cores built,
+  local (this machine), slurm (a cluster, -executor=slurm) and build (build_only.lua: rot build, cores built,
   nothing measured). The CLI chooses one per run: M.choose. ]]
 local M = {}
 
 M.executors = {
   ["local"] = require "rot.execute.local",
   slurm = require "rot.execute.slurm",
-  build = require "rot.execute.build",
+  build = require "rot.execute.build_only",
 }
 
 -- The executor of a run: `build` for rot build, else the executor key's (local or slurm).

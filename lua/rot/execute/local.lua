@@ -9,6 +9,7 @@ local keys = require "rot.build.keys"
 local toolchain = require "rot.build.toolchain"
 local governor = require "rot.machine.governor"
 local util = require "rot.util"
+local protocol = require "rot.protocol"
 
 local M = { name = "local" }
 
@@ -30,10 +31,9 @@ local function gpu_skip(s, row)
 end
 
 local function say_once(s, msg)
-  if s.said_skip then return end
+  if not s:once("gpu skip") then return end
   s:quiet()
   io.stderr:write("rot: ", msg, "\n")
-  s.said_skip = true
 end
 
 --[[ After the build: each row of the group is a hit after all (another rot measured it while
@@ -61,12 +61,12 @@ end
 local function settle_item(s, item, res, core_hash)
   local row = item.row
   if not res then return outcome.fail(s, row, s.no_device or "not measured: the run stopped before it", { quiet = true }) end
-  if res.status ~= "ok" and res.meta.failure == "nodevice" then
+  if res.status ~= protocol.status.ok and res.meta.failure == "nodevice" then
     -- no device: said once; the core stops before the other GPU points
-    s.no_device = res.error
+    s:set_no_device(res.error)
     s:quiet()
     io.stderr:write("rot: ", res.error, " (GPU points fail; CPU points go on)\n")
-    s.said_skip = true
+    s:once("gpu skip") -- said: no other skip line
     outcome.fail(s, row, res.error, { quiet = true })
     return "stop"
   end

@@ -5,6 +5,7 @@
 local cache = require "rot.cache"
 local util = require "rot.util"
 local plausible = require "rot.execute.plausible"
+local STATUS = require("rot.protocol").status
 
 local M = {}
 
@@ -36,11 +37,11 @@ end
   core whose hash is core_hash; base: a cached entry whose runs it adds to. A plausible
   result is written to the cache (a temp file renamed) and the row is measured. ]]
 function M.result(s, row, res, core_hash, base)
-  if res.status == "ok" then
+  if res.status == STATUS.ok then
     local why = plausible.why_not(s, row, res)
-    if why then res.status, res.error = "failed", "implausible result, not cached: " .. why end
+    if why then res.status, res.error = STATUS.failed, "implausible result, not cached: " .. why end
   end
-  if res.status ~= "ok" then
+  if res.status ~= STATUS.ok then
     local partial = row.desc and row.desc.app and (#res.runs > 0 or res.regions) and res or nil
     return M.fail(s, row, res.error or "failed", { stderr = res.stderr, partial = partial })
   end

@@ -122,7 +122,6 @@ function M.run(home, jobdir, task, load_config)
     builddir = (os.getenv("TMPDIR") or "/tmp") .. "/rot-build-" .. (os.getenv("USER") or "user") .. "-" .. machine.id(fp),
     scheduled = true }
   session.set_current(s)
-  require("rot").config = config
   if not os.getenv("CCACHE_DIR") then sys.setenv("CCACHE_DIR", config:get("cacheDir") .. "/ccache") end
   sys.mkdir(config:get("cacheDir") .. "/machines")
   assert(sys.writefile(slurm.fp_path(config, job.type), util.serialize(fp)))
@@ -131,7 +130,7 @@ function M.run(home, jobdir, task, load_config)
   for i = first, last do items[#items + 1] = job.points[i] end
   local rows, pending = lookup.lookup(s, items)
   local holder <close> = claim.holder(s, claim.me(who_am_i(task)))
-  s.on_settle = reporter(jobdir, first, holder)
+  s:on_settle(reporter(jobdir, first, holder))
   for _, row in ipairs(rows) do if row.cached then s:settle(row) end end
   measure(s, holder, pending)
   io.stdout:write(string.format("rot worker: task %d of job %s on %s: points %d-%d, %d cached, %d measured, %d failed\n",

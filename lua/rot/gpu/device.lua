@@ -58,12 +58,8 @@ local function ask(s, desc, kinfo, chip)
   return passes
 end
 
---[[ Checks a description's GPU metric names before anything is measured, with CUPTI's host
-  API for the chip (-gpuChip, or the device's): unknown names stop the script naming them and
-  near ones. Returns {chip=, passes=} (chip nil: not checked, no device names the chip). ]]
-function M.check_metrics(s, desc, kinfo)
-  local key = "metrics:" .. s:get("gpuChip") .. ":" .. table.concat(desc.gpuMetrics, ",")
-  if s.memo[key] then return s.memo[key] end
+-- What M.check_metrics finds, asked once per run for a chip and metric list.
+local function check(s, desc, kinfo)
   if not toolchain.have_nvcc(s) then
     util.fail("cannot check GPU metrics: the CUDA toolkit is not installed ('" .. toolchain.nvcc(s) .. "' missing)",
       "set -cuda=DIR to the toolkit")
@@ -74,8 +70,7 @@ function M.check_metrics(s, desc, kinfo)
     if not chip then -- nothing will be profiled here either: the points are refused
       io.stderr:write("rot: warning: GPU metric names not checked: no CUDA device to name the chip ",
         "(set -gpuChip=GH100 to check them here)\n")
-      s.memo[key] = { chip = nil, passes = nil }
-      return s.memo[key]
+      return { chip = nil, passes = nil }
     end
   end
   -- a check that passed is remembered per chip, metric list and toolkit: reruns start nothing
@@ -87,8 +82,15 @@ function M.check_metrics(s, desc, kinfo)
     sys.mkdir(s:get("cacheDir") .. "/machines")
     sys.writefile(file, "passes " .. passes .. "\n")
   end
-  s.memo[key] = { chip = chip, passes = passes }
-  return s.memo[key]
+  return { chip = chip, passes = passes }
+end
+
+--[[ Checks a description's GPU metric names before anything is measured, with CUPTI's host
+  API for the chip (-gpuChip, or the device's): unknown names stop the script naming them and
+  near ones. Returns {chip=, passes=} (chip nil: not checked, no device names the chip). ]]
+function M.check_metrics(s, desc, kinfo)
+  local key = "metrics:" .. s:get("gpuChip") .. ":" .. table.concat(desc.gpuMetrics, ",")
+  return s:remember(key, function() return check(s, desc, kinfo) end)
 end
 
 return M

@@ -7,6 +7,7 @@
 local sys = require "rot.sys"
 local util = require "rot.util"
 local session = require "rot.session"
+local row = require "rot.results.row"
 
 local M = {}
 
@@ -16,7 +17,7 @@ M.VERSION = 1
   shipped script's relative to the checkout, so a moved checkout keeps its history; a study's
   absolute: two studies that are both called study.lua keep apart). ]]
 function M.dir(cache_dir, home, script_path)
-  local name = util.basename(script_path):gsub("%.lua$", "")
+  local name = util.script_name(script_path)
   local where = script_path
   if where:sub(1, #home + 1) == home .. "/" then where = "@home" .. where:sub(#home + 1) end
   return cache_dir .. "/history/" .. name:gsub("[^%w_.-]", "_") .. "-" .. sys.sha256(where):sub(1, 8)
@@ -69,7 +70,8 @@ end
 --[[ A point's summary is kept as one sequence in the order of M.COLUMNS (point.v; false for
   a value it lacks), so the field names are not repeated 300 times: pack before writing,
   unpack after reading (the rest of rot sees named fields). ]]
-M.COLUMNS = { "time", "gbs", "gflops", "intensity", "spread", "runs", "ws", "bound", "limiter", "fraction" }
+M.COLUMNS = row.record_names({ "time", "gbs", "gflops", "intensity", "spread", "runs", "workingSet", "bound", "limiter",
+  "fraction" })
 
 local function pack(p)
   local q, v = {}, {}

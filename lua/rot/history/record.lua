@@ -15,8 +15,12 @@ local peaks = require "rot.machine.peaks"
 local bounds = require "rot.results.bounds"
 local quantities = require "rot.results.quantities"
 local regions = require "rot.results.regions"
+local fields = require "rot.results.row"
 
 local M = {}
+
+-- A row field's name in a record's point (core/vocabulary.h: RESULT_ROW's record column).
+local function rec(key) return fields.field(key).record end
 
 -- The stored peaks a record's bounds use (peaksFile, else this machine's), never measured
 -- for a record: nil when there are none.
@@ -158,10 +162,9 @@ local function point_of(row, here)
   if row.machine and row.machine ~= here then p.machine = row.machine end
   if row.nodeType and row.nodeType ~= "" then p.nodeType = row.nodeType end
   if row.entry and row.time then
-    p.time, p.gbs, p.gflops, p.intensity = row.time, row.gbs, row.gflops, row.intensity
-    p.spread, p.runs, p.ws = row.spread, row.runs, row.workingSet
-    if row.converged == false then p.converged = false end
-    if row.counters and next(row.counters) then p.counters = row.counters end
+    for _, k in ipairs({ "time", "gbs", "gflops", "intensity", "spread", "runs", "workingSet" }) do p[rec(k)] = row[k] end
+    if row.converged == false then p[rec("converged")] = false end
+    if row.counters and next(row.counters) then p[rec("counters")] = row.counters end
   end
   return p
 end
@@ -238,8 +241,8 @@ function M.build(s, o)
       local p = point_of(x, here)
       p.build = build_of(s, x, r)
       p.how, p.params = how_of(x, r)
-      p.bound, p.limiter, p.fraction, p.above = bound_of(x, prows, memo, eps)
-      p.above = p.above or nil
+      local bound, limiter, fraction, above = bound_of(x, prows, memo, eps)
+      p[rec("bound")], p[rec("limiter")], p[rec("fraction")], p[rec("above")] = bound, limiter, fraction, above or nil
       points[#points + 1] = p
     end
     counts.points = counts.points + 1

@@ -80,7 +80,7 @@ local function measure(rot, st, points, what)
   -- sizes, kernels, thread counts and rounds instead of drawing a plateau
   local idx = {}
   for i = 1, #list do idx[i] = i end
-  session.current().stage = "peaks bandwidth, " .. (what:match("rounds? [%d-]+") or what) -- on the progress line
+  session.current():set_stage("peaks bandwidth, " .. (what:match("rounds? [%d-]+") or what)) -- on the progress line
   local res = rot.measure(rot.space { rot.axis("i", idx) }, function(p)
     local x = list[p.i]
     local s = M.streams[x.stream]

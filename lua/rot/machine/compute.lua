@@ -49,7 +49,7 @@ M.max_rounds = 7
 -- reading: the n-th independent reading of it (nil: the first). Round r is read before at
 -- reading r, after at reading M.max_rounds + r.
 function M.clock(rot, reading)
-  session.current().stage = "peaks clock" -- on the progress line
+  session.current():set_stage("peaks clock") -- on the progress line
   local r = rot.measure(rot.space { rot.axis("x", { 1 }) }, function()
     return { kernel = "clock", params = { n = 1000000 }, pin = { 0 }, flags = "-O2", round = reading }
   end).rows[1]
@@ -103,7 +103,7 @@ function M.chains(rot, cs, reading)
   if #classes == 0 then return nil end
   local idx = {}
   for i = 1, #classes do idx[i] = i end
-  session.current().stage = "peaks clock" -- on the progress line
+  session.current():set_stage("peaks clock") -- on the progress line
   local res = rot.measure(rot.space { rot.axis("i", idx) }, function(p)
     local isa = classes[p.i]
     return { kernel = "peakflops", params = { n = M.chain.n }, pin = { 0 }, round = reading,
@@ -240,7 +240,7 @@ function M.round(rot, cs, which)
     return cs.timer.now() - t0
   end
   local t1 = sys.clock()
-  session.current().stage = "peaks compute, round " .. round -- on the progress line
+  session.current():set_stage("peaks compute, round " .. round) -- on the progress line
   local res = rot.measure(rot.space { rot.axis("i", idx) }, function(p)
     local c = cs.points[p.i]
     return { kernel = "peakflops", params = { n = cs.quick and 20000 or 200000 }, threads = c.threads,

@@ -7,7 +7,7 @@ local M = {}
 
 function M.apply(s)
   local g = s:get("governor")
-  if g == "" or s.memo.governor then return end
+  if g == "" or not s:once("governor") then return end
   local n = 0
   for _, c in ipairs(sys.listdir("/sys/devices/system/cpu") or {}) do
     local path = "/sys/devices/system/cpu/" .. c .. "/cpufreq/scaling_governor"
@@ -26,7 +26,6 @@ function M.apply(s)
     util.fail("cannot set the cpufreq governor '" .. g .. "': this machine exposes no cpufreq (no /sys/devices/system/cpu/cpu*/cpufreq)",
       "leave -governor unset here; the measured frequency is recorded as unknown")
   end
-  s.memo.governor = true
 end
 
 return M

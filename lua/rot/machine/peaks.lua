@@ -3,6 +3,7 @@
 -- per machine (rot.machine's identity) as peaks.csv, and read back for bounds and rooflines.
 local sys = require "rot.sys"
 local util = require "rot.util"
+local csv = require "rot.csv"
 local machine = require "rot.machine"
 local session = require "rot.session"
 local bandwidth = require "rot.machine.bandwidth"
@@ -82,12 +83,6 @@ function M.thread_counts()
   return n > 1 and { 1, n } or { 1 }
 end
 
--- A row's value in peaks.csv: a size in whole bytes, a rate to six digits.
-local function value_text(r)
-  if r.kind == "size" then return string.format("%d", math.floor(r.value + 0.5)) end
-  return string.format("%.6g", r.value)
-end
-
 --[[ peaks.csv: one ceiling a row. name, kind (compute, bandwidth, latency, or size for
   L2_effective, L2_reported, DRAM_from in bytes, or sweep for a size the bandwidth sweeps
   measured: triad_sweep, read_sweep, write_sweep, its best round), threads, value, unit, spread (how far below
@@ -103,26 +98,22 @@ end
 M.columns = { "name", "kind", "threads", "value", "unit", "spread", "unstable", "rounds", "median", "kernel", "isa",
   "pinning", "sizes", "clock_GHz", "date" }
 
-local function cell(v)
-  if v == nil then return "" end
-  if type(v) == "boolean" then return v and "1" or "0" end
+-- A row's field c in peaks.csv (rot.csv writes it in full): a size in whole bytes, a list
+-- ';'-separated.
+local function cell(r, c)
+  if c == "value" and r.kind == "size" then return math.floor(r.value + 0.5) end
+  local v = r[c == "clock_GHz" and "clock" or c]
   if type(v) == "table" then return table.concat(v, ";") end
-  if math.type(v) == "float" then return string.format("%.6g", v) end
-  return tostring(v)
+  return v
 end
 
 function M.write_csv(path, rows)
-  local lines = { table.concat(M.columns, ",") }
-  for _, r in ipairs(rows) do
-    local f = {}
-    for i, c in ipairs(M.columns) do
-      local v = r[c == "clock_GHz" and "clock" or c]
-      f[i] = c == "value" and value_text(r) or c == "spread" and (r.spread and string.format("%.4g", r.spread) or "")
-        or c == "threads" and string.format("%d", r.threads) or cell(v)
-    end
-    lines[#lines + 1] = table.concat(f, ",")
+  local records = {}
+  for i, r in ipairs(rows) do
+    records[i] = {}
+    for j, c in ipairs(M.columns) do records[i][j] = cell(r, c) end
   end
-  local ok, err = sys.writefile(path, table.concat(lines, "\n") .. "\n")
+  local ok, err = sys.writefile(path, csv.text(M.columns, records))
   if not ok then util.fail("cannot write '" .. path .. "': " .. err) end
 end
 
@@ -148,12 +139,11 @@ local function parse_row(f)
   return r
 end
 
--- The rows of peaks.csv text (six columns, or the fifteen with provenance); nil when it holds none.
+-- The rows of peaks.csv text (six columns, or the fifteen with provenance; lines that begin
+-- with # are comments); nil when it holds none.
 function M.parse_csv(text)
   local rows = {}
-  for line in text:gmatch("[^\n]+") do
-    local f = {}
-    for x in (line .. ","):gmatch("([^,]*),") do f[#f + 1] = x end
+  for _, f in ipairs(csv.parse(text:gsub("%f[^\n%z]#[^\n]*", "")) or {}) do
     local r = #f >= 5 and (#f <= 6 or #f == #M.columns) and parse_row(f)
     if r then rows[#rows + 1] = r end
   end
@@ -257,29 +247,29 @@ end
 -- row, with how the value was obtained.
 function M.ceilings(rows, threads, precision, family)
   precision, family = precision or "double", family or "triad"
-  local compute, bandwidth, prefix = {}, {}, "^" .. family .. "_"
+  local flop_roofs, byte_roofs, prefix = {}, {}, "^" .. family .. "_"
   for _, r in ipairs(rows) do
     if r.threads == threads and r.kind == "compute" and r.name:match("^" .. precision .. "_") then
-      compute[#compute + 1] = { label = (r.name:gsub("_", " ")), gflops = r.value, name = r.name, spread = r.spread,
+      flop_roofs[#flop_roofs + 1] = { label = (r.name:gsub("_", " ")), gflops = r.value, name = r.name, spread = r.spread,
         unstable = r.unstable, row = r }
     elseif r.threads == threads and r.kind == "bandwidth" and r.name:match(prefix) then
       local level = r.name:gsub(prefix, "")
-      bandwidth[#bandwidth + 1] = { label = level .. " " .. family, gbs = r.value, level = level, family = family,
+      byte_roofs[#byte_roofs + 1] = { label = level .. " " .. family, gbs = r.value, level = level, family = family,
         spread = r.spread, unstable = r.unstable, row = r }
     end
   end
-  table.sort(compute, function(a, b) return a.gflops > b.gflops end)
-  return compute, bandwidth
+  table.sort(flop_roofs, function(a, b) return a.gflops > b.gflops end)
+  return flop_roofs, byte_roofs
 end
 
 --[[ Everything a point's bound needs at a thread count: {compute=, bandwidth= (triad's),
   streams = {triad=, read=, write=} (each as ceilings' bandwidth; empty where the peaks have
   none), levels=, sweep= (rot.machine.sweep.of: nil where the peaks hold no sweep), threads=}. ]]
 function M.at(rows, threads, precision)
-  local compute, bandwidth = M.ceilings(rows, threads, precision)
-  local streams = { triad = bandwidth }
+  local flop_roofs, byte_roofs = M.ceilings(rows, threads, precision)
+  local streams = { triad = byte_roofs }
   for _, family in ipairs({ "read", "write" }) do streams[family] = select(2, M.ceilings(rows, threads, precision, family)) end
-  return { compute = compute, bandwidth = bandwidth, streams = streams, levels = M.levels(rows, threads),
+  return { compute = flop_roofs, bandwidth = byte_roofs, streams = streams, levels = M.levels(rows, threads),
     sweep = sweep.of(rows, threads), threads = threads }
 end
 
@@ -287,23 +277,23 @@ end
   plus scalar add; triad's bandwidth ceilings, and those of the families in `families` (a
   set: {read=true}) that bound some of its points. ]]
 function M.shown(c, families)
-  local compute, seen = {}, {}
+  local flop_roofs, seen = {}, {}
   for _, x in ipairs(c.compute) do
     local isa = x.name:match("^%a+_(%w+)_")
     if not seen[isa] or x.name:match("scalar_add") then
       seen[isa] = true
-      compute[#compute + 1] = x
+      flop_roofs[#flop_roofs + 1] = x
     end
   end
-  local bandwidth = {}
+  local byte_roofs = {}
   for _, family in ipairs({ "triad", "read", "write" }) do
     if family == "triad" or (families or {})[family] then
       for _, b in ipairs(c.streams and c.streams[family] or family == "triad" and c.bandwidth or {}) do
-        bandwidth[#bandwidth + 1] = b
+        byte_roofs[#byte_roofs + 1] = b
       end
     end
   end
-  return compute, bandwidth
+  return flop_roofs, byte_roofs
 end
 
 -- The thread count of the stored peaks nearest to (not above, where possible) t.
@@ -383,7 +373,7 @@ function M.measure(rot, quick)
       r.isa = r.isa or "-O3 -march=native"
     end
   end
-  session.current().stage = nil
+  session.current():set_stage(nil)
   for _, n in ipairs(compute.notes(cs, rows)) do notes[#notes + 1] = n end
   if #rows > 0 then -- notes on what was measured (none in rot build), a line each
     notes[#notes + 1] = M.sampler_note(machine.samplers(), threads[#threads])

@@ -1,6 +1,8 @@
 -- rot.models.atomics: shared-memory atomic utilization (Dong & Pai): the measured table T(n, e, c)
 -- of a GPU model, the service time S = T / n by linear interpolation over non-integral
 -- inputs (equations 1-3), and utilization from counters (their Tables 1 and 2).
+local csv = require "rot.csv"
+
 local M = {}
 
 --[[ A table from rows { {n=, e=, c=, t=cycles}, ... } (n >= 1, 1 <= e <= 32, 0 <= c <= n).
@@ -140,23 +142,28 @@ function M.report(profile, tab, sms, warps_per_sm)
 end
 
 -- The table as CSV text (n,e,c,cycles) and back.
+local HEADER = { "n", "e", "c", "cycles" }
+
 function M.csv(rows)
-  local out = { "n,e,c,cycles" }
-  for _, r in ipairs(rows) do out[#out + 1] = string.format("%d,%d,%d,%.6g", r.n, r.e, r.c, r.t) end
-  return table.concat(out, "\n") .. "\n"
+  local records = {}
+  for i, r in ipairs(rows) do records[i] = { math.tointeger(r.n), math.tointeger(r.e), math.tointeger(r.c), r.t } end
+  return csv.text(HEADER, records)
 end
 
 function M.read_csv(text)
-  local rows, first = {}, true
-  for line in text:gmatch("[^\r\n]+") do
-    if first then
-      if line ~= "n,e,c,cycles" then return nil, "not a T(n, e, c) table (header n,e,c,cycles)" end
-      first = false
-    else
-      local n, e, c, t = line:match("^(%d+),(%d+),(%d+),([^,]+)$")
-      if not n or not tonumber(t) then return nil, "bad T(n, e, c) row '" .. line .. "'" end
-      rows[#rows + 1] = { n = tonumber(n), e = tonumber(e), c = tonumber(c), t = tonumber(t) }
+  local recs = csv.parse(text)
+  if not recs or #recs == 0 or csv.line(recs[1]) ~= csv.line(HEADER) then
+    return nil, "not a T(n, e, c) table (header " .. csv.line(HEADER) .. ")"
+  end
+  local rows = {}
+  for k = 2, #recs do
+    local f = recs[k]
+    local n, e, c, t = math.tointeger(tonumber(f[1])), math.tointeger(tonumber(f[2])), math.tointeger(tonumber(f[3])),
+      tonumber(f[4])
+    if #f ~= 4 or not (n and e and c and t) or n < 0 or e < 0 or c < 0 then
+      return nil, "bad T(n, e, c) row '" .. csv.line(f) .. "'"
     end
+    rows[#rows + 1] = { n = n, e = e, c = c, t = t }
   end
   if #rows == 0 then return nil, "the T(n, e, c) table is empty" end
   return rows

@@ -68,6 +68,89 @@ local function pop(h)
   return top
 end
 
+-- The first instruction of warp w not yet issued, when its class is c and the instructions it
+-- depends on are done (in-order issue per warp: an earlier one not issued blocks later ones).
+local function ready(graph, w, c)
+  for i = w.next, #graph do
+    if not w.issued[i] then
+      local ins = graph[i]
+      if ins.class ~= c then return nil end
+      for _, d in ipairs(ins.deps) do if not w.done[d] then return nil end end
+      return i
+    end
+  end
+  return nil
+end
+
+-- A group of warps starts on the unit.
+local function add_group(sim)
+  local g = { remaining = sim.warps_per_group }
+  sim.active_groups = sim.active_groups + 1
+  for _ = 1, sim.warps_per_group do
+    sim.warps[#sim.warps + 1] = { group = g, issued = {}, done = {}, next = 1, ndone = 0 }
+  end
+end
+
+-- The warp with an instruction of class c ready, round-robin from the last one that issued of
+-- that class: {w=, i= (the instruction), wi= (the warp's place)}, or nil.
+local function pick(sim, c)
+  local n, start = #sim.warps, sim.rr[c] or 0
+  for k = 1, n do
+    local wi = (start + k - 1) % n + 1
+    local w = sim.warps[wi]
+    if w then
+      local i = ready(sim.graph, w, c)
+      if i then return { w = w, i = i, wi = wi } end
+    end
+  end
+  return nil
+end
+
+-- Class e.class's pipeline at time e.t: it issues a ready instruction (its completion and its
+-- next issue scheduled), else tries again.
+local function issue(sim, e)
+  local c = e.class
+  local limited = sim.issue_limit and (sim.issued_at[e.t] or 0) >= sim.issue_limit
+  local found = #sim.warps > 0 and not limited and pick(sim, c) or nil
+  if found then
+    local p = sim.pipes[c]
+    found.w.issued[found.i] = true
+    while found.w.issued[found.w.next] do found.w.next = found.w.next + 1 end
+    sim.rr[c] = found.wi
+    sim.issued_at[e.t] = (sim.issued_at[e.t] or 0) + 1
+    push(sim.heap, { t = e.t + p.completion, kind = "complete", w = found.w, i = found.i })
+    push(sim.ctimes, { t = e.t + p.completion, kind = "complete" })
+    push(sim.heap, { t = e.t + p.issue, kind = "issue", class = c })
+  elseif limited or sim.ctimes.n == 0 then
+    push(sim.heap, { t = e.t + 1, kind = "issue", class = c }) -- Algorithm 1: try the next cycle
+  else
+    -- nothing is ready before a completion: wait for it (what stepping one cycle at a time
+    -- reaches with integer latencies; exact with real-valued ones too)
+    push(sim.heap, { t = math.max(sim.ctimes[1].t, e.t), kind = "issue", class = c })
+  end
+end
+
+-- An instruction completes at e.t; a warp whose last one it was leaves, and a group whose last
+-- warp left makes room for a waiting one.
+local function complete(sim, e)
+  pop(sim.ctimes)
+  local w = e.w
+  w.done[e.i] = true
+  w.ndone = w.ndone + 1
+  sim.t_end = math.max(sim.t_end, e.t)
+  if w.ndone < #sim.graph then return end
+  local g = w.group
+  g.remaining = g.remaining - 1
+  for k = #sim.warps, 1, -1 do if sim.warps[k] == w then table.remove(sim.warps, k) end end
+  if g.remaining == 0 then
+    sim.active_groups = sim.active_groups - 1
+    if sim.waiting > 0 then
+      sim.waiting = sim.waiting - 1
+      add_group(sim)
+    end
+  end
+end
+
 --[[ simulate{ graph=, pipelines={class={issue=λ, completion=Λ}}, units=P, frequency=f (Hz),
     groups=N_total, concurrent=M (groups per unit at once), warps=warps per group,
     issue_limit=instructions per cycle per unit (optional) }
@@ -78,97 +161,22 @@ function M.simulate(o)
     if not pipes[ins.class] then error("no pipeline for instruction class '" .. ins.class .. "'", 2) end
   end
   local groups_here = math.ceil((o.groups or 1) / (o.units or 1))
-  local warps_per_group = o.warps or 1
-  local waiting = groups_here - math.min(o.concurrent or 1, groups_here)
-  local heap = { n = 0, seq = 0 }
-  local ctimes = { n = 0, seq = 0 } -- pending completion times, popped in the same order
-  local active, warps = {}, {} -- warps: {group=, state={issued=, done=}, done_count=}
-  local active_groups = 0
-  local function add_group()
-    local g = { remaining = warps_per_group }
-    active_groups = active_groups + 1
-    for _ = 1, warps_per_group do
-      warps[#warps + 1] = { group = g, issued = {}, done = {}, next = 1, ndone = 0 }
-    end
-  end
-  for _ = 1, math.min(o.concurrent or 1, groups_here) do add_group() end
+  local sim = { graph = graph, pipes = pipes, issue_limit = o.issue_limit, warps_per_group = o.warps or 1,
+    waiting = groups_here - math.min(o.concurrent or 1, groups_here), heap = { n = 0, seq = 0 },
+    ctimes = { n = 0, seq = 0 }, -- pending completion times, popped in the same order
+    warps = {}, active_groups = 0, rr = {}, -- rr: round-robin position per class
+    issued_at = {}, -- issue count per cycle, for the issue limit
+    t_end = 0 }
+  for _ = 1, math.min(o.concurrent or 1, groups_here) do add_group(sim) end
   local classes = {}
   for c in pairs(pipes) do classes[#classes + 1] = c end
   table.sort(classes)
-  for _, c in ipairs(classes) do push(heap, { t = 0, kind = "issue", class = c }) end
-  local rr = {} -- round-robin position per class
-  local issued_at = {} -- issue count per cycle, for the issue limit
-  local t_end = 0
-  -- first not-issued instruction of warp w whose class is c and whose deps are done
-  local function ready(w, c)
-    for i = w.next, #graph do
-      if not w.issued[i] then
-        local ins = graph[i]
-        if ins.class == c then
-          local ok = true
-          for _, d in ipairs(ins.deps) do if not w.done[d] then ok = false; break end end
-          -- in-order issue per warp: an earlier not-issued instruction blocks later ones
-          if ok then return i end
-        end
-        return nil
-      end
-    end
-    return nil
+  for _, c in ipairs(classes) do push(sim.heap, { t = 0, kind = "issue", class = c }) end
+  while sim.active_groups > 0 do
+    local e = pop(sim.heap)
+    if e.kind == "issue" then issue(sim, e) else complete(sim, e) end
   end
-  while active_groups > 0 do
-    local e = pop(heap)
-    if e.kind == "issue" then
-      local c, n = e.class, #warps
-      local found
-      local limited = o.issue_limit and (issued_at[e.t] or 0) >= o.issue_limit
-      if n > 0 and not limited then
-        local start = rr[c] or 0
-        for k = 1, n do
-          local wi = (start + k - 1) % n + 1
-          local w = warps[wi]
-          if w then
-            local i = ready(w, c)
-            if i then found = { w = w, i = i, wi = wi }; break end
-          end
-        end
-      end
-      if found then
-        local p = pipes[c]
-        found.w.issued[found.i] = true
-        while found.w.issued[found.w.next] do found.w.next = found.w.next + 1 end
-        rr[c] = found.wi
-        issued_at[e.t] = (issued_at[e.t] or 0) + 1
-        push(heap, { t = e.t + p.completion, kind = "complete", w = found.w, i = found.i })
-        push(ctimes, { t = e.t + p.completion, kind = "complete" })
-        push(heap, { t = e.t + p.issue, kind = "issue", class = c })
-      elseif limited or ctimes.n == 0 then
-        push(heap, { t = e.t + 1, kind = "issue", class = c }) -- Algorithm 1: try the next cycle
-      else
-        -- nothing is ready before a completion: wait for it (what stepping one cycle at a time
-        -- reaches with integer latencies; exact with real-valued ones too)
-        push(heap, { t = math.max(ctimes[1].t, e.t), kind = "issue", class = c })
-      end
-    else
-      pop(ctimes)
-      local w = e.w
-      w.done[e.i] = true
-      w.ndone = w.ndone + 1
-      t_end = math.max(t_end, e.t)
-      if w.ndone == #graph then
-        local g = w.group
-        g.remaining = g.remaining - 1
-        for k = #warps, 1, -1 do if warps[k] == w then table.remove(warps, k) end end
-        if g.remaining == 0 then
-          active_groups = active_groups - 1
-          if waiting > 0 then
-            waiting = waiting - 1
-            add_group()
-          end
-        end
-      end
-    end
-  end
-  return { cycles = t_end, seconds = o.frequency and t_end / o.frequency or nil }
+  return { cycles = sim.t_end, seconds = o.frequency and sim.t_end / o.frequency or nil }
 end
 
 -- Equation (1): W warps of N dependent instructions on one pipeline (λ issue, Λ completion).

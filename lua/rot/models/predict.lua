@@ -1,6 +1,8 @@
 -- rot.models.predict: the quantitative GPU roofline prediction (Konstantinidis & Cotronis): kernel
 -- parameters from counters profiled on a reference GPU, device parameters from micro-
 -- benchmarks, predicted throughput and time on a target GPU; Nsight Compute CSV import.
+local csv = require "rot.csv"
+
 local M = {}
 
 -- The paper's nvprof metrics and the current (CUPTI / Nsight Compute) names rot collects.
@@ -107,27 +109,6 @@ function M.device(rows)
   return d
 end
 
-local function csv_fields(line)
-  local out, i = {}, 1
-  while i <= #line + 1 do
-    if line:sub(i, i) == '"' then
-      local j, s = i + 1, {}
-      while true do
-        local q = line:find('"', j, true)
-        if not q then error("unterminated quote in CSV") end
-        s[#s + 1] = line:sub(j, q - 1)
-        if line:sub(q + 1, q + 1) == '"' then s[#s + 1] = '"'; j = q + 2 else i = q + 2; break end
-      end
-      out[#out + 1] = table.concat(s)
-    else
-      local c = line:find(",", i, true) or #line + 1
-      out[#out + 1] = line:sub(i, c - 1)
-      i = c + 1
-    end
-  end
-  return out
-end
-
 -- Multiplier of an Nsight Compute unit to rot's base units (bytes, seconds, counts): ncu
 -- scales units by default (Mbyte, usecond) unless run with --print-units base.
 local PREFIX = { n = 1e-9, u = 1e-6, m = 1e-3, K = 1e3, M = 1e6, G = 1e9, T = 1e12 }
@@ -139,12 +120,15 @@ function M.unit_scale(unit)
   return 1
 end
 
-local function lines_of(text, quoted_only)
-  local out = {}
-  for l in text:gmatch("[^\r\n]+") do
-    if not quoted_only or l:sub(1, 1) == '"' then out[#out + 1] = l end
+-- The records of CSV text (rot.csv); quoted_only: of its lines that begin with a quote (ncu's
+-- own notes, ==PROF== ..., are unquoted lines among them).
+local function records_of(text, quoted_only)
+  if quoted_only then
+    local kept = {}
+    for l in text:gmatch("[^\r\n]+") do if l:sub(1, 1) == '"' then kept[#kept + 1] = l end end
+    text = table.concat(kept, "\n")
   end
-  return out
+  return csv.parse(text) or error("unterminated quote in CSV")
 end
 
 local function number(s) return tonumber(((s or ""):gsub(",", ""))) end
@@ -153,15 +137,15 @@ local function number(s) return tonumber(((s or ""):gsub(",", ""))) end
   per profiled kernel. Returns { {kernel=, metrics={name=value}, time=s}, ... }; numbers may
   carry thousands separators, values are scaled to base units. ]]
 function M.read_ncu_csv(text)
-  local lines = lines_of(text, true) -- ncu's own notes (==PROF==) are unquoted lines
+  local lines = records_of(text, true)
   if #lines < 3 then return nil, "not an ncu --csv --page raw export (too few rows)" end
-  local head, units = csv_fields(lines[1]), csv_fields(lines[2])
+  local head, units = lines[1], lines[2]
   local kcol
   for i, h in ipairs(head) do if h == "Kernel Name" then kcol = i end end
   if not kcol then return nil, "not an ncu --csv --page raw export (no 'Kernel Name' column)" end
   local out = {}
   for li = 3, #lines do
-    local f = csv_fields(lines[li])
+    local f = lines[li]
     local row = { kernel = f[kcol], metrics = {} }
     for i, h in ipairs(head) do
       local num = number(f[i])
@@ -178,9 +162,9 @@ end
   axes before workingSet_bytes). Returns the rows of read_ncu_csv, the kernel named by its
   kernel and axis values, with sms and warps_per_sm of the device. ]]
 function M.read_rot_csv(text)
-  local lines = lines_of(text)
+  local lines = records_of(text)
   if #lines < 2 then return nil, "the rot CSV has no data rows" end
-  local head = csv_fields(lines[1])
+  local head = lines[1]
   local col, axes = {}, {}
   for i, h in ipairs(head) do
     col[h] = i
@@ -189,7 +173,7 @@ function M.read_rot_csv(text)
   if not col.time_s or not col.kernel then return nil, "not a rot results CSV (no time_s and kernel columns)" end
   local out = {}
   for li = 2, #lines do
-    local f = csv_fields(lines[li])
+    local f = lines[li]
     local name = { f[col.kernel] }
     for _, i in ipairs(axes) do name[#name + 1] = head[i] .. "=" .. f[i] end
     local row = { kernel = table.concat(name, " "), metrics = {}, time = number(f[col.time_s]),

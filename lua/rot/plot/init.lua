@@ -67,8 +67,7 @@ end
 -- Writes text unless the file already holds it; returns true when written.
 local function write(path, text)
   if sys.readfile(path) == text then return false end
-  local ok, err = sys.writefile(path, text)
-  if not ok then util.fail("cannot write '" .. path .. "': " .. err, "set -outputDir=DIR to a writable directory") end
+  util.write_output(path, text)
   return true
 end
 

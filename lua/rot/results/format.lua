@@ -1,8 +1,8 @@
 -- rot.results.format: rows presented: the terminal table (columns by name, counters, notes),
 -- the CSV file of every quantity, and a model's records as a table and a CSV.
-local sys = require "rot.sys"
 local util = require "rot.util"
-local region_keys = require "rot.results.region_keys"
+local csv = require "rot.csv"
+local row = require "rot.results.row"
 local M = {}
 
 local function fmt(v, f)
@@ -50,7 +50,16 @@ M.columns = {
   end, function(r) return r.fraction end },
   source = { "from", function(r) local v = M.source(r); return v == "failed" and "FAILED" or v end, function(r) return M.source(r) end },
 }
-for title, col in pairs(region_keys.columns()) do M.columns[title] = col end
+-- an application's rows (rot.results.regions)
+local function show(f) return function(v) return v and string.format(f, v) or "-" end end
+local function pct(v) return v and string.format("%.1f%%", v * 100) or "-" end
+for _, c in ipairs({ { "region", "region", tostring }, { "calls", "calls", show("%d") },
+  { "in threads", "markedThreads", show("%d") }, { "per call", "timePerCall", function(v) return util.seconds(v) end },
+  { "best call", "bestCall", function(v) return util.seconds(v) end }, { "share", "share", pct },
+  { "busy", "busyThreads", show("%.2f") } }) do
+  local key = row.field(c[2]).key
+  M.columns[c[1]] = { c[1], function(r) return c[3](r[key]) end, function(r) return r[key] end }
+end
 M.default_columns = { "size", "time", "GB/s", "GFLOP/s", "intensity", "bound", "limiter", "fraction", "runs", "spread",
   "mode", "counts", "source" }
 -- an application's rows (its program and regions; the region is a coordinate)
@@ -196,113 +205,92 @@ function M.table(rows, columns, axes, out)
   end
 end
 
-local function csv_field(v)
-  if v == nil then return "" end
-  if type(v) == "number" then
-    return math.type(v) == "integer" and tostring(v) or string.format("%.9g", v)
-  end
-  local s = tostring(v)
-  if s:find('[,"\n]') then s = '"' .. s:gsub('"', '""') .. '"' end
-  return s
+-- The kernels of a row's point, "+"-joined (none for an application's: its program column).
+local function kernels(r)
+  if not r.desc or r.desc.app then return nil end
+  local k = {}
+  for _, w in ipairs(r.desc.workloads) do k[#k + 1] = w.kernel end
+  return table.concat(k, "+")
 end
 
-local function write_lines(path, lines)
-  local ok, err = sys.writefile(path, table.concat(lines, "\n") .. "\n")
-  if not ok then util.fail("cannot write '" .. path .. "': " .. err, "set -outputDir=DIR to a writable directory") end
-  return path
+local function from_meta(key) return function(r) return r.entry and r.entry.meta[key] end end
+
+-- The CSV's values of the fields that are not a row's field as it stands (by key).
+local CSV_VALUE = {
+  converged = function(r) return r.converged == nil and "" or (r.converged and 1 or 0) end,
+  boundGbs = bound_gbs,
+  boundUnstable = function(r) return r.fraction and (r.boundUnstable and 1 or 0) or nil end,
+  above = function(r) return r.fraction and (r.above and 1 or 0) or nil end,
+  source = function(r) return M.source(r) end,
+  kernel = kernels,
+  flags = function(r) return r.desc and r.desc.flags end,
+  gpuName = from_meta("gpuName"), gpuSMs = from_meta("gpuSMs"), gpuMaxWarpsPerSM = from_meta("gpuMaxWarpsPerSM"),
+}
+
+--[[ The CSV's columns, in order: every row field with a CSV column (rot.results.row, declared in
+  core/vocabulary.h), {name=, group=, value(row)}; a family (counter:%s, gpu:%s) as {family=,
+  field=}: one column per name the rows have. ]]
+M.CSV = {}
+for _, f in ipairs(row.fields) do
+  if f.csv and f.csv:find("%%s") then
+    M.CSV[#M.CSV + 1] = { family = f.csv, field = f.key, group = f.group }
+  elseif f.csv then
+    M.CSV[#M.CSV + 1] = { name = f.csv, group = f.group, value = CSV_VALUE[f.key] or function(r) return r[f.key] end }
+  end
 end
 
--- CSV with the axes first, then every quantity, then one column per counter; written atomically.
-function M.csv(rows, path, axes)
-  local function kernels(r)
-    if not r.desc then return nil end
-    if r.desc.app then return nil end -- an application's: its program column
-    local k = {}
-    for _, w in ipairs(r.desc.workloads) do k[#k + 1] = w.kernel end
-    return table.concat(k, "+")
-  end
-  local cols = {
-    { "workingSet_bytes", function(r) return r.workingSet end },
-    { "time_s", function(r) return r.time end },
-    { "bandwidth_GBs", function(r) return r.gbs end },
-    { "performance_GFLOPs", function(r) return r.gflops end },
-    { "intensity_flop_per_byte", function(r) return r.intensity end },
-    { "flops", function(r) return r.flops end },
-    { "bytes", function(r) return r.bytes end },
-    { "counts", function(r) return r.counts end },
-    { "flops_declared", function(r) return r.flopsDeclared end },
-    { "bytes_declared", function(r) return r.bytesDeclared end },
-    { "bytes_written_declared", function(r) return r.bytesWritten end },
-    { "flops_measured_over_declared", function(r) return r.flopsRatio end },
-    { "bytes_measured_over_declared", function(r) return r.bytesRatio end },
-    { "runs", function(r) return r.runs end },
-    { "disturbed_runs", function(r) return r.disturbed end },
-    { "spread", function(r) return r.spread end },
-    { "converged", function(r) return r.converged == nil and "" or (r.converged and 1 or 0) end },
-    { "threads", function(r) return r.threads end },
-    { "cache_mode", function(r) return r.cacheMode end },
-    { "timer_overhead_ns", function(r) return r.timerOverheadNs end },
-    { "bound_GFLOPs", function(r) return r.bound end },
-    { "bound_GBs", bound_gbs },
-    { "limiter", function(r) return r.limiter end },
-    { "bound_unstable", function(r) return r.fraction and (r.boundUnstable and 1 or 0) or nil end },
-    { "fraction_of_bound", function(r) return r.fraction end },
-    { "above_bound", function(r) return r.fraction and (r.above and 1 or 0) or nil end },
-    { "level", function(r) return r.level end },
-    { "time_bound_s", function(r) return r.timeBound end },
-    { "time_bound_dominant", function(r) return r.dominant end },
-    { "source", function(r) return M.source(r) end },
-    { "kernel", kernels },
-    { "flags", function(r) return r.desc and r.desc.flags end },
-    { "machine", function(r) return r.machine end },
-  }
-  local seen, gpu = {}, {}
+-- The groups of CSV columns rows have (an application's region, a Slurm node type, GPU metrics),
+-- and the names of their counters and GPU metrics: counters in the order the rows have them,
+-- metrics sorted.
+local function csv_groups(rows)
+  local has, names, seen = {}, { counters = {}, gpuMetrics = {} }, {}
   for _, r in ipairs(rows) do
-    if r.region and not seen.region then -- an application's rows: the keys they add
-      seen.region = true
-      for _, c in ipairs(region_keys.csv_columns()) do cols[#cols + 1] = c end
-    end
-    if r.nodeType and r.nodeType ~= "" and not seen["node_type"] then
-      seen["node_type"] = true
-      cols[#cols + 1] = { "node_type", function(row) return row.nodeType end }
-    end
+    has.app = has.app or r.region ~= nil
+    has.node = has.node or (r.nodeType ~= nil and r.nodeType ~= "")
     for _, n in ipairs(r.counterNames or {}) do
-      if not seen[n] then
-        seen[n] = true
-        local col = counter_column(n)
-        cols[#cols + 1] = { "counter:" .. n, col[3] }
-      end
+      if not seen["c:" .. n] then seen["c:" .. n] = true; table.insert(names.counters, n) end
     end
     for n in pairs(r.gpuMetrics or {}) do
-      if not gpu[n] then gpu[n] = true; gpu[#gpu + 1] = n end
+      if not seen["g:" .. n] then seen["g:" .. n] = true; has.gpu = true; table.insert(names.gpuMetrics, n) end
     end
   end
-  if #gpu > 0 then -- GPU points: the device and every metric, so models can read the file back
-    local function meta(k) return function(row) return row.entry and row.entry.meta[k] end end
-    cols[#cols + 1] = { "gpu_name", meta("gpuName") }
-    cols[#cols + 1] = { "gpu_sms", meta("gpuSMs") }
-    cols[#cols + 1] = { "gpu_max_warps_per_sm", meta("gpuMaxWarpsPerSM") }
-    table.sort(gpu)
-    for _, n in ipairs(gpu) do
-      cols[#cols + 1] = { "gpu:" .. n, function(row) return row.gpuMetrics and row.gpuMetrics[n] end }
+  table.sort(names.gpuMetrics)
+  return has, names
+end
+
+-- A family's columns for its names: counter:NAME (as the table shows it), gpu:NAME.
+local function family_columns(c, names, out)
+  for _, n in ipairs(names[c.field]) do
+    local value = c.field == "counters" and counter_column(n)[3]
+      or function(r) return r[c.field] and r[c.field][n] end
+    out[#out + 1] = { name = c.family:format(n), value = value }
+  end
+end
+
+-- CSV with the axes first, then every quantity (M.CSV), then one column per counter and GPU
+-- metric; written atomically.
+function M.csv(rows, path, axes)
+  local has, names = csv_groups(rows)
+  local all, cols, taken = {}, {}, {}
+  for _, c in ipairs(M.CSV) do
+    if c.group == nil or has[c.group] then
+      if c.family then family_columns(c, names, all) else all[#all + 1] = c end
     end
   end
-  local taken = {} -- an axis named like a column (triad's "flags") keeps the name once
-  for _, a in ipairs(axes or {}) do taken[a] = true end
-  local kept = {}
-  for _, c in ipairs(cols) do if not taken[c[1]] then kept[#kept + 1] = c; taken[c[1]] = true end end
-  cols = kept
-  local header = {}
-  for _, a in ipairs(axes or {}) do header[#header + 1] = csv_field(a) end
-  for _, c in ipairs(cols) do header[#header + 1] = csv_field(c[1]) end
-  local lines = { table.concat(header, ",") }
-  for _, r in ipairs(rows) do
-    local f = {}
-    for _, a in ipairs(axes or {}) do f[#f + 1] = csv_field(r.point and r.point[a]) end
-    for _, c in ipairs(cols) do f[#f + 1] = csv_field(c[2](r)) end
-    lines[#lines + 1] = table.concat(f, ",")
+  for _, a in ipairs(axes or {}) do taken[a] = true end -- an axis named like a column (triad's "flags") keeps the name once
+  for _, c in ipairs(all) do
+    if not taken[c.name] then cols[#cols + 1] = c; taken[c.name] = true end
   end
-  return write_lines(path, lines)
+  local header, records = {}, {}
+  for _, a in ipairs(axes or {}) do header[#header + 1] = a end
+  for _, c in ipairs(cols) do header[#header + 1] = c.name end
+  for i, r in ipairs(rows) do
+    local f, n = {}, 0
+    for _, a in ipairs(axes or {}) do n = n + 1; f[n] = r.point and r.point[a] end
+    for _, c in ipairs(cols) do n = n + 1; f[n] = c.value(r) end
+    records[i] = f
+  end
+  return util.write_output(path, csv.text(header, records))
 end
 
 --[[ A model's records: columns = { {title, key or function(row), format (optional)}, ... }.
@@ -327,15 +315,13 @@ function M.records(rows, columns, out)
 end
 
 function M.records_csv(rows, columns, path)
-  local head = {}
-  for j, c in ipairs(columns) do head[j] = csv_field(c[1]) end
-  local lines = { table.concat(head, ",") }
-  for _, r in ipairs(rows) do
-    local f = {}
-    for j, c in ipairs(columns) do f[j] = csv_field(cell(r, c)) end
-    lines[#lines + 1] = table.concat(f, ",")
+  local head, records = {}, {}
+  for j, c in ipairs(columns) do head[j] = c[1] end
+  for i, r in ipairs(rows) do
+    records[i] = {}
+    for j, c in ipairs(columns) do records[i][j] = cell(r, c) end
   end
-  return write_lines(path, lines)
+  return util.write_output(path, csv.text(head, records))
 end
 
 return M

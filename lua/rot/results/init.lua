@@ -1,6 +1,5 @@
 -- rot.results: the results object a measurement returns: its rows with their bounds against
 -- the machine's ceilings, and what a script makes of them (table, CSV, JSON, plots).
-local sys = require "rot.sys"
 local util = require "rot.util"
 local session = require "rot.session"
 local machine = require "rot.machine"
@@ -10,6 +9,8 @@ local sweep = require "rot.machine.sweep"
 local format = require "rot.results.format"
 local levelnames = require "rot.results.levelnames"
 local regions = require "rot.results.regions"
+local row = require "rot.results.row"
+local protocol = require "rot.protocol"
 local plot = require "rot.plot"
 
 local M = {}
@@ -32,8 +33,7 @@ local function timed(what, f, ...) return session.current():timed(what, f, ...) 
 -- why(worst) says).
 local function warn_above(above, what, why)
   local s = session.current()
-  if #above == 0 or s.warned_above then return end
-  s.warned_above = true
+  if #above == 0 or not s:once("warned above") then return end
   local worst, by, names = above[1], {}, {}
   for _, r in ipairs(above) do
     if r.fraction > worst.fraction then worst = r end
@@ -95,36 +95,32 @@ function Results:csv(name, o)
   return format.csv(self.rows, M.csv_path(name), o.axes or self.axes)
 end
 
--- A row of the JSON document's points.
-local function json_point_of(r)
-  return { point = r.point, kernel = r.desc and r.desc.workloads and r.desc.workloads[1].kernel, flags = r.desc and r.desc.flags,
-    machine = r.machine, nodeType = r.nodeType ~= "" and r.nodeType or nil, workingSet = r.workingSet,
-    time = r.time, gbs = r.gbs, gflops = r.gflops, intensity = r.intensity, flops = r.flops, bytes = r.bytes,
-    counts = r.counts, runs = r.runs, spread = r.spread, threads = r.threads, cacheMode = r.cacheMode,
-    level = r.level, bound = r.bound, limiter = r.limiter, ceiling = r.ceiling, traffic = r.boundFamily,
-    bytesWritten = r.bytesWritten, fraction = r.fraction, aboveBound = r.above,
-    boundUnstable = r.boundUnstable == true,
-    failed = r.failed, source = format.source(r) }
-end
+-- The JSON's values of the fields that are not a row's field as it stands (by key).
+local JSON_VALUE = {
+  kernel = function(r) return r.desc and r.desc.workloads and r.desc.workloads[1].kernel end,
+  flags = function(r) return r.desc and r.desc.flags end,
+  nodeType = function(r) return r.nodeType ~= "" and r.nodeType or nil end,
+  boundUnstable = function(r) return r.boundUnstable == true end,
+  source = function(r) return format.source(r) end,
+  counters = function(r) return r.region and r.counters or nil end, -- an application's regions'
+}
 
--- A row of the JSON document's points (an application's rows add their keys: region_keys).
+-- A row of the JSON document's points: every row field with a JSON key (rot.results.row).
 local function json_point(r)
-  local p = json_point_of(r)
-  if r.region then
-    regions.keys.json(r, p)
-    p.counters, p.notCounted = r.counters, r.notCounted
+  local p = {}
+  for _, f in ipairs(row.fields) do
+    if f.json then
+      local value = JSON_VALUE[f.key]
+      if value then p[f.json] = value(r) else p[f.json] = r[f.key] end
+    end
   end
   return p
 end
 
--- The JSON document's description of its own fields: units, and what version 2 adds.
-M.json_version = 2
-local UNITS = { time = "s", timeBound = "s", gbs = "GB/s", gflops = "GFLOP/s", bound = "GFLOP/s", intensity = "flop/B",
-  workingSet = "B", flops = "flop per invocation", bytes = "B per invocation", bytesWritten = "B per invocation",
-  spread = "fraction",
-  fraction = "fraction of the bound", value = "the ceiling's unit", effective = "B", reported = "B", triadGBs = "GB/s",
-  clock_GHz = "GHz" }
-regions.keys.json({}, {}, UNITS) -- an application's rows' units
+-- The JSON document's description of its own fields: their units (the points' from
+-- rot.results.row, the levels' and ceilings' here), and each point field's schema.
+local UNITS = row.json_units({ value = "the ceiling's unit", effective = "B", reported = "B", triadGBs = "GB/s",
+  clock_GHz = "GHz" })
 
 -- The ceilings of a results object as the JSON's "ceilings": every stored field of each.
 local function json_ceilings(c)
@@ -167,12 +163,10 @@ function Results:json(name)
       metadata = { ROT_MACHINE = machine.id(fp), CPU = fp.cpu, PUS = fp.pus, OPENMP_THREADS = c.threads },
     },
     spec = { gbytes = { data = {} }, gflops = { data = {} } },
-    rot = { version = M.json_version, units = UNITS, points = points, levels = levels, machine = fp, axes = self.axes,
-      ceilings = json_ceilings(c) },
+    rot = { version = protocol.json_version, units = UNITS, schema = row.json_schema(), points = points, levels = levels,
+      machine = fp, axes = self.axes, ceilings = json_ceilings(c) },
   }
-  local ok, err = sys.writefile(path, util.json(doc) .. "\n")
-  if not ok then util.fail("cannot write '" .. path .. "': " .. err, "set -outputDir=DIR to a writable directory") end
-  return path
+  return util.write_output(path, util.json(doc) .. "\n")
 end
 
 local function max_threads(rows)
@@ -199,8 +193,7 @@ end
 -- without a sweep (from an older rot, or written by hand) bound by the cache's ceiling.
 local function note_unswept(rows, file)
   local s = session.current()
-  if #rows == 0 or s.noted_unswept then return end
-  s.noted_unswept = true
+  if #rows == 0 or not s:once("noted unswept") then return end
   local r = rows[1]
   io.stderr:write(string.format("rot: note: %s no bandwidth sweep: %d point%s in the step past the last cache's effective "
     .. "size and short of DRAM's flat tail (%s: %s) %s bounded by that cache's ceiling (%s), the most such a working set "
@@ -278,10 +271,9 @@ local function check_level_names(self, o)
   for _, l in ipairs(self:ceilings().levels) do names[#names + 1] = l.name end
   if #names == 0 then return end
   local s = session.current()
-  s.warned_names = s.warned_names or {}
   for _, m in ipairs(levelnames.misnamed(self.rows, o.series, function(r) return level_of(self, r) end, names)) do
     local w = levelnames.warning(o.name, m)
-    if not s.warned_names[w] then s.warned_names[w] = true; io.stderr:write(w) end
+    if s:once(w) then io.stderr:write(w) end
   end
 end
 

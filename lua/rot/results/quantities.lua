@@ -1,79 +1,103 @@
--- rot.results.quantities: what a point's raw runs mean: time per invocation (the fastest
--- run), spread, rates, intensity, counters per invocation, measured or declared counts.
+--[[ rot.results.quantities: what a point's raw runs mean: time per invocation (the fastest run),
+  spread and best-k's verdict, counters per invocation, GPU metrics, measured or declared
+  counts, rates and intensity. Each job below is one function that names the row fields it sets
+  (every one declared in core/vocabulary.h's RESULT_ROW, side quantities); its input is the
+  point's report (row.entry: meta keys of PROTOCOL_META, runs of PROTOCOL_RUN_KEYS). ]]
 local gpu = require "rot.gpu"
+local protocol = require "rot.protocol"
 
 local M = {}
 
--- Adds the quantities to a row from its raw run outputs and the kernel's declared counts (k,
--- epsilon: best-k's, where the row's description has none).
--- Time per invocation = (run ns - timer overhead) / repetitions; the fastest run is "the" run
--- (with ignoreDisturbed, the fastest run without preemption or migration, when there is one).
-function M.derive(row, k, ignore_disturbed, epsilon)
-  local e = row.entry
-  if not e then return row end
-  local m = e.meta
+local LIMITS = protocol.limits
+
+--[[ Sets runs, disturbed, time, tscHz, timerOverheadNs, threads, cacheMode. The fastest usable
+  run is "the" run: time per invocation = (its ns - the timer overhead) / its repetitions; with
+  ignoreDisturbed only runs without preemption or migration are usable, when there are any.
+  Returns the usable runs' times, sorted, and the fastest run. ]]
+function M.time(row, ignore_disturbed)
+  local e, m = row.entry, row.entry.meta
   local ov = m.timerOverheadNs or 0
   local usable = {}
   for _, r in ipairs(e.runs) do
     if not (ignore_disturbed and r.disturbed == 1) then usable[#usable + 1] = r end
   end
   if #usable == 0 then usable = e.runs end
-  local times, ns, tsc, best, disturbed = {}, 0, 0, nil, 0
+  local times, best = {}, nil
   for i, r in ipairs(usable) do
     times[i] = math.max(r.ns - ov, 0) / r.reps * 1e-9
     if not best or times[i] < best.t then best = { t = times[i], run = r } end
   end
+  local ns, tsc, disturbed = 0, 0, 0
   for _, r in ipairs(e.runs) do
     ns, tsc = ns + r.ns, tsc + (r.tsc or 0)
     if r.disturbed == 1 then disturbed = disturbed + 1 end
   end
   table.sort(times)
-  row.runs = #e.runs
-  row.disturbed = disturbed
-  row.time = times[1]
+  row.runs, row.disturbed, row.time = #e.runs, disturbed, times[1]
+  row.tscHz = ns > 0 and tsc / ns * 1e9 or nil
+  row.timerOverheadNs = ov
+  row.threads, row.cacheMode = m.threads or 1, m.cacheMode
+  return times, best.run
+end
+
+--[[ Sets spread and converged: best-k's verdict on the runs as they are now (a cached entry's
+  runs and the ones added to it), not on the last batch's: the k fastest within epsilon, on the
+  times the table shows (times: M.time's), so the '!' agrees with the spread beside it (the
+  core's own flag where no epsilon is known). k, epsilon: the description's policy, else these. ]]
+function M.verdict(row, times, k, epsilon)
   local policy = row.desc and row.desc.policy or {}
   k = policy.k or k
   local kk = math.min(k, #times)
   row.spread = times[1] > 0 and (times[kk] - times[1]) / times[1] or 0
-  -- best-k's verdict on the runs as they are now (a cached entry's runs and the ones added to
-  -- it), not on the last batch's: the k fastest within epsilon, on the times the table shows
-  -- (timer overhead subtracted, disturbed runs left out under ignoreDisturbed), so the '!'
-  -- agrees with the spread beside it (the core's own flag where no epsilon is known)
   local eps = policy.epsilon or epsilon
-  if eps then row.converged = #times >= k and row.spread <= eps else row.converged = m.converged == 1 end
-  row.threads, row.cacheMode = m.threads or 1, m.cacheMode
-  row.timerOverheadNs = ov
-  row.tscHz = ns > 0 and tsc / ns * 1e9 or nil
-  -- counters: per invocation, from the fastest run
+  if eps then row.converged = #times >= k and row.spread <= eps else row.converged = row.entry.meta.converged == 1 end
+end
+
+-- Sets counters (per invocation, from the run best: M.time's), counterNames, multiplexed, and
+-- report (what the kernel measured itself, meta report.NAME).
+function M.counters(row, best)
+  local m = row.entry.meta
   row.counters, row.counterNames = {}, {}
-  for i = 0, 15 do
+  for i = 0, LIMITS.counters - 1 do
     local name = m["event" .. i]
     if not name then break end
-    local v = best.run["e" .. i]
+    local v = best["e" .. i]
     row.counterNames[#row.counterNames + 1] = name
-    row.counters[name] = v and v / best.run.reps or nil
-    if best.run.mux then row.multiplexed = true end
+    row.counters[name] = v and v / best.reps or nil
+    if best.mux then row.multiplexed = true end
   end
-  row.flopsDeclared, row.bytesDeclared, row.workingSet = m.flops, m.bytes, m.workingSet
-  row.bytesWritten = tonumber(m.bytesWritten) -- declared by the kernel, or nil: its traffic's mix
-  -- GPU points: the CUPTI metrics (one profiled invocation) and, when they are the
-  -- hierarchical-roofline set, measured flops and HBM bytes
-  for key, v in pairs(m) do -- what the kernel measured itself
+  for key, v in pairs(m) do
     local name = type(key) == "string" and key:match("^report%.(.+)$")
     if name then
       row.report = row.report or {}
       row.report[name] = tonumber(v)
     end
   end
-  if m.gpuMetric0 then
-    row.gpuMetrics = {}
-    for i = 0, 63 do
-      local name = m["gpuMetric" .. i]
-      if not name then break end
-      row.gpuMetrics[name] = tonumber(m["gpuValue" .. i])
-    end
-    row.gpu = gpu.quantities(row.gpuMetrics)
+end
+
+-- Sets gpuMetrics (a GPU point's CUPTI metrics, of one profiled invocation) and gpu (its
+-- quantities when they are the hierarchical-roofline set, rot.gpu.quantities); nothing for
+-- a point without metrics.
+function M.gpu_metrics(row)
+  local m = row.entry.meta
+  if not m.gpuMetric0 then return end
+  row.gpuMetrics = {}
+  for i = 0, LIMITS.gpu_metrics - 1 do
+    local name = m["gpuMetric" .. i]
+    if not name then break end
+    row.gpuMetrics[name] = tonumber(m["gpuValue" .. i])
   end
+  row.gpu = gpu.quantities(row.gpuMetrics)
+end
+
+--[[ Sets flops and bytes (measured where the description's counts give a weighted sum of
+  counters that all counted, or a GPU point's metrics, else declared), flopsRatio and bytesRatio
+  (measured over declared), flopsDeclared, bytesDeclared, bytesWritten, workingSet, counts (where
+  they come from) and bytesMeasured. ]]
+function M.counts(row)
+  local m = row.entry.meta
+  row.flopsDeclared, row.bytesDeclared, row.workingSet = m.flops, m.bytes, m.workingSet
+  row.bytesWritten = tonumber(m.bytesWritten) -- declared by the kernel, or nil: its traffic's mix
   local src = {}
   for _, q in ipairs({ "flops", "bytes" }) do
     local combo = row.desc and row.desc.counts and row.desc.counts[q]
@@ -98,9 +122,26 @@ function M.derive(row, k, ignore_disturbed, epsilon)
   end
   row.counts = src.flops == src.bytes and src.flops or ("flops " .. src.flops .. ", bytes " .. src.bytes)
   row.bytesMeasured = src.bytes == "measured" or nil
+end
+
+-- Sets gflops, gbs and intensity from time, flops and bytes.
+function M.rates(row)
   row.gflops = row.flops / row.time / 1e9
   row.gbs = row.bytes / row.time / 1e9
   row.intensity = row.bytes > 0 and row.flops / row.bytes or nil
+end
+
+--[[ Adds the quantities to a row from its raw run outputs and the kernel's declared counts (k,
+  epsilon: best-k's, where the row's description has none); a row without a cache entry is
+  left as it is. ]]
+function M.derive(row, k, ignore_disturbed, epsilon)
+  if not row.entry then return row end
+  local times, best = M.time(row, ignore_disturbed)
+  M.verdict(row, times, k, epsilon)
+  M.counters(row, best)
+  M.gpu_metrics(row)
+  M.counts(row)
+  M.rates(row)
   return row
 end
 

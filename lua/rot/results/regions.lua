@@ -5,7 +5,7 @@
   becomes a coordinate of the point (point.region), so tables, plots, run records and
   comparisons treat each region as a point of its own. ]]
 local util = require "rot.util"
-local keys = require "rot.results.region_keys"
+local protocol = require "rot.protocol"
 
 local M = {}
 
@@ -66,7 +66,7 @@ end
 -- Work and counters of a region row from its record rec: declared, measured by counts, none.
 local function work(r, rec, m, desc)
   r.counters, r.counterNames, r.notCounted = {}, {}, {}
-  for i = 0, 15 do
+  for i = 0, protocol.limits.counters - 1 do
     local name = m["event" .. i]
     if not name then break end
     r.counterNames[#r.counterNames + 1] = name
@@ -203,7 +203,5 @@ function M.legend(rows, out)
     end
   end
 end
-
-M.keys = keys
 
 return M

@@ -1,4 +1,4 @@
--- rot.execute.build: the executor of `rot build`: every core the points need is built (once
+-- rot.execute.build_only: the executor of `rot build`: every core the points need is built (once
 -- per build key in the run, cached points too), nothing is measured; one "built" line per core
 -- (kernels, macros, flags) or the compiler's message. Rows not cached come back unmeasured,
 -- marked planned (built, not run), so a script goes on to every point it would measure; a row
@@ -40,7 +40,7 @@ local function refusals(s, binary, rows, refused)
     for line in (out or ""):gmatch("[^\n]+") do
       local why, invalid = line:match("^refused (.*)"), line:match("^invalid (.*)")
       if invalid then
-        s.error_describing = true
+        s:description_error(true)
         util.fail(invalid)
       end
       if line == "ok" or why then i = i + 1 end
@@ -61,15 +61,15 @@ end
   call with rows to check builds it again, unsaid and uncounted (the build directory may hold
   another core by then: from ccache, a link). Returns the compiler's message, or nil. ]]
 local function build_key(s, row, check, refused)
-  s.built = s.built or {}
-  local known = s.built[row.key]
+  local built = s:remember("built", function() return {} end) -- build key -> {err=}, this run's
+  local known = built[row.key]
   if known and (known.err or #check == 0) then return known.err end
   util.ensure_dir(s:get("cacheDir"), "cache directory", "cacheDir")
   local lock <close> = build.lock(s)
   local builds = s.count.builds
   local binary, err = s:timed("build", build.core, s, row.desc, row.kinfo)
   if known then
-    s.count.builds = builds
+    s:add("builds", builds - s.count.builds) -- built again to check: not counted
   elseif binary then
     keys.store(s, row.key, err)
     local names = {}
@@ -83,9 +83,9 @@ local function build_key(s, row, check, refused)
     end
   else
     io.stderr:write("rot: ", err, "\n")
-    s.count.build_failures = s.count.build_failures + 1
+    s:add("build_failures")
   end
-  s.built[row.key] = known or { err = not binary and err or nil }
+  built[row.key] = known or { err = not binary and err or nil }
   if binary and #check > 0 then refusals(s, binary, check, refused) end
   return not binary and err or nil
 end
@@ -106,7 +106,7 @@ function M.measure(s, items)
   for _, row in ipairs(rows) do
     local err = errs[row.key]
     if refused[row] then
-      s.count.refused = s.count.refused + 1
+      s:add("refused")
       outcome.fail(s, row, refused[row])
     else
       if not row.cached then

@@ -1,0 +1,345 @@
+/* vocabulary: the result vocabulary declared once: the keys of a point's report (meta facts, run
+ * and region records), the limits on them, and every field of a results row (X-macro tables). */
+#ifndef ROT_VOCABULARY_H
+#define ROT_VOCABULARY_H
+
+/* The limits of a point's report, which the driver reads as rot.protocol.limits. */
+#define COUNTERS_MAX 16	   /* counters one point counts: input counter, meta eventN, run eN */
+#define GPU_MAX_METRICS 64 /* CUPTI metrics one GPU point profiles: gpumetric, meta gpuMetricN */
+
+/* The words of a status record: what became of the point. */
+#define PROTOCOL_OK "ok"
+#define PROTOCOL_FAILED "failed"
+
+/* A region record's first keys, before PROTOCOL_REGION_KEYS: "region run=I name=NAME ...". */
+#define PROTOCOL_REGION_RUN "run"
+#define PROTOCOL_REGION_NAME "name"
+
+/*
+ * X(ID, name, type, unit, side, meaning): the facts of a point's report, one "meta NAME VALUE"
+ * record each (a cache entry keeps them). type: int, number or text (a value to the end of its
+ * line); a name with %d is a family, one key per index from 0 (event0, event1, ...), with %s
+ * one per name (report.NAME); side: who writes it (core: the measuring core, driver: the
+ * driver adds it to the cache entry). The driver refuses to read or write a meta key not
+ * declared here (rot.protocol.meta_key).
+ */
+#define PROTOCOL_META(X)                                                                           \
+	X(WORKLOAD, "workload%d", "text", "", "core", "workload i: its kernel and threads=N")      \
+	X(KERNEL, "kernel", "text", "", "core", "the first workload's kernel")                     \
+	X(FLOPS, "flops", "number", "flop per invocation", "core",                                 \
+	  "floating-point operations the kernels declared")                                        \
+	X(BYTES, "bytes", "number", "B per invocation", "core", "bytes the kernels declared")      \
+	X(WORKING_SET, "workingSet", "int", "B", "core", "the working set the kernels declared")   \
+	X(BYTES_WRITTEN, "bytesWritten", "number", "B per invocation", "core",                     \
+	  "the declared bytes that are written (kernels that declare it)")                         \
+	X(THREADS, "threads", "int", "", "core", "threads the workloads ran")                      \
+	X(CACHE_MODE, "cacheMode", "text", "", "core", "warm or cold")                             \
+	X(TIMER_OVERHEAD_NS, "timerOverheadNs", "int", "ns", "core",                               \
+	  "the measured cost of an empty timed region, subtracted from every run")                 \
+	X(TIMER_OVERHEAD_TSC, "timerOverheadTsc", "int", "TSC cycles", "core",                     \
+	  "the same in TSC cycles")                                                                \
+	X(TSC_AVAILABLE, "tscAvailable", "int", "", "core", "1: runs read the TSC")                \
+	X(FLUSH_BYTES, "flushBytes", "int", "B", "core", "cold mode: the buffer walked to evict")  \
+	X(FLUSH_SIZE, "flushSize", "text", "", "core",                                             \
+	  "where that size came from: topology, or guessed (hwloc knew no last-level cache)")      \
+	X(REPORT, "report.%s", "number", "", "core", "what a kernel measured itself")              \
+	X(CPU_MODEL, "cpuModel", "text", "", "core", "the CPU's brand string")                     \
+	X(KERNEL_VERSION, "kernelVersion", "text", "", "core", "the operating system's kernel")    \
+	X(LOADAVG, "loadavg", "text", "", "core", "/proc/loadavg before the measurement")          \
+	X(GOVERNOR, "governor", "text", "", "core", "the cpufreq governor, or unknown")            \
+	X(CPU_KHZ_BEFORE, "cpuKHzBefore", "text", "kHz", "core",                                   \
+	  "the CPU's frequency before the measurement, or unknown")                                \
+	X(CPU_KHZ_AFTER, "cpuKHzAfter", "text", "kHz", "core", "the same after it")                \
+	X(TSC_HZ, "tscHz", "number", "Hz", "core", "the TSC's rate over the runs")                 \
+	X(RULE_FLUSHES, "ruleFlushes", "int", "", "core", "cache flushes rules did")               \
+	X(TALLY_FLOPS, "tallyFlops", "number", "flop per invocation", "core",                      \
+	  "flops the kernel counted as it ran (rot_tally)")                                        \
+	X(TALLY_BYTES, "tallyBytes", "number", "B per invocation", "core", "bytes it counted")     \
+	X(TALLY_WRITTEN, "tallyWritten", "number", "B per invocation", "core",                     \
+	  "written bytes it counted")                                                              \
+	X(CONVERGED, "converged", "int", "", "core", "1: the best-k rule held in the core")        \
+	X(COMPLETE, "complete", "int", "", "core", "1: the measurement ran to its end")            \
+	X(THREADS_CREATED, "threadsCreated", "int", "", "core", "threads the kernel created")      \
+	X(THREADS_EXITED, "threadsExited", "int", "", "core", "of them, the ones that ended")      \
+	X(THREADS_COUNTED, "threadsCounted", "int", "", "core", "threads the counters counted")    \
+	X(THREAD_TABLE, "threadTable", "text", "", "core",                                         \
+	  "every thread: index:state[:counted], comma-separated")                                  \
+	X(PROCESSES_STARTED, "processesStarted", "int", "", "core",                                \
+	  "processes the kernel started")                                                          \
+	X(EVENTS, "events", "text", "", "core", "the event log (rules' markers)")                  \
+	X(EVENT, "event%d", "text", "", "core", "counter i's event (its counts: run eI)")          \
+	X(COUNTER_DOMAIN, "counterDomain", "text", "", "core",                                     \
+	  "what the counters count: user, or user+kernel")                                         \
+	X(MULTIPLEXED, "multiplexed", "int", "", "core", "1: the counters were multiplexed")       \
+	X(FAILURE, "failure", "text", "", "core", "a failed point's kind (PROTOCOL_FAILURES)")     \
+	X(SIGNAL, "signal", "int", "", "core", "the signal that ended the kernel")                 \
+	X(HINT, "hint", "text", "", "core", "what to set or do about the failure")                 \
+	X(CHILD_ENDED, "childEnded", "text", "", "core",                                           \
+	  "why a shared child ended after this point")                                             \
+	X(APP, "app", "text", "", "core", "an application point's program")                        \
+	X(INVOCATIONS, "invocations", "int", "", "core", "the program's invocations")              \
+	X(STDOUT_RUN, "stdoutRun", "int", "", "core",                                              \
+	  "the fastest invocation, whose output it is")                                            \
+	X(STDOUT_BYTES, "stdoutBytes", "int", "B", "core", "how much that invocation wrote")       \
+	X(STDOUT, "stdout", "text", "", "core", "its last 16 KiB (%XX-escaped)")                   \
+	X(MARKER_CLOCK, "markerClock", "text", "", "core", "the markers' clock: tsc or monotonic") \
+	X(MARKERS_ATTACHED, "markersAttached", "int", "", "core",                                  \
+	  "1: the marker recorder was loaded into the program")                                    \
+	X(MARKER_PAIR_NS, "markerPairNs", "number", "ns", "core", "what a begin/end pair costs")   \
+	X(MARKER_EMPTY_NS, "markerEmptyNs", "number", "ns", "core",                                \
+	  "what an empty region measures a call (subtracted)")                                     \
+	X(REGION_CALLS_LOST, "regionCallsLost", "int", "", "core",                                 \
+	  "calls the recorder had no room for")                                                    \
+	X(EVENT_ERROR, "eventError%d", "text", "", "core", "why counter i did not count")          \
+	X(COUNTERS_HINT, "countersHint", "text", "", "core", "what to set so they count")          \
+	X(GPU_METRIC, "gpuMetric%d", "text", "", "core", "CUPTI metric i")                         \
+	X(GPU_VALUE, "gpuValue%d", "number", "", "core", "its value in the profiled invocation")   \
+	X(GPU_PASSES, "gpuPasses", "int", "", "core", "the profiler's replay passes")              \
+	X(GPU_NAME, "gpuName", "text", "", "core", "the GPU's name")                               \
+	X(GPU_CC, "gpuCC", "text", "", "core", "its compute capability, major.minor")              \
+	X(GPU_GLOBAL_MEM, "gpuGlobalMem", "int", "B", "core", "its global memory")                 \
+	X(GPU_SHARED_PER_SM, "gpuSharedPerSM", "int", "B", "core", "shared memory an SM has")      \
+	X(GPU_MAX_WARPS_PER_SM, "gpuMaxWarpsPerSM", "int", "", "core",                             \
+	  "resident warps an SM holds")                                                            \
+	X(GPU_SMS, "gpuSMs", "int", "", "core", "its SMs")                                         \
+	X(GPU_CLOCK_KHZ, "gpuClockKHz", "int", "kHz", "core", "its SM clock")                      \
+	X(GPU_MEM_CLOCK_KHZ, "gpuMemClockKHz", "int", "kHz", "core", "its memory clock")           \
+	X(GPU_BUS_WIDTH, "gpuBusWidth", "int", "bit", "core", "its memory bus")                    \
+	X(GPU_L2, "gpuL2", "int", "B", "core", "its L2 cache")                                     \
+	X(CUDA_DRIVER, "cudaDriver", "int", "", "core", "the CUDA driver's version")               \
+	X(CUDA_RUNTIME, "cudaRuntime", "int", "", "core", "the CUDA runtime's version")            \
+	X(GPU_CHIP, "gpuChip", "text", "", "core", "its chip as CUPTI names it (GH100)")           \
+	X(POINT_SECONDS, "pointSeconds", "number", "s", "driver",                                  \
+	  "what the point took to measure here (the peaks' time budget counts it)")                \
+	X(SCRIPT, "script", "text", "", "driver", "the measurement that wrote the cache entry")
+
+/* X(ID, key, type, unit, meaning): the values of a run record, "run KEY=VALUE ...": one timed
+ * run (an application's: one invocation) */
+#define PROTOCOL_RUN_KEYS(X)                                                                       \
+	X(NS, "ns", "number", "ns", "the run's time (timer overhead included)")                    \
+	X(TSC, "tsc", "int", "TSC cycles", "the same in TSC cycles (0: not read)")                 \
+	X(REPS, "reps", "int", "", "invocations of the kernels in the run")                        \
+	X(CPUS, "cpus", "text", "", "the CPU each thread ran on, comma-separated (-: not known)")  \
+	X(MIG, "mig", "int", "", "migrations between CPUs")                                        \
+	X(VCSW, "vcsw", "int", "", "voluntary context switches")                                   \
+	X(IVCSW, "ivcsw", "int", "", "involuntary context switches")                               \
+	X(DISTURBED, "disturbed", "int", "", "1: a migration or an involuntary switch")            \
+	X(EVENT, "e%d", "number", "", "counter i's count over the run (regions: over the calls)")  \
+	X(COUNTING, "counting", "int", "", "threads whose counters ran")                           \
+	X(MUX, "mux", "number", "", "time running over time enabled, when below 1 (multiplexed)")  \
+	X(UTIME_NS, "utimeNs", "number", "ns", "an invocation's user CPU time, all its processes") \
+	X(STIME_NS, "stimeNs", "number", "ns", "its system CPU time")                              \
+	X(MAXRSS_KIB, "maxrssKiB", "int", "KiB", "its largest resident set")                       \
+	X(RAN_THREADS, "threads", "int", "", "the threads it ran")
+
+/* X(ID, key, meaning): the values of a region record, after its run=I and name=NAME, each over
+ * the threads that entered the region in that invocation (times inclusive of the regions nested
+ * in it; work as the program declared it; counts where every call was counted) */
+#define PROTOCOL_REGION_KEYS(X)                                                                    \
+	X(CALLS, "calls", "completed calls of the thread that made the most")                      \
+	X(CALLS_TOTAL, "callsTotal", "completed calls, summed over the threads")                   \
+	X(THREADS, "threads", "threads that entered the region")                                   \
+	X(NS, "ns", "time in the region of the thread that spent the longest (ns)")                \
+	X(NS_SUM, "nsSum", "time in the region summed over the threads (ns)")                      \
+	X(MIN_NS, "minNs", "the shortest call (ns)")                                               \
+	X(MAX_NS, "maxNs", "the longest call (ns)")                                                \
+	X(OPEN, "open", "calls begun and never ended")                                             \
+	X(FLOPS, "flops", "declared floating-point operations, summed")                            \
+	X(BYTES, "bytes", "declared bytes, summed")                                                \
+	X(WRITTEN, "written", "declared written bytes, summed")                                    \
+	X(WORKING_SET, "workingSet", "the largest declared working set (bytes)")                   \
+	X(WORK_CALLS, "workCalls", "calls that declared work")                                     \
+	X(WRITTEN_CALLS, "writtenCalls", "calls that declared their written bytes")                \
+	X(COUNTED_CALLS, "countedCalls", "calls whose counters ran (eI only when all did)")        \
+	X(MULTIPLEXED_CALLS, "multiplexedCalls", "counted calls whose counts were scaled")
+
+/* The version of the JSON document rot writes (rot.results' json: points, levels, ceilings);
+ * raised when a field changes. 3: the schema (every point field's unit and meaning), the time
+ * bound and its dominant term. */
+#define RESULT_JSON_VERSION 3
+
+/*
+ * X(ID, key, type, unit, csv, json, record, group, side, meaning): every field of a results
+ * row (rot.results: one point, or one region of an application point), in the CSV's column
+ * order. key: the row's field; csv, json, record: its CSV column, its JSON key and its name in
+ * a run record's point ("": not written there; csv "counter:%s", one column per name); group:
+ * the rows the CSV column is written for ("": every row's file; app: when a row is a region of
+ * an application, node: when rows come from Slurm node types, gpu: when rows have CUPTI
+ * metrics); side: the Lua module that sets it (entry: read from the report's meta; format: computed
+ * where it is written).
+ */
+#define RESULT_ROW(X)                                                                              \
+	X(WORKING_SET, "workingSet", "int", "B", "workingSet_bytes", "workingSet", "ws", "",       \
+	  "quantities", "the working set the kernel declared (a region: its largest)")             \
+	X(TIME, "time", "number", "s", "time_s", "time", "time", "", "quantities",                 \
+	  "time per invocation: the fastest usable run less the timer overhead, over its "         \
+	  "repetitions")                                                                           \
+	X(GBS, "gbs", "number", "GB/s", "bandwidth_GBs", "gbs", "gbs", "", "quantities",           \
+	  "bytes over time")                                                                       \
+	X(GFLOPS, "gflops", "number", "GFLOP/s", "performance_GFLOPs", "gflops", "gflops", "",     \
+	  "quantities", "flops over time")                                                         \
+	X(INTENSITY, "intensity", "number", "flop/B", "intensity_flop_per_byte", "intensity",      \
+	  "intensity", "", "quantities", "flops over bytes")                                       \
+	X(FLOPS, "flops", "number", "flop per invocation", "flops", "flops", "", "", "quantities", \
+	  "floating-point operations: measured where the counts say so, else declared")            \
+	X(BYTES, "bytes", "number", "B per invocation", "bytes", "bytes", "", "", "quantities",    \
+	  "bytes moved: measured where the counts say so, else declared")                          \
+	X(COUNTS, "counts", "text", "", "counts", "counts", "", "", "quantities",                  \
+	  "where flops and bytes come from: declared, measured, none, or each's")                  \
+	X(FLOPS_DECLARED, "flopsDeclared", "number", "flop per invocation", "flops_declared", "",  \
+	  "", "", "quantities", "the flops the kernel declared")                                   \
+	X(BYTES_DECLARED, "bytesDeclared", "number", "B per invocation", "bytes_declared", "", "", \
+	  "", "quantities", "the bytes it declared")                                               \
+	X(BYTES_WRITTEN, "bytesWritten", "number", "B per invocation", "bytes_written_declared",   \
+	  "bytesWritten", "", "", "quantities", "of them, the bytes written (where declared)")     \
+	X(FLOPS_RATIO, "flopsRatio", "number", "", "flops_measured_over_declared", "", "", "",     \
+	  "quantities", "measured flops over declared")                                            \
+	X(BYTES_RATIO, "bytesRatio", "number", "", "bytes_measured_over_declared", "", "", "",     \
+	  "quantities", "measured bytes over declared")                                            \
+	X(RUNS, "runs", "int", "", "runs", "runs", "runs", "", "quantities",                       \
+	  "timed runs (an application: invocations)")                                              \
+	X(DISTURBED, "disturbed", "int", "", "disturbed_runs", "", "", "", "quantities",           \
+	  "runs with a migration or an involuntary context switch")                                \
+	X(SPREAD, "spread", "number", "fraction", "spread", "spread", "spread", "", "quantities",  \
+	  "how far the k-th fastest run lies above the fastest")                                   \
+	X(CONVERGED, "converged", "bool", "", "converged", "", "converged", "", "quantities",      \
+	  "whether the k fastest runs agree within epsilon")                                       \
+	X(THREADS, "threads", "int", "", "threads", "threads", "", "", "quantities",               \
+	  "threads the point ran (its bounds are this count's)")                                   \
+	X(CACHE_MODE, "cacheMode", "text", "", "cache_mode", "cacheMode", "", "", "quantities",    \
+	  "warm or cold")                                                                          \
+	X(TIMER_OVERHEAD_NS, "timerOverheadNs", "number", "ns", "timer_overhead_ns", "", "", "",   \
+	  "quantities", "the timer overhead subtracted from each run")                             \
+	X(BOUND, "bound", "number", "GFLOP/s", "bound_GFLOPs", "bound", "bound", "", "bounds",     \
+	  "the attainable performance: min(compute ceiling, intensity x bandwidth ceiling)")       \
+	X(BOUND_GBS, "boundGbs", "number", "GB/s", "bound_GBs", "", "", "", "format",              \
+	  "the bandwidth the time bound allows: bytes over it")                                    \
+	X(LIMITER, "limiter", "text", "", "limiter", "limiter", "limiter", "", "bounds",           \
+	  "the ceiling that bounds it")                                                            \
+	X(BOUND_UNSTABLE, "boundUnstable", "bool", "", "bound_unstable", "boundUnstable", "", "",  \
+	  "bounds", "whether that ceiling still varies over its rounds")                           \
+	X(FRACTION, "fraction", "number", "fraction of the bound", "fraction_of_bound",            \
+	  "fraction", "fraction", "", "bounds", "performance (or bandwidth) over the bound")       \
+	X(ABOVE, "above", "bool", "", "above_bound", "aboveBound", "above", "", "bounds",          \
+	  "above its bound beyond its spread and the ceiling's")                                   \
+	X(LEVEL, "level", "text", "", "level", "level", "", "", "bounds",                          \
+	  "the memory level its data live in")                                                     \
+	X(TIME_BOUND, "timeBound", "number", "s", "time_bound_s", "timeBound", "", "", "bounds",   \
+	  "the shortest time the ceilings allow")                                                  \
+	X(DOMINANT, "dominant", "text", "", "time_bound_dominant", "dominant", "", "", "bounds",   \
+	  "the term of the time bound that dominates")                                             \
+	X(SOURCE, "source", "text", "", "source", "source", "", "", "format",                      \
+	  "where its values came from: measured, cache, failed or planned")                        \
+	X(KERNEL, "kernel", "text", "", "kernel", "kernel", "", "", "format",                      \
+	  "its kernels (the JSON: the first)")                                                     \
+	X(FLAGS, "flags", "text", "", "flags", "flags", "", "", "format", "its compiler flags")    \
+	X(MACHINE, "machine", "text", "", "machine", "machine", "", "", "executor",                \
+	  "the machine identity it was measured on")                                               \
+	X(REGION, "region", "text", "", "region", "region", "", "app", "regions",                  \
+	  "the marked region; (program): the whole program, from its start to its end")            \
+	X(PROGRAM, "program", "text", "", "program", "program", "", "app", "regions",              \
+	  "the program's file name")                                                               \
+	X(CALLS, "calls", "int", "calls per invocation", "calls", "calls", "", "app", "regions",   \
+	  "completed calls of the thread that made the most")                                      \
+	X(CALLS_TOTAL, "callsTotal", "int", "calls per invocation", "calls_total", "callsTotal",   \
+	  "", "app", "regions", "completed calls, summed over the threads")                        \
+	X(MARKED_THREADS, "markedThreads", "int", "", "marked_threads", "markedThreads", "",       \
+	  "app", "regions", "threads that entered the region")                                     \
+	X(TIME_PER_CALL, "timePerCall", "number", "s", "time_per_call_s", "timePerCall", "",       \
+	  "app", "regions", "time over calls, in the fastest invocation")                          \
+	X(BEST_CALL, "bestCall", "number", "s", "best_call_s", "bestCall", "", "app", "regions",   \
+	  "the shortest call of any invocation (STREAM's best time)")                              \
+	X(BEST_CALL_GBS, "bestCallGbs", "number", "GB/s", "best_call_bandwidth_GBs",               \
+	  "bestCallGbs", "", "app", "regions",                                                     \
+	  "bytes a call over the best call (STREAM's best "                                        \
+	  "rate)")                                                                                 \
+	X(SHARE, "share", "number", "fraction", "share_of_program", "share", "", "app", "regions", \
+	  "time in the region over the program's, in the same invocation")                         \
+	X(BUSY_THREADS, "busyThreads", "number", "", "busy_threads", "busyThreads", "", "app",     \
+	  "regions",                                                                               \
+	  "(program) its CPU time (user and system, all threads) over its time: threads busy on "  \
+	  "average")                                                                               \
+	X(FLOPS_SOURCE, "flopsSource", "text", "", "flops_source", "flopsSource", "", "app",       \
+	  "regions",                                                                               \
+	  "where its flops come from: declared (rot_region_work), measured (counters), none")      \
+	X(BYTES_SOURCE, "bytesSource", "text", "", "bytes_source", "bytesSource", "", "app",       \
+	  "regions",                                                                               \
+	  "where its bytes come from: declared (rot_region_work), measured (counters), none")      \
+	X(NEVER_CLOSED, "neverClosed", "int", "calls", "never_closed", "neverClosed", "", "app",   \
+	  "regions", "calls begun and not ended when the invocation ended (left out of its time)") \
+	X(MARKER_SHARE, "markerShare", "number", "fraction", "marker_share", "markerShare", "",    \
+	  "app", "regions",                                                                        \
+	  "what a begin/end pair costs the program, over the region's time per "                   \
+	  "call")                                                                                  \
+	X(FAILED_INVOCATION, "failedInvocation", "text", "", "failed_invocation",                  \
+	  "failedInvocation", "", "app", "regions",                                                \
+	  "the point failed: its regions are those the invocations before the failure and the "    \
+	  "failed one completed")                                                                  \
+	X(NODE_TYPE, "nodeType", "text", "", "node_type", "nodeType", "", "node", "executor",      \
+	  "the Slurm node type it was measured on")                                                \
+	X(COUNTERS, "counters", "table", "per invocation", "counter:%s", "counters", "counters",   \
+	  "", "quantities",                                                                        \
+	  "each counter's count per invocation, by event (the JSON: a region's)")                  \
+	X(NOT_COUNTED, "notCounted", "table", "", "", "notCounted", "", "", "regions",             \
+	  "a region's counters that did not count, and why")                                       \
+	X(GPU_NAME, "gpuName", "text", "", "gpu_name", "", "", "gpu", "entry", "the GPU")          \
+	X(GPU_SMS, "gpuSMs", "int", "", "gpu_sms", "", "", "gpu", "entry", "its SMs")              \
+	X(GPU_MAX_WARPS_PER_SM, "gpuMaxWarpsPerSM", "int", "", "gpu_max_warps_per_sm", "", "",     \
+	  "gpu", "entry", "resident warps an SM holds")                                            \
+	X(GPU_METRICS, "gpuMetrics", "table", "", "gpu:%s", "", "", "gpu", "quantities",           \
+	  "each CUPTI metric's value in the profiled invocation")                                  \
+	X(POINT, "point", "table", "", "", "point", "point", "", "executor",                       \
+	  "its coordinates (an application's region among them)")                                  \
+	X(CEILING, "ceiling", "text", "", "", "ceiling", "", "", "bounds",                         \
+	  "the ceiling of its bound, by name")                                                     \
+	X(BOUND_FAMILY, "boundFamily", "text", "", "", "traffic", "", "", "bounds",                \
+	  "the traffic its bandwidth ceiling is of: triad, read or write")                         \
+	X(FAILED, "failed", "text", "", "", "failed", "", "", "executor", "why it failed")         \
+	X(CACHED, "cached", "bool", "", "", "", "", "", "executor", "found in the result cache")   \
+	X(MEASURED, "measured", "bool", "", "", "", "", "", "executor", "measured in this run")    \
+	X(PLANNED, "planned", "bool", "", "", "", "", "", "executor", "rot build: built, not run") \
+	X(SLURM, "slurm", "bool", "", "", "", "", "", "executor", "measured on Slurm")             \
+	X(ENTRY, "entry", "table", "", "", "", "", "", "executor",                                 \
+	  "its cache entry: the report's meta, runs and regions")                                  \
+	X(DESC, "desc", "table", "", "", "", "", "", "executor",                                   \
+	  "its description (rot.describe): everything that can change the result")                 \
+	X(COUNTER_NAMES, "counterNames", "table", "", "", "", "", "", "quantities",                \
+	  "its counters' events, in order")                                                        \
+	X(MULTIPLEXED, "multiplexed", "bool", "", "", "", "", "", "quantities",                    \
+	  "its counts were scaled")                                                                \
+	X(TSC_HZ, "tscHz", "number", "Hz", "", "", "", "", "quantities", "the TSC's rate")         \
+	X(REPORT, "report", "table", "", "", "", "", "", "quantities",                             \
+	  "what the kernel measured itself, by name")                                              \
+	X(GPU, "gpu", "table", "", "", "", "", "", "quantities",                                   \
+	  "a GPU point's quantities from its metrics (rot.gpu.quantities)")                        \
+	X(BYTES_MEASURED, "bytesMeasured", "bool", "", "", "", "", "", "quantities",               \
+	  "its bytes were measured")                                                               \
+	X(STEP_BOUND, "stepBound", "table", "", "", "", "", "", "bounds",                          \
+	  "the sweep's bandwidth at its working set, in the step to DRAM")                         \
+	X(BOUND_KEY, "boundKey", "text", "", "", "", "", "", "gpu", "a GPU bound's ceiling key")   \
+	X(APP_POINT, "appPoint", "table", "", "", "", "", "", "regions",                           \
+	  "a region row's application point")                                                      \
+	X(RAN_THREADS, "ranThreads", "int", "", "", "", "", "", "regions",                         \
+	  "(program) the threads its fastest invocation ran")                                      \
+	X(STDOUT, "stdout", "text", "", "", "", "", "", "regions",                                 \
+	  "(program) the fastest invocation's output (its last 16 KiB)")                           \
+	X(STDOUT_RUN, "stdoutRun", "int", "", "", "", "", "", "regions",                           \
+	  "(program) that invocation")                                                             \
+	X(PARTIAL, "partial", "table", "", "", "", "", "", "executor",                             \
+	  "a failed application point: what its invocations completed (the core's result)")        \
+	X(SPEC, "spec", "table", "", "", "", "", "", "executor", "the script's spec of the point") \
+	X(TEXT, "text", "text", "", "", "", "", "", "executor", "its description's text")          \
+	X(HASH, "hash", "text", "", "", "", "", "", "executor",                                    \
+	  "its description's hash: the cache key")                                                 \
+	X(KINFO, "kinfo", "table", "", "", "", "", "", "executor", "its kernels, found")           \
+	X(PATH, "path", "text", "", "", "", "", "", "executor", "its cache entry's file")          \
+	X(KEY, "key", "text", "", "", "", "", "", "executor", "its build key (rot.build.keys)")    \
+	X(ITEM, "item", "int", "", "", "", "", "", "executor",                                     \
+	  "its place in the executor's items")                                                     \
+	X(CACHED_ENTRY, "cached_entry", "table", "", "", "", "", "", "executor",                   \
+	  "the entry the cache held when it was looked up")                                        \
+	X(SETTLED, "settled", "bool", "", "", "", "", "", "session", "settled with the session")   \
+	X(WAITED_FOR, "waited_for", "text", "", "", "", "", "", "executor",                        \
+	  "a Slurm task's point: the task whose lock it waited for")
+
+#endif
