@@ -37,7 +37,7 @@ end
   against the stored peaks (when there are any), a GPU point as its script bounded it. ]]
 local function bound_of(row, prows, memo, eps)
   if prows and not (row.desc and row.desc.device == "gpu") then
-    local c = ceilings_at(prows, memo, row.threads)
+    local c = ceilings_at(prows, memo, bounds.threads(row))
     local b = bounds.of(row, c, eps)
     if b then return b.bound, b.limiter, b.fraction, b.above end
     return nil

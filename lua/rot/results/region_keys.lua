@@ -20,7 +20,7 @@ M.KEYS = {
   { key = "callsTotal", csv = "calls_total", json = "callsTotal", unit = "calls per invocation",
     meaning = "completed calls, summed over the threads" },
   { key = "markedThreads", title = "in threads", csv = "marked_threads", json = "markedThreads", show = fmt("%d"),
-    meaning = "threads that entered the region" },
+    meaning = "threads that entered the region (its bound is theirs); (program): the threads it ran" },
   { key = "timePerCall", title = "per call", csv = "time_per_call_s", json = "timePerCall", unit = "s", show = sec,
     meaning = "time over calls, in the fastest invocation" },
   { key = "bestCall", title = "best call", csv = "best_call_s", json = "bestCall", unit = "s", show = sec,
