@@ -244,7 +244,8 @@
 	X(CALLS_TOTAL, "callsTotal", "int", "calls per invocation", "calls_total", "callsTotal",   \
 	  "", "app", "regions", "completed calls, summed over the threads")                        \
 	X(MARKED_THREADS, "markedThreads", "int", "", "marked_threads", "markedThreads", "",       \
-	  "app", "regions", "threads that entered the region")                                     \
+	  "app", "regions",                                                                        \
+	  "threads that entered the region (its bound is theirs); (program): the threads it ran")  \
 	X(TIME_PER_CALL, "timePerCall", "number", "s", "time_per_call_s", "timePerCall", "",       \
 	  "app", "regions", "time over calls, in the fastest invocation")                          \
 	X(BEST_CALL, "bestCall", "number", "s", "best_call_s", "bestCall", "", "app", "regions",   \
@@ -271,6 +272,10 @@
 	  "app", "regions",                                                                        \
 	  "what a begin/end pair costs the program, over the region's time per "                   \
 	  "call")                                                                                  \
+	X(PROGRAM_THREADS, "programThreads", "int", "", "", "", "", "app", "regions",               \
+	  "a region: the threads its program ran (a line says when fewer entered it)")             \
+	X(BOUND_THREADS, "boundThreads", "int", "", "", "", "", "app", "regions",                   \
+	  "a region: the thread count whose ceilings bound it, the threads that entered it")       \
 	X(FAILED_INVOCATION, "failedInvocation", "text", "", "failed_invocation",                  \
 	  "failedInvocation", "", "app", "regions",                                                \
 	  "the point failed: its regions are those the invocations before the failure and the "    \

@@ -31,13 +31,22 @@ prof() { (cd "$T" && "$ROOT/rot" -cacheDir="$CACHE" -outputDir="$OUT" -peaksFile
 
 prof -threads=2 -runs=2 -maxRuns=2 -bestK=2 -- ./nested 200000 5 >"$T/o" 2>"$T/e"
 ok $? "rot profile -threads=2 -- ./nested: measured"
-contains "$T/o" "^nested 200000 5 *(program) *1 " "a row for the whole program"
-row=$(grep "^nested 200000 5 *outer " "$T/o")
-echo "$row" | awk '$5 == 5 && $6 == 1' | grep -q .
+contains "$T/o" "^nested 200000 5 *2 *(program) *1 *2 " "a row for the whole program, its threads a coordinate, the 2 it ran"
+row=$(grep "^nested 200000 5 *2 *outer " "$T/o")
+echo "$row" | awk '$6 == 5 && $7 == 1' | grep -q .
 ok $? "a row for region outer: 5 calls in 1 thread ($row)"
-row=$(grep "^nested 200000 5 *inner " "$T/o")
-echo "$row" | awk '$5 == 5 && $6 == 2' | grep -q .
+row=$(grep "^nested 200000 5 *2 *inner " "$T/o")
+echo "$row" | awk '$6 == 5 && $7 == 2' | grep -q .
 ok $? "inner, marked inside the parallel region: 5 calls of each of 2 threads ($row)"
+# outer (around the parallel loop, begun in one thread): bounded by 1 thread's DRAM ceiling
+# (tests/fixtures/peaks.csv: triad 27.0425 GB/s at 1 thread, 48.1931 at 2), not the program's 2
+b=$(csv_value "$OUT/nested.csv" bound_GFLOPs 2)
+awk -v b="$b" 'BEGIN { exit !(b > 2.25 && b < 2.26) }'
+ok $? "outer is bounded by the ceilings of the 1 thread that entered it: 27.04 GB/s x 1/12 flop/B ($b GFLOP/s)"
+contains "$T/o" "^region 'outer': 1 of the 2 threads the program ran entered it: it is bounded by 1 thread's ceilings" \
+	"and the table says so, with how to count every thread's work"
+! grep -q "^region 'inner': .* threads the program ran entered it" "$T/o"
+ok $? "inner, which every thread entered: nothing said"
 echo "$row" | grep -q " none "
 ok $? "inner declares no work: its counts are none, it has no intensity"
 contains "$T/o" "outer .* declared " "outer's work is declared"
@@ -64,6 +73,18 @@ contains "$T/o" "cache: 1 hits, 0 measured" "a rerun is a cache hit"
 "$ROOT/rot" -cacheDir="$CACHE" history "$T/nested" >"$T/h" 2>&1
 contains "$T/h" "1 (1 measured, 0 hits, 0 failed)" "rot history ./PROGRAM lists its profiled runs (the hit repeats the newest record: none written)"
 
+# another thread count is another point: history says so, and compare pairs none of its rows
+# with the 2-thread ones (their bounds are other ceilings)
+prof -threads=1 -runs=2 -maxRuns=2 -bestK=2 -- ./nested 200000 5 >"$T/o" 2>"$T/e"
+contains "$T/o" "^nested 200000 5 *1 *outer " "-threads=1: the thread count in the point's coordinates"
+"$ROOT/rot" -cacheDir="$CACHE" history "$T/nested" >"$T/h" 2>&1
+grep "^2 " "$T/h" | grep -q "threads 2 -> 1"
+ok $? "rot history says the threads changed ($(grep '^2 ' "$T/h" | sed 's/.*  //'))"
+"$ROOT/rot" -cacheDir="$CACHE" -outputDir="$OUT" compare "$T/nested" >"$T/cmp" 2>&1
+test "$(grep -c " only in A " "$T/cmp")" -eq 3 && test "$(grep -c " only in B " "$T/cmp")" -eq 3 &&
+	! grep -E "^nested .*(same|faster|slower)" "$T/cmp" | grep -q .
+ok $? "rot compare: the 1-thread rows and the 2-thread rows, each only in one run, none paired"
+
 # a script's application points: a sweep, a cached rerun, compare per region
 cat >"$T/study.lua" <<EOF
 local rot = require "rot"
@@ -82,14 +103,40 @@ ok $? "rot compare on two runs of it"
 grep -E "^100000 +outer .*(same|faster|slower)" "$T/cmp" | grep -q . && grep -E "^200000 +\(program\)" "$T/cmp" | grep -q .
 ok $? "rot compare judges each region (and the program) against the noise"
 
+# a script that sets the threads without a thread axis (here its argument): history says the
+# threads changed, compare pairs the points by their coordinates and says that they ran at
+# other thread counts
+cat >"$T/bythreads.lua" <<EOF
+local rot = require "rot"
+local r = rot.measure(rot.space { rot.axis("n", { 100000 }) },
+  function(p) return { app = "$T/nested", args = { p.n, 4 }, threads = tonumber(arg[1]) } end)
+r:table()
+EOF
+rot measure "$T/bythreads.lua" 2 -runs=2 -maxRuns=2 -bestK=2 >"$T/o" 2>"$T/e" &&
+	rot measure "$T/bythreads.lua" 1 -runs=2 -maxRuns=2 -bestK=2 >"$T/o" 2>"$T/e"
+ok $? "a script run at 2, then 1 thread by its argument"
+rot history "$T/bythreads.lua" >"$T/h" 2>&1
+grep "^2 " "$T/h" | grep -q "threads 2 -> 1"
+ok $? "rot history: the threads changed, not only the argument ($(grep '^2 ' "$T/h" | sed 's/.*  //'))"
+rot compare "$T/bythreads.lua" >"$T/cmp" 2>"$T/e"
+grep -q "^rot: compare: note: 3 points ran at another thread count in B than in A (threads 2 -> 1, the first)" "$T/e"
+ok $? "rot compare says its pairs ran at other thread counts ($(head -n 1 "$T/e"))"
+
 # hostile programs: each ends cleanly, its cause named, nothing cached, nothing left running
-prof $one -- ./hostile other-thread >"$T/o" 2>"$T/e"
+prof -runs=2 -maxRuns=2 -bestK=2 -- ./hostile other-thread >"$T/o" 2>"$T/e"
 st=$?
 test $st -eq 1 && grep -q "region 'handoff' ended in thread 1, but thread 0 began it: a region ends in the thread that began it" "$T/e"
 ok $? "a region ended in another thread: a clear error, exit 1 (exit $st)"
 ! grep -qi "traceback\|internal error" "$T/e"
 ok $? "and no crash of rot"
-prof $one -- ./hostile other-thread >"$T/o" 2>"$T/e"
+contains "$T/o" "^# measured on .*, a marker pair " "the failed point's table says where and how it was measured"
+! grep -q "best-k did not converge\|%!" "$T/o"
+ok $? "its rows, cut short by the failure, are not said to have failed best-k"
+for f in hostile.csv hostile.json hostile.svg hostile.png hostile.dat hostile.gp; do test -s "$OUT/$f" || echo "missing $f"; done |
+	grep -q . && ok 1 "a failed point's outputs: all of them" || ok 0 "a failed point's outputs: all of them, the roofline too"
+grep -q "not drawn (its point failed): handoff" "$OUT/hostile.gp"
+ok $? "its roofline's key says why its region is not on it"
+prof -runs=2 -maxRuns=2 -bestK=2 -- ./hostile other-thread >"$T/o" 2>"$T/e"
 contains "$T/o" "cache: 0 hits, 0 measured, 1 failed" "nothing of it was cached: measured again"
 
 prof $one -- ./hostile never-closed >"$T/o" 2>"$T/e"
@@ -101,7 +148,8 @@ prof $one -- ./hostile empty 10000000 >"$T/o" 2>"$T/e"
 st=$?
 test $st -eq 0 && grep -q " empty *10000000 *1 " "$T/o"
 ok $? "10^7 calls of an empty region: all counted (exit $st)"
-contains "$T/o" "region 'empty': a begin/end pair costs .* its time is mostly the markers'" "and said to be too short for its markers"
+contains "$T/o" "region 'empty': a begin/end pair costs .*, more than its .* a call (.*%): the time its calls take the program is mostly the markers'" \
+	"and said to be too short for its markers"
 
 prof $one -- ./hostile crash >"$T/o" 2>"$T/e"
 st=$?
@@ -146,6 +194,11 @@ prof $one -counters=perf::TASK-CLOCK -- ./hostile counters 200000 >"$T/o" 2>"$T/
 task=$(csv_value "$OUT/hostile.csv" counter:perf::TASK-CLOCK 2)
 awk -v v="$task" 'BEGIN { exit !(v + 0 > 0) }'
 ok $? "a software counter counts per region ($task ns of task-clock in 'work')"
+row=$(grep " work " "$T/o")
+echo "$row" | grep -q "%  *-  *[0-9.]*  *-  " && test -z "$(csv_value "$OUT/hostile.csv" bandwidth_GBs 2)"
+ok $? "'work' declares flops and 0 bytes: GB/s '-', not 0.00, in the table and the CSV ($row)"
+test -s "$OUT/hostile.png" && grep -q "not drawn (no bytes): work" "$OUT/hostile.gp"
+ok $? "its roofline drawn all the same, its key saying why 'work' is not on it"
 prof $one -counters=perf::TASK-CLOCK,INSTRUCTIONS -- ./hostile counters 200000 >"$T/o" 2>"$T/e"
 instr=$(csv_value "$OUT/hostile.csv" counter:INSTRUCTIONS 2)
 if [ -e /sys/bus/event_source/devices/cpu ] || [ -e /sys/bus/event_source/devices/cpu_core ]; then
@@ -163,8 +216,56 @@ prof -- ./missing >"$T/o" 2>"$T/e"
 st=$?
 test $st -eq 1 && grep -q "^rot: no program './missing'" "$T/e"
 ok $? "a missing program: a clear error (exit $st)"
-cp tests/apps/nested.c "$T/noexec"
+cp "$T/nested" "$T/noexec" && chmod -x "$T/noexec"
 prof -- ./noexec >"$T/o" 2>"$T/e"
 grep -q "^rot: program './noexec' is not executable" "$T/e" && grep -q "^hint: chmod +x ./noexec" "$T/e"
-ok $? "a file that is not executable: said, with the hint"
+ok $? "a program that is not executable: said, with the hint"
+
+# hints that fit the command they correct (rot profile's own command line, not a script's)
+cp tests/apps/nested.c "$T/prog.c"
+prof -- ./prog.c >"$T/o" 2>"$T/e"
+grep -q "^rot: './prog.c' is source code, not a program" "$T/e" &&
+	grep -q "^hint: compile it first: cc -O2 -fopenmp -I $ROOT/core/include -o ./prog ./prog.c, then rot profile -- ./prog" "$T/e"
+ok $? "C source given as the program: said, with how to compile it ($(tail -n 1 "$T/e"))"
+prof nested >"$T/o" 2>"$T/e"
+grep -q "^rot: no program 'nested' on PATH" "$T/e" && grep -q "^hint: rot profile -- ./nested (a program in the current directory" "$T/e"
+ok $? "a program here named without ./: the command line that names it ($(tail -n 1 "$T/e"))"
+for p in ./nosuchprog "$T/nosuchprog"; do
+	prof -- "$p" >"$T/o" 2>"$T/e"
+	grep -q "^rot: no program '$p'" "$T/e" && ! grep -q "^hint:" "$T/e"
+	ok $? "a program that is not there ($p): said, no hint in a script's syntax"
+done
+prof ./nested -n 5 >"$T/o" 2>"$T/e"
+grep -q "^rot: bad option '-n' after the program" "$T/e" && grep -q "^hint: rot profile .*-- ./nested -n 5$" "$T/e"
+ok $? "the program's option before --: the command line that passes it ($(tail -n 1 "$T/e"))"
+prof -thread=2 -- ./nested >"$T/o" 2>"$T/e"
+grep -q "^rot: unknown option '-thread' for rot profile; did you mean '-threads'?" "$T/e" && grep -q "^hint: rot profile's own options: " "$T/e"
+ok $? "a misspelt option of rot profile's own: the nearest named ($(head -n 1 "$T/e"))"
+mkdir -p "$T/st/study/kernels" && echo "/* a study's kernel */" >"$T/st/study/kernels/myscale.c"
+(cd "$T/st" && "$ROOT/rot" -cacheDir="$CACHE" asm myscale) >"$T/o" 2>"$T/e"
+grep -q "^rot: unknown kernel 'myscale' here" "$T/e" && grep -q "^hint: .*rot asm study/kernels/myscale.c$" "$T/e"
+ok $? "rot asm NAME of a study's kernel: the path that finds it ($(tail -n 1 "$T/e"))"
+# README's "Your own program on the roofline" as a newcomer follows it: its solver.c and its
+# script taken from README, built as it says, profiled and swept in one folder: neither
+# overwrites the other's outputs
+R="$T/readme"
+mkdir -p "$R"
+awk '/^## Your own program on the roofline/ { s = 1; next } /^## / { s = 0 } s' "$ROOT/README.md" >"$T/section"
+awk '/^```c$/ { if (!done) b = 1; next } /^```$/ { if (b) done = 1; b = 0 } b' "$T/section" >"$R/solver.c"
+awk '/^```lua$/ { if (!done) b = 1; next } /^```$/ { if (b) done = 1; b = 0 } b' "$T/section" >"$R/script"
+script=$(sed -n '1s/^-- \([^ :]*\.lua\):.*/\1/p' "$R/script")
+test -n "$script" && mv "$R/script" "$R/$script" && grep -q 'app = "./solver"' "$R/$script" &&
+	(cd "$R" && $cc -O2 -fopenmp $inc -o solver solver.c)
+ok $? "README's solver.c builds as README says, beside its script ($script)"
+readme() { (cd "$R" && "$ROOT/rot" -cacheDir="$CACHE" -peaksFile="$ROOT/tests/fixtures/peaks.csv" $one "$@"); }
+readme profile -threads=1 -- ./solver 100000 >"$T/o" 2>"$T/e" && readme measure "$script" >"$T/o2" 2>"$T/e2"
+ok $? "rot profile -threads=1 -- ./solver, then rot measure $script"
+test "$(csv_value "$R/solver.csv" command 1)" = "solver 100000" && test "$(csv_value "$R/solver.csv" threads 1)" = 1 &&
+	grep -q '"command": "solver 100000"' "$R/solver.json" && grep -q '"solve"' "$R/solver.dat"
+ok $? "rot profile's solver.csv, .json and roofline are still its own after the script ran"
+for f in "$R"/*.csv; do
+	case $(basename "$f") in solver.csv) ;; *) test "$(csv_value "$f" n 1)" = 100000 && echo sweep ;; esac
+done | grep -q sweep
+ok $? "the script's sweep wrote its own CSV ($(cd "$R" && ls *.csv | tr '\n' ' '))"
+
 done_testing

@@ -176,6 +176,24 @@ unbound.ceilings = nil
 t.is(table.concat(changes.changes(unbound, bound_by(36.9)), "; "), "ceilings: stored peaks now bound the points",
   "ceilings where there were none")
 
+-- what a point is beyond its coordinates: the threads its points ran at (rot profile's
+-- -threads, a script's argument that sets them), an application's environment that matters
+t.ok(#a.points > 0 and a.points[1].threads == 1, "a kernel point's record keeps the threads it ran at (" ..
+  tostring(a.points[1] and a.points[1].threads) .. ")")
+local function threaded(n, env)
+  local r = load("return " .. util.serialize(a))()
+  for _, p in ipairs(r.points) do p.threads = n end
+  r.builds[1].env = env
+  return r
+end
+t.is(table.concat(changes.changes(threaded(2), threaded(1)), "; "), "threads 2 -> 1",
+  "the points' thread count changed: said, though no coordinate did")
+t.is(#changes.changes(threaded(2), threaded(2)), 0, "the same threads: no change")
+local old = threaded(nil)
+t.is(#changes.changes(old, threaded(2)), 0, "a record from before points kept their threads: nothing said of them")
+t.is(table.concat(changes.changes(threaded(1), threaded(1, { OMP_PROC_BIND = "close" })), "; "),
+  "environment (none) -> OMP_PROC_BIND=close", "an application's environment that matters: said")
+
 -- matching and choosing runs
 local function run(id, machine, times, extra)
   local r = { id = id, machine = machine, machines = { machine }, bestEpsilon = 0.02, points = {} }
@@ -190,6 +208,13 @@ local pairs_, _ = compare.match({ record = r1 }, { record = r2 }, true)
 local verdicts = {}
 for _, p in ipairs(pairs_) do verdicts[#verdicts + 1] = p.verdict end
 t.is(table.concat(verdicts, ","), "slower,faster,same,failed in B,only in B", "verdicts per point, in B's order")
+t.is(compare.thread_note(pairs_), nil, "points of the same threads: no note")
+local r1t, r2t = run(1, "m1", { 1, 1 }), run(2, "m1", { 1, 2 })
+for _, p in ipairs(r1t.points) do p.threads = 2 end
+for _, p in ipairs(r2t.points) do p.threads = 1 end
+t.is(compare.thread_note(compare.match({ record = r1t }, { record = r2t }, true)), "2 points ran at another thread count "
+  .. "in B than in A (threads 2 -> 1, the first): B/A compares thread counts, and the two % of bound are against different "
+  .. "thread counts' ceilings", "points paired by coordinates that ran at other thread counts: never paired silently")
 local sum = compare.summary(pairs_)
 t.ok(sum.counts.slower == 1 and sum.counts.faster == 1 and sum.matched == 3 and math.abs(sum.speedup - 1 / 1.001 ^ (1 / 3)) < 1e-9,
   "summary: counts and the geometric-mean speedup of the timed pairs")

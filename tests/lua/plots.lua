@@ -139,6 +139,26 @@ plot.roofline { rows = { { intensity = 0.1, gflops = 1, n = 4096 } }, name = "nu
   label = function(row) return row.n end, compute = compute, bandwidth = bandwidth(55) }
 t.ok(assert(sys.readfile(dir .. "/numbers.dat")):find('0.1 1 "4096"', 1, true), "a point label that is a number is drawn as its text")
 
+-- rows that ran with no place on a roofline (a copy kernel, regions without work or of a failed
+-- point): the ceilings drawn all the same, the key saying why each is missing; rows none of
+-- which ran (rot build): nothing rendered
+local svg = plot.roofline { rows = { { gflops = 0, gbs = 10, entry = {}, s = "copy" }, { gflops = 0, gbs = 9, entry = {}, s = "copy" } },
+  name = "flopless", dir = dir,
+  title = "t", series = function(row) return row.s end, compute = compute, bandwidth = bandwidth(55) }
+t.ok(svg and sys.stat(dir .. "/flopless.png") == "file" and
+  assert(sys.readfile(dir .. "/flopless.gp")):find('title "not drawn (no flops): copy"', 1, true),
+  "a measured copy kernel alone: its roofline drawn, the key saying why it has no point")
+local why = function(row) return row.why end
+svg = plot.roofline { rows = { { region = "ok", gflops = 1, why = "no bytes", partial = {} },
+  { region = "cross", why = "no completed call", partial = {} }, { region = "w", why = "no bytes", partial = {} } },
+  name = "regions", dir = dir, title = "t", not_drawn = why, label = function(row) return row.region end,
+  compute = compute, bandwidth = bandwidth(55) }
+local rgp = assert(sys.readfile(dir .. "/regions.gp"))
+t.ok(svg and rgp:find('"not drawn (no bytes): ok, w"', 1, true) and rgp:find('"not drawn (no completed call): cross"', 1, true),
+  "a failed application point's regions, none drawable: the roofline drawn, each reason with its regions")
+t.is(plot.roofline { rows = { { planned = true } }, name = "planned", dir = dir, title = "t",
+  compute = compute, bandwidth = bandwidth(55) }, nil, "rows none of which ran (rot build): no roofline rendered")
+
 -- the key and the points a reader must be told apart (issue 44). The stream roofline of 8c79e03
 -- (cut-stream.gp, quick, on the 2-core EPYC VM) cut a key entry at the PNG's right edge ("...
 -- 14.7 GFLO"), left 5 of its 6 points, two per strip, without a label or a word in the key, and

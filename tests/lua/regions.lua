@@ -39,7 +39,11 @@ t.ok(math.abs(solve.bestCall - (1e6 / 12 - 10) * 1e-9) < 1e-15, "its best call: 
 t.ok(math.abs(solve.gbs - 24e6 / solve.time / 1e9) < 1e-9 and solve.bytesSource == "declared" and solve.counts == "declared",
   "its work is declared: GB/s from the declared bytes, the source named")
 t.is(solve.bytesWritten, 8e6, "written bytes declared in every call: its traffic's mix known")
-t.is(solve.threads, 2, "its thread count for the bound: the one the point set")
+t.is(solve.threads, 2, "its thread count: the one the point set (CSV and record)")
+t.is(require("rot.results.bounds").threads(solve), 1,
+  "its bound: the ceilings of the 1 thread that entered it, not the point's 2 (a region begun outside a parallel loop)")
+t.is(require("rot.results.bounds").threads(rows[3]), 2, "a region 2 threads entered: bounded by 2 threads' ceilings")
+t.is(prog.markedThreads, 2, "the program's 'in threads': the threads it ran")
 t.is(solve.counters["perf::TASK-CLOCK"], 5e6, "a counter that counted: its count in that invocation")
 t.ok(solve.counters.INSTRUCTIONS == nil and solve.notCounted.INSTRUCTIONS:find("no counter for it") ~= nil,
   "one the machine cannot count: no value, and why")
@@ -74,3 +78,49 @@ t.ok(m.flops == 2.5e6 and m.flopsSource == "measured" and m.bytesSource == "decl
 local udesc = { app = desc.app, threads = 1, policy = desc.policy, counts = { flops = { INSTRUCTIONS = 1 } } }
 local u = regions.rows({ point = {}, desc = udesc, entry = entry }, 3, 0.02)[2]
 t.ok(u.flopsSource == "declared" and u.flops == 2e6, "a measure from a counter that did not count: the declared flops stay")
+
+-- a region that declares flops and no bytes has no bandwidth ("-", not 0.00), no intensity, and
+-- the roofline says why it is not drawn
+local nob = regions.rows({ point = {}, desc = desc, entry = { meta = entry.meta, runs = { entry.runs[2] },
+  regions = { rec(0, 1e6, { bytes = 0, written = 0, writtenCalls = 0 }) } } }, 3, 0.02)[2]
+t.ok(nob.gbs == nil and nob.bestCallGbs == nil and nob.gflops > 0 and nob.intensity == nil,
+  "0 bytes declared: no GB/s, no best-call bandwidth, GFLOP/s from its flops")
+t.is(format.columns["GB/s"][2](nob), "-", "the table shows '-' for its GB/s")
+t.is(regions.not_drawn(nob), "no bytes", "the roofline's key says why it has no point")
+t.is(regions.not_drawn(solve), nil, "a region with flops and bytes is drawn")
+t.is(regions.not_drawn(prog), nil, "the program's row is never on it, and never said to be missing")
+
+-- a failed point: its rows are not judged by best-k (no '!', no note), whatever they spread
+t.ok(failed[2].converged == nil and failed[1].converged == nil, "a failed point's rows: best-k not judged")
+t.is(format.columns.spread[2](failed[2]), "0.00%", "its spread shown without '!'")
+local failed_note = t.capture("stdout", function() format.table(failed, nil, { "region" }) end)
+t.ok(not failed_note:find("did not converge", 1, true), "and no 'best-k did not converge' under its table")
+t.is(regions.not_drawn(failed[2]), "its point failed", "its regions are not on the roofline: the key says so")
+
+-- the marker-cost line: worded by the share (6% is no 'mostly'), its pair cost the one its own
+-- point's program calibrated, which the header's range holds
+local function marker_rows(pair, per_call_ns, n)
+  local e = { meta = { markerEmptyNs = 10, markerPairNs = pair, markersAttached = 1 }, runs = { { ns = 1e7, threads = 1 } },
+    regions = { rec(0, per_call_ns * 10 + 100, { threads = 1 }) } }
+  return regions.rows({ point = { n = n }, desc = desc, entry = e }, 1, 0.02)
+end
+local two = {}
+for _, r in ipairs(marker_rows(2120, 34600, 1)) do two[#two + 1] = r end
+for _, r in ipairs(marker_rows(2240, 30000, 2)) do two[#two + 1] = r end
+local lines = t.capture("stdout", function() regions.legend(two, io.stdout) end)
+t.ok(lines:find("region 'solve' (n=1): a begin/end pair costs 2.12 us, 6% of its 34.60 us a call: the markers add that",
+  1, true) ~= nil, "a 6% marker cost: said as what it adds, for its own point with its own calibration: " .. lines)
+t.ok(not lines:find("mostly", 1, true), "and never 'mostly the markers''")
+t.is(regions.pair_cost(two), "a marker pair 2.12 us to 2.24 us (each point's program calibrates its own)",
+  "the header: the range of the points' calibrations, so each line's cost is in it")
+t.is(regions.pair_cost(marker_rows(2120, 34600, 1)), "a marker pair 2.12 us", "one point: its cost alone")
+lines = t.capture("stdout", function() regions.legend(marker_rows(30, 5, 1), io.stdout) end)
+t.ok(lines:find("region 'solve': a begin/end pair costs 30.0 ns, more than its 5.0 ns a call (600%): the time its calls "
+  .. "take the program is mostly the markers'", 1, true) ~= nil, "markers costing more than the region: mostly theirs: " .. lines)
+
+-- a region fewer threads entered than the program ran: its bound and counters are theirs, said
+lines = t.capture("stdout", function() regions.legend(rows, io.stdout) end)
+t.ok(lines:find("region 'solve': 1 of the 2 threads the program ran entered it: it is bounded by 1 thread's ceilings, "
+  .. "its counters count that thread only; if other threads work during its calls (a parallel loop inside it), begin and "
+  .. "end it inside the parallel region", 1, true) ~= nil, "a region begun outside a parallel loop: said: " .. lines)
+t.ok(not lines:find("region '0warm': 2 of", 1, true), "one every thread entered: nothing said")

@@ -160,6 +160,8 @@ function M.compare(cfg, pos, copts, resolve)
   local A, B, with_machine = compare.choose(name, records, pos[3], pos[4], machines, pos[2])
   if A.note then io.stderr:write("rot: compare: ", A.note, "\n") end
   local matched = compare.match(A, B, with_machine, { est = rule.history(records, history.machine_of), min_effect = min_effect })
+  local threads = compare.thread_note(matched)
+  if threads then io.stderr:write("rot: compare: note: ", threads, "\n") end
   local s = session.current()
   if rounds then rounds = remeasured(s, A, B, matched, rounds, min_effect, machines) end
   local summary = compare.summary(matched)

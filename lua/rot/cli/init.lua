@@ -16,7 +16,7 @@ local handlers
 local commands = {
   { "measure", "measure NAME|PATH.lua [ARG ...] [-key=value ...]", "run a measurement script: table, CSV and roofline plot" },
   { "build", "build NAME|PATH.lua [ARG ...] [-key=value ...]", "build every core a measurement needs and measure nothing: what was built, and every compiler error with its kernel and macros" },
-  { "profile", "profile [-threads=N] [-counters=EVENT,...] [-key=value ...] -- PROGRAM [ARG ...]", "measure your own program with marked regions (rot/markers.h): a row per region, NAME.csv/.json/.svg; rot history/compare ./PROGRAM" },
+  { "profile", "profile [-threads=N] [-counters=EVENT,...] [-key=value ...] -- PROGRAM [ARG ...]", "measure your own program with marked regions (rot/markers.h): a row per region, NAME.csv/.json/.svg; its threads (-threads, default one per CPU, told as OMP_NUM_THREADS) a coordinate; the program's own options after --; rot history/compare ./PROGRAM" },
   { "history", "history NAME|PATH.lua", "every recorded run of a measurement, newest first: id, when, points, machine, and what changed from the run before" },
   { "compare", "compare NAME|PATH.lua [A [B]] [-remeasure[=N]] [-minEffect=F] [-machine=ID,ID] [-failOn=slower|any]", "two runs point by point (default: the latest two whose results differ; A, B: run ids from rot history; -machine: the latest run on each of two machines): verdicts against the noise between runs this machine's history shows (inconclusive without it), or with -remeasure from N rounds (default " .. rule.ROUNDS .. ") of both runs' points measured again alternately, their cores rebuilt from the recorded sources; a change under -minEffect (" .. rule.MIN_EFFECT .. ") is the same; NAME-compare.csv/.json/.svg; -failOn exits 1 when a point got slower (any: changed) by that rule" },
   { "list", "list", "shipped and user measurements with their descriptions" },
@@ -256,11 +256,19 @@ local function asm(cfg, pos, asm_opts)
     name = util.basename(file):match("^(.*)%.cu?$")
   end
   local s = start(cfg, { script_dir = file and util.dirname(util.dirname(file)) or sys.realpath(".") or "." })
+  local kernels = require("rot.describe.kernels").all(s)
+  local files = not file and not kernels.path[name] and require("rot.describe.kernels").in_studies(name) or {}
+  if #files > 0 then -- a study's kernel: by its file
+    local more = #files > 3 and string.format(" (and %d more)", #files - 3) or ""
+    util.fail("unknown kernel '" .. name .. "' here (a script in this folder would not find it either)"
+      .. util.did_you_mean(name, kernels.names), "a study's kernel is built as its script builds it: rot asm "
+      .. table.concat(files, ", or rot asm ", 1, math.min(#files, 3)) .. more)
+  end
   local spec = { kernel = name, macros = {} }
   for _, kv in ipairs(asm_opts) do
     if kv[1] == "optimization" then spec.flags = kv[2] else spec.macros[kv[1]] = kv[2] end
   end
-  local found = file and require("rot.describe.kernels").all(s).path[name]
+  local found = file and kernels.path[name]
   if file and (not found or sys.realpath(found) ~= file) then
     util.fail("kernel file '" .. pos[2] .. "' is not where a script finds its kernels" .. (found and (" (rot took " .. found .. ")") or ""),
       "a study's kernels are in a folder named kernels beside its script")
@@ -338,6 +346,31 @@ handlers = {
   run = run,
 }
 
+-- The options of the commands that have their own beside the configuration keys (rot compare:
+-- -failOn, -machine, -remeasure, -minEffect; rot profile: -threads, -counters), as their usage
+-- writes them.
+local OWN = { compare = { failOn = "-failOn=slower|any", machine = "-machine=ID,ID", remeasure = "-remeasure[=N]",
+  minEffect = "-minEffect=F" }, profile = { threads = "-threads=N", counters = "-counters=EVENT,..." } }
+
+-- Stops at an option of a command with options of its own that is neither one of them nor a
+-- configuration key, naming the nearest of both.
+local function check_own(cmd, opts)
+  local keys, names = {}, {}
+  for _, n in ipairs(config.names()) do keys[n] = true; names[#names + 1] = n end
+  for n in pairs(OWN[cmd]) do names[#names + 1] = n end
+  table.sort(names)
+  for _, o in ipairs(opts) do
+    local k = o:match("^%-([^=]+)=")
+    if k and not keys[k] then
+      local near = require("rot.sys").nearest(k, names)
+      local usage = {}
+      for _, n in ipairs(util.sorted_keys(OWN[cmd])) do usage[#usage + 1] = OWN[cmd][n] end
+      util.fail("unknown option '-" .. k .. "' for rot " .. cmd .. (near and ("; did you mean '-" .. near .. "'?") or ""),
+        "rot " .. cmd .. "'s own options: " .. table.concat(usage, ", ") .. "; `rot config` lists the configuration keys")
+    end
+  end
+end
+
 local function main(h, argv)
   home = h
   local opts, pos = {}, {}
@@ -349,6 +382,9 @@ local function main(h, argv)
     elseif a == "--help" or a == "-h" then
       pos = { "help", pos[1] }
       break
+    elseif pos[1] == "profile" and pos[2] and a:match("^%-.") then -- after the program: the program's?
+      require("rot.cli.profile").option_after(argv, i, pos, opts, OWN.profile)
+      opts[#opts + 1] = a
     elseif a:match("^%-%-%a") and a ~= "--names" then -- GNU style: said, never passed on to a script
       local k = a:match("^%-%-([^=]+)")
       util.fail("bad option '" .. a .. "': options take one dash, -key=value" .. util.did_you_mean(k, config.names()),
@@ -379,15 +415,14 @@ local function main(h, argv)
   end
   -- rot compare: -failOn, -machine, -remeasure and -minEffect are its own options, no
   -- configuration keys; so are rot profile's -threads and -counters
-  local own = { compare = { failOn = true, machine = true, remeasure = true, minEffect = true },
-    profile = { threads = true, counters = true } }
-  if own[cmd] then
+  if OWN[cmd] then
     local rest = {}
     for _, o in ipairs(opts) do
       local k, v = o:match("^%-([^=]+)=(.*)$")
-      if own[cmd][k] then asm_opts[k] = v else rest[#rest + 1] = o end
+      if OWN[cmd][k] then asm_opts[k] = v else rest[#rest + 1] = o end
     end
     opts = rest
+    check_own(cmd, opts)
   end
   if cmd == "completion" then return completion(pos) end
   local cfg = loaded(config.load(home .. "/config/default.conf", opts))

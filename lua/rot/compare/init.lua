@@ -61,6 +61,22 @@ local function rescaled(x, times)
   return y
 end
 
+--[[ The note on pairs whose two points ran at different thread counts (their coordinates do
+  not say threads: a script's argument or key set them): B/A then compares thread counts, and
+  the two % of bound are of different ceilings. nil when there are none. ]]
+function M.thread_note(matched)
+  local n, first = 0, nil
+  for _, p in ipairs(matched) do
+    if p.a and p.b and p.a.threads and p.b.threads and p.a.threads ~= p.b.threads then
+      n, first = n + 1, first or p
+    end
+  end
+  if n == 0 then return nil end
+  return string.format("%d point%s ran at another thread count in B than in A (threads %s -> %s%s): B/A compares "
+    .. "thread counts, and the two %% of bound are against different thread counts' ceilings", n, n == 1 and "" or "s",
+    tostring(first.a.threads), tostring(first.b.threads), n > 1 and ", the first" or "")
+end
+
 --[[ The pairs measured again (rot.compare.remeasure set p.remeasured) judged from their rounds
   (rot.compare.rule.remeasured); their sides become the rounds' medians (the record's kept as
   p.recorded = {a=, b=, ratio=}). A pair that could not be measured again keeps its verdict

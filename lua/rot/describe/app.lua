@@ -37,19 +37,61 @@ local function content_hash(s, path)
   end)
 end
 
--- The program of a spec: an absolute path (a name with a slash from the current directory, as
--- a shell takes it; a bare name from PATH), checked to be an executable file.
-local function program(app)
+-- Source files a program is built from, by extension: what compiles them.
+local SOURCE = { c = "cc", cc = "c++", cpp = "c++", cxx = "c++", C = "c++", f = "gfortran", f90 = "gfortran",
+  F90 = "gfortran", cu = "nvcc" }
+
+-- Whether a file is one the kernel can execute: an ELF binary or a #! script.
+local function runnable(path)
+  local text = sys.readfile(path) or ""
+  return text:sub(1, 4) == "\127ELF" or text:sub(1, 2) == "#!"
+end
+
+-- How the program app is named where it is given: rot profile's command line (cli) or a
+-- script's app = "...".
+local function named(app, cli) return cli and ("rot profile -- " .. app) or ("app = \"" .. app .. "\"") end
+
+-- The hint for a source file given as the program: compile it (with rot's markers on the
+-- include path), then name the program.
+local function compile_hint(s, app, ext, cli)
+  local out = app:sub(1, #app - #ext - 1)
+  if not out:find("/") then out = "./" .. out end
+  return string.format("compile it first: %s -O2 -fopenmp -I %s/core/include -o %s %s, then %s", SOURCE[ext],
+    s and s.home or "ROT", out, app, named(out, cli))
+end
+
+-- Stops for a program that cannot be found: a name not on PATH (a file of that name here
+-- needs ./), a path to nothing (the nearest name in its folder), a folder.
+local function missing(app, cli)
+  if not app:find("/") then
+    util.fail("no program '" .. app .. "' on PATH", sys.stat(app) and
+      (named("./" .. app, cli) .. " (a program in the current directory is named with ./, as a shell needs it)") or nil)
+  end
+  if sys.stat(app) == "dir" then util.fail("'" .. app .. "' is a directory, not a program") end
+  local dir, base = util.dirname(app), util.basename(app)
+  local near = sys.nearest(base, sys.listdir(dir) or {})
+  util.fail("no program '" .. app .. "'" .. (near and ("; did you mean '" .. dir .. "/" .. near .. "'?") or ""))
+end
+
+--[[ program(app [, s, cli]) -> the absolute path of the program app names (a name with a slash
+  from the current directory, as a shell takes it; a bare name from PATH), checked to be one
+  that can run; else a stop whose hint fits where it was given (cli: rot profile's command
+  line; else a script's app = "..."): a source file is compiled first, a binary made
+  executable. s: the session (for rot's include path in a hint). ]]
+function M.program(app, s, cli)
   if type(app) ~= "string" or app == "" then util.fail("app must be the program to run, a path or a name on PATH") end
   local found = sys.locate(app)
-  if not found then
-    if app:find("/") and sys.stat(app) == "file" then
-      util.fail("program '" .. app .. "' is not executable", "chmod +x " .. app)
-    end
-    util.fail("no program '" .. app .. "'" .. (app:find("/") and "" or " on PATH"),
-      "app = \"./name\" for a program in the current directory")
+  local ext = app:match("%.(%w+)$")
+  if found and SOURCE[ext] and not runnable(found) then -- an executable source file: no program all the same
+    util.fail("'" .. app .. "' is source code, not a program", compile_hint(s, app, ext, cli))
   end
-  return assert(sys.realpath(found))
+  if found then return assert(sys.realpath(found)) end
+  if SOURCE[ext] and sys.stat(app) == "file" and not runnable(app) then -- (a bare name too: a file here)
+    util.fail("'" .. app .. "' is source code, not a program", compile_hint(s, app, ext, cli))
+  end
+  if not (app:find("/") and sys.stat(app) == "file") then missing(app, cli) end
+  if runnable(app) then util.fail("program '" .. app .. "' is not executable", "chmod +x " .. app) end
+  util.fail("'" .. app .. "' is not a program (neither an ELF binary nor a #! script)")
 end
 
 -- A value as the program gets it: strings as they are, whole numbers without a fraction.
@@ -104,7 +146,7 @@ end
   the round and the machine; and the compiler that builds rot's recorder. ]]
 function M.describe(s, spec, fp)
   fields.check(spec, SPEC_FIELDS, "the point for application '" .. tostring(spec.app) .. "'")
-  local path = program(spec.app)
+  local path = M.program(spec.app, s)
   if spec.threads ~= nil and (math.type(spec.threads) ~= "integer" or spec.threads < 1) then
     util.fail("threads must be a positive integer (the threads the program is told to use)")
   end

@@ -61,6 +61,33 @@ local function where(s)
   return #out > 1 and (table.concat(out, ", ", 1, #out - 1) .. " or " .. out[#out]) or (out[1] or "")
 end
 
+--[[ The kernel files named name (.c, .cu) in the kernels/ folders of the studies in the working
+  directory and one level below (study/kernels/NAME.c): kernels no script here finds by name
+  (`rot asm NAME` names them in its hint). ]]
+function M.in_studies(name)
+  local out = {}
+  local function look(dir)
+    for _, ext in ipairs({ ".c", ".cu" }) do
+      local f = dir .. "/kernels/" .. name .. ext
+      if sys.stat(f) == "file" then out[#out + 1] = f end
+    end
+  end
+  local function dirs(dir)
+    local list, out_ = sys.listdir(dir) or {}, {}
+    for _, d in ipairs(list) do
+      local path = dir == "." and d or (dir .. "/" .. d)
+      if d:sub(1, 1) ~= "." and d ~= "kernels" and sys.stat(path) == "dir" then out_[#out_ + 1] = path end
+    end
+    table.sort(out_)
+    return out_
+  end
+  for _, d in ipairs(dirs(".")) do
+    look(d)
+    for _, e in ipairs(dirs(d)) do look(e) end
+  end
+  return out
+end
+
 -- The file of kernel `name`; an unknown name stops with the nearest ones. A kernel that
 -- shadows a shipped one of the same name is noted once.
 function M.path(s, name)

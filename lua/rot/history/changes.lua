@@ -1,6 +1,7 @@
 --[[ rot.history.changes: what changed from one run record to the next, as `rot history` says
-  it: kernel sources by file, flags, macros, the script and its arguments, configuration keys
-  given on the command line, the machine, the git commit, the ceilings its points were bound by. ]]
+  it: kernel sources by file, flags, macros, an application's environment, the threads its
+  points ran at, the script and its arguments, configuration keys given on the command line, the
+  machine, the git commit, the ceilings its points were bound by. ]]
 local util = require "rot.util"
 
 local M = {}
@@ -28,6 +29,11 @@ local function build_set(r, f)
 end
 
 local function flags_of(b) return { tostring(b.flags) } end
+local function env_of(b)
+  local out = {}
+  for _, k in ipairs(util.sorted_keys(b.env or {})) do out[#out + 1] = k .. "=" .. tostring(b.env[k]) end
+  return out
+end
 local function macros_of(b)
   local out = {}
   for _, k in ipairs(util.sorted_keys(b.macros or {})) do out[#out + 1] = k .. "=" .. tostring(b.macros[k]) end
@@ -46,6 +52,26 @@ local function set_change(what, a, b)
   for _, v in ipairs(lb) do if not sa[v] then new[#new + 1] = v end end
   return what.name .. " " .. (#gone > 0 and table.concat(gone, " ") or "(none)") .. " -> " ..
     (#new > 0 and table.concat(new, " ") or "(none)")
+end
+
+--[[ The thread counts a record's points ran at: "threads 2 -> 1" when the set differs (rot
+  profile's -threads, a script's argument or key that sets them without a thread axis; a
+  thread axis over the same counts is no change). Records from before points kept their
+  threads say nothing. ]]
+local function thread_change(a, b, out)
+  local function set(r)
+    local s, list = {}, {}
+    for _, p in ipairs(r.points or {}) do
+      local t = p.threads
+      if t and not s[t] then s[t] = true; list[#list + 1] = t end
+    end
+    table.sort(list)
+    return list
+  end
+  local ta, tb = set(a), set(b)
+  if #ta == 0 or #tb == 0 then return end
+  local sa, sb = table.concat(ta, " "), table.concat(tb, " ")
+  if sa ~= sb then out[#out + 1] = "threads " .. sa .. " -> " .. sb end
 end
 
 -- Source files changed, added or removed: "kernels/scale.c changed", ...
@@ -142,6 +168,8 @@ function M.changes(a, b)
   source_changes(a, b, out)
   out[#out + 1] = set_change({ name = "flags", f = flags_of }, a, b)
   out[#out + 1] = set_change({ name = "macros", f = macros_of }, a, b)
+  out[#out + 1] = set_change({ name = "environment", f = env_of }, a, b)
+  thread_change(a, b, out)
   key_changes(a, b, out)
   run_changes(a, b, out)
   ceiling_changes(a, b, out)

@@ -41,7 +41,7 @@ end
   against the stored peaks (when there are any), a GPU point as its script bounded it. ]]
 local function bound_of(row, prows, memo, eps)
   if prows and not (row.desc and row.desc.device == "gpu") then
-    local c = ceilings_at(prows, memo, row.threads)
+    local c = ceilings_at(prows, memo, bounds.threads(row))
     local b = bounds.of(row, c, eps)
     if b then return b.bound, b.limiter, b.fraction, b.above end
     return nil
@@ -79,6 +79,19 @@ local function tree_of(s, kinfo, trees, store)
   return id
 end
 
+--[[ The environment that matters of an application's description (its spec's, and rot's own
+  variables that can change how it runs: rot.describe.app), as NAME=value; OMP_NUM_THREADS left
+  out where it is the point's threads (said as those). ]]
+local function env_of(desc)
+  local out = {}
+  for _, t in ipairs({ desc.app.env or {}, desc.app.inherited or {} }) do
+    for k, v in pairs(t) do
+      if not (k == "OMP_NUM_THREADS" and desc.threads and v == tostring(desc.threads)) then out[k] = v end
+    end
+  end
+  return next(out) and out or nil
+end
+
 --[[ The build a row was made by, as an index into builds (kernels, flags, macros, key: its build
   key's first digits, core: the first digits of the hash of the core binary that measured its
   result, src: the hash of its kernels' source files, each of which sources[src] lists with its
@@ -87,10 +100,12 @@ local function build_of(s, row, r)
   local desc, kinfo = row.desc, row.kinfo
   if not (desc and kinfo) then return nil end
   local files, names = {}, {}
-  if desc.app then -- an application: its program and inputs by content, named by file
+  local env
+  if desc.app then -- an application: its program and inputs by content, named by file; its environment
     names[1] = "app:" .. util.basename(desc.app.path)
     files[util.basename(desc.app.path)] = desc.app.hash:sub(1, 12)
     for path, h in pairs(desc.app.inputs) do files[util.basename(path)] = h:sub(1, 12) end
+    env = env_of(desc)
   end
   for _, k in ipairs(kinfo.kernels) do
     names[#names + 1] = k.name
@@ -101,7 +116,7 @@ local function build_of(s, row, r)
   local src = sys.sha256(util.serialize(files)):sub(1, 12)
   r.sources[src] = files
   local core = row.entry and row.entry.coreHash
-  local b = { kernels = table.concat(names, "+"), flags = desc.flags, macros = desc.macros, src = src,
+  local b = { kernels = table.concat(names, "+"), flags = desc.flags, macros = desc.macros, env = env, src = src,
     key = row.key and row.key:sub(1, 16), core = type(core) == "string" and core:sub(1, 16) or nil,
     tree = tree_of(s, kinfo, r.trees, r.store) }
   local key = util.serialize(b)
@@ -156,7 +171,7 @@ end
 
 -- The summary of one row: outcome, coordinates, description hash and the quantities.
 local function point_of(row, here)
-  local p = { point = row.point, desc = row.hash and row.hash:sub(1, 12) }
+  local p = { point = row.point, desc = row.hash and row.hash:sub(1, 12), threads = row.threads }
   p.status = row.failed and "failed" or row.cached and "hit" or row.measured and "measured" or "failed"
   if row.failed then p.why = tostring(row.failed):match("^[^\n]*") end
   if row.machine and row.machine ~= here then p.machine = row.machine end

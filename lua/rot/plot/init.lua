@@ -135,26 +135,23 @@ local function label_of(o, keyed)
 end
 
 --[[ A roofline's series (name -> rows with a point, in working-set order), their names in the
-  order first seen, the box {xlo, xhi, ylo, yhi} of their points (math.huge, 0: none), and the
-  series of measured rows without flops, which have no place on it (a copy kernel). ]]
-local function roofline_series(o)
-  local series, order, box, flopless, seen = {}, {}, { math.huge, 0, math.huge, 0 }, {}, {}
+  order first seen, and the box {xlo, xhi, ylo, yhi} of their points (math.huge, 0: none); rows
+  not_drawn(row) gives a reason for have none (the key says why: rot.plot.key.not_drawn). ]]
+local function roofline_series(o, not_drawn)
+  local series, order, box = {}, {}, { math.huge, 0, math.huge, 0 }
   for _, r in ipairs(o.rows) do
-    if r.gflops and r.intensity and r.gflops > 0 and r.intensity > 0 and not r.failed then
+    if r.gflops and r.intensity and r.gflops > 0 and r.intensity > 0 and not r.failed and not not_drawn(r) then
       local s = o.series and o.series(r) or "points"
       if not series[s] then series[s] = {}; order[#order + 1] = s end
       table.insert(series[s], r)
       box = { math.min(box[1], r.intensity), math.max(box[2], r.intensity), math.min(box[3], r.gflops),
         math.max(box[4], r.gflops) }
-    elseif r.gflops == 0 and r.gbs then
-      local s = o.series and o.series(r) or "points"
-      if not seen[s] then seen[s] = true; flopless[#flopless + 1] = s end
     end
   end
   for _, name in ipairs(order) do
     table.sort(series[name], function(a, b) return (a.workingSet or 0) < (b.workingSet or 0) end)
   end
-  return series, order, box, flopless
+  return series, order, box
 end
 
 -- A marker's size (gnuplot's ps) for a share of 0..1 (o.size): its area grows with the share.
@@ -231,7 +228,9 @@ end
   within 2% share one line; ridge points are marked. ]]
 function M.roofline(o)
   check_name(o.name)
-  local series, order, box, flopless = roofline_series(o)
+  local why = o.not_drawn or key.flopless -- rows not drawn, and how the key names them
+  local named = o.not_drawn and o.label or function(r) return o.series and o.series(r) or "points" end
+  local series, order, box = roofline_series(o, why)
   local compute, bandwidth = M.ceiling_lists(o.compute, o.bandwidth)
   local xr, yr, peak = M.roofline_ranges(box[1], box[2], box[3], box[4], compute, bandwidth)
   local f = frame(M.geometry, xr, yr, true, true)
@@ -261,13 +260,13 @@ function M.roofline(o)
     "above its bound (^ in the table)")
   marks(f, pl, series, order, gp, plots, "stepbounds", function(r) return r.stepBound and r.bound end, STEP, ceilings.GREY,
     "bound in the step to DRAM")
-  if #flopless > 0 then plots[#plots + 1] = key.entry("not drawn (no flops): " .. table.concat(flopless, ", "), true) end
+  key.not_drawn(plots, o.rows, why, named)
   local pls, _, missed = point_labels(f, pl, points, o.labels or "auto", 0) -- the ceilings' labels numbered first
   key.add_notes(plots, elements, missed)
   for _, l in ipairs(pls) do labels[#labels + 1] = l end
   for _, l in ipairs(labels) do gp[#gp + 1] = l end
   hover.add(gp, plots, hover.items(o.rows, function(r) return r.intensity, r.gflops end, true, true))
-  return M.finish(o, gp, plots, dat, #order == 0 and #o.rows > 0)
+  return M.finish(o, gp, plots, dat, #order == 0 and not key.ran(o.rows))
 end
 
 -- The log-log opening of a script (roofline-like plots: the quadrant split).
@@ -277,9 +276,9 @@ end
 
 --[[ Adds the output commands (SVG, PNG, and PDF when o.pdf), writes data and script (the key's
   titles wrapped to fit the canvas: rot.plot.key), renders unless data and script are unchanged
-  and every output exists. A plot of rows none of which
-  has a point (every point failed, or rot build, which measures nothing) is not rendered:
-  returns nil. ]]
+  and every output exists. A plot of rows none of which has a point is not rendered where
+  empty (a roofline: none ran, as in rot build, which measures nothing): returns nil; a roofline
+  of rows that ran without a point (regions without work) shows the ceilings and why. ]]
 function M.finish(o, gp, plots, dat, empty)
   local g = M.geometry
   key.fit(g, plots)

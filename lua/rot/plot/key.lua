@@ -119,6 +119,32 @@ function M.entry(text, noenhanced)
   return "keyentry with lines lt nodraw title " .. place.quote(text) .. (noenhanced and " noenhanced" or "")
 end
 
+-- Why a measured row has no place on a roofline, by default: a kernel without flops (copy).
+function M.flopless(r) return r.gflops == 0 and r.gbs and "no flops" or nil end
+
+-- Whether any of rows ran (measured, cached, or a failed application point's completed
+-- invocations): a roofline of them is drawn, with the notes on what it does not draw.
+function M.ran(rows)
+  for _, r in ipairs(rows) do if r.entry or r.partial then return true end end
+  return false
+end
+
+--[[ The notes on rows a plot does not draw, into plots: one entry per reason why(row) gives
+  ("not drawn (no bytes): work, copy"), each name(row) once, in the order first seen. ]]
+function M.not_drawn(plots, rows, why, name)
+  local by, order, seen = {}, {}, {}
+  for _, r in ipairs(rows) do
+    local w = why(r)
+    local n = w and name(r)
+    if w and not seen[w .. "\0" .. n] then
+      seen[w .. "\0" .. n] = true
+      if not by[w] then by[w] = {}; order[#order + 1] = w end
+      table.insert(by[w], n)
+    end
+  end
+  for _, w in ipairs(order) do plots[#plots + 1] = M.entry("not drawn (" .. w .. "): " .. table.concat(by[w], ", "), true) end
+end
+
 --[[ Every titled element of plots whose title is wider than the key has room for: its title cut
   to the first line, the others entries of their own right after it. ]]
 function M.fit(g, plots)

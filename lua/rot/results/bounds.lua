@@ -8,6 +8,10 @@ local sweep = require "rot.machine.sweep"
 
 local M = {}
 
+-- The thread count whose ceilings bound a row: a marked region's, the threads that entered it
+-- (rot.results.regions); else the point's.
+function M.threads(row) return row.boundThreads or row.threads or 1 end
+
 -- Whether a working set lies in the step from the level (the last cache) to DRAM's flat tail:
 -- past the cache's effective size, short of where the tail begins (peaks.levels' upto).
 local function in_step(ws, level)
@@ -173,6 +177,12 @@ end
   (-peaksFile), whose ceilings no measuring of the peaks changes: then the file is named. ]]
 function M.why_above(row, lv, file)
   local name, unstable = row.ceiling or "bandwidth", row.boundUnstable
+  if row.boundThreads and row.programThreads and row.boundThreads < row.programThreads then -- a marked region's
+    return string.format("region '%s' is bounded by the ceilings of the %d thread%s that entered it, of the %d the "
+      .. "program ran: other threads probably work during its calls (a parallel loop begun inside it); begin and end "
+      .. "it inside the parallel region, in every thread", tostring(row.region), row.boundThreads,
+      row.boundThreads == 1 and "" or "s", row.programThreads)
+  end
   local l = row.level and peaks.level_of(row.workingSet or 0, lv)
   local why = name ~= "compute" and attribution(row, name, l, lv)
   if why then return why .. (unstable and "; the ceiling is also unstable" or "") end

@@ -26,7 +26,7 @@ M.columns = {
   runs = { "runs", function(r) return r.runs and tostring(r.runs) or "-" end, function(r) return r.runs end },
   spread = { "spread", function(r)
     if not r.spread then return "-" end
-    return string.format("%.2f%%%s", r.spread * 100, r.converged and "" or "!")
+    return string.format("%.2f%%%s", r.spread * 100, r.converged == false and "!" or "") -- (nil: not judged, a failed point)
   end, function(r) return r.spread end },
   counts = { "counts", function(r) return r.counts or "-" end, function(r) return r.counts end },
   ["m/d"] = { "measured/declared", function(r)

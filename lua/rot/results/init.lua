@@ -65,11 +65,11 @@ function Results:table(o)
   o = o or {}
   if o.bounds ~= false then self:bounds() end
   for _, r in ipairs(self.rows) do
-    local m = r.entry and r.entry.meta
+    local e = r.entry or r.partial -- (a failed application point's: what its invocations completed)
+    local m = e and e.meta
     if m and m.cpuModel then
       -- an application's: what a pair of its markers costs it instead of the timer's overhead
-      local cost = m.markerPairNs and string.format("a marker pair %s", util.seconds(m.markerPairNs * 1e-9))
-        or ("timer overhead " .. tostring(m.timerOverheadNs) .. " ns")
+      local cost = regions.pair_cost(self.rows) or ("timer overhead " .. tostring(m.timerOverheadNs) .. " ns")
       io.stdout:write(string.format("# measured on %s, kernel %s, governor %s, %s kHz, load %s, %s\n",
         m.cpuModel, tostring(m.kernelVersion), tostring(m.governor), tostring(m.cpuKHzBefore),
         tostring(m.loadavg):match("^(%S+ %S+ %S+)") or "?", cost))
@@ -213,7 +213,7 @@ function Results:bounds()
   self:ceilings() -- the plots' (the highest thread count's)
   local above, unswept = {}, {}
   for _, r in ipairs(self.rows) do
-    local c = self:ceilings(nil, r.threads or 1) -- a point's own thread count's ceilings and levels
+    local c = self:ceilings(nil, bounds.threads(r)) -- a point's own thread count's ceilings and levels
     local b = bounds.of(r, c, get("bestEpsilon"))
     if b then
       r.bound, r.limiter, r.fraction, r.timeBound, r.dominant, r.level = b.bound, b.limiter, b.fraction, b.time_bound,
@@ -227,7 +227,7 @@ function Results:bounds()
   local file = get("peaksFile")
   note_unswept(unswept, file)
   warn_above(above, "", function(worst)
-    return bounds.why_above(worst, self:ceilings(nil, worst.threads or 1).levels, file ~= "" and file or nil)
+    return bounds.why_above(worst, self:ceilings(nil, bounds.threads(worst)).levels, file ~= "" and file or nil)
   end)
   return self
 end
@@ -258,7 +258,7 @@ local function level_of(self, r)
   if not r.entry then return nil end -- not measured (failed, or only built): not drawn
   if r.level then return r.level end
   if not r.workingSet then return nil end
-  local lv = self:ceilings(nil, r.threads or 1).levels
+  local lv = self:ceilings(nil, bounds.threads(r)).levels
   if #lv == 0 then return nil end
   return bounds.level_name(r, r.cacheMode == "cold" and lv[#lv] or peaks.level_of(r.workingSet, lv))
 end
@@ -309,6 +309,7 @@ function Results:roofline(o)
     if r.region then -- an application's regions: a point each, its area its share of the time
       extra.size = o.size or function(x) return x.share end
       extra.label = o.label or function(x) return x.region end
+      extra.not_drawn = regions.not_drawn
       break
     end
   end

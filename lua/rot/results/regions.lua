@@ -17,8 +17,8 @@ M.MARKER_SHARE = 0.05
 -- A row of the point: the point's own fields, its coordinates with the region.
 local function row_of(point_row, region)
   local r = {}
-  for _, f in ipairs({ "desc", "entry", "cached", "measured", "failed", "planned", "machine", "nodeType", "hash", "text",
-    "kinfo", "spec", "settled" }) do
+  for _, f in ipairs({ "desc", "entry", "partial", "cached", "measured", "failed", "planned", "machine", "nodeType", "hash",
+    "text", "kinfo", "spec", "settled" }) do
     r[f] = point_row[f]
   end
   r.point = {}
@@ -48,6 +48,7 @@ local function program_row(row, e, k, eps)
   r.converged = enough and spread <= eps
   r.busyThreads = ((best.run.utimeNs or 0) + (best.run.stimeNs or 0)) * 1e-9 / best.t
   r.ranThreads = best.run.threads
+  r.markedThreads = r.ranThreads -- every thread the program ran was in it
   r.stdout = e.meta.stdout and util.unescape_token(e.meta.stdout) -- the fastest invocation's (its last 16 KiB)
   r.stdoutRun = e.meta.stdoutRun
   local by_run = {}
@@ -114,9 +115,10 @@ local function region_row(row, name, recs, m, k, eps, program_ns)
   local ws = tonumber(rec.workingSet)
   r.workingSet = ws and ws > 0 and ws or nil
   work(r, rec, m, row.desc)
-  if r.bestCall and r.bytes and (rec.calls or 0) > 0 then r.bestCallGbs = r.bytes / rec.calls / r.bestCall / 1e9 end
+  -- (a region that declares no bytes has no bandwidth, not 0 GB/s)
+  if r.bestCall and r.bytes and r.bytes > 0 and (rec.calls or 0) > 0 then r.bestCallGbs = r.bytes / rec.calls / r.bestCall / 1e9 end
   if r.time and r.time > 0 and r.flops then r.gflops = r.flops / r.time / 1e9 end
-  if r.time and r.time > 0 and r.bytes then r.gbs = r.bytes / r.time / 1e9 end
+  if r.time and r.time > 0 and r.bytes and r.bytes > 0 then r.gbs = r.bytes / r.time / 1e9 end
   r.intensity = r.flops and r.bytes and r.bytes > 0 and r.flops / r.bytes or nil
   return r
 end
@@ -135,9 +137,11 @@ local function records(e)
 end
 
 --[[ rows(row, k, epsilon) -> the rows of an application point row: its program's, then its
-  regions' (their thread count for bounds: the threads it was told to use, else the most it
-  ran). A failed point keeps what its invocations completed (row.partial, the core's result),
-  each row marked with the failure. ]]
+  regions'. Each row's threads: the point's (the threads it was told to use, else those it
+  ran); a region's bound is that of the threads that entered it (boundThreads: a region begun
+  outside a parallel loop is one thread's, whatever the program ran). A failed point keeps what
+  its invocations completed (row.partial, the core's result), each row marked with the failure
+  and not judged by best-k (its invocations were cut short, not found to disagree). ]]
 function M.rows(row, k, eps)
   local e = row.entry or row.partial
   local policy = row.desc and row.desc.policy or {}
@@ -149,10 +153,23 @@ function M.rows(row, k, eps)
   for _, name in ipairs(order) do out[#out + 1] = region_row(row, name, by[name], m, k, eps, program_ns) end
   local threads = row.desc.threads or prog.ranThreads or 1
   for _, r in ipairs(out) do
-    r.threads = threads
-    if row.failed then r.failedInvocation = tostring(row.failed):match("^[^\n]*") end
+    r.threads, r.programThreads = threads, prog.ranThreads
+    if r.region ~= M.PROGRAM and (r.markedThreads or 0) > 0 then r.boundThreads = r.markedThreads end
+    if row.failed then r.failedInvocation, r.converged = tostring(row.failed):match("^[^\n]*"), nil end
   end
   return out
+end
+
+-- Why a region's row has no point on a roofline (the key says it), or nil: it has one, or it
+-- is the program's row (never on it: its work is its regions').
+function M.not_drawn(r)
+  if r.region == M.PROGRAM or not r.region then return nil end
+  if r.failed then return "its point failed" end
+  if not (r.calls and r.calls > 0 and r.time) then return "no completed call" end
+  if not (r.flops and r.flops > 0) and not (r.bytes and r.bytes > 0) then return "no work declared or counted" end
+  if not (r.bytes and r.bytes > 0) then return "no bytes" end
+  if not (r.flops and r.flops > 0) then return "no flops" end
+  return nil
 end
 
 -- Whether a row is an application point's (before expand).
@@ -172,17 +189,77 @@ function M.expand(rows, k, eps)
   return out, any
 end
 
+-- The meta of a row's entry, or of what its failed point's invocations completed.
+local function meta_of(r)
+  local e = r.entry or r.partial or (r.appPoint and r.appPoint.partial)
+  return e and e.meta or {}
+end
+
+-- The application points among rows (their program's rows).
+local function app_points(rows)
+  local n = 0
+  for _, r in ipairs(rows) do if r.region == M.PROGRAM then n = n + 1 end end
+  return n
+end
+
+--[[ What a begin/end pair of markers costs, as a table's header says it: "a marker pair 2.24
+  us"; where the rows hold several application points, each of whose programs calibrated its
+  own, the range of them. nil when no row has one. ]]
+function M.pair_cost(rows)
+  local lo, hi
+  for _, r in ipairs(rows) do
+    local ns = r.region == M.PROGRAM and meta_of(r).markerPairNs
+    if ns then lo, hi = math.min(lo or ns, ns), math.max(hi or ns, ns) end
+  end
+  if not lo then return nil end
+  if util.seconds(lo * 1e-9) == util.seconds(hi * 1e-9) then return "a marker pair " .. util.seconds(lo * 1e-9) end
+  return string.format("a marker pair %s to %s (each point's program calibrates its own)", util.seconds(lo * 1e-9),
+    util.seconds(hi * 1e-9))
+end
+
+--[[ The line for a region whose markers cost the program more than MARKER_SHARE of its time a
+  call: the pair's cost (its point's calibration, the one its program measured, named when the
+  table has several points), and what it means: what an empty region measures is taken off the
+  region's time, but the markers' cost is added to the program's around it. ]]
+local function marker_line(r, m, several)
+  local who = "region '" .. r.region .. "'"
+  if several then who = who .. " (" .. util.coords(r.appPoint.point or {}) .. ")" end
+  local pair, call = util.seconds(m.markerPairNs * 1e-9), util.seconds(r.timePerCall)
+  if r.markerShare > 1 then
+    return string.format("%s: a begin/end pair costs %s, more than its %s a call (%.0f%%): the time its calls take the "
+      .. "program is mostly the markers', and its own time is at the limit of what they resolve", who, pair, call,
+      r.markerShare * 100)
+  end
+  return string.format("%s: a begin/end pair costs %s, %.0f%% of its %s a call: the markers add that to the program's "
+    .. "time for each call (what an empty region measures is taken off the region's own time)", who, pair,
+    r.markerShare * 100, call)
+end
+
+--[[ The line for a region fewer threads entered than the program ran: its counters and its
+  bound are those threads' (a region begun and ended outside a parallel loop is its opening
+  thread's, as LIKWID's markers are). ]]
+local function threads_line(r)
+  local n, ran = r.markedThreads, r.programThreads
+  local counted = #(r.counterNames or {}) > 0 and string.format(", its counters count %s only",
+    n == 1 and "that thread" or "those threads") or ""
+  return string.format("region '%s': %d of the %d threads the program ran entered it: it is bounded by %s ceilings%s; "
+    .. "if other threads work during its calls (a parallel loop inside it), begin and end it inside the parallel region, "
+    .. "in every thread, to count and bound their work", r.region, n, ran,
+    n == 1 and "1 thread's" or (n .. " threads'"), counted)
+end
+
 -- The lines under a table of application rows: counters not counted (with the hint), calls
--- never closed, markers too costly for a region, programs whose markers recorded nothing.
+-- never closed, markers too costly for a region, regions fewer threads entered than ran,
+-- programs whose markers recorded nothing.
 function M.legend(rows, out)
-  local said = {}
+  local said, several = {}, app_points(rows) > 1
   local function say(line) if not said[line] then said[line] = true; out:write(line, "\n") end end
   for _, r in ipairs(rows) do
     if r.failedInvocation and r.region == M.PROGRAM then
       say("FAILED " .. util.coords(r.appPoint.point or {}) .. ": its rows are what its invocations completed before it "
         .. "failed (not cached): " .. r.failedInvocation)
     end
-    local m = r.entry and r.entry.meta or (r.appPoint and r.appPoint.partial and r.appPoint.partial.meta) or {}
+    local m = meta_of(r)
     for _, name in ipairs(r.counterNames or {}) do
       if r.notCounted and r.notCounted[name] then say(name .. " " .. r.notCounted[name]) end
     end
@@ -191,9 +268,9 @@ function M.legend(rows, out)
       say(string.format("region '%s': %d call(s) never closed (begun, not ended when the program ended): only its "
         .. "completed calls are counted", r.region, r.neverClosed))
     end
-    if r.markerShare and r.markerShare > M.MARKER_SHARE and r.region ~= M.PROGRAM then
-      say(string.format("region '%s': a begin/end pair costs %s here, %.0f%% of its %s a call: its time is mostly the "
-        .. "markers'", r.region, util.seconds(m.markerPairNs * 1e-9), r.markerShare * 100, util.seconds(r.timePerCall)))
+    if r.markerShare and r.markerShare > M.MARKER_SHARE and r.region ~= M.PROGRAM then say(marker_line(r, m, several)) end
+    if r.region ~= M.PROGRAM and r.time and r.markedThreads and r.programThreads and r.markedThreads < r.programThreads then
+      say(threads_line(r))
     end
     if r.region == M.PROGRAM and r.entry and m.markersAttached == 0 then
       say("application '" .. tostring(r.program) .. "': no region recorded: rot's marker recorder was not loaded into it "
