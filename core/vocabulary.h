@@ -272,9 +272,9 @@
 	  "app", "regions",                                                                        \
 	  "what a begin/end pair costs the program, over the region's time per "                   \
 	  "call")                                                                                  \
-	X(PROGRAM_THREADS, "programThreads", "int", "", "", "", "", "app", "regions",               \
+	X(PROGRAM_THREADS, "programThreads", "int", "", "", "", "", "app", "regions",              \
 	  "a region: the threads its program ran (a line says when fewer entered it)")             \
-	X(BOUND_THREADS, "boundThreads", "int", "", "", "", "", "app", "regions",                   \
+	X(BOUND_THREADS, "boundThreads", "int", "", "", "", "", "app", "regions",                  \
 	  "a region: the thread count whose ceilings bound it, the threads that entered it")       \
 	X(FAILED_INVOCATION, "failedInvocation", "text", "", "failed_invocation",                  \
 	  "failedInvocation", "", "app", "regions",                                                \
