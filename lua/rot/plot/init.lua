@@ -199,9 +199,9 @@ end
 
 --[[ Marks at some of a roofline's points, kept free of labels, in a datablock: at (intensity,
   y(row)) for each row where y gives a value, drawn as style in colour with title. Points
-  above their bound (beyond their spread and the ceiling's) are ringed, never silent; points in
-  the step from the last cache to DRAM get their bound marked (what the peaks' sweep measured
-  at their working set: a roof no ceiling line draws). ]]
+  above their bound (beyond their spread and the ceiling's) are ringed, never silent; points
+  where the sweep falls between two levels get their bound marked (what the peaks' sweep
+  measured at their working set: a roof no ceiling line draws). ]]
 local function marks(f, pl, series, order, gp, plots, name, y, style, colour, title)
   local lines = {}
   for _, s in ipairs(order) do
@@ -261,7 +261,7 @@ function M.roofline(o)
   marks(f, pl, series, order, gp, plots, "above", function(r) return r.above and r.gflops end, ABOVE, "#D55E00",
     "above its bound (^ in the table)")
   marks(f, pl, series, order, gp, plots, "stepbounds", function(r) return r.stepBound and r.bound end, STEP, ceilings.GREY,
-    "bound in the step to DRAM")
+    "bound between two levels (peaks' sweep)")
   if #flopless > 0 then plots[#plots + 1] = key.entry("not drawn (no flops): " .. table.concat(flopless, ", "), true) end
   local pls, _, missed = point_labels(f, pl, points, o.labels or "auto", 0) -- the ceilings' labels numbered first
   key.add_notes(plots, elements, missed)

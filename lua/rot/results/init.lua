@@ -234,7 +234,7 @@ function Results:bounds()
   local file = get("peaksFile")
   note_unswept(unswept, file)
   warn_above(above, "", function(worst)
-    return bounds.why_above(worst, self:ceilings(nil, worst.threads or 1).levels, file ~= "" and file or nil)
+    return bounds.why_above(worst, self:ceilings(nil, worst.threads or 1).levels, file ~= "" and file or nil, self.rows)
   end)
   return self
 end
@@ -348,14 +348,12 @@ function Results:gpu_roofline(o)
     compute = o.compute or {}, bandwidth = o.bandwidth or {} }))
 end
 
---[[ The step from the last cache to DRAM's flat tail as the peaks' sweep measured it, for the
-  staircase of rows: the sweep of their traffic (read or write where every row has it and the
-  peaks that sweep, else triad's) at c's thread count, from the size swept before the cache's
-  effective size to the first of DRAM's tail; nil where there is no step or no sweep. ]]
-local function step_curve(c, rows)
-  local lv = c.levels
-  local last = lv[#lv - 1]
-  if not (last and last.upto and c.sweep) then return nil end
+--[[ Where the peaks' sweep falls between two levels (bounds.transitions), as it measured it, for
+  the staircase of rows: the sweep of their traffic (read or write where every row has it and
+  the peaks that sweep, else triad's) at c's thread count, over each transition that holds a
+  warm working set of the rows, from the size swept before it to the first after it; {} where
+  there is none or no sweep. ]]
+local function step_curves(c, rows)
   local family
   for _, r in ipairs(rows) do
     if r.entry then
@@ -363,20 +361,33 @@ local function step_curve(c, rows)
       if family and f ~= family then family = "triad" else family = f end
     end
   end
-  family = c.sweep[family or "triad"] and family or "triad"
-  local points = {}
-  for _, x in ipairs(sweep.between(c.sweep[family], last.size, last.upto)) do points[#points + 1] = { x = x.ws, y = x.gbs } end
-  if #points < 2 then return nil end
-  return { label = string.format("%s-DRAM step: peaks' %s sweep, %s", last.name, family,
-    require("rot.machine.bandwidth").threads(c.threads)), points = points }
+  family = c.sweep and c.sweep[family or "triad"] and family or "triad"
+  local by = {}
+  for _, x in ipairs(c.bandwidth) do by[x.level] = x end
+  for _, x in ipairs(family ~= "triad" and c.streams[family] or {}) do by[x.level] = x end
+  local sw, out = c.sweep and c.sweep[family], {}
+  for _, t in ipairs(sw and bounds.transitions(c.levels, by, sw) or {}) do
+    local held = false
+    for _, r in ipairs(rows) do
+      held = held or (r.entry and r.cacheMode ~= "cold" and r.workingSet and r.workingSet > t.lo and r.workingSet < t.hi)
+    end
+    local points = {}
+    for _, x in ipairs(held and sweep.between(sw, t.lo, t.hi) or {}) do points[#points + 1] = { x = x.ws, y = x.gbs } end
+    if #points >= 2 then
+      out[#out + 1] = { label = string.format("%s-%s step: peaks' %s sweep, %s", t.from.name, t.to.name, family,
+        require("rot.machine.bandwidth").threads(c.threads)), points = points }
+    end
+  end
+  return out
 end
 
 -- staircase{name=, title=, series=, step=}: bandwidth against working set, the memory levels
 -- marked (effective sizes, and reported ones where they differ by more than a factor of two),
--- and the step from the last cache to DRAM as the peaks' sweep measured it (not with step = false)
+-- and where the sweep falls between two levels as the peaks' sweep measured it, where points
+-- lie (not with step = false)
 function Results:staircase(o)
   local vlines, c = {}, self:ceilings()
-  local curve = o.step ~= false and step_curve(c, self.rows)
+  local curves = o.step ~= false and step_curves(c, self.rows) or {}
   for _, l in ipairs(c.levels) do
     if l.size then
       vlines[#vlines + 1] = { x = l.size, label = l.name .. " " .. util.bytes(l.size) .. (l.effective and " (effective)" or "") }
@@ -388,7 +399,7 @@ function Results:staircase(o)
   return timed("plot", plot.xy, plot_opts(self, o, {
     x = function(r) return r.workingSet end, y = function(r) return r.gbs end, logx = true, xbytes = true,
     xlabel = "working set", ylabel = "bandwidth [GB/s] (" .. "declared bytes / time)", vlines = vlines,
-    curves = curve and { curve } or nil }))
+    curves = #curves > 0 and curves or nil }))
 end
 
 -- xy{name=, x=fn, y=fn, xlabel=, ylabel=, logx=, logy=, series=, label=}: any two quantities
