@@ -360,4 +360,39 @@ t.ok(said:find("^rot: note: the peaks file '.-old%.csv' holds no bandwidth sweep
   .. "many points and which ceiling bounds them: " .. said)
 t.is(t.capture("stderr", function() results.new(rows, { "n" }, rot.peaks):bounds() end), "", "and only once a run")
 rot.set("peaksFile", "")
+
+-- points at 1 and 2 threads on one plot (review-1's solver study): the roofline draws 2 threads'
+-- ceilings and says so first in its key, each 1-thread point's own bound marked; the staircase
+-- marks each thread count's effective sizes where they differ by more than a quarter (L1 37.6
+-- and 78.1 KiB, L2 877 KiB and 1.35 MiB), one where they agree (L3 26.1 and 28.7 MiB)
+rot.set("peaksFile", rpath)
+local mixed = {}
+for _, th in ipairs({ 1, 2 }) do
+  for _, ws in ipairs({ 24 * KiB, 384 * KiB, 3 * MiB, 96 * MiB }) do
+    local p = point(ws, (ws < MiB and 90 or 40) * th, nil, th)
+    p.entry, p.intensity, p.gbs, p.point = {}, 1 / 12, p.bytes / p.time / 1e9, { n = ws // 24, threads = th }
+    mixed[#mixed + 1] = p
+  end
+end
+local mres = results.new(mixed, { "threads", "n" }, rot.peaks)
+t.capture("stderr", function()
+  mres:bounds()
+  mres:roofline { name = "mixed-roof", title = "1 and 2 threads", series = function(r) return bandwidth.threads(r.threads) end }
+  mres:staircase { name = "mixed-stairs", title = "1 and 2 threads", series = function(r) return bandwidth.threads(r.threads) end }
+end)
+local mroof, mstairs = sys.readfile(out .. "/mixed-roof.gp") or "", sys.readfile(out .. "/mixed-stairs.gp") or ""
+local starred = select(2, (mroof:match("%$stepbounds << EOD\n(.-)\nEOD") or ""):gsub("\n", "\n")) + 1
+t.ok(mroof:find('keyentry with lines lt nodraw title "ceilings of 2 threads; the points at 1 thread', 1, true)
+  and starred >= 4 and mroof:find("bound no ceiling drawn shows", 1, true), "a roofline of 1- and 2-thread points: 2 "
+  .. "threads' ceilings, said first in the key; the 1-thread points' own bounds marked (" .. starred .. " marks)")
+t.ok(mstairs:find("L1 37.6 KiB (effective, 1 thread)", 1, true) and mstairs:find("L1 78.1 KiB (effective, 2 threads)", 1, true)
+  and mstairs:find("L3 28.7 MiB (effective)", 1, true) and not mstairs:find("L3 26.1 MiB", 1, true), "its staircase marks "
+  .. "L1's effective size at each thread count (37.6 KiB, 78.1 KiB), L3's once (26.1 and 28.7 MiB agree within a quarter)")
+for _, name in ipairs({ "mixed-roof", "mixed-stairs" }) do
+  local _, ov, cr, d = check.check(assert(sys.readfile(out .. "/" .. name .. ".gp")), function(f) return sys.readfile(out .. "/" .. f) end)
+  t.ok(#ov + #cr + #d.unlabelled + #d.hidden + #d.on_line + #d.colours + #d.key == 0, string.format("%s: readable (%d "
+    .. "overlaps, %d crossed, %d unlabelled, %d hidden unsaid, %d on a line, %d in a series' colour, %d key entries off)",
+    name, #ov, #cr, #d.unlabelled, #d.hidden, #d.on_line, #d.colours, #d.key))
+end
+rot.set("peaksFile", "")
 t.done()

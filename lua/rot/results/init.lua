@@ -6,9 +6,9 @@ local session = require "rot.session"
 local machine = require "rot.machine"
 local peaks = require "rot.machine.peaks"
 local bounds = require "rot.results.bounds"
-local sweep = require "rot.machine.sweep"
 local format = require "rot.results.format"
 local levelnames = require "rot.results.levelnames"
+local drawn = require "rot.results.drawn"
 local regions = require "rot.results.regions"
 local plot = require "rot.plot"
 
@@ -305,14 +305,18 @@ end
 
 -- roofline{name=, title=, series=fn, label=fn, compute=, bandwidth=, pdf=} writes name.svg,
 -- name.png (+ .dat, .gp); ceilings: the machine's measured peaks unless given (triad's
--- bandwidth ceilings, and the read or write ones where a read- or write-only kernel is shown)
+-- bandwidth ceilings, and the read or write ones where a read- or write-only kernel is shown),
+-- of the highest thread count (rot.results.drawn's own_bounds says so where points have another)
 function Results:roofline(o)
   local compute, bandwidth = o.compute, o.bandwidth
+  local extra = {}
   if not compute or not bandwidth then
-    local c_shown, b_shown = peaks.shown(self:ceilings(), bounds.families(self.rows))
+    local c = self:ceilings()
+    local c_shown, b_shown = peaks.shown(c, bounds.families(self.rows))
     compute, bandwidth = compute or c_shown, bandwidth or b_shown
+    drawn.own_bounds(self, c.threads, extra)
   end
-  local extra = { compute = compute, bandwidth = bandwidth }
+  extra.compute, extra.bandwidth = compute, bandwidth
   for _, r in ipairs(self.rows) do
     if r.region then -- an application's regions: a point each, its area its share of the time
       extra.size = o.size or function(x) return x.share end
@@ -348,54 +352,15 @@ function Results:gpu_roofline(o)
     compute = o.compute or {}, bandwidth = o.bandwidth or {} }))
 end
 
---[[ Where the peaks' sweep falls between two levels (bounds.transitions), as it measured it, for
-  the staircase of rows: the sweep of their traffic (read or write where every row has it and
-  the peaks that sweep, else triad's) at c's thread count, over each transition that holds a
-  warm working set of the rows, from the size swept before it to the first after it; {} where
-  there is none or no sweep. ]]
-local function step_curves(c, rows)
-  local family
-  for _, r in ipairs(rows) do
-    if r.entry then
-      local f = bounds.traffic(r) or "triad"
-      if family and f ~= family then family = "triad" else family = f end
-    end
-  end
-  family = c.sweep and c.sweep[family or "triad"] and family or "triad"
-  local by = {}
-  for _, x in ipairs(c.bandwidth) do by[x.level] = x end
-  for _, x in ipairs(family ~= "triad" and c.streams[family] or {}) do by[x.level] = x end
-  local sw, out = c.sweep and c.sweep[family], {}
-  for _, t in ipairs(sw and bounds.transitions(c.levels, by, sw) or {}) do
-    local held = false
-    for _, r in ipairs(rows) do
-      held = held or (r.entry and r.cacheMode ~= "cold" and r.workingSet and r.workingSet > t.lo and r.workingSet < t.hi)
-    end
-    local points = {}
-    for _, x in ipairs(held and sweep.between(sw, t.lo, t.hi) or {}) do points[#points + 1] = { x = x.ws, y = x.gbs } end
-    if #points >= 2 then
-      out[#out + 1] = { label = string.format("%s-%s step: peaks' %s sweep, %s", t.from.name, t.to.name, family,
-        require("rot.machine.bandwidth").threads(c.threads)), points = points }
-    end
-  end
-  return out
-end
-
 -- staircase{name=, title=, series=, step=}: bandwidth against working set, the memory levels
--- marked (effective sizes, and reported ones where they differ by more than a factor of two),
+-- marked (effective sizes, and reported ones where they differ by more than a factor of two,
+-- at each thread count of the points where they differ: rot.results.drawn's size_marks),
 -- and where the sweep falls between two levels as the peaks' sweep measured it, where points
 -- lie (not with step = false)
 function Results:staircase(o)
-  local vlines, c = {}, self:ceilings()
-  local curves = o.step ~= false and step_curves(c, self.rows) or {}
-  for _, l in ipairs(c.levels) do
-    if l.size then
-      vlines[#vlines + 1] = { x = l.size, label = l.name .. " " .. util.bytes(l.size) .. (l.effective and " (effective)" or "") }
-      if l.effective and l.reported and (l.reported > 2 * l.effective or l.reported < l.effective / 2) then
-        vlines[#vlines + 1] = { x = l.reported, label = l.name .. " " .. util.bytes(l.reported) .. " (reported)" }
-      end
-    end
-  end
+  local c = self:ceilings()
+  local curves = o.step ~= false and drawn.step_curves(c, self.rows) or {}
+  local vlines = drawn.size_marks(self, c)
   return timed("plot", plot.xy, plot_opts(self, o, {
     x = function(r) return r.workingSet end, y = function(r) return r.gbs end, logx = true, xbytes = true,
     xlabel = "working set", ylabel = "bandwidth [GB/s] (" .. "declared bytes / time)", vlines = vlines,
