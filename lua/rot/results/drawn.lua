@@ -71,37 +71,45 @@ function M.step_curves(c, rows)
   return out
 end
 
---[[ The cache-size marks of a staircase: each level's effective size, and its reported one where
-  they differ by more than a factor of two, at each thread count of the rows (thread_counts;
-  c: the highest's ceilings). A level's sizes that lie within a quarter of each other at every
-  count get one mark (the highest count's); else one a count, which its label names. ]]
+--[[ The cache-size marks of a staircase: each level's effective size (its reported one where the
+  peaks have none), and its reported one where they differ by more than a factor of two, at
+  each thread count of the rows (thread_counts; c: the highest's ceilings, whose count stands
+  for none). A level whose sizes lie within a quarter of each other at every count gets one
+  mark (the highest count's); else one a count that has it, which its label names. ]]
 function M.size_marks(self, c)
   local counts, out = thread_counts(self), {}
   if #counts == 0 then counts = { c.threads } end
-  local function mark(sizes, l, what)
+  local function mark(sizes, name, what)
     local lo, hi = math.huge, 0
     for _, x in ipairs(sizes) do lo, hi = math.min(lo, x.size), math.max(hi, x.size) end
-    local agree = hi <= 1.25 * lo -- then the highest count's alone
+    local agree = hi <= 1.25 * lo and #sizes == #counts -- then the highest count's alone
     for i, x in ipairs(sizes) do
       if not agree or i == #sizes then
-        out[#out + 1] = { x = x.size, label = string.format("%s %s (%s%s)", l.name, util.bytes(x.size), what,
+        out[#out + 1] = { x = x.size, label = string.format("%s %s (%s%s)", name, util.bytes(x.size), what,
           agree and "" or ", " .. bandwidth.threads(x.t)) }
       end
     end
   end
-  for _, l in ipairs(c.levels) do
-    local eff, rep = {}, {}
+  local names, seen = {}, {} -- every count's levels (1 thread's L4 where 2 threads show none)
+  for _, t in ipairs(counts) do
+    for _, x in ipairs(self:ceilings(nil, t).levels) do
+      if x.size and not seen[x.name] then seen[x.name], names[#names + 1] = true, x.name end
+    end
+  end
+  table.sort(names, function(a, b) return tonumber(a:sub(2)) < tonumber(b:sub(2)) end)
+  for _, name in ipairs(names) do
+    local eff, rep, measured = {}, {}, false
     for _, t in ipairs(counts) do
       for _, x in ipairs(self:ceilings(nil, t).levels) do
-        if x.name == l.name and x.size then
-          eff[#eff + 1] = { size = x.size, t = t }
+        if x.name == name and x.size then
+          eff[#eff + 1], measured = { size = x.size, t = t }, measured or x.effective ~= nil
           local far = x.effective and x.reported and (x.reported > 2 * x.effective or x.reported < x.effective / 2)
           if far then rep[#rep + 1] = { size = x.reported, t = t } end
         end
       end
     end
-    if #eff > 0 then mark(eff, l, l.effective and "effective" or "reported") end
-    if #rep > 0 then mark(rep, l, "reported") end
+    mark(eff, name, measured and "effective" or "reported")
+    if #rep > 0 then mark(rep, name, "reported") end
   end
   return out
 end
