@@ -111,6 +111,21 @@ gp = staircase("keyed", zigzag(58154, 1 / 1.3, 1.3, 24), 58154) -- one across it
 t.ok(not gp:find('set label %d+ "L1') and gp:find("NaN with lines dt 3 lc rgb '#888888' title \"L1 56.8 KiB %(effective%)\"") and
   gp:find('set label %d+ "L2 1.73 MiB %(effective%)"'), "one that fits nowhere is named in the key, the others on their lines")
 
+-- four B points at one place (four sizes that ran alike): two labelled either side, the others
+-- named in the key, the one under another's marker said to be hidden there (readme.t's compare
+-- plot drew one such, unsaid, before rot.compare.plot marked them)
+local twins = {}
+for i = 1, 4 do
+  twins[i] = { point = { n = i }, verdict = "slower", ratio = 2.0, band = 1.04, a = { intensity = 1 / 12, gflops = 8, status = "hit" },
+    b = { intensity = 1 / 12, gflops = 4, status = "hit" } }
+end
+cplot.plot { name = "twins", dir = dir, title = "t", A = { label = "run 1", record = {} }, B = { label = "run 2", record = {} },
+  pairs = twins, coords = function(p) return "n=" .. p.n end, ceilings = { compute = { compute[1] }, bandwidth = bandwidth(49.25) } }
+_, _, _, d = checked(dir, "twins.gp")
+gp = assert(sys.readfile(dir .. "/twins.gp"))
+t.ok(#d.hidden == 0 and #d.unlabelled == 0 and gp:find("n=3 time x2.00 (hidden)", 1, true), "a compare plot's B point under "
+  .. "another's marker, unlabelled, is said to be hidden in the key (" .. #d.hidden .. " not)")
+
 -- compare plots with slanted arrows (B at another intensity), 20 drawn from a fixed seed: no
 -- label on an arrow's shaft or head, on a point of A or B, or crossed by a ceiling (the heads and
 -- A's larger rings were left out of the placer's map before)
