@@ -252,6 +252,16 @@ t.ok(q96.limiter == "DRAM bw (unstable)" and q96.above and alone:find("short of 
   .. "larger of the L3's effective and reported sizes (128 MiB)", 1, true) and alone:find("also unstable$")
   and both:find("^the DRAM bw ceiling is unstable"), "no DRAM_from: 96 MiB in DRAM short of 4x L3, alone: '" .. alone
   .. "'; beside -O3 within the ceiling, the unstable ceiling first")
+-- just past L2's effective size (877 KiB), at 1 MiB, L3's ceiling bounds; a point there at 117 % of it is not "part of it
+-- still hits L2" when the peaks' sweep at 1 MiB ran within that ceiling (it met the same levels there)
+local m1 = point(MiB, 120)
+local b1 = bounds.of(m1, rc, 0.02)
+m1.limiter, m1.fraction, m1.ceiling, m1.above, m1.boundUnstable, m1.sweptOver = b1.limiter, b1.fraction, b1.ceiling, b1.above,
+  b1.unstable, b1.swept
+local w1 = bounds.why_above(m1, rc.levels, nil, { m1 })
+t.ok(b1.limiter == "L3 bw" and b1.above and b1.swept <= 1 and w1:find("^the L3 bw ceiling is probably low: its rounds ran slower"),
+  string.format("1 MiB above L3's ceiling (%.0f%%), the sweep there at %.0f%% of it: the ceiling named low, not the level: %s",
+    b1.fraction * 100, b1.swept * 100, w1))
 -- through a results object, as a run warns: the run's other points are what the warning weighs
 local rot0 = require "rot"
 rot0.set("peaksFile", rpath)

@@ -68,7 +68,8 @@ end
   the sweep measured there (sweep_ceiling); without a sweep, one in the step to DRAM by the
   cache's ceiling, the most such a working set can see (step_fallback is then set). Returns
   {bound=GFLOP/s, limiter=, ceiling=, fraction=, time_bound=s, dominant=, level=, above=,
-  unstable=, step=, step_fallback=} or nil (step: the sweep bounds it). The limiter names the
+  unstable=, step=, step_fallback=, swept=} or nil (step: the sweep bounds it; swept: what the
+  sweep measured at the working set over the bandwidth ceiling, within the sizes swept). The limiter names the
   level and, for a read or write ceiling, the family ("L1 read bw", "DRAM bw"), in a transition
   both levels ("L3-DRAM bw", "L1-L2 read bw"); ceiling is the name of the ceiling itself
   ("L3-DRAM bw" for the sweep, "L3 bw" without it, "compute"); the limiter of a ceiling marked
@@ -104,6 +105,10 @@ function M.bound(row, compute, bandwidth, lv, epsilon, sw)
     out.step_fallback, out.step = fallback or nil, stepped and true or nil
   else
     out.dominant, out.limiter, out.ceiling, ceiling = "compute", "compute", "compute", compute[1]
+  end
+  local ws = row.workingSet
+  if ceiling == b and sw and #sw > 0 and row.cacheMode ~= "cold" and ws and ws >= sw[1].ws and ws <= sw[#sw].ws then
+    out.swept = sweep.at(sw, ws).gbs / b.gbs -- what the peaks' sweep measured here, over the ceiling
   end
   out.unstable = ceiling and ceiling.unstable or nil
   if out.unstable then out.limiter = out.limiter .. " (unstable)" end -- its ceiling's rounds disagree
@@ -178,8 +183,10 @@ local function dram_begins(lv)
 end
 
 -- Why a point beat its bandwidth bound when its working set lies near the level below (l's
--- predecessor): part of it still hits that faster level; nil when it does not, and for a bound
--- the peaks' sweep measured at the working set itself (in a transition between two levels).
+-- predecessor): part of it still hits that faster level; nil when it does not, for a bound
+-- the peaks' sweep measured at the working set itself (in a transition between two levels),
+-- and where that sweep ran within the ceiling there (row.sweptOver <= 1: it met the same
+-- levels at that working set, so they are not what lifted the point).
 local function attribution(row, ceiling, l, lv)
   local dram = lv[#lv]
   if row.cacheMode == "cold" and row.workingSet and dram.from and row.workingSet < dram.from then
@@ -187,7 +194,7 @@ local function attribution(row, ceiling, l, lv)
       .. "(%s) is a short burst, which can outrun it%s", ceiling, util.bytes(dram.from), util.bytes(row.workingSet),
       M.traffic(row) == "read" and "" or "; what it stores is written back after the timed run")
   end
-  if row.stepBound or ceiling:match("^%w+%-%w+ ") then return nil end
+  if row.stepBound or ceiling:match("^%w+%-%w+ ") or (row.sweptOver and row.sweptOver <= 1) then return nil end
   local prev
   for i, x in ipairs(lv) do if l and x.name == l.name then prev = lv[i - 1] end end
   if not (prev and prev.size and row.workingSet) then return nil end
