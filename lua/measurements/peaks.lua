@@ -29,7 +29,7 @@ for _, r in ipairs(out) do
 end
 for _, t in ipairs(rot.util.sorted_keys(swept)) do
   io.stdout:write(string.format("sweep, %s: %d rows (kernel and size: each size's best round) in peaks.csv, kind sweep: "
-    .. "they bound a working set in the step from the last cache to DRAM\n", require("rot.machine.bandwidth").threads(t), swept[t]))
+    .. "they bound a working set where the sweep falls between two levels\n", require("rot.machine.bandwidth").threads(t), swept[t]))
 end
 local unstable = 0
 for _, r in ipairs(out) do if r.unstable and r.kind ~= "sweep" then unstable = unstable + 1 end end

@@ -61,14 +61,16 @@ built() { # built NAME QUICK: rot build of a shipped measurement as one TAP line
 }
 readable_plots() { # readable_plots DIR N WHAT: the N plots rot drew in DIR (tests/e2e/check-plots.lua),
 	# a TAP line each: no overlap, no ceiling through a label, the key on the canvas, each point
-	# with a label text labelled or named in the key, no band past 10%
+	# with a label text labelled or named in the key (and said to be hidden where another hides
+	# it), no band past 10%, no ceiling label on its own line, no mark in a series' colour
 	"$ROOT/rot" run "$ROOT/tests/e2e/check-plots.lua" "$1" >"$T/plots" 2>&1
 	test "$(grep -c "^PLOT " "$T/plots")" -eq "$2"
 	ok $? "$3: $2 plots"
-	grep "^PLOT " "$T/plots" | while read -r _ name _ labels _ overlaps _ crossed _ keyoff _ unlabelled _ bands rest; do
-		test "$overlaps" -eq 0 && test "$crossed" -eq 0 && test "$keyoff" -eq 0 && test "$unlabelled" -eq 0 && test "$bands" -eq 0
+	grep "^PLOT " "$T/plots" | while read -r _ name _ labels _ overlaps _ crossed _ keyoff _ unlabelled _ bands _ hidden _ online _ colours rest; do
+		test "$overlaps" -eq 0 && test "$crossed" -eq 0 && test "$keyoff" -eq 0 && test "$unlabelled" -eq 0 && test "$bands" -eq 0 &&
+			test "$hidden" -eq 0 && test "$online" -eq 0 && test "$colours" -eq 0
 		echo $?
-		echo "$3, $name: $labels labels; $overlaps overlaps, $crossed crossed, $keyoff key entries off the canvas, $unlabelled points neither labelled nor in the key, $bands bands past 10% $rest"
+		echo "$3, $name: $labels labels; $overlaps overlaps, $crossed crossed, $keyoff key entries off the canvas, $unlabelled points neither labelled nor in the key, $bands bands past 10%, $hidden hidden points not said so, $online ceiling labels on their line, $colours marks in a series' colour $rest"
 	done >"$T/plotok"
 	while read -r st && read -r what; do ok "$st" "$what"; done <"$T/plotok"
 }

@@ -72,11 +72,11 @@ n=$(grep -c "^PLOT " "$T/plots")
 test "$n" -ge 10
 ok $? "the shipped measurements drew $n plots"
 grep "^PLOT " "$T/plots" >"$T/plotlines"
-while read -r _ name _ labels _ overlaps _ crossed _ keyoff _ unlabelled _ bands rest; do
-	test "$overlaps" -eq 0 && test "$crossed" -eq 0
-	ok $? "$name: $labels labels, none overlapping, no ceiling line through one $rest"
-	test "$keyoff" -eq 0 && test "$unlabelled" -eq 0 && test "$bands" -eq 0
-	ok $? "$name: its key on the canvas ($keyoff entries off), every point labelled or in the key ($unlabelled not), no band past 10% ($bands) $rest"
+while read -r _ name _ labels _ overlaps _ crossed _ keyoff _ unlabelled _ bands _ hidden _ online _ colours rest; do
+	test "$overlaps" -eq 0 && test "$crossed" -eq 0 && test "$online" -eq 0
+	ok $? "$name: $labels labels, none overlapping, no ceiling line through one, none on its own line ($online) $rest"
+	test "$keyoff" -eq 0 && test "$unlabelled" -eq 0 && test "$bands" -eq 0 && test "$hidden" -eq 0 && test "$colours" -eq 0
+	ok $? "$name: its key on the canvas ($keyoff entries off), every point labelled or in the key ($unlabelled not; $hidden hidden under another and not said so), no band past 10% ($bands), no mark in a series' colour ($colours) $rest"
 done <"$T/plotlines"
 "$ROOT/rot" run "$ROOT/tests/e2e/check-plots.lua" "$ROOT/tests/fixtures/plots" >"$T/old" 2>&1
 grep -q "^PLOT old-triad.gp labels 32 overlaps [1-9]" "$T/old"

@@ -111,6 +111,21 @@ gp = staircase("keyed", zigzag(58154, 1 / 1.3, 1.3, 24), 58154) -- one across it
 t.ok(not gp:find('set label %d+ "L1') and gp:find("NaN with lines dt 3 lc rgb '#888888' title \"L1 56.8 KiB %(effective%)\"") and
   gp:find('set label %d+ "L2 1.73 MiB %(effective%)"'), "one that fits nowhere is named in the key, the others on their lines")
 
+-- four B points at one place (four sizes that ran alike): two labelled either side, the others
+-- named in the key, the one under another's marker said to be hidden there (readme.t's compare
+-- plot drew one such, unsaid, before rot.compare.plot marked them)
+local twins = {}
+for i = 1, 4 do
+  twins[i] = { point = { n = i }, verdict = "slower", ratio = 2.0, band = 1.04, a = { intensity = 1 / 12, gflops = 8, status = "hit" },
+    b = { intensity = 1 / 12, gflops = 4, status = "hit" } }
+end
+cplot.plot { name = "twins", dir = dir, title = "t", A = { label = "run 1", record = {} }, B = { label = "run 2", record = {} },
+  pairs = twins, coords = function(p) return "n=" .. p.n end, ceilings = { compute = { compute[1] }, bandwidth = bandwidth(49.25) } }
+_, _, _, d = checked(dir, "twins.gp")
+gp = assert(sys.readfile(dir .. "/twins.gp"))
+t.ok(#d.hidden == 0 and #d.unlabelled == 0 and gp:find("n=3 time x2.00 (hidden)", 1, true), "a compare plot's B point under "
+  .. "another's marker, unlabelled, is said to be hidden in the key (" .. #d.hidden .. " not)")
+
 -- compare plots with slanted arrows (B at another intensity), 20 drawn from a fixed seed: no
 -- label on an arrow's shaft or head, on a point of A or B, or crossed by a ceiling (the heads and
 -- A's larger rings were left out of the placer's map before)
@@ -197,6 +212,60 @@ local fits = true
 for _, l in ipairs(lines) do fits = fits and key.fits(plot.geometry, 0.715, 0.91, 1, l) end
 t.ok(#lines >= 4 and fits and lines[2]:match("^    1%.00 MiB,") and table.concat(lines, " "):gsub("%s+", " "):find("1.00 MiB, 1.00 MiB", 1, true),
   "key.wrap: every line fits, a list breaks after its commas, a word too long for a line is cut (" .. #lines .. " lines)")
+
+-- review-1's plots of c7c88cf (recorded; their data files renamed): the triad roofline drew its
+-- above-bound triangles in the -O3 series' vermillion and its L1 label 1 pixel from its own line
+-- (review-triad.gp); the solver's n=100000, 1-thread 'solve' point lay under the n=1000000 one's
+-- marker, the key silent on it (review-solver.gp). The checker finds each; rot draws the same
+-- points without them
+local function has_text(list, text)
+  for _, x in ipairs(list) do if x == text then return true end end
+  return false
+end
+_, _, _, d = checked(FIX, "review-triad.gp")
+t.ok(#d.colours == 1 and d.colours[1]:find("#D55E00", 1, true) and d.colours[1]:find("-O3 -march=native", 1, true)
+  and has_text(d.on_line, "L1 triad 280.9 GB/s") and has_text(d.hidden, "6.00 KiB"), string.format("the checker finds "
+  .. "review-1's triad roofline's triangles in a series' colour (%s), its L1 label on its line (%d such) and %d points "
+  .. "hidden under others, unsaid", tostring(d.colours[1]), #d.on_line, #d.hidden))
+_, _, _, d = checked(FIX, "review-solver.gp")
+t.ok(has_text(d.hidden, "solve") and #d.unlabelled == 0, "and the solver roofline's 'solve' hidden under another point, "
+  .. "named in the key only as unlabelled (" .. table.concat(d.hidden, ", ") .. ")")
+local triad_rows = rows_of(FIX .. "/review-triad.dat")
+for _, r in ipairs(triad_rows) do r.above = r.s:match("^%-O2") and (r.lab == "96.0 MiB" or r.lab == "192 MiB") or nil end
+plot.roofline { rows = triad_rows, name = "review-triad", dir = dir, title = "STREAM triad, 1 thread (AMD EPYC)",
+  series = function(row) return row.s end, label = function(row) return row.lab end,
+  compute = { { label = "double avx512 fma", gflops = 58.95 }, { label = "double avx2 fma", gflops = 58.75 },
+    { label = "double scalar fma", gflops = 14.78 }, { label = "double sse add", gflops = 14.74 }, { label = "double scalar add", gflops = 7.31 } },
+  bandwidth = { { label = "L1 triad", gbs = 280.9, spread = 0.0137 }, { label = "L2 triad", gbs = 121, spread = 0.006 },
+    { label = "L3 triad", gbs = 102.4, spread = 0.014 }, { label = "DRAM triad", gbs = 23.79, spread = 0.06, unstable = true } } }
+boxes, overlaps, crossed, d = checked(dir, "review-triad.gp")
+gp = assert(sys.readfile(dir .. "/review-triad.gp"))
+t.ok(#overlaps == 0 and #crossed == 0 and #d.unlabelled == 0 and #d.hidden == 0 and #d.on_line == 0 and #d.colours == 0
+  and gp:find("%$above using 1:2 with points pt 8 ps 2 lw 1.5 lc rgb '#000000'"), string.format("rot draws the same "
+  .. "roofline with its triangles black (no series' colour), every ceiling label 3 pixels off its line (%d on one), and "
+  .. "each hidden point labelled or said hidden in the key (%d not; %d overlaps, %d crossed, %d unlabelled)", #d.on_line,
+  #d.hidden, #overlaps, #crossed, #d.unlabelled))
+t.ok(gp:find("(hidden)", 1, true), "the key says which of its unlabelled points lie under another")
+local solver_rows = {}
+for l in assert(sys.readfile(FIX .. "/review-solver.dat")):gmatch("[^\n]+") do
+  local series = l:match("^# series %d+: (.*)")
+  if series then solver_rows.s = series end
+  local x, y, lab, ps = l:match('^(%S+) (%S+) "(.*)" (%S+)$')
+  if x then solver_rows[#solver_rows + 1] = { intensity = tonumber(x), gflops = tonumber(y), s = solver_rows.s, lab = lab,
+    share = (tonumber(ps) / 3) ^ 2 } end
+end
+plot.roofline { rows = solver_rows, name = "review-solver", dir = dir, title = "solver", series = function(row) return row.s end,
+  label = function(row) return row.lab end, size = function(row) return row.share end,
+  notes = { "ceilings of 2 threads; the points at 1 thread are bounded by their own (marked)" },
+  compute = { { label = "double avx512 fma", gflops = 117.3 }, { label = "double scalar add", gflops = 14.47 } },
+  bandwidth = { { label = "L1 triad", gbs = 489.3 }, { label = "L2 triad", gbs = 236.9 }, { label = "L3 triad", gbs = 205 },
+    { label = "DRAM triad", gbs = 32.78 } } }
+boxes, overlaps, crossed, d = checked(dir, "review-solver.gp")
+gp = assert(sys.readfile(dir .. "/review-solver.gp"))
+t.ok(#overlaps == 0 and #crossed == 0 and #d.unlabelled == 0 and #d.hidden == 0 and #d.on_line == 0
+  and gp:find("solve (hidden)", 1, true) and gp:find('plot keyentry with lines lt nodraw title "ceilings of 2 threads;', 1, true),
+  string.format("and the solver roofline with its hidden 'solve' said so in the key, the thread count of its ceilings "
+    .. "first in the key (%d hidden unsaid, %d overlaps, %d on a line)", #d.hidden, #overlaps, #d.on_line))
 
 -- a compare plot's arrows in one strip (8 sizes at one intensity): each B point labelled beside
 -- it or named in the key under its verdict (the compare plot of 8c79e03 labelled 2 of 8 and its

@@ -1,7 +1,11 @@
--- The step from the last cache to DRAM's flat tail, bounded by what the peaks' sweep measured
--- there (issue 45): on a sharp step with a plateau short of DRAM (the Intel guest's figures,
--- reconstructed) and on a gradual fall (an AMD EPYC guest's rounds, recorded); the sweep stored
--- with the peaks, read back, and its absence said; the step drawn. Run by tests/step.t.
+-- Where the peaks' sweep falls from one level's ceiling to the next's (a transition: a cache's
+-- falling edge on either side of its effective size, and the step from the last cache to DRAM's
+-- range), a point is bounded by what the sweep measured at its working set (issue 45, review-1):
+-- on a sharp step with a plateau short of DRAM (the Intel guest's figures, reconstructed), on a
+-- gradual fall (an AMD EPYC guest's rounds, recorded), and on review-1's run (recorded: L3's
+-- falling edge, DRAM without a flat tail, two triad variants above DRAM's ceiling and why); the
+-- sweep stored with the peaks, read back, and its absence said; the transitions drawn. Run by
+-- tests/step.t.
 local t = require "tap"
 local sys = require "rot.sys"
 local util = require "rot.util"
@@ -49,8 +53,8 @@ local lv = sc.levels
 t.ok(lv[3].name == "L3" and lv[3].size > 70 * MiB and lv[3].size < 90 * MiB and lv[4].from == 512 * MiB,
   string.format("Intel guest (reconstructed): L3 drops at %s, DRAM's flat tail from %s, as reported (78 MiB, 512 MiB)",
     util.bytes(lv[3].size), util.bytes(lv[4].from or 0)))
-t.is(table.concat(sa.step, " "), table.concat({ 96 * MiB, 128 * MiB, 192 * MiB, 256 * MiB }, " "),
-  "the step between them: the sizes swept from 96 to 256 MiB")
+t.is(table.concat(sa.step, " "), table.concat({ 48 * KiB, 2 * MiB, 3 * MiB, 96 * MiB, 128 * MiB, 192 * MiB, 256 * MiB }, " "),
+  "the sizes where the sweep falls between levels: L1's edge (48 KiB), L2's (2 and 3 MiB), the step from 96 to 256 MiB")
 t.ok(sc.sweep and sc.sweep.triad and #sc.sweep.triad == #util.sorted_keys(spr.samples[1][3]),
   "the sweep is stored with the peaks and read back: every size swept, triad's")
 for _, ws in ipairs({ 96, 192, 384 }) do
@@ -63,6 +67,11 @@ for _, ws in ipairs({ 96, 192, 384 }) do
         ws, gbs, b.limiter, b.fraction * 100, b.bound * 12, gbs / 31.2 * 100))
   end
 end
+-- L2's falling edge: 2 MiB lies short of L2's effective size (2.29 MiB), where the sweep already fell to 90 GB/s
+local edge = bounds.of(point(2 * MiB, 85), sc, 0.02)
+t.ok(edge.level == "L2" and edge.limiter == "L2-L3 bw" and math.abs(edge.bound * 12 - 90) < 1e-9 and edge.fraction > 0.9,
+  string.format("triad at 2 MiB, 85 GB/s, on L2's falling edge (its data in %s): %s, %.0f%% of the sweep's %.0f GB/s there "
+    .. "(L2's ceiling: %.0f%%)", edge.level, edge.limiter, edge.fraction * 100, edge.bound * 12, 85 / 150 * 100))
 local dram = bounds.of(point(768 * MiB, 13.73), sc, 0.02)
 t.ok(dram.limiter == "DRAM bw" and dram.fraction > 1 and dram.fraction < 1.03, string.format(
   "in DRAM's tail its ceiling bounds (768 MiB at 103%% of 13.33 GB/s: %.0f%% of %.2f, each point's fastest run)",
@@ -78,17 +87,21 @@ t.ok(oc.sweep == nil and ob.limiter == "L3-DRAM bw" and math.abs(ob.fraction - 1
 
 --[[ the AMD EPYC guest (tests/fixtures/staircase/epyc-step-rounds.csv, recorded): a gradual
   fall past L3, 1 thread; read, write and triad ]]
-local amd = { samples = { [1] = { {}, {}, {} }, [2] = { {}, {}, {} } }, final = true }
-local si = { read = 1, write = 2, triad = 3 }
-for line in assert(sys.readfile("tests/fixtures/staircase/epyc-step-rounds.csv")):gmatch("[^\n]+") do
-  local sn, th, ws, r, g = line:match("^(%a+),(%d+),(%d+),(%d+),([%d.e+-]+)$")
-  if sn then
-    local per = amd.samples[tonumber(th)][si[sn]]
-    ws = math.tointeger(tonumber(ws))
-    per[ws] = per[ws] or { ws = ws, rounds = {} }
-    per[ws].rounds[tonumber(r)] = tonumber(g)
+-- the samples of a recorded peaks run's rounds (stream,threads,workingSet,round,GBs), as bandwidth.analyse reads them
+local function recorded(file)
+  local st, si = { samples = { [1] = { {}, {}, {} }, [2] = { {}, {}, {} } }, final = true }, { read = 1, write = 2, triad = 3 }
+  for line in assert(sys.readfile(file)):gmatch("[^\n]+") do
+    local sn, th, ws, r, g = line:match("^(%a+),(%d+),(%d+),(%d+),([%d.e+-]+)$")
+    if sn then
+      local per = st.samples[tonumber(th)][si[sn]]
+      ws = math.tointeger(tonumber(ws))
+      per[ws] = per[ws] or { ws = ws, rounds = {} }
+      per[ws].rounds[tonumber(r)] = tonumber(g)
+    end
   end
+  return st
 end
+local amd = recorded("tests/fixtures/staircase/epyc-step-rounds.csv")
 local rep = { [1] = { { name = "L1", size = 32 * KiB }, { name = "L2", size = MiB }, { name = "L3", size = 32 * MiB } },
   [2] = { { name = "L1", size = 64 * KiB }, { name = "L2", size = 2 * MiB }, { name = "L3", size = 32 * MiB } } }
 local arows = {}
@@ -97,41 +110,62 @@ for th = 1, 2 do
 end
 local ac = peaks.at(stored(arows, "amd"), 1)
 local a1 = bandwidth.analyse(amd, 1, rep[1])
-t.ok(#a1.step >= 3 and a1.step[1] > 24 * MiB and a1.step[#a1.step] < ac.levels[4].from, string.format(
-  "EPYC guest (recorded), 1 thread: a step of %d sizes (%s to %s) before DRAM's tail at %s", #a1.step,
-  util.bytes(a1.step[1] or 0), util.bytes(a1.step[#a1.step] or 0), util.bytes(ac.levels[4].from or 0)))
+local l3 = {} -- the sizes where the sweep falls from L3's plateau to DRAM
+for _, ws in ipairs(a1.step) do if ws > 8 * MiB then l3[#l3 + 1] = ws end end
+t.ok(#l3 >= 6 and l3[1] == 12 * MiB and l3[1] < ac.levels[3].size and l3[#l3] < ac.levels[4].from, string.format(
+  "EPYC guest (recorded), 1 thread: L3's plateau ends at 8 MiB; the sweep falls through %d sizes (%s, short of L3's "
+  .. "effective %s: its falling edge, to %s) before DRAM's range at %s", #l3, util.bytes(l3[1] or 0),
+  util.bytes(ac.levels[3].size), util.bytes(l3[#l3] or 0), util.bytes(ac.levels[4].from or 0)))
 local prev, falls = math.huge, true
-for _, ws in ipairs(a1.step) do
+for _, ws in ipairs(l3) do
   local g = sweep.at(ac.sweep.triad, ws).gbs
   falls = falls and g < prev and g > ac.bandwidth[4].gbs
   prev = g
 end
 t.ok(falls, "its sweep falls size by size through the step, above DRAM's ceiling: a gradual fall")
-for _, ws in ipairs(a1.step) do
+for _, ws in ipairs(l3) do
   local g = sweep.at(ac.sweep.triad, ws).gbs
   local b = bounds.of(point(ws, g * 0.97), ac, 0.02)
   t.ok(b.limiter:match("^L3%-DRAM bw") and math.abs(b.fraction - 0.97) < 1e-9, string.format(
     "triad at %s, 97%% of the sweep's %.1f GB/s there: %s, %.0f%% of its bound (L3's ceiling %.1f: %.0f%%)", util.bytes(ws), g,
     b.limiter, b.fraction * 100, ac.bandwidth[3].gbs, g * 0.97 / ac.bandwidth[3].gbs * 100))
 end
-local mid = (a1.step[2] + a1.step[3]) // 2
-local lo, hi = sweep.at(ac.sweep.triad, a1.step[2]).gbs, sweep.at(ac.sweep.triad, a1.step[3]).gbs
-local want = lo + (hi - lo) * math.log(mid / a1.step[2]) / math.log(a1.step[3] / a1.step[2])
+local mid = (l3[2] + l3[3]) // 2
+local lo, hi = sweep.at(ac.sweep.triad, l3[2]).gbs, sweep.at(ac.sweep.triad, l3[3]).gbs
+local want = lo + (hi - lo) * math.log(mid / l3[2]) / math.log(l3[3] / l3[2])
 local bm = bounds.of(point(mid, 20), ac, 0.02)
 t.ok(math.abs(bm.bound * 12 - want) < 1e-9 and bm.bound * 12 < lo and bm.bound * 12 > hi, string.format(
   "between two sizes swept (%s): interpolated in log size, %.2f GB/s between %.2f and %.2f", util.bytes(mid), bm.bound * 12, lo, hi))
-local rb = bounds.of(point(a1.step[2], 20, "read"), ac, 0.02)
-local wb = bounds.of(point(a1.step[2], 20, "write"), ac, 0.02)
-t.ok(rb.limiter:match("^L3%-DRAM read bw") and math.abs(rb.bound - 20 / 20 * sweep.at(ac.sweep.read, a1.step[2]).gbs / 12) < 1e-9
-  and wb.limiter:match("^L3%-DRAM write bw") and math.abs(wb.bound * 12 - sweep.at(ac.sweep.write, a1.step[2]).gbs) < 1e-9,
-  string.format("read-only and write-only traffic in the step: the read and write sweeps (%s, %.1f GB/s; %s, %.1f GB/s)",
+local rb = bounds.of(point(48 * MiB, 20, "read"), ac, 0.02)
+local wb = bounds.of(point(48 * MiB, 20, "write"), ac, 0.02)
+t.ok(rb.limiter:match("^L3%-DRAM read bw") and math.abs(rb.bound - 20 / 20 * sweep.at(ac.sweep.read, 48 * MiB).gbs / 12) < 1e-9
+  and wb.limiter:match("^L3%-DRAM write bw") and math.abs(wb.bound * 12 - sweep.at(ac.sweep.write, 48 * MiB).gbs) < 1e-9,
+  string.format("read-only and write-only traffic at 48 MiB: the read and write sweeps (%s, %.1f GB/s; %s, %.1f GB/s)",
     rb.limiter, rb.bound * 12, wb.limiter, wb.bound * 12))
-local b2 = bounds.of(point(a1.step[2], 20, nil, 2), peaks.at(stored(arows, "amd2"), 2), 0.02)
-t.ok(b2.limiter:match("^L4 bw"), "2 threads: their own levels (an L4 up to 105 MiB, no step left before DRAM): " .. b2.limiter)
+-- each family's sweep and ceilings say where it falls: at 12 MiB the write sweep is still on L3's plateau
+local w12 = bounds.of(point(12 * MiB, 20, "write"), ac, 0.02)
+local t12 = bounds.of(point(12 * MiB, 20), ac, 0.02)
+t.ok(w12.limiter == "L3 write bw" and t12.limiter:match("^L3%-DRAM bw"), string.format("12 MiB: write-only traffic on "
+  .. "the write sweep's plateau (%s, %.1f GB/s), triad's past its own (%s, %.1f GB/s)", w12.limiter, w12.bound * 12,
+  t12.limiter, t12.bound * 12))
+local c2 = peaks.at(stored(arows, "amd2"), 2)
+local b2, e2, s2 = bounds.of(point(48 * MiB, 40, nil, 2), c2, 0.02), bounds.of(point(24 * MiB, 40, nil, 2), c2, 0.02),
+  bounds.of(point(96 * MiB, 30, nil, 2), c2, 0.02)
+t.ok(b2.limiter:match("^L4 bw") and e2.limiter:match("^L3%-L4 bw") and s2.limiter:match("^L4%-DRAM bw"), string.format(
+  "2 threads: their own levels (an L4 to 105 MiB): 48 MiB on its plateau (%s), 24 MiB on L3's falling edge (%s), "
+  .. "96 MiB in the step to DRAM (%s)", b2.limiter, e2.limiter, s2.limiter))
+-- the falling edge short of an effective size, as review-1 met it: 24 MiB (L3's effective size: 29.9 MiB) and L1's 32 KiB
+local f24, f32 = bounds.of(point(24 * MiB, 45), ac, 0.02), bounds.of(point(32 * KiB, 230), ac, 0.02)
+local s24 = sweep.at(ac.sweep.triad, 24 * MiB)
+t.ok(f24.level == "L3" and f24.limiter == "L3-DRAM bw" .. (s24.unstable and " (unstable)" or "")
+  and math.abs(f24.bound * 12 - s24.gbs) < 1e-9 and f32.level == "L1" and f32.limiter:match("^L1%-L2 bw")
+  and math.abs(f32.bound * 12 - sweep.at(ac.sweep.triad, 32 * KiB).gbs) < 1e-9, string.format("falling edges short of "
+  .. "the effective size: 24 MiB in L3, %s, %.0f%% of the sweep's %.1f GB/s there (of L3's ceiling: %.0f%%); 32 KiB in "
+  .. "L1, %s, %.1f GB/s", f24.limiter, f24.fraction * 100, s24.gbs, 45 / ac.bandwidth[3].gbs * 100, f32.limiter, f32.bound * 12))
 -- the sweep's marking: a size whose rounds disagree by more than 5 % says so in the limiter
 local shaky
-for _, x in ipairs(ac.sweep.triad) do if x.ws == a1.step[1] then shaky = x end end
-local bs = bounds.of(point(a1.step[1], 20), ac, 0.02)
+for _, x in ipairs(ac.sweep.triad) do if x.ws == l3[1] then shaky = x end end
+local bs = bounds.of(point(l3[1], 20), ac, 0.02)
 t.ok((bs.limiter:find("(unstable)", 1, true) ~= nil) == (shaky.unstable == true), string.format(
   "a step size whose rounds disagree by %.0f%%: '%s'", shaky.spread * 100, bs.limiter))
 
@@ -150,6 +184,99 @@ local low, high = bounds.of(point(128 * MiB, 13), cc, 0.02), bounds.of(point(96 
 t.ok(math.abs(low.bound * 12 - cc.bandwidth[4].gbs) < 1e-9 and math.abs(high.bound * 12 - cc.bandwidth[3].gbs) < 1e-9,
   string.format("a sweep value below DRAM's ceiling bounds at DRAM's (%.2f GB/s), one above the cache's at the cache's (%.1f)",
     low.bound * 12, high.bound * 12))
+
+--[[ review-1's run (tests/fixtures/staircase/epyc-review-rounds.csv and epyc-review-triad.csv, recorded on this
+  EPYC guest): L3's falling edge short of its effective size (26.1 MiB), DRAM without a flat tail to 512 MiB, and the
+  triad script's -O2 points above DRAM's ceiling while its -O3 points at the same sizes lie within it ]]
+local rv = recorded("tests/fixtures/staircase/epyc-review-rounds.csv")
+local ran, rrows = {}, {}
+for th = 1, 2 do
+  ran[th] = bandwidth.analyse(rv, th, rep[th])
+  for _, r in ipairs(ran[th].rows) do rrows[#rrows + 1] = r end
+end
+bandwidth.notes(ran, rv) -- marks the unstable ceilings, as rot measure peaks stores them
+local rpath
+rrows, rpath = stored(rrows, "review")
+local rc = peaks.at(rrows, 1)
+local tail, dram_best = nil, 0
+for _, n in ipairs(ran[1].notes) do tail = tail or n:match("^1 thread: DRAM shows no flat tail.*") end
+for _, ws in ipairs({ 192 * MiB, 256 * MiB, 512 * MiB }) do dram_best = math.max(dram_best, sweep.at(rc.sweep.triad, ws).gbs) end
+t.ok(rc.levels[3].size > 26 * MiB and rc.levels[3].size < 26.2 * MiB and rc.levels[4].from == 192 * MiB and tail
+  and tail:find("up to 512 MiB", 1, true) and tail:find("from 192 MiB, stored as DRAM_from", 1, true), string.format(
+  "review-1, 1 thread: L3 effective %s; DRAM_from %s is where the note says DRAM's range begins: '%s'",
+  util.bytes(rc.levels[3].size), util.bytes(rc.levels[4].from or 0), tail or "no note"))
+t.ok(math.abs(rc.bandwidth[4].gbs - dram_best) < 1e-9 and rc.bandwidth[4].unstable, string.format("its DRAM ceiling "
+  .. "(no flat tail) is the fastest round at DRAM's own sizes, %.2f GB/s (a per-round median gave 23.79, under the "
+  .. "26.32 the same run measured at 192 MiB), marked unstable", rc.bandwidth[4].gbs))
+local vrows = {}
+for line in assert(sys.readfile("tests/fixtures/staircase/epyc-review-triad.csv")):gmatch("[^\n]+") do
+  local fl, n, g, sp = line:match("^(%-O[^,]+),(%d+),([%d.]+),([%d.e-]+)$")
+  if fl then
+    local p = point(24 * tonumber(n), tonumber(g))
+    p.spread, p.point, p.desc = tonumber(sp), { flags = fl, n = tonumber(n) }, { workloads = { { kernel = "triad" } } }
+    local b = bounds.of(p, rc, 0.02)
+    p.bound, p.limiter, p.fraction, p.level, p.ceiling = b.bound, b.limiter, b.fraction, b.level, b.ceiling
+    p.above, p.boundUnstable, p.stepBound = b.above, b.unstable, b.step
+    vrows[#vrows + 1] = p
+  end
+end
+local function at(fl, ws)
+  for _, p in ipairs(vrows) do if p.point.flags:sub(1, 3) == fl and p.workingSet == ws then return p end end
+end
+local o12, o24 = at("-O3", 12 * MiB), at("-O3", 24 * MiB)
+t.ok(o12.limiter == "L3-DRAM bw (unstable)" and math.abs(o12.bound * 12 - 75.32) < 0.01 and o24.limiter == "L3-DRAM bw (unstable)"
+  and math.abs(o24.bound * 12 - 51.44) < 0.01 and o24.fraction > 0.8 and o24.fraction < 0.82 and not o12.above, string.format(
+  "-O3 on L3's falling edge: 12 MiB at %.0f%% of the sweep's 75.3 GB/s, 24 MiB at %.0f%% of its 51.4 (rounds 55%% apart: "
+  .. "%s); L3's plateau (102 GB/s) said 79%% and 41%%", o12.fraction * 100, o24.fraction * 100, o24.limiter))
+local above = {}
+for _, p in ipairs(vrows) do if p.above then above[#above + 1] = util.bytes(p.workingSet) .. " " .. p.point.flags:sub(1, 3) end end
+t.is(table.concat(above, ", "), "96.0 MiB -O2, 192 MiB -O2", "above their bound: the -O2 points at 96 and 192 MiB only")
+local o96, o192 = at("-O2", 96 * MiB), at("-O2", 192 * MiB)
+local w96, w192 = bounds.why_above(o96, rc.levels, nil, vrows), bounds.why_above(o192, rc.levels, nil, vrows)
+t.ok(w96:find("^the L3%-DRAM bw ceiling %(what the peaks' sweep measured at this working set%) is unstable")
+  and w96:find("point (flags=-O3 -march=native n=4194304) at the same working set lies within it (94%)", 1, true)
+  and w192:find("^the DRAM bw ceiling is unstable") and w192:find("lies within it (89%)", 1, true)
+  and not (w96 .. w192):find("attribution", 1, true), "the warning names the unstable ceiling first, with -O3's point at "
+  .. "the same working set within it (not a wrong level: 192 MiB is DRAM_from, where rot says DRAM begins): " .. w192)
+-- without DRAM_from (a file written by hand): rot's own rule, 4x the last cache (128 MiB), says where DRAM begins
+local bare = {}
+for _, r in ipairs(rrows) do if r.kind ~= "sweep" and r.name ~= "DRAM_from" then bare[#bare + 1] = r end end
+local bc = peaks.at(bare, 1)
+local q96, q96b = at("-O2", 96 * MiB), at("-O3", 96 * MiB)
+for _, p in ipairs({ q96, q96b }) do
+  local b = bounds.of(p, bc, 0.02)
+  p.limiter, p.fraction, p.ceiling, p.above, p.boundUnstable, p.stepBound = b.limiter, b.fraction, b.ceiling, b.above, b.unstable, b.step
+end
+local alone, both = bounds.why_above(q96, bc.levels, nil, { q96 }), bounds.why_above(q96, bc.levels, nil, { q96, q96b })
+t.ok(q96.limiter == "DRAM bw (unstable)" and q96.above and alone:find("short of where rot takes DRAM to begin, 4x the "
+  .. "larger of the L3's effective and reported sizes (128 MiB)", 1, true) and alone:find("also unstable$")
+  and both:find("^the DRAM bw ceiling is unstable"), "no DRAM_from: 96 MiB in DRAM short of 4x L3, alone: '" .. alone
+  .. "'; beside -O3 within the ceiling, the unstable ceiling first")
+-- just past L2's effective size (877 KiB), at 1 MiB, L3's ceiling bounds; a point there at 117 % of it is not "part of it
+-- still hits L2" when the peaks' sweep at 1 MiB ran within that ceiling (it met the same levels there)
+local m1 = point(MiB, 120)
+local b1 = bounds.of(m1, rc, 0.02)
+m1.limiter, m1.fraction, m1.ceiling, m1.above, m1.boundUnstable, m1.sweptOver = b1.limiter, b1.fraction, b1.ceiling, b1.above,
+  b1.unstable, b1.swept
+local w1 = bounds.why_above(m1, rc.levels, nil, { m1 })
+t.ok(b1.limiter == "L3 bw" and b1.above and b1.swept <= 1 and w1:find("^the L3 bw ceiling is probably low: its rounds ran slower"),
+  string.format("1 MiB above L3's ceiling (%.0f%%), the sweep there at %.0f%% of it: the ceiling named low, not the level: %s",
+    b1.fraction * 100, b1.swept * 100, w1))
+-- through a results object, as a run warns: the run's other points are what the warning weighs
+local rot0 = require "rot"
+rot0.set("peaksFile", rpath)
+local rres = {}
+for _, p in ipairs(vrows) do
+  local c = {}
+  for k, v in pairs(p) do c[k] = v end
+  c.entry, c.intensity, c.gbs, c.bound, c.above = {}, 1 / 12, p.bytes / p.time / 1e9, nil, nil
+  rres[#rres + 1] = c
+end
+require("rot.session").current().warned_above = nil
+local warned = t.capture("stderr", function() require("rot.results").new(rres, { "flags", "n" }, rot0.peaks):bounds() end)
+t.ok(warned:find("2 points are above their bound", 1, true) and warned:find("is unstable (its rounds disagreed", 1, true)
+  and warned:find("flags=-O3 -march=native", 1, true), "a run's warning, in full: " .. warned)
+rot0.set("peaksFile", "")
 
 -- the step sizes get the planned rounds, as the ceilings' sizes do (quick: 2)
 local asked = {}
@@ -225,7 +352,7 @@ t.ok(gp:find("$curve1 << EOD", 1, true) and gp:find("L3-DRAM step: peaks' triad 
   "the staircase draws the step as the sweep measured it, named in the key")
 local roof = sys.readfile(out .. "/step-roof.gp") or ""
 local marks = select(2, (roof:match("%$stepbounds << EOD\n(.-)\nEOD") or ""):gsub("\n", "\n")) + 1
-t.ok(roof:find("bound in the step to DRAM", 1, true) and marks == 3, "the roofline marks the bound of each of the 3 points "
+t.ok(roof:find("bound between two levels (peaks' sweep)", 1, true) and marks == 3, "the roofline marks the bound of each of the 3 points "
   .. "in the step (" .. marks .. ")")
 t.ok(not said:find("no bandwidth sweep", 1, true), "with the sweep: no note on it")
 local check = require "rot.plot.check"
@@ -242,5 +369,40 @@ t.ok(said:find("^rot: note: the peaks file '.-old%.csv' holds no bandwidth sweep
   and said:find("bounded by that cache's ceiling (L3 bw)", 1, true) ~= nil, "peaks without a sweep: said once, with how "
   .. "many points and which ceiling bounds them: " .. said)
 t.is(t.capture("stderr", function() results.new(rows, { "n" }, rot.peaks):bounds() end), "", "and only once a run")
+rot.set("peaksFile", "")
+
+-- points at 1 and 2 threads on one plot (review-1's solver study): the roofline draws 2 threads'
+-- ceilings and says so first in its key, each 1-thread point's own bound marked; the staircase
+-- marks each thread count's effective sizes where they differ by more than a quarter (L1 37.6
+-- and 78.1 KiB, L2 877 KiB and 1.35 MiB), one where they agree (L3 26.1 and 28.7 MiB)
+rot.set("peaksFile", rpath)
+local mixed = {}
+for _, th in ipairs({ 1, 2 }) do
+  for _, ws in ipairs({ 24 * KiB, 384 * KiB, 3 * MiB, 96 * MiB }) do
+    local p = point(ws, (ws < MiB and 90 or 40) * th, nil, th)
+    p.entry, p.intensity, p.gbs, p.point = {}, 1 / 12, p.bytes / p.time / 1e9, { n = ws // 24, threads = th }
+    mixed[#mixed + 1] = p
+  end
+end
+local mres = results.new(mixed, { "threads", "n" }, rot.peaks)
+t.capture("stderr", function()
+  mres:bounds()
+  mres:roofline { name = "mixed-roof", title = "1 and 2 threads", series = function(r) return bandwidth.threads(r.threads) end }
+  mres:staircase { name = "mixed-stairs", title = "1 and 2 threads", series = function(r) return bandwidth.threads(r.threads) end }
+end)
+local mroof, mstairs = sys.readfile(out .. "/mixed-roof.gp") or "", sys.readfile(out .. "/mixed-stairs.gp") or ""
+local starred = select(2, (mroof:match("%$stepbounds << EOD\n(.-)\nEOD") or ""):gsub("\n", "\n")) + 1
+t.ok(mroof:find('keyentry with lines lt nodraw title "ceilings of 2 threads; the points at 1 thread', 1, true)
+  and starred >= 4 and mroof:find("bound no ceiling drawn shows", 1, true), "a roofline of 1- and 2-thread points: 2 "
+  .. "threads' ceilings, said first in the key; the 1-thread points' own bounds marked (" .. starred .. " marks)")
+t.ok(mstairs:find("L1 37.6 KiB (effective, 1 thread)", 1, true) and mstairs:find("L1 78.1 KiB (effective, 2 threads)", 1, true)
+  and mstairs:find("L3 28.7 MiB (effective)", 1, true) and not mstairs:find("L3 26.1 MiB", 1, true), "its staircase marks "
+  .. "L1's effective size at each thread count (37.6 KiB, 78.1 KiB), L3's once (26.1 and 28.7 MiB agree within a quarter)")
+for _, name in ipairs({ "mixed-roof", "mixed-stairs" }) do
+  local _, ov, cr, d = check.check(assert(sys.readfile(out .. "/" .. name .. ".gp")), function(f) return sys.readfile(out .. "/" .. f) end)
+  t.ok(#ov + #cr + #d.unlabelled + #d.hidden + #d.on_line + #d.colours + #d.key == 0, string.format("%s: readable (%d "
+    .. "overlaps, %d crossed, %d unlabelled, %d hidden unsaid, %d on a line, %d in a series' colour, %d key entries off)",
+    name, #ov, #cr, #d.unlabelled, #d.hidden, #d.on_line, #d.colours, #d.key))
+end
 rot.set("peaksFile", "")
 t.done()

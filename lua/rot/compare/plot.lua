@@ -57,7 +57,8 @@ local function label_of(o, d)
 end
 
 -- The data blocks (A's points, then B's per verdict, each B point with its label), their plot
--- elements and the markers the placer keeps labels off. Returns each verdict's element.
+-- elements and the markers the placer keeps labels off; a B point a later marker hides is
+-- marked (d.hidden: the key says so). Returns each verdict's element.
 local function points(o, f, pl, drawn, only, dat, plots)
   local dfile = o.name .. ".dat"
   local blocks = { { name = "A: " .. o.A.label, list = {}, style = "pt 6 ps 1.1 lw 1.2 lc rgb '#777777'" } }
@@ -67,7 +68,7 @@ local function points(o, f, pl, drawn, only, dat, plots)
   end
   for _, d in ipairs(drawn) do
     table.insert(blocks[1].list, d.pa)
-    table.insert(per[d.pair.verdict].list, { x = d.pb.x, y = d.pb.y, label = o.labels ~= "none" and label_of(o, d) or nil })
+    table.insert(per[d.pair.verdict].list, { x = d.pb.x, y = d.pb.y, label = o.labels ~= "none" and label_of(o, d) or nil, of = d })
   end
   for _, d in ipairs(only) do table.insert(d.which == "a" and blocks[1].list or per.other.list, d.p) end
   for _, v in ipairs({ "slower", "faster", "same", "other" }) do
@@ -81,19 +82,21 @@ local function points(o, f, pl, drawn, only, dat, plots)
     if #b.list > 0 then blocks[#blocks + 1] = b end
   end
   dat[#dat + 1] = "# rot compare data: one block per set; columns: intensity[flop/B] performance[GFLOP/s] label"
-  local elements = {}
+  local elements, marks = {}, {}
   for i, b in ipairs(blocks) do
     dat[#dat + 1] = "# series " .. (i - 1) .. ": " .. b.name
     for _, p in ipairs(b.list) do
       dat[#dat + 1] = string.format("%.9g %.9g %s", p.x, p.y, plot.quote(p.label or ""))
       local px, py = f.px(p.x, p.y)
       pl.block(px, py, place.marker_radius(b.style))
+      marks[#marks + 1] = { px = px, py = py, r = place.marker_radius(b.style), of = p.of }
     end
     dat[#dat + 1] = "\n"
     plots[#plots + 1] = string.format("%s index %d using 1:2 with points %s title %s", plot.quote(dfile), i - 1, b.style,
       plot.quote(b.name))
     for v, x in pairs(per) do if x == b then elements[v] = plots[#plots] end end
   end
+  for _, m in ipairs(place.hidden(marks)) do if m.of then m.of.hidden = m.hidden end end -- a B point under another: said so
   return elements
 end
 
@@ -135,7 +138,8 @@ function M.plot(o)
   arrows(f, pl, drawn, gp)
   local lp = {}
   for _, d in ipairs(drawn) do
-    lp[#lp + 1] = { x = d.pb.x, y = d.pb.y, text = label_of(o, d), color = M.colors[d.pair.verdict], series = d.pair.verdict }
+    lp[#lp + 1] = { x = d.pb.x, y = d.pb.y, text = label_of(o, d), color = M.colors[d.pair.verdict], series = d.pair.verdict,
+      hidden = d.hidden }
   end
   local pls, _, missed = place.point_labels(f, pl, lp, o.labels or "auto", 0) -- the ceilings' labels numbered first
   key.add_notes(plots, elements, missed)

@@ -5,7 +5,7 @@
   value over its rounds (each point's fastest run: STREAM's and the Empirical Roofline Toolkit's
   convention, and the points' own), with the rounds' spread, more rounds where that spread is
   above 5%, and marked unstable where it stays so; and the sweep itself, each size's best
-  round, which bounds a working set in the step from the last cache to DRAM (rot.machine.sweep). ]]
+  round, which bounds a working set where it falls from one level to the next (rot.machine.sweep). ]]
 local sys = require "rot.sys"
 local util = require "rot.util"
 local session = require "rot.session"
@@ -150,10 +150,10 @@ end
 --[[ The levels and ceilings of t threads from the samples so far: triad's staircase (the best
   of each size over its rounds) says where the levels are; each stream's ceiling per level
   comes from its rounds at that level's sizes; every size's best round is a sweep row
-  (rot.machine.sweep). Returns {levels=, rows=, notes=, step= (the sizes past the last cache's
-  effective size and short of DRAM's flat tail: the step between them)}, or nil, why and what
-  ("tail": the largest sizes are not flat yet). st.final: the sweep goes no further (a DRAM
-  tail that is not flat is then its last octave, unstable). ]]
+  (rot.machine.sweep). Returns {levels=, rows=, notes=, step= (triad's sizes in the transitions
+  between levels: sweep.step)}, or nil, why and what ("tail": the largest sizes are not flat
+  yet). st.final: the sweep goes no further (a DRAM tail that is not flat is then its last
+  octave, unstable). ]]
 function M.analyse(st, t, reported)
   local lv, why, what = levels.detect(best_of(st.samples[t][3]), reported, { final = st.final })
   if not lv then return nil, why, what end
@@ -169,9 +169,9 @@ function M.analyse(st, t, reported)
   for si, s in ipairs(M.streams) do
     for _, l in ipairs(lv) do
       -- a cache: the fastest of its plateau's sizes and those after it within the level (a
-      -- roof: the points at its sizes reach it), DRAM the fastest of its tail's three largest;
-      -- a level without a plateau and a tail that is not flat (unstable): their median
-      local c = M.ceiling(st.samples[t][si], l.name == "DRAM" and M.dram_sizes(l) or l.sizes, l.flat ~= false)
+      -- roof: the points at its sizes reach it), DRAM the fastest of its tail's three largest
+      -- (no flat tail: of the last octave, unstable); a cache without a plateau: their median
+      local c = M.ceiling(st.samples[t][si], l.name == "DRAM" and M.dram_sizes(l) or l.sizes, l.flat ~= false or l.name == "DRAM")
       if c then
         rows[#rows + 1] = { name = s.name .. "_" .. l.name, kind = "bandwidth", threads = t, value = c.gbs, unit = "GB/s",
           spread = c.spread, median = c.median, rounds = c.rounds, sizes = l.sizes, plateau = l.plateau, kernel = s.kernel, stream = si,
@@ -188,15 +188,15 @@ function M.analyse(st, t, reported)
     notes[#notes + 1] = string.format("%s: the staircase shows no cache plateau above DRAM's tail after its "
       .. "rounds (a noisy machine?): DRAM's ceiling bounds every working set; %s", M.threads(t), rounds.again)
   end
-  if lv[#lv].flat == false then
-    notes[#notes + 1] = string.format("%s: DRAM shows no flat tail up to %s: its ceiling is the last octave's, unstable",
-      M.threads(t), util.bytes(lv[#lv].sizes[#lv[#lv].sizes]))
+  local d = lv[#lv]
+  if d.flat == false then
+    notes[#notes + 1] = string.format("%s: DRAM shows no flat tail up to %s: its ceiling is the fastest of the last "
+      .. "octave swept (from %s, stored as DRAM_from: where DRAM's range begins), unstable", M.threads(t), util.bytes(d.sizes[#d.sizes]), util.bytes(d.from))
   end
   return { levels = lv, rows = rows, notes = notes, step = sweep.step(lv, st.samples[t][3]) }
 end
 
--- The sizes DRAM's ceiling comes from: the largest three of its flat tail (the farthest from
--- the caches above it).
+-- The sizes DRAM's ceiling comes from: its tail's largest three (the farthest from the caches).
 function M.dram_sizes(l)
   return { table.unpack(l.sizes, math.max(1, #l.sizes - 2), #l.sizes) }
 end
@@ -271,8 +271,8 @@ local function staircase(rot, st, threads, p)
   st.final = true
 end
 
---[[ The sizes that define ceilings and bounds (every level's plateau, the DRAM tail, the step
-  between the last cache and DRAM, whose sweep bounds the working sets in it), per thread
+--[[ The sizes that define ceilings and bounds (every level's plateau, the DRAM tail, the
+  transitions between levels, whose sweep bounds the working sets in them), per thread
   count; only those in `which` ({[t] = {[level] = true, step = true}}) when given. A thread
   count whose staircase shows no levels yet (one noisy round can hide a plateau) gets every
   size of its sweep: the best of more rounds is what the levels are read from. ]]
@@ -296,7 +296,7 @@ local function defining(an, st, threads, which)
 end
 
 -- The rows of an analysis whose spread asks for another round: {[t] = {[level] = true, step =
--- true (a size of the step: its sweep bounds points as a ceiling does)}}, or nil.
+-- true (a size in a transition: its sweep bounds points as a ceiling does)}}, or nil.
 local function spreading(an)
   local out, any = {}, false
   for t, a in pairs(an) do

@@ -1,7 +1,8 @@
 --[[ rot.machine.sweep: what the peaks' bandwidth sweeps measured at each working set, stored
   with the peaks (peaks.csv rows of kind "sweep": per kernel, thread count and size, its best
-  round), and the bandwidth they measured at a working set between the sizes swept, which
-  bounds a point in the step from the last cache to DRAM's flat tail. ]]
+  round), where they fall from one level's ceiling to the next's (the transitions: a level's
+  falling edge, on either side of its effective size, and the step from the last cache to
+  DRAM's range), and the bandwidth they measured at a working set there, which bounds it. ]]
 local rounds = require "rot.machine.rounds"
 local plateaus = require "rot.machine.plateaus"
 
@@ -30,15 +31,53 @@ function M.rows(samples, t, family, kernel)
   return out
 end
 
--- The sizes of samples ({[ws] = ...}) in the step of levels lv (rot.machine.levels.detect's):
--- past the last cache's size (effective, else reported: as peaks.levels sizes it) and short
--- of where DRAM's flat tail begins; ascending.
-function M.step(lv, samples)
-  local out, last = {}, lv[#lv - 1] and (lv[#lv - 1].effective or lv[#lv - 1].reported)
-  for ws in pairs(last and samples or {}) do
-    if ws > last and ws < lv[#lv].from then out[#out + 1] = ws end
+--[[ Where a sweep (ascending {ws=, gbs=}, each size's best round) falls from each cache level's
+  ceiling to the next level's: levels = {{name=, size= (effective), gbs= (its ceiling, of the
+  sweep's kernel), upto= (the last cache: where DRAM's range begins, DRAM_from)}, ..., {name =
+  "DRAM", gbs=}}. Per cache whose level and the next have ceilings, {from=, to= (the levels),
+  lo=, hi=}: lo the largest size swept at or below the cache's size (above the cache before)
+  that lies within the plateau tolerance (12 %) of its ceiling, where its plateau ends (the
+  cache's size when none does); hi the first size past it within that tolerance of the next
+  level's ceiling, no sooner than upto (math.huge when none is). A working set strictly
+  between lo and hi is in the transition: on the cache's falling edge, past its effective size,
+  or in the step to DRAM's range. ]]
+function M.transitions(levels, sw)
+  local out, tol = {}, 1 + plateaus.tolerance
+  for i = 1, #levels - 1 do
+    local l, n, below = levels[i], levels[i + 1], levels[i - 1] and levels[i - 1].size or 0
+    if l.size and l.gbs and n.gbs then
+      local lo, hi
+      for _, x in ipairs(sw or {}) do
+        if x.ws <= l.size and x.ws > below and x.gbs * tol >= l.gbs then lo = x.ws end
+        if not hi and x.ws > l.size and x.gbs <= n.gbs * tol then hi = x.ws end
+      end
+      out[#out + 1] = { from = l, to = n, lo = lo or l.size, hi = math.max(hi or math.huge, l.upto or 0) }
+    end
   end
-  table.sort(out)
+  return out
+end
+
+--[[ The sizes of samples ({[ws] = {rounds=}}: one kernel's at one thread count) in the
+  transitions of levels lv (rot.machine.levels.detect's, each cache's and DRAM's ceiling of
+  that kernel as `ceiling`, DRAM's range from `from`), where the sweep bounds the points; ascending. ]]
+function M.step(lv, samples)
+  local list, levels = {}, {}
+  for ws, x in pairs(samples) do
+    local v = {}
+    for _, g in pairs(x.rounds) do v[#v + 1] = g end
+    if #v > 0 then list[#list + 1] = { ws = ws, gbs = math.max(table.unpack(v)) } end
+  end
+  table.sort(list, function(a, b) return a.ws < b.ws end)
+  for i, l in ipairs(lv) do
+    levels[i] = { name = l.name, size = l.effective or l.reported, gbs = l.ceiling,
+      upto = i == #lv - 1 and lv[#lv].from or nil }
+  end
+  local out = {}
+  for _, x in ipairs(list) do
+    for _, t in ipairs(M.transitions(levels, list)) do
+      if x.ws > t.lo and x.ws < t.hi then out[#out + 1] = x.ws; break end
+    end
+  end
   return out
 end
 

@@ -1,5 +1,5 @@
 -- rot.plot.ceilings: a roofline's ceilings as drawn: compute and bandwidth roofs, their spread
--- bands, and their labels, placed once every point, line and arrow is known (else in the key);
+-- bands, ridge points and labels, placed once every point, line and arrow is known (else in the key);
 -- and reference curves on a staircase (the step to DRAM as the peaks' sweep measured it).
 local place = require "rot.plot.place"
 
@@ -64,14 +64,14 @@ local function ceiling_later(pl, plots, labels, element, text, color, place_fn)
   end)
 end
 
--- A compute ceiling's label: at the right end, just above its line (its ink clear of the
--- line), else just below it, else above the ridge points' rings on it, else a sixteenth of the
--- plot further left, and so on; nil when nowhere.
+-- A compute ceiling's label: at the right end, just above its line (its ink 3 pixels clear of
+-- the line: place.LINE_CLEAR), else just below it, else above the ridge points' rings on it,
+-- else a sixteenth of the plot further left, and so on; nil when nowhere.
 local function compute_label(f, pl, c, text, xr)
   local _, py = f.px(xr[2], c.gflops)
   local below, above = place.ink(f.g.small)
   for i = 0, 8 do
-    for _, lift in ipairs({ below + 2.5, -(above + 2.5), below + 8 }) do
+    for _, lift in ipairs({ below + place.LINE_CLEAR, -(above + place.LINE_CLEAR), below + 8 }) do
       local lab = place.at_pixel(f, f.W - 3 - i * f.W / 16, py + lift, { text = text, align = "right", font = f.g.small })
       if pl.try(lab) then return lab end
     end
@@ -148,6 +148,23 @@ function M.wide_bands(gp)
   local wide = {}
   for _, r in ipairs(out) do if r > 1 + M.BAND + 1e-6 then wide[#wide + 1] = r end end
   return wide
+end
+
+-- The marker of a ridge point.
+M.RIDGE = "pt 6 ps 1.3"
+
+-- The ridge points, where each bandwidth roof meets the top compute roof: ringed, labels kept
+-- off the rings.
+function M.ridges(f, pl, bandwidth, peak, gp, plots)
+  if not peak or #bandwidth == 0 then return end
+  gp[#gp + 1] = "$ridges << EOD"
+  for _, b in ipairs(bandwidth) do
+    gp[#gp + 1] = string.format("%.9g %.9g", peak / b.gbs, peak)
+    local px, py = f.px(peak / b.gbs, peak)
+    pl.block(px, py, place.marker_radius(M.RIDGE))
+  end
+  gp[#gp + 1] = "EOD"
+  plots[#plots + 1] = "$ridges using 1:2 with points " .. M.RIDGE .. " lw 1.5 lc rgb '" .. CEILING .. "' title 'ridge points'"
 end
 
 -- The marker of a reference curve's points.

@@ -85,14 +85,17 @@ end
   and a point, a series' line or an arrow (M.obstacles, named); the labels a ceiling line runs
   through (M.crossings); and what else a reader would miss: defects.key, the key entries that
   leave the canvas (rot.plot.key); defects.unlabelled, the points with a label text of their own
-  that is neither beside them nor in the key under their series (M.unlabelled); defects.bands,
-  the bands wider than a plot bears (rot.plot.ceilings). Scripts rot writes carry their
+  that is neither beside them nor in the key under their series, and defects.hidden, those
+  another point hides, unlabelled and not said to be hidden in the key (M.unlabelled);
+  defects.bands, the bands wider than a plot bears (rot.plot.ceilings); defects.on_line, the
+  ceiling labels that sit on their own line (M.on_line); defects.colours, marks drawn in a
+  series' colour (M.colours). Scripts rot writes carry their
   geometry; others get gnuplot's usual plot area (an estimate). ]]
 function M.check(gp, read)
   local g, logx, logy = geometry(gp)
   local x1, x2 = gp:match("set xrange %[([^:]+):([^%]]+)%]")
   local y1, y2 = gp:match("set yrange %[([^:]+):([^%]]+)%]")
-  local defects = { key = key.check(gp, g), unlabelled = {}, bands = ceilings.wide_bands(gp) }
+  local defects = { key = key.check(gp, g), unlabelled = {}, hidden = {}, on_line = {}, colours = {}, bands = ceilings.wide_bands(gp) }
   if not x1 or not y1 then return {}, {}, {}, defects end
   local xr, yr = { tonumber(x1), tonumber(x2) }, { tonumber(y1), tonumber(y2) }
   local f = place.frame(g, xr, yr, logx, logy)
@@ -118,7 +121,8 @@ function M.check(gp, read)
       end
     end
   end
-  defects.unlabelled = M.unlabelled(gp, f, read, boxes)
+  defects.unlabelled, defects.hidden = M.unlabelled(gp, f, read, boxes)
+  defects.on_line, defects.colours = M.on_line(gp, f, boxes, xr, yr), M.colours(gp)
   return boxes, overlaps, M.crossings(gp, f, boxes, xr, yr), defects
 end
 
@@ -130,9 +134,11 @@ local function element_of(line) return (line:gsub("^plot ", ""):gsub("^%s+", "")
   column) that have neither a label of that text and their colour beside them (its box within
   the marker's radius and 6 pixels; each label counts for one point, the closest pairs first)
   nor a place in the key's text for their series (its title and the entries of its own after
-  it). boxes: the script's label boxes (with their colour, where the script gives one). ]]
+  it); and, second, those of them that a point drawn after them hides (rot.plot.place.hidden:
+  the same x, within its marker) with no label beside them nor "TEXT (hidden)" in that key
+  text. boxes: the script's label boxes (with their colour, where the script gives one). ]]
 function M.unlabelled(gp, f, read, boxes)
-  local speaks, points, pairs_ = key.speaks_for(gp), {}, {}
+  local speaks, points, pairs_, all = key.speaks_for(gp), {}, {}, {}
   local function dist(b, px, py)
     local dx = math.max(b.x0 - px, 0, px - b.x1)
     local dy = math.max(b.y0 - py, 0, py - b.y1)
@@ -141,17 +147,19 @@ function M.unlabelled(gp, f, read, boxes)
   for line in gp:gmatch("[^\n]+") do
     local file, rest = line:match('"([^"]+)"%s+(.*)$')
     local idx, with, style
-    if file and (line:match("^plot ") or line:match("^%s+")) then idx, with, style = rest:match("^index (%d+) using 1:2 with (%a+)(.*)$") end
+    if file and (line:match("^plot ") or line:match("^%s+")) then idx, with, style = rest:match("^index (%d+) using 1:2[:%d]* with (%a+)(.*)$") end
     local text = idx and (with == "points" or with == "linespoints") and read and read(file)
     for _, row in ipairs(text and blocks(text)[tonumber(idx) + 1] or {}) do
       local t = row[3] and row[3]:gsub('\\(.)', "%1")
+      local px, py = f.px(row[1], row[2])
+      local r = style:match("ps variable") and row[4] and place.marker_radius("pt 7 ps " .. row[4]) or place.marker_radius(style)
+      all[#all + 1] = { px = px, py = py, r = r }
       if t and t ~= "" then
-        local px, py = f.px(row[1], row[2])
-        local p = { text = t, element = element_of(line), color = style:match("lc rgb '([^']+)'"), labelled = false }
+        local p = { text = t, element = element_of(line), color = style:match("lc rgb '([^']+)'"), labelled = false, at = all[#all] }
         points[#points + 1] = p
         for k, b in ipairs(boxes) do
           local d = b.text == t and (not b.color or not p.color or b.color:upper() == p.color:upper()) and dist(b, px, py)
-          if d and d <= place.marker_radius(style) + 6 then pairs_[#pairs_ + 1] = { p = p, k = k, d = d } end
+          if d and d <= r + 6 then pairs_[#pairs_ + 1] = { p = p, k = k, d = d } end
         end
       end
     end
@@ -161,11 +169,13 @@ function M.unlabelled(gp, f, read, boxes)
   for _, c in ipairs(pairs_) do
     if not used[c.k] and not c.p.labelled then used[c.k], c.p.labelled = true, true end
   end
-  local out = {}
+  local out, hidden = {}, {}
+  place.hidden(all)
   for _, p in ipairs(points) do
     if not p.labelled and not M.keyed(p.text, speaks[p.element]) then out[#out + 1] = p.text end
+    if p.at.hidden and not p.labelled and not M.keyed(p.text .. " (hidden)", speaks[p.element]) then hidden[#hidden + 1] = p.text end
   end
-  return out
+  return out, hidden
 end
 
 -- Whether a point's text is an item of the key's text for its series (said): "16.0 KiB" in
@@ -256,6 +266,54 @@ function M.crossings(gp, f, boxes, xr, yr)
   for _, b in ipairs(boxes) do
     for _, m in ipairs(marks.boxes) do
       if place.overlap(b, m, 0) then out[#out + 1] = b.text; break end
+    end
+  end
+  return out
+end
+
+--[[ The ceiling labels that sit on their own line: a label (a `set label` in a ceiling line's
+  colour) closer to a ceiling line of that colour than the 3 pixels labels keep from each
+  other (rot.plot.place's LINE_GAP), the line drawn as wide as the placer blocks it. ]]
+function M.on_line(gp, f, boxes, xr, yr)
+  local lines = {}
+  for y, c in gp:gmatch("[\n ]" .. NUM .. " with lines [^\n]-lc rgb '([^']+)'") do
+    lines[#lines + 1] = { colour = c:upper(), compute = { { gflops = tonumber(y) } }, bandwidth = {} }
+  end
+  for k, p, c in gp:gmatch("%(" .. NUM .. "%*x < " .. NUM .. " %? [^)]+%) with lines [^\n]-lc rgb '([^']+)'") do
+    lines[#lines + 1] = { colour = c:upper(), compute = {}, bandwidth = { { gbs = tonumber(k) } }, peak = tonumber(p) }
+  end
+  for k, c in gp:gmatch("[\n ]" .. NUM .. "%*x with lines [^\n]-lc rgb '([^']+)'") do
+    lines[#lines + 1] = { colour = c:upper(), compute = {}, bandwidth = { { gbs = tonumber(k) } } }
+  end
+  local out = {}
+  for _, b in ipairs(boxes) do
+    local near = false
+    for _, l in ipairs(lines) do
+      if b.color and b.color:upper() == l.colour and not near then
+        local marks = place.placer(f)
+        place.block_ceilings(f, marks, l.compute, l.bandwidth, l.peak, xr, yr)
+        for _, m in ipairs(marks.boxes) do near = near or place.overlap(b, m, place.LINE_GAP - 0.01) end
+      end
+    end
+    if near then out[#out + 1] = b.text end
+  end
+  return out
+end
+
+--[[ The marks a script draws (points of a datablock: points above their bound, bounds, ridge
+  points) in the colour of one of its series (a data file's points), which a reader would
+  take for that series' points: "NAME's colour C is series 'S''s". ]]
+function M.colours(gp)
+  local series, out = {}, {}
+  for line in gp:gmatch("[^\n]+") do
+    local style = line:match('^[plot%s]*"[^"]+"%s+index %d+ using [^\n]- with (.*)$')
+    local c = style and style:match("lc rgb '([^']+)'")
+    if c then series[c:upper()] = series[c:upper()] or (key.title(line) or "?") end
+  end
+  for line in gp:gmatch("[^\n]+") do
+    local name, c = line:match("%$(%w+) using 1:2 with points [^\n]-lc rgb '([^']+)'")
+    if name and name ~= "hover" and series[c:upper()] then
+      out[#out + 1] = string.format("%s's colour %s is series '%s''s", name, c, series[c:upper()])
     end
   end
   return out

@@ -177,27 +177,13 @@ end
 
 -- The markers of a roofline's series, its ridge points and the rings of points above their
 -- bound, and of an xy plot's series: drawn with these, kept free of labels as large as drawn.
-local ROOF_POINT, RIDGE, ABOVE, XY_POINT, STEP = "pt 7 ps 0.8", "pt 6 ps 1.3", "pt 8 ps 2", "pt 7 ps 0.6", "pt 3 ps 1.2"
-
--- The ridge points, where each bandwidth roof meets the top compute roof: ringed, labels kept
--- off the rings.
-local function ridges(f, pl, bandwidth, peak, gp, plots)
-  if not peak or #bandwidth == 0 then return end
-  gp[#gp + 1] = "$ridges << EOD"
-  for _, b in ipairs(bandwidth) do
-    gp[#gp + 1] = string.format("%.9g %.9g", peak / b.gbs, peak)
-    local px, py = f.px(peak / b.gbs, peak)
-    pl.block(px, py, place.marker_radius(RIDGE))
-  end
-  gp[#gp + 1] = "EOD"
-  plots[#plots + 1] = "$ridges using 1:2 with points " .. RIDGE .. " lw 1.5 lc rgb '" .. ceilings.GREY .. "' title 'ridge points'"
-end
+local ROOF_POINT, ABOVE, XY_POINT, STEP = "pt 7 ps 0.8", "pt 8 ps 2", "pt 7 ps 0.6", "pt 3 ps 1.2"
 
 --[[ Marks at some of a roofline's points, kept free of labels, in a datablock: at (intensity,
   y(row)) for each row where y gives a value, drawn as style in colour with title. Points
-  above their bound (beyond their spread and the ceiling's) are ringed, never silent; points in
-  the step from the last cache to DRAM get their bound marked (what the peaks' sweep measured
-  at their working set: a roof no ceiling line draws). ]]
+  above their bound (beyond their spread and the ceiling's) are ringed, never silent; points
+  where the sweep falls between two levels get their bound marked (what the peaks' sweep
+  measured at their working set: a roof no ceiling line draws). ]]
 local function marks(f, pl, series, order, gp, plots, name, y, style, colour, title)
   local lines = {}
   for _, s in ipairs(order) do
@@ -224,6 +210,8 @@ end
   labels = "auto" | "all" | "ends" | "none"  (point labels; auto: those that fit),
   compute = { {label=, gflops=}, ... },       horizontal ceilings
   bandwidth = { {label=, gbs=}, ... },        sloped ceilings
+  notes = { text, ... },                      key entries first (which thread count's ceilings)
+  bound_mark = fn(row) -> GFLOP/s, bound_title = text: a bound no ceiling draws (the sweep's),
 } -> path of the SVG. Each ceiling is labelled on its line with its value; ceilings equal
   within 2% share one line; ridge points are marked. ]]
 function M.roofline(o)
@@ -240,9 +228,10 @@ function M.roofline(o)
   local points = add_series(f, pl, dat, order, lists, place.marker_radius(ROOF_POINT), o.labels)
   local gp = header("roofline", o, "operational intensity [flop/byte]", "performance [GFLOP/s]", xr, yr, true, true)
   local plots, labels, elements = {}, {}, {}
+  for _, n in ipairs(o.notes or {}) do plots[#plots + 1] = key.entry(n) end -- first in the key: which ceilings
   M.draw_ceilings(f, pl, compute, bandwidth, peak, xr, yr, plots, labels)
   ceilings.bands(plots, compute, bandwidth, peak)
-  ridges(f, pl, bandwidth, peak, gp, plots)
+  ceilings.ridges(f, pl, bandwidth, peak, gp, plots)
   local dfile = o.name .. ".dat"
   for i, s in ipairs(order) do
     local color = M.palette[(i - 1) % #M.palette + 1]
@@ -256,10 +245,10 @@ function M.roofline(o)
     plots[#plots + 1] = elements[i]
   end
   if o.size and #order > 0 then plots[#plots + 1] = "NaN with points pt 6 ps 1.5 lc rgb '#888888' title 'marker area: share of time'" end
-  marks(f, pl, series, order, gp, plots, "above", function(r) return r.above and r.gflops end, ABOVE, "#D55E00",
-    "above its bound (^ in the table)")
-  marks(f, pl, series, order, gp, plots, "stepbounds", function(r) return r.stepBound and r.bound end, STEP, ceilings.GREY,
-    "bound in the step to DRAM")
+  marks(f, pl, series, order, gp, plots, "above", function(r) return r.above and r.gflops end, ABOVE,
+    place.mark_colour(#order), "above its bound (^ in the table)")
+  marks(f, pl, series, order, gp, plots, "stepbounds", o.bound_mark or function(r) return r.stepBound and r.bound end, STEP,
+    ceilings.GREY, o.bound_title or "bound between two levels (peaks' sweep)")
   key.not_drawn(plots, o.rows, why, named)
   local pls, _, missed = point_labels(f, pl, points, o.labels or "auto", 0) -- the ceilings' labels numbered first
   key.add_notes(plots, elements, missed)

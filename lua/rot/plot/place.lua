@@ -5,6 +5,14 @@ local M = {}
 -- Okabe & Ito's colour-blind-safe palette, the most distinct first.
 M.palette = { "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442" }
 
+-- The colour of marks a reader must not take for a series' points (those above their bound)
+-- on a plot of n series: black, the palette's seventh, while no series has it; then the first
+-- colour no series has; with every one taken (series' colours repeat), black.
+function M.mark_colour(n)
+  if n < 7 then return "#000000" end
+  return M.palette[n + 1] or "#000000"
+end
+
 -- A gnuplot string literal: backslash, quote and backquote (gnuplot runs a command in
 -- backquotes, even inside double quotes) escaped, a newline as \n: no text reaches a shell.
 local function q(s) return '"' .. tostring(s):gsub('[\\"`]', "\\%0"):gsub("\n", "\\n") .. '"' end
@@ -53,6 +61,12 @@ end
 -- How far any text of font size f reaches below and above its anchor, in pixels, in every
 -- terminal: how far a label keeps its anchor from a line it labels.
 function M.ink(f) return BELOW * em(f), ABOVE * em(f) end
+
+-- How far a label's ink keeps from the middle of the line it labels, in pixels beyond its
+-- ink's reach: the line's half width (1.5) and the 3 pixels labels keep from each other, with
+-- half a pixel to spare (closer, a label sits on its line: rot.plot.check counts it).
+M.LINE_GAP = 3
+M.LINE_CLEAR = 1.5 + M.LINE_GAP + 0.5
 
 --[[ A frame maps data coordinates to pixels of the plot area and back. ]]
 local function frame(g, xr, yr, logx, logy)
@@ -209,7 +223,7 @@ end
   last, "none" none. points = {{x=, y=, text=, r= (the marker's radius, pixels), first=, last=,
   color=, series=}}. Placements kept for later (a plot's ceiling labels) go first: every point,
   line and arrow is known by now. Returns the label commands, the last number and the points
-  left out ({series=, px=, py=, text=}). ]]
+  left out ({series=, px=, py=, text=, hidden=}). ]]
 local function point_labels(f, pl, points, mode, first)
   local out, n, missed = {}, pl.flush(first), {}
   if mode == "none" then return out, n, missed end
@@ -227,7 +241,7 @@ local function point_labels(f, pl, points, mode, first)
         n = n + 1
         out[#out + 1] = label_cmd(n, chosen, pt.color)
       else
-        missed[#missed + 1] = { series = pt.series, px = px, py = py, text = pt.text }
+        missed[#missed + 1] = { series = pt.series, px = px, py = py, text = pt.text, hidden = pt.hidden }
       end
     end
   end
@@ -300,17 +314,31 @@ function M.add_series(f, pl, dat, names, lists, radius, mode)
         M.block_segment(pl, ax, ay, bx, by)
       end
       points[#points + 1] = { x = p.x, y = p.y, text = text, first = j == 1, last = j == #pts, r = r,
-        color = M.palette[(i - 1) % #M.palette + 1], series = i }
+        color = M.palette[(i - 1) % #M.palette + 1], series = i, px = bx, py = by }
     end
     dat[#dat + 1] = "\n"
+  end
+  M.hidden(points)
+  return points
+end
+
+--[[ Marks the points (in drawing order, {px=, py=, r=} in pixels) that a point drawn after
+  them hides: at the same x (within a pixel), their centre under its marker (within its
+  radius): p.hidden = true. rot.plot.key names them so in the key where they have no label. ]]
+function M.hidden(points)
+  for i, p in ipairs(points) do
+    for j = i + 1, #points do
+      local o = points[j]
+      if math.abs(o.px - p.px) < 1 and math.abs(o.py - p.py) < o.r then p.hidden = true; break end
+    end
   end
   return points
 end
 
 --[[ A label along the line y = k*x of a log-log plot (a bandwidth roof, a kernel's line in
-  the quadrant split), rotated with it, its ink clear of the line's width: at the first place
-  from the left (up to x = xend) where it overlaps nothing, above the line, else below it; nil
-  when there is none. ]]
+  the quadrant split), rotated with it, its ink 3 pixels clear of the line (LINE_CLEAR): at the
+  first place from the left (up to x = xend) where it overlaps nothing, above the line, else
+  below it; nil when there is none. ]]
 local function line_label(f, pl, k, text, xr, yr, xend)
   local ppx, ppy = f.W / math.log(xr[2] / xr[1], 10), f.H / math.log(yr[2] / yr[1], 10)
   local angle = math.deg(math.atan(ppy, ppx))
@@ -319,7 +347,7 @@ local function line_label(f, pl, k, text, xr, yr, xend)
   if xend <= xstart then return nil end
   local below, above = M.ink(f.g.small)
   local nx, ny = -math.sin(math.rad(angle)), math.cos(math.rad(angle))
-  for _, lift in ipairs({ below + 2.5, -(above + 2.5) }) do -- the line's 1.5 pixels and one more
+  for _, lift in ipairs({ below + M.LINE_CLEAR, -(above + M.LINE_CLEAR) }) do
     for i = 0, 60 do
       local x = xstart * (xend / xstart) ^ (0.015 + i * 0.015)
       local px, py = f.px(x, k * x)

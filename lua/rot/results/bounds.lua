@@ -27,18 +27,38 @@ function M.level_name(row, level)
   return level.name
 end
 
---[[ The bandwidth that bounds a working set ws in the step from the last cache (its ceiling b)
-  to DRAM (its ceiling dram, of the same family): what the peaks' sweep of that family
-  measured at ws (its best round, interpolated in log size between the sizes swept), never
-  above the cache's ceiling nor below DRAM's (a round that ran slow there says nothing
-  lower). As a ceiling {level=, gbs=, family=, spread=, unstable=, step= {lo=, hi=}}; nil
-  without a sweep. ]]
-local function step_ceiling(ws, b, dram, sw)
-  local at = sweep.at(sw, ws)
-  if not at then return nil end
-  local gbs = math.min(at.gbs, b.gbs)
-  if dram then gbs = math.max(gbs, math.min(dram.gbs, b.gbs)) end
-  return { level = b.level, gbs = gbs, family = b.family, spread = at.spread, unstable = at.unstable, step = at }
+--[[ The transitions between the levels lv (peaks.levels) of one kernel family's sweep sw
+  (rot.machine.sweep.transitions), by its bandwidth ceilings (by level name: by). ]]
+function M.transitions(lv, by, sw)
+  local levels = {}
+  for i, l in ipairs(lv) do levels[i] = { name = l.name, size = l.size, upto = l.upto, gbs = by[l.name] and by[l.name].gbs } end
+  return sweep.transitions(levels, sw)
+end
+
+-- The transition a working set ws lies in (M.transitions'): the last one holding it (a deeper
+-- level's falling edge before the fall to it), or nil.
+local function transition(ws, lv, by, sw)
+  local found
+  for _, t in ipairs(M.transitions(lv, by, sw)) do
+    if ws > t.lo and ws < t.hi then found = t end
+  end
+  return found
+end
+
+--[[ The bandwidth that bounds a working set ws in transition t from one level (its ceiling by
+  name in by) to the next: what the peaks' sweep of the same family measured at ws (its best
+  round, interpolated in log size between the sizes swept), never above the faster level's
+  ceiling nor below the slower one's (a round that ran slow there says nothing lower; then
+  that ceiling's spread and marking count too). As a ceiling {level=, gbs=, family=, spread=,
+  unstable=, step= (sweep.at's), name= ("L3-DRAM": the two levels)}. ]]
+local function sweep_ceiling(ws, t, by, sw)
+  local at, top, floor = sweep.at(sw, ws), by[t.from.name], by[t.to.name]
+  local gbs, spread, unstable = math.min(at.gbs, top.gbs), at.spread, at.unstable
+  if gbs <= floor.gbs then
+    gbs, spread, unstable = math.min(floor.gbs, top.gbs), math.max(spread or 0, floor.spread or 0), unstable or floor.unstable
+  end
+  return { level = top.level, gbs = gbs, family = top.family, spread = spread, unstable = unstable, step = at,
+    name = t.from.name .. "-" .. t.to.name }
 end
 
 --[[ Attainable bound of one point (lecture notes: P <= min(P_o, I * P_mB), and the time bound
@@ -47,30 +67,33 @@ end
   cache also the step from its effective size to DRAM's flat tail, named after it: "L3-DRAM")
   in warm mode, DRAM in cold mode. compute = {{gflops=, spread=}} (best first), bandwidth = {{level=, gbs=,
   family=, spread=, unstable=}} (one bandwidth kernel's: M.of picks it), lv = peaks.levels(),
-  sw: the same family's sweep (rot.machine.sweep.of), which bounds a working set in the step
-  (step_ceiling); without one the cache's ceiling does, the most such a working set can see
-  (step_fallback is then set). Returns {bound=GFLOP/s, limiter=, ceiling=, fraction=,
-  time_bound=s, dominant=, level=, above=, unstable=, step=, step_fallback=} or nil (step: the
-  sweep in the step bounds it). The limiter names
-  the level and, for a read or write ceiling, the family ("L1 read bw", "L3-DRAM bw"); ceiling
-  is the name of the ceiling itself ("L3-DRAM bw" for the sweep in the step, "L3 bw" without
-  it, "compute"); the limiter of a ceiling marked unstable says so ("DRAM bw (unstable)").
-  above is set when the point beats its bound by more than its own spread, the ceiling's (how
-  far the ceiling's own samples reached) and epsilon (the best-k tolerance every time carries). ]]
+  sw: the same family's sweep (rot.machine.sweep.of). A warm working set where that sweep falls
+  from one level's ceiling to the next's (a transition: sweep.transitions) is bounded by what
+  the sweep measured there (sweep_ceiling); without a sweep, one in the step to DRAM by the
+  cache's ceiling, the most such a working set can see (step_fallback is then set). Returns
+  {bound=GFLOP/s, limiter=, ceiling=, fraction=, time_bound=s, dominant=, level=, above=,
+  unstable=, step=, step_fallback=, swept=} or nil (step: the sweep bounds it; swept: what the
+  sweep measured at the working set over the bandwidth ceiling, within the sizes swept). The limiter names the
+  level and, for a read or write ceiling, the family ("L1 read bw", "DRAM bw"), in a transition
+  both levels ("L3-DRAM bw", "L1-L2 read bw"); ceiling is the name of the ceiling itself
+  ("L3-DRAM bw" for the sweep, "L3 bw" without it, "compute"); the limiter of a ceiling marked
+  unstable says so ("DRAM bw (unstable)"). above is set when the point beats its bound by more
+  than its own spread, the ceiling's (how far the ceiling's own samples reached) and epsilon
+  (the best-k tolerance every time carries). ]]
 function M.bound(row, compute, bandwidth, lv, epsilon, sw)
   if not (row.flops and row.bytes and row.time and row.time > 0) then return nil end
   local p_o = compute[1] and compute[1].gflops
   local level = lv[#lv]
   if row.cacheMode ~= "cold" and row.workingSet then level = peaks.level_of(row.workingSet, lv) end
-  local b, dram
-  for _, x in ipairs(bandwidth) do
-    if x.level == level.name then b = x end
-    if x.level == "DRAM" then dram = x end
-  end
+  local b, by = nil, {}
+  for _, x in ipairs(bandwidth) do by[x.level] = x end
+  b = by[level.name]
   local stepped, fallback = nil, false
-  if b and row.cacheMode ~= "cold" and in_step(row.workingSet, level) then
-    stepped = step_ceiling(row.workingSet, b, dram, sw)
-    b, fallback = stepped or b, stepped == nil
+  if b and row.cacheMode ~= "cold" and row.workingSet then
+    local t = sw and transition(row.workingSet, lv, by, sw)
+    stepped = t and sweep_ceiling(row.workingSet, t, by, sw)
+    fallback = not sw and in_step(row.workingSet, level)
+    b = stepped or b
   end
   if not p_o and not b then return nil end
   local t_o = p_o and row.flops / (p_o * 1e9) or 0
@@ -80,11 +103,16 @@ function M.bound(row, compute, bandwidth, lv, epsilon, sw)
   local ceiling
   if t_b > t_o then
     local family = (b.family and b.family ~= "triad") and (b.family .. " ") or ""
-    out.dominant, out.limiter, ceiling = out.level .. " bandwidth", out.level .. " " .. family .. "bw", b
-    out.ceiling = (stepped and out.level or level.name) .. " " .. family .. "bw"
+    local name = stepped and stepped.name or out.level
+    out.dominant, out.limiter, ceiling = name .. " bandwidth", name .. " " .. family .. "bw", b
+    out.ceiling = (stepped and name or level.name) .. " " .. family .. "bw"
     out.step_fallback, out.step = fallback or nil, stepped and true or nil
   else
     out.dominant, out.limiter, out.ceiling, ceiling = "compute", "compute", "compute", compute[1]
+  end
+  local ws = row.workingSet
+  if ceiling == b and sw and #sw > 0 and row.cacheMode ~= "cold" and ws and ws >= sw[1].ws and ws <= sw[#sw].ws then
+    out.swept = sweep.at(sw, ws).gbs / b.gbs -- what the peaks' sweep measured here, over the ceiling
   end
   out.unstable = ceiling and ceiling.unstable or nil
   if out.unstable then out.limiter = out.limiter .. " (unstable)" end -- its ceiling's rounds disagree
@@ -146,8 +174,23 @@ function M.above(fraction, spread, ceiling_spread, epsilon)
   return fraction > (1 + (spread or 0)) * (1 + (ceiling_spread or 0)) * (1 + (epsilon or 0))
 end
 
+--[[ Where DRAM begins by rot's own rule (levels lv): where its flat tail begins (DRAM_from; the
+  last octave swept where it has none), else, where the peaks do not say, four times the larger
+  of the last cache's effective and reported sizes (how far `rot measure peaks` sweeps at
+  least); and how it was found. ]]
+local function dram_begins(lv)
+  local dram, last = lv[#lv], lv[#lv - 1]
+  if dram.from then return dram.from, "DRAM_from, where the peaks' sweep found DRAM's range" end
+  if not last then return nil end
+  return 4 * math.max(last.size or 0, last.reported or 0), string.format("4x the larger of the %s's effective and "
+    .. "reported sizes", last.name)
+end
+
 -- Why a point beat its bandwidth bound when its working set lies near the level below (l's
--- predecessor): part of it still hits that faster level; nil when it does not.
+-- predecessor): part of it still hits that faster level; nil when it does not, for a bound
+-- the peaks' sweep measured at the working set itself (in a transition between two levels),
+-- and where that sweep ran within the ceiling there (row.sweptOver <= 1: it met the same
+-- levels at that working set, so they are not what lifted the point).
 local function attribution(row, ceiling, l, lv)
   local dram = lv[#lv]
   if row.cacheMode == "cold" and row.workingSet and dram.from and row.workingSet < dram.from then
@@ -155,6 +198,7 @@ local function attribution(row, ceiling, l, lv)
       .. "(%s) is a short burst, which can outrun it%s", ceiling, util.bytes(dram.from), util.bytes(row.workingSet),
       M.traffic(row) == "read" and "" or "; what it stores is written back after the timed run")
   end
+  if row.stepBound or ceiling:match("^%w+%-%w+ ") or (row.sweptOver and row.sweptOver <= 1) then return nil end
   local prev
   for i, x in ipairs(lv) do if l and x.name == l.name then prev = lv[i - 1] end end
   if not (prev and prev.size and row.workingSet) then return nil end
@@ -163,19 +207,36 @@ local function attribution(row, ceiling, l, lv)
       .. "effective %s size (%s), so part of it still hits %s (wrong level attribution)", ceiling, util.bytes(row.workingSet),
       prev.name, util.bytes(prev.size), prev.name)
   end
-  if l.name == "DRAM" and row.workingSet <= 8 * prev.size then
-    return string.format("the %s ceiling is probably the wrong one: the working set (%s) is within 8x the effective "
-      .. "%s size (%s), where a thrash-resistant cache still serves part of it (wrong level attribution)",
-      ceiling, util.bytes(row.workingSet), prev.name, util.bytes(prev.size))
+  local from, how = dram_begins(lv)
+  if l.name == "DRAM" and from and row.workingSet < from then
+    return string.format("the %s ceiling is probably the wrong one: the working set (%s) is short of where rot takes DRAM "
+      .. "to begin, %s (%s): a thrash-resistant cache still serves part of it (wrong level attribution)", ceiling,
+      util.bytes(row.workingSet), how, util.bytes(from))
+  end
+end
+
+--[[ A point of rows that lies within the same ceiling (name) as row at the same working set and
+  thread count: the same kernel's other variant (other flags, macros, parameters), or nil. ]]
+local function beside(row, rows)
+  local function kernel(r) return r.desc and r.desc.workloads and r.desc.workloads[1].kernel end
+  for _, r in ipairs(rows or {}) do
+    if r ~= row and r.fraction and not r.above and r.ceiling == row.ceiling and r.workingSet == row.workingSet
+      and (r.threads or 1) == (row.threads or 1) and kernel(r) == kernel(row) then
+      return r
+    end
   end
 end
 
 --[[ Why a point beat its bound, most likely first: one sentence naming the ceiling (row.ceiling,
-  row.boundUnstable: as M.bound set them). A working set just above a level's effective size
-  comes first (even under an unstable ceiling: measuring the peaks again does not move where
-  the level ends), then an unstable ceiling, then the clock. file: the peaks file the user gave
-  (-peaksFile), whose ceilings no measuring of the peaks changes: then the file is named. ]]
-function M.why_above(row, lv, file)
+  row.boundUnstable: as M.bound set them). An unstable ceiling that another variant of the
+  kernel at the same working set lies within (rows: the run's, M.bound's fields set) comes
+  first: its rounds ran under a neighbour's load that this point's runs missed (a wrong level
+  would lift that variant too). Else a working set just above a level's effective size, or
+  short of where rot takes DRAM to begin (even under an unstable ceiling: measuring the peaks
+  again does not move where a level ends), then an unstable ceiling, then the clock. file: the
+  peaks file the user gave (-peaksFile), whose ceilings no measuring of the peaks changes:
+  then the file is named. ]]
+function M.why_above(row, lv, file, rows)
   local name, unstable = row.ceiling or "bandwidth", row.boundUnstable
   if row.boundThreads and row.programThreads and row.boundThreads < row.programThreads then -- a marked region's
     return string.format("region '%s' is bounded by the ceilings of the %d thread%s that entered it, of the %d the "
@@ -184,10 +245,18 @@ function M.why_above(row, lv, file)
       row.boundThreads == 1 and "" or "s", row.programThreads)
   end
   local l = row.level and peaks.level_of(row.workingSet or 0, lv)
+  local stepped = row.stepBound or name:match("^%w+%-%w+ ") ~= nil -- the peaks' sweep in a transition bounds it
+  local what = name .. " ceiling" .. (stepped and " (what the peaks' sweep measured at this working set)" or "")
+  local other = unstable and name ~= "compute" and beside(row, rows)
+  if other then
+    return string.format("the %s%s is unstable (its rounds disagreed by more than 5%%, or DRAM showed no flat tail): "
+      .. "measured low, under a neighbour's load that this point's runs missed; the same kernel's point (%s) at the same "
+      .. "working set lies within it (%.0f%%), as it would not if the level were the wrong one; %s", what,
+      file and (" in '" .. file .. "' (-peaksFile)") or "", util.coords(other.point or {}), other.fraction * 100,
+      file and "measure this machine's peaks instead (rot measure peaks)" or rounds.again)
+  end
   local why = name ~= "compute" and attribution(row, name, l, lv)
   if why then return why .. (unstable and "; the ceiling is also unstable" or "") end
-  local stepped = name:find("-DRAM ", 1, true) ~= nil -- the sweep in the step to DRAM bounds it
-  local what = name .. " ceiling" .. (stepped and " (what the peaks' sweep measured at this working set)" or "")
   if file then
     return string.format("the %s in '%s' (-peaksFile) is probably %s for this machine%s; or the kernel's declared "
       .. "%s overstate its work", what, file, name == "compute" and "wrong" or "low",

@@ -5,9 +5,9 @@ local session = require "rot.session"
 local machine = require "rot.machine"
 local peaks = require "rot.machine.peaks"
 local bounds = require "rot.results.bounds"
-local sweep = require "rot.machine.sweep"
 local format = require "rot.results.format"
 local levelnames = require "rot.results.levelnames"
+local drawn = require "rot.results.drawn"
 local regions = require "rot.results.regions"
 local row = require "rot.results.row"
 local protocol = require "rot.protocol"
@@ -219,7 +219,7 @@ function Results:bounds()
       r.bound, r.limiter, r.fraction, r.timeBound, r.dominant, r.level = b.bound, b.limiter, b.fraction, b.time_bound,
         b.dominant, b.level
       r.ceiling, r.boundFamily, r.stepBound = b.ceiling, b.family, b.step
-      r.above, r.boundUnstable = b.above, b.unstable
+      r.above, r.boundUnstable, r.sweptOver = b.above, b.unstable, b.swept
       if b.above then above[#above + 1] = r end
       if b.step_fallback then unswept[#unswept + 1] = r end
     end
@@ -227,7 +227,7 @@ function Results:bounds()
   local file = get("peaksFile")
   note_unswept(unswept, file)
   warn_above(above, "", function(worst)
-    return bounds.why_above(worst, self:ceilings(nil, bounds.threads(worst)).levels, file ~= "" and file or nil)
+    return bounds.why_above(worst, self:ceilings(nil, bounds.threads(worst)).levels, file ~= "" and file or nil, self.rows)
   end)
   return self
 end
@@ -297,14 +297,18 @@ end
 
 -- roofline{name=, title=, series=fn, label=fn, compute=, bandwidth=, pdf=} writes name.svg,
 -- name.png (+ .dat, .gp); ceilings: the machine's measured peaks unless given (triad's
--- bandwidth ceilings, and the read or write ones where a read- or write-only kernel is shown)
+-- bandwidth ceilings, and the read or write ones where a read- or write-only kernel is shown),
+-- of the highest thread count (rot.results.drawn's own_bounds says so where points have another)
 function Results:roofline(o)
   local compute, bandwidth = o.compute, o.bandwidth
+  local extra = {}
   if not compute or not bandwidth then
-    local c_shown, b_shown = peaks.shown(self:ceilings(), bounds.families(self.rows))
+    local c = self:ceilings()
+    local c_shown, b_shown = peaks.shown(c, bounds.families(self.rows))
     compute, bandwidth = compute or c_shown, bandwidth or b_shown
+    drawn.own_bounds(self, c.threads, extra)
   end
-  local extra = { compute = compute, bandwidth = bandwidth }
+  extra.compute, extra.bandwidth = compute, bandwidth
   for _, r in ipairs(self.rows) do
     if r.region then -- an application's regions: a point each, its area its share of the time
       extra.size = o.size or function(x) return x.share end
@@ -341,47 +345,19 @@ function Results:gpu_roofline(o)
     compute = o.compute or {}, bandwidth = o.bandwidth or {} }))
 end
 
---[[ The step from the last cache to DRAM's flat tail as the peaks' sweep measured it, for the
-  staircase of rows: the sweep of their traffic (read or write where every row has it and the
-  peaks that sweep, else triad's) at c's thread count, from the size swept before the cache's
-  effective size to the first of DRAM's tail; nil where there is no step or no sweep. ]]
-local function step_curve(c, rows)
-  local lv = c.levels
-  local last = lv[#lv - 1]
-  if not (last and last.upto and c.sweep) then return nil end
-  local family
-  for _, r in ipairs(rows) do
-    if r.entry then
-      local f = bounds.traffic(r) or "triad"
-      if family and f ~= family then family = "triad" else family = f end
-    end
-  end
-  family = c.sweep[family or "triad"] and family or "triad"
-  local points = {}
-  for _, x in ipairs(sweep.between(c.sweep[family], last.size, last.upto)) do points[#points + 1] = { x = x.ws, y = x.gbs } end
-  if #points < 2 then return nil end
-  return { label = string.format("%s-DRAM step: peaks' %s sweep, %s", last.name, family,
-    require("rot.machine.bandwidth").threads(c.threads)), points = points }
-end
-
 -- staircase{name=, title=, series=, step=}: bandwidth against working set, the memory levels
--- marked (effective sizes, and reported ones where they differ by more than a factor of two),
--- and the step from the last cache to DRAM as the peaks' sweep measured it (not with step = false)
+-- marked (effective sizes, and reported ones where they differ by more than a factor of two,
+-- at each thread count of the points where they differ: rot.results.drawn's size_marks),
+-- and where the sweep falls between two levels as the peaks' sweep measured it, where points
+-- lie (not with step = false)
 function Results:staircase(o)
-  local vlines, c = {}, self:ceilings()
-  local curve = o.step ~= false and step_curve(c, self.rows)
-  for _, l in ipairs(c.levels) do
-    if l.size then
-      vlines[#vlines + 1] = { x = l.size, label = l.name .. " " .. util.bytes(l.size) .. (l.effective and " (effective)" or "") }
-      if l.effective and l.reported and (l.reported > 2 * l.effective or l.reported < l.effective / 2) then
-        vlines[#vlines + 1] = { x = l.reported, label = l.name .. " " .. util.bytes(l.reported) .. " (reported)" }
-      end
-    end
-  end
+  local c = self:ceilings()
+  local curves = o.step ~= false and drawn.step_curves(c, self.rows) or {}
+  local vlines = drawn.size_marks(self, c)
   return timed("plot", plot.xy, plot_opts(self, o, {
     x = function(r) return r.workingSet end, y = function(r) return r.gbs end, logx = true, xbytes = true,
     xlabel = "working set", ylabel = "bandwidth [GB/s] (" .. "declared bytes / time)", vlines = vlines,
-    curves = curve and { curve } or nil }))
+    curves = #curves > 0 and curves or nil }))
 end
 
 -- xy{name=, x=fn, y=fn, xlabel=, ylabel=, logx=, logy=, series=, label=}: any two quantities

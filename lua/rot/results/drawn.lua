@@ -1,0 +1,117 @@
+-- rot.results.drawn: what a plot of results draws of the machine beside its points: where the
+-- peaks' sweep falls between two levels (a staircase's reference curves), the cache sizes of
+-- each thread count (its marks), and which thread count's ceilings a roofline draws.
+local util = require "rot.util"
+local peaks = require "rot.machine.peaks"
+local sweep = require "rot.machine.sweep"
+local bandwidth = require "rot.machine.bandwidth"
+local bounds = require "rot.results.bounds"
+
+local M = {}
+
+-- The thread counts of the stored ceilings that bound the measured CPU rows (each one's
+-- nearest stored count), ascending, and that of a row.
+local function thread_counts(self)
+  self:ceilings()
+  local function of(r) return peaks.nearest_threads(self.prows, r.threads or 1) end
+  local seen, out = {}, {}
+  for _, r in ipairs(self.rows) do
+    local t = r.entry and not (r.desc and r.desc.device == "gpu") and of(r)
+    if t and not seen[t] then seen[t], out[#out + 1] = true, t end
+  end
+  table.sort(out)
+  return out, of
+end
+
+--[[ A roofline drawing the ceilings of `drawn` threads over points measured at other counts
+  (each bounded by its own count's: the table's): a key note saying which are drawn, and each
+  such point's bound marked, as a bound the peaks' sweep sets is (extra: plot.roofline's
+  options). ]]
+function M.own_bounds(self, drawn, extra)
+  local counts, of = thread_counts(self)
+  local others = {}
+  for _, t in ipairs(counts) do if t ~= drawn then others[#others + 1] = bandwidth.threads(t) end end
+  if #others == 0 then return end
+  extra.notes = { string.format("ceilings of %s; the points at %s are bounded by their own (marked)", bandwidth.threads(drawn),
+    table.concat(others, ", ")) }
+  extra.bound_mark = function(r) return (r.stepBound or of(r) ~= drawn) and r.bound or nil end
+  extra.bound_title = "bound no ceiling drawn shows (peaks' sweep; another thread count's)"
+end
+
+--[[ Where the peaks' sweep falls between two levels (bounds.transitions), as it measured it, for
+  the staircase of rows: the sweep of their traffic (read or write where every row has it and
+  the peaks that sweep, else triad's) at c's thread count, over each transition that holds a
+  warm working set of the rows, from the size swept before it to the first after it; {} where
+  there is none or no sweep. ]]
+function M.step_curves(c, rows)
+  local family
+  for _, r in ipairs(rows) do
+    if r.entry then
+      local f = bounds.traffic(r) or "triad"
+      if family and f ~= family then family = "triad" else family = f end
+    end
+  end
+  family = c.sweep and c.sweep[family or "triad"] and family or "triad"
+  local by = {}
+  for _, x in ipairs(c.bandwidth) do by[x.level] = x end
+  for _, x in ipairs(family ~= "triad" and c.streams[family] or {}) do by[x.level] = x end
+  local sw, out = c.sweep and c.sweep[family], {}
+  for _, t in ipairs(sw and bounds.transitions(c.levels, by, sw) or {}) do
+    local held = false
+    for _, r in ipairs(rows) do
+      held = held or (r.entry and r.cacheMode ~= "cold" and r.workingSet and r.workingSet > t.lo and r.workingSet < t.hi)
+    end
+    local points = {}
+    for _, x in ipairs(held and sweep.between(sw, t.lo, t.hi) or {}) do points[#points + 1] = { x = x.ws, y = x.gbs } end
+    if #points >= 2 then
+      out[#out + 1] = { label = string.format("%s-%s step: peaks' %s sweep, %s", t.from.name, t.to.name, family,
+        bandwidth.threads(c.threads)), points = points }
+    end
+  end
+  return out
+end
+
+--[[ The cache-size marks of a staircase: each level's effective size (its reported one where the
+  peaks have none), and its reported one where they differ by more than a factor of two, at
+  each thread count of the rows (thread_counts; c: the highest's ceilings, whose count stands
+  for none). A level whose sizes lie within a quarter of each other at every count gets one
+  mark (the highest count's); else one a count that has it, which its label names. ]]
+function M.size_marks(self, c)
+  local counts, out = thread_counts(self), {}
+  if #counts == 0 then counts = { c.threads } end
+  local function mark(sizes, name, what)
+    local lo, hi = math.huge, 0
+    for _, x in ipairs(sizes) do lo, hi = math.min(lo, x.size), math.max(hi, x.size) end
+    local agree = hi <= 1.25 * lo and #sizes == #counts -- then the highest count's alone
+    for i, x in ipairs(sizes) do
+      if not agree or i == #sizes then
+        out[#out + 1] = { x = x.size, label = string.format("%s %s (%s%s)", name, util.bytes(x.size), what,
+          agree and "" or ", " .. bandwidth.threads(x.t)) }
+      end
+    end
+  end
+  local names, seen = {}, {} -- every count's levels (1 thread's L4 where 2 threads show none)
+  for _, t in ipairs(counts) do
+    for _, x in ipairs(self:ceilings(nil, t).levels) do
+      if x.size and not seen[x.name] then seen[x.name], names[#names + 1] = true, x.name end
+    end
+  end
+  table.sort(names, function(a, b) return tonumber(a:sub(2)) < tonumber(b:sub(2)) end)
+  for _, name in ipairs(names) do
+    local eff, rep, measured = {}, {}, false
+    for _, t in ipairs(counts) do
+      for _, x in ipairs(self:ceilings(nil, t).levels) do
+        if x.name == name and x.size then
+          eff[#eff + 1], measured = { size = x.size, t = t }, measured or x.effective ~= nil
+          local far = x.effective and x.reported and (x.reported > 2 * x.effective or x.reported < x.effective / 2)
+          if far then rep[#rep + 1] = { size = x.reported, t = t } end
+        end
+      end
+    end
+    mark(eff, name, measured and "effective" or "reported")
+    if #rep > 0 then mark(rep, name, "reported") end
+  end
+  return out
+end
+
+return M
