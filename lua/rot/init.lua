@@ -36,6 +36,23 @@ end
 -- The output directory, created (with a clear error when it cannot be written).
 function rot.output_dir() return session.current():outdir() end
 
+-- Counts the points' description as going on (an error until the value returned is closed is
+-- in it: rot.cli reports it as such) in session s.
+local function describing(s)
+  s.describing = s.describing + 1
+  return setmetatable({}, { __close = function() s.describing = s.describing - 1 end })
+end
+
+-- The items {coord=, spec=} of space sp's points as builder describes them; what: the calling
+-- function's name for a bad argument.
+local function items_of(what, sp, builder)
+  if getmetatable(sp) ~= space.Space then error(what .. ": first argument must be a rot.space", 3) end
+  if type(builder) ~= "function" then error(what .. ": second argument must be a function(point)", 3) end
+  local items = {}
+  for c in sp:points() do items[#items + 1] = { coord = c, spec = builder(c) } end
+  return items
+end
+
 --[[ measure(space, builder) -> results: the measurement pipeline, one point at a time.
   1. builder(point) turns each point of the space into a spec ({kernel=, params=, macros=,
      flags=, ...}; README "The Lua API").
@@ -51,12 +68,8 @@ function rot.output_dir() return session.current():outdir() end
      (rot.machine.peaks) and prints, writes and plots them (rot.plot). ]]
 function rot.measure(sp, builder)
   local s = session.current()
-  s.describing = s.describing + 1 -- an error from here on is in the points' description
-  local restore <close> = setmetatable({}, { __close = function() s.describing = s.describing - 1 end })
-  if getmetatable(sp) ~= space.Space then error("measure: first argument must be a rot.space", 2) end
-  if type(builder) ~= "function" then error("measure: second argument must be a function(point)", 2) end
-  local items = {}
-  for c in sp:points() do items[#items + 1] = { coord = c, spec = builder(c) } end
+  local restore <close> = describing(s)
+  local items = items_of("measure", sp, builder)
   local rows = s.executor.measure(s, items)
   for _, r in ipairs(rows) do
     if not r.settled then error("rot: internal error: executor '" .. s.executor.name .. "' returned a row it did not settle") end
@@ -69,6 +82,19 @@ function rot.measure(sp, builder)
   if apps then axes[#axes + 1] = "region" end
   s:note_axes(axes)
   return rot.results(rows, axes)
+end
+
+--[[ cached(space, builder) -> whether every point of the space would come from the result
+  cache now: described and looked up as rot.measure does them, nothing built or measured (false
+  for rot build, and with -useCachedResults=false). Points that must come from the same minutes
+  (a round and the clock readings around it) are measured afresh together when one is not. ]]
+function rot.cached(sp, builder)
+  local s = session.current()
+  local restore <close> = describing(s)
+  local items = items_of("cached", sp, builder)
+  if s.executor.name == "build" then return false end
+  local _, pending = require("rot.execute.lookup").lookup(s, items)
+  return #pending == 0
 end
 
 -- This machine's stored peaks (measured first, once, when there are none; those points are
