@@ -61,6 +61,11 @@ for m in $("$ROOT/rot" list --names); do
 			test "$(cksum <"$stored")" = "$stored_sum"
 		ok $? "peaks: a run that measures nothing leaves the stored peaks untouched (values, clocks, dates) and says so"
 	fi
+	if [ "$m" = pipeline ]; then # pipeline.csv: each op by its name, no bound against the machine's roofs
+		awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "bound_GFLOPs") b = i }
+			NR > 1 && ($1 !~ /^(fma|add|mul|div|load)$/ || $b != "") { bad = 1 } END { exit bad || !b }' "$csv"
+		ok $? "pipeline: pipeline.csv names each op (fma, add, mul, div, load) and bounds none of its chains"
+	fi
 	test -s "$csv"
 	ok $? "$m: writes $(basename "$csv")"
 done
