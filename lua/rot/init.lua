@@ -92,9 +92,7 @@ function rot.cached(sp, builder)
   local s = session.current()
   local restore <close> = describing(s)
   local items = items_of("cached", sp, builder)
-  if s.executor.name == "build" then return false end
-  local _, pending = require("rot.execute.lookup").lookup(s, items)
-  return #pending == 0
+  return s.executor.cached ~= nil and s.executor.cached(s, items)
 end
 
 -- This machine's stored peaks (measured first, once, when there are none; those points are
