@@ -111,7 +111,9 @@
 	X(GPU_CHIP, "gpuChip", "text", "", "core", "its chip as CUPTI names it (GH100)")           \
 	X(POINT_SECONDS, "pointSeconds", "number", "s", "driver",                                  \
 	  "what the point took to measure here (the peaks' time budget counts it)")                \
-	X(SCRIPT, "script", "text", "", "driver", "the measurement that wrote the cache entry")
+	X(SCRIPT, "script", "text", "", "driver", "the measurement that wrote the cache entry")    \
+	X(MEASURED_AT, "measuredAt", "text", "UTC", "driver",                                      \
+	  "when the point was measured (a ceiling's date is its best round's)")
 
 /* X(ID, key, type, unit, meaning): the values of a run record, "run KEY=VALUE ...": one timed
  * run (an application's: one invocation) */

@@ -38,6 +38,16 @@ end
 -- The output directory, created (with a clear error when it cannot be written).
 function rot.output_dir() return session.current():outdir() end
 
+-- The items {coord=, spec=} of space sp's points as builder describes them; what: the calling
+-- function's name for a bad argument.
+local function items_of(what, sp, builder)
+  if getmetatable(sp) ~= space.Space then error(what .. ": first argument must be a rot.space", 3) end
+  if type(builder) ~= "function" then error(what .. ": second argument must be a function(point)", 3) end
+  local items = {}
+  for c in sp:points() do items[#items + 1] = { coord = c, spec = builder(c) } end
+  return items
+end
+
 --[[ measure(space, builder) -> results: the measurement pipeline, one point at a time.
   1. builder(point) turns each point of the space into a spec ({kernel=, params=, macros=,
      flags=, ...}; README "The Lua API").
@@ -54,10 +64,7 @@ function rot.output_dir() return session.current():outdir() end
 function rot.measure(sp, builder)
   local s = session.current()
   local describing <close> = s:describing_scope() -- an error from here on is in the points' description
-  if getmetatable(sp) ~= space.Space then error("measure: first argument must be a rot.space", 2) end
-  if type(builder) ~= "function" then error("measure: second argument must be a function(point)", 2) end
-  local items = {}
-  for c in sp:points() do items[#items + 1] = { coord = c, spec = builder(c) } end
+  local items = items_of("measure", sp, builder)
   local rows = s.executor.measure(s, items)
   for _, r in ipairs(rows) do
     if not r.settled then error("rot: internal error: executor '" .. s.executor.name .. "' returned a row it did not settle") end
@@ -70,6 +77,17 @@ function rot.measure(sp, builder)
   if apps then axes[#axes + 1] = "region" end
   s:note_axes(axes)
   return rot.results(rows, axes)
+end
+
+--[[ cached(space, builder) -> whether every point of the space would come from the result
+  cache now: described and looked up as rot.measure does them, nothing built or measured (false
+  for rot build, and with -useCachedResults=false). Points that must come from the same minutes
+  (a round and the clock readings around it) are measured afresh together when one is not. ]]
+function rot.cached(sp, builder)
+  local s = session.current()
+  local describing <close> = s:describing_scope()
+  local items = items_of("cached", sp, builder)
+  return s.executor.cached ~= nil and s.executor.cached(s, items)
 end
 
 -- This machine's stored peaks (measured first, once, when there are none; those points are

@@ -82,6 +82,21 @@ for _, r in ipairs(ca.rows) do by[r.name] = r end
 bandwidth.notes({ [1] = ca }, { rows = {} })
 t.ok(by.triad_DRAM.unstable and table.concat(ca.notes, "; "):find("DRAM shows no flat tail up to 3.00 GiB"),
   "no flat tail by the sweep's end: DRAM unstable, and said")
+-- and why the sweep stopped where it did, in the same line (the first round's sweep was flat
+-- there, its later rounds are not; or a quarter of the memory; or its doublings ran out)
+climbing.stopped = { [1] = { top = 3072 * MiB, why = "flat", from = 768 * MiB } }
+local stop = table.concat(bandwidth.analyse(climbing, 1, rep).notes, "; ")
+t.ok(stop:find("DRAM shows no flat tail up to 3.00 GiB: its ceiling is the fastest of the last octave swept (from 1.50 GiB, "
+  .. "stored as DRAM_from: where DRAM's range begins), unstable; the sweep stopped "
+  .. "doubling at 3.00 GiB because its first round's largest sizes were flat from 768 MiB; the best of its rounds is not",
+  1, true) ~= nil,
+  "a sweep that stopped short of a flat tail says why: " .. stop)
+climbing.stopped[1].why = "cap"
+t.ok(table.concat(bandwidth.analyse(climbing, 1, rep).notes, "; "):find("; the sweep stops at a quarter of the memory (",
+  1, true) ~= nil, "or that a quarter of the memory bounds it")
+climbing.stopped[1].why = "doublings"
+t.ok(table.concat(bandwidth.analyse(climbing, 1, rep).notes, "; "):find("; the sweep doubled its largest size 4 times, as "
+  .. "far as it goes", 1, true) ~= nil, "or that it doubled as far as it goes")
 climbing.final = false
 t.is(bandwidth.analyse(climbing, 1, rep), nil, "before the end, the sweep is asked to go further")
 
@@ -302,7 +317,7 @@ local fake = fake_rot(function(idx, describe)
   return setmetatable({ rows = rows }, { __index = { ok = function(self) return self.rows end } })
 end, { runs = 5, maxRuns = 40, progress = "never" })
 local between = {}
-local an, _, said = bandwidth.measure(fake, { 1, 2 }, true, nil, function()
+local an, swept, said = bandwidth.measure(fake, { 1, 2 }, true, nil, function()
   between[#between + 1] = fake.vals.runs .. "/" .. fake.vals.maxRuns
 end)
 t.ok(asked.unroll[4] and not asked.unroll[1], "the sweeps' kernels are unrolled (STREAM_UNROLL=4): a loop's overhead "
@@ -322,6 +337,9 @@ for _, r in ipairs(an[1] and an[1].rows or {}) do got[r.name] = r end
 t.ok(got.L1_effective and got.L2_effective and got.triad_L1 and got.triad_L1.value > 300 and got.triad_DRAM,
   "1 thread: its cache levels found from the later rounds (" .. table.concat(said, "; ") .. ")")
 t.is(latest(1), 3, "1 thread: its noisy round asks for the extra round (3, quick)")
+t.ok(swept.stopped[2].why == "flat" and swept.stopped[2].top == 256 * MiB and swept.stopped[2].from == 32 * MiB,
+  string.format("the first round's sweep of 2 threads stopped at 256 MiB (quick) for a tail flat from 32 MiB: %s at %s, "
+    .. "from %s", swept.stopped[2].why, util.bytes(swept.stopped[2].top), util.bytes(swept.stopped[2].from or 0)))
 
 -- extra rounds only within the peaks' time budget, on the peaks' timer: the time each point
 -- took when it was measured (its entry's pointSeconds), now or before it was cached
@@ -360,26 +378,30 @@ t.ok(math.abs(g - (8 + 2 * 0.019)) < 1e-4, string.format(
 
 -- compute ceilings in rounds spread over the peaks, each between two clock readings: a round at
 -- a lower clock is not the ceiling; rounds that disagree get more rounds, then unstable.
--- ghz_of(round): the clock during a round's points; reading_of(n): the n-th clock reading (round
--- r's before at r, after at compute.max_rounds + r; default: its round's clock); unit_of(n,
--- class): the n-th timing of a class's FMA chain, ns an FMA step (default: none timed, so the
--- ceilings keep the imul chain's clock)
+-- ghz_of(round): the clock during a round's points; reading_of(round, after): the clock reading
+-- just before (after) a round (default: its round's clock); unit_of(round, after, class): that
+-- timing of a class's FMA chain, ns an FMA step (default: none timed, so the ceilings keep the
+-- imul chain's clock); cached(d): whether a point (its description) is in the cache (default:
+-- none is)
 local compute = require "rot.machine.compute"
+local clk = require "rot.machine.clocks"
 local lanes_class = { [1] = "scalar", [4] = "avx2", [8] = "avx512" }
-local function clock_fake(ghz_of, reading_of, unit_of)
+local function clock_fake(ghz_of, reading_of, unit_of, cached)
   local f
   f = fake_rot(function(idx, describe)
     local rows = {}
     for _, i in ipairs(idx) do
       local d = describe({ i = i })
-      local chain = d.kernel == "peakflops" and d.macros.PEAK_CHAINS == compute.chain.chains
+      local chain = d.kernel == "peakflops" and d.macros.PEAK_CHAINS == clk.chain.chains
+      f.seen[#f.seen + 1] = { d = d, fresh = f.vals.useCachedResults == false }
       if d.kernel == "clock" then
-        local n = d.round or 1
-        local ghz = ghz_of(n > compute.max_rounds and n - compute.max_rounds or n)
-        if reading_of then ghz = reading_of(n) end
+        local r, after = clk.reading_of(d.round)
+        local ghz = ghz_of(r)
+        if reading_of then ghz = reading_of(r, after) end
         rows[#rows + 1] = ghz and { time = 1e-3, flops = ghz * 1e6 } or {}
       elseif chain then
-        local ns = unit_of and unit_of(d.round or 1, lanes_class[d.macros.PEAK_LANES])
+        local r, after = clk.reading_of(d.round)
+        local ns = unit_of and unit_of(r, after, lanes_class[d.macros.PEAK_LANES])
         rows[#rows + 1] = ns and { time = ns * d.params.n * 1e-9 } or {}
       else
         local ghz = ghz_of(d.round or 1)
@@ -387,12 +409,16 @@ local function clock_fake(ghz_of, reading_of, unit_of)
         local per_cycle = d.macros.PEAK_LANES * (d.macros.PEAK_OP == 0 and 2 or 1) * 2 -- two units
         local ns = 1e6 -- a run of 1 ms
         rows[#rows + 1] = { gflops = per_cycle * ghz, flops = per_cycle * ghz * ns, bytes = 0, spread = 0.01,
-          entry = { meta = {}, runs = { { ns = ns, reps = 1 }, { ns = ns, reps = 1 } } } }
+          entry = { meta = { measuredAt = string.format("2026-01-01T00:0%d:00Z", d.round or 1) },
+            runs = { { ns = ns, reps = 1 }, { ns = ns, reps = 1 } } } }
       end
     end
     return { rows = rows }
+  end, { progress = "never", useCachedResults = true }, cached and function(idx, describe)
+    for _, i in ipairs(idx) do if not cached(describe({ i = i })) then return false end end
+    return true
   end)
-  f.asked = {}
+  f.asked, f.seen = {}, {}
   return f
 end
 local function fma_only(cs) -- one FP64 AVX-512 FMA point at 1 thread, whatever this CPU has
@@ -441,42 +467,63 @@ row = compute.rows(cs)[1]
 t.ok(cs.rounds == 6 and not row.unstable, string.format("a point halved in three rounds of five: %d rounds, stable", cs.rounds))
 -- a clock that rose during the best round: the ceiling records the higher reading, after it,
 -- so its share of the peak at its clock is not flattered; a failed reading is false
-local M5 = compute.max_rounds
-local readings = { 3.5, 3.2, 3.5, [M5 + 1] = 3.5, [M5 + 2] = 3.6, [M5 + 3] = false }
-fk = clock_fake(function() return 3.5 end, function(n) return readings[n] end)
+local before_, after_ = { 3.5, 3.2, 3.5 }, { 3.5, 3.6, false }
+fk = clock_fake(function() return 3.5 end, function(r, after) return (after and after_ or before_)[r] end)
 cs = three(fk, fma_only(compute.new({ 1 })))
 compute.rows(cs) -- all three rounds give 112: the first is the best
 cs.values[1][1], cs.values[1][2] = 100, 115
 row = compute.rows(cs)[1]
-t.ok(row.value == 115 and row.clock == 3.6, string.format(
-  "the best round (2) records 3.6 GHz, read after it, not 3.2 before it: %s GHz", row.clock))
-t.is(table.concat(compute.clocks(cs), " "), "3.500/3.500 3.200/3.600 3.500/?",
+t.ok(row.value == 115 and row.clock == 3.6 and row.date == "2026-01-01T00:02:00Z", string.format(
+  "the best round (2) records 3.6 GHz, read after it, not 3.2 before it, and the date its point was measured: %s GHz, %s",
+  row.clock, row.date))
+t.is(table.concat(clk.clocks(cs), " "), "3.500/3.500 3.200/3.600 3.500/?",
   "every reading is kept, before/after each round, '?' where one failed")
-t.ok(compute.clock_note(cs, compute.rows(cs)), "a clock that moved within a round only (3.2 to 3.6 GHz) is said")
-t.is(compute.top_clock(cs), 3.6, "the bandwidth rows' clock is the run's highest reading (their rounds spread over it)")
--- the points all from the cache (peaks analysed again): a reading after them now would bracket
--- nothing, so none is taken and the row keeps the reading before its round; points measured:
--- the reading after them is measured afresh, never a stored one
-local inner = clock_fake(function() return 3.5 end, function(n) return n > M5 and 3.9 or 3.4 end)
-local fresh_after, cached_points = {}, true
-local from_cache
-from_cache = fake_rot(function(idx, describe)
-  local res = inner.measure(idx, describe)
-  local kernel = describe({ i = idx[1] }).kernel
-  for _, r in ipairs(res.rows) do r.cached = (kernel ~= "clock" and cached_points) or nil end
-  if kernel == "clock" then fresh_after[#fresh_after + 1] = tostring(from_cache.vals.useCachedResults) end
-  return res
-end, { progress = "never", useCachedResults = true })
-cs = three(from_cache, fma_only(compute.new({ 1 })))
-row = compute.rows(cs)[1]
-t.ok(row.clock == 3.4 and table.concat(compute.clocks(cs), " ") == "3.400/? 3.400/? 3.400/?" and #fresh_after == 3,
-  string.format("cached points: no reading after them, the row keeps the one before (%s GHz; %s; %d readings)", row.clock,
-  table.concat(compute.clocks(cs), " "), #fresh_after))
-fresh_after, cached_points = {}, false
-cs = three(from_cache, fma_only(compute.new({ 1 })))
-t.ok(compute.rows(cs)[1].clock == 3.9 and table.concat(fresh_after, " ") == "true false true false true false"
-  and from_cache.vals.useCachedResults == true, "measured points: each reading after them measured afresh, the "
-  .. "setting restored (" .. table.concat(fresh_after, " ") .. ")")
+t.ok(clk.clock_note(cs, compute.rows(cs)), "a clock that moved within a round only (3.2 to 3.6 GHz) is said")
+t.is(clk.top_clock(cs), 3.6, "the bandwidth rows' clock is the run's highest reading (their rounds spread over it)")
+-- a round's readings are its own: quick peaks' apart from full ones', before apart from after,
+-- none a compute point's round (1-7)
+local numbers, clash = {}, nil
+for _, quick in ipairs({ false, true }) do
+  for r = 1, compute.max_rounds do
+    for _, after in ipairs({ false, true }) do
+      local n = clk.reading(quick, r, after)
+      local r2, after2, quick2 = clk.reading_of(n)
+      if numbers[n] or n <= compute.max_rounds or r2 ~= r or after2 ~= after or quick2 ~= quick then clash = n end
+      numbers[n] = true
+    end
+  end
+end
+t.ok(clash == nil, "every round's clock readings have numbers of their own, quick and full apart, read back by reading_of")
+-- a round all in the cache (its points and its readings, stored together by the run that
+-- measured them): all of it from the cache, nothing measured afresh, the reading after it too;
+-- a round with a point missing: its readings, chains and points all measured afresh, and every
+-- round after it (their points follow from its values), the setting restored
+local missing
+local function in_cache(d) return not (missing and d.kernel == "peakflops" and d.macros.PEAK_CHAINS ~= clk.chain.chains
+  and (d.round or 1) == missing) end
+fk = clock_fake(function() return 3.5 end, function(_, after) return after and 3.9 or 3.4 end, nil, in_cache)
+cs = three(fk, fma_only(compute.new({ 1 })))
+local afresh = 0
+for _, x in ipairs(fk.seen) do if x.fresh then afresh = afresh + 1 end end
+t.ok(compute.rows(cs)[1].clock == 3.9 and table.concat(clk.clocks(cs), " ") == "3.400/3.900 3.400/3.900 3.400/3.900"
+  and afresh == 0, string.format("rounds all in the cache: their readings from it too, before and after, nothing "
+  .. "afresh (%s; %d afresh)", table.concat(clk.clocks(cs), " "), afresh))
+missing = 2
+fk = clock_fake(function() return 3.5 end, function(_, after) return after and 3.9 or 3.4 end, nil, in_cache)
+cs = three(fk, fma_only(compute.new({ 1 })))
+local by_round = {}
+for _, x in ipairs(fk.seen) do
+  local reading = x.d.kernel == "clock" or x.d.macros.PEAK_CHAINS == clk.chain.chains
+  local r = reading and clk.reading_of(x.d.round) or (x.d.round or 1)
+  by_round[r] = by_round[r] or {}
+  by_round[r][x.fresh and "fresh" or "cached"] = (by_round[r][x.fresh and "fresh" or "cached"] or 0) + 1
+end
+t.ok(not by_round[1].fresh and by_round[1].cached == 7 and by_round[2].fresh == 7 and not by_round[2].cached
+  and by_round[3].fresh == 7 and not by_round[3].cached and fk.vals.useCachedResults == true, string.format("a round "
+  .. "with a point missing: its clock and FMA chains (scalar, AVX-512) before and after it and its point measured "
+  .. "afresh, and the rounds after it, round 1 from the cache, the setting restored (round 1: %s cached; 2: %s afresh; "
+  .. "3: %s afresh)",
+  by_round[1].cached, by_round[2].fresh, by_round[3].fresh))
 -- past the deadline: no extra round, and that is said
 clocks = { 3.2, 3.5, 3.2, 3.5, 3.5 }
 fk = clock_fake(function(r) return clocks[r] end)
@@ -509,7 +556,7 @@ local unmeasured = fake_rot(function(idx)
 end)
 cs = three(unmeasured, fma_only(compute.new({ 1 })))
 compute.more(unmeasured, cs, 1000)
-t.ok(#compute.rows(cs) == 0 and #compute.notes(cs, {}) == 0 and compute.top_clock(cs) == nil and cs.rounds == 3,
+t.ok(#compute.rows(cs) == 0 and #compute.notes(cs, {}) == 0 and clk.top_clock(cs) == nil and cs.rounds == 3,
   "nothing measured (rot build): no compute ceiling, no note, no clock, no extra round")
 
 -- the vector units' clock: FMA chains of each width beside the rounds, recorded per round
@@ -532,14 +579,11 @@ local function recorded_rounds(name)
   return out
 end
 local function replay(rec, edit)
-  local M5 = compute.max_rounds
-  local function at(n) return n > M5 and n - M5 or n, n > M5 and "after" or "before" end
-  local fk = clock_fake(function(r) return rec[r].double_avx512_fma / 32 end, function(n)
-    local r, when = at(n)
-    return rec[r]["imul_" .. when]
-  end, function(n, class)
-    local r, when = at(n)
-    return rec[r][class .. "_" .. when]
+  local function when(after) return after and "after" or "before" end
+  local fk = clock_fake(function(r) return rec[r].double_avx512_fma / 32 end, function(r, after)
+    return rec[r]["imul_" .. when(after)]
+  end, function(r, after, class)
+    return rec[r][class .. "_" .. when(after)]
   end)
   for _, r in ipairs(rec) do if edit then edit(r) end end
   local cs = three(fk, fma_only(compute.new({ 1 })))
@@ -549,7 +593,7 @@ local intel, amd = { vendor = "GenuineIntel", family = 6 }, { vendor = "Authenti
 -- Sapphire Rapids (reconstructed from issue 46's figures): 512-bit FMAs at a licence clock
 local spr = recorded_rounds("intel-spr-reconstructed.csv")
 cs, row = replay(spr)
-local lat, cyc = compute.fma_latency(cs)
+local lat, cyc = clk.fma_latency(cs)
 t.ok(lat == 4 and math.abs(cyc - 4) < 0.01, string.format("the scalar FMA chain at the imul clock: %.3f cycles, 4 whole", cyc))
 local th = theory.of(row, intel)
 t.ok(math.abs(row.clock - 2.7) < 1e-4 and row.clock_by == "fma" and math.abs(row.value - 85.96) < 1e-9 and math.abs(th.share - 0.9949) < 0.001,
@@ -560,7 +604,7 @@ t.ok(math.abs(theory.of({ name = row.name, isa = "avx512", threads = 1, value = 
 local said = table.concat(compute.notes(cs, compute.rows(cs)), "; ")
 t.ok(said:find("the avx512 FMA chain ran at 2.700 GHz (median of the rounds; an FMA 4 cycles, as the scalar chain shows at "
   .. "the imul clock), 9.9% below the imul chain's clock beside it", 1, true) ~= nil, "the licence clock is said: " .. said)
-t.is(compute.unit_clocks(cs), "vector units' clock (2 dependent FMA chains of each width, CPU 0, an FMA 4 cycles: the "
+t.is(clk.unit_clocks(cs), "vector units' clock (2 dependent FMA chains of each width, CPU 0, an FMA 4 cycles: the "
   .. "scalar chain took 4.00 at the imul clock) before/after each compute round: scalar 2.996/2.994, 2.990/2.996, "
   .. "2.993/2.995; avx512 2.700/2.698, 2.695/2.700, 2.698/2.699 GHz", "every chain's clock is printed, round by round")
 peaks.write_csv(path, compute.rows(cs))
@@ -586,8 +630,8 @@ t.ok(math.abs(row.clock - 2.996) < 1e-4 and row.clock_by == "scalar" and table.c
 cs = compute.new({ 1 })
 cs.points = { { isa = compute.isa[1], prec = "double", op = "fma", threads = 1 },
   { isa = compute.isa[4], prec = "double", op = "fma", threads = 1 } }
-cs = three(clock_fake(function() return 3.68 end, function(n) return n == 1 and 3.673 or 3.6 end, function(n, class)
-  return 4 / (n == 1 and class == "scalar" and 3.689 or 3.68) end), cs)
+cs = three(clock_fake(function() return 3.68 end, function(r, after) return r == 1 and not after and 3.673 or 3.6 end,
+  function(r, after, class) return 4 / (r == 1 and not after and class == "scalar" and 3.689 or 3.68) end), cs)
 row = compute.rows(cs)[1]
 t.ok(math.abs(row.clock - 3.689) < 1e-9 and row.clock_by == "scalar" and theory.of(row, amd).share <= 1, string.format(
   "a scalar ceiling's clock is the higher of the imul (3.673) and scalar FMA chain (3.689) readings: %.3f GHz, %.1f%% of "
@@ -595,7 +639,7 @@ t.ok(math.abs(row.clock - 3.689) < 1e-9 and row.clock_by == "scalar" and theory.
 -- the EPYC (Zen 4) guest here, recorded: no licence, its AVX-512 chain within 0.3% of the imul
 -- clock, nothing said; one 512-bit FMA a cycle
 cs, row = replay(recorded_rounds("epyc-zen4.csv"))
-lat, cyc = compute.fma_latency(cs)
+lat, cyc = clk.fma_latency(cs)
 th = theory.of(row, amd)
 said = table.concat(compute.notes(cs, compute.rows(cs)), "; ")
 t.ok(lat == 4 and math.abs(cyc - 3.99) < 0.01 and row.clock_by == "fma" and math.abs(row.clock - 3.6931) < 1e-3
@@ -607,4 +651,99 @@ t.ok(th.flops == 16 and th.share > 0.98 and th.share <= 1, string.format("EPYC: 
 t.ok(theory.per_cycle(amd, "avx512") == 1 and theory.per_cycle(amd, "avx2") == 2 and theory.per_cycle(intel, "avx512") == 2
   and theory.per_cycle({ vendor = "AuthenticAMD", family = 26 }, "avx512") == 2 and theory.per_cycle({}, "scalar") == 2,
   "one 512-bit FMA a cycle on Zen 4 (family 25), two on Zen 5, Intel and at other widths")
+-- what the peaks tell a user beyond their values (rot.machine.report)
+local report = require "rot.machine.report"
+-- the footer counts each reason apart: a new user's run said "5 ceilings whose best rounds still
+-- disagree by more than 5%" of two DRAM ceilings at 2.1% and 0.7%, unstable for no flat tail
+local unstable = {
+  { name = "double_avx512_fma", kind = "compute", threads = 2, value = 90, spread = 0.09, rounds = 7, unstable = true },
+  { name = "triad_L3", kind = "bandwidth", level = "L3", threads = 1, value = 102, spread = 0.55, rounds = 6, unstable = true },
+  { name = "read_DRAM", kind = "bandwidth", level = "DRAM", threads = 1, value = 24.7, spread = 0.021, rounds = 3,
+    unflat = true, unstable = true },
+  { name = "write_DRAM", kind = "bandwidth", level = "DRAM", threads = 1, value = 23.53, spread = 0.007, rounds = 3,
+    unflat = true, unstable = true },
+  { name = "triad_DRAM", kind = "bandwidth", level = "DRAM", threads = 2, value = 24, spread = 0.01, rounds = 3,
+    unstable = true, moved = true },
+  { name = "triad_sweep", kind = "sweep", threads = 1, value = 51.4, spread = 0.55, rounds = 6, unstable = true },
+  { name = "triad_L1", kind = "bandwidth", level = "L1", threads = 1, value = 380, spread = 0.01, rounds = 3 },
+}
+local footer = report.unstable_line(unstable)
+t.ok(footer:find("UNSTABLE: 5 ceilings: 2 whose best rounds still disagree by more than 5%, 2 from DRAM's last octave "
+  .. "(its sizes showed no flat tail), 1 that moved since they were stored; the points they bound say so", 1, true) == 1,
+  "the unstable ceilings counted by reason, the sweep's rows aside: " .. footer)
+unstable[3].spread = 0.08
+t.ok(report.unstable_line(unstable):find("3 whose best rounds still disagree by more than 5%, 2 from DRAM's last octave "
+  .. "(its sizes showed no flat tail), 1 that moved since they were stored (some for more than one reason)", 1, true),
+  "a ceiling unstable for two reasons counts in both, and the line says so")
+t.is(report.unstable_line({ unstable[7] }), nil, "no unstable ceiling: no line")
+
+-- a compute ceiling above its theory is never printed silently: the new user's cached rerun
+-- recorded double_avx2_fma at 3.646 GHz, 100.7% of 16 flops a cycle
+local zen4 = { vendor = "AuthenticAMD", family = 25, flags = { avx512f = true, avx2 = true } }
+local over = { name = "double_avx2_fma", kind = "compute", isa = "avx2", threads = 1, value = 58.75, clock = 3.64589,
+  unit = "GFLOP/s" }
+local within = { name = "double_scalar_fma", kind = "compute", isa = "scalar", threads = 1, value = 14.5, clock = 3.69,
+  unit = "GFLOP/s" }
+local above = report.above_theory({ over, within }, zen4)
+t.ok(#above == 1 and above[1]:find("1 compute ceiling lies above its theoretical peak (double_avx2_fma, 1 thread: 58.75 "
+  .. "GFLOP/s, 100.71% of 16 flops a cycle at 3.646 GHz): no ceiling can pass the peak at the clock its units ran at, so "
+  .. "the clock it records was read low", 1, true) ~= nil, "a ceiling above its theory is flagged, with why it cannot be: "
+  .. tostring(above[1]))
+t.is(#report.above_theory({ within }, zen4), 0, "one within its theory (98.2%): nothing said")
+-- the theory line names its clock and says why that one; one lane is one lane
+t.ok(theory.text(within, zen4):find("(1 lane x 2 flops x 2 a cycle) at 3.690 GHz", 1, true) ~= nil,
+  "one lane, not '1 lanes': " .. theory.text(within, zen4))
+within.clock_by, over.clock_by = "scalar", "fma"
+t.ok(theory.text(within, zen4):find("(the scalar units' clock, the higher of the imul and scalar FMA chains' around its "
+  .. "round: no licence clock slows this work)", 1, true) and theory.text(over, zen4):find("(its FMA chain's clock, not the "
+  .. "imul chain's: wide vector work can run at a lower, licence clock)", 1, true),
+  "each theory says in a few words why its clock is the units': " .. theory.text(over, zen4))
+
+-- the read ceiling's line names its clock
+local read = report.read_line({ { name = "read_L1", kind = "bandwidth", threads = 1, value = 217, clock = 3.69 } }, zen4)
+t.ok(read:find("read L1, 1 thread: 217.0 GB/s = 58.8 bytes a cycle at 3.69 GHz (the imul chain's highest reading of the "
+  .. "run, the bandwidth ceilings' clock): 46% of two 64-byte loads a cycle; 92% of two 32-byte ones", 1, true) ~= nil,
+  "the read line says which clock its bytes a cycle are at: " .. read)
+t.ok(not report.read_line({ { name = "read_L1", kind = "bandwidth", threads = 1, value = 217, clock = 3.69 } },
+  { vendor = "GenuineIntel", family = 6, flags = { avx512f = true } }):find("halves", 1, true),
+  "an Intel core loads its 64-byte vectors whole: no halves")
+
+-- quick peaks say when they are only good for smoke tests: spreads of 90-235% (L3), and 2
+-- threads' DRAM (22.7 GB/s) below the full peaks' 1 thread (23.8): the new user's quick peaks
+local quick = {
+  { name = "triad_L3", kind = "bandwidth", threads = 1, value = 90, spread = 2.35 },
+  { name = "read_L3", kind = "bandwidth", threads = 2, value = 150, spread = 0.9 },
+  { name = "triad_DRAM", kind = "bandwidth", threads = 1, value = 22.0, spread = 0.03 },
+  { name = "triad_DRAM", kind = "bandwidth", threads = 2, value = 22.7, spread = 0.03 },
+  { name = "triad_sweep", kind = "sweep", threads = 1, value = 90, spread = 3 },
+}
+local qn = report.quick_notes(quick, { { name = "triad_DRAM", kind = "bandwidth", threads = 1, value = 23.79 } })
+t.ok(#qn == 2 and qn[1]:find("quick peaks: 2 ceilings spread by more than 25% between rounds (the most: triad_L3, 1 "
+  .. "thread, 235%); quick peaks are for smoke tests", 1, true) and qn[2]:find("quick peaks: 2 threads' DRAM triad ceiling "
+  .. "22.7 GB/s lies below the full peaks' 1-thread one, 23.8 GB/s", 1, true), "quick peaks too rough are said: "
+  .. table.concat(qn, " | "))
+quick[4].value = 21
+t.ok(report.quick_notes(quick)[2]:find("21.0 GB/s lies below their own 1-thread one, 22.0 GB/s", 1, true),
+  "without full peaks stored, against their own 1-thread DRAM")
+t.is(#report.quick_notes({ quick[3], { name = "triad_DRAM", kind = "bandwidth", threads = 2, value = 40, spread = 0.02 } },
+  { { name = "triad_DRAM", kind = "bandwidth", threads = 1, value = 23.79 } }), 0, "calm quick peaks: nothing said")
+
+-- a run that measured nothing shows the stored rows: a ceiling stored unstable (it had moved)
+-- that this run's rows do not mark says so; what this run found of an identical ceiling (its
+-- clock's source, no flat tail) goes with the stored row
+local stored_rows = {
+  { name = "triad_DRAM", kind = "bandwidth", threads = 1, value = 23.79, clock = 3.69, spread = 0.01, rounds = 3, unstable = true },
+  { name = "read_DRAM", kind = "bandwidth", threads = 1, value = 24.7, clock = 3.69, spread = 0.021, rounds = 3, unstable = true },
+  { name = "double_avx512_fma", kind = "compute", threads = 1, value = 58.43, clock = 3.694, spread = 0.01, rounds = 3 },
+}
+local derived = {
+  { name = "triad_DRAM", kind = "bandwidth", threads = 1, value = 23.79, clock = 3.69, spread = 0.01, rounds = 3 },
+  { name = "read_DRAM", kind = "bandwidth", threads = 1, value = 24.7000001, clock = 3.69, spread = 0.021, rounds = 3,
+    unflat = true, level = "DRAM", unstable = true },
+  { name = "double_avx512_fma", kind = "compute", threads = 1, value = 58.43, clock = 3.694, clock_by = "fma" },
+}
+local shown = report.as_stored(stored_rows, derived)
+t.ok(shown[3].clock_by == "fma" and shown[2].unflat and report.unstable_line(shown):find("1 from DRAM's last octave (its "
+  .. "sizes showed no flat tail), 1 stored as unstable (moved since the peaks before them)", 1, true),
+  "the stored rows shown with what this run found of them: " .. report.unstable_line(shown))
 t.done()

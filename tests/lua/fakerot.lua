@@ -11,9 +11,11 @@ function M.ws(d)
   return ws
 end
 
--- fakerot(measure, vals): the stand-in
-return setmetatable(M, { __call = function(_, measure, vals)
+-- fakerot(measure, vals, cached): the stand-in; cached(idx, describe) says whether the points
+-- would all come from the cache (rot.cached; by default never)
+return setmetatable(M, { __call = function(_, measure, vals, cached)
   local f = { vals = vals or { progress = "never" }, measure = measure }
+  function f.cached(idx, describe) return cached ~= nil and cached(idx, describe) or false end
   function f.get(k) return f.vals[k] end
   function f.set(k, v) f.vals[k] = v end
   function f.axis(_, v) return v end

@@ -293,5 +293,12 @@ m = misnamed({ x = "beyond L2", y = "dram", z = "in cache" })
 t.ok(#m == 2 and m[1].said == "beyond L2" and m[2].series == "dram", "'beyond L2' in L2 and 'dram' (any case) in L3 are found too")
 m = misnamed({ x = "data in L2 (64 KiB)", y = "past L2", z = "in cache" })
 t.ok(#m == 0, "the level's own name, 'past L2' in L3 and a name without a level pass")
+local could = {}
+for _, n in ipairs({ "data in DRAM", "beyond_L2", "dram", "L3-DRAM step", "fma", "load", "triad, 2 threads", "in cache",
+  "l1d", "dramatic" }) do
+  if levelnames.might_name(n) then could[#could + 1] = n end
+end
+t.is(table.concat(could, ", "), "data in DRAM, beyond_L2, dram, L3-DRAM step", "only a name with a word a level could have "
+  .. "needs the machine's levels (the pipeline's fma, add, ... load ask for no peaks)")
 
 sys.removetree(dir)

@@ -232,7 +232,7 @@ function M.run(s, A, B, matched, rounds)
   end
   s:begin(rounds * #live * 2)
   for r = 1, rounds do
-    s.stage = string.format("measuring again, round %d/%d", r, rounds)
+    s:set_stage(string.format("measuring again, round %d/%d", r, rounds))
     for i, p in ipairs(live) do
       local t = {}
       for _, side in ipairs((r + i) % 2 == 0 and { "A", "B" } or { "B", "A" }) do
@@ -247,7 +247,7 @@ function M.run(s, A, B, matched, rounds)
       if t.A and t.B then m.ratios[#m.ratios + 1] = t.B / t.A end
     end
   end
-  s.stage = nil
+  s:set_stage(nil)
   s:done()
   for _, p in ipairs(matched) do p.plan, p.cores = nil, nil end
   return notes

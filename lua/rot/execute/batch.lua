@@ -133,7 +133,8 @@ end
   a new core measures the rest. The core's own timeout bounds each point; the driver gives up
   on a core that says nothing for longer. Each result's meta.pointSeconds is the time it took
   here (from the last result, or the core's start), which its cache entry keeps (what the
-  peaks' time budget counts for a point taken from the cache, rot.machine.budget). ]]
+  peaks' time budget counts for a point taken from the cache, rot.machine.budget), and
+  meta.measuredAt when it arrived (UTC: the date of a ceiling measured from it, rot.machine.peaks). ]]
 function M.run(s, binary, items, done)
   local i = 1
   while i <= #items do
@@ -146,6 +147,7 @@ function M.run(s, binary, items, done)
       local text, why = read_point(s, proc, i)
       local res = text and M.point_result(items[i].desc, text) or core_failure(s, proc, why)
       res.meta.pointSeconds, t = string.format("%.4f", sys.clock() - t), sys.clock()
+      res.meta.measuredAt = os.date("!%Y-%m-%dT%H:%M:%SZ")
       stop = done(items[i], res) == "stop"
       i = i + 1
       if not text then break end -- a new core for the rest

@@ -11,6 +11,8 @@
     is known (the summary and the progress line come from that), writes results only through
     rot.execute.outcome (plausibility, atomic cache writes, the failure policy), and keeps its
     own state to itself: no executor reads or writes another's.
+  - It may answer cached(session, items): whether every item would be a hit, described and
+    looked up as measure does, nothing built or measured (rot.cached; without it, never).
   - Work it starts outside this process (a Slurm job) ends with measure: an error or an
     interruption (SIGINT, SIGTERM, SIGHUP raise "interrupted by ...") leaving measure first
     ends that work, from a to-be-closed value, under rot.sys.shielded (so the interruption

@@ -106,6 +106,12 @@ function M.measure_pending(s, pending)
   for _, key in ipairs(order) do measure_group(s, key, groups[key]) end
 end
 
+-- Whether every item would come from the cache (rot.cached): looked up, nothing measured.
+function M.cached(s, items)
+  local _, pending = lookup.lookup(s, items)
+  return #pending == 0
+end
+
 -- The executor: every item {coord=, spec=} looked up, the rest measured here; rows in order.
 function M.measure(s, items)
   s:begin(#items)

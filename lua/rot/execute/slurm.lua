@@ -353,14 +353,31 @@ local function canceller(jobs)
   end })
 end
 
---[[ The executor: the rows of every node type (one row per point and node type; row.machine
-  and row.nodeType say which), measured on the cluster or loaded like a local run's. ]]
-function M.measure(s, items)
-  local config = s.config
+-- Stops with what to install where sbatch is not on PATH.
+local function need_sbatch()
   if not sys.locate("sbatch") then
     util.fail("-executor=slurm needs Slurm's 'sbatch', which is not on PATH",
       "sudo apt-get install slurm-client (or load your cluster's Slurm module), or use -executor=local", 2)
   end
+end
+
+-- Whether every item would come from the cache on every node type (rot.cached): each looked up
+-- under its type's fingerprint, none before a type's first job.
+function M.cached(s, items)
+  need_sbatch()
+  for _, ty in ipairs(M.types(s.config)) do
+    local fp = known_fp(s.config, ty)
+    if not fp then return false end
+    for _, row in ipairs(lookup.lookup(s, items, fp)) do if not row.cached then return false end end
+  end
+  return true
+end
+
+--[[ The executor: the rows of every node type (one row per point and node type; row.machine
+  and row.nodeType say which), measured on the cluster or loaded like a local run's. ]]
+function M.measure(s, items)
+  local config = s.config
+  need_sbatch()
   local jobs = {}
   local guard <close> = canceller(jobs)
   local per = submit_all(s, items, M.types(config), jobs)

@@ -44,6 +44,10 @@ function M.budget(quick)
   return plan(quick).budget
 end
 
+-- How many times the first round's sweep doubles its largest size at most, while DRAM shows no
+-- flat tail yet (512 MiB to 8 GiB).
+M.doublings = 4
+
 -- The largest working set the sweeps may use: a quarter of the memory (the larger of what
 -- hwloc's NUMA nodes and the kernel's MemTotal say; 4 GiB when neither is known).
 function M.cap()
@@ -66,7 +70,8 @@ function M.sizes(top, per_octave)
   return out
 end
 
---[[ The samples so far: samples[t][stream][ws] = {ws=, rounds={[round] = gbs}}. Measures
+--[[ The samples so far: samples[t][stream][ws] = {ws=, rounds={[round] = gbs}, at={[round] =
+  when it was measured (UTC)}}. Measures
   points {stream=, threads=, ws=, round=} (several rounds of a point may be among them: a round
   is the n-th independent measurement, in its description) in one batch of one core and one
   shared child, so each array is faulted in once; returns how many were measured. Keeps what
@@ -93,8 +98,9 @@ local function measure(rot, st, points, what)
   for i, row in ipairs(res.rows) do
     local x = list[i]
     local per = st.samples[x.threads][x.stream]
-    per[x.ws] = per[x.ws] or { ws = x.ws, rounds = {} }
+    per[x.ws] = per[x.ws] or { ws = x.ws, rounds = {}, at = {} }
     per[x.ws].rounds[x.round] = row.gbs -- its fastest run
+    per[x.ws].at[x.round] = row.entry and row.entry.meta.measuredAt
     per[x.ws].cost = budget.cost(row)
     known = known + per[x.ws].cost
     st.rows[#st.rows + 1] = row
@@ -118,29 +124,6 @@ local function best_of(per)
   return out
 end
 
---[[ One ceiling from its rounds: per round the median over the level's sizes, or their
-  fastest with `fastest`, of each point's fastest run, the ceiling the best of them (STREAM's
-  convention, its best pass, and the Empirical Roofline Toolkit's, its best trial: a roof is
-  what the machine can be seen to do, and a point counts its fastest runs too); spread how far
-  the third best (the second with two rounds) lies below it (one round: how far its samples
-  reach above their median). {gbs=, median=, spread=, rounds=, values=}. ]]
-function M.ceiling(per, sizes, fastest)
-  local by = {}
-  for _, ws in ipairs(sizes) do
-    for r, g in pairs(per[ws] and per[ws].rounds or {}) do
-      by[r] = by[r] or {}
-      table.insert(by[r], g)
-    end
-  end
-  local v, one = {}, nil
-  for _, gs in pairs(by) do v[#v + 1] = fastest and math.max(table.unpack(gs)) or levels.median(gs); one = gs end
-  if #v == 0 then return nil end
-  table.sort(v, function(a, b) return a > b end)
-  local spread = rounds.spread(v)
-  if #v == 1 then spread = math.max(table.unpack(one)) / levels.median(one) - 1 end -- one round: its samples' reach
-  return { gbs = v[1], median = levels.median(v), spread = spread, rounds = #v, values = v }
-end
-
 -- The last cache reported for t threads (their summed instances), 0 when none is.
 local function llc_reported(t)
   local rep = machine.reported(machine.pins(t))
@@ -157,13 +140,13 @@ end
 function M.analyse(st, t, reported)
   local lv, why, what = levels.detect(best_of(st.samples[t][3]), reported, { final = st.final })
   if not lv then return nil, why, what end
-  local rows = {}
+  local rows, date = {}, rounds.newest(st.samples[t][3]) -- the sizes: from triad's rounds, all of them
   for _, l in ipairs(lv) do
     if l.name ~= "DRAM" then
-      if l.effective then rows[#rows + 1] = { name = l.name .. "_effective", kind = "size", threads = t, value = math.floor(l.effective), unit = "B" } end
-      if l.reported then rows[#rows + 1] = { name = l.name .. "_reported", kind = "size", threads = t, value = l.reported, unit = "B" } end
+      if l.effective then rows[#rows + 1] = { name = l.name .. "_effective", kind = "size", threads = t, value = math.floor(l.effective), unit = "B", date = date } end
+      if l.reported then rows[#rows + 1] = { name = l.name .. "_reported", kind = "size", threads = t, value = l.reported, unit = "B", date = date } end
     else
-      rows[#rows + 1] = { name = "DRAM_from", kind = "size", threads = t, value = math.floor(l.from), unit = "B" }
+      rows[#rows + 1] = { name = "DRAM_from", kind = "size", threads = t, value = math.floor(l.from), unit = "B", date = date }
     end
   end
   for si, s in ipairs(M.streams) do
@@ -171,11 +154,11 @@ function M.analyse(st, t, reported)
       -- a cache: the fastest of its plateau's sizes and those after it within the level (a
       -- roof: the points at its sizes reach it), DRAM the fastest of its tail's three largest
       -- (no flat tail: of the last octave, unstable); a cache without a plateau: their median
-      local c = M.ceiling(st.samples[t][si], l.name == "DRAM" and M.dram_sizes(l) or l.sizes, l.flat ~= false or l.name == "DRAM")
+      local c = rounds.ceiling(st.samples[t][si], l.name == "DRAM" and M.dram_sizes(l) or l.sizes, l.flat ~= false or l.name == "DRAM")
       if c then
         rows[#rows + 1] = { name = s.name .. "_" .. l.name, kind = "bandwidth", threads = t, value = c.gbs, unit = "GB/s",
           spread = c.spread, median = c.median, rounds = c.rounds, sizes = l.sizes, plateau = l.plateau, kernel = s.kernel, stream = si,
-          level = l.name, unflat = l.flat == false or nil }
+          level = l.name, unflat = l.flat == false or nil, date = c.date }
         if s.name == "triad" then l.ceiling = c.gbs end -- the notes quote the ceiling, not the staircase
       end
     end
@@ -190,8 +173,10 @@ function M.analyse(st, t, reported)
   end
   local d = lv[#lv]
   if d.flat == false then
+    local why = st.stopped and sweep.stop_reason(st.stopped[t], M.cap(), M.doublings)
     notes[#notes + 1] = string.format("%s: DRAM shows no flat tail up to %s: its ceiling is the fastest of the last "
-      .. "octave swept (from %s, stored as DRAM_from: where DRAM's range begins), unstable", M.threads(t), util.bytes(d.sizes[#d.sizes]), util.bytes(d.from))
+      .. "octave swept (from %s, stored as DRAM_from: where DRAM's range begins), unstable%s", M.threads(t),
+      util.bytes(d.sizes[#d.sizes]), util.bytes(d.from), why and ("; " .. why) or "")
   end
   return { levels = lv, rows = rows, notes = notes, step = sweep.step(lv, st.samples[t][3]) }
 end
@@ -244,7 +229,8 @@ local function staircase(rot, st, threads, p)
     top[t], done[t], open[t] = math.min(pow, cap), {}, true
     if want > cap then st.bounded = { want = want } end
   end
-  for _ = 1, 5 do
+  st.stopped = {}
+  for batch = 1, M.doublings + 1 do
     local pts = {}
     for _, t in ipairs(threads) do
       for _, ws in ipairs(open[t] and M.sizes(top[t], p.per_octave) or {}) do
@@ -262,9 +248,16 @@ local function staircase(rot, st, threads, p)
     for _, t in ipairs(threads) do
       local a, _, what = M.analyse(st, t, machine.reported(machine.pins(t)))
       local last = a and a.levels[#a.levels - 1]
-      open[t] = (what == "tail") or (last ~= nil and 4 * math.max(last.effective or 0, last.reported or 0) > top[t])
-      if open[t] and top[t] >= cap then st.bounded, open[t] = st.bounded or { flat = true }, false end
-      if open[t] then top[t], any = math.min(2 * top[t], cap), true end
+      local was = open[t]
+      open[t] = was and ((what == "tail") or (last ~= nil and 4 * math.max(last.effective or 0, last.reported or 0) > top[t]))
+      if was then st.stopped[t] = { top = top[t], why = "flat", from = a and a.levels[#a.levels].from } end
+      if open[t] and top[t] >= cap then
+        st.bounded, open[t], st.stopped[t].why = st.bounded or { flat = true }, false, "cap"
+      elseif open[t] and batch > M.doublings then
+        st.stopped[t].why = "doublings"
+      elseif open[t] then
+        top[t], any = math.min(2 * top[t], cap), true
+      end
     end
     if not any then break end
   end

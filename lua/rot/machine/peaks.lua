@@ -8,6 +8,8 @@ local machine = require "rot.machine"
 local session = require "rot.session"
 local bandwidth = require "rot.machine.bandwidth"
 local compute = require "rot.machine.compute"
+local clocks = require "rot.machine.clocks"
+local report = require "rot.machine.report"
 local budget = require "rot.machine.budget"
 local rounds = require "rot.machine.rounds"
 local sweep = require "rot.machine.sweep"
@@ -21,7 +23,10 @@ M.streams = bandwidth.streams
 -- changes, so peaks stored by an older rot are analysed again (their points come from the cache).
 -- 8: DRAM's ceilings from each point's fastest run (as the caches'), and the sweep stored.
 -- 9: so is DRAM's where it shows no flat tail (its last octave's fastest, not their median).
-M.analysis = 9
+-- 10: each compute round's clock readings its own (measured with it, never another run's: a
+-- fully cached rerun had recorded clocks read before the round only, 100.7% of a ceiling's
+-- theory), each ceiling's date that of the round that measured it.
+M.analysis = 10
 
 -- Where the machine's peaks are stored: one file per machine identity and analysis version
 -- (version 1: no suffix).
@@ -93,9 +98,10 @@ end
   (CPUs, ';'-separated), sizes (working sets in bytes, ';'-separated; a sweep row's one size), clock_GHz (for a
   compute ceiling the clock its units ran at, the higher of the readings just before and after
   its best round: an FMA chain of its width for AVX2 and AVX-512, the imul and scalar FMA
-  chains for the others, rot.machine.compute; for the others the highest imul reading of the
-  run), date (UTC). Files with the first six columns only (older ones, or written by hand) are read as
-  well. ]]
+  chains for the others, rot.machine.clocks; for the others the highest imul reading of the
+  run), date (UTC: when the points of its best round were measured, as their cache entries say;
+  empty where they were measured by a rot that did not record it). Files with the first six
+  columns only (older ones, or written by hand) are read as well. ]]
 M.columns = { "name", "kind", "threads", "value", "unit", "spread", "unstable", "rounds", "median", "kernel", "isa",
   "pinning", "sizes", "clock_GHz", "date" }
 
@@ -348,14 +354,16 @@ end
   readings of the core clock), the bandwidth ceilings in rounds between them. Returns the rows
   for peaks.csv (with how each was obtained) and the staircase's rows (best of each size over its
   rounds), the clock readings around the compute rounds (each round's "before/after" in GHz, in
-  order; "?" where a reading failed) and the vector units' clocks as a line (nil where none was
-  taken: rot.machine.compute.unit_clocks). ]]
+  order; "?" where a reading failed), the vector units' clocks as a line (nil where none was
+  taken: rot.machine.clocks.unit_clocks) and how many points it measured (0: every one came
+  from the cache). ]]
 function M.measure(rot, quick)
   local threads = M.thread_counts()
-  local date = os.date("!%Y-%m-%dT%H:%M:%SZ")
+  local s = session.current()
+  local measured0 = s.count.measured + s.aside_count.measured
   local timer = budget.timer()
   local cs = compute.new(threads, quick, timer)
-  if #cs.skipped > 0 and session.current().executor.name ~= "build" then -- said when measured
+  if #cs.skipped > 0 and s.executor.name ~= "build" then -- said when measured
     io.stderr:write("rot: peaks: skipping ", table.concat(cs.skipped, ", "), "\n")
   end
   compute.round(rot, cs)
@@ -366,21 +374,27 @@ function M.measure(rot, quick)
   for _, t in ipairs(threads) do
     for _, r in ipairs(an[t] and an[t].rows or {}) do rows[#rows + 1] = r end
   end
-  local top = compute.top_clock(cs)
+  local top = clocks.top_clock(cs)
   for _, r in ipairs(rows) do
-    r.clock, r.date = r.clock or top, date
+    r.clock = r.clock or top
     if r.kind ~= "size" then
       r.pinning = machine.pins(r.threads)
       r.isa = r.isa or "-O3 -march=native"
     end
   end
-  session.current():set_stage(nil)
+  s:set_stage(nil)
   for _, n in ipairs(compute.notes(cs, rows)) do notes[#notes + 1] = n end
+  for _, n in ipairs(report.above_theory(rows, machine.cpuinfo())) do notes[#notes + 1] = n end
+  if quick then
+    local full = M.read_csv(M.stored_path(rot.get("cacheDir"), machine.fingerprint(rot.config), false))
+    for _, n in ipairs(report.quick_notes(rows, full)) do notes[#notes + 1] = n end
+  end
   if #rows > 0 then -- notes on what was measured (none in rot build), a line each
     notes[#notes + 1] = M.sampler_note(machine.samplers(), threads[#threads])
     for _, n in ipairs(notes) do io.stderr:write("rot: peaks: ", n, "\n") end
   end
-  return rows, staircase_rows(st), compute.clocks(cs), compute.unit_clocks(cs)
+  return rows, staircase_rows(st), clocks.clocks(cs), clocks.unit_clocks(cs),
+    s.count.measured + s.aside_count.measured - measured0
 end
 
 --[[ The line that says a run measures the machine's peaks first: once, what it costs (full peaks

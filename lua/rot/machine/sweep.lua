@@ -2,7 +2,9 @@
   with the peaks (peaks.csv rows of kind "sweep": per kernel, thread count and size, its best
   round), where they fall from one level's ceiling to the next's (the transitions: a level's
   falling edge, on either side of its effective size, and the step from the last cache to
-  DRAM's range), and the bandwidth they measured at a working set there, which bounds it. ]]
+  DRAM's range), the bandwidth they measured at a working set there, which bounds it, and why
+  the sweep stopped where it did. ]]
+local util = require "rot.util"
 local rounds = require "rot.machine.rounds"
 local plateaus = require "rot.machine.plateaus"
 
@@ -11,19 +13,23 @@ local M = {}
 -- The families of the sweeps, in the order of rot.machine.bandwidth's streams.
 M.families = { "read", "write", "triad" }
 
---[[ peaks.csv rows of one stream's samples at t threads ({[ws] = {ws=, rounds={[round] = GB/s}}}):
-  per size its best round (each round a point's fastest run), the spread how far the third best
-  round lies below it (the second of two; 0 with one), unstable when that is above 5%. ]]
+--[[ peaks.csv rows of one stream's samples at t threads ({[ws] = {ws=, rounds={[round] = GB/s},
+  at={[round] = when it was measured}}}): per size its best round (each round a point's fastest
+  run) and its date, the spread how far the third best round lies below it (the second of two;
+  0 with one), unstable when that is above 5%. ]]
 function M.rows(samples, t, family, kernel)
   local out = {}
   for ws, x in pairs(samples) do
-    local v = {}
-    for _, g in pairs(x.rounds) do v[#v + 1] = g end
+    local v, best = {}, nil
+    for r, g in pairs(x.rounds) do
+      v[#v + 1] = g
+      if not best or g > x.rounds[best] or (g == x.rounds[best] and r < best) then best = r end
+    end
     if #v > 0 then
       table.sort(v, function(a, b) return a > b end)
       local spread = rounds.spread(v)
       out[#out + 1] = { name = family .. "_sweep", kind = "sweep", threads = t, value = v[1], unit = "GB/s", spread = spread,
-        rounds = #v, median = plateaus.median(v), kernel = kernel, sizes = { ws },
+        rounds = #v, median = plateaus.median(v), kernel = kernel, sizes = { ws }, date = x.at and x.at[best],
         unstable = (#v > 1 and spread > rounds.stable) or nil }
     end
   end
@@ -130,6 +136,23 @@ function M.between(sweep, lo, hi)
     if (x.ws >= lo and x.ws <= hi) or (x.ws < lo and next_in) or (x.ws > hi and prev_in) then out[#out + 1] = x end
   end
   return out
+end
+
+--[[ Why the first round's sweep of a thread count stopped at the size it did (stopped = {top=,
+  why=, from=}: "cap", a quarter of the memory, cap bytes; "doublings", its largest size doubled
+  that many times; "flat", a tail flat in that round, from `from` where it showed a level above
+  it), as a clause for the note on a DRAM tail that is not flat after all rounds; nil where it
+  is not known (a recorded sweep). ]]
+function M.stop_reason(stopped, cap, doublings)
+  if not stopped then return nil end
+  local bytes = util.bytes
+  if stopped.why == "cap" then return string.format("the sweep stops at a quarter of the memory (%s)", bytes(cap)) end
+  if stopped.why == "doublings" then
+    return string.format("the sweep doubled its largest size %d times, as far as it goes", doublings)
+  end
+  return string.format("the sweep stopped doubling at %s because its first round's largest sizes were flat%s; the best "
+    .. "of its rounds is not, and rounds after the first measure only the sizes it swept", bytes(stopped.top),
+    stopped.from and (" from " .. bytes(stopped.from)) or "")
 end
 
 return M

@@ -1,6 +1,7 @@
 --[[ rot.machine.theory: a compute ceiling's theoretical peak at the clock its row records (its
-  units' clock: rot.machine.compute), from the operations a core starts a cycle at its width. ]]
-local compute = require "rot.machine.compute"
+  units' clock: rot.machine.clocks), from the operations a core starts a cycle at its width. ]]
+local isas = require "rot.machine.isa"
+local clocks = require "rot.machine.clocks"
 
 local M = {}
 
@@ -20,26 +21,41 @@ end
   class or precision rot knows. ]]
 function M.of(row, cpu)
   local isa
-  for _, x in ipairs(compute.isa) do if x.name == row.isa then isa = x end end
+  for _, x in ipairs(isas.classes) do if x.name == row.isa then isa = x end end
   local prec, op = row.name:match("^(%a+)_%w+_(%a+)$")
   local lanes = isa and prec and isa.lanes[prec]
-  if not (lanes and row.clock and compute.opcode[op]) then return nil end
+  if not (lanes and row.clock and isas.opcode[op]) then return nil end
   local per_op, per_cycle = op == "fma" and 2 or 1, M.per_cycle(cpu, isa.name)
   local flops = lanes * per_op * per_cycle * row.threads
   return { lanes = lanes, per_op = per_op, per_cycle = per_cycle, flops = flops, gflops = flops * row.clock,
     share = row.value / (flops * row.clock) }
 end
 
+-- Which clock a row's theory is taken at, and in a few words why that one (its clock_by:
+-- rot.machine.clocks.units_clock).
+local function clock_words(row)
+  if row.clock_by == "fma" then
+    return "its FMA chain's clock, not the imul chain's: wide vector work can run at a lower, licence clock"
+  elseif row.clock_by == "scalar" and clocks.licensed[row.isa] then
+    return "the scalar units' clock: its FMA chain ran faster than that, a quicker FMA, not a higher clock"
+  elseif row.clock_by == "scalar" then
+    return "the scalar units' clock, the higher of the imul and scalar FMA chains' around its round: no licence "
+      .. "clock slows this work"
+  elseif row.clock_by == "imul" then
+    return "the imul chain's clock: the scalar FMA chain gave no whole latency to read the units' clocks by"
+  end
+  return "its clock_GHz as stored"
+end
+
 -- "NAME X GFLOP/s = P% of F flops a cycle (L lanes x 2 flops x U a cycle) at G GHz (WHICH
--- clock)" for a compute row with a theory (M.of), nil without one.
+-- clock: why)" for a compute row with a theory (M.of), nil without one.
 function M.text(row, cpu)
   local th = M.of(row, cpu)
   if not th then return nil end
-  return string.format("%s %.2f GFLOP/s = %.1f%% of %g flops a cycle (%d lanes x %d flop%s x %d a cycle%s) at %.3f GHz (%s)",
-    row.name, row.value, th.share * 100, th.flops, th.lanes, th.per_op, th.per_op == 1 and "" or "s", th.per_cycle,
-    row.threads > 1 and string.format(" x %d cores", row.threads) or "", row.clock,
-    row.clock_by == "fma" and "its FMA chain's clock" or row.clock_by == "scalar" and "the scalar units' clock"
-      or row.clock_by == "imul" and "the imul chain's clock" or "its clock_GHz")
+  return string.format("%s %.2f GFLOP/s = %.1f%% of %g flops a cycle (%d lane%s x %d flop%s x %d a cycle%s) at %.3f GHz (%s)",
+    row.name, row.value, th.share * 100, th.flops, th.lanes, th.lanes == 1 and "" or "s", th.per_op,
+    th.per_op == 1 and "" or "s", th.per_cycle, row.threads > 1 and string.format(" x %d cores", row.threads) or "",
+    row.clock, clock_words(row))
 end
 
 return M

@@ -185,13 +185,20 @@ function M.closed_form(N, W, issue, completion)
   return completion + (N * W - 1) * issue
 end
 
+-- How far past the knee of the hull (Λ/λ chains, where issuing stops keeping up) its most
+-- concurrent sample must lie for λ to be measured rather than bounded: 25% (there its time is
+-- a quarter above one chain's; a shared VM's noise is well within that).
+M.filled = 0.25
+
 --[[ Latencies from a boat hull: samples = { {w=concurrency, t=time for N instructions each} }.
   The least concurrent sample is latency-bound (t = NΛ + (W-1)λ), the one with the least time
   per instruction (t / NW: the hull's throughput-bound end) throughput-bound (t = Λ + (NW-1)λ);
   solving both together (a few fixed-point rounds) gives the issue latency λ and the completion
   latency Λ, in the unit of t. The most concurrent sample is not taken as such: one slowed by
   something outside the pipeline (a neighbour, registers spilled) would set λ. Where no sample
-  reaches the throughput bound, λ is at most Λ over the largest concurrency. ]]
+  reaches the throughput bound, λ is at most Λ over the largest concurrency: the third value
+  returned says whether one does (the most concurrent sample lies M.filled past the knee Λ/λ),
+  else λ is that upper bound, not a measured issue rate. ]]
 function M.latencies(samples, N)
   table.sort(samples, function(a, b) return a.w < b.w end)
   local lo, hi = samples[1], samples[#samples]
@@ -203,19 +210,20 @@ function M.latencies(samples, N)
     completion = (lo.t - (lo.w - 1) * issue) / N
     issue = (hi.t - completion) / (N * hi.w - 1)
   end
-  return issue, completion
+  return issue, completion, samples[#samples].w >= (1 + M.filled) * completion / issue
 end
 
 --[[ validate(samples, N, nsim): the model against a measured boat hull of one instruction
   class (samples { {w=, t=}, ... }: w independent chains or warps, t for N instructions
   each): λ and Λ from the hull, then every sample simulated (chains of nsim instructions,
   scaled to N: the time is linear in N) and compared, as in the paper's Table II.
-  Returns { issue=, completion=, points = { {w=, measured=, simulated=, err=}, ... },
-  mean = mean |error|, deviation = its standard deviation }. ]]
+  Returns { issue=, completion=, filled= (M.latencies' third value: issue is measured, not an
+  upper bound), points = { {w=, measured=, simulated=, err=}, ... }, mean = mean |error|,
+  deviation = its standard deviation }. ]]
 function M.validate(samples, N, nsim)
   nsim = nsim or 256
-  local issue, completion = M.latencies(samples, N)
-  local out, mean, sd = { issue = issue, completion = completion, points = {} }, 0, 0
+  local issue, completion, filled = M.latencies(samples, N)
+  local out, mean, sd = { issue = issue, completion = completion, filled = filled, points = {} }, 0, 0
   for _, s in ipairs(samples) do
     local sim = M.simulate { graph = M.chain("unit", nsim), pipelines = { unit = { issue = issue, completion = completion } },
       warps = s.w }
@@ -236,12 +244,13 @@ local function median(v)
   return n % 2 == 1 and v[(n + 1) // 2] or (v[n // 2] + v[n // 2 + 1]) / 2
 end
 
--- The samples of class oi: {w=, t= ns, or cycles at the row's own clock where ghz is a function}.
-local function samples_of(rows, oi, x, ghz)
+-- The samples of class oi (its point.op: that index, or its name): {w=, t= ns, or cycles at the
+-- row's own clock where ghz is a function}.
+local function samples_of(rows, oi, name, x, ghz)
   local per_row, samples = type(ghz) == "function", {}
   for _, r in ipairs(rows) do
     local g = per_row and r.time and ghz(r)
-    if r.point.op == oi and r.time and (g or not per_row) then
+    if (r.point.op == oi or r.point.op == name) and r.time and (g or not per_row) then
       samples[#samples + 1] = { w = r.point[x], t = r.time * 1e9 * (g or 1), ghz = g or nil }
     end
   end
@@ -249,17 +258,18 @@ local function samples_of(rows, oi, x, ghz)
 end
 
 --[[ hulls(rows, names, N, x, ghz): validate() for every instruction class of a hull sweep.
-  rows: measured results with point.op (an index into names) and point[x] (chains or warps),
+  rows: measured results with point.op (an index into names, or the name) and point[x] (chains or warps),
   time in s, N instructions per chain; ghz converts ns into cycles: one clock for every row (GHz),
   or function(row) -> the clock read beside that row (a row without one is left out), so each
   row is in cycles of its own clock and the hull is fit in cycles (a shared VM's clock wanders
   over a sweep). Returns the per-point records {op, w, measured, simulated (ns), err (%)} and the
   per-class ones {op, issue, completion (ns; at the rows' median clock where each has its own),
-  issue_cycles, completion_cycles, mean, deviation (%)}, with their rot.records columns. ]]
+  issue_cycles, issue_is ("measured", or "at most" where no sample reached the throughput bound:
+  M.latencies), completion_cycles, mean, deviation (%)}, with their rot.records columns. ]]
 function M.hulls(rows, names, N, x, ghz)
   local points, classes, per_row = {}, {}, type(ghz) == "function"
   for oi, name in ipairs(names) do
-    local samples = samples_of(rows, oi, x, ghz)
+    local samples = samples_of(rows, oi, name, x, ghz)
     if #samples >= 2 then
       local v, clocks = M.validate(samples, N), {}
       for _, p in ipairs(v.points) do
@@ -272,7 +282,7 @@ function M.hulls(rows, names, N, x, ghz)
       local cyc = per_row and 1 or ghz
       classes[#classes + 1] = { op = name, issue = v.issue / unit, completion = v.completion / unit,
         issue_cycles = cyc and v.issue * cyc, completion_cycles = cyc and v.completion * cyc,
-        mean = v.mean * 100, deviation = v.deviation * 100 }
+        issue_is = v.filled and "measured" or "at most", mean = v.mean * 100, deviation = v.deviation * 100 }
     end
   end
   return points, classes
@@ -288,7 +298,7 @@ function M.point_columns(xtitle, clocked)
 end
 
 M.class_columns = { { "op", "op" }, { "issue_ns", "issue", "%.3f" }, { "completion_ns", "completion", "%.3f" },
-  { "issue_cycles", "issue_cycles", "%.2f" }, { "completion_cycles", "completion_cycles", "%.2f" },
+  { "issue_cycles", "issue_cycles", "%.2f" }, { "issue_is", "issue_is" }, { "completion_cycles", "completion_cycles", "%.2f" },
   { "mean_abs_error_pct", "mean", "%.1f" }, { "deviation_pct", "deviation", "%.1f" } }
 
 return M

@@ -267,6 +267,12 @@ end
 -- points' data are not in (rot.results.levelnames).
 local function check_level_names(self, o)
   if not o.series then return end
+  local maybe = false -- no series named like a level (the pipeline's fma, add, ...): no peaks asked for
+  for _, r in ipairs(self.rows) do
+    local name = r.entry and o.series(r)
+    maybe = maybe or (type(name) == "string" and levelnames.might_name(name))
+  end
+  if not maybe then return end
   local names = {}
   for _, l in ipairs(self:ceilings().levels) do names[#names + 1] = l.name end
   if #names == 0 then return end

@@ -36,6 +36,13 @@ function M.named(series, names)
   return out
 end
 
+-- Whether a series name has a word any machine's level could be named by (L1, L2, ..., DRAM):
+-- where none does, no level needs to be known to check it (M.misnamed).
+function M.might_name(series)
+  local s = series:lower()
+  return s:find("%f[%w]l%d+%f[%W]") ~= nil or s:find("%f[%w]dram%f[%W]") ~= nil
+end
+
 --[[ The series of rows (series(row) -> name) named after a level some of their points' data do
   not live in: {{series=, said=, wrong = {level -> the first working set there}, levels = {in
   order}}}. level_of(row) gives a row's level name (nil: unknown, not judged, nor asked its
