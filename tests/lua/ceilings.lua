@@ -690,6 +690,12 @@ t.ok(#above == 1 and above[1]:find("1 compute ceiling lies above its theoretical
   .. "the clock it records was read low", 1, true) ~= nil, "a ceiling above its theory is flagged, with why it cannot be: "
   .. tostring(above[1]))
 t.is(#report.above_theory({ within }, zen4), 0, "one within its theory (98.2%): nothing said")
+-- a share just past 100 % is the peak within the clock readings' scatter (fresh quick peaks here
+-- read 100.06 % and 100.1 %): not flagged, and its theory line says so
+local at = { name = "double_avx2_add", kind = "compute", isa = "avx2", threads = 1, value = 29.52, clock = 3.6875,
+  unit = "GFLOP/s", clock_by = "fma" }
+t.ok(#report.above_theory({ at }, zen4) == 0 and theory.text(at, zen4):find("; the peak, within the clock readings' scatter$") ~= nil,
+  "100.06% of its theory: the peak within the readings' scatter, said on its line, not flagged: " .. theory.text(at, zen4))
 -- the theory line names its clock and says why that one; one lane is one lane
 t.ok(theory.text(within, zen4):find("(1 lane x 2 flops x 2 a cycle) at 3.690 GHz", 1, true) ~= nil,
   "one lane, not '1 lanes': " .. theory.text(within, zen4))

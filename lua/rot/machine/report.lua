@@ -56,15 +56,16 @@ local function named(r)
   return r.name .. ", " .. bandwidth.threads(r.threads)
 end
 
---[[ One line on the compute ceilings above their theoretical peak at the clock they record
-  (rot.machine.theory; cpu: rot.machine.cpuinfo()'s), or none: no ceiling can pass the peak at the
+--[[ One line on the compute ceilings above their theoretical peak at the clock they record by
+  more than the readings' scatter (rot.machine.theory, its at_peak; cpu: rot.machine.cpuinfo()'s),
+  or none: no ceiling can pass the peak at the
   clock its units ran at, so either that clock was read low or the flops a cycle are not this
   core's. ]]
 function M.above_theory(rows, cpu)
   local each = {}
   for _, r in ipairs(rows) do
     local th = r.kind == "compute" and theory.of(r, cpu)
-    if th and th.share > 1 then
+    if th and th.share > 1 + theory.at_peak then
       each[#each + 1] = string.format("%s: %.2f GFLOP/s, %.2f%% of %g flops a cycle at %.3f GHz", named(r), r.value,
         th.share * 100, th.flops, r.clock)
     end

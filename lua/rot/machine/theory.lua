@@ -47,15 +47,21 @@ local function clock_words(row)
   return "its clock_GHz as stored"
 end
 
+-- How far past its theoretical peak a ceiling may read and still be at it: the clock readings
+-- around a round scatter by about 0.1 % on a steady clock, and fresh quick peaks here read
+-- 100.06 % and 100.1 % of their peaks; five times that scatter is the peak, not past it.
+M.at_peak = 0.005
+
 -- "NAME X GFLOP/s = P% of F flops a cycle (L lanes x 2 flops x U a cycle) at G GHz (WHICH
--- clock: why)" for a compute row with a theory (M.of), nil without one.
+-- clock: why)" for a compute row with a theory (M.of), nil without one; a share just past 100 %
+-- (within M.at_peak) is said to be the peak within the readings' scatter.
 function M.text(row, cpu)
   local th = M.of(row, cpu)
   if not th then return nil end
-  return string.format("%s %.2f GFLOP/s = %.1f%% of %g flops a cycle (%d lane%s x %d flop%s x %d a cycle%s) at %.3f GHz (%s)",
+  return string.format("%s %.2f GFLOP/s = %.1f%% of %g flops a cycle (%d lane%s x %d flop%s x %d a cycle%s) at %.3f GHz (%s)%s",
     row.name, row.value, th.share * 100, th.flops, th.lanes, th.lanes == 1 and "" or "s", th.per_op,
     th.per_op == 1 and "" or "s", th.per_cycle, row.threads > 1 and string.format(" x %d cores", row.threads) or "",
-    row.clock, clock_words(row))
+    row.clock, clock_words(row), th.share > 1 and th.share <= 1 + M.at_peak and "; the peak, within the clock readings' scatter" or "")
 end
 
 return M
