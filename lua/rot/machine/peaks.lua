@@ -398,16 +398,17 @@ function M.measure(rot, quick)
 end
 
 --[[ The line that says a run measures the machine's peaks first: once, what it costs (full peaks
-  about 3 minutes on a 2-core VM, bandwidth.budget's aim; quick ones about a minute) and what
+  up to about 3 minutes on a 2-core VM, bandwidth.budget's aim; quick ones up to a minute) and what
   else a user can do: quick peaks, a peaks file measured before. ]]
 function M.first_notice(quick)
   if quick then
-    return "rot: measuring this machine's quick peaks first: once, stored for every quick run after it (about a minute on "
-      .. "a 2-core VM, more with more cores; -peaksFile=FILE takes a peaks.csv measured before instead)\n"
+    return "rot: measuring this machine's quick peaks first: once, stored for every quick run after it (up to about a "
+      .. "minute on a 2-core VM, more with more cores; -peaksFile=FILE takes a peaks.csv measured before instead)\n"
   end
-  return "rot: measuring this machine's peaks first: once, stored for every run after it (about 3 minutes on a 2-core VM, "
-    .. "more with more cores; -quick=true measures quick peaks in about a minute for a quick run, -peaksFile=FILE takes "
-    .. "a peaks.csv measured before; `rot measure peaks -useCachedResults=false` measures them afresh)\n"
+  return "rot: measuring this machine's peaks first: once, stored for every run after it (up to about 3 minutes on a "
+    .. "2-core VM: it sweeps to 4x the last cache, more with more cores; -quick=true measures quick peaks in up to "
+    .. "about a minute for a quick run, -peaksFile=FILE takes a peaks.csv measured before; `rot measure peaks "
+    .. "-useCachedResults=false` measures them afresh)\n"
 end
 
 -- The stored peaks of this machine; measured first (saying so) when there are none.
