@@ -218,8 +218,9 @@ local function undecided_line(matched, fail_on, hint)
   f:close()
   return text
 end
-local same = { { verdict = "same", inconclusive = "unknown", ratio = 2.01 }, { verdict = "same", inconclusive = "unknown", ratio = 2.19 },
-  { verdict = "same", inconclusive = "unknown", ratio = 0.9 }, { verdict = "same", ratio = 1.5 }, { verdict = "slower", ratio = 3 } }
+local unknown = require("rot.compare.rule").UNKNOWN
+local same = { { verdict = "same", inconclusive = unknown, ratio = 2.01 }, { verdict = "same", inconclusive = unknown, ratio = 2.19 },
+  { verdict = "same", inconclusive = unknown, ratio = 0.9 }, { verdict = "same", ratio = 1.5 }, { verdict = "slower", ratio = 3 } }
 t.is(undecided_line(same, "slower", "rot compare s.lua 1 2 -remeasure"),
   "rot: -failOn=slower: 2 points inconclusive (B/A x2.010 to x2.190), judged against no known noise between runs: they "
   .. "fail nothing; rot compare s.lua 1 2 -remeasure -failOn=slower judges them\n",
@@ -227,5 +228,9 @@ t.is(undecided_line(same, "slower", "rot compare s.lua 1 2 -remeasure"),
 t.is(undecided_line(same, "any", nil), "rot: -failOn=any: 3 points inconclusive (B/A x0.900 to x2.190), judged against no "
   .. "known noise between runs: they fail nothing\n", "-failOn=any: every inconclusive one that moved; no command where none can judge them")
 t.is(undecided_line({ same[4], same[5] }, "slower", "x"), "", "nothing inconclusive: no line")
+local wide = { verdict = "same", inconclusive = "the noise between runs here, x2.1, could hide a change that large", ratio = 1.3 }
+t.is(undecided_line({ same[1], wide }, "slower", nil), "rot: -failOn=slower: 2 points inconclusive (B/A x1.300 to x2.010), "
+  .. "their noise (the table's last column) too wide, or their rounds too few, to tell such a change: they fail nothing\n",
+  "a point judged against a known band too wide to decide is not said to have met no known noise")
 
 t.done()

@@ -94,7 +94,8 @@ local function options(o)
     rounds = o.remeasure == "" and rule.ROUNDS or tonumber(o.remeasure)
     if math.type(rounds) ~= "integer" or rounds < 1 or rounds > 1000 then
       util.fail("bad value '" .. o.remeasure .. "' for -remeasure: a number of rounds from 1 to 1000",
-        "-remeasure alone measures " .. rule.ROUNDS .. " rounds, the fewest whose 99% interval leaves one outlier out")
+        "-remeasure alone measures " .. rule.ROUNDS .. " rounds: their 99% interval still sees a 10% change with five "
+          .. "rounds spoiled")
     end
   end
   local min_effect = rule.MIN_EFFECT

@@ -3,6 +3,7 @@
   against), the summary line, NAME-compare.csv and NAME-compare.json, and the gate's lines. ]]
 local util = require "rot.util"
 local format = require "rot.results.format"
+local rule = require "rot.compare.rule"
 
 local M = {}
 
@@ -203,16 +204,19 @@ end
   (hint: none when the runs cannot be measured again), so a gate that passes says what it
   could not see. ]]
 function M.undecided(matched, fail_on, hint)
-  local n, lo, hi = 0, math.huge, 0
+  local n, lo, hi, unknown = 0, math.huge, 0, true
   for _, p in ipairs(matched) do
     if p.inconclusive and p.ratio and (fail_on == "any" and p.ratio ~= 1 or p.ratio > 1) then
       n, lo, hi = n + 1, math.min(lo, p.ratio), math.max(hi, p.ratio)
+      unknown = unknown and p.inconclusive == rule.UNKNOWN
     end
   end
   if n == 0 then return end
-  io.stderr:write(string.format("rot: -failOn=%s: %d point%s inconclusive (B/A x%.3f%s), judged against no known noise "
-    .. "between runs: they fail nothing%s\n", fail_on, n, n == 1 and "" or "s", lo,
-    hi > lo and string.format(" to x%.3f", hi) or "", hint and ("; " .. hint .. " -failOn=" .. fail_on .. " judges them") or ""))
+  io.stderr:write(string.format("rot: -failOn=%s: %d point%s inconclusive (B/A x%.3f%s), %s: they fail nothing%s\n",
+    fail_on, n, n == 1 and "" or "s", lo, hi > lo and string.format(" to x%.3f", hi) or "",
+    unknown and "judged against no known noise between runs"
+      or "their noise (the table's last column) too wide, or their rounds too few, to tell such a change",
+    hint and ("; " .. hint .. " -failOn=" .. fail_on .. " judges them") or ""))
 end
 
 return M

@@ -11,15 +11,17 @@ local M = {}
 M.LEVEL = 0.99 -- the confidence of every interval and band
 M.MIN_EFFECT = 0.02 -- a change smaller than this is "same", even when it is significant
 --[[ -remeasure's default: its 99% interval is the 6th to the 19th ratio, so five rounds a
-  neighbour spoiled the wrong way still leave a 10 % slowdown detected (make bench here, three
+  neighbour spoiled the wrong way still leave a 10 % slowdown detected (make bench here, four
   benches: 17-18 of 18 in-cache points at 24 rounds; their first 16 or 20 rounds 15-17, 12 13-15). ]]
 M.ROUNDS = 24
 --[[ The band a change between two recorded runs must leave before it is called without any
   estimate of the noise between runs: unchanged code measured in separate invocations differed
   by up to x1.39 under load on an Intel guest (issue 45), and in make bench's A/A pairs here
-  (2 vCPUs shared with other work; three benches, 300 points) by x1.73-1.85 at the 95th
+  (2 vCPUs shared with other work; four benches, 400 points) by x1.72-1.85 at the 95th
   percentile and x3.41 at most (a 32 MiB working set beside a memory-streaming neighbour). ]]
 M.DEFAULT_BAND = 4
+-- Why a change inside that band is inconclusive (the gate's line tells it from a band too wide).
+M.UNKNOWN = "no reruns of identical builds on this machine tell the noise between runs"
 -- A "same" judged against a band wider than this says little (a change of a quarter could hide
 -- in it): it is inconclusive too.
 M.WIDE_BAND = 1.25
@@ -178,7 +180,7 @@ function M.recorded(a, b, est, eps, min_effect)
   else
     out.rule, out.band = "default", math.max(M.DEFAULT_BAND, within)
     out.noise = string.format("between runs unknown (no reruns of identical builds): default band x%.2f", out.band)
-    out.inconclusive = "no reruns of identical builds on this machine tell the noise between runs"
+    out.inconclusive = M.UNKNOWN
   end
   local beyond = function(x) return x > out.band and x > 1 + min_effect end
   if beyond(ratio) then out.verdict, out.inconclusive = "slower", nil

@@ -42,7 +42,7 @@ end
 
 --[[ The text of a record: a Lua table literal, keys sorted, floats to 7 significant digits
   (far below any spread), sequences without their keys, one line per point: small (a 300-point
-  run is about 50 KiB) and readable. NaN and infinities are left out. ]]
+  run is about 60 KiB) and readable. NaN and infinities are left out. ]]
 function M.encode(v, depth)
   depth = depth or 0
   local t = type(v)
