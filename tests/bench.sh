@@ -320,6 +320,7 @@ else
 fi
 echo "STREAM itself is not packaged by Debian and cannot be fetched here: tests/bench/triad.c is its kernel and convention (rot's triad uses the same), not its code"
 
+B="$B" R="$R" sh tests/bench/pipeline.sh # latencies against the published ones, the model's error (issue 46)
 B="$B" R="$R" sh tests/bench/apps.sh # applications: marker pairs, a program under rot, STREAM's regions
 echo
 sh tests/bench/compare.sh # rot compare's verdicts: A/A pairs and known slowdowns (issue 45)
