@@ -34,6 +34,7 @@ awk -F, -v row="$row" '
 		if (p != "" && p != "-") {
 			n = split(p, r, "-"); lo = r[1]; hi = n > 1 ? r[2] : r[1]
 			off = c < lo ? c / lo - 1 : (c > hi ? c / hi - 1 : 0)
+			if (off > -0.0005 && off < 0.0005) off = 0
 			verdict = sprintf("published %s (%s): %+.1f%% (target within 10%%)", p, core, off * 100)
 		}
 		printf "  %-4s latency %.2f cycles, %s; model mean error %.1f%% (Table II: 0.19-11.59%%)\n", op, c, verdict, e
