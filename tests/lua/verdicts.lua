@@ -137,6 +137,26 @@ sd1, df1, where = rule.history(few, machine_of)(few[1], few[1].points[1])
 t.ok(where == "class" and df1 == 8, "a point with fewer than " .. rule.MIN_RERUNS .. " reruns: its roof's points' (L1 bw: 2 points, 8 reruns)")
 t.is(rule.history({ few[1], few[2], few[3], few[4] }, machine_of)(few[1], few[1].points[1]), nil,
   "fewer than " .. rule.MIN_RERUNS .. " reruns in its class too (6): no estimate")
+-- an application point: its program's and regions' rows share one description and build;
+-- each region is a point of its own, never a rerun of another region of the same run
+local function app(id, times)
+  local r = { id = id, machine = "m1", bestEpsilon = 0.02, points = {}, builds = { { core = "c0ffee" } } }
+  for i, region in ipairs({ "(program)", "solve", "residual" }) do
+    r.points[i] = { point = { n = 1000000, region = region }, desc = "dapp", build = 1, status = "measured",
+      time = times[i], spread = 0.01 }
+  end
+  return r
+end
+local apps = {}
+for i = 1, 5 do apps[i] = app(200 + i, { 25e-3 * (1 + 0.001 * i), 9e-3 * (1 + 0.001 * i), 16e-3 * (1 + 0.001 * i) }) end
+t.ok(rule.identity(apps[1], apps[1].points[2]) ~= rule.identity(apps[1], apps[1].points[3]),
+  "one application point's regions: not one build's reruns of each other")
+sd1, df1 = rule.history({ apps[1], apps[2] }, machine_of)(apps[1], apps[1].points[2])
+t.is(sd1, nil, "two runs of a program with three regions: 3 groups of 2 reruns, 3 degrees of freedom, no estimate (it "
+  .. "read the regions' times of one run as reruns: x58.9 in a new user's trial)")
+sd1, df1, where = rule.history(apps, machine_of)(apps[1], apps[1].points[2])
+t.ok(where == "class" and df1 == 12 and sd1 < 0.01, "five runs: the regions' own reruns (12 degrees of freedom), "
+  .. "a spread of their times across runs (" .. tostring(sd1) .. "), not between regions")
 local other = rec(32, { 1e-6, 2e-6 })
 other.machine = "m2"
 v = rule.recorded({ record = other, point = other.points[1] }, { record = few[1], point = few[1].points[1] },

@@ -74,12 +74,14 @@ function M.within(sA, sB, eps) return (1 + (sA or 0)) * (1 + (sB or 0)) * (1 + (
 --[[ What decides a recorded point's result: its description (kernel, parameters, flags,
   macros, compiler, run policy, machine) and the core binary that measured it (its hash: an
   edit that leaves the binary as it was, a comment, is none); in a record without the core's
-  hash, its kernels' sources and build key. nil when the record does not say. ]]
+  hash, its kernels' sources and build key; an application's region (its program's rows share
+  one description: each region is a point of its own). nil when the record does not say. ]]
 function M.identity(r, p)
   local b = p.build and r.builds and r.builds[p.build]
   if not (p.desc and b) then return nil end
-  if b.core then return p.desc .. "/core " .. b.core end
-  if b.src then return p.desc .. "/" .. b.src .. "/" .. tostring(b.key or "") end
+  local region = p.point and p.point.region and ("/region " .. tostring(p.point.region)) or ""
+  if b.core then return p.desc .. "/core " .. b.core .. region end
+  if b.src then return p.desc .. "/" .. b.src .. "/" .. tostring(b.key or "") .. region end
   return nil
 end
 
