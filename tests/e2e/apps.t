@@ -102,6 +102,18 @@ rot compare "$T/study.lua" >"$T/cmp" 2>&1
 ok $? "rot compare on two runs of it"
 grep -E "^100000 +outer .*(same|faster|slower)" "$T/cmp" | grep -q . && grep -E "^200000 +\(program\)" "$T/cmp" | grep -q .
 ok $? "rot compare judges each region (and the program) against the noise"
+# another build of the program (its binary's hash moves: a byte appended), measured: its rows
+# against the run before are inconclusive (no reruns), and no -remeasure can decide them
+printf '\n' >>"$T/nested"
+rot measure "$T/study.lua" -runs=2 -maxRuns=2 -bestK=2 >"$T/o" 2>"$T/e"
+rot compare "$T/study.lua" >"$T/cmp" 2>&1
+grep -q "^rot compare: 0 faster, 0 slower, 6 same (6 inconclusive)" "$T/cmp" && ! grep -q -- "-remeasure" "$T/cmp"
+ok $? "another build: inconclusive, and no -remeasure command named for them ($(grep "^rot compare: [0-9]" "$T/cmp"))"
+rot compare "$T/study.lua" -remeasure=8 >"$T/cmp" 2>"$T/e"
+ok $? "rot compare -remeasure on them ends well"
+grep -q "^rot: compare: not measured again: an application's point is not measured again: rot keeps no copy of the program" "$T/e" &&
+	! grep -q "GPU" "$T/e"
+ok $? "and says why they are judged from the records, not that they are GPU points ($(head -n 1 "$T/e"))"
 
 # a script that sets the threads without a thread axis (here its argument): history says the
 # threads changed, compare pairs the points by their coordinates and says that they ran at

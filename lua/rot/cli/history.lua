@@ -114,10 +114,17 @@ local function fill_machines(r)
   for _, p in ipairs(r.points) do p.machine = p.machine or r.machine end
 end
 
--- The command that measures the two runs again (for a summary line's hint).
-local function remeasure_hint(typed, A, B, machines)
+-- The command that measures the two runs again (for a summary line's hint); none where no
+-- inconclusive pair could be (runs on two machines, application or GPU points only).
+local function remeasure_hint(typed, A, B, machines, matched)
   if machines then return nil end
-  return "rot compare " .. typed .. " " .. A.record.id .. " " .. B.record.id .. " -remeasure"
+  local unmeasurable = require("rot.compare.remeasure").unmeasurable
+  for _, p in ipairs(matched) do
+    if p.inconclusive and p.a and p.b and not unmeasurable(A.record, p.a) and not unmeasurable(B.record, p.b) then
+      return "rot compare " .. typed .. " " .. A.record.id .. " " .. B.record.id .. " -remeasure"
+    end
+  end
+  return nil
 end
 
 --[[ -remeasure: the points both runs timed measured again and judged from their rounds (what
@@ -169,7 +176,7 @@ function M.compare(cfg, pos, copts, resolve)
   local axes = output.axes(A, B)
   local o = { min_effect = min_effect, rounds = rounds, default_band = rule.DEFAULT_BAND,
     eps = math.max(A.record.bestEpsilon or 0, B.record.bestEpsilon or 0),
-    hint = not rounds and remeasure_hint(pos[2], A, B, machines) or nil }
+    hint = not rounds and remeasure_hint(pos[2], A, B, machines, matched) or nil }
   output.print(name, A, B, matched, summary, axes, machines ~= nil, o)
   local dir = s:outdir()
   output.write(dir, name, A, B, matched, summary, axes, machines ~= nil, o)

@@ -109,14 +109,24 @@ local function materialize(s, dir, rec, b, notes)
   return kinfo, home
 end
 
---[[ The description a recorded point is measured again by: its record's (hows, params) on
-  this machine; nil and why for a point that has none (a GPU point, an older record). ]]
-local function desc_of(s, rec, p)
-  local text = p.how and rec.hows and rec.hows[p.how]
-  if not text then
-    return nil, (rec.hows and "a GPU point is not measured again here" or
-      ("run " .. rec.id .. " was recorded without its points' descriptions (by an older rot)"))
+--[[ Why a recorded point has no description to be measured again by, or nil: an
+  application's (rot keeps no copy of the program a run ran), a GPU point, an older record. ]]
+function M.unmeasurable(rec, p)
+  if p.how and rec.hows and rec.hows[p.how] then return nil end
+  if p.point and p.point.region then
+    return "an application's point is not measured again: rot keeps no copy of the program each run ran (measure "
+      .. "both builds of it again with rot profile or its script, then compare those runs)"
   end
+  return rec.hows and "a GPU point is not measured again here" or
+    ("run " .. rec.id .. " was recorded without its points' descriptions (by an older rot)")
+end
+
+--[[ The description a recorded point is measured again by: its record's (hows, params) on
+  this machine; nil and why for a point that has none (M.unmeasurable). ]]
+local function desc_of(s, rec, p)
+  local why = M.unmeasurable(rec, p)
+  if why then return nil, why end
+  local text = rec.hows[p.how]
   local desc, err = util.deserialize(text, "how")
   local params = record.params(tostring(p.params))
   if not (desc and params) then
