@@ -55,6 +55,13 @@ local function sorted_keys(t)
 end
 M.sorted_keys = sorted_keys
 
+-- A table's entries as { "NAME=VALUE", ... }, names sorted (macros, parameters, environment).
+function M.assignments(t)
+  local out = {}
+  for _, k in ipairs(sorted_keys(t or {})) do out[#out + 1] = tostring(k) .. "=" .. tostring(t[k]) end
+  return out
+end
+
 -- A point's coordinates as text: "n=4096 f=2.0" (the axes named first, in order, then any
 -- others by name; a table value serialized).
 function M.coords(point, axes)

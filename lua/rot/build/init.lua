@@ -10,11 +10,7 @@ local toolchain = require "rot.build.toolchain"
 local M = {}
 
 -- A description's macro settings, sorted: { "NAME=VALUE", ... }.
-function M.macro_settings(desc)
-  local out = {}
-  for _, m in ipairs(util.sorted_keys(desc.macros or {})) do out[#out + 1] = m .. "=" .. desc.macros[m] end
-  return out
-end
+function M.macro_settings(desc) return util.assignments(desc.macros) end
 
 -- "kernel 'x' (path) with macros A=1, B=2 and flags '-O3'": what a core build is made of.
 function M.what(desc, kinfo)

@@ -30,8 +30,7 @@ local function hover_text(o, pair, which)
   local b = x.build and side.record.builds and side.record.builds[x.build]
   if b then
     lines[#lines + 1] = "kernel " .. tostring(b.kernels) .. ", flags " .. tostring(b.flags)
-    local m = {}
-    for _, k in ipairs(util.sorted_keys(b.macros or {})) do m[#m + 1] = k .. "=" .. tostring(b.macros[k]) end
+    local m = util.assignments(b.macros)
     if #m > 0 then lines[#lines + 1] = "macros " .. table.concat(m, " ") end
   end
   hover.summary_lines(x, lines)

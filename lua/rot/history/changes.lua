@@ -29,16 +29,8 @@ local function build_set(r, f)
 end
 
 local function flags_of(b) return { tostring(b.flags) } end
-local function env_of(b)
-  local out = {}
-  for _, k in ipairs(util.sorted_keys(b.env or {})) do out[#out + 1] = k .. "=" .. tostring(b.env[k]) end
-  return out
-end
-local function macros_of(b)
-  local out = {}
-  for _, k in ipairs(util.sorted_keys(b.macros or {})) do out[#out + 1] = k .. "=" .. tostring(b.macros[k]) end
-  return out
-end
+-- A build's table field (macros, env) as sorted NAME=VALUE strings.
+local function assignments(field) return function(b) return util.assignments(b[field]) end end
 
 -- "what: a, b -> c" when the sets differ (nil when they are the same).
 local function set_change(what, a, b)
@@ -167,8 +159,8 @@ function M.changes(a, b)
   local out = {}
   source_changes(a, b, out)
   out[#out + 1] = set_change({ name = "flags", f = flags_of }, a, b)
-  out[#out + 1] = set_change({ name = "macros", f = macros_of }, a, b)
-  out[#out + 1] = set_change({ name = "environment", f = env_of }, a, b)
+  out[#out + 1] = set_change({ name = "macros", f = assignments("macros") }, a, b)
+  out[#out + 1] = set_change({ name = "environment", f = assignments("env") }, a, b)
   thread_change(a, b, out)
   key_changes(a, b, out)
   run_changes(a, b, out)

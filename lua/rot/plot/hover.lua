@@ -16,11 +16,7 @@ local function clean(s)
 end
 
 -- "name=value ..." of a table, keys sorted.
-local function pairs_text(t)
-  local out = {}
-  for _, k in ipairs(util.sorted_keys(t or {})) do out[#out + 1] = tostring(k) .. "=" .. tostring(t[k]) end
-  return table.concat(out, " ")
-end
+local function pairs_text(t) return table.concat(util.assignments(t), " ") end
 
 -- The kernel lines of a description: kernels with their parameters, macros, flags (an
 -- application's: its program with its arguments).
