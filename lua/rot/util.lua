@@ -55,6 +55,18 @@ local function sorted_keys(t)
 end
 M.sorted_keys = sorted_keys
 
+-- The median of a list of numbers (the mean of the middle two for an even count; the list is
+-- left as it was); nil when empty.
+function M.median(xs)
+  local s = {}
+  for i, x in ipairs(xs) do s[i] = x end
+  table.sort(s)
+  local n = #s
+  if n == 0 then return nil end
+  if n % 2 == 1 then return s[(n + 1) // 2] end
+  return (s[n // 2] + s[n // 2 + 1]) / 2
+end
+
 -- A table's entries as { "NAME=VALUE", ... }, names sorted (macros, parameters, environment).
 function M.assignments(t)
   local out = {}

@@ -3,16 +3,8 @@
   the pooled spread of groups of reruns. Pure functions of numbers. ]]
 local M = {}
 
--- The median of a list of numbers (the mean of the middle two for an even count); nil when empty.
-function M.median(xs)
-  local s = {}
-  for i, x in ipairs(xs) do s[i] = x end
-  table.sort(s)
-  local n = #s
-  if n == 0 then return nil end
-  if n % 2 == 1 then return s[(n + 1) / 2] end
-  return (s[n / 2] + s[n / 2 + 1]) / 2
-end
+-- The median of a list of numbers (rot.util's).
+M.median = require("rot.util").median
 
 -- P(X <= k) for X ~ Binomial(n, 1/2), exact (n up to about 1000).
 function M.binomial_cdf(k, n)

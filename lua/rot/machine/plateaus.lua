@@ -1,19 +1,10 @@
 -- rot.machine.plateaus: a bandwidth sweep cut into plateaus (the staircase's steps): samples
 -- grouped by their neighbours, smoothed where noise scatters them, and where each step ends.
+local median = require("rot.util").median
 local M = {}
 
 -- Two samples are on one plateau when their bandwidths differ by less than this.
 M.tolerance = 0.12
-
-local function median(v)
-  local s = {}
-  for i, x in ipairs(v) do s[i] = x end
-  table.sort(s)
-  local n = #s
-  if n == 0 then return nil end
-  if n % 2 == 1 then return s[(n + 1) // 2] end
-  return (s[n // 2] + s[n // 2 + 1]) / 2
-end
 
 local group, gap_plateaus, segment, crossing
 

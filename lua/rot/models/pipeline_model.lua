@@ -1,6 +1,7 @@
 -- rot.models.pipeline_model: the pipeline performance model (Cornelis & Lemeire): instruction dependence
 -- graphs, an event-driven simulator of compute units (their Algorithm 1), the closed form of
 -- equation (1), and issue/completion latencies read off a "boat hull" of measured times.
+local util = require "rot.util"
 local M = {}
 
 --[[ graph(spec): expands a declarative kernel into a flat instruction list.
@@ -238,12 +239,6 @@ function M.validate(samples, N, nsim)
   return out
 end
 
-local function median(v)
-  table.sort(v)
-  local n = #v
-  return n % 2 == 1 and v[(n + 1) // 2] or (v[n // 2] + v[n // 2 + 1]) / 2
-end
-
 -- The samples of class oi (its point.op: that index, or its name): {w=, t= ns, or cycles at the
 -- row's own clock where ghz is a function}.
 local function samples_of(rows, oi, name, x, ghz)
@@ -278,7 +273,7 @@ function M.hulls(rows, names, N, x, ghz)
         points[#points + 1] = { op = name, w = p.w, measured = p.measured / g, simulated = p.simulated / g, err = p.err * 100,
           ghz = p.ghz }
       end
-      local unit = per_row and median(clocks) or 1 -- GHz: cycles per ns
+      local unit = per_row and util.median(clocks) or 1 -- GHz: cycles per ns
       local cyc = per_row and 1 or ghz
       classes[#classes + 1] = { op = name, issue = v.issue / unit, completion = v.completion / unit,
         issue_cycles = cyc and v.issue * cyc, completion_cycles = cyc and v.completion * cyc,
