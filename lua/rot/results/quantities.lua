@@ -90,6 +90,22 @@ function M.gpu_metrics(row)
   row.gpu = gpu.quantities(row.gpuMetrics)
 end
 
+-- q's count (flops or bytes) from counters: the weighted sum of them the description's counts
+-- give for it, or nil where they give none or one of those counters did not count.
+function M.counted(desc, counters, q)
+  local combo = desc and desc.counts and desc.counts[q]
+  if not (combo and next(combo)) then return nil end
+  local sum = 0
+  for ev, w in pairs(combo) do
+    if counters[ev] == nil then return nil end
+    sum = sum + w * counters[ev]
+  end
+  return sum
+end
+
+-- Where a row's flops and bytes came from, as its `counts` says: one source, or each named.
+function M.sources(flops, bytes) return flops == bytes and flops or ("flops " .. flops .. ", bytes " .. bytes) end
+
 --[[ Sets flops and bytes (measured where the description's counts give a weighted sum of
   counters that all counted, or a GPU point's metrics, else declared), flopsRatio and bytesRatio
   (measured over declared), flopsDeclared, bytesDeclared, bytesWritten, workingSet, counts (where
@@ -100,19 +116,11 @@ function M.counts(row)
   row.bytesWritten = tonumber(m.bytesWritten) -- declared by the kernel, or nil: its traffic's mix
   local src = {}
   for _, q in ipairs({ "flops", "bytes" }) do
-    local combo = row.desc and row.desc.counts and row.desc.counts[q]
-    local declared = m[q]
+    local declared, sum = m[q], M.counted(row.desc, row.counters, q)
     row[q], src[q] = declared, "declared"
-    if combo and next(combo) then
-      local sum, complete = 0, true
-      for ev, w in pairs(combo) do
-        local v = row.counters[ev]
-        if v == nil then complete = false else sum = sum + w * v end
-      end
-      if complete then
-        row[q], src[q] = sum, "measured"
-        row[q .. "Ratio"] = declared and declared > 0 and sum / declared or nil
-      end
+    if sum then
+      row[q], src[q] = sum, "measured"
+      row[q .. "Ratio"] = declared and declared > 0 and sum / declared or nil
     end
   end
   if row.gpu then
@@ -120,7 +128,7 @@ function M.counts(row)
     row.flopsRatio = m.flops and m.flops > 0 and row.flops / m.flops or nil
     row.bytesRatio = m.bytes and m.bytes > 0 and row.bytes / m.bytes or nil
   end
-  row.counts = src.flops == src.bytes and src.flops or ("flops " .. src.flops .. ", bytes " .. src.bytes)
+  row.counts = M.sources(src.flops, src.bytes)
   row.bytesMeasured = src.bytes == "measured" or nil
 end
 

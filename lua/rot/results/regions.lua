@@ -6,6 +6,7 @@
   comparisons treat each region as a point of its own. ]]
 local util = require "rot.util"
 local protocol = require "rot.protocol"
+local quantities = require "rot.results.quantities"
 
 local M = {}
 
@@ -79,18 +80,15 @@ local function work(r, rec, m, desc)
   r.bytesDeclared = declared and rec.bytes or nil
   r.bytesWritten = declared and (rec.writtenCalls or 0) >= (rec.callsTotal or 1) and rec.written or nil
   for _, q in ipairs({ "flops", "bytes" }) do
-    local combo, sum = desc.counts and desc.counts[q], 0
+    local sum = quantities.counted(desc, r.counters, q)
     r[q], r[q .. "Source"] = r[q .. "Declared"], declared and "declared" or "none"
-    if combo and next(combo) then
-      for ev, w in pairs(combo) do sum = sum and r.counters[ev] and sum + w * r.counters[ev] or nil end
-      if sum then
-        r[q], r[q .. "Source"] = sum, "measured"
-        r[q .. "Ratio"] = r[q .. "Declared"] and r[q .. "Declared"] > 0 and sum / r[q .. "Declared"] or nil
-      end
+    if sum then
+      r[q], r[q .. "Source"] = sum, "measured"
+      r[q .. "Ratio"] = r[q .. "Declared"] and r[q .. "Declared"] > 0 and sum / r[q .. "Declared"] or nil
     end
   end
   r.bytesMeasured = r.bytesSource == "measured" or nil
-  r.counts = r.flopsSource == r.bytesSource and r.flopsSource or ("flops " .. r.flopsSource .. ", bytes " .. r.bytesSource)
+  r.counts = quantities.sources(r.flopsSource, r.bytesSource)
 end
 
 -- One region's row from its records over the invocations (recs, each with its time t): timed
