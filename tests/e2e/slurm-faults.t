@@ -51,7 +51,7 @@ job_of() { sed -n 's/.* submitted to Slurm as job \([0-9]*\) .*/\1/p' "$T/$1.e" 
 jobdir_of() { sed -n 's/.*, job directory //p' "$T/$1.e" 2>/dev/null | head -n 1; }
 results() { ls "$(jobdir_of "$1")/result" 2>/dev/null | wc -l; }
 has_results() { [ "$(results "$1")" -ge "$2" ]; }
-entries() { find "$CACHE/results" -type f | wc -l; }
+entries() { find "$CACHE/results" -type f 2>/dev/null | wc -l; } # (none before the first point is cached)
 
 # 0. SIGTERM while sbatch submits (an sbatch that answers, then takes 2 s to exit): the job it
 # submitted is recorded all the same, and cancelled
