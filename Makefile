@@ -1,6 +1,8 @@
 # rot: builds the driver (build/rot-driver), runs the tests and the benchmarks.
 # The measuring core is built by the driver itself (core/Makefile), per measurement configuration.
 BUILD ?= build
+# make test runs the tests that judge no time this many at a time (tests/harness.pl), the rest alone
+TEST_JOBS ?= 2
 CC ?= gcc
 LUA_CFLAGS := $(shell driver/deps.sh --lua-cflags)
 LUA_LIBS := $(shell driver/deps.sh --lua-libs)
@@ -68,7 +70,7 @@ deps:
 # The order in which they start is tests/harness.pl's (@PAR_GLOBS), then this list's.
 test: deps
 	@$(MAKE) -s driver $(TEST_BINS)
-	@perl tests/harness.pl tests/e2e/build-gpu.t tests/e2e/build.t tests/gpu.t tests/e2e/robust.t tests/ptx-broken.t \
+	@perl tests/harness.pl -j $(TEST_JOBS) tests/e2e/build-gpu.t tests/e2e/build.t tests/gpu.t tests/e2e/robust.t tests/ptx-broken.t \
 		tests/e2e/kernels.t $(TEST_BINS) $(LUA_UNIT) \
 		$(filter-out tests/e2e/build.t tests/e2e/build-gpu.t tests/e2e/robust.t tests/e2e/kernels.t,$(wildcard tests/e2e/*.t)) \
 		tests/leftovers.t

@@ -6,10 +6,7 @@ B=$(mktemp -d /tmp/rot-bench.XXXXXX)
 trap 'rm -rf "$B"' EXIT
 export XDG_CONFIG_HOME="$B/config"
 R="./rot -cacheDir=$B/cache -outputDir=$B/out"
-now() { date +%s.%N; }
-calc() { awk "BEGIN { printf \"%.6f\\n\", $1 }"; }
-median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-field() { sed -n "s/.*$1 \([0-9.]*\) s.*/\1/p" | tail -n 1; }
+. tests/bench/lib.sh # now, calc, median, field, slope, warm, overhead
 
 echo "rot benchmarks on $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1), $(nproc) cores"
 echo
@@ -35,21 +32,6 @@ done | median >"$B/front"
 printf 'frontend (rot script) overhead when up to date: %.2f ms (median of 11: ./rot help minus build/rot-driver help; target well under 100 ms)\n' \
 	"$(calc "$(cat "$B/front") * 1000")"
 
-# overhead per point: the slope between 20 and 80 points (what one more point costs), and the
-# fixed cost of a measurement beside it (start, description of the first point, the core's start)
-slope() { # slope KERNEL CHILD SEED: "per_point_ms fixed_ms" from 20 and 80 points of one run each
-	one="-useCachedResults=false -runs=1 -maxRuns=1 -minRunTime=0 -pointChild=$2"
-	a=$($R run tests/bench/overhead.lua "$1" 20 $((2 * $3)) $one 2>&1 | sed -n 's/^points 20 wall \([0-9.]*\) kernel \([0-9.]*\)/\1 \2/p')
-	b=$($R run tests/bench/overhead.lua "$1" 80 $((2 * $3 + 1)) $one 2>&1 | sed -n 's/^points 80 wall \([0-9.]*\) kernel \([0-9.]*\)/\1 \2/p')
-	echo "$a $b" | awk 'NF == 4 { s = (($3 - $4) - ($1 - $2)) / 60; printf "%.3f %.1f\n", s * 1e3, (($1 - $2) - 20 * s) * 1e3 }'
-}
-warm() { # warm KERNEL CHILD: the core built, outside the timed runs
-	$R run tests/bench/overhead.lua "$1" 20 1 -useCachedResults=false -runs=1 -maxRuns=1 -minRunTime=0 -pointChild=$2 >/dev/null 2>&1
-}
-overhead() { # overhead KERNEL CHILD: "per_point_ms fixed_ms", the median of 3 slopes (one slow spell moves one by 20 %)
-	warm "$1" "$2"
-	for pair in 1 2 3; do slope "$1" "$2" "$pair"; done | sort -n | sed -n 2p
-}
 medrange() { # medrange COLUMN < lines: "median (min-max over N pairs)" of a column
 	awk -v c="$1" 'NF >= c && $c != "" { v[++n] = $c } END {
 		if (!n) { print "- (no pair measured)"; exit }
@@ -325,23 +307,4 @@ B="$B" R="$R" sh tests/bench/apps.sh # applications: marker pairs, a program und
 echo
 sh tests/bench/compare.sh # rot compare's verdicts: A/A pairs and known slowdowns (issue 45)
 
-# GPU targets (issue 5): HBM triad against the data-sheet bandwidth (BabelStream reaches about
-# 85% on H100 and 86-87% on H200; goal 90%), FP64/FP32 FMA against theoretical at the measured clock (>= 95%)
-if ls /dev/nvidia0 >/dev/null 2>&1; then
-	$R -progress=never measure gpu-peaks >"$B/gpu" 2>&1
-	grep -E '^(HBM_triad|fp64_fma|fp32_fma) ' "$B/gpu" | sed 's/^/GPU: /'
-	echo "GPU targets: HBM_triad >= 85% (H100) / 86-87% (H200) of theoretical, goal 90%; fp64/fp32 FMA >= 95% at the measured clock"
-	for i in 1 2 3 4 5 6 7; do
-		t0=$(now)
-		$R -progress=never measure gpu-peaks >/dev/null 2>&1
-		t1=$(now)
-		calc "$t1 - $t0"
-	done | median >"$B/gcached"
-	printf 'GPU: cached rerun of gpu-peaks: %.1f ms wall (median of 7, all hits: no GPU process starts; target < 60 ms)\n' "$(calc "$(cat "$B/gcached") * 1000")"
-	for child in shared each; do
-		o=$(overhead gpu_triad $child)
-		printf 'GPU: overhead per measured GPU point, %s child: %s ms (slope between 20 and 80 points beyond the kernel and its launches; target < 20 ms); fixed per measurement %s ms\n' "$child" "${o%% *}" "${o##* }"
-	done
-else
-	echo "GPU: no CUDA device here, so the HBM triad and FMA throughput targets, the cached gpu-peaks rerun (< 60 ms) and the overhead per GPU point (< 20 ms) were not measured (make bench on a GPU machine prints them)"
-fi
+B="$B" R="$R" sh tests/bench/gpu.sh # the GPU lines (issue 43): ceilings against their targets, cached rerun, overhead per point
