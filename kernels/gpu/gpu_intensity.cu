@@ -1,8 +1,10 @@
 /* gpu_intensity: mixbench-style: each thread loads elements, does fpe multiply-adds on each
  * and stores it, so one sweep of fpe walks from the memory roof to the compute roof.
  * GINT_TYPE: 0 fp32, 1 fp64, 2 fp16 (half2: one instruction does two), 3 int32.
- * Each thread keeps four elements in flight (four independent chains: one dependent chain per
- * thread is latency-bound, below the compute roof); the multiplier and addend are launch
+ * Each thread keeps CHAINS elements in flight (independent chains: one dependent chain per
+ * thread is latency-bound, below the compute roof): four, eight for half2, whose FMAs ptxas
+ * spreads over two pipes (an H200: 86 TFLOP/s with four, the reference's eight 107 TFLOP/s);
+ * the multiplier and addend are launch
  * arguments, hoisted out of the loop; the integer multiply-add is inline PTX, since the
  * compiler folds x*3+1 four times over into one x*81+40 (tests/ptx.t checks the PTX). The
  * multiply-add loop is unrolled 32 times: a warp issues one instruction a clock, and fp32 and
@@ -35,11 +37,16 @@ typedef __half2 elem;
 #define LANES 2
 #define MAD(x) (x = __hfma2(x, m, c))
 #define CONSTANTS(mul, add) __float2half2_rn(mul), __float2half2_rn(add)
+#define CHAINS 8
 #else
 typedef int elem;
 #define LANES 1
 #define MAD(x) asm volatile("mad.lo.s32 %0, %0, %1, %2;" : "+r"(x) : "r"(m), "r"(c))
 #define CONSTANTS(mul, add) 3, 1
+#endif
+
+#ifndef CHAINS
+#define CHAINS 4
 #endif
 
 struct st {
@@ -57,16 +64,20 @@ static __global__ void intensity_kernel(elem *__restrict__ a, size_t n, int fpe,
 {
 	size_t stride = (size_t)gridDim.x * blockDim.x;
 	size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-	for (; i + 3 * stride < n; i += 4 * stride) { /* four elements, four independent chains */
-		elem x0 = a[i], x1 = a[i + stride], x2 = a[i + 2 * stride], x3 = a[i + 3 * stride];
+	for (; i + (CHAINS - 1) * stride < n; i += CHAINS * stride) { /* CHAINS elements, independent chains */
+		elem x[CHAINS];
+#pragma unroll
+		for (int j = 0; j < CHAINS; j++)
+			x[j] = a[i + j * stride];
 #pragma unroll 32
 		for (int k = 0; k < fpe; k++) {
-			MAD(x0);
-			MAD(x1);
-			MAD(x2);
-			MAD(x3);
+#pragma unroll
+			for (int j = 0; j < CHAINS; j++)
+				MAD(x[j]);
 		}
-		a[i] = x0, a[i + stride] = x1, a[i + 2 * stride] = x2, a[i + 3 * stride] = x3;
+#pragma unroll
+		for (int j = 0; j < CHAINS; j++)
+			a[i + j * stride] = x[j];
 	}
 	for (; i < n; i += stride) { /* the rest, one at a time */
 		elem x = a[i];
@@ -96,7 +107,7 @@ static void *init(const struct rot_args *args)
 static void run(void *p)
 {
 	st *s = (st *)p;
-	intensity_kernel<<<grid_for((s->n + 3) / 4, GINT_BLOCK), GINT_BLOCK>>>(s->a, s->n, s->fpe,
+	intensity_kernel<<<grid_for((s->n + CHAINS - 1) / CHAINS, GINT_BLOCK), GINT_BLOCK>>>(s->a, s->n, s->fpe,
 										 CONSTANTS(0.999f, 0.001f));
 }
 

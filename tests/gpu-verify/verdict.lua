@@ -2,6 +2,7 @@
 -- gpu-peaks.csv and gpu-pipeline-latencies.csv, the reference program's reference.csv, rot's
 -- triad-counters.csv and, when ncu was there, ncu.csv (--page raw). Fails (exit 1) on any miss.
 local rot = require "rot"
+local csv = require "rot.csv"
 local gpu = require "rot.gpu"
 local peaks = require "rot.machine.peaks"
 local predict = require "rot.models.predict"
@@ -31,11 +32,11 @@ local ncrows = nctext and predict.read_ncu_csv(nctext)
 local nc = ncrows and ncrows[1] and ncrows[1].metrics
 local mine = {}
 for _, r in ipairs(peaks.read_csv(dir .. "/gpu-peaks.csv") or {}) do mine[r.name] = r.value end
+-- rot's completion latencies in cycles, by the CSV's own column names (a column added before
+-- completion_cycles once left every latency row of an H200's table "-")
 local lat = {}
-for line in (sys.readfile(dir .. "/gpu-pipeline-latencies.csv") or ""):gmatch("[^\n]+") do
-  local f = {}
-  for x in (line .. ","):gmatch("([^,]*),") do f[#f + 1] = x end
-  if tonumber(f[5]) then lat[f[1]] = tonumber(f[5]) end -- op, issue_ns, completion_ns, issue_cycles, completion_cycles
+for _, r in ipairs(csv.parse_named(sys.readfile(dir .. "/gpu-pipeline-latencies.csv") or "") or {}) do
+  lat[r.op] = tonumber(r.completion_cycles)
 end
 local published = {}
 for line in (sys.readfile(here .. "/published.csv") or ""):gmatch("[^\n]+") do

@@ -301,4 +301,22 @@ end
 t.is(table.concat(could, ", "), "data in DRAM, beyond_L2, dram, L3-DRAM step", "only a name with a word a level could have "
   .. "needs the machine's levels (the pipeline's fma, add, ... load ask for no peaks)")
 
+-- gpu-pipeline's series "global load (L1)" and "shared load" name the GPU's L1: on a GPU machine
+-- without CPU peaks, its plot measured them first (150 s of make gpu-verify on an H200)
+local results = require "rot.results"
+local asked = 0
+local gpu_rows = {}
+for i, name in ipairs({ "global load (L1)", "shared load" }) do
+  gpu_rows[i] = { entry = { runs = {} }, desc = { device = "gpu" }, point = { op = name, warps = 1 }, time = 1e-5 }
+end
+results.new(gpu_rows, { "op", "warps" }, function() asked = asked + 1; return {} end):xy { name = "gpu-pipeline",
+  x = function(r) return r.point.warps end, y = function(r) return r.time end, series = function(r) return r.point.op end }
+t.is(asked, 0, "a plot of GPU points with a series named 'global load (L1)' asks for no CPU peaks (the L1 is the GPU's)")
+gpu_rows[3] = { entry = { runs = {} }, point = { op = "data in L1", warps = 1 }, time = 1e-5, workingSet = 4096 }
+pcall(function()
+  results.new(gpu_rows, { "op", "warps" }, function() asked = asked + 1; return {} end):xy { name = "gpu-pipeline",
+    x = function(r) return r.point.warps end, y = function(r) return r.time end, series = function(r) return r.point.op end }
+end)
+t.is(asked, 1, "while a CPU point of the same plot named after L1 still has its level checked")
+
 sys.removetree(dir)

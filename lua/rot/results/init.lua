@@ -267,9 +267,11 @@ end
 -- points' data are not in (rot.results.levelnames).
 local function check_level_names(self, o)
   if not o.series then return end
-  local maybe = false -- no series named like a level (the pipeline's fma, add, ...): no peaks asked for
+  -- no CPU row with a series named like a level (the pipeline's fma, add, ...; a GPU's "global
+  -- load (L1)", whose L1 is the GPU's): no CPU peaks asked for
+  local maybe = false
   for _, r in ipairs(self.rows) do
-    local name = r.entry and o.series(r)
+    local name = r.entry and not (r.desc and r.desc.device == "gpu") and o.series(r)
     maybe = maybe or (type(name) == "string" and levelnames.might_name(name))
   end
   if not maybe then return end
