@@ -30,6 +30,14 @@ contains "$T/o" "^shortest latency \[cycles\] (iadd)  *0.56  *1  *0.560 .*MISS" 
 contains "$T/o" "^fp32_fma  *59763  *66441  *0.899 .*MISS" "fp32 at 0.90 of theoretical at the measured clock"
 contains "$T/o" "^triad HBM B/element  *24  *23.9  *1.004 .*ok" "its counters agree with ncu's"
 
+verdict "$F/h200" >"$T/o" 2>"$T/e"
+test $? -ne 0
+ok $? "this session's first H200 figures fail the verdict"
+contains "$T/e" "^rot: gpu-verify: 3 of 22 checks missed" "three misses: the data sheet's HBM and half2 twice"
+contains "$T/o" "^latency global load (L1) \[cycles\]  *40.2  *39.1  *1.029 .*ok" "rot's latencies are read by their column's name (a column added before completion_cycles had left every one '-')"
+contains "$T/o" "^shortest latency \[cycles\] (fadd)  *4.15 .*ok" "and the shortest is a real chain's"
+contains "$T/o" "^fp16_fma  *86120  *107198  *0.803 .*MISS" "half2 at 0.80 of the reference with four chains a thread"
+
 mkdir -p "$T/bad"
 cp "$F/pass/"* "$T/bad/"
 sed -i "s/\"4,900,000,000\"/\"9,800,000,000\"/" "$T/bad/ncu.csv"
