@@ -110,12 +110,15 @@ static int l_readfile(lua_State *L)
 	return 1;
 }
 
+/* writefile(path, data [, mode]): written whole or not at all; mode: permission bits (0644) */
 static int l_writefile(lua_State *L)
 {
 	const char *path = luaL_checkstring(L, 1);
 	size_t len;
 	const char *data = luaL_checklstring(L, 2, &len);
-	if (util_write_atomic(path, data, len) < 0)
+	lua_Integer mode = luaL_optinteger(L, 3, 0644);
+	luaL_argcheck(L, mode >= 0 && mode <= 07777, 3, "permission bits expected");
+	if (util_write_atomic_mode(path, data, len, (mode_t)mode) < 0)
 		return lrot_fail(L, path);
 	lua_pushboolean(L, 1);
 	return 1;

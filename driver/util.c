@@ -67,6 +67,11 @@ static int write_all(int fd, const char *p, size_t len)
 
 int util_write_atomic(const char *path, const void *data, size_t len)
 {
+	return util_write_atomic_mode(path, data, len, 0644);
+}
+
+int util_write_atomic_mode(const char *path, const void *data, size_t len, mode_t mode)
+{
 	size_t plen = strlen(path);
 	char *tmp = malloc(plen + 16);
 	int fd = -1, rc = -1, e = 0;
@@ -78,7 +83,7 @@ int util_write_atomic(const char *path, const void *data, size_t len)
 		goto out;
 	/* no fsync: rename makes the switch atomic; a crash can at worst leave a short file,
 	 * which readers detect (cache entries carry a checksum) and redo */
-	if (fchmod(fd, 0644) < 0 || write_all(fd, data, len) < 0)
+	if (fchmod(fd, mode) < 0 || write_all(fd, data, len) < 0)
 		goto out_unlink;
 	if (close(fd) < 0) {
 		fd = -1;

@@ -4,6 +4,7 @@
 #define ROT_UTIL_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Reads a whole file into a NUL-terminated malloc'd buffer; NULL with errno set on failure. */
 char *util_read_file(const char *path, size_t *len);
@@ -12,6 +13,8 @@ char *util_read_file(const char *path, size_t *len);
  * see the old or the new content, never a half-written file (a system crash can still leave
  * a short one: nothing is fsynced). Returns 0 or -1 with errno. */
 int util_write_atomic(const char *path, const void *data, size_t len);
+/* The same with the file's permission bits (util_write_atomic: 0644; a program: 0755). */
+int util_write_atomic_mode(const char *path, const void *data, size_t len, mode_t mode);
 
 /* Like util_write_atomic, but leaves the file (and its mtime) untouched when its content
  * is already data. Returns 1 if written, 0 if unchanged, -1 with errno on failure. */

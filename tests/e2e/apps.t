@@ -103,17 +103,26 @@ ok $? "rot compare on two runs of it"
 grep -E "^100000 +outer .*(same|faster|slower)" "$T/cmp" | grep -q . && grep -E "^200000 +\(program\)" "$T/cmp" | grep -q .
 ok $? "rot compare judges each region (and the program) against the noise"
 # another build of the program (its binary's hash moves: a byte appended), measured: its rows
-# against the run before are inconclusive (no reruns), and no -remeasure can decide them
+# against the run before are inconclusive (no reruns); rot kept each run's program, so
+# -remeasure measures both again and judges every row (the program's and each region's)
 printf '\n' >>"$T/nested"
 rot measure "$T/study.lua" -runs=2 -maxRuns=2 -bestK=2 >"$T/o" 2>"$T/e"
 rot compare "$T/study.lua" >"$T/cmp" 2>&1
-grep -q "^rot compare: 0 faster, 0 slower, 6 same (6 inconclusive)" "$T/cmp" && ! grep -q -- "-remeasure" "$T/cmp"
-ok $? "another build: inconclusive, and no -remeasure command named for them ($(grep "^rot compare: [0-9]" "$T/cmp"))"
+grep -q "^rot compare: 0 faster, 0 slower, 6 same (6 inconclusive).*: rot compare .*study.lua 2 3 -remeasure" "$T/cmp"
+ok $? "another build: inconclusive, and the -remeasure command that decides them is named ($(grep "^rot compare: [0-9]" "$T/cmp"))"
 rot compare "$T/study.lua" -remeasure=8 >"$T/cmp" 2>"$T/e"
 ok $? "rot compare -remeasure on them ends well"
-grep -q "^rot: compare: not measured again: an application's point is not measured again: rot keeps no copy of the program" "$T/e" &&
-	! grep -q "GPU" "$T/e"
-ok $? "and says why they are judged from the records, not that they are GPU points ($(head -n 1 "$T/e"))"
+test "$(grep -c "remeasured 8 rounds, 99% interval" "$T/cmp")" -eq 6 && ! grep -q "not measured again" "$T/e" "$T/cmp"
+ok $? "each of the 6 rows is judged from 8 rounds of both programs measured again ($(head -n 1 "$T/e"))"
+test -n "$(ls "$CACHE"/sources/*/* 2>/dev/null | xargs -r cksum | grep " $(wc -c <"$T/nested") ")"
+ok $? "the program each run ran is kept in the source store"
+# a build that does twice the work in each region (tests/apps/nested.c -DSWEEPS=2), over the
+# same path: both regions of both points are slower, from the programs rot kept
+$cc -O2 -fopenmp -DSWEEPS=2 $inc -o "$T/nested" tests/apps/nested.c
+rot measure "$T/study.lua" -runs=2 -maxRuns=2 -bestK=2 >"$T/o" 2>"$T/e"
+rot compare "$T/study.lua" -remeasure=8 >"$T/cmp" 2>"$T/e"
+test "$(grep -cE "^[0-9]+ +(outer|inner) .* slower .*remeasured 8 rounds" "$T/cmp")" -eq 4
+ok $? "a build doing twice the work: outer and inner slower at both sizes (outer B/A at n=100000: $(grep -E "^100000 +outer" "$T/cmp" | awk '{ print $7 }'))"
 
 # a script that sets the threads without a thread axis (here its argument): history says the
 # threads changed, compare pairs the points by their coordinates and says that they ran at

@@ -253,4 +253,13 @@ t.is(undecided_line({ same[1], wide }, "slower", nil), "rot: -failOn=slower: 2 p
   .. "their noise (the table's last column) too wide, or their rounds too few, to tell such a change: they fail nothing\n",
   "a point judged against a known band too wide to decide is not said to have met no known noise")
 
+-- which recorded points -remeasure can measure again: an application's with its how (rot keeps
+-- its program), one recorded before rot kept programs with the reason, a GPU point
+local unmeasurable = require("rot.compare.remeasure").unmeasurable
+local rec = { id = 3, hows = { "{}" } }
+t.is(unmeasurable(rec, { how = 1, point = { region = "outer" } }), nil, "an application's region with its how is measured again")
+t.ok((unmeasurable(rec, { point = { region = "outer" } }) or ""):find("^run 3 was recorded without a copy of its program %(by an older rot%)") ~= nil,
+  "one recorded before rot kept programs says so")
+t.is(unmeasurable(rec, { point = { n = 1 } }), "a GPU point is not measured again here", "a point without a how in a record with hows: a GPU point")
+
 t.done()

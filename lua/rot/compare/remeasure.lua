@@ -15,6 +15,7 @@ local kernels = require "rot.describe.kernels"
 local batch = require "rot.execute.batch"
 local plausible = require "rot.execute.plausible"
 local quantities = require "rot.results.quantities"
+local regions = require "rot.results.regions"
 local sources = require "rot.history.sources"
 local record = require "rot.history.record"
 
@@ -68,12 +69,30 @@ local function plan(s, tree, run, notes)
   return needs_home
 end
 
+--[[ An application's program put back as dir/prog/NAME (mode 755), from the source store, else
+  where it was when it is unchanged. Returns the kinfo of the application core and its path, or
+  nil and why. ]]
+local function program(s, dir, rec, prog)
+  if not sources.has(s:get("cacheDir"), prog.sha) and (prog.size or 0) > sources.MAX_PROGRAM then
+    return nil, string.format("run %s's program '%s' (%.0f MiB) was not kept: programs over %d MiB are not", rec.id,
+      prog.name, prog.size / 2 ^ 20, sources.MAX_PROGRAM >> 20)
+  end
+  local text, err = content(s:get("cacheDir"), prog.sha, prog.path, "program '" .. prog.name .. "'", rec.id)
+  if not text then return nil, err end
+  local path = dir .. "/prog/" .. prog.name
+  assert(sys.mkdir(dir .. "/prog"))
+  assert(sys.writefile(path, text, tonumber("755", 8)))
+  return { kernels = {}, macros = {}, gpu = false, app = true }, path
+end
+
 --[[ A build's sources put back in dir: each kernel's study files under dir/kI, rot's checkout
-  files that changed under dir/home (a copy of the current core/ beside them). Returns the
-  kinfo to build ({kernels=, macros=, gpu=false}) and the checkout to build in; or nil and why. ]]
+  files that changed under dir/home (a copy of the current core/ beside them); an
+  application's program (program). Returns the kinfo to build ({kernels=, macros=, gpu=false})
+  and the checkout to build in (an application: its program's path); or nil and why. ]]
 local function materialize(s, dir, rec, b, notes)
   local tree = rec.trees and b.tree and rec.trees[b.tree]
   if not tree then return nil, "run " .. rec.id .. " was recorded without its sources (by an older rot)" end
+  if tree.program then return program(s, dir, rec, tree.program) end
   local needs_home, why = plan(s, tree, rec.id, notes)
   if needs_home == nil then return nil, why end
   local home = needs_home and (dir .. "/home") or s.home
@@ -109,16 +128,31 @@ local function materialize(s, dir, rec, b, notes)
   return kinfo, home
 end
 
---[[ Why a recorded point has no description to be measured again by, or nil: an
-  application's (rot keeps no copy of the program a run ran), a GPU point, an older record. ]]
+--[[ Why a recorded point has no description to be measured again by, or nil: a GPU point, a
+  record written by an older rot (an application's: before rot kept programs). ]]
 function M.unmeasurable(rec, p)
   if p.how and rec.hows and rec.hows[p.how] then return nil end
   if p.point and p.point.region then
-    return "an application's point is not measured again: rot keeps no copy of the program each run ran (measure "
-      .. "both builds of it again with rot profile or its script, then compare those runs)"
+    return "run " .. rec.id .. " was recorded without a copy of its program (by an older rot): measure both builds "
+      .. "of it again with rot profile or its script, then compare those runs"
   end
   return rec.hows and "a GPU point is not measured again here" or
     ("run " .. rec.id .. " was recorded without its points' descriptions (by an older rot)")
+end
+
+--[[ An application's description made ready to run again: the environment it ran with (its
+  spec's and the inherited variables that matter) given to it; nil and why when an input file
+  it read has changed since (a program measured again reads its inputs where they are). ]]
+local function app_ready(rec, desc)
+  for path, h in pairs(desc.app.inputs or {}) do
+    if sha_of(path) ~= h then
+      return nil, "run " .. rec.id .. "'s input '" .. path .. "' " .. (sys.stat(path) and "has changed since" or "is gone")
+    end
+  end
+  for k, v in pairs(desc.app.inherited or {}) do
+    if desc.app.env[k] == nil then desc.app.env[k] = v end
+  end
+  return desc
 end
 
 --[[ The description a recorded point is measured again by: its record's (hows, params) on
@@ -132,10 +166,14 @@ local function desc_of(s, rec, p)
   if not (desc and params) then
     return nil, "run " .. rec.id .. "'s record is damaged: " .. tostring(err or ("parameters '" .. tostring(p.params) .. "'"))
   end
-  for i, w in ipairs(desc.workloads) do w.params = params[i] or {} end
+  for i, w in ipairs(desc.workloads or {}) do w.params = params[i] or {} end
   local child = desc.child
   desc.child = nil
   desc.machine = machine.fingerprint(s.config)
+  if desc.app then
+    local ready, why = app_ready(rec, desc)
+    if not ready then return nil, why end
+  end
   return desc, child
 end
 
@@ -149,6 +187,8 @@ local function build_all(s, sides, want, notes)
     for bi, desc in pairs(want[side]) do
       local at = dir .. "/" .. side .. bi
       local kinfo, home = materialize(s, at .. "/src", rec, rec.builds[bi], notes)
+      local prog
+      if kinfo and kinfo.app then prog, home = home, s.home end
       if not kinfo then
         cores[side][bi] = { why = home }
       else
@@ -156,7 +196,7 @@ local function build_all(s, sides, want, notes)
         bs.deps_dir = at .. "/deps"
         local lock <close> = build.lock(bs)
         local binary, err = s:timed("build", build.core, bs, desc, kinfo)
-        cores[side][bi] = binary and { binary = binary } or
+        cores[side][bi] = binary and { binary = binary, program = prog } or
           { why = "run " .. rec.id .. "'s build does not compile now: " .. tostring(err):match("^[^\n]*") }
       end
     end
@@ -164,22 +204,29 @@ local function build_all(s, sides, want, notes)
   return cores
 end
 
--- One fresh measurement of a point by a core: its time (the fastest run, as a result's), or
--- nil and why it failed. Nothing is cached.
+--[[ One fresh measurement of a point by a core: its times, or nil and why it failed. Nothing
+  is cached. A kernel point's: times[""], the fastest run (as a result's). An application's:
+  one invocation, times[region] for its program's row (regions.PROGRAM) and each region it
+  entered. ]]
 local function measure_once(s, binary, desc, child)
-  local item, out = { desc = desc, need = s:get("runs"), exact = false, child = child }, {}
+  local app = desc.app ~= nil
+  local item, out = { desc = desc, need = app and 1 or s:get("runs"), exact = app, child = child }, {}
   batch.run(s, binary, { item }, function(_, res)
     if not res then out.why = "not measured"; return end
-    if res.status == "ok" then
+    if res.status == "ok" and not app then
       local why = plausible.why_not(s, { kinfo = { gpu = false } }, res)
       if why then res.status, res.error = "failed", "implausible: " .. why end
     end
     if res.status ~= "ok" then out.why = tostring(res.error or "failed"):match("^[^\n]*"); return end
-    local row = quantities.derive({ desc = desc, entry = { meta = res.meta, runs = res.runs } }, desc.policy.k,
-      desc.ignoreDisturbed, desc.policy.epsilon)
-    out.time = row.time
+    local row = { desc = desc, point = {}, entry = { meta = res.meta, runs = res.runs, regions = res.regions } }
+    out.times = {}
+    if app then
+      for _, r in ipairs(regions.rows(row, desc.policy.k, desc.policy.epsilon)) do out.times[r.region] = r.time end
+    else
+      out.times[""] = quantities.derive(row, desc.policy.k, desc.ignoreDisturbed, desc.policy.epsilon).time
+    end
   end)
-  return out.time, out.why
+  return out.times, out.why
 end
 
 --[[ Why the points of a comparison cannot be measured again at all here, or nil: runs on two
@@ -199,14 +246,16 @@ function M.refusal(s, A, B, with_machines)
   return nil
 end
 
---[[ run(s, A, B, pairs, rounds) -> notes: measures the pairs both runs timed again, `rounds`
-  times, and sets on each pair p.remeasured = {ta = {...}, tb = {...}, ratios = {...} (tB/tA of
-  the rounds where both sides were timed), failed = why (the first failure), rounds =}, or
-  p.not_remeasured = why. notes: lines for the user (a core header rebuilt against the
-  current one, a compiler that changed). ]]
-function M.run(s, A, B, matched, rounds)
-  local sides, want, todo, notes = { A = A, B = B }, { A = {}, B = {} }, {}, {}
+-- What a side of a pair is measured by: its record's how, parameters and build (an
+-- application's program and regions share one).
+local function measured_by(rec, x) return table.concat({ rec.id, tostring(x.how), tostring(x.params), tostring(x.build) }, "|") end
+
+--[[ The pairs to measure again, planned ({A=, B=} = {desc=, child=, build=} each) and grouped
+  by what measures them (a kernel point alone; an application's program and regions together:
+  one invocation times them all). Sets p.not_remeasured where a side has no description. ]]
+local function plan_groups(s, sides, matched, want, notes)
   local compiler = toolchain.compiler_id(s)
+  local groups, by = {}, {}
   for _, p in ipairs(matched) do
     if p.ratio then
       local d = {}
@@ -222,44 +271,75 @@ function M.run(s, A, B, matched, rounds)
         d[side] = { desc = desc, child = child, build = x.build }
         want[side][x.build] = want[side][x.build] or desc
       end
-      if not p.not_remeasured then p.plan = d; todo[#todo + 1] = p end
+      if not p.not_remeasured then
+        local key = measured_by(sides.A.record, p.a) .. "\0" .. measured_by(sides.B.record, p.b)
+        if not by[key] then by[key] = { plan = d, pairs = {} }; groups[#groups + 1] = by[key] end
+        table.insert(by[key].pairs, p)
+      end
     end
   end
-  if #todo == 0 then return notes end
+  return groups
+end
+
+-- One round of a group: both sides measured (in the given order), each pair's times and ratio.
+local function measure_round(s, g, r, order)
+  local t = {}
+  for _, side in ipairs(order) do
+    local pl = g.plan[side]
+    local times, why = measure_once(s, g.cores[side].binary, pl.desc, pl.child)
+    t[side] = times or {}
+    for _, p in ipairs(g.pairs) do
+      local region = (p.a.point or {}).region or ""
+      local w = why or (not t[side][region] and ("region '" .. region .. "' was not entered"))
+      if w and not p.remeasured.failed then p.remeasured.failed = side .. " in round " .. r .. ": " .. w end
+    end
+    s:settle({ point = g.pairs[1].point, measured = times ~= nil, failed = why })
+  end
+  for _, p in ipairs(g.pairs) do
+    local region, m = (p.a.point or {}).region or "", p.remeasured
+    local ta, tb = t.A[region], t.B[region]
+    m.ta[r], m.tb[r] = ta or false, tb or false
+    if ta and tb then m.ratios[#m.ratios + 1] = tb / ta end
+  end
+end
+
+--[[ run(s, A, B, pairs, rounds) -> notes: measures the pairs both runs timed again, `rounds`
+  times, and sets on each pair p.remeasured = {ta = {...}, tb = {...}, ratios = {...} (tB/tA of
+  the rounds where both sides were timed), failed = why (the first failure), rounds =}, or
+  p.not_remeasured = why. notes: lines for the user (a core header rebuilt against the
+  current one, a compiler that changed). ]]
+function M.run(s, A, B, matched, rounds)
+  local sides, want, notes = { A = A, B = B }, { A = {}, B = {} }, {}
+  local groups = plan_groups(s, sides, matched, want, notes)
+  if #groups == 0 then return notes end
   local measuring <close> = build.measuring(s)
   local clean <close> = setmetatable({}, { __close = function() s:cleanup() end })
   local cores = build_all(s, sides, want, notes)
   local live = {}
-  for _, p in ipairs(todo) do
-    local ca, cb = cores.A[p.plan.A.build], cores.B[p.plan.B.build]
-    if ca.binary and cb.binary then
-      p.remeasured = { ta = {}, tb = {}, ratios = {}, rounds = rounds }
-      live[#live + 1] = p
-    else
-      p.not_remeasured = ca.why or cb.why
+  for _, g in ipairs(groups) do
+    local ca, cb = cores.A[g.plan.A.build], cores.B[g.plan.B.build]
+    for _, p in ipairs(g.pairs) do
+      if ca.binary and cb.binary then
+        p.remeasured = { ta = {}, tb = {}, ratios = {}, rounds = rounds }
+      else
+        p.not_remeasured = ca.why or cb.why
+      end
     end
-    p.cores = { A = ca, B = cb }
+    if ca.binary and cb.binary then
+      g.cores = { A = ca, B = cb }
+      for _, side in ipairs({ "A", "B" }) do -- an application runs the program put back for its side
+        if g.plan[side].desc.app then g.plan[side].desc.app.path = g.cores[side].program end
+      end
+      live[#live + 1] = g
+    end
   end
   s:begin(rounds * #live * 2)
   for r = 1, rounds do
     s:set_stage(string.format("measuring again, round %d/%d", r, rounds))
-    for i, p in ipairs(live) do
-      local t = {}
-      for _, side in ipairs((r + i) % 2 == 0 and { "A", "B" } or { "B", "A" }) do
-        local pl = p.plan[side]
-        local time, why = measure_once(s, p.cores[side].binary, pl.desc, pl.child)
-        t[side] = time
-        if why and not p.remeasured.failed then p.remeasured.failed = side .. " in round " .. r .. ": " .. why end
-        s:settle({ point = p.point, measured = time ~= nil, failed = why })
-      end
-      local m = p.remeasured
-      m.ta[r], m.tb[r] = t.A or false, t.B or false
-      if t.A and t.B then m.ratios[#m.ratios + 1] = t.B / t.A end
-    end
+    for i, g in ipairs(live) do measure_round(s, g, r, (r + i) % 2 == 0 and { "A", "B" } or { "B", "A" }) end
   end
   s:set_stage(nil)
   s:done()
-  for _, p in ipairs(matched) do p.plan, p.cores = nil, nil end
   return notes
 end
 

@@ -62,8 +62,13 @@ end
   key hashes, tagged, with its SHA-256 (the content is kept in the source store,
   rot.history.sources). Kept once per record under its own hash (trees[id]); store[sha] = the
   path to copy into the store. ]]
-local function tree_of(s, kinfo, trees, store)
+local function tree_of(s, desc, kinfo, trees, store)
   local tree = { kernels = {} }
+  if desc.app then -- an application: its program, kept by content when it is not too large
+    local _, size = sys.stat(desc.app.path)
+    tree.program = { sha = desc.app.hash, name = util.basename(desc.app.path), path = desc.app.path, size = size }
+    if size and size <= sources.MAX_PROGRAM then store[desc.app.hash] = desc.app.path end
+  end
   for i, k in ipairs(kinfo.kernels) do
     local files, own = {}, nil
     for _, f in ipairs(s:remember("history-src:" .. k.path, function() return keys.sources(s, k) end)) do
@@ -118,7 +123,7 @@ local function build_of(s, row, r)
   local core = row.entry and row.entry.coreHash
   local b = { kernels = table.concat(names, "+"), flags = desc.flags, macros = desc.macros, env = env, src = src,
     key = row.key and row.key:sub(1, 16), core = type(core) == "string" and core:sub(1, 16) or nil,
-    tree = tree_of(s, kinfo, r.trees, r.store) }
+    tree = tree_of(s, desc, kinfo, r.trees, r.store) }
   local key = util.serialize(b)
   if not r.index[key] then
     r.builds[#r.builds + 1] = b
@@ -130,17 +135,18 @@ end
 --[[ How a CPU point is measured again (rot.compare.remeasure): its description without the
   machine (this one's, when it is measured again) and its parameters, and the spec's
   pointChild, kept once per record as canonical text (hows[i], full precision), and the
-  point's parameters (NAME=VALUE at full precision, workloads apart by ';'). nil for a GPU
-  point. ]]
+  point's parameters (NAME=VALUE at full precision, workloads apart by ';'). An application's
+  rows (its program's, its regions') share their point's: one invocation times them all. nil
+  for a GPU point. ]]
 local function how_of(row, r)
   local d = row.desc
-  if not (d and d.device == "cpu" and d.workloads) then return nil end
+  if not (d and d.device == "cpu" and (d.workloads or d.app)) then return nil end
   local h, params = { child = row.spec and row.spec.pointChild }, {}
   for k, v in pairs(d) do
     if k ~= "machine" and k ~= "round" and k ~= "workloads" then h[k] = v end
   end
-  h.workloads = {}
-  for i, w in ipairs(d.workloads) do
+  h.workloads = d.workloads and {} or nil
+  for i, w in ipairs(d.workloads or {}) do
     h.workloads[i] = { kernel = w.kernel, threads = w.threads, pin = w.pin }
     local kv = {}
     for _, k in ipairs(util.sorted_keys(w.params)) do kv[#kv + 1] = k .. "=" .. string.format("%.17g", w.params[k]) end
@@ -250,8 +256,8 @@ function M.build(s, o)
     if row.entry and not row.time and not app then
       quantities.derive(row, s:get("bestK"), s:get("ignoreDisturbed"), s:get("bestEpsilon"))
     end
-    -- an application point is recorded as its program's and its regions' rows (each compared;
-    -- how_of gives none: a program is not measured again from its record)
+    -- an application point is recorded as its program's and its regions' rows (each compared,
+    -- each measured again by one how: the point's)
     for _, x in ipairs(app and regions.rows(row, s:get("bestK"), eps) or { row }) do
       local p = point_of(x, here)
       p.build = build_of(s, x, r)
@@ -286,7 +292,7 @@ end
   that cannot be stored is a warning. ]]
 local function store_sources(cache_dir, store)
   for sha, path in pairs(store) do
-    local text = sys.readfile(path)
+    local text = not sources.has(cache_dir, sha) and sys.readfile(path)
     if text and sys.sha256(text) == sha then
       local ok, err = sources.put(cache_dir, sha, text)
       if not ok then

@@ -1,11 +1,15 @@
 --[[ rot.history.sources: the source store: a copy of every file a recorded build read (the
-  files its build key hashes), content-addressed in cacheDir/sources/<2 hex>/<sha256>, one copy
+  files its build key hashes) and of every program an application point ran (up to
+  MAX_PROGRAM), content-addressed in cacheDir/sources/<2 hex>/<sha256>, one copy
   per content however many records name it, so `rot compare -remeasure` can rebuild a run's
   cores after the files were edited. Pruned with the records that name them. ]]
 local sys = require "rot.sys"
 local session = require "rot.session"
 
 local M = {}
+
+-- The largest program kept (an application's binary, for re-measuring it): 64 MiB.
+M.MAX_PROGRAM = 64 << 20
 
 function M.dir(cache_dir) return cache_dir .. "/sources" end
 
@@ -28,6 +32,9 @@ function M.put(cache_dir, sha, text)
   if not ok then return nil, err end
   return sys.writefile(path, text)
 end
+
+-- Whether the store holds a content (by name: put checked it when it wrote it).
+function M.has(cache_dir, sha) return sys.stat(M.path(cache_dir, sha)) == "file" end
 
 -- The text stored under sha, or nil and why (not there; changed since: its hash differs).
 function M.get(cache_dir, sha)
