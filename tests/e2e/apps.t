@@ -289,4 +289,9 @@ for f in "$R"/*.csv; do
 done | grep -q sweep
 ok $? "the script's sweep wrote its own CSV ($(cd "$R" && ls *.csv | tr '\n' ' '))"
 
+# a program never measured: compare names the command that records its runs
+cp "$T/nested" "$T/never"
+rot compare "$T/never" >"$T/o" 2>"$T/e"
+test $? -ne 0 && grep -q "^hint: measure it first: rot profile -- $T/never$" "$T/e"
+ok $? "rot compare on a program never profiled: the hint is rot profile, not rot measure ($(tail -n 1 "$T/e"))"
 done_testing

@@ -3,6 +3,7 @@
   slower or same, from the records or from rounds measured again (rot.compare.remeasure).
   rot.compare.output prints and writes them, rot.compare.plot draws them; `rot compare`
   (rot.cli.history) is the command. README "Iterating on a kernel". ]]
+local sys = require "rot.sys"
 local util = require "rot.util"
 local history = require "rot.history"
 local rule = require "rot.compare.rule"
@@ -123,13 +124,20 @@ end
 
 local function machines_of(r) return table.concat(r.machines or { r.machine }, "+") end
 
+-- The command that measures what the user typed: a script's or a measurement's `rot measure`,
+-- a program's `rot profile --` (it records its runs under the program's path).
+local function measure_first(typed)
+  local program = not typed:match("%.lua$") and typed:find("/") and sys.stat(typed) == "file"
+  return "measure it first: " .. (program and "rot profile -- " or "rot measure ") .. typed
+end
+
 -- Stops with why a run cannot be found, and the runs there are.
 local function no_run(name, what, records, typed)
   local ids = {}
   for i = 1, math.min(#records, 10) do ids[#ids + 1] = tostring(records[i].id) end
   util.fail("no run " .. what .. " of '" .. name .. "'",
     #ids > 0 and ("`rot history " .. typed .. "` lists its runs (newest: " .. table.concat(ids, ", ") .. ")")
-    or ("measure it first: rot measure " .. typed))
+    or measure_first(typed))
 end
 
 -- The newest run with a point on machine id (its id from `rot cache`, or a Slurm node type).
@@ -148,7 +156,7 @@ local function latest_on(name, records, id, typed)
   end
   util.fail("no run of '" .. name .. "' on machine '" .. id .. "'",
     #known > 0 and ("its runs are on " .. table.concat(known, ", ") .. " (`rot cache` lists machine ids)")
-    or ("measure it first: rot measure " .. typed))
+    or measure_first(typed))
 end
 
 -- Whether a record timed any point (a run whose every point failed has nothing to compare).
