@@ -84,4 +84,9 @@ ok $? "completion completes a command ($out)"
 out=$(bash -c ". '$T/comp'; COMP_WORDS=('$ROOT/rot' measure tri); COMP_CWORD=2; _rot; echo \${COMPREPLY[*]}")
 test "$out" = "triad"
 ok $? "completion completes a measurement name ($out)"
+# ROT_PROFILE=FILE: where rot's own time went, by function, slowest first
+ROT_PROFILE="$T/prof" "$ROOT/rot" list >"$T/o" 2>&1
+ok $? "a command under ROT_PROFILE runs as without it"
+head -n 1 "$T/prof" | grep -q "^ms_inclusive ms_self function$" && grep -q " rot/cli/init.lua:[0-9]* " "$T/prof"
+ok $? "and writes its profile: inclusive and self milliseconds per Lua function ($(sed -n 2p "$T/prof"))"
 done_testing

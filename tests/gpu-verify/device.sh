@@ -59,6 +59,9 @@ timing() {
 			echo "$(((($(date +%s%N) - t0) / 1000000))) ms: $c"
 		done
 	done
+	# and where the driver's own time goes in one (README "Where rot's time goes")
+	ROT_PROFILE=$(pwd)/build/device-bench/gpu-peaks.prof ./rot -progress=never measure gpu-peaks >/dev/null 2>&1
+	head -n 30 build/device-bench/gpu-peaks.prof
 }
 mkdir -p build/device-bench
 # DEVICE_STEPS: which steps, in order (default all; a rerun after a fix names fewer)
@@ -79,6 +82,6 @@ grep -E 'APE|mean' "$O/gpu-predict.log" >>"$S" 2>/dev/null
 grep -E '^GPU' "$O/bench-gpu.log" >>"$S" 2>/dev/null
 cat "$O/timing.log" >>"$S" 2>/dev/null
 grep -E '^not ok|^Files=|^Result|Failed' "$O/test.log" >>"$S" 2>/dev/null
-tar -czf "$O/artifacts.tar.gz" build/gpu-verify build/device-predict 2>/dev/null
+tar -czf "$O/artifacts.tar.gz" build/gpu-verify build/device-predict build/device-bench 2>/dev/null
 cat "$S"
 exit $failed

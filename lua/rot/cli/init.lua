@@ -435,7 +435,9 @@ end
 -- Runs a command; every error it stops with, here or in a script, is said by report_error
 -- (with its exit status), a Lua error inside rot with its traceback.
 function M.main(h, argv)
+  local written = require("rot.profile").start() -- ROT_PROFILE=FILE: where rot's own time goes
   local ok, r = xpcall(main, handler, h, argv)
+  if written then written() end
   if ok then return r end
   return report_error(r)
 end
