@@ -215,6 +215,9 @@ prof $one -counters=perf::TASK-CLOCK -- ./hostile counters 200000 >"$T/o" 2>"$T/
 task=$(csv_value "$OUT/hostile.csv" counter:perf::TASK-CLOCK 2)
 awk -v v="$task" 'BEGIN { exit !(v + 0 > 0) }'
 ok $? "a software counter counts per region ($task ns of task-clock in 'work')"
+wt=$(csv_value "$OUT/hostile.csv" time_s 2)
+awk -v c="$task" -v t="$wt" 'BEGIN { r = c * 1e-9 / t; exit !(r > 0.8 && r < 1.25) }'
+ok $? "its count is the region's: task-clock over the region's time $(awk -v c="$task" -v t="$wt" 'BEGIN { printf "%.3f", c * 1e-9 / t }') (one thread, a single counter read alone)"
 row=$(grep " work " "$T/o")
 echo "$row" | grep -q "%  *-  *[0-9.]*  *-  " && test -z "$(csv_value "$OUT/hostile.csv" bandwidth_GBs 2)"
 ok $? "'work' declares flops and 0 bytes: GB/s '-', not 0.00, in the table and the CSV ($row)"
