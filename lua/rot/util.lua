@@ -107,9 +107,13 @@ end
 -- A point as messages name it: "point 'n=4096 f=2.0'".
 function M.point_name(point) return "point '" .. M.coords(point) .. "'" end
 
+-- The texts of tables said never to change again (M.frozen), by table.
+local frozen = setmetatable({}, { __mode = "k" })
+
 -- Canonical text of a value: same value, same text, whatever the table's insertion order.
 -- Integers and floats stay distinct (1 vs 1.0), floats keep full precision.
 function M.serialize(v, seen)
+  if frozen[v] then return frozen[v] end
   local t = type(v)
   if t == "string" then return string.format("%q", v) end
   if t == "boolean" or t == "nil" then return tostring(v) end
@@ -128,6 +132,15 @@ function M.serialize(v, seen)
   end
   seen[v] = nil
   return "{" .. table.concat(parts, ",") .. "}"
+end
+
+--[[ Marks table t as never changed again (a machine's fingerprint, a GPU point's machine):
+  its canonical text is made once and serialize reuses it, in every description, key and id
+  that holds it. Returns t. ]]
+function M.frozen(t)
+  frozen[t] = nil
+  frozen[t] = M.serialize(t)
+  return t
 end
 
 local JSON_ESCAPES = { ['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n", ["\t"] = "\\t", ["\r"] = "\\r" }

@@ -31,6 +31,9 @@ t.ok(util.serialize({ n = 1 }) ~= util.serialize({ n = 1.0 }), "integer 1 and fl
 t.ok(util.serialize({ f = "-O2" }) ~= util.serialize({ f = "-O3" }), "different values differ")
 t.is(util.serialize({ 0.1 }), "{[1]=0.10000000000000001}", "floats keep full precision")
 t.is(util.serialize({ s = "a\nb" }), '{["s"]="a\\\nb"}', "strings are quoted and escaped")
+local fp = { cpu = "X", pus = 2, caches = "L1d:49152*2" }
+local plain = util.serialize({ machine = { cpu = "X", pus = 2, caches = "L1d:49152*2" }, n = 1 })
+t.is(util.serialize({ machine = util.frozen(fp), n = 1 }), plain, "a frozen table (a fingerprint) serializes as before, inside others too")
 local cyc = {}; cyc.self = cyc
 t.raises(function() util.serialize(cyc) end, "contains itself", "cycles are refused")
 t.is(util.deserialize(util.serialize({ n = 1, s = "a\nb" })).s, "a\nb", "deserialize reads back what serialize wrote")

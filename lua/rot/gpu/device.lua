@@ -32,7 +32,7 @@ function M.identity(s, fp, kinfo)
     local id = {}
     for k, v in pairs(fp) do id[k] = v end
     id.gpu = M.line(s, kinfo)
-    return id
+    return util.frozen(id) -- every GPU point's description holds it
   end)
 end
 

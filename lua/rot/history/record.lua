@@ -247,7 +247,9 @@ end
   (what rot.history.sources keeps). ]]
 function M.build(s, o)
   local here = machine.id(machine.fingerprint(s.config))
-  local prows, memo, eps = stored_peaks(s), {}, s:get("bestEpsilon")
+  local cpu = false -- a run of GPU points only reads no CPU peaks
+  for _, row in ipairs(s.rows) do cpu = cpu or not (row.desc and row.desc.device == "gpu") end
+  local prows, memo, eps = cpu and stored_peaks(s) or nil, {}, s:get("bestEpsilon")
   local r = { builds = {}, index = {}, sources = {}, trees = {}, store = {}, hows = {}, how_index = {} }
   local points, seen = {}, {}
   local counts, machines, threads = { points = 0, measured = 0, hits = 0, failed = 0 }, {}, 1

@@ -129,6 +129,7 @@ function M.fingerprint(config)
   local fp = { cpu = cpu.model, arch = info.arch, isa = table.concat(isa, " "), cores = info.cores, pus = info.pus,
     packages = info.packages, numa = info.numa_nodes, caches = table.concat(caches, " ") }
   if key == "hostname" then fp.host = read("/proc/sys/kernel/hostname") or "unknown" end
+  require("rot.util").frozen(fp) -- every description holds it: its text is made once
   memo.fp, memo.fp_key = fp, key
   return fp
 end
