@@ -32,11 +32,21 @@ if ls /dev/nvidia0 >/dev/null 2>&1; then
 	st=$?
 	sed 's/^/#   /' "$T/gv.out" | tail -30
 	[ $st -eq 0 ] && echo "ok $n - make gpu-verify: every ceiling, counter and latency within its target" || echo "not ok $n - make gpu-verify (status $st)"
+	# a CUDA error in one point costs that point only: a kernel storing through a null pointer
+	# between two triads of the same run (tests/gpu/fault/)
+	n=$((n + 1))
+	./rot measure tests/gpu/fault/fault.lua -cacheDir="$T/c" -outputDir="$T" >"$T/o" 2>"$T/e"
+	grep -q "2 measured, 1 failed" "$T/o" && grep -q "^fault .*FAILED" "$T/o" && grep -q "^triad-after .*[0-9]" "$T/o" &&
+		grep -qi "cuda\|illegal" "$T/e" && echo "ok $n - a CUDA error fails its point only: the triad after it is measured" ||
+		{ echo "not ok $n - a CUDA error in one point"; sed 's/^/#   /' "$T/o" "$T/e" | tail -12; }
 else
 	[ $st -ne 0 ] && grep -q "^rot: no CUDA device" "$T/e" && echo "ok $n - without a device the GPU point is refused: no CUDA device" || { echo "not ok $n - refusal"; sed 's/^/#   /' "$T/e"; }
 	n=$((n + 1))
 	grep -q "1 measured, 1 failed" "$T/o" && echo "ok $n - the CPU point of the same run is measured" || echo "not ok $n - CPU point"
 fi
+n=$((n + 1))
+./rot build tests/gpu/fault/fault.lua -cacheDir="$T/c" >"$T/o" 2>&1
+grep -q "2 cores built, 0 failed" "$T/o" && echo "ok $n - the faulting kernel of the device check builds" || { echo "not ok $n - gpu_fault builds"; tail -5 "$T/o" | sed 's/^/#   /'; }
 n=$((n + 1))
 grep -q "GPU metrics checked for GH100: [0-9]* profiling pass" "$T/e" && echo "ok $n - metric names are checked when the script loads, with the pass count" || echo "not ok $n - metric check line"
 n=$((n + 1))
