@@ -34,7 +34,7 @@ printf '  outside rot %.2f ns (%s; the recorder absent: a load and a branch)\n' 
 printf '  under rot without counters %.1f ns (%s; target < 50 ns)\n' "$(median <"$B/on")" "$(range <"$B/on")"
 printf '  under rot with one software counter (perf::TASK-CLOCK) %.0f ns (%s; target < 1500 ns); with four (task-clock, context switches, migrations, page faults: one group, one read) %.0f ns (%s)\n' \
 	"$(median <"$B/on1")" "$(range <"$B/on1")" "$(median <"$B/on4")" "$(range <"$B/on4")"
-printf '  (two read() system calls of the counter group a pair: their price is this machine'"'"'s; rot profile prints the pair cost it calibrated in each program'"'"'s table header)\n'
+printf '  (two read() system calls a pair, of the one counter alone or of the group of several: their price is this machine'"'"'s; rot profile prints the pair cost it calibrated in each program'"'"'s table header)\n'
 
 # a program under rot against the same program without it: 15 rounds, A B and B A in turn, each
 # side's minimum (what best-k reports) and the median of the rounds' ratios B/A; and rot's fixed
