@@ -35,10 +35,10 @@ if ls /dev/nvidia0 >/dev/null 2>&1; then
 	# a CUDA error in one point costs that point only: a kernel storing through a null pointer
 	# between two triads of the same run (tests/gpu/fault/)
 	n=$((n + 1))
-	./rot measure tests/gpu/fault/fault.lua -cacheDir="$T/c" -outputDir="$T" >"$T/o" 2>"$T/e"
-	grep -q "2 measured, 1 failed" "$T/o" && grep -q "^fault .*FAILED" "$T/o" && grep -q "^triad-after .*[0-9]" "$T/o" &&
-		grep -qi "cuda\|illegal" "$T/e" && echo "ok $n - a CUDA error fails its point only: the triad after it is measured" ||
-		{ echo "not ok $n - a CUDA error in one point"; sed 's/^/#   /' "$T/o" "$T/e" | tail -12; }
+	./rot measure tests/gpu/fault/fault.lua -cacheDir="$T/c" -outputDir="$T" >"$T/fo" 2>"$T/fe"
+	grep -q "2 measured, 1 failed" "$T/fo" && grep -q "^fault .*FAILED" "$T/fo" && grep -q "^triad-after .*[0-9]" "$T/fo" &&
+		grep -qi "cuda\|illegal" "$T/fe" && echo "ok $n - a CUDA error fails its point only: the triad after it is measured" ||
+		{ echo "not ok $n - a CUDA error in one point"; sed 's/^/#   /' "$T/fo" "$T/fe" | tail -12; }
 else
 	[ $st -ne 0 ] && grep -q "^rot: no CUDA device" "$T/e" && echo "ok $n - without a device the GPU point is refused: no CUDA device" || { echo "not ok $n - refusal"; sed 's/^/#   /' "$T/e"; }
 	n=$((n + 1))

@@ -18,7 +18,7 @@ fi
 # HBM triad against the data-sheet bandwidth (BabelStream reaches about 85% on H100 and 86-87% on
 # H200; goal 90%), FP64/FP32 FMA against theoretical at the measured clock (>= 95%)
 t0=$(now)
-$R -progress=never measure gpu-peaks >"$B/gpu" 2>&1 || { echo "GPU: rot measure gpu-peaks failed:"; tail -n 5 "$B/gpu" | sed 's/^/GPU:   /'; exit 0; }
+$R -progress=never measure gpu-peaks >"$B/gpu" 2>&1 || { echo "GPU: rot measure gpu-peaks failed:"; tail -n 5 "$B/gpu" | sed 's/^/GPU:   /'; exit 1; }
 printf 'GPU: rot measure gpu-peaks: %.1f s (%s)\n' "$(calc "$(now) - $t0")" "$(grep -o '[0-9]* points, cache: .*' "$B/gpu" | tail -n 1)"
 grep -E '^(HBM_triad|fp64_fma|fp32_fma) ' "$B/gpu" | sed 's/^/GPU: /'
 echo "GPU targets: HBM_triad >= 85% (H100) / 86-87% (H200) of theoretical, goal 90%; fp64/fp32 FMA >= 95% at the measured clock"

@@ -292,6 +292,14 @@ for f in "$R"/*.csv; do
 done | grep -q sweep
 ok $? "the script's sweep wrote its own CSV ($(cd "$R" && ls *.csv | tr '\n' ' '))"
 
+# a program gone by the time its run is recorded (it removed itself: its second invocation
+# fails): the point fails with why, and the run is recorded all the same, without a copy of it
+printf '#!/bin/sh\nrm -f "$0"\necho gone\n' >"$T/selfdel" && chmod +x "$T/selfdel"
+prof -- ./selfdel >"$T/o" 2>"$T/e"
+st=$?
+test $st -eq 1 && grep -q "cannot start application 'selfdel'.*No such file" "$T/e" && ! grep -q "run record was not written" "$T/e"
+ok $? "a program that removed itself: its point fails with why, and its run is recorded (exit $st$(grep "warning" "$T/e" | head -n 1 | sed 's/^/; /'))"
+
 # a program never measured: compare names the command that records its runs
 cp "$T/nested" "$T/never"
 rot compare "$T/never" >"$T/o" 2>"$T/e"

@@ -2,10 +2,12 @@
 # tests/gpu-verify/device.sh [DIR]: issue 43's whole check on a lent GPU machine, as one command:
 # make gpu-verify, make bench's GPU lines, rot measure gpu-predict, make test, each under its own
 # time limit within one budget (DEVICE_BUDGET seconds, default 540), every log in DIR ($OUT there).
-# DEVICE_STEPS picks steps (build gpu-verify bench-gpu gpu-predict timing gpu-test test).
+# DEVICE_STEPS picks steps (build gpu-verify bench-gpu timing gpu-predict gpu-test test).
 # Exits 2 at once without a GPU; 1 when a step failed or ran out of time; 0 when all passed.
+here=$(pwd)
 cd "$(dirname "$0")/../.." || exit 2
 O=${1:-${OUT:-build/device}}
+[ -n "$1" ] && case $O in /*) ;; *) O=$here/$O ;; esac # DIR: from where it was called
 mkdir -p "$O" || exit 2
 S="$O/summary.txt"
 budget=${DEVICE_BUDGET:-540}
@@ -49,29 +51,16 @@ step() {
 	esac
 	echo "$name: $what in $(($(date +%s) - t0))s: $*" >>"$S"
 }
-# timing: where a fully cached gpu-peaks rerun's time goes (the frontend, the driver, git)
-timing() {
-	for i in 1 2 3; do
-		for c in "./rot help" "build/rot-driver help" "git --no-optional-locks status --porcelain=v2 --untracked-files=no" \
-			"./rot -progress=never measure gpu-peaks"; do
-			t0=$(date +%s%N)
-			ROT_HOME=$(pwd) $c >/dev/null 2>&1
-			echo "$(((($(date +%s%N) - t0) / 1000000))) ms: $c"
-		done
-	done
-	# and where the driver's own time goes in one (README "Where rot's time goes")
-	ROT_PROFILE=$(pwd)/build/device-bench/gpu-peaks.prof ./rot -progress=never measure gpu-peaks >/dev/null 2>&1
-	head -n 30 build/device-bench/gpu-peaks.prof
-}
 mkdir -p build/device-bench
-# DEVICE_STEPS: which steps, in order (default all; a rerun after a fix names fewer)
-for s in ${DEVICE_STEPS:-build gpu-verify bench-gpu gpu-predict test}; do
+# DEVICE_STEPS: which steps, in order (default: build gpu-verify bench-gpu timing gpu-predict
+# test; gpu-test, tests/gpu.t alone, is for a rerun after a fix, which names fewer)
+for s in ${DEVICE_STEPS:-build gpu-verify bench-gpu timing gpu-predict test}; do
 	case $s in
 	build) step build 150 make -s -j"$(nproc)" driver ;;
 	gpu-verify) step gpu-verify 300 make -s gpu-verify ;;
 	bench-gpu) step bench-gpu 80 env B=build/device-bench R=./rot sh tests/bench/gpu.sh ;;
 	gpu-predict) step gpu-predict 50 ./rot -progress=never measure gpu-predict -outputDir=build/device-predict ;;
-	timing) timing >"$O/timing.log" 2>&1 && echo "timing: done (below)" >>"$S" ;;
+	timing) step timing 60 sh tests/gpu-verify/timing.sh ;;
 	gpu-test) step gpu-test 90 prove tests/gpu.t ;;
 	test) step test 600 make -s test TEST_JOBS=8 ;;
 	*) echo "rot: device check: unknown step '$s'" >&2 && exit 2 ;;
@@ -80,7 +69,7 @@ done
 grep -E '^gpu-verify|MISS|checks' "$O/gpu-verify.log" >>"$S" 2>/dev/null
 grep -E 'APE|mean' "$O/gpu-predict.log" >>"$S" 2>/dev/null
 grep -E '^GPU' "$O/bench-gpu.log" >>"$S" 2>/dev/null
-cat "$O/timing.log" >>"$S" 2>/dev/null
+cat "$O/timing.log" >>"$S" 2>/dev/null && mv "$O/timing.log" build/device-bench/ # at most 8 files come back
 grep -E '^not ok|^Files=|^Result|Failed' "$O/test.log" >>"$S" 2>/dev/null
 tar -czf "$O/artifacts.tar.gz" build/gpu-verify build/device-predict build/device-bench 2>/dev/null
 cat "$S"

@@ -73,11 +73,11 @@ end
   where it was when it is unchanged. Returns the kinfo of the application core and its path, or
   nil and why. ]]
 local function program(s, dir, rec, prog)
-  if not sources.has(s:get("cacheDir"), prog.sha) and (prog.size or 0) > sources.MAX_PROGRAM then
-    return nil, string.format("run %s's program '%s' (%.0f MiB) was not kept: programs over %d MiB are not", rec.id,
-      prog.name, prog.size / 2 ^ 20, sources.MAX_PROGRAM >> 20)
-  end
   local text, err = content(s:get("cacheDir"), prog.sha, prog.path, "program '" .. prog.name .. "'", rec.id)
+  if not text and (prog.size or 0) > sources.MAX_PROGRAM then
+    err = string.format("run %s's program '%s' (%.0f MiB) was not kept (programs over %d MiB are not) and has changed "
+      .. "since", rec.id, prog.name, prog.size / 2 ^ 20, sources.MAX_PROGRAM >> 20)
+  end
   if not text then return nil, err end
   local path = dir .. "/prog/" .. prog.name
   assert(sys.mkdir(dir .. "/prog"))
@@ -143,9 +143,9 @@ end
 --[[ An application's description made ready to run again: the environment it ran with (its
   spec's and the inherited variables that matter) given to it; nil and why when an input file
   it read has changed since (a program measured again reads its inputs where they are). ]]
-local function app_ready(rec, desc)
+local function app_ready(s, rec, desc)
   for path, h in pairs(desc.app.inputs or {}) do
-    if sha_of(path) ~= h then
+    if s:remember("remeasure-input:" .. path, function() return sha_of(path) or false end) ~= h then
       return nil, "run " .. rec.id .. "'s input '" .. path .. "' " .. (sys.stat(path) and "has changed since" or "is gone")
     end
   end
@@ -171,7 +171,7 @@ local function desc_of(s, rec, p)
   desc.child = nil
   desc.machine = machine.fingerprint(s.config)
   if desc.app then
-    local ready, why = app_ready(rec, desc)
+    local ready, why = app_ready(s, rec, desc)
     if not ready then return nil, why end
   end
   return desc, child
@@ -246,9 +246,18 @@ function M.refusal(s, A, B, with_machines)
   return nil
 end
 
--- What a side of a pair is measured by: its record's how, parameters and build (an
--- application's program and regions share one).
-local function measured_by(rec, x) return table.concat({ rec.id, tostring(x.how), tostring(x.params), tostring(x.build) }, "|") end
+-- What a side of a pair is measured by: its record's how, parameters and build, and its
+-- coordinates but an application's region (its program and regions share one invocation).
+local function measured_by(rec, x)
+  local coords = {}
+  for k, v in pairs(x.point or {}) do coords[k] = v end
+  coords.region = nil
+  return table.concat({ rec.id, tostring(x.how), tostring(x.params), tostring(x.build), util.serialize(coords) }, "|")
+end
+
+-- The row of a measurement a pair takes its time from: an application's region (or its
+-- program's row), a kernel point's own ("").
+local function row_key(g, p) return g.plan.A.desc.app and p.a.point.region or "" end
 
 --[[ The pairs to measure again, planned ({A=, B=} = {desc=, child=, build=} each) and grouped
   by what measures them (a kernel point alone; an application's program and regions together:
@@ -289,14 +298,14 @@ local function measure_round(s, g, r, order)
     local times, why = measure_once(s, g.cores[side].binary, pl.desc, pl.child)
     t[side] = times or {}
     for _, p in ipairs(g.pairs) do
-      local region = (p.a.point or {}).region or ""
-      local w = why or (not t[side][region] and ("region '" .. region .. "' was not entered"))
+      local region = row_key(g, p)
+      local w = why or (not t[side][region] and ("region '" .. region .. "' completed no call"))
       if w and not p.remeasured.failed then p.remeasured.failed = side .. " in round " .. r .. ": " .. w end
     end
     s:settle({ point = g.pairs[1].point, measured = times ~= nil, failed = why })
   end
   for _, p in ipairs(g.pairs) do
-    local region, m = (p.a.point or {}).region or "", p.remeasured
+    local region, m = row_key(g, p), p.remeasured
     local ta, tb = t.A[region], t.B[region]
     m.ta[r], m.tb[r] = ta or false, tb or false
     if ta and tb then m.ratios[#m.ratios + 1] = tb / ta end

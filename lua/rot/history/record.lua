@@ -65,7 +65,8 @@ end
 local function tree_of(s, desc, kinfo, trees, store)
   local tree = { kernels = {} }
   if desc.app then -- an application: its program, kept by content when it is not too large
-    local _, size = sys.stat(desc.app.path)
+    local kind, size = sys.stat(desc.app.path)
+    if kind ~= "file" then size = nil end -- gone since it ran: nothing to keep
     tree.program = { sha = desc.app.hash, name = util.basename(desc.app.path), path = desc.app.path, size = size }
     if size and size <= sources.MAX_PROGRAM then store[desc.app.hash] = desc.app.path end
   end
@@ -291,16 +292,14 @@ end
 
 --[[ Copies the files a record's trees name into the source store (each read again: one whose
   content changed since it was hashed is left out, and re-measuring says it is missing). A file
-  that cannot be stored is a warning. ]]
+  that cannot be stored is a warning, and the others are still stored (a program that fills the
+  disk leaves the kernels' sources room). ]]
 local function store_sources(cache_dir, store)
   for sha, path in pairs(store) do
     local text = not sources.has(cache_dir, sha) and sys.readfile(path)
     if text and sys.sha256(text) == sha then
       local ok, err = sources.put(cache_dir, sha, text)
-      if not ok then
-        io.stderr:write("rot: warning: '", path, "' was not kept in the source store: ", tostring(err), "\n")
-        return
-      end
+      if not ok then io.stderr:write("rot: warning: '", path, "' was not kept in the source store: ", tostring(err), "\n") end
     end
   end
 end

@@ -256,6 +256,7 @@ end
 -- working set's at its thread count; nil for a row not measured or without a working set.
 local function level_of(self, r)
   if not r.entry then return nil end -- not measured (failed, or only built): not drawn
+  if r.desc and r.desc.device == "gpu" then return nil end -- a GPU's levels are not the CPU's
   if r.level then return r.level end
   if not r.workingSet then return nil end
   local lv = self:ceilings(nil, bounds.threads(r)).levels
