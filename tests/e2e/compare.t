@@ -98,7 +98,7 @@ slow=$(col verdict | grep -c '^slower$')
 undecided=$(col inconclusive | grep -c .)
 test $((slow + undecided)) -eq 2 && test $st -eq $((slow > 0)) &&
 	if [ "$undecided" -gt 0 ]; then
-		grep -q "^rot: -failOn=slower: $undecided points\{0,1\} inconclusive (B/A x[0-9.]*\( to x[0-9.]*\)\{0,1\}), judged against no known noise between runs: they fail nothing; rot compare $S/study.lua 1 2 -remeasure -failOn=slower judges them$" "$T/ce" &&
+		grep -q "^rot: -failOn=slower: $undecided points\{0,1\} inconclusive (B/A x[0-9.]*\( to x[0-9.]*\)\{0,1\}), judged against no known noise between runs: they fail nothing; rot -cacheDir=$CACHE .*compare $S/study.lua 1 2 -remeasure -failOn=slower judges them$" "$T/ce" &&
 			grep -q "B same ($undecided, $undecided inconclusive)" "$OUT/study-compare.gp"
 	else ! grep -q "inconclusive" "$T/ce"; fi
 gst=$?

@@ -114,14 +114,28 @@ local function fill_machines(r)
   for _, p in ipairs(r.points) do p.machine = p.machine or r.machine end
 end
 
+-- The configuration keys given on this command line (-cacheDir=..., the keys the runs are
+-- found and measured again with), as options to copy into a hint.
+local function given_keys(cfg)
+  local out = {}
+  for _, k in ipairs(cfg:keys()) do
+    if k.origin == "command line" then
+      local v = tostring(k.value)
+      out[#out + 1] = "-" .. k.name .. "=" .. (v:match("^[%w_./,:+%-]+$") and v or ("'" .. v:gsub("'", "'\\''") .. "'"))
+    end
+  end
+  table.sort(out)
+  return #out > 0 and (" " .. table.concat(out, " ")) or ""
+end
+
 -- The command that measures the two runs again (for a summary line's hint); none where no
--- inconclusive pair could be (runs on two machines, application or GPU points only).
-local function remeasure_hint(typed, A, B, machines, matched)
+-- inconclusive pair could be (runs on two machines, GPU points only).
+local function remeasure_hint(cfg, typed, A, B, machines, matched)
   if machines then return nil end
   local unmeasurable = require("rot.compare.remeasure").unmeasurable
   for _, p in ipairs(matched) do
     if p.inconclusive and p.a and p.b and not unmeasurable(A.record, p.a) and not unmeasurable(B.record, p.b) then
-      return "rot compare " .. typed .. " " .. A.record.id .. " " .. B.record.id .. " -remeasure"
+      return "rot" .. given_keys(cfg) .. " compare " .. typed .. " " .. A.record.id .. " " .. B.record.id .. " -remeasure"
     end
   end
   return nil
@@ -176,7 +190,7 @@ function M.compare(cfg, pos, copts, resolve)
   local axes = output.axes(A, B)
   local o = { min_effect = min_effect, rounds = rounds, default_band = rule.DEFAULT_BAND,
     eps = math.max(A.record.bestEpsilon or 0, B.record.bestEpsilon or 0),
-    hint = not rounds and remeasure_hint(pos[2], A, B, machines, matched) or nil }
+    hint = not rounds and remeasure_hint(cfg, pos[2], A, B, machines, matched) or nil }
   output.print(name, A, B, matched, summary, axes, machines ~= nil, o)
   local dir = s:outdir()
   output.write(dir, name, A, B, matched, summary, axes, machines ~= nil, o)

@@ -97,16 +97,36 @@ end
 
 --[[ The summary of pairs: counts per verdict (inconclusive: the "same" ones that are so),
   and the geometric-mean speedup tA/tB over the points both runs timed (nil when there are none). ]]
+-- An application's point a pair belongs to (its coordinates but the region), or nil for a
+-- kernel's; and whether the pair is that program's own row (regions.PROGRAM).
+local function app_point(p)
+  local point = (p.a or p.b).point or {}
+  if not point.region then return nil end
+  local c = {}
+  for k, v in pairs(point) do if k ~= "region" then c[k] = v end end
+  return util.serialize(c), point.region == require("rot.results.regions").PROGRAM
+end
+
+--[[ The verdicts' counts and the geometric-mean speedup over the pairs timed in both runs; an
+  application's (program) row is left out of the mean where its regions are in it (its time
+  holds theirs: counted twice otherwise). ]]
 function M.summary(matched)
   local n = { faster = 0, slower = 0, same = 0, ["only in A"] = 0, ["only in B"] = 0, ["failed in A"] = 0,
     ["failed in B"] = 0, inconclusive = 0 }
-  local logs, m = 0, 0
+  local with_regions = {}
+  for _, p in ipairs(matched) do
+    local key, own = app_point(p)
+    if key and not own and p.ratio then with_regions[key] = true end
+  end
+  local logs, m, left = 0, 0, 0
   for _, p in ipairs(matched) do
     n[p.verdict] = n[p.verdict] + 1
     if p.inconclusive then n.inconclusive = n.inconclusive + 1 end
-    if p.ratio then logs, m = logs + math.log(1 / p.ratio), m + 1 end
+    local key, own = app_point(p)
+    if p.ratio and own and with_regions[key] then left = left + 1
+    elseif p.ratio then logs, m = logs + math.log(1 / p.ratio), m + 1 end
   end
-  return { counts = n, matched = m, speedup = m > 0 and math.exp(logs / m) or nil }
+  return { counts = n, matched = m, programs_left_out = left, speedup = m > 0 and math.exp(logs / m) or nil }
 end
 
 --[[ The pairs that fail the gate: failOn "slower" (slower by the rule that judged it, or

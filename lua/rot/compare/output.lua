@@ -96,8 +96,9 @@ function M.summary_line(s, hint)
     line = line .. string.format(", %d failed in A, %d failed in B", c["failed in A"], c["failed in B"])
   end
   if s.speedup then
-    line = line .. string.format("; geometric-mean speedup %.3f (B over A, %d point%s)", s.speedup, s.matched,
-      s.matched == 1 and "" or "s")
+    line = line .. string.format("; geometric-mean speedup %.3f (B over A, %d point%s%s)", s.speedup, s.matched,
+      s.matched == 1 and "" or "s", (s.programs_left_out or 0) > 0 and
+        ", the (program) rows left out: their regions are in it" or "")
   else
     line = line .. "; no point timed in both"
   end
