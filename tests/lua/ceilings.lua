@@ -192,6 +192,8 @@ t.ok(b.unstable, "and the bound carries the marking")
 local b1 = bounds.bound({ flops = 1e6, bytes = 12e6, time = 12e6 / 300e9, gflops = 1e6 / (12e6 / 300e9) / 1e9,
   workingSet = 16 * 1024, cacheMode = "warm" }, {}, bw, lv)
 t.is(b1.limiter, "L1 bw", "a stable ceiling's limiter is plain")
+t.is(bounds.bound({ flops = 0, bytes = 0, time = 1e-3, workingSet = 16 * 1024, cacheMode = "warm" },
+  { { gflops = 50, label = "fma" } }, bw, lv), nil, "a point that declares no work has no bound (no 'compute' limiter for 0/0)")
 os.remove(path)
 
 -- a real recording (tests/fixtures/staircase/epyc-kvm-rounds.csv): rot measure peaks' rounds on

@@ -82,6 +82,7 @@ end
   (the best-k tolerance every time carries). ]]
 function M.bound(row, compute, bandwidth, lv, epsilon, sw)
   if not (row.flops and row.bytes and row.time and row.time > 0) then return nil end
+  if row.flops == 0 and row.bytes == 0 then return nil end -- no work: nothing bounds it
   local p_o = compute[1] and compute[1].gflops
   local level = lv[#lv]
   if row.cacheMode ~= "cold" and row.workingSet then level = peaks.level_of(row.workingSet, lv) end
