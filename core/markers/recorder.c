@@ -134,8 +134,8 @@ static struct rot_arena_slot *slot_of(struct tstate *t, uint32_t id)
 }
 
 /* Opens the thread's counters as one group (those in it count together, or none does: a
- * counter that did not run is never read as 0; a single counter is read alone). An event that cannot be opened is left out,
- * its first failure kept with its errno; the others count. */
+ * counter that did not run is never read as 0; a single counter is read alone). An event that
+ * cannot be opened is left out, its first failure kept with its errno; the others count. */
 static void counters_open(struct tstate *t)
 {
 	for (uint32_t i = 0; i < arena->nevents; i++) {

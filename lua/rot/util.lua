@@ -67,6 +67,12 @@ function M.median(xs)
   return (s[n // 2] + s[n // 2 + 1]) / 2
 end
 
+-- A word of a command line as a shell takes it back (for a hint to copy): as it is, or quoted.
+function M.shell_word(w)
+  if w:match("^[%w_./=,:+%-]+$") then return w end
+  return "'" .. w:gsub("'", "'\\''") .. "'"
+end
+
 -- A table's entries as { "NAME=VALUE", ... }, names sorted (macros, parameters, environment).
 function M.assignments(t)
   local out = {}

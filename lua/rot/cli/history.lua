@@ -119,10 +119,7 @@ end
 local function given_keys(cfg)
   local out = {}
   for _, k in ipairs(cfg:keys()) do
-    if k.origin == "command line" then
-      local v = tostring(k.value)
-      out[#out + 1] = "-" .. k.name .. "=" .. (v:match("^[%w_./,:+%-]+$") and v or ("'" .. v:gsub("'", "'\\''") .. "'"))
-    end
+    if k.origin == "command line" then out[#out + 1] = util.shell_word("-" .. k.name .. "=" .. tostring(k.value)) end
   end
   table.sort(out)
   return #out > 0 and (" " .. table.concat(out, " ")) or ""

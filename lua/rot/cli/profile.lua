@@ -37,12 +37,6 @@ local function spec_of(prog, args, threads, own)
   return spec
 end
 
--- A word of a command line as a shell takes it back (for a hint to copy).
-local function shell_word(w)
-  if w:match("^[%w_./=,:+%-]+$") then return w end
-  return "'" .. w:gsub("'", "'\\''") .. "'"
-end
-
 --[[ option_after(argv, i, pos, opts, own): argv[i], an option after the program (pos[2]), is
   rot's when it is a key of rot's (a configuration key, or one of own: -threads, -counters), as
   before the program; else it is the program's: a stop with the command line that passes it
@@ -52,10 +46,10 @@ function M.option_after(argv, i, pos, opts, own)
   for _, n in ipairs(require("rot.config").names()) do if k == n then return end end
   if k and own[k] then return end
   local words = { "rot", "profile" }
-  for _, o in ipairs(opts) do words[#words + 1] = shell_word(o) end
+  for _, o in ipairs(opts) do words[#words + 1] = util.shell_word(o) end
   words[#words + 1] = "--"
-  for j = 2, #pos do words[#words + 1] = shell_word(pos[j]) end
-  for j = i, #argv do words[#words + 1] = shell_word(argv[j]) end
+  for j = 2, #pos do words[#words + 1] = util.shell_word(pos[j]) end
+  for j = i, #argv do words[#words + 1] = util.shell_word(argv[j]) end
   util.fail("bad option '" .. argv[i] .. "' after the program: rot's options go before it, the program's after --",
     table.concat(words, " "))
 end

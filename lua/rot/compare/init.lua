@@ -95,21 +95,19 @@ function M.rejudge(matched, min_effect)
   end
 end
 
---[[ The summary of pairs: counts per verdict (inconclusive: the "same" ones that are so),
-  and the geometric-mean speedup tA/tB over the points both runs timed (nil when there are none). ]]
--- An application's point a pair belongs to (its coordinates but the region), or nil for a
+-- An application's point a pair belongs to (rot.results.regions.point_key), or nil for a
 -- kernel's; and whether the pair is that program's own row (regions.PROGRAM).
 local function app_point(p)
   local point = (p.a or p.b).point or {}
   if not point.region then return nil end
-  local c = {}
-  for k, v in pairs(point) do if k ~= "region" then c[k] = v end end
-  return util.serialize(c), point.region == require("rot.results.regions").PROGRAM
+  local regions = require "rot.results.regions"
+  return regions.point_key(point), point.region == regions.PROGRAM
 end
 
---[[ The verdicts' counts and the geometric-mean speedup over the pairs timed in both runs; an
-  application's (program) row is left out of the mean where its regions are in it (its time
-  holds theirs: counted twice otherwise). ]]
+--[[ The summary of pairs: counts per verdict (inconclusive: the "same" ones that are so), and
+  the geometric-mean speedup tA/tB over the points both runs timed (nil when there are none);
+  an application's (program) row is left out of the mean where its regions are in it (its
+  time holds theirs: counted twice otherwise). ]]
 function M.summary(matched)
   local n = { faster = 0, slower = 0, same = 0, ["only in A"] = 0, ["only in B"] = 0, ["failed in A"] = 0,
     ["failed in B"] = 0, inconclusive = 0 }

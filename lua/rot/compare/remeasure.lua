@@ -70,8 +70,8 @@ local function plan(s, tree, run, notes)
 end
 
 --[[ An application's program put back as dir/prog/NAME (mode 755), from the source store, else
-  where it was when it is unchanged. Returns the kinfo of the application core and its path, or
-  nil and why. ]]
+  where it was when it is unchanged. Returns the kinfo of the application core, the checkout
+  to build it in and the program's path, or nil and why. ]]
 local function program(s, dir, rec, prog)
   local text, err = content(s:get("cacheDir"), prog.sha, prog.path, "program '" .. prog.name .. "'", rec.id)
   if not text and (prog.size or 0) > sources.MAX_PROGRAM then
@@ -82,13 +82,13 @@ local function program(s, dir, rec, prog)
   local path = dir .. "/prog/" .. prog.name
   assert(sys.mkdir(dir .. "/prog"))
   assert(sys.writefile(path, text, tonumber("755", 8)))
-  return { kernels = {}, macros = {}, gpu = false, app = true }, path
+  return { kernels = {}, macros = {}, gpu = false, app = true }, s.home, path
 end
 
 --[[ A build's sources put back in dir: each kernel's study files under dir/kI, rot's checkout
   files that changed under dir/home (a copy of the current core/ beside them); an
-  application's program (program). Returns the kinfo to build ({kernels=, macros=, gpu=false})
-  and the checkout to build in (an application: its program's path); or nil and why. ]]
+  application's program (program). Returns the kinfo to build ({kernels=, macros=, gpu=false}),
+  the checkout to build in and (an application) its program's path; or nil and why. ]]
 local function materialize(s, dir, rec, b, notes)
   local tree = rec.trees and b.tree and rec.trees[b.tree]
   if not tree then return nil, "run " .. rec.id .. " was recorded without its sources (by an older rot)" end
@@ -186,9 +186,7 @@ local function build_all(s, sides, want, notes)
     local rec = sides[side].record
     for bi, desc in pairs(want[side]) do
       local at = dir .. "/" .. side .. bi
-      local kinfo, home = materialize(s, at .. "/src", rec, rec.builds[bi], notes)
-      local prog
-      if kinfo and kinfo.app then prog, home = home, s.home end
+      local kinfo, home, prog = materialize(s, at .. "/src", rec, rec.builds[bi], notes)
       if not kinfo then
         cores[side][bi] = { why = home }
       else
@@ -249,42 +247,48 @@ end
 -- What a side of a pair is measured by: its record's how, parameters and build, and its
 -- coordinates but an application's region (its program and regions share one invocation).
 local function measured_by(rec, x)
-  local coords = {}
-  for k, v in pairs(x.point or {}) do coords[k] = v end
-  coords.region = nil
-  return table.concat({ rec.id, tostring(x.how), tostring(x.params), tostring(x.build), util.serialize(coords) }, "|")
+  return table.concat({ rec.id, tostring(x.how), tostring(x.params), tostring(x.build), regions.point_key(x.point) }, "|")
 end
 
 -- The row of a measurement a pair takes its time from: an application's region (or its
 -- program's row), a kernel point's own ("").
 local function row_key(g, p) return g.plan.A.desc.app and p.a.point.region or "" end
 
---[[ The pairs to measure again, planned ({A=, B=} = {desc=, child=, build=} each) and grouped
-  by what measures them (a kernel point alone; an application's program and regions together:
-  one invocation times them all). Sets p.not_remeasured where a side has no description. ]]
+-- A pair's plan ({A=, B=} = {desc=, child=, build=} each), the builds it wants added to want;
+-- nil and why where a side has no description to be measured again by.
+local function plan_pair(s, sides, p, want, notes, compiler)
+  local d = {}
+  for _, side in ipairs({ "A", "B" }) do
+    local x = side == "A" and p.a or p.b
+    local desc, child = desc_of(s, sides[side].record, x)
+    if not desc then return nil, child end
+    if desc.compiler ~= compiler and not notes.compiler then
+      notes.compiler = true
+      notes[#notes + 1] = "run " .. sides[side].record.id .. " was built with " .. tostring(desc.compiler) ..
+        ", rebuilt with " .. compiler
+    end
+    d[side] = { desc = desc, child = child, build = x.build }
+    want[side][x.build] = want[side][x.build] or desc
+  end
+  return d
+end
+
+--[[ The pairs to measure again, grouped by what measures them (a kernel point alone; an
+  application's program and regions together: one invocation times them all), each group
+  planned once (plan_pair). Sets p.not_remeasured where a side has no description. ]]
 local function plan_groups(s, sides, matched, want, notes)
   local compiler = toolchain.compiler_id(s)
   local groups, by = {}, {}
   for _, p in ipairs(matched) do
     if p.ratio then
-      local d = {}
-      for _, side in ipairs({ "A", "B" }) do
-        local x = side == "A" and p.a or p.b
-        local desc, child = desc_of(s, sides[side].record, x)
-        if not desc then p.not_remeasured = child; break end
-        if desc.compiler ~= compiler and not notes.compiler then
-          notes.compiler = true
-          notes[#notes + 1] = "run " .. sides[side].record.id .. " was built with " .. tostring(desc.compiler) ..
-            ", rebuilt with " .. compiler
-        end
-        d[side] = { desc = desc, child = child, build = x.build }
-        want[side][x.build] = want[side][x.build] or desc
+      local key = measured_by(sides.A.record, p.a) .. "\0" .. measured_by(sides.B.record, p.b)
+      if not by[key] then
+        local plan, why = plan_pair(s, sides, p, want, notes, compiler)
+        by[key] = { plan = plan, why = why, pairs = {} }
+        if plan then groups[#groups + 1] = by[key] end
       end
-      if not p.not_remeasured then
-        local key = measured_by(sides.A.record, p.a) .. "\0" .. measured_by(sides.B.record, p.b)
-        if not by[key] then by[key] = { plan = d, pairs = {} }; groups[#groups + 1] = by[key] end
-        table.insert(by[key].pairs, p)
-      end
+      p.not_remeasured = by[key].why
+      table.insert(by[key].pairs, p)
     end
   end
   return groups

@@ -40,7 +40,7 @@ end
 --[[ A point's bound, limiter and fraction, the way rot.results computes them: a CPU point
   against the stored peaks (when there are any), a GPU point as its script bounded it. ]]
 local function bound_of(row, prows, memo, eps)
-  if prows and not (row.desc and row.desc.device == "gpu") then
+  if prows and not bounds.gpu(row) then
     local c = ceilings_at(prows, memo, bounds.threads(row))
     local b = bounds.of(row, c, eps)
     if b then return b.bound, b.limiter, b.fraction, b.above end
@@ -248,9 +248,8 @@ end
   (what rot.history.sources keeps). ]]
 function M.build(s, o)
   local here = machine.id(machine.fingerprint(s.config))
-  local cpu = false -- a run of GPU points only reads no CPU peaks
-  for _, row in ipairs(s.rows) do cpu = cpu or not (row.desc and row.desc.device == "gpu") end
-  local prows, memo, eps = cpu and stored_peaks(s) or nil, {}, s:get("bestEpsilon")
+  -- a run of GPU points only reads no CPU peaks
+  local prows, memo, eps = bounds.any_cpu(s.rows) and stored_peaks(s) or nil, {}, s:get("bestEpsilon")
   local r = { builds = {}, index = {}, sources = {}, trees = {}, store = {}, hows = {}, how_index = {} }
   local points, seen = {}, {}
   local counts, machines, threads = { points = 0, measured = 0, hits = 0, failed = 0 }, {}, 1

@@ -12,6 +12,15 @@ local M = {}
 -- (rot.results.regions); else the point's.
 function M.threads(row) return row.boundThreads or row.threads or 1 end
 
+-- Whether a row is a GPU point's (bounded by the GPU's ceilings, never by the CPU's peaks).
+function M.gpu(row) return row.desc ~= nil and row.desc.device == "gpu" end
+
+-- Whether any of the rows is bounded by the CPU's peaks (a row not a GPU point's).
+function M.any_cpu(rows)
+  for _, r in ipairs(rows) do if not M.gpu(r) then return true end end
+  return false
+end
+
 -- Whether a working set lies in the step from the level (the last cache) to DRAM's flat tail:
 -- past the cache's effective size, short of where the tail begins (peaks.levels' upto).
 local function in_step(ws, level)
@@ -144,7 +153,7 @@ function M.families(rows)
   local out = {}
   for _, r in ipairs(rows) do
     local drawn = (r.gflops or 0) > 0 and (r.intensity or 0) > 0
-    local f = drawn and not (r.desc and r.desc.device == "gpu") and M.traffic(r)
+    local f = drawn and not M.gpu(r) and M.traffic(r)
     if f then out[f] = true end
   end
   return out

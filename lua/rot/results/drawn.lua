@@ -16,7 +16,7 @@ local function thread_counts(self)
   local function of(r) return peaks.nearest_threads(self.prows, r.threads or 1) end
   local seen, out = {}, {}
   for _, r in ipairs(self.rows) do
-    local t = r.entry and not (r.desc and r.desc.device == "gpu") and of(r)
+    local t = r.entry and not bounds.gpu(r) and of(r)
     if t and not seen[t] then seen[t], out[#out + 1] = true, t end
   end
   table.sort(out)

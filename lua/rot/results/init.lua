@@ -207,9 +207,8 @@ end
 -- its bound beyond its spread and the ceiling's is marked (row.above) and, once per run, a
 -- warning names the ceiling that is probably wrong and why.
 function Results:bounds()
-  local cpu = false -- GPU points have their own bounds (gpu_bounds): no CPU ceilings for them
-  for _, r in ipairs(self.rows) do cpu = cpu or not (r.desc and r.desc.device == "gpu") end
-  if not cpu then return self end
+  -- GPU points have their own bounds (gpu_bounds): no CPU ceilings for them
+  if not bounds.any_cpu(self.rows) then return self end
   self:ceilings() -- the plots' (the highest thread count's)
   local above, unswept = {}, {}
   for _, r in ipairs(self.rows) do
@@ -256,7 +255,7 @@ end
 -- working set's at its thread count; nil for a row not measured or without a working set.
 local function level_of(self, r)
   if not r.entry then return nil end -- not measured (failed, or only built): not drawn
-  if r.desc and r.desc.device == "gpu" then return nil end -- a GPU's levels are not the CPU's
+  if bounds.gpu(r) then return nil end -- a GPU's levels are not the CPU's
   if r.level then return r.level end
   if not r.workingSet then return nil end
   local lv = self:ceilings(nil, bounds.threads(r)).levels
@@ -272,7 +271,7 @@ local function check_level_names(self, o)
   -- load (L1)", whose L1 is the GPU's): no CPU peaks asked for
   local maybe = false
   for _, r in ipairs(self.rows) do
-    local name = r.entry and not (r.desc and r.desc.device == "gpu") and o.series(r)
+    local name = r.entry and not bounds.gpu(r) and o.series(r)
     maybe = maybe or (type(name) == "string" and levelnames.might_name(name))
   end
   if not maybe then return end

@@ -170,6 +170,14 @@ function M.not_drawn(r)
   return nil
 end
 
+-- An application's point a region's row belongs to: its coordinates but the region, as
+-- canonical text (the same for the program's row and every region of one point).
+function M.point_key(point)
+  local c = {}
+  for k, v in pairs(point or {}) do if k ~= "region" then c[k] = v end end
+  return util.serialize(c)
+end
+
 -- Whether a row is an application point's (before expand).
 function M.is_app(row) return row.desc ~= nil and row.desc.app ~= nil end
 
