@@ -17,13 +17,13 @@ rot.measure(rot.space { rot.axis("n", { 100000, 400000 }) },
   function(p) return { app = "$d/nested", args = { p.n, 4 }, threads = 1 } end)
 LUA
 run="-runs=2 -maxRuns=2 -bestK=2 -progress=never"
-# a busy neighbour: a shell loop on the last CPU during both runs and the compare
-busy() { taskset -c "$(($(nproc) - 1))" sh -c 'while :; do :; done' >/dev/null 2>&1 & echo $!; }
-pairs=10 called=0 points=0 t0=$(date +%s) line="" spin=""
-trap '[ -n "$spin" ] && kill "$spin" 2>/dev/null' EXIT
+# half the pairs beside a busy neighbour: a shell loop on the last CPU during both runs and the compare
+. tests/bench/lib.sh # neighbour, stop
+pairs=10 called=0 points=0 t0=$(date +%s) line=""
+trap stop EXIT
 for kind in quiet busy; do
 	kc=0 kp=0
-	[ $kind = busy ] && spin=$(busy)
+	neighbour $kind
 	for i in $(seq $((pairs / 2))); do
 		$R measure "$d/study.lua" $run >/dev/null 2>&1 && printf '\n' >>"$d/nested" &&
 			$R measure "$d/study.lua" $run >/dev/null 2>&1 &&
@@ -31,7 +31,7 @@ for kind in quiet busy; do
 		kp=$((kp + $(grep -c "remeasured 24 rounds" "$d/cmp")))
 		kc=$((kc + $(grep "remeasured 24 rounds" "$d/cmp" | grep -c " slower \| faster ")))
 	done
-	[ $kind = busy ] && kill "$spin" 2>/dev/null && spin=""
+	stop
 	points=$((points + kp)) called=$((called + kc)) line="$line; $kind: $kc of $kp"
 done
 printf 'rot compare -remeasure on an application (tests/apps/nested.c, two sizes, its program row and two regions each; 24 rounds): A/A, %d pairs (half of them beside a busy loop on CPU %d): %d of %d rows called slower or faster (target at most 1 %%)%s; %d s\n' \

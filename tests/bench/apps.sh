@@ -12,7 +12,7 @@ if ! $cc -O2 -Icore/include -o "$M" tests/bench/markers.c 2>"$B/markers.err"; th
 fi
 # runs without rot hold rot's measuring lock too (flock), as rot does: no other rot measures then
 bare() { if command -v flock >/dev/null 2>&1; then flock /tmp/rot-measuring.lock "$@"; else "$@"; fi; }
-median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+. tests/bench/lib.sh # median
 range() { sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%s..%s", lo, hi }'; }
 one="-runs=1 -maxRuns=1 -bestK=1 -useCachedResults=false -progress=never"
 prof() { $R profile $one "$@" >"$B/prof.out" 2>&1; }

@@ -21,20 +21,8 @@ cp tests/bench/compare/study.lua "$S/"
 cp tests/bench/compare/kernels/myscale.c "$S/kernels/"
 # recorded ceilings: the verdicts need none, and the machine's own would cost minutes first
 R="./rot -cacheDir=$B/cache -outputDir=$B/out -progress=never -peaksFile=$(pwd)/tests/fixtures/peaks.csv"
-now() { date +%s.%N; }
-
-# the neighbours, on the last CPU (the kernel is not pinned: the scheduler gives it another)
+. tests/bench/lib.sh # now, neighbour, stop
 cpus=$(nproc)
-PIN=""
-[ "$cpus" -gt 1 ] && command -v taskset >/dev/null 2>&1 && PIN="taskset -c $((cpus - 1))"
-neighbour() {
-	case $1 in
-	busy) $PIN sh -c 'while :; do :; done' & NB=$! ;;
-	stream) $PIN dd if=/dev/zero of=/dev/null bs=64M 2>/dev/null & NB=$! ;; # the kernel zeroes 64 MiB a read
-	*) NB="" ;;
-	esac
-}
-stop() { [ -n "$NB" ] && kill "$NB" 2>/dev/null && wait "$NB" 2>/dev/null; NB=""; }
 condition() { echo "quiet busy stream" | cut -d' ' -f$((($1 - 1) % 3 + 1)); }
 edit() { sed -i "s|^$1.*|$1 $2|" "$S/kernels/myscale.c"; } # edit '#define EXTRA_PERMILLE' 100
 kernel() { edit '#define EXTRA_PERMILLE' "$1"; edit '#define VARIANT' "\"$2\""; }

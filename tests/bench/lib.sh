@@ -1,8 +1,8 @@
 # tests/bench/lib.sh: make bench's shared helpers, sourced by tests/bench.sh and the parts it
-# runs (tests/bench/gpu.sh); B: the bench's temp dir, R: its rot command.
+# runs (tests/bench/*.sh); B: the bench's temp dir, R: its rot command.
 now() { date +%s.%N; }
 calc() { awk "BEGIN { printf \"%.6f\\n\", $1 }"; }
-median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 field() { sed -n "s/.*$1 \([0-9.]*\) s.*/\1/p" | tail -n 1; }
 # overhead per point: the slope between 20 and 80 points (what one more point costs), and the
 # fixed cost of a measurement beside it (start, description of the first point, the core's start)
@@ -19,3 +19,16 @@ overhead() { # overhead KERNEL CHILD: "per_point_ms fixed_ms", the median of 3 s
 	warm "$1" "$2"
 	for pair in 1 2 3; do slope "$1" "$2" "$pair"; done | sort -n | sed -n 2p
 }
+# neighbour busy|stream|quiet: a neighbour on the last CPU (the measured program is not pinned:
+# the scheduler gives it another), its pid in NB; stop ends it
+PIN=""
+[ "$(nproc)" -gt 1 ] && command -v taskset >/dev/null 2>&1 && PIN="taskset -c $(($(nproc) - 1))"
+NB=""
+neighbour() {
+	case $1 in
+	busy) $PIN sh -c 'while :; do :; done' & NB=$! ;;
+	stream) $PIN dd if=/dev/zero of=/dev/null bs=64M 2>/dev/null & NB=$! ;; # the kernel zeroes 64 MiB a read
+	*) NB="" ;;
+	esac
+}
+stop() { [ -n "$NB" ] && kill "$NB" 2>/dev/null && wait "$NB" 2>/dev/null; NB=""; }
