@@ -148,12 +148,16 @@ lk=""
 command -v likwid-bench >/dev/null 2>&1 && lk=$(m likwid_stream)
 # a second DRAM reference: a STREAM-convention triad (tests/bench/triad.c, OpenMP), its fastest
 # pass (STREAM's figure) and its mean pass (likwid-bench's convention) at the same size
-tri=""
+# (its two builds, as rot's ceilings take the faster of two codes from the last cache up: the
+# widest vectors and -O2 -fno-tree-vectorize; likwid-bench's too: its widest kernel and scalar
+# "stream"; one thread streamed 22 % more from DRAM with likwid-bench's scalar kernel here)
+tri="" trin=""
 cc -O3 -march=native -fopenmp -o "$B/triad" tests/bench/triad.c 2>/dev/null && tri="$B/triad"
-lkdram() { # lkdram KEY THREADS [ARGS]: likwid-bench's DRAM stream figure as "KEY_THREADS GB/s"
+cc -O2 -fno-tree-vectorize -fopenmp -o "$B/triadn" tests/bench/triad.c 2>/dev/null && trin="$B/triadn"
+lkdram() { # lkdram KEY THREADS [ARGS]: likwid-bench's DRAM stream figure as "KEY_THREADS GB/s" (kernel: $lkkern, else the widest)
 	lkkey=$1 lkt=$2
 	shift 2
-	[ -n "$lk" ] && likwid-bench -t "$lk" "$@" -w "S0:$(m llc4_kib_$lkt)kB:$lkt" 2>/dev/null |
+	[ -n "$lk" ] && likwid-bench -t "${lkkern:-$lk}" "$@" -w "S0:$(m llc4_kib_$lkt)kB:$lkt" 2>/dev/null |
 		awk -v k="${lkkey}_$lkt" '/^Time:/ { t = $2 } /^Data volume/ { d = $4 } /^MByte\/s/ { g = $2 / 1000 } END { if (g) print k, g, t, d }'
 }
 lkround() { # rounds 1-3: called before, between and after the peaks runs
@@ -165,6 +169,12 @@ lkround() { # rounds 1-3: called before, between and after the peaks runs
 		[ -n "$tri" ] && OMP_NUM_THREADS=$t OMP_PROC_BIND=true OMP_PLACES=cores "$tri" "$(m llc4_kib_$t)" 10 2>/dev/null |
 			awk -v t="$t" 'BEGIN { k["best_gbs"] = "stream_"; k["mean_gbs"] = "streammean_"; k["first_gbs"] = "streamfirst_"
 				k["median_gbs"] = "streammedian_"; k["slow_passes"] = "streamslow_" } $1 in k { $1 = k[$1] t; print }'
+		# the narrow build: its fastest pass and its mean pass (streamn_, streamnmean_)
+		[ -n "$trin" ] && OMP_NUM_THREADS=$t OMP_PROC_BIND=true OMP_PLACES=cores "$trin" "$(m llc4_kib_$t)" 10 2>/dev/null |
+			awk -v t="$t" 'BEGIN { k["best_gbs"] = "streamn_"; k["mean_gbs"] = "streamnmean_" } $1 in k { $1 = k[$1] t; print }'
+		lkkern=stream
+		lkdram dramn "$t"
+		lkkern=""
 		# a second default run at the round's end: the neighbours here come in phases of
 		# seconds, and a default run lasts 2-4 s, so two a round halve the chance that a round's
 		# only sample sat in a busy phase (three such rounds gave 0.79 of the STREAM mean)
@@ -195,9 +205,10 @@ for run in 1 2; do
 	printf 'rot measure peaks, run %d: %.0f s (target < 180 s)%s\n' "$run" "$(p $run peaks_s)" \
 		"$(grep -q 'UNSTABLE:' "$B/peaks$run" && echo "; $(grep -c ' UNSTABLE$' "$B/peaks$run") ceilings marked unstable" || echo "; no ceiling unstable")"
 done
-best() { awk -v k="$1" '$1 == k && $2 > b { b = $2 } END { if (b) print b }' "$B/lk"; }
+# a KEY may name several, KEY1|KEY2 (a reference's two builds): the best of them
+best() { awk -v k="$1" '$1 ~ ("^(" k ")$") && $2 > b { b = $2 } END { if (b) print b }' "$B/lk"; }
 paired() { # paired KEY1 KEY2: per round (the last column), the best KEY1 over the best KEY2
-	awk -v a="$1" -v b="$2" '$1 == a && $2 > x[$NF] { x[$NF] = $2 } $1 == b && $2 > y[$NF] { y[$NF] = $2 }
+	awk -v a="$1" -v b="$2" '$1 ~ ("^(" a ")$") && $2 > x[$NF] { x[$NF] = $2 } $1 ~ ("^(" b ")$") && $2 > y[$NF] { y[$NF] = $2 }
 		END { for (r = 1; r in x || r in y; r++) s = s (s ? ", " : "") (x[r] && y[r] ? sprintf("%.3f", x[r] / y[r]) : "-"); print s }' "$B/lk"
 }
 # fixed T: a time in likwid-bench's timed region that does not grow with its iterations, per
@@ -245,19 +256,19 @@ ratios() { awk -v a="$d1" -v b="$d2" -v l="$1" 'BEGIN { printf "%.3f, %.3f", a /
 # (rounds 1-2 for run 1, 2-3 for run 2): a reference from the same minutes, where the best of
 # all rounds may come from a phase of the neighbours that neither run saw
 bracketed() {
-	awk -v k="$1" -v a="$d1" -v b="$d2" '$1 == k && $2 > x[$NF] { x[$NF] = $2 }
+	awk -v k="$1" -v a="$d1" -v b="$d2" '$1 ~ ("^(" k ")$") && $2 > x[$NF] { x[$NF] = $2 }
 		function r(v, i,   m) { m = x[i] > x[i + 1] ? x[i] : x[i + 1]; return v > 0 && m > 0 ? sprintf("%.3f", v / m) : "-" }
 		END { printf "%s, %s", r(a, 1), r(b, 2) }' "$B/lk"
 }
 for t in 1 $(m cpus); do
-	d1=$(p 1 "dram_$t") d2=$(p 2 "dram_$t") l=$(best "dram_$t")
+	d1=$(p 1 "dram_$t") d2=$(p 2 "dram_$t") l=$(best "dram_$t|dramn_$t") lw=$(best "dram_$t") ln=$(best "dramn_$t")
 	n1=$(p 1 "dramnote_$t" | tr _ ' ') n2=$(p 2 "dramnote_$t" | tr _ ' ')
 	printf 'DRAM triad ceiling, %s: run 1 %s GB/s (%s), run 2 %s GB/s (%s) (%s apart; target within 5%%)' "$([ "$t" = 1 ] && echo "1 thread" || echo "$t threads")" "${d1:--}" "${n1:--}" "${d2:--}" "${n2:--}" \
 		"$(awk -v a="$d1" -v b="$d2" 'BEGIN { if (a > 0 && b > 0) printf "%.1f%%", (a > b ? a / b : b / a) * 100 - 100; else print "-" }')"
 	if [ -n "$l" ]; then
-		printf '; likwid-bench %s at %s KiB (4x the reported last cache), its default run, 2 a round, best of the 6: %.2f GB/s; ratios %s (target >= 0.95: a mean over seconds, where rot'"'"'s ceiling is the fastest pass, as STREAM'"'"'s)\n' "$lk" "$(m llc4_kib_$t)" "$l" "$(ratios "$l")"
-		printf '  each run against the references of the rounds just before and after it (its best default run of those two rounds; the same minutes): likwid-bench ratios %s (target >= 0.95)\n' \
-			"$(bracketed "dram_$t")"
+		printf '; likwid-bench at %s KiB (4x the reported last cache), its default run, the faster of %s (2 a round, best of the 6: %s GB/s) and scalar stream (1 a round, best of the 3: %s GB/s): %.2f GB/s; ratios %s (target >= 0.95: a mean over seconds, where rot'"'"'s ceiling is the fastest pass, as STREAM'"'"'s)\n' "$(m llc4_kib_$t)" "$lk" "${lw:--}" "${ln:--}" "$l" "$(ratios "$l")"
+		printf '  each run against the references of the rounds just before and after it (its best default run of those two rounds, either kernel; the same minutes): likwid-bench ratios %s (target >= 0.95)\n' \
+			"$(bracketed "dram_$t|dramn_$t")"
 		ls=$(best "dramshort_$t")
 		fx=$(fixed "$t")
 		[ -n "$fx" ] && printf '%s; ratios %s\n' "${fx#*	}" "$(ratios "${fx%%	*}")"
@@ -265,14 +276,14 @@ for t in 1 $(m cpus); do
 	else
 		echo "; likwid-bench is not installed (sudo apt-get install likwid): nothing to compare against"
 	fi
-	sb=$(best "stream_$t") sm=$(best "streammean_$t")
+	sb=$(best "stream_$t|streamn_$t") sm=$(best "streammean_$t|streamnmean_$t") sw=$(best "stream_$t") sn=$(best "streamn_$t")
 	if [ -n "$sb" ]; then
-		printf '  against a STREAM-convention triad (tests/bench/triad.c, OpenMP, same size, 10 passes, best of 3 rounds): fastest pass %.2f GB/s, ratios %s (target 0.95-1.05: rot'"'"'s DRAM ceiling takes the same convention, each point'"'"'s fastest run); each run against the rounds just before and after it (the same minutes): ratios %s; its mean pass (likwid-bench'"'"'s convention) %.2f GB/s\n' \
-			"$sb" "$(ratios "$sb")" "$(bracketed "stream_$t")" "$sm"
+		printf '  against a STREAM-convention triad (tests/bench/triad.c, OpenMP, same size, 10 passes, best of 3 rounds, the faster of its builds: -O3 -march=native %s GB/s, -O2 -fno-tree-vectorize %s GB/s): fastest pass %.2f GB/s, ratios %s (target 0.95-1.05: rot'"'"'s DRAM ceiling takes the same convention, each point'"'"'s fastest run, of the faster code); each run against the rounds just before and after it (the same minutes): ratios %s; its mean pass (likwid-bench'"'"'s convention) %.2f GB/s\n' \
+			"${sw:--}" "${sn:--}" "$sb" "$(ratios "$sb")" "$(bracketed "stream_$t|streamn_$t")" "$sm"
 		# the two references against each other, by the same convention (a mean over a run):
 		# where they disagree, a target against one of them is as good as that reference
 		[ -n "$l" ] && [ -n "$sm" ] && printf '  the two references against each other: likwid-bench'"'"'s default run over the STREAM-convention triad'"'"'s mean pass, both means over a run at the same size: %.3f for their bests; in each round (the best of its runs): %s\n' \
-			"$(calc "$l / $sm")" "$(paired "dram_$t" "streammean_$t")"
+			"$(calc "$l / $sm")" "$(paired "dram_$t|dramn_$t" "streammean_$t|streamnmean_$t")"
 		machine "$t"
 	else
 		echo "  no STREAM-convention triad (tests/bench/triad.c did not build with -fopenmp)"

@@ -1,7 +1,8 @@
--- Every point of a triad CSV (rot measure triad) at -O3 -march=native from 4 MiB up, and not
--- within a factor of two of a level's effective size (the stored peaks': -peaksFile), against
--- its bound: prints "POINT ws fraction limiter" for each one checked, "SKIP ws why" for the
--- others, then "CHECKED n WITHIN m LO hi" (m of the n within lo-hi of their bound).
+-- Every size of a triad CSV (rot measure triad) from 4 MiB up, and not within a factor of two
+-- of a level's effective size (the stored peaks': -peaksFile), against its bound: prints
+-- "POINT ws best limiter FLAGS FRACTION ..." for each size checked (best: its series' highest
+-- fraction of the bound), "SKIP ws why" for the others, then "CHECKED n WITHIN m LO hi" (m of
+-- the n sizes where the best series reaches lo and none lies above hi).
 --   rot run tests/e2e/roofs.lua TRIAD.csv [LO HI] -peaksFile=PEAKS.csv
 local rot = require "rot"
 local sys = require "rot.sys"
@@ -17,7 +18,10 @@ local function fields(line) -- the shipped CSVs quote no field that holds a comm
 end
 local col = {}
 for i, name in ipairs(fields(lines[1])) do col[name] = i end
-local n, within = 0, 0
+-- per size: each series' fraction; a size passes when no series lies above hi and the best
+-- reaches lo (a roof is the faster code's: the vectors' in the caches, -O2's from DRAM on some
+-- machines, rot.machine.bandwidth.codes)
+local sizes, order = {}, {}
 for i = 2, #lines do
   local f = fields(lines[i])
   local ws, fraction, limiter = tonumber(f[col.workingSet_bytes]), tonumber(f[col.fraction_of_bound]), f[col.limiter]
@@ -25,16 +29,29 @@ for i = 2, #lines do
   for _, l in ipairs(levels) do
     if l.effective and ws and ws >= l.effective / 2 and ws <= 2 * l.effective then near = l end
   end
-  local counted = f[col.flags] == "-O3 -march=native" and ws and ws >= 4 * 1024 * 1024
-  if counted and near then
-    print(string.format("SKIP %d within a factor of 2 of %s's effective size (%s)", ws, near.name, rot.util.bytes(near.effective)))
-  elseif counted and not fraction then
-    print(string.format("POINT %d none %s", ws, limiter or "?"))
-    n = n + 1
-  elseif counted then
-    n = n + 1
-    if fraction >= lo and fraction <= hi then within = within + 1 end
-    print(string.format("POINT %d %.3f %s", ws, fraction, limiter))
+  if ws and ws >= 4 * 1024 * 1024 then
+    if near then
+      if sizes[ws] == nil then print(string.format("SKIP %d within a factor of 2 of %s's effective size (%s)", ws, near.name, rot.util.bytes(near.effective))) end
+      sizes[ws] = sizes[ws] or false
+    else
+      if sizes[ws] == nil then sizes[ws], order[#order + 1] = {}, ws end
+      table.insert(sizes[ws], { flags = f[col.flags], fraction = fraction, limiter = limiter or "?" })
+    end
   end
+end
+table.sort(order)
+local n, within = 0, 0
+for _, ws in ipairs(order) do
+  local best, above, each = nil, false, {}
+  for _, x in ipairs(sizes[ws]) do
+    if x.fraction then
+      best = math.max(best or 0, x.fraction)
+      above = above or x.fraction > hi
+    end
+    each[#each + 1] = string.format("%s %s", x.flags:gsub(" ", "_"), x.fraction and string.format("%.3f", x.fraction) or "none")
+  end
+  n = n + 1
+  if best and best >= lo and not above then within = within + 1 end
+  print(string.format("POINT %d %.3f %s %s", ws, best or 0, sizes[ws][1].limiter, table.concat(each, " ")))
 end
 print(string.format("CHECKED %d WITHIN %d %g %g", n, within, lo, hi))

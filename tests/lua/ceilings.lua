@@ -754,4 +754,44 @@ local shown = report.as_stored(stored_rows, derived)
 t.ok(shown[3].clock_by == "fma" and shown[2].unflat and report.unstable_line(shown):find("1 from DRAM's last octave (its "
   .. "sizes showed no flat tail), 1 stored as unstable (moved since the peaks before them)", 1, true),
   "the stored rows shown with what this run found of them: " .. report.unstable_line(shown))
+-- two codes (rot.machine.codes): the widest vectors at every size, -O2's narrow code from the
+-- last cache's reported size up; a round's value the faster code's, the isa column which code,
+-- a note when the narrow code's ceiling lies above the vectors' beyond both spreads
+local codes = require "rot.machine.codes"
+t.ok(#codes.at(16 * MiB, 32 * MiB) == 1 and #codes.at(32 * MiB, 32 * MiB) == 2 and #codes.at(4096, 0) == 2,
+  "codes: the vectors alone below the last cache's reported size; both from it up, and at every size where none is reported")
+local function coded(narrow) -- the slope's rounds as the vectors', the narrow code `narrow` times them from 768 MiB up
+  local st = state(0.99, 0.98)
+  for _, per in ipairs(st.samples[1]) do
+    for ws, x in pairs(per) do
+      x.by, x.code = {}, {}
+      for r, g in pairs(x.rounds) do
+        x.by[r] = { g, ws >= 768 * MiB and g * narrow or nil }
+        x.rounds[r] = math.max(g, x.by[r][2] or 0)
+        x.code[r] = x.by[r][2] and x.by[r][2] > g and 2 or 1
+      end
+    end
+  end
+  return st
+end
+local vec = bandwidth.analyse(state(0.99, 0.98), 1, rep)
+local nar = bandwidth.analyse(coded(1.25), 1, rep)
+local vb, nb = {}, {}
+for _, r in ipairs(vec.rows) do vb[r.name] = r end
+for _, r in ipairs(nar.rows) do nb[r.name] = r end
+t.ok(nb.triad_DRAM.isa == "-O2 -fno-tree-vectorize" and math.abs(nb.triad_DRAM.value / vb.triad_DRAM.value - 1.25) < 1e-9
+  and nb.triad_L1.isa == "-O3 -march=native" and nb.triad_L1.value == vb.triad_L1.value,
+  "codes: DRAM's ceiling is the narrow code's where it streams 25% faster, its isa says so; L1's the vectors' ("
+  .. tostring(nb.triad_DRAM.isa) .. ", " .. tostring(nb.triad_L1.isa) .. ")")
+local said = table.concat(bandwidth.notes({ [1] = nar }, { rows = {} }), "; ")
+t.ok(said:find("1 thread: code built with -O2 -fno-tree-vectorize (8- and 16-byte accesses) streams faster than with "
+  .. "-O3 -march=native (the widest vectors) in the same rounds: ", 1, true) and said:find(string.format(
+  "triad_DRAM %.1f against %.1f GB/s (+25%%); those ceilings are the faster code's", nb.triad_DRAM.value, vb.triad_DRAM.value), 1, true),
+  "codes: one line says which ceilings are the narrow code's, with both values: " .. said)
+local slow = bandwidth.analyse(coded(0.9), 1, rep)
+local sb = {}
+for _, r in ipairs(slow.rows) do sb[r.name] = r end
+t.ok(sb.triad_DRAM.isa == "-O3 -march=native" and sb.triad_DRAM.value == vb.triad_DRAM.value
+  and not table.concat(bandwidth.notes({ [1] = slow }, { rows = {} }), "; "):find("code built with"),
+  "codes: where the narrow code is slower the ceiling and its isa are the vectors', and no note says otherwise")
 t.done()

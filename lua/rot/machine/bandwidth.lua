@@ -1,11 +1,12 @@
 --[[ rot.machine.bandwidth: the bandwidth ceilings, measured against noise: read, write and
-  triad swept over working sets in interleaved rounds (sizes, kernels and thread counts
+  triad swept over working sets in interleaved rounds (sizes, kernels, codes and thread counts
   scrambled within a round, rounds one after another, never a point's runs back to back),
   extended until DRAM shows a flat tail beyond four times the last cache; each ceiling the best
-  value over its rounds (each point's fastest run: STREAM's and the Empirical Roofline Toolkit's
-  convention, and the points' own), with the rounds' spread, more rounds where that spread is
-  above 5%, and marked unstable where it stays so; and the sweep itself, each size's best
-  round, which bounds a working set where it falls from one level to the next (rot.machine.sweep). ]]
+  value over its rounds (each point's fastest run, of the faster code, rot.machine.codes:
+  STREAM's and the Empirical Roofline Toolkit's convention, and the points' own), with the
+  rounds' spread, more rounds where that spread is above 5%, and marked unstable where it stays
+  so; and the sweep itself, each size's best round, which bounds a working set where it falls
+  from one level to the next (rot.machine.sweep). ]]
 local sys = require "rot.sys"
 local util = require "rot.util"
 local session = require "rot.session"
@@ -14,6 +15,7 @@ local levels = require "rot.machine.levels"
 local budget = require "rot.machine.budget"
 local rounds = require "rot.machine.rounds"
 local sweep = require "rot.machine.sweep"
+local codes = require "rot.machine.codes"
 
 local M = {}
 
@@ -57,27 +59,21 @@ function M.cap()
   return mem > 0 and mem // 4 or 4096 * MiB
 end
 
---[[ Working-set sizes from 4 KiB to top, geometric: two an octave (a plateau needs three
-  samples: one an octave is too few for an L3 on a noisy machine), one in quick mode and from
-  256 MiB on (each of those takes seconds to touch and to run; DRAM's tail needs three). ]]
-function M.sizes(top, per_octave)
-  local out, ws = {}, 4096
-  while ws <= top do
-    out[#out + 1] = ws
-    if (per_octave or 2) > 1 and ws < 256 * MiB and ws * 3 // 2 <= top then out[#out + 1] = ws * 3 // 2 end
-    ws = ws * 2
-  end
-  return out
+-- The last cache reported for t threads (their summed instances), 0 when none is.
+local function llc_reported(t)
+  local rep = machine.reported(machine.pins(t))
+  return rep[#rep] and rep[#rep].size or 0
 end
 
---[[ The samples so far: samples[t][stream][ws] = {ws=, rounds={[round] = gbs}, at={[round] =
-  when it was measured (UTC)}}. Measures
-  points {stream=, threads=, ws=, round=} (several rounds of a point may be among them: a round
-  is the n-th independent measurement, in its description) in one batch of one core and one
-  shared child, so each array is faulted in once; returns how many were measured. Keeps what
-  each point's runs took (cost) and the batch's time beyond them on the peaks' timer (st.timer,
-  which counts hits as they were measured): per byte of its arrays where they are large
-  (st.per_byte: faulting gigabytes in takes seconds on a VM), else per point. ]]
+--[[ The samples so far: samples[t][stream][ws] = {ws=, rounds={[round] = GB/s, the faster
+  code's}, at={[round] = when it was measured (UTC)}, code={[round] = which code that was},
+  by={[round] = {[code] = GB/s}}} (codes: rot.machine.codes). Measures points {stream=, threads=,
+  ws=, round=, code=} (several rounds of a point may be among them: a round is the n-th
+  independent measurement, in its description) in one batch of one core and one shared child,
+  so each array is faulted in once; returns how many were measured. Keeps what each point's
+  runs took (cost: the costlier code's) and the batch's time beyond them on the peaks' timer
+  (st.timer, which counts hits as they were measured): per byte of its arrays where they are
+  large (st.per_byte: faulting gigabytes in takes seconds on a VM), else per point. ]]
 local function measure(rot, st, points, what)
   st.calls = (st.calls or 0) + 1
   local t0, v0 = sys.clock(), st.timer.now()
@@ -90,7 +86,7 @@ local function measure(rot, st, points, what)
     local x = list[p.i]
     local s = M.streams[x.stream]
     return { kernel = s.kernel, params = { n = math.max(64 * x.threads, x.ws // (8 * s.arrays)) }, threads = x.threads,
-      pin = machine.pins(x.threads), flags = "-O3 -march=native", round = x.round, alongside = ALONGSIDE,
+      pin = machine.pins(x.threads), flags = codes.list[x.code].flags, round = x.round, alongside = ALONGSIDE,
       pointChild = "shared", macros = { STREAM_UNROLL = 4 } } -- unrolled: the loop's overhead is no cache's limit
   end)
   st.timer.count(res.rows)
@@ -98,13 +94,19 @@ local function measure(rot, st, points, what)
   for i, row in ipairs(res.rows) do
     local x = list[i]
     local per = st.samples[x.threads][x.stream]
-    per[x.ws] = per[x.ws] or { ws = x.ws, rounds = {}, at = {} }
-    per[x.ws].rounds[x.round] = row.gbs -- its fastest run
-    per[x.ws].at[x.round] = row.entry and row.entry.meta.measuredAt
-    per[x.ws].cost = budget.cost(row)
-    known = known + per[x.ws].cost
+    per[x.ws] = per[x.ws] or { ws = x.ws, rounds = {}, at = {}, by = {}, code = {} }
+    local smp = per[x.ws]
+    smp.by[x.round] = smp.by[x.round] or {}
+    smp.by[x.round][x.code] = row.gbs -- its fastest run
+    if row.gbs and not (smp.rounds[x.round] and smp.rounds[x.round] >= row.gbs) then -- the round's: the faster code's
+      smp.rounds[x.round], smp.code[x.round] = row.gbs, x.code
+      smp.at[x.round] = row.entry and row.entry.meta.measuredAt
+    end
+    local cost = budget.cost(row)
+    smp.cost = math.max(smp.cost or 0, cost) -- a point's, of the costlier code
+    known = known + cost
     st.rows[#st.rows + 1] = row
-    row.point = { stream = x.stream, threads = x.threads, ws = row.workingSet or x.ws, round = x.round }
+    row.point = { stream = x.stream, threads = x.threads, ws = row.workingSet or x.ws, round = x.round, code = x.code }
     st.rounds = math.max(st.rounds, x.round)
   end
   budget.learn(st, list, st.timer.now() - v0, known)
@@ -122,12 +124,6 @@ local function best_of(per)
   end
   table.sort(out, function(a, b) return a.ws < b.ws end)
   return out
-end
-
--- The last cache reported for t threads (their summed instances), 0 when none is.
-local function llc_reported(t)
-  local rep = machine.reported(machine.pins(t))
-  return rep[#rep] and rep[#rep].size or 0
 end
 
 --[[ The levels and ceilings of t threads from the samples so far: triad's staircase (the best
@@ -154,19 +150,25 @@ function M.analyse(st, t, reported)
       -- a cache: the fastest of its plateau's sizes and those after it within the level (a
       -- roof: the points at its sizes reach it), DRAM the fastest of its tail's three largest
       -- (no flat tail: of the last octave, unstable); a cache without a plateau: their median
-      local c = rounds.ceiling(st.samples[t][si], l.name == "DRAM" and M.dram_sizes(l) or l.sizes, l.flat ~= false or l.name == "DRAM")
+      local sizes, fastest = l.name == "DRAM" and M.dram_sizes(l) or l.sizes, l.flat ~= false or l.name == "DRAM"
+      local c = rounds.ceiling(st.samples[t][si], sizes, fastest)
       if c then
+        local code = codes.winner(st.samples[t][si], sizes, c.round)
         rows[#rows + 1] = { name = s.name .. "_" .. l.name, kind = "bandwidth", threads = t, value = c.gbs, unit = "GB/s",
           spread = c.spread, median = c.median, rounds = c.rounds, sizes = l.sizes, plateau = l.plateau, kernel = s.kernel, stream = si,
-          level = l.name, unflat = l.flat == false or nil, date = c.date }
+          level = l.name, unflat = l.flat == false or nil, date = c.date, isa = code and codes.list[code].flags }
         if s.name == "triad" then l.ceiling = c.gbs end -- the notes quote the ceiling, not the staircase
+        rows[#rows].narrow = codes.faster_narrow(st.samples[t][si], sizes, fastest) -- M.notes says so
       end
     end
   end
-  for si, s in ipairs(M.streams) do
-    for _, r in ipairs(sweep.rows(st.samples[t][si], t, s.name, s.kernel)) do rows[#rows + 1] = r end
-  end
   local notes = levels.disagreements(lv, M.threads(t))
+  for si, s in ipairs(M.streams) do
+    for _, r in ipairs(sweep.rows(st.samples[t][si], t, s.name, s.kernel)) do
+      r.isa = codes.of_sweep_row(st.samples[t][si], r)
+      rows[#rows + 1] = r
+    end
+  end
   if lv[#lv].alone then
     notes[#notes + 1] = string.format("%s: the staircase shows no cache plateau above DRAM's tail after its "
       .. "rounds (a noisy machine?): DRAM's ceiling bounds every working set; %s", M.threads(t), rounds.again)
@@ -186,11 +188,16 @@ function M.dram_sizes(l)
   return { table.unpack(l.sizes, math.max(1, #l.sizes - 2), #l.sizes) }
 end
 
--- The points of every stream (or of streams) at sizes (a set), for t threads, in a round.
-local function points_at(t, sizes, streams, round)
+-- The points of every stream at sizes (a set), for t threads, in a round, in each code measured
+-- there (codes.at); with `has`, those for which has(stream, ws, code) is false.
+local function points_at(t, sizes, round, has)
   local out = {}
-  for _, si in ipairs(streams or { 1, 2, 3 }) do
-    for ws in pairs(sizes) do out[#out + 1] = { stream = si, threads = t, ws = ws, round = round } end
+  for si = 1, #M.streams do
+    for ws in pairs(sizes) do
+      for _, code in ipairs(codes.at(ws, llc_reported(t))) do
+        if not (has and has(si, ws, code)) then out[#out + 1] = { stream = si, threads = t, ws = ws, round = round, code = code } end
+      end
+    end
   end
   return out
 end
@@ -233,11 +240,11 @@ local function staircase(rot, st, threads, p)
   for batch = 1, M.doublings + 1 do
     local pts = {}
     for _, t in ipairs(threads) do
-      for _, ws in ipairs(open[t] and M.sizes(top[t], p.per_octave) or {}) do
+      for _, ws in ipairs(open[t] and sweep.sizes(top[t], p.per_octave) or {}) do
         if not done[t][ws] then
           done[t][ws] = true
           for r = 1, ws * 3 >= top[t] and p.rounds or 1 do
-            for _, x in ipairs(points_at(t, { [ws] = true }, nil, r)) do pts[#pts + 1] = x end
+            for _, x in ipairs(points_at(t, { [ws] = true }, r)) do pts[#pts + 1] = x end
           end
         end
       end
@@ -313,13 +320,12 @@ end
 local function rounds_upto(rot, st, sizes, upto, deadline)
   local pts = {}
   for t, set in pairs(sizes) do
-    for si = 1, 3 do
-      for ws in pairs(set) do
+    for r = 2, upto do
+      local function has(si, ws, code)
         local x = st.samples[t][si][ws]
-        for r = 2, upto do
-          if not (x and x.rounds[r]) then pts[#pts + 1] = { stream = si, threads = t, ws = ws, round = r } end
-        end
+        return x ~= nil and x.by[r] ~= nil and x.by[r][code] ~= nil
       end
+      for _, x in ipairs(points_at(t, set, r, has)) do pts[#pts + 1] = x end
     end
   end
   if #pts == 0 then return true end
@@ -433,6 +439,7 @@ function M.notes(an, st, missing)
         v.row.name, v.row.value, v.next.name, v.next.value, (v.row.spread or 0) * 100, (v.next.spread or 0) * 100, v.row.name,
         rounds.again)
     end
+    notes[#notes + 1] = codes.note(M.threads(t), a.rows)
     for _, r in ipairs(a.rows) do
       if r.kind == "bandwidth" and ((r.rounds and r.spread > M.stable) or r.unflat) then r.unstable = true end
     end

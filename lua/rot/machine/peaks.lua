@@ -26,7 +26,9 @@ M.streams = bandwidth.streams
 -- 10: each compute round's clock readings its own (measured with it, never another run's: a
 -- fully cached rerun had recorded clocks read before the round only, 100.7% of a ceiling's
 -- theory), each ceiling's date that of the round that measured it.
-M.analysis = 10
+-- 11: the bandwidth ceilings from the last cache's size up the faster of the widest vectors and
+-- -O2 -fno-tree-vectorize (rot.machine.bandwidth.codes: that triad reached 122% of the vectors' DRAM ceiling).
+M.analysis = 11
 
 -- Where the machine's peaks are stored: one file per machine identity and analysis version
 -- (version 1: no suffix).

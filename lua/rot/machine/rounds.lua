@@ -28,7 +28,7 @@ end
   to do, and a point counts its fastest runs too); spread how far the third best (the second
   with two rounds) lies below it (one round: how far its samples reach above their median);
   date: when the best round's last size at the level was measured (nil where the cache entries
-  do not say). {gbs=, median=, spread=, rounds=, values=, date=}. ]]
+  do not say). {gbs=, median=, spread=, rounds=, values=, date=, round= (the best one)}. ]]
 function M.ceiling(per, sizes, fastest)
   local by, at = {}, {}
   for _, ws in ipairs(sizes) do
@@ -48,7 +48,7 @@ function M.ceiling(per, sizes, fastest)
   table.sort(v, function(a, b) return a > b end)
   local spread = M.spread(v)
   if #v == 1 then spread = math.max(table.unpack(one)) / plateaus.median(one) - 1 end -- one round: its samples' reach
-  return { gbs = v[1], median = plateaus.median(v), spread = spread, rounds = #v, values = v, date = at[best.round] }
+  return { gbs = v[1], median = plateaus.median(v), spread = spread, rounds = #v, values = v, date = at[best.round], round = best.round }
 end
 
 -- The later of two dates (UTC, as cache entries record them: measuredAt; nil where unknown).

@@ -1,4 +1,4 @@
---[[ rot.machine.sweep: what the peaks' bandwidth sweeps measured at each working set, stored
+--[[ rot.machine.sweep: the working sets the peaks' bandwidth sweeps measure, what they measured at each, stored
   with the peaks (peaks.csv rows of kind "sweep": per kernel, thread count and size, its best
   round), where they fall from one level's ceiling to the next's (the transitions: a level's
   falling edge, on either side of its effective size, and the step from the last cache to
@@ -9,6 +9,21 @@ local rounds = require "rot.machine.rounds"
 local plateaus = require "rot.machine.plateaus"
 
 local M = {}
+
+local MiB = 1024 * 1024
+
+--[[ Working-set sizes from 4 KiB to top, geometric: two an octave (a plateau needs three
+  samples: one an octave is too few for an L3 on a noisy machine), one in quick mode and from
+  256 MiB on (each of those takes seconds to touch and to run; DRAM's tail needs three). ]]
+function M.sizes(top, per_octave)
+  local out, ws = {}, 4096
+  while ws <= top do
+    out[#out + 1] = ws
+    if (per_octave or 2) > 1 and ws < 256 * MiB and ws * 3 // 2 <= top then out[#out + 1] = ws * 3 // 2 end
+    ws = ws * 2
+  end
+  return out
+end
 
 -- The families of the sweeps, in the order of rot.machine.bandwidth's streams.
 M.families = { "read", "write", "triad" }

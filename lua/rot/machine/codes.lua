@@ -1,0 +1,87 @@
+-- rot.machine.codes: the code each bandwidth stream of the peaks is built as (the widest vectors,
+-- and narrow code from the last cache up), which one gave a ceiling, and the note when narrow won.
+local rounds = require "rot.machine.rounds"
+
+local M = {}
+
+--[[ The code each stream is built as: the widest vectors -march=native allows at every size,
+  and narrow code too (-O2 -fno-tree-vectorize, what the triad script's first series is built
+  with: 8-byte loads and stores, read's sums 16-byte vectors) from the last cache's reported
+  size up. One thread of a 2-core Zen 4 guest streams triad from DRAM 22% faster with 8-byte
+  accesses than with 64-byte ones, in the same rounds (27.5 against 22.4 GB/s at 512 MiB; in its
+  caches the vectors are 1.3-3x faster): a ceiling is the faster code's, as the Empirical
+  Roofline Toolkit's is its fastest variant's, so that no point of either code lies above it. ]]
+M.list = { { name = "the widest vectors", flags = "-O3 -march=native" },
+  { name = "8- and 16-byte accesses", flags = "-O2 -fno-tree-vectorize" } }
+
+-- The codes (indices into M.list) measured at a working set of ws bytes, the last cache reported
+-- for its threads llc bytes (0 when none is: every size).
+function M.at(ws, llc)
+  return ws >= llc and { 1, 2 } or { 1 }
+end
+
+-- The code (an index into M.list) of the fastest of samples at sizes in a round, nil where no
+-- sample there says (a recorded staircase's).
+function M.winner(samples, sizes, round)
+  local best, code
+  for _, ws in ipairs(sizes) do
+    local x = samples[ws]
+    local g = x and x.rounds[round]
+    if g and x.code and x.code[round] and (not best or g > best) then best, code = g, x.code[round] end
+  end
+  return code
+end
+
+-- The flags of the code that measured a sweep row (rot.machine.sweep.rows: its size's best
+-- round) among samples, nil where they do not say.
+function M.of_sweep_row(samples, row)
+  local x = samples[row.sizes[1]]
+  for round, g in pairs(x.rounds) do
+    if g == row.value and x.code and x.code[round] then return M.list[x.code[round]].flags end
+  end
+  return nil
+end
+
+-- One code's samples, in the shape of all codes' ({[ws] = {ws=, rounds=, at=}}).
+local function of_code(samples, code)
+  local out = {}
+  for ws, x in pairs(samples) do
+    local r = {}
+    for round, by in pairs(x.by or {}) do r[round] = by[code] end
+    out[ws] = { ws = ws, rounds = r, at = x.at }
+  end
+  return out
+end
+
+--[[ Where the narrow code's ceiling at a level (sizes, fastest as rounds.ceiling takes them) lies
+  above the widest vectors' by more than both spreads, both measured at every size of it in the
+  same rounds: {narrow=, vector=} (GB/s); the row's value is the narrow code's then. nil
+  otherwise. ]]
+function M.faster_narrow(samples, sizes, fastest)
+  for _, ws in ipairs(sizes) do
+    if not (samples[ws] and samples[ws].by and next(samples[ws].by)) then return nil end
+  end
+  local v = rounds.ceiling(of_code(samples, 1), sizes, fastest)
+  local n = rounds.ceiling(of_code(samples, 2), sizes, fastest)
+  if not (v and n and n.gbs > v.gbs * (1 + v.spread) * (1 + n.spread)) then return nil end
+  return { narrow = n.gbs, vector = v.gbs }
+end
+
+-- The line that says which ceilings of a thread count ("1 thread") are the narrow code's (rows
+-- with .narrow, as M.faster_narrow gives it), so that a user reading "-O3 -march=native" points
+-- against them knows why; nil when none is.
+function M.note(threads, rows)
+  local each = {}
+  for _, r in ipairs(rows) do
+    if r.narrow then
+      each[#each + 1] = string.format("%s %.1f against %.1f GB/s (%+.0f%%)", r.name, r.narrow.narrow, r.narrow.vector,
+        (r.narrow.narrow / r.narrow.vector - 1) * 100)
+    end
+  end
+  if #each == 0 then return nil end
+  local c1, c2 = M.list[1], M.list[2]
+  return string.format("%s: code built with %s (%s) streams faster than with %s (%s) in the same rounds: %s; those ceilings "
+    .. "are the faster code's", threads, c2.flags, c2.name, c1.flags, c1.name, table.concat(each, ", "))
+end
+
+return M
