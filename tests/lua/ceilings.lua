@@ -192,6 +192,18 @@ t.ok(b.unstable, "and the bound carries the marking")
 local b1 = bounds.bound({ flops = 1e6, bytes = 12e6, time = 12e6 / 300e9, gflops = 1e6 / (12e6 / 300e9) / 1e9,
   workingSet = 16 * 1024, cacheMode = "warm" }, {}, bw, lv)
 t.is(b1.limiter, "L1 bw", "a stable ceiling's limiter is plain")
+-- the code that reached a bandwidth ceiling (peaks.csv's isa) comes with the bound, and a table
+-- says which ceilings narrow code reached, once each
+for _, c in ipairs(bw) do if c.level == "DRAM" then c.row.isa = "-O2 -fno-tree-vectorize" end end
+local bn = bounds.bound({ flops = 1e6, bytes = 12e6, time = 12e6 / 30e9, gflops = 1e6 / (12e6 / 30e9) / 1e9,
+  workingSet = 2048 * MiB, cacheMode = "warm" }, {}, bw, lv)
+t.is(bn.code, "-O2 -fno-tree-vectorize", "a bound carries the code that reached its bandwidth ceiling")
+local lines = {}
+require("rot.results.format").code_legend({ { boundCode = bn.code, ceiling = bn.ceiling }, { boundCode = bn.code, ceiling = bn.ceiling },
+  { boundCode = "-O3 -march=native", ceiling = "L1 bw" } }, { write = function(_, x) lines[#lines + 1] = x end })
+t.ok(#lines == 1 and lines[1]:find("^DRAM bw: the ceiling of code built with %-O2 %-fno%-tree%-vectorize, which streamed faster there "
+  .. "than the widest vectors %(%-O3 %-march=native%)"), "the table says once which ceiling narrow code reached, none for the "
+  .. "vectors': " .. table.concat(lines))
 t.is(bounds.bound({ flops = 0, bytes = 0, time = 1e-3, workingSet = 16 * 1024, cacheMode = "warm" },
   { { gflops = 50, label = "fma" } }, bw, lv), nil, "a point that declares no work has no bound (no 'compute' limiter for 0/0)")
 os.remove(path)

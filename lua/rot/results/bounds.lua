@@ -81,7 +81,8 @@ end
   the sweep measured there (sweep_ceiling); without a sweep, one in the step to DRAM by the
   cache's ceiling, the most such a working set can see (step_fallback is then set). Returns
   {bound=GFLOP/s, limiter=, ceiling=, fraction=, time_bound=s, dominant=, level=, above=,
-  unstable=, step=, step_fallback=, swept=} or nil (step: the sweep bounds it; swept: what the
+  unstable=, step=, step_fallback=, swept=, code=} or nil (code: the flags of the code that
+  reached a bandwidth ceiling, peaks.csv's isa) (step: the sweep bounds it; swept: what the
   sweep measured at the working set over the bandwidth ceiling, within the sizes swept). The limiter names the
   level and, for a read or write ceiling, the family ("L1 read bw", "DRAM bw"), in a transition
   both levels ("L3-DRAM bw", "L1-L2 read bw"); ceiling is the name of the ceiling itself
@@ -125,6 +126,7 @@ function M.bound(row, compute, bandwidth, lv, epsilon, sw)
     out.swept = sweep.at(sw, ws).gbs / b.gbs -- what the peaks' sweep measured here, over the ceiling
   end
   out.unstable = ceiling and ceiling.unstable or nil
+  out.code = ceiling and ceiling.row and ceiling.row.kind == "bandwidth" and ceiling.row.isa or nil -- which code reached it
   if out.unstable then out.limiter = out.limiter .. " (unstable)" end -- its ceiling's rounds disagree
   if row.flops > 0 and out.time_bound > 0 then
     out.bound = row.flops / out.time_bound / 1e9

@@ -86,6 +86,20 @@ function M.legend(rows, out, above, unstable, why)
   end
 end
 
+--[[ A line per bandwidth ceiling bounding rows that code other than the widest vectors reached
+  (rot.machine.codes: the faster of two codes from the last cache up), so that a user reading
+  "-O3 -march=native" points below it knows why. ]]
+function M.code_legend(rows, out)
+  local said, widest = {}, require("rot.machine.codes").list[1].flags
+  for _, r in ipairs(rows) do
+    if r.boundCode and r.boundCode ~= widest and r.ceiling and not said[r.ceiling] then
+      said[r.ceiling] = true
+      out:write(string.format("%s: the ceiling of code built with %s, which streamed faster there than the widest vectors "
+        .. "(%s) when the peaks were measured: a point of other code may stay below it\n", r.ceiling, r.boundCode, widest))
+    end
+  end
+end
+
 -- The default columns (an application's when a row is one of its regions), plus
 -- measured/declared and the counters when rows have them.
 local function defaults(rows)
@@ -197,6 +211,7 @@ function M.table(rows, columns, axes, out)
   if note then out:write("! best-k did not converge: the k fastest runs spread more than bestEpsilon\n") end
   M.legend(rows, out, function(r) return shown[M.columns.fraction] and r.above end,
     function(r) return shown[M.columns.limiter] and r.boundUnstable end)
+  if shown[M.columns.limiter] then M.code_legend(rows, out) end
   for _, r in ipairs(rows) do
     if r.multiplexed then
       out:write("* counters were multiplexed: values are scaled by time enabled / time running\n")

@@ -218,7 +218,7 @@ function Results:bounds()
       r.bound, r.limiter, r.fraction, r.timeBound, r.dominant, r.level = b.bound, b.limiter, b.fraction, b.time_bound,
         b.dominant, b.level
       r.ceiling, r.boundFamily, r.stepBound = b.ceiling, b.family, b.step
-      r.above, r.boundUnstable, r.sweptOver = b.above, b.unstable, b.swept
+      r.above, r.boundUnstable, r.sweptOver, r.boundCode = b.above, b.unstable, b.swept, b.code
       if b.above then above[#above + 1] = r end
       if b.step_fallback then unswept[#unswept + 1] = r end
     end
