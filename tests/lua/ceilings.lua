@@ -770,8 +770,9 @@ t.ok(shown[3].clock_by == "fma" and shown[2].unflat and report.unstable_line(sho
 -- last cache's reported size up; a round's value the faster code's, the isa column which code,
 -- a note when the narrow code's ceiling lies above the vectors' beyond both spreads
 local codes = require "rot.machine.codes"
-t.ok(#codes.at(16 * MiB, 32 * MiB) == 1 and #codes.at(32 * MiB, 32 * MiB) == 2 and #codes.at(4096, 0) == 2,
-  "codes: the vectors alone below the last cache's reported size; both from it up, and at every size where none is reported")
+t.ok(#codes.at(16 * MiB, 32 * MiB) == 1 and #codes.at(32 * MiB, 32 * MiB) == 2 and #codes.at(64 * MiB, 0) == 1
+  and #codes.at(128 * MiB, 0) == 2, "codes: the vectors alone below the last cache's reported size, both from it up; where none "
+  .. "is reported, both from 128 MiB up")
 local function coded(narrow) -- the slope's rounds as the vectors', the narrow code `narrow` times them from 768 MiB up
   local st = state(0.99, 0.98)
   for _, per in ipairs(st.samples[1]) do

@@ -14,10 +14,14 @@ local M = {}
 M.list = { { name = "the widest vectors", flags = "-O3 -march=native" },
   { name = "8- and 16-byte accesses", flags = "-O2 -fno-tree-vectorize" } }
 
+-- Where the narrow code begins when no cache is reported: past the caches of every machine seen
+-- here (a 32 MiB L3 whose DRAM tail begins at 64-128 MiB; an Intel guest's L3 behaves like 80 MiB).
+M.NO_LLC_FROM = 128 * 1024 * 1024
+
 -- The codes (indices into M.list) measured at a working set of ws bytes, the last cache reported
--- for its threads llc bytes (0 when none is: every size).
+-- for its threads llc bytes (0 when none is: from M.NO_LLC_FROM up).
 function M.at(ws, llc)
-  return ws >= llc and { 1, 2 } or { 1 }
+  return ws >= (llc > 0 and llc or M.NO_LLC_FROM) and { 1, 2 } or { 1 }
 end
 
 -- The code (an index into M.list) of the fastest of samples at sizes in a round, nil where no
