@@ -220,7 +220,8 @@ function M.disagreements(levels, what)
   for _, l in ipairs(levels) do
     if l.unreported and l.effective then
       lines[#lines + 1] = string.format("%s%s is a step the machine does not report, between its last cache and DRAM: "
-        .. "%.1f GB/s up to %s", pre, l.name, l.ceiling or l.gbs, util.bytes(l.effective))
+        .. "%.1f GB/s up to %s (a cache it does not report, or its last cache keeping part of working sets larger than "
+        .. "it, as an adaptive replacement policy does)", pre, l.name, l.ceiling or l.gbs, util.bytes(l.effective))
     elseif l.effective and l.reported and (l.effective > 2 * l.reported or l.effective < l.reported / 2) then
       lines[#lines + 1] = string.format("%s%s reported %s, bandwidth drops at %s", pre, l.name,
         util.bytes(l.reported), util.bytes(l.effective))
