@@ -166,6 +166,9 @@ lkround() { # rounds 1-3: called before, between and after the peaks runs
 		# the same kernel and size in short runs (8 iterations, a fraction of a second): a
 		# neighbour's burst spoils one short run, not the whole figure (best of 4: best sustained)
 		for _ in 1 2 3 4; do lkdram dramshort "$t" -i 8; done
+		lkkern=stream # and the scalar kernel's (dramnshort_)
+		for _ in 1 2 3 4; do lkdram dramnshort "$t" -i 8; done
+		lkkern=""
 		[ -n "$tri" ] && OMP_NUM_THREADS=$t OMP_PROC_BIND=true OMP_PLACES=cores "$tri" "$(m llc4_kib_$t)" 10 2>/dev/null |
 			awk -v t="$t" 'BEGIN { k["best_gbs"] = "stream_"; k["mean_gbs"] = "streammean_"; k["first_gbs"] = "streamfirst_"
 				k["median_gbs"] = "streammedian_"; k["slow_passes"] = "streamslow_" } $1 in k { $1 = k[$1] t; print }'
@@ -217,7 +220,7 @@ paired() { # paired KEY1 KEY2: per round (the last column), the best KEY1 over t
 # of it (a negative estimate is noise and removes nothing): that figure, a tab, then the line
 # to print before its ratios
 fixed() {
-	awk -v s="dramshort_$1" -v d="dram_$1" '
+	awk -v s="dramshort_$1" -v d="dram_$1" -v k="$lk" '
 		$1 == s && $2 > sg[$NF] { sg[$NF] = $2; st[$NF] = $3; sv[$NF] = $4 }
 		$1 == d && $2 > dg[$NF] { dg[$NF] = $2; dt[$NF] = $3; dv[$NF] = $4 }
 		$1 == d { n++; T[n] = $3; V[n] = $4 }
@@ -233,7 +236,7 @@ fixed() {
 			f = cm > 0 ? cm : 0
 			for (i = 1; i <= n; i++) if (T[i] > f && V[i] / (T[i] - f) / 1e9 > g) g = V[i] / (T[i] - f) / 1e9
 			if (!g) exit # a fixed cost longer than every default run: the estimate is noise
-			printf "%.6g\t  likwid-bench'"'"'s timed region holds a fixed %.3f s (median; per round %s s: where its short and default runs meet, from their times and data volumes); its default runs without it: best %.2f GB/s\n", g, cm, l, g
+			printf "%.6g\t  likwid-bench'"'"'s timed region (" k ") holds a fixed %.3f s (median; per round %s s: where its short and default runs meet, from their times and data volumes); its default runs without it: best %.2f GB/s\n", g, cm, l, g
 		}' "$B/lk"
 }
 # machine T: what this machine does to a run of T threads that no tool can take out of a mean over
@@ -269,10 +272,10 @@ for t in 1 $(m cpus); do
 		printf '; likwid-bench at %s KiB (4x the reported last cache), its default run, the faster of %s (2 a round, best of the 6: %s GB/s) and scalar stream (1 a round, best of the 3: %s GB/s): %.2f GB/s; ratios %s (target >= 0.95: a mean over seconds, where rot'"'"'s ceiling is the fastest pass, as STREAM'"'"'s)\n' "$(m llc4_kib_$t)" "$lk" "${lw:--}" "${ln:--}" "$l" "$(ratios "$l")"
 		printf '  each run against the references of the rounds just before and after it (its best default run of those two rounds, either kernel; the same minutes): likwid-bench ratios %s (target >= 0.95)\n' \
 			"$(bracketed "dram_$t|dramn_$t")"
-		ls=$(best "dramshort_$t")
+		ls=$(best "dramshort_$t|dramnshort_$t")
 		fx=$(fixed "$t")
 		[ -n "$fx" ] && printf '%s; ratios %s\n' "${fx#*	}" "$(ratios "${fx%%	*}")"
-		[ -n "$ls" ] && printf '  likwid-bench in short runs (-i 8, 4 a round, best of the 12: the best sustained value, as rot takes its ceiling; its default run above is a mean over seconds): %.2f GB/s; ratios %s (target 0.95-1.05)\n' "$ls" "$(ratios "$ls")"
+		[ -n "$ls" ] && printf '  likwid-bench in short runs (-i 8, 4 a round of each kernel, best of the 24: the best sustained value, as rot takes its ceiling; its default run above is a mean over seconds): %.2f GB/s; ratios %s (target 0.95-1.05)\n' "$ls" "$(ratios "$ls")"
 	else
 		echo "; likwid-bench is not installed (sudo apt-get install likwid): nothing to compare against"
 	fi

@@ -94,8 +94,8 @@ function M.code_legend(rows, out)
   for _, r in ipairs(rows) do
     if r.boundCode and r.boundCode ~= widest and r.ceiling and not said[r.ceiling] then
       said[r.ceiling] = true
-      out:write(string.format("%s: the ceiling of code built with %s, which streamed faster there than the widest vectors "
-        .. "(%s) when the peaks were measured: a point of other code may stay below it\n", r.ceiling, r.boundCode, widest))
+      out:write(string.format("%s: the ceiling's best round came from code built with %s, not from the widest vectors "
+        .. "(%s; peaks.csv's isa): a point of other code may stay below it\n", r.ceiling, r.boundCode, widest))
     end
   end
 end
