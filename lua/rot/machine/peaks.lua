@@ -51,22 +51,6 @@ function M.store(rot, rows)
   M.write_csv(M.current_path(rot), rows)
 end
 
--- One line on the kernel's memory samplers (rot.machine.samplers) for the ceilings measured on
--- all pus CPUs, or nil where there is none: each sample takes a CPU from one of the threads, so
--- a run on every CPU that spans samples falls below the ceilings, the best rounds between them.
-function M.sampler_note(samplers, pus)
-  if #samplers == 0 then return nil end
-  local each = {}
-  for _, d in ipairs(samplers) do
-    each[#each + 1] = d.operations and string.format("%s sampling%s%s", d.operations,
-      d.sample_ms and string.format(" every %g ms", d.sample_ms) or "", d.action and ", scheme " .. d.action or "")
-      or "running; its settings need root to read"
-  end
-  return string.format("the kernel runs DAMON (kdamond: %s): at %d thread%s (every CPU) each sample takes a "
-    .. "CPU from one of them, so a run on every CPU that spans samples falls below these ceilings, the best rounds between them",
-    table.concat(each, "; "), pus, pus == 1 and "" or "s")
-end
-
 -- The newest analysis version this machine's peaks are stored by, or nil.
 local function newest(cache_dir, fp, quick)
   for v = M.analysis, 1, -1 do
@@ -126,9 +110,25 @@ function M.write_csv(path, rows)
   if not ok then util.fail("cannot write '" .. path .. "': " .. err) end
 end
 
+-- The rows of the peaks.csv at path (nil when it holds none or is not there). A file read
+-- before with the same text is not parsed again (a cached rerun reads its peaks four times):
+-- each call gets rows of its own, shallow copies, that it may change.
+local parsed = {}
 function M.read_csv(path)
   local text = sys.readfile(path)
-  return text and M.parse_csv(text)
+  if not text then return nil end
+  local p = parsed[path]
+  if not (p and p.text == text) then
+    p = { text = text, rows = M.parse_csv(text) }
+    parsed[path] = p
+  end
+  if not p.rows then return nil end
+  local out = {}
+  for i, r in ipairs(p.rows) do
+    out[i] = {}
+    for k, v in pairs(r) do out[i][k] = v end
+  end
+  return out
 end
 
 -- One row of peaks.csv from its fields (nil when it is no ceiling).
@@ -392,7 +392,7 @@ function M.measure(rot, quick)
     for _, n in ipairs(report.quick_notes(rows, full)) do notes[#notes + 1] = n end
   end
   if #rows > 0 then -- notes on what was measured (none in rot build), a line each
-    notes[#notes + 1] = M.sampler_note(machine.samplers(), threads[#threads])
+    notes[#notes + 1] = report.sampler_note(machine.samplers(), threads[#threads])
     for _, n in ipairs(notes) do io.stderr:write("rot: peaks: ", n, "\n") end
   end
   return rows, staircase_rows(st), clocks.clocks(cs), clocks.unit_clocks(cs),

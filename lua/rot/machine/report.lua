@@ -1,7 +1,8 @@
 --[[ rot.machine.report: what `rot measure peaks` tells a user of its ceilings beyond their values:
   why each unstable one is, a compute ceiling above its theory, quick peaks too rough to trust,
-  the read ceiling against the loads a core issues, and the stored peaks a run that measured
-  nothing shows as they are. ]]
+  the read ceiling against the loads a core issues, the kernel's memory samplers that the
+  ceilings on every CPU share it with, and the stored peaks a run that measured nothing shows
+  as they are. ]]
 local theory = require "rot.machine.theory"
 local rounds = require "rot.machine.rounds"
 local bandwidth = require "rot.machine.bandwidth"
@@ -144,6 +145,22 @@ function M.as_stored(stored, derived)
     end
   end
   return stored
+end
+
+-- One line on the kernel's memory samplers (rot.machine.samplers) for the ceilings measured on
+-- all pus CPUs, or nil where there is none: each sample takes a CPU from one of the threads, so
+-- a run on every CPU that spans samples falls below the ceilings, the best rounds between them.
+function M.sampler_note(samplers, pus)
+  if #samplers == 0 then return nil end
+  local each = {}
+  for _, d in ipairs(samplers) do
+    each[#each + 1] = d.operations and string.format("%s sampling%s%s", d.operations,
+      d.sample_ms and string.format(" every %g ms", d.sample_ms) or "", d.action and ", scheme " .. d.action or "")
+      or "running; its settings need root to read"
+  end
+  return string.format("the kernel runs DAMON (kdamond: %s): at %d thread%s (every CPU) each sample takes a "
+    .. "CPU from one of them, so a run on every CPU that spans samples falls below these ceilings, the best rounds between them",
+    table.concat(each, "; "), pus, pus == 1 and "" or "s")
 end
 
 return M
