@@ -120,7 +120,7 @@ ok $? "rot measure peaks stores the machine's peaks in the cache directory (the 
 # against quick peaks (two rounds, one size an octave: a coarser step than a full run measures);
 # from 4 MiB up, away from where a level ends (a factor of two either side of its effective
 # size), the faster of its two series at 70-115 % of its bound and neither above. (A roof is the
-# faster code's, rot.machine.bandwidth.codes: the vectors' in the caches; from DRAM -O2's here,
+# faster code's, rot.machine.codes: the vectors' in the caches; from DRAM -O2's here,
 # where -O3 -march=native's points lay at 104-123 % of a roof of its own code in 1 of 6 runs.)
 # A neighbour that streams memory for a minute moves DRAM's bandwidth by a third between the
 # peaks' rounds and the points (48-192 MiB at 123-148 % here): up to three attempts, each with
@@ -133,7 +133,7 @@ roofs() { # roofs ATTEMPT PEAKS CACHE: the triad sweep against those peaks; "che
 }
 said="" attempt=1 checked=$(roofs 1 "$stored" "$CACHE")
 while :; do
-	said="$said${said:+; }attempt $attempt: $(grep '^POINT' "$T/roofs$attempt.txt" | awk '{ printf "%s%.0f MiB %s: O2 %.0f%%, O3 %.0f%%", s, $2 / 1048576, $4, $(NF - 2) * 100, $NF * 100; s = ", " }')"
+	said="$said${said:+; }attempt $attempt: $(grep '^POINT' "$T/roofs$attempt.txt" | awk '{ $1 = s sprintf("%.0f MiB:", $2 / 1048576); $2 = ""; $3 = "best " $3; s = ","; printf "%s", $0 }')"
 	{ test -n "$checked" && test "${checked% *}" -ge 3 && test "${checked% *}" = "${checked#* }"; } || test $attempt -ge 3 && break
 	attempt=$((attempt + 1))
 	HWLOC_XMLFILE=$PEAKS_TOPO "$ROOT/rot" measure peaks -quick=true -cacheDir="$T/again$attempt" -outputDir="$T/again$attempt" >/dev/null 2>&1

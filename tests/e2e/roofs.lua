@@ -20,7 +20,7 @@ local col = {}
 for i, name in ipairs(fields(lines[1])) do col[name] = i end
 -- per size: each series' fraction; a size passes when no series lies above hi and the best
 -- reaches lo (a roof is the faster code's: the vectors' in the caches, -O2's from DRAM on some
--- machines, rot.machine.bandwidth.codes)
+-- machines, rot.machine.codes)
 local sizes, order = {}, {}
 for i = 2, #lines do
   local f = fields(lines[i])

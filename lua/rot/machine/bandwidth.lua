@@ -1,6 +1,7 @@
 --[[ rot.machine.bandwidth: the bandwidth ceilings, measured against noise: read, write and
-  triad swept over working sets in interleaved rounds (sizes, kernels, codes and thread counts
-  scrambled within a round, rounds one after another, never a point's runs back to back),
+  triad swept over working sets in interleaved rounds (sizes, kernels and thread counts
+  scrambled within a round, each code its own batch in it, rounds one after another, never a
+  point's runs back to back),
   extended until DRAM shows a flat tail beyond four times the last cache; each ceiling the best
   value over its rounds (each point's fastest run, of the faster code, rot.machine.codes:
   STREAM's and the Empirical Roofline Toolkit's convention, and the points' own), with the
@@ -69,9 +70,10 @@ end
   code's}, at={[round] = when it was measured (UTC)}, code={[round] = which code that was},
   by={[round] = {[code] = GB/s}}} (codes: rot.machine.codes). Measures points {stream=, threads=,
   ws=, round=, code=} (several rounds of a point may be among them: a round is the n-th
-  independent measurement, in its description) in one batch of one core and one shared child,
-  so each array is faulted in once; returns how many were measured. Keeps what each point's
-  runs took (cost: the costlier code's) and the batch's time beyond them on the peaks' timer
+  independent measurement, in its description) in one batch of one core and one shared child
+  per code (rot.execute runs a build's points together), so each array is faulted in once a
+  code; returns how many were measured. Keeps what each point's runs took (cost_by[code], its
+  last round's) and the batch's time beyond them on the peaks' timer
   (st.timer, which counts hits as they were measured): per byte of its arrays where they are
   large (st.per_byte: faulting gigabytes in takes seconds on a VM), else per point. ]]
 local function measure(rot, st, points, what)
@@ -94,7 +96,7 @@ local function measure(rot, st, points, what)
   for i, row in ipairs(res.rows) do
     local x = list[i]
     local per = st.samples[x.threads][x.stream]
-    per[x.ws] = per[x.ws] or { ws = x.ws, rounds = {}, at = {}, by = {}, code = {} }
+    per[x.ws] = per[x.ws] or { ws = x.ws, rounds = {}, at = {}, by = {}, code = {}, cost_by = {} }
     local smp = per[x.ws]
     smp.by[x.round] = smp.by[x.round] or {}
     smp.by[x.round][x.code] = row.gbs -- its fastest run
@@ -103,7 +105,7 @@ local function measure(rot, st, points, what)
       smp.at[x.round] = row.entry and row.entry.meta.measuredAt
     end
     local cost = budget.cost(row)
-    smp.cost = math.max(smp.cost or 0, cost) -- a point's, of the costlier code
+    smp.cost_by[x.code] = cost
     known = known + cost
     st.rows[#st.rows + 1] = row
     row.point = { stream = x.stream, threads = x.threads, ws = row.workingSet or x.ws, round = x.round, code = x.code }
@@ -153,7 +155,7 @@ function M.analyse(st, t, reported)
       local sizes, fastest = l.name == "DRAM" and M.dram_sizes(l) or l.sizes, l.flat ~= false or l.name == "DRAM"
       local c = rounds.ceiling(st.samples[t][si], sizes, fastest)
       if c then
-        local code = codes.winner(st.samples[t][si], sizes, c.round)
+        local code = codes.winner(st.samples[t][si], sizes, c.round, fastest)
         rows[#rows + 1] = { name = s.name .. "_" .. l.name, kind = "bandwidth", threads = t, value = c.gbs, unit = "GB/s",
           spread = c.spread, median = c.median, rounds = c.rounds, sizes = l.sizes, plateau = l.plateau, kernel = s.kernel, stream = si,
           level = l.name, unflat = l.flat == false or nil, date = c.date, isa = code and codes.list[code].flags }
@@ -164,10 +166,8 @@ function M.analyse(st, t, reported)
   end
   local notes = levels.disagreements(lv, M.threads(t))
   for si, s in ipairs(M.streams) do
-    for _, r in ipairs(sweep.rows(st.samples[t][si], t, s.name, s.kernel)) do
-      r.isa = codes.of_sweep_row(st.samples[t][si], r)
-      rows[#rows + 1] = r
-    end
+    local swept = codes.label_sweep(st.samples[t][si], sweep.rows(st.samples[t][si], t, s.name, s.kernel))
+    for _, r in ipairs(swept) do rows[#rows + 1] = r end
   end
   if lv[#lv].alone then
     notes[#notes + 1] = string.format("%s: the staircase shows no cache plateau above DRAM's tail after its "
@@ -191,10 +191,10 @@ end
 -- The points of every stream at sizes (a set), for t threads, in a round, in each code measured
 -- there (codes.at); with `has`, those for which has(stream, ws, code) is false.
 local function points_at(t, sizes, round, has)
-  local out = {}
+  local out, llc = {}, llc_reported(t)
   for si = 1, #M.streams do
     for ws in pairs(sizes) do
-      for _, code in ipairs(codes.at(ws, llc_reported(t))) do
+      for _, code in ipairs(codes.at(ws, llc)) do
         if not (has and has(si, ws, code)) then out[#out + 1] = { stream = si, threads = t, ws = ws, round = round, code = code } end
       end
     end
@@ -226,7 +226,7 @@ end
   512 MiB, 256 MiB quick), extended (doubling) while the largest sizes are not flat yet or 4x
   the effective last cache lies beyond them, never past a quarter of the memory. The largest
   sizes (a third of the top and up), where DRAM's tail is expected, get their later rounds in
-  the same batch: their gigabytes are faulted in once. ]]
+  the same batch: their gigabytes are faulted in once a code. ]]
 local function staircase(rot, st, threads, p)
   local cap, top, done, open = M.cap(), {}, {}, {}
   for _, t in ipairs(threads) do
@@ -323,7 +323,7 @@ local function rounds_upto(rot, st, sizes, upto, deadline)
     for r = 2, upto do
       local function has(si, ws, code)
         local x = st.samples[t][si][ws]
-        return x ~= nil and x.by[r] ~= nil and x.by[r][code] ~= nil
+        return x ~= nil and x.by ~= nil and x.by[r] ~= nil and x.by[r][code] ~= nil
       end
       for _, x in ipairs(points_at(t, set, r, has)) do pts[#pts + 1] = x end
     end

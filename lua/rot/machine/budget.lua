@@ -51,20 +51,21 @@ end
 function M.bytes(pts)
   local seen, sum = {}, 0
   for _, x in ipairs(pts) do
-    local k = x.threads .. ":" .. x.stream .. ":" .. x.ws
+    local k = x.threads .. ":" .. x.stream .. ":" .. x.ws .. ":" .. (x.code or 1) -- each code's child faults its own
     if not seen[k] then seen[k], sum = true, sum + x.ws end
   end
   return sum
 end
 
--- A batch's guessed time, in seconds: each point's runs as long as in its last round, a
+-- A batch's guessed time, in seconds: each point's runs as long as in its last round (of its
+-- code: rot.machine.codes), a
 -- point's start and description as in the last batch of small arrays, and faulting its
 -- arrays in as fast as in the last batch of large ones.
 function M.guess(st, pts)
   local secs = (st.per_byte or 0) * M.bytes(pts)
   for _, x in ipairs(pts) do
     local known = st.samples[x.threads][x.stream][x.ws]
-    secs = secs + (st.per_point or 0.01) + (known and known.cost or 0)
+    secs = secs + (st.per_point or 0.01) + (known and known.cost_by and known.cost_by[x.code or 1] or 0)
   end
   return secs
 end

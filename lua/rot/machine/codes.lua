@@ -8,7 +8,8 @@ local M = {}
   and narrow code too (-O2 -fno-tree-vectorize, what the triad script's first series is built
   with: 8-byte loads and stores, read's sums 16-byte vectors) from the last cache's reported
   size up. One thread of a 2-core Zen 4 guest streams triad from DRAM 22% faster with 8-byte
-  accesses than with 64-byte ones, in the same rounds (27.5 against 22.4 GB/s at 512 MiB; in its
+  accesses than with 64-byte ones, in the same rounds (27.5 against 22.4 GB/s at 512 MiB, pinned,
+  5 rounds, the codes alternating point by point; in its
   caches the vectors are 1.3-3x faster): a ceiling is the faster code's, as the Empirical
   Roofline Toolkit's is its fastest variant's, so that no point of either code lies above it. ]]
 M.list = { { name = "the widest vectors", flags = "-O3 -march=native" },
@@ -24,26 +25,33 @@ function M.at(ws, llc)
   return ws >= (llc > 0 and llc or M.NO_LLC_FROM) and { 1, 2 } or { 1 }
 end
 
--- The code (an index into M.list) of the fastest of samples at sizes in a round, nil where no
--- sample there says (a recorded staircase's).
-function M.winner(samples, sizes, round)
-  local best, code
+-- The code (an index into M.list) of a ceiling from samples at sizes in a round: with
+-- `fastest` (the ceiling is their fastest) that size's; else (their median) the one code of
+-- them all, nil where they mix codes. nil where no sample there says (a recorded staircase's).
+function M.winner(samples, sizes, round, fastest)
+  local best, code, seen = nil, nil, {}
   for _, ws in ipairs(sizes) do
     local x = samples[ws]
-    local g = x and x.rounds[round]
-    if g and x.code and x.code[round] and (not best or g > best) then best, code = g, x.code[round] end
+    local g, c = x and x.rounds[round], x and x.code and x.code[round]
+    if g and c then
+      seen[c] = true
+      if not best or g > best then best, code = g, c end
+    end
   end
-  return code
+  if fastest or not code then return code end
+  return not (seen[1] and seen[2]) and code or nil
 end
 
--- The flags of the code that measured a sweep row (rot.machine.sweep.rows: its size's best
--- round) among samples, nil where they do not say.
-function M.of_sweep_row(samples, row)
-  local x = samples[row.sizes[1]]
-  for round, g in pairs(x.rounds) do
-    if g == row.value and x.code and x.code[round] then return M.list[x.code[round]].flags end
+-- Sweep rows (rot.machine.sweep.rows: each size's best round among samples), each with the
+-- flags of the code that measured it as its isa where the samples say; returns them.
+function M.label_sweep(samples, rows)
+  for _, row in ipairs(rows) do
+    local x = samples[row.sizes[1]]
+    for round, g in pairs(x.rounds) do
+      if g == row.value and x.code and x.code[round] then row.isa = M.list[x.code[round]].flags end
+    end
   end
-  return nil
+  return rows
 end
 
 -- One code's samples, in the shape of all codes' ({[ws] = {ws=, rounds=, at=}}).
@@ -59,11 +67,13 @@ end
 
 --[[ Where the narrow code's ceiling at a level (sizes, fastest as rounds.ceiling takes them) lies
   above the widest vectors' by more than both spreads, both measured at every size of it in the
-  same rounds: {narrow=, vector=} (GB/s); the row's value is the narrow code's then. nil
-  otherwise. ]]
+  same rounds (each round measures both codes, one batch after the other): {narrow=, vector=}
+  (GB/s); the row's value is the narrow code's then. nil otherwise. ]]
 function M.faster_narrow(samples, sizes, fastest)
   for _, ws in ipairs(sizes) do
-    if not (samples[ws] and samples[ws].by and next(samples[ws].by)) then return nil end
+    local any = false
+    for _, by in pairs(samples[ws] and samples[ws].by or {}) do any = any or (by[1] ~= nil and by[2] ~= nil) end
+    if not any then return nil end
   end
   local v = rounds.ceiling(of_code(samples, 1), sizes, fastest)
   local n = rounds.ceiling(of_code(samples, 2), sizes, fastest)
@@ -84,7 +94,7 @@ function M.note(threads, rows)
   end
   if #each == 0 then return nil end
   local c1, c2 = M.list[1], M.list[2]
-  return string.format("%s: code built with %s (%s) streams faster than with %s (%s) in the same rounds: %s; those ceilings "
+  return string.format("%s: code built with %s (%s) streams faster than with %s (%s) in the same rounds (one batch after the other): %s; those ceilings "
     .. "are the faster code's", threads, c2.flags, c2.name, c1.flags, c1.name, table.concat(each, ", "))
 end
 

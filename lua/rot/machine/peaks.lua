@@ -27,7 +27,7 @@ M.streams = bandwidth.streams
 -- fully cached rerun had recorded clocks read before the round only, 100.7% of a ceiling's
 -- theory), each ceiling's date that of the round that measured it.
 -- 11: the bandwidth ceilings from the last cache's size up the faster of the widest vectors and
--- -O2 -fno-tree-vectorize (rot.machine.bandwidth.codes: that triad reached 122% of the vectors' DRAM ceiling).
+-- -O2 -fno-tree-vectorize (rot.machine.codes: that triad reached 122% of the vectors' DRAM ceiling).
 M.analysis = 11
 
 -- Where the machine's peaks are stored: one file per machine identity and analysis version
@@ -112,7 +112,8 @@ end
 
 -- The rows of the peaks.csv at path (nil when it holds none or is not there). A file read
 -- before with the same text is not parsed again (a cached rerun reads its peaks four times):
--- each call gets rows of its own, shallow copies, that it may change.
+-- each call gets rows of its own (shallow copies: a row's fields may be set, its sizes list is
+-- shared and read only).
 local parsed = {}
 function M.read_csv(path)
   local text = sys.readfile(path)

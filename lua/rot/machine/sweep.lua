@@ -111,7 +111,8 @@ function M.of(rows, threads)
     local family = r.kind == "sweep" and r.threads == threads and r.name:match("^(%a+)_sweep$")
     if family and r.sizes and r.sizes[1] then
       out[family] = out[family] or {}
-      table.insert(out[family], { ws = r.sizes[1], gbs = r.value, spread = r.spread, unstable = r.unstable, rounds = r.rounds })
+      table.insert(out[family], { ws = r.sizes[1], gbs = r.value, spread = r.spread, unstable = r.unstable, rounds = r.rounds,
+        isa = r.isa })
       any = true
     end
   end
@@ -138,7 +139,7 @@ function M.at(sweep, ws)
     gbs = lo.gbs + f * (hi.gbs - lo.gbs)
   end
   return { gbs = gbs, spread = math.max(lo.spread or 0, hi.spread or 0), unstable = (lo.unstable or hi.unstable) or nil,
-    lo = lo.ws, hi = hi.ws }
+    lo = lo.ws, hi = hi.ws, isa = lo.isa == hi.isa and lo.isa or nil } -- isa: the code of both sizes
 end
 
 -- The sizes of a sweep (ascending) from lo to hi, both included, and those swept just outside

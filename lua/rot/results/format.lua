@@ -3,6 +3,7 @@
 local util = require "rot.util"
 local csv = require "rot.csv"
 local row = require "rot.results.row"
+local codes = require "rot.machine.codes"
 local M = {}
 
 local function fmt(v, f)
@@ -90,12 +91,14 @@ end
   (rot.machine.codes: the faster of two codes from the last cache up), so that a user reading
   "-O3 -march=native" points below it knows why. ]]
 function M.code_legend(rows, out)
-  local said, widest = {}, require("rot.machine.codes").list[1].flags
+  local said, widest = {}, codes.list[1].flags
   for _, r in ipairs(rows) do
-    if r.boundCode and r.boundCode ~= widest and r.ceiling and not said[r.ceiling] then
-      said[r.ceiling] = true
-      out:write(string.format("%s: the ceiling's best round came from code built with %s, not from the widest vectors "
-        .. "(%s; peaks.csv's isa): a point of other code may stay below it\n", r.ceiling, r.boundCode, widest))
+    local t = r.boundThreads or r.threads or 1
+    if r.boundCode and r.boundCode ~= widest and r.ceiling and not said[t .. r.ceiling] then
+      said[t .. r.ceiling] = true
+      out:write(string.format("%s, %d thread%s: the ceiling's best round came from code built with %s, not from the widest "
+        .. "vectors (%s; peaks.csv's isa): a point of other code may stay below it\n", r.ceiling, t, t == 1 and "" or "s",
+        r.boundCode, widest))
     end
   end
 end
