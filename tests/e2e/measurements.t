@@ -133,7 +133,7 @@ roofs() { # roofs ATTEMPT PEAKS CACHE: the triad sweep against those peaks; "che
 }
 said="" attempt=1 checked=$(roofs 1 "$stored" "$CACHE")
 while :; do
-	said="$said${said:+; }attempt $attempt: $(grep '^POINT' "$T/roofs$attempt.txt" | awk '{ $1 = s sprintf("%.0f MiB:", $2 / 1048576); $2 = ""; $3 = "best " $3; s = ","; printf "%s", $0 }')"
+	said="$said${said:+; }attempt $attempt: $(grep '^POINT' "$T/roofs$attempt.txt" | awk '{ $1 = s sprintf("%.0f MiB:", $2 / 1048576); $2 = ""; $3 = "best " $3; s = ";"; printf "%s", $0 }')"
 	{ test -n "$checked" && test "${checked% *}" -ge 3 && test "${checked% *}" = "${checked#* }"; } || test $attempt -ge 3 && break
 	attempt=$((attempt + 1))
 	HWLOC_XMLFILE=$PEAKS_TOPO "$ROOT/rot" measure peaks -quick=true -cacheDir="$T/again$attempt" -outputDir="$T/again$attempt" >/dev/null 2>&1
