@@ -8,10 +8,10 @@ local M = {}
   and narrow code too (-O2 -fno-tree-vectorize, what the triad script's first series is built
   with: 8-byte loads and stores, read's sums 16-byte vectors) from the last cache's reported
   size up. One thread of a 2-core Zen 4 guest streams triad from DRAM 22% faster with 8-byte
-  accesses than with 64-byte ones, in the same rounds (27.5 against 22.4 GB/s at 512 MiB, pinned,
-  5 rounds, the codes alternating point by point; in its
-  caches the vectors are 1.3-3x faster): a ceiling is the faster code's, as the Empirical
-  Roofline Toolkit's is its fastest variant's, so that no point of either code lies above it. ]]
+  accesses than with 64-byte ones (27.5 against 22.4 GB/s at 512 MiB, pinned, 5 rounds, the
+  codes alternating point by point; in its caches the vectors are 1.3-3x faster): a ceiling
+  is the faster code's, as the Empirical Roofline Toolkit's is its fastest variant's, so that
+  no point of either code lies above it. ]]
 M.list = { { name = "the widest vectors", flags = "-O3 -march=native" },
   { name = "8- and 16-byte accesses", flags = "-O2 -fno-tree-vectorize" } }
 
@@ -94,8 +94,9 @@ function M.note(threads, rows)
   end
   if #each == 0 then return nil end
   local c1, c2 = M.list[1], M.list[2]
-  return string.format("%s: code built with %s (%s) streams faster than with %s (%s) in the same rounds (one batch after the other): %s; those ceilings "
-    .. "are the faster code's", threads, c2.flags, c2.name, c1.flags, c1.name, table.concat(each, ", "))
+  return string.format("%s: code built with %s (%s) streams faster than with %s (%s) in the same rounds (one batch "
+    .. "after the other): %s; those ceilings are the faster code's", threads, c2.flags, c2.name, c1.flags, c1.name,
+    table.concat(each, ", "))
 end
 
 return M

@@ -1,9 +1,9 @@
---[[ rot.machine.sweep: the working sets the peaks' bandwidth sweeps measure, what they measured at each, stored
-  with the peaks (peaks.csv rows of kind "sweep": per kernel, thread count and size, its best
-  round), where they fall from one level's ceiling to the next's (the transitions: a level's
-  falling edge, on either side of its effective size, and the step from the last cache to
-  DRAM's range), the bandwidth they measured at a working set there, which bounds it, and why
-  the sweep stopped where it did. ]]
+--[[ rot.machine.sweep: the working sets the peaks' bandwidth sweeps measure, what they
+  measured at each, stored with the peaks (peaks.csv rows of kind "sweep": per kernel, thread
+  count and size, its best round), where they fall from one level's ceiling to the next's (the
+  transitions: a level's falling edge, on either side of its effective size, and the step from
+  the last cache to DRAM's range), the bandwidth they measured at a working set there, which
+  bounds it, and why the sweep stopped where it did. ]]
 local util = require "rot.util"
 local rounds = require "rot.machine.rounds"
 local plateaus = require "rot.machine.plateaus"

@@ -62,7 +62,8 @@ end
   unstable=, step= (sweep.at's), name= ("L3-DRAM": the two levels)}. ]]
 local function sweep_ceiling(ws, t, by, sw)
   local at, top, floor = sweep.at(sw, ws), by[t.from.name], by[t.to.name]
-  local gbs, spread, unstable, row = math.min(at.gbs, top.gbs), at.spread, at.unstable, nil
+  local gbs, spread, unstable = math.min(at.gbs, top.gbs), at.spread, at.unstable
+  local row = at.gbs >= top.gbs and top.row or nil -- the faster level's ceiling bounds it
   if gbs <= floor.gbs then
     gbs, spread, unstable = math.min(floor.gbs, top.gbs), math.max(spread or 0, floor.spread or 0), unstable or floor.unstable
     row = floor.row -- the slower level's ceiling bounds it
@@ -128,7 +129,8 @@ function M.bound(row, compute, bandwidth, lv, epsilon, sw)
   end
   out.unstable = ceiling and ceiling.unstable or nil
   -- which code reached it: a level's ceiling's, or in a transition the sweep's at the working set
-  out.code = ceiling and (ceiling.row and ceiling.row.kind == "bandwidth" and ceiling.row.isa or ceiling.step and ceiling.step.isa) or nil
+  local from = ceiling and (ceiling.row or ceiling.step)
+  out.code = from and (from.kind == nil or from.kind == "bandwidth") and from.isa or nil
   if out.unstable then out.limiter = out.limiter .. " (unstable)" end -- its ceiling's rounds disagree
   if row.flops > 0 and out.time_bound > 0 then
     out.bound = row.flops / out.time_bound / 1e9

@@ -4,6 +4,7 @@ local util = require "rot.util"
 local csv = require "rot.csv"
 local row = require "rot.results.row"
 local codes = require "rot.machine.codes"
+local bounds = require "rot.results.bounds"
 local M = {}
 
 local function fmt(v, f)
@@ -93,7 +94,7 @@ end
 function M.code_legend(rows, out)
   local said, widest = {}, codes.list[1].flags
   for _, r in ipairs(rows) do
-    local t = r.boundThreads or r.threads or 1
+    local t = bounds.threads(r)
     if r.boundCode and r.boundCode ~= widest and r.ceiling and not said[t .. r.ceiling] then
       said[t .. r.ceiling] = true
       out:write(string.format("%s, %d thread%s: the ceiling's best round came from code built with %s, not from the widest "
