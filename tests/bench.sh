@@ -293,6 +293,19 @@ for t in 1 $(m cpus); do
 	fi
 	[ "$t" = "$(m cpus)" ] && break
 done
+# arrays of a power-of-two size each (the triad script's sizes): rot's triad against the
+# STREAM-convention triad at the same size and build, alternating (tests/bench/arrays.lua)
+if [ -n "$tri" ] && [ -n "$trin" ]; then
+	OMP_NUM_THREADS=1 $R -progress=never run tests/bench/arrays.lua "$tri" "$trin" 3 2>/dev/null | awk '$1 == "ROUND" && $4 > 0 && $5 > 0 {
+			x[$3] = x[$3] sprintf(" %.3f", $4 / $5); v[++n] = $4 / $5 }
+		END { if (!n) { print "triad at 768 MiB (three 256 MiB arrays): not measured"; exit }
+			for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+			printf "triad at 768 MiB, three arrays of 256 MiB each (the triad script'"'"'s sizes are powers of two; rot'"'"'s pool once put such arrays back to back, and they streamed at 0.45-0.75 of this), 1 thread, rot over tests/bench/triad.c at the same size and build, alternating, 3 rounds:"
+			for (f in x) printf " %s%s;", f, x[f]
+			printf " median %.3f (target >= 0.90)\n", n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }'
+else
+	echo "triad at 768 MiB (three 256 MiB arrays): tests/bench/triad.c did not build with -fopenmp"
+fi
 grep -h '^rot: peaks: ' "$B/peaks1" | sed 's/^/  run 1 /'
 grep -h '^read L1\|^core clock' "$B/peaks1" | sed 's/^/  run 1: /'
 for run in 1 2; do # read-only against triad, level by level: two loads against two loads, a store and write-backs

@@ -120,27 +120,24 @@ ok $? "rot measure peaks stores the machine's peaks in the cache directory (the 
 # against quick peaks (two rounds, one size an octave: a coarser step than a full run measures);
 # from 4 MiB up, away from where a level ends (a factor of two either side of its effective
 # size), the faster of its two series at 70-115 % of its bound and neither above. (A roof is the
-# faster code's, rot.machine.codes: the vectors' in the caches; from DRAM -O2's here,
-# where -O3 -march=native's points lay at 104-123 % of a roof of its own code in 1 of 6 runs.)
-# A neighbour that streams memory for a minute moves DRAM's bandwidth by a third between the
-# peaks' rounds and the points (48-192 MiB at 123-148 % here): up to three attempts, each with
-# peaks and points measured afresh; a bound no point can reach (the step bounded by L3's
-# ceiling: 22-46 %) misses in every one
-roofs() { # roofs ATTEMPT PEAKS CACHE: the triad sweep against those peaks; "checked within" on stdout
-	HWLOC_XMLFILE=$PEAKS_TOPO rot measure triad -peaksFile="$2" -cacheDir="$3" -outputDir="$T/roofs$1" >"$T/o" 2>&1
-	"$ROOT/rot" run "$ROOT/tests/e2e/roofs.lua" "$T/roofs$1/triad.csv" 0.70 1.15 -peaksFile="$2" >"$T/roofs$1.txt" 2>&1
-	sed -n 's/^CHECKED \([0-9]*\) WITHIN \([0-9]*\) .*/\1 \2/p' "$T/roofs$1.txt"
-}
-said="" attempt=1 checked=$(roofs 1 "$stored" "$CACHE")
-while :; do
-	said="$said${said:+; }attempt $attempt: $(grep '^POINT' "$T/roofs$attempt.txt" | awk '{ $1 = s sprintf("%.0f MiB:", $2 / 1048576); $2 = ""; $3 = "best " $3; s = ";"; printf "%s", $0 }')"
-	{ test -n "$checked" && test "${checked% *}" -ge 3 && test "${checked% *}" = "${checked#* }"; } || test $attempt -ge 3 && break
-	attempt=$((attempt + 1))
-	HWLOC_XMLFILE=$PEAKS_TOPO "$ROOT/rot" measure peaks -quick=true -cacheDir="$T/again$attempt" -outputDir="$T/again$attempt" >/dev/null 2>&1
-	checked=$(roofs $attempt "$(ls "$T/again$attempt"/machines/*.a[0-9]*-quick.csv 2>/dev/null | head -n 1)" "$T/again$attempt")
-done
+# faster code's, rot.machine.codes: the vectors' in the caches; from DRAM -O2's here, where
+# -O3 -march=native's points lay at 104-123 % of a roof of its own code in 1 of 6 runs.)
+# A size outside that, as the CSV says it, is judged again against the roof's own measurement
+# (the peaks' triad where the roof was measured) alternated with its points in 3 rounds
+# (tests/e2e/roofs.lua): a guest's DRAM bandwidth moves 2x in minutes, so points measured
+# minutes after the peaks lay at 50-60 % or 115-148 % of their bounds in some runs here and in
+# CI, and only a ratio measured alternately tells noise from a wrong roof. (Two wrong roofs it
+# caught: the -O2 points above a ceiling of vectors alone; and three 256 MiB arrays back to back
+# in rot's pool, which streamed at half speed: 55-62 % again, against the peaks' arrays of other
+# sizes; core/pool.c now puts a page between blocks.)
+HWLOC_XMLFILE=$PEAKS_TOPO rot measure triad -peaksFile="$stored" -outputDir="$T/roofs" >"$T/o" 2>&1
+HWLOC_XMLFILE=$PEAKS_TOPO "$ROOT/rot" run "$ROOT/tests/e2e/roofs.lua" "$T/roofs/triad.csv" 0.70 1.15 3 -peaksFile="$stored" -cacheDir="$CACHE" >"$T/roofs.txt" 2>&1
+checked=$(sed -n 's/^CHECKED \([0-9]*\) WITHIN \([0-9]*\) .*/\1 \2/p' "$T/roofs.txt")
+said=$(grep '^POINT' "$T/roofs.txt" | awk '{ $1 = s sprintf("%.0f MiB:", $2 / 1048576); $2 = ""; $3 = "best " $3; s = ";"; printf "%s", $0 }')
+grep -q "^ARITH bad 0$" "$T/roofs.txt" && grep -q "^SAME hits \([0-9]*\) of \1$" "$T/roofs.txt"
+ok $? "the triad CSV's fraction of bound is its bandwidth over its bound, and its points described again are the script's ($(grep -E '^(ARITH|SAME)' "$T/roofs.txt" | tr '\n' ' '))"
 test -n "$checked" && test "${checked% *}" -ge 3 && test "${checked% *}" = "${checked#* }"
-ok $? "every triad size from 4 MiB up, not within a factor of 2 of a level's effective size: its faster point (-O2 or -O3 -march=native) at 70-115 % of its bound against quick peaks, neither above ($said)"
+ok $? "every triad size from 4 MiB up, not within a factor of 2 of a level's effective size: its faster point (-O2 or -O3 -march=native) at 70-115 % of its bound against quick peaks, neither above; a size outside that judged again against the roof's own measurement alternated with it ($said)"
 # stored peaks whose DRAM ceiling read twice today's (a quiet hour; now a busy one): measured
 # again, the ceiling that moved is said and marked unstable. (The compute rounds' clock readings
 # removed from the cache: the rounds are measured again, seconds; the bandwidth rows come from

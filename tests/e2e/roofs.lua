@@ -1,13 +1,29 @@
--- Every size of a triad CSV (rot measure triad) from 4 MiB up, and not within a factor of two
--- of a level's effective size (the stored peaks': -peaksFile), against its bound: prints
--- "POINT ws best limiter FLAGS FRACTION ..." for each size checked (best: its series' highest
--- fraction of the bound), "SKIP ws why" for the others, then "CHECKED n WITHIN m LO hi" (m of
--- the n sizes where the best series reaches lo and none lies above hi).
---   rot run tests/e2e/roofs.lua TRIAD.csv [LO HI] -peaksFile=PEAKS.csv
+--[[ Every size of a triad CSV (rot measure triad) from 4 MiB up, and not within a factor of two
+  of a level's effective size (the stored peaks': -peaksFile), against the roof rot bounds it
+  with. A size passes when its faster series lies at LO-HI of its bound and no series above
+  HI, as the CSV says (against ceilings measured minutes before); a size that does not is
+  judged again as a ratio against a reference measured alternately in the same run (a guest's
+  DRAM bandwidth moves 2x in minutes): the peaks' own triad where the roof was measured (a
+  level's ceiling: the size of its row nearest the point's; in a transition, the sweep's: the
+  point's working set), in every code the peaks measure there (rot.machine.codes.at).
+  - ARITH bad n: rows whose fraction_of_bound is not bandwidth_GBs / bound_GBs;
+  - SAME hits n of m: the triad script's points, described again here, found in the run's
+    cache (-cacheDir: the script's own), so the points measured again are the script's;
+  - ROUND ws r ref GB/s FLAGS RATIO ...: in each of ROUNDS rounds, for each size judged again
+    (in turn, the order reversed every other round), one batch: the reference and the
+    script's points (the order reversed every other round), each series over the faster code;
+  - POINT ws best limiter FLAGS FRACTION ... [again FLAGS MEDIAN ...]: the CSV's fractions,
+    best the faster series', and where judged again each series' median ratio;
+  - CHECKED n WITHIN m LO HI: m of the n sizes that pass.
+  rot run tests/e2e/roofs.lua TRIAD.csv [LO HI ROUNDS] -peaksFile=PEAKS.csv -cacheDir=CACHE ]]
 local rot = require "rot"
 local sys = require "rot.sys"
+local util = require "rot.util"
+local machine = require "rot.machine"
+local bandwidth = require "rot.machine.bandwidth"
+local codes = require "rot.machine.codes"
 
-local lo, hi = tonumber(arg[2] or "0.70"), tonumber(arg[3] or "1.15")
+local lo, hi, nrounds = tonumber(arg[2] or "0.70"), tonumber(arg[3] or "1.15"), tonumber(arg[4] or "3")
 local levels = rot.levels(1)
 local lines = {}
 for l in assert(sys.readfile(arg[1]), "no CSV '" .. tostring(arg[1]) .. "'"):gmatch("[^\n]+") do lines[#lines + 1] = l end
@@ -18,13 +34,14 @@ local function fields(line) -- the shipped CSVs quote no field that holds a comm
 end
 local col = {}
 for i, name in ipairs(fields(lines[1])) do col[name] = i end
--- per size: each series' fraction; a size passes when no series lies above hi and the best
--- reaches lo (a roof is the faster code's: the vectors' in the caches, -O2's from DRAM on some
--- machines, rot.machine.codes)
-local sizes, order = {}, {}
+
+-- the sizes checked, each with its rows ({flags=, n=, fraction=, limiter=}); the arithmetic
+local sizes, order, bad = {}, {}, 0
 for i = 2, #lines do
   local f = fields(lines[i])
-  local ws, fraction, limiter = tonumber(f[col.workingSet_bytes]), tonumber(f[col.fraction_of_bound]), f[col.limiter]
+  local ws, fraction = tonumber(f[col.workingSet_bytes]), tonumber(f[col.fraction_of_bound])
+  local gbs, bound = tonumber(f[col.bandwidth_GBs]), tonumber(f[col.bound_GBs])
+  if fraction and not (gbs and bound and math.abs(fraction - gbs / bound) <= 1e-6 * fraction) then bad = bad + 1 end
   local near
   for _, l in ipairs(levels) do
     if l.effective and ws and ws >= l.effective / 2 and ws <= 2 * l.effective then near = l end
@@ -35,23 +52,146 @@ for i = 2, #lines do
       sizes[ws] = sizes[ws] or false
     else
       if sizes[ws] == nil then sizes[ws], order[#order + 1] = {}, ws end
-      table.insert(sizes[ws], { flags = f[col.flags], fraction = fraction, limiter = limiter or "?" })
+      table.insert(sizes[ws], { flags = f[col.flags], n = tonumber(f[col.n]), fraction = fraction, limiter = f[col.limiter] or "?" })
     end
   end
 end
 table.sort(order)
+print("ARITH bad " .. bad)
+
+-- The triad script's point (lua/measurements/triad.lua builds it so), in a round of its own
+-- when given; the peaks' triad at the same working set in one code.
+local function point(x, round)
+  return { kernel = "triad", params = { n = x.n }, flags = x.flags, macros = { STREAM_UNROLL = 2 }, round = round }
+end
+local TRIAD
+for i, s in ipairs(bandwidth.streams) do if s.name == "triad" then TRIAD = i end end
+local reported = machine.reported(machine.pins(1))
+local llc = reported[#reported] and reported[#reported].size or 0
+
+local specs = {}
+for _, ws in ipairs(order) do for _, x in ipairs(sizes[ws]) do specs[#specs + 1] = point(x) end end
+local function indices(k)
+  local t = {}
+  for i = 1, k do t[i] = i end
+  return t
+end
+local res = rot.measure(rot.space { rot.axis("i", indices(#specs)) }, function(p) return specs[p.i] end)
+local hits = 0
+for _, row in ipairs(res.rows) do if row.cached then hits = hits + 1 end end
+print(string.format("SAME hits %d of %d", hits, #specs))
+
+-- A size's verdict from {flags = fraction or ratio}: the best, and whether it passes.
+local function judge(by, xs)
+  local best, above = nil, false
+  for _, x in ipairs(xs) do
+    local v = by[x.flags]
+    if v then best, above = math.max(best or 0, v), above or v > hi end
+  end
+  return best, best ~= nil and best >= lo and not above
+end
+
+-- Where the roof of a size was measured, {{ws=, weight=}, ...}: a level's ceiling at its row's
+-- size nearest the point's (in log); in a transition, or without a row, the peaks' sweep at the
+-- sizes around it (its bound is their best rounds interpolated in log size: the reference is
+-- the product of their values to these weights).
+local rows = assert(require("rot.machine.peaks").read_csv(rot.get("peaksFile")), "no peaks file")
+local function nearest(ws, list)
+  local best
+  for _, x in ipairs(list) do
+    if not best or math.abs(math.log(x / ws)) < math.abs(math.log(best / ws)) then best = x end
+  end
+  return best
+end
+local function roof_sizes(ws, limiter)
+  local level = limiter:match("^(%S+) bw")
+  local swept = {}
+  for _, r in ipairs(rows) do
+    if r.threads == 1 and r.name == "triad_" .. tostring(level) and r.sizes and not level:find("-", 1, true) then
+      return { { ws = nearest(ws, r.sizes), weight = 1 } }
+    end
+    if r.threads == 1 and r.name == "triad_sweep" and r.sizes then swept[#swept + 1] = r.sizes[1] end
+  end
+  local below, above
+  for _, x in ipairs(swept) do
+    if x <= ws and (not below or x > below) then below = x end
+    if x >= ws and (not above or x < above) then above = x end
+  end
+  if not (below and above) or below == above then return { { ws = below or above or ws, weight = 1 } } end
+  local f = math.log(ws / below) / math.log(above / below)
+  return { { ws = below, weight = 1 - f }, { ws = above, weight = f } }
+end
+
+local stored, again = {}, {}
+for _, ws in ipairs(order) do
+  stored[ws] = {}
+  for _, x in ipairs(sizes[ws]) do stored[ws][x.flags] = x.fraction end
+  local _, pass = judge(stored[ws], sizes[ws])
+  if not pass then again[#again + 1] = ws end
+end
+
+-- rounds: a batch per size judged again, the reference and the script's points
+local base = os.time() * 100 -- rounds never measured before: no cache hit
+local ratios = {} -- ratios[ws][flags] = {per round}
+for r = 1, #again > 0 and nrounds or 0 do
+  for k = 1, #again do
+    local ws = again[r % 2 == 1 and k or #again + 1 - k]
+    local at = roof_sizes(ws, sizes[ws][1].limiter)
+    local batch, kinds = {}, {}
+    for j, x in ipairs(at) do
+      for _, code in ipairs(codes.at(x.ws, llc)) do
+        batch[#batch + 1] = bandwidth.spec { stream = TRIAD, threads = 1, ws = x.ws, code = code, round = base + r }
+        kinds[#batch] = j
+      end
+    end
+    for _, x in ipairs(sizes[ws]) do
+      batch[#batch + 1], kinds[#batch + 1] = point(x, base + r), x.flags
+    end
+    if r % 2 == 0 then -- the other order every other round
+      for i = 1, #batch // 2 do
+        local j = #batch + 1 - i
+        batch[i], batch[j], kinds[i], kinds[j] = batch[j], batch[i], kinds[j], kinds[i]
+      end
+    end
+    local got_rows = rot.measure(rot.space { rot.axis("i", indices(#batch)) }, function(p) return batch[p.i] end).rows
+    local by, got, ref = {}, {}, 1
+    for i, row in ipairs(got_rows) do
+      if type(kinds[i]) == "number" then by[kinds[i]] = math.max(by[kinds[i]] or 0, row.gbs or 0) else got[kinds[i]] = row.gbs end
+    end
+    for j, x in ipairs(at) do ref = ref * (by[j] or 0) ^ x.weight end
+    ratios[ws] = ratios[ws] or {}
+    local each = {}
+    for _, x in ipairs(sizes[ws]) do
+      ratios[ws][x.flags] = ratios[ws][x.flags] or {}
+      local v = (ref > 0 and got[x.flags]) and got[x.flags] / ref or nil
+      table.insert(ratios[ws][x.flags], v)
+      each[#each + 1] = string.format("%s %s", x.flags:gsub(" ", "_"), v and string.format("%.3f", v) or "none")
+    end
+    local where = {}
+    for _, x in ipairs(at) do where[#where + 1] = string.format("%d^%.2f", x.ws, x.weight) end
+    print(string.format("ROUND %d %d ref %s %.2f %s", ws, r, table.concat(where, "*"), ref, table.concat(each, " ")))
+  end
+end
+
+local function show(by, xs)
+  local each = {}
+  for _, x in ipairs(xs) do
+    each[#each + 1] = string.format("%s %s", x.flags:gsub(" ", "_"), by[x.flags] and string.format("%.3f", by[x.flags]) or "none")
+  end
+  return table.concat(each, " ")
+end
 local n, within = 0, 0
 for _, ws in ipairs(order) do
-  local best, above, each = nil, false, {}
-  for _, x in ipairs(sizes[ws]) do
-    if x.fraction then
-      best = math.max(best or 0, x.fraction)
-      above = above or x.fraction > hi
-    end
-    each[#each + 1] = string.format("%s %s", x.flags:gsub(" ", "_"), x.fraction and string.format("%.3f", x.fraction) or "none")
+  local best, pass = judge(stored[ws], sizes[ws])
+  local said = show(stored[ws], sizes[ws])
+  if ratios[ws] then
+    local median = {}
+    for flags, v in pairs(ratios[ws]) do median[flags] = #v > 0 and util.median(v) or nil end
+    best, pass = judge(median, sizes[ws])
+    said = said .. " again " .. show(median, sizes[ws])
   end
   n = n + 1
-  if best and best >= lo and not above then within = within + 1 end
-  print(string.format("POINT %d %.3f %s %s", ws, best or 0, sizes[ws][1].limiter, table.concat(each, " ")))
+  if pass then within = within + 1 end
+  print(string.format("POINT %d %.3f %s %s", ws, best or 0, sizes[ws][1].limiter, said))
 end
 print(string.format("CHECKED %d WITHIN %d %g %g", n, within, lo, hi))

@@ -1,13 +1,12 @@
 --[[ rot.machine.bandwidth: the bandwidth ceilings, measured against noise: read, write and
   triad swept over working sets in interleaved rounds (sizes, kernels and thread counts
   scrambled within a round, each code its own batch in it, rounds one after another, never a
-  point's runs back to back),
-  extended until DRAM shows a flat tail beyond four times the last cache; each ceiling the best
-  value over its rounds (each point's fastest run, of the faster code, rot.machine.codes:
-  STREAM's and the Empirical Roofline Toolkit's convention, and the points' own), with the
-  rounds' spread, more rounds where that spread is above 5%, and marked unstable where it stays
-  so; and the sweep itself, each size's best round, which bounds a working set where it falls
-  from one level to the next (rot.machine.sweep). ]]
+  point's runs back to back), extended until DRAM shows a flat tail beyond four times the last
+  cache; each ceiling the best value over its rounds (each point's fastest run, of the faster
+  code, rot.machine.codes: STREAM's and the Empirical Roofline Toolkit's convention, and the
+  points' own), with the rounds' spread, more rounds where that spread is above 5%, and marked
+  unstable where it stays so; and the sweep itself, each size's best round, which bounds a
+  working set where it falls from one level to the next (rot.machine.sweep). ]]
 local sys = require "rot.sys"
 local util = require "rot.util"
 local session = require "rot.session"
@@ -47,8 +46,7 @@ function M.budget(quick)
   return plan(quick).budget
 end
 
--- How many times the first round's sweep doubles its largest size at most, while DRAM shows no
--- flat tail yet (512 MiB to 8 GiB).
+-- How often round 1's sweep doubles its top at most while DRAM has no flat tail (512 MiB-8 GiB).
 M.doublings = 4
 
 -- The largest working set the sweeps may use: a quarter of the memory (the larger of what
@@ -66,16 +64,25 @@ local function llc_reported(t)
   return rep[#rep] and rep[#rep].size or 0
 end
 
+-- One point of the sweeps, x = {stream= (index into M.streams), threads=, ws= (its arrays'
+-- bytes), code= (index into codes.list), round=}: pinned, the three streams in one core.
+function M.spec(x)
+  local s = M.streams[x.stream]
+  return { kernel = s.kernel, params = { n = math.max(64 * x.threads, x.ws // (8 * s.arrays)) }, threads = x.threads,
+    pin = machine.pins(x.threads), flags = codes.list[x.code].flags, round = x.round, alongside = ALONGSIDE,
+    pointChild = "shared", macros = { STREAM_UNROLL = 4 } } -- unrolled: the loop's overhead is no cache's limit
+end
+
 --[[ The samples so far: samples[t][stream][ws] = {ws=, rounds={[round] = GB/s, the faster
   code's}, at={[round] = when it was measured (UTC)}, code={[round] = which code that was},
-  by={[round] = {[code] = GB/s}}} (codes: rot.machine.codes). Measures points {stream=, threads=,
-  ws=, round=, code=} (several rounds of a point may be among them: a round is the n-th
-  independent measurement, in its description) in one batch of one core and one shared child
-  per code (rot.execute runs a build's points together), so each array is faulted in once a
-  code; returns how many were measured. Keeps what each point's runs took (cost_by[code], its
-  last round's) and the batch's time beyond them on the peaks' timer
-  (st.timer, which counts hits as they were measured): per byte of its arrays where they are
-  large (st.per_byte: faulting gigabytes in takes seconds on a VM), else per point. ]]
+  by={[round] = {[code] = GB/s}}} (codes: rot.machine.codes). Measures points (M.spec's x;
+  several rounds of a point may be among them: a round is the n-th independent measurement, in
+  its description) in one batch of one core and one shared child per code (rot.execute runs a
+  build's points together), so each array is faulted in once a code; returns how many were
+  measured. Keeps what each point's runs took (cost_by[code], its last round's) and the batch's
+  time beyond them on the peaks' timer (st.timer, which counts hits as they were measured): per
+  byte of its arrays where they are large (st.per_byte: faulting gigabytes in takes seconds on
+  a VM), else per point. ]]
 local function measure(rot, st, points, what)
   st.calls = (st.calls or 0) + 1
   local t0, v0 = sys.clock(), st.timer.now()
@@ -84,13 +91,7 @@ local function measure(rot, st, points, what)
   local idx = {}
   for i = 1, #list do idx[i] = i end
   session.current():set_stage("peaks bandwidth, " .. (what:match("rounds? [%d-]+") or what)) -- on the progress line
-  local res = rot.measure(rot.space { rot.axis("i", idx) }, function(p)
-    local x = list[p.i]
-    local s = M.streams[x.stream]
-    return { kernel = s.kernel, params = { n = math.max(64 * x.threads, x.ws // (8 * s.arrays)) }, threads = x.threads,
-      pin = machine.pins(x.threads), flags = codes.list[x.code].flags, round = x.round, alongside = ALONGSIDE,
-      pointChild = "shared", macros = { STREAM_UNROLL = 4 } } -- unrolled: the loop's overhead is no cache's limit
-  end)
+  local res = rot.measure(rot.space { rot.axis("i", idx) }, function(p) return M.spec(list[p.i]) end)
   st.timer.count(res.rows)
   local known = 0
   for i, row in ipairs(res.rows) do
@@ -314,9 +315,8 @@ local function spreading(an)
   return any and out or nil
 end
 
---[[ The rounds up to `upto` the given sizes ({[t] = set}) do not have yet, in one batch.
-  With a deadline (seconds on st.timer), only when the batch's guessed time ends before it:
-  returns false when it would not. ]]
+--[[ The rounds up to `upto` the given sizes ({[t] = set}) do not have yet, in one batch. With a
+  deadline (seconds on st.timer), only when the batch's guessed time ends before it, else false. ]]
 local function rounds_upto(rot, st, sizes, upto, deadline)
   local pts = {}
   for t, set in pairs(sizes) do
