@@ -13,11 +13,12 @@
 
 #define PAGE 4096UL
 #define MAX_BLOCKS 4096
-/* Blocks handed out one after another lie this far apart beyond their sizes: arrays of a
- * power-of-two size placed exactly that far apart stream from DRAM at half speed (triad with
- * three 256 MiB arrays: 12-14 GB/s against 23-26 with a page between them, one thread of a
- * Zen 4 KVM guest, alternating) as their addresses meet in the same cache sets and banks. */
-#define GUARD PAGE
+/* The gap after every block (ordinary memory, not protected): blocks lie at least this far
+ * apart beyond their sizes, never back to back. Arrays of a power-of-two size placed exactly
+ * that far apart stream from DRAM at half speed (triad with three 256 MiB arrays: 12-14 GB/s
+ * against 23-26 with a page between them, one thread of a Zen 4 KVM guest, alternating) as
+ * their addresses meet in the same cache sets and banks. */
+#define GAP PAGE
 
 struct extent {
 	uintptr_t at;
@@ -120,8 +121,8 @@ void *pool_alloc(size_t bytes)
 	void *p = NULL;
 #ifdef __GLIBC__
 	pthread_mutex_lock(&pool.lock);
-	if (pool.nused < MAX_BLOCKS && len <= SIZE_MAX - GUARD && reserve())
-		p = take(len + GUARD);
+	if (pool.nused < MAX_BLOCKS && len <= SIZE_MAX - GAP && reserve())
+		p = take(len + GAP);
 	pthread_mutex_unlock(&pool.lock);
 #endif
 	if (!p) { /* the region cannot hold it: the C library's */
@@ -164,7 +165,7 @@ void *realloc(void *p, size_t n)
 	pthread_mutex_lock(&pool.lock);
 	for (int u = 0; u < pool.nused; u++)
 		if (pool.used[u].at == (uintptr_t)p)
-			have = pool.used[u].len - GUARD;
+			have = pool.used[u].len - GAP;
 	pthread_mutex_unlock(&pool.lock);
 	if (n <= have)
 		return p;

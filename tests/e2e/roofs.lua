@@ -5,14 +5,15 @@
   judged again as a ratio against a reference measured alternately in the same run (a guest's
   DRAM bandwidth moves 2x in minutes): the peaks' own triad where the roof was measured (a
   level's ceiling: the size of its row nearest the point's; in a transition, the sweep's: the
-  point's working set), in every code the peaks measure there (rot.machine.codes.at).
+  swept sizes around the point, interpolated as the bound is), in every code the peaks measure
+  there (rot.machine.codes.at).
   - ARITH bad n: rows whose fraction_of_bound is not bandwidth_GBs / bound_GBs;
   - SAME hits n of m: the triad script's points, described again here, found in the run's
     cache (-cacheDir: the script's own), so the points measured again are the script's;
-  - ROUND ws r ref SIZES GB/s own GB/s FLAGS RATIO ...: in each of ROUNDS rounds, for each size
-    judged again (in turn, the order reversed every other round), one batch: the reference,
-    the peaks' triad at ws itself where the roof was measured elsewhere, and the script's
-    points (the order reversed every other round), each series over the reference;
+  - ROUND ws r ref SIZE*WEIGHT+... GB/s own GB/s FLAGS RATIO ...: in each of ROUNDS rounds, for
+    each size judged again (in turn, the order reversed every other round), one batch: the
+    reference, the peaks' triad at ws itself (own), and the script's points (the order
+    reversed every other round), each series over the reference;
   - POINT ws best limiter FLAGS FRACTION ... [again FLAGS MEDIAN ... above FLAGS MEDIAN ...]:
     the CSV's fractions, best the faster series', and where judged again each series' median
     ratio over the reference (it must reach LO) and over the faster of the reference and the
@@ -100,8 +101,8 @@ end
 
 -- Where the roof of a size was measured, {{ws=, weight=}, ...}: a level's ceiling at its row's
 -- size nearest the point's (in log); in a transition, or without a row, the peaks' sweep at the
--- sizes around it (its bound is their best rounds interpolated in log size: the reference is
--- the product of their values to these weights).
+-- sizes around it (its bound is their best rounds interpolated linearly, weighted by log size:
+-- the reference is the sum of their values times these weights).
 local rows = assert(require("rot.machine.peaks").read_csv(rot.get("peaksFile")), "no peaks file")
 local function nearest(ws, list)
   local best
@@ -137,52 +138,55 @@ for _, ws in ipairs(order) do
   if not pass then again[#again + 1] = ws end
 end
 
--- rounds: a batch per size judged again, the reference and the script's points
+-- One round at a size judged again: one batch of the reference (the peaks' triad where the roof
+-- was measured, each size in every code the peaks measure there, the faster code's), the peaks'
+-- triad at ws itself, and the script's points (the order reversed every other round); the
+-- points' ratios over the reference (low) and over the faster of it and the triad at ws (high).
 local base = os.time() * 100 -- rounds never measured before: no cache hit
-local ratios = {} -- ratios[ws][flags] = {per round}
-for r = 1, #again > 0 and nrounds or 0 do
-  for k = 1, #again do
-    local ws = again[r % 2 == 1 and k or #again + 1 - k]
-    local at = roof_sizes(ws, sizes[ws][1].limiter)
-    local batch, kinds = {}, {}
-    local where = { table.unpack(at) }
-    if #at == 1 and at[1].ws ~= ws then where[2] = { ws = ws, weight = 0 } end -- the peaks' triad at ws too
-    for j, x in ipairs(where) do
-      for _, code in ipairs(codes.at(x.ws, llc)) do
-        batch[#batch + 1] = bandwidth.spec { stream = TRIAD, threads = 1, ws = x.ws, code = code, round = base + r }
-        kinds[#batch] = j
-      end
+local ratios = {} -- ratios[ws].low[flags], .high[flags] = {per round}
+local function round(ws, r)
+  local at = roof_sizes(ws, sizes[ws][1].limiter)
+  local where, swept = { table.unpack(at) }, false
+  for _, x in ipairs(at) do swept = swept or x.ws == ws end
+  if not swept then where[#where + 1] = { ws = ws, weight = 0 } end
+  local batch, kinds = {}, {}
+  for j, x in ipairs(where) do
+    for _, code in ipairs(codes.at(x.ws, llc)) do
+      batch[#batch + 1] = bandwidth.spec { stream = TRIAD, threads = 1, ws = x.ws, code = code, round = base + r }
+      kinds[#batch] = j
     end
-    for _, x in ipairs(sizes[ws]) do
-      batch[#batch + 1], kinds[#batch + 1] = point(x, base + r), x.flags
-    end
-    if r % 2 == 0 then -- the other order every other round
-      for i = 1, #batch // 2 do
-        local j = #batch + 1 - i
-        batch[i], batch[j], kinds[i], kinds[j] = batch[j], batch[i], kinds[j], kinds[i]
-      end
-    end
-    local got_rows = rot.measure(rot.space { rot.axis("i", indices(#batch)) }, function(p) return batch[p.i] end).rows
-    local by, got, ref = {}, {}, 1
-    for i, row in ipairs(got_rows) do
-      if type(kinds[i]) == "number" then by[kinds[i]] = math.max(by[kinds[i]] or 0, row.gbs or 0) else got[kinds[i]] = row.gbs end
-    end
-    for j, x in ipairs(at) do ref = ref * (by[j] or 0) ^ x.weight end
-    local own = math.max(ref, by[2] and #at == 1 and by[2] or 0) -- above: beyond the roof and the peaks' triad at ws
-    ratios[ws] = ratios[ws] or { low = {}, high = {} }
-    local each = {}
-    for _, x in ipairs(sizes[ws]) do
-      local v = (ref > 0 and got[x.flags]) and got[x.flags] / ref or nil
-      local low, high = ratios[ws].low, ratios[ws].high
-      low[x.flags], high[x.flags] = low[x.flags] or {}, high[x.flags] or {}
-      table.insert(low[x.flags], v)
-      table.insert(high[x.flags], v and got[x.flags] / own)
-      each[#each + 1] = string.format("%s %s", x.flags:gsub(" ", "_"), v and string.format("%.3f", v) or "none")
-    end
-    local said = {}
-    for _, x in ipairs(at) do said[#said + 1] = string.format("%d^%.2f", x.ws, x.weight) end
-    print(string.format("ROUND %d %d ref %s %.2f own %.2f %s", ws, r, table.concat(said, "*"), ref, own, table.concat(each, " ")))
   end
+  for _, x in ipairs(sizes[ws]) do batch[#batch + 1], kinds[#batch + 1] = point(x, base + r), x.flags end
+  if r % 2 == 0 then
+    for i = 1, #batch // 2 do
+      local j = #batch + 1 - i
+      batch[i], batch[j], kinds[i], kinds[j] = batch[j], batch[i], kinds[j], kinds[i]
+    end
+  end
+  local rows = rot.measure(rot.space { rot.axis("i", indices(#batch)) }, function(p) return batch[p.i] end).rows
+  local by, got, ref = {}, {}, 0
+  for i, row in ipairs(rows) do
+    if type(kinds[i]) == "number" then by[kinds[i]] = math.max(by[kinds[i]] or 0, row.gbs or 0) else got[kinds[i]] = row.gbs end
+  end
+  for j, x in ipairs(at) do ref = ref + x.weight * (by[j] or 0) end -- as rot.machine.sweep.at interpolates
+  local own = math.max(ref, not swept and by[#where] or 0)
+  ratios[ws] = ratios[ws] or { low = {}, high = {} }
+  local low, high, each = ratios[ws].low, ratios[ws].high, {}
+  for _, x in ipairs(sizes[ws]) do
+    local g = got[x.flags]
+    low[x.flags], high[x.flags] = low[x.flags] or {}, high[x.flags] or {}
+    if g and ref > 0 then
+      table.insert(low[x.flags], g / ref)
+      table.insert(high[x.flags], g / own)
+    end
+    each[#each + 1] = string.format("%s %s", x.flags:gsub(" ", "_"), (g and ref > 0) and string.format("%.3f", g / ref) or "none")
+  end
+  local said = {}
+  for _, x in ipairs(at) do said[#said + 1] = string.format("%d*%.2f", x.ws, x.weight) end
+  print(string.format("ROUND %d %d ref %s %.2f own %.2f %s", ws, r, table.concat(said, "+"), ref, own, table.concat(each, " ")))
+end
+for r = 1, #again > 0 and nrounds or 0 do
+  for k = 1, #again do round(again[r % 2 == 1 and k or #again + 1 - k], r) end
 end
 
 local function show(by, xs)

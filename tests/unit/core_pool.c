@@ -11,7 +11,7 @@
 
 static void too_big(void)
 {
-	const size_t sizes[] = {SIZE_MAX, SIZE_MAX - 1, SIZE_MAX - 4094};
+	const size_t sizes[] = {SIZE_MAX, SIZE_MAX - 1, SIZE_MAX - 4094, SIZE_MAX - 4095};
 	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
 		errno = 0;
 		void *p = rot_alloc(sizes[i]);
@@ -46,17 +46,18 @@ static void apart(void)
 	const size_t mib = 1 << 20;
 	char *a = rot_alloc(mib), *b = rot_alloc(mib), *c = rot_alloc(mib);
 	int owned = pool_owns(a) && pool_owns(b) && pool_owns(c);
-	size_t ab = (size_t)(b - a), bc = (size_t)(c - b);
-	ok(owned && ab > mib && bc > mib && ab % 4096 == 0 && bc % 4096 == 0,
-	   "three 1 MiB blocks in a row: each a page or more past the end of the one before (%zu, %zu "
-	   "bytes apart)",
-	   ab, bc);
-	uintptr_t was = (uintptr_t)a;
+	uintptr_t pa = (uintptr_t)a, pb = (uintptr_t)b, pc = (uintptr_t)c;
+	ok(owned && pb >= pa + mib + 4096 && pc >= pb + mib + 4096 && (pb - pa) % 4096 == 0,
+	   "three 1 MiB blocks in a row: each a page or more past the end of the one before (%ld, "
+	   "%ld bytes apart)",
+	   (long)(pb - pa), (long)(pc - pb));
+	a[0] = 1, a[mib - 1] = 2;
 	char *big = realloc(a, mib);
-	ok((uintptr_t)big == was, "realloc to the size asked for keeps the block");
+	ok((uintptr_t)big == pa, "realloc to the size asked for keeps the block");
 	big = realloc(big, mib + 1);
-	ok(big && (uintptr_t)big != was && big[0] == 0,
-	   "realloc a byte past it moves the block (the page after it is not its room)");
+	ok(big && (uintptr_t)big != pa && big[0] == 1 && big[mib - 1] == 2,
+	   "realloc a byte past it moves the block, its bytes with it (the page after it is not "
+	   "its room)");
 	free(big), free(b), free(c);
 }
 
