@@ -140,6 +140,13 @@ function M.serialize(v, seen)
   return "{" .. table.concat(parts, ",") .. "}"
 end
 
+-- A shallow copy of table t (nil: an empty table): its keys and values, none of its own copied.
+function M.copy(t)
+  local out = {}
+  for k, v in pairs(t or {}) do out[k] = v end
+  return out
+end
+
 --[[ Marks table t as never changed again (a machine's fingerprint, a GPU point's machine):
   its canonical text is made once and serialize reuses it, in every description, key and id
   that holds it. Returns t. ]]

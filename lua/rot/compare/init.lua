@@ -54,8 +54,7 @@ local function rescaled(x, times)
   for _, t in ipairs(times) do if t then ts[#ts + 1] = t end end
   local t = stats.median(ts)
   if not (t and x.time) then return x end
-  local y, f = {}, x.time / t
-  for k, v in pairs(x) do y[k] = v end
+  local y, f = util.copy(x), x.time / t
   y.time, y.gbs, y.gflops = t, x.gbs and x.gbs * f, x.gflops and x.gflops * f
   y.fraction = x.fraction and x.fraction * f
   y.above = nil

@@ -29,8 +29,7 @@ end
 -- The machine of a GPU point: the fingerprint fp with the device added.
 function M.identity(s, fp, kinfo)
   return s:remember("gpu-identity:" .. machine.id(fp), function()
-    local id = {}
-    for k, v in pairs(fp) do id[k] = v end
+    local id = util.copy(fp)
     id.gpu = M.line(s, kinfo)
     return util.frozen(id) -- every GPU point's description holds it
   end)

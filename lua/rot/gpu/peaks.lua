@@ -3,6 +3,7 @@
 -- integer add, shared memory, L2, HBM, and the cost of one more kernel launch.
 local gpu = require "rot.gpu"
 local peaks = require "rot.machine.peaks"
+local util = require "rot.util"
 local M = {}
 
 --[[ Measures the ceilings with `rot` (the rot module). Returns the rows to store (a ceiling
@@ -32,8 +33,8 @@ function M.measure(rot)
   -- limit at the clock the GPU really ran at
   local CLOCK = "sm__cycles_elapsed.avg.per_second"
   local results = rot.measure(rot.space { rot.axis("test", idx) }, function(p)
-    local t, spec = tests[p.test], {}
-    for k, v in pairs(t.spec) do spec[k] = v end
+    local t = tests[p.test]
+    local spec = util.copy(t.spec)
     if t.theo and t.theo ~= "hbm" then spec.gpuMetrics = { CLOCK } end
     return spec
   end)

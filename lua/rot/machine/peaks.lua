@@ -125,10 +125,7 @@ function M.read_csv(path)
   end
   if not p.rows then return nil end
   local out = {}
-  for i, r in ipairs(p.rows) do
-    out[i] = {}
-    for k, v in pairs(r) do out[i][k] = v end
-  end
+  for i, r in ipairs(p.rows) do out[i] = util.copy(r) end
   return out
 end
 

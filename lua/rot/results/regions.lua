@@ -22,8 +22,7 @@ local function row_of(point_row, region)
     "text", "kinfo", "spec", "settled" }) do
     r[f] = point_row[f]
   end
-  r.point = {}
-  for k, v in pairs(point_row.point or {}) do r.point[k] = v end
+  r.point = util.copy(point_row.point)
   r.point.region = region
   r.region, r.appPoint = region, point_row
   r.program = point_row.desc and util.basename(point_row.desc.app.path)
