@@ -12,8 +12,8 @@
  * hand any other pointer to the C library's. Freed pages are kept, not returned to the
  * system, so a child that measures point after point faults each page in once (under KVM a
  * 4 KiB page fault can cost 13 us: 3 s a GiB), whatever sizes its points use. Consecutive
- * blocks lie a page or more apart (pool.c's GAP), never back to back. A request the region cannot hold
- * comes from the C library instead.
+ * blocks lie a page or more apart (pool.c's GAP), never back to back. A request the region
+ * cannot hold comes from the C library instead.
  */
 void *pool_alloc(size_t bytes);
 

@@ -25,28 +25,20 @@
 local rot = require "rot"
 local sys = require "rot.sys"
 local util = require "rot.util"
-local machine = require "rot.machine"
+local csv = require "rot.csv"
 local bandwidth = require "rot.machine.bandwidth"
 local codes = require "rot.machine.codes"
+local sweep = require "rot.machine.sweep"
 
 local lo, hi, nrounds = tonumber(arg[2] or "0.70"), tonumber(arg[3] or "1.15"), tonumber(arg[4] or "3")
 local levels = rot.levels(1)
-local lines = {}
-for l in assert(sys.readfile(arg[1]), "no CSV '" .. tostring(arg[1]) .. "'"):gmatch("[^\n]+") do lines[#lines + 1] = l end
-local function fields(line) -- the shipped CSVs quote no field that holds a comma here
-  local out = {}
-  for x in (line .. ","):gmatch("([^,]*),") do out[#out + 1] = x end
-  return out
-end
-local col = {}
-for i, name in ipairs(fields(lines[1])) do col[name] = i end
+local records = assert(csv.parse_named(assert(sys.readfile(arg[1]), "no CSV '" .. tostring(arg[1]) .. "'")))
 
 -- the sizes checked, each with its rows ({flags=, n=, fraction=, limiter=}); the arithmetic
 local sizes, order, bad = {}, {}, 0
-for i = 2, #lines do
-  local f = fields(lines[i])
-  local ws, fraction = tonumber(f[col.workingSet_bytes]), tonumber(f[col.fraction_of_bound])
-  local gbs, bound = tonumber(f[col.bandwidth_GBs]), tonumber(f[col.bound_GBs])
+for _, f in ipairs(records) do
+  local ws, fraction = tonumber(f.workingSet_bytes), tonumber(f.fraction_of_bound)
+  local gbs, bound = tonumber(f.bandwidth_GBs), tonumber(f.bound_GBs)
   if fraction and not (gbs and bound and math.abs(fraction - gbs / bound) <= 1e-6 * fraction) then bad = bad + 1 end
   local near
   for _, l in ipairs(levels) do
@@ -58,7 +50,7 @@ for i = 2, #lines do
       sizes[ws] = sizes[ws] or false
     else
       if sizes[ws] == nil then sizes[ws], order[#order + 1] = {}, ws end
-      table.insert(sizes[ws], { flags = f[col.flags], n = tonumber(f[col.n]), fraction = fraction, limiter = f[col.limiter] or "?" })
+      table.insert(sizes[ws], { flags = f.flags, n = tonumber(f.n), fraction = fraction, limiter = f.limiter or "?" })
     end
   end
 end
@@ -72,8 +64,7 @@ local function point(x, round)
 end
 local TRIAD
 for i, s in ipairs(bandwidth.streams) do if s.name == "triad" then TRIAD = i end end
-local reported = machine.reported(machine.pins(1))
-local llc = reported[#reported] and reported[#reported].size or 0
+local llc = bandwidth.llc_reported(1)
 
 local specs = {}
 for _, ws in ipairs(order) do for _, x in ipairs(sizes[ws]) do specs[#specs + 1] = point(x) end end
@@ -111,23 +102,19 @@ local function nearest(ws, list)
   end
   return best
 end
+local swept = (sweep.of(rows, 1) or {}).triad
 local function roof_sizes(ws, limiter)
   local level = limiter:match("^(%S+) bw")
-  local swept = {}
   for _, r in ipairs(rows) do
     if r.threads == 1 and r.name == "triad_" .. tostring(level) and r.sizes and not level:find("-", 1, true) then
       return { { ws = nearest(ws, r.sizes), weight = 1 } }
     end
-    if r.threads == 1 and r.name == "triad_sweep" and r.sizes then swept[#swept + 1] = r.sizes[1] end
   end
-  local below, above
-  for _, x in ipairs(swept) do
-    if x <= ws and (not below or x > below) then below = x end
-    if x >= ws and (not above or x < above) then above = x end
-  end
-  if not (below and above) or below == above then return { { ws = below or above or ws, weight = 1 } } end
-  local f = math.log(ws / below) / math.log(above / below)
-  return { { ws = below, weight = 1 - f }, { ws = above, weight = f } }
+  local at = swept and sweep.at(swept, ws) -- the sizes it lies between, as the bound takes them
+  if not at then return { { ws = ws, weight = 1 } } end
+  if at.lo == at.hi then return { { ws = at.lo, weight = 1 } } end
+  local f = math.log(ws / at.lo) / math.log(at.hi / at.lo)
+  return { { ws = at.lo, weight = 1 - f }, { ws = at.hi, weight = f } }
 end
 
 local stored, again = {}, {}

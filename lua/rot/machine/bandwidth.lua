@@ -59,7 +59,7 @@ function M.cap()
 end
 
 -- The last cache reported for t threads (their summed instances), 0 when none is.
-local function llc_reported(t)
+function M.llc_reported(t)
   local rep = machine.reported(machine.pins(t))
   return rep[#rep] and rep[#rep].size or 0
 end
@@ -192,7 +192,7 @@ end
 -- The points of every stream at sizes (a set), for t threads, in a round, in each code measured
 -- there (codes.at); with `has`, those for which has(stream, ws, code) is false.
 local function points_at(t, sizes, round, has)
-  local out, llc = {}, llc_reported(t)
+  local out, llc = {}, M.llc_reported(t)
   for si = 1, #M.streams do
     for ws in pairs(sizes) do
       for _, code in ipairs(codes.at(ws, llc)) do
@@ -231,7 +231,7 @@ end
 local function staircase(rot, st, threads, p)
   local cap, top, done, open = M.cap(), {}, {}, {}
   for _, t in ipairs(threads) do
-    local want = math.max(p.first, 4 * llc_reported(t))
+    local want = math.max(p.first, 4 * M.llc_reported(t))
     local pow = 4096
     while pow < want do pow = pow * 2 end -- the sweep's sizes are powers of two up there
     top[t], done[t], open[t] = math.min(pow, cap), {}, true
