@@ -169,16 +169,17 @@ local machine = require "rot.machine"
 local smp = machine.samplers(damon, proc)
 t.ok(#smp == 1 and smp[1].operations == "paddr" and smp[1].sample_ms == 500 and smp[1].action == "pageout",
   "the kdamond that is on is read, with its operations, sample interval and scheme; the one that is off is not")
-local sn = require("rot.machine.report").sampler_note(smp, 2)
+local sampler_note = require("rot.machine.report").sampler_note
+local sn = sampler_note(smp, 2)
 t.ok(sn and sn:find("runs DAMON (kdamond: paddr sampling every 500 ms, scheme pageout): at 2 threads (every CPU)", 1, true),
   "rot measure peaks names it in one line, for the ceilings on every CPU: " .. tostring(sn))
-t.is(require("rot.machine.report").sampler_note({}, 2), nil, "and says nothing where there is none")
+t.is(sampler_note({}, 2), nil, "and says nothing where there is none")
 t.is(#machine.samplers(damon .. "/none", proc .. "/none"), 0, "no DAMON sysfs and no kdamond thread: no sampler")
 -- settings only root can read (state unreadable: here, absent): the kdamond threads, counted in /proc
 os.remove(damon .. "/0/state")
 smp = machine.samplers(damon, proc)
 t.ok(#smp == 1 and not smp[1].operations, "settings it cannot read: the kdamond thread in /proc still counts")
-sn = require("rot.machine.report").sampler_note(smp, 4)
+sn = sampler_note(smp, 4)
 t.ok(sn and sn:find("runs DAMON (kdamond: running; its settings need root to read): at 4 threads", 1, true),
   "and the line says what it could not read: " .. tostring(sn))
 
