@@ -165,7 +165,7 @@ static void team_run(struct team *t, long reps, struct run *r)
 		r->migrations += w->cpu0 != w->cpu1;
 		if (used < sizeof r->cpus - 8)
 			used += (size_t)snprintf(r->cpus + used, sizeof r->cpus - used, "%s%d",
-						 i ? "." : "", w->cpu1);
+						 i ? "," : "", w->cpu1);
 	}
 	r->ns = t1 - t0;
 	r->tsc = c1 - c0;
