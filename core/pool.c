@@ -49,6 +49,9 @@ static int reserve(void)
 		pool.failed = 1;
 		return 0;
 	}
+	/* transparent huge pages where the system allows them for madvise'd memory: fewer
+	 * faults, and a physical placement within each 2 MiB that is the same in every process */
+	madvise(p, size, MADV_HUGEPAGE);
 	pool.base = (uintptr_t)p;
 	pool.size = size;
 	pool.freed[0] = (struct extent){pool.base, size};
