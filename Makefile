@@ -77,7 +77,7 @@ test: deps
 
 # the developer's loop: the C unit tests (tests/unit) and the Lua unit tests, no measurement;
 # make test is the full suite (CI's command)
-LUA_UNIT := tests/structure.t tests/lua.t tests/levels.t tests/ceilings.t tests/step.t tests/reduction.t tests/execute.t tests/history.t tests/verdicts.t
+LUA_UNIT := tests/structure.t tests/lua.t tests/levels.t tests/ceilings.t tests/step.t tests/reduction.t tests/execute.t tests/rounds.t tests/history.t tests/verdicts.t
 check: deps
 	@$(MAKE) -s driver $(TEST_BINS)
 	@perl tests/harness.pl $(TEST_BINS) $(LUA_UNIT)

@@ -132,7 +132,9 @@
 	X(UTIME_NS, "utimeNs", "number", "ns", "an invocation's user CPU time, all its processes") \
 	X(STIME_NS, "stimeNs", "number", "ns", "its system CPU time")                              \
 	X(MAXRSS_KIB, "maxrssKiB", "int", "KiB", "its largest resident set")                       \
-	X(RAN_THREADS, "threads", "int", "", "the threads it ran")
+	X(RAN_THREADS, "threads", "int", "", "the threads it ran")                                 \
+	X(ROUND, "round", "int", "", "the round of the point it belongs to (the driver's stamp)")  \
+	X(INVOCATION, "inv", "text", "", "the invocation of rot that measured that round")
 
 /* X(ID, key, meaning): the values of a region record, after its run=I and name=NAME, each over
  * the threads that entered the region in that invocation (times inclusive of the regions nested
@@ -203,9 +205,20 @@
 	X(DISTURBED, "disturbed", "int", "", "disturbed_runs", "", "", "", "quantities",           \
 	  "runs with a migration or an involuntary context switch")                                \
 	X(SPREAD, "spread", "number", "fraction", "spread", "spread", "spread", "", "quantities",  \
-	  "how far the k-th fastest run lies above the fastest")                                   \
+	  "how far a rerun may land: its rounds' spread, at least the measurement's pooled "       \
+	  "spread (one round: how far the k-th fastest run lies above the fastest)")               \
 	X(CONVERGED, "converged", "bool", "", "converged", "", "converged", "", "quantities",      \
-	  "whether the k fastest runs agree within epsilon")                                       \
+	  "whether the k fastest runs of its best round agree within epsilon")                     \
+	X(ROUNDS, "rounds", "int", "", "rounds", "rounds", "rounds", "", "quantities",             \
+	  "its rounds: best-k measurements, each in a core process of its own")                    \
+	X(ROUNDS_SPREAD, "roundsSpread", "number", "fraction", "rounds_spread", "roundsSpread",    \
+	  "", "", "quantities", "how far its slowest round lies above its best")                   \
+	X(ROUNDS_AGREE, "roundsAgree", "bool", "", "rounds_agree", "roundsAgree", "agree", "",     \
+	  "quantities", "whether its rounds lie within roundsEpsilon of the best (false: flagged)") \
+	X(ROUNDS_RATIO, "roundsRatio", "number", "", "rounds_ratio", "roundsRatio", "", "",        \
+	  "quantities", "its slowest round's time over its best's")                                \
+	X(POOLED_SPREAD, "pooledSpread", "number", "fraction", "pooled_spread", "pooledSpread",    \
+	  "", "", "quantities", "the measurement's pooled spread its spread was raised to")        \
 	X(THREADS, "threads", "int", "", "threads", "threads", "", "", "quantities",               \
 	  "threads the point ran (its bounds are this count's)")                                   \
 	X(CACHE_MODE, "cacheMode", "text", "", "cache_mode", "cacheMode", "", "", "quantities",    \

@@ -9,10 +9,11 @@ use TAP::Harness;
 # Tests that never judge a time: running two at once costs them nothing but the CPU they share.
 # Every other test judges measured numbers or timeouts, and a neighbour would be noise in them.
 my @PAR_GLOBS = ('build/tests/*.t', 'tests/structure.t', 'tests/lua.t', 'tests/levels.t', 'tests/ceilings.t',
-	'tests/execute.t', 'tests/history.t', 'tests/verdicts.t', 'tests/gpu.t', 'tests/ptx-broken.t', 'tests/e2e/build.t', 'tests/e2e/build-gpu.t',
+	'tests/execute.t', 'tests/rounds.t', 'tests/history.t', 'tests/verdicts.t', 'tests/gpu.t', 'tests/ptx-broken.t', 'tests/e2e/build.t', 'tests/e2e/build-gpu.t',
 	# measuring, but asserting only what became of each point (messages, cache, counts), never a time
 	'tests/e2e/robust.t', 'tests/e2e/kernels.t', 'tests/e2e/errors.t', 'tests/e2e/cli.t',
-	'tests/e2e/deps.t', 'tests/e2e/gpu-verify.t', 'tests/e2e/models.t', 'tests/e2e/protocol.t', 'tests/e2e/apps.t');
+	'tests/e2e/deps.t', 'tests/e2e/gpu-verify.t', 'tests/e2e/models.t', 'tests/e2e/protocol.t', 'tests/e2e/apps.t',
+	'tests/e2e/rounds.t');
 
 my $jobs = 2;
 if (@ARGV >= 2 && $ARGV[0] eq '-j') {

@@ -65,11 +65,16 @@ function rot.measure(sp, builder)
   local s = session.current()
   local describing <close> = s:describing_scope() -- an error from here on is in the points' description
   local items = items_of("measure", sp, builder)
+  local first = #s.rows + 1
   local rows = s.executor.measure(s, items)
+  s:record_order(first, rows)
   for _, r in ipairs(rows) do
     if not r.settled then error("rot: internal error: executor '" .. s.executor.name .. "' returned a row it did not settle") end
-    if not regions.is_app(r) then quantities.derive(r, s:get("bestK"), s:get("ignoreDisturbed"), s:get("bestEpsilon")) end
+    if not regions.is_app(r) then
+      quantities.derive(r, s:get("bestK"), s:get("ignoreDisturbed"), s:get("bestEpsilon"), s:get("roundsEpsilon"))
+    end
   end
+  quantities.pool(rows)
   local apps
   rows, apps = regions.expand(rows, s:get("bestK"), s:get("bestEpsilon"))
   local axes = {}

@@ -161,6 +161,27 @@ function Session:settle(row)
   io.stderr:flush()
 end
 
+-- The progress line during round r of a point's rounds: its i-th point of n (no eta: how many
+-- rounds the points still want is known only as they agree).
+function Session:round_progress(r, i, n)
+  local p = self.progress
+  if not (p and p.on) then return end
+  io.stderr:write(string.format("\r\27[K%sround %d: point %d/%d  settled %d/%d  elapsed %.1f s",
+    self.stage and (self.stage .. ": ") or "", r, i, n, p.i, p.n, sys.clock() - p.t0))
+  io.stderr:flush()
+end
+
+-- The rows the run record keeps from position first on, put in the order of rows (an executor's
+-- rows, in item order): they were settled as each finished, which rounds make any order.
+function Session:record_order(first, rows)
+  local tail, placed = {}, {}
+  for i = first, #self.rows do tail[self.rows[i]] = true; self.rows[i] = nil end
+  for _, r in ipairs(rows) do
+    if tail[r] and not placed[r] then placed[r] = true; self.rows[#self.rows + 1] = r end
+  end
+  for r in pairs(tail) do if not placed[r] then self.rows[#self.rows + 1] = r end end -- (none: every row is returned)
+end
+
 -- f(...) with the rows it settles kept out of the run record: points measured on the side,
 -- such as the machine's ceilings measured first (rot.peaks), are no part of the script's run.
 function Session:aside(f, ...)
@@ -202,6 +223,9 @@ function Session:run_dir()
   self.rundir = dir
   return dir
 end
+
+-- This invocation's name, as the rounds it measures are stamped with: its run directory's.
+function Session:invocation() return (self:run_dir():match("[^/]+$")) end
 
 function Session:cleanup()
   if self.rundir then sys.removetree(self.rundir); self.rundir = nil end

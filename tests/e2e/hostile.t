@@ -92,10 +92,11 @@ m=$(sed -n 's/.*measure \([0-9.]*\) s.*/\1/p' "$T/o")
 awk -v m="$m" 'BEGIN { exit !(m > 0.25 && m < 0.9) }'
 ok $? "-timeout=0.3 fires after 0.3 s, not a whole second (measure $m s)"
 
-# interruptions: a sweep of 8 slow points (about 0.2 s each)
-sweep() { "$ROOT/rot" measure "$S/hostile.lua" slow 30000000 8 -cacheDir="$CACHE/int" -outputDir="$OUT" -runs=3 -maxRuns=3 "$@"; }
+# interruptions: a sweep of 8 slow points (about 0.2 s each), one round a point: a cache entry
+# is a finished point (an entry of a point in rounds is its finished rounds: tests/e2e/rounds.t)
+sweep() { "$ROOT/rot" measure "$S/hostile.lua" slow 30000000 8 -cacheDir="$CACHE/int" -outputDir="$OUT" -runs=3 -maxRuns=3 -rounds=1 "$@"; }
 sweep_bg() { # the driver itself in the background ($! is its pid, not a subshell's)
-	"$ROOT/rot" measure "$S/hostile.lua" slow 30000000 8 -cacheDir="$CACHE/int" -outputDir="$OUT" -runs=3 -maxRuns=3 >"$T/o" 2>"$T/e" &
+	"$ROOT/rot" measure "$S/hostile.lua" slow 30000000 8 -cacheDir="$CACHE/int" -outputDir="$OUT" -runs=3 -maxRuns=3 -rounds=1 >"$T/o" 2>"$T/e" &
 }
 wait_entries() { # wait_entries N: until N points are in the cache (at most 30 s)
 	i=0

@@ -39,11 +39,12 @@ export ROT_TEST_HOLD="$T/hold"
 CCACHE_DIR=${CCACHE_DIR:-$(ccache -k cache_dir 2>/dev/null)}
 [ -n "$CCACHE_DIR" ] && export CCACHE_DIR
 
-# a sweep on Slurm in the background (argv only: a signal reaches the driver itself)
+# a sweep on Slurm in the background (argv only: a signal reaches the driver itself), one round
+# a point: a task's points settle one after another, as these faults need them to
 sweep() { # sweep OUT FROM TO [ARG/OPTION ...]
 	out=$1
 	shift
-	"$ROOT/rot" measure "$S/sweep.lua" "$@" -executor=slurm -cacheDir="$CACHE" -outputDir="$OUT" >"$T/$out.o" 2>"$T/$out.e" &
+	"$ROOT/rot" measure "$S/sweep.lua" "$@" -executor=slurm -rounds=1 -cacheDir="$CACHE" -outputDir="$OUT" >"$T/$out.o" 2>"$T/$out.e" &
 	pid=$!
 }
 # (the run's stderr may not exist yet while a test waits for its first results)
@@ -96,7 +97,7 @@ until_true 5 no_rot_process
 ok $? "and no rot process is left (driver, workers, cores, kernels)"
 kept=$(($(entries) - before))
 rm -f "$ROT_TEST_HOLD"
-"$ROOT/rot" measure "$S/sweep.lua" 1 8 -executor=slurm -slurmNodes=2 -cacheDir="$CACHE" -outputDir="$OUT" >"$T/a2.o" 2>"$T/a2.e"
+"$ROOT/rot" measure "$S/sweep.lua" 1 8 -executor=slurm -rounds=1 -slurmNodes=2 -cacheDir="$CACHE" -outputDir="$OUT" >"$T/a2.o" 2>"$T/a2.e"
 ok $? "the same command then succeeds"
 contains "$T/a2.o" "rot: 8 points, cache: $kept hits, $((8 - kept)) measured ($((8 - kept)) on Slurm), 0 failed" \
 	"counting as hits the $kept points the first run kept, measuring the rest"
@@ -123,7 +124,7 @@ contains "$T/b.o" "rot: 8 points, cache: 0 hits, 4 measured (4 on Slurm), 4 fail
 until_true 5 no_rot_process
 ok $? "no rot process is left (the killed worker's core and kernel died with it)"
 rm -f "$ROT_TEST_HOLD"
-"$ROOT/rot" measure "$S/sweep.lua" 11 18 -executor=slurm -slurmNodes=2 -cacheDir="$CACHE" -outputDir="$OUT" >"$T/b2.o" 2>"$T/b2.e"
+"$ROOT/rot" measure "$S/sweep.lua" 11 18 -executor=slurm -rounds=1 -slurmNodes=2 -cacheDir="$CACHE" -outputDir="$OUT" >"$T/b2.o" 2>"$T/b2.e"
 test $? -eq 0 && grep -q "rot: 8 points, cache: 4 hits, 4 measured (4 on Slurm), 0 failed" "$T/b2.o"
 ok $? "a rerun measures only those 4 points"
 ! grep -q "being measured by" "$T/b2.e"
@@ -152,7 +153,7 @@ ok $? "no rot process is left"
 scontrol update NodeName="$node" State=RESUME 2>/dev/null # (ReturnToService=2 may have resumed it)
 until_true 20 sh -c '[ "$(sinfo -h -N -o %t | grep -c idle)" = 2 ]'
 rm -f "$ROT_TEST_HOLD"
-"$ROOT/rot" measure "$S/sweep.lua" 21 28 -executor=slurm -slurmNodes=2 -cacheDir="$CACHE" -outputDir="$OUT" >"$T/c2.o" 2>"$T/c2.e"
+"$ROOT/rot" measure "$S/sweep.lua" 21 28 -executor=slurm -rounds=1 -slurmNodes=2 -cacheDir="$CACHE" -outputDir="$OUT" >"$T/c2.o" 2>"$T/c2.e"
 test $? -eq 0 && grep -q "rot: 8 points, cache: 4 hits, 4 measured (4 on Slurm), 0 failed" "$T/c2.o"
 ok $? "a rerun measures only those 4 points"
 

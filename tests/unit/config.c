@@ -24,7 +24,7 @@ static void precedence(const char *deffile, char *arg_user)
 	struct config c;
 	/* declared default only */
 	config_init(&c);
-	is_str(config_get(&c, "runs"), "5", "declared default of runs");
+	is_str(config_get(&c, "runs"), "3", "declared default of runs");
 	is_str(c.origin[config_find("runs")], "default", "origin of a declared default");
 	config_free(&c);
 
@@ -36,7 +36,7 @@ static void precedence(const char *deffile, char *arg_user)
 	is_str(config_get(&c, "runs"), "9", "user file beats default.conf");
 	is_str(config_get(&c, "bestK"), "6", "command line beats default.conf");
 	is_str(config_get(&c, "compiler"), "clang", "user file value");
-	is_str(config_get(&c, "maxRuns"), "40", "untouched key keeps its declared default");
+	is_str(config_get(&c, "maxRuns"), "10", "untouched key keeps its declared default");
 	ok(strstr(c.origin[config_find("runs")], "user:1") != NULL,
 	   "origin names the user file and line: %s", c.origin[config_find("runs")]);
 	is_str(c.origin[config_find("bestK")], "command line", "origin of a command-line value");

@@ -1,6 +1,7 @@
 -- rot.execute.local: the executor that measures on this machine: points looked up in the
--- cache, the rest grouped by core build, each group built under the lock and measured by one
--- batch of the core; GPU points skipped without a toolkit and refused fast without a device.
+-- cache, the rest grouped by core build, each group built under the lock and measured in
+-- rounds, one core process per group and round; GPU points skipped without a toolkit and
+-- refused fast without a device.
 local lookup = require "rot.execute.lookup"
 local outcome = require "rot.execute.outcome"
 local batch = require "rot.execute.batch"
@@ -10,6 +11,8 @@ local toolchain = require "rot.build.toolchain"
 local governor = require "rot.machine.governor"
 local util = require "rot.util"
 local protocol = require "rot.protocol"
+local rounds = require "rot.execute.rounds"
+local sys = require "rot.sys"
 
 local M = { name = "local" }
 
@@ -37,28 +40,40 @@ local function say_once(s, msg)
 end
 
 --[[ After the build: each row of the group is a hit after all (another rot measured it while
-  this one waited for the lock), or a batch item {row=, desc=, base=, exact=, need=} (base: a
-  cached entry of this core with fewer runs than wanted, which the new runs extend). ]]
+  this one waited for the lock), or a batch item {row=, desc=, base=, exact=, need=, child=,
+  rounds=, mine=}. base: a cached entry of this core that the new runs extend: with fewer
+  runs than wanted (exact: that many more, in one process), or, for a point measured in rounds
+  (rot.execute.rounds), with fewer rounds than wanted, or rounds that disagree; rounds: whether
+  it is measured in rounds; mine: the rounds this invocation measured. ]]
 local function todo_of(s, group, core_hash)
   local runs_wanted, use_cached = s:get("runs"), s:get("useCachedResults")
   local todo = {}
   for _, row in ipairs(group) do
     local e = row.cached_entry
-    if use_cached and not (e and #e.runs >= runs_wanted) then e = lookup.read(s, row) or e end
-    local usable = e and (not s:get("shouldCheckCoreHash") or e.coreHash == core_hash)
-    if usable and #e.runs >= runs_wanted then
+    if use_cached then e = lookup.read(s, row) or e end
+    local same_core = e and (not s:get("shouldCheckCoreHash") or e.coreHash == core_hash)
+    local in_rounds = rounds.applies(s, row)
+    if same_core and lookup.serves(s, row, e, core_hash) then
       outcome.hit(s, row, e)
     else
-      local base = usable and e or nil
-      todo[#todo + 1] = { row = row, desc = row.desc, base = base, exact = base ~= nil,
-        need = base and (runs_wanted - #base.runs) or runs_wanted, child = row.spec.pointChild }
+      local base = same_core and (not in_rounds or lookup.runs_enough(s, row, e)) and e or nil
+      local exact = base ~= nil and not in_rounds
+      todo[#todo + 1] = { row = row, desc = row.desc, base = base, exact = exact, rounds = in_rounds, mine = 0,
+        need = exact and (runs_wanted - #base.runs) or runs_wanted, child = row.spec.pointChild }
     end
   end
   return todo
 end
 
--- What becomes of one batch item's result (res nil: the batch stopped before it).
-local function settle_item(s, item, res, core_hash)
+-- Whether an item wants a round now: not settled, and (measured in rounds) more wanted.
+local function wants(s, item, p)
+  if item.row.settled then return false end
+  if item.mine == 0 then return true end
+  return item.rounds and rounds.wanted(item.base, p, item.mine, s:get("ignoreDisturbed")) > 0
+end
+
+-- What becomes of one batch item's result in round r (res nil: the batch stopped before it).
+local function settle_item(s, g, item, res, p)
   local row = item.row
   if not res then return outcome.fail(s, row, s.no_device or "not measured: the run stopped before it", { quiet = true }) end
   if res.status ~= protocol.status.ok and res.meta.failure == "nodevice" then
@@ -70,19 +85,34 @@ local function settle_item(s, item, res, core_hash)
     outcome.fail(s, row, res.error, { quiet = true })
     return "stop"
   end
-  outcome.result(s, row, res, core_hash, item.base)
+  local n, inv = rounds.next_number(item.base), s:invocation()
+  local entry = outcome.record(s, row, res, g.core_hash, item.base,
+    item.rounds and function(runs) rounds.stamp(runs, n, inv) end or nil)
+  if not entry then return end
+  item.base, item.mine, item.exact = entry, item.mine + 1, false
+  if not wants(s, item, p) then outcome.measured(s, row, entry) end
 end
 
--- Builds one group's core and measures its points.
-local function measure_group(s, key, group)
+-- A copy of a built core in the run directory, for the group's later rounds (the build
+-- directory holds one core, which the next group's build replaces). An application's core,
+-- which finds the marker recorder beside itself, is measured in one round, in place.
+local function keep(s, binary, core_hash)
+  local path = s:run_dir() .. "/rot-core-" .. core_hash:sub(1, 16)
+  local bytes = sys.readfile(binary)
+  if not (bytes and sys.writefile(path, bytes, tonumber("755", 8))) then util.fail("cannot copy the measuring core to '" .. path .. "'") end
+  return path
+end
+
+-- Builds one group's core; its points to measure (todo_of) become g.todo. Its rows fail where
+-- it cannot be built or run here.
+local function build_group(s, g)
+  local group = g.rows
   local skip = gpu_skip(s, group[1])
   if skip then
     say_once(s, skip)
     for _, row in ipairs(group) do outcome.fail(s, row, skip, { quiet = true }) end
     return
   end
-  local measuring <close> = build.measuring(s)
-  local lock <close> = build.lock(s)
   local binary, core_hash = s:timed("build", build.core, s, group[1].desc, group[1].kinfo)
   if not binary then -- its points fail with the compiler's message; the sweep goes on
     s:quiet()
@@ -90,20 +120,54 @@ local function measure_group(s, key, group)
     for _, row in ipairs(group) do outcome.fail(s, row, core_hash:match("^[^\n]*"), { quiet = true }) end
     return
   end
-  keys.store(s, key, core_hash)
+  keys.store(s, g.key, core_hash)
   keys.rekey(s, group[1].desc, group[1].kinfo, core_hash)
-  local todo = todo_of(s, group, core_hash)
-  s:timed("measure", batch.run, s, binary, todo, function(item, res) return settle_item(s, item, res, core_hash) end)
+  g.core_hash = core_hash
+  g.todo = todo_of(s, group, core_hash)
+  local later = false -- whether a point of the group may want a later round
+  for _, item in ipairs(g.todo) do later = later or item.rounds end
+  g.binary = later and keep(s, binary, core_hash) or binary
 end
 
--- Measures rows still pending after the lookup (local executor, Slurm worker), group by group.
+--[[ Round r of one group: built first (round 1), then its items that want a round, in round
+  r's order (rot.execute.rounds.order), measured by one core process under the build lock.
+  Returns how many it measured. ]]
+local function group_round(s, g, r, p)
+  local lock <close> = build.lock(s)
+  if r == 1 then build_group(s, g) end
+  local now = {}
+  for _, item in ipairs(g.todo or {}) do if wants(s, item, p) then now[#now + 1] = item end end
+  local items = {}
+  for i, j in ipairs(rounds.order(#now, r)) do items[i] = now[j] end
+  if #items == 0 then return 0 end
+  local i = 0
+  s:timed("measure", batch.run, s, g.binary, items, function(item, res)
+    i = i + 1
+    s:round_progress(r, i, #items)
+    return settle_item(s, g, item, res, p)
+  end)
+  return #items
+end
+
+--[[ Measures rows still pending after the lookup (local executor, Slurm worker) in rounds: every
+  round visits the groups (one core build each) in its own order, and each group's points that
+  still want a round in one core process, until none does (rot.execute.rounds says how many a
+  point wants). ]]
 function M.measure_pending(s, pending)
   local groups, order = groups_of(pending)
-  if #order > 0 then
-    util.ensure_dir(s:get("cacheDir"), "cache directory", "cacheDir")
-    governor.apply(s)
+  if #order == 0 then return end
+  util.ensure_dir(s:get("cacheDir"), "cache directory", "cacheDir")
+  governor.apply(s)
+  local measuring <close> = build.measuring(s) -- held over every round: another rot's waits
+  local p, list = rounds.policy(s), {}
+  for i, key in ipairs(order) do list[i] = { key = key, rows = groups[key] } end
+  local r, measured = 0, true
+  while measured do
+    r, measured = r + 1, false
+    for _, j in ipairs(rounds.order(#list, r)) do
+      if group_round(s, list[j], r, p) > 0 then measured = true end
+    end
   end
-  for _, key in ipairs(order) do measure_group(s, key, groups[key]) end
 end
 
 -- Whether every item would come from the cache (rot.cached): looked up, nothing measured.

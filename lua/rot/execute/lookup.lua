@@ -6,6 +6,7 @@ local cache = require "rot.cache"
 local machine = require "rot.machine"
 local describe = require "rot.describe"
 local keys = require "rot.build.keys"
+local rounds = require "rot.execute.rounds"
 
 local M = {}
 
@@ -22,18 +23,38 @@ function M.read(s, row)
   return entry
 end
 
--- Whether an entry serves the row as it stands: enough runs, and (unless shouldCheckCoreHash
--- is off) measured by the core whose hash is core_hash.
-function M.serves(s, entry, core_hash)
-  return entry ~= nil and #entry.runs >= s:get("runs") and (not s:get("shouldCheckCoreHash") or
-    (core_hash ~= nil and core_hash == entry.coreHash))
+--[[ Whether an entry serves the row as it stands: measured by the core whose hash is core_hash
+  (unless shouldCheckCoreHash is off) with enough runs: for a point measured in rounds
+  (rot.execute.rounds), every round with `runs` runs and no round more wanted, else `runs` in
+  all. fresh: the entry was measured for this run (by its Slurm workers, or by another rot it
+  waited for): rounds that disagree are not measured again. ]]
+function M.serves(s, row, entry, core_hash, fresh)
+  if entry == nil or (s:get("shouldCheckCoreHash") and (core_hash == nil or core_hash ~= entry.coreHash)) then
+    return false
+  end
+  if not M.runs_enough(s, row, entry) then return false end
+  if not rounds.applies(s, row) then return true end
+  local p = rounds.policy(s)
+  if fresh then p.again = false end
+  return rounds.wanted(entry, p, 0, s:get("ignoreDisturbed")) == 0
+end
+
+-- Whether an entry has the runs `runs` asks for: in every round for a point measured in rounds,
+-- else in all.
+function M.runs_enough(s, row, entry)
+  local want = s:get("runs")
+  if not rounds.applies(s, row) then return #entry.runs >= want end
+  for _, x in ipairs(rounds.of(entry)) do
+    if #x.runs < want then return false end
+  end
+  return true
 end
 
 --[[ Describes every item {coord=, spec=} on machine fp (this one's by default) and looks it
   up in the cache. Returns the rows, in item order ({point=, spec=, desc=, text=, hash=,
   kinfo=, machine=, path=, key= (build key), cached_entry=, and entry + cached for a hit}), and
-  those still to measure. ]]
-function M.lookup(s, items, fp)
+  those still to measure (fresh: as M.serves's). ]]
+function M.lookup(s, items, fp, fresh)
   local use_cached, cdir = s:get("useCachedResults"), s:get("cacheDir")
   local rows, pending = {}, {}
   for i, item in ipairs(items) do
@@ -45,7 +66,7 @@ function M.lookup(s, items, fp)
     local entry = M.read(s, row)
     row.cached_entry = use_cached and entry or nil
     row.key = keys.key(s, desc, kinfo)
-    if M.serves(s, row.cached_entry, keys.known(s)[row.key]) then
+    if M.serves(s, row, row.cached_entry, keys.known(s)[row.key], fresh) then
       row.entry, row.cached = row.cached_entry, true
     else
       pending[#pending + 1] = row

@@ -34,26 +34,41 @@ function M.fail(s, row, why, o)
 end
 
 --[[ The core's result res ({status=, error=, meta=, runs=, stderr=}) for a row measured by the
-  core whose hash is core_hash; base: a cached entry whose runs it adds to. A plausible
-  result is written to the cache (a temp file renamed) and the row is measured. ]]
-function M.result(s, row, res, core_hash, base)
+  core whose hash is core_hash, kept: a plausible result is written to the cache (a temp file
+  renamed), merged with base (a cached entry whose runs it adds to; stamp(runs), when given,
+  marks the new runs first: a round's), and returned; anything else fails the row (settled)
+  and returns nil. The row itself is settled by M.measured. ]]
+function M.record(s, row, res, core_hash, base, stamp)
   if res.status == STATUS.ok then
     local why = plausible.why_not(s, row, res)
     if why then res.status, res.error = STATUS.failed, "implausible result, not cached: " .. why end
   end
   if res.status ~= STATUS.ok then
     local partial = row.desc and row.desc.app and (#res.runs > 0 or res.regions) and res or nil
-    return M.fail(s, row, res.error or "failed", { stderr = res.stderr, partial = partial })
+    M.fail(s, row, res.error or "failed", { stderr = res.stderr, partial = partial })
+    return nil
   end
   if s.script then res.meta.script = s.script end -- which measurement wrote it (rot cache clear NAME)
+  if stamp then stamp(res.runs) end
   local new = { description = row.text, coreHash = core_hash, meta = res.meta, runs = res.runs, regions = res.regions }
   if base then new = cache.merge(base, new) end
   local ok, werr = s:timed("cache", cache.write, row.path, new)
   if not ok then
     util.fail("cannot write the result cache: " .. werr, util.write_hint("cacheDir", werr))
   end
-  row.entry, row.measured = new, true
+  return new
+end
+
+-- A row measured: its entry (M.record's) is its result.
+function M.measured(s, row, entry)
+  row.entry, row.measured = entry, true
   s:settle(row)
+end
+
+-- M.record and M.measured at once: a result that is the whole of the row's measurement.
+function M.result(s, row, res, core_hash, base)
+  local entry = M.record(s, row, res, core_hash, base)
+  if entry then M.measured(s, row, entry) end
 end
 
 return M

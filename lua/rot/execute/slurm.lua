@@ -325,7 +325,7 @@ local function collect(s, items, p, failed, waited)
   for i, it in ipairs(p.missing) do index[it] = i end
   keys.forget(s) -- the workers built and stored cores since this run first read the store
   local rows = {}
-  if fp then rows = lookup.lookup(s, items, fp)
+  if fp then rows = lookup.lookup(s, items, fp, true)
   else -- no worker ever ran: every point of this node type failed
     for i, it in ipairs(items) do rows[i] = { point = it.coord, spec = it.spec } end
   end

@@ -51,7 +51,7 @@ local function look(s, holder, b, waited_out, alive)
   local owner = claim.owner(s, b.row)
   if owner and not waited_out and alive(owner) then return "wait" end
   local e = lookup.read(s, b.row)
-  if lookup.serves(s, e, keys.known(s)[b.row.key]) then
+  if lookup.serves(s, b.row, e, keys.known(s)[b.row.key], true) then
     b.row.waited_for = b.by.who
     outcome.hit(s, b.row, e)
     return "hit"

@@ -71,7 +71,7 @@ end
   a value it lacks), so the field names are not repeated 300 times: pack before writing,
   unpack after reading (the rest of rot sees named fields). ]]
 M.COLUMNS = row.record_names({ "time", "gbs", "gflops", "intensity", "spread", "runs", "workingSet", "bound", "limiter",
-  "fraction" })
+  "fraction", "rounds" })
 
 local function pack(p)
   local q, v = {}, {}

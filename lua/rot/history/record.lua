@@ -184,8 +184,9 @@ local function point_of(row, here)
   if row.machine and row.machine ~= here then p.machine = row.machine end
   if row.nodeType and row.nodeType ~= "" then p.nodeType = row.nodeType end
   if row.entry and row.time then
-    for _, k in ipairs({ "time", "gbs", "gflops", "intensity", "spread", "runs", "workingSet" }) do p[rec(k)] = row[k] end
+    for _, k in ipairs({ "time", "gbs", "gflops", "intensity", "spread", "runs", "workingSet", "rounds" }) do p[rec(k)] = row[k] end
     if row.converged == false then p[rec("converged")] = false end
+    if row.roundsAgree == false then p[rec("roundsAgree")] = false end
     if row.counters and next(row.counters) then p[rec("counters")] = row.counters end
   end
   return p
@@ -256,7 +257,7 @@ function M.build(s, o)
   for _, row in ipairs(s.rows) do
     local app = regions.is_app(row)
     if row.entry and not row.time and not app then
-      quantities.derive(row, s:get("bestK"), s:get("ignoreDisturbed"), s:get("bestEpsilon"))
+      quantities.derive(row, s:get("bestK"), s:get("ignoreDisturbed"), s:get("bestEpsilon"), s:get("roundsEpsilon"))
     end
     -- an application point is recorded as its program's and its regions' rows (each compared,
     -- each measured again by one how: the point's)

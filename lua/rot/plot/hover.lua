@@ -45,7 +45,9 @@ function M.summary_lines(x, lines)
       x.above and ", above it" or "")
   end
   if x.spread then
-    lines[#lines + 1] = string.format("spread %.2f%%, %s runs", x.spread * 100, tostring(x.runs or "?"))
+    lines[#lines + 1] = string.format("spread %.2f%%, %s runs%s", x.spread * 100, tostring(x.runs or "?"),
+      x.rounds and x.rounds > 1 and string.format(" in %d rounds%s", x.rounds,
+        x.roundsAgree == false and string.format(", which disagree (x%.2f)", x.roundsRatio or 0) or "") or "")
   end
   return lines
 end

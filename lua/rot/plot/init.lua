@@ -177,7 +177,7 @@ end
 
 -- The markers of a roofline's series, its ridge points and the rings of points above their
 -- bound, and of an xy plot's series: drawn with these, kept free of labels as large as drawn.
-local ROOF_POINT, ABOVE, XY_POINT, STEP = "pt 7 ps 0.8", "pt 8 ps 2", "pt 7 ps 0.6", "pt 3 ps 1.2"
+local ROOF_POINT, ABOVE, XY_POINT, STEP, UNSETTLED = "pt 7 ps 0.8", "pt 8 ps 2", "pt 7 ps 0.6", "pt 3 ps 1.2", "pt 4 ps 1.6"
 
 --[[ Marks at some of a roofline's points, kept free of labels, in a datablock: at (intensity,
   y(row)) for each row where y gives a value, drawn as style in colour with title. Points
@@ -202,6 +202,13 @@ local function marks(f, pl, series, order, gp, plots, name, y, style, colour, ti
   gp[#gp + 1] = "EOD"
   plots[#plots + 1] = string.format("$%s using 1:2 with points %s lw 1.5 lc rgb '%s' title %s noenhanced", name, style, colour,
     q(title))
+end
+
+-- The key entry of points whose rounds disagree: how far apart, at most.
+local function unsettled_title(rows)
+  local r = 1
+  for _, x in ipairs(rows or {}) do if x.roundsAgree == false then r = math.max(r, x.roundsRatio or 1) end end
+  return string.format("rounds disagree, up to x%.2f apart (~ in the table)", r)
 end
 
 --[[ roofline{
@@ -247,6 +254,8 @@ function M.roofline(o)
   if o.size and #order > 0 then plots[#plots + 1] = "NaN with points pt 6 ps 1.5 lc rgb '#888888' title 'marker area: share of time'" end
   marks(f, pl, series, order, gp, plots, "above", function(r) return r.above and r.gflops end, ABOVE,
     place.mark_colour(#order), "above its bound (^ in the table)")
+  marks(f, pl, series, order, gp, plots, "unsettled", function(r) return r.roundsAgree == false and r.gflops end, UNSETTLED,
+    place.mark_colour(#order), unsettled_title(o.rows))
   marks(f, pl, series, order, gp, plots, "stepbounds", o.bound_mark or function(r) return r.stepBound and r.bound end, STEP,
     ceilings.GREY, o.bound_title or "bound between two levels (peaks' sweep)")
   key.not_drawn(plots, o.rows, why, named)

@@ -30,6 +30,10 @@ M.columns = {
     if not r.spread then return "-" end
     return string.format("%.2f%%%s", r.spread * 100, r.converged == false and "!" or "") -- (nil: not judged, a failed point)
   end, function(r) return r.spread end },
+  rounds = { "rounds", function(r) -- "4 ~x1.33": rounds that disagree, how far apart
+    if not r.rounds then return "-" end
+    return tostring(r.rounds) .. (r.roundsAgree == false and string.format(" ~x%.2f", r.roundsRatio) or "")
+  end, function(r) return r.rounds end },
   counts = { "counts", function(r) return r.counts or "-" end, function(r) return r.counts end },
   ["m/d"] = { "measured/declared", function(r)
     local parts = {}
@@ -62,11 +66,15 @@ for _, c in ipairs({ { "region", "region", tostring }, { "calls", "calls", show(
   local key = row.field(c[2]).key
   M.columns[c[1]] = { c[1], function(r) return c[3](r[key]) end, function(r) return r[key] end }
 end
-M.default_columns = { "size", "time", "GB/s", "GFLOP/s", "intensity", "bound", "limiter", "fraction", "runs", "spread",
-  "mode", "counts", "source" }
+M.default_columns = { "size", "time", "GB/s", "GFLOP/s", "intensity", "bound", "limiter", "fraction", "runs", "rounds",
+  "spread", "mode", "counts", "source" }
 -- an application's rows (its program and regions; the region is a coordinate)
 M.app_columns = { "calls", "in threads", "time", "per call", "best call", "share", "GB/s", "GFLOP/s", "intensity", "bound",
   "limiter", "fraction", "runs", "spread", "counts", "source" }
+
+-- The line under a table with points whose rounds disagree ("~" in its rounds column).
+M.ROUNDS_NOTE = "~xR its rounds disagree: the slowest took R times the best's time; the value is the best round, "
+  .. "and the next run measures it again (-remeasureUnstable=false keeps it)"
 
 -- Where a row's values came from: "planned" (rot build: built, not run), "failed", "cache" or
 -- "measured" (the table, CSV and JSON say the same).
@@ -213,6 +221,12 @@ function M.table(rows, columns, axes, out)
   for _, c in ipairs(cols) do shown[c] = true end
   for _, r in ipairs(rows) do if r.converged == false then note = shown[M.columns.spread] end end
   if note then out:write("! best-k did not converge: the k fastest runs spread more than bestEpsilon\n") end
+  for _, r in ipairs(rows) do
+    if shown[M.columns.rounds] and r.roundsAgree == false then
+      out:write(M.ROUNDS_NOTE, "\n")
+      break
+    end
+  end
   M.legend(rows, out, function(r) return shown[M.columns.fraction] and r.above end,
     function(r) return shown[M.columns.limiter] and r.boundUnstable end)
   if shown[M.columns.limiter] then M.code_legend(rows, out) end
@@ -237,6 +251,7 @@ local function from_meta(key) return function(r) return r.entry and r.entry.meta
 -- The CSV's values of the fields that are not a row's field as it stands (by key).
 local CSV_VALUE = {
   converged = function(r) return r.converged == nil and "" or (r.converged and 1 or 0) end,
+  roundsAgree = function(r) return r.roundsAgree == nil and "" or (r.roundsAgree and 1 or 0) end,
   boundGbs = bound_gbs,
   boundUnstable = function(r) return r.fraction and (r.boundUnstable and 1 or 0) or nil end,
   above = function(r) return r.fraction and (r.above and 1 or 0) or nil end,

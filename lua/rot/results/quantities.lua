@@ -4,6 +4,7 @@
   (every one declared in core/vocabulary.h's RESULT_ROW, side quantities); its input is the
   point's report (row.entry: meta keys of PROTOCOL_META, runs of PROTOCOL_RUN_KEYS). ]]
 local gpu = require "rot.gpu"
+local rounds = require "rot.execute.rounds"
 local protocol = require "rot.protocol"
 
 local M = {}
@@ -12,8 +13,9 @@ local LIMITS = protocol.limits
 
 --[[ Sets runs, disturbed, time, tscHz, timerOverheadNs, threads, cacheMode. The fastest usable
   run is "the" run: time per invocation = (its ns - the timer overhead) / its repetitions; with
-  ignoreDisturbed only runs without preemption or migration are usable, when there are any.
-  Returns the usable runs' times, sorted, and the fastest run. ]]
+  ignoreDisturbed only runs without preemption or migration are usable, when there are any. It
+  is the best round's (rot.execute.rounds: a point measured in rounds takes its best). Returns
+  the times of that round's usable runs, sorted (what best-k judges), and the fastest run. ]]
 function M.time(row, ignore_disturbed)
   local e, m = row.entry, row.entry.meta
   local ov = m.timerOverheadNs or 0
@@ -22,10 +24,14 @@ function M.time(row, ignore_disturbed)
     if not (ignore_disturbed and r.disturbed == 1) then usable[#usable + 1] = r end
   end
   if #usable == 0 then usable = e.runs end
-  local times, best = {}, nil
-  for i, r in ipairs(usable) do
-    times[i] = math.max(r.ns - ov, 0) / r.reps * 1e-9
-    if not best or times[i] < best.t then best = { t = times[i], run = r } end
+  local function t_of(r) return math.max(r.ns - ov, 0) / r.reps * 1e-9 end
+  local best
+  for _, r in ipairs(usable) do
+    if not best or t_of(r) < best.t then best = { t = t_of(r), run = r } end
+  end
+  local times = {}
+  for _, r in ipairs(usable) do
+    if r.round == best.run.round then times[#times + 1] = t_of(r) end
   end
   local ns, tsc, disturbed = 0, 0, 0
   for _, r in ipairs(e.runs) do
@@ -33,17 +39,18 @@ function M.time(row, ignore_disturbed)
     if r.disturbed == 1 then disturbed = disturbed + 1 end
   end
   table.sort(times)
-  row.runs, row.disturbed, row.time = #e.runs, disturbed, times[1]
+  row.runs, row.disturbed, row.time = #e.runs, disturbed, best.t
   row.tscHz = ns > 0 and tsc / ns * 1e9 or nil
   row.timerOverheadNs = ov
   row.threads, row.cacheMode = m.threads or 1, m.cacheMode
   return times, best.run
 end
 
---[[ Sets spread and converged: best-k's verdict on the runs as they are now (a cached entry's
-  runs and the ones added to it), not on the last batch's: the k fastest within epsilon, on the
-  times the table shows (times: M.time's), so the '!' agrees with the spread beside it (the
-  core's own flag where no epsilon is known). k, epsilon: the description's policy, else these. ]]
+--[[ Sets spread and converged: best-k's verdict on the best round's runs as they are now (a
+  cached entry's runs and the ones added to it), not on the last batch's: the k fastest within
+  epsilon, on the times the table shows (times: M.time's), so the '!' agrees with the spread
+  beside it (the core's own flag where no epsilon is known). k, epsilon: the description's
+  policy, else these. A point of several rounds has its spread from them (M.rounds). ]]
 function M.verdict(row, times, k, epsilon)
   local policy = row.desc and row.desc.policy or {}
   k = policy.k or k
@@ -139,13 +146,36 @@ function M.rates(row)
   row.intensity = row.bytes > 0 and row.flops / row.bytes or nil
 end
 
+--[[ Sets rounds, and for a point of two rounds or more roundsSpread, roundsAgree, roundsRatio
+  and spread: the verdict across its rounds (rot.execute.rounds), eps the roundsEpsilon they
+  are judged by. The measurement's pooled spread raises spread later (rot.measure). ]]
+function M.rounds(row, ignore_disturbed, eps)
+  local rs = rounds.of(row.entry, ignore_disturbed)
+  row.rounds = #rs
+  if #rs < 2 then return end
+  local v = rounds.verdict(rounds.times(rs), eps)
+  row.roundsSpread, row.roundsAgree, row.roundsRatio, row.spread = v.spread, v.agree, v.ratio, v.spread
+end
+
+--[[ Sets pooledSpread on the rows of one measurement whose rounds agree, and raises their
+  spread to it: the spread pooled over them (rot.execute.rounds.pooled); nothing where too few
+  rows have rounds. ]]
+function M.pool(rows)
+  local p = rounds.pooled(rows)
+  if not p then return end
+  for _, r in ipairs(rows) do
+    if r.roundsAgree and r.rounds >= 2 then r.pooledSpread, r.spread = p, math.max(r.spread, p) end
+  end
+end
+
 --[[ Adds the quantities to a row from its raw run outputs and the kernel's declared counts (k,
-  epsilon: best-k's, where the row's description has none); a row without a cache entry is
-  left as it is. ]]
-function M.derive(row, k, ignore_disturbed, epsilon)
+  epsilon: best-k's, where the row's description has none; rounds_eps: roundsEpsilon, nil where
+  rounds are not judged); a row without a cache entry is left as it is. ]]
+function M.derive(row, k, ignore_disturbed, epsilon, rounds_eps)
   if not row.entry then return row end
   local times, best = M.time(row, ignore_disturbed)
   M.verdict(row, times, k, epsilon)
+  if rounds_eps then M.rounds(row, ignore_disturbed, rounds_eps) end
   M.counters(row, best)
   M.gpu_metrics(row)
   M.counts(row)

@@ -1,0 +1,159 @@
+--[[ rot.execute.rounds: a point measured in rounds. A round is one best-k measurement of the
+  point in a core process of its own; the rounds of a run visit its points in an order that
+  changes from round to round. This module holds the rules: a point's rounds as its cache entry
+  stores them (each run stamped with its round and the invocation that measured it), when they
+  agree, the point's value and spread across them, how many more it wants, the order of a round,
+  and the spread pooled over a measurement's points.
+
+  The rules, as README's "How a point is measured" states them:
+  - a round's time is its fastest usable run (best-k's value);
+  - the point's value is its best round (STREAM's best pass, the ceilings' best round);
+  - its rounds agree when they all lie within roundsEpsilon of the best one; its own spread is
+    how far the slowest round lies above the best;
+  - a point is measured until it has `rounds` rounds that agree, or `maxRounds`; rounds that
+    still disagree flag it, and its next run measures it again (once: until its rounds come
+    from two invocations), so one bad minute is not kept;
+  - its stated spread is at least the measurement's pooled spread: the own spread that three
+    quarters of its agreeing points stay within (a few rounds of one point understate what a
+    rerun shows; the points measured together say how far rounds move on this machine now). ]]
+local M = {}
+
+-- The pooled spread is this quantile of the agreeing points' own spreads.
+M.POOL_QUANTILE = 0.9
+
+-- The invocations whose rounds a flagged point gathers before its flag is kept.
+M.INVOCATIONS = 2
+
+-- A round's time: its fastest usable run, per invocation, less the timer overhead (ov ns);
+-- with ignore_disturbed, runs without a migration or preemption where there are any.
+local function round_time(runs, ov, ignore_disturbed)
+  local best
+  for pass = 1, 2 do
+    for _, r in ipairs(runs) do
+      if pass == 2 or not (ignore_disturbed and r.disturbed == 1) then
+        local t = math.max(r.ns - ov, 0) / r.reps * 1e-9
+        if not best or t < best then best = t end
+      end
+    end
+    if best then return best end
+  end
+  return best
+end
+
+--[[ The rounds of a cache entry, in the order they were measured: {{n=, inv=, time=, runs=}};
+  runs without a round stamp (an entry measured in one process) are round 1. ]]
+function M.of(entry, ignore_disturbed)
+  local by, list = {}, {}
+  for _, r in ipairs(entry.runs) do
+    local n = tonumber(r.round) or 1
+    if not by[n] then
+      by[n] = { n = n, inv = r.inv, runs = {} }
+      list[#list + 1] = by[n]
+    end
+    table.insert(by[n].runs, r)
+  end
+  table.sort(list, function(a, b) return a.n < b.n end)
+  local ov = entry.meta.timerOverheadNs or 0
+  for _, x in ipairs(list) do x.time = round_time(x.runs, ov, ignore_disturbed) end
+  return list
+end
+
+--[[ The verdict on rounds' times: {value = the best, spread = how far the slowest lies above
+  it (0 with one round), agree = every round within eps of the best, ratio = slowest over
+  best, rounds = how many}. ]]
+function M.verdict(times, eps)
+  local lo, hi = math.huge, 0
+  for _, t in ipairs(times) do lo, hi = math.min(lo, t), math.max(hi, t) end
+  local spread = lo > 0 and (hi - lo) / lo or 0
+  return { value = lo, spread = spread, agree = spread <= eps, ratio = lo > 0 and hi / lo or 1, rounds = #times }
+end
+
+-- The times of rounds (M.of's), in order.
+function M.times(rounds)
+  local t = {}
+  for i, x in ipairs(rounds) do t[i] = x.time end
+  return t
+end
+
+-- How many invocations measured rounds.
+function M.invocations(rounds)
+  local seen, n = {}, 0
+  for _, x in ipairs(rounds) do
+    local k = x.inv or ""
+    if not seen[k] then seen[k], n = true, n + 1 end
+  end
+  return n
+end
+
+--[[ The rounds policy of a session: {min=, max=, eps=, again=} (the keys rounds, maxRounds,
+  roundsEpsilon, remeasureUnstable). ]]
+function M.policy(s)
+  return { min = s:get("rounds"), max = math.max(s:get("rounds"), s:get("maxRounds")), eps = s:get("roundsEpsilon"),
+    again = s:get("remeasureUnstable") }
+end
+
+-- Whether a row is measured in rounds of this executor (session s): CPU kernel points that
+-- neither name their own round (the peaks measure their rounds themselves) nor share a child
+-- with the points after them (pointChild=shared: as GPU points, whose child keeps its CUDA
+-- context); an application point's invocations are each a process already.
+function M.applies(s, row)
+  return row.desc ~= nil and not row.desc.app and row.desc.device ~= "gpu" and row.spec.round == nil and
+    (row.spec.pointChild or s:get("pointChild")) ~= "shared"
+end
+
+--[[ How many more rounds an entry wants under policy p (this invocation's own rounds so far:
+  mine): 0 when it serves as it stands. Fewer than p.min rounds: the rest of them. Rounds that
+  disagree: one more, while this invocation has measured fewer than p.max of them, and, for an
+  entry this invocation did not measure (a flagged cache entry), while its rounds come from
+  fewer than M.INVOCATIONS invocations (with p.again). ]]
+function M.wanted(entry, p, mine, ignore_disturbed)
+  local rounds = M.of(entry, ignore_disturbed)
+  if #rounds < p.min then return p.min - #rounds end
+  if M.verdict(M.times(rounds), p.eps).agree then return 0 end
+  if mine > 0 then return mine < p.max and 1 or 0 end
+  return (p.again and M.invocations(rounds) < M.INVOCATIONS) and 1 or 0
+end
+
+--[[ The order in which round r visits n items: as given, then reversed, then a shuffle of its
+  own for every later round (the same in every invocation: a rerun visits them the same way). ]]
+function M.order(n, r)
+  local idx = {}
+  for i = 1, n do idx[i] = r == 2 and n + 1 - i or i end
+  if r > 2 then
+    local x = r * 2654435761 % 4294967296
+    for i = n, 2, -1 do
+      x = (x * 1103515245 + 12345) % 2147483648
+      local j = x % i + 1
+      idx[i], idx[j] = idx[j], idx[i]
+    end
+  end
+  return idx
+end
+
+-- runs stamped as round n of invocation inv (their tables are changed and returned).
+function M.stamp(runs, n, inv)
+  for _, r in ipairs(runs) do r.round, r.inv = n, inv end
+  return runs
+end
+
+-- The number the next round of an entry gets (1 for none).
+function M.next_number(entry)
+  local n = 0
+  for _, r in ipairs(entry and entry.runs or {}) do n = math.max(n, tonumber(r.round) or 1) end
+  return n + 1
+end
+
+--[[ The pooled spread of rows (each with roundsSpread and roundsAgree, from quantities): the
+  M.POOL_QUANTILE quantile of the own spreads of the rows whose rounds agree, over two rounds or
+  more; nil with fewer than four such rows. ]]
+function M.pooled(rows)
+  local v = {}
+  for _, r in ipairs(rows) do
+    if r.roundsAgree and (r.rounds or 0) >= 2 then v[#v + 1] = r.roundsSpread end
+  end
+  if #v < 4 then return nil end
+  table.sort(v)
+  return v[math.max(1, math.ceil(M.POOL_QUANTILE * #v))]
+end
+
+return M
