@@ -72,9 +72,7 @@ if cc -O2 -Icore -o "$B/costs" tests/bench/costs.c 2>/dev/null && [ -x /usr/bin/
 else
 	echo "  (no C compiler or /usr/bin/time here: what dominates the per-point cost is not broken down)"
 fi
-for i in 1 2 3; do
-	$R measure triad -useCachedResults=false -progress=never 2>&1 | sed -n 's/^rot: \([0-9]*\) points.*measure \([0-9.]*\) s.*total \([0-9.]*\) s/\1 \2 \3/p'
-done | sort -n -k 3 | awk 'NR == 2 { printf "triad sweep measured from scratch: %s points in %.2f s (measure %.2f s; median of 3, peaks already stored; one core process per build, a fresh traced child per point)\n", $1, $3, $2 }'
+B="$B" R="$R" sh tests/bench/rounds.sh # a point's rounds: their cost, and runs against each other
 
 one="-useCachedResults=false -runs=1 -maxRuns=1 -minRunTime=0"
 $R measure tests/bench/build.lua 1 $one >/dev/null 2>&1
@@ -135,7 +133,7 @@ for spec in "1us 500" "100us 50000" "10ms 5000000"; do
 			printf "  rot'"'"'s own part: rot'"'"'s minima scatter by %.2f%%, the bare ones by %.2f%% (scatter: a standard deviation from the median absolute deviation): rot adds %.2f%% (the square root of the difference of their squares), a spread over 5 invocations of about %.2f%% (target %s%%); from %d samples such a scatter is known to about 30%% of itself, so what rot adds is resolved here only above about %.2f%% (%.2f%% over 5 invocations)\n", sr, sb, own, 2.33 * own, target, NR, 0.8 * sb, 2.33 * 0.8 * sb
 			printf "  paired: rot'"'"'s minimum over the mean of the bare ones just before and after it is %.4f (median), scattering by %.2f%% (about %.2f%% over 5 invocations; an upper bound of rot'"'"'s part: it also holds how the clock moved within each bracket)\n", med, sp, 2.33 * sp }' "$B/mins"
 done
-echo "(best-k: k=3, epsilon=2%, at least 5 and at most 40 runs; '!' marks a run set that did not converge;"
+echo "(best-k: k=3, epsilon=2%, at least 3 and at most 10 runs a round, 2 rounds or more; '!' marks a run set that did not converge;"
 echo " a warm run repeats the kernel until it lasts minRunTime=1 ms, so the 1 us kernel is timed over ~1000 calls)"
 
 echo
