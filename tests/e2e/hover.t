@@ -64,7 +64,7 @@ hovered() { # hovered NAME [DIR]: the probe's line for DIR/NAME.svg (DIR: the ou
 }
 hovered study "$T/first"
 ok $? "the roofline opens in $B"
-contains "$T/study.dom" "^HOVERED 2 :: shown: kernel scale n=1024 | flags -O2 | time [0-9.]* [nu]s, [0-9.]* GB/s, [0-9.]* GFLOP/s | [0-9]*% of bound (L[0-9] bw) | spread [0-9.]*%, [0-9]* runs in [0-9]* rounds | measured" \
+contains "$T/study.dom" "^HOVERED 2 :: shown: kernel scale n=1024 | flags -O2 | time [0-9.]* [nu]s, [0-9.]* GB/s, [0-9.]* GFLOP/s | [0-9]*% of bound (L[0-9] bw) | spread [0-9.]*%, [0-9]* runs in [0-9]* rounds[^|]* | measured" \
 	"hovering a roofline point shows its kernel, parameters, flags, time, rates, bound, limiter, spread and source"
 contains "$T/study.dom" ":: shown: kernel scale n=4096 " "every point has its own text"
 hovered study-bw
