@@ -164,8 +164,10 @@ int main(int argc, char **argv)
 		int used = point_read(argc - i, argv + i, &p);
 		if (used < 0)
 			return 2;
-		if (count_point(&p) < 0)
-			rc = 1;
+		int ok = count_point(&p) == 0;
+		printf("%s %s\n", ok ? "counted" : "failed", p.id); /* the driver's progress */
+		fflush(stdout);
+		rc |= !ok;
 		i += used + (i + used < argc); /* past the "--" */
 	}
 	return rc;

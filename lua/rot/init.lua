@@ -5,6 +5,8 @@ local session = require "rot.session"
 local results = require "rot.results"
 local quantities = require "rot.results.quantities"
 local regions = require "rot.results.regions"
+local counted = require "rot.results.counted"
+local count = require "rot.count"
 local format = require "rot.results.format"
 local peaks = require "rot.machine.peaks"
 local machine = require "rot.machine"
@@ -56,7 +58,8 @@ end
      cache, builds the cores of the missing ones (rot.build), runs them (rot.execute.batch:
      the measuring core, core/) and caches each result (rot.execute.outcome).
   3. The raw runs of every row become quantities (rot.results.quantities: time, rates,
-     intensity, spread, counters).
+     intensity, spread, counters). The points asked to be counted are counted once, untimed
+     (rot.count), and their counts become fields of their rows (rot.results.counted).
      An application point's row becomes its program's row and one per marked region
      (rot.results.regions), the region a coordinate of its own.
   4. The results object (rot.results) bounds them against the machine's ceilings
@@ -70,8 +73,10 @@ function rot.measure(sp, builder)
     if not r.settled then error("rot: internal error: executor '" .. s.executor.name .. "' returned a row it did not settle") end
     if not regions.is_app(r) then quantities.derive(r, s:get("bestK"), s:get("ignoreDisturbed"), s:get("bestEpsilon")) end
   end
+  count.count(s, rows) -- the points asked to be counted, once, under Valgrind (never timed)
   local apps
   rows, apps = regions.expand(rows, s:get("bestK"), s:get("bestEpsilon"))
+  for _, r in ipairs(rows) do counted.apply(r) end
   local axes = {}
   for _, a in ipairs(sp.axes) do axes[#axes + 1] = a.name end
   if apps then axes[#axes + 1] = "region" end

@@ -9,6 +9,7 @@ local format = require "rot.results.format"
 local levelnames = require "rot.results.levelnames"
 local drawn = require "rot.results.drawn"
 local regions = require "rot.results.regions"
+local counted = require "rot.results.counted"
 local row = require "rot.results.row"
 local protocol = require "rot.protocol"
 local plot = require "rot.plot"
@@ -78,6 +79,8 @@ function Results:table(o)
   end
   format.table(self.rows, o.columns, o.axes or self.axes)
   regions.legend(self.rows, io.stdout)
+  counted.legend(self.rows, io.stdout)
+  counted.hint(self.rows, io.stdout)
 end
 
 -- outputDir/name.csv, once name is checked to be a plain file name
@@ -223,6 +226,7 @@ function Results:bounds()
       if b.step_fallback then unswept[#unswept + 1] = r end
     end
   end
+  counted.judge(self.rows) -- where counted flops and bytes disagree with the others, at the bounds' levels
   local file = get("peaksFile")
   note_unswept(unswept, file)
   warn_above(above, "", function(worst)
