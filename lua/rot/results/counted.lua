@@ -223,4 +223,44 @@ function M.hint(rows, out)
   end
 end
 
+--[[ The integrated roofline's points (Intel Advisor's): for each counted row, one point per
+  memory level at its counted flops over the bytes of that level (L1: what its instructions
+  loaded and stored; below: the simulated traffic into each level), at its counted
+  performance; each a copy of its row with countLevel set and countBase its row. A level that
+  moves less than a hundredth of the instructions' bytes (its data live above it) gets none, and
+  so does an application's (program) row (its work is its regions'). nil when no row has
+  simulated traffic. ]]
+function M.level_rows(rows)
+  local out = {}
+  for _, r in ipairs(rows) do
+    if r.traffic and (r.flopsCounted or 0) > 0 and r.time and r.time > 0 and not r.failed and r.region ~= "(program)" then
+      local levels = { { "L1", r.bytesCounted } }
+      local names = util.sorted_keys(r.traffic)
+      table.sort(names, function(a, b) return (a == "DRAM" and "~" or a) < (b == "DRAM" and "~" or b) end)
+      for _, lv in ipairs(names) do levels[#levels + 1] = { lv, r.traffic[lv] } end
+      for _, l in ipairs(levels) do
+        if l[2] > 0 and l[2] >= 0.01 * r.bytesCounted then
+          local p = util.copy(r)
+          p.intensity, p.gflops = r.flopsCounted / l[2], r.flopsCounted / r.time / 1e9
+          p.countLevel, p.countBase, p.counts = l[1], r, "counted"
+          p.above, p.stepBound, p.bound = nil, nil, nil
+          out[#out + 1] = p
+        end
+      end
+    end
+  end
+  return #out > 0 and out or nil
+end
+
+-- The series of a roofline's point: its row's (series(row), or none), and for a level's point
+-- which level ("n=1000, L2 traffic").
+function M.level_series(series)
+  return function(r)
+    local base = series and series(r.countBase or r)
+    if not r.countLevel then return base or "points" end
+    local what = r.countLevel == "L1" and "L1: loads and stores" or (r.countLevel .. " traffic (simulated)")
+    return base and (base .. ", " .. what) or what
+  end
+end
+
 return M

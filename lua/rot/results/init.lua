@@ -321,10 +321,15 @@ function Results:roofline(o)
     drawn.own_bounds(self, c.threads, extra)
   end
   extra.compute, extra.bandwidth = compute, bandwidth
+  local levels = counted.level_rows(self.rows) -- counted rows: a point per level besides (integrated roofline)
+  if levels then
+    extra.rows = table.move(levels, 1, #levels, #self.rows + 1, table.move(self.rows, 1, #self.rows, 1, {}))
+    o = setmetatable({ series = counted.level_series(o.series) }, { __index = o })
+  end
   for _, r in ipairs(self.rows) do
     if r.region then -- an application's regions: a point each, its area its share of the time
       extra.size = o.size or function(x) return x.share end
-      extra.label = o.label or function(x) return x.region end
+      extra.label = o.label or function(x) return x.region .. (x.countLevel and (" " .. x.countLevel) or "") end
       extra.not_drawn = regions.not_drawn
       break
     end
