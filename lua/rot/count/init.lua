@@ -198,8 +198,10 @@ local function count_app(s, it, sim)
     if st and st ~= 0 and parsed and not text:find("AVX", 1, true) then text = name .. " exited with status " .. st .. " under the counting engine" end
     return failed(s, row, text, hint)
   end
+  local note = env.OMP_WAIT_POLICY == "passive" and "counted with OMP_WAIT_POLICY=passive (threads waiting at a "
+    .. "barrier sleep: their spinning is not counted)" or nil
   row.countRecord = write_entry(s, it.hash, { version = M.VERSION, description = it.text, caches = sim.words,
-    output = sys.readfile(out), note = "counted with OMP_WAIT_POLICY=passive" })
+    output = sys.readfile(out), note = note })
 end
 
 -- The rows to count, described and looked up: hits kept, the rest {row=, cd=, text=, hash=,

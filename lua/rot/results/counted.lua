@@ -199,7 +199,7 @@ function M.legend(rows, out)
       say("counted: under Valgrind with rot's tool, one invocation (a program: one run), an FMA two flops; bytes: what "
         .. "the instructions loaded and stored; simulated traffic: " .. tostring(r.countCaches)
         .. ", LRU, write-back, write-allocate, no prefetching")
-      if r.countNote then say("counted: " .. r.countNote) end
+      if r.countNote then say(r.countNote) end
     end
     if r.disagree then
       if not header then
