@@ -101,6 +101,17 @@ for r in Copy Scale Add Triad; do
 	ok $? "$r: counted flops and bytes equal STREAM's per region ($(echo "$line" | grep -o 'flops [-0-9.]* bytes [0-9.]*'))"
 done
 
+# --- README's application example, counted --------------------------------------------------------
+awk '/^## Your own program on the roofline/ { s = 1; next } /^## / { s = 0 } s' README.md |
+	awk '/^```c$/ { if (!done) b = 1; next } /^```$/ { if (b) done = 1; b = 0 } b' >"$T/solver.c"
+$cc -O2 -fopenmp -I"$ROOT/core/include" -o "$T/solver" "$T/solver.c" &&
+	(cd "$T" && rot profile -threads=2 -count -- ./solver 100000 >"$T/r" 2>"$T/re")
+ok $? "README's solver.c profiled with -count on 2 threads"
+test "$(grep -cE ' (solve|residual) .* declared +flops 1\.000 bytes 1\.00[0-9] ' "$T/r")" -eq 2
+ok $? "both its regions' declarations agree with their counts ($(grep -oE '(solve|residual) .*flops 1[.0-9]* bytes [.0-9]*' "$T/r" | awk '{ print $1, $(NF-3), $(NF-2), $(NF-1), $NF }' | tr '\n' ';'))"
+grep -q 'series [0-9]*: L1: loads and stores' "$OUT/solver.dat" && grep -q 'series [0-9]*: L3 traffic (simulated)' "$OUT/solver.dat"
+ok $? "its roofline has a point per level (solver.dat's series)"
+
 # --- a program the engine cannot decode -----------------------------------------------------------
 if $cc -O3 -mavx512f -mprefer-vector-width=512 -I"$ROOT/core/include" -o "$T/known512" tests/count/known.c 2>/dev/null &&
 	grep -qw avx512f /proc/cpuinfo; then
