@@ -18,12 +18,34 @@ local M = {}
 
 M.VERSION = 1 -- of the count's description and entry
 
--- Whether a row is to be counted: asked for (its spec's count, else the count key), timed, a
--- CPU point's.
-local function wanted(s, row)
+-- Whether a row is asked to be counted (its spec's count, else the count key).
+local function asked(s, row)
   local c = row.spec and row.spec.count
   if c == nil then c = s:get("count") end
-  return c == true and row.entry ~= nil and row.desc ~= nil and row.desc.device == "cpu"
+  return c == true
+end
+
+-- Whether a row is to be counted: asked, timed, a CPU point's.
+local function wanted(s, row)
+  return asked(s, row) and row.entry ~= nil and row.desc ~= nil and row.desc.device == "cpu"
+end
+
+-- Says once why rows asked to be counted are not: GPU points, a Slurm run's.
+local function not_here(s, rows)
+  local why
+  for _, row in ipairs(rows) do
+    if asked(s, row) and row.desc and row.desc.device == "gpu" then
+      why = "GPU points are not counted (the counting pass runs CPU code under Valgrind)"
+    end
+  end
+  if s.executor.name == "slurm" and (why or next(rows)) then
+    why = "the counting pass runs where rot runs: points measured with -executor=slurm are not counted"
+  end
+  if why and s:once("count: " .. why) then
+    s:quiet()
+    io.stderr:write("rot: note: ", why, "\n")
+  end
+  return s.executor.name == "slurm"
 end
 
 -- The simulated hierarchy, once a run: {levels=, line=, option=, words=}.
@@ -232,9 +254,9 @@ end
 --[[ count(s, rows): the counting pass over a rot.measure's rows (before an application's are
   expanded into its regions'). Rows not asked to be counted are left as they are. ]]
 function M.count(s, rows)
-  local any = false
-  for _, row in ipairs(rows) do any = any or wanted(s, row) end
-  if not any or s.executor.name == "build" then return end
+  local any, ask = false, false
+  for _, row in ipairs(rows) do any, ask = any or wanted(s, row), ask or asked(s, row) end
+  if not ask or s.executor.name == "build" or not_here(s, rows) or not any then return end
   engine.check(s)
   local sim = simulation(s)
   local groups, order, apps, hits = plan(s, rows, sim)
