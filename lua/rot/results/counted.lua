@@ -193,14 +193,16 @@ end
 function M.legend(rows, out)
   local said = {}
   local function say(l) if not said[l] then said[l] = true; out:write(l, "\n") end end
-  local header = false
   for _, r in ipairs(rows) do
     if M.has(r) then
       say("counted: under Valgrind with rot's tool, one invocation (a program: one run), an FMA two flops; bytes: what "
         .. "the instructions loaded and stored; simulated traffic: " .. tostring(r.countCaches)
         .. ", LRU, write-back, write-allocate, no prefetching")
-      if r.countNote then say(r.countNote) end
     end
+  end
+  for _, r in ipairs(rows) do if r.countNote then say(r.countNote) end end
+  local header = false
+  for _, r in ipairs(rows) do
     if r.disagree then
       if not header then
         header = true
@@ -212,12 +214,18 @@ function M.legend(rows, out)
   end
 end
 
--- The hint for rows with no work declared or counted: how to count them.
+-- The hint for a row with no work declared or counted (a region's, or a kernel's that declares
+-- none): how to count it.
 function M.hint(rows, out)
   for _, r in ipairs(rows) do
     if r.region and r.region ~= "(program)" and r.counts == "none" and not M.has(r) and r.time then
       out:write("region '", r.region, "' declares no work (rot_region_work): count it with rot profile -count -- ",
         "PROGRAM (a script's point: count = true): its counted flops and bytes then place it on the roofline\n")
+      return
+    end
+    if not r.region and r.entry and r.flopsDeclared == 0 and r.bytesDeclared == 0 and not M.has(r) then
+      out:write(util.point_name(r.point or {}), " declares no work (its kernel's flops and bytes are 0): count it ",
+        "(count = true in its spec, or -count=true): its counted flops and bytes then place it on the roofline\n")
       return
     end
   end

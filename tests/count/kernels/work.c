@@ -44,10 +44,21 @@ static void dispose(void *p)
 	free(s);
 }
 
-static double flops(const struct rot_args *a) { return rot_arg(a, "n"); }
-static double bytes(const struct rot_args *a) { return 16 * rot_arg(a, "n"); }
+static double flops(const struct rot_args *a)
+{
+	return rot_arg(a, "n");
+}
+static double bytes(const struct rot_args *a)
+{
+	return 16 * rot_arg(a, "n");
+}
 
-static const struct rot_kernel work = {.name = "work", .description = "a = f*b, WORK_TIMES times",
-				       .params = params, .init = init, .run = run,
-				       .dispose = dispose, .flops = flops, .bytes = bytes};
+static const struct rot_kernel work = {.name = "work",
+				       .description = "a = f*b, WORK_TIMES times",
+				       .params = params,
+				       .init = init,
+				       .run = run,
+				       .dispose = dispose,
+				       .flops = flops,
+				       .bytes = bytes};
 ROT_KERNEL(work)
