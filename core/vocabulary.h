@@ -211,12 +211,12 @@
 	  "bytesLoaded", "", "count", "counted", "of them, loaded")                                \
 	X(BYTES_STORED, "bytesStored", "number", "B per invocation", "bytes_stored_counted",       \
 	  "bytesStored", "", "count", "counted", "of them, stored")                                \
-	X(TRAFFIC, "traffic", "table", "B per invocation", "traffic_bytes:%s", "traffic", "",      \
+	X(TRAFFIC, "traffic", "table", "B per invocation", "traffic_bytes:%s", "simulatedBytes", "", \
 	  "count", "counted",                                                                      \
 	  "simulated bytes between each cache level and the one above, by the lower (DRAM: "       \
 	  "beyond the last), write-allocate fills and write-backs included")                      \
 	X(TRAFFIC_WRITTEN, "trafficWritten", "table", "B per invocation",                         \
-	  "traffic_written_bytes:%s", "trafficWritten", "", "count", "counted",                    \
+	  "traffic_written_bytes:%s", "simulatedWrittenBytes", "", "count", "counted",             \
 	  "of them, dirty lines written back")                                                     \
 	X(FLOPS_COUNTED_RATIO, "flopsCountedRatio", "number", "", "flops_counted_over_declared",   \
 	  "flopsCountedRatio", "", "count", "counted", "counted flops over declared")              \

@@ -99,3 +99,17 @@ t.is(work.text(p), "slower x1.9: work x1.00, rate x0.53", "the same work, slower
 p = { verdict = "same", ratio = 1.0, a = { cflops = 0, cbytes = 8000 }, b = { cflops = 0, cbytes = 8000 } }
 t.is(work.text(p), "same x1.0: work x1.00, rate x1.00", "no flops: work in bytes")
 t.is(work.text({ verdict = "slower", ratio = 2, a = { time = 1 }, b = { time = 2 } }), nil, "uncounted runs: no split")
+
+-- every row field's CSV column, JSON key and record name is its own (core/vocabulary.h)
+local dup = {}
+for _, what in ipairs({ "csv", "json", "record" }) do
+  local seen = {}
+  for _, f in ipairs(require("rot.results.row").fields) do
+    local v = f[what]
+    if v and v ~= "" then
+      if seen[v] then dup[#dup + 1] = what .. " " .. v end
+      seen[v] = true
+    end
+  end
+end
+t.is(table.concat(dup, ", "), "", "no two row fields share a CSV column, a JSON key or a record name")

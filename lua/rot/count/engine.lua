@@ -48,10 +48,9 @@ end
 local function harness_target(s) return util.relpath(s.home .. "/core", s.builddir) .. "/rot-count" end
 
 --[[ Builds the tool (and, for kernel points, rot-count with desc's kernels, macros and flags:
-  the generated files rewritten for it) under the build lock; returns the paths {tool=, harness=,
-  recorder=}, or nil and the compiler's last lines. ]]
+  the generated files rewritten for it); the caller holds the build lock until it has run them.
+  Returns the paths {tool=, harness=, recorder=}, or nil and the compiler's last lines. ]]
 function M.build(s, desc, kinfo)
-  local lock <close> = build.lock(s)
   return s:timed("build", function()
     build.generate(s, desc, kinfo)
     local targets = { "count-tool" }

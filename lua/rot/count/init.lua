@@ -161,13 +161,13 @@ end
 local function count_kernels(s, group, sim)
   local first = group[1]
   local measuring <close> = build.measuring(s)
+  local lock <close> = build.lock(s) -- the build directory's rot-count stays this one while it runs
   local paths, err = engine.build(s, first.cd, first.row.kinfo)
   if not paths then
     for _, it in ipairs(group) do failed(s, it.row, err:match("^[^\n]*")) end
     io.stderr:write(err, "\n")
     return
   end
-  local lock <close> = build.lock(s) -- the build directory's rot-count stays this one while it runs
   local prog = { paths.harness }
   for i, it in ipairs(group) do
     if i > 1 then prog[#prog + 1] = "--" end
@@ -199,6 +199,7 @@ end
 local function count_app(s, it, sim)
   local row, d = it.row, it.row.desc
   local measuring <close> = build.measuring(s)
+  local lock <close> = build.lock(s)
   local paths, err = engine.build(s, d, row.kinfo)
   if not paths then return failed(s, row, err) end
   local env = { ROT_MARKERS = paths.recorder, OMP_WAIT_POLICY = "passive", GOMP_SPINCOUNT = "0" }
