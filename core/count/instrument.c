@@ -110,8 +110,13 @@ static void access(struct pass *p, IRExpr *addr, Int size, Bool write, IRExpr *g
 					       VG_(fnptr_to_fnentry)(&guarded_bytes), args)
 			   : unsafeIRDirty_0_N(3, "rotcount_access",
 					       VG_(fnptr_to_fnentry)(&count_sim_access), args);
-	if (guard)
+	if (guard) { /* it adds to the counts the code around it adds to: said, so none moves past
+		      */
 		d->guard = guard;
+		d->mFx = Ifx_Modify;
+		d->mAddr = mkIRExpr_HWord((HWord)count_live);
+		d->mSize = (Int)sizeof count_live;
+	}
 	addStmtToIRSB(p->out, IRStmt_Dirty(d));
 }
 
