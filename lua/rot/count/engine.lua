@@ -79,13 +79,13 @@ function M.argv(paths, out, log, option, env, prog)
   return argv
 end
 
---[[ Runs argv (M.argv's) in dir, stdin on /dev/null, calling line(text) with each line the
-  program writes on stdout; gives up after patience seconds without a line. Returns the exit
-  status, or nil and "timeout". ]]
-function M.run(argv, dir, patience, line)
+--[[ Runs argv (M.argv's) in dir, stdin on /dev/null, stderr into the file err, calling
+  line(text) with each line the program writes on stdout; gives up after patience seconds
+  without a line. Returns the exit status, or nil and "timeout". ]]
+function M.run(argv, dir, patience, line, err)
   local process = require "rot.process"
-  local proc <close>, err = process.spawn(argv, { dir = dir, stdin = "null" })
-  if not proc then util.fail("cannot start the counting engine: " .. tostring(err)) end
+  local proc <close>, perr = process.spawn(argv, { dir = dir, stdin = "null", stderr = err })
+  if not proc then util.fail("cannot start the counting engine: " .. tostring(perr)) end
   while true do
     local text, why = proc:line(patience)
     if not text then
@@ -99,9 +99,9 @@ function M.run(argv, dir, patience, line)
 end
 
 --[[ Why a run under the engine failed, from its log: an instruction Valgrind cannot decode
-  (AVX-512: its EVEX prefix 0x62) with the build hint, else its last lines. avx512 true: the
-  log says AVX-512. ]]
-function M.why(log_path, what, hint)
+  (AVX-512: its EVEX prefix 0x62) with the build hint, else the program's last line on stderr
+  (stderr: that file), else the log's last lines. avx512 true: the log says AVX-512. ]]
+function M.why(log_path, what, hint, stderr)
   local log = sys.readfile(log_path) or ""
   local bytes = log:match("unhandled instruction bytes: (0x%x+[^\n]*)")
   if bytes and bytes:match("^0x62") then
@@ -109,6 +109,8 @@ function M.why(log_path, what, hint)
       (log:match("Using Valgrind%-([%d.]+)") or "3.19") .. ") cannot decode", hint, true
   end
   if bytes then return what .. " runs an instruction the counting engine cannot decode (bytes " .. bytes .. ")", nil end
+  local said = (sys.readfile(stderr or "") or ""):match("([^\n]+)\n?$")
+  if said then return what .. " failed under the counting engine: " .. said, nil end
   local lines = {}
   for l in log:gmatch("[^\n]+") do
     l = l:gsub("^==%d+== ?", "")

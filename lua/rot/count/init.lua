@@ -178,7 +178,8 @@ local function count_kernels(s, group, sim)
   sys.remove(out)
   local step = progress(s, #group, #group == 1 and "1 point" or (#group .. " points"))
   local st = s:timed("count", engine.run, engine.argv(paths, out, log, sim.option, {}, prog), dir,
-    s:get("timeout") * engine.SLOWER, function(line) if line:match("^%a+ %d+$") then step() end end)
+    s:get("timeout") * engine.SLOWER, function(line) if line:match("^%a+ %d+$") then step() end end, dir .. "/count.err")
+  local said = sys.readfile(dir .. "/count.err") or "" -- rot-count's words on a point that failed
   local text = sys.readfile(out)
   local parsed = engine.parse(text)
   for i, it in ipairs(group) do
@@ -186,9 +187,10 @@ local function count_kernels(s, group, sim)
       it.row.countRecord = write_entry(s, it.hash, { version = M.VERSION, description = it.text, note = it.note,
         flags = it.cd.flags, caches = sim.words, output = one_region(text, tostring(i)), region = tostring(i) })
     else
+      local own = said:match("rot%-count: point " .. i .. ": ([^\n]*)")
       local why, hint = engine.why(log, "kernel '" .. it.row.desc.workloads[1].kernel .. "'",
         "count a build without AVX-512 (-mno-avx512f)")
-      failed(s, it.row, st == 0 and "its kernel did not run to its end" or why, hint)
+      failed(s, it.row, own or why, hint)
     end
   end
 end
@@ -210,13 +212,13 @@ local function count_app(s, it, sim)
   local prog = { d.app.path, table.unpack(d.app.args) }
   local step = progress(s, 1, "application '" .. util.basename(d.app.path) .. "'")
   local st, why = s:timed("count", engine.run, engine.argv(paths, out, log, sim.option, env, prog), d.app.dir,
-    s:get("timeout") * engine.SLOWER)
+    s:get("timeout") * engine.SLOWER, nil, dir .. "/count.err")
   step()
   local parsed = engine.parse(sys.readfile(out))
   if st ~= 0 or not parsed then
     local name = "application '" .. util.basename(d.app.path) .. "'"
     local text, hint = engine.why(log, name, "build it without AVX-512 for counting (add -mno-avx512f to its "
-      .. "compiler flags, or -march=x86-64-v3 for -march=native): the count is then of that build")
+      .. "compiler flags, or -march=x86-64-v3 for -march=native): the count is then of that build", dir .. "/count.err")
     if why == "timeout" then text = name .. " ran past " .. math.floor(s:get("timeout") * engine.SLOWER) .. " s under the counting engine" end
     if st and st ~= 0 and parsed and not text:find("AVX", 1, true) then text = name .. " exited with status " .. st .. " under the counting engine" end
     return failed(s, row, text, hint)
