@@ -188,10 +188,10 @@
 	  "bytes moved: measured where the counts say so, else declared")                          \
 	X(COUNTS, "counts", "text", "", "counts", "counts", "", "", "quantities",                  \
 	  "where flops and bytes come from: declared, measured, counted, none, or each's")         \
-	X(FLOPS_DECLARED, "flopsDeclared", "number", "flop per invocation", "flops_declared", "",  \
-	  "", "", "quantities", "the flops the kernel declared")                                   \
-	X(BYTES_DECLARED, "bytesDeclared", "number", "B per invocation", "bytes_declared", "", "", \
-	  "", "quantities", "the bytes it declared")                                               \
+	X(FLOPS_DECLARED, "flopsDeclared", "number", "flop per invocation", "flops_declared",      \
+	  "flopsDeclared", "", "", "quantities", "the flops the kernel declared")                  \
+	X(BYTES_DECLARED, "bytesDeclared", "number", "B per invocation", "bytes_declared",         \
+	  "bytesDeclared", "", "", "quantities", "the bytes it declared")                          \
 	X(BYTES_WRITTEN, "bytesWritten", "number", "B per invocation", "bytes_written_declared",   \
 	  "bytesWritten", "", "", "quantities", "of them, the bytes written (where declared)")     \
 	X(FLOPS_RATIO, "flopsRatio", "number", "", "flops_measured_over_declared", "", "", "",     \
