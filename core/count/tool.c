@@ -8,6 +8,7 @@
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcfile.h"
 #include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_options.h"
 #include "pub_tool_threadstate.h"
@@ -23,6 +24,7 @@ Bool count_simulating;
 static const HChar *out_path;	/* --rot-out=FILE */
 static const HChar *cache_spec; /* --rot-cache=SIZE:ASSOC,...: the levels, L1 first */
 static Long line_size = 64;	/* --rot-line=BYTES */
+static Int first_pid; /* the program's: a process it forks (still under the tool) writes nothing */
 static struct cachesim sim;
 
 /* What each thread counted while it ran (the running one's latest in count_live). */
@@ -235,7 +237,8 @@ static void write_out(void)
 
 static void fini(Int exitcode)
 {
-	write_out();
+	if (VG_(getpid)() == first_pid)
+		write_out();
 }
 
 /* --rot-cache=SIZE:ASSOC,...: the simulated levels; False when the text is no hierarchy. */
@@ -286,6 +289,7 @@ static void post_clo_init(void)
 		VG_(fmsg_bad_option)("--rot-out", "rotcount needs --rot-out=FILE\n");
 	if (cache_spec && !caches_set(cache_spec))
 		VG_(fmsg_bad_option)("--rot-cache", "not a cache hierarchy: '%s'\n", cache_spec);
+	first_pid = VG_(getpid)();
 	threads = VG_(calloc)("rotcount.threads", VG_N_THREADS, sizeof *threads);
 	regions = VG_(calloc)("rotcount.regions", REGIONS, sizeof *regions);
 }
