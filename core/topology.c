@@ -31,6 +31,7 @@ static void load_caches(struct topology *t, hwloc_topology_t topo)
 		c->type = first->attr->cache.type == HWLOC_OBJ_CACHE_DATA ? 'd' : 'u';
 		c->size = first->attr->cache.size;
 		c->linesize = first->attr->cache.linesize;
+		c->associativity = first->attr->cache.associativity;
 		c->instances = n;
 		c->pus = hwloc_bitmap_weight(first->cpuset);
 		for (int i = 0; i < n; i++) {

@@ -15,6 +15,7 @@ struct topology_cache {
 	int instances;		 /* instances in the machine */
 	int pus;		 /* PUs the first instance serves */
 	unsigned linesize;
+	int associativity; /* ways; 0 unknown, -1 fully associative */
 	/* owner[os index of a PU] = logical index of the instance serving it, -1 if none */
 	short owner[TOPOLOGY_MAX_PUS];
 };

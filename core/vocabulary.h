@@ -189,17 +189,55 @@
 	X(BYTES, "bytes", "number", "B per invocation", "bytes", "bytes", "", "", "quantities",    \
 	  "bytes moved: measured where the counts say so, else declared")                          \
 	X(COUNTS, "counts", "text", "", "counts", "counts", "", "", "quantities",                  \
-	  "where flops and bytes come from: declared, measured, none, or each's")                  \
-	X(FLOPS_DECLARED, "flopsDeclared", "number", "flop per invocation", "flops_declared", "",  \
-	  "", "", "quantities", "the flops the kernel declared")                                   \
-	X(BYTES_DECLARED, "bytesDeclared", "number", "B per invocation", "bytes_declared", "", "", \
-	  "", "quantities", "the bytes it declared")                                               \
+	  "where flops and bytes come from: declared, measured, counted, none, or each's")         \
+	X(FLOPS_DECLARED, "flopsDeclared", "number", "flop per invocation", "flops_declared",      \
+	  "flopsDeclared", "", "", "quantities", "the flops the kernel declared")                  \
+	X(BYTES_DECLARED, "bytesDeclared", "number", "B per invocation", "bytes_declared",         \
+	  "bytesDeclared", "", "", "quantities", "the bytes it declared")                          \
 	X(BYTES_WRITTEN, "bytesWritten", "number", "B per invocation", "bytes_written_declared",   \
 	  "bytesWritten", "", "", "quantities", "of them, the bytes written (where declared)")     \
 	X(FLOPS_RATIO, "flopsRatio", "number", "", "flops_measured_over_declared", "", "", "",     \
 	  "quantities", "measured flops over declared")                                            \
 	X(BYTES_RATIO, "bytesRatio", "number", "", "bytes_measured_over_declared", "", "", "",     \
 	  "quantities", "measured bytes over declared")                                            \
+	X(FLOPS_COUNTED, "flopsCounted", "number", "flop per invocation", "flops_counted",          \
+	  "flopsCounted", "cflops", "count", "counted",                                            \
+	  "flops counted under Valgrind (rot.count): one invocation, an FMA two")                  \
+	X(FLOPS_CLASSES, "flopsClasses", "table", "flop per invocation", "flops_counted:%s",       \
+	  "flopsClasses", "", "count", "counted",                                                  \
+	  "counted flops by precision and instruction width (fp64_256: 256-bit fp64 vectors)")     \
+	X(BYTES_COUNTED, "bytesCounted", "number", "B per invocation", "bytes_counted",            \
+	  "bytesCounted", "cbytes", "count", "counted",                                            \
+	  "bytes the instructions loaded and stored (the cache-aware roofline's bytes)")           \
+	X(BYTES_LOADED, "bytesLoaded", "number", "B per invocation", "bytes_loaded_counted",       \
+	  "bytesLoaded", "", "count", "counted", "of them, loaded")                                \
+	X(BYTES_STORED, "bytesStored", "number", "B per invocation", "bytes_stored_counted",       \
+	  "bytesStored", "", "count", "counted", "of them, stored")                                \
+	X(TRAFFIC, "traffic", "table", "B per invocation", "traffic_bytes:%s", "simulatedBytes", "", \
+	  "count", "counted",                                                                      \
+	  "simulated bytes between each cache level and the one above, by the lower (DRAM: "       \
+	  "beyond the last), write-allocate fills and write-backs included")                      \
+	X(TRAFFIC_WRITTEN, "trafficWritten", "table", "B per invocation",                         \
+	  "traffic_written_bytes:%s", "simulatedWrittenBytes", "", "count", "counted",             \
+	  "of them, dirty lines written back")                                                     \
+	X(FLOPS_COUNTED_RATIO, "flopsCountedRatio", "number", "", "flops_counted_over_declared",   \
+	  "flopsCountedRatio", "", "count", "counted", "counted flops over declared")              \
+	X(BYTES_COUNTED_RATIO, "bytesCountedRatio", "number", "", "bytes_counted_over_declared",   \
+	  "bytesCountedRatio", "", "count", "counted", "counted bytes over declared")              \
+	X(FLOPS_PMU, "flopsPmu", "number", "flop per invocation", "flops_pmu", "flopsPmu", "",     \
+	  "count", "counted", "flops the PMU measured (its counts), beside the counted")           \
+	X(BYTES_PMU, "bytesPmu", "number", "B per invocation", "bytes_pmu", "bytesPmu", "",        \
+	  "count", "counted", "bytes the PMU measured (its counts), beside the simulated")         \
+	X(DISAGREE, "disagree", "text", "", "sources_disagree", "disagree", "", "count", "counted", \
+	  "where its sources of flops and bytes disagree beyond rot.results.counted's tolerances")  \
+	X(COUNT_NOTE, "countNote", "text", "", "count_note", "countNote", "", "count", "counted",  \
+	  "how it was counted where not as timed (a build without AVX-512, the environment)")      \
+	X(COUNT_CACHES, "countCaches", "text", "", "count_caches", "countCaches", "", "count",     \
+	  "counted", "the cache hierarchy the count simulated")                                    \
+	X(COUNT_FAILED, "countFailed", "text", "", "count_failed", "countFailed", "", "count",     \
+	  "counted", "why counting it failed")                                                     \
+	X(COUNT_RECORD, "countRecord", "table", "", "", "", "", "", "count",                       \
+	  "its count (rot.count): what the counting tool counted, and how")                        \
 	X(RUNS, "runs", "int", "", "runs", "runs", "runs", "", "quantities",                       \
 	  "timed runs (an application: invocations)")                                              \
 	X(DISTURBED, "disturbed", "int", "", "disturbed_runs", "", "", "", "quantities",           \
@@ -277,10 +315,12 @@
 	  "average")                                                                               \
 	X(FLOPS_SOURCE, "flopsSource", "text", "", "flops_source", "flopsSource", "", "app",       \
 	  "regions",                                                                               \
-	  "where its flops come from: declared (rot_region_work), measured (counters), none")      \
+	  "where its flops come from: declared (rot_region_work), measured (counters), counted "   \
+	  "(rot.count, where it declares none), none")                                             \
 	X(BYTES_SOURCE, "bytesSource", "text", "", "bytes_source", "bytesSource", "", "app",       \
 	  "regions",                                                                               \
-	  "where its bytes come from: declared (rot_region_work), measured (counters), none")      \
+	  "where its bytes come from: declared (rot_region_work), measured (counters), counted "   \
+	  "(rot.count, where it declares none), none")                                             \
 	X(NEVER_CLOSED, "neverClosed", "int", "calls", "never_closed", "neverClosed", "", "app",   \
 	  "regions", "calls begun and not ended when the invocation ended (left out of its time)") \
 	X(MARKER_SHARE, "markerShare", "number", "fraction", "marker_share", "markerShare", "",    \

@@ -63,6 +63,9 @@ const struct config_key config_keys[] = {
     {"governor", CONFIG_STRING, "", NULL,
      "set this cpufreq governor on every CPU before measuring (needs permission)"},
     {"quick", CONFIG_BOOL, "false", NULL, "few points and few runs, for tests and smoke checks"},
+    {"count", CONFIG_BOOL, "false", NULL,
+     "count every point's flops, bytes and simulated cache traffic once, under Valgrind (a "
+     "point's own count = true does it for that point); never during its timed runs"},
     {"peaksFile", CONFIG_STRING, "", NULL,
      "peaks.csv whose ceilings rooflines and bounds use; empty: this machine's, measured on first "
      "use"},

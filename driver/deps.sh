@@ -59,7 +59,7 @@ need() {
 check() {
 	missing=""
 	pkgs=""
-	for c in make perl prove ccache gnuplot; do
+	for c in make perl prove ccache gnuplot valgrind; do
 		case $c in perl | prove) p=perl ;; gnuplot) p=gnuplot-nox ;; *) p=$c ;; esac
 		command -v "$c" >/dev/null 2>&1 || need "the command '$c' on PATH" "$p"
 	done
@@ -73,6 +73,10 @@ int main(void) { pfm_initialize(); return 0; }' -lpfm ||
 	builds '#include <hwloc.h>
 int main(void) { return hwloc_get_api_version() >= 0x20000 ? 0 : 1; }' -lhwloc ||
 		need "hwloc 2 (hwloc.h, libhwloc)" libhwloc-dev
+	# the counting pass's engine: rot's Valgrind tool is built against Valgrind's headers
+	builds '#include <valgrind/valgrind.h>
+int main(void) { return RUNNING_ON_VALGRIND; }' ||
+		need "Valgrind's headers (valgrind/valgrind.h)" valgrind
 	return 0
 }
 

@@ -28,7 +28,7 @@ static struct process *checkprocess(lua_State *L)
 	return luaL_checkudata(L, 1, PROCESS_MT);
 }
 
-/* spawn(argv [, {dir=, stderr=path, kill=signal}]) -> process ; nil, message */
+/* spawn(argv [, {dir=, stderr=path, kill=signal, stdin="null"}]) -> process ; nil, message */
 static int l_spawn(lua_State *L)
 {
 	luaL_checktype(L, 1, LUA_TTABLE);
@@ -61,7 +61,9 @@ static int l_spawn(lua_State *L)
 		lua_rawseti(L, -2, (int)n + 2);
 		lua_getfield(L, 2, "kill");
 		pr->cp.kill_signal = (int)lua_tointeger(L, -1);
-		lua_pop(L, 1);
+		lua_getfield(L, 2, "stdin");
+		pr->cp.null_stdin = lua_isstring(L, -1) && strcmp(lua_tostring(L, -1), "null") == 0;
+		lua_pop(L, 2);
 	}
 	lua_setiuservalue(L, ud, 1);
 	if (run_command_start(&pr->cp) < 0) {

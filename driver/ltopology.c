@@ -39,7 +39,7 @@ static void setstr(lua_State *L, const char *k, const char *v)
 
 /* t:info() -> {pus=, cores=, packages=, numa_nodes=, memory=, cpu_model=, cpu_vendor=, arch=,
  * source=, caches = {{level=, name="L1", type="data"|"unified", size=, instances=, pus=,
- * linesize=}, ...}} (data and unified caches, ascending; sizes in bytes, 0 when unknown) */
+ * linesize=, associativity=}, ...}} (data and unified caches, ascending; sizes in bytes, 0 when unknown) */
 static int m_info(lua_State *L)
 {
 	struct topology *t = checktopology(L);
@@ -58,7 +58,7 @@ static int m_info(lua_State *L)
 		const struct topology_cache *c = &t->cache[i];
 		char name[8];
 		snprintf(name, sizeof name, "L%d", c->level);
-		lua_createtable(L, 0, 7);
+		lua_createtable(L, 0, 8);
 		setint(L, "level", c->level);
 		setstr(L, "name", name);
 		setstr(L, "type", c->type == 'd' ? "data" : "unified");
@@ -66,6 +66,7 @@ static int m_info(lua_State *L)
 		setint(L, "instances", c->instances);
 		setint(L, "pus", c->pus);
 		setint(L, "linesize", c->linesize);
+		setint(L, "associativity", c->associativity);
 		lua_rawseti(L, -2, i + 1);
 	}
 	lua_setfield(L, -2, "caches");

@@ -150,6 +150,11 @@ static _Noreturn void child_exec(const struct child_process *cp, const char *pro
 	setpgid(0, 0);
 	if (cp->dir && chdir(cp->dir) < 0)
 		child_fail(f->status[1], RUN_FAILED_CHDIR);
+	if (cp->null_stdin) {
+		int in = open("/dev/null", O_RDONLY);
+		if (in < 0 || dup2(in, 0) < 0)
+			child_fail(f->status[1], RUN_FAILED_REDIRECT);
+	}
 	int o = f->out[1] >= 0 ? f->out[1] : f->null;
 	if (o >= 0 && dup2(o, 1) < 0)
 		child_fail(f->status[1], RUN_FAILED_REDIRECT);

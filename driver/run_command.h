@@ -49,6 +49,8 @@ struct child_process {
 	 * close-on-exec) is out; stderr goes to err_path (created or truncated) when set. */
 	int out_pipe;
 	const char *err_path;
+	/* When set, stdin is /dev/null (else inherited). */
+	int null_stdin;
 	/* What stops the child when the driver is interrupted (default SIGTERM). */
 	int kill_signal;
 	/* run_command only: when > 0, a child still running after this many seconds is killed

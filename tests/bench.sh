@@ -331,6 +331,7 @@ echo "STREAM itself is not packaged by Debian and cannot be fetched here: tests/
 B="$B" R="$R" sh tests/bench/pipeline.sh # latencies against the published ones, the model's error (issue 46)
 B="$B" R="$R" sh tests/bench/apps.sh # applications: marker pairs, a program under rot, STREAM's regions
 B="$B" R="$R" sh tests/bench/apps-compare.sh # applications: rot compare -remeasure, A/A and a slower build
+B="$B" R="$R" sh tests/bench/count.sh # the counting pass: its slowdown, STREAM's loops counted region by region
 echo
 sh tests/bench/compare.sh # rot compare's verdicts: A/A pairs and known slowdowns (issue 45)
 

@@ -3,7 +3,8 @@
  * iterations. A kernel file sets CHAINS_NAME, defaults for the macros, then includes this.
  * Macros: PEAK_TYPE (double|float), PEAK_LANES (1 = scalar, else elements per vector),
  * PEAK_OP (0 fma, 1 add, 2 mul, 3 div), PEAK_CHAINS (independent chains; latency x issue rate hides
- * the pipeline), ROT_TALLY. */
+ * the pipeline), ROT_TALLY.
+ * Counted: flops up to 3 CHAINS LANES + 2 LANES more than declared, the chains' start and sum. */
 #include "args.h"
 #include "kernel.h"
 #include "tally.h"

@@ -2,7 +2,8 @@
  * daxpy). A kernel file defines STREAM_NAME, STREAM_EXPR(a, b, c) (the value stored to a; or
  * STREAM_SUM for the read-only reduction), which arrays it reads, its flops per element,
  * then includes this header. Macros: STREAM_TYPE (double|float), STREAM_NT (1: non-temporal
- * stores), STREAM_UNROLL; ROT_TALLY (1: count the work done, for tests). */
+ * stores), STREAM_UNROLL; ROT_TALLY (1: count the work done, for tests).
+ * Counted: sum's flops are n and up to 128 more, adding its partial sums after the loop. */
 #include "args.h"
 #include "kernel.h"
 #include "tally.h"
@@ -177,7 +178,9 @@ static void range(struct stream *t, size_t lo, size_t hi)
 		vec va = STREAM_READS_A ? *(vec *)&a[i] : (vec){0};
 		vec vb = STREAM_READS_B ? *(const vec *)&b[i] : (vec){0};
 		vec vc = STREAM_READS_C ? *(const vec *)&c[i] : (vec){0};
-		vec r = (vec){0} + STREAM_EXPR(va, vb, vc); /* broadcasts a scalar expression */
+		/* broadcasts a scalar expression; x - 0.0 is x exactly, so a vector one costs no
+		 * addition */
+		vec r = STREAM_EXPR(va, vb, vc) - (vec){0};
 		(void)va, (void)vb, (void)vc;
 #if VBYTES == 64
 		if (sizeof(elem) == 8)

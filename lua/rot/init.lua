@@ -5,6 +5,8 @@ local session = require "rot.session"
 local results = require "rot.results"
 local quantities = require "rot.results.quantities"
 local regions = require "rot.results.regions"
+local counted = require "rot.results.counted"
+local count = require "rot.count"
 local format = require "rot.results.format"
 local peaks = require "rot.machine.peaks"
 local machine = require "rot.machine"
@@ -13,6 +15,7 @@ local util = require "rot.util"
 local rot = {
   fail = util.fail, axis = space.axis, space = space.new, geometric = space.geometric,
   machine = machine, util = util, serialize = util.serialize,
+  pmu = require "rot.count.pmu", -- the PMU's floating-point events, for a counted point's counters
 }
 -- rot.config: the session's configuration (rot.session's, set by the CLI before the script runs)
 setmetatable(rot, { __index = function(_, k) if k == "config" then return session.current().config end end })
@@ -56,7 +59,8 @@ end
      cache, builds the cores of the missing ones (rot.build), runs them (rot.execute.batch:
      the measuring core, core/) and caches each result (rot.execute.outcome).
   3. The raw runs of every row become quantities (rot.results.quantities: time, rates,
-     intensity, spread, counters).
+     intensity, spread, counters). The points asked to be counted are counted once, untimed
+     (rot.count), and their counts become fields of their rows (rot.results.counted).
      An application point's row becomes its program's row and one per marked region
      (rot.results.regions), the region a coordinate of its own.
   4. The results object (rot.results) bounds them against the machine's ceilings
@@ -75,8 +79,10 @@ function rot.measure(sp, builder)
     end
   end
   quantities.pool(rows)
+  count.count(s, rows) -- the points asked to be counted, once, under Valgrind (never timed)
   local apps
   rows, apps = regions.expand(rows, s:get("bestK"), s:get("bestEpsilon"))
+  for _, r in ipairs(rows) do counted.apply(r) end
   local axes = {}
   for _, a in ipairs(sp.axes) do axes[#axes + 1] = a.name end
   if apps then axes[#axes + 1] = "region" end

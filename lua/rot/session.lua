@@ -31,7 +31,9 @@ function M.new(o)
     describing = 0, error_describing = false,
     count = { points = 0, hits = 0, measured = 0, failed = 0, slurm = 0, builds = 0, build_failures = 0, refused = 0 },
     aside_count = { points = 0, hits = 0, measured = 0, failed = 0, slurm = 0 }, -- rows settled in aside
-    time = { build = 0, measure = 0, cache = 0, plot = 0, wait = 0 }, -- wait: for another rot's lock
+    time = { build = 0, measure = 0, cache = 0, plot = 0, wait = 0, count = 0 }, -- wait: for another rot's lock
+    -- the counting pass's points (rot.count): counted under its engine, found in its cache
+    counted = { counted = 0, hits = 0 },
     waited = {}, -- the locks it said it waits for (rot.session.lock)
     said = {}, -- what it said once (Session:once): a note, a warning, by what
     -- (set later, each by its method) stage: the step the progress line counts (the peaks'
@@ -77,6 +79,11 @@ function Session:once(what)
   if self.said[what] then return false end
   self.said[what] = true
   return true
+end
+
+-- Adds to the summary's count of points the counting pass counted and found in its cache.
+function Session:add_counted(counted, hits)
+  self.counted.counted, self.counted.hits = self.counted.counted + counted, self.counted.hits + hits
 end
 
 -- Adds n (default 1) to the summary's count of what (builds, build_failures, refused).
@@ -254,10 +261,13 @@ function Session:failures() return self.count.failed + self.aside_count.failed e
 -- The closing line of a measure run: the script's points, then the ceilings'.
 function Session:summary()
   local c, t = self.count, self.time
+  local n = self.counted
+  local counted = n.counted + n.hits > 0 and string.format("count %.2f s (%d counted, %d from the cache), ", t.count,
+    n.counted, n.hits) or ""
   return string.format("rot: %d points, cache: %d hits, %d measured%s, %d failed%s; time: build %.2f s, "
-    .. "measure %.2f s, cache %.3f s, plot %.2f s, %stotal %.2f s",
+    .. "measure %.2f s, cache %.3f s, %splot %.2f s, %stotal %.2f s",
     c.points, c.hits, c.measured, c.slurm > 0 and (" (" .. c.slurm .. " on Slurm)") or "",
-    c.failed, self:aside_summary(), t.build, t.measure, t.cache, t.plot,
+    c.failed, self:aside_summary(), t.build, t.measure, t.cache, counted, t.plot,
     t.wait > 0 and string.format("waiting for another rot %.2f s, ", t.wait) or "", sys.clock() - self.t_start)
 end
 

@@ -6,7 +6,7 @@
 deps=$ROOT/driver/deps.sh
 # a PATH with only the commands rot and its checks use: no gnuplot, no dpkg, no apt-get
 mkdir -p "$T/bin" "$T/opt/gnuplot/bin"
-for c in sh gcc make perl prove ccache as ld mktemp rm pkg-config id; do
+for c in sh gcc make perl prove ccache as ld mktemp rm pkg-config id valgrind; do
 	p=$(command -v $c) && ln -s "$p" "$T/bin/$c"
 done
 ln -s "$(command -v gnuplot)" "$T/opt/gnuplot/bin/gnuplot"

@@ -747,5 +747,6 @@ t.ok(quick:find("quick peaks first: once") and quick:find("about a minute", 1, t
 
 dofile("tests/lua/plots.lua") -- label placement and its checker
 dofile("tests/lua/regions.lua") -- an application point's rows
+dofile("tests/lua/counted.lua") -- what the counting pass makes of a row
 
 t.done()

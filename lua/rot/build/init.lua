@@ -63,8 +63,9 @@ function M.measuring(s)
 end
 
 -- The generated files of a build: macro headers, kernel flags, kernel list, path maps (no
--- absolute path of the checkout, the build or a study reaches the binary).
-local function generate(s, desc, kinfo)
+-- absolute path of the checkout, the build or a study reaches the binary). (rot.count builds
+-- its rot-count from them too.)
+function M.generate(s, desc, kinfo)
   local macros = {}
   for _, m in ipairs(kinfo.macros) do macros[m] = desc.macros[m] or false end
   for _, k in ipairs(kinfo.kernels) do
@@ -99,7 +100,7 @@ end
 --[[ Builds the core of a description (the lock held by the caller): returns the binary and
   its hash, or nil and the compiler's last lines with what was being built. ]]
 function M.core(s, desc, kinfo)
-  generate(s, desc, kinfo)
+  M.generate(s, desc, kinfo)
   local st, out = M.make(s, s.builddir)
   if st ~= 0 then
     local lines = {}

@@ -55,7 +55,13 @@ function M.run(cfg, pos)
       sys.remove(p)
     end)
     sys.remove(dir .. "/cores")
-    io.stdout:write(string.format("rot: removed %d cache entries from '%s'\n", n, dir))
+    local counts = 0 -- the counting pass's (rot.count)
+    walk(dir .. "/counts", function(p, kind)
+      if kind == "file" then counts = counts + 1 end
+      sys.remove(p)
+    end)
+    io.stdout:write(string.format("rot: removed %d cache entries from '%s'%s\n", n, dir,
+      counts > 0 and string.format(" (and %d count%s)", counts, counts == 1 and "" or "s") or ""))
     return 0
   elseif pos[2] then
     util.fail("unknown cache command '" .. pos[2] .. "'", "rot cache, rot cache clear, or rot cache clear NAME")

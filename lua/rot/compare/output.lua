@@ -4,6 +4,7 @@
 local util = require "rot.util"
 local format = require "rot.results.format"
 local rule = require "rot.compare.rule"
+local work = require "rot.compare.work"
 
 local M = {}
 
@@ -59,7 +60,10 @@ local function columns(axes, csv, with_machine)
     both("time", "time_s", function(x) return x and x.time and util.seconds(x.time) end)
   end
   cols[#cols + 1] = { csv and "ratio_B_over_A" or "B/A", function(p) return p.ratio end, "%.3f" }
-  cols[#cols + 1] = { "verdict", function(p) return p.verdict .. ((not csv and p.inconclusive) and " (inconclusive)" or "") end }
+  cols[#cols + 1] = { "verdict", function(p) -- with the split of work from rate where both sides were counted
+    local v = (not csv and work.text(p)) or p.verdict
+    return v .. ((not csv and p.inconclusive) and " (inconclusive)" or "")
+  end }
   both("GB/s", "bandwidth_GBs", function(x) return side(x, "gbs") end, "%.2f")
   both("GFLOP/s", "performance_GFLOPs", function(x) return side(x, "gflops") end, "%.3f")
   both("of bound", "fraction_of_bound", function(x)
@@ -72,6 +76,8 @@ local function columns(axes, csv, with_machine)
     both("intensity", "intensity_flop_per_byte", function(x) return side(x, "intensity") end)
     both("limiter", "limiter", function(x) return side(x, "limiter") end)
     both("source", "source", function(x) return side(x, "status") end)
+    cols[#cols + 1] = { "work_B_over_A", function(p) return (work.split(p)) end }
+    cols[#cols + 1] = { "rate_B_over_A", function(p) return select(2, work.split(p)) end }
     for _, c in ipairs({ { "rule", "rule" }, { "rounds", "rounds" }, { "interval_low", "lo" }, { "interval_high", "hi" },
       { "p_value", "p" }, { "noise_band", "band" }, { "noise", "noise" }, { "inconclusive", "inconclusive" },
       { "not_remeasured", "not_remeasured" } }) do
@@ -170,7 +176,8 @@ function M.write(dir, name, A, B, matched, summary, axes, with_machine, o)
   format.records_csv(matched, columns(axes, true, with_machine), base .. ".csv")
   local points = {}
   for i, p in ipairs(matched) do
-    points[i] = { point = p.point, verdict = p.verdict, ratio = p.ratio, rule = p.rule, noise = p.noise,
+    local w, rate = work.split(p)
+    points[i] = { point = p.point, verdict = p.verdict, ratio = p.ratio, work = w, rate = rate, rule = p.rule, noise = p.noise,
       inconclusive = p.inconclusive, notRemeasured = p.not_remeasured, band = p.band, rounds = p.rounds, ratios = p.ratios, pValue = p.p,
       interval = p.lo and { low = p.lo, high = p.hi, level = 0.99 } or nil,
       a = json_side(p.a, A.record), b = json_side(p.b, B.record),
@@ -191,7 +198,9 @@ function M.gate(matched, axes, fail_on)
     local what = M.coords(p.point, axes)
     local times = (p.a and p.a.time and util.seconds(p.a.time) or "-") .. " -> " ..
       (p.b and p.b.time and util.seconds(p.b.time) or "-")
-    local why = p.ratio and string.format(" (x%.3f; %s)", p.ratio, p.noise) or ""
+    local w, rate = work.split(p)
+    local split = w and string.format("; work x%.2f, rate x%.2f", w, rate) or ""
+    local why = p.ratio and string.format(" (x%.3f%s; %s)", p.ratio, split, p.noise) or ""
     io.stderr:write("rot: ", p.verdict, ": ", what ~= "" and what or "(no coordinates)", ": ", times, why, "\n")
   end
   if #matched > 0 then

@@ -10,7 +10,7 @@ local fields = require "rot.describe.fields"
 local M = {}
 
 local SPEC_FIELDS = { app = true, args = true, env = true, threads = true, dir = true, inputs = true, counters = true,
-  counts = true, round = true, maxRuns = true }
+  counts = true, round = true, maxRuns = true, count = true }
 
 -- The most invocations of an application point when its spec does not say (the maxRuns key's
 -- value when it is lower): a program runs for seconds where a kernel runs for microseconds.
@@ -146,6 +146,7 @@ end
   the round and the machine; and the compiler that builds rot's recorder. ]]
 function M.describe(s, spec, fp)
   fields.check(spec, SPEC_FIELDS, "the point for application '" .. tostring(spec.app) .. "'")
+  fields.count(spec)
   local path = M.program(spec.app, s)
   if spec.threads ~= nil and (math.type(spec.threads) ~= "integer" or spec.threads < 1) then
     util.fail("threads must be a positive integer (the threads the program is told to use)")

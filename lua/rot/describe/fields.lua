@@ -1,5 +1,5 @@
 -- rot.describe.fields: what every kind of point's spec shares: its fields checked against the
--- known ones (a typo named with the nearest), its counters and measured counts.
+-- known ones (a typo named with the nearest), its counters and measured counts, its count.
 local util = require "rot.util"
 
 local M = {}
@@ -18,6 +18,15 @@ function M.check(t, known, what)
     if not known[k] then
       util.fail("unknown field '" .. tostring(k) .. "' in " .. what .. util.did_you_mean(tostring(k), M.names_of(known)))
     end
+  end
+end
+
+-- A spec's count (true: count its flops and bytes once, under Valgrind: rot.count), checked;
+-- no part of its description (the timed result is the same, counted or not).
+function M.count(spec)
+  if spec.count ~= nil and type(spec.count) ~= "boolean" then
+    util.fail("count must be true or false (true: its flops, bytes and simulated cache traffic counted once, "
+      .. "under Valgrind), not " .. tostring(spec.count))
   end
 end
 

@@ -24,7 +24,7 @@ local RULE_FIELDS = set_of(protocol.rule_keys)
 RULE_FIELDS.on, RULE_FIELDS.action = true, true
 local SPEC_FIELDS = { kernel = true, params = true, threads = true, pin = true, workloads = true, macros = true,
   flags = true, cacheMode = true, counters = true, counts = true, rules = true, gpuMetrics = true, round = true,
-  alongside = true, pointChild = true, minRunTime = true }
+  alongside = true, pointChild = true, minRunTime = true, count = true }
 
 local function int_list(v, what)
   if v == nil or v == "none" then return {} end
@@ -185,6 +185,7 @@ function M.describe(s, spec, fp)
   end
   local what = "the point for kernel '" .. tostring(spec.kernel or (spec.workloads and "workloads")) .. "'"
   check_fields(spec, SPEC_FIELDS, what)
+  fields.count(spec)
   local wls = workloads(spec, what)
   local list, macro_list, macro_set = kernels_of(s, wls, spec.alongside)
   if spec.round ~= nil and (math.type(spec.round) ~= "integer" or spec.round < 1) then

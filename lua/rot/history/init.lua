@@ -219,15 +219,17 @@ end
 
 --[[ A record's results as one text, numbers as a record keeps them: equal for two runs whose
   every point has the same outcome, time and run count (a rerun that only hit the cache), and
-  with with_bound the same bound (under the same ceilings), whether or not either was read
-  back from its file. ]]
+  with with_bound the same bound (under the same ceilings), and the same counted flops and bytes
+  (rot.count) where it has them, whether or not either was read back from its file. ]]
 function M.results(r, with_bound)
   local k, order = M.keyed(r, true)
   local parts = {}
   for _, key in ipairs(order) do
     local p = k[key]
+    local cf, cb = p[row.field("flopsCounted").record], p[row.field("bytesCounted").record]
     parts[#parts + 1] = key .. "=" .. (p.status == "failed" and "failed" or M.encode(p.time)) .. "/"
       .. M.encode(p.runs) .. (with_bound and "/" .. M.encode(p.bound) or "")
+      .. ((cf or cb) and ("/counted " .. M.encode(cf) .. "/" .. M.encode(cb)) or "") -- a count added is news
   end
   return table.concat(parts, ";")
 end

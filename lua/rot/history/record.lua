@@ -3,7 +3,7 @@
   ran (script, arguments, command-line keys, machine, executor, git commit), how it ended, the
   builds (kernels, flags, macros, a hash per source file) and every point's coordinates,
   description hash, outcome and summary (time, rates, intensity, spread, runs, bound, limiter,
-  fraction of bound, counters). The summary is kept in the record itself, so a result the
+  fraction of bound, counters, counted flops and bytes). The summary is kept in the record itself, so a result the
   cache later replaces can still be compared. README "Iterating on a kernel". ]]
 local sys = require "rot.sys"
 local util = require "rot.util"
@@ -15,6 +15,7 @@ local peaks = require "rot.machine.peaks"
 local bounds = require "rot.results.bounds"
 local quantities = require "rot.results.quantities"
 local regions = require "rot.results.regions"
+local counted = require "rot.results.counted"
 local fields = require "rot.results.row"
 
 local M = {}
@@ -188,6 +189,8 @@ local function point_of(row, here)
     if row.converged == false then p[rec("converged")] = false end
     if row.roundsAgree == false then p[rec("roundsAgree")] = false end
     if row.counters and next(row.counters) then p[rec("counters")] = row.counters end
+    -- counted work (rot.count): what rot compare splits a change of time into, work and rate
+    for _, k in ipairs({ "flopsCounted", "bytesCounted" }) do p[rec(k)] = row[k] end
   end
   return p
 end
@@ -262,6 +265,7 @@ function M.build(s, o)
     -- an application point is recorded as its program's and its regions' rows (each compared,
     -- each measured again by one how: the point's)
     for _, x in ipairs(app and regions.rows(row, s:get("bestK"), eps) or { row }) do
+      counted.apply(x)
       local p = point_of(x, here)
       p.build = build_of(s, x, r)
       p.how, p.params = how_of(x, r)

@@ -5,6 +5,7 @@ local csv = require "rot.csv"
 local row = require "rot.results.row"
 local codes = require "rot.machine.codes"
 local bounds = require "rot.results.bounds"
+local counted = require "rot.results.counted"
 local M = {}
 
 local function fmt(v, f)
@@ -66,6 +67,7 @@ for _, c in ipairs({ { "region", "region", tostring }, { "calls", "calls", show(
   local key = row.field(c[2]).key
   M.columns[c[1]] = { c[1], function(r) return c[3](r[key]) end, function(r) return r[key] end }
 end
+for name, c in pairs(counted.columns) do M.columns[name] = c end -- what the counting pass counted
 M.default_columns = { "size", "time", "GB/s", "GFLOP/s", "intensity", "bound", "limiter", "fraction", "runs", "rounds",
   "spread", "mode", "counts", "source" }
 -- an application's rows (its program and regions; the region is a coordinate)
@@ -126,6 +128,10 @@ local function defaults(rows)
     end
   end
   if measured then table.insert(cols, #cols, "m/d") end
+  if counted.any(rows) then -- counted rows: counted/declared and the simulated traffic
+    table.insert(cols, #cols, "counted")
+    table.insert(cols, #cols, "traffic")
+  end
   return cols
 end
 
@@ -277,10 +283,16 @@ end
 -- and the names of their counters and GPU metrics: counters in the order the rows have them,
 -- metrics sorted.
 local function csv_groups(rows)
-  local has, names, seen = {}, { counters = {}, gpuMetrics = {} }, {}
+  local has, names, seen = {}, { counters = {}, gpuMetrics = {}, flopsClasses = {}, traffic = {}, trafficWritten = {} }, {}
   for _, r in ipairs(rows) do
     has.app = has.app or r.region ~= nil
     has.node = has.node or (r.nodeType ~= nil and r.nodeType ~= "")
+    has.count = has.count or counted.has(r) or r.countFailed ~= nil
+    for _, f in ipairs({ "flopsClasses", "traffic", "trafficWritten" }) do -- the counting pass's, sorted below
+      for n in pairs(r[f] or {}) do
+        if not seen[f .. ":" .. n] then seen[f .. ":" .. n] = true; table.insert(names[f], n) end
+      end
+    end
     for _, n in ipairs(r.counterNames or {}) do
       if not seen["c:" .. n] then seen["c:" .. n] = true; table.insert(names.counters, n) end
     end
@@ -288,7 +300,7 @@ local function csv_groups(rows)
       if not seen["g:" .. n] then seen["g:" .. n] = true; has.gpu = true; table.insert(names.gpuMetrics, n) end
     end
   end
-  table.sort(names.gpuMetrics)
+  for _, f in ipairs({ "gpuMetrics", "flopsClasses", "traffic", "trafficWritten" }) do table.sort(names[f]) end
   return has, names
 end
 

@@ -9,6 +9,7 @@ local format = require "rot.results.format"
 local levelnames = require "rot.results.levelnames"
 local drawn = require "rot.results.drawn"
 local regions = require "rot.results.regions"
+local counted = require "rot.results.counted"
 local row = require "rot.results.row"
 local protocol = require "rot.protocol"
 local plot = require "rot.plot"
@@ -78,6 +79,8 @@ function Results:table(o)
   end
   format.table(self.rows, o.columns, o.axes or self.axes)
   regions.legend(self.rows, io.stdout)
+  counted.legend(self.rows, io.stdout)
+  counted.hint(self.rows, io.stdout)
 end
 
 -- outputDir/name.csv, once name is checked to be a plain file name
@@ -223,6 +226,7 @@ function Results:bounds()
       if b.step_fallback then unswept[#unswept + 1] = r end
     end
   end
+  counted.judge(self.rows) -- where counted flops and bytes disagree with the others, at the bounds' levels
   local file = get("peaksFile")
   note_unswept(unswept, file)
   warn_above(above, "", function(worst)
@@ -317,10 +321,15 @@ function Results:roofline(o)
     drawn.own_bounds(self, c.threads, extra)
   end
   extra.compute, extra.bandwidth = compute, bandwidth
+  local levels = counted.level_rows(self.rows) -- counted rows: a point per level besides (integrated roofline)
+  if levels then
+    extra.rows = table.move(levels, 1, #levels, #self.rows + 1, table.move(self.rows, 1, #self.rows, 1, {}))
+    o = setmetatable({ series = counted.level_series(o.series) }, { __index = o })
+  end
   for _, r in ipairs(self.rows) do
     if r.region then -- an application's regions: a point each, its area its share of the time
       extra.size = o.size or function(x) return x.share end
-      extra.label = o.label or function(x) return x.region end
+      extra.label = o.label or function(x) return x.region .. (x.countLevel and (" " .. x.countLevel) or "") end
       extra.not_drawn = regions.not_drawn
       break
     end

@@ -1,0 +1,55 @@
+/* counts: what rot's counting tool (rotcount, a Valgrind tool) counts per thread and region,
+ * declared once: the floating-point classes, the bytes of loads and stores, the simulated caches'
+ * traffic, and the client requests a program's markers and rot-count's kernels send it. */
+#ifndef ROT_COUNT_COUNTS_H
+#define ROT_COUNT_COUNTS_H
+
+/* X(ID, name, meaning): one 64-bit counter each, in the output's order. Flops count an FMA as
+ * two; a class is the precision and the width of the instruction that did them. */
+#define COUNT_FLOPS(X)                                                                             \
+	X(FP32_SCALAR, "fp32_scalar", "fp32 flops of scalar instructions")                         \
+	X(FP32_128, "fp32_128", "fp32 flops of 128-bit vector instructions")                       \
+	X(FP32_256, "fp32_256", "fp32 flops of 256-bit vector instructions")                       \
+	X(FP64_SCALAR, "fp64_scalar", "fp64 flops of scalar instructions")                         \
+	X(FP64_128, "fp64_128", "fp64 flops of 128-bit vector instructions")                       \
+	X(FP64_256, "fp64_256", "fp64 flops of 256-bit vector instructions")
+
+#define COUNT_BYTES(X)                                                                             \
+	X(LOADED, "loaded", "bytes the instructions loaded")                                       \
+	X(STORED, "stored", "bytes the instructions stored")
+
+/* The simulated hierarchy's traffic across boundary i (level i+1 and the one below it, the
+ * last one memory): lines filled into level i+1, dirty lines written back from it. */
+#define COUNT_LEVELS 4
+#define COUNT_TRAFFIC(X)                                                                           \
+	X(FILL1, "fill1", "bytes filled into L1 from below")                                       \
+	X(EVICT1, "evict1", "dirty bytes L1 wrote back below")                                     \
+	X(FILL2, "fill2", "bytes filled into L2 from below")                                       \
+	X(EVICT2, "evict2", "dirty bytes L2 wrote back below")                                     \
+	X(FILL3, "fill3", "bytes filled into L3 from below")                                       \
+	X(EVICT3, "evict3", "dirty bytes L3 wrote back below")                                     \
+	X(FILL4, "fill4", "bytes filled into L4 from below")                                       \
+	X(EVICT4, "evict4", "dirty bytes L4 wrote back below")
+
+enum count_id {
+#define X(id, name, meaning) COUNT_##id,
+	COUNT_FLOPS(X) COUNT_BYTES(X) COUNT_TRAFFIC(X)
+#undef X
+	    COUNT_N
+};
+
+/* The client requests (valgrind.h's VG_USERREQ_TOOL_BASE('R','C') on): a region named by a
+ * NUL-terminated string begins or ends in the calling thread; FLUSH empties the simulated
+ * caches (a cold run's start). */
+#define COUNT_REQUEST_BASE (((unsigned)'R' & 0xff) << 24 | ((unsigned)'C' & 0xff) << 16)
+enum count_request {
+	COUNT_REQUEST_BEGIN = COUNT_REQUEST_BASE,
+	COUNT_REQUEST_END,
+	COUNT_REQUEST_FLUSH,
+};
+
+/* The first line of the tool's output file, and its version. */
+#define COUNT_OUTPUT_MAGIC "rotcount 1"
+#define COUNT_NAME_MAX 128 /* bytes of a region's name, its NUL included */
+
+#endif

@@ -1,0 +1,312 @@
+/* tool: rotcount, rot's Valgrind tool (built by core/Makefile, run by rot's counting pass):
+ * counts per thread what instrument.c counts, per region what the marker requests bracket, the
+ * simulated caches' traffic, and writes them all to --rot-out when the program ends. */
+#include "instrument.h"
+#include "cachesim.h"
+
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_options.h"
+#include "pub_tool_threadstate.h"
+#include "pub_tool_vki.h"
+#include "valgrind.h"
+
+#define REGIONS 1024 /* region names a program may use */
+#define DEPTH 64     /* regions open at once in one thread */
+
+ULong count_live[COUNT_N];
+Bool count_simulating;
+
+static const HChar *out_path;	/* --rot-out=FILE */
+static const HChar *cache_spec; /* --rot-cache=SIZE:ASSOC,...: the levels, L1 first */
+static Long line_size = 64;	/* --rot-line=BYTES */
+static Int first_pid; /* the program's: a process it forks (still under the tool) writes nothing */
+static struct cachesim sim;
+
+/* What each thread counted while it ran (the running one's latest in count_live). */
+struct thread {
+	ULong total[COUNT_N];
+	Bool ran;
+	Int depth, overdepth;
+	struct frame {
+		Int region;
+		ULong at[COUNT_N];
+	} stack[DEPTH];
+};
+static struct thread *threads;
+static ThreadId running = VG_INVALID_THREADID;
+
+/* Per region: its name, its counts summed over calls and threads, its calls, its threads. */
+static struct region {
+	HChar name[COUNT_NAME_MAX];
+	ULong counts[COUNT_N];
+	ULong calls, threads;
+	ThreadId last; /* the thread that last began it, to count threads once each */
+} * regions;
+static Int nregions;
+static ULong misuses; /* ends that end no open region, names too long, too many regions */
+
+static void started(ThreadId tid, ULong blocks)
+{
+	running = tid;
+	threads[tid].ran = True;
+}
+
+static void stopped(ThreadId tid, ULong blocks)
+{
+	for (Int i = 0; i < COUNT_N; i++) {
+		threads[tid].total[i] += count_live[i];
+		count_live[i] = 0;
+	}
+	running = VG_INVALID_THREADID;
+}
+
+/* Thread tid's counts now. */
+static void counts_now(ThreadId tid, ULong *out)
+{
+	for (Int i = 0; i < COUNT_N; i++)
+		out[i] = threads[tid].total[i] + (tid == running ? count_live[i] : 0);
+}
+
+VG_REGPARM(3) void count_sim_access(Addr addr, UWord size, UWord write)
+{
+	cachesim_access(&sim, addr, size, (int)write, &count_live[COUNT_FILL1]);
+}
+
+/* The region of a name the program passed (created when new): -1 after a misuse. */
+static Int region_of(const HChar *name, Bool create)
+{
+	if (!name || VG_(strlen)(name) >= COUNT_NAME_MAX)
+		return -1;
+	for (Int i = 0; i < nregions; i++)
+		if (VG_(strcmp)(regions[i].name, name) == 0)
+			return i;
+	if (!create || nregions == REGIONS)
+		return -1;
+	VG_(strcpy)(regions[nregions].name, name);
+	regions[nregions].last = VG_INVALID_THREADID;
+	return nregions++;
+}
+
+static void begin(ThreadId tid, const HChar *name)
+{
+	struct thread *t = &threads[tid];
+	Int r = region_of(name, True);
+	if (r < 0 || t->depth == DEPTH) {
+		misuses++;
+		t->overdepth += r >= 0;
+		return;
+	}
+	struct frame *f = &t->stack[t->depth++];
+	f->region = r;
+	counts_now(tid, f->at);
+	if (regions[r].last != tid)
+		regions[r].threads++;
+	regions[r].last = tid;
+}
+
+static void end(ThreadId tid, const HChar *name)
+{
+	struct thread *t = &threads[tid];
+	Int r = region_of(name, False);
+	if (t->overdepth > 0) {
+		t->overdepth--;
+		return;
+	}
+	if (r < 0 || t->depth == 0 || t->stack[t->depth - 1].region != r) {
+		misuses++;
+		return;
+	}
+	struct frame *f = &t->stack[--t->depth];
+	ULong now[COUNT_N];
+	counts_now(tid, now);
+	for (Int i = 0; i < COUNT_N; i++)
+		regions[r].counts[i] += now[i] - f->at[i];
+	regions[r].calls++;
+}
+
+static Bool request(ThreadId tid, UWord *arg, UWord *ret)
+{
+	if (!VG_IS_TOOL_USERREQ('R', 'C', arg[0]))
+		return False;
+	switch (arg[0]) {
+	case COUNT_REQUEST_BEGIN:
+		begin(tid, (const HChar *)arg[1]);
+		break;
+	case COUNT_REQUEST_END:
+		end(tid, (const HChar *)arg[1]);
+		break;
+	case COUNT_REQUEST_FLUSH:
+		if (count_simulating)
+			cachesim_flush(&sim);
+		break;
+	default:
+		return False;
+	}
+	*ret = 0;
+	return True;
+}
+
+/* Output: lines into a buffer, written at the end (to a temp file then renamed). */
+static HChar *buf;
+static SizeT used, room;
+
+static void put(const HChar *text)
+{
+	SizeT n = VG_(strlen)(text);
+	if (used + n + 1 > room) {
+		room = 2 * (used + n + 1);
+		buf = VG_(realloc)("rotcount.out", buf, room);
+	}
+	VG_(memcpy)(buf + used, text, n);
+	used += n;
+}
+
+static void put_counts(const ULong *c)
+{
+	static const HChar *names[] = {
+#define X(id, name, meaning) name,
+	    COUNT_FLOPS(X) COUNT_BYTES(X) COUNT_TRAFFIC(X)
+#undef X
+	};
+	HChar s[64];
+	for (Int i = 0; i < COUNT_N; i++) {
+		VG_(snprintf)(s, sizeof s, " %s=%llu", names[i], c[i]);
+		put(s);
+	}
+	put("\n");
+}
+
+/* A region's name as one token: %XX for every byte but letters, digits and _.-/:,+@ */
+static void put_name(const HChar *name)
+{
+	HChar s[8];
+	for (const HChar *c = name; *c; c++) {
+		Bool plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+			     (*c >= '0' && *c <= '9') || VG_(strchr)("_.-/:,+@", *c);
+		VG_(snprintf)(s, sizeof s, plain ? "%c" : "%%%02X", plain ? *c : (UChar)*c);
+		put(s);
+	}
+	if (!*name)
+		put("%");
+}
+
+static void write_out(void)
+{
+	HChar s[160], *tmp = VG_(malloc)("rotcount.path", VG_(strlen)(out_path) + 8);
+	ULong all[COUNT_N], n = 0;
+	VG_(memset)(all, 0, sizeof all);
+	for (UInt t = 1; t < VG_N_THREADS; t++) {
+		ULong c[COUNT_N];
+		counts_now(t, c);
+		for (Int i = 0; i < COUNT_N; i++)
+			all[i] += c[i];
+		n += threads[t].ran;
+	}
+	put(COUNT_OUTPUT_MAGIC "\n");
+	VG_(snprintf)(s, sizeof s, "line %lld\n", line_size);
+	put(s);
+	for (Int i = 0; count_simulating && i < sim.n; i++) {
+		VG_(snprintf)
+		(s, sizeof s, "level %d size=%llu assoc=%u\n", i + 1,
+		 sim.lv[i].sets * sim.lv[i].assoc * sim.line, sim.lv[i].assoc);
+		put(s);
+	}
+	VG_(snprintf)(s, sizeof s, "misuses %llu\nprogram threads=%llu", misuses, n);
+	put(s);
+	put_counts(all);
+	for (Int r = 0; r < nregions; r++) {
+		put("region name=");
+		put_name(regions[r].name);
+		VG_(snprintf)
+		(s, sizeof s, " calls=%llu threads=%llu", regions[r].calls, regions[r].threads);
+		put(s);
+		put_counts(regions[r].counts);
+	}
+	VG_(sprintf)(tmp, "%s.tmp", out_path);
+	Int fd = VG_(fd_open)(tmp, VKI_O_CREAT | VKI_O_WRONLY | VKI_O_TRUNC, 0644);
+	if (fd < 0 || VG_(write)(fd, buf, (Int)used) != (Int)used || VG_(rename)(tmp, out_path))
+		VG_(umsg)("rotcount: cannot write '%s'\n", out_path);
+	if (fd >= 0)
+		VG_(close)(fd);
+}
+
+static void fini(Int exitcode)
+{
+	if (VG_(getpid)() == first_pid)
+		write_out();
+}
+
+/* --rot-cache=SIZE:ASSOC,...: the simulated levels; False when the text is no hierarchy. */
+static Bool caches_set(const HChar *spec)
+{
+	struct cachesim_level lv[CACHESIM_MAX_LEVELS];
+	Int n = 0;
+	HChar *end;
+	for (const HChar *p = spec; *p && n < CACHESIM_MAX_LEVELS; n++) {
+		lv[n].size = (ULong)VG_(strtoll10)(p, &end);
+		if (*end != ':')
+			return False;
+		lv[n].assoc = (UInt)VG_(strtoll10)(end + 1, &end);
+		if (*end != ',' && *end != '\0')
+			return False;
+		p = *end ? end + 1 : end;
+	}
+	ULong words = cachesim_words(lv, n, (ULong)line_size);
+	if (words == 0)
+		return False;
+	cachesim_init(&sim, lv, n, (ULong)line_size,
+		      VG_(malloc)("rotcount.cache", words * sizeof(ULong)));
+	count_simulating = True;
+	return True;
+}
+
+static Bool option(const HChar *arg)
+{
+	if VG_STR_CLO (arg, "--rot-out", out_path) {
+	} else if VG_STR_CLO (arg, "--rot-cache", cache_spec) {
+	} else if VG_INT_CLO (arg, "--rot-line", line_size) {
+	} else
+		return False;
+	return True;
+}
+
+static void usage(void)
+{
+	VG_(printf)
+	("    --rot-out=FILE               where the counts go [required]\n"
+	 "    --rot-cache=SIZE:WAYS,...    caches to simulate, L1 first [none]\n"
+	 "    --rot-line=BYTES             their line size [64]\n");
+}
+
+static void post_clo_init(void)
+{
+	if (!out_path)
+		VG_(fmsg_bad_option)("--rot-out", "rotcount needs --rot-out=FILE\n");
+	if (cache_spec && !caches_set(cache_spec))
+		VG_(fmsg_bad_option)("--rot-cache", "not a cache hierarchy: '%s'\n", cache_spec);
+	first_pid = VG_(getpid)();
+	threads = VG_(calloc)("rotcount.threads", VG_N_THREADS, sizeof *threads);
+	regions = VG_(calloc)("rotcount.regions", REGIONS, sizeof *regions);
+}
+
+static void pre_clo_init(void)
+{
+	VG_(details_name)("rotcount");
+	VG_(details_version)("1");
+	VG_(details_description)("rot's counting pass: flops, bytes, simulated caches");
+	VG_(details_copyright_author)("rot");
+	VG_(details_bug_reports_to)("rot's maintainers");
+	VG_(details_avg_translation_sizeB)(400);
+	VG_(basic_tool_funcs)(post_clo_init, count_instrument, fini);
+	VG_(needs_command_line_options)(option, usage, NULL);
+	VG_(needs_client_requests)(request);
+	VG_(track_start_client_code)(started);
+	VG_(track_stop_client_code)(stopped);
+}
+
+VG_DETERMINE_INTERFACE_VERSION(pre_clo_init)

@@ -1,0 +1,174 @@
+--[[ rot.count.engine: the counting engine, Valgrind with rot's own tool (core/count/): is it
+  here, what it is (its identity is part of every count's description), building the tool and a
+  build's rot-count, running a program under it and reading what it counted. ]]
+local sys = require "rot.sys"
+local util = require "rot.util"
+local build = require "rot.build"
+local toolchain = require "rot.build.toolchain"
+
+local M = {}
+
+M.INSTALL = "sudo apt-get install valgrind"
+M.SLOWER = 100 -- a counted program gets this many times the timeout key
+
+-- Stops unless valgrind, its headers and its static libraries (the tool links them) are here.
+function M.check(s)
+  s:remember("count-engine-checked", function()
+    if not sys.locate("valgrind") then
+      util.fail("the counting pass needs Valgrind, which is not installed", M.INSTALL, 2)
+    end
+    if sys.stat("/usr/include/valgrind/pub_tool_basics.h") ~= "file" then
+      util.fail("the counting pass needs Valgrind's tool headers (/usr/include/valgrind)", M.INSTALL, 2)
+    end
+    local arch = select(2, sys.run({ "uname", "-m" }, { capture = true })) or ""
+    if not arch:match("^x86_64") then
+      util.fail("the counting pass runs on x86-64 Linux only (rot's Valgrind tool is built for amd64), not on "
+        .. arch:gsub("%s+$", ""))
+    end
+    return true
+  end)
+end
+
+--[[ What the engine is: Valgrind's version and the hash of rot's tool's sources (core/count/
+  and core/Makefile): a new Valgrind or a changed tool counts again. ]]
+function M.identity(s)
+  return s:remember("count-engine", function()
+    local _, v = sys.run({ "valgrind", "--version" }, { capture = true })
+    local files = {}
+    for _, f in ipairs(assert(sys.listdir(s.home .. "/core/count"))) do
+      if f:match("%.[ch]$") then files[#files + 1] = s.home .. "/core/count/" .. f end
+    end
+    table.sort(files)
+    files[#files + 1] = s.home .. "/core/Makefile"
+    return { valgrind = (v or "?"):gsub("%s+$", ""), tool = assert(sys.sha256files(files, { s.home })):sub(1, 16) }
+  end)
+end
+
+-- The make target of the build's rot-count, as make in core/ names it.
+local function harness_target(s) return util.relpath(s.home .. "/core", s.builddir) .. "/rot-count" end
+
+--[[ Builds the tool (and, for kernel points, rot-count with desc's kernels, macros and flags:
+  the generated files rewritten for it); the caller holds the build lock until it has run them.
+  Returns the paths {tool=, harness=, recorder=}, or nil and the compiler's last lines. ]]
+function M.build(s, desc, kinfo)
+  return s:timed("build", function()
+    build.generate(s, desc, kinfo)
+    local targets = { "count-tool" }
+    if not kinfo.app then targets[2] = harness_target(s) end
+    local st, out = build.make(s, s.builddir, targets)
+    if st ~= 0 then
+      local tail = (out or ""):match("([^\n]*\n?[^\n]*\n?[^\n]*\n?[^\n]*\n?[^\n]*)$") or ""
+      return nil, "the counting pass for " .. build.what(desc, kinfo) .. " does not build:\n" .. tail
+    end
+    local d = s.builddir
+    return { tool = d .. "/count/valgrind", harness = not kinfo.app and (d .. "/rot-count") or nil,
+      recorder = d .. "/count/librot-count.so" }
+  end)
+end
+
+-- The argv that runs prog (an argv) under the tool: env settings first, then valgrind.
+function M.argv(paths, out, log, option, env, prog)
+  local argv = { "env", "VALGRIND_LIB=" .. paths.tool }
+  for _, k in ipairs(util.sorted_keys(env or {})) do argv[#argv + 1] = k .. "=" .. env[k] end
+  for _, a in ipairs({ "valgrind", "--tool=rotcount", "--rot-out=" .. out, "--log-file=" .. log,
+    "--trace-children=no", "--error-exitcode=0" }) do
+    argv[#argv + 1] = a
+  end
+  if option ~= "" then argv[#argv + 1] = "--rot-cache=" .. option end
+  for _, a in ipairs(prog) do argv[#argv + 1] = a end
+  return argv
+end
+
+--[[ Runs argv (M.argv's) in dir, stdin on /dev/null, stderr into the file err, calling
+  line(text) with each line the program writes on stdout; gives up after patience seconds
+  without a line. Returns the exit status, or nil and "timeout". ]]
+function M.run(argv, dir, patience, line, err)
+  local process = require "rot.process"
+  local proc <close>, perr = process.spawn(argv, { dir = dir, stdin = "null", stderr = err })
+  if not proc then util.fail("cannot start the counting engine: " .. tostring(perr)) end
+  while true do
+    local text, why = proc:line(patience)
+    if not text then
+      if why == "interrupted" then util.interrupted(sys.interrupted()) end
+      if why == "timeout" then proc:kill(); proc:wait(); return nil, "timeout" end
+      break
+    end
+    if line then line(text) end
+  end
+  return proc:wait()
+end
+
+--[[ Why a run under the engine failed, from its log: an instruction Valgrind cannot decode
+  (AVX-512: its EVEX prefix 0x62) with the build hint, else the program's last line on stderr
+  (stderr: that file), else the log's last lines. avx512 true: the log says AVX-512. ]]
+function M.why(log_path, what, hint, stderr)
+  local log = sys.readfile(log_path) or ""
+  local bytes = log:match("unhandled instruction bytes: (0x%x+[^\n]*)")
+  if bytes and bytes:match("^0x62") then
+    return what .. " uses AVX-512 instructions, which the counting engine (Valgrind " ..
+      (log:match("Using Valgrind%-([%d.]+)") or "3.19") .. ") cannot decode", hint, true
+  end
+  if bytes then return what .. " runs an instruction the counting engine cannot decode (bytes " .. bytes .. ")", nil end
+  local said = (sys.readfile(stderr or "") or ""):match("([^\n]+)\n?$")
+  if said then return what .. " failed under the counting engine: " .. said, nil end
+  local lines = {}
+  for l in log:gmatch("[^\n]+") do
+    l = l:gsub("^==%d+== ?", "")
+    if l ~= "" then lines[#lines + 1] = l end
+  end
+  return what .. " failed under the counting engine" .. (#lines > 0 and (": " .. table.concat(lines, " | ",
+    math.max(1, #lines - 3))) or ""), nil
+end
+
+-- A line of the tool's output ("region name=x calls=1 fp64_256=8000 ..."): its key=value pairs.
+local function pairs_of(text)
+  local t = {}
+  for k, v in text:gmatch("([%w_]+)=(%S+)") do t[k] = tonumber(v) or util.unescape_token(v) end
+  return t
+end
+
+--[[ The tool's output file as a table: {line=, levels={{size=, assoc=}, ...}, misuses=,
+  program={threads=, <count>=...}, regions={name -> {calls=, threads=, <count>=...}},
+  order={names}}; nil and why when it is not one. ]]
+function M.parse(text)
+  if not text or text:sub(1, 11) ~= "rotcount 1\n" then return nil, "no output of rot's counting tool" end
+  local out = { levels = {}, regions = {}, order = {} }
+  for l in text:gmatch("[^\n]+") do
+    local word, rest = l:match("^(%S+)%s*(.*)$")
+    if word == "line" then out.line = tonumber(rest)
+    elseif word == "misuses" then out.misuses = tonumber(rest)
+    elseif word == "level" then out.levels[#out.levels + 1] = pairs_of(rest)
+    elseif word == "program" then out.program = pairs_of(rest)
+    elseif word == "region" then
+      local r = pairs_of(rest)
+      r.name = tostring(r.name)
+      out.regions[r.name] = r
+      out.order[#out.order + 1] = r.name
+    end
+  end
+  return out
+end
+
+--[[ The flags a kernel is counted with, and a note where they are not its own: Valgrind decodes
+  no AVX-512, so flags whose code may use it (what the compiler defines for them says so:
+  __AVX512F__) get -mno-avx512f, and the note says so. Stops when even that leaves AVX-512. ]]
+function M.count_flags(s, flags)
+  local function avx512(f)
+    return s:remember("avx512:" .. f, function()
+      local rsp = s:run_dir() .. "/count-flags"
+      assert(sys.writefile(rsp, f .. "\n"))
+      local st, out = sys.run({ toolchain.plain(s, "compiler"), "@" .. rsp, "-dM", "-E", "-x", "c", "/dev/null" },
+        { capture = true })
+      return st == 0 and (out or ""):find("__AVX512", 1, true) ~= nil
+    end)
+  end
+  if not avx512(flags) then return flags, nil end
+  local counted = flags .. " -mno-avx512f"
+  if avx512(counted) then
+    util.fail("flags '" .. flags .. "' build AVX-512 code even with -mno-avx512f, which the counting engine cannot decode",
+      "count a build without AVX-512 (flags without -mavx512*)")
+  end
+  return counted, "counted as built with " .. counted .. " (Valgrind decodes no AVX-512; the timed build used it)"
+end
+
+return M

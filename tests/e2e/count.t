@@ -1,0 +1,125 @@
+#!/bin/sh
+# The counting pass (rot.count: Valgrind with rot's own tool): every shipped CPU kernel's counted
+# flops against its declaration (exact, or off by the convention the kernel states in a line)
+# and its counted bytes beside the declared with the convention named; programs with known
+# counts (tests/count/known.c): flops exact, a strided walk's simulated traffic beyond the last
+# level 8x its loaded bytes and a contiguous one's 1x (within 5 %), a triad's the write-allocate
+# stream besides STREAM's bytes, the matrix-vector orders' traffic beside their times;
+# streamlike's regions; a declaration that drifted, said in the table; rot compare's work and
+# rate; an AVX-512 program's clear refusal; counts cached.
+. "$(dirname "$0")/lib.sh"
+cc=${CC:-gcc}
+
+# --- every shipped CPU kernel -----------------------------------------------------------------
+rot measure tests/count/kernels.lua -runs=1 -maxRuns=1 >"$T/k" 2>"$T/ke"
+ok $? "the shipped kernels measured and counted"
+# the conventions the kernels state (kernels/cpu/stream.h, chains.h, clock.c): sum adds its
+# partial sums after the loop (up to 128 more), the chains their start and sum (3 CHAINS LANES +
+# 2 LANES), clock's "flops" are imul cycles (no floating-point work)
+slack() { # slack KERNEL SETTINGS: "MIN MAX" of counted minus declared flops
+	case "$1 $2" in
+	sum*) echo "0 128" ;;
+	"peakflops "*PEAK_CHAINS=8*) echo "0 104" ;; # 8 chains of 4 lanes
+	peakflops*) echo "0 38" ;;                 # 12 chains of 1
+	regadd*) echo "0 14" ;;                    # 4 chains of 1
+	clock*) echo "clock" ;;
+	*) echo "0 0" ;;
+	esac
+}
+grep -E '^[0-9]+ [a-z]+ ' "$T/k" >"$T/kl"
+test "$(wc -l <"$T/kl")" -eq 22
+ok $? "22 cases counted ($(wc -l <"$T/kl"))"
+while read -r i k cf df cb db m; do
+	m="$k $m"
+	s=$(slack "$k" "$m")
+	if [ "$s" = clock ]; then
+		test "$cf" = 0
+		ok $? "case $i $m: counted flops 0 (its declared $df are imul cycles, clock.c says)"
+	else
+		awk -v c="$cf" -v d="$df" -v s="$s" 'BEGIN { split(s, r, " "); x = c - d; exit !(c >= 0 && x >= r[1] && x <= r[2]) }'
+		ok $? "case $i $m: counted flops $cf, declared $df (the kernel's convention: counted minus declared in [$s])"
+	fi
+	case $k in
+	sum | fill | copy | scale | add | triad | daxpy | chase) # each element once, as declared
+		awk -v c="$cb" -v d="$db" 'BEGIN { exit !(c >= d && c <= 1.01 * d + 512) }'
+		ok $? "case $i $m: loads and stores $cb bytes, declared $db (STREAM's: each element once; the call's own few bytes beside)" ;;
+	intensity | matvec | stencil | dgemm) # elements used again are loaded again
+		awk -v c="$cb" -v d="$db" 'BEGIN { exit !(c >= d) }'
+		ok $? "case $i $m: loads and stores $cb bytes, at least the declared $db (STREAM's convention counts an element once; its instructions load it again)" ;;
+	*) echo "# case $i $m: loads and stores $cb bytes, declared $db (registers only: what it keeps on the stack)" ;;
+	esac
+done <"$T/kl"
+contains "$T/k" "counted as built with -O3 -march=native -mno-avx512f (Valgrind decodes no AVX-512" \
+	"an AVX-512 build is counted without AVX-512, and the table says so"
+contains "$T/k" "simulated traffic: L1 .* LRU, write-back, write-allocate" "the table says how the caches were simulated"
+
+# --- a declaration that drifted, and rot compare's work and rate ---------------------------------
+(cd tests/count && rot measure work.lua 1 >"$T/w1" 2>&1 && rot measure work.lua 2 >"$T/w2" 2>&1)
+ok $? "a user kernel measured and counted, then doing its work twice"
+contains "$T/w2" "n=1000: flops counted 2000, 2.00x declared 1000" "its declaration, one pass's, said to disagree with the count"
+(cd tests/count && rot compare work.lua >"$T/c" 2>&1)
+test "$(grep -c 'work x2.00, rate x' "$T/c")" -eq 2
+ok $? "rot compare on the two counted runs: work x2.00 at both sizes"
+(cd tests/count && rot measure work.lua 2 -useCachedResults=false >/dev/null 2>&1 && rot compare work.lua >"$T/aa" 2>&1)
+test "$(grep -c 'work x1.00, rate x' "$T/aa")" -eq 2
+ok $? "an A/A pair: work x1.00 at both sizes"
+(cd tests/count && rot measure work.lua 2 >"$T/w3" 2>&1)
+contains "$T/w3" "count 0.00 s (0 counted, 2 from the cache)" "a rerun takes its counts from the cache"
+
+# --- programs with known counts ----------------------------------------------------------------
+$cc -O2 -I"$ROOT/core/include" -o "$T/known" tests/count/known.c
+rot measure tests/count/known.lua "$T/known" -runs=1 >"$T/n" 2>"$T/ne"
+ok $? "the known programs measured and counted"
+val() { awk -v r="$1" -v c="$2" '$1 == r && NF == 7 { print $c }' "$T/n"; }
+for x in "matmul 2*60^3" "stencil 4*198^2" "row 2*1000^2" "column 2*1000^2" "reduce 100000"; do
+	r=${x%% *}
+	want=$(awk "BEGIN { printf \"%d\", ${x#* } }")
+	test "$(val "$r" 3)" = "$want"
+	ok $? "$r: counted flops $(val "$r" 3) = ${x#* } = $want"
+done
+llc=$(sed -n 's/^llc //p' "$T/n")
+for x in "strided 8" "contiguous 1"; do
+	r=${x% *} f=${x#* }
+	awk -v d="$(val "$r" 7)" -v l="$(val "$r" 4)" -v f="$f" 'BEGIN { q = d / l / f; exit !(q > 0.95 && q < 1.05) }'
+	ok $? "$r walk over 4x the LLC ($llc B): simulated bytes beyond it $(val "$r" 7), ${f}x the $(val "$r" 4) its instructions loaded, within 5 %"
+done
+n=$(awk -v l="$llc" 'BEGIN { print int(5 * l / 32) }')
+awk -v d="$(val triad 7)" -v n="$n" 'BEGIN { q = d / (32 * n); exit !(q > 0.95 && q < 1.05) }'
+ok $? "triad over arrays larger than the LLC: beyond it $(val triad 7) B, STREAM's 24 B an element and the write-allocate stream's 8 (32 n = $((32 * n))), within 5 %"
+awk -v c="$(val column 6)" -v r="$(val row 6)" 'BEGIN { exit !(c > 4 * r) }'
+ok $? "matrix-vector in column order moves $(val column 6) B into L2 against row order's $(val row 6): more than 4x"
+grep -E '^matvec +(row|column) ' "$T/n" | grep -q ' us \| ms ' && test "$(grep -cE '^matvec +(row|column) .* L2 [0-9.]+[KMG]' "$T/n")" -eq 2
+ok $? "the table shows both orders' times beside their simulated traffic"
+
+# --- STREAM's loops (streamlike) ----------------------------------------------------------------
+$cc -O2 -fopenmp -I"$ROOT/core/include" -o "$T/streamlike" tests/apps/streamlike.c
+rot profile -count -threads=1 -- "$T/streamlike" 100000 >"$T/s" 2>"$T/se"
+ok $? "rot profile -count of streamlike"
+for r in Copy Scale Add Triad; do
+	line=$(grep " $r " "$T/s")
+	echo "$line" | grep -q 'flops 1.000 bytes 1.00[0-9]\|flops - bytes 1.00[0-9]'
+	ok $? "$r: counted flops and bytes equal STREAM's per region ($(echo "$line" | grep -o 'flops [-0-9.]* bytes [0-9.]*'))"
+done
+
+# --- README's application example, counted --------------------------------------------------------
+awk '/^## Your own program on the roofline/ { s = 1; next } /^## / { s = 0 } s' README.md |
+	awk '/^```c$/ { if (!done) b = 1; next } /^```$/ { if (b) done = 1; b = 0 } b' >"$T/solver.c"
+$cc -O2 -fopenmp -I"$ROOT/core/include" -o "$T/solver" "$T/solver.c" &&
+	(cd "$T" && rot profile -threads=2 -count -- ./solver 100000 >"$T/r" 2>"$T/re")
+ok $? "README's solver.c profiled with -count on 2 threads"
+test "$(grep -cE ' (solve|residual) .* declared +flops 1\.000 bytes 1\.00[0-9] ' "$T/r")" -eq 2
+ok $? "both its regions' declarations agree with their counts ($(grep -oE '(solve|residual) .*flops 1[.0-9]* bytes [.0-9]*' "$T/r" | awk '{ print $1, $(NF-3), $(NF-2), $(NF-1), $NF }' | tr '\n' ';'))"
+grep -q 'series [0-9]*: L1: loads and stores' "$OUT/solver.dat" && grep -q 'series [0-9]*: L3 traffic (simulated)' "$OUT/solver.dat"
+ok $? "its roofline has a point per level (solver.dat's series)"
+
+# --- a program the engine cannot decode -----------------------------------------------------------
+if $cc -O3 -mavx512f -mprefer-vector-width=512 -I"$ROOT/core/include" -o "$T/known512" tests/count/known.c 2>/dev/null &&
+	grep -qw avx512f /proc/cpuinfo; then
+	rot profile -count -threads=1 -- "$T/known512" triad 1000 >"$T/x" 2>"$T/xe"
+	ok $? "an AVX-512 program is timed all the same"
+	contains "$T/xe" "uses AVX-512 instructions, which the counting engine (Valgrind" "its count refused in words"
+	contains "$T/xe" "^hint: build it without AVX-512 for counting (add -mno-avx512f" "with the build hint"
+else
+	skip "no AVX-512 here: a program that uses it cannot run"
+fi
+done_testing
