@@ -131,10 +131,10 @@ for f in "$B"/res/plain-*.csv; do
 	csv "$f" verdict rule >"$B/v"
 	points=$((points + $(wc -l <"$B/v")))
 	called=$((called + $(awk '$1 == "slower" || $1 == "faster"' "$B/v" | wc -l)))
-	inconclusive=$((inconclusive + $(sed -n 's/.* same (\([0-9]*\) inconclusive).*/\1/p' "${f%.csv}.out" | tail -n 1 | grep . || echo 0)))
+	inconclusive=$((inconclusive + $(awk '$1 == "inconclusive"' "$B/v" | wc -l)))
 	awk '{ print $2 }' "$B/v" >>"$B/rules"
 done
-echo "A/A without -remeasure: $called of $points points called faster or slower (target none: the code did not change), $inconclusive same but inconclusive; judged against: $(sort "$B/rules" | uniq -c | awk '{ printf "%s%s %d", (NR > 1 ? ", " : ""), $2, $1 }')"
+echo "A/A without -remeasure: $called of $points points called faster or slower (target none: the code did not change), $inconclusive inconclusive; judged against: $(sort "$B/rules" | uniq -c | awk '{ printf "%s%s %d", (NR > 1 ? ", " : ""), $2, $1 }')"
 for f in "$B"/res/plain-*.csv; do csv "$f" ratio_B_over_A rule noise_band; done |
 	awk '{ r = $1 < 1 ? 1 / $1 : $1; a[++n] = r; if ($2 == "history") { m++; b[m] = $3 } }
 		function sort(x, k,   i, j, t) { for (i = 2; i <= k; i++) for (j = i; j > 1 && x[j] < x[j - 1]; j--) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t } }

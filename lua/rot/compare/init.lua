@@ -103,13 +103,13 @@ local function app_point(p)
   return regions.point_key(point), point.region == regions.PROGRAM
 end
 
---[[ The summary of pairs: counts per verdict (inconclusive: the "same" ones that are so), and
+--[[ The summary of pairs: counts per verdict (same apart from inconclusive), and
   the geometric-mean speedup tA/tB over the points both runs timed (nil when there are none);
   an application's (program) row is left out of the mean where its regions are in it (its
   time holds theirs: counted twice otherwise). ]]
 function M.summary(matched)
-  local n = { faster = 0, slower = 0, same = 0, ["only in A"] = 0, ["only in B"] = 0, ["failed in A"] = 0,
-    ["failed in B"] = 0, inconclusive = 0 }
+  local n = { faster = 0, slower = 0, same = 0, inconclusive = 0, ["only in A"] = 0, ["only in B"] = 0,
+    ["failed in A"] = 0, ["failed in B"] = 0 }
   local with_regions = {}
   for _, p in ipairs(matched) do
     local key, own = app_point(p)
@@ -118,7 +118,6 @@ function M.summary(matched)
   local logs, m, left = 0, 0, 0
   for _, p in ipairs(matched) do
     n[p.verdict] = n[p.verdict] + 1
-    if p.inconclusive then n.inconclusive = n.inconclusive + 1 end
     local key, own = app_point(p)
     if p.ratio and own and with_regions[key] then left = left + 1
     elseif p.ratio then logs, m = logs + math.log(1 / p.ratio), m + 1 end
@@ -127,13 +126,13 @@ function M.summary(matched)
 end
 
 --[[ The pairs that fail the gate: failOn "slower" (slower by the rule that judged it, or
-  failing in B where A was timed) or "any" (every verdict but same; an inconclusive "same" is
-  none). ]]
+  failing in B where A was timed) or "any" (every verdict but same and inconclusive: an
+  inconclusive point was not judged). ]]
 function M.offending(matched, fail_on)
   local out = {}
   for _, p in ipairs(matched) do
     local bad = p.verdict == "slower" or p.verdict == "failed in B"
-    if fail_on == "any" then bad = p.verdict ~= "same" end
+    if fail_on == "any" then bad = p.verdict ~= "same" and p.verdict ~= "inconclusive" end
     if bad then out[#out + 1] = p end
   end
   return out

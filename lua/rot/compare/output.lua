@@ -59,7 +59,7 @@ local function columns(axes, csv, with_machine)
     both("time", "time_s", function(x) return x and x.time and util.seconds(x.time) end)
   end
   cols[#cols + 1] = { csv and "ratio_B_over_A" or "B/A", function(p) return p.ratio end, "%.3f" }
-  cols[#cols + 1] = { "verdict", function(p) return p.verdict .. ((not csv and p.inconclusive) and " (inconclusive)" or "") end }
+  cols[#cols + 1] = { "verdict", function(p) return p.verdict end }
   both("GB/s", "bandwidth_GBs", function(x) return side(x, "gbs") end, "%.2f")
   both("GFLOP/s", "performance_GFLOPs", function(x) return side(x, "gflops") end, "%.3f")
   both("of bound", "fraction_of_bound", function(x)
@@ -84,14 +84,13 @@ local function columns(axes, csv, with_machine)
   return cols
 end
 
---[[ The summary line: "rot compare: 0 faster, 3 slower, 0 same, 0 only in A, 0 only in B;
-  geometric-mean speedup 0.501 (B over A, 3 points)"; with points inconclusive, how many and
-  (hint) the command that measures both runs again. ]]
+--[[ The summary line: "rot compare: 0 faster, 3 slower, 0 same, 0 inconclusive, 0 only in A, 0
+  only in B; geometric-mean speedup 0.501 (B over A, 3 points)"; with points inconclusive (hint)
+  the command that measures both runs again. ]]
 function M.summary_line(s, hint)
   local c = s.counts
-  local line = string.format("rot compare: %d faster, %d slower, %d same%s, %d only in A, %d only in B", c.faster,
-    c.slower, c.same, (c.inconclusive or 0) > 0 and string.format(" (%d inconclusive)", c.inconclusive) or "",
-    c["only in A"], c["only in B"])
+  local line = string.format("rot compare: %d faster, %d slower, %d same, %d inconclusive, %d only in A, %d only in B",
+    c.faster, c.slower, c.same, c.inconclusive or 0, c["only in A"], c["only in B"])
   if c["failed in A"] + c["failed in B"] > 0 then
     line = line .. string.format(", %d failed in A, %d failed in B", c["failed in A"], c["failed in B"])
   end
@@ -116,8 +115,8 @@ function M.rule_line(o)
       .. "mirror case, else same", o.rounds, me)
   end
   return string.format("verdicts against the noise between runs of this machine (its history's reruns of identical "
-    .. "builds): slower beyond their 99%% band and 1 + %s, faster in the mirror case; without them same (inconclusive) "
-    .. "inside x%.2f", me, o.default_band)
+    .. "builds): slower beyond their 99%% band and 1 + %s, faster in the mirror case, else same (inconclusive where "
+    .. "the band is wider than x%.2f); without them inconclusive inside x%.2f", me, rule.WIDE_BAND, o.default_band)
 end
 
 -- "run 3 (2024-06-11 14:30:05, machine X, commit abc1234567 dirty)"
