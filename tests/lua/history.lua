@@ -207,7 +207,8 @@ local r1, r2 = run(1, "m1", { 1, 1, 1, 1 }), run(2, "m1", { 8, 0.125, 1.001, fal
 local pairs_, _ = compare.match({ record = r1 }, { record = r2 }, true)
 local verdicts = {}
 for _, p in ipairs(pairs_) do verdicts[#verdicts + 1] = p.verdict end
-t.is(table.concat(verdicts, ","), "slower,faster,same,failed in B,only in B", "verdicts per point, in B's order")
+t.is(table.concat(verdicts, ","), "slower,faster,inconclusive,failed in B,only in B",
+  "verdicts per point, in B's order (x1.001 without reruns: inconclusive, not same)")
 t.is(compare.thread_note(pairs_), nil, "points of the same threads: no note")
 local r1t, r2t = run(1, "m1", { 1, 1 }), run(2, "m1", { 1, 2 })
 for _, p in ipairs(r1t.points) do p.threads = 2 end
