@@ -70,6 +70,29 @@ t.is(rule.remeasured({ 2, 2.1, 1.9, 2, 2, 2.05, 1.95, 2 }).verdict, "slower", "8
 v = rule.remeasured({})
 t.ok(v.verdict == "inconclusive" and v.inconclusive, "no round timed both sides: inconclusive")
 
+-- -remeasure's times shown beside B/A: the round whose ratio is the median's, never the two
+-- sides' own medians, which fall in different phases when a few rounds caught the sides apart
+-- (24 rounds: 10 both fast, 9 both slow, 3 with A fast and B slow, 2 the other way round)
+local ta, tb = {}, {}
+local function add(n, a, b) for _ = 1, n do ta[#ta + 1], tb[#tb + 1] = a, b end end
+add(10, 100e-9, 205e-9); add(9, 300e-9, 615e-9); add(3, 100e-9, 615e-9); add(2, 300e-9, 205e-9)
+local ratios = {}
+for i = 1, #ta do ratios[i] = tb[i] / ta[i] end
+local pair = { point = { n = 1000 }, a = { time = 1e-7, gbs = 1 }, b = { time = 2e-7, gbs = 0.5 },
+  remeasured = { ta = ta, tb = tb, ratios = ratios, rounds = 24 } }
+require("rot.compare").rejudge({ pair }, 0.02)
+t.ok(pair.verdict == "slower" and near(pair.ratio, 2.05, 1e-9) and near(pair.b.time / pair.a.time, pair.ratio, 1e-9),
+  string.format("time A %.4g s and time B %.4g s read x%.3f, the ratio judged (x%.3f)", pair.a.time, pair.b.time,
+    pair.b.time / pair.a.time, pair.ratio))
+t.ok(near(pair.medians.a, 100e-9, 1e-15) and near(pair.medians.b, 410e-9, 1e-15),
+  "each side's own median is kept: 100 ns and 410 ns (x4.1)")
+local note = require("rot.compare.output").medians_note({ pair }, { "n" })
+t.ok(note and note:find("^1 point %(n=1000, the first%): the medians of each side's own rounds, 100%.0 ns and 410%.0 ns %(x4%.100%)")
+  and note:find("time A and time B are the round whose B/A is nearest the median %(2%.050%)"), "and a line says why they differ: "
+  .. tostring(note))
+pair.medians.b = 205e-9
+t.is(require("rot.compare.output").medians_note({ pair }, { "n" }), nil, "no line where the medians agree with the interval")
+
 -- the rule from two records: the history's reruns of identical builds
 local function rec(id, times, o)
   o = o or {}
