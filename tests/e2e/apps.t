@@ -80,7 +80,12 @@ contains "$T/o" "^nested 200000 5 *1 *outer " "-threads=1: the thread count in t
 "$ROOT/rot" -cacheDir="$CACHE" history "$T/nested" >"$T/h" 2>&1
 grep "^2 " "$T/h" | grep -q "threads 2 -> 1"
 ok $? "rot history says the threads changed ($(grep '^2 ' "$T/h" | sed 's/.*  //'))"
-"$ROOT/rot" -cacheDir="$CACHE" -outputDir="$OUT" compare "$T/nested" >"$T/cmp" 2>&1
+# counters change what the markers cost and so the result: history names them
+prof -threads=1 -runs=2 -maxRuns=2 -bestK=2 -counters=perf::TASK-CLOCK -- ./nested 200000 5 >"$T/o" 2>"$T/e"
+"$ROOT/rot" -cacheDir="$CACHE" history "$T/nested" >"$T/h" 2>&1
+grep "^3 " "$T/h" | grep -q "counters (none) -> perf::TASK-CLOCK"
+ok $? "rot history names the counters a run added ($(grep '^3 ' "$T/h" | sed 's/.*  //'))"
+"$ROOT/rot" -cacheDir="$CACHE" -outputDir="$OUT" compare "$T/nested" 1 2 >"$T/cmp" 2>&1
 test "$(grep -c " only in A " "$T/cmp")" -eq 3 && test "$(grep -c " only in B " "$T/cmp")" -eq 3 &&
 	! grep -E "^nested .*(same|faster|slower)" "$T/cmp" | grep -q .
 ok $? "rot compare: the 1-thread rows and the 2-thread rows, each only in one run, none paired"
