@@ -13,6 +13,7 @@ local report = require "rot.machine.report"
 local budget = require "rot.machine.budget"
 local rounds = require "rot.machine.rounds"
 local sweep = require "rot.machine.sweep"
+local levels = require "rot.machine.levels"
 
 local M = {}
 
@@ -28,7 +29,9 @@ M.streams = bandwidth.streams
 -- theory), each ceiling's date that of the round that measured it.
 -- 11: the bandwidth ceilings from the last cache's size up the faster of the widest vectors and
 -- -O2 -fno-tree-vectorize (rot.machine.codes: that triad reached 122% of the vectors' DRAM ceiling).
-M.analysis = 11
+-- 12: a level measured past the last cache the machine reports is named after it ("L3+"), not
+-- as a cache it does not have ("L4").
+M.analysis = 12
 
 -- Where the machine's peaks are stored: one file per machine identity and analysis version
 -- (version 1: no suffix).
@@ -204,7 +207,7 @@ function M.levels(rows, threads)
   local sizes, reported, bw, names, seen, from = {}, {}, {}, {}, {}, nil
   for _, r in ipairs(rows) do
     if r.threads == threads then
-      local lvl, what = r.name:match("^(L%d+)_(%a+)$")
+      local lvl, what = r.name:match("^(L%d+%+*)_(%a+)$")
       if r.kind == "size" and r.name == "DRAM_from" then
         from = r.value
       elseif r.kind == "size" and lvl then
@@ -221,7 +224,7 @@ function M.levels(rows, threads)
       reported[c.name] = c.size
     end
   end
-  table.sort(names, function(a, b) return tonumber(a:sub(2)) < tonumber(b:sub(2)) end)
+  table.sort(names, function(a, b) return levels.rank(a) < levels.rank(b) end)
   local out = {}
   for _, n in ipairs(names) do
     local size = sizes[n] or reported[n]

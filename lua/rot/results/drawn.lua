@@ -5,6 +5,7 @@ local util = require "rot.util"
 local peaks = require "rot.machine.peaks"
 local sweep = require "rot.machine.sweep"
 local bandwidth = require "rot.machine.bandwidth"
+local levels = require "rot.machine.levels"
 local bounds = require "rot.results.bounds"
 
 local M = {}
@@ -90,13 +91,13 @@ function M.size_marks(self, c)
       end
     end
   end
-  local names, seen = {}, {} -- every count's levels (1 thread's L4 where 2 threads show none)
+  local names, seen = {}, {} -- every count's levels (1 thread's L3+ where 2 threads show none)
   for _, t in ipairs(counts) do
     for _, x in ipairs(self:ceilings(nil, t).levels) do
       if x.size and not seen[x.name] then seen[x.name], names[#names + 1] = true, x.name end
     end
   end
-  table.sort(names, function(a, b) return tonumber(a:sub(2)) < tonumber(b:sub(2)) end)
+  table.sort(names, function(a, b) return levels.rank(a) < levels.rank(b) end)
   for _, name in ipairs(names) do
     local eff, rep, measured = {}, {}, false
     for _, t in ipairs(counts) do
