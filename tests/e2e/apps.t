@@ -14,6 +14,7 @@ if ! echo 'int main(void){return 0;}' | $cc -fopenmp -x c -o "$T/omp" - 2>/dev/n
 fi
 inc="-I$ROOT/core/include"
 $cc -O2 -fopenmp $inc -o "$T/nested" tests/apps/nested.c &&
+	$cc -O2 $inc -o "$T/serial" tests/apps/nested.c &&
 	$cc -O2 -pthread $inc -o "$T/hostile" tests/apps/hostile.c &&
 	$cc -O2 -DROT_MARKERS_DISABLE $inc -o "$T/disabled" tests/apps/nested.c
 ok $? "the test programs build with nothing but -I core/include (no rot library linked)"
@@ -67,6 +68,18 @@ grep -q '^0.0833333333 [0-9.e+-]* "outer" [0-9.]*$' "$OUT/nested.dat" && grep -q
 ok $? "the roofline draws outer at its intensity, its marker sized by its share"
 "$ROOT/rot" run "$ROOT/tests/e2e/check-plots.lua" "$OUT" >"$T/c" 2>&1 && ! grep "nested.gp" "$T/c" | grep -qv "overlaps 0 crossed 0"
 ok $? "its labels overlap nothing ($(grep nested.gp "$T/c"))"
+
+# the same program built without OpenMP runs one thread of the two it is told: the table says so,
+# and its roofline draws the roofs its regions are bounded by, 1 thread's, as the table bounds them
+prof -threads=2 -runs=2 -maxRuns=2 -bestK=2 -- ./serial 200000 5 >"$T/o" 2>"$T/e"
+contains "$T/o" "^application 'serial' ran 1 thread of the 2 it was told to use (OMP_NUM_THREADS=2)" \
+	"a program that ran 1 thread of the 2 asked: the table says so"
+b=$(csv_value "$OUT/serial.csv" bound_GFLOPs 2)
+grep -q "(27.0425\*x < " "$OUT/serial.gp" && ! grep -q "48.1931\*x" "$OUT/serial.gp" &&
+	grep -q 'title "ceilings of 1 thread,' "$OUT/serial.gp" && awk -v b="$b" 'BEGIN { exit !(b > 2.25 && b < 2.26) }'
+ok $? "its roofline draws 1 thread's DRAM roof (27.04 GB/s), which bounds outer in the table ($b GFLOP/s), not 2 threads' (48.19), and its key says so"
+"$ROOT/rot" run "$ROOT/tests/e2e/check-plots.lua" "$OUT" >"$T/c" 2>&1 && grep -q "^PLOT serial.gp .*overlaps 0 crossed 0 key 0 unlabelled 0" "$T/c"
+ok $? "and it is readable ($(grep serial.gp "$T/c"))"
 
 prof -threads=2 -runs=2 -maxRuns=2 -bestK=2 -- ./nested 200000 5 >"$T/o" 2>"$T/e"
 contains "$T/o" "cache: 1 hits, 0 measured" "a rerun is a cache hit"

@@ -183,16 +183,20 @@ local ROOF_POINT, ABOVE, XY_POINT, STEP = "pt 7 ps 0.8", "pt 8 ps 2", "pt 7 ps 0
   y(row)) for each row where y gives a value, drawn as style in colour with title. Points
   above their bound (beyond their spread and the ceiling's) are ringed, never silent; points
   where the sweep falls between two levels get their bound marked (what the peaks' sweep
-  measured at their working set: a roof no ceiling line draws). ]]
-local function marks(f, pl, series, order, gp, plots, name, y, style, colour, title)
-  local lines = {}
+  measured at their working set: a roof no ceiling line draws). points: add_series' (in the
+  same order): a point ringed where it is gets its label beyond the ring. ]]
+local function marks(f, pl, series, order, gp, plots, name, y, style, colour, title, points)
+  local lines, i = {}, 0
   for _, s in ipairs(order) do
     for _, r in ipairs(series[s]) do
       local v = y(r)
+      i = i + 1
       if v and v > 0 then
         lines[#lines + 1] = string.format("%.9g %.9g", r.intensity, v)
         local px, py = f.px(r.intensity, v)
         pl.block(px, py, place.marker_radius(style)) -- a ring's triangle up to 26 pixels wide
+        local p = points[i]
+        if p and v == r.gflops then p.r = math.max(p.r or 0, place.marker_radius(style)) end
       end
     end
   end
@@ -212,6 +216,8 @@ end
   bandwidth = { {label=, gbs=}, ... },        sloped ceilings
   notes = { text, ... },                      key entries first (which thread count's ceilings)
   bound_mark = fn(row) -> GFLOP/s, bound_title = text: a bound no ceiling draws (the sweep's),
+  own_roofs = {{label=, peak=, bandwidth=, compute=}}: the roofs of points bounded at another
+  thread count (rot.plot.ceilings.own),
 } -> path of the SVG. Each ceiling is labelled on its line with its value; ceilings equal
   within 2% share one line; ridge points are marked. ]]
 function M.roofline(o)
@@ -230,6 +236,7 @@ function M.roofline(o)
   local plots, labels, elements = {}, {}, {}
   for _, n in ipairs(o.notes or {}) do plots[#plots + 1] = key.entry(n) end -- first in the key: which ceilings
   M.draw_ceilings(f, pl, compute, bandwidth, peak, xr, yr, plots, labels)
+  ceilings.own(f, pl, o.own_roofs, xr, yr, plots)
   ceilings.bands(plots, compute, bandwidth, peak)
   ceilings.ridges(f, pl, bandwidth, peak, gp, plots)
   local dfile = o.name .. ".dat"
@@ -246,9 +253,9 @@ function M.roofline(o)
   end
   if o.size and #order > 0 then plots[#plots + 1] = "NaN with points pt 6 ps 1.5 lc rgb '#888888' title 'marker area: share of time'" end
   marks(f, pl, series, order, gp, plots, "above", function(r) return r.above and r.gflops end, ABOVE,
-    place.mark_colour(#order), "above its bound (^ in the table)")
+    place.mark_colour(#order), "above its bound (^ in the table)", points)
   marks(f, pl, series, order, gp, plots, "stepbounds", o.bound_mark or function(r) return r.stepBound and r.bound end, STEP,
-    ceilings.GREY, o.bound_title or "bound between two levels (peaks' sweep)")
+    ceilings.GREY, o.bound_title or "bound between two levels (peaks' sweep)", points)
   key.not_drawn(plots, o.rows, why, named)
   local pls, _, missed = point_labels(f, pl, points, o.labels or "auto", 0) -- the ceilings' labels numbered first
   key.add_notes(plots, elements, missed)

@@ -169,15 +169,23 @@ function Results:json(name)
   return util.write_output(path, util.json(doc) .. "\n")
 end
 
+--[[ The highest thread count whose ceilings bound the rows a roofline draws (those with an
+  intensity: a marked region's, the threads that entered it, not the program's -threads), of
+  all rows where none has one. ]]
 local function max_threads(rows)
-  local t = 1
-  for _, r in ipairs(rows) do if r.threads and r.threads > t then t = r.threads end end
-  return t
+  local t, drawn = nil, 1
+  for _, r in ipairs(rows) do
+    local n = bounds.threads(r)
+    if r.intensity and not bounds.gpu(r) then t = math.max(t or 1, n) end
+    drawn = math.max(drawn, n, r.threads or 1)
+  end
+  return t or drawn
 end
 
 --[[ The measured ceilings for these rows (measuring the machine first if it never was): those
-  of their highest thread count (what the plots draw), or, given threads, of that count (the
-  stored count nearest to it: what a point measured with that many threads is bounded by). ]]
+  of the highest thread count their points are bounded by (what the plots draw), or, given
+  threads, of that count (the stored count nearest to it: what a point measured with that many
+  threads is bounded by). ]]
 function Results:ceilings(precision, threads)
   self.prows = self.prows or self.peaks_rows()
   local rows = self.prows
@@ -315,6 +323,7 @@ function Results:roofline(o)
     local c_shown, b_shown = peaks.shown(c, bounds.families(self.rows))
     compute, bandwidth = compute or c_shown, bandwidth or b_shown
     drawn.own_bounds(self, c.threads, extra)
+    drawn.asked_note(self, c.threads, extra)
   end
   extra.compute, extra.bandwidth = compute, bandwidth
   for _, r in ipairs(self.rows) do

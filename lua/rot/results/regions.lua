@@ -253,9 +253,20 @@ local function threads_line(r)
     n == 1 and "1 thread's" or (n .. " threads'"), counted)
 end
 
+--[[ The line for a program that ran fewer threads than it was told to use (OMP_NUM_THREADS:
+  -threads, a script's threads): its regions are bounded by the ceilings of the threads they
+  ran in, and its roofline draws those. nil when it ran as many. ]]
+local function asked_line(r)
+  local asked = r.appPoint and r.appPoint.desc and r.appPoint.desc.threads
+  if not (asked and r.ranThreads and r.ranThreads < asked) then return nil end
+  return string.format("application '%s' ran %d thread%s of the %d it was told to use (OMP_NUM_THREADS=%d): its regions "
+    .. "are bounded by the ceilings of the threads that entered them, and its roofline draws those, not %d threads'",
+    tostring(r.program), r.ranThreads, r.ranThreads == 1 and "" or "s", asked, asked, asked)
+end
+
 -- The lines under a table of application rows: counters not counted (with the hint), calls
--- never closed, markers too costly for a region, regions fewer threads entered than ran,
--- programs whose markers recorded nothing.
+-- never closed, markers too costly for a region, programs that ran fewer threads than asked,
+-- regions fewer threads entered than ran, programs whose markers recorded nothing.
 function M.legend(rows, out)
   local said, several = {}, app_points(rows) > 1
   local function say(line) if not said[line] then said[line] = true; out:write(line, "\n") end end
@@ -274,6 +285,7 @@ function M.legend(rows, out)
         .. "completed calls are counted", r.region, r.neverClosed))
     end
     if r.markerShare and r.markerShare > M.MARKER_SHARE and r.region ~= M.PROGRAM then say(marker_line(r, m, several)) end
+    if r.region == M.PROGRAM and asked_line(r) then say(asked_line(r)) end
     if r.region ~= M.PROGRAM and r.time and r.markedThreads and r.programThreads and r.markedThreads < r.programThreads then
       say(threads_line(r))
     end
