@@ -157,12 +157,22 @@ end
 -- A marker's size (gnuplot's ps) for a share of 0..1 (o.size): its area grows with the share.
 function M.share_size(share) return math.max(0.5, 3 * math.sqrt(math.max(share or 0, 0))) end
 
--- The points of each series for place.add_series (with o.size, each its own marker size), and
--- the note on how their counts were obtained (" (declared counts)") that their titles carry.
+-- Whether a series' points all lie at one intensity (a sweep over sizes of one kernel): a line
+-- joining them would only run up and down its own points, so none is drawn.
+local function upright(rows)
+  for _, r in ipairs(rows) do
+    if math.abs(r.intensity - rows[1].intensity) > 1e-9 * rows[1].intensity then return false end
+  end
+  return #rows > 1
+end
+
+-- The points of each series for place.add_series (with o.size, each its own marker size; apart
+-- where they are not joined: upright), and the note on how their counts were obtained ("
+-- (declared counts)") that their titles carry.
 local function roofline_lists(o, series, order)
   local counts, lists, label = {}, {}, label_of(o, true)
   for _, name in ipairs(order) do
-    lists[name] = {}
+    lists[name] = { apart = upright(series[name]) or nil }
     for _, r in ipairs(series[name]) do
       counts[r.counts or "declared"] = true
       lists[name][#lists[name] + 1] = { x = r.intensity, y = r.gflops, label = label(r),
@@ -245,9 +255,9 @@ function M.roofline(o)
     if o.size then -- a point each (an application's regions), sized by its share: no line joins them
       elements[i] = string.format("%s index %d using 1:2:4 with points pt 7 ps variable lc rgb '%s' title %s",
         q(dfile), i - 1, color, q(s .. counts_note))
-    else
-      elements[i] = string.format("%s index %d using 1:2 with linespoints %s lw 1.5 lc rgb '%s' title %s",
-        q(dfile), i - 1, ROOF_POINT, color, q(s .. counts_note))
+    else -- joined in working-set order, but a series at one intensity (lists[s].apart)
+      elements[i] = string.format("%s index %d using 1:2 with %s %s lw 1.5 lc rgb '%s' title %s",
+        q(dfile), i - 1, lists[s].apart and "points" or "linespoints", ROOF_POINT, color, q(s .. counts_note))
     end
     plots[#plots + 1] = elements[i]
   end

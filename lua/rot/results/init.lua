@@ -303,7 +303,8 @@ local function plot_opts(self, o, extra)
     series = function(r) return (o.series and (o.series(r) .. " @ ") or "") .. (format.machine_of(r) or "?") end
   end
   if o.labels ~= nil and not ({ auto = true, all = true, ends = true, none = true })[o.labels] then
-    util.fail("bad labels '" .. tostring(o.labels) .. "' for plot '" .. tostring(o.name) .. "': auto, all, ends or none")
+    util.fail("bad labels '" .. tostring(o.labels) .. "' for plot '" .. tostring(o.name) .. "': auto, all, ends or none"
+      .. (extra.levels and " (or levels, on a roofline)" or ""))
   end
   local opts = { rows = self.rows, name = o.name, title = o.title, series = series, label = o.label, labels = o.labels,
     dir = outdir(), gnuplot = get("gnuplot"), pdf = o.pdf or get("pdf") }
@@ -311,13 +312,40 @@ local function plot_opts(self, o, extra)
   return opts
 end
 
--- roofline{name=, title=, series=fn, label=fn, compute=, bandwidth=, pdf=} writes name.svg,
--- name.png (+ .dat, .gp); ceilings: the machine's measured peaks unless given (triad's
+--[[ The point labels of labels = "levels": each series' points by the level their data live in
+  (level_of: "L1", "L3-DRAM", "DRAM"), once a level, at the middle of its points in working-set
+  order; "" for the others (no label, and none missed in the key). ]]
+local function level_labels(self, series)
+  local groups, order = {}, {}
+  for _, r in ipairs(self.rows) do
+    local lvl = level_of(self, r)
+    if lvl and r.intensity then
+      local k = (series and tostring(series(r)) or "") .. "\0" .. lvl
+      if not groups[k] then groups[k] = {}; order[#order + 1] = k end
+      table.insert(groups[k], r)
+    end
+  end
+  local chosen = {}
+  for _, k in ipairs(order) do
+    local g = groups[k]
+    table.sort(g, function(a, b) return (a.workingSet or 0) < (b.workingSet or 0) end)
+    chosen[g[(#g + 1) // 2]] = k:match("%z(.*)$")
+  end
+  return function(r) return chosen[r] or "" end
+end
+
+-- roofline{name=, title=, series=fn, label=fn, labels=, compute=, bandwidth=, pdf=} writes
+-- name.svg, name.png (+ .dat, .gp); ceilings: the machine's measured peaks unless given (triad's
 -- bandwidth ceilings, and the read or write ones where a read- or write-only kernel is shown),
--- of the highest thread count (rot.results.drawn's own_bounds says so where points have another)
+-- of the highest thread count (rot.results.drawn's own_bounds says so where points have another);
+-- labels = "levels": each series' points labelled by level, once a level (level_labels)
 function Results:roofline(o)
   local compute, bandwidth = o.compute, o.bandwidth
-  local extra = {}
+  local extra = { levels = true }
+  if o.labels == "levels" then
+    o = util.copy(o)
+    o.label, o.labels = level_labels(self, o.series), "auto"
+  end
   if not compute or not bandwidth then
     local c = self:ceilings()
     local c_shown, b_shown = peaks.shown(c, bounds.families(self.rows))
