@@ -221,6 +221,36 @@ ok $? "garbage on stdout and stderr (the core's own protocol lines): measured, n
 
 prof $one -- ./hostile unmarked >"$T/o" 2>"$T/e"
 contains "$T/o" "application 'hostile' called no marker: only its whole time is measured" "a program without markers: its whole time, and said"
+
+# a program started through a launcher (sh -c, env, a wrapper script that execs it, a shell that
+# forks it, two at once): the regions of each process of the tree that marks them are recorded,
+# and where they came from is said
+printf '#!/bin/sh\nexec ./nested "$@"\n' >"$T/wrapper.sh" && chmod +x "$T/wrapper.sh"
+launched() { # launched NAME THREADS COMMAND...: outer's 5 calls in THREADS threads, and the line on where they were recorded
+	th=$2
+	shift 2
+	prof -threads=1 $one -- "$@" >"$T/o" 2>"$T/e"
+	test $? -eq 0 && grep -q " outer  *5  *$th " "$T/o" &&
+		grep -q "^application '[^']*': its regions were recorded in .*'nested' (pid [0-9]*)" "$T/o"
+}
+launched "sh -c" 1 sh -c "./nested 200000 5"
+ok $? "sh -c ./nested: outer's 5 calls recorded in nested, and said ($(grep -o "its regions were recorded in [^;]*" "$T/o"))"
+launched env 1 env ./nested 200000 5
+ok $? "env ./nested: recorded"
+launched wrapper 1 ./wrapper.sh 200000 5
+ok $? "a wrapper script that execs it: recorded"
+launched "sh -c, forked" 1 sh -c "./nested 200000 5; true"
+ok $? "a shell that forks it first: recorded"
+launched "two at once" 2 sh -c "./nested 200000 5 & ./nested 200000 5; wait"
+ok $? "two processes at once: outer's calls in 2 threads, one of each, recorded and said ($(grep -o "recorded in [0-9]* processes" "$T/o"))"
+grep -q "recorded in 2 processes: 'nested' (pid [0-9]*), 'nested' (pid [0-9]*)" "$T/o" && grep -q "work summed" "$T/o"
+ok $? "and the rule that sums them is stated"
+prof $one -- sh -c true >"$T/o" 2>"$T/e"
+contains "$T/o" "called no marker: only its whole time is measured" "a launcher whose tree marks nothing: said"
+prof $one -- ./hostile forked >"$T/o" 2>"$T/e"
+grep -q " before  *1 " "$T/o" && ! grep -q " child " "$T/o" &&
+	grep -q "^application 'hostile': a process it forked without exec (pid [0-9]*) began regions 1 time: not recorded" "$T/o"
+ok $? "markers in a process forked without exec: not recorded, and the process named with why"
 if $cc -static -O2 -pthread $inc -o "$T/static" tests/apps/hostile.c 2>/dev/null; then
 	# glibc's static dlopen may load the recorder all the same; where it cannot, rot says so
 	prof $one -- ./static never-closed >"$T/o" 2>"$T/e"

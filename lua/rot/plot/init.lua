@@ -157,22 +157,13 @@ end
 -- A marker's size (gnuplot's ps) for a share of 0..1 (o.size): its area grows with the share.
 function M.share_size(share) return math.max(0.5, 3 * math.sqrt(math.max(share or 0, 0))) end
 
--- Whether a series' points all lie at one intensity (a sweep over sizes of one kernel): a line
--- joining them would only run up and down its own points, so none is drawn.
-local function upright(rows)
-  for _, r in ipairs(rows) do
-    if math.abs(r.intensity - rows[1].intensity) > 1e-9 * rows[1].intensity then return false end
-  end
-  return #rows > 1
-end
-
 -- The points of each series for place.add_series (with o.size, each its own marker size; apart
 -- where they are not joined: upright), and the note on how their counts were obtained ("
 -- (declared counts)") that their titles carry.
 local function roofline_lists(o, series, order)
   local counts, lists, label = {}, {}, label_of(o, true)
   for _, name in ipairs(order) do
-    lists[name] = { apart = upright(series[name]) or nil }
+    lists[name] = { apart = place.upright(series[name]) or nil }
     for _, r in ipairs(series[name]) do
       counts[r.counts or "declared"] = true
       lists[name][#lists[name] + 1] = { x = r.intensity, y = r.gflops, label = label(r),

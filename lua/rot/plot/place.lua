@@ -322,6 +322,15 @@ function M.add_series(f, pl, dat, names, lists, radius, mode)
   return points
 end
 
+-- Whether a roofline series' rows all lie at one intensity (a sweep over sizes of one kernel): a
+-- line joining them would only run up and down its own points, so none is drawn.
+function M.upright(rows)
+  for _, r in ipairs(rows) do
+    if math.abs(r.intensity - rows[1].intensity) > 1e-9 * rows[1].intensity then return false end
+  end
+  return #rows > 1
+end
+
 --[[ Marks the points (in drawing order, {px=, py=, r=} in pixels) that a point drawn after
   them hides: at the same x (within a pixel), their centre under its marker (within its
   radius): p.hidden = true. rot.plot.key names them so in the key where they have no label. ]]
