@@ -400,18 +400,22 @@ function M.measure(rot, quick)
     s.count.measured + s.aside_count.measured - measured0
 end
 
---[[ The line that says a run measures the machine's peaks first: once, what it costs (full peaks
-  up to about 3 minutes on a 2-core VM, bandwidth.budget's aim; quick ones up to a minute) and what
-  else a user can do: quick peaks, a peaks file measured before. ]]
+--[[ The line that says a run measures the machine's peaks first: once, what it cost where it was
+  last measured (README's figure, with that machine: M.FIRST_COST) and what else a user can do:
+  quick peaks, a peaks file measured before. ]]
+M.FIRST_COST = { full = "60 s and 1243 points", quick = "37 s and 545 points",
+  machine = "a 2-vCPU AMD EPYC KVM guest with a 32 MiB L3" }
 function M.first_notice(quick)
+  local c = M.FIRST_COST
   if quick then
-    return "rot: measuring this machine's quick peaks first: once, stored for every quick run after it (up to about a "
-      .. "minute on a 2-core VM, more with more cores; -peaksFile=FILE takes a peaks.csv measured before instead)\n"
+    return "rot: measuring this machine's quick peaks first: once, stored for every quick run after it (" .. c.quick
+      .. " on " .. c.machine .. "; more with a larger last cache or more cores; -peaksFile=FILE takes a peaks.csv "
+      .. "measured before instead)\n"
   end
-  return "rot: measuring this machine's peaks first: once, stored for every run after it (up to about 3 minutes on a "
-    .. "2-core VM: it sweeps to 4x the last cache, more with more cores; -quick=true measures quick peaks in up to "
-    .. "about a minute for a quick run, -peaksFile=FILE takes a peaks.csv measured before; `rot measure peaks "
-    .. "-useCachedResults=false` measures them afresh)\n"
+  return "rot: measuring this machine's peaks first: once, stored for every run after it (" .. c.full .. " on "
+    .. c.machine .. "; longer with a larger last cache, since it sweeps to 4x it, and with more cores; -quick=true "
+    .. "measures quick peaks for a quick run (" .. c.quick .. " there), -peaksFile=FILE takes a peaks.csv measured "
+    .. "before; `rot measure peaks -useCachedResults=false` measures them afresh)\n"
 end
 
 -- The stored peaks of this machine; measured first (saying so) when there are none.
