@@ -167,7 +167,7 @@ local function roofline_lists(o, series, order)
     for _, r in ipairs(series[name]) do
       counts[r.counts or "declared"] = true
       lists[name][#lists[name] + 1] = { x = r.intensity, y = r.gflops, label = label(r),
-        ps = o.size and M.share_size(o.size(r)) or nil }
+        ps = o.size and M.share_size(o.size(r)) or nil, once = o.label_once }
     end
   end
   local how = {}
@@ -216,6 +216,7 @@ end
   compute = { {label=, gflops=}, ... },       horizontal ceilings
   bandwidth = { {label=, gbs=}, ... },        sloped ceilings
   notes = { text, ... },                      key entries first (which thread count's ceilings)
+  label_once = true: points of a series with the same label are labelled once (a level's),
   bound_mark = fn(row) -> GFLOP/s, bound_title = text: a bound no ceiling draws (the sweep's),
   own_roofs = {{label=, peak=, bandwidth=, compute=}}: the roofs of points bounded at another
   thread count (rot.plot.ceilings.own),
@@ -258,7 +259,7 @@ function M.roofline(o)
   marks(f, pl, series, order, gp, plots, "stepbounds", o.bound_mark or function(r) return r.stepBound and r.bound end, STEP,
     ceilings.GREY, o.bound_title or "bound between two levels (peaks' sweep)", points)
   key.not_drawn(plots, o.rows, why, named)
-  local pls, _, missed = point_labels(f, pl, points, o.labels or "auto", 0) -- the ceilings' labels numbered first
+  local pls, _, missed = point_labels(f, pl, points, o.labels or "auto", 0, dat) -- the ceilings' labels numbered first
   key.add_notes(plots, elements, missed)
   for _, l in ipairs(pls) do labels[#labels + 1] = l end
   for _, l in ipairs(labels) do gp[#gp + 1] = l end

@@ -223,12 +223,18 @@ end
   last, "none" none. points = {{x=, y=, text=, r= (the marker's radius, pixels), first=, last=,
   color=, series=}}. Placements kept for later (a plot's ceiling labels) go first: every point,
   line and arrow is known by now. Returns the label commands, the last number and the points
-  left out ({series=, px=, py=, text=, hidden=}). ]]
-local function point_labels(f, pl, points, mode, first)
+  left out ({series=, px=, py=, text=, hidden=}). A point with once = true shares its text
+  with others of its series (a level's points): the first of them with room is labelled and
+  the others carry none (their text is taken out of dat, the data lines, by pt.line); where
+  none has room, the first is left out. ]]
+local function point_labels(f, pl, points, mode, first, dat)
   local out, n, missed = {}, pl.flush(first), {}
   if mode == "none" then return out, n, missed end
+  local done, first_of = {}, {}
   for _, pt in ipairs(points) do
-    local keep = pt.text ~= "" and (mode ~= "ends" or pt.first or pt.last)
+    local group = pt.once and (pt.series .. "\0" .. pt.text)
+    local keep = pt.text ~= "" and (mode ~= "ends" or pt.first or pt.last) and not (group and done[group])
+    if group and not first_of[group] then first_of[group] = pt end
     if keep then
       local px, py = f.px(pt.x, pt.y)
       local gap = (pt.r or 5) + 3
@@ -240,8 +246,20 @@ local function point_labels(f, pl, points, mode, first)
       if chosen then
         n = n + 1
         out[#out + 1] = label_cmd(n, chosen, pt.color)
-      else
+        if group then done[group] = pt end
+      elseif not group then
         missed[#missed + 1] = { series = pt.series, px = px, py = py, text = pt.text, hidden = pt.hidden }
+      end
+    end
+  end
+  for group, pt in pairs(first_of) do -- a group's text stays with the point that carries it
+    local kept = done[group] or pt
+    if not done[group] then
+      missed[#missed + 1] = { series = pt.series, px = pt.px, py = pt.py, text = pt.text, hidden = pt.hidden }
+    end
+    for _, other in ipairs(points) do
+      if other.once and other ~= kept and other.series == pt.series and other.text == pt.text and dat and other.line then
+        dat[other.line] = dat[other.line]:gsub(' "[^"]*"', ' ""', 1)
       end
     end
   end
@@ -314,7 +332,7 @@ function M.add_series(f, pl, dat, names, lists, radius, mode)
         M.block_segment(pl, ax, ay, bx, by)
       end
       points[#points + 1] = { x = p.x, y = p.y, text = text, first = j == 1, last = j == #pts, r = r,
-        color = M.palette[(i - 1) % #M.palette + 1], series = i, px = bx, py = by }
+        color = M.palette[(i - 1) % #M.palette + 1], series = i, px = bx, py = by, once = p.once, line = #dat }
     end
     dat[#dat + 1] = "\n"
   end

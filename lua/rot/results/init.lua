@@ -307,31 +307,16 @@ local function plot_opts(self, o, extra)
       .. (extra.levels and " (or levels, on a roofline)" or ""))
   end
   local opts = { rows = self.rows, name = o.name, title = o.title, series = series, label = o.label, labels = o.labels,
-    dir = outdir(), gnuplot = get("gnuplot"), pdf = o.pdf or get("pdf") }
+    label_once = o.label_once, dir = outdir(), gnuplot = get("gnuplot"), pdf = o.pdf or get("pdf") }
   for k, v in pairs(extra) do opts[k] = v end
   return opts
 end
 
---[[ The point labels of labels = "levels": each series' points by the level their data live in
-  (level_of: "L1", "L3-DRAM", "DRAM"), once a level, at the middle of its points in working-set
-  order; "" for the others (no label, and none missed in the key). ]]
-local function level_labels(self, series)
-  local groups, order = {}, {}
-  for _, r in ipairs(self.rows) do
-    local lvl = level_of(self, r)
-    if lvl and r.intensity then
-      local k = (series and tostring(series(r)) or "") .. "\0" .. lvl
-      if not groups[k] then groups[k] = {}; order[#order + 1] = k end
-      table.insert(groups[k], r)
-    end
-  end
-  local chosen = {}
-  for _, k in ipairs(order) do
-    local g = groups[k]
-    table.sort(g, function(a, b) return (a.workingSet or 0) < (b.workingSet or 0) end)
-    chosen[g[(#g + 1) // 2]] = k:match("%z(.*)$")
-  end
-  return function(r) return chosen[r] or "" end
+--[[ The point labels of labels = "levels": each point by the level its data live in (level_of:
+  "L1", "L3-DRAM", "DRAM"); plot.roofline labels a series' points of one level once (label_once:
+  the first of them with room). ]]
+local function level_labels(self)
+  return function(r) return level_of(self, r) or "" end
 end
 
 -- roofline{name=, title=, series=fn, label=fn, labels=, compute=, bandwidth=, pdf=} writes
@@ -344,7 +329,7 @@ function Results:roofline(o)
   local extra = { levels = true }
   if o.labels == "levels" then
     o = util.copy(o)
-    o.label, o.labels = level_labels(self, o.series), "auto"
+    o.label, o.labels, o.label_once = level_labels(self), "auto", true
   end
   if not compute or not bandwidth then
     local c = self:ceilings()
