@@ -395,6 +395,10 @@ local starred = select(2, (mroof:match("%$stepbounds << EOD\n(.-)\nEOD") or ""):
 t.ok(mroof:find('keyentry with lines lt nodraw title "ceilings of 2 threads; the points at 1 thread', 1, true)
   and starred >= 4 and mroof:find("bound no ceiling drawn shows", 1, true), "a roofline of 1- and 2-thread points: 2 "
   .. "threads' ceilings, said first in the key; the 1-thread points' own bounds marked (" .. starred .. " marks)")
+local own = select(2, mroof:gsub("with lines lw 1%.2 dt 3 lc rgb '#999999' notitle", ""))
+t.ok(mroof:find("1 thread's own roofs (dotted):", 1, true) and own >= 2 and mroof:find("their roofs dotted)", 1, true)
+  and mroof:find("L1 bw 280.9 GB/s", 1, true), "and each 1-thread point's own roof is drawn, dotted, its values in the key ("
+  .. own .. " roofs)")
 t.ok(mstairs:find("L1 37.6 KiB (effective, 1 thread)", 1, true) and mstairs:find("L1 78.1 KiB (effective, 2 threads)", 1, true)
   and mstairs:find("L3 28.7 MiB (effective)", 1, true) and not mstairs:find("L3 26.1 MiB", 1, true), "its staircase marks "
   .. "L1's effective size at each thread count (37.6 KiB, 78.1 KiB), L3's once (26.1 and 28.7 MiB agree within a quarter)")
