@@ -230,11 +230,11 @@ end
 local function point_labels(f, pl, points, mode, first, dat)
   local out, n, missed = {}, pl.flush(first), {}
   if mode == "none" then return out, n, missed end
-  local done, first_of = {}, {}
+  local done, first_of, groups = {}, {}, {}
   for _, pt in ipairs(points) do
     local group = pt.once and (pt.series .. "\0" .. pt.text)
     local keep = pt.text ~= "" and (mode ~= "ends" or pt.first or pt.last) and not (group and done[group])
-    if group and not first_of[group] then first_of[group] = pt end
+    if group and not first_of[group] then first_of[group], groups[#groups + 1] = pt, group end
     if keep then
       local px, py = f.px(pt.x, pt.y)
       local gap = (pt.r or 5) + 3
@@ -252,7 +252,8 @@ local function point_labels(f, pl, points, mode, first, dat)
       end
     end
   end
-  for group, pt in pairs(first_of) do -- a group's text stays with the point that carries it
+  for _, group in ipairs(groups) do -- a group's text stays with the point that carries it
+    local pt = first_of[group]
     local kept = done[group] or pt
     if not done[group] then
       missed[#missed + 1] = { series = pt.series, px = pt.px, py = pt.py, text = pt.text, hidden = pt.hidden }
@@ -311,8 +312,8 @@ end
 --[[ The series of a plot: each one's data block into dat ("# series I: NAME", then "x y
   label" lines: the label a point is to have, none where mode, point_labels' mode, asks for
   none; "x y label ps" for a point of its own size), its points (radius, or p.ps's) and the lines
-  between them kept free of labels (none where the list is apart = true: not joined). lists = {NAME = {{x=, y=, label=, ps=}, ...}} in drawing
-  order, names in legend order. Returns the points for point_labels (series: the index of its
+  between them kept free of labels (none where the list is apart = true: not joined). lists =
+  {NAME = {{x=, y=, label=, ps=, once=}, ...}} in drawing order, names in legend order. Returns the points for point_labels (series: the index of its
   series in names). ]]
 function M.add_series(f, pl, dat, names, lists, radius, mode)
   local points = {}
