@@ -312,7 +312,7 @@ function M.build(s, o)
   local prows, memo, eps = bounds.any_cpu(s.rows) and stored_peaks(s) or nil, {}, s:get("bestEpsilon")
   local r = { builds = {}, index = {}, sources = {}, trees = {}, store = {}, hows = {}, how_index = {} }
   local points, seen = {}, {}
-  local counts, machines, threads = { points = 0, measured = 0, hits = 0, failed = 0 }, {}, 1
+  local counts, machines, threads, drawn = { points = 0, measured = 0, hits = 0, failed = 0 }, {}, 1, nil
   for _, row in ipairs(s.rows) do
     local app = regions.is_app(row)
     if row.entry and not row.time and not app then
@@ -327,6 +327,8 @@ function M.build(s, o)
       local bound, limiter, fraction, above = bound_of(x, prows, memo, eps)
       p[rec("bound")], p[rec("limiter")], p[rec("fraction")], p[rec("above")] = bound, limiter, fraction, above or nil
       points[#points + 1] = p
+      -- the compare plot's ceilings: those the points it draws are bounded by (rot.results' own)
+      if x.intensity and not bounds.gpu(x) then drawn = math.max(drawn or 1, bounds.threads(x)) end
     end
     counts.points = counts.points + 1
     local st = points[#points].status
@@ -345,7 +347,7 @@ function M.build(s, o)
     machine = here, machines = #machines > 0 and machines or { here }, executor = s.executor and s.executor.name,
     status = status_of(o.ok, o.err), git = M.git(study_dir(s, o.path)), bestEpsilon = eps, bestK = s:get("bestK"),
     counts = counts, axes = s.axes, builds = r.builds, sources = r.sources, trees = r.trees, hows = r.hows,
-    points = points, ceilings = prows and ceilings_shown(ceilings_at(prows, memo, threads), s.rows) or nil,
+    points = points, ceilings = prows and ceilings_shown(ceilings_at(prows, memo, drawn or threads), s.rows) or nil,
   }, r.store
 end
 
