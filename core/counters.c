@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/klog.h>
 #include <unistd.h>
 
 static int paranoid_level(void)
@@ -176,10 +177,118 @@ void counters_enable(int fd, int on)
 	ioctl(fd, on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
 }
 
+/* The kernel's own line on its PMU ("Performance Events: PMU not available due to
+ * virtualization, ...") from its log, into buf; "" where the log cannot be read (it takes
+ * CAP_SYSLOG where dmesg_restrict is set) or says nothing of it. */
+static void kernel_pmu_line(char *buf, size_t len)
+{
+	buf[0] = '\0';
+	int n = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
+	char *log = n > 0 ? malloc((size_t)n + 1) : NULL;
+	if (!log)
+		return;
+	n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, log, n);
+	log[n > 0 ? n : 0] = '\0';
+	const char *at = strstr(log, "Performance Events: ");
+	if (at) {
+		size_t k = strcspn(at, "\n");
+		snprintf(buf, len, "%.*s", (int)(k < len ? k : len - 1), at);
+	}
+	free(log);
+}
+
+/* Opens and closes attr on the calling thread: 0, or the errno of perf_event_open. */
+static int try_open(struct perf_event_attr *attr)
+{
+	attr->disabled = 1;
+	attr->exclude_kernel = paranoid_level() >= 2 && geteuid() != 0;
+	int fd = perf_event_open(attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+/* Whether this machine counts hardware events: 1, else 0 with why (the errno of opening the
+ * CPU's cycles, what the kernel registered, the kernel's own words where its log says). */
+static int hardware_counts(char *why, size_t len)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof a);
+	a.size = sizeof a;
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_CPU_CYCLES;
+	int e = try_open(&a);
+	if (!e)
+		return 1;
+	char said[256];
+	kernel_pmu_line(said, sizeof said);
+	snprintf(why, len, "perf_event_open of the CPU's cycles fails: %s (errno %d)%s%s%s%s",
+		 strerror(e), e,
+		 kernel_core_pmu() ? ""
+				   : "; the kernel registered no core PMU (no cpu entry in "
+				     "/sys/bus/event_source/devices)",
+		 said[0] ? "; the kernel says: '" : "", said, said[0] ? "'" : "");
+	return 0;
+}
+
+/* Whether event pmu::name can be opened here: 0, else the errno of opening it (or -1 when
+ * libpfm4 cannot encode it, *rc its error). */
+static int event_opens(const char *pmu, const char *name, int *rc)
+{
+	char full[256];
+	struct perf_event_attr a;
+	pfm_perf_encode_arg_t arg;
+	snprintf(full, sizeof full, "%s::%s", pmu, name);
+	memset(&a, 0, sizeof a);
+	memset(&arg, 0, sizeof arg);
+	arg.size = sizeof arg;
+	arg.attr = &a;
+	a.size = sizeof a;
+	*rc = pfm_get_os_event_encoding(full, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+	if (*rc != PFM_SUCCESS)
+		return -1;
+	return try_open(&a);
+}
+
+/* The events of a PMU opened one by one: how many open here; with out, each event's line,
+ * marked where it cannot be opened and why. */
+static int pmu_events(FILE *out, const pfm_pmu_info_t *info)
+{
+	int opens = 0;
+	for (int i = info->first_event; i != -1; i = pfm_get_event_next(i)) {
+		pfm_event_info_t ev;
+		memset(&ev, 0, sizeof ev);
+		ev.size = sizeof ev;
+		if (pfm_get_event_info(i, PFM_OS_PERF_EVENT_EXT, &ev) != PFM_SUCCESS)
+			continue;
+		int rc, e = event_opens(info->name, ev.name, &rc);
+		opens += e == 0;
+		if (!out)
+			continue;
+		if (e == 0)
+			fprintf(out, "event %s::%s\n", info->name, ev.name);
+		else if (e < 0)
+			fprintf(out, "event %s::%s (cannot be encoded alone: %s)\n", info->name,
+				ev.name, pfm_strerror(rc));
+		else
+			fprintf(out, "event %s::%s (cannot be opened here: %s)\n", info->name,
+				ev.name, strerror(e));
+	}
+	return opens;
+}
+
 void counters_list(FILE *out, int with_events)
 {
-	char err[256];
+	char err[512];
 	int pmu;
+	if (hardware_counts(err, sizeof err))
+		fprintf(out, "hardware events: this machine counts them (the CPU's cycles open)\n");
+	else
+		fprintf(out,
+			"hardware events: none can be counted on this machine: %s; software events "
+			"(perf::TASK-CLOCK, ...) work\n",
+			err);
 	if (pfm_ready(err, sizeof err) < 0) {
 		fprintf(out, "%s\n", err);
 		return;
@@ -189,17 +298,10 @@ void counters_list(FILE *out, int with_events)
 		pfm_pmu_info_t info;
 		if (!pmu_present(pmu, &info))
 			continue;
-		fprintf(out, "pmu %s %s (%d events)\n", info.name, info.desc ? info.desc : "",
-			info.nevents);
-		if (!with_events)
-			continue;
-		for (int i = info.first_event; i != -1; i = pfm_get_event_next(i)) {
-			pfm_event_info_t ev;
-			memset(&ev, 0, sizeof ev);
-			ev.size = sizeof ev;
-			if (pfm_get_event_info(i, PFM_OS_PERF_EVENT_EXT, &ev) == PFM_SUCCESS)
-				fprintf(out, "event %s::%s\n", info.name, ev.name);
-		}
+		fprintf(out, "pmu %s %s (%d events, %d of them open here)\n", info.name,
+			info.desc ? info.desc : "", info.nevents, pmu_events(NULL, &info));
+		if (with_events)
+			pmu_events(out, &info);
 	}
 }
 

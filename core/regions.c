@@ -31,6 +31,7 @@ struct agg {
 	double v[RK_COUNT];
 	double counts[ROT_ARENA_EVENTS];
 	uint32_t missing; /* events some thread of it could not open */
+	uint64_t procs;	  /* the processes whose threads entered it (bit i: procs[i]) */
 	int seen;
 };
 
@@ -113,6 +114,9 @@ static void add_slot(struct agg *g, const struct rot_arena_slot *s, int nevents,
 	v[RK_CALLS] = (double)s->calls > v[RK_CALLS] ? (double)s->calls : v[RK_CALLS];
 	v[RK_CALLS_TOTAL] += (double)s->calls;
 	v[RK_THREADS] += s->calls > 0 || s->open > 0;
+	if (s->calls > 0 || s->open > 0)
+		g->procs |= 1ull << (s->proc < ROT_ARENA_PROCS ? s->proc : ROT_ARENA_PROCS - 1);
+	v[RK_PROCESSES] = __builtin_popcountll(g->procs);
 	v[RK_NS] = ns > v[RK_NS] ? ns : v[RK_NS];
 	v[RK_NS_SUM] += ns;
 	if (s->calls && (v[RK_MIN_NS] < 0 || (double)s->min_ticks * tick < v[RK_MIN_NS]))
@@ -193,6 +197,23 @@ void regions_write_meta(const struct regions *r, FILE *out)
 	protocol_meta(out, META_MARKER_EMPTY_NS, "%.4g", (double)a->empty_ticks * tick);
 	if (a->overflow)
 		protocol_meta(out, META_REGION_CALLS_LOST, "%u", a->overflow);
+	for (uint32_t i = 0; i < a->nprocs && i < ROT_ARENA_PROCS; i++) {
+		char name[sizeof a->procs[i].name];
+		memcpy(name, a->procs[i].name, sizeof name);
+		name[sizeof name - 1] = '\0';
+		for (char *c = name; *c; c++) /* a word of the record: the program named it */
+			if (*c <= ' ' || *c == 0x7f)
+				*c = '_';
+		protocol_meta_at(out, META_MARKER_PROCESS, (int)i, "%s pid=%d marked=%d",
+				 name[0] ? name : "?", a->procs[i].pid, a->procs[i].marked);
+	}
+	if (a->nprocs > ROT_ARENA_PROCS)
+		protocol_meta(out, META_MARKER_PROCESSES_LOST, "%u", a->nprocs - ROT_ARENA_PROCS);
+	if (a->forked_calls) {
+		protocol_meta(out, META_MARKERS_FORKED, "%llu",
+			      (unsigned long long)a->forked_calls);
+		protocol_meta(out, META_MARKERS_FORKED_PID, "%d", a->forked_pid);
+	}
 	for (int i = 0; i < r->ctr.n; i++) {
 		if (!a->event_errno[i])
 			continue;

@@ -85,6 +85,13 @@
 	X(MARKER_CLOCK, "markerClock", "text", "", "core", "the markers' clock: tsc or monotonic") \
 	X(MARKERS_ATTACHED, "markersAttached", "int", "", "core",                                  \
 	  "1: the marker recorder was loaded into the program")                                    \
+	X(MARKER_PROCESS, "markerProcess%d", "text", "", "core",                                   \
+	  "process i that loaded the recorder: NAME pid=PID marked=0|1 (1: it called a marker)")   \
+	X(MARKER_PROCESSES_LOST, "markerProcessesLost", "int", "", "core",                         \
+	  "processes that loaded it past those the arena names")                                   \
+	X(MARKERS_FORKED, "markersForked", "int", "", "core",                                      \
+	  "markers called in a process forked without exec: not recorded")                         \
+	X(MARKERS_FORKED_PID, "markersForkedPid", "int", "", "core", "the first such process")     \
 	X(MARKER_PAIR_NS, "markerPairNs", "number", "ns", "core", "what a begin/end pair costs")   \
 	X(MARKER_EMPTY_NS, "markerEmptyNs", "number", "ns", "core",                                \
 	  "what an empty region measures a call (subtracted)")                                     \
@@ -143,6 +150,7 @@
 	X(CALLS, "calls", "completed calls of the thread that made the most")                      \
 	X(CALLS_TOTAL, "callsTotal", "completed calls, summed over the threads")                   \
 	X(THREADS, "threads", "threads that entered the region")                                   \
+	X(PROCESSES, "processes", "processes whose threads entered it (a program's tree)")         \
 	X(NS, "ns", "time in the region of the thread that spent the longest (ns)")                \
 	X(NS_SUM, "nsSum", "time in the region summed over the threads (ns)")                      \
 	X(MIN_NS, "minNs", "the shortest call (ns)")                                               \

@@ -1,5 +1,6 @@
-/* arena: the memory an application's marker recorder (recorder.c, preloaded into it) shares
- * with the measuring core (app.c): what the core sets up, and per thread and region what ran. */
+/* arena: the memory an application's marker recorder (recorder.c, preloaded into every process
+ * of the program that runs with it) shares with the measuring core (app.c): what the core sets
+ * up, which processes attached, and per thread and region what ran. */
 #ifndef ROT_ARENA_H
 #define ROT_ARENA_H
 
@@ -8,7 +9,7 @@
 #include <stdint.h>
 
 #define ROT_ARENA_MAGIC 0x726f742d6172656eULL /* "rot-aren" */
-#define ROT_ARENA_VERSION 1
+#define ROT_ARENA_VERSION 2
 #define ROT_ARENA_BYTES (64u << 20)   /* a sparse memfd: only the pages written cost */
 #define ROT_ARENA_REGIONS 1024	      /* region names per invocation */
 #define ROT_ARENA_NAME 128	      /* bytes of a name, its NUL included */
@@ -16,9 +17,11 @@
 #define ROT_ARENA_ATTR 256	      /* bytes of one encoded perf_event_attr */
 #define ROT_ARENA_DEPTH 64	      /* regions open at once in one thread */
 #define ROT_ARENA_TEXT 512
+#define ROT_ARENA_PROCS 64 /* processes of the program that attach */
 
 /* The environment variables the core sets for the program (the header's dlopen reads the
- * first; the recorder the second, and unsets it). */
+ * first; the recorder the second: the arena's descriptor, which every process the program
+ * starts inherits, so a program started through a launcher, sh -c, env, a script, records). */
 #define ROT_ARENA_ENV_LIBRARY "ROT_MARKERS"
 #define ROT_ARENA_ENV_FD "ROT_MARKERS_FD"
 
@@ -41,6 +44,7 @@ enum rot_misuse {
  * task of the program is gone). Times in ticks of the arena's clock, nested regions included. */
 struct rot_arena_slot {
 	uint32_t thread, region;
+	uint32_t proc;				   /* the process (procs[]) whose thread it is */
 	uint64_t calls;				   /* completed begin..end pairs */
 	uint64_t open;				   /* begun, not (yet) ended */
 	uint64_t ticks, min_ticks, max_ticks;	   /* in all, the shortest call, the longest */
@@ -60,9 +64,18 @@ struct rot_arena {
 	uint32_t nevents;
 	uint32_t attr_size;
 	unsigned char attr[ROT_ARENA_EVENTS][ROT_ARENA_ATTR];
-	/* set by the recorder */
-	int32_t attached; /* 1 once the recorder mapped the arena in the program */
-	int32_t pid;
+	/* set by the recorder, in every process of the program that loads it */
+	int32_t attached;  /* 1 once the first process has mapped the arena and calibrated */
+	int32_t attaching; /* 1 once a process began to: the first calibrates, the others wait */
+	uint32_t lock;	   /* taken to add a name, or keep a misuse: processes share it */
+	int32_t pid;	   /* the first process's */
+	uint32_t nprocs;   /* processes that attached (past ROT_ARENA_PROCS: counted only) */
+	struct {
+		int32_t pid, marked; /* marked: it called a marker */
+		char name[16];	     /* its command (comm) */
+	} procs[ROT_ARENA_PROCS];
+	uint64_t forked_calls; /* markers called in a process forked without exec: not recorded */
+	int32_t forked_pid;    /* the first such process */
 	uint32_t nthreads, nregions, nslots;	/* threads that called a marker; names; slots */
 	uint32_t overflow;			/* slots that did not fit (their calls are lost) */
 	int32_t event_errno[ROT_ARENA_EVENTS];	/* each event's first failure to open: errno, */

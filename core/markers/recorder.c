@@ -1,5 +1,6 @@
-/* recorder: rot's marker recorder (librot-markers.so), preloaded into a measured application:
- * per thread and region, calls, time, declared work and counters, into the arena (arena.h). */
+/* recorder: rot's marker recorder (librot-markers.so), preloaded into a measured application
+ * and every process it execs: per thread and region, calls, time, declared work and counters,
+ * into the arena (arena.h) they all share. */
 #define _GNU_SOURCE
 #include "arena.h"
 #include "../include/rot/markers.h"
@@ -10,7 +11,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -49,10 +52,24 @@ struct tstate {
 
 static struct rot_arena *arena; /* NULL: nothing is recorded */
 static int recording;		/* 0 in a process the program forked: it shares the arena */
+static uint32_t me;		/* this process's entry in arena->procs */
+static int marked;		/* this process called a marker (said in its entry) */
 static uint64_t max_slots;
-static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t thread_key;
 static __thread struct tstate *self;
+
+/* The arena's lock, which every process of the program shares (adding a name, keeping a
+ * misuse: rare, short). */
+static void arena_lock(void)
+{
+	while (__atomic_exchange_n(&arena->lock, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+}
+
+static void arena_unlock(void)
+{
+	__atomic_store_n(&arena->lock, 0, __ATOMIC_RELEASE);
+}
 
 static inline uint64_t now(void)
 {
@@ -69,7 +86,7 @@ static inline uint64_t now(void)
 static void misuse(enum rot_misuse kind, const struct tstate *t, const char *region,
 		   const char *inner, int other)
 {
-	pthread_mutex_lock(&names_lock);
+	arena_lock();
 	if (!arena->misuse) {
 		arena->misuse = kind;
 		arena->misuse_thread = t ? (int32_t)t->index : -1;
@@ -78,7 +95,7 @@ static void misuse(enum rot_misuse kind, const struct tstate *t, const char *reg
 		strncpy(arena->misuse_inner, inner ? inner : "", ROT_ARENA_NAME - 1);
 	}
 	arena->misuses++;
-	pthread_mutex_unlock(&names_lock);
+	arena_unlock();
 }
 
 /* The region of a name, its number added to the arena when it is new: -1 after a misuse (no
@@ -94,7 +111,7 @@ static int region_of(struct tstate *t, const char *name, int create)
 		return -1;
 	}
 	int id = -1;
-	pthread_mutex_lock(&names_lock);
+	arena_lock();
 	uint32_t have = __atomic_load_n(&arena->nregions, __ATOMIC_ACQUIRE);
 	for (uint32_t i = 0; i < have && id < 0; i++)
 		if (strcmp(arena->names[i], name) == 0)
@@ -104,7 +121,7 @@ static int region_of(struct tstate *t, const char *name, int create)
 		__atomic_store_n(&arena->nregions, have + 1, __ATOMIC_RELEASE);
 		id = (int)have;
 	}
-	pthread_mutex_unlock(&names_lock);
+	arena_unlock();
 	if (id < 0 && create)
 		misuse(ROT_MISUSE_REGIONS, t, name, NULL, -1);
 	if (id >= 0) {
@@ -128,6 +145,7 @@ static struct rot_arena_slot *slot_of(struct tstate *t, uint32_t id)
 	struct rot_arena_slot *s = &arena->slots[i];
 	s->thread = t->index;
 	s->region = id;
+	s->proc = me;
 	s->min_ticks = UINT64_MAX;
 	s->missing = t->missing;
 	return t->slot[id] = s;
@@ -208,10 +226,22 @@ static void read_counters(const struct tstate *t, uint64_t *v)
 		v[2] = UINT64_MAX; /* marks the read as failed: the call is not counted */
 }
 
+/* A marker called where nothing is recorded: in a process forked from one that records (it
+ * shares the arena's pages with its parent), counted for the core to say. */
+static void unrecorded(void)
+{
+	if (arena && !__atomic_fetch_add(&arena->forked_calls, 1, __ATOMIC_RELAXED))
+		arena->forked_pid = (int32_t)getpid();
+}
+
 static void region_begin(const char *name)
 {
-	if (!recording)
+	if (!recording) {
+		unrecorded();
 		return;
+	}
+	if (!marked && me < ROT_ARENA_PROCS)
+		marked = arena->procs[me].marked = 1;
 	struct tstate *t = thread_state();
 	if (!t)
 		return;
@@ -372,10 +402,14 @@ static const struct rot_markers_api api = {ROT_MARKERS_VERSION, region_begin,	re
 
 __attribute__((visibility("default"))) const struct rot_markers_api *rot_markers_api(int version)
 {
-	return version == ROT_MARKERS_VERSION && recording ? &api : NULL;
+	return version == ROT_MARKERS_VERSION && arena
+		   ? &api
+		   : NULL; /* (a forked child's calls: counted) */
 }
 
-/* A process the program forks shares the arena's pages: it records nothing. */
+/* A process the program forks (without exec) shares the arena's pages and its parent's thread
+ * states: it records nothing (its markers' calls are counted: unrecorded). One that execs
+ * loads the recorder afresh and records. */
 static void forked(void)
 {
 	recording = 0;
@@ -408,20 +442,44 @@ static void calibrate(void)
 		memset(&arena->slots[0], 0, sizeof arena->slots[0]);
 	memset(arena->names[0], 0, ROT_ARENA_NAME);
 	arena->nslots = arena->nregions = 0;
+	marked = 0;
+	if (me < ROT_ARENA_PROCS)
+		arena->procs[me].marked = 0;
 }
 
-/* In the program rot started: the arena of the descriptor the core left it, mapped; the
- * descriptor closed and its variable gone, so nothing the program starts records into it. */
-__attribute__((constructor)) static void recorder_start(void)
+/* The arena's descriptor v names: the core's memfd of ROT_ARENA_BYTES, else -1 (a descriptor
+ * the program closed, or reused for a file of its own, is never mapped). */
+static int arena_fd(const char *v)
 {
-	const char *v = getenv(ROT_ARENA_ENV_FD);
 	char *end;
 	long fd = v ? strtol(v, &end, 10) : -1;
-	if (fd < 0 || *end != '\0')
+	struct stat st;
+	if (fd < 0 || *end != '\0' || fstat((int)fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size != ROT_ARENA_BYTES)
+		return -1;
+	return (int)fd;
+}
+
+/* This process's entry in the arena: its pid and command. */
+static void enter(struct rot_arena *a)
+{
+	me = __atomic_fetch_add(&a->nprocs, 1, __ATOMIC_RELAXED);
+	if (me >= ROT_ARENA_PROCS)
 		return;
-	unsetenv(ROT_ARENA_ENV_FD);
-	void *m = mmap(NULL, ROT_ARENA_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
-	close((int)fd);
+	a->procs[me].pid = (int32_t)getpid();
+	strncpy(a->procs[me].name, program_invocation_short_name, sizeof a->procs[me].name - 1);
+}
+
+/* In every process of the program rot started that loads it (the program, and what it or a
+ * launcher before it execs: sh -c, env, a script): the arena of the descriptor the core left,
+ * mapped and left open, so the processes it starts inherit it too. The first process to attach
+ * calibrates the markers; the others wait until it has (it empties the arena after). */
+__attribute__((constructor)) static void recorder_start(void)
+{
+	int fd = arena_fd(getenv(ROT_ARENA_ENV_FD));
+	if (fd < 0)
+		return;
+	void *m = mmap(NULL, ROT_ARENA_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED)
 		return;
 	struct rot_arena *a = m;
@@ -432,9 +490,14 @@ __attribute__((constructor)) static void recorder_start(void)
 	}
 	max_slots = ROT_ARENA_SLOTS(a->bytes);
 	arena = a;
-	a->pid = (int32_t)getpid();
+	enter(a);
 	pthread_atfork(NULL, NULL, forked);
 	recording = 1;
-	calibrate();
-	__atomic_store_n(&a->attached, 1, __ATOMIC_RELEASE);
+	if (!__atomic_exchange_n(&a->attaching, 1, __ATOMIC_ACQ_REL)) {
+		a->pid = (int32_t)getpid();
+		calibrate();
+		__atomic_store_n(&a->attached, 1, __ATOMIC_RELEASE);
+	}
+	for (int i = 0; i < 1000000 && !__atomic_load_n(&a->attached, __ATOMIC_ACQUIRE); i++)
+		sched_yield();
 }

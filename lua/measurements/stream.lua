@@ -13,6 +13,6 @@ end)
 results:table { axes = { "op" } }
 results:csv("stream")
 results:roofline { name = "stream", title = "STREAM operations, 1 thread",
-  series = function(r) return r.point.op end, label = function(r) return rot.util.bytes(r.workingSet) end }
+  series = function(r) return r.point.op end, labels = "levels" }
 results:staircase { name = "stream-bandwidth", title = "STREAM bandwidth vs working set",
   series = function(r) return r.point.op end }

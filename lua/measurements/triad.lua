@@ -27,7 +27,7 @@ results:roofline {
   name = "triad",
   title = "STREAM triad, 1 thread (" .. rot.machine.cpuinfo().model .. ")",
   series = function(r) return r.point.flags end,
-  label = function(r) return rot.util.bytes(r.workingSet) end,
+  labels = "levels", -- one intensity, many sizes: each level once (the staircase shows the sizes)
 }
 -- one intensity, many sizes: the staircase shows where each level ends
 results:staircase {

@@ -6,6 +6,8 @@
  *   exit          completes "before" once, then exits with status 3
  *   hang          completes "before" once, then sleeps inside "hanging"
  *   fork          completes "before", then forks a child that outlives it
+ *   forked        forks a child that completes "child" (not recorded: no exec), waits, then
+ *                 completes "before" once
  *   garbage       writes the core's protocol and control bytes to stdout and stderr
  *   unmarked      no marker at all
  *   counters N    one region "work" of N multiply-adds per call, declared, 20 calls */
@@ -15,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void *end_handoff(void *arg)
@@ -97,6 +100,17 @@ int main(int argc, char **argv)
 			sleep(30);
 			_exit(0);
 		}
+		return 0;
+	}
+	if (strcmp(mode, "forked") == 0) {
+		pid_t p = fork();
+		if (p == 0) {
+			rot_region_begin("child");
+			rot_region_end("child");
+			_exit(0);
+		}
+		waitpid(p, NULL, 0);
+		before(1);
 		return 0;
 	}
 	if (strcmp(mode, "garbage") == 0) {

@@ -14,6 +14,7 @@ if ! echo 'int main(void){return 0;}' | $cc -fopenmp -x c -o "$T/omp" - 2>/dev/n
 fi
 inc="-I$ROOT/core/include"
 $cc -O2 -fopenmp $inc -o "$T/nested" tests/apps/nested.c &&
+	$cc -O2 $inc -o "$T/serial" tests/apps/nested.c &&
 	$cc -O2 -pthread $inc -o "$T/hostile" tests/apps/hostile.c &&
 	$cc -O2 -DROT_MARKERS_DISABLE $inc -o "$T/disabled" tests/apps/nested.c
 ok $? "the test programs build with nothing but -I core/include (no rot library linked)"
@@ -68,6 +69,18 @@ ok $? "the roofline draws outer at its intensity, its marker sized by its share"
 "$ROOT/rot" run "$ROOT/tests/e2e/check-plots.lua" "$OUT" >"$T/c" 2>&1 && ! grep "nested.gp" "$T/c" | grep -qv "overlaps 0 crossed 0"
 ok $? "its labels overlap nothing ($(grep nested.gp "$T/c"))"
 
+# the same program built without OpenMP runs one thread of the two it is told: the table says so,
+# and its roofline draws the roofs its regions are bounded by, 1 thread's, as the table bounds them
+prof -threads=2 -runs=2 -maxRuns=2 -bestK=2 -- ./serial 200000 5 >"$T/o" 2>"$T/e"
+contains "$T/o" "^application 'serial' ran 1 thread of the 2 it was told to use (OMP_NUM_THREADS=2)" \
+	"a program that ran 1 thread of the 2 asked: the table says so"
+b=$(csv_value "$OUT/serial.csv" bound_GFLOPs 2)
+grep -q "(27.0425\*x < " "$OUT/serial.gp" && ! grep -q "48.1931\*x" "$OUT/serial.gp" &&
+	grep -q 'title "ceilings of 1 thread,' "$OUT/serial.gp" && awk -v b="$b" 'BEGIN { exit !(b > 2.25 && b < 2.26) }'
+ok $? "its roofline draws 1 thread's DRAM roof (27.04 GB/s), which bounds outer in the table ($b GFLOP/s), not 2 threads' (48.19), and its key says so"
+"$ROOT/rot" run "$ROOT/tests/e2e/check-plots.lua" "$OUT" >"$T/c" 2>&1 && grep -q "^PLOT serial.gp .*overlaps 0 crossed 0 key 0 unlabelled 0" "$T/c"
+ok $? "and it is readable ($(grep serial.gp "$T/c"))"
+
 prof -threads=2 -runs=2 -maxRuns=2 -bestK=2 -- ./nested 200000 5 >"$T/o" 2>"$T/e"
 contains "$T/o" "cache: 1 hits, 0 measured" "a rerun is a cache hit"
 "$ROOT/rot" -cacheDir="$CACHE" history "$T/nested" >"$T/h" 2>&1
@@ -80,7 +93,12 @@ contains "$T/o" "^nested 200000 5 *1 *outer " "-threads=1: the thread count in t
 "$ROOT/rot" -cacheDir="$CACHE" history "$T/nested" >"$T/h" 2>&1
 grep "^2 " "$T/h" | grep -q "threads 2 -> 1"
 ok $? "rot history says the threads changed ($(grep '^2 ' "$T/h" | sed 's/.*  //'))"
-"$ROOT/rot" -cacheDir="$CACHE" -outputDir="$OUT" compare "$T/nested" >"$T/cmp" 2>&1
+# counters change what the markers cost and so the result: history names them
+prof -threads=1 -runs=2 -maxRuns=2 -bestK=2 -counters=perf::TASK-CLOCK -- ./nested 200000 5 >"$T/o" 2>"$T/e"
+"$ROOT/rot" -cacheDir="$CACHE" history "$T/nested" >"$T/h" 2>&1
+grep "^3 " "$T/h" | grep -q "counters (none) -> perf::TASK-CLOCK"
+ok $? "rot history names the counters a run added ($(grep '^3 ' "$T/h" | sed 's/.*  //'))"
+"$ROOT/rot" -cacheDir="$CACHE" -outputDir="$OUT" compare "$T/nested" 1 2 >"$T/cmp" 2>&1
 test "$(grep -c " only in A " "$T/cmp")" -eq 3 && test "$(grep -c " only in B " "$T/cmp")" -eq 3 &&
 	! grep -E "^nested .*(same|faster|slower)" "$T/cmp" | grep -q .
 ok $? "rot compare: the 1-thread rows and the 2-thread rows, each only in one run, none paired"
@@ -108,7 +126,7 @@ ok $? "rot compare judges each region (and the program) against the noise"
 printf '\n' >>"$T/nested"
 rot measure "$T/study.lua" -runs=2 -maxRuns=2 -bestK=2 >"$T/o" 2>"$T/e"
 rot compare "$T/study.lua" >"$T/cmp" 2>&1
-grep -q "^rot compare: 0 faster, 0 slower, 6 same (6 inconclusive).*: rot -cacheDir=$CACHE -outputDir=$OUT .*compare .*study.lua 2 3 -remeasure" "$T/cmp"
+grep -q "^rot compare: 0 faster, 0 slower, 0 same, 6 inconclusive,.*: rot -cacheDir=$CACHE -outputDir=$OUT .*compare .*study.lua 2 3 -remeasure" "$T/cmp"
 ok $? "another build: inconclusive, and the -remeasure command that decides them is named, with the -cacheDir it was given ($(grep "^rot compare: [0-9]" "$T/cmp"))"
 grep -q "geometric-mean speedup [0-9.]* (B over A, 4 points, the (program) rows left out: their regions are in it)" "$T/cmp"
 ok $? "the geometric mean counts the 4 regions, not the program rows that hold their time too"
@@ -203,6 +221,36 @@ ok $? "garbage on stdout and stderr (the core's own protocol lines): measured, n
 
 prof $one -- ./hostile unmarked >"$T/o" 2>"$T/e"
 contains "$T/o" "application 'hostile' called no marker: only its whole time is measured" "a program without markers: its whole time, and said"
+
+# a program started through a launcher (sh -c, env, a wrapper script that execs it, a shell that
+# forks it, two at once): the regions of each process of the tree that marks them are recorded,
+# and where they came from is said
+printf '#!/bin/sh\nexec ./nested "$@"\n' >"$T/wrapper.sh" && chmod +x "$T/wrapper.sh"
+launched() { # launched NAME THREADS COMMAND...: outer's 5 calls in THREADS threads, and the line on where they were recorded
+	th=$2
+	shift 2
+	prof -threads=1 $one -- "$@" >"$T/o" 2>"$T/e"
+	test $? -eq 0 && grep -q " outer  *5  *$th " "$T/o" &&
+		grep -q "^application '[^']*': its regions were recorded in .*'nested' (pid [0-9]*)" "$T/o"
+}
+launched "sh -c" 1 sh -c "./nested 200000 5"
+ok $? "sh -c ./nested: outer's 5 calls recorded in nested, and said ($(grep -o "its regions were recorded in [^;]*" "$T/o"))"
+launched env 1 env ./nested 200000 5
+ok $? "env ./nested: recorded"
+launched wrapper 1 ./wrapper.sh 200000 5
+ok $? "a wrapper script that execs it: recorded"
+launched "sh -c, forked" 1 sh -c "./nested 200000 5; true"
+ok $? "a shell that forks it first: recorded"
+launched "two at once" 2 sh -c "./nested 200000 5 & ./nested 200000 5; wait"
+ok $? "two processes at once: outer's calls in 2 threads, one of each, recorded and said ($(grep -o "recorded in [0-9]* processes" "$T/o"))"
+grep -q "recorded in 2 processes: 'nested' (pid [0-9]*), 'nested' (pid [0-9]*)" "$T/o" && grep -q "work summed" "$T/o"
+ok $? "and the rule that sums them is stated"
+prof $one -- sh -c true >"$T/o" 2>"$T/e"
+contains "$T/o" "called no marker: only its whole time is measured" "a launcher whose tree marks nothing: said"
+prof $one -- ./hostile forked >"$T/o" 2>"$T/e"
+grep -q " before  *1 " "$T/o" && ! grep -q " child " "$T/o" &&
+	grep -q "^application 'hostile': a process it forked without exec (pid [0-9]*) began regions 1 time: not recorded" "$T/o"
+ok $? "markers in a process forked without exec: not recorded, and the process named with why"
 if $cc -static -O2 -pthread $inc -o "$T/static" tests/apps/hostile.c 2>/dev/null; then
 	# glibc's static dlopen may load the recorder all the same; where it cannot, rot says so
 	prof $one -- ./static never-closed >"$T/o" 2>"$T/e"

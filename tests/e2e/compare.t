@@ -63,7 +63,7 @@ if command -v git >/dev/null 2>&1; then
 else
 	skip "git is not installed"
 fi
-contains "$T/c" "rot compare: 0 faster, [0-2] slower, [0-2] same[ (0-9inconclusive)]*, 0 only in A, 0 only in B; geometric-mean speedup 0\.[0-9]* (B over A, 2 points)" \
+contains "$T/c" "rot compare: 0 faster, [0-2] slower, 0 same, [0-2] inconclusive, 0 only in A, 0 only in B; geometric-mean speedup 0\.[0-9]* (B over A, 2 points)" \
 	"the summary line"
 contains "$T/c" "^verdicts against the noise between runs of this machine (its history's reruns of identical builds)" \
 	"the verdicts are judged against the noise between runs, which the history tells"
@@ -95,11 +95,13 @@ ok $? "and so does the JSON, with the noise of each point"
 rot compare "$S/study.lua" -failOn=slower >"$T/c" 2>"$T/ce"
 st=$?
 slow=$(col verdict | grep -c '^slower$')
-undecided=$(col inconclusive | grep -c .)
+undecided=$(col verdict | grep -c '^inconclusive$')
+test "$undecided" = "$(col inconclusive | grep -c .)"
+ok $? "the verdict column says inconclusive where the inconclusive column says why ($undecided)"
 test $((slow + undecided)) -eq 2 && test $st -eq $((slow > 0)) &&
 	if [ "$undecided" -gt 0 ]; then
 		grep -q "^rot: -failOn=slower: $undecided points\{0,1\} inconclusive (B/A x[0-9.]*\( to x[0-9.]*\)\{0,1\}), judged against no known noise between runs: they fail nothing; rot -cacheDir=$CACHE .*compare $S/study.lua 1 2 -remeasure -failOn=slower judges them$" "$T/ce" &&
-			grep -q "B same ($undecided, $undecided inconclusive)" "$OUT/study-compare.gp"
+			grep -q "B inconclusive ($undecided)" "$OUT/study-compare.gp" && ! grep -q "B same (" "$OUT/study-compare.gp"
 	else ! grep -q "inconclusive" "$T/ce"; fi
 gst=$?
 ok $gst "the gate fails on the slower points only ($slow, exit $st); the $undecided inconclusive ones fail nothing, and stderr and the plot's key say so"
@@ -148,7 +150,8 @@ grep -q "^PLOT study-compare.gp labels [1-9][0-9]* overlaps 0 crossed 0" "$T/chk
 ok $? "its labels overlap nothing and no ceiling runs through one ($(grep study-compare "$T/chk"))"
 
 rot compare "$S/study.lua" -remeasure=3 >"$T/c" 2>"$T/ce"
-contains "$T/c" "^1024 .* same (inconclusive) .*remeasured 3 rounds, no 99% interval$" "3 rounds give no 99% interval: same (inconclusive)"
+contains "$T/c" "^1024 .* inconclusive .*remeasured 3 rounds, no 99% interval$" "3 rounds give no 99% interval: inconclusive"
+contains "$T/c" "^rot compare: 0 faster, 0 slower, 0 same, 2 inconclusive," "the summary counts them inconclusive, none the same"
 
 # a rerun with nothing changed: all hits, and the same results: no record of its own (what was
 # measured again for rot compare -remeasure was never cached)
@@ -168,7 +171,7 @@ sed -i 's/#define PASSES 3/#define PASSES 4/' "$S/kernels/scale.c"
 mv "$T/sources" "$CACHE/sources"
 rot compare "$S/study.lua" 2 2 -failOn=any >"$T/c" 2>"$T/ce"
 ok $? "a run compared with itself: no point changed (-failOn=any exits 0)"
-contains "$T/c" "rot compare: 0 faster, 0 slower, 2 same, 0 only in A, 0 only in B; geometric-mean speedup 1.000" "all same"
+contains "$T/c" "rot compare: 0 faster, 0 slower, 2 same, 0 inconclusive, 0 only in A, 0 only in B; geometric-mean speedup 1.000" "all same"
 rot compare "$S/study.lua" >"$T/c" 2>&1
 contains "$T/c" "A = run 1" "by default the latest two runs: 1 and 2"
 
@@ -211,7 +214,7 @@ rot compare "$S/study.lua" -machine="$m1,$m2" >"$T/c" 2>"$T/ce"
 ok $? "rot compare -machine=ID,ID runs ($m1, $m2)"
 contains "$T/c" "A = run 4 on $m1 " "A: the latest run on the first machine (the interrupted one: its points were all measured)"
 contains "$T/c" "^n  *machine A  *machine B " "the table says which machine each side is"
-awk -F'[ ,]+' '/^rot compare: [0-9]/ { exit !($3 + $5 + $7 == 2) }' "$T/c"
+awk -F'[ ,]+' '/^rot compare: [0-9]/ { exit !($3 + $5 + $7 + $9 == 2) }' "$T/c"
 ok $? "both points matched across the machines"
 rot compare "$S/study.lua" -machine="$m1,$m2" -remeasure >"$T/c2" 2>"$T/ce"
 st=$?

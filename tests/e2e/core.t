@@ -100,6 +100,24 @@ grep -q "event 'NO_SUCH_EVENT' cannot be counted: unknown event name" "$T/e"
 ok $? "an unknown event name is an error naming it"
 "$ROOT/rot" events >"$T/o" 2>&1
 contains "$T/o" "^pmu perf " "rot events lists the PMUs"
+# whether this machine counts hardware events at all, said first, and each event it cannot open
+# marked: on a guest without a PMU, INSTRUCTIONS is listed but cannot be opened
+head -n 1 "$T/o" | grep -q "^hardware events: \(this machine counts them\|none can be counted on this machine: perf_event_open of the CPU's cycles fails\)"
+ok $? "rot events says first whether this machine counts hardware events ($(head -n 1 "$T/o" | cut -c1-100)...)"
+"$ROOT/rot" events all >"$T/all" 2>&1
+if head -n 1 "$T/o" | grep -q "none can be counted"; then
+	grep -q "^event perf::INSTRUCTIONS (cannot be opened here: " "$T/all" && grep -q "^event perf::TASK-CLOCK$" "$T/all" &&
+		grep -q "^pmu perf .* events, [0-9]* of them open here)" "$T/o"
+	ok $? "no PMU: rot events all marks INSTRUCTIONS as one it cannot open, TASK-CLOCK opens, each PMU counts those that do"
+	if command -v perf >/dev/null 2>&1; then # perf's own word, independently
+		perf stat -e cycles true 2>&1 | grep -q "<not supported>.*cycles\|cycles.*not supported\|<not counted>"
+		ok $? "perf stat agrees: cycles are not supported here"
+	else skip "perf is not installed: no second opinion on the PMU"; fi
+else
+	grep -q "^event perf::INSTRUCTIONS$" "$T/all"
+	ok $? "a PMU: rot events all lists INSTRUCTIONS unmarked"
+	skip "this machine counts hardware events: nothing for perf to confirm as missing"
+fi
 
 # measured counts: a linear combination of counters replaces the declared flops
 rot measure $P stable 100000 counter=perf::TASK-CLOCK "flops=perf::TASK-CLOCK*1" >"$T/o" 2>&1

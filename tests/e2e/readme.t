@@ -18,6 +18,13 @@ awk '/^```lua$/ { if (!done) b = 1; next } /^```$/ { if (b) done = 1; b = 0 } b'
 grep -q "ROT_KERNEL(myscale)" "$S/kernels/myscale.c" && grep -q '#include "args.h"' "$S/kernels/myscale.c" &&
 	grep -q 'r:roofline' "$S/study.lua" && grep -q "kernels/myscale.c" "$T/section"
 ok $? "README's 'Writing a kernel' holds the kernel (with args.h), the study and where each goes"
+# README's walk, "Iterating on a kernel": its commands and what rot printed for them
+awk '/^## Iterating on a kernel/ { s = 1; next } /^## / { s = 0 } s' "$ROOT/README.md" >"$T/walk"
+# where the study lives, said one way: outside rot's tree, run from the folder that holds it with
+# rot on the PATH (as here: this test's study is in a temp folder), never ./rot from the checkout
+grep -q "outside rot's tree" "$T/section" && grep -q '^\$ rot measure study/study.lua' "$T/section" &&
+	! grep -q '\./rot [a-z]* study/' "$T/section" "$T/walk" && grep -q '^\$ rot history study/study.lua' "$T/walk"
+ok $? "README says where the study lives one way: outside rot's tree, its commands run beside it (rot measure study/study.lua)"
 
 cd "$T" || exit 1
 rot build study/study.lua >"$T/b" 2>&1
@@ -43,16 +50,26 @@ rot history study/study.lua >"$T/h" 2>&1
 ok $? "rot history study/study.lua"
 grep "^2 " "$T/h" | grep -q "kernels/myscale.c changed" && grep -q "^1 .*first run recorded" "$T/h"
 ok $? "lists both runs, the edited kernel file as what changed"
+test "$(grep '^2  ' "$T/walk" | head -n 1 | sed 's/.*  //')" = "$(grep '^2 ' "$T/h" | sed 's/.*  //')"
+ok $? "README's history example says what rot says changed ($(grep '^2 ' "$T/h" | sed 's/.*  //'))"
 
 rot compare study/study.lua >"$T/c" 2>&1
 ok $? "rot compare study/study.lua"
+grep -qxF "$(sed -n 2,3p "$T/c" | grep '^verdicts ')" "$T/walk" && grep -q '^f  *n  *time A  *time B  *B/A  *verdict ' "$T/walk" &&
+	grep -q '^2\.0  *1000  .*  inconclusive  ' "$T/walk" && ! grep -q 'same (inconclusive)' "$T/walk"
+ok $? "README's compare example has the rule line rot prints now, and its verdict column says inconclusive"
 contains "$T/c" "^rot compare: .* 0 only in A, 0 only in B" "compares the six points of both runs"
 # from the records alone the verdicts are inconclusive here (README: no reruns of identical
 # builds, and a busy phase in one run moves the records anywhere from x0.65 to x2.18: one such
 # run read a geometric-mean speedup of 0.903); measured again, alternately, they decide
-grep -q "^rot compare: 0 faster, 0 slower, 6 same (6 inconclusive)" "$T/c" && grep -q "for a verdict on the inconclusive: .*-remeasure" "$T/c"
+grep -q "^rot compare: 0 faster, 0 slower, 0 same, 6 inconclusive," "$T/c" && grep -q "for a verdict on the inconclusive: .*-remeasure" "$T/c"
 ok $? "from the records alone: 6 inconclusive, and the hint to measure them again ($(grep -o 'geometric-mean speedup [0-9.]*' "$T/c"))"
+grep -q "^rot compare: 0 faster, 0 slower, 0 same, 6 inconclusive, 0 only in A, 0 only in B; geometric-mean speedup [0-9.]* (B over A, 6 points); for a verdict on the inconclusive: rot compare study/study.lua 1 2 -remeasure$" "$T/walk"
+ok $? "and so does README's summary line"
 rot compare study/study.lua -remeasure=8 >"$T/cr" 2>&1
+sed -n 's/^verdicts from 8 rounds/verdicts from 24 rounds/p' "$T/cr" >"$T/rule"
+test -s "$T/rule" && grep -qxF "$(cat "$T/rule")" "$T/walk"
+ok $? "README's -remeasure example has the rule line rot prints now (24 rounds there)"
 speedup=$(sed -n 's/^rot compare: .*geometric-mean speedup \([0-9.]*\) .*/\1/p' "$T/cr")
 awk -v s="$speedup" 'BEGIN { exit !(s > 0 && s < 0.9) }' && test "$(grep -c '^2\.0 .* slower ' "$T/cr")" = 3
 ok $? "measured again alternately (8 rounds), the loop run twice is slower: f=2.0's three points slower, geometric-mean speedup $speedup"

@@ -33,6 +33,16 @@ grep -q '"empirical"' "$OUT/triad.json" && grep -q '"gbytes"' "$OUT/triad.json" 
 ok $? "triad.json holds the points, the ceilings (ERT's empirical gbytes and gflops) and the machine"
 grep -q "declared counts" "$OUT/triad.svg"
 ok $? "the legend says the counts are declared"
+# one intensity, many sizes: each series a column of points no line joins, labelled by level, once a level
+grep -q 'index 0 using 1:2 with points ' "$OUT/triad.gp" && grep -q 'index 1 using 1:2 with points ' "$OUT/triad.gp" &&
+	! grep -q "linespoints" "$OUT/triad.gp"
+ok $? "its series, each at one intensity, are points no line joins"
+labels=$(sed -n 's/^[0-9.e+-]* [0-9.e+-]* "\(.*\)"$/\1/p' "$OUT/triad.dat" | grep -v '^$' | sort)
+echo "$labels" | grep -qv '^\(L[0-9]\+\(+\)*\(-DRAM\)\?\|DRAM\)$'
+st=$?
+test $st -eq 1 && test -n "$labels" && test "$(awk '/^# series/ { s++ } /"./ { print s, $3 }' "$OUT/triad.dat" | sort | uniq -d | wc -l)" -eq 0 &&
+	! grep -q "unlabelled.*KiB" "$OUT/triad.gp"
+ok $? "its points are labelled by level, each level once a series, no size in the key ($(echo $labels))"
 contains "$T/run1" "limiter" "the table has the bound and its limiter"
 grep -q "logscale xy" "$OUT/triad.gp"
 ok $? "gnuplot script is log-log"

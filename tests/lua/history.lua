@@ -194,6 +194,91 @@ t.is(#changes.changes(old, threaded(2)), 0, "a record from before points kept th
 t.is(table.concat(changes.changes(threaded(1), threaded(1, { OMP_PROC_BIND = "close" })), "; "),
   "environment (none) -> OMP_PROC_BIND=close", "an application's environment that matters: said")
 
+-- every key of a point's description that can change its result is named by what changed: the
+-- keys are enumerated from real descriptions (a kernel point with every optional field, an
+-- application point with every one), each leaf changed in turn, so that a key added to the
+-- description one day is named too (by its path), or said in words of its own (record.SAID)
+local describe = require "rot.describe"
+local kspec = { kernel = "triad", params = { n = 1024 }, threads = 1, pin = { 0 }, macros = { STREAM_UNROLL = 2 },
+  flags = "-O3", cacheMode = "cold", counters = { "perf::TASK-CLOCK" }, counts = { flops = { ["perf::TASK-CLOCK"] = 1 } },
+  rules = { { on = "runStart", action = "flush", every = 2 } }, round = 2, minRunTime = 0.01 }
+local input = tmp .. "/input.dat"
+util.write_output(input, "x\n")
+local aspec = { app = "/bin/true", args = { "-n", 5 }, env = { OMP_PROC_BIND = "close" }, threads = 2, dir = tmp,
+  inputs = { input }, counters = { "perf::TASK-CLOCK" }, counts = { bytes = { ["perf::TASK-CLOCK"] = 8 } }, maxRuns = 3,
+  round = 2 }
+local function leaves(v, path, out)
+  if type(v) == "table" and next(v) ~= nil then
+    for _, k in ipairs(util.sorted_keys(v)) do leaves(v[k], path == "" and tostring(k) or (path .. "." .. tostring(k)), out) end
+  else
+    out[#out + 1] = path
+  end
+  return out
+end
+local function changed(v) -- another value of a leaf's type
+  if type(v) == "number" then return v + 1 elseif type(v) == "boolean" then return not v
+  elseif type(v) == "table" then return { "x" } end
+  return tostring(v) .. "x"
+end
+local function set_leaf(d, path, f)
+  local parts = {}
+  for p in path:gmatch("[^.]+") do parts[#parts + 1] = tonumber(p) or p end
+  local t = d
+  for i = 1, #parts - 1 do t = t[parts[i]]; if not t then error("no " .. path) end end
+  t[parts[#parts]] = f(t[parts[#parts]])
+end
+local function record_of(d) -- a record of one point, as record.build keeps a build
+  return { builds = { { flags = d.flags, macros = d.macros, described = record.described(d) } },
+    points = { { threads = d.threads or (d.workloads and d.workloads[1].threads) } } }
+end
+local function said_as(path) -- the key history names a leaf by: its SAID entry, else its described key
+  local parts = {}
+  for p in path:gmatch("[^.]+") do if not (parts[1] == "workloads" and tonumber(p)) then parts[#parts + 1] = p end end
+  for n = 1, #parts do
+    local key = table.concat(parts, ".", 1, n)
+    if record.SAID[key] then return key, true end
+  end
+  local nested = { policy = true, measurers = true, app = true, workloads = true }
+  return table.concat(parts, ".", 1, nested[parts[1]] and 2 or 1), false
+end
+local enumerated, missed, named_by = 0, {}, {}
+for _, spec in ipairs({ kspec, aspec }) do
+  local d = describe.describe(S, util.copy(spec))
+  local base = record.described(d)
+  for _, path in ipairs(leaves(d, "", {})) do
+    local key, said = said_as(path)
+    if not said then
+      enumerated = enumerated + 1
+      local d2 = load("return " .. util.serialize(d))()
+      set_leaf(d2, path, changed)
+      local word = changes.WORDS[key] or key
+      local ch = table.concat(changes.changes(record_of(d), record_of(d2)), "; ")
+      if not ch:find(word .. " ", 1, true) then missed[#missed + 1] = path .. " (" .. (ch ~= "" and ch or "nothing changed") .. ")" end
+      named_by[word] = true
+      if base[key] == nil then missed[#missed + 1] = path .. " (not described as " .. key .. ")" end
+    end
+  end
+end
+t.ok(enumerated >= 20 and #missed == 0, string.format("each of the %d keys of a kernel's and an application's description "
+  .. "that a record does not say in words of its own is named when its value changes (%s)%s", enumerated,
+  table.concat(util.sorted_keys(named_by), ", "), #missed > 0 and ("; not named: " .. table.concat(missed, "; ")) or ""))
+for key, words in pairs(record.SAID) do
+  if words ~= "machine" and words ~= "flags" and words ~= "macros" and words ~= "threads" and words ~= "environment"
+    and not words:find("coordinates") and not words:find("file") then
+    t.ok(false, "record.SAID's " .. key .. " is said as " .. words .. ", which what changed does not say")
+  end
+end
+local kd = describe.describe(S, util.copy(kspec))
+local counted = util.copy(kd)
+counted.measurers = { time = true, counters = {} }
+t.is(table.concat(changes.changes(record_of(counted), record_of(kd)), "; "), "counters (none) -> perf::TASK-CLOCK",
+  "a run with -counters after one without: counters (none) -> perf::TASK-CLOCK, not nothing changed")
+local keyed_a, keyed_b = record_of(kd), record_of(kd)
+keyed_b.builds[1].described = record.described(load("return " .. util.serialize(kd):gsub("cold", "warm"))())
+keyed_a.keys, keyed_b.keys = { cacheMode = "cold" }, { cacheMode = "warm" }
+t.is(table.concat(changes.changes(keyed_a, keyed_b), "; "), "-cacheMode=warm (was cold)",
+  "a key given on the command line is said once, as the key it was given as")
+
 -- matching and choosing runs
 local function run(id, machine, times, extra)
   local r = { id = id, machine = machine, machines = { machine }, bestEpsilon = 0.02, points = {} }
@@ -207,7 +292,8 @@ local r1, r2 = run(1, "m1", { 1, 1, 1, 1 }), run(2, "m1", { 8, 0.125, 1.001, fal
 local pairs_, _ = compare.match({ record = r1 }, { record = r2 }, true)
 local verdicts = {}
 for _, p in ipairs(pairs_) do verdicts[#verdicts + 1] = p.verdict end
-t.is(table.concat(verdicts, ","), "slower,faster,same,failed in B,only in B", "verdicts per point, in B's order")
+t.is(table.concat(verdicts, ","), "slower,faster,inconclusive,failed in B,only in B",
+  "verdicts per point, in B's order (x1.001 without reruns: inconclusive, not same)")
 t.is(compare.thread_note(pairs_), nil, "points of the same threads: no note")
 local r1t, r2t = run(1, "m1", { 1, 1 }), run(2, "m1", { 1, 2 })
 for _, p in ipairs(r1t.points) do p.threads = 2 end

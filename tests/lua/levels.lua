@@ -178,16 +178,20 @@ local sr = rows_by_name(sl)
 t.ok(near(sr.triad_DRAM.value, 33.1, 0.03), "slope: DRAM is the flat tail (~33 GB/s), not the slope above it (" .. sr.triad_DRAM.value .. ")")
 t.ok(sr.L3_effective.value > 24 * MiB and sr.L3_effective.value < 48 * MiB and sr.L3_reported.value == 508 * MiB,
   "slope: L3 drops at its effective size (" .. util.bytes(sr.L3_effective.value) .. "), the reported 508 MiB is kept")
-t.ok(sr.L4_effective and sr.L4_effective.value >= 384 * MiB and sr.L4_effective.value <= 768 * MiB and not sr.L4_reported,
-  "slope: the further step between L3 and DRAM is a level of its own, L4, up to " .. util.bytes(sr.L4_effective and sr.L4_effective.value or 0))
-local l4m, l4fast = plateau(slope, sr.triad_L4)
-t.ok(l4m > 37 and l4m < 42 and l4fast, "slope: L4 is the 37.8-41.1 GB/s of 96-384 MiB (median " .. l4m
-  .. "), its ceiling the fastest of its sizes (" .. tostring(sr.triad_L4 and sr.triad_L4.value) .. ")")
+t.ok(sr["L3+_effective"] and sr["L3+_effective"].value >= 384 * MiB and sr["L3+_effective"].value <= 768 * MiB
+  and not sr["L3+_reported"] and not sr.L4_effective, "slope: the further step between L3 and DRAM is a level of its own, "
+  .. "named L3+ (past L3: the machine reports no L4), up to " .. util.bytes(sr["L3+_effective"] and sr["L3+_effective"].value or 0))
+local l4m, l4fast = plateau(slope, sr["triad_L3+"])
+t.ok(l4m > 37 and l4m < 42 and l4fast, "slope: L3+ is the 37.8-41.1 GB/s of 96-384 MiB (median " .. l4m
+  .. "), its ceiling the fastest of its sizes (" .. tostring(sr["triad_L3+"] and sr["triad_L3+"].value) .. ")")
 local said = table.concat(sn, "; ")
-t.ok(said:find("L4 is a step the machine does not report") and said:find("L3 reported 508 MiB, bandwidth drops at"),
+t.ok(said:find("L3+ is a step the machine does not report", 1, true) and said:find("L3 reported 508 MiB, bandwidth drops at"),
   "slope: the notes name the unreported step and the L3 the machine overstates: " .. said)
-t.ok(sr.triad_L4 and said:find(string.format("L4 is a step the machine does not report, between its last cache and DRAM: "
-  .. "%.1f GB/s", sr.triad_L4.value), 1, true), "slope: the note quotes the L4 ceiling itself, as the peaks table shows it")
+t.ok(sr["triad_L3+"] and said:find(string.format("L3+ is a step the machine does not report, between its last cache and DRAM: "
+  .. "%.1f GB/s", sr["triad_L3+"].value), 1, true), "slope: the note quotes the L3+ ceiling itself, as the peaks table shows it")
+local lv = peaks.levels(sl, 1)
+t.ok(#lv == 5 and lv[3].name == "L3" and lv[4].name == "L3+" and lv[5].name == "DRAM",
+  "read back from the peaks' rows, the levels are L1, L2, L3, L3+, DRAM in that order")
 local short = {}
 for _, x in ipairs(slope) do if x.ws <= 512 * MiB then short[#short + 1] = x end end
 local none, why, what = levels.detect(short, rep508)

@@ -64,11 +64,34 @@ t.ok(v.verdict == "same" and v.small and v.lo > 1, "1.4 % slower beyond any doub
 t.is(rule.remeasured(small, 0.01).verdict, "slower", "under -minEffect=0.01: slower")
 t.is(rule.remeasured(scaled(small, 1 / 1.03), 0.02).verdict, "same", "and 1.6 % faster: same, mirror-wise")
 v = rule.remeasured({ 2, 2.1, 1.9, 2, 2, 2.05, 1.95 })
-t.ok(v.verdict == "same" and v.inconclusive == "7 rounds give no 99% interval (8 needed)",
-  "7 rounds of twice the time: same, inconclusive (" .. tostring(v.inconclusive) .. ")")
+t.ok(v.verdict == "inconclusive" and v.inconclusive == "7 rounds give no 99% interval (8 needed)",
+  "7 rounds of twice the time: inconclusive, not same (" .. tostring(v.inconclusive) .. ")")
 t.is(rule.remeasured({ 2, 2.1, 1.9, 2, 2, 2.05, 1.95, 2 }).verdict, "slower", "8 rounds: slower")
 v = rule.remeasured({})
-t.ok(v.verdict == "same" and v.inconclusive, "no round timed both sides: inconclusive")
+t.ok(v.verdict == "inconclusive" and v.inconclusive, "no round timed both sides: inconclusive")
+
+-- -remeasure's times shown beside B/A: the round whose ratio is the median's, never the two
+-- sides' own medians, which fall in different phases when a few rounds caught the sides apart
+-- (24 rounds: 10 both fast, 9 both slow, 3 with A fast and B slow, 2 the other way round)
+local ta, tb = {}, {}
+local function add(n, a, b) for _ = 1, n do ta[#ta + 1], tb[#tb + 1] = a, b end end
+add(10, 100e-9, 205e-9); add(9, 300e-9, 615e-9); add(3, 100e-9, 615e-9); add(2, 300e-9, 205e-9)
+local ratios = {}
+for i = 1, #ta do ratios[i] = tb[i] / ta[i] end
+local pair = { point = { n = 1000 }, a = { time = 1e-7, gbs = 1 }, b = { time = 2e-7, gbs = 0.5 },
+  remeasured = { ta = ta, tb = tb, ratios = ratios, rounds = 24 } }
+require("rot.compare").rejudge({ pair }, 0.02)
+t.ok(pair.verdict == "slower" and near(pair.ratio, 2.05, 1e-9) and near(pair.b.time / pair.a.time, pair.ratio, 1e-9),
+  string.format("time A %.4g s and time B %.4g s read x%.3f, the ratio judged (x%.3f)", pair.a.time, pair.b.time,
+    pair.b.time / pair.a.time, pair.ratio))
+t.ok(near(pair.medians.a, 100e-9, 1e-15) and near(pair.medians.b, 410e-9, 1e-15),
+  "each side's own median is kept: 100 ns and 410 ns (x4.1)")
+local note = require("rot.compare.output").medians_note({ pair }, { "n" })
+t.ok(note and note:find("^1 point %(n=1000, the first%): the medians of each side's own rounds, 100%.0 ns and 410%.0 ns %(x4%.100%)")
+  and note:find("time A and time B are the round whose B/A is nearest the median %(2%.050%)"), "and a line says why they differ: "
+  .. tostring(note))
+pair.medians.b = 205e-9
+t.is(require("rot.compare.output").medians_note({ pair }, { "n" }), nil, "no line where the medians agree with the interval")
 
 -- the rule from two records: the history's reruns of identical builds
 local function rec(id, times, o)
@@ -84,8 +107,11 @@ end
 local function machine_of(r, p) return p.machine or r.machine end
 local A, B = rec(1, { 1e-6, 2e-6 }), rec(2, { 1.3e-6, 2e-6 }, { src = "s2" })
 v = rule.recorded({ record = A, point = A.points[1] }, { record = B, point = B.points[1] }, rule.history({ A, B }, machine_of), 0.02)
-t.ok(v.verdict == "same" and v.inconclusive and v.rule == "default" and near(v.band, rule.DEFAULT_BAND, 1e-12),
-  "no reruns of identical builds: x1.3 is the same, inconclusive, inside the default band (" .. v.noise .. ")")
+t.ok(v.verdict == "inconclusive" and v.inconclusive and v.rule == "default" and near(v.band, rule.DEFAULT_BAND, 1e-12),
+  "no reruns of identical builds: x1.3 is inconclusive (not the same) inside the default band (" .. v.noise .. ")")
+local C39 = rec(7, { 3.94e-6, 2e-6 }, { src = "s2" })
+v = rule.recorded({ record = A, point = A.points[1] }, { record = C39, point = C39.points[1] }, rule.history({ A, C39 }, machine_of), 0.02)
+t.is(v.verdict, "inconclusive", "a x3.94 change inside the default band x4: inconclusive, never called the same")
 local C = rec(3, { 1e-6 * (rule.DEFAULT_BAND + 0.01), 2e-6 }, { src = "s2" })
 v = rule.recorded({ record = A, point = A.points[1] }, { record = C, point = C.points[1] }, rule.history({ A, C }, machine_of), 0.02)
 t.ok(v.verdict == "slower" and not v.inconclusive, "beyond the default band: slower (" .. v.noise .. ")")
@@ -124,7 +150,7 @@ for i = 1, 10 do tails[#tails + 1] = rec(80 + i, { 1e-6 * (i == 5 and 3 or 1 + 0
 for i = 1, 10 do tails[#tails + 1] = rec(90 + i, { 1.5e-6 * (1 + 0.001 * i), 2e-6 }, { src = "s2" }) end
 v = rule.recorded({ record = tails[1], point = tails[1].points[1] }, { record = tails[11], point = tails[11].points[1] },
   rule.history(tails, machine_of), 0.02)
-t.ok(v.rule == "history" and v.band >= 2.99 and v.verdict == "same" and v.inconclusive,
+t.ok(v.rule == "history" and v.band >= 2.99 and v.verdict == "inconclusive" and v.inconclusive,
   "a rerun three times slower once: x1.5 is inside the band (x" .. string.format("%.2f", v.band) .. "), inconclusive: " .. tostring(v.inconclusive))
 local hits = {}
 for i, r in ipairs(runs) do
@@ -239,8 +265,9 @@ local function undecided_line(matched, fail_on, hint)
   return text
 end
 local unknown = require("rot.compare.rule").UNKNOWN
-local same = { { verdict = "same", inconclusive = unknown, ratio = 2.01 }, { verdict = "same", inconclusive = unknown, ratio = 2.19 },
-  { verdict = "same", inconclusive = unknown, ratio = 0.9 }, { verdict = "same", ratio = 1.5 }, { verdict = "slower", ratio = 3 } }
+local same = { { verdict = "inconclusive", inconclusive = unknown, ratio = 2.01 },
+  { verdict = "inconclusive", inconclusive = unknown, ratio = 2.19 }, { verdict = "inconclusive", inconclusive = unknown, ratio = 0.9 },
+  { verdict = "same", ratio = 1.5 }, { verdict = "slower", ratio = 3 } }
 t.is(undecided_line(same, "slower", "rot compare s.lua 1 2 -remeasure"),
   "rot: -failOn=slower: 2 points inconclusive (B/A x2.010 to x2.190), judged against no known noise between runs: they "
   .. "fail nothing; rot compare s.lua 1 2 -remeasure -failOn=slower judges them\n",
@@ -248,7 +275,17 @@ t.is(undecided_line(same, "slower", "rot compare s.lua 1 2 -remeasure"),
 t.is(undecided_line(same, "any", nil), "rot: -failOn=any: 3 points inconclusive (B/A x0.900 to x2.190), judged against no "
   .. "known noise between runs: they fail nothing\n", "-failOn=any: every inconclusive one that moved; no command where none can judge them")
 t.is(undecided_line({ same[4], same[5] }, "slower", "x"), "", "nothing inconclusive: no line")
-local wide = { verdict = "same", inconclusive = "the noise between runs here, x2.1, could hide a change that large", ratio = 1.3 }
+-- inconclusive is not same: the summary counts them apart, and no gate fails on them
+local compare = require "rot.compare"
+for i, p in ipairs(same) do p.point, p.a = { n = i }, { point = { n = i } } end
+local sum = compare.summary(same)
+t.ok(sum.counts.same == 1 and sum.counts.inconclusive == 3 and sum.counts.slower == 1,
+  "the summary counts 1 same, 3 inconclusive, 1 slower (the inconclusive ones are not the same)")
+t.ok(output.summary_line(sum, "rot compare s.lua 1 2 -remeasure"):find("^rot compare: 0 faster, 1 slower, 1 same, 3 inconclusive, "
+  .. "0 only in A, 0 only in B;") ~= nil, "the summary line: 1 same, 3 inconclusive")
+t.ok(#compare.offending(same, "any") == 1 and #compare.offending(same, "slower") == 1,
+  "-failOn=any fails on the slower point only: an inconclusive point was not judged to have changed")
+local wide = { verdict = "inconclusive", inconclusive = "the noise between runs here, x2.1, could hide a change that large", ratio = 1.3 }
 t.is(undecided_line({ same[1], wide }, "slower", nil), "rot: -failOn=slower: 2 points inconclusive (B/A x1.300 to x2.010), "
   .. "their noise (the table's last column) too wide, or their rounds too few, to tell such a change: they fail nothing\n",
   "a point judged against a known band too wide to decide is not said to have met no known noise")

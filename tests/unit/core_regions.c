@@ -42,6 +42,11 @@ static void meta_words(struct regions *r)
 	size_t len = 0;
 	r->a->event_errno[1] = EACCES;
 	r->a->overflow = 7;
+	r->a->nprocs = 2;
+	r->a->procs[0].pid = 100, r->a->procs[1].pid = 101, r->a->procs[1].marked = 1;
+	strcpy(r->a->procs[0].name, "sh");
+	strcpy(r->a->procs[1].name, "my prog");
+	r->a->forked_calls = 2, r->a->forked_pid = 102;
 	FILE *out = open_memstream(&text, &len);
 	regions_write_meta(r, out);
 	fclose(out);
@@ -58,6 +63,12 @@ static void meta_words(struct regions *r)
 	ok(strstr(text, "meta eventError0") == NULL, "the event that opened: no error");
 	ok(strstr(text, "meta regionCallsLost 7\n") != NULL, "calls lost to a full arena: said");
 	ok(strstr(text, "meta markersAttached 1\n") != NULL, "the recorder attached");
+	ok(strstr(text, "meta markerProcess0 sh pid=100 marked=0\n") != NULL &&
+	       strstr(text, "meta markerProcess1 my_prog pid=101 marked=1\n") != NULL,
+	   "each process of the tree that attached: its name (a space made a word), pid, whether it "
+	   "marked");
+	ok(strstr(text, "meta markersForked 2\nmeta markersForkedPid 102\n") != NULL,
+	   "markers a forked process called: counted, with its pid");
 	free(text);
 }
 
@@ -84,11 +95,12 @@ static void arena_read(void)
 	s->open = 1;
 	s = slot(a, 2, 1, 4, 100);
 	s->missing = 1;
+	s->proc = 1; /* another process of the program's tree: its thread counts as the program's */
 	struct region_time t[8];
 	char *text = NULL;
 	ok(records(&r, t, &text) == 2, "two regions");
 	ok(strstr(text,
-		  "region run=0 name=solve calls=10 callsTotal=18 threads=2 ns=6000 nsSum=10000 "
+		  "region run=0 name=solve calls=10 callsTotal=18 threads=2 processes=1 ns=6000 nsSum=10000 "
 		  "minNs=200 maxNs=1500 open=0 flops=150 bytes=1200 ") != NULL,
 	   "solve over its two threads: calls of the busiest, all calls, the longest thread's "
 	   "time, "
@@ -102,6 +114,8 @@ static void arena_read(void)
 	   "a call not counted, or a thread that could not open an event: no count at all, never "
 	   "0");
 	ok(pass && strstr(pass, " open=1 ") != NULL, "a call never closed is said");
+	ok(pass && strstr(pass, " threads=2 processes=2 ") != NULL,
+	   "a region two processes entered: their threads are its threads, and the processes counted");
 	ok(t[0].ns == 6000 && strcmp(t[0].name, "solve") == 0, "the times for the stop rule");
 	free(text);
 	char why[512];

@@ -25,7 +25,7 @@ local commands = {
   { "asm", "asm KERNEL|PATH.c [-MACRO=value ...] [-optimization=FLAGS]", "annotated assembly of a kernel, built as a measurement would build it" },
   { "predict", "predict PROFILE.csv DEVICE.csv [MEASURED.csv]", "kernel times on a GPU predicted from a profile (ncu --csv --page raw, or a rot CSV) and that GPU's gpu-peaks.csv; APE against measured times" },
   { "utilization", "utilization PROFILE.csv TABLE.csv", "shared-memory atomic utilization of profiled kernels, from the GPU's T(n,e,c) table (rot measure gpu-atomics)" },
-  { "events", "events [all]", "the PMUs this machine offers to counters (all: every event name)" },
+  { "events", "events [all]", "whether this machine counts hardware events, and its PMUs (all: every event, marked where it cannot be opened)" },
   { "completion", "completion bash", "print a bash completion script (source it from ~/.bashrc)" },
   { "run", "run FILE.lua [ARG ...]", "run a Lua script with the rot library loaded (no summary line)" },
   { "worker", "worker JOBDIR TASK", "measure one Slurm array task's points (started by sbatch for -executor=slurm)" },
@@ -292,7 +292,7 @@ local function events(cfg, pos)
   io.stdout:write(out or "")
   if pos[2] ~= "all" then
     io.stdout:write("software events (always available): perf::TASK-CLOCK perf::CPU-CLOCK perf::CONTEXT-SWITCHES perf::CPU-MIGRATIONS perf::PAGE-FAULTS\n",
-      "`rot events all` lists every event name; use them in a point's counters = {...}\n")
+      "`rot events all` lists every event name, marked where it cannot be opened here; use them in a point's counters = {...}\n")
   end
   return st == 0 and 0 or 1
 end

@@ -47,12 +47,9 @@ function M.match(A, B, with_machine, o)
   return out, eps
 end
 
--- A side's summary as the rounds measured it again: the median time, the rates and the
--- fraction of bound scaled to it (the same work, bound and limiter).
-local function rescaled(x, times)
-  local ts = {}
-  for _, t in ipairs(times) do if t then ts[#ts + 1] = t end end
-  local t = stats.median(ts)
+-- A side's summary as a round measured it again: its time t, the rates and the fraction of
+-- bound scaled to it (the same work, bound and limiter).
+local function rescaled(x, t)
   if not (t and x.time) then return x end
   local y, f = util.copy(x), x.time / t
   y.time, y.gbs, y.gflops = t, x.gbs and x.gbs * f, x.gflops and x.gflops * f
@@ -77,18 +74,45 @@ function M.thread_note(matched)
     tostring(first.a.threads), tostring(first.b.threads), n > 1 and ", the first" or "")
 end
 
+-- The median of the times a side's rounds measured (a round that failed it: false), or nil.
+local function median_of(times)
+  local ts = {}
+  for _, t in ipairs(times) do if t then ts[#ts + 1] = t end end
+  return stats.median(ts)
+end
+
+-- The round whose B/A lies nearest the ratio judged (the median of the rounds'), as rounds
+-- measured them again (m: p.remeasured); nil when no round timed both sides.
+local function median_round(m, ratio)
+  local best, dist
+  for r = 1, #m.ta do
+    local a, b = m.ta[r], m.tb[r]
+    if a and b then
+      local d = math.abs(math.log(b / a / ratio))
+      if not best or d < dist then best, dist = r, d end
+    end
+  end
+  return best
+end
+
 --[[ The pairs measured again (rot.compare.remeasure set p.remeasured) judged from their rounds
-  (rot.compare.rule.remeasured); their sides become the rounds' medians (the record's kept as
-  p.recorded = {a=, b=, ratio=}). A pair that could not be measured again keeps its verdict
-  from the records (p.not_remeasured says why). ]]
+  (rot.compare.rule.remeasured); their sides become the times of the round whose B/A is nearest
+  the median ratio judged, so that time A, time B and B/A read alike (the record's kept as
+  p.recorded = {a=, b=, ratio=}; each side's own median over the rounds as p.medians = {a=,
+  b=}: on a machine whose speed moves between rounds, both sides together, those two can fall
+  in different phases and read another ratio). A pair that could not be measured again keeps
+  its verdict from the records (p.not_remeasured says why). ]]
 function M.rejudge(matched, min_effect)
   for _, p in ipairs(matched) do
     local m = p.remeasured
     if m then
       p.recorded = { a = p.a, b = p.b, ratio = p.ratio }
       apply(p, rule.remeasured(m.ratios, min_effect))
-      p.ratios = m.ratios
-      p.a, p.b = rescaled(p.a, m.ta), rescaled(p.b, m.tb)
+      p.ratios, p.times = m.ratios, { a = m.ta, b = m.tb }
+      p.medians = { a = median_of(m.ta), b = median_of(m.tb) }
+      local r = p.ratio and median_round(m, p.ratio)
+      if r then p.a, p.b, p.round = rescaled(p.a, m.ta[r]), rescaled(p.b, m.tb[r]), r
+      else p.a, p.b = rescaled(p.a, p.medians.a), rescaled(p.b, p.medians.b) end
       if m.failed then p.noise = p.noise .. "; failed: " .. m.failed end
     end
   end
@@ -103,13 +127,13 @@ local function app_point(p)
   return regions.point_key(point), point.region == regions.PROGRAM
 end
 
---[[ The summary of pairs: counts per verdict (inconclusive: the "same" ones that are so), and
+--[[ The summary of pairs: counts per verdict (same apart from inconclusive), and
   the geometric-mean speedup tA/tB over the points both runs timed (nil when there are none);
   an application's (program) row is left out of the mean where its regions are in it (its
   time holds theirs: counted twice otherwise). ]]
 function M.summary(matched)
-  local n = { faster = 0, slower = 0, same = 0, ["only in A"] = 0, ["only in B"] = 0, ["failed in A"] = 0,
-    ["failed in B"] = 0, inconclusive = 0 }
+  local n = { faster = 0, slower = 0, same = 0, inconclusive = 0, ["only in A"] = 0, ["only in B"] = 0,
+    ["failed in A"] = 0, ["failed in B"] = 0 }
   local with_regions = {}
   for _, p in ipairs(matched) do
     local key, own = app_point(p)
@@ -118,7 +142,6 @@ function M.summary(matched)
   local logs, m, left = 0, 0, 0
   for _, p in ipairs(matched) do
     n[p.verdict] = n[p.verdict] + 1
-    if p.inconclusive then n.inconclusive = n.inconclusive + 1 end
     local key, own = app_point(p)
     if p.ratio and own and with_regions[key] then left = left + 1
     elseif p.ratio then logs, m = logs + math.log(1 / p.ratio), m + 1 end
@@ -127,13 +150,13 @@ function M.summary(matched)
 end
 
 --[[ The pairs that fail the gate: failOn "slower" (slower by the rule that judged it, or
-  failing in B where A was timed) or "any" (every verdict but same; an inconclusive "same" is
-  none). ]]
+  failing in B where A was timed) or "any" (every verdict but same and inconclusive: an
+  inconclusive point was not judged). ]]
 function M.offending(matched, fail_on)
   local out = {}
   for _, p in ipairs(matched) do
     local bad = p.verdict == "slower" or p.verdict == "failed in B"
-    if fail_on == "any" then bad = p.verdict ~= "same" end
+    if fail_on == "any" then bad = p.verdict ~= "same" and p.verdict ~= "inconclusive" end
     if bad then out[#out + 1] = p end
   end
   return out

@@ -61,8 +61,7 @@ local function columns(axes, csv, with_machine)
   end
   cols[#cols + 1] = { csv and "ratio_B_over_A" or "B/A", function(p) return p.ratio end, "%.3f" }
   cols[#cols + 1] = { "verdict", function(p) -- with the split of work from rate where both sides were counted
-    local v = (not csv and work.text(p)) or p.verdict
-    return v .. ((not csv and p.inconclusive) and " (inconclusive)" or "")
+    return (not csv and work.text(p)) or p.verdict
   end }
   both("GB/s", "bandwidth_GBs", function(x) return side(x, "gbs") end, "%.2f")
   both("GFLOP/s", "performance_GFLOPs", function(x) return side(x, "gflops") end, "%.3f")
@@ -90,14 +89,13 @@ local function columns(axes, csv, with_machine)
   return cols
 end
 
---[[ The summary line: "rot compare: 0 faster, 3 slower, 0 same, 0 only in A, 0 only in B;
-  geometric-mean speedup 0.501 (B over A, 3 points)"; with points inconclusive, how many and
-  (hint) the command that measures both runs again. ]]
+--[[ The summary line: "rot compare: 0 faster, 3 slower, 0 same, 0 inconclusive, 0 only in A, 0
+  only in B; geometric-mean speedup 0.501 (B over A, 3 points)"; with points inconclusive (hint)
+  the command that measures both runs again. ]]
 function M.summary_line(s, hint)
   local c = s.counts
-  local line = string.format("rot compare: %d faster, %d slower, %d same%s, %d only in A, %d only in B", c.faster,
-    c.slower, c.same, (c.inconclusive or 0) > 0 and string.format(" (%d inconclusive)", c.inconclusive) or "",
-    c["only in A"], c["only in B"])
+  local line = string.format("rot compare: %d faster, %d slower, %d same, %d inconclusive, %d only in A, %d only in B",
+    c.faster, c.slower, c.same, c.inconclusive or 0, c["only in A"], c["only in B"])
   if c["failed in A"] + c["failed in B"] > 0 then
     line = line .. string.format(", %d failed in A, %d failed in B", c["failed in A"], c["failed in B"])
   end
@@ -119,11 +117,11 @@ function M.rule_line(o)
   if o.rounds then
     return string.format("verdicts from %d rounds of A and B measured again, alternately (A B, B A, ...): slower when "
       .. "the 99%% interval of the median of B/A (sign test) lies above 1 and the median above 1 + %s, faster in the "
-      .. "mirror case, else same", o.rounds, me)
+      .. "mirror case, else same; time A and B: the round whose B/A is nearest that median", o.rounds, me)
   end
   return string.format("verdicts against the noise between runs of this machine (its history's reruns of identical "
-    .. "builds): slower beyond their 99%% band and 1 + %s, faster in the mirror case; without them same (inconclusive) "
-    .. "inside x%.2f", me, o.default_band)
+    .. "builds): slower beyond their 99%% band and 1 + %s, faster in the mirror case, else same (inconclusive where "
+    .. "the band is wider than x%.2f); without them inconclusive inside x%.2f", me, rule.WIDE_BAND, o.default_band)
 end
 
 -- "run 3 (2024-06-11 14:30:05, machine X, commit abc1234567 dirty)"
@@ -132,6 +130,25 @@ function M.describe_run(side_)
   local git = r.git and (", commit " .. tostring(r.git.commit):sub(1, 10) .. (r.git.dirty and " dirty" or "")) or ""
   local where = side_.label:find(" on ", 1, true) and "" or (", " .. table.concat(r.machines or { r.machine }, "+"))
   return string.format("%s (%s%s%s)", side_.label, tostring(r.date), where, git)
+end
+
+--[[ The note on pairs whose sides' own medians over the rounds read a ratio outside the
+  interval judged (the rounds' speed moved, both sides' together: their medians fell in
+  different phases), the first named: the times shown are one round's, whose B/A is the
+  median's. nil when there are none. ]]
+function M.medians_note(matched, axes)
+  local n, first = 0, nil
+  for _, p in ipairs(matched) do
+    local md = p.medians
+    if md and md.a and md.b and p.lo and (md.b / md.a < p.lo or md.b / md.a > p.hi) then n, first = n + 1, first or p end
+  end
+  if n == 0 then return nil end
+  local md = first.medians
+  return string.format("%d point%s (%s, the first): the medians of each side's own rounds, %s and %s (x%.3f), lie outside "
+    .. "the interval of the rounds' paired ratios [%.3f, %.3f]: the machine's speed moved between rounds, both sides' "
+    .. "together, and the two medians fall in different phases; time A and time B are the round whose B/A is nearest "
+    .. "the median (%.3f), every round's times are in the JSON", n, n == 1 and "" or "s", M.coords(first.point, axes),
+    util.seconds(md.a), util.seconds(md.b), md.b / md.a, first.lo, first.hi, first.ratio)
 end
 
 --[[ Prints the heading, the table and the summary line on stdout. o = {min_effect=, rounds=
@@ -152,6 +169,8 @@ function M.print(name, A, B, matched, summary, axes, with_machine, o)
       break
     end
   end
+  local medians = M.medians_note(matched, axes)
+  if medians then io.stdout:write(medians, "\n") end
   io.stdout:write(M.summary_line(summary, o.hint), "\n")
 end
 
@@ -179,6 +198,7 @@ function M.write(dir, name, A, B, matched, summary, axes, with_machine, o)
     local w, rate = work.split(p)
     points[i] = { point = p.point, verdict = p.verdict, ratio = p.ratio, work = w, rate = rate, rule = p.rule, noise = p.noise,
       inconclusive = p.inconclusive, notRemeasured = p.not_remeasured, band = p.band, rounds = p.rounds, ratios = p.ratios, pValue = p.p,
+      times = p.times and { a = p.times.a, b = p.times.b, shown = p.round, medianA = p.medians.a, medianB = p.medians.b } or nil,
       interval = p.lo and { low = p.lo, high = p.hi, level = 0.99 } or nil,
       a = json_side(p.a, A.record), b = json_side(p.b, B.record),
       recorded = p.recorded and { ratio = p.recorded.ratio, a = json_side(p.recorded.a, A.record),

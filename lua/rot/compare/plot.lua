@@ -11,7 +11,8 @@ local key = require "rot.plot.key"
 local M = {}
 
 -- Okabe-Ito colours per verdict; points only one run has are orange.
-M.colors = { faster = "#009E73", slower = "#D55E00", same = "#0072B2", other = "#E69F00" }
+M.colors = { faster = "#009E73", slower = "#D55E00", same = "#0072B2", inconclusive = "#CC79A7", other = "#E69F00" }
+local VERDICTS = { "slower", "faster", "same", "inconclusive", "other" }
 
 -- Where a summary sits on the roofline ({x=, y=}), or nil when it cannot be drawn.
 local function at(x)
@@ -25,7 +26,7 @@ local function hover_text(o, pair, which)
   local x = pair[which]
   local lines = { o.coords(pair.point) ~= "" and o.coords(pair.point) or "(no coordinates)" }
   lines[#lines + 1] = string.format("%s (%s): %s", which == "a" and "A" or "B", side.label, pair.verdict) ..
-    (pair.inconclusive and " (inconclusive)" or "") .. (pair.ratio and string.format(", B/A %.3f", pair.ratio) or "")
+    (pair.ratio and string.format(", B/A %.3f", pair.ratio) or "")
   if pair.noise then lines[#lines + 1] = "noise: " .. pair.noise end
   local b = x.build and side.record.builds and side.record.builds[x.build]
   if b then
@@ -62,7 +63,7 @@ local function points(o, f, pl, drawn, only, dat, plots)
   local dfile = o.name .. ".dat"
   local blocks = { { name = "A: " .. o.A.label, list = {}, style = "pt 6 ps 1.1 lw 1.2 lc rgb '#777777'" } }
   local per = {}
-  for _, v in ipairs({ "faster", "slower", "same", "other" }) do
+  for _, v in ipairs(VERDICTS) do
     per[v] = { name = v, list = {}, style = "pt 7 ps 0.9 lc rgb '" .. M.colors[v] .. "'" }
   end
   for _, d in ipairs(drawn) do
@@ -70,14 +71,9 @@ local function points(o, f, pl, drawn, only, dat, plots)
     table.insert(per[d.pair.verdict].list, { x = d.pb.x, y = d.pb.y, label = o.labels ~= "none" and label_of(o, d) or nil, of = d })
   end
   for _, d in ipairs(only) do table.insert(d.which == "a" and blocks[1].list or per.other.list, d.p) end
-  for _, v in ipairs({ "slower", "faster", "same", "other" }) do
+  for _, v in ipairs(VERDICTS) do
     local b = per[v]
-    local undecided = 0
-    for _, d in ipairs(v == "same" and drawn or {}) do
-      if d.pair.verdict == "same" and d.pair.inconclusive then undecided = undecided + 1 end
-    end
-    b.name = (v == "other" and "only in A or B, or failed in one" or ("B " .. v)) .. " (" .. #b.list
-      .. (undecided > 0 and string.format(", %d inconclusive", undecided) or "") .. ")"
+    b.name = (v == "other" and "only in A or B, or failed in one" or ("B " .. v)) .. " (" .. #b.list .. ")"
     if #b.list > 0 then blocks[#blocks + 1] = b end
   end
   dat[#dat + 1] = "# rot compare data: one block per set; columns: intensity[flop/B] performance[GFLOP/s] label"

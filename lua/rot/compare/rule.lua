@@ -22,8 +22,8 @@ M.ROUNDS = 24
 M.DEFAULT_BAND = 4
 -- Why a change inside that band is inconclusive (the gate's line tells it from a band too wide).
 M.UNKNOWN = "no reruns of identical builds on this machine tell the noise between runs"
--- A "same" judged against a band wider than this says little (a change of a quarter could hide
--- in it): it is inconclusive too.
+-- A change judged against a band wider than this is inconclusive, not the same (a change of a
+-- quarter could hide in it).
 M.WIDE_BAND = 1.25
 --[[ The reruns an estimate of the noise between runs needs: a point's own from this many on,
   else its class's. Fewer sample too few invocations to have met the machine's slow phases:
@@ -36,7 +36,7 @@ local function pct(x) return string.format("%.0f%%", x * 100) end
 --[[ The verdict from rounds measured again: ratios = tB/tA of each round. The median of their
   logs and its distribution-free LEVEL interval (rot.compare.stats.sign_interval): slower when
   the whole interval lies above 1 and the median above 1 + min_effect, faster in the mirror
-  case, else the same; fewer rounds than the interval needs: the same, inconclusive. Returns
+  case, else the same; fewer rounds than the interval needs: inconclusive. Returns
   {verdict=, ratio= (the median), lo=, hi=, p= (the sign test's), rounds=, rule="remeasured",
   inconclusive= (why, or nil), noise= (in words)}. ]]
 function M.remeasured(ratios, min_effect, level)
@@ -46,13 +46,14 @@ function M.remeasured(ratios, min_effect, level)
   local n = #logs
   local out = { rule = "remeasured", rounds = n, verdict = "same" }
   if n == 0 then
-    out.inconclusive, out.noise = "no round timed both sides", "remeasured, no round timed both"
+    out.verdict, out.inconclusive, out.noise = "inconclusive", "no round timed both sides", "remeasured, no round timed both"
     return out
   end
   out.ratio = math.exp(stats.median(logs))
   out.p = stats.sign_p(logs, 0)
   local lo, hi = stats.sign_interval(logs, level)
   if not lo then
+    out.verdict = "inconclusive"
     out.inconclusive = string.format("%d round%s give%s no %s interval (%d needed)", n, n == 1 and "" or "s",
       n == 1 and "s" or "", pct(level), hi)
     out.noise = string.format("remeasured %d round%s, no %s interval", n, n == 1 and "" or "s", pct(level))
@@ -152,7 +153,7 @@ end
   widest ratio seen between two reruns of one build among those pooled (a neighbour's phase
   makes a whole invocation slower: heavier tails than a normal model's) nor than the within-run
   band: slower beyond it and beyond 1 + min_effect, faster in the mirror case, else the same
-  (inconclusive when the band is wider than M.WIDE_BAND). No estimate: the same, inconclusive,
+  (inconclusive instead when the band is wider than M.WIDE_BAND). No estimate: inconclusive
   inside M.DEFAULT_BAND. Returns {verdict=, ratio=, band=, rule=, inconclusive=, noise=}. ]]
 function M.recorded(a, b, est, eps, min_effect)
   min_effect = min_effect or M.MIN_EFFECT
@@ -186,7 +187,8 @@ function M.recorded(a, b, est, eps, min_effect)
   end
   local beyond = function(x) return x > out.band and x > 1 + min_effect end
   if beyond(ratio) then out.verdict, out.inconclusive = "slower", nil
-  elseif beyond(1 / ratio) then out.verdict, out.inconclusive = "faster", nil end
+  elseif beyond(1 / ratio) then out.verdict, out.inconclusive = "faster", nil
+  elseif out.inconclusive then out.verdict = "inconclusive" end
   return out
 end
 

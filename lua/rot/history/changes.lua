@@ -1,6 +1,7 @@
 --[[ rot.history.changes: what changed from one run record to the next, as `rot history` says
   it: kernel sources by file, flags, macros, an application's environment, the threads its
-  points ran at, the script and its arguments, configuration keys given on the command line, the
+  points ran at, every other key of its points' descriptions (counters, run policy, cache
+  mode, ...), the script and its arguments, configuration keys given on the command line, the
   machine, the git commit, the ceilings its points were bound by. ]]
 local util = require "rot.util"
 
@@ -84,18 +85,60 @@ local WHERE = { cacheDir = true, outputDir = true, userConfigFile = true, buildD
   gnuplot = true, pdf = true, historyRuns = true }
 
 -- Configuration keys given on the command line: "-runs=10 (was 5)", "-quick=true (new)".
-local function key_changes(a, b, out)
+local function key_changes(a, b, out, said)
   local ka, kb = {}, {}
   for k, v in pairs(a.keys or {}) do if not WHERE[k] then ka[k] = v end end
   for k, v in pairs(b.keys or {}) do if not WHERE[k] then kb[k] = v end end
   for _, k in ipairs(util.sorted_keys(kb)) do
-    if ka[k] == nil then out[#out + 1] = "-" .. k .. "=" .. tostring(kb[k]) .. " (new)"
+    if ka[k] == nil then out[#out + 1], said[k] = "-" .. k .. "=" .. tostring(kb[k]) .. " (new)", true
     elseif tostring(ka[k]) ~= tostring(kb[k]) then
-      out[#out + 1] = "-" .. k .. "=" .. tostring(kb[k]) .. " (was " .. tostring(ka[k]) .. ")"
+      out[#out + 1], said[k] = "-" .. k .. "=" .. tostring(kb[k]) .. " (was " .. tostring(ka[k]) .. ")", true
     end
   end
   for _, k in ipairs(util.sorted_keys(ka)) do
-    if kb[k] == nil then out[#out + 1] = "-" .. k .. " dropped (was " .. tostring(ka[k]) .. ")" end
+    if kb[k] == nil then out[#out + 1], said[k] = "-" .. k .. " dropped (was " .. tostring(ka[k]) .. ")", true end
+  end
+end
+
+--[[ The words `rot history` names a described key by (rot.history.record.described): its
+  configuration key's or option's name where it has one; any other key by its path. ]]
+M.WORDS = { ["measurers.counters"] = "counters", ["policy.k"] = "bestK", ["policy.epsilon"] = "bestEpsilon",
+  ["policy.maxRuns"] = "maxRuns", ["policy.minRunTime"] = "minRunTime", ["app.dir"] = "directory" }
+
+-- A described value as history shows it: at most 60 characters.
+local function short(v)
+  return #v > 60 and (v:sub(1, 57) .. "...") or v
+end
+
+--[[ The keys of the points' descriptions whose values changed (rot.history.record.described,
+  kept per build: compared as the sets of values over a record's builds): "counters (none) ->
+  perf::TASK-CLOCK", "cacheMode warm -> cold"; a key given on the command line whose change
+  key_changes said already (-cacheMode=cold (was warm)) is not said twice. Records from before
+  builds kept their descriptions say nothing. ]]
+local function described_changes(a, b, out, said)
+  local function values(r)
+    local by, any = {}, false
+    for _, bld in ipairs(r.builds or {}) do
+      if bld.described then
+        any = true
+        for k, v in pairs(bld.described) do
+          by[k] = by[k] or {}
+          by[k][v] = true
+        end
+      end
+    end
+    return any and by or nil
+  end
+  local va, vb = values(a), values(b)
+  if not (va and vb) then return end
+  local keys = {}
+  for k in pairs(va) do keys[k] = true end
+  for k in pairs(vb) do keys[k] = true end
+  for _, k in ipairs(util.sorted_keys(keys)) do
+    local sa, sb = util.sorted_keys(va[k] or {}), util.sorted_keys(vb[k] or {})
+    local word = M.WORDS[k] or k
+    local ta, tb = #sa > 0 and table.concat(sa, " | ") or "(none)", #sb > 0 and table.concat(sb, " | ") or "(none)"
+    if ta ~= tb and not said[word] then out[#out + 1] = word .. " " .. short(ta) .. " -> " .. short(tb) end
   end
 end
 
@@ -162,7 +205,9 @@ function M.changes(a, b)
   out[#out + 1] = set_change({ name = "macros", f = assignments("macros") }, a, b)
   out[#out + 1] = set_change({ name = "environment", f = assignments("env") }, a, b)
   thread_change(a, b, out)
-  key_changes(a, b, out)
+  local said = {}
+  key_changes(a, b, out, said)
+  described_changes(a, b, out, said)
   run_changes(a, b, out)
   ceiling_changes(a, b, out)
   return out

@@ -99,10 +99,70 @@ local function env_of(desc)
   return next(out) and out or nil
 end
 
+--[[ The keys of a point's description that a record keeps apart from described (M.described),
+  because `rot history` says their change in its own words: key (a path: "app.env") -> those
+  words. Every other key is kept, and a change of its value named (rot.history.changes). ]]
+M.SAID = { machine = "machine", flags = "flags", macros = "macros", threads = "threads",
+  ["workloads.threads"] = "threads", ["workloads.kernel"] = "its source files (kernels/NAME.c changed, added, no longer read)",
+  ["workloads.params"] = "the point's own coordinates (another point)", ["app.path"] = "its program's file",
+  ["app.hash"] = "its program's file (NAME changed)", ["app.args"] = "the point's own coordinates (its command)",
+  ["app.env"] = "environment", ["app.inherited"] = "environment", ["app.inputs"] = "its input files (NAME changed)" }
+
+-- The tables of a description whose keys are keys of it in turn (described walks into them);
+-- any other table is a value (counters, counts, rules, pin, ...).
+local NESTED = { policy = true, measurers = true, app = true, workloads = true }
+
+-- A description value as text: a list of plain values joined by ",", "(none)" when empty, any
+-- other table canonical (util.serialize), a plain value as it prints.
+local function value_text(v)
+  if type(v) ~= "table" then return tostring(v) end
+  if next(v) == nil then return "(none)" end
+  local plain = #v > 0
+  for k, x in pairs(v) do plain = plain and math.type(k) == "integer" and type(x) ~= "table" end
+  if plain then
+    local parts = {}
+    for i, x in ipairs(v) do parts[i] = tostring(x) end
+    return table.concat(parts, ",")
+  end
+  return util.serialize(v)
+end
+
+--[[ described(desc) -> {path = text}: every key of a point's description that can change its
+  result (its nested tables' keys as "policy.k", "measurers.counters"; a list of workloads'
+  values joined by ";"), but those M.SAID names, with its value as text: what `rot history`
+  compares from one run to the next. ]]
+function M.described(desc)
+  local out = {}
+  local function walk(t, prefix)
+    if #t > 0 then -- a list of workloads: each key's values, in order
+      local keys = {}
+      for _, w in ipairs(t) do for k in pairs(w) do keys[k] = true end end
+      for _, k in ipairs(util.sorted_keys(keys)) do
+        local path = prefix .. "." .. k
+        if not M.SAID[path] then
+          local vals = {}
+          for i, w in ipairs(t) do vals[i] = value_text(w[k]) end
+          out[path] = table.concat(vals, ";")
+        end
+      end
+      return
+    end
+    for k, v in pairs(t) do
+      local path = prefix == "" and k or (prefix .. "." .. k)
+      if not M.SAID[path] then
+        if type(v) == "table" and prefix == "" and NESTED[k] then walk(v, path) else out[path] = value_text(v) end
+      end
+    end
+  end
+  walk(desc, "")
+  return out
+end
+
 --[[ The build a row was made by, as an index into builds (kernels, flags, macros, key: its build
   key's first digits, core: the first digits of the hash of the core binary that measured its
   result, src: the hash of its kernels' source files, each of which sources[src] lists with its
-  own hash, tree: its source tree for re-measuring, trees[tree]). ]]
+  own hash, tree: its source tree for re-measuring, trees[tree], described: the rest of its
+  description, M.described). ]]
 local function build_of(s, row, r)
   local desc, kinfo = row.desc, row.kinfo
   if not (desc and kinfo) then return nil end
@@ -125,7 +185,7 @@ local function build_of(s, row, r)
   local core = row.entry and row.entry.coreHash
   local b = { kernels = table.concat(names, "+"), flags = desc.flags, macros = desc.macros, env = env, src = src,
     key = row.key and row.key:sub(1, 16), core = type(core) == "string" and core:sub(1, 16) or nil,
-    tree = tree_of(s, desc, kinfo, r.trees, r.store) }
+    tree = tree_of(s, desc, kinfo, r.trees, r.store), described = M.described(desc) }
   local key = util.serialize(b)
   if not r.index[key] then
     r.builds[#r.builds + 1] = b
@@ -256,7 +316,7 @@ function M.build(s, o)
   local prows, memo, eps = bounds.any_cpu(s.rows) and stored_peaks(s) or nil, {}, s:get("bestEpsilon")
   local r = { builds = {}, index = {}, sources = {}, trees = {}, store = {}, hows = {}, how_index = {} }
   local points, seen = {}, {}
-  local counts, machines, threads = { points = 0, measured = 0, hits = 0, failed = 0 }, {}, 1
+  local counts, machines, threads, drawn = { points = 0, measured = 0, hits = 0, failed = 0 }, {}, 1, nil
   for _, row in ipairs(s.rows) do
     local app = regions.is_app(row)
     if row.entry and not row.time and not app then
@@ -272,6 +332,8 @@ function M.build(s, o)
       local bound, limiter, fraction, above = bound_of(x, prows, memo, eps)
       p[rec("bound")], p[rec("limiter")], p[rec("fraction")], p[rec("above")] = bound, limiter, fraction, above or nil
       points[#points + 1] = p
+      -- the compare plot's ceilings: those the points it draws are bounded by (rot.results' own)
+      if x.intensity and not bounds.gpu(x) then drawn = math.max(drawn or 1, bounds.threads(x)) end
     end
     counts.points = counts.points + 1
     local st = points[#points].status
@@ -290,7 +352,7 @@ function M.build(s, o)
     machine = here, machines = #machines > 0 and machines or { here }, executor = s.executor and s.executor.name,
     status = status_of(o.ok, o.err), git = M.git(study_dir(s, o.path)), bestEpsilon = eps, bestK = s:get("bestK"),
     counts = counts, axes = s.axes, builds = r.builds, sources = r.sources, trees = r.trees, hows = r.hows,
-    points = points, ceilings = prows and ceilings_shown(ceilings_at(prows, memo, threads), s.rows) or nil,
+    points = points, ceilings = prows and ceilings_shown(ceilings_at(prows, memo, drawn or threads), s.rows) or nil,
   }, r.store
 end
 

@@ -5,6 +5,17 @@ local plateaus = require "rot.machine.plateaus"
 
 local M = {}
 
+--[[ The name of the k-th level measured past the last cache a machine reports (named last):
+  "L3+", "L3++": a step between it and DRAM that no reported cache explains. ]]
+function M.unreported_name(last, k) return last .. string.rep("+", k) end
+
+-- A level name's place in the hierarchy: L1 < L2 < L3 < L3+ < L3++ < L4 (nil for DRAM or
+-- any other name).
+function M.rank(name)
+  local n, plus = tostring(name):match("^L(%d+)(%+*)$")
+  return n and tonumber(n) + #plus / 100 or nil
+end
+
 -- Two samples are on one plateau when their bandwidths differ by less than this.
 M.tolerance = plateaus.tolerance
 M.median, M.segments = plateaus.median, plateaus.segments
@@ -88,16 +99,19 @@ end
 --[[ The named cache levels of the segments: matched to the reported levels in size (a
   reported level without a step of its own shares the plateau that covers it, or DRAM's tail);
   more steps than reported levels: the first ones carry the reported names and sizes in order,
-  each further step (between the last reported cache and DRAM) is a level of its own, L4, ...,
-  that the machine does not report (detect drops a first step first when the others fit the
-  reported sizes better without it: small sizes timed above L1 by noise). ]]
+  each further step (between the last reported cache and DRAM) is a level of its own that the
+  machine does not report, named for what it is: past its last cache, "L3+" (then "L3++"), never
+  a cache number it does not have (detect drops a first step first when the others fit the
+  reported sizes better without it: small sizes timed above L1 by noise). A machine that
+  reports no cache gets L1, L2, ... from the steps alone. ]]
 local function name_levels(segs, reported, tail)
   local levels = {}
   if #reported == 0 or #segs > #reported then
+    local last = reported[#reported]
     for i, g in ipairs(segs) do
       local r = reported[i]
-      levels[i] = { name = r and r.name or ("L" .. i), reported = r and r.size, seg = g,
-        unreported = #reported > 0 and not r or nil }
+      levels[i] = { name = r and r.name or last and M.unreported_name(last.name, i - #reported) or ("L" .. i),
+        reported = r and r.size, seg = g, unreported = #reported > 0 and not r or nil }
     end
     return levels
   end
@@ -221,7 +235,8 @@ function M.disagreements(levels, what)
     if l.unreported and l.effective then
       lines[#lines + 1] = string.format("%s%s is a step the machine does not report, between its last cache and DRAM: "
         .. "%.1f GB/s up to %s (a cache it does not report, or its last cache keeping part of working sets larger than "
-        .. "it, as an adaptive replacement policy does)", pre, l.name, l.ceiling or l.gbs, util.bytes(l.effective))
+        .. "it, as an adaptive replacement policy does; named %s, past %s, since this machine reports no cache there)",
+        pre, l.name, l.ceiling or l.gbs, util.bytes(l.effective), l.name, l.name:match("^(.-)%+*$"))
     elseif l.effective and l.reported and (l.effective > 2 * l.reported or l.effective < l.reported / 2) then
       lines[#lines + 1] = string.format("%s%s reported %s, bandwidth drops at %s", pre, l.name,
         util.bytes(l.reported), util.bytes(l.effective))

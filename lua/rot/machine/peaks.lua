@@ -13,6 +13,7 @@ local report = require "rot.machine.report"
 local budget = require "rot.machine.budget"
 local rounds = require "rot.machine.rounds"
 local sweep = require "rot.machine.sweep"
+local levels = require "rot.machine.levels"
 
 local M = {}
 
@@ -28,7 +29,9 @@ M.streams = bandwidth.streams
 -- theory), each ceiling's date that of the round that measured it.
 -- 11: the bandwidth ceilings from the last cache's size up the faster of the widest vectors and
 -- -O2 -fno-tree-vectorize (rot.machine.codes: that triad reached 122% of the vectors' DRAM ceiling).
-M.analysis = 11
+-- 12: a level measured past the last cache the machine reports is named after it ("L3+"), not
+-- as a cache it does not have ("L4").
+M.analysis = 12
 
 -- Where the machine's peaks are stored: one file per machine identity and analysis version
 -- (version 1: no suffix).
@@ -204,7 +207,7 @@ function M.levels(rows, threads)
   local sizes, reported, bw, names, seen, from = {}, {}, {}, {}, {}, nil
   for _, r in ipairs(rows) do
     if r.threads == threads then
-      local lvl, what = r.name:match("^(L%d+)_(%a+)$")
+      local lvl, what = r.name:match("^(L%d+%+*)_(%a+)$")
       if r.kind == "size" and r.name == "DRAM_from" then
         from = r.value
       elseif r.kind == "size" and lvl then
@@ -221,7 +224,7 @@ function M.levels(rows, threads)
       reported[c.name] = c.size
     end
   end
-  table.sort(names, function(a, b) return tonumber(a:sub(2)) < tonumber(b:sub(2)) end)
+  table.sort(names, function(a, b) return levels.rank(a) < levels.rank(b) end)
   local out = {}
   for _, n in ipairs(names) do
     local size = sizes[n] or reported[n]
@@ -397,18 +400,22 @@ function M.measure(rot, quick)
     s.count.measured + s.aside_count.measured - measured0
 end
 
---[[ The line that says a run measures the machine's peaks first: once, what it costs (full peaks
-  up to about 3 minutes on a 2-core VM, bandwidth.budget's aim; quick ones up to a minute) and what
-  else a user can do: quick peaks, a peaks file measured before. ]]
+--[[ The line that says a run measures the machine's peaks first: once, what it cost where it was
+  last measured (README's figure, with that machine: M.FIRST_COST) and what else a user can do:
+  quick peaks, a peaks file measured before. ]]
+M.FIRST_COST = { full = "60 s and 1243 points", quick = "37 s and 545 points",
+  machine = "a 2-vCPU AMD EPYC KVM guest with a 32 MiB L3" }
 function M.first_notice(quick)
+  local c = M.FIRST_COST
   if quick then
-    return "rot: measuring this machine's quick peaks first: once, stored for every quick run after it (up to about a "
-      .. "minute on a 2-core VM, more with more cores; -peaksFile=FILE takes a peaks.csv measured before instead)\n"
+    return "rot: measuring this machine's quick peaks first: once, stored for every quick run after it (" .. c.quick
+      .. " on " .. c.machine .. "; more with a larger last cache or more cores; -peaksFile=FILE takes a peaks.csv "
+      .. "measured before instead)\n"
   end
-  return "rot: measuring this machine's peaks first: once, stored for every run after it (up to about 3 minutes on a "
-    .. "2-core VM: it sweeps to 4x the last cache, more with more cores; -quick=true measures quick peaks in up to "
-    .. "about a minute for a quick run, -peaksFile=FILE takes a peaks.csv measured before; `rot measure peaks "
-    .. "-useCachedResults=false` measures them afresh)\n"
+  return "rot: measuring this machine's peaks first: once, stored for every run after it (" .. c.full .. " on "
+    .. c.machine .. "; longer with a larger last cache, since it sweeps to 4x it, and with more cores; -quick=true "
+    .. "measures quick peaks for a quick run (" .. c.quick .. " there), -peaksFile=FILE takes a peaks.csv measured "
+    .. "before; `rot measure peaks -useCachedResults=false` measures them afresh)\n"
 end
 
 -- The stored peaks of this machine; measured first (saying so) when there are none.

@@ -103,6 +103,32 @@ function M.draw(f, pl, compute, bandwidth, peak, xr, yr, plots, labels)
   end
 end
 
+-- The roofs of points bounded at another thread count than the ceilings drawn: lighter, dotted.
+local OWN = "#999999"
+
+--[[ The roofs that bound points of other thread counts than the ceilings drawn (groups: {{label=
+  (the count, "1 thread"), peak= (its top compute ceiling, where its bandwidth roofs end),
+  bandwidth = {{label=, gbs=}}, compute = {{label=, gflops=}}}}, rot.results.drawn's): each a
+  dotted line kept free of labels, unlabelled on the plot (a second set of labels would crowd
+  out the first), each count's named in the key with its values. ]]
+function M.own(f, pl, groups, xr, yr, plots)
+  for _, g in ipairs(groups or {}) do
+    local names = {}
+    place.block_ceilings(f, pl, g.compute, g.bandwidth, g.peak, xr, yr)
+    for _, c in ipairs(g.compute) do
+      plots[#plots + 1] = string.format("%.9g with lines lw 1.2 dt 3 lc rgb '%s' notitle", c.gflops, OWN)
+      names[#names + 1] = string.format("%s %.3g GFLOP/s", c.label, c.gflops)
+    end
+    for _, b in ipairs(g.bandwidth) do
+      local line = g.peak and string.format("(%.9g*x < %.9g ? %.9g*x : 1/0)", b.gbs, g.peak, b.gbs) or string.format("%.9g*x", b.gbs)
+      plots[#plots + 1] = string.format("%s with lines lw 1.2 dt 3 lc rgb '%s' notitle", line, OWN)
+      names[#names + 1] = string.format("%s %.4g GB/s", b.label, b.gbs)
+    end
+    plots[#plots + 1] = string.format("keyentry with lines lw 1.2 dt 3 lc rgb '%s' title %s", OWN,
+      q(g.label .. "'s own roofs (dotted): " .. table.concat(names, ", ")))
+  end
+end
+
 -- The widest band drawn: a spread of 10 % (twice the 5 % past which a ceiling is unstable);
 -- a wider spread is cut there, its label (or key entry) saying the whole ("unstable, 80%").
 M.BAND = 0.10

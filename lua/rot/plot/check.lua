@@ -132,13 +132,31 @@ local function element_of(line) return (line:gsub("^plot ", ""):gsub("^%s+", "")
 
 --[[ The texts of the points a script draws with a label text of their own (a data file's third
   column) that have neither a label of that text and their colour beside them (its box within
-  the marker's radius and 6 pixels; each label counts for one point, the closest pairs first)
+  the marker's radius, or a ring's drawn on it, and 6 pixels; each label counts for one point,
+  the closest pairs first)
   nor a place in the key's text for their series (its title and the entries of its own after
   it); and, second, those of them that a point drawn after them hides (rot.plot.place.hidden:
   the same x, within its marker) with no label beside them nor "TEXT (hidden)" in that key
   text. boxes: the script's label boxes (with their colour, where the script gives one). ]]
+-- The marks a script draws from its datablocks ($above: the rings of points above their bound,
+-- ...): {{px=, py=, r=}} in pixels, r its marker's radius.
+local function block_marks(gp, f)
+  local out = {}
+  for name, body in gp:gmatch("%$(%w+) << EOD\n(.-)\nEOD") do
+    local style = gp:match("%$" .. name .. " using 1:2 with points ([^\n]-) lc ")
+    for x, y in body:gmatch(NUM .. " " .. NUM) do
+      if style then
+        local px, py = f.px(tonumber(x), tonumber(y))
+        out[#out + 1] = { px = px, py = py, r = place.marker_radius(style) }
+      end
+    end
+  end
+  return out
+end
+
 function M.unlabelled(gp, f, read, boxes)
   local speaks, points, pairs_, all = key.speaks_for(gp), {}, {}, {}
+  local rings = block_marks(gp, f)
   local function dist(b, px, py)
     local dx = math.max(b.x0 - px, 0, px - b.x1)
     local dy = math.max(b.y0 - py, 0, py - b.y1)
@@ -154,6 +172,9 @@ function M.unlabelled(gp, f, read, boxes)
       local px, py = f.px(row[1], row[2])
       local r = style:match("ps variable") and row[4] and place.marker_radius("pt 7 ps " .. row[4]) or place.marker_radius(style)
       all[#all + 1] = { px = px, py = py, r = r }
+      for _, m in ipairs(rings) do -- a ring drawn on it: its label goes beyond the ring
+        if math.abs(m.px - px) < 1 and math.abs(m.py - py) < 1 then r = math.max(r, m.r) end
+      end
       if t and t ~= "" then
         local p = { text = t, element = element_of(line), color = style:match("lc rgb '([^']+)'"), labelled = false, at = all[#all] }
         points[#points + 1] = p

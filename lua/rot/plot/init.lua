@@ -157,16 +157,17 @@ end
 -- A marker's size (gnuplot's ps) for a share of 0..1 (o.size): its area grows with the share.
 function M.share_size(share) return math.max(0.5, 3 * math.sqrt(math.max(share or 0, 0))) end
 
--- The points of each series for place.add_series (with o.size, each its own marker size), and
--- the note on how their counts were obtained (" (declared counts)") that their titles carry.
+-- The points of each series for place.add_series (with o.size, each its own marker size; apart
+-- where they are not joined: upright), and the note on how their counts were obtained ("
+-- (declared counts)") that their titles carry.
 local function roofline_lists(o, series, order)
   local counts, lists, label = {}, {}, label_of(o, true)
   for _, name in ipairs(order) do
-    lists[name] = {}
+    lists[name] = { apart = place.upright(series[name]) or nil }
     for _, r in ipairs(series[name]) do
       counts[r.counts or "declared"] = true
       lists[name][#lists[name] + 1] = { x = r.intensity, y = r.gflops, label = label(r),
-        ps = o.size and M.share_size(o.size(r)) or nil }
+        ps = o.size and M.share_size(o.size(r)) or nil, once = o.label_once }
     end
   end
   local how = {}
@@ -183,16 +184,20 @@ local ROOF_POINT, ABOVE, XY_POINT, STEP, UNSETTLED = "pt 7 ps 0.8", "pt 8 ps 2",
   y(row)) for each row where y gives a value, drawn as style in colour with title. Points
   above their bound (beyond their spread and the ceiling's) are ringed, never silent; points
   where the sweep falls between two levels get their bound marked (what the peaks' sweep
-  measured at their working set: a roof no ceiling line draws). ]]
-local function marks(f, pl, series, order, gp, plots, name, y, style, colour, title)
-  local lines = {}
+  measured at their working set: a roof no ceiling line draws). points: add_series' (in the
+  same order): a point ringed where it is gets its label beyond the ring. ]]
+local function marks(f, pl, series, order, gp, plots, name, y, style, colour, title, points)
+  local lines, i = {}, 0
   for _, s in ipairs(order) do
     for _, r in ipairs(series[s]) do
       local v = y(r)
+      i = i + 1
       if v and v > 0 then
         lines[#lines + 1] = string.format("%.9g %.9g", r.intensity, v)
         local px, py = f.px(r.intensity, v)
         pl.block(px, py, place.marker_radius(style)) -- a ring's triangle up to 26 pixels wide
+        local p = points[i]
+        if p and v == r.gflops then p.r = math.max(p.r or 0, place.marker_radius(style)) end
       end
     end
   end
@@ -218,7 +223,10 @@ end
   compute = { {label=, gflops=}, ... },       horizontal ceilings
   bandwidth = { {label=, gbs=}, ... },        sloped ceilings
   notes = { text, ... },                      key entries first (which thread count's ceilings)
+  label_once = true: points of a series with the same label are labelled once (a level's),
   bound_mark = fn(row) -> GFLOP/s, bound_title = text: a bound no ceiling draws (the sweep's),
+  own_roofs = {{label=, peak=, bandwidth=, compute=}}: the roofs of points bounded at another
+  thread count (rot.plot.ceilings.own),
 } -> path of the SVG. Each ceiling is labelled on its line with its value; ceilings equal
   within 2% share one line; ridge points are marked. ]]
 function M.roofline(o)
@@ -237,6 +245,7 @@ function M.roofline(o)
   local plots, labels, elements = {}, {}, {}
   for _, n in ipairs(o.notes or {}) do plots[#plots + 1] = key.entry(n) end -- first in the key: which ceilings
   M.draw_ceilings(f, pl, compute, bandwidth, peak, xr, yr, plots, labels)
+  ceilings.own(f, pl, o.own_roofs, xr, yr, plots)
   ceilings.bands(plots, compute, bandwidth, peak)
   ceilings.ridges(f, pl, bandwidth, peak, gp, plots)
   local dfile = o.name .. ".dat"
@@ -245,21 +254,21 @@ function M.roofline(o)
     if o.size then -- a point each (an application's regions), sized by its share: no line joins them
       elements[i] = string.format("%s index %d using 1:2:4 with points pt 7 ps variable lc rgb '%s' title %s",
         q(dfile), i - 1, color, q(s .. counts_note))
-    else
-      elements[i] = string.format("%s index %d using 1:2 with linespoints %s lw 1.5 lc rgb '%s' title %s",
-        q(dfile), i - 1, ROOF_POINT, color, q(s .. counts_note))
+    else -- joined in working-set order, but a series at one intensity (lists[s].apart)
+      elements[i] = string.format("%s index %d using 1:2 with %s %s lw 1.5 lc rgb '%s' title %s",
+        q(dfile), i - 1, lists[s].apart and "points" or "linespoints", ROOF_POINT, color, q(s .. counts_note))
     end
     plots[#plots + 1] = elements[i]
   end
   if o.size and #order > 0 then plots[#plots + 1] = "NaN with points pt 6 ps 1.5 lc rgb '#888888' title 'marker area: share of time'" end
   marks(f, pl, series, order, gp, plots, "above", function(r) return r.above and r.gflops end, ABOVE,
-    place.mark_colour(#order), "above its bound (^ in the table)")
+    place.mark_colour(#order), "above its bound (^ in the table)", points)
   marks(f, pl, series, order, gp, plots, "unsettled", function(r) return r.roundsAgree == false and r.gflops end, UNSETTLED,
-    place.mark_colour(#order), unsettled_title(o.rows))
+    place.mark_colour(#order), unsettled_title(o.rows), points)
   marks(f, pl, series, order, gp, plots, "stepbounds", o.bound_mark or function(r) return r.stepBound and r.bound end, STEP,
-    ceilings.GREY, o.bound_title or "bound between two levels (peaks' sweep)")
+    ceilings.GREY, o.bound_title or "bound between two levels (peaks' sweep)", points)
   key.not_drawn(plots, o.rows, why, named)
-  local pls, _, missed = point_labels(f, pl, points, o.labels or "auto", 0) -- the ceilings' labels numbered first
+  local pls, _, missed = point_labels(f, pl, points, o.labels or "auto", 0, dat) -- the ceilings' labels numbered first
   key.add_notes(plots, elements, missed)
   for _, l in ipairs(pls) do labels[#labels + 1] = l end
   for _, l in ipairs(labels) do gp[#gp + 1] = l end

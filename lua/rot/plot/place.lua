@@ -223,12 +223,18 @@ end
   last, "none" none. points = {{x=, y=, text=, r= (the marker's radius, pixels), first=, last=,
   color=, series=}}. Placements kept for later (a plot's ceiling labels) go first: every point,
   line and arrow is known by now. Returns the label commands, the last number and the points
-  left out ({series=, px=, py=, text=, hidden=}). ]]
-local function point_labels(f, pl, points, mode, first)
+  left out ({series=, px=, py=, text=, hidden=}). A point with once = true shares its text
+  with others of its series (a level's points): the first of them with room is labelled and
+  the others carry none (their text is taken out of dat, the data lines, by pt.line); where
+  none has room, the first is left out. ]]
+local function point_labels(f, pl, points, mode, first, dat)
   local out, n, missed = {}, pl.flush(first), {}
   if mode == "none" then return out, n, missed end
+  local done, first_of, groups = {}, {}, {}
   for _, pt in ipairs(points) do
-    local keep = pt.text ~= "" and (mode ~= "ends" or pt.first or pt.last)
+    local group = pt.once and (pt.series .. "\0" .. pt.text)
+    local keep = pt.text ~= "" and (mode ~= "ends" or pt.first or pt.last) and not (group and done[group])
+    if group and not first_of[group] then first_of[group], groups[#groups + 1] = pt, group end
     if keep then
       local px, py = f.px(pt.x, pt.y)
       local gap = (pt.r or 5) + 3
@@ -240,8 +246,21 @@ local function point_labels(f, pl, points, mode, first)
       if chosen then
         n = n + 1
         out[#out + 1] = label_cmd(n, chosen, pt.color)
-      else
+        if group then done[group] = pt end
+      elseif not group then
         missed[#missed + 1] = { series = pt.series, px = px, py = py, text = pt.text, hidden = pt.hidden }
+      end
+    end
+  end
+  for _, group in ipairs(groups) do -- a group's text stays with the point that carries it
+    local pt = first_of[group]
+    local kept = done[group] or pt
+    if not done[group] then
+      missed[#missed + 1] = { series = pt.series, px = pt.px, py = pt.py, text = pt.text, hidden = pt.hidden }
+    end
+    for _, other in ipairs(points) do
+      if other.once and other ~= kept and other.series == pt.series and other.text == pt.text and dat and other.line then
+        dat[other.line] = dat[other.line]:gsub(' "[^"]*"', ' ""', 1)
       end
     end
   end
@@ -293,8 +312,8 @@ end
 --[[ The series of a plot: each one's data block into dat ("# series I: NAME", then "x y
   label" lines: the label a point is to have, none where mode, point_labels' mode, asks for
   none; "x y label ps" for a point of its own size), its points (radius, or p.ps's) and the lines
-  between them kept free of labels. lists = {NAME = {{x=, y=, label=, ps=}, ...}} in drawing
-  order, names in legend order. Returns the points for point_labels (series: the index of its
+  between them kept free of labels (none where the list is apart = true: not joined). lists =
+  {NAME = {{x=, y=, label=, ps=, once=}, ...}} in drawing order, names in legend order. Returns the points for point_labels (series: the index of its
   series in names). ]]
 function M.add_series(f, pl, dat, names, lists, radius, mode)
   local points = {}
@@ -309,17 +328,26 @@ function M.add_series(f, pl, dat, names, lists, radius, mode)
       dat[#dat + 1] = string.format("%.9g %.9g %s", p.x, p.y, q(text)) .. (p.ps and string.format(" %.4g", p.ps) or "")
       local bx, by = f.px(p.x, p.y)
       pl.block(bx, by, r)
-      if j > 1 and not p.ps then -- labels keep off the series' line too
+      if j > 1 and not p.ps and not pts.apart then -- labels keep off the series' line too
         local ax, ay = f.px(pts[j - 1].x, pts[j - 1].y)
         M.block_segment(pl, ax, ay, bx, by)
       end
       points[#points + 1] = { x = p.x, y = p.y, text = text, first = j == 1, last = j == #pts, r = r,
-        color = M.palette[(i - 1) % #M.palette + 1], series = i, px = bx, py = by }
+        color = M.palette[(i - 1) % #M.palette + 1], series = i, px = bx, py = by, once = p.once, line = #dat }
     end
     dat[#dat + 1] = "\n"
   end
   M.hidden(points)
   return points
+end
+
+-- Whether a roofline series' rows all lie at one intensity (a sweep over sizes of one kernel): a
+-- line joining them would only run up and down its own points, so none is drawn.
+function M.upright(rows)
+  for _, r in ipairs(rows) do
+    if math.abs(r.intensity - rows[1].intensity) > 1e-9 * rows[1].intensity then return false end
+  end
+  return #rows > 1
 end
 
 --[[ Marks the points (in drawing order, {px=, py=, r=} in pixels) that a point drawn after

@@ -5,37 +5,84 @@ local util = require "rot.util"
 local peaks = require "rot.machine.peaks"
 local sweep = require "rot.machine.sweep"
 local bandwidth = require "rot.machine.bandwidth"
+local levels = require "rot.machine.levels"
 local bounds = require "rot.results.bounds"
 
 local M = {}
 
--- The thread counts of the stored ceilings that bound the measured CPU rows (each one's
--- nearest stored count), ascending, and that of a row.
+-- The thread counts of the stored ceilings that bound the measured CPU rows with a point
+-- (each one's nearest stored count to the threads it is bounded by: a marked region's, those
+-- that entered it), ascending, and that of a row.
 local function thread_counts(self)
   self:ceilings()
-  local function of(r) return peaks.nearest_threads(self.prows, r.threads or 1) end
+  local function of(r) return peaks.nearest_threads(self.prows, bounds.threads(r)) end
   local seen, out = {}, {}
   for _, r in ipairs(self.rows) do
-    local t = r.entry and not bounds.gpu(r) and of(r)
+    local t = r.entry and r.intensity and not bounds.gpu(r) and of(r)
     if t and not seen[t] then seen[t], out[#out + 1] = true, t end
   end
   table.sort(out)
   return out, of
 end
 
---[[ A roofline drawing the ceilings of `drawn` threads over points measured at other counts
-  (each bounded by its own count's: the table's): a key note saying which are drawn, and each
-  such point's bound marked, as a bound the peaks' sweep sets is (extra: plot.roofline's
-  options). ]]
+--[[ The roofs that bound the rows of thread count t other than the drawn ones, as plot.roofline
+  draws them (own_roofs): the bandwidth (what the row's bound over its intensity says) or the
+  compute ceiling of each limiter, capped at that count's top compute ceiling (c.compute); a
+  bound the peaks' sweep sets is marked alone (no roof draws it). ]]
+local function own_roofs(self, t, of)
+  local c = self:ceilings(nil, t)
+  local group = { label = bandwidth.threads(t), peak = c.compute[1] and c.compute[1].gflops, bandwidth = {}, compute = {} }
+  local seen = {}
+  for _, r in ipairs(self.rows) do
+    if r.entry and r.intensity and r.bound and not r.stepBound and not bounds.gpu(r) and of(r) == t and r.limiter
+      and not seen[r.limiter] then
+      seen[r.limiter] = true
+      local name = r.limiter:gsub(" %(unstable%)$", "")
+      if r.dominant == "compute" then
+        group.compute[#group.compute + 1] = { label = name, gflops = r.bound }
+      else
+        group.bandwidth[#group.bandwidth + 1] = { label = name, gbs = r.bound / r.intensity }
+      end
+    end
+  end
+  return (#group.bandwidth + #group.compute > 0) and group or nil
+end
+
+--[[ A roofline drawing the ceilings of `drawn` threads over points bounded by other counts'
+  (the table's: a marked region's, the threads that entered it): a key note saying which are
+  drawn, each such point's own roofs drawn dotted (own_roofs) and its bound marked, as a bound
+  the peaks' sweep sets is (extra: plot.roofline's options). ]]
 function M.own_bounds(self, drawn, extra)
   local counts, of = thread_counts(self)
   local others = {}
-  for _, t in ipairs(counts) do if t ~= drawn then others[#others + 1] = bandwidth.threads(t) end end
+  extra.own_roofs = {}
+  for _, t in ipairs(counts) do
+    if t ~= drawn then
+      others[#others + 1] = bandwidth.threads(t)
+      extra.own_roofs[#extra.own_roofs + 1] = own_roofs(self, t, of)
+    end
+  end
   if #others == 0 then return end
-  extra.notes = { string.format("ceilings of %s; the points at %s are bounded by their own (marked)", bandwidth.threads(drawn),
-    table.concat(others, ", ")) }
+  extra.notes = { string.format("ceilings of %s; the points at %s are bounded by their own (marked, their roofs dotted)",
+    bandwidth.threads(drawn), table.concat(others, ", ")) }
   extra.bound_mark = function(r) return (r.stepBound or of(r) ~= drawn) and r.bound or nil end
   extra.bound_title = "bound no ceiling drawn shows (peaks' sweep; another thread count's)"
+end
+
+--[[ A roofline of an application's regions whose ceilings (those of the threads its regions
+  ran in) are not those of the threads the program was told to use: a key note says which
+  (extra.notes first), so a plot of a program that ran 1 thread of the 2 asked is not read as
+  2 threads'. ]]
+function M.asked_note(self, drawn, extra)
+  local asked
+  for _, r in ipairs(self.rows) do
+    local t = r.region and r.intensity and r.appPoint and r.appPoint.desc and r.appPoint.desc.threads
+    if t and t ~= drawn then asked = t end
+  end
+  if not asked then return end
+  extra.notes = extra.notes or {}
+  table.insert(extra.notes, 1, string.format("ceilings of %s, the threads its regions ran in (the program was told %d)",
+    bandwidth.threads(drawn), asked))
 end
 
 --[[ Where the peaks' sweep falls between two levels (bounds.transitions), as it measured it, for
@@ -90,13 +137,13 @@ function M.size_marks(self, c)
       end
     end
   end
-  local names, seen = {}, {} -- every count's levels (1 thread's L4 where 2 threads show none)
+  local names, seen = {}, {} -- every count's levels (1 thread's L3+ where 2 threads show none)
   for _, t in ipairs(counts) do
     for _, x in ipairs(self:ceilings(nil, t).levels) do
       if x.size and not seen[x.name] then seen[x.name], names[#names + 1] = true, x.name end
     end
   end
-  table.sort(names, function(a, b) return tonumber(a:sub(2)) < tonumber(b:sub(2)) end)
+  table.sort(names, function(a, b) return levels.rank(a) < levels.rank(b) end)
   for _, name in ipairs(names) do
     local eff, rep, measured = {}, {}, false
     for _, t in ipairs(counts) do

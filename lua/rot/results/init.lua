@@ -172,15 +172,23 @@ function Results:json(name)
   return util.write_output(path, util.json(doc) .. "\n")
 end
 
+--[[ The highest thread count whose ceilings bound the rows a roofline draws (those with an
+  intensity: a marked region's, the threads that entered it, not the program's -threads), of
+  all rows where none has one. ]]
 local function max_threads(rows)
-  local t = 1
-  for _, r in ipairs(rows) do if r.threads and r.threads > t then t = r.threads end end
-  return t
+  local t, drawn = nil, 1
+  for _, r in ipairs(rows) do
+    local n = bounds.threads(r)
+    if r.intensity and not bounds.gpu(r) then t = math.max(t or 1, n) end
+    drawn = math.max(drawn, n, r.threads or 1)
+  end
+  return t or drawn
 end
 
 --[[ The measured ceilings for these rows (measuring the machine first if it never was): those
-  of their highest thread count (what the plots draw), or, given threads, of that count (the
-  stored count nearest to it: what a point measured with that many threads is bounded by). ]]
+  of the highest thread count their points are bounded by (what the plots draw), or, given
+  threads, of that count (the stored count nearest to it: what a point measured with that many
+  threads is bounded by). ]]
 function Results:ceilings(precision, threads)
   self.prows = self.prows or self.peaks_rows()
   local rows = self.prows
@@ -299,26 +307,40 @@ local function plot_opts(self, o, extra)
     series = function(r) return (o.series and (o.series(r) .. " @ ") or "") .. (format.machine_of(r) or "?") end
   end
   if o.labels ~= nil and not ({ auto = true, all = true, ends = true, none = true })[o.labels] then
-    util.fail("bad labels '" .. tostring(o.labels) .. "' for plot '" .. tostring(o.name) .. "': auto, all, ends or none")
+    util.fail("bad labels '" .. tostring(o.labels) .. "' for plot '" .. tostring(o.name) .. "': auto, all, ends or none"
+      .. (extra.levels and " (or levels, on a roofline)" or ""))
   end
   local opts = { rows = self.rows, name = o.name, title = o.title, series = series, label = o.label, labels = o.labels,
-    dir = outdir(), gnuplot = get("gnuplot"), pdf = o.pdf or get("pdf") }
+    label_once = o.label_once, dir = outdir(), gnuplot = get("gnuplot"), pdf = o.pdf or get("pdf") }
   for k, v in pairs(extra) do opts[k] = v end
   return opts
 end
 
--- roofline{name=, title=, series=fn, label=fn, compute=, bandwidth=, pdf=} writes name.svg,
--- name.png (+ .dat, .gp); ceilings: the machine's measured peaks unless given (triad's
+--[[ The point labels of labels = "levels": each point by the level its data live in (level_of:
+  "L1", "L3-DRAM", "DRAM"); plot.roofline labels a series' points of one level once (label_once:
+  the first of them with room). ]]
+local function level_labels(self)
+  return function(r) return level_of(self, r) or "" end
+end
+
+-- roofline{name=, title=, series=fn, label=fn, labels=, compute=, bandwidth=, pdf=} writes
+-- name.svg, name.png (+ .dat, .gp); ceilings: the machine's measured peaks unless given (triad's
 -- bandwidth ceilings, and the read or write ones where a read- or write-only kernel is shown),
--- of the highest thread count (rot.results.drawn's own_bounds says so where points have another)
+-- of the highest thread count (rot.results.drawn's own_bounds says so where points have another);
+-- labels = "levels": each series' points labelled by level, once a level (level_labels)
 function Results:roofline(o)
   local compute, bandwidth = o.compute, o.bandwidth
-  local extra = {}
+  local extra = { levels = true }
+  if o.labels == "levels" then
+    o = util.copy(o)
+    o.label, o.labels, o.label_once = level_labels(self), "auto", true
+  end
   if not compute or not bandwidth then
     local c = self:ceilings()
     local c_shown, b_shown = peaks.shown(c, bounds.families(self.rows))
     compute, bandwidth = compute or c_shown, bandwidth or b_shown
     drawn.own_bounds(self, c.threads, extra)
+    drawn.asked_note(self, c.threads, extra)
   end
   extra.compute, extra.bandwidth = compute, bandwidth
   local levels = counted.level_rows(self.rows) -- counted rows: a point per level besides (integrated roofline)

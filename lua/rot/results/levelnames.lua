@@ -11,7 +11,7 @@ local BEYOND = { beyond = true, past = true, above = true, outside = true, over 
   half a step past its cache for the step from the last cache to DRAM ("L3-DRAM"); nil for a
   name that is none of them. ]]
 local function rank(level, names)
-  local cache = level:match("^(L%d+)%-DRAM$")
+  local cache = level:match("^(L%d+%+*)%-DRAM$")
   for i, n in ipairs(names) do
     if n == (cache or level) then return cache and i + 0.5 or i end
   end

@@ -253,9 +253,61 @@ local function threads_line(r)
     n == 1 and "1 thread's" or (n .. " threads'"), counted)
 end
 
+--[[ The line for a program that ran fewer threads than it was told to use (OMP_NUM_THREADS:
+  -threads, a script's threads): its regions are bounded by the ceilings of the threads they
+  ran in, and its roofline draws those. nil when it ran as many. ]]
+local function asked_line(r)
+  local asked = r.appPoint and r.appPoint.desc and r.appPoint.desc.threads
+  if not (asked and r.ranThreads and r.ranThreads < asked) then return nil end
+  return string.format("application '%s' ran %d thread%s of the %d it was told to use (OMP_NUM_THREADS=%d): its regions "
+    .. "are bounded by the ceilings of the threads that entered them, and its roofline draws those, not %d threads'",
+    tostring(r.program), r.ranThreads, r.ranThreads == 1 and "" or "s", asked, asked, asked)
+end
+
+-- The processes of a program's tree that loaded rot's recorder (meta markerProcessI: "NAME
+-- pid=PID marked=0|1"), in the order they attached: {{name=, pid=, marked=}}.
+local function processes(m)
+  local out = {}
+  for i = 0, math.huge do
+    local v = m["markerProcess" .. i]
+    if not v then break end
+    local name, pid, marked = tostring(v):match("^(%S+) pid=(%d+) marked=(%d)")
+    if name then out[#out + 1] = { name = name, pid = tonumber(pid), marked = marked == "1" } end
+  end
+  return out
+end
+
+--[[ The lines on where a program's regions were recorded, when that is not simply the program
+  itself: the processes its tree ran with rot's recorder that called markers (a launcher's
+  program, a script's: their regions are the program's, every process's threads its threads;
+  the file of such a process is not in the point's description, so a rebuilt one is found in
+  the cache as it was), and markers called in a forked process that did not exec, which
+  record nothing. say(line) writes one. ]]
+local function process_lines(r, m, say)
+  local procs, marking = processes(m), {}
+  for _, p in ipairs(procs) do if p.marked then marking[#marking + 1] = string.format("'%s' (pid %d)", p.name, p.pid) end end
+  local own = #marking == 1 and procs[1] and procs[1].marked
+  if #marking > 0 and not own then
+    say(string.format("application '%s': its regions were recorded in %s%s (of the %d processes of its tree that ran with "
+      .. "rot's recorder, itself included); a region's threads are those of every process that entered it (calls: the "
+      .. "thread with the most, time: the longest thread's, work summed); the point's description holds '%s' and its "
+      .. "arguments, not the files they start: a rebuilt one is measured again with -useCachedResults=false",
+      tostring(r.program), #marking == 1 and "" or (#marking .. " processes: "), table.concat(marking, ", "), #procs,
+      tostring(r.program)))
+  end
+  if m.markersForked then
+    say(string.format("application '%s': a process it forked without exec (pid %s) began regions %s time%s: not "
+      .. "recorded (a forked process shares its parent's memory and thread states); begin and end regions in the process "
+      .. "that records, or exec a program from the fork", tostring(r.program), tostring(m.markersForkedPid),
+      tostring(m.markersForked), tonumber(m.markersForked) == 1 and "" or "s"))
+  end
+  return procs
+end
+
 -- The lines under a table of application rows: counters not counted (with the hint), calls
--- never closed, markers too costly for a region, regions fewer threads entered than ran,
--- programs whose markers recorded nothing.
+-- never closed, markers too costly for a region, programs that ran fewer threads than asked,
+-- regions fewer threads entered than ran, where a program's regions were recorded (a
+-- launcher's), programs whose markers recorded nothing.
 function M.legend(rows, out)
   local said, several = {}, app_points(rows) > 1
   local function say(line) if not said[line] then said[line] = true; out:write(line, "\n") end end
@@ -274,14 +326,21 @@ function M.legend(rows, out)
         .. "completed calls are counted", r.region, r.neverClosed))
     end
     if r.markerShare and r.markerShare > M.MARKER_SHARE and r.region ~= M.PROGRAM then say(marker_line(r, m, several)) end
+    if r.region == M.PROGRAM and asked_line(r) then say(asked_line(r)) end
     if r.region ~= M.PROGRAM and r.time and r.markedThreads and r.programThreads and r.markedThreads < r.programThreads then
       say(threads_line(r))
     end
+    local procs = r.region == M.PROGRAM and (r.entry or r.partial) and process_lines(r, m, say) or {}
     if r.region == M.PROGRAM and r.entry and m.markersAttached == 0 then
       say("application '" .. tostring(r.program) .. "': no region recorded: rot's marker recorder was not loaded into it "
         .. "(a statically linked program, or one that clears LD_PRELOAD): only its whole time is measured")
     elseif r.region == M.PROGRAM and r.entry and not (r.entry.regions and #r.entry.regions > 0) then
-      say("application '" .. tostring(r.program) .. "' called no marker: only its whole time is measured")
+      local names = {}
+      for _, p in ipairs(procs) do names[#names + 1] = p.name end
+      say("application '" .. tostring(r.program) .. "' called no marker" .. (#procs > 1 and (", nor did any process it "
+        .. "started with rot's recorder (" .. table.concat(names, ", ") .. ")") or "") .. ": only its whole time is "
+        .. "measured (a process that closes descriptor 3, clears LD_PRELOAD or ROT_MARKERS_FD, or is statically linked, "
+        .. "records nothing)")
     end
   end
 end

@@ -1,14 +1,19 @@
 /* myscale (README "Writing a kernel"), for tests/bench/compare.sh: a[i] = f * b[i] over the
-   arrays, then over their first EXTRA_PERMILLE/1000 once more: the bench edits that line to make
-   the kernel 2x (1000) or 10 % (100) slower, and VARIANT for an A/A pair (it is in the kernel's
-   description: another binary, the same code; a comment alone builds the same binary, which rot
-   compare knows for no change at all). */
+   arrays PASSES times, identical passes with a compiler barrier between them: the bench edits
+   that line to make a change of known size by construction (10 against 11 passes: a tenth
+   more; 10 against 20: twice), and VARIANT for an A/A pair (it is in the kernel's description:
+   another binary, the same code; a comment alone builds the same binary, which rot compare
+   knows for no change at all). The count is read at run time, so every PASSES compiles the
+   same loop (a second, shorter loop after the first changed how the first was compiled: it
+   ran at half speed in cache). */
 #include "kernel.h"
 #include "args.h"
 #include <stdlib.h>
 
-#define EXTRA_PERMILLE 0
+#define PASSES 1
 #define VARIANT "a"
+
+static volatile int passes = PASSES; /* volatile: the loop below never knows the count */
 
 struct st { double *a, *b; size_t n; };
 
@@ -36,13 +41,12 @@ static void *init(const struct rot_args *a)
 static void run(void *p)
 {
 	struct st *s = p;
-	for (size_t i = 0; i < s->n; i++)
-		s->a[i] = 2.0 * s->b[i];
-	__asm__ volatile("" ::: "memory"); /* a pass is a pass: the compiler may not fuse them */
-	size_t m = s->n * EXTRA_PERMILLE / 1000;
-	for (size_t i = 0; i < m; i++)
-		s->a[i] = 2.0 * s->b[i];
-	__asm__ volatile("" ::: "memory");
+	int k = passes;
+	for (int r = 0; r < k; r++) {
+		for (size_t i = 0; i < s->n; i++)
+			s->a[i] = 2.0 * s->b[i];
+		__asm__ volatile("" ::: "memory"); /* a pass is a pass: none fused with the next */
+	}
 }
 static void dispose(void *p) { struct st *s = p; free(s->a); free(s->b); free(s); }
 static int buffers(void *p, struct rot_buffer *out, int max)
@@ -54,9 +58,9 @@ static int buffers(void *p, struct rot_buffer *out, int max)
 	out[1] = (struct rot_buffer){s->b, s->n * sizeof(double)};
 	return 2;
 }
-static double flops(const struct rot_args *a) { return rot_arg(a, "n"); }
-static double bytes(const struct rot_args *a) { return 16 * rot_arg(a, "n"); }
-static double written(const struct rot_args *a) { return 8 * rot_arg(a, "n"); }
+static double flops(const struct rot_args *a) { return PASSES * rot_arg(a, "n"); }
+static double bytes(const struct rot_args *a) { return 16 * PASSES * rot_arg(a, "n"); }
+static double written(const struct rot_args *a) { return 8 * PASSES * rot_arg(a, "n"); }
 
 static const struct rot_kernel myscale = {
 	.name = "myscale", .description = "a = f*b, variant " VARIANT, .params = params, .init = init, .run = run,
