@@ -209,13 +209,6 @@ local function marks(f, pl, series, order, gp, plots, name, y, style, colour, ti
     q(title))
 end
 
--- The key entry of points whose rounds disagree: how far apart, at most.
-local function unsettled_title(rows)
-  local r = 1
-  for _, x in ipairs(rows or {}) do if x.roundsAgree == false then r = math.max(r, x.roundsRatio or 1) end end
-  return string.format("rounds disagree, up to x%.2f apart (~ in the table)", r)
-end
-
 --[[ roofline{
   rows = results, name = "triad", dir = outputDir, gnuplot = "gnuplot", title = "...",
   series = function(row) -> series name, label = function(row) -> point label,
@@ -264,7 +257,7 @@ function M.roofline(o)
   marks(f, pl, series, order, gp, plots, "above", function(r) return r.above and r.gflops end, ABOVE,
     place.mark_colour(#order), "above its bound (^ in the table)", points)
   marks(f, pl, series, order, gp, plots, "unsettled", function(r) return r.roundsAgree == false and r.gflops end, UNSETTLED,
-    place.mark_colour(#order), unsettled_title(o.rows), points)
+    place.mark_colour(#order), key.unsettled(o.rows), points)
   marks(f, pl, series, order, gp, plots, "stepbounds", o.bound_mark or function(r) return r.stepBound and r.bound end, STEP,
     ceilings.GREY, o.bound_title or "bound between two levels (peaks' sweep)", points)
   key.not_drawn(plots, o.rows, why, named)

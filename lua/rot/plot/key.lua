@@ -239,4 +239,11 @@ function M.speaks_for(gp)
   return out
 end
 
+-- The key entry of points whose rounds disagree: how far apart, at most.
+function M.unsettled(rows)
+  local r = 1
+  for _, x in ipairs(rows or {}) do if x.roundsAgree == false then r = math.max(r, x.roundsRatio or 1) end end
+  return string.format("rounds disagree, up to x%.2f apart (~ in the table)", r)
+end
+
 return M
