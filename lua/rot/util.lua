@@ -319,4 +319,28 @@ function M.hostname()
   return ((require("rot.sys").readfile("/proc/sys/kernel/hostname") or "?"):gsub("%s+$", ""))
 end
 
+local library -- util.library_stamp's value, once a process
+
+-- rot's Lua library as it stands, hashed: each file under lua/rot by name, size and time (what a
+-- result derived from cached runs depends on beside them).
+function M.library_stamp()
+  if library then return library end
+  local sys = require "rot.sys"
+  local home = debug.getinfo(1, "S").source:match("^@(.*)/util%.lua$") or "."
+  local parts = {}
+  local function walk(dir)
+    local names = sys.listdir(dir) or {}
+    table.sort(names)
+    for _, n in ipairs(names) do
+      local path = dir .. "/" .. n
+      local kind, size, mtime = sys.stat(path)
+      if kind == "dir" then walk(path)
+      elseif kind == "file" and n:match("%.lua$") then parts[#parts + 1] = string.format("%s %d %.9f", path, size, mtime) end
+    end
+  end
+  walk(home)
+  library = sys.sha256(table.concat(parts, "\n"))
+  return library
+end
+
 return M

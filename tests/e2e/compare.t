@@ -263,4 +263,13 @@ st=$?
 contains "$T/c" "^1024 .*identical builds: any difference is noise$" "two runs of identical builds: the same, the difference the machine's"
 test $st -eq 0
 ok $? "and -failOn=any passes them ($st)"
+# a rerun of cache hits against other stored peaks: the same runs, other bounds, a record
+n0=$(runs)
+measure -peaksFile="$ROOT/tests/fixtures/peaks-small.csv" >"$T/o3" 2>&1
+contains "$T/o3" "2 hits, 0 measured" "a rerun against other stored peaks is all hits"
+test "$(runs)" -eq $((n0 + 1))
+ok $? "but its bounds differ: a record of its own ($n0 -> $(runs) records)"
+measure -peaksFile="$ROOT/tests/fixtures/peaks-small.csv" >"$T/o3" 2>&1
+test "$(runs)" -eq $((n0 + 1))
+ok $? "which the next identical rerun repeats ($(runs) records)"
 done_testing
