@@ -18,6 +18,11 @@ int luaopen_rot_protocol(lua_State *L);
 /* Puts every rot.<module> opener into package.preload. */
 void lrot_preload(lua_State *L);
 
+/* Installs the searcher of rot's Lua modules under home/lua, which keeps each one compiled in
+ * home/build/lua (lsearch.c), before the Lua searcher: a module loads from its kept bytecode
+ * while its source's size and time are those it was compiled from. */
+void lrot_searcher(lua_State *L, const char *home);
+
 /* Pushes nil and "<what>: <strerror(errno)>"; returns 2 (the expected-failure convention). */
 int lrot_fail(lua_State *L, const char *what);
 

@@ -176,6 +176,7 @@ static int pmain(lua_State *L)
 	lua_pushfstring(L, "%s/lua/?.lua;%s/lua/?/init.lua", home, home);
 	lua_setfield(L, -2, "path");
 	lua_pop(L, 1);
+	lrot_searcher(L, home);
 	lua_getglobal(L, "require");
 	lua_pushliteral(L, "rot.cli");
 	if (docall(L, 1, 1) != LUA_OK)
