@@ -72,7 +72,7 @@ do -- the measurement's pooled spread raises the spreads of points whose own rou
   quantities.derive(rows[7], 2, false, 0.02, 0.05)
   quantities.pool(rows)
   t.ok(math.abs(rows[1].pooledSpread - 0.04) < 1e-12 and math.abs(rows[2].spread - 0.04) < 1e-12,
-    "pooled over the agreeing points (the 90th percentile of their spreads: 4 %): a point 0.1 % apart states 4 %")
+    "pooled over the agreeing points (the largest of their spreads: 4 %): a point 0.1 % apart states 4 %")
   t.ok(rows[7].pooledSpread == nil and near(rows[7].spread, 2), "a flagged point keeps its own spread")
 end
 

@@ -13,13 +13,12 @@
   - a point is measured until it has `rounds` rounds that agree, or `maxRounds`; rounds that
     still disagree flag it, and its next run measures it again (once: until its rounds come
     from two invocations), so one bad minute is not kept;
-  - its stated spread is at least the measurement's pooled spread: the own spread that three
-    quarters of its agreeing points stay within (a few rounds of one point understate what a
-    rerun shows; the points measured together say how far rounds move on this machine now). ]]
+  - its stated spread is at least the measurement's pooled spread: the largest own spread of
+    its points whose rounds agree (at most roundsEpsilon; a few rounds of one point understate
+    what a rerun shows; the points measured together say how far rounds move on this machine
+    now). ]]
 local M = {}
 
--- The pooled spread is this quantile of the agreeing points' own spreads.
-M.POOL_QUANTILE = 0.9
 
 -- The invocations whose rounds a flagged point gathers before its flag is kept.
 M.INVOCATIONS = 2
@@ -144,16 +143,15 @@ function M.next_number(entry)
 end
 
 --[[ The pooled spread of rows (each with roundsSpread and roundsAgree, from quantities): the
-  M.POOL_QUANTILE quantile of the own spreads of the rows whose rounds agree, over two rounds or
-  more; nil with fewer than four such rows. ]]
+  largest own spread of the rows whose rounds agree, over two rounds or more; nil with fewer
+  than four such rows. ]]
 function M.pooled(rows)
   local v = {}
   for _, r in ipairs(rows) do
     if r.roundsAgree and (r.rounds or 0) >= 2 then v[#v + 1] = r.roundsSpread end
   end
   if #v < 4 then return nil end
-  table.sort(v)
-  return v[math.max(1, math.ceil(M.POOL_QUANTILE * #v))]
+  return math.max(table.unpack(v))
 end
 
 return M
