@@ -15,7 +15,7 @@ ok $? "each of its 6 points was measured in two rounds or more (the CSV's rounds
 grep -q "^flags .* runs  *rounds  *spread" "$T/o"
 ok $? "the table shows each point's rounds beside its runs"
 f=$(find "$CACHE/results" -type f | head -n 1)
-test "$(grep -c '^run .*round=1 ' "$f")" -ge 3 && test "$(grep -c '^run .*round=2 ' "$f")" -ge 3 &&
+test "$(grep -cE '^run .*round=1( |$)' "$f")" -ge 3 && test "$(grep -cE '^run .*round=2( |$)' "$f")" -ge 3 &&
 	test "$(grep -o ' inv=[^ ]*' "$f" | sort -u | wc -l)" -eq 1
 ok $? "its cache entry keeps both rounds, each run stamped with its round and the invocation"
 rot measure triad $q -roundsEpsilon=100 >"$T/o" 2>"$T/e"
