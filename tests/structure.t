@@ -60,16 +60,17 @@ undeclared=$(grep -ho '\("\|\\n\)meta [A-Za-z][A-Za-z0-9]*\(%d\)\?' $gpu | sed '
 	while read -r k; do grep -qF "\"$k\"," core/vocabulary.h || echo "$k"; done | tr '\n' ' ')
 test -z "$undeclared"
 ok $? "every meta key the GPU side writes by name is declared in core/vocabulary.h${undeclared:+: $undeclared}"
-# README's stage map (its "How rot is built" section) names every file under lua/rot, driver and
-# core: a file is named in a cell, or a part of one between semicolons, that holds its folder
-# (`lua/rot/describe/`) and its name (`app.lua`, or `measure.[ch]` for a .c and .h pair)
-segments=$(sed -n '/^## How rot is built$/,/^## /p' README.md | tr ';|' '\n\n')
+# the stage map, file by file (docs/architecture.md, its "Stages" section), names every file under
+# lua/rot, driver and core: a file is named in a cell, or a part of one between semicolons, that
+# holds its folder (`lua/rot/describe/`) and its name (`app.lua`, or `measure.[ch]` for a .c and
+# .h pair)
+segments=$(sed -n '/^## Stages$/,/^## /p' docs/architecture.md | tr ';|' '\n\n')
 unnamed=$(find lua/rot driver core -type f | sort | while read -r f; do
 	d=${f%/*}/ b=${f##*/}
 	echo "$segments" | grep -F "\`$d\`" | grep -qF -e "\`$b\`" -e "\`${b%.[ch]}.[ch]\`" || echo "$f"
 done | tr '\n' ' ')
 test -n "$segments" && test -z "$unnamed"
-ok $? "README's stage map (How rot is built) names every file under lua/rot, driver and core${unnamed:+: $unnamed}"
+ok $? "the stage map (docs/architecture.md, Stages) names every file under lua/rot, driver and core${unnamed:+: $unnamed}"
 # the rot frontend rebuilds the driver when a core file it is built from changes: every core file
 # the driver's objects read (their dependency files) is a module of the Makefile's one list
 mods=$(sed -n 's/^DRIVER_CORE_MODULES := //p' Makefile)
