@@ -318,7 +318,7 @@ for run in 1 2; do # read-only against triad, level by level: two loads against 
 done
 fma=$(p 2 fma_1) ghz=$(p 2 clock_ghz) lanes=$(p 2 fma_lanes) units=$(p 2 fma_per_cycle) theo=$(p 2 fma_theory)
 if [ -n "$theo" ]; then
-	printf 'L1 FP64 FMA ceiling, 1 core: rot %.2f GFLOP/s; theoretical %.2f GFLOP/s = %.3f GHz (its units'"'"' clock: the %s FMA chain'"'"'s just before or after its best round, README "Clock") x %s lanes x 2 flops x %s FMA%s a cycle (%.1f%%)' \
+	printf 'L1 FP64 FMA ceiling, 1 core: rot %.2f GFLOP/s; theoretical %.2f GFLOP/s = %.3f GHz (its units'"'"' clock: the %s FMA chain'"'"'s just before or after its best round, docs/ceilings.md "Clock") x %s lanes x 2 flops x %s FMA%s a cycle (%.1f%%)' \
 		"$fma" "$theo" "$ghz" "$(p 2 fma_isa)" "$lanes" "$units" "$([ "$units" = 1 ] || echo s)" "$(calc "$fma / $theo * 100")"
 else
 	printf 'L1 FP64 FMA ceiling, 1 core: %s GFLOP/s; no theoretical peak (no clock recorded with it)' "${fma:--}"

@@ -1,7 +1,9 @@
 #!/bin/sh
 # The shape a newcomer can rely on: no Lua file over 450 lines, no C file over 600, no C or Lua
 # function over 80 lines (tables aside), no require cycle among lua/rot's modules, a head
-# comment on every module, the result vocabulary spelled once. Each check names what breaks it.
+# comment on every module, the result vocabulary spelled once, a stage map that names every file,
+# README a way in to docs/ whose links all lead somewhere. Each check names what breaks it;
+# docs/conventions.md says why each holds.
 cd "$(dirname "$0")/.." || exit 1
 n=0
 fails=0
@@ -60,16 +62,48 @@ undeclared=$(grep -ho '\("\|\\n\)meta [A-Za-z][A-Za-z0-9]*\(%d\)\?' $gpu | sed '
 	while read -r k; do grep -qF "\"$k\"," core/vocabulary.h || echo "$k"; done | tr '\n' ' ')
 test -z "$undeclared"
 ok $? "every meta key the GPU side writes by name is declared in core/vocabulary.h${undeclared:+: $undeclared}"
-# README's stage map (its "How rot is built" section) names every file under lua/rot, driver and
-# core: a file is named in a cell, or a part of one between semicolons, that holds its folder
-# (`lua/rot/describe/`) and its name (`app.lua`, or `measure.[ch]` for a .c and .h pair)
-segments=$(sed -n '/^## How rot is built$/,/^## /p' README.md | tr ';|' '\n\n')
+# the stage map, file by file (docs/architecture.md, its "Stages" section), names every file under
+# lua/rot, driver and core: a file is named in a cell, or a part of one between semicolons, that
+# holds its folder (`lua/rot/describe/`) and its name (`app.lua`, or `measure.[ch]` for a .c and
+# .h pair)
+segments=$(sed -n '/^## Stages$/,/^## /p' docs/architecture.md | tr ';|' '\n\n')
 unnamed=$(find lua/rot driver core -type f | sort | while read -r f; do
 	d=${f%/*}/ b=${f##*/}
 	echo "$segments" | grep -F "\`$d\`" | grep -qF -e "\`$b\`" -e "\`${b%.[ch]}.[ch]\`" || echo "$f"
 done | tr '\n' ' ')
 test -n "$segments" && test -z "$unnamed"
-ok $? "README's stage map (How rot is built) names every file under lua/rot, driver and core${unnamed:+: $unnamed}"
+ok $? "the stage map (docs/architecture.md, Stages) names every file under lua/rot, driver and core${unnamed:+: $unnamed}"
+# README's short map (its "How rot is built" section) has a line for each stage of the full map,
+# and none for a stage the full map does not have
+stages() { sed -n "/^## $2\$/,/^## /p" "$1" | awk -F ' [|] ' '/^[|] / && !/^[|] (stage|---) / { sub(/^[|] /, "", $1); print $1 }' | sort; }
+full=$(stages docs/architecture.md Stages)
+short=$(stages README.md "How rot is built")
+odd=$(printf '%s\n%s\n' "$full" "$short" | sort | uniq -u | tr '\n' ' ')
+test -n "$full" && test "$full" = "$short"
+ok $? "README's stage map has a line for each stage of docs/architecture.md's, no other${odd:+: $odd}"
+# README is a way in: at most 200 lines, a link to every page of docs/
+lines=$(wc -l <README.md)
+unlinked=$(for f in docs/*.md; do grep -qF -e "](docs/${f#docs/})" -e "](docs/${f#docs/}#" README.md || echo "$f"; done | tr '\n' ' ')
+test "$lines" -le 200 && test -z "$unlinked"
+ok $? "README is a way in: $lines lines (at most 200), a link to every docs page${unlinked:+; no link to: $unlinked}"
+# every link of README and docs/ (outside code) to a file of the tree leads to one, and to a
+# heading of it where it names one (its anchor as GitHub makes it: lower case, punctuation dropped,
+# spaces to hyphens)
+anchors() { awk '/^```/ { c = !c; next } !c && /^#+ / { sub(/^#+ /, ""); print }' "$1" |
+	tr 'A-Z' 'a-z' | sed -e 's/[^a-z0-9 _-]//g' -e 's/ /-/g'; }
+links() { awk '/^```/ { c = !c; next } !c { s = $0; gsub(/`[^`]*`/, "", s); while (match(s, /\]\([^) ]+\)/)) { print substr(s, RSTART + 2, RLENGTH - 3); s = substr(s, RSTART + RLENGTH) } }' "$1"; }
+broken=$(for f in README.md docs/*.md; do
+	links "$f" | while read -r l; do
+		case $l in *://*) continue ;; esac
+		p=${l%%#*} a=${l#*#}
+		[ "$a" != "$l" ] || a=""
+		to=$(dirname "$f")/$p
+		[ -n "$p" ] || to=$f
+		{ [ -e "$to" ] && { [ -z "$a" ] || anchors "$to" | grep -qxF "$a"; }; } || echo "$f: $l"
+	done
+done | tr '\n' ' ')
+test -z "$broken"
+ok $? "every link of README and docs/ leads to a file and heading that exist${broken:+: $broken}"
 # the rot frontend rebuilds the driver when a core file it is built from changes: every core file
 # the driver's objects read (their dependency files) is a module of the Makefile's one list
 mods=$(sed -n 's/^DRIVER_CORE_MODULES := //p' Makefile)

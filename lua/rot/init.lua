@@ -1,5 +1,5 @@
 -- rot: the library measurement scripts use: parameter spaces, measuring points (cached),
--- tables, CSV files and roofline plots. See README "The Lua API" and "How data flows".
+-- tables, CSV files and roofline plots. See docs/lua-api.md and docs/architecture.md.
 local space = require "rot.space"
 local session = require "rot.session"
 local results = require "rot.results"
@@ -53,7 +53,7 @@ end
 
 --[[ measure(space, builder) -> results: the measurement pipeline, one point at a time.
   1. builder(point) turns each point of the space into a spec ({kernel=, params=, macros=,
-     flags=, ...}; README "The Lua API").
+     flags=, ...}; docs/lua-api.md).
   2. The run's executor (rot.execute: local, slurm, or build for `rot build`) describes each
      spec (rot.describe: everything that can change its result, hashed), looks it up in the
      cache, builds the cores of the missing ones (rot.build), runs them (rot.execute.batch:

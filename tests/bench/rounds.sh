@@ -1,4 +1,4 @@
-# tests/bench/rounds.sh: a point's rounds (README: How a point is measured), run by tests/bench.sh
+# tests/bench/rounds.sh: a point's rounds (docs/architecture.md), run by tests/bench.sh
 # with B and R set. The triad sweep from scratch (peaks stored) in rounds, the default, and in one
 # process a point as before them (-rounds=1 -maxRounds=1 -runs=5 -maxRuns=40), alternating, 4
 # pairs: their measuring times and each pair's ratio (the same minutes: the guest's pace

@@ -319,18 +319,18 @@ mkdir -p "$T/st/study/kernels" && echo "/* a study's kernel */" >"$T/st/study/ke
 (cd "$T/st" && "$ROOT/rot" -cacheDir="$CACHE" asm myscale) >"$T/o" 2>"$T/e"
 grep -q "^rot: unknown kernel 'myscale' here" "$T/e" && grep -q "^hint: .*rot asm study/kernels/myscale.c$" "$T/e"
 ok $? "rot asm NAME of a study's kernel: the path that finds it ($(tail -n 1 "$T/e"))"
-# README's "Your own program on the roofline" as a newcomer follows it: its solver.c and its
-# script taken from README, built as it says, profiled and swept in one folder: neither
-# overwrites the other's outputs
+# docs/applications.md's "Your own program on the roofline" as a newcomer follows it: its
+# solver.c and its script taken from there, built as it says, profiled and swept in one folder:
+# neither overwrites the other's outputs
 R="$T/readme"
 mkdir -p "$R"
-awk '/^## Your own program on the roofline/ { s = 1; next } /^## / { s = 0 } s' "$ROOT/README.md" >"$T/section"
+awk '/^## Your own program on the roofline/ { s = 1; next } /^## / { s = 0 } s' "$ROOT/docs/applications.md" >"$T/section"
 awk '/^```c$/ { if (!done) b = 1; next } /^```$/ { if (b) done = 1; b = 0 } b' "$T/section" >"$R/solver.c"
 awk '/^```lua$/ { if (!done) b = 1; next } /^```$/ { if (b) done = 1; b = 0 } b' "$T/section" >"$R/script"
 script=$(sed -n '1s/^-- \([^ :]*\.lua\):.*/\1/p' "$R/script")
 test -n "$script" && mv "$R/script" "$R/$script" && grep -q 'app = "./solver"' "$R/$script" &&
 	(cd "$R" && $cc -O2 -fopenmp $inc -o solver solver.c)
-ok $? "README's solver.c builds as README says, beside its script ($script)"
+ok $? "the docs' solver.c builds as the docs say, beside its script ($script)"
 readme() { (cd "$R" && "$ROOT/rot" -cacheDir="$CACHE" -peaksFile="$ROOT/tests/fixtures/peaks.csv" $one "$@"); }
 readme profile -threads=1 -- ./solver 100000 >"$T/o" 2>"$T/e" && readme measure "$script" >"$T/o2" 2>"$T/e2"
 ok $? "rot profile -threads=1 -- ./solver, then rot measure $script"

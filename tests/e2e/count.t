@@ -101,12 +101,12 @@ for r in Copy Scale Add Triad; do
 	ok $? "$r: counted flops and bytes equal STREAM's per region ($(echo "$line" | grep -o 'flops [-0-9.]* bytes [0-9.]*'))"
 done
 
-# --- README's application example, counted --------------------------------------------------------
-awk '/^## Your own program on the roofline/ { s = 1; next } /^## / { s = 0 } s' README.md |
+# --- the docs' application example (docs/applications.md), counted --------------------------------
+awk '/^## Your own program on the roofline/ { s = 1; next } /^## / { s = 0 } s' docs/applications.md |
 	awk '/^```c$/ { if (!done) b = 1; next } /^```$/ { if (b) done = 1; b = 0 } b' >"$T/solver.c"
 $cc -O2 -fopenmp -I"$ROOT/core/include" -o "$T/solver" "$T/solver.c" &&
 	(cd "$T" && rot profile -threads=2 -count -- ./solver 100000 >"$T/r" 2>"$T/re")
-ok $? "README's solver.c profiled with -count on 2 threads"
+ok $? "the docs' solver.c profiled with -count on 2 threads"
 test "$(grep -cE ' (solve|residual) .* declared +flops 1\.000 bytes 1\.00[0-9] ' "$T/r")" -eq 2
 ok $? "both its regions' declarations agree with their counts ($(grep -oE '(solve|residual) .*flops 1[.0-9]* bytes [.0-9]*' "$T/r" | awk '{ print $1, $(NF-3), $(NF-2), $(NF-1), $NF }' | tr '\n' ';'))"
 grep -q 'series [0-9]*: L1: loads and stores' "$OUT/solver.dat" && grep -q 'series [0-9]*: L3 traffic (simulated)' "$OUT/solver.dat"

@@ -1,34 +1,36 @@
 #!/bin/sh
-# README's own kernel, as a newcomer meets it (issue 44): the kernel and the study script are
-# taken from README's "Writing a kernel" (its code blocks), unchanged, into a study folder, and
-# walked through what README says to do with them in a fresh cache: rot build, rot measure, an
-# edit (its loop done twice), rot measure again, rot history, rot compare, rot asm (by name in
-# the study and by path). Every plot it writes has each key entry on the canvas, each point
-# labelled or named in the key, no overlap, no ceiling through a label, no band past 10%. The
-# machine's ceilings come from the recorded peaks (tests/fixtures/peaks.csv): a first run here
-# would otherwise measure them (minutes), which README says.
+# The docs' own kernel, as a newcomer meets it: the kernel and the study script are taken from
+# docs/kernels.md, "Writing a kernel" (its code blocks), unchanged, into a study folder, and
+# walked through what docs/compare-history.md, "Iterating on a kernel", says to do with them in a
+# fresh cache: rot build, rot measure, an edit (its loop done twice), rot measure again, rot
+# history, rot compare, rot asm (by name in the study and by path). Every plot it writes has each
+# key entry on the canvas, each point labelled or named in the key, no overlap, no ceiling through
+# a label, no band past 10%. The machine's ceilings come from the recorded peaks
+# (tests/fixtures/peaks.csv): a first run here would otherwise measure them (minutes), which the
+# page says.
 . "$(dirname "$0")/lib.sh"
 
-# the section's first C block is the kernel, its first Lua block the study
-awk '/^## Writing a kernel/ { s = 1; next } /^## / { s = 0 } s' "$ROOT/README.md" >"$T/section"
+# the page's first C block is the kernel, its first Lua block the study
+sed -n '/^# Writing a kernel$/,$p' "$ROOT/docs/kernels.md" >"$T/section"
 S="$T/study"
 mkdir -p "$S/kernels"
 awk '/^```c$/ { if (!done) b = 1; next } /^```$/ { if (b) done = 1; b = 0 } b' "$T/section" >"$S/kernels/myscale.c"
 awk '/^```lua$/ { if (!done) b = 1; next } /^```$/ { if (b) done = 1; b = 0 } b' "$T/section" >"$S/study.lua"
 grep -q "ROT_KERNEL(myscale)" "$S/kernels/myscale.c" && grep -q '#include "args.h"' "$S/kernels/myscale.c" &&
 	grep -q 'r:roofline' "$S/study.lua" && grep -q "kernels/myscale.c" "$T/section"
-ok $? "README's 'Writing a kernel' holds the kernel (with args.h), the study and where each goes"
-# README's walk, "Iterating on a kernel": its commands and what rot printed for them
-awk '/^## Iterating on a kernel/ { s = 1; next } /^## / { s = 0 } s' "$ROOT/README.md" >"$T/walk"
+ok $? "docs/kernels.md, 'Writing a kernel', holds the kernel (with args.h), the study and where each goes"
+# the docs' walk, docs/compare-history.md, "Iterating on a kernel": its commands and what rot
+# printed for them
+sed -n '/^# Iterating on a kernel$/,$p' "$ROOT/docs/compare-history.md" >"$T/walk"
 # where the study lives, said one way: outside rot's tree, run from the folder that holds it with
 # rot on the PATH (as here: this test's study is in a temp folder), never ./rot from the checkout
 grep -q "outside rot's tree" "$T/section" && grep -q '^\$ rot measure study/study.lua' "$T/section" &&
 	! grep -q '\./rot [a-z]* study/' "$T/section" "$T/walk" && grep -q '^\$ rot history study/study.lua' "$T/walk"
-ok $? "README says where the study lives one way: outside rot's tree, its commands run beside it (rot measure study/study.lua)"
+ok $? "the docs say where the study lives one way: outside rot's tree, its commands run beside it (rot measure study/study.lua)"
 
 cd "$T" || exit 1
 rot build study/study.lua >"$T/b" 2>&1
-ok $? "rot build study/study.lua builds README's kernel"
+ok $? "rot build study/study.lua builds the docs' kernel"
 contains "$T/b" "^rot build: 2 cores built, 0 failed" "two cores (one a factor), built"
 
 # more runs, and only runs nothing preempted (as compare.t): the two runs' ratio holds on a
@@ -39,7 +41,7 @@ contains "$T/o1" "^rot: 6 points, cache: 0 hits, 6 measured, 0 failed" "its six 
 ! grep -q "is named after" "$T/e1"
 ok $? "its series named after no memory level its points are not in"
 
-# the edit README names: the loop now runs twice
+# the edit the walk names: the loop now runs twice
 sed -i 's|^\tfor (size_t i = 0; i < s->n; i++)$|\tfor (int rep = 0; rep < 2; rep++)\n&|' "$S/kernels/myscale.c"
 grep -q "rep < 2" "$S/kernels/myscale.c"
 ok $? "the kernel is edited: its loop runs twice"
@@ -51,25 +53,25 @@ ok $? "rot history study/study.lua"
 grep "^2 " "$T/h" | grep -q "kernels/myscale.c changed" && grep -q "^1 .*first run recorded" "$T/h"
 ok $? "lists both runs, the edited kernel file as what changed"
 test "$(grep '^2  ' "$T/walk" | head -n 1 | sed 's/.*  //')" = "$(grep '^2 ' "$T/h" | sed 's/.*  //')"
-ok $? "README's history example says what rot says changed ($(grep '^2 ' "$T/h" | sed 's/.*  //'))"
+ok $? "the walk's history example says what rot says changed ($(grep '^2 ' "$T/h" | sed 's/.*  //'))"
 
 rot compare study/study.lua >"$T/c" 2>&1
 ok $? "rot compare study/study.lua"
 grep -qxF "$(sed -n 2,3p "$T/c" | grep '^verdicts ')" "$T/walk" && grep -q '^f  *n  *time A  *time B  *B/A  *verdict ' "$T/walk" &&
 	grep -q '^2\.0  *1000  .*  inconclusive  ' "$T/walk" && ! grep -q 'same (inconclusive)' "$T/walk"
-ok $? "README's compare example has the rule line rot prints now, and its verdict column says inconclusive"
+ok $? "the walk's compare example has the rule line rot prints now, and its verdict column says inconclusive"
 contains "$T/c" "^rot compare: .* 0 only in A, 0 only in B" "compares the six points of both runs"
-# from the records alone the verdicts are inconclusive here (README: no reruns of identical
+# from the records alone the verdicts are inconclusive here (the walk: no reruns of identical
 # builds, and a busy phase in one run moves the records anywhere from x0.65 to x2.18: one such
 # run read a geometric-mean speedup of 0.903); measured again, alternately, they decide
 grep -q "^rot compare: 0 faster, 0 slower, 0 same, 6 inconclusive," "$T/c" && grep -q "for a verdict on the inconclusive: .*-remeasure" "$T/c"
 ok $? "from the records alone: 6 inconclusive, and the hint to measure them again ($(grep -o 'geometric-mean speedup [0-9.]*' "$T/c"))"
 grep -q "^rot compare: 0 faster, 0 slower, 0 same, 6 inconclusive, 0 only in A, 0 only in B; geometric-mean speedup [0-9.]* (B over A, 6 points); for a verdict on the inconclusive: rot compare study/study.lua 1 2 -remeasure$" "$T/walk"
-ok $? "and so does README's summary line"
+ok $? "and so does the walk's summary line"
 rot compare study/study.lua -remeasure=8 >"$T/cr" 2>&1
 sed -n 's/^verdicts from 8 rounds/verdicts from 24 rounds/p' "$T/cr" >"$T/rule"
 test -s "$T/rule" && grep -qxF "$(cat "$T/rule")" "$T/walk"
-ok $? "README's -remeasure example has the rule line rot prints now (24 rounds there)"
+ok $? "the walk's -remeasure example has the rule line rot prints now (24 rounds there)"
 speedup=$(sed -n 's/^rot compare: .*geometric-mean speedup \([0-9.]*\) .*/\1/p' "$T/cr")
 awk -v s="$speedup" 'BEGIN { exit !(s > 0 && s < 0.9) }' && test "$(grep -c '^2\.0 .* slower ' "$T/cr")" = 3
 ok $? "measured again alternately (8 rounds), the loop run twice is slower: f=2.0's three points slower, geometric-mean speedup $speedup"
@@ -77,7 +79,7 @@ test -s "$OUT/study-compare.png" && test -s "$OUT/study.png"
 ok $? "the roofline and the compare plot are drawn"
 
 (cd "$S" && "$ROOT/rot" asm myscale -SCALE_FACTOR=3.0 -optimization=-O3 >"$T/a1" 2>&1)
-ok $? "rot asm myscale in the study folder compiles README's kernel (its args.h found)"
+ok $? "rot asm myscale in the study folder compiles the docs' kernel (its args.h found)"
 contains "$T/a1" "# kernel myscale ($S/kernels/myscale.c), flags '-O3'" "it says which kernel and flags"
 contains "$T/a1" "# macro SCALE_FACTOR = 3.0" "and the macro"
 contains "$T/a1" "SCALE_FACTOR \* s->b\[i\]" "the source is interleaved"

@@ -96,13 +96,14 @@ rot measure "$T/over/study.lua" 2.0 >"$T/o6" 2>&1
 test $? -ne 0 && grep -q "kernel 'scale' declares 131072 bytes written of 65536: its written bytes must be from 0 to its bytes" "$T/o6"
 ok $? "written bytes beyond the kernel's bytes: the point fails with both figures"
 
-# README's kernel example, as printed there: it compiles outside rot's tree (args.h reachable),
-# its check refuses a fraction under rot build, and it measures with the declared counts
+# The docs' kernel example (docs/kernels.md), as printed there: it compiles outside rot's tree
+# (args.h reachable), its check refuses a fraction under rot build, and it measures with the
+# declared counts
 R="$T/readme"
 mkdir -p "$R/kernels"
-awk '/^## Writing a kernel/ { on = 1 } on && /^```c$/ { c = 1; next } c && /^```$/ { exit } c' "$ROOT/README.md" >"$R/kernels/myscale.c"
+awk '/^# Writing a kernel/ { on = 1 } on && /^```c$/ { c = 1; next } c && /^```$/ { exit } c' "$ROOT/docs/kernels.md" >"$R/kernels/myscale.c"
 grep -q "ROT_KERNEL(myscale)" "$R/kernels/myscale.c"
-ok $? "README's kernel example is found"
+ok $? "the docs' kernel example is found"
 cat >"$R/study.lua" <<'L'
 local rot = require "rot"
 local r = rot.measure(rot.space { rot.axis("n", { 1000, 1.5 }) }, function(p)

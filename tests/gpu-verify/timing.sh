@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/gpu-verify/timing.sh: where a fully cached gpu-peaks rerun's time goes on a GPU machine
 # (device.sh's timing step): the frontend, the driver alone, git, the rerun, three times each;
-# then one rerun under ROT_PROFILE (README "Where rot's time goes"), kept in build/device-bench.
+# then one rerun under ROT_PROFILE (docs/architecture.md, "Where rot's time goes"), kept in build/device-bench.
 cd "$(dirname "$0")/../.." || exit 2
 mkdir -p build/device-bench
 for i in 1 2 3; do

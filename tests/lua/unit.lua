@@ -745,14 +745,15 @@ t.ok(full:find("^rot: measuring this machine's peaks first: once") and full:find
   full:find("-quick=true", 1, true) and full:find("-peaksFile=FILE", 1, true), "the full peaks' notice: " .. full)
 t.ok(quick:find("quick peaks first: once") and quick:find(c.quick, 1, true) and quick:find("-peaksFile=FILE", 1, true),
   "the quick peaks' notice: " .. quick)
--- one figure for the first peaks' cost: the notice's is README's, with the machine it was measured on
-local readme = assert(require("rot.sys").readfile("README.md")):gsub("%s+", " ")
+-- one figure for the first peaks' cost: the notice's is the docs' (docs/kernels.md), with the machine
+-- it was measured on
+local readme = assert(require("rot.sys").readfile("docs/kernels.md")):gsub("%s+", " ")
 local full_s, points = c.full:match("^(%d+ s) and (%d+) points$")
 local quick_s, qpoints = c.quick:match("^(%d+ s) and (%d+) points$")
 t.ok(readme:find(full_s .. " and " .. points .. " points (`the machine's ceilings: " .. points .. " points", 1, true)
   and readme:find("KVM guest with a 32 MiB L3", 1, true) and readme:find(quick_s .. " and " .. qpoints .. " points there", 1, true)
   and not readme:find("about three minutes", 1, true) and not readme:find("39-54 s", 1, true),
-  "README states the first peaks' cost as the notice does, one figure with its machine (" .. c.full .. ", " .. c.quick .. ")")
+  "docs/kernels.md states the first peaks' cost as the notice does, one figure with its machine (" .. c.full .. ", " .. c.quick .. ")")
 
 dofile("tests/lua/plots.lua") -- label placement and its checker
 dofile("tests/lua/regions.lua") -- an application point's rows

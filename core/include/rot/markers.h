@@ -1,5 +1,5 @@
-/* rot/markers.h: marked regions of your own program, for rot (README "Your own program on the
- * roofline"). Header only: nothing of rot is linked into your program.
+/* rot/markers.h: marked regions of your own program, for rot (docs/applications.md, "Your own
+ * program on the roofline"). Header only: nothing of rot is linked into your program.
  *
  *   #include <rot/markers.h>          (cc -I ROT/core/include ...)
  *   rot_region_begin("solve");        a named region begins in this thread (regions nest)

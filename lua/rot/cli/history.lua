@@ -1,7 +1,7 @@
 --[=[ rot.cli.history: `rot history NAME|PATH.lua` (every recorded run, newest first, with what
   changed from the run before) and `rot compare NAME|PATH.lua [A [B]] [-remeasure[=N]]
   [-minEffect=F] [-machine=ID,ID] [-failOn=slower|any]` (two runs side by side: table,
-  summary, CSV, JSON, the compare roofline, and the CI gate). README "Iterating on a kernel". ]=]
+  summary, CSV, JSON, the compare roofline, and the CI gate). docs/compare-history.md. ]=]
 local util = require "rot.util"
 local session = require "rot.session"
 local history = require "rot.history"

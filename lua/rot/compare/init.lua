@@ -2,7 +2,7 @@
   points matched by their coordinates, and for each a verdict (rot.compare.rule): faster,
   slower or same, from the records or from rounds measured again (rot.compare.remeasure).
   rot.compare.output prints and writes them, rot.compare.plot draws them; `rot compare`
-  (rot.cli.history) is the command. README "Iterating on a kernel". ]]
+  (rot.cli.history) is the command. docs/compare-history.md. ]]
 local sys = require "rot.sys"
 local util = require "rot.util"
 local history = require "rot.history"

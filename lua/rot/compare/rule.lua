@@ -1,4 +1,4 @@
---[[ rot.compare.rule: the verdict rules of `rot compare` (README "Iterating on a kernel"):
+--[[ rot.compare.rule: the verdict rules of `rot compare` (docs/compare-history.md):
   from rounds measured again (the paired ratios tB/tA: the sign-test interval of their median),
   else from the two records against the noise between runs that this machine's history shows
   (reruns of identical builds), else inconclusive inside a conservative default band. Each

@@ -1,9 +1,10 @@
 --[[ rot.count.pmu: the hardware counters that count floating-point work, by vendor (libpfm4's
-  names), as a point's counters and counts (README "Counters"): Intel's FP_ARITH_INST_RETIRED
-  counts instructions by precision and width (an FMA twice), so flops are each count times its
-  lanes; AMD's RETIRED_SSE_AVX_FLOPS counts flops (an FMA two). With them a counted point has
-  its flops from the PMU beside the counted ones, and rot.results.counted says where the two
-  disagree. Where no PMU counts (a guest without one), the events are "not counted", never 0. ]]
+  names), as a point's counters and counts (docs/lua-api.md, "Counters"): Intel's
+  FP_ARITH_INST_RETIRED counts instructions by precision and width (an FMA twice), so flops are
+  each count times its lanes; AMD's RETIRED_SSE_AVX_FLOPS counts flops (an FMA two). With them a
+  counted point has its flops from the PMU beside the counted ones, and rot.results.counted says
+  where the two disagree. Where no PMU counts (a guest without one), the events are "not
+  counted", never 0. ]]
 local machine = require "rot.machine"
 
 local M = {}

@@ -5,7 +5,7 @@
   agree, the point's value and spread across them, how many more it wants, the order of a round,
   and the spread pooled over a measurement's points.
 
-  The rules, as README's "How a point is measured" states them:
+  The rules, as docs/architecture.md's "How a point is measured" states them:
   - a round's time is its fastest usable run (best-k's value);
   - the point's value is its best round (STREAM's best pass, the ceilings' best round);
   - its rounds agree when they all lie within roundsEpsilon of the best one; its own spread is

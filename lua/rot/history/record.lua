@@ -4,7 +4,7 @@
   builds (kernels, flags, macros, a hash per source file) and every point's coordinates,
   description hash, outcome and summary (time, rates, intensity, spread, runs, bound, limiter,
   fraction of bound, counters, counted flops and bytes). The summary is kept in the record itself, so a result the
-  cache later replaces can still be compared. README "Iterating on a kernel". ]]
+  cache later replaces can still be compared. docs/compare-history.md. ]]
 local sys = require "rot.sys"
 local util = require "rot.util"
 local history = require "rot.history"

@@ -401,8 +401,8 @@ function M.measure(rot, quick)
 end
 
 --[[ The line that says a run measures the machine's peaks first: once, what it cost where it was
-  last measured (README's figure, with that machine: M.FIRST_COST) and what else a user can do:
-  quick peaks, a peaks file measured before. ]]
+  last measured (docs/kernels.md's figure, with that machine: M.FIRST_COST) and what else a user
+  can do: quick peaks, a peaks file measured before. ]]
 M.FIRST_COST = { full = "60 s and 1243 points", quick = "37 s and 545 points",
   machine = "a 2-vCPU AMD EPYC KVM guest with a 32 MiB L3" }
 function M.first_notice(quick)
