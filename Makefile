@@ -65,15 +65,14 @@ $(BUILD)/tests/core_%.t: tests/unit/core_%.c $(CORE_LIB) tests/unit/tap.h
 deps:
 	@./driver/deps.sh
 
-# TAP through prove's engine (tests/harness.pl: the tests that judge no time two at a time, then
-# every test whose numbers count alone): unit tests (C), Lua library tests, end-to-end tests (shell).
-# The order in which they start is tests/harness.pl's (@PAR_GLOBS), then this list's.
+# TAP through prove's engine (tests/harness.pl): the tests that judge no time (each says so in
+# its head comment) two at a time, then every other test alone, each group in this list's order:
+# unit tests (C), Lua library tests, end-to-end tests (shell), the longest builds first.
+E2E_FIRST := tests/e2e/build.t tests/e2e/build-gpu.t tests/e2e/robust.t tests/e2e/kernels.t
 test: deps
 	@$(MAKE) -s driver $(TEST_BINS)
-	@perl tests/harness.pl -j $(TEST_JOBS) tests/e2e/build-gpu.t tests/e2e/build.t tests/gpu.t tests/e2e/robust.t tests/ptx-broken.t \
-		tests/e2e/kernels.t $(TEST_BINS) $(LUA_UNIT) \
-		$(filter-out tests/e2e/build.t tests/e2e/build-gpu.t tests/e2e/robust.t tests/e2e/kernels.t,$(wildcard tests/e2e/*.t)) \
-		tests/leftovers.t
+	@perl tests/harness.pl -j $(TEST_JOBS) $(TEST_BINS) $(LUA_UNIT) tests/gpu.t tests/ptx-broken.t $(E2E_FIRST) \
+		$(filter-out $(E2E_FIRST),$(wildcard tests/e2e/*.t)) tests/leftovers.t
 
 # the developer's loop: the C unit tests (tests/unit) and the Lua unit tests, no measurement;
 # make test is the full suite (CI's command)

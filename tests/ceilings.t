@@ -1,6 +1,7 @@
 #!/bin/sh
 # Ceilings from rounds on recorded staircases: the best round, its spread, the unstable
 # marking in peaks.csv and in the limiter of the points it bounds.
+# judges no time
 cd "$(dirname "$0")/.." || exit 1
 export XDG_CONFIG_HOME="$(mktemp -d)"
 export ROT_TEST_TMP="$(mktemp -d)"

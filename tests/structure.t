@@ -2,6 +2,7 @@
 # The shape a newcomer can rely on: no Lua file over 450 lines, no C file over 600, no C or Lua
 # function over 80 lines (tables aside), no require cycle among lua/rot's modules, a head
 # comment on every module, the result vocabulary spelled once. Each check names what breaks it.
+# judges no time
 cd "$(dirname "$0")/.." || exit 1
 n=0
 fails=0
