@@ -5,21 +5,21 @@
 # A test that judges no time says so itself: a line "judges no time" in its head comment (# in a
 # shell test, -- in a Lua test; a C unit test build/tests/NAME.t in tests/unit/NAME.c's). A test
 # without it may judge a time, and runs alone. A folder (tests/lua) stands for the Lua tests in
-# its subfolders (the files directly in it are helpers), each run by tests/lua/run.sh.
+# it, each run by tests/lua/run.sh.
 use strict;
 use warnings;
 use File::Basename qw(basename dirname);
-use File::Find qw(find);
 use TAP::Harness;
 
 my $here = dirname(__FILE__);
 
-# The Lua tests under a folder: every .lua file in its subfolders, sorted.
+# The Lua tests in a folder: its files named after what they test, the path with dots for
+# slashes (rot.machine.levels.lua, kernels.cpu.sum.lua), sorted; helpers have no dot (tap.lua).
 sub lua_tests {
 	my ($dir) = @_;
-	$dir =~ s{/+$}{};
-	my @found;
-	find({ no_chdir => 1, wanted => sub { push @found, $_ if /\.lua$/ && -f $_ && $File::Find::dir ne $dir } }, $dir);
+	opendir(my $dh, $dir) or die "harness.pl: cannot read $dir: $!\n";
+	my @found = map { "$dir/$_" } grep { /^[^.]+\.[^\/]+\.lua$/ && -f "$dir/$_" } readdir $dh;
+	closedir $dh;
 	return sort @found;
 }
 
@@ -41,7 +41,7 @@ if (@ARGV >= 2 && $ARGV[0] eq '-j') {
 	shift @ARGV;
 	$jobs = shift @ARGV;
 }
-my @tests = map { -d $_ ? lua_tests($_) : $_ } @ARGV;
+my @tests = map { -d $_ ? lua_tests(s{/+$}{}r) : $_ } @ARGV;
 # Running two at once costs a test that judges no time nothing but the CPU they share; any
 # other test judges measured numbers or timeouts, and a neighbour would be noise in them.
 my @par = map { (my $glob = $_) =~ s/([\\{}?*,])/\\$1/g; $glob } grep { judges_no_time($_) } @tests;

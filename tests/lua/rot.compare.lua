@@ -2,8 +2,8 @@
 -- (medians, the sign-test interval and p-value, Student's t), the rule from rounds measured
 -- again at its edges, the rule from two records against the history's reruns of identical
 -- builds (with and without them), and the source store (dedup, reading back, pruning with
--- the records). Run by tests/verdicts.t.
-package.path = os.getenv("ROT_HOME") .. "/tests/lua/?.lua;" .. package.path
+-- the records).
+-- judges no time
 local t = require "tap"
 local rot = require "rot"
 local sys = require "rot.sys"

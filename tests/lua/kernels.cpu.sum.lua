@@ -2,8 +2,7 @@
 -- independent vector partial sums, and the reduction after the loop adds them as a tree, not in
 -- one dependent chain (which took as long as the loop over 32 KiB: issue 46). Checked on the
 -- x86-64 code itself (objdump -d, AT&T syntax): recorded for both machine kinds
--- (tests/fixtures/asm), and sum compiled here as the peaks compile it (rot asm). Run by
--- tests/reduction.t.
+-- (tests/fixtures/asm), and sum compiled here as the peaks compile it (rot asm).
 local t = require "tap"
 local sys = require "rot.sys"
 local session = require "rot.session"

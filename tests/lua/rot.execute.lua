@@ -1,7 +1,7 @@
 -- Unit tests of the execution half without a real core: the executor contract through
 -- rot.measure with a fake executor, the batch (protocol, core restarts, failure words) with a
--- fake core answering in the core's protocol, and the outcome policy. Run by tests/execute.t.
-package.path = os.getenv("ROT_HOME") .. "/tests/lua/?.lua;" .. package.path
+-- fake core answering in the core's protocol, and the outcome policy.
+-- judges no time
 local t = require "tap"
 local rot = require "rot"
 local sys = require "rot.sys"

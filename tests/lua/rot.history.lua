@@ -1,8 +1,7 @@
 -- Unit tests of run records and comparisons: the within-run band, records built from
 -- a session's rows (bounds only from stored peaks), their size, text and reading back, atomic
 -- writes, pruning to historyRuns, what changed between runs, matching and choosing runs.
--- Run by tests/history.t.
-package.path = os.getenv("ROT_HOME") .. "/tests/lua/?.lua;" .. package.path
+-- judges no time
 local t = require "tap"
 local rot = require "rot"
 local sys = require "rot.sys"
@@ -18,7 +17,7 @@ local S = session.current()
 rot.set("cacheDir", tmp .. "/cache")
 
 -- the within-run band, (1+sA)(1+sB)(1+eps): a band between runs is never narrower (the rules
--- themselves: tests/lua/verdicts.lua)
+-- themselves: tests/lua/rot.compare.lua)
 local rule = require "rot.compare.rule"
 t.ok(math.abs(rule.within(0.01, 0.02, 0.02) - 1.01 * 1.02 * 1.02) < 1e-15, "the within-run band of spreads 1 % and 2 %, eps 2 %")
 t.is(rule.within(nil, nil, 0.02), 1.02, "no spreads known: only eps")

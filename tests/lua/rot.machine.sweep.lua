@@ -4,8 +4,8 @@
 -- on a sharp step with a plateau short of DRAM (the Intel guest's figures, reconstructed), on a
 -- gradual fall (an AMD EPYC guest's rounds, recorded), and on review-1's run (recorded: L3's
 -- falling edge, DRAM without a flat tail, two triad variants above DRAM's ceiling and why); the
--- sweep stored with the peaks, read back, and its absence said; the transitions drawn. Run by
--- tests/step.t.
+-- sweep stored with the peaks, read back, and its absence said; the transitions drawn.
+-- topology: epyc-kvm
 local t = require "tap"
 local sys = require "rot.sys"
 local util = require "rot.util"

@@ -1,5 +1,6 @@
 -- Topology and memory-level tests on machines unlike this one: hwloc XML topologies in
--- tests/fixtures/topology and a recorded staircase in tests/fixtures/staircase. Run by tests/lua.t.
+-- tests/fixtures/topology and a recorded staircase in tests/fixtures/staircase.
+-- judges no time
 local t = require "tap"
 local topology = require "rot.topology"
 local machine = require "rot.machine"
