@@ -1,8 +1,10 @@
 -- Label placement (rot.plot.place) and its checker (rot.plot.check) against recorded plots whose
 -- labels overlapped (tests/fixtures/plots): text as wide as the PNG draws it, points and arrows
--- counted, a compare plot's ceiling labels placed after its points, every cache size labelled.
--- Run by tests/lua.t (through unit.lua).
+-- counted, a compare plot's ceiling labels placed after its points, every cache size labelled;
+-- the points labelled by their working sets.
+-- judges no time
 local t = require "tap"
+local rot = require "rot"
 local sys = require "rot.sys"
 local plot = require "rot.plot"
 local place = require "rot.plot.place"
@@ -319,4 +321,21 @@ pcall(function()
 end)
 t.is(asked, 1, "while a CPU point of the same plot named after L1 still has its level checked")
 
+-- labels = "all" without a label function: each point is labelled by its working set
+local out0 = rot.get("outputDir")
+rot.set("outputDir", dir)
+local lrows = {}
+for i, ws in ipairs({ 24576, 3145728 }) do
+  lrows[i] = { point = { n = ws / 24 }, desc = { workloads = { { kernel = "triad" } } }, intensity = 1 / 12,
+    gflops = 2 / i, gbs = 24 / i, workingSet = ws, time = 1e-6, spread = 0 }
+end
+rot.results(lrows, { "n" }):roofline { name = "alllabels", labels = "all", compute = { { label = "FMA", gflops = 100 } },
+  bandwidth = { { label = "L1", gbs = 300 } } }
+local ldat = sys.readfile(dir .. "/alllabels.dat") or ""
+t.ok(ldat:find("\"24.0 KiB\"", 1, true) and ldat:find("\"3.00 MiB\"", 1, true),
+  "labels=\"all\" without label=: the points are labelled by their working sets: " .. ldat:gsub("\n", " | "))
+rot.set("outputDir", out0)
+
 sys.removetree(dir)
+
+t.done()

@@ -3,7 +3,8 @@
 -- application region's fields, the lines where sources disagree, an undeclared region taking
 -- the counts, the levels' roofline points; the PMU path on a fixture (rot.count.pmu: the events
 -- a PMU would count for known counted work, and a PMU reading that disagrees); compare's work
--- and rate (rot.compare.work). Run from unit.lua.
+-- and rate (rot.compare.work).
+-- judges no time
 local t = require "tap"
 local counted = require "rot.results.counted"
 local engine = require "rot.count.engine"
@@ -113,3 +114,5 @@ for _, what in ipairs({ "csv", "json", "record" }) do
   end
 end
 t.is(table.concat(dup, ", "), "", "no two row fields share a CSV column, a JSON key or a record name")
+
+t.done()

@@ -1,7 +1,8 @@
 -- Unit tests of rot.results.regions on recorded application results (no program runs): the
 -- program's row and a row per region, best-k over invocations, what an empty region measures
 -- subtracted, share, work declared or measured, counters never 0 where they did not count, a
--- failed point's rows kept and marked; run from unit.lua.
+-- failed point's rows kept and marked.
+-- judges no time
 local t = require "tap"
 local regions = require "rot.results.regions"
 local format = require "rot.results.format"
@@ -124,3 +125,5 @@ t.ok(lines:find("region 'solve': 1 of the 2 threads the program ran entered it: 
   .. "its counters count that thread only; if other threads work during its calls (a parallel loop inside it), begin and "
   .. "end it inside the parallel region", 1, true) ~= nil, "a region begun outside a parallel loop: said: " .. lines)
 t.ok(not lines:find("region '0warm': 2 of", 1, true), "one every thread entered: nothing said")
+
+t.done()
