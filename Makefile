@@ -77,7 +77,7 @@ test: deps
 # the developer's loop, the tests that measure nothing: the C unit tests (tests/unit), the tree's
 # shape (tests/structure.t) and the Lua tests (the folder tests/lua: every test in it); make test
 # is the full suite (CI's command)
-CHECK_TESTS := $(TEST_BINS) tests/structure.t tests/ceilings.t tests/lua
+CHECK_TESTS := $(TEST_BINS) tests/structure.t tests/lua
 check: deps
 	@$(MAKE) -s driver $(TEST_BINS)
 	@perl tests/harness.pl $(CHECK_TESTS)
