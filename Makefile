@@ -84,7 +84,7 @@ check: deps
 
 bench: deps
 	@$(MAKE) -s driver
-	@sh tests/bench.sh
+	@sh bench/bench.sh
 
 format:
 	clang-format -i driver/*.[ch] core/*.[ch] kernels/cpu/*.[ch] tests/unit/*.[ch] tests/hostile/kernels/*.[ch] tests/core/kernels/*.[ch]

@@ -1,16 +1,16 @@
 #!/bin/sh
 # make bench's GPU lines (issues 5 and 43): HBM triad and FP64/FP32 FMA against their targets, a
-# fully cached gpu-peaks rerun, the overhead per GPU point. Run by tests/bench.sh (B: its temp dir,
-# R: its rot command), or alone on a GPU machine: sh tests/bench/gpu.sh (a temp cache of its own),
-# or B=DIR R=./rot sh tests/bench/gpu.sh (the user's cache: ceilings already measured are hits).
-cd "$(dirname "$0")/../.." || exit 1
+# fully cached gpu-peaks rerun, the overhead per GPU point. Run by bench/bench.sh (B: its temp dir,
+# R: its rot command), or alone on a GPU machine: sh bench/gpu.sh (a temp cache of its own),
+# or B=DIR R=./rot sh bench/gpu.sh (the user's cache: ceilings already measured are hits).
+cd "$(dirname "$0")/.." || exit 1
 if [ -z "${B:-}" ]; then
 	B=$(mktemp -d /tmp/rot-bench-gpu.XXXXXX)
 	trap 'rm -rf "$B"' EXIT
 	export XDG_CONFIG_HOME="$B/config"
 	R="./rot -cacheDir=$B/cache -outputDir=$B/out"
 fi
-. tests/bench/lib.sh
+. bench/lib.sh
 if ! ls /dev/nvidia0 >/dev/null 2>&1; then
 	echo "GPU: no CUDA device here, so the HBM triad and FMA throughput targets, the cached gpu-peaks rerun (< 60 ms) and the overhead per GPU point (< 20 ms) were not measured (make bench on a GPU machine prints them)"
 	exit 0

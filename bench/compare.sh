@@ -1,6 +1,6 @@
 #!/bin/sh
-# tests/bench/compare.sh: rot compare's verdicts on this machine (issue 45), part of make bench and
-# runnable alone. A 5-point user study (tests/bench/compare: myscale from L1 to DRAM) measured as
+# bench/compare.sh: rot compare's verdicts on this machine (issue 45), part of make bench and
+# runnable alone. A 5-point user study (bench/compare: myscale from L1 to DRAM) measured as
 # A/A pairs (the kernel's binary changed in its description only) under three conditions in turn (quiet,
 # a busy loop on the other CPU, a memory-streaming neighbour during both runs and the compares),
 # then changes of a known size by construction (the kernel's identical passes, 10 against 20 and
@@ -9,7 +9,7 @@
 # records alone say. ROT_BENCH_PAIRS (20) and ROT_BENCH_ROUNDS (-remeasure's default) change the
 # sizes; ROT_BENCH_CONDITIONS (quiet busy stream) the neighbours of the slowdowns (PAIRS=0 and
 # one condition: the slowdowns alone, a few minutes).
-cd "$(dirname "$0")/../.." || exit 1
+cd "$(dirname "$0")/.." || exit 1
 B=$(mktemp -d /tmp/rot-bench-compare.XXXXXX)
 NB=""
 # ROT_BENCH_KEEP=DIR keeps every compare's output, CSV and exit status there
@@ -20,11 +20,11 @@ PAIRS=${ROT_BENCH_PAIRS:-20}
 REM="-remeasure${ROT_BENCH_ROUNDS:+=$ROT_BENCH_ROUNDS}"
 S="$B/study"
 mkdir -p "$S/kernels" "$B/res"
-cp tests/bench/compare/study.lua "$S/"
-cp tests/bench/compare/kernels/myscale.c "$S/kernels/"
+cp bench/compare/study.lua "$S/"
+cp bench/compare/kernels/myscale.c "$S/kernels/"
 # recorded ceilings: the verdicts need none, and the machine's own would cost minutes first
 R="./rot -cacheDir=$B/cache -outputDir=$B/out -progress=never -peaksFile=$(pwd)/tests/fixtures/peaks.csv"
-. tests/bench/lib.sh # now, neighbour, stop
+. bench/lib.sh # now, neighbour, stop
 cpus=$(nproc)
 condition() { echo "quiet busy stream" | cut -d' ' -f$((($1 - 1) % 3 + 1)); }
 edit() { sed -i "s|^$1.*|$1 $2|" "$S/kernels/myscale.c"; } # edit '#define PASSES' 11

@@ -1,10 +1,10 @@
-# tests/bench/rounds.sh: a point's rounds (README: How a point is measured), run by tests/bench.sh
+# bench/rounds.sh: a point's rounds (README: How a point is measured), run by bench/bench.sh
 # with B and R set. The triad sweep from scratch (peaks stored) in rounds, the default, and in one
 # process a point as before them (-rounds=1 -maxRounds=1 -runs=5 -maxRuns=40), alternating, 4
 # pairs: their measuring times and each pair's ratio (the same minutes: the guest's pace
 # cancels); the rounds a point took, quiet and beside a busy neighbour; and each kind's
 # consecutive runs against each other: points outside the other run's value +- its spread.
-. tests/bench/lib.sh
+. bench/lib.sh
 ONE="-rounds=1 -maxRounds=1 -runs=5 -maxRuns=40"
 sweep() { # sweep TAG I [OPTIONS]: a fresh sweep, its CSV kept as $B/rounds-TAG-I.csv; prints its measure time
 	tag=$1 i=$2

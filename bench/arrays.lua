@@ -1,9 +1,9 @@
 -- Benchmark helper: rot's triad (the triad script's points: both builds) at a working set whose
 -- three arrays are each a power of two (768 MiB: 256 MiB each), against the STREAM-convention
--- triad (tests/bench/triad.c, the same build, separately allocated arrays) at the same size,
+-- triad (bench/triad.c, the same build, separately allocated arrays) at the same size,
 -- alternating, ROUNDS rounds (the order reversed every other one). Arrays of such a size placed
 -- back to back streamed at half speed in rot's pool. Prints "ROUND r FLAGS rot GB/s program GB/s".
---   rot run tests/bench/arrays.lua WIDE NARROW [ROUNDS]   (WIDE, NARROW: triad.c's two builds)
+--   rot run bench/arrays.lua WIDE NARROW [ROUNDS]   (WIDE, NARROW: triad.c's two builds)
 local rot = require "rot"
 local sys = require "rot.sys"
 

@@ -1,4 +1,4 @@
-/* markers: the programs make bench times rot's markers with (tests/bench/apps.sh).
+/* markers: the programs make bench times rot's markers with (bench/apps.sh).
  *   markers pairs N OUT       N begin/end pairs of an empty region: ns a pair into OUT
  *   markers app N REPS OUT    REPS calls of a region of N dependent multiply-adds (a compute
  *                             chain: its time barely moves with the neighbours' memory traffic;

@@ -3,7 +3,7 @@
 # the native run of the same program (tests/count/known.c: a streaming triad and a dense matrix
 # multiply), with counts alone (target < 30x) and with the caches simulated (target < 150x);
 # STREAM's loops counted region by region: tests/apps/streamlike.c always, and with
-# STREAM_C=/path/to/stream.c STREAM itself (tests/bench/stream-markers.patch), arrays 4x the last
+# STREAM_C=/path/to/stream.c STREAM itself (bench/stream-markers.patch), arrays 4x the last
 # level: counted bytes against STREAM's, simulated bytes beyond the last level against STREAM's
 # and its write-allocate stream's. The timed runs are never instrumented (rot.count runs after
 # them, in a process of its own), so their overhead is the one the other lines report.
@@ -14,7 +14,7 @@ if ! $cc -O2 -Icore/include -o "$K" tests/count/known.c 2>"$B/known.err" || ! co
 	exit 0
 fi
 VG=build/core/count/valgrind # the tool, as a counting pass builds it (the first below does)
-sim=$($R run tests/bench/count-caches.lua 2>/dev/null) # this machine's caches, as simulated
+sim=$($R run bench/count-caches.lua 2>/dev/null) # this machine's caches, as simulated
 llc=$(echo "$sim" | tr ',' '\n' | tail -n 1 | cut -d: -f1)
 n=$((4 * llc / 8))
 # STREAM's loops, region by region: bytes counted against STREAM's, beyond the last level
@@ -54,13 +54,13 @@ done
 
 if [ -n "$STREAM_C" ] && [ -f "$STREAM_C" ]; then
 	mkdir -p "$B/stream-count" && cp "$STREAM_C" "$B/stream-count/stream.c"
-	if (cd "$B/stream-count" && patch -s -p1 <"$OLDPWD/tests/bench/stream-markers.patch") &&
+	if (cd "$B/stream-count" && patch -s -p1 <"$OLDPWD/bench/stream-markers.patch") &&
 		cc_stream -DSTREAM_ARRAY_SIZE="$n" -o "$B/stream-count/stream" "$B/stream-count/stream.c" 2>/dev/null; then
 		$R -progress=never profile -count -threads=1 -runs=1 -maxRuns=1 -useCachedResults=false -- "$B/stream-count/stream" \
 			>"$B/stream-count/out" 2>&1
 		echo "STREAM (stream-markers.patch on $STREAM_C, $n doubles an array), counted:"
 		stream_lines STREAM "$B/out/stream.csv"
 	else
-		echo "STREAM: $STREAM_C did not take tests/bench/stream-markers.patch or did not build"
+		echo "STREAM: $STREAM_C did not take bench/stream-markers.patch or did not build"
 	fi
 fi

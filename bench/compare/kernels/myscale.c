@@ -1,4 +1,4 @@
-/* myscale (README "Writing a kernel"), for tests/bench/compare.sh: a[i] = f * b[i] over the
+/* myscale (README "Writing a kernel"), for bench/compare.sh: a[i] = f * b[i] over the
    arrays PASSES times, identical passes with a compiler barrier between them: the bench edits
    that line to make a change of known size by construction (10 against 11 passes: a tenth
    more; 10 against 20: twice), and VARIANT for an A/A pair (it is in the kernel's description:

@@ -1,6 +1,6 @@
 #!/bin/sh
-# tests/bench/apps-compare.sh: make bench's figures for rot compare -remeasure on an application
-# (tests/bench.sh calls it with B, its temp dir, and R, its rot command): A/A pairs (the same
+# bench/apps-compare.sh: make bench's figures for rot compare -remeasure on an application
+# (bench/bench.sh calls it with B, its temp dir, and R, its rot command): A/A pairs (the same
 # program, a byte appended between the two runs, so its hash and record differ), which no verdict
 # may call slower or faster; then a build doing twice the work in each region
 # (tests/apps/nested.c -DSWEEPS=2), which must be slower there.
@@ -18,7 +18,7 @@ rot.measure(rot.space { rot.axis("n", { 100000, 400000 }) },
 LUA
 run="-runs=2 -maxRuns=2 -bestK=2 -progress=never"
 # half the pairs beside a busy neighbour: a shell loop on the last CPU during both runs and the compare
-. tests/bench/lib.sh # neighbour, stop
+. bench/lib.sh # neighbour, stop
 pairs=10 called=0 points=0 t0=$(date +%s) line=""
 trap stop EXIT
 for kind in quiet busy; do

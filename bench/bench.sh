@@ -6,7 +6,7 @@ B=$(mktemp -d /tmp/rot-bench.XXXXXX)
 trap 'rm -rf "$B"' EXIT
 export XDG_CONFIG_HOME="$B/config"
 R="./rot -cacheDir=$B/cache -outputDir=$B/out"
-. tests/bench/lib.sh # now, calc, median, field, slope, warm, overhead
+. bench/lib.sh # now, calc, median, field, slope, warm, overhead
 
 echo "rot benchmarks on $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1), $(nproc) cores"
 echo
@@ -56,7 +56,7 @@ printf '  fresh over shared, each fresh slope over the shared one right after it
 	"$(medrange 5 <"$B/ovh")"
 # what dominates what remains: this machine's price of a fork, a page fault, a system call,
 # and how many of each a point takes (the core on 20 and 80 points of its own batch)
-if cc -O2 -Icore -o "$B/costs" tests/bench/costs.c 2>/dev/null && [ -x /usr/bin/time ]; then
+if cc -O2 -Icore -o "$B/costs" bench/costs.c 2>/dev/null && [ -x /usr/bin/time ]; then
 	"$B/costs" >"$B/costs.txt"
 	c() { awk -v k="$1" '$1 == k { print $2 }' "$B/costs.txt"; }
 	for n in 20 80; do
@@ -72,15 +72,15 @@ if cc -O2 -Icore -o "$B/costs" tests/bench/costs.c 2>/dev/null && [ -x /usr/bin/
 else
 	echo "  (no C compiler or /usr/bin/time here: what dominates the per-point cost is not broken down)"
 fi
-B="$B" R="$R" sh tests/bench/rounds.sh # a point's rounds: their cost, and runs against each other
+B="$B" R="$R" sh bench/rounds.sh # a point's rounds: their cost, and runs against each other
 
 one="-useCachedResults=false -runs=1 -maxRuns=1 -minRunTime=0"
-$R measure tests/bench/build.lua 1 $one >/dev/null 2>&1
-noop=$($R measure tests/bench/build.lua 1 $one 2>&1 | field build)
+$R measure bench/build.lua 1 $one >/dev/null 2>&1
+noop=$($R measure bench/build.lua 1 $one 2>&1 | field build)
 printf 'no-op rebuild (make on an up-to-date core): %s s (build time of the second identical run)\n' "$noop"
-chg=$(CCACHE_RECACHE=1 $R measure tests/bench/build.lua 8 $one 2>&1 | field build)
+chg=$(CCACHE_RECACHE=1 $R measure bench/build.lua 8 $one 2>&1 | field build)
 printf 'rebuild after one macro change: %s s (STREAM_UNROLL 1 -> 8 with CCACHE_RECACHE=1, so the kernel is really recompiled; then relink)\n' "$chg"
-back=$($R measure tests/bench/build.lua 1 $one 2>&1 | field build)
+back=$($R measure bench/build.lua 1 $one 2>&1 | field build)
 printf 'switch back to the previous configuration: %s s (STREAM_UNROLL=1 again: ccache hit plus relink; target < 300 ms)\n' "$back"
 
 echo
@@ -91,7 +91,7 @@ steal() { awk '$1 == "cpu" { print $9 + 0, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9
 # the machine's own minimum: the same chain without rot, as many runs as rot made (before an
 # invocation: as many as the one before it made)
 spin=""
-gcc -O2 -Icore -Itests/core/kernels -o "$B/spin" tests/bench/spin.c 2>/dev/null && spin="$B/spin"
+gcc -O2 -Icore -Itests/core/kernels -o "$B/spin" bench/spin.c 2>/dev/null && spin="$B/spin"
 bare() { [ -n "$spin" ] && "$spin" "$1" "$2" | sed -n 's/^min_s //p'; }
 col() { awk -F, -v k="$1" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i } NR == 2 { print $h[k] }' "$B/out/point.csv" 2>/dev/null; }
 # The clock of a shared VM wanders by 10 % within seconds, and an integer chain's minimum follows
@@ -126,10 +126,10 @@ for spec in "1us 500" "100us 50000" "10ms 5000000"; do
 		  m[2 * NR - 1] = $2; m[2 * NR] = $3; r[NR] = $3 > 0 ? $1 / (($2 + $3) / 2) : 0; st += $6 - $4; tot += $7 - $5 }
 		END { target = l == "1us" ? 2 : 0.5
 			printf "stable kernel ~%s: spread of the reported minimum over the first 5 rot invocations %.2f%%, over all %d %.2f%% (target %s%%); best-k runs needed:%s\n", l, spread(t, 5), NR, spread(t, NR), target, runs
-			if (nobare) { printf "  no bare reference (tests/bench/spin.c did not build or run, or a rot invocation failed): the machine'"'"'s part not separated\n"; exit }
+			if (nobare) { printf "  no bare reference (bench/spin.c did not build or run, or a rot invocation failed): the machine'"'"'s part not separated\n"; exit }
 			sr = sd(t, NR); sb = sd(m, 2 * NR); own = sr > sb ? sqrt(sr ^ 2 - sb ^ 2) : 0
 			sp = sd(r, NR); sort(r, NR); med = r[int((NR + 1) / 2)]
-			printf "  the machine: the same chain without rot (tests/bench/spin.c, as many runs of at least 1 ms as rot made) just before and just after each invocation: %d minima spread %.2f%%, scatter %.2f%% (an integer chain'"'"'s time is cycles over the clock: the clock wandering); steal time %.2f%% of the CPU time\n", 2 * NR, spread(m, 2 * NR), sb, (tot > 0 ? st / tot * 100 : 0)
+			printf "  the machine: the same chain without rot (bench/spin.c, as many runs of at least 1 ms as rot made) just before and just after each invocation: %d minima spread %.2f%%, scatter %.2f%% (an integer chain'"'"'s time is cycles over the clock: the clock wandering); steal time %.2f%% of the CPU time\n", 2 * NR, spread(m, 2 * NR), sb, (tot > 0 ? st / tot * 100 : 0)
 			printf "  rot'"'"'s own part: rot'"'"'s minima scatter by %.2f%%, the bare ones by %.2f%% (scatter: a standard deviation from the median absolute deviation): rot adds %.2f%% (the square root of the difference of their squares), a spread over 5 invocations of about %.2f%% (target %s%%); from %d samples such a scatter is known to about 30%% of itself, so what rot adds is resolved here only above about %.2f%% (%.2f%% over 5 invocations)\n", sr, sb, own, 2.33 * own, target, NR, 0.8 * sb, 2.33 * 0.8 * sb
 			printf "  paired: rot'"'"'s minimum over the mean of the bare ones just before and after it is %.4f (median), scattering by %.2f%% (about %.2f%% over 5 invocations; an upper bound of rot'"'"'s part: it also holds how the clock moved within each bracket)\n", med, sp, 2.33 * sp }' "$B/mins"
 done
@@ -140,18 +140,18 @@ echo
 . tests/optional.sh
 optional_install likwid-bench likwid
 echo "ceilings against likwid-bench: rot measure peaks run twice, likwid-bench before, between and after them, in one run"
-info=$($R -progress=never run tests/bench/machine.lua 2>&1)
+info=$($R -progress=never run bench/machine.lua 2>&1)
 m() { echo "$info" | awk -v k="$1" '$1 == k { print $2 }'; }
 lk=""
 command -v likwid-bench >/dev/null 2>&1 && lk=$(m likwid_stream)
-# a second DRAM reference: a STREAM-convention triad (tests/bench/triad.c, OpenMP), its fastest
+# a second DRAM reference: a STREAM-convention triad (bench/triad.c, OpenMP), its fastest
 # pass (STREAM's figure) and its mean pass (likwid-bench's convention) at the same size
 # (its two builds, as rot's ceilings take the faster of two codes from the last cache up: the
 # widest vectors and -O2 -fno-tree-vectorize; likwid-bench's too: its widest kernel and scalar
 # "stream"; one thread streamed 22 % more from DRAM with likwid-bench's scalar kernel here)
 tri="" trin=""
-cc -O3 -march=native -fopenmp -o "$B/triad" tests/bench/triad.c 2>/dev/null && tri="$B/triad"
-cc -O2 -fno-tree-vectorize -fopenmp -o "$B/triadn" tests/bench/triad.c 2>/dev/null && trin="$B/triadn"
+cc -O3 -march=native -fopenmp -o "$B/triad" bench/triad.c 2>/dev/null && tri="$B/triad"
+cc -O2 -fno-tree-vectorize -fopenmp -o "$B/triadn" bench/triad.c 2>/dev/null && trin="$B/triadn"
 lkdram() { # lkdram KEY THREADS [ARGS]: likwid-bench's DRAM stream figure as "KEY_THREADS GB/s" (kernel: $lkkern, else the widest)
 	lkkey=$1 lkt=$2
 	shift 2
@@ -198,7 +198,7 @@ for run in 1 2; do
 	$R -progress=never -useCachedResults=false measure peaks >"$B/peaks$run" 2>&1
 	t1=$(now)
 	echo "peaks_s $(calc "$t1 - $t0")" >"$B/p$run"
-	$R -progress=never run tests/bench/ceilings.lua >>"$B/p$run" 2>&1
+	$R -progress=never run bench/ceilings.lua >>"$B/p$run" 2>&1
 	lkround
 done
 p() { awk -v k="$2" '$1 == k { print $2 }' "$B/p$1"; }
@@ -279,7 +279,7 @@ for t in 1 $(m cpus); do
 	fi
 	sb=$(best "stream_$t|streamn_$t") sm=$(best "streammean_$t|streamnmean_$t") sw=$(best "stream_$t") sn=$(best "streamn_$t")
 	if [ -n "$sb" ]; then
-		printf '  against a STREAM-convention triad (tests/bench/triad.c, OpenMP, same size, 10 passes, best of 3 rounds, the faster of its builds: -O3 -march=native %s GB/s, -O2 -fno-tree-vectorize %s GB/s): fastest pass %.2f GB/s, ratios %s (target 0.95-1.05: rot'"'"'s DRAM ceiling takes the same convention, each point'"'"'s fastest run, of the faster code); each run against the rounds just before and after it (the same minutes): ratios %s; its mean pass (likwid-bench'"'"'s convention) %.2f GB/s\n' \
+		printf '  against a STREAM-convention triad (bench/triad.c, OpenMP, same size, 10 passes, best of 3 rounds, the faster of its builds: -O3 -march=native %s GB/s, -O2 -fno-tree-vectorize %s GB/s): fastest pass %.2f GB/s, ratios %s (target 0.95-1.05: rot'"'"'s DRAM ceiling takes the same convention, each point'"'"'s fastest run, of the faster code); each run against the rounds just before and after it (the same minutes): ratios %s; its mean pass (likwid-bench'"'"'s convention) %.2f GB/s\n' \
 			"${sw:--}" "${sn:--}" "$sb" "$(ratios "$sb")" "$(bracketed "stream_$t|streamn_$t")" "$sm"
 		# the two references against each other, by the same convention (a mean over a run):
 		# where they disagree, a target against one of them is as good as that reference
@@ -287,23 +287,23 @@ for t in 1 $(m cpus); do
 			"$(calc "$l / $sm")" "$(paired "dram_$t|dramn_$t" "streammean_$t|streamnmean_$t")"
 		machine "$t"
 	else
-		echo "  no STREAM-convention triad (tests/bench/triad.c did not build with -fopenmp)"
+		echo "  no STREAM-convention triad (bench/triad.c did not build with -fopenmp)"
 	fi
 	[ "$t" = "$(m cpus)" ] && break
 done
 # arrays of a power-of-two size each (the triad script's sizes): rot's triad against the
-# STREAM-convention triad at the same size and build, alternating (tests/bench/arrays.lua)
+# STREAM-convention triad at the same size and build, alternating (bench/arrays.lua)
 if [ -n "$tri" ] && [ -n "$trin" ]; then
-	OMP_NUM_THREADS=1 $R -progress=never run tests/bench/arrays.lua "$tri" "$trin" 3 2>/dev/null | awk '$1 == "ROUND" && $4 > 0 && $5 > 0 {
+	OMP_NUM_THREADS=1 $R -progress=never run bench/arrays.lua "$tri" "$trin" 3 2>/dev/null | awk '$1 == "ROUND" && $4 > 0 && $5 > 0 {
 			x[$3] = x[$3] sprintf(" %.3f", $4 / $5); v[++n] = $4 / $5 }
 		END { if (!n) { print "triad at 768 MiB (three 256 MiB arrays): not measured"; exit }
 			for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-			printf "triad at 768 MiB, three arrays of 256 MiB each (the triad script'"'"'s sizes are powers of two; rot'"'"'s pool once put such arrays back to back, and they streamed at 0.45-0.75 of this), 1 thread, rot over tests/bench/triad.c at the same size and build, alternating, 3 rounds:"
+			printf "triad at 768 MiB, three arrays of 256 MiB each (the triad script'"'"'s sizes are powers of two; rot'"'"'s pool once put such arrays back to back, and they streamed at 0.45-0.75 of this), 1 thread, rot over bench/triad.c at the same size and build, alternating, 3 rounds:"
 			split("-O3_-march=native -O2_-fno-tree-vectorize", order, " ")
 			for (i = 1; i <= 2; i++) if (order[i] in x) printf " %s%s;", order[i], x[order[i]]
 			printf " median %.3f (target >= 0.90)\n", n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }'
 else
-	echo "triad at 768 MiB (three 256 MiB arrays): not measured (tests/bench/triad.c did not build in both builds with -fopenmp)"
+	echo "triad at 768 MiB (three 256 MiB arrays): not measured (bench/triad.c did not build in both builds with -fopenmp)"
 fi
 grep -h '^rot: peaks: ' "$B/peaks1" | sed 's/^/  run 1 /'
 grep -h '^read L1\|^core clock' "$B/peaks1" | sed 's/^/  run 1: /'
@@ -326,13 +326,13 @@ if [ -n "$lf" ]; then
 else
 	echo "; likwid-bench's peakflops_avx512_fma not run (no likwid-bench, or no AVX-512)"
 fi
-echo "STREAM itself is not packaged by Debian and cannot be fetched here: tests/bench/triad.c is its kernel and convention (rot's triad uses the same), not its code"
+echo "STREAM itself is not packaged by Debian and cannot be fetched here: bench/triad.c is its kernel and convention (rot's triad uses the same), not its code"
 
-B="$B" R="$R" sh tests/bench/pipeline.sh # latencies against the published ones, the model's error (issue 46)
-B="$B" R="$R" sh tests/bench/apps.sh # applications: marker pairs, a program under rot, STREAM's regions
-B="$B" R="$R" sh tests/bench/apps-compare.sh # applications: rot compare -remeasure, A/A and a slower build
-B="$B" R="$R" sh tests/bench/count.sh # the counting pass: its slowdown, STREAM's loops counted region by region
+B="$B" R="$R" sh bench/pipeline.sh # latencies against the published ones, the model's error (issue 46)
+B="$B" R="$R" sh bench/apps.sh # applications: marker pairs, a program under rot, STREAM's regions
+B="$B" R="$R" sh bench/apps-compare.sh # applications: rot compare -remeasure, A/A and a slower build
+B="$B" R="$R" sh bench/count.sh # the counting pass: its slowdown, STREAM's loops counted region by region
 echo
-sh tests/bench/compare.sh # rot compare's verdicts: A/A pairs and known slowdowns (issue 45)
+sh bench/compare.sh # rot compare's verdicts: A/A pairs and known slowdowns (issue 45)
 
-B="$B" R="$R" sh tests/bench/gpu.sh # the GPU lines (issue 43): ceilings against their targets, cached rerun, overhead per point
+B="$B" R="$R" sh bench/gpu.sh # the GPU lines (issue 43): ceilings against their targets, cached rerun, overhead per point

@@ -1,4 +1,4 @@
--- The user study of tests/bench/compare.sh: myscale at five working sets from L1 to DRAM, as
+-- The user study of bench/compare.sh: myscale at five working sets from L1 to DRAM, as
 -- this machine reports its caches: half of L1 and of L2, a quarter of the last cache, the last
 -- cache, and four times it; the largest at most 64 MiB and the two before it at most an eighth
 -- and a half of that (each -remeasure's 48 fresh measurements a point fault their arrays in each

@@ -1,18 +1,18 @@
 #!/bin/sh
-# tests/bench/apps.sh: make bench's figures for applications on the roofline (tests/bench.sh
+# bench/apps.sh: make bench's figures for applications on the roofline (bench/bench.sh
 # calls it with B, its temp dir, and R, its rot command): what a begin/end pair of markers costs
 # outside rot, under rot without counters and with software counters; what running a program
 # under rot costs it against the same program without rot, interleaved; and, when a STREAM source
 # is given (STREAM_C=/path/to/stream.c), rot's per-region bandwidths against STREAM's own.
 cc=${CC:-gcc}
 M="$B/markers"
-if ! $cc -O2 -Icore/include -o "$M" tests/bench/markers.c 2>"$B/markers.err"; then
-	echo "markers: tests/bench/markers.c does not build here ($(head -n 1 "$B/markers.err")): no marker or application figures"
+if ! $cc -O2 -Icore/include -o "$M" bench/markers.c 2>"$B/markers.err"; then
+	echo "markers: bench/markers.c does not build here ($(head -n 1 "$B/markers.err")): no marker or application figures"
 	exit 0
 fi
 # runs without rot hold rot's measuring lock too (flock), as rot does: no other rot measures then
 bare() { if command -v flock >/dev/null 2>&1; then flock /tmp/rot-measuring.lock "$@"; else "$@"; fi; }
-. tests/bench/lib.sh # median
+. bench/lib.sh # median
 range() { sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%s..%s", lo, hi }'; }
 one="-runs=1 -maxRuns=1 -bestK=1 -useCachedResults=false -progress=never"
 prof() { $R profile $one "$@" >"$B/prof.out" 2>&1; }
@@ -56,7 +56,7 @@ for round in $(seq 15); do
 	prof -- "$M" app 1 0 "$B/zo" && csv_time 1 >>"$B/z.b"
 done
 if [ -s "$B/wall" ]; then
-	printf 'a program under rot against the same program without it (tests/bench/markers.c app: %d calls of a marked region of a dependent multiply-add chain, %.2f ms a call; 15 rounds of the two in a row, in turns first and second, both under rot'"'"'s measuring lock):\n' $reps "$call"
+	printf 'a program under rot against the same program without it (bench/markers.c app: %d calls of a marked region of a dependent multiply-add chain, %.2f ms a call; 15 rounds of the two in a row, in turns first and second, both under rot'"'"'s measuring lock):\n' $reps "$call"
 	awk -v a="$(sort -g "$B/wa.all" | head -n 1)" -v b="$(sort -g "$B/wb.all" | head -n 1)" -v med="$(median <"$B/wall")" -v r="$(range <"$B/wall")" 'BEGIN {
 		printf "  its whole time, start to end (rot'"'"'s (program) row; without rot, fork to wait): fastest %.2f ms with rot, %.2f ms without: %+.2f%%; the rounds'"'"' ratios: median %+.2f%% (%s) (target < 2%% for regions of 1 ms or more)\n", b / 1e6, a / 1e6, (b / a - 1) * 100, (med - 1) * 100, r }'
 	printf '  its own time, main to its end (what tracing, the preloaded recorder and the markers add to its work): median of the rounds'"'"' ratios %+.2f%% (%s)\n' \
@@ -70,14 +70,14 @@ fi
 # STREAM itself (John McCalpin's): only where its source is given; rot ships a patch, not a copy
 if [ -n "$STREAM_C" ] && [ -f "$STREAM_C" ]; then
 	mkdir -p "$B/stream" && cp "$STREAM_C" "$B/stream/stream.c"
-	if (cd "$B/stream" && patch -s -p1 <"$OLDPWD/tests/bench/stream-markers.patch") &&
+	if (cd "$B/stream" && patch -s -p1 <"$OLDPWD/bench/stream-markers.patch") &&
 		$cc -O2 -fopenmp -DSTREAM_ARRAY_SIZE=20000000 -Icore/include -o "$B/stream/stream" "$B/stream/stream.c" 2>/dev/null; then
 		$R -progress=never measure tests/apps/stream-check.lua "$B/stream/stream" 0 -runs=3 -maxRuns=5 >"$B/stream/out" 2>&1
-		echo "STREAM (tests/bench/stream-markers.patch on $STREAM_C, 20M doubles an array, 1 and all CPUs): rot's regions against STREAM's printed Best Rate and Avg time, same invocation (target: within 5 %):"
+		echo "STREAM (bench/stream-markers.patch on $STREAM_C, 20M doubles an array, 1 and all CPUs): rot's regions against STREAM's printed Best Rate and Avg time, same invocation (target: within 5 %):"
 		grep "^check " "$B/stream/out" | sed 's/^check /  /'
 	else
-		echo "STREAM: $STREAM_C did not take tests/bench/stream-markers.patch or did not build with -fopenmp"
+		echo "STREAM: $STREAM_C did not take bench/stream-markers.patch or did not build with -fopenmp"
 	fi
 else
-	echo "STREAM validation: set STREAM_C=/path/to/stream.c (John McCalpin's, github.com/jeffhammond/STREAM) to run it; rot ships tests/bench/stream-markers.patch, not a marked copy (STREAM's licence allows modifying it for one's own use, not redistributing the modified program); make test checks the same on tests/apps/streamlike.c"
+	echo "STREAM validation: set STREAM_C=/path/to/stream.c (John McCalpin's, github.com/jeffhammond/STREAM) to run it; rot ships bench/stream-markers.patch, not a marked copy (STREAM's licence allows modifying it for one's own use, not redistributing the modified program); make test checks the same on tests/apps/streamlike.c"
 fi
