@@ -67,7 +67,8 @@ deps:
 
 # TAP through prove's engine (tests/harness.pl): the tests that judge no time (each says so in
 # its head comment) two at a time, then every other test alone, each group in this list's order:
-# make check's, then the end-to-end tests (shell), the longest builds first.
+# make check's, the GPU checks without a device, then the end-to-end tests (shell), the longest
+# builds first.
 E2E_FIRST := tests/e2e/build.t tests/e2e/build-gpu.t tests/e2e/robust.t tests/e2e/kernels.t
 test: deps
 	@$(MAKE) -s driver $(TEST_BINS)
