@@ -65,26 +65,27 @@ $(BUILD)/tests/core_%.t: tests/unit/core_%.c $(CORE_LIB) tests/unit/tap.h
 deps:
 	@./driver/deps.sh
 
-# TAP through prove's engine (tests/harness.pl: the tests that judge no time two at a time, then
-# every test whose numbers count alone): unit tests (C), Lua library tests, end-to-end tests (shell).
-# The order in which they start is tests/harness.pl's (@PAR_GLOBS), then this list's.
+# TAP through prove's engine (tests/harness.pl): the tests that judge no time (each says so in
+# its head comment) two at a time, then every other test alone, each group in this list's order:
+# make check's, the GPU checks without a device, then the end-to-end tests (shell), the longest
+# builds first.
+E2E_FIRST := tests/e2e/build.t tests/e2e/build-gpu.t tests/e2e/robust.t tests/e2e/kernels.t
 test: deps
 	@$(MAKE) -s driver $(TEST_BINS)
-	@perl tests/harness.pl -j $(TEST_JOBS) tests/e2e/build-gpu.t tests/e2e/build.t tests/gpu.t tests/e2e/robust.t tests/ptx-broken.t \
-		tests/e2e/kernels.t $(TEST_BINS) $(LUA_UNIT) \
-		$(filter-out tests/e2e/build.t tests/e2e/build-gpu.t tests/e2e/robust.t tests/e2e/kernels.t,$(wildcard tests/e2e/*.t)) \
-		tests/leftovers.t
+	@perl tests/harness.pl -j $(TEST_JOBS) $(CHECK_TESTS) tests/gpu.t tests/ptx-broken.t $(E2E_FIRST) \
+		$(filter-out $(E2E_FIRST),$(wildcard tests/e2e/*.t)) tests/leftovers.t
 
-# the developer's loop: the C unit tests (tests/unit) and the Lua unit tests, no measurement;
-# make test is the full suite (CI's command)
-LUA_UNIT := tests/structure.t tests/lua.t tests/levels.t tests/ceilings.t tests/step.t tests/reduction.t tests/execute.t tests/rounds.t tests/history.t tests/verdicts.t
+# the developer's loop, the tests that measure nothing: the C unit tests (tests/unit), the tree's
+# shape (tests/structure.t) and the Lua tests (the folder tests/lua: every test in it); make test
+# is the full suite (CI's command)
+CHECK_TESTS := $(TEST_BINS) tests/structure.t tests/lua
 check: deps
 	@$(MAKE) -s driver $(TEST_BINS)
-	@perl tests/harness.pl $(TEST_BINS) $(LUA_UNIT)
+	@perl tests/harness.pl $(CHECK_TESTS)
 
 bench: deps
 	@$(MAKE) -s driver
-	@sh tests/bench.sh
+	@sh bench/bench.sh
 
 format:
 	clang-format -i driver/*.[ch] core/*.[ch] kernels/cpu/*.[ch] tests/unit/*.[ch] tests/hostile/kernels/*.[ch] tests/core/kernels/*.[ch]

@@ -3,6 +3,7 @@
 # build.lua); then the measurement path: metric names checked at load, GPU points refused
 # with "no CUDA device" while CPU points go on. Without the CUDA toolkit: a clear skip line.
 # With a device (/dev/nvidia0): GPU points measured, and make gpu-verify's verdict table.
+# judges no time
 cd "$(dirname "$0")/.." || exit 1
 export XDG_CONFIG_HOME="$(mktemp -d)"
 T=$(mktemp -d)

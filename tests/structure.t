@@ -1,9 +1,10 @@
 #!/bin/sh
 # The shape a newcomer can rely on: no Lua file over 450 lines, no C file over 600, no C or Lua
 # function over 80 lines (tables aside), no require cycle among lua/rot's modules, a head
-# comment on every module, the result vocabulary spelled once, a stage map that names every file,
-# README a way in to docs/ whose links all lead somewhere. Each check names what breaks it;
-# docs/conventions.md says why each holds.
+# comment on every module, every Lua test named after what it tests, the result vocabulary
+# spelled once, a stage map that names every file, README a way in to docs/ whose links all lead
+# somewhere. Each check names what breaks it; docs/conventions.md says why each holds.
+# judges no time
 cd "$(dirname "$0")/.." || exit 1
 n=0
 fails=0
@@ -50,6 +51,15 @@ nohead=$(for f in $(find lua/rot -name '*.lua') core/*.[ch] driver/*.[ch]; do
 done)
 test -z "$nohead"
 ok $? "every module says what it owns in its first lines${nohead:+: $nohead}"
+# a Lua test is named after what it tests, its path with dots for slashes: a module
+# (rot.results.quantities.lua: lua/rot/results/quantities.lua), a stage (rot.execute.lua:
+# lua/rot/execute/) or another file (kernels.cpu.sum.lua: kernels/cpu/sum.c)
+misnamed=$(for f in tests/lua/*.*.lua; do
+	p=$(basename "$f" .lua | tr . /)
+	[ -e "lua/$p.lua" ] || [ -d "lua/$p" ] || ls "$p".* >/dev/null 2>&1 || echo "$f"
+done | tr '\n' ' ')
+test -z "$misnamed"
+ok $? "every Lua test is named after the module, stage or file it tests${misnamed:+: $misnamed}"
 # the result vocabulary is declared once (core/vocabulary.h): the core's writers and the driver's
 # readers of records spell no record word of their own; the GPU side, left as it was (no GPU
 # here to run it), still spells its meta keys, each of which must be declared there

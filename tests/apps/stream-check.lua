@@ -1,5 +1,5 @@
 -- stream-check: a STREAM-like program (arg[1]: streamlike, or STREAM patched with
--- tests/bench/stream-markers.patch) on 1 and all CPUs, arg[2] elements an array; for each loop,
+-- bench/stream-markers.patch) on 1 and all CPUs, arg[2] elements an array; for each loop,
 -- rot's bandwidth of its region against the program's own printed rate in the same invocation
 -- (the one whose output rot kept: its fastest). One "check" line each: best call against
 -- "Best Rate MB/s", time per call against "Avg time".

@@ -4,7 +4,8 @@
 # cached reruns, history and compare per region); the hostile cases (a region ended in another
 # thread, never closed, 10^7 empty calls, a crash, an exit status, a hang, a fork left running,
 # garbage output, no markers, a static program, counters the machine cannot count), each ending
-# cleanly with its cause, nothing cached wrongly and nothing left running. Judges no time.
+# cleanly with its cause, nothing cached wrongly and nothing left running.
+# judges no time
 . "$(dirname "$0")/lib.sh"
 
 cc=${CC:-gcc}

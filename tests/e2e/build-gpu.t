@@ -3,6 +3,7 @@
 # for sm_90 without a GPU and without measuring, and every GPU kernel and macro setting those
 # builds compiled passes the compiled-code checks (tests/gpu/ptx.lua). Apart from build.t so
 # that make test's two compile-only lanes share the work.
+# judges no time
 . "$(dirname "$0")/lib.sh"
 : >"$T/gpu"
 # its own build directory (the key buildDir, from the user file; kept, so objects are reused

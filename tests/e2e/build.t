@@ -3,6 +3,7 @@
 # (quick ones are built and measured by measurements.t; the GPU ones: tests/e2e/build-gpu.t); a
 # kernel that does not compile is named with its macro setting; nothing is written where
 # results go.
+# judges no time
 . "$(dirname "$0")/lib.sh"
 
 for m in $("$ROOT/rot" list --names | grep -v '^gpu-'); do

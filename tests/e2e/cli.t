@@ -1,5 +1,6 @@
 #!/bin/sh
 # The commands around measuring: list, help, config, cache, completion, progress.
+# judges no time
 . "$(dirname "$0")/lib.sh"
 
 rot list >"$T/o" 2>&1

@@ -6,7 +6,8 @@
 # level 8x its loaded bytes and a contiguous one's 1x (within 5 %), a triad's the write-allocate
 # stream besides STREAM's bytes, the matrix-vector orders' traffic beside their times;
 # streamlike's regions; a declaration that drifted, said in the table; rot compare's work and
-# rate; an AVX-512 program's clear refusal; counts cached.
+# rate; an AVX-512 program's clear refusal; counts cached. It judges no time but runs alone:
+# Valgrind's load would disturb the timing of a test beside it (apps.t's).
 . "$(dirname "$0")/lib.sh"
 cc=${CC:-gcc}
 

@@ -2,6 +2,7 @@
 # driver/deps.sh on machines unlike this one: no dpkg, a tool installed outside Debian's
 # packages (a module or prefix on PATH), a library's headers only under a prefix (CPATH), and
 # a CPATH already set (it must not hide what the checks hide).
+# judges no time
 . "$(dirname "$0")/lib.sh"
 deps=$ROOT/driver/deps.sh
 # a PATH with only the commands rot and its checks use: no gnuplot, no dpkg, no apt-get

@@ -1,5 +1,6 @@
 #!/bin/sh
 # Bad input gets a clear `rot: ...` error, a non-zero exit, and loses nothing.
+# judges no time
 . "$(dirname "$0")/lib.sh"
 
 expect_error() { # expect_error NAME PATTERN ARGS...: fails with PATTERN on stderr

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The CPU kernel library: every kernel's declared flops and bytes against an independent
 # count: the kernel built with ROT_TALLY=1 adds up the work of each loop where it does it.
+# judges no time
 . "$(dirname "$0")/lib.sh"
 P=tests/core/point.lua
 check_kernel() { # check_kernel KERNEL N MACROS... : declared flops == tally flops (and bytes where tallied)

@@ -2,6 +2,7 @@
 # The model commands on recorded profiles (no GPU needed): rot predict (Konstantinidis &
 # Cotronis) from an Nsight Compute export onto another GPU's ceilings, with the APE against
 # that GPU's measured times; rot utilization (Dong & Pai) from a T(n, e, c) table.
+# judges no time
 . "$(dirname "$0")/lib.sh"
 F="$ROOT/tests/fixtures"
 

@@ -2,6 +2,7 @@
 # rot.protocol as the driver gives it to a script (rot run): the protocol core/protocol.h and
 # the result vocabulary core/vocabulary.h declare (read from the headers here, not restated),
 # and rules checked by the core's own parser (tests/unit/lprotocol.c checks the rest).
+# judges no time
 . "$(dirname "$0")/lib.sh"
 declared() { # declared TABLE: the names X-macro TABLE declares (its entries' first strings), comma-separated
 	sed -n "/^#define $1(X)/,/^\$/p" core/protocol.h core/vocabulary.h | grep -o 'X([A-Z_0-9]*, "[^"]*"' |

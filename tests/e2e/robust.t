@@ -3,6 +3,7 @@
 # user would: a header beside the study that changes, a checkout that moves, bad values, a
 # plot of a quantity that is not there, a kernel named like a shipped one, a script's own error,
 # four rot started together, two runs of one sweep, paths with a space and an accent, clang.
+# judges no time
 . "$(dirname "$0")/lib.sh"
 S="$T/study"
 mkdir -p "$S/kernels/sub"

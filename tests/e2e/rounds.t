@@ -3,6 +3,7 @@
 # point is measured"): every point of the triad sweep measured in two rounds, its cache entry
 # keeping them; rounds that disagree flagged in the table, the CSV, the JSON and the plot, measured
 # again by the next run (once: then kept), or kept at once with -remeasureUnstable=false.
+# judges no time
 . "$(dirname "$0")/lib.sh"
 q="-quick=true -remeasureUnstable=true"
 count() { grep -o "cache: [0-9]* hits, [0-9]* measured" "$1"; }

@@ -58,7 +58,7 @@ for s in ${DEVICE_STEPS:-build gpu-verify bench-gpu timing gpu-predict test}; do
 	case $s in
 	build) step build 150 make -s -j"$(nproc)" driver ;;
 	gpu-verify) step gpu-verify 300 make -s gpu-verify ;;
-	bench-gpu) step bench-gpu 80 env B=build/device-bench R=./rot sh tests/bench/gpu.sh ;;
+	bench-gpu) step bench-gpu 80 env B=build/device-bench R=./rot sh bench/gpu.sh ;;
 	gpu-predict) step gpu-predict 50 ./rot -progress=never measure gpu-predict -outputDir=build/device-predict ;;
 	timing) step timing 60 sh tests/gpu-verify/timing.sh ;;
 	gpu-test) step gpu-test 90 prove tests/gpu.t ;;

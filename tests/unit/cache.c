@@ -1,5 +1,6 @@
 /* Unit tests for driver/cache: round trip, merge of runs, atomic writes, and detection of
- * truncated or altered entries. */
+ * truncated or altered entries.
+ * judges no time */
 #include "cache.h"
 #include "sha256.h"
 #include "tap.h"

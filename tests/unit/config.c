@@ -1,5 +1,6 @@
 /* Unit tests for driver/config: precedence of the sources, typed validation, and errors
- * that name the source, the line and the nearest key. */
+ * that name the source, the line and the nearest key.
+ * judges no time */
 #include "config.h"
 #include "tap.h"
 

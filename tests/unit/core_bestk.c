@@ -1,5 +1,6 @@
 /* Unit tests for core/bestk and core/rules: the stop rule on hand-made run times, and
- * parsing and matching of event rules. */
+ * parsing and matching of event rules.
+ * judges no time */
 #include "bestk.h"
 #include "rules.h"
 #include "tap.h"

@@ -1,5 +1,6 @@
 /* Unit tests for core/measure over core/device (CPU variant, no tracer): a CPU point timed run by
- * run with its flush rules, a GPU point refused by a core built without CUDA, a failed init. */
+ * run with its flush rules, a GPU point refused by a core built without CUDA, a failed init.
+ * judges no time */
 #include "device.h"
 #include "tap.h"
 

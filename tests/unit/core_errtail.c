@@ -1,5 +1,6 @@
 /* Unit tests for core/errtail: the kernel's last stderr lines as a result shows them: cut to
- * whole lines, the last 20 only, control bytes as '?', whatever pieces the pipe gave. */
+ * whole lines, the last 20 only, control bytes as '?', whatever pieces the pipe gave.
+ * judges no time */
 #include "errtail.h"
 #include "tap.h"
 

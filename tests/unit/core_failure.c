@@ -1,5 +1,6 @@
 /* Unit tests for core/failure: the words of every failure kind, and the record lines a failure
- * becomes (status, error, meta failure, meta signal, meta hint). */
+ * becomes (status, error, meta failure, meta signal, meta hint).
+ * judges no time */
 #include "failure.h"
 #include "tap.h"
 

@@ -1,5 +1,6 @@
 /* Unit tests for core/input: a point's settings read from protocol.h's keys (every key, unknown
- * keys, bad values, a missing end, param before workload), against kernels registered here. */
+ * keys, bad values, a missing end, param before workload), against kernels registered here.
+ * judges no time */
 #include "input.h"
 #include "tap.h"
 

@@ -1,6 +1,7 @@
 /* Unit tests for the core measuring points in traced children (process_measure): failures of
  * the set-up and of the tracer itself are reported promptly and in words, and leave no child
- * behind: a workload thread that cannot start, a thread that cannot be pinned, a failed poll. */
+ * behind: a workload thread that cannot start, a thread that cannot be pinned, a failed poll.
+ * judges no time */
 #define _GNU_SOURCE
 #include "input.h"
 #include "process.h"

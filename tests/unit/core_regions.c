@@ -1,7 +1,8 @@
 /* Unit tests for core/regions and core/escape: an arena filled as the recorder fills it (no
  * program runs), read into region records: threads summed, the longest thread's time, counts
  * only where every call was counted and every thread could open the event, misuse in words;
- * and the %XX escaping of names both ways. */
+ * and the %XX escaping of names both ways.
+ * judges no time */
 #include "escape.h"
 #include "regions.h"
 #include "tap.h"

@@ -1,5 +1,6 @@
 /* Unit tests for core/report: what became of a point as a pure function of its outcome (each
- * failure kind and its words, and which wins), and a result's records with per-run counts. */
+ * failure kind and its words, and which wins), and a result's records with per-run counts.
+ * judges no time */
 #include "report.h"
 #include "tracer.h"
 #include "tap.h"

@@ -1,5 +1,6 @@
 /* Unit tests for core/tracer: the state in a /proc task stat line (the busy-thread check), what
- * a shared child keeps for its next point, and a failed wait that gives up on a task in time. */
+ * a shared child keeps for its next point, and a failed wait that gives up on a task in time.
+ * judges no time */
 #include "tracer.h"
 #include "tap.h"
 

@@ -1,6 +1,7 @@
 /* count_cachesim: the counting pass's cache simulation (core/count/cachesim.c) natively: walks
  * with known traffic (a line per element strided, a line per 8 elements contiguous, stores'
- * write-allocate and write-backs), LRU within a set, sets that are no power of two. */
+ * write-allocate and write-backs), LRU within a set, sets that are no power of two.
+ * judges no time */
 #include "../../core/count/cachesim.c"
 #include "tap.h"
 

@@ -1,5 +1,6 @@
 /* Unit tests for driver/gen: macro headers rewritten only when their content changes,
- * validation of macro names, values and flags, the kernel list, and macro scanning. */
+ * validation of macro names, values and flags, the kernel list, and macro scanning.
+ * judges no time */
 #include "gen.h"
 #include "tap.h"
 

@@ -1,7 +1,8 @@
 /* Unit tests for driver/lprotocol: rot.protocol as a script sees it (require "rot.protocol"):
  * the tables core/protocol.h and core/vocabulary.h declare, each compared with the X-macro
  * itself (in its order, nothing restated here), the strict meta tables, and check_rule through
- * core/rules.c (tests/e2e/protocol.t checks that the driver preloads it). */
+ * core/rules.c (tests/e2e/protocol.t checks that the driver preloads it).
+ * judges no time */
 #include "lrot.h"
 #include "protocol.h"
 #include "tap.h"

@@ -1,6 +1,7 @@
 /* Unit tests for driver/run_command: exit codes, 128+signal, a program that cannot start
  * (errno, not 127), captured output, arguments that never meet a shell, a child whose
- * leftover holds the pipe, and interruption. */
+ * leftover holds the pipe, and interruption.
+ * judges no time */
 #include "run_command.h"
 #include "tap.h"
 

@@ -1,0 +1,66 @@
+#!/bin/sh
+# make bench's counting-pass lines (B: the bench's folder, R: rot): the engine's slowdown against
+# the native run of the same program (tests/count/known.c: a streaming triad and a dense matrix
+# multiply), with counts alone (target < 30x) and with the caches simulated (target < 150x);
+# STREAM's loops counted region by region: tests/apps/streamlike.c always, and with
+# STREAM_C=/path/to/stream.c STREAM itself (bench/stream-markers.patch), arrays 4x the last
+# level: counted bytes against STREAM's, simulated bytes beyond the last level against STREAM's
+# and its write-allocate stream's. The timed runs are never instrumented (rot.count runs after
+# them, in a process of its own), so their overhead is the one the other lines report.
+cc=${CC:-gcc}
+K="$B/known"
+if ! $cc -O2 -Icore/include -o "$K" tests/count/known.c 2>"$B/known.err" || ! command -v valgrind >/dev/null; then
+	echo "count: tests/count/known.c does not build, or no valgrind here: no counting-pass figures"
+	exit 0
+fi
+VG=build/core/count/valgrind # the tool, as a counting pass builds it (the first below does)
+sim=$($R run bench/count-caches.lua 2>/dev/null) # this machine's caches, as simulated
+llc=$(echo "$sim" | tr ',' '\n' | tail -n 1 | cut -d: -f1)
+n=$((4 * llc / 8))
+# STREAM's loops, region by region: bytes counted against STREAM's, beyond the last level
+# against STREAM's and the write-allocate stream's (written arrays read first)
+stream_lines() { # stream_lines NAME CSV
+	awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["region"] != "(program)" && $c["region"] != "" {
+			d = $c["bytes_declared"]; w = $c["bytes_written_declared"]
+			printf "  %s %s: counted bytes %.4fx STREAM'\''s, beyond the last level %.4fx (STREAM'\''s + written: %.4fx)\n",
+				name, $c["region"], $c["bytes_counted"] / d, $c["traffic_bytes:DRAM"] / d, (d + w) / d }' "$2"
+}
+cc_stream() { $cc -O2 -fopenmp -Icore/include "$@"; }
+if cc_stream -o "$B/streamlike" tests/apps/streamlike.c 2>/dev/null; then
+	$R -progress=never profile -count -threads=1 -runs=1 -maxRuns=1 -useCachedResults=false -- "$B/streamlike" "$n" \
+		>"$B/streamlike.out" 2>&1
+	echo "streamlike ($n doubles an array: 4x the last level), counted (target: bytes 1.00x, beyond the last level as STREAM's + written within 5 %):"
+	stream_lines streamlike "$B/out/streamlike.csv"
+fi
+[ -x "$VG/rotcount-amd64-linux" ] && [ -n "$sim" ] || { echo "count: the counting tool did not build: no slowdown figures"; exit 0; }
+best() { # best CMD...: the shortest wall time of three runs, in seconds
+	for i in 1 2 3; do
+		s=$(date +%s.%N)
+		"$@" >/dev/null 2>&1
+		e=$(date +%s.%N)
+		echo "$s $e" | awk '{ print $2 - $1 }'
+	done | sort -g | head -n 1
+}
+engine() { VALGRIND_LIB=$VG valgrind -q --tool=rotcount --rot-out="$B/count.out" "$@"; }
+echo "counting pass (Valgrind $(valgrind --version | sed 's/valgrind-//'), rot's tool; simulated: $sim), best of 3 runs each:"
+for w in "triad 20000000" "matmul 700"; do
+	set -- $w
+	nat=$(best "$K" "$@")
+	c=$(best engine "$K" "$@")
+	s=$(best engine --rot-cache="$sim" "$K" "$@")
+	echo "$w $nat $c $s" | awk '{ printf "  %s %s: native %.3f s, counts alone %.2f s (x%.1f, target < 30x), with the caches simulated %.2f s (x%.1f, target < 150x)\n", $1, $2, $3, $4, $4 / $3, $5, $5 / $3 }'
+done
+
+if [ -n "$STREAM_C" ] && [ -f "$STREAM_C" ]; then
+	mkdir -p "$B/stream-count" && cp "$STREAM_C" "$B/stream-count/stream.c"
+	if (cd "$B/stream-count" && patch -s -p1 <"$OLDPWD/bench/stream-markers.patch") &&
+		cc_stream -DSTREAM_ARRAY_SIZE="$n" -o "$B/stream-count/stream" "$B/stream-count/stream.c" 2>/dev/null; then
+		$R -progress=never profile -count -threads=1 -runs=1 -maxRuns=1 -useCachedResults=false -- "$B/stream-count/stream" \
+			>"$B/stream-count/out" 2>&1
+		echo "STREAM (stream-markers.patch on $STREAM_C, $n doubles an array), counted:"
+		stream_lines STREAM "$B/out/stream.csv"
+	else
+		echo "STREAM: $STREAM_C did not take bench/stream-markers.patch or did not build"
+	fi
+fi

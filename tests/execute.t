@@ -1,7 +1,0 @@
-#!/bin/sh
-# Unit tests of the execution half (executor contract, batch, outcome policy) without a real core.
-cd "$(dirname "$0")/.." || exit 1
-export XDG_CONFIG_HOME="$(mktemp -d)"
-export ROT_TEST_TMP="$(mktemp -d)"
-trap 'rm -rf "$XDG_CONFIG_HOME" "$ROT_TEST_TMP"' EXIT
-./rot run tests/lua/execute.lua

@@ -1,0 +1,157 @@
+-- Tests of a point measured in rounds (rot.execute.rounds): the rules on recorded rounds, and
+-- the local executor's rounds with a fake core (tests/lua/fake/core.sh) standing in for the
+-- measuring core.
+-- judges no time
+local t = require "tap"
+local rot = require "rot"
+local sys = require "rot.sys"
+local cache = require "rot.cache"
+local session = require "rot.session"
+local rounds = require "rot.execute.rounds"
+local quantities = require "rot.results.quantities"
+local format = require "rot.results.format"
+
+local home, tmp = os.getenv("ROT_HOME"), assert(os.getenv("ROT_TEST_TMP"))
+local S = session.current()
+rot.set("cacheDir", tmp .. "/cache")
+
+-- An entry of rounds whose fastest runs take these ns (one repetition each; each round two
+-- runs, the second 1 % slower), from invocations invs (default: all "a").
+local function entry_of(ns, invs)
+  local runs = {}
+  for i, x in ipairs(ns) do
+    for _, f in ipairs({ 1, 1.01 }) do
+      runs[#runs + 1] = { ns = x * f, reps = 1, round = i, inv = invs and invs[i] or "a" }
+    end
+  end
+  return { meta = { flops = 100, bytes = 800, timerOverheadNs = 0 }, runs = runs }
+end
+local P = { min = 2, max = 4, eps = 0.05, again = true }
+
+-- the rules, on recorded rounds
+local half = rounds.verdict(rounds.times(rounds.of(entry_of({ 1000, 2000, 1010 }))), 0.05)
+local function near(a, b) return math.abs(a - b) <= 1e-9 * math.abs(b) end
+t.ok(near(half.value, 1e-6) and half.agree == false and near(half.ratio, 2),
+  "a round at half speed does not become the value (the best round is) and flags the point (x2 apart)")
+t.is(rounds.wanted(entry_of({ 1000, 1020 }), P, 2), 0, "two rounds that agree within roundsEpsilon want no more")
+t.is(rounds.wanted(entry_of({ 1000 }), P, 1), 1, "one round of two wanted: one more")
+t.is(rounds.wanted(entry_of({ 1000, 1300 }), P, 2), 1, "rounds that disagree want another, up to maxRounds")
+t.is(rounds.wanted(entry_of({ 1000, 1300, 1000, 1300 }), P, 4), 0, "and stop there, flagged")
+t.is(rounds.wanted(entry_of({ 1000, 1300, 1000, 1300 }), P, 0), 1,
+  "a flagged cache entry of one invocation is measured again by the next")
+t.is(rounds.wanted(entry_of({ 1000, 1300, 1000, 1300 }, { "a", "a", "b", "b" }), P, 0), 0,
+  "but not once its rounds come from two invocations")
+t.is(rounds.wanted(entry_of({ 1000, 1300 }), { min = 2, max = 4, eps = 0.05, again = false }, 0), 0,
+  "nor with remeasureUnstable=false")
+t.is(rounds.wanted({ meta = { timerOverheadNs = 0 }, runs = { { ns = 1000, reps = 1 }, { ns = 1001, reps = 1 } } }, P, 0), 1,
+  "runs without a round stamp are one round: an entry measured in one process wants one more")
+
+do -- the spread a row shows is the one across its rounds, not best-k's within the best one
+  local row = { entry = entry_of({ 1000, 1040 }) }
+  quantities.derive(row, 2, false, 0.02, 0.05)
+  t.ok(row.rounds == 2 and near(row.spread, 0.04) and row.roundsAgree == true and near(row.time, 1e-6),
+    "two rounds 4 % apart: value the best round, spread 4 % (best-k's within it was 1 %)")
+  local flagged = { entry = entry_of({ 1000, 2000 }) }
+  quantities.derive(flagged, 2, false, 0.02, 0.05)
+  t.ok(flagged.roundsAgree == false and near(flagged.roundsRatio, 2) and near(flagged.spread, 1),
+    "rounds x2 apart: flagged, spread 100 %")
+  local cells = {}
+  format.table({ flagged }, { "rounds" }, {}, { write = function(_, ...) cells[#cells + 1] = table.concat({ ... }) end })
+  local text = table.concat(cells)
+  t.ok(text:find("2 ~x2.00", 1, true) and text:find(format.ROUNDS_NOTE, 1, true),
+    "the table says how far apart a flagged point's rounds were, and why in a line under it")
+end
+
+do -- the measurement's pooled spread raises the spreads of points whose own rounds agree by chance
+  local rows = {}
+  for i, gap in ipairs({ 1000, 1001, 1010, 1020, 1030, 1040 }) do
+    rows[i] = { entry = entry_of({ 1000, gap }) }
+    quantities.derive(rows[i], 2, false, 0.02, 0.05)
+  end
+  rows[7] = { entry = entry_of({ 1000, 3000 }) }
+  quantities.derive(rows[7], 2, false, 0.02, 0.05)
+  quantities.pool(rows)
+  t.ok(math.abs(rows[1].pooledSpread - 0.04) < 1e-12 and math.abs(rows[2].spread - 0.04) < 1e-12,
+    "pooled over the agreeing points (the largest of their spreads: 4 %): a point 0.1 % apart states 4 %")
+  t.ok(rows[7].pooledSpread == nil and near(rows[7].spread, 2), "a flagged point keeps its own spread")
+end
+
+do -- the order of a round
+  local o1, o2, o3, o3b = rounds.order(5, 1), rounds.order(5, 2), rounds.order(5, 3), rounds.order(5, 3)
+  t.is(table.concat(o1, ","), "1,2,3,4,5", "round 1 visits the points in order")
+  t.is(table.concat(o2, ","), "5,4,3,2,1", "round 2 in reverse")
+  t.ok(table.concat(o3, ",") ~= table.concat(o1, ",") and table.concat(o3, ",") ~= table.concat(o2, ",") and
+    table.concat(o3, ",") == table.concat(o3b, ","), "round 3 in a shuffled order of its own, the same in every invocation")
+  local seen = {}
+  for _, i in ipairs(o3) do seen[i] = true end
+  t.ok(#o3 == 5 and seen[1] and seen[2] and seen[3] and seen[4] and seen[5], "which visits every point once")
+end
+
+-- the local executor's rounds, with a fake core and no build
+local build, keys, executor = require "rot.build", require "rot.build.keys", require "rot.execute.local"
+local fake_core = home .. "/tests/lua/fake/core.sh"
+build.core = function() return fake_core, string.rep("ab", 32) end
+build.measuring = function() return nil end
+build.lock = function() return nil end
+keys.rekey = function() end
+local log = tmp .. "/core.log"
+sys.setenv("FAKE_CORE_LOG", log)
+do
+  local p = require "rot.protocol"
+  sys.setenv("FAKE_CORE_WORDS", table.concat({ p.framing.point, p.framing.begin, p.framing["end"], p.records[1], p.records[2],
+    p.records[3], p.records[4], p.status.ok, p.status.failed, p.meta_key("complete").name, p.meta_key("flops").name,
+    p.meta_key("bytes").name, p.meta_key("failure").name, p.failures[3], p.run_keys[1].name, p.run_keys[3].name,
+    p.input[1] }, " "))
+end
+local function rows_of(kernels)
+  local rows = {}
+  for i, k in ipairs(kernels) do
+    local desc = { workloads = { { kernel = k, params = { n = i }, threads = 1, pin = {} } }, measurers = { counters = {} },
+      gpuMetrics = {}, rules = {}, ignoreDisturbed = false, cacheMode = "warm", device = "cpu",
+      policy = { k = 1, epsilon = 0.02, maxRuns = 1, minRunTime = 0 } }
+    local text = k .. i .. tostring(os.time()) .. tostring(sys.clock())
+    rows[i] = { point = { k = k, i = i }, spec = {}, desc = desc, text = text, key = "one core",
+      path = cache.path(tmp .. "/cache", sys.sha256(text)), kinfo = {} }
+  end
+  return rows
+end
+rot.set("runs", 1)
+local function measured(rows)
+  sys.writefile(log, "")
+  S:begin(#rows)
+  executor.measure_pending(S, rows)
+  local starts = select(2, sys.readfile(log):gsub("start", ""))
+  for _, r in ipairs(rows) do quantities.derive(r, 1, false, 0.02, S:get("roundsEpsilon")) end
+  return starts
+end
+
+local quiet = rows_of({ "ok", "ok", "ok" })
+t.is(measured(quiet), 2, "points whose rounds agree: two rounds, each in a core process of its own (rounds=2)")
+t.ok(quiet[1].measured and quiet[1].rounds == 2 and quiet[1].roundsAgree and quiet[3].rounds == 2,
+  "every point measured in both, and settled once, measured")
+local stored = cache.read(quiet[2].path)
+t.ok(stored and #stored.runs == 2 and stored.runs[1].round == 1 and stored.runs[2].round == 2 and
+  stored.runs[1].inv == S:invocation(), "its cache entry keeps the rounds, each run stamped with its round and invocation")
+
+local once = rows_of({ "half", "ok" })
+t.is(measured(once), 4, "a point with a round at half speed in the first process gets more rounds, up to maxRounds")
+t.ok(once[1].roundsAgree == false and near(once[1].time, 1e-6) and once[1].rounds == 4 and once[2].rounds == 2,
+  "the slow round is not its value (the best is), its rounds disagree and it is flagged; its neighbour took two")
+
+local noisy = rows_of({ "noisy" })
+t.is(measured(noisy), 4, "rounds that never agree go on to maxRounds (4)")
+t.ok(noisy[1].roundsAgree == false and math.abs(noisy[1].roundsRatio - 1.3) < 1e-12, "then it is flagged, x1.30 apart")
+
+-- a flagged entry in the cache is measured again on the next run (another invocation), once
+S:cleanup() -- a run directory, and with it an invocation name, of its own
+local again = rows_of({ "noisy" })
+again[1].text, again[1].path = noisy[1].text, noisy[1].path
+again[1].cached_entry = cache.read(noisy[1].path)
+t.is(measured(again), 4, "the next run measures the flagged point again, up to maxRounds more")
+t.ok(again[1].rounds == 8, "its rounds are added to the ones its entry kept")
+local lookup = require "rot.execute.lookup"
+again[1].cached_entry = cache.read(noisy[1].path)
+t.ok(lookup.serves(S, again[1], again[1].cached_entry, string.rep("ab", 32)),
+  "once its rounds come from two invocations, the flagged entry serves: a rerun takes it from the cache")
+
+t.done()
