@@ -32,7 +32,7 @@ for _, r in ipairs(out) do
     swept[r.threads] = (swept[r.threads] or 0) + 1
   else
     local v = r.kind == "size" and rot.util.bytes(r.value) or string.format("%.2f %s", r.value, r.unit)
-    local how = r.kind == "bandwidth" and string.format("%s at %d size%s", r.kernel, #r.sizes, #r.sizes == 1 and "" or "s")
+    local how = r.kind == "bandwidth" and string.format("%s at %d %s", r.kernel, #r.sizes, rot.util.plural(#r.sizes, "size"))
       or r.kind == "compute" and (r.kernel .. " " .. r.isa) or ""
     io.stdout:write(string.format("%-22s %-9s %7d %14s %8s %6s  %s%s\n", r.name, r.kind, r.threads, v,
       r.spread and string.format("%.1f%%", r.spread * 100) or "", r.rounds or "", how, r.unstable and "  UNSTABLE" or ""))

@@ -185,6 +185,12 @@ function M.json(v, indent)
   return "{\n" .. table.concat(parts, ",\n") .. "\n" .. indent .. "}"
 end
 
+-- The word for a count of n: one when n is 1, else many (one .. "s" when not given).
+function M.plural(n, one, many)
+  if n == 1 then return one end
+  return many or one .. "s"
+end
+
 function M.bytes(n)
   if not n then return "-" end
   local units = { "B", "KiB", "MiB", "GiB", "TiB" }

@@ -54,9 +54,9 @@ function M.remeasured(ratios, min_effect, level)
   local lo, hi = stats.sign_interval(logs, level)
   if not lo then
     out.verdict = "inconclusive"
-    out.inconclusive = string.format("%d round%s give%s no %s interval (%d needed)", n, n == 1 and "" or "s",
-      n == 1 and "s" or "", pct(level), hi)
-    out.noise = string.format("remeasured %d round%s, no %s interval", n, n == 1 and "" or "s", pct(level))
+    out.inconclusive = string.format("%d %s no %s interval (%d needed)", n, util.plural(n, "round gives", "rounds give"),
+      pct(level), hi)
+    out.noise = string.format("remeasured %d %s, no %s interval", n, util.plural(n, "round"), pct(level))
     return out
   end
   out.lo, out.hi = math.exp(lo), math.exp(hi)

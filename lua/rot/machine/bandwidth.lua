@@ -398,7 +398,7 @@ end
 
 -- "1 thread", "2 threads": how the notes name a thread count.
 function M.threads(t)
-  return t .. " thread" .. (t == 1 and "" or "s")
+  return t .. " " .. util.plural(t, "thread")
 end
 
 --[[ What the user should know of the sweeps: thread counts left without ceilings (missing, as

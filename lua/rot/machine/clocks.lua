@@ -2,6 +2,7 @@
   dependent imul chain) and the vector units' (dependent FMA chains of each licensed width) read
   just before and just after each round, the FMA latency that turns a chain's steps into a
   clock, the clock each class's ceiling records, and the lines that say them. ]]
+local util = require "rot.util"
 local session = require "rot.session"
 local levels = require "rot.machine.levels"
 local isas = require "rot.machine.isa"
@@ -245,8 +246,8 @@ function M.clock_note(cs, rows)
   for _, r in ipairs(rows) do if r.kind == "compute" and r.unstable then unstable = unstable + 1 end end
   return string.format("the core clock moved over the compute rounds (before/after each: %s GHz)%s; each compute "
     .. "ceiling is its best round's, and records the higher of the clock readings just before and after that round",
-    table.concat(each, ", "), unstable > 0 and string.format(": %d compute ceiling%s unstable", unstable,
-      unstable == 1 and " stays" or "s stay") or "")
+    table.concat(each, ", "), unstable > 0 and string.format(": %d compute %s unstable", unstable,
+      util.plural(unstable, "ceiling stays", "ceilings stay")) or "")
 end
 
 -- The clock readings around the rounds, in order, each round's as "before/after" (GHz; "?"

@@ -191,9 +191,9 @@ function M.moved_note(moved)
     named[i] = string.format("%s, %s: %.2f %s, %.2f when stored", m.new.name, bandwidth.threads(m.new.threads),
       m.new.value, m.new.unit, m.old.value)
   end
-  return string.format("%d ceiling%s moved by more than 5%% and their spreads since this machine's peaks were stored%s: "
+  return string.format("%d %s moved by more than 5%% and their spreads since this machine's peaks were stored%s: "
     .. "%s%s; marked unstable (a shared machine's neighbours can stay busy for longer than one run's rounds); "
-    .. "%s", #moved, #moved == 1 and "" or "s",
+    .. "%s", #moved, util.plural(#moved, "ceiling"),
     moved[1].old.date and (" at " .. moved[1].old.date) or "", table.concat(named, "; "),
     #moved > 4 and string.format("; and %d more", #moved - 4) or "", rounds.again)
 end

@@ -1,6 +1,7 @@
 -- rot.models.predict: the quantitative GPU roofline prediction (Konstantinidis & Cotronis): kernel
 -- parameters from counters profiled on a reference GPU, device parameters from micro-
 -- benchmarks, predicted throughput and time on a target GPU; Nsight Compute CSV import.
+local util = require "rot.util"
 local csv = require "rot.csv"
 
 local M = {}
@@ -236,8 +237,8 @@ M.columns = {
 -- The summary line of a report: mean APE, with the launch term when there is one.
 function M.summary(s)
   if not s.mean then return nil end
-  local line = string.format("mean APE %.2f%% over %d kernel%s (Konstantinidis & Cotronis report 27.66%%)",
-    s.mean, s.count, s.count == 1 and "" or "s")
+  local line = string.format("mean APE %.2f%% over %d %s (Konstantinidis & Cotronis report 27.66%%)",
+    s.mean, s.count, util.plural(s.count, "kernel"))
   if s.mean_launch then line = line .. string.format("; with the launch term %.2f%%", s.mean_launch) end
   return line
 end

@@ -255,10 +255,10 @@ end
 function M.why_above(row, lv, file, rows)
   local name, unstable = row.ceiling or "bandwidth", row.boundUnstable
   if row.boundThreads and row.programThreads and row.boundThreads < row.programThreads then -- a marked region's
-    return string.format("region '%s' is bounded by the ceilings of the %d thread%s that entered it, of the %d the "
+    return string.format("region '%s' is bounded by the ceilings of the %d %s that entered it, of the %d the "
       .. "program ran: other threads probably work during its calls (a parallel loop begun inside it); begin and end "
       .. "it inside the parallel region, in every thread", tostring(row.region), row.boundThreads,
-      row.boundThreads == 1 and "" or "s", row.programThreads)
+      util.plural(row.boundThreads, "thread"), row.programThreads)
   end
   local l = row.level and peaks.level_of(row.workingSet or 0, lv)
   local stepped = row.stepBound or name:match("^%w+%-%w+ ") ~= nil -- the peaks' sweep in a transition bounds it

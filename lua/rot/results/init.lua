@@ -49,8 +49,8 @@ local function warn_above(above, what, why)
     return by[a] > by[b] or (by[a] == by[b] and a < b)
   end)
   for _, c in ipairs(names) do each[#each + 1] = c .. " " .. by[c] end
-  io.stderr:write(string.format("rot: warning: %d %spoint%s above %s bound beyond the spread (up to %.0f%%, marked ^%s); %s\n",
-    #above, what, #above == 1 and " is" or "s are", #above == 1 and "its" or "their", worst.fraction * 100,
+  io.stderr:write(string.format("rot: warning: %d %s%s above %s bound beyond the spread (up to %.0f%%, marked ^%s); %s\n",
+    #above, what, util.plural(#above, "point is", "points are"), util.plural(#above, "its", "their"), worst.fraction * 100,
     #names > 1 and ("; by ceiling: " .. table.concat(each, ", ")) or "", why(worst)))
 end
 
@@ -206,11 +206,11 @@ local function note_unswept(rows, file)
   local s = session.current()
   if #rows == 0 or not s:once("noted unswept") then return end
   local r = rows[1]
-  io.stderr:write(string.format("rot: note: %s no bandwidth sweep: %d point%s in the step past the last cache's effective "
+  io.stderr:write(string.format("rot: note: %s no bandwidth sweep: %d %s in the step past the last cache's effective "
     .. "size and short of DRAM's flat tail (%s: %s) %s bounded by that cache's ceiling (%s), the most such a working set "
     .. "can see, not by what the sweep measured at %s working set; %s\n", file ~= "" and ("the peaks file '" .. file .. "' holds")
-    or "this machine's stored peaks hold", #rows, #rows == 1 and "" or "s", r.level, util.bytes(r.workingSet),
-    #rows == 1 and "is" or "are", r.ceiling, #rows == 1 and "its" or "each one's",
+    or "this machine's stored peaks hold", #rows, util.plural(#rows, "point"), r.level, util.bytes(r.workingSet),
+    util.plural(#rows, "is", "are"), r.ceiling, util.plural(#rows, "its", "each one's"),
     file ~= "" and "rot measure peaks writes a peaks.csv with one" or "rot measure peaks stores one"))
 end
 
