@@ -69,15 +69,6 @@ local function workloads(spec, what)
   return wls
 end
 
--- A rule's line in the core's syntax: EVENT ACTION key=value ...
-function M.rule_line(r)
-  local l = r.on .. " " .. r.action
-  for _, k in ipairs(protocol.rule_keys) do
-    if r[k] ~= nil then l = l .. " " .. k .. "=" .. r[k] end
-  end
-  return l
-end
-
 --[[ A rule of a spec, checked: its fields and their types here (a script's words), its
   meaning (flush only where the child can run it, pin with a CPU, ...) by the core's own parser
   (rot.protocol.check_rule), so the two sides cannot disagree. ]]
@@ -101,7 +92,7 @@ local function rule(r, i)
   end
   local out = { on = r.on, action = r.action, run = r.run, every = r.every, thread = r.thread, cpu = r.cpu,
     text = r.text and tostring(r.text) }
-  local ok, err = protocol.check_rule(M.rule_line(out))
+  local ok, err = protocol.check_rule(protocol.rule_line(out))
   if not ok then util.fail("rule " .. i .. ": " .. err:gsub("^rule '.-': ", "")) end
   return out
 end

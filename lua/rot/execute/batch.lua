@@ -6,7 +6,6 @@ local core = require "rot.core"
 local process = require "rot.process"
 local util = require "rot.util"
 local protocol = require "rot.protocol"
-local describe = require "rot.describe"
 
 local M = {}
 
@@ -42,7 +41,7 @@ function M.point_lines(s, desc, need, exact, lines, child)
   end
   for _, c in ipairs(desc.measurers.counters) do lines[#lines + 1] = "counter " .. c end
   for _, m in ipairs(desc.gpuMetrics or {}) do lines[#lines + 1] = "gpumetric " .. m end
-  for _, r in ipairs(desc.rules or {}) do lines[#lines + 1] = "rule " .. describe.rule_line(r) end
+  for _, r in ipairs(desc.rules or {}) do lines[#lines + 1] = "rule " .. protocol.rule_line(r) end
   local p = desc.policy
   child = desc.app and "each" or child or s:get("pointChild")
   if child == "auto" then child = desc.device == "gpu" and "shared" or "each" end
