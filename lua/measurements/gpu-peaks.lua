@@ -2,7 +2,7 @@
 -- and the cost of one more kernel launch (rot.gpu.peaks does the measuring)
 local rot = require "rot"
 local gpupeaks = require "rot.gpu.peaks"
-local peaks = require "rot.machine.peaks"
+local ceilings = require "rot.machine.ceilings"
 local sys = require "rot.sys"
 
 local out, shown, impossible, name = gpupeaks.measure(rot)
@@ -11,5 +11,5 @@ for _, l in ipairs(shown) do io.stdout:write(l, "\n") end
 gpupeaks.warn_impossible(impossible)
 local dir = rot.get("outputDir")
 sys.mkdir(dir)
-peaks.write_csv(dir .. "/gpu-peaks.csv", out)
+ceilings.write_csv(dir .. "/gpu-peaks.csv", out)
 gpupeaks.store(rot, out, name)

@@ -1,7 +1,7 @@
 -- quantitative roofline prediction on rot's GPU kernels: a profile for other GPUs, and the APE here
 local rot = require "rot"
 local predict = require "rot.models.predict"
-local peaks = require "rot.machine.peaks"
+local ceilings = require "rot.machine.ceilings"
 local gpupeaks = require "rot.gpu.peaks"
 local sys = require "rot.sys"
 
@@ -50,7 +50,7 @@ end
 table.sort(files)
 local all = {}
 for _, f in ipairs(files) do
-  local device, err = predict.device(peaks.read_csv(dir .. "/" .. f) or {})
+  local device, err = predict.device(ceilings.read_csv(dir .. "/" .. f) or {})
   if device then
     local recs, summary = predict.report(profile, device, f == here and profile or nil)
     for _, r in ipairs(recs) do

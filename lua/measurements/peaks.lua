@@ -1,5 +1,6 @@
 -- the machine's ceilings: compute per precision and ISA, bandwidth per memory level in rounds; writes peaks.csv
 local rot = require "rot"
+local ceilings = require "rot.machine.ceilings"
 local peaks = require "rot.machine.peaks"
 local report = require "rot.machine.report"
 local theory = require "rot.machine.theory"
@@ -11,14 +12,14 @@ local out, stair, clocks, units, measured = peaks.measure(rot, rot.get("quick"))
 -- nothing (every point from the cache) shows it and leaves it as it is, values, clocks and
 -- dates; otherwise ceilings that moved since it was stored are marked unstable before anything
 -- is written
-local path = peaks.current_path(rot)
-local stored = measured == 0 and #out > 0 and peaks.read_csv(path)
+local path = ceilings.current_path(rot)
+local stored = measured == 0 and #out > 0 and ceilings.read_csv(path)
 if stored then
   out = report.as_stored(stored, out)
   io.stderr:write("rot: peaks: every point came from the result cache: the stored peaks ('", path, "') are shown as "
     .. "they are, untouched (rot measure peaks -useCachedResults=false measures them afresh)\n")
 else
-  local moved = peaks.moved(peaks.read_csv(path), out)
+  local moved = peaks.moved(ceilings.read_csv(path), out)
   for _, m in ipairs(moved) do m.new.unstable, m.new.moved = true, true end
   local note = peaks.moved_note(moved)
   if note then io.stderr:write("rot: peaks: ", note, "\n") end
@@ -64,7 +65,7 @@ if stored then
   local ok, err = sys.writefile(dir .. "/peaks.csv", sys.readfile(path))
   if not ok then rot.fail("cannot write '" .. dir .. "/peaks.csv': " .. err) end
 else
-  peaks.write_csv(dir .. "/peaks.csv", out)
+  ceilings.write_csv(dir .. "/peaks.csv", out)
   peaks.store(rot, out)
 end
 

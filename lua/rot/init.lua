@@ -8,6 +8,7 @@ local regions = require "rot.results.regions"
 local counted = require "rot.results.counted"
 local count = require "rot.count"
 local format = require "rot.results.format"
+local ceilings = require "rot.machine.ceilings"
 local peaks = require "rot.machine.peaks"
 local machine = require "rot.machine"
 local util = require "rot.util"
@@ -114,7 +115,7 @@ function rot.results(rows, axes) return results.new(rows, axes, rot.peaks) end
 -- {name="DRAM", gbs=} }. Sweeps use it to know how far to go.
 function rot.levels(threads)
   local rows = rot.peaks()
-  return peaks.levels(rows, peaks.nearest_threads(rows, threads or 1))
+  return ceilings.levels(rows, ceilings.nearest_threads(rows, threads or 1))
 end
 
 -- The size of one named level ("L2") at a thread count, or nil.
@@ -163,7 +164,7 @@ function rot.observed_bandwidth(rows)
   local best = {}
   for _, r in ipairs(rows) do
     if r.gbs and r.workingSet then
-      local name = peaks.level_of(r.workingSet, lv).name
+      local name = ceilings.level_of(r.workingSet, lv).name
       if not best[name] or r.gbs > best[name] then best[name] = r.gbs end
     end
   end

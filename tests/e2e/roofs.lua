@@ -94,7 +94,7 @@ end
 -- size nearest the point's (in log); in a transition, or without a row, the peaks' sweep at the
 -- sizes around it (its bound is their best rounds interpolated linearly, weighted by log size:
 -- the reference is the sum of their values times these weights).
-local rows = assert(require("rot.machine.peaks").read_csv(rot.get("peaksFile")), "no peaks file")
+local rows = assert(require("rot.machine.ceilings").read_csv(rot.get("peaksFile")), "no peaks file")
 local function nearest(ws, list)
   local best
   for _, x in ipairs(list) do

@@ -4,7 +4,7 @@
 local rot = require "rot"
 local csv = require "rot.csv"
 local gpu = require "rot.gpu"
-local peaks = require "rot.machine.peaks"
+local ceilings = require "rot.machine.ceilings"
 local predict = require "rot.models.predict"
 local report = require "rot.results.format"
 local sys = require "rot.sys"
@@ -31,7 +31,7 @@ local nctext = sys.readfile(dir .. "/ncu.csv")
 local ncrows = nctext and predict.read_ncu_csv(nctext)
 local nc = ncrows and ncrows[1] and ncrows[1].metrics
 local mine = {}
-for _, r in ipairs(peaks.read_csv(dir .. "/gpu-peaks.csv") or {}) do mine[r.name] = r.value end
+for _, r in ipairs(ceilings.read_csv(dir .. "/gpu-peaks.csv") or {}) do mine[r.name] = r.value end
 -- rot's completion latencies in cycles, by the CSV's own column names (a column added before
 -- completion_cycles once left every latency row of an H200's table "-")
 local lat = {}

@@ -3,6 +3,7 @@
 -- limiter), on recorded staircases. Run by tests/ceilings.t.
 local t = require "tap"
 local bandwidth = require "rot.machine.bandwidth"
+local ceilings = require "rot.machine.ceilings"
 local peaks = require "rot.machine.peaks"
 local bounds = require "rot.results.bounds"
 local sys = require "rot.sys"
@@ -107,14 +108,14 @@ for _, r in ipairs(a.rows) do
   rows[#rows + 1] = r
 end
 local path = os.getenv("ROT_TEST_TMP") and (os.getenv("ROT_TEST_TMP") .. "/peaks.csv") or os.tmpname()
-peaks.write_csv(path, rows)
+ceilings.write_csv(path, rows)
 local back = {}
-for _, r in ipairs(peaks.read_csv(path)) do back[r.name] = r end
+for _, r in ipairs(ceilings.read_csv(path)) do back[r.name] = r end
 local d = back.triad_DRAM
 t.ok(d.unstable and d.rounds == 3 and d.kernel == "triad" and d.clock == 3.52 and d.date == "2026-11-23T12:00:00Z"
   and d.pinning == "0" and d.sizes and #d.sizes >= 3 and d.sizes[1] == 768 * MiB, "peaks.csv round trip: unstable, rounds, kernel, clock, date, pinning, sizes")
 t.ok(not back.triad_L1.unstable and back.triad_L1.median, "a stable ceiling reads back stable, with its median")
-t.ok(peaks.parse_csv("name,kind,threads,value,unit,spread\ntriad_DRAM,bandwidth,1,30,GB/s,0.01\n")[1].value == 30,
+t.ok(ceilings.parse_csv("name,kind,threads,value,unit,spread\ntriad_DRAM,bandwidth,1,30,GB/s,0.01\n")[1].value == 30,
   "six-column files (older, or written by hand) still read")
 
 -- ceilings that moved since the machine's peaks were stored: this host's two runs of one bench
@@ -184,8 +185,8 @@ t.ok(sn and sn:find("runs DAMON (kdamond: running; its settings need root to rea
   "and the line says what it could not read: " .. tostring(sn))
 
 -- a point bounded by an unstable ceiling says so in its limiter
-local lv = peaks.levels(peaks.read_csv(path), 1)
-local _, bw = peaks.ceilings(peaks.read_csv(path), 1)
+local lv = ceilings.levels(ceilings.read_csv(path), 1)
+local _, bw = ceilings.ceilings(ceilings.read_csv(path), 1)
 local b = bounds.bound({ flops = 1e6, bytes = 12e6, time = 12e6 / 30e9, gflops = 1e6 / (12e6 / 30e9) / 1e9,
   workingSet = 2048 * MiB, cacheMode = "warm" }, {}, bw, lv)
 t.is(b.limiter, "DRAM bw (unstable)", "the limiter of a point bounded by an unstable ceiling says so")
@@ -239,13 +240,13 @@ for _, c in ipairs({ { 1, rep, 39.2 }, { 2, rep2, 75.0 } }) do
 end
 
 -- between the last cache's effective size and DRAM's flat tail: the last cache's, never DRAM's
-local gap = peaks.parse_csv("name,kind,threads,value,unit,spread\nL3_effective,size,1,38000000,B,\n" ..
+local gap = ceilings.parse_csv("name,kind,threads,value,unit,spread\nL3_effective,size,1,38000000,B,\n" ..
   "DRAM_from,size,1,805306368,B,\ntriad_L3,bandwidth,1,99,GB/s,0.01\ntriad_DRAM,bandwidth,1,33,GB/s,0.01\n")
-local glv = peaks.levels(gap, 1)
-t.is(peaks.level_of(100 * MiB, glv).name, "L3", "a working set between L3 and DRAM's flat tail is folded into L3")
-t.is(peaks.level_of(1024 * MiB, glv).name, "DRAM", "one in the tail is DRAM's")
-t.is(peaks.level_of(16 * MiB, glv).name, "L3", "one inside L3 is L3's")
-local _, gbw = peaks.ceilings(gap, 1)
+local glv = ceilings.levels(gap, 1)
+t.is(ceilings.level_of(100 * MiB, glv).name, "L3", "a working set between L3 and DRAM's flat tail is folded into L3")
+t.is(ceilings.level_of(1024 * MiB, glv).name, "DRAM", "one in the tail is DRAM's")
+t.is(ceilings.level_of(16 * MiB, glv).name, "L3", "one inside L3 is L3's")
+local _, gbw = ceilings.ceilings(gap, 1)
 local function gap_bound(ws)
   local secs = ws / 40e9 -- 40 GB/s of triad traffic
   return bounds.bound({ flops = ws / 12, bytes = ws, time = secs, gflops = ws / 12 / secs / 1e9, workingSet = ws }, {}, gbw, glv, 0.02)
@@ -273,7 +274,7 @@ t.ok(rot.dram_from(1) == 805306368 and rot.llc(1) == 38000000,
 t.is(rot.dram_sweep(1), math.min(805306368, bandwidth.cap()), "rot.dram_sweep: on to DRAM's tail, within a quarter of the memory")
 rot.set("peaksFile", "")
 os.remove(gapfile)
-peaks.write_csv(gapfile, { { name = "L2_reported", kind = "size", threads = 1, value = 1048576, unit = "B" },
+ceilings.write_csv(gapfile, { { name = "L2_reported", kind = "size", threads = 1, value = 1048576, unit = "B" },
   { name = "L3_effective", kind = "size", threads = 1, value = 29368622.4, unit = "B" } })
 local text = sys.readfile(gapfile) or ""
 t.ok(text:find("\nL2_reported,size,1,1048576,B,") and text:find("\nL3_effective,size,1,29368622,B,"),
@@ -468,8 +469,8 @@ t.is(table.concat(compute.notes(cs, compute.rows(cs)), "; "), "the core clock mo
   .. "each: 3.000/3.000, 3.500/3.500, 3.000/3.000, 3.000/3.000, 3.000/3.000, 3.000/3.000, 3.000/3.000 GHz): 1 compute "
   .. "ceiling stays unstable; each compute ceiling is its best round's, and records the higher of the clock readings just "
   .. "before and after that round", "the clock's moves are said, with the unstable ceilings they leave")
-peaks.write_csv(path, compute.rows(cs))
-local back = peaks.read_csv(path)[1]
+ceilings.write_csv(path, compute.rows(cs))
+local back = ceilings.read_csv(path)[1]
 t.ok(back.unstable and back.clock == 3.5 and back.rounds == 7 and back.isa == "avx512" and back.kernel == "peakflops",
   "peaks.csv keeps the compute ceiling's provenance: unstable, rounds, its round's clock, kernel and ISA class")
 -- a neighbour that halves the point in three rounds of the first five (2-thread points beside
@@ -622,8 +623,8 @@ t.ok(said:find("the avx512 FMA chain ran at 2.700 GHz (median of the rounds; an 
 t.is(clk.unit_clocks(cs), "vector units' clock (2 dependent FMA chains of each width, CPU 0, an FMA 4 cycles: the "
   .. "scalar chain took 4.00 at the imul clock) before/after each compute round: scalar 2.996/2.994, 2.990/2.996, "
   .. "2.993/2.995; avx512 2.700/2.698, 2.695/2.700, 2.698/2.699 GHz", "every chain's clock is printed, round by round")
-peaks.write_csv(path, compute.rows(cs))
-t.ok(math.abs(peaks.read_csv(path)[1].clock - 2.7) < 1e-4, "peaks.csv's clock_GHz of an AVX-512 ceiling is its units' clock")
+ceilings.write_csv(path, compute.rows(cs))
+t.ok(math.abs(ceilings.read_csv(path)[1].clock - 2.7) < 1e-4, "peaks.csv's clock_GHz of an AVX-512 ceiling is its units' clock")
 -- a scalar chain off a whole number of cycles (the clock moved between it and its reading): the
 -- imul chain's clock, said
 cs, row = replay(recorded_rounds("intel-spr-reconstructed.csv"), function(r)

@@ -4,6 +4,7 @@ local t = require "tap"
 local topology = require "rot.topology"
 local machine = require "rot.machine"
 local levels = require "rot.machine.levels"
+local ceilings = require "rot.machine.ceilings"
 local peaks = require "rot.machine.peaks"
 local sys = require "rot.sys"
 local util = require "rot.util"
@@ -189,7 +190,7 @@ t.ok(said:find("L3+ is a step the machine does not report", 1, true) and said:fi
   "slope: the notes name the unreported step and the L3 the machine overstates: " .. said)
 t.ok(sr["triad_L3+"] and said:find(string.format("L3+ is a step the machine does not report, between its last cache and DRAM: "
   .. "%.1f GB/s", sr["triad_L3+"].value), 1, true), "slope: the note quotes the L3+ ceiling itself, as the peaks table shows it")
-local lv = peaks.levels(sl, 1)
+local lv = ceilings.levels(sl, 1)
 t.ok(#lv == 5 and lv[3].name == "L3" and lv[4].name == "L3+" and lv[5].name == "DRAM",
   "read back from the peaks' rows, the levels are L1, L2, L3, L3+, DRAM in that order")
 local short = {}

@@ -10,7 +10,7 @@ local t = require "tap"
 local sys = require "rot.sys"
 local util = require "rot.util"
 local bandwidth = require "rot.machine.bandwidth"
-local peaks = require "rot.machine.peaks"
+local ceilings = require "rot.machine.ceilings"
 local sweep = require "rot.machine.sweep"
 local bounds = require "rot.results.bounds"
 
@@ -20,8 +20,8 @@ local tmp = os.getenv("ROT_TEST_TMP") or error("ROT_TEST_TMP is not set")
 -- peaks rows of one analysis, written to peaks.csv and read back (as every bound reads them)
 local function stored(rows, name)
   local path = tmp .. "/" .. name .. ".csv"
-  peaks.write_csv(path, rows)
-  return peaks.read_csv(path), path
+  ceilings.write_csv(path, rows)
+  return ceilings.read_csv(path), path
 end
 
 -- a triad point of working set ws at gbs GB/s (2 flops, 24 bytes an element), traffic: nil
@@ -48,7 +48,7 @@ end
 local sa = bandwidth.analyse(spr, 1, { { name = "L1", size = 48 * KiB }, { name = "L2", size = 2 * MiB },
   { name = "L3", size = 260 * MiB } })
 local srows = stored(sa.rows, "spr")
-local sc = peaks.at(srows, 1)
+local sc = ceilings.at(srows, 1)
 local lv = sc.levels
 t.ok(lv[3].name == "L3" and lv[3].size > 70 * MiB and lv[3].size < 90 * MiB and lv[4].from == 512 * MiB,
   string.format("Intel guest (reconstructed): L3 drops at %s, DRAM's flat tail from %s, as reported (78 MiB, 512 MiB)",
@@ -79,7 +79,7 @@ t.ok(dram.limiter == "DRAM bw" and dram.fraction > 1 and dram.fraction < 1.03, s
 -- an older file: no sweep; today's rule (L3's ceiling, the most it can see) and it says so
 local old = {}
 for _, r in ipairs(srows) do if r.kind ~= "sweep" then old[#old + 1] = r end end
-local oc = peaks.at(old, 1)
+local oc = ceilings.at(old, 1)
 local ob = bounds.of(point(96 * MiB, 14.2), oc, 0.02)
 t.ok(oc.sweep == nil and ob.limiter == "L3-DRAM bw" and math.abs(ob.fraction - 14.2 / 31.2) < 1e-9 and ob.step_fallback,
   string.format("peaks without a sweep (an older rot's): the step bounded by L3's ceiling as before (%.0f%%), marked",
@@ -108,7 +108,7 @@ local arows = {}
 for th = 1, 2 do
   for _, r in ipairs(bandwidth.analyse(amd, th, rep[th]).rows) do arows[#arows + 1] = r end
 end
-local ac = peaks.at(stored(arows, "amd"), 1)
+local ac = ceilings.at(stored(arows, "amd"), 1)
 local a1 = bandwidth.analyse(amd, 1, rep[1])
 local l3 = {} -- the sizes where the sweep falls from L3's plateau to DRAM
 for _, ws in ipairs(a1.step) do if ws > 8 * MiB then l3[#l3 + 1] = ws end end
@@ -148,7 +148,7 @@ local t12 = bounds.of(point(12 * MiB, 20), ac, 0.02)
 t.ok(w12.limiter == "L3 write bw" and t12.limiter:match("^L3%-DRAM bw"), string.format("12 MiB: write-only traffic on "
   .. "the write sweep's plateau (%s, %.1f GB/s), triad's past its own (%s, %.1f GB/s)", w12.limiter, w12.bound * 12,
   t12.limiter, t12.bound * 12))
-local c2 = peaks.at(stored(arows, "amd2"), 2)
+local c2 = ceilings.at(stored(arows, "amd2"), 2)
 local b2, e2, s2 = bounds.of(point(48 * MiB, 40, nil, 2), c2, 0.02), bounds.of(point(24 * MiB, 40, nil, 2), c2, 0.02),
   bounds.of(point(96 * MiB, 30, nil, 2), c2, 0.02)
 t.ok(b2.limiter:match("^L3%+ bw") and e2.limiter:match("^L3%-L3%+ bw") and s2.limiter:match("^L3%+%-DRAM bw"),
@@ -179,7 +179,7 @@ for _, r in ipairs(srows) do
   if c.kind == "sweep" and c.sizes[1] == 96 * MiB then c.value = 40 end
   clamp[#clamp + 1] = c
 end
-local cc = peaks.at(clamp, 1)
+local cc = ceilings.at(clamp, 1)
 local low, high = bounds.of(point(128 * MiB, 13), cc, 0.02), bounds.of(point(96 * MiB, 13), cc, 0.02)
 t.ok(math.abs(low.bound * 12 - cc.bandwidth[4].gbs) < 1e-9 and math.abs(high.bound * 12 - cc.bandwidth[3].gbs) < 1e-9,
   string.format("a sweep value below DRAM's ceiling bounds at DRAM's (%.2f GB/s), one above the cache's at the cache's (%.1f)",
@@ -197,7 +197,7 @@ end
 bandwidth.notes(ran, rv) -- marks the unstable ceilings, as rot measure peaks stores them
 local rpath
 rrows, rpath = stored(rrows, "review")
-local rc = peaks.at(rrows, 1)
+local rc = ceilings.at(rrows, 1)
 local tail, dram_best = nil, 0
 for _, n in ipairs(ran[1].notes) do tail = tail or n:match("^1 thread: DRAM shows no flat tail.*") end
 for _, ws in ipairs({ 192 * MiB, 256 * MiB, 512 * MiB }) do dram_best = math.max(dram_best, sweep.at(rc.sweep.triad, ws).gbs) end
@@ -241,7 +241,7 @@ t.ok(w96:find("^the L3%-DRAM bw ceiling %(what the peaks' sweep measured at this
 -- without DRAM_from (a file written by hand): rot's own rule, 4x the last cache (128 MiB), says where DRAM begins
 local bare = {}
 for _, r in ipairs(rrows) do if r.kind ~= "sweep" and r.name ~= "DRAM_from" then bare[#bare + 1] = r end end
-local bc = peaks.at(bare, 1)
+local bc = ceilings.at(bare, 1)
 local q96, q96b = at("-O2", 96 * MiB), at("-O3", 96 * MiB)
 for _, p in ipairs({ q96, q96b }) do
   local b = bounds.of(p, bc, 0.02)

@@ -113,25 +113,26 @@ t.is(mrow.counters.A, 40.0, "counter values are per invocation")
 t.is(table.concat(require("rot.results.row").undeclared(mrow), " "), "",
   "every field quantities sets is declared (core/vocabulary.h: RESULT_ROW)")
 
+local ceilings = require "rot.machine.ceilings"
 local peaks = require "rot.machine.peaks"
 -- which stored file readers that never measure use: the newest analysis's, else an older one's
 do
   local cdir = (os.getenv("TMPDIR") or "/tmp") .. "/rot-unit-stored-" .. sys.pid()
   local fp = { cpu = "Test CPU", pus = 2 }
   sys.mkdir(cdir); sys.mkdir(cdir .. "/machines")
-  t.is(peaks.stored_path(cdir, fp, false), peaks.path(cdir, fp, false), "no stored peaks: the current analysis's file")
-  sys.writefile(peaks.path(cdir, fp, false, 1), "name,kind,threads,value,unit\n")
-  t.is(peaks.stored_path(cdir, fp, false), peaks.path(cdir, fp, false, 1),
+  t.is(ceilings.stored_path(cdir, fp, false), ceilings.path(cdir, fp, false), "no stored peaks: the current analysis's file")
+  sys.writefile(ceilings.path(cdir, fp, false, 1), "name,kind,threads,value,unit\n")
+  t.is(ceilings.stored_path(cdir, fp, false), ceilings.path(cdir, fp, false, 1),
     "only an older rot's: that one, until peaks are measured again")
-  t.ok(not peaks.path(cdir, fp, false, 1):find("%.a%d") and peaks.path(cdir, fp, true):find("%.a%d+%-quick%.csv$"),
+  t.ok(not ceilings.path(cdir, fp, false, 1):find("%.a%d") and ceilings.path(cdir, fp, true):find("%.a%d+%-quick%.csv$"),
     "version 1 has no suffix; quick peaks are .aN-quick.csv")
-  sys.writefile(peaks.path(cdir, fp, false), "name,kind,threads,value,unit\n")
-  t.is(peaks.stored_path(cdir, fp, false), peaks.path(cdir, fp, false), "and the current one once it is there")
+  sys.writefile(ceilings.path(cdir, fp, false), "name,kind,threads,value,unit\n")
+  t.is(ceilings.stored_path(cdir, fp, false), ceilings.path(cdir, fp, false), "and the current one once it is there")
   sys.removetree(cdir)
 end
 -- peaks.csv: written, read back, ceilings picked per thread count and precision
 local pdir = (os.getenv("TMPDIR") or "/tmp") .. "/rot-unit-peaks-" .. sys.pid() .. ".csv"
-peaks.write_csv(pdir, {
+ceilings.write_csv(pdir, {
   { name = "double_avx512_fma", kind = "compute", threads = 1, value = 65.5, unit = "GFLOP/s" },
   { name = "double_scalar_add", kind = "compute", threads = 1, value = 4.25, unit = "GFLOP/s" },
   { name = "float_avx512_fma", kind = "compute", threads = 1, value = 131, unit = "GFLOP/s" },
@@ -140,27 +141,27 @@ peaks.write_csv(pdir, {
   { name = "read_L1", kind = "bandwidth", threads = 1, value = 150, unit = "GB/s" },
   { name = "triad_DRAM", kind = "bandwidth", threads = 1, value = 12, unit = "GB/s" },
 })
-local prow = peaks.read_csv(pdir)
+local prow = ceilings.read_csv(pdir)
 sys.remove(pdir)
 t.is(#prow, 7, "peaks.csv reads back every row")
 t.is(prow[5].value, 200.5, "values keep their decimals")
 t.is(prow[4].threads, 2, "thread counts are integers")
-local pc, pb = peaks.ceilings(prow, 1, "double")
+local pc, pb = ceilings.ceilings(prow, 1, "double")
 t.is(#pc, 2, "compute ceilings: the double ones for 1 thread")
 t.is(pc[1].gflops, 65.5, "sorted, highest first")
 t.is(#pb, 2, "bandwidth ceilings: the triad ones, per level")
 t.is(pb[1].level, "L1", "named by level")
-t.is(peaks.nearest_threads(prow, 4), 2, "a 4-thread run uses the 2-thread peaks (the most measured)")
-t.is(peaks.nearest_threads(prow, 1), 1, "a 1-thread run uses the 1-thread peaks")
-t.is(peaks.read_csv("/nonexistent/peaks.csv"), nil, "no file, no peaks")
+t.is(ceilings.nearest_threads(prow, 4), 2, "a 4-thread run uses the 2-thread peaks (the most measured)")
+t.is(ceilings.nearest_threads(prow, 1), 1, "a 1-thread run uses the 1-thread peaks")
+t.is(ceilings.read_csv("/nonexistent/peaks.csv"), nil, "no file, no peaks")
 
 -- the read, write or triad ceilings: by the written share of the bytes a kernel declares
 t.is(bounds.traffic({ bytesDeclared = 8000, bytesWritten = 0 }), "read", "nothing written: a read-only kernel")
 t.is(bounds.traffic({ bytesDeclared = 8000, bytesWritten = 8000 }), "write", "all written: a write-only kernel")
 t.is(bounds.traffic({ bytesDeclared = 24000, bytesWritten = 8000 }), nil, "a mix (triad's): triad's ceilings")
 t.is(bounds.traffic({ bytesDeclared = 24000 }), nil, "nothing declared: triad's ceilings")
-local pat = peaks.at(prow, 1)
-t.is(#pat.streams.read, 1, "peaks.at: the read ceilings beside triad's")
+local pat = ceilings.at(prow, 1)
+t.is(#pat.streams.read, 1, "ceilings.at: the read ceilings beside triad's")
 t.is(#pat.streams.write, 0, "and none where the peaks have none")
 local sum_row = { flops = 1e6, bytes = 8e6, bytesDeclared = 8e6, bytesWritten = 0, time = 8e6 / 120e9,
   gflops = 1e6 / (8e6 / 120e9) / 1e9, workingSet = 16384, cacheMode = "warm" }
@@ -177,15 +178,15 @@ t.is(bounds.of(sum_row, pat, 0.02).limiter, "L1 bw", "bytes measured by counters
   .. "ones are in declared bytes)")
 sum_row.bytesMeasured, sum_row.bytesWritten = nil, 8e6
 t.is(bounds.of(sum_row, pat, 0.02).limiter, "L1 bw", "a write-only kernel where the peaks have no write ceilings: triad's")
-local _, shown = peaks.shown(pat, {})
+local _, shown = ceilings.shown(pat, {})
 t.is(#shown, 2, "the roofline draws triad's bandwidth ceilings")
-local _, shown_read = peaks.shown(pat, bounds.families({ { bytesDeclared = 8e6, bytesWritten = 0, gflops = 1, intensity = 0.125 },
+local _, shown_read = ceilings.shown(pat, bounds.families({ { bytesDeclared = 8e6, bytesWritten = 0, gflops = 1, intensity = 0.125 },
   { bytesDeclared = 8e6, bytesWritten = 8e6, gflops = 0, intensity = 0 } }))
 t.ok(#shown_read == 3 and shown_read[3].label == "L1 read", "and the read ones where a read-only kernel is on it")
 
 -- one measurement over 1 and 2 threads: each point bounded by its own thread count's ceilings
 -- and levels (a 1-thread point at 64 KiB is past the 1-thread L1, inside the 2-thread one)
-local mixed = peaks.parse_csv(table.concat({ "name,kind,threads,value,unit,spread",
+local mixed = ceilings.parse_csv(table.concat({ "name,kind,threads,value,unit,spread",
   "double_avx512_fma,compute,1,100,GFLOP/s,", "double_avx512_fma,compute,2,200,GFLOP/s,",
   "L1_effective,size,1,50000,B,", "L2_effective,size,1,1000000,B,", "L1_effective,size,2,100000,B,",
   "L2_effective,size,2,2000000,B,", "triad_L1,bandwidth,1,400,GB/s,0.01", "triad_L2,bandwidth,1,150,GB/s,0.01",
@@ -205,7 +206,7 @@ t.is(res:ceilings().threads, 2, "the plots draw the highest thread count's ceili
 t.is(table.concat(require("rot.results.row").undeclared(res.rows[1]), " "), "", "and every field the bounds set")
 
 -- peaks.csv with sizes: the levels at a thread count, effective sizes first
-local lrows = peaks.parse_csv(table.concat({
+local lrows = ceilings.parse_csv(table.concat({
   "name,kind,threads,value,unit,spread",
   "L1_effective,size,1,40000,B,", "L1_reported,size,1,32768,B,", "L2_effective,size,1,1200000,B,",
   "L2_reported,size,1,1048576,B,", "L3_reported,size,1,532676608,B,", "L3_effective,size,1,26000000,B,",
@@ -214,16 +215,16 @@ local lrows = peaks.parse_csv(table.concat({
 t.is(#lrows, 12, "peaks.csv rows with and without the spread column parse")
 t.is(lrows[7].spread, 0.02, "the spread is read back")
 t.is(lrows[12].spread, nil, "a row without it has none")
-local lv = peaks.levels(lrows, 1)
+local lv = ceilings.levels(lrows, 1)
 t.is(#lv, 4, "three cache levels and DRAM")
 t.is(lv[3].size, 26000000, "a level's size is its effective size")
 t.is(lv[3].reported, 532676608, "the reported one is kept beside it")
 t.is(lv[4].name, "DRAM", "DRAM last")
 t.is(lv[4].gbs, 25, "with its bandwidth")
-t.is(peaks.level_of(36000, lv).name, "L1", "36 KiB lives in L1 (effective 40000 B)")
-t.is(peaks.level_of(48 * 1024, lv).name, "L2", "48 KiB is past the effective L1: L2")
-t.is(peaks.level_of(100e6, lv).name, "DRAM", "100 MB: DRAM, not the reported 508 MiB L3")
-t.is(peaks.levels(lrows, 2)[1].size, 80000, "levels are per thread count")
+t.is(ceilings.level_of(36000, lv).name, "L1", "36 KiB lives in L1 (effective 40000 B)")
+t.is(ceilings.level_of(48 * 1024, lv).name, "L2", "48 KiB is past the effective L1: L2")
+t.is(ceilings.level_of(100e6, lv).name, "DRAM", "100 MB: DRAM, not the reported 508 MiB L3")
+t.is(ceilings.levels(lrows, 2)[1].size, 80000, "levels are per thread count")
 
 -- bounds on hand-worked examples: P = min(P_o, I * B_level), T >= max(N_o/P_o, N_B/B)
 local compute = { { gflops = 64 } }
@@ -360,7 +361,7 @@ line, above = gpu.against_limit(32900, "fp64", h100, nil)
 t.ok(not above and line == "theoretical 33454.1 (98.3%)", "FP64 at 98 % of its limit is a ceiling")
 t.ok(select(2, gpu.against_limit(34000, "fp64", h100)) == false, "within 2 % above the limit: clock rounding, accepted")
 t.is(gpu.against_limit(1000, "L2", h100), "theoretical -", "no published limit: said so")
-local gc = gpu.ceilings(peaks.read_csv(os.getenv("ROT_HOME") .. "/tests/fixtures/gpu-peaks.csv"))
+local gc = gpu.ceilings(ceilings.read_csv(os.getenv("ROT_HOME") .. "/tests/fixtures/gpu-peaks.csv"))
 t.ok(gc.source == "measured" and #gc.compute == 3 and #gc.bandwidth == 3 and gc.bounds.L1 == 20000 and gc.bounds.HBM == 1000
   and gc.bounds.double == 10000, "GPU ceilings from gpu-peaks.csv: three precisions, shared/L2/HBM, and the bound inputs")
 local gt2 = gpu.ceilings(nil, { gpuCC = "9.0", gpuSMs = 132, gpuClockKHz = 1980000, gpuMemClockKHz = 2619000, gpuBusWidth = 5120 })
@@ -640,7 +641,7 @@ t.ok(select(2, atomics.from_metrics({})):find("missing"), "missing metrics are n
 
 -- quadrant split: a device above a kernel's line is memory bound for it
 local quadrant = require "rot.models.quadrant"
-local cpu = assert(quadrant.device("cpu", peaks.read_csv(os.getenv("ROT_HOME") .. "/tests/fixtures/peaks.csv")))
+local cpu = assert(quadrant.device("cpu", ceilings.read_csv(os.getenv("ROT_HOME") .. "/tests/fixtures/peaks.csv")))
 t.ok(cpu.gbs > 0 and cpu.gflops > 0, "a device from peaks.csv: DRAM triad bandwidth and the best double ceiling")
 local gpu_dev = assert(quadrant.device("h100", { { name = "fp64_fma", kind = "compute", threads = 132, value = 60000 },
   { name = "HBM_triad", kind = "bandwidth", threads = 132, value = 3000 } }))
@@ -687,7 +688,7 @@ do
   for _, v in ipairs({ 0.1 + 0.2, 1e-300, 123456789.123, 2 / 3, 1e21 }) do
     t.is(tonumber(csv.number(v)), v, "csv.number(" .. csv.number(v) .. ") reads back the same")
   end
-  local p = peaks.parse_csv("# written by hand, with a note\nname,kind,threads,value,unit,spread\nL1_triad,bandwidth,1,100.5,GB/s,\n")
+  local p = ceilings.parse_csv("# written by hand, with a note\nname,kind,threads,value,unit,spread\nL1_triad,bandwidth,1,100.5,GB/s,\n")
   t.ok(p and #p == 1 and p[1].value == 100.5 and p[1].spread == nil, "peaks.csv: comments, the six columns of older files")
 end
 

@@ -2,7 +2,7 @@
 -- gpu-predict runs first when this GPU has none stored): fp64/fp32/fp16/int32 multiply-add,
 -- integer add, shared memory, L2, HBM, and the cost of one more kernel launch.
 local gpu = require "rot.gpu"
-local peaks = require "rot.machine.peaks"
+local ceilings = require "rot.machine.ceilings"
 local util = require "rot.util"
 local M = {}
 
@@ -72,7 +72,7 @@ function M.file(rot, name) return gpu.machine_file(rot.get("cacheDir"), name, M.
 
 -- Stores measured ceilings as this GPU model's (none when nothing was measured: rot build).
 function M.store(rot, rows, name)
-  if #rows > 0 then peaks.write_csv(M.file(rot, name), rows) end
+  if #rows > 0 then ceilings.write_csv(M.file(rot, name), rows) end
 end
 
 -- The warning about ceilings above their physical limit, once per measurement.
@@ -86,7 +86,7 @@ end
 --[[ This GPU's stored ceilings (by its name, from a point's meta), measured first when there are
   none: rows of rot.machine.peaks.read_csv. ]]
 function M.stored(rot, gpu_name)
-  local rows = peaks.read_csv(M.file(rot, gpu_name))
+  local rows = ceilings.read_csv(M.file(rot, gpu_name))
   if rows and #rows > 0 then return rows end
   io.stderr:write("rot: measuring this GPU's ceilings first (once; `rot measure gpu-peaks` redoes it)\n")
   local out, _, impossible, name = M.measure(rot)

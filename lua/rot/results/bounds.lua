@@ -2,7 +2,7 @@
 -- bound from the stored ceilings, the time bound and its dominant term, and the marking (with
 -- a reason) of points above their bound beyond the spreads.
 local util = require "rot.util"
-local peaks = require "rot.machine.peaks"
+local ceilings = require "rot.machine.ceilings"
 local rounds = require "rot.machine.rounds"
 local sweep = require "rot.machine.sweep"
 
@@ -22,21 +22,21 @@ function M.any_cpu(rows)
 end
 
 -- Whether a working set lies in the step from the level (the last cache) to DRAM's flat tail:
--- past the cache's effective size, short of where the tail begins (peaks.levels' upto).
+-- past the cache's effective size, short of where the tail begins (ceilings.levels' upto).
 local function in_step(ws, level)
   return level.upto ~= nil and ws ~= nil and level.size ~= nil and ws > level.size
 end
 
 --[[ The name of the level a point's data lives in: the level's, or "L3-DRAM" (the last cache's
   name, whichever it is) for a working set in the step past its effective size and short of
-  DRAM's flat tail (peaks.levels folds the step into the cache: the name says the point is in
+  DRAM's flat tail (ceilings.levels folds the step into the cache: the name says the point is in
   the step, not in the cache). ]]
 function M.level_name(row, level)
   if in_step(row.workingSet, level) then return level.name .. "-DRAM" end
   return level.name
 end
 
---[[ The transitions between the levels lv (peaks.levels) of one kernel family's sweep sw
+--[[ The transitions between the levels lv (ceilings.levels) of one kernel family's sweep sw
   (rot.machine.sweep.transitions), by its bandwidth ceilings (by level name: by). ]]
 function M.transitions(lv, by, sw)
   local levels = {}
@@ -74,10 +74,10 @@ end
 
 --[[ Attainable bound of one point (lecture notes: P <= min(P_o, I * P_mB), and the time bound
   T >= max(N_o / P_o, N_B / P_B)). The bytes are those of the level the data lives in
-  (peaks.level_of: the smallest level whose effective size holds the working set, the last
+  (ceilings.level_of: the smallest level whose effective size holds the working set, the last
   cache also the step from its effective size to DRAM's flat tail, named after it: "L3-DRAM")
   in warm mode, DRAM in cold mode. compute = {{gflops=, spread=}} (best first), bandwidth = {{level=, gbs=,
-  family=, spread=, unstable=}} (one bandwidth kernel's: M.of picks it), lv = peaks.levels(),
+  family=, spread=, unstable=}} (one bandwidth kernel's: M.of picks it), lv = ceilings.levels(),
   sw: the same family's sweep (rot.machine.sweep.of). A warm working set where that sweep falls
   from one level's ceiling to the next's (a transition: sweep.transitions) is bounded by what
   the sweep measured there (sweep_ceiling); without a sweep, one in the step to DRAM by the
@@ -97,7 +97,7 @@ function M.bound(row, compute, bandwidth, lv, epsilon, sw)
   if row.flops == 0 and row.bytes == 0 then return nil end -- no work: nothing bounds it
   local p_o = compute[1] and compute[1].gflops
   local level = lv[#lv]
-  if row.cacheMode ~= "cold" and row.workingSet then level = peaks.level_of(row.workingSet, lv) end
+  if row.cacheMode ~= "cold" and row.workingSet then level = ceilings.level_of(row.workingSet, lv) end
   local b, by = nil, {}
   for _, x in ipairs(bandwidth) do by[x.level] = x end
   b = by[level.name]
@@ -165,7 +165,7 @@ function M.families(rows)
   return out
 end
 
---[[ A point's bound against c (peaks.at): at each level, the ceiling of its traffic (M.traffic)
+--[[ A point's bound against c (ceilings.at): at each level, the ceiling of its traffic (M.traffic)
   where the peaks have one, else triad's (peaks from before read and write were measured, or a
   level the read or write sweep left without a ceiling); in the step to DRAM the sweep of its
   traffic where the peaks have read or write ceilings and that sweep, else triad's. ]]
@@ -260,7 +260,7 @@ function M.why_above(row, lv, file, rows)
       .. "it inside the parallel region, in every thread", tostring(row.region), row.boundThreads,
       util.plural(row.boundThreads, "thread"), row.programThreads)
   end
-  local l = row.level and peaks.level_of(row.workingSet or 0, lv)
+  local l = row.level and ceilings.level_of(row.workingSet or 0, lv)
   local stepped = row.stepBound or name:match("^%w+%-%w+ ") ~= nil -- the peaks' sweep in a transition bounds it
   local what = name .. " ceiling" .. (stepped and " (what the peaks' sweep measured at this working set)" or "")
   local other = unstable and name ~= "compute" and beside(row, rows)

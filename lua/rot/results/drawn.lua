@@ -2,10 +2,9 @@
 -- peaks' sweep falls between two levels (a staircase's reference curves), the cache sizes of
 -- each thread count (its marks), and which thread count's ceilings a roofline draws.
 local util = require "rot.util"
-local peaks = require "rot.machine.peaks"
+local ceilings = require "rot.machine.ceilings"
 local sweep = require "rot.machine.sweep"
 local bandwidth = require "rot.machine.bandwidth"
-local levels = require "rot.machine.levels"
 local bounds = require "rot.results.bounds"
 
 local M = {}
@@ -15,7 +14,7 @@ local M = {}
 -- that entered it), ascending, and that of a row.
 local function thread_counts(self)
   self:ceilings()
-  local function of(r) return peaks.nearest_threads(self.prows, bounds.threads(r)) end
+  local function of(r) return ceilings.nearest_threads(self.prows, bounds.threads(r)) end
   local seen, out = {}, {}
   for _, r in ipairs(self.rows) do
     local t = r.entry and r.intensity and not bounds.gpu(r) and of(r)
@@ -143,7 +142,7 @@ function M.size_marks(self, c)
       if x.size and not seen[x.name] then seen[x.name], names[#names + 1] = true, x.name end
     end
   end
-  table.sort(names, function(a, b) return levels.rank(a) < levels.rank(b) end)
+  table.sort(names, function(a, b) return ceilings.rank(a) < ceilings.rank(b) end)
   for _, name in ipairs(names) do
     local eff, rep, measured = {}, {}, false
     for _, t in ipairs(counts) do

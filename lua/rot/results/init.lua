@@ -3,7 +3,7 @@
 local util = require "rot.util"
 local session = require "rot.session"
 local machine = require "rot.machine"
-local peaks = require "rot.machine.peaks"
+local ceilings = require "rot.machine.ceilings"
 local bounds = require "rot.results.bounds"
 local format = require "rot.results.format"
 local levelnames = require "rot.results.levelnames"
@@ -192,10 +192,10 @@ end
 function Results:ceilings(precision, threads)
   self.prows = self.prows or self.peaks_rows()
   local rows = self.prows
-  local t = peaks.nearest_threads(rows, threads or max_threads(self.rows))
+  local t = ceilings.nearest_threads(rows, threads or max_threads(self.rows))
   self.at = self.at or {}
   local key = (precision or "double") .. "/" .. t
-  if not self.at[key] then self.at[key] = peaks.at(rows, t, precision) end
+  if not self.at[key] then self.at[key] = ceilings.at(rows, t, precision) end
   if not threads then self.peaks = self.at[key] end
   return self.at[key]
 end
@@ -272,7 +272,7 @@ local function level_of(self, r)
   if not r.workingSet then return nil end
   local lv = self:ceilings(nil, bounds.threads(r)).levels
   if #lv == 0 then return nil end
-  return bounds.level_name(r, r.cacheMode == "cold" and lv[#lv] or peaks.level_of(r.workingSet, lv))
+  return bounds.level_name(r, r.cacheMode == "cold" and lv[#lv] or ceilings.level_of(r.workingSet, lv))
 end
 
 -- A warning, once a run, for each series of plot o named after a memory level some of its
@@ -337,7 +337,7 @@ function Results:roofline(o)
   end
   if not compute or not bandwidth then
     local c = self:ceilings()
-    local c_shown, b_shown = peaks.shown(c, bounds.families(self.rows))
+    local c_shown, b_shown = ceilings.shown(c, bounds.families(self.rows))
     compute, bandwidth = compute or c_shown, bandwidth or b_shown
     drawn.own_bounds(self, c.threads, extra)
     drawn.asked_note(self, c.threads, extra)
