@@ -41,7 +41,7 @@ for _, r in ipairs(out) do
 end
 for _, t in ipairs(rot.util.sorted_keys(swept)) do
   io.stdout:write(string.format("sweep, %s: %d rows (kernel and size: each size's best round) in peaks.csv, kind sweep: "
-    .. "they bound a working set where the sweep falls between two levels\n", require("rot.machine.bandwidth").threads(t), swept[t]))
+    .. "they bound a working set where the sweep falls between two levels\n", rot.util.count(t, "thread"), swept[t]))
 end
 local unstable = report.unstable_line(out)
 if unstable then io.stdout:write(unstable, "\n") end
@@ -71,4 +71,4 @@ end
 
 -- the bandwidth staircase behind the plateaus (the best of each size over its rounds)
 rot.results(stair):staircase { name = "peaks-bandwidth", title = "bandwidth vs working set (" .. info.model .. ")", step = false,
-  series = function(r) return peaks.streams[r.point.stream].name .. ", " .. require("rot.machine.bandwidth").threads(r.point.threads) end }
+  series = function(r) return peaks.streams[r.point.stream].name .. ", " .. rot.util.count(r.point.threads, "thread") end }

@@ -191,6 +191,11 @@ function M.plural(n, one, many)
   return many or one .. "s"
 end
 
+-- "1 thread", "2 threads": n and its word (M.plural).
+function M.count(n, one, many)
+  return n .. " " .. M.plural(n, one, many)
+end
+
 function M.bytes(n)
   if not n then return "-" end
   local units = { "B", "KiB", "MiB", "GiB", "TiB" }

@@ -387,8 +387,8 @@ end
 local mres = results.new(mixed, { "threads", "n" }, rot.peaks)
 t.capture("stderr", function()
   mres:bounds()
-  mres:roofline { name = "mixed-roof", title = "1 and 2 threads", series = function(r) return bandwidth.threads(r.threads) end }
-  mres:staircase { name = "mixed-stairs", title = "1 and 2 threads", series = function(r) return bandwidth.threads(r.threads) end }
+  mres:roofline { name = "mixed-roof", title = "1 and 2 threads", series = function(r) return util.count(r.threads, "thread") end }
+  mres:staircase { name = "mixed-stairs", title = "1 and 2 threads", series = function(r) return util.count(r.threads, "thread") end }
 end)
 local mroof, mstairs = sys.readfile(out .. "/mixed-roof.gp") or "", sys.readfile(out .. "/mixed-stairs.gp") or ""
 local starred = select(2, (mroof:match("%$stepbounds << EOD\n(.-)\nEOD") or ""):gsub("\n", "\n")) + 1

@@ -64,7 +64,7 @@ function M.moved_note(moved)
   local named = {}
   for i = 1, math.min(4, #moved) do
     local m = moved[i]
-    named[i] = string.format("%s, %s: %.2f %s, %.2f when stored", m.new.name, bandwidth.threads(m.new.threads),
+    named[i] = string.format("%s, %s: %.2f %s, %.2f when stored", m.new.name, util.count(m.new.threads, "thread"),
       m.new.value, m.new.unit, m.old.value)
   end
   return string.format("%d %s moved by more than 5%% and their spreads since this machine's peaks were stored%s: "

@@ -6,7 +6,6 @@
 local util = require "rot.util"
 local theory = require "rot.machine.theory"
 local rounds = require "rot.machine.rounds"
-local bandwidth = require "rot.machine.bandwidth"
 
 local M = {}
 
@@ -55,7 +54,7 @@ end
 
 -- "name, N thread(s)" for a line.
 local function named(r)
-  return r.name .. ", " .. bandwidth.threads(r.threads)
+  return r.name .. ", " .. util.count(r.threads, "thread")
 end
 
 --[[ One line on the compute ceilings above their theoretical peak at the clock they record by
@@ -106,7 +105,7 @@ function M.quick_notes(rows, full)
   if many and one[1] and many.value < one[1].row.value then
     out[#out + 1] = string.format("quick peaks: %s' DRAM triad ceiling %.1f GB/s lies below %s 1-thread one, %.1f GB/s: "
       .. "more threads do not stream less from DRAM, so a neighbour took their rounds or too few were measured; %s",
-      bandwidth.threads(many.threads), many.value, one[1].whose, one[1].row.value, smoke)
+      util.count(many.threads, "thread"), many.value, one[1].whose, one[1].row.value, smoke)
   end
   return out
 end

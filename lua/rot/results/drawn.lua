@@ -4,7 +4,6 @@
 local util = require "rot.util"
 local ceilings = require "rot.machine.ceilings"
 local sweep = require "rot.machine.sweep"
-local bandwidth = require "rot.machine.bandwidth"
 local bounds = require "rot.results.bounds"
 
 local M = {}
@@ -30,7 +29,7 @@ end
   bound the peaks' sweep sets is marked alone (no roof draws it). ]]
 local function own_roofs(self, t, of)
   local c = self:ceilings(nil, t)
-  local group = { label = bandwidth.threads(t), peak = c.compute[1] and c.compute[1].gflops, bandwidth = {}, compute = {} }
+  local group = { label = util.count(t, "thread"), peak = c.compute[1] and c.compute[1].gflops, bandwidth = {}, compute = {} }
   local seen = {}
   for _, r in ipairs(self.rows) do
     if r.entry and r.intensity and r.bound and not r.stepBound and not bounds.gpu(r) and of(r) == t and r.limiter
@@ -57,13 +56,13 @@ function M.own_bounds(self, drawn, extra)
   extra.own_roofs = {}
   for _, t in ipairs(counts) do
     if t ~= drawn then
-      others[#others + 1] = bandwidth.threads(t)
+      others[#others + 1] = util.count(t, "thread")
       extra.own_roofs[#extra.own_roofs + 1] = own_roofs(self, t, of)
     end
   end
   if #others == 0 then return end
   extra.notes = { string.format("ceilings of %s; the points at %s are bounded by their own (marked, their roofs dotted)",
-    bandwidth.threads(drawn), table.concat(others, ", ")) }
+    util.count(drawn, "thread"), table.concat(others, ", ")) }
   extra.bound_mark = function(r) return (r.stepBound or of(r) ~= drawn) and r.bound or nil end
   extra.bound_title = "bound no ceiling drawn shows (peaks' sweep; another thread count's)"
 end
@@ -81,7 +80,7 @@ function M.asked_note(self, drawn, extra)
   if not asked then return end
   extra.notes = extra.notes or {}
   table.insert(extra.notes, 1, string.format("ceilings of %s, the threads its regions ran in (the program was told %d)",
-    bandwidth.threads(drawn), asked))
+    util.count(drawn, "thread"), asked))
 end
 
 --[[ Where the peaks' sweep falls between two levels (bounds.transitions), as it measured it, for
@@ -111,7 +110,7 @@ function M.step_curves(c, rows)
     for _, x in ipairs(held and sweep.between(sw, t.lo, t.hi) or {}) do points[#points + 1] = { x = x.ws, y = x.gbs } end
     if #points >= 2 then
       out[#out + 1] = { label = string.format("%s-%s step: peaks' %s sweep, %s", t.from.name, t.to.name, family,
-        bandwidth.threads(c.threads)), points = points }
+        util.count(c.threads, "thread")), points = points }
     end
   end
   return out
@@ -132,7 +131,7 @@ function M.size_marks(self, c)
     for i, x in ipairs(sizes) do
       if not agree or i == #sizes then
         out[#out + 1] = { x = x.size, label = string.format("%s %s (%s%s)", name, util.bytes(x.size), what,
-          agree and "" or ", " .. bandwidth.threads(x.t)) }
+          agree and "" or ", " .. util.count(x.t, "thread")) }
       end
     end
   end
