@@ -1,13 +1,13 @@
 -- the machine's ceilings: compute per precision and ISA, bandwidth per memory level in rounds; writes peaks.csv
 local rot = require "rot"
 local ceilings = require "rot.machine.ceilings"
-local peaks = require "rot.machine.peaks"
+local measure = require "rot.machine.measure"
 local report = require "rot.machine.report"
 local theory = require "rot.machine.theory"
 local sys = require "rot.sys"
 
 local info = rot.machine.cpuinfo()
-local out, stair, clocks, units, measured = peaks.measure(rot, rot.get("quick"))
+local out, stair, clocks, units, measured = measure.ceilings(rot, rot.get("quick"))
 -- the machine's copy in the cache directory, which every roofline uses: a run that measured
 -- nothing (every point from the cache) shows it and leaves it as it is, values, clocks and
 -- dates; otherwise ceilings that moved since it was stored are marked unstable before anything
@@ -19,9 +19,9 @@ if stored then
   io.stderr:write("rot: peaks: every point came from the result cache: the stored peaks ('", path, "') are shown as "
     .. "they are, untouched (rot measure peaks -useCachedResults=false measures them afresh)\n")
 else
-  local moved = peaks.moved(ceilings.read_csv(path), out)
+  local moved = measure.moved(ceilings.read_csv(path), out)
   for _, m in ipairs(moved) do m.new.unstable, m.new.moved = true, true end
-  local note = peaks.moved_note(moved)
+  local note = measure.moved_note(moved)
   if note then io.stderr:write("rot: peaks: ", note, "\n") end
 end
 
@@ -66,9 +66,9 @@ if stored then
   if not ok then rot.fail("cannot write '" .. dir .. "/peaks.csv': " .. err) end
 else
   ceilings.write_csv(dir .. "/peaks.csv", out)
-  peaks.store(rot, out)
+  measure.store(rot, out)
 end
 
 -- the bandwidth staircase behind the plateaus (the best of each size over its rounds)
 rot.results(stair):staircase { name = "peaks-bandwidth", title = "bandwidth vs working set (" .. info.model .. ")", step = false,
-  series = function(r) return peaks.streams[r.point.stream].name .. ", " .. rot.util.count(r.point.threads, "thread") end }
+  series = function(r) return measure.streams[r.point.stream].name .. ", " .. rot.util.count(r.point.threads, "thread") end }

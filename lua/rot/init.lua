@@ -9,7 +9,7 @@ local counted = require "rot.results.counted"
 local count = require "rot.count"
 local format = require "rot.results.format"
 local ceilings = require "rot.machine.ceilings"
-local peaks = require "rot.machine.peaks"
+local measure = require "rot.machine.measure"
 local machine = require "rot.machine"
 local util = require "rot.util"
 
@@ -65,7 +65,7 @@ end
      An application point's row becomes its program's row and one per marked region
      (rot.results.regions), the region a coordinate of its own.
   4. The results object (rot.results) bounds them against the machine's ceilings
-     (rot.machine.peaks) and prints, writes and plots them (rot.plot). ]]
+     (rot.machine.ceilings) and prints, writes and plots them (rot.plot). ]]
 function rot.measure(sp, builder)
   local s = session.current()
   local describing <close> = s:describing_scope() -- an error from here on is in the points' description
@@ -104,7 +104,7 @@ end
 
 -- This machine's stored peaks (measured first, once, when there are none; those points are
 -- no part of the run's record).
-function rot.peaks() return (session.current():aside(peaks.get, rot)) end
+function rot.peaks() return (session.current():aside(measure.get, rot)) end
 
 -- results(rows[, axes]): the results object rot.measure returns, over rows a script built or
 -- changed (its table, csv, bounds and plots)

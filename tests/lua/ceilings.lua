@@ -4,7 +4,7 @@
 local t = require "tap"
 local bandwidth = require "rot.machine.bandwidth"
 local ceilings = require "rot.machine.ceilings"
-local peaks = require "rot.machine.peaks"
+local peaks = require "rot.machine.measure"
 local bounds = require "rot.results.bounds"
 local sys = require "rot.sys"
 local util = require "rot.util"

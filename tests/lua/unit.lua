@@ -114,7 +114,7 @@ t.is(table.concat(require("rot.results.row").undeclared(mrow), " "), "",
   "every field quantities sets is declared (core/vocabulary.h: RESULT_ROW)")
 
 local ceilings = require "rot.machine.ceilings"
-local peaks = require "rot.machine.peaks"
+local peaks = require "rot.machine.measure"
 -- which stored file readers that never measure use: the newest analysis's, else an older one's
 do
   local cdir = (os.getenv("TMPDIR") or "/tmp") .. "/rot-unit-stored-" .. sys.pid()
@@ -371,7 +371,7 @@ local mdir = (os.getenv("TMPDIR") or "/tmp") .. "/rot-unit-m-" .. os.time()
 t.is(gpu.machine_file(mdir, "NVIDIA H100 80GB HBM3", "atomics"), mdir .. "/machines/NVIDIA_H100_80GB_HBM3.atomics.csv",
   "a GPU model's stored file: its name made safe, the kind, in cacheDir/machines (created)")
 t.is(sys.stat(mdir .. "/machines"), "dir", "the machines directory exists")
-local gpupeaks = require "rot.gpu.peaks"
+local gpupeaks = require "rot.gpu.ceilings"
 local function conf(quick) return { get = function(k) return ({ quick = quick, cacheDir = mdir })[k] end } end
 t.ok(gpupeaks.file(conf(false), "NVIDIA H100 80GB HBM3") == mdir .. "/machines/NVIDIA_H100_80GB_HBM3.gpu.csv" and
   gpupeaks.file(conf(true), "NVIDIA H100 80GB HBM3") == mdir .. "/machines/NVIDIA_H100_80GB_HBM3.gpu-quick.csv",

@@ -133,7 +133,7 @@ end
   on a core that says nothing for longer. Each result's meta.pointSeconds is the time it took
   here (from the last result, or the core's start), which its cache entry keeps (what the
   peaks' time budget counts for a point taken from the cache, rot.machine.budget), and
-  meta.measuredAt when it arrived (UTC: the date of a ceiling measured from it, rot.machine.peaks). ]]
+  meta.measuredAt when it arrived (UTC: the date of a ceiling measured from it, rot.machine.measure). ]]
 function M.run(s, binary, items, done)
   local i = 1
   while i <= #items do

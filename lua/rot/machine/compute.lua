@@ -20,7 +20,7 @@ M.isa, M.opcode = isas.classes, isas.opcode
 -- A ceiling whose rounds disagree by more than this gets more rounds, then is unstable (as
 -- bandwidth's).
 M.stable = rounds.stable
--- Rounds at most: every ceiling gets three (rot.machine.peaks.measure: at the start of the
+-- Rounds at most: every ceiling gets three (rot.machine.measure.ceilings: at the start of the
 -- peaks, after the bandwidth sweep, at the end), more only where they disagree: up to four, so
 -- three of seven can agree where a neighbour halves the 2-thread points in one round of two
 -- (five rounds left 2-thread spreads of 34-171% in quick peaks beside busy neighbours here).

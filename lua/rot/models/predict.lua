@@ -96,7 +96,7 @@ end
 -- Absolute percentage error of a prediction.
 function M.ape(predicted, measured) return math.abs(predicted - measured) / measured * 100 end
 
--- Device parameters from a gpu-peaks.csv (rows of rot.machine.peaks.read_csv).
+-- Device parameters from a gpu-peaks.csv (rows of rot.machine.ceilings.read_csv).
 function M.device(rows)
   local d, by = {}, {}
   for _, r in ipairs(rows) do by[r.name] = r.value end

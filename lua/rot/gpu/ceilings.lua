@@ -1,4 +1,4 @@
--- rot.gpu.peaks: the GPU's ceilings, measured (what `rot measure gpu-peaks` runs, and what
+-- rot.gpu.ceilings: the GPU's ceilings, measured (what `rot measure gpu-peaks` runs, and what
 -- gpu-predict runs first when this GPU has none stored): fp64/fp32/fp16/int32 multiply-add,
 -- integer add, shared memory, L2, HBM, and the cost of one more kernel launch.
 local gpu = require "rot.gpu"
@@ -84,7 +84,7 @@ function M.warn_impossible(impossible)
 end
 
 --[[ This GPU's stored ceilings (by its name, from a point's meta), measured first when there are
-  none: rows of rot.machine.peaks.read_csv. ]]
+  none: rows of rot.machine.ceilings.read_csv. ]]
 function M.stored(rot, gpu_name)
   local rows = ceilings.read_csv(M.file(rot, gpu_name))
   if rows and #rows > 0 then return rows end

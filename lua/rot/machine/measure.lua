@@ -1,4 +1,4 @@
--- rot.machine.peaks: the machine's ceilings measured: compute per precision and ISA class,
+-- rot.machine.measure: the machine's ceilings measured (`rot measure peaks`): compute per precision and ISA class,
 -- bandwidth per memory level (rot.machine.bandwidth), each with its spread and how it was
 -- obtained; stored per machine (rot.machine's identity) as rot.machine.ceilings reads them.
 local sys = require "rot.sys"
@@ -115,7 +115,7 @@ end
   order; "?" where a reading failed), the vector units' clocks as a line (nil where none was
   taken: rot.machine.clocks.unit_clocks) and how many points it measured (0: every one came
   from the cache). ]]
-function M.measure(rot, quick)
+function M.ceilings(rot, quick)
   local threads = M.thread_counts()
   local s = session.current()
   local measured0 = s.count.measured + s.aside_count.measured
@@ -193,7 +193,7 @@ function M.get(rot)
       or stored_older(rot.get("cacheDir"), machine.fingerprint(rot.config), quick)
       and "rot: this machine's peaks were stored by an older rot: finding its levels and ceilings again (reusing its cached points where there are any)\n"
       or M.first_notice(quick))
-    local measured = M.measure(rot, quick)
+    local measured = M.ceilings(rot, quick)
     M.store(rot, measured)
     return measured
   end), path
