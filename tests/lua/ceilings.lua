@@ -454,14 +454,14 @@ t.ok(math.abs(row.value - 112) < 1e-9 and row.clock == 3.5, string.format(
   row.clock))
 t.ok(row.unstable and math.abs(row.spread - 0.09375) < 1e-9, string.format(
   "three rounds at 3.2, 3.5 and 3.2 GHz disagree by 9.4%%: unstable before more rounds (%.1f%%)", row.spread * 100))
-compute.more(fk, cs, 1000)
+compute.extra_rounds(fk, cs, 1000)
 row = compute.rows(cs)[1]
 t.ok(cs.rounds == 5 and not row.unstable and row.spread == 0 and row.rounds == 5,
   string.format("two more rounds at 3.5 GHz: the best three agree, stable (%d rounds, spread %.1f%%)", cs.rounds, row.spread * 100))
 clocks = { 3.0, 3.5, 3.0, 3.0, 3.0, 3.0, 3.0 }
 fk = clock_fake(function(r) return clocks[r] end)
 cs = three(fk, fma_only(compute.new({ 1 })))
-compute.more(fk, cs, 1000)
+compute.extra_rounds(fk, cs, 1000)
 row = compute.rows(cs)[1]
 t.ok(cs.rounds == 7 and row.unstable and row.value == 112 and row.clock == 3.5, string.format(
   "a clock high in one round only: %d rounds at most, still unstable, the best round's value and clock", cs.rounds))
@@ -478,7 +478,7 @@ t.ok(back.unstable and back.clock == 3.5 and back.rounds == 7 and back.isa == "a
 clocks = { 3.5, 1.75, 1.75, 3.5, 1.75, 3.5, 3.5 }
 fk = clock_fake(function(r) return clocks[r] end)
 cs = three(fk, fma_only(compute.new({ 1 })))
-compute.more(fk, cs, 1000)
+compute.extra_rounds(fk, cs, 1000)
 row = compute.rows(cs)[1]
 t.ok(cs.rounds == 6 and not row.unstable, string.format("a point halved in three rounds of five: %d rounds, stable", cs.rounds))
 -- a clock that rose during the best round: the ceiling records the higher reading, after it,
@@ -544,7 +544,7 @@ t.ok(not by_round[1].fresh and by_round[1].cached == 7 and by_round[2].fresh == 
 clocks = { 3.2, 3.5, 3.2, 3.5, 3.5 }
 fk = clock_fake(function(r) return clocks[r] end)
 cs = three(fk, fma_only(compute.new({ 1 })))
-compute.more(fk, cs, -1)
+compute.extra_rounds(fk, cs, -1)
 t.ok(cs.rounds == 3 and compute.rows(cs)[1].unstable, "past the peaks' budget: no round past the planned three, unstable")
 t.ok(table.concat(compute.notes(cs, compute.rows(cs)), "; "):find("compute round 4 was not measured: it would pass the "
   .. "compute rounds' time budget", 1, true), "and the round left out is said")
@@ -554,14 +554,14 @@ t.ok(table.concat(compute.notes(cs, compute.rows(cs)), "; "):find("compute round
 fk = clock_fake(function(r) return clocks[r] end)
 cs = three(fk, fma_only(compute.new({ 1 }, true, { now = function() return 1000 end, count = function() end })))
 cs.spent, cs.last = 4.5, 1.5 -- three compute rounds of 1.5 s
-compute.more(fk, cs, compute.budget(true))
+compute.extra_rounds(fk, cs, compute.budget(true))
 t.ok(cs.rounds == 5 and not compute.rows(cs)[1].unstable and not cs.cut, string.format("quick peaks whose sweep spent "
   .. "the peaks' budget (1000 s on their timer): the compute rounds that disagree still get theirs, within %d s of their "
   .. "own: %d rounds, stable", compute.budget(true), cs.rounds))
 fk = clock_fake(function() return 3.5 end)
 cs = three(fk, fma_only(compute.new({ 1 })))
 local before = #fk.asked
-compute.more(fk, cs, 1000)
+compute.extra_rounds(fk, cs, 1000)
 t.ok(#fk.asked == before and cs.rounds == 3, "rounds that agree: no round past the planned three")
 t.is(#compute.notes(cs, compute.rows(cs)), 0, "a clock that holds: nothing said")
 -- rot build: nothing measured, no clock: no ceiling, no note, the bandwidth rows' clock nil
@@ -571,7 +571,7 @@ local unmeasured = fake_rot(function(idx)
   return { rows = rows }
 end)
 cs = three(unmeasured, fma_only(compute.new({ 1 })))
-compute.more(unmeasured, cs, 1000)
+compute.extra_rounds(unmeasured, cs, 1000)
 t.ok(#compute.rows(cs) == 0 and #compute.notes(cs, {}) == 0 and clk.top_clock(cs) == nil and cs.rounds == 3,
   "nothing measured (rot build): no compute ceiling, no note, no clock, no extra round")
 
@@ -772,8 +772,8 @@ t.ok(shown[3].clock_by == "fma" and shown[2].unflat and report.unstable_line(sho
 -- last cache's reported size up; a round's value the faster code's, the isa column which code,
 -- a note when the narrow code's ceiling lies above the vectors' beyond both spreads
 local codes = require "rot.machine.codes"
-t.ok(#codes.at(16 * MiB, 32 * MiB) == 1 and #codes.at(32 * MiB, 32 * MiB) == 2 and #codes.at(64 * MiB, 0) == 1
-  and #codes.at(128 * MiB, 0) == 2, "codes: the vectors alone below the last cache's reported size, both from it up; where none "
+t.ok(#codes.measured_at(16 * MiB, 32 * MiB) == 1 and #codes.measured_at(32 * MiB, 32 * MiB) == 2 and #codes.measured_at(64 * MiB, 0) == 1
+  and #codes.measured_at(128 * MiB, 0) == 2, "codes: the vectors alone below the last cache's reported size, both from it up; where none "
   .. "is reported, both from 128 MiB up")
 local function coded(narrow) -- the slope's rounds as the vectors', the narrow code `narrow` times them from 768 MiB up
   local st = state(0.99, 0.98)
@@ -804,8 +804,8 @@ t.ok(said:find("1 thread: code built with -O2 -fno-tree-vectorize (8- and 16-byt
   "triad_DRAM %.1f against %.1f GB/s (+25%%); those ceilings are the faster code's", nb.triad_DRAM.value, vb.triad_DRAM.value), 1, true),
   "codes: one line says which ceilings are the narrow code's, with both values: " .. said)
 local sweep = require "rot.machine.sweep"
-t.ok(sweep.at({ { ws = 1, gbs = 10, isa = "-O2 -fno-tree-vectorize" }, { ws = 4, gbs = 5, isa = "-O2 -fno-tree-vectorize" } }, 2).isa
-  == "-O2 -fno-tree-vectorize" and sweep.at({ { ws = 1, gbs = 10, isa = "-O3 -march=native" },
+t.ok(sweep.bandwidth_at({ { ws = 1, gbs = 10, isa = "-O2 -fno-tree-vectorize" }, { ws = 4, gbs = 5, isa = "-O2 -fno-tree-vectorize" } }, 2).isa
+  == "-O2 -fno-tree-vectorize" and sweep.bandwidth_at({ { ws = 1, gbs = 10, isa = "-O3 -march=native" },
   { ws = 4, gbs = 5, isa = "-O2 -fno-tree-vectorize" } }, 2).isa == nil,
   "codes: a working set between two sizes of the sweep has their code where they share one, none where they differ")
 local slow = bandwidth.analyse(coded(0.9), 1, rep)

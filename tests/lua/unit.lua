@@ -160,8 +160,8 @@ t.is(bounds.traffic({ bytesDeclared = 8000, bytesWritten = 0 }), "read", "nothin
 t.is(bounds.traffic({ bytesDeclared = 8000, bytesWritten = 8000 }), "write", "all written: a write-only kernel")
 t.is(bounds.traffic({ bytesDeclared = 24000, bytesWritten = 8000 }), nil, "a mix (triad's): triad's ceilings")
 t.is(bounds.traffic({ bytesDeclared = 24000 }), nil, "nothing declared: triad's ceilings")
-local pat = ceilings.at(prow, 1)
-t.is(#pat.streams.read, 1, "ceilings.at: the read ceilings beside triad's")
+local pat = ceilings.for_threads(prow, 1)
+t.is(#pat.streams.read, 1, "ceilings.for_threads: the read ceilings beside triad's")
 t.is(#pat.streams.write, 0, "and none where the peaks have none")
 local sum_row = { flops = 1e6, bytes = 8e6, bytesDeclared = 8e6, bytesWritten = 0, time = 8e6 / 120e9,
   gflops = 1e6 / (8e6 / 120e9) / 1e9, workingSet = 16384, cacheMode = "warm" }

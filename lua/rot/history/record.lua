@@ -31,10 +31,10 @@ local function stored_peaks(s)
   return ceilings.read_csv(path)
 end
 
--- The ceilings at a thread count from stored peak rows (ceilings.at), computed once per count.
+-- The ceilings at a thread count from stored peak rows (ceilings.for_threads), computed once per count.
 local function ceilings_at(rows, memo, threads)
   local t = ceilings.nearest_threads(rows, threads or 1)
-  if not memo[t] then memo[t] = ceilings.at(rows, t) end
+  if not memo[t] then memo[t] = ceilings.for_threads(rows, t) end
   return memo[t]
 end
 

@@ -190,12 +190,12 @@ function M.dram_sizes(l)
 end
 
 -- The points of every stream at sizes (a set), for t threads, in a round, in each code measured
--- there (codes.at); with `has`, those for which has(stream, ws, code) is false.
+-- there (codes.measured_at); with `has`, those for which has(stream, ws, code) is false.
 local function points_at(t, sizes, round, has)
   local out, llc = {}, M.llc_reported(t)
   for si = 1, #M.streams do
     for ws in pairs(sizes) do
-      for _, code in ipairs(codes.at(ws, llc)) do
+      for _, code in ipairs(codes.measured_at(ws, llc)) do
         if not (has and has(si, ws, code)) then out[#out + 1] = { stream = si, threads = t, ws = ws, round = round, code = code } end
       end
     end

@@ -214,16 +214,16 @@ end
 
 --[[ Everything a point's bound needs at a thread count: {compute=, bandwidth= (triad's),
   streams = {triad=, read=, write=} (each as ceilings' bandwidth; empty where the peaks have
-  none), levels=, sweep= (rot.machine.sweep.of: nil where the peaks hold no sweep), threads=}. ]]
-function M.at(rows, threads, precision)
+  none), levels=, sweep= (rot.machine.sweep.stored: nil where the peaks hold no sweep), threads=}. ]]
+function M.for_threads(rows, threads, precision)
   local flop_roofs, byte_roofs = M.ceilings(rows, threads, precision)
   local streams = { triad = byte_roofs }
   for _, family in ipairs({ "read", "write" }) do streams[family] = select(2, M.ceilings(rows, threads, precision, family)) end
   return { compute = flop_roofs, bandwidth = byte_roofs, streams = streams, levels = M.levels(rows, threads),
-    sweep = sweep.of(rows, threads), threads = threads }
+    sweep = sweep.stored(rows, threads), threads = threads }
 end
 
---[[ The ceilings a roofline draws from c (M.at): the best compute ceiling of each ISA class,
+--[[ The ceilings a roofline draws from c (M.for_threads): the best compute ceiling of each ISA class,
   plus scalar add; triad's bandwidth ceilings, and those of the families in `families` (a
   set: {read=true}) that bound some of its points. ]]
 function M.shown(c, families)

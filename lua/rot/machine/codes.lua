@@ -21,7 +21,7 @@ M.NO_LLC_FROM = 128 * 1024 * 1024
 
 -- The codes (indices into M.list) measured at a working set of ws bytes, the last cache reported
 -- for its threads llc bytes (0 when none is: from M.NO_LLC_FROM up).
-function M.at(ws, llc)
+function M.measured_at(ws, llc)
   return ws >= (llc > 0 and llc or M.NO_LLC_FROM) and { 1, 2 } or { 1 }
 end
 

@@ -159,7 +159,7 @@ end
 -- begun only when the compute rounds' time so far and the last round's (a full round's at
 -- first: more than a partial one takes) stays within budget (seconds on cs.timer: M.budget);
 -- cs.cut = the round left out for it.
-function M.more(rot, cs, budget)
+function M.extra_rounds(rot, cs, budget)
   while cs.rounds < M.max_rounds do
     local which = M.spreading(cs)
     if #which == 0 then return end

@@ -127,7 +127,7 @@ function M.ceilings(rot, quick)
   compute.round(rot, cs)
   local an, st, notes = bandwidth.measure(rot, threads, quick, timer, function() compute.round(rot, cs) end)
   compute.round(rot, cs)
-  compute.more(rot, cs, compute.budget(quick))
+  compute.extra_rounds(rot, cs, compute.budget(quick))
   local rows = compute.rows(cs)
   for _, t in ipairs(threads) do
     for _, r in ipairs(an[t] and an[t].rows or {}) do rows[#rows + 1] = r end

@@ -59,9 +59,9 @@ end
   round, interpolated in log size between the sizes swept), never above the faster level's
   ceiling nor below the slower one's (a round that ran slow there says nothing lower; then
   that ceiling's spread and marking count too). As a ceiling {level=, gbs=, family=, spread=,
-  unstable=, step= (sweep.at's), name= ("L3-DRAM": the two levels)}. ]]
+  unstable=, step= (sweep.bandwidth_at's), name= ("L3-DRAM": the two levels)}. ]]
 local function sweep_ceiling(ws, t, by, sw)
-  local at, top, floor = sweep.at(sw, ws), by[t.from.name], by[t.to.name]
+  local at, top, floor = sweep.bandwidth_at(sw, ws), by[t.from.name], by[t.to.name]
   local gbs, spread, unstable = math.min(at.gbs, top.gbs), at.spread, at.unstable
   local row = at.gbs >= top.gbs and top.row or nil -- the faster level's ceiling bounds it
   if gbs <= floor.gbs then
@@ -78,7 +78,7 @@ end
   cache also the step from its effective size to DRAM's flat tail, named after it: "L3-DRAM")
   in warm mode, DRAM in cold mode. compute = {{gflops=, spread=}} (best first), bandwidth = {{level=, gbs=,
   family=, spread=, unstable=}} (one bandwidth kernel's: M.of picks it), lv = ceilings.levels(),
-  sw: the same family's sweep (rot.machine.sweep.of). A warm working set where that sweep falls
+  sw: the same family's sweep (rot.machine.sweep.stored). A warm working set where that sweep falls
   from one level's ceiling to the next's (a transition: sweep.transitions) is bounded by what
   the sweep measured there (sweep_ceiling); without a sweep, one in the step to DRAM by the
   cache's ceiling, the most such a working set can see (step_fallback is then set). Returns
@@ -125,7 +125,7 @@ function M.bound(row, compute, bandwidth, lv, epsilon, sw)
   end
   local ws = row.workingSet
   if ceiling == b and sw and #sw > 0 and row.cacheMode ~= "cold" and ws and ws >= sw[1].ws and ws <= sw[#sw].ws then
-    out.swept = sweep.at(sw, ws).gbs / b.gbs -- what the peaks' sweep measured here, over the ceiling
+    out.swept = sweep.bandwidth_at(sw, ws).gbs / b.gbs -- what the peaks' sweep measured here, over the ceiling
   end
   out.unstable = ceiling and ceiling.unstable or nil
   -- which code reached it: a level's ceiling's, or in a transition the sweep's at the working set
@@ -165,7 +165,7 @@ function M.families(rows)
   return out
 end
 
---[[ A point's bound against c (ceilings.at): at each level, the ceiling of its traffic (M.traffic)
+--[[ A point's bound against c (ceilings.for_threads): at each level, the ceiling of its traffic (M.traffic)
   where the peaks have one, else triad's (peaks from before read and write were measured, or a
   level the read or write sweep left without a ceiling); in the step to DRAM the sweep of its
   traffic where the peaks have read or write ceilings and that sweep, else triad's. ]]

@@ -195,7 +195,7 @@ function Results:ceilings(precision, threads)
   local t = ceilings.nearest_threads(rows, threads or max_threads(self.rows))
   self.at = self.at or {}
   local key = (precision or "double") .. "/" .. t
-  if not self.at[key] then self.at[key] = ceilings.at(rows, t, precision) end
+  if not self.at[key] then self.at[key] = ceilings.for_threads(rows, t, precision) end
   if not threads then self.peaks = self.at[key] end
   return self.at[key]
 end
