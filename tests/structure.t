@@ -52,7 +52,7 @@ ok $? "every module says what it owns in its first lines${nohead:+: $nohead}"
 # readers of records spell no record word of their own; the GPU side, left as it was (no GPU
 # here to run it), still spells its meta keys, each of which must be declared there
 gpu="core/gpu.c core/gpuprof.c core/device_gpu.c"
-words=$(grep -n '"\(meta\|run\|status\|error\|stderr\|region\) \|\\n\(meta\|run\|status\) ' core/*.c driver/cache.c driver/lcore.c |
+words=$(grep -n '"\(meta\|run\|status\|error\|stderr\|region\) \|\\n\(meta\|run\|status\) ' core/*.c driver/cache.c driver/lrecords.c |
 	grep -v '^core/gpu\|^core/device_gpu' | grep -v '^[^:]*:[0-9]*:[[:space:]]*\(/\*\|\*\)' | grep -v "region '%s'" | cut -c1-80)
 test -z "$words"
 ok $? "no record word spelled in the core's writers or the driver's readers${words:+: $words}"

@@ -2,7 +2,7 @@
 -- the core's protocol (core/protocol.h, rot.protocol), its results read back point by point as
 -- they come, and a new core for the rest when one dies or hangs.
 local sys = require "rot.sys"
-local core = require "rot.core"
+local records = require "rot.records"
 local process = require "rot.process"
 local util = require "rot.util"
 local protocol = require "rot.protocol"
@@ -57,7 +57,7 @@ end
 --[[ One point's result from the core's record lines: {status=, error=, meta=, runs=, stderr=}.
   Refused input is a bug in the script's point (or in rot): it stops the run. ]]
 function M.point_result(desc, text)
-  local res, err = core.parse(text)
+  local res, err = records.parse(text)
   if not res then
     return { status = STATUS.failed, error = "the measuring core's output is unreadable: " .. err,
       meta = protocol.strict_meta({}), runs = {} }
