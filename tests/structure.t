@@ -1,7 +1,8 @@
 #!/bin/sh
 # The shape a newcomer can rely on: no Lua file over 450 lines, no C file over 600, no C or Lua
-# function over 80 lines (tables aside), no require cycle among lua/rot's modules, a head
-# comment on every module, the result vocabulary spelled once. Each check names what breaks it.
+# function over 80 lines (tables aside), no require cycle among lua/rot's modules and none of a
+# later stage, a head comment on every module, the result vocabulary spelled once. Each check
+# names what breaks it.
 cd "$(dirname "$0")/.." || exit 1
 n=0
 fails=0
@@ -42,6 +43,29 @@ done)
 cycle=$(echo "$graph" | tsort 2>&1 >/dev/null | head -n 3 | tr '\n' ' ')
 test -z "$cycle"
 ok $? "no require cycle among lua/rot's modules${cycle:+: $cycle}"
+# the stages in the order a point goes through them: a module's stage is its folder under lua/rot
+# (the shared context: util, session, csv, profile; space is describe's, rot itself the cli's).
+# Each may require the shared context and the stages before it, never a later one: a later
+# stage's work reaches an earlier one only through what it is handed (an executor's plan, the
+# rot module a measurement is given). So describe requires nothing of build.
+order="shared machine describe build gpu execute count plot results history compare models cli"
+later=$(echo "$graph" | awk -v order="$order" '
+	function stage(m, a) {
+		if (m ~ /^rot\.(util|session|csv|profile)$/) return "shared"
+		if (m == "rot.space") return "describe"
+		if (m == "rot") return "cli"
+		split(m, a, ".")
+		return a[2]
+	}
+	BEGIN { n = split(order, o, " "); for (i = 1; i <= n; i++) rank[o[i]] = i }
+	{
+		s = stage($1); t = stage($2)
+		if (!(s in rank)) print $1 " (in no stage)"
+		else if (!(t in rank)) print $2 " (in no stage)"
+		else if (rank[t] > rank[s]) print $1 " -> " $2
+	}' | sort -u | head -n 5 | tr '\n' ' ')
+test -n "$graph" && test -z "$later"
+ok $? "no stage requires a later one ($order)${later:+: $later}"
 
 nohead=$(for f in $(find lua/rot -name '*.lua') core/*.[ch] driver/*.[ch]; do
 	head -n 1 "$f" | grep -qE '^(--|/\*)' || echo "$f"
