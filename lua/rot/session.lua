@@ -221,7 +221,7 @@ function Session:run_dir()
   local host = util.hostname():gsub("[^%w.-]", "_")
   for _, d in ipairs(sys.listdir(base) or {}) do
     local pid, h = d:match("^(%d+)%-(.+)%-%x+$")
-    if not pid then pid, h = d:match("^(%d+)%-%x+$"), host end -- named before hosts were: this host's
+    if not pid then pid, h = d:match("^(%d+)%-%x+$"), host end -- a name without a host: this host's
     pid = tonumber(pid)
     if pid and h == host and pid ~= sys.pid() and not sys.alive(pid) then sys.removetree(base .. "/" .. d) end
   end

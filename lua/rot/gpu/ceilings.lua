@@ -12,8 +12,8 @@ local M = {}
 function M.measure(rot)
   local quick = rot.get("quick")
   local big = quick and (1 << 22) or (1 << 27)
-  -- 1024 multiply-adds per element: on an H100, 256 left the loads and stores 11 % of an fp32
-  -- FMA's time (57 of 66 TFLOP/s; 63 at 1024)
+  -- 1024 multiply-adds per element: with fewer the loads and stores take a share of an FMA
+  -- ceiling's time
   local tests = {
     { name = "fp64_fma", kind = "compute", spec = { kernel = "gpu_intensity", params = { n = big, fpe = 1024 }, macros = { GINT_TYPE = 1 } }, theo = "fp64" },
     { name = "fp32_fma", kind = "compute", spec = { kernel = "gpu_intensity", params = { n = big, fpe = 1024 }, macros = { GINT_TYPE = 0 } }, theo = "fp32" },

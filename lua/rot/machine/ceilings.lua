@@ -9,17 +9,10 @@ local sweep = require "rot.machine.sweep"
 
 local M = {}
 
--- The version of how levels and ceilings are read from the measurements: raised when that
--- changes, so peaks stored by an older rot are analysed again (their points come from the cache).
--- 8: DRAM's ceilings from each point's fastest run (as the caches'), and the sweep stored.
--- 9: so is DRAM's where it shows no flat tail (its last octave's fastest, not their median).
--- 10: each compute round's clock readings its own (measured with it, never another run's: a
--- fully cached rerun had recorded clocks read before the round only, 100.7% of a ceiling's
--- theory), each ceiling's date that of the round that measured it.
--- 11: the bandwidth ceilings from the last cache's size up the faster of the widest vectors and
--- -O2 -fno-tree-vectorize (rot.machine.codes: that triad reached 122% of the vectors' DRAM ceiling).
--- 12: a level measured past the last cache the machine reports is named after it ("L3+"), not
--- as a cache it does not have ("L4").
+-- The version of how levels and ceilings are read from the measurements, part of the stored
+-- file's name (M.path): raised whenever that reading changes, so peaks stored under another
+-- version are analysed again (their points come from the cache). What each version changed is
+-- in the commits that raised it.
 M.analysis = 12
 
 -- Where the machine's peaks are stored: one file per machine identity and analysis version

@@ -10,8 +10,7 @@ local isas = require "rot.machine.isa"
 local M = {}
 
 --[[ The clock the vector units run at. Intel runs wide vector work at a lower licence clock than
-  scalar work (512-bit FMAs on a Sapphire Rapids guest: about 10% below the imul chain's clock),
-  so the imul chain is the scalar units' clock only. The classes whose width can lower it
+  scalar work, so the imul chain is the scalar units' clock only. The classes whose width can lower it
   (M.licensed) get the clock of a dependent FMA chain of their own width: M.chain.chains chains
   side by side, latency-bound on every core rot knows (one 512-bit FMA a cycle on Zen 4 would
   take four), timed just before and just after each round's points. An FMA's latency in cycles
@@ -28,9 +27,8 @@ M.moved = 0.03
   just before round r of the compute ceilings, or just after it: each round's own, quick peaks'
   apart from full ones' (101, 102 for round 1 of full peaks, 201, 202 of quick ones), so that a
   reading comes from the cache exactly when its round's points do (rot.machine.compute.round
-  measures them together), never from another run's round. (Before analysis 10 round r was read
-  at r and max_rounds + r, quick and full alike: a fully cached round then took a reading
-  another run had stored, and a round measured again paired it with a fresh one.) ]]
+  measures them together), never from another run's round: a round measured again is never
+  paired with a reading another run stored. ]]
 function M.reading(quick, r, after)
   return (quick and 200 or 100) + 2 * r - (after and 0 or 1)
 end

@@ -49,8 +49,8 @@ local function clock_words(row)
 end
 
 -- How far past its theoretical peak a ceiling may read and still be at it: the clock readings
--- around a round scatter by about 0.1 % on a steady clock, and fresh quick peaks here read
--- 100.06 % and 100.1 % of their peaks; five times that scatter is the peak, not past it.
+-- around a round scatter by about 0.1 % on a steady clock, and a ceiling at its peak reads just
+-- past it by that much; five times that scatter is the peak, not past it.
 M.at_peak = 0.005
 
 -- "NAME X GFLOP/s = P% of F flops a cycle (L lanes x 2 flops x U a cycle) at G GHz (WHICH

@@ -106,7 +106,7 @@ function M.device(rows)
   for _, k in ipairs({ "T_SP", "T_DP", "T_int", "T_add", "T_ldst", "B_mem" }) do
     if not d[k] then return nil, "the device file has no value for " .. k end
   end
-  d.t_launch = by.launch and by.launch * 1e-6 -- optional: files from before it was measured lack it
+  d.t_launch = by.launch and by.launch * 1e-6 -- optional: a file may lack it
   return d
 end
 
