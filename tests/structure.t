@@ -73,8 +73,8 @@ done)
 test -z "$nohead"
 ok $? "every module says what it owns in its first lines${nohead:+: $nohead}"
 # the result vocabulary is declared once (core/vocabulary.h): the core's writers and the driver's
-# readers of records spell no record word of their own; the GPU side, left as it was (no GPU
-# here to run it), still spells its meta keys, each of which must be declared there
+# readers of records spell no record word of their own; the GPU side (no GPU here to run it)
+# spells its meta keys, each of which must be declared there
 gpu="core/gpu.c core/gpuprof.c core/device_gpu.c"
 words=$(grep -n '"\(meta\|run\|status\|error\|stderr\|region\) \|\\n\(meta\|run\|status\) ' core/*.c driver/cache.c driver/lrecords.c |
 	grep -v '^core/gpu\|^core/device_gpu' | grep -v '^[^:]*:[0-9]*:[[:space:]]*\(/\*\|\*\)' | grep -v "region '%s'" | cut -c1-80)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# README's own kernel, as a newcomer meets it (issue 44): the kernel and the study script are
+# README's own kernel, as a newcomer meets it: the kernel and the study script are
 # taken from README's "Writing a kernel" (its code blocks), unchanged, into a study folder, and
 # walked through what README says to do with them in a fresh cache: rot build, rot measure, an
 # edit (its loop done twice), rot measure again, rot history, rot compare, rot asm (by name in

@@ -118,7 +118,7 @@ t.ok(not back.triad_L1.unstable and back.triad_L1.median, "a stable ceiling read
 t.ok(ceilings.parse_csv("name,kind,threads,value,unit,spread\ntriad_DRAM,bandwidth,1,30,GB/s,0.01\n")[1].value == 30,
   "six-column files (older, or written by hand) still read")
 
--- ceilings that moved since the machine's peaks were stored: this host's two runs of one bench
+-- ceilings that moved since the machine's peaks were stored: two recorded runs of one bench
 -- (2 threads' DRAM 64.0 GB/s with a 56% spread, then 53.7 GB/s with 1.2%: a busy phase that
 -- lasted all of the second run's rounds); within 5%, or within the spreads, is no move
 local was = {
@@ -606,7 +606,7 @@ local function replay(rec, edit)
   return cs, compute.rows(cs)[1]
 end
 local intel, amd = { vendor = "GenuineIntel", family = 6 }, { vendor = "AuthenticAMD", family = 25 }
--- Sapphire Rapids (reconstructed from issue 46's figures): 512-bit FMAs at a licence clock
+-- Sapphire Rapids (reconstructed): 512-bit FMAs at a licence clock
 local spr = recorded_rounds("intel-spr-reconstructed.csv")
 cs, row = replay(spr)
 local lat, cyc = clk.fma_latency(cs)
@@ -652,7 +652,7 @@ row = compute.rows(cs)[1]
 t.ok(math.abs(row.clock - 3.689) < 1e-9 and row.clock_by == "scalar" and theory.of(row, amd).share <= 1, string.format(
   "a scalar ceiling's clock is the higher of the imul (3.673) and scalar FMA chain (3.689) readings: %.3f GHz, %.1f%% of "
   .. "its theory", row.clock, theory.of(row, amd).share * 100))
--- the EPYC (Zen 4) guest here, recorded: no licence, its AVX-512 chain within 0.3% of the imul
+-- an EPYC (Zen 4) guest, recorded: no licence, its AVX-512 chain within 0.3% of the imul
 -- clock, nothing said; one 512-bit FMA a cycle
 cs, row = replay(recorded_rounds("epyc-zen4.csv"))
 lat, cyc = clk.fma_latency(cs)
@@ -706,8 +706,8 @@ t.ok(#above == 1 and above[1]:find("1 compute ceiling lies above its theoretical
   .. "the clock it records was read low", 1, true) ~= nil, "a ceiling above its theory is flagged, with why it cannot be: "
   .. tostring(above[1]))
 t.is(#report.above_theory({ within }, zen4), 0, "one within its theory (98.2%): nothing said")
--- a share just past 100 % is the peak within the clock readings' scatter (fresh quick peaks here
--- read 100.06 % and 100.1 %): not flagged, and its theory line says so
+-- a share just past 100 % is the peak within the clock readings' scatter: not flagged, and its
+-- theory line says so
 local at = { name = "double_avx2_add", kind = "compute", isa = "avx2", threads = 1, value = 29.52, clock = 3.6875,
   unit = "GFLOP/s", clock_by = "fma" }
 t.ok(#report.above_theory({ at }, zen4) == 0 and theory.text(at, zen4):find("; the peak, within the clock readings' scatter$") ~= nil,

@@ -1,8 +1,8 @@
 -- Where the peaks' sweep falls from one level's ceiling to the next's (a transition: a cache's
 -- falling edge on either side of its effective size, and the step from the last cache to DRAM's
--- range), a point is bounded by what the sweep measured at its working set (issue 45, review-1):
--- on a sharp step with a plateau short of DRAM (the Intel guest's figures, reconstructed), on a
--- gradual fall (an AMD EPYC guest's rounds, recorded), and on review-1's run (recorded: L3's
+-- range), a point is bounded by what the sweep measured at its working set: on a sharp step
+-- with a plateau short of DRAM (an Intel guest's figures, reconstructed), on a gradual fall (an
+-- AMD EPYC guest's rounds, recorded), and on another recorded run (L3's
 -- falling edge, DRAM without a flat tail, two triad variants above DRAM's ceiling and why); the
 -- sweep stored with the peaks, read back, and its absence said; the transitions drawn. Run by
 -- tests/step.t.
@@ -33,7 +33,7 @@ local function point(ws, gbs, traffic, threads)
     threads = threads or 1, bytesDeclared = ws, bytesWritten = traffic == "read" and 0 or traffic == "write" and ws or ws / 3 }
 end
 
---[[ the Intel guest (tests/fixtures/staircase/spr-step.csv, reconstructed from issue 45's figures):
+--[[ an Intel guest (tests/fixtures/staircase/spr-step.csv, reconstructed):
   L3's plateau 31.2 GB/s, bandwidth dropping at about 78 MiB, DRAM's tail from 512 MiB at 13.33,
   the step's sizes at DRAM's speed (13.7-14.2 GB/s); the shipped triad measured 13.7-14.2 GB/s at
   96, 192 and 384 MiB, 44-45 % of L3's ceiling ]]
@@ -154,7 +154,7 @@ local b2, e2, s2 = bounds.of(point(48 * MiB, 40, nil, 2), c2, 0.02), bounds.of(p
 t.ok(b2.limiter:match("^L3%+ bw") and e2.limiter:match("^L3%-L3%+ bw") and s2.limiter:match("^L3%+%-DRAM bw"),
   string.format("2 threads: their own levels (an unreported L3+ to 105 MiB): 48 MiB on its plateau (%s), 24 MiB on L3's falling edge (%s), "
   .. "96 MiB in the step to DRAM (%s)", b2.limiter, e2.limiter, s2.limiter))
--- the falling edge short of an effective size, as review-1 met it: 24 MiB (L3's effective size: 29.9 MiB) and L1's 32 KiB
+-- the falling edge short of an effective size, as a recorded run has it: 24 MiB (L3's effective size: 29.9 MiB) and L1's 32 KiB
 local f24, f32 = bounds.of(point(24 * MiB, 45), ac, 0.02), bounds.of(point(32 * KiB, 230), ac, 0.02)
 local s24 = sweep.bandwidth_at(ac.sweep.triad, 24 * MiB)
 t.ok(f24.level == "L3" and f24.limiter == "L3-DRAM bw" .. (s24.unstable and " (unstable)" or "")
@@ -185,8 +185,8 @@ t.ok(math.abs(low.bound * 12 - cc.bandwidth[4].gbs) < 1e-9 and math.abs(high.bou
   string.format("a sweep value below DRAM's ceiling bounds at DRAM's (%.2f GB/s), one above the cache's at the cache's (%.1f)",
     low.bound * 12, high.bound * 12))
 
---[[ review-1's run (tests/fixtures/staircase/epyc-review-rounds.csv and epyc-review-triad.csv, recorded on this
-  EPYC guest): L3's falling edge short of its effective size (26.1 MiB), DRAM without a flat tail to 512 MiB, and the
+--[[ a recorded run (tests/fixtures/staircase/epyc-review-rounds.csv and epyc-review-triad.csv):
+  L3's falling edge short of its effective size (26.1 MiB), DRAM without a flat tail to 512 MiB, and the
   triad script's -O2 points above DRAM's ceiling while its -O3 points at the same sizes lie within it ]]
 local rv = recorded("tests/fixtures/staircase/epyc-review-rounds.csv")
 local ran, rrows = {}, {}
@@ -371,7 +371,7 @@ t.ok(said:find("^rot: note: the peaks file '.-old%.csv' holds no bandwidth sweep
 t.is(t.capture("stderr", function() results.new(rows, { "n" }, rot.peaks):bounds() end), "", "and only once a run")
 rot.set("peaksFile", "")
 
--- points at 1 and 2 threads on one plot (review-1's solver study): the roofline draws 2 threads'
+-- points at 1 and 2 threads on one plot (a solver study's): the roofline draws 2 threads'
 -- ceilings and says so first in its key, each 1-thread point's own bound marked; the staircase
 -- marks each thread count's effective sizes where they differ by more than a quarter (L1 37.6
 -- and 78.1 KiB, L2 877 KiB and 1.35 MiB), one where they agree (L3 26.1 and 28.7 MiB)

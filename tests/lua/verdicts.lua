@@ -1,4 +1,4 @@
--- Unit tests of rot compare's verdict rules (issue 45) on synthetic data: the statistics
+-- Unit tests of rot compare's verdict rules on synthetic data: the statistics
 -- (medians, the sign-test interval and p-value, Student's t), the rule from rounds measured
 -- again at its edges, the rule from two records against the history's reruns of identical
 -- builds (with and without them), and the source store (dedup, reading back, pruning with
