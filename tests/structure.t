@@ -1,8 +1,8 @@
 #!/bin/sh
 # The shape a newcomer can rely on: no Lua file over 450 lines, no C file over 600, no C or Lua
 # function over 80 lines (tables aside), no require cycle among lua/rot's modules and none of a
-# later stage, a head comment on every module, the result vocabulary spelled once. Each check
-# names what breaks it.
+# later stage, no history in comments, a head comment on every module, the result vocabulary
+# spelled once. Each check names what breaks it.
 cd "$(dirname "$0")/.." || exit 1
 n=0
 fails=0
@@ -67,6 +67,53 @@ later=$(echo "$graph" | awk -v order="$order" '
 test -n "$graph" && test -z "$later"
 ok $? "no stage requires a later one ($order)${later:+: $later}"
 
+# comments say what is and why; history lives in commits and one machine's figures in docs: no
+# issue number, no analysis version told by number (its constant is code, not a comment), no
+# measured figure beside a machine's name. Comments: Lua's -- and --[[ ]], C's /* */ and //, and #
+# in shell and Perl, of lua, core, driver, kernels and tests (its fixtures are data)
+comments=$(find lua core driver kernels tests -type f \( -name '*.lua' -o -name '*.[ch]' -o -name '*.cu' \
+	-o -name '*.sh' -o -name '*.t' -o -name '*.pl' \) -not -path 'tests/fixtures/*' | sort | xargs awk '
+	function out(s) { if (s ~ /[^[:space:]]/) print FILENAME ":" FNR ": " s }
+	FNR == 1 { inblock = 0; inc = 0; lang = FILENAME ~ /\.lua$/ ? "lua" : FILENAME ~ /\.(c|h|cu)$/ ? "c" : "sh" }
+	lang == "lua" {
+		line = $0
+		if (inblock) {
+			j = index(line, "]]")
+			if (!j) { out(line); next }
+			out(substr(line, 1, j - 1)); inblock = 0; line = substr(line, j + 2)
+		}
+		i = index(line, "--")
+		if (!i || substr(line, i - 1, 1) ~ /["\047]/) next
+		rest = substr(line, i + 2)
+		if (substr(rest, 1, 2) != "[[") { out(rest); next }
+		rest = substr(rest, 3); j = index(rest, "]]")
+		if (j) out(substr(rest, 1, j - 1)); else { out(rest); inblock = 1 }
+		next
+	}
+	lang == "c" {
+		line = $0
+		while (line != "") {
+			if (inc) {
+				j = index(line, "*/")
+				if (!j) { out(line); break }
+				out(substr(line, 1, j - 1)); inc = 0; line = substr(line, j + 2); continue
+			}
+			i = index(line, "/*"); k = index(line, "//")
+			if (k && (!i || k < i) && substr(line, k - 1, 1) != ":") { out(substr(line, k + 2)); break }
+			if (!i) break
+			line = substr(line, i + 2); inc = 1
+		}
+		next
+	}
+	FNR > 1 || $0 !~ /^#!/ {
+		if (match($0, /^[[:space:]]*#/) || match($0, /[[:space:]]#[[:space:]]/)) out(substr($0, RSTART + RLENGTH))
+	}')
+machine='(^|[^a-z0-9_./-])(guest|zen ?[0-9]|epyc|kvm|sapphire|golden cove|xeon|h100|h200|a100|vcpus?)([^a-z0-9_./-]|$)'
+figure='[0-9][0-9.,]* ?(gb/s|gib/s|mb/s|ghz|mhz|tflop/s|gflop/s|ns|us|ms|cycles?|%|mib|kib|gib|s)([^a-z]|$)|x[0-9]'
+history=$( (echo "$comments" | grep -iE 'issues? #?[0-9]+([^.0-9]|\.([^0-9]|$)|$)|before analysis|analysis [0-9]'
+	echo "$comments" | grep -iE "$machine" | grep -iE "$figure") | cut -d: -f1-2 | head -n 5 | tr '\n' ' ')
+test -n "$comments" && test -z "$history"
+ok $? "no history in comments (issue numbers, analysis versions, one machine's figures)${history:+: $history}"
 nohead=$(for f in $(find lua/rot -name '*.lua') core/*.[ch] driver/*.[ch]; do
 	head -n 1 "$f" | grep -qE '^(--|/\*)' || echo "$f"
 done)

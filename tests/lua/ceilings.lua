@@ -652,8 +652,8 @@ row = compute.rows(cs)[1]
 t.ok(math.abs(row.clock - 3.689) < 1e-9 and row.clock_by == "scalar" and theory.of(row, amd).share <= 1, string.format(
   "a scalar ceiling's clock is the higher of the imul (3.673) and scalar FMA chain (3.689) readings: %.3f GHz, %.1f%% of "
   .. "its theory", row.clock, theory.of(row, amd).share * 100))
--- an EPYC (Zen 4) guest, recorded: no licence, its AVX-512 chain within 0.3% of the imul
--- clock, nothing said; one 512-bit FMA a cycle
+-- recorded rounds without a licence clock (epyc-zen4.csv): the AVX-512 chain within 0.3% of
+-- the imul clock, nothing said; one 512-bit FMA a cycle
 cs, row = replay(recorded_rounds("epyc-zen4.csv"))
 lat, cyc = clk.fma_latency(cs)
 th = theory.of(row, amd)
