@@ -41,8 +41,7 @@ medrange() { # medrange COLUMN < lines: "median (min-max over N pairs)" of a col
 		for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j] < v[j - 1]; j--) { x = v[j]; v[j] = v[j - 1]; v[j - 1] = x }
 		printf "%.2f (%.2f-%.2f over %d pairs)", n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2, v[1], v[n], n }'
 }
-# A guest's pace moves tenfold between benches (a fresh child's slope: 0.44 ms in one, 5.11 in
-# the next), so the two children are measured interleaved, fresh, shared, fresh, ..., 5 slopes
+# A virtual machine's pace can move tenfold between benches, so the two children are measured interleaved, fresh, shared, fresh, ..., 5 slopes
 # each: a regression shows in their medians and in each fresh slope over the shared one measured
 # right after it (the same minutes: the guest's pace cancels), the guest in their spread.
 # $B/ovh: "fresh_ms fresh_fixed_ms shared_ms shared_fixed_ms fresh/shared" a pair
@@ -151,7 +150,7 @@ command -v likwid-bench >/dev/null 2>&1 && lk=$(m likwid_stream)
 # pass (STREAM's figure) and its mean pass (likwid-bench's convention) at the same size
 # (its two builds, as rot's ceilings take the faster of two codes from the last cache up: the
 # widest vectors and -O2 -fno-tree-vectorize; likwid-bench's too: its widest kernel and scalar
-# "stream"; one thread streamed 22 % more from DRAM with likwid-bench's scalar kernel here)
+# "stream", which can stream more from DRAM than its vectors)
 tri="" trin=""
 cc -O3 -march=native -fopenmp -o "$B/triad" bench/triad.c 2>/dev/null && tri="$B/triad"
 cc -O2 -fno-tree-vectorize -fopenmp -o "$B/triadn" bench/triad.c 2>/dev/null && trin="$B/triadn"
@@ -331,11 +330,11 @@ else
 fi
 echo "STREAM itself is not packaged by Debian and cannot be fetched here: bench/triad.c is its kernel and convention (rot's triad uses the same), not its code"
 
-B="$B" R="$R" sh bench/pipeline.sh # latencies against the published ones, the model's error (issue 46)
+B="$B" R="$R" sh bench/pipeline.sh # latencies against the published ones, the model's error
 B="$B" R="$R" sh bench/apps.sh # applications: marker pairs, a program under rot, STREAM's regions
 B="$B" R="$R" sh bench/apps-compare.sh # applications: rot compare -remeasure, A/A and a slower build
 B="$B" R="$R" sh bench/count.sh # the counting pass: its slowdown, STREAM's loops counted region by region
 echo
-sh bench/compare.sh # rot compare's verdicts: A/A pairs and known slowdowns (issue 45)
+sh bench/compare.sh # rot compare's verdicts: A/A pairs and known slowdowns
 
-B="$B" R="$R" sh bench/gpu.sh # the GPU lines (issue 43): ceilings against their targets, cached rerun, overhead per point
+B="$B" R="$R" sh bench/gpu.sh # the GPU lines: ceilings against their targets, cached rerun, overhead per point

@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/compare.sh: rot compare's verdicts on this machine (issue 45), part of make bench and
+# bench/compare.sh: rot compare's verdicts on this machine, part of make bench and
 # runnable alone. A 5-point user study (bench/compare: myscale from L1 to DRAM) measured as
 # A/A pairs (the kernel's binary changed in its description only) under three conditions in turn (quiet,
 # a busy loop on the other CPU, a memory-streaming neighbour during both runs and the compares),

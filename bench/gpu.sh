@@ -1,5 +1,5 @@
 #!/bin/sh
-# make bench's GPU lines (issues 5 and 43): HBM triad and FP64/FP32 FMA against their targets, a
+# make bench's GPU lines: HBM triad and FP64/FP32 FMA against their targets, a
 # fully cached gpu-peaks rerun, the overhead per GPU point. Run by bench/bench.sh (B: its temp dir,
 # R: its rot command), or alone on a GPU machine: sh bench/gpu.sh (a temp cache of its own),
 # or B=DIR R=./rot sh bench/gpu.sh (the user's cache: ceilings already measured are hits).
@@ -15,8 +15,8 @@ if ! ls /dev/nvidia0 >/dev/null 2>&1; then
 	echo "GPU: no CUDA device here, so the HBM triad and FMA throughput targets, the cached gpu-peaks rerun (< 60 ms) and the overhead per GPU point (< 20 ms) were not measured (make bench on a GPU machine prints them)"
 	exit 0
 fi
-# HBM triad against the data-sheet bandwidth (BabelStream reaches about 85% on H100 and 86-87% on
-# H200; goal 90%), FP64/FP32 FMA against theoretical at the measured clock (>= 95%)
+# HBM triad against the data-sheet bandwidth (the fraction BabelStream reaches on the same GPU;
+# goal 90%), FP64/FP32 FMA against theoretical at the measured clock (>= 95%)
 t0=$(now)
 $R -progress=never measure gpu-peaks >"$B/gpu" 2>&1 || { echo "GPU: rot measure gpu-peaks failed:"; tail -n 5 "$B/gpu" | sed 's/^/GPU:   /'; exit 1; }
 printf 'GPU: rot measure gpu-peaks: %.1f s (%s)\n' "$(calc "$(now) - $t0")" "$(grep -o '[0-9]* points, cache: .*' "$B/gpu" | tail -n 1)"

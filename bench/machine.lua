@@ -3,7 +3,7 @@
 -- most), the widest stream kernel and FMA width the CPU has. Prints "key value" lines.
 local rot = require "rot"
 local bandwidth = require "rot.machine.bandwidth"
-local peaks = require "rot.machine.peaks"
+local peaks = require "rot.machine.measure"
 local info = rot.machine.cpuinfo()
 print("cpus " .. info.cpus)
 for _, t in ipairs(peaks.thread_counts()) do

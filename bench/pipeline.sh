@@ -1,5 +1,5 @@
 #!/bin/sh
-# make bench's pipeline figures (issue 46): rot measure pipeline's latencies, in cycles of the
+# make bench's pipeline figures: rot measure pipeline's latencies, in cycles of the
 # clock read around each point, against the published ones of this core (bench/latencies.txt,
 # target within 10 %), and the model's mean error per class against Cornelis & Lemeire's Table II
 # (0.19-11.59 %). B: the bench's temp dir, R: its rot command.

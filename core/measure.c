@@ -296,7 +296,7 @@ static int calibrate(struct team *t, double min_time, long *reps, double *s)
 }
 
 /* The cost of an empty timed region, measured once by the core (measure_prepare) and so
- * inherited by every child it forks: 1000 regions cost half a millisecond a point in a guest. */
+ * inherited by every child it forks: measuring it in every child would cost each point. */
 static uint64_t overhead_ns, overhead_tsc;
 static int prepared;
 

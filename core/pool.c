@@ -15,9 +15,8 @@
 #define MAX_BLOCKS 4096
 /* The gap after every block (ordinary memory, not protected): blocks lie at least this far
  * apart beyond their sizes, never back to back. Arrays of a power-of-two size placed exactly
- * that far apart stream from DRAM at half speed (triad with three 256 MiB arrays: 12-14 GB/s
- * against 23-26 with a page between them, one thread of a Zen 4 KVM guest, alternating) as
- * their addresses meet in the same cache sets and banks. */
+ * that far apart can stream from DRAM at half speed, as their addresses meet in the same cache
+ * sets and banks; a page between them breaks that. */
 #define GAP PAGE
 
 struct extent {

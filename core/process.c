@@ -36,8 +36,8 @@ static void session_open(struct session *s, struct point *ps, int n)
 	sigprocmask(SIG_BLOCK, &chld, &s->old); /* before fork: no SIGCHLD is lost */
 	errno = 0;
 	/* the tracee (0.9 MB, mostly the thread table) from fresh zero pages: only the pages a
-	 * point uses are faulted in (calloc cleared all of them, and after every fork each write
-	 * to a page faults: 17 us a page in a guest, 4 ms a point) */
+	 * point uses are faulted in (calloc would clear all of them, and after every fork each
+	 * write to a page faults, which is slow in a virtual machine) */
 	void *tr =
 	    mmap(NULL, sizeof *s->tr, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (!measure_run_slot) { /* once for the core's life: its children say their run there */

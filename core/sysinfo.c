@@ -36,8 +36,8 @@ void sysinfo_frequency(FILE *out, enum protocol_meta key, int cpu)
 	meta(out, key, read_line(path, buf, sizeof buf) == 0 ? buf : NULL);
 }
 
-/* What does not change while the core runs, read once (reading /proc/cpuinfo can take 10 ms
- * in a guest: it was most of a point's overhead when every child read it). */
+/* What does not change while the core runs, read once: reading /proc/cpuinfo is slow in a
+ * virtual machine, and in every child it would be most of a point's overhead. */
 static struct {
 	int read;
 	char model[256];

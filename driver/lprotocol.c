@@ -30,6 +30,35 @@ static int l_check_rule(lua_State *L)
 	return 1;
 }
 
+/* Pushes " KEY=" and r[KEY] when the rule at index 1 holds KEY; the number of values pushed. */
+static int push_rule_key(lua_State *L, const char *key)
+{
+	luaL_checkstack(L, 2, "rule keys");
+	if (lua_getfield(L, 1, key) == LUA_TNIL) {
+		lua_pop(L, 1);
+		return 0;
+	}
+	lua_pushfstring(L, " %s=", key);
+	lua_insert(L, -2);
+	return 2;
+}
+
+/* rule_line(r) -> "EVENT ACTION [key=value ...]": the line a rule {on=, action=, ...} is
+ * written as in a batch and checked as (check_rule), its keys in declaration order */
+static int l_rule_line(lua_State *L)
+{
+	int n = 3;
+	luaL_checktype(L, 1, LUA_TTABLE);
+	lua_getfield(L, 1, "on");
+	lua_pushliteral(L, " ");
+	lua_getfield(L, 1, "action");
+#define X(id, key, syntax, meaning) n += push_rule_key(L, key);
+	PROTOCOL_RULE_KEYS(X)
+#undef X
+	lua_concat(L, n);
+	return 1;
+}
+
 /* input (key names, in declaration order) and syntax (key -> "key SYNTAX") */
 static void push_input(lua_State *L)
 {
@@ -258,8 +287,10 @@ static int l_strict_meta(lua_State *L)
 
 int luaopen_rot_protocol(lua_State *L)
 {
-	static const luaL_Reg funcs[] = {
-	    {"check_rule", l_check_rule}, {"strict_meta", l_strict_meta}, {NULL, NULL}};
+	static const luaL_Reg funcs[] = {{"check_rule", l_check_rule},
+					 {"rule_line", l_rule_line},
+					 {"strict_meta", l_strict_meta},
+					 {NULL, NULL}};
 	luaL_newlib(L, funcs);
 	push_input(L);
 	push_names(L);

@@ -10,7 +10,7 @@ int luaopen_rot_sys(lua_State *L);
 int luaopen_rot_config(lua_State *L);
 int luaopen_rot_cache(lua_State *L);
 int luaopen_rot_gen(lua_State *L);
-int luaopen_rot_core(lua_State *L);
+int luaopen_rot_records(lua_State *L);
 int luaopen_rot_topology(lua_State *L);
 int luaopen_rot_process(lua_State *L);
 int luaopen_rot_protocol(lua_State *L);

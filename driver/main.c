@@ -107,7 +107,7 @@ void lrot_preload(lua_State *L)
 					{"rot.config", luaopen_rot_config},
 					{"rot.cache", luaopen_rot_cache},
 					{"rot.gen", luaopen_rot_gen},
-					{"rot.core", luaopen_rot_core},
+					{"rot.records", luaopen_rot_records},
 					{"rot.topology", luaopen_rot_topology},
 					{"rot.process", luaopen_rot_process},
 					{"rot.protocol", luaopen_rot_protocol},

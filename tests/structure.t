@@ -1,9 +1,10 @@
 #!/bin/sh
 # The shape a newcomer can rely on: no Lua file over 450 lines, no C file over 600, no C or Lua
-# function over 80 lines (tables aside), no require cycle among lua/rot's modules, a head
-# comment on every module, every Lua test named after what it tests, the result vocabulary
-# spelled once, a stage map that names every file, README a way in to docs/ whose links all lead
-# somewhere. Each check names what breaks it; docs/conventions.md says why each holds.
+# function over 80 lines (tables aside), no require cycle among lua/rot's modules and none of a
+# later stage, no history in comments, a head comment on every module, every Lua test named after
+# what it tests, the result vocabulary spelled once, a stage map that names every file, README a
+# way in to docs/ whose links all lead somewhere. Each check names what breaks it;
+# docs/conventions.md says why each holds.
 # judges no time
 cd "$(dirname "$0")/.." || exit 1
 n=0
@@ -45,7 +46,77 @@ done)
 cycle=$(echo "$graph" | tsort 2>&1 >/dev/null | head -n 3 | tr '\n' ' ')
 test -z "$cycle"
 ok $? "no require cycle among lua/rot's modules${cycle:+: $cycle}"
+# the stages in the order a point goes through them: a module's stage is its folder under lua/rot
+# (the shared context: util, session, csv, profile; space is describe's, rot itself the cli's).
+# Each may require the shared context and the stages before it, never a later one: a later
+# stage's work reaches an earlier one only through what it is handed (an executor's plan, the
+# rot module a measurement is given). So describe requires nothing of build.
+order="shared machine describe build gpu execute count plot results history compare models cli"
+later=$(echo "$graph" | awk -v order="$order" '
+	function stage(m, a) {
+		if (m ~ /^rot\.(util|session|csv|profile)$/) return "shared"
+		if (m == "rot.space") return "describe"
+		if (m == "rot") return "cli"
+		split(m, a, ".")
+		return a[2]
+	}
+	BEGIN { n = split(order, o, " "); for (i = 1; i <= n; i++) rank[o[i]] = i }
+	{
+		s = stage($1); t = stage($2)
+		if (!(s in rank)) print $1 " (in no stage)"
+		else if (!(t in rank)) print $2 " (in no stage)"
+		else if (rank[t] > rank[s]) print $1 " -> " $2
+	}' | sort -u | head -n 5 | tr '\n' ' ')
+test -n "$graph" && test -z "$later"
+ok $? "no stage requires a later one ($order)${later:+: $later}"
 
+# comments say what is and why; history lives in commits and one machine's figures in docs: no
+# issue number, no analysis version told by number (its constant is code, not a comment), no
+# measured figure beside a machine's name. Comments: Lua's -- and --[[ ]], C's /* */ and //, and #
+# in shell and Perl, of lua, core, driver, kernels and tests (its fixtures are data)
+comments=$(find lua core driver kernels tests -type f \( -name '*.lua' -o -name '*.[ch]' -o -name '*.cu' \
+	-o -name '*.sh' -o -name '*.t' -o -name '*.pl' \) -not -path 'tests/fixtures/*' | sort | xargs awk '
+	function out(s) { if (s ~ /[^[:space:]]/) print FILENAME ":" FNR ": " s }
+	FNR == 1 { inblock = 0; inc = 0; lang = FILENAME ~ /\.lua$/ ? "lua" : FILENAME ~ /\.(c|h|cu)$/ ? "c" : "sh" }
+	lang == "lua" {
+		line = $0
+		if (inblock) {
+			j = index(line, "]]")
+			if (!j) { out(line); next }
+			out(substr(line, 1, j - 1)); inblock = 0; line = substr(line, j + 2)
+		}
+		i = index(line, "--")
+		if (!i || substr(line, i - 1, 1) ~ /["\047]/) next
+		rest = substr(line, i + 2)
+		if (substr(rest, 1, 2) != "[[") { out(rest); next }
+		rest = substr(rest, 3); j = index(rest, "]]")
+		if (j) out(substr(rest, 1, j - 1)); else { out(rest); inblock = 1 }
+		next
+	}
+	lang == "c" {
+		line = $0
+		while (line != "") {
+			if (inc) {
+				j = index(line, "*/")
+				if (!j) { out(line); break }
+				out(substr(line, 1, j - 1)); inc = 0; line = substr(line, j + 2); continue
+			}
+			i = index(line, "/*"); k = index(line, "//")
+			if (k && (!i || k < i) && substr(line, k - 1, 1) != ":") { out(substr(line, k + 2)); break }
+			if (!i) break
+			line = substr(line, i + 2); inc = 1
+		}
+		next
+	}
+	FNR > 1 || $0 !~ /^#!/ {
+		if (match($0, /^[[:space:]]*#/) || match($0, /[[:space:]]#[[:space:]]/)) out(substr($0, RSTART + RLENGTH))
+	}')
+machine='(^|[^a-z0-9_./-])(guest|zen ?[0-9]|epyc|kvm|sapphire|golden cove|xeon|h100|h200|a100|vcpus?)([^a-z0-9_./-]|$)'
+figure='[0-9][0-9.,]* ?(gb/s|gib/s|mb/s|ghz|mhz|tflop/s|gflop/s|ns|us|ms|cycles?|%|mib|kib|gib|s)([^a-z]|$)|x[0-9]'
+history=$( (echo "$comments" | grep -iE 'issues? #?[0-9]+([^.0-9]|\.([^0-9]|$)|$)|before analysis|analysis [0-9]'
+	echo "$comments" | grep -iE "$machine" | grep -iE "$figure") | cut -d: -f1-2 | head -n 5 | tr '\n' ' ')
+test -n "$comments" && test -z "$history"
+ok $? "no history in comments (issue numbers, analysis versions, one machine's figures)${history:+: $history}"
 nohead=$(for f in $(find lua/rot -name '*.lua') core/*.[ch] driver/*.[ch]; do
 	head -n 1 "$f" | grep -qE '^(--|/\*)' || echo "$f"
 done)
@@ -61,10 +132,10 @@ done | tr '\n' ' ')
 test -z "$misnamed"
 ok $? "every Lua test is named after the module, stage or file it tests${misnamed:+: $misnamed}"
 # the result vocabulary is declared once (core/vocabulary.h): the core's writers and the driver's
-# readers of records spell no record word of their own; the GPU side, left as it was (no GPU
-# here to run it), still spells its meta keys, each of which must be declared there
+# readers of records spell no record word of their own; the GPU side (no GPU here to run it)
+# spells its meta keys, each of which must be declared there
 gpu="core/gpu.c core/gpuprof.c core/device_gpu.c"
-words=$(grep -n '"\(meta\|run\|status\|error\|stderr\|region\) \|\\n\(meta\|run\|status\) ' core/*.c driver/cache.c driver/lcore.c |
+words=$(grep -n '"\(meta\|run\|status\|error\|stderr\|region\) \|\\n\(meta\|run\|status\) ' core/*.c driver/cache.c driver/lrecords.c |
 	grep -v '^core/gpu\|^core/device_gpu' | grep -v '^[^:]*:[0-9]*:[[:space:]]*\(/\*\|\*\)' | grep -v "region '%s'" | cut -c1-80)
 test -z "$words"
 ok $? "no record word spelled in the core's writers or the driver's readers${words:+: $words}"

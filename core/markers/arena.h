@@ -26,7 +26,8 @@
 #define ROT_ARENA_ENV_FD "ROT_MARKERS_FD"
 
 /* What a tick is: a nanosecond of CLOCK_MONOTONIC, or a TSC cycle (where the kernel's own
- * clocksource is the TSC, so it runs at one rate on every CPU: 10 ns a read here, against 24) */
+ * clocksource is the TSC, so it runs at one rate on every CPU: a read costs less than a clock
+ * call's) */
 enum rot_arena_clock { ROT_CLOCK_NS, ROT_CLOCK_TSC };
 
 /* What went wrong with the markers (the first misuse is kept, with its words). */

@@ -18,8 +18,7 @@
 #endif
 #define LINE 8 /* pointers per 64-byte line */
 /* line l's pointer, in word l % LINE of it: with every pointer in word 0, chains side by side
- * wait for each other in the L1's banks (14 chains: 6.3 cycles a step on the EPYC guest here,
- * 5.4 spread over the words; one chain's step takes 4.0 either way) */
+ * wait for each other in the L1's banks (one chain's step takes as long either way) */
 #define SLOT(l) ((l)*LINE + (l) % LINE)
 #define STR_(x) #x
 #define UNROLL_PRAGMA(n) _Pragma(STR_(GCC unroll n))

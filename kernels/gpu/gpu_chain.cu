@@ -3,9 +3,9 @@
  * latencies (the pipeline model). GCHAIN_OP: 0 fadd, 1 ffma, 2 dfma, 3 sin/cos, 4 iadd,
  * 5 global load (pointer chase), 6 shared load (pointer chase). The integer add is inline PTX,
  * an add with carry in and out (addc.cc): nvcc folds four u + 7 into one u + 28 (tests/ptx.t
- * checks every chain), ptxas folds inline add.u32 the same way (an H100 showed 0.56 cycles an
- * add), and a register addend only made it pair them (IMAD u = 2 * step + u: 2.3 "cycles"); a
- * carry chain is one IADD3.X a step.
+ * checks every chain), ptxas folds inline add.u32 the same way (less than a cycle an add), and
+ * a register addend only makes it pair them (IMAD u = 2 * step + u); a carry chain is one
+ * IADD3.X a step.
  * Sixteen steps per loop iteration keep the loop's own instructions (counter, compare, branch)
  * off the chain's time; each block's first thread counts the chain's SM cycles (clock64), best
  * over launches, reported as row.report.cycles (median over blocks): no launch time, no

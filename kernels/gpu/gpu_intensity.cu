@@ -3,7 +3,7 @@
  * GINT_TYPE: 0 fp32, 1 fp64, 2 fp16 (half2: one instruction does two), 3 int32.
  * Each thread keeps CHAINS elements in flight (independent chains: one dependent chain per
  * thread is latency-bound, below the compute roof): four, eight for half2, whose FMAs ptxas
- * spreads over two pipes (an H200: 86 TFLOP/s with four, the reference's eight 107 TFLOP/s);
+ * spreads over two pipes (four leave half2 below the reference's rate);
  * the multiplier and addend are launch
  * arguments, hoisted out of the loop; the integer multiply-add is inline PTX, since the
  * compiler folds x*3+1 four times over into one x*81+40 (tests/ptx.t checks the PTX). The

@@ -1,15 +1,15 @@
 -- the GPU's ceilings, measured: fp64/fp32/fp16/int32 multiply-add, integer add, shared memory, L2, HBM,
--- and the cost of one more kernel launch (rot.gpu.peaks does the measuring)
+-- and the cost of one more kernel launch (rot.gpu.ceilings does the measuring)
 local rot = require "rot"
-local gpupeaks = require "rot.gpu.peaks"
-local peaks = require "rot.machine.peaks"
+local gpuceilings = require "rot.gpu.ceilings"
+local ceilings = require "rot.machine.ceilings"
 local sys = require "rot.sys"
 
-local out, shown, impossible, name = gpupeaks.measure(rot)
+local out, shown, impossible, name = gpuceilings.measure(rot)
 if #out == 0 then rot.fail("no GPU ceiling could be measured (see the errors above)") end
 for _, l in ipairs(shown) do io.stdout:write(l, "\n") end
-gpupeaks.warn_impossible(impossible)
+gpuceilings.warn_impossible(impossible)
 local dir = rot.get("outputDir")
 sys.mkdir(dir)
-peaks.write_csv(dir .. "/gpu-peaks.csv", out)
-gpupeaks.store(rot, out, name)
+ceilings.write_csv(dir .. "/gpu-peaks.csv", out)
+gpuceilings.store(rot, out, name)

@@ -1,8 +1,8 @@
 -- quantitative roofline prediction on rot's GPU kernels: a profile for other GPUs, and the APE here
 local rot = require "rot"
 local predict = require "rot.models.predict"
-local peaks = require "rot.machine.peaks"
-local gpupeaks = require "rot.gpu.peaks"
+local ceilings = require "rot.machine.ceilings"
+local gpuceilings = require "rot.gpu.ceilings"
 local sys = require "rot.sys"
 
 local quick = rot.get("quick")
@@ -32,7 +32,7 @@ end)
 local ok = results:ok()
 local meta = require("rot.gpu").probe(ok[1], "no GPU kernel could be profiled (see the errors above)")
 -- this GPU's own ceilings (gpu-peaks), measured first when none are stored; never the CPU's
-gpupeaks.stored(rot, meta.gpuName)
+gpuceilings.stored(rot, meta.gpuName)
 if #ok == 0 then return end -- rot build: the cores are built, nothing is predicted
 -- the profile, readable by `rot predict` on another machine
 results:csv("gpu-predict-profile")
@@ -41,8 +41,8 @@ for _, r in ipairs(ok) do profile[#profile + 1] = { kernel = r.point.name, metri
 
 -- predicted here (the measured time gives the APE) and on every GPU whose ceilings rot stored
 local dir = rot.get("cacheDir") .. "/machines"
-local here = gpupeaks.file(rot, meta.gpuName):match("[^/]+$")
-local suffix = "%." .. gpupeaks.kind(rot):gsub("%-", "%%-") .. "%.csv$" -- quick ceilings with quick ones
+local here = gpuceilings.file(rot, meta.gpuName):match("[^/]+$")
+local suffix = "%." .. gpuceilings.kind(rot):gsub("%-", "%%-") .. "%.csv$" -- quick ceilings with quick ones
 local files = {}
 for _, f in ipairs(sys.listdir(dir) or {}) do
   if f:match(suffix) then files[#files + 1] = f end
@@ -50,7 +50,7 @@ end
 table.sort(files)
 local all = {}
 for _, f in ipairs(files) do
-  local device, err = predict.device(peaks.read_csv(dir .. "/" .. f) or {})
+  local device, err = predict.device(ceilings.read_csv(dir .. "/" .. f) or {})
   if device then
     local recs, summary = predict.report(profile, device, f == here and profile or nil)
     for _, r in ipairs(recs) do

@@ -1,26 +1,27 @@
 -- the machine's ceilings: compute per precision and ISA, bandwidth per memory level in rounds; writes peaks.csv
 local rot = require "rot"
-local peaks = require "rot.machine.peaks"
+local ceilings = require "rot.machine.ceilings"
+local measure = require "rot.machine.measure"
 local report = require "rot.machine.report"
 local theory = require "rot.machine.theory"
 local sys = require "rot.sys"
 
 local info = rot.machine.cpuinfo()
-local out, stair, clocks, units, measured = peaks.measure(rot, rot.get("quick"))
+local out, stair, clocks, units, measured = measure.ceilings(rot, rot.get("quick"))
 -- the machine's copy in the cache directory, which every roofline uses: a run that measured
 -- nothing (every point from the cache) shows it and leaves it as it is, values, clocks and
 -- dates; otherwise ceilings that moved since it was stored are marked unstable before anything
 -- is written
-local path = peaks.current_path(rot)
-local stored = measured == 0 and #out > 0 and peaks.read_csv(path)
+local path = ceilings.current_path(rot)
+local stored = measured == 0 and #out > 0 and ceilings.read_csv(path)
 if stored then
   out = report.as_stored(stored, out)
   io.stderr:write("rot: peaks: every point came from the result cache: the stored peaks ('", path, "') are shown as "
     .. "they are, untouched (rot measure peaks -useCachedResults=false measures them afresh)\n")
 else
-  local moved = peaks.moved(peaks.read_csv(path), out)
+  local moved = measure.moved(ceilings.read_csv(path), out)
   for _, m in ipairs(moved) do m.new.unstable, m.new.moved = true, true end
-  local note = peaks.moved_note(moved)
+  local note = measure.moved_note(moved)
   if note then io.stderr:write("rot: peaks: ", note, "\n") end
 end
 
@@ -32,7 +33,7 @@ for _, r in ipairs(out) do
     swept[r.threads] = (swept[r.threads] or 0) + 1
   else
     local v = r.kind == "size" and rot.util.bytes(r.value) or string.format("%.2f %s", r.value, r.unit)
-    local how = r.kind == "bandwidth" and string.format("%s at %d size%s", r.kernel, #r.sizes, #r.sizes == 1 and "" or "s")
+    local how = r.kind == "bandwidth" and string.format("%s at %d %s", r.kernel, #r.sizes, rot.util.plural(#r.sizes, "size"))
       or r.kind == "compute" and (r.kernel .. " " .. r.isa) or ""
     io.stdout:write(string.format("%-22s %-9s %7d %14s %8s %6s  %s%s\n", r.name, r.kind, r.threads, v,
       r.spread and string.format("%.1f%%", r.spread * 100) or "", r.rounds or "", how, r.unstable and "  UNSTABLE" or ""))
@@ -40,7 +41,7 @@ for _, r in ipairs(out) do
 end
 for _, t in ipairs(rot.util.sorted_keys(swept)) do
   io.stdout:write(string.format("sweep, %s: %d rows (kernel and size: each size's best round) in peaks.csv, kind sweep: "
-    .. "they bound a working set where the sweep falls between two levels\n", require("rot.machine.bandwidth").threads(t), swept[t]))
+    .. "they bound a working set where the sweep falls between two levels\n", rot.util.count(t, "thread"), swept[t]))
 end
 local unstable = report.unstable_line(out)
 if unstable then io.stdout:write(unstable, "\n") end
@@ -64,10 +65,10 @@ if stored then
   local ok, err = sys.writefile(dir .. "/peaks.csv", sys.readfile(path))
   if not ok then rot.fail("cannot write '" .. dir .. "/peaks.csv': " .. err) end
 else
-  peaks.write_csv(dir .. "/peaks.csv", out)
-  peaks.store(rot, out)
+  ceilings.write_csv(dir .. "/peaks.csv", out)
+  measure.store(rot, out)
 end
 
 -- the bandwidth staircase behind the plateaus (the best of each size over its rounds)
 rot.results(stair):staircase { name = "peaks-bandwidth", title = "bandwidth vs working set (" .. info.model .. ")", step = false,
-  series = function(r) return peaks.streams[r.point.stream].name .. ", " .. require("rot.machine.bandwidth").threads(r.point.threads) end }
+  series = function(r) return measure.streams[r.point.stream].name .. ", " .. rot.util.count(r.point.threads, "thread") end }

@@ -6,7 +6,7 @@ local rounds = require "rot.machine.rounds"
 local quick = rot.get("quick")
 -- at most 14 chains: with its two constants 14 fill the 16 vector registers of a -mfma build, and
 -- 14 pointers and the loop's counter the 15 general ones; a 16th chain spills, and its points
--- time the stack (16 FMA chains here ran at 0.63 cycles an FMA where 14 ran at 0.50)
+-- time the stack, not the FMA units
 local chains = quick and { 1, 2, 8 } or { 1, 2, 3, 4, 5, 6, 8, 10, 12, 14 }
 local n = quick and 20000 or 200000
 local scalar = "-O2 -mfma -fno-tree-vectorize -fno-tree-slp-vectorize"
@@ -33,7 +33,7 @@ local function spec(op, c, round)
 end
 
 -- The core clock (GHz; nil when it failed), from a dependent imul chain (3 cycles each) on the
--- same CPU. A shared VM's clock wanders by 10-30% over the seconds a sweep takes, so one reading
+-- same CPU. A shared VM's clock wanders over the seconds a sweep takes, so one reading
 -- for all points would put the points measured far from it at the wrong clock: each point gets
 -- its own two, just before and just after it (reading: their number, below).
 local function clock_spec(reading)
@@ -56,8 +56,8 @@ end
 -- would measure every clock reading in one batch after the points). A point's clock is the
 -- higher of its two readings (a neighbour that takes the CPU during a reading makes it read low;
 -- the clock itself moves by a percent or two over a point), and each point's fastest round is
--- kept: a neighbour that took the CPU through all of a point's runs in one round (25% slower
--- here) rarely does in three.
+-- kept: a neighbour that takes the CPU through all of a point's runs in one round rarely does
+-- in three.
 local ghz, rows = {}, {}
 for round = 1, quick and 1 or 3 do
   for i, op in ipairs(ops) do

@@ -1,10 +1,10 @@
 -- quadrant-split plot: this machine (and any peaks files given as arguments) against rot's kernels
 local rot = require "rot"
 local quadrant = require "rot.models.quadrant"
-local peaks = require "rot.machine.peaks"
+local measure = require "rot.machine.measure"
 
 local devices = {}
-local here = assert(quadrant.device(rot.machine.cpuinfo().model, (peaks.get(rot))))
+local here = assert(quadrant.device(rot.machine.cpuinfo().model, (measure.get(rot))))
 devices[1] = here
 for _, path in ipairs(arg) do -- more machines: their peaks.csv or gpu-peaks.csv
   local d, err = quadrant.device_file(path:match("([^/]+)%.csv$") or path, path)

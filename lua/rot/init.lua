@@ -8,7 +8,8 @@ local regions = require "rot.results.regions"
 local counted = require "rot.results.counted"
 local count = require "rot.count"
 local format = require "rot.results.format"
-local peaks = require "rot.machine.peaks"
+local ceilings = require "rot.machine.ceilings"
+local measure = require "rot.machine.measure"
 local machine = require "rot.machine"
 local util = require "rot.util"
 
@@ -64,7 +65,7 @@ end
      An application point's row becomes its program's row and one per marked region
      (rot.results.regions), the region a coordinate of its own.
   4. The results object (rot.results) bounds them against the machine's ceilings
-     (rot.machine.peaks) and prints, writes and plots them (rot.plot). ]]
+     (rot.machine.ceilings) and prints, writes and plots them (rot.plot). ]]
 function rot.measure(sp, builder)
   local s = session.current()
   local describing <close> = s:describing_scope() -- an error from here on is in the points' description
@@ -103,7 +104,7 @@ end
 
 -- This machine's stored peaks (measured first, once, when there are none; those points are
 -- no part of the run's record).
-function rot.peaks() return (session.current():aside(peaks.get, rot)) end
+function rot.peaks() return (session.current():aside(measure.get, rot)) end
 
 -- results(rows[, axes]): the results object rot.measure returns, over rows a script built or
 -- changed (its table, csv, bounds and plots)
@@ -114,7 +115,7 @@ function rot.results(rows, axes) return results.new(rows, axes, rot.peaks) end
 -- {name="DRAM", gbs=} }. Sweeps use it to know how far to go.
 function rot.levels(threads)
   local rows = rot.peaks()
-  return peaks.levels(rows, peaks.nearest_threads(rows, threads or 1))
+  return ceilings.levels(rows, ceilings.nearest_threads(rows, threads or 1))
 end
 
 -- The size of one named level ("L2") at a thread count, or nil.
@@ -163,7 +164,7 @@ function rot.observed_bandwidth(rows)
   local best = {}
   for _, r in ipairs(rows) do
     if r.gbs and r.workingSet then
-      local name = peaks.level_of(r.workingSet, lv).name
+      local name = ceilings.level_of(r.workingSet, lv).name
       if not best[name] or r.gbs > best[name] then best[name] = r.gbs end
     end
   end

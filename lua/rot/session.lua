@@ -221,7 +221,7 @@ function Session:run_dir()
   local host = util.hostname():gsub("[^%w.-]", "_")
   for _, d in ipairs(sys.listdir(base) or {}) do
     local pid, h = d:match("^(%d+)%-(.+)%-%x+$")
-    if not pid then pid, h = d:match("^(%d+)%-%x+$"), host end -- named before hosts were: this host's
+    if not pid then pid, h = d:match("^(%d+)%-%x+$"), host end -- a name without a host: this host's
     pid = tonumber(pid)
     if pid and h == host and pid ~= sys.pid() and not sys.alive(pid) then sys.removetree(base .. "/" .. d) end
   end
@@ -274,8 +274,8 @@ end
 -- The closing line of rot build.
 function Session:build_summary()
   local c = self.count
-  return string.format("rot build: %d core%s built, %d failed; %d points described%s%s; time: build %.2f s, total %.2f s",
-    c.builds, c.builds == 1 and "" or "s", c.build_failures, c.points,
+  return string.format("rot build: %d %s built, %d failed; %d points described%s%s; time: build %.2f s, total %.2f s",
+    c.builds, util.plural(c.builds, "core"), c.build_failures, c.points,
     c.refused > 0 and string.format(", %d with parameters their kernel refuses", c.refused) or "",
     self:aside_summary("described"),
     self.time.build, sys.clock() - self.t_start)

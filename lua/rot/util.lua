@@ -185,6 +185,17 @@ function M.json(v, indent)
   return "{\n" .. table.concat(parts, ",\n") .. "\n" .. indent .. "}"
 end
 
+-- The word for a count of n: one when n is 1, else many (one .. "s" when not given).
+function M.plural(n, one, many)
+  if n == 1 then return one end
+  return many or one .. "s"
+end
+
+-- "1 thread", "2 threads": n and its word (M.plural).
+function M.count(n, one, many)
+  return n .. " " .. M.plural(n, one, many)
+end
+
 function M.bytes(n)
   if not n then return "-" end
   local units = { "B", "KiB", "MiB", "GiB", "TiB" }

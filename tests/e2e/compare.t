@@ -1,5 +1,5 @@
 #!/bin/sh
-# Iterating on a kernel (issues 23, 45): a study with a user kernel is measured, the kernel is
+# Iterating on a kernel: a study with a user kernel is measured, the kernel is
 # edited to do its loop four times and measured again; rot history lists both runs and names the
 # kernel file as what changed; rot compare judges the records against the noise between runs
 # (none known yet: it says so); -remeasure rebuilds run 1's kernel from the source store (the

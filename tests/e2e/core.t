@@ -54,11 +54,10 @@ ok $? "a kernel writing garbage to stdout is measured"
 contains "$T/o" "1 measured, 0 failed" "its point counts as measured"
 
 # counters: software events, plausible against the measured time. A run's counts span a little
-# more than its timed region (the stops that bracket it), and on a busy guest that margin can
-# hold a fraction of a millisecond the timer does not see (task-clock 1.46x the time of a
-# 0.47 ms run of about 2 invocations, on an Intel guest beside other work), so each run here
-# lasts 50 ms and the margin is a few percent at most; a count not divided by the run's
-# invocations would still be about 100x off
+# more than its timed region (the stops that bracket it), and on a busy virtual machine that
+# margin can hold a fraction of a millisecond the timer does not see, so each run here lasts
+# 50 ms and the margin is a few percent at most; a count not divided by the run's invocations
+# would still be about 100x off
 rot measure $P stable 200000 counter=perf::TASK-CLOCK counter=perf::CONTEXT-SWITCHES -minRunTime=0.05 >"$T/o" 2>&1
 ok $? "software counters are counted"
 tc=$(csv counter:perf::TASK-CLOCK)

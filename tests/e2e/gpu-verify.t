@@ -1,6 +1,6 @@
 #!/bin/sh
-# make gpu-verify without a GPU: its verdict on recorded inputs (one set that passes, issue 16's
-# figures from an H100 that must fail on every ceiling it names), a counter disagreement, the
+# make gpu-verify without a GPU: its verdict on recorded inputs (one set that passes, one from an
+# H100 that must fail on every ceiling it names), a counter disagreement, the
 # reference program built with nvcc alone, and a clean refusal where there is no device.
 # judges no time
 . "$(dirname "$0")/lib.sh"

@@ -58,7 +58,7 @@ else
 fi
 ok $? "the 6 KiB point is limited by L1 exactly when the measured L1 holds it (L1 ${l1:-none} B; limiter $(cat "$T/lim"))"
 # the rule: above its bound beyond its spread, the ceiling's and bestEpsilon (0.02) is marked;
-# a ceiling's scatter is this machine's (up to 9% for L1 on some VMs), so no fixed percentage.
+# a ceiling's scatter is this machine's own, so no fixed percentage.
 # In a transition between two levels ("L3-DRAM bw") the ceiling is the peaks' sweep there: the
 # worse spread of the sizes swept either side, and the slower level's where its ceiling bounds
 awk -F, 'FNR == NR { if ($2 == "bandwidth" && $3 == 1 && $1 ~ /^triad_/) { cs[substr($1, 7)] = $6; cv[substr($1, 7)] = $4 }

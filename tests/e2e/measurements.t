@@ -3,7 +3,7 @@
 # rot asm shows the code a point would run.
 . "$(dirname "$0")/lib.sh"
 
-# Everything is measured as on this machine with its guest's 508 MiB L3 made a sane 32 MiB
+# Everything is measured as on this machine with its last cache made a sane 32 MiB L3
 # (tests/fixtures/topology/epyc-kvm.xml, the same two PUs): the peaks' sweeps stop at 256 MiB,
 # not 2 GiB, and a cold run's eviction buffer is 64 MiB, not 1 GiB (`make bench` measures on the
 # real topology, in full).
@@ -22,7 +22,7 @@ HWLOC_XMLFILE=$PEAKS_TOPO "$ROOT/rot" measure triad -quick=true -cacheDir="$CACH
 ! grep -q "measuring this machine's peaks" "$T/e"
 ok $? "the second run uses the stored peaks"
 contains "$T/o" "cache: 6 hits, 0 measured" "and measures nothing"
-# peaks stored by an older rot (analysis 1: no version in the name) are analysed again
+# peaks stored by an older rot (the first version: no version in the name) are analysed again
 stored=$(ls "$CACHE"/machines/*.a[0-9]*-quick.csv 2>/dev/null | head -n 1)
 legacy=$(echo "$stored" | sed 's/\.a[0-9]*-quick\.csv$/-quick.csv/')
 test -n "$stored" && test "$legacy" != "$stored" && mv "$stored" "$legacy"
@@ -43,8 +43,8 @@ for m in $("$ROOT/rot" list --names); do
 			continue
 		fi ;;
 	esac
-	# on the sane topology too: a cold run walks an eviction buffer twice the last cache, 1 GiB
-	# a run with the guest's 508 MiB L3 (memory-traffic took 27 s, 2 s this way)
+	# on the sane topology too: a cold run walks an eviction buffer twice the last cache, which
+	# takes long with a last cache of hundreds of MiB
 	HWLOC_XMLFILE=$PEAKS_TOPO rot measure "$m" -quick=true >"$T/o" 2>"$T/e"
 	st=$?
 	ok $st "rot measure $m -quick=true succeeds"
@@ -120,16 +120,14 @@ ok $? "rot measure peaks stores the machine's peaks in the cache directory (the 
 # against quick peaks (two rounds, one size an octave: a coarser step than a full run measures);
 # from 4 MiB up, away from where a level ends (a factor of two either side of its effective
 # size), the faster of its two series at 70-115 % of its bound and neither above. (A roof is the
-# faster code's, rot.machine.codes: the vectors' in the caches; from DRAM -O2's here, where
-# -O3 -march=native's points lay at 104-123 % of a roof of its own code in 1 of 6 runs.)
+# faster code's, rot.machine.codes: the vectors' in the caches; from DRAM it can be -O2's, and
+# -O3 -march=native's points can then lie above a roof of its own code.)
 # A size outside that, as the CSV says it, is judged again against the roof's own measurement
 # (the peaks' triad where the roof was measured) alternated with its points in 3 rounds
-# (tests/e2e/roofs.lua): a guest's DRAM bandwidth moves 2x in minutes, so points measured
-# minutes after the peaks lay at 50-60 % or 115-148 % of their bounds in some runs here and in
-# CI, and only a ratio measured alternately tells noise from a wrong roof. (Two wrong roofs it
-# caught: the -O2 points above a ceiling of vectors alone; and three 256 MiB arrays back to back
-# in rot's pool, which streamed at half speed: 55-62 % again, against the peaks' arrays of other
-# sizes; core/pool.c now puts a page between blocks.)
+# (tests/e2e/roofs.lua): a virtual machine's DRAM bandwidth can move twofold in minutes, so points
+# measured minutes after the peaks can lie far from their bounds, and only a ratio measured
+# alternately tells noise from a wrong roof (such as -O2 points above a ceiling of vectors
+# alone, or arrays in rot's pool placed where they stream at half speed).
 HWLOC_XMLFILE=$PEAKS_TOPO rot measure triad -peaksFile="$stored" -outputDir="$T/roofs" >"$T/o" 2>&1
 HWLOC_XMLFILE=$PEAKS_TOPO "$ROOT/rot" run "$ROOT/tests/e2e/roofs.lua" "$T/roofs/triad.csv" 0.70 1.15 3 -peaksFile="$stored" -cacheDir="$CACHE" >"$T/roofs.txt" 2>&1
 checked=$(sed -n 's/^CHECKED \([0-9]*\) WITHIN \([0-9]*\) .*/\1 \2/p' "$T/roofs.txt")

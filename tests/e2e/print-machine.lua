@@ -4,5 +4,5 @@ local t = m.topology()
 print(string.format("pus %d cores %d numa %d", t.pus, t.cores, t.numa_nodes))
 for _, c in ipairs(m.caches()) do print(c.name .. " " .. c.size) end
 print("id " .. m.id(m.fingerprint()))
-print("peaks " .. require("rot.machine.peaks").path("", m.fingerprint(), false):sub(2))
+print("peaks " .. require("rot.machine.ceilings").path("", m.fingerprint(), false):sub(2))
 print(string.format("model %q", m.cpuinfo().model))

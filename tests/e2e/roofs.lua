@@ -6,7 +6,7 @@
   DRAM bandwidth moves 2x in minutes): the peaks' own triad where the roof was measured (a
   level's ceiling: the size of its row nearest the point's; in a transition, the sweep's: the
   swept sizes around the point, interpolated as the bound is), in every code the peaks measure
-  there (rot.machine.codes.at).
+  there (rot.machine.codes.measured_at).
   - ARITH bad n: rows whose fraction_of_bound is not bandwidth_GBs / bound_GBs;
   - SAME hits n of m: the triad script's points, described again here, found in the run's
     cache (-cacheDir: the script's own), so the points measured again are the script's;
@@ -94,7 +94,7 @@ end
 -- size nearest the point's (in log); in a transition, or without a row, the peaks' sweep at the
 -- sizes around it (its bound is their best rounds interpolated linearly, weighted by log size:
 -- the reference is the sum of their values times these weights).
-local rows = assert(require("rot.machine.peaks").read_csv(rot.get("peaksFile")), "no peaks file")
+local rows = assert(require("rot.machine.ceilings").read_csv(rot.get("peaksFile")), "no peaks file")
 local function nearest(ws, list)
   local best
   for _, x in ipairs(list) do
@@ -102,7 +102,7 @@ local function nearest(ws, list)
   end
   return best
 end
-local swept = (sweep.of(rows, 1) or {}).triad
+local swept = (sweep.stored(rows, 1) or {}).triad
 local function roof_sizes(ws, limiter)
   local level = limiter:match("^(%S+) bw")
   for _, r in ipairs(rows) do
@@ -110,7 +110,7 @@ local function roof_sizes(ws, limiter)
       return { { ws = nearest(ws, r.sizes), weight = 1 } }
     end
   end
-  local at = swept and sweep.at(swept, ws) -- the sizes it lies between, as the bound takes them
+  local at = swept and sweep.bandwidth_at(swept, ws) -- the sizes it lies between, as the bound takes them
   if not at then return { { ws = ws, weight = 1 } } end
   if at.lo == at.hi then return { { ws = at.lo, weight = 1 } } end
   local f = math.log(ws / at.lo) / math.log(at.hi / at.lo)
@@ -138,7 +138,7 @@ local function round(ws, r)
   if not swept then where[#where + 1] = { ws = ws, weight = 0 } end
   local batch, kinds = {}, {}
   for j, x in ipairs(where) do
-    for _, code in ipairs(codes.at(x.ws, llc)) do
+    for _, code in ipairs(codes.measured_at(x.ws, llc)) do
       batch[#batch + 1] = bandwidth.spec { stream = TRIAD, threads = 1, ws = x.ws, code = code, round = base + r }
       kinds[#batch] = j
     end
@@ -155,7 +155,7 @@ local function round(ws, r)
   for i, row in ipairs(rows) do
     if type(kinds[i]) == "number" then by[kinds[i]] = math.max(by[kinds[i]] or 0, row.gbs or 0) else got[kinds[i]] = row.gbs end
   end
-  for j, x in ipairs(at) do ref = ref + x.weight * (by[j] or 0) end -- as rot.machine.sweep.at interpolates
+  for j, x in ipairs(at) do ref = ref + x.weight * (by[j] or 0) end -- as rot.machine.sweep.bandwidth_at interpolates
   local own = math.max(ref, not swept and by[#where] or 0)
   ratios[ws] = ratios[ws] or { low = {}, high = {} }
   local low, high, each = ratios[ws].low, ratios[ws].high, {}

@@ -1,6 +1,6 @@
 #!/bin/sh
 # -executor=slurm under interruption and failure, on the two-node cluster of tests/slurm/cluster.sh
-# (issue 24): SIGTERM while sbatch submits; Ctrl-C mid-job (exit 130 within seconds, the job gone from squeue, no rot process
+# SIGTERM while sbatch submits; Ctrl-C mid-job (exit 130 within seconds, the job gone from squeue, no rot process
 # left, a rerun counts the kept points as hits); one task cancelled and another's worker killed
 # with SIGKILL; one task past -slurmTimeLimit and the other's node set DOWN; two rot runs with
 # overlapping points at once. Each failure names the task's Slurm state, the rest of the sweep

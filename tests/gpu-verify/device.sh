@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/gpu-verify/device.sh [DIR]: issue 43's whole check on a lent GPU machine, as one command:
+# tests/gpu-verify/device.sh [DIR]: the whole GPU check on a lent GPU machine, as one command:
 # make gpu-verify, make bench's GPU lines, rot measure gpu-predict, make test, each under its own
 # time limit within one budget (DEVICE_BUDGET seconds, default 540), every log in DIR ($OUT there).
 # DEVICE_STEPS picks steps (build gpu-verify bench-gpu timing gpu-predict gpu-test test).

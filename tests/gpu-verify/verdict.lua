@@ -4,7 +4,7 @@
 local rot = require "rot"
 local csv = require "rot.csv"
 local gpu = require "rot.gpu"
-local peaks = require "rot.machine.peaks"
+local ceilings = require "rot.machine.ceilings"
 local predict = require "rot.models.predict"
 local report = require "rot.results.format"
 local sys = require "rot.sys"
@@ -31,7 +31,7 @@ local nctext = sys.readfile(dir .. "/ncu.csv")
 local ncrows = nctext and predict.read_ncu_csv(nctext)
 local nc = ncrows and ncrows[1] and ncrows[1].metrics
 local mine = {}
-for _, r in ipairs(peaks.read_csv(dir .. "/gpu-peaks.csv") or {}) do mine[r.name] = r.value end
+for _, r in ipairs(ceilings.read_csv(dir .. "/gpu-peaks.csv") or {}) do mine[r.name] = r.value end
 -- rot's completion latencies in cycles, by the CSV's own column names (a column added before
 -- completion_cycles once left every latency row of an H200's table "-")
 local lat = {}
@@ -85,7 +85,7 @@ for k in pairs(ref) do if k:match("^latency ") then ops[#ops + 1] = k:sub(9) end
 table.sort(ops)
 for _, op in ipairs(ops) do check("latency " .. op .. " [cycles]", lat[op], ref["latency " .. op], 0.8, 1.25, "of the reference") end
 -- a dependent instruction cannot finish in under a clock: a shorter "latency" is a folded chain
--- (both programs measured 0.2-0.6 cycles an integer add on an H100 while ptxas folded it)
+-- (ptxas folds chains of integer adds)
 local shortest, which = math.huge, nil
 for op, c in pairs(lat) do if c < shortest then shortest, which = c, op end end
 check("shortest latency [cycles]" .. (which and " (" .. which .. ")" or ""), which and shortest, 1, 1, nil, "cycle: a dependent chain")

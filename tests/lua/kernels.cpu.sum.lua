@@ -1,6 +1,6 @@
 -- The read kernel (sum) is bound by its loads, not by its additions: its loop keeps eight
 -- independent vector partial sums, and the reduction after the loop adds them as a tree, not in
--- one dependent chain (which took as long as the loop over 32 KiB: issue 46). Checked on the
+-- one dependent chain (which would take as long as the loop over 32 KiB). Checked on the
 -- x86-64 code itself (objdump -d, AT&T syntax): recorded for both machine kinds
 -- (tests/fixtures/asm), and sum compiled here as the peaks compile it (rot asm).
 local t = require "tap"
@@ -212,7 +212,8 @@ local function check(text, what)
   return a
 end
 
--- recorded: the kernel before (the chain issue 46 found) and after, on both machine kinds
+-- recorded on both machine kinds: a kernel whose reduction is one dependent chain, and the
+-- shipped one
 local function fixture(name) return assert(sys.readfile(fixtures .. name)) end
 for _, kind in ipairs({ "sapphirerapids", "epyc" }) do
   local chain = analyse(fixture("sum-chain-" .. kind .. ".s"))

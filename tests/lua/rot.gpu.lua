@@ -5,7 +5,8 @@
 local t = require "tap"
 local rot = require "rot"
 local sys = require "rot.sys"
-local peaks = require "rot.machine.peaks"
+local ceilings = require "rot.machine.ceilings"
+local peaks = require "rot.machine.measure"
 
 -- GPU: recorded metric values (a DGEMM-like range) evaluated into roofline quantities
 local gpu = require "rot.gpu"
@@ -93,7 +94,7 @@ line, above = gpu.against_limit(32900, "fp64", h100, nil)
 t.ok(not above and line == "theoretical 33454.1 (98.3%)", "FP64 at 98 % of its limit is a ceiling")
 t.ok(select(2, gpu.against_limit(34000, "fp64", h100)) == false, "within 2 % above the limit: clock rounding, accepted")
 t.is(gpu.against_limit(1000, "L2", h100), "theoretical -", "no published limit: said so")
-local gc = gpu.ceilings(peaks.read_csv(os.getenv("ROT_HOME") .. "/tests/fixtures/gpu-peaks.csv"))
+local gc = gpu.ceilings(ceilings.read_csv(os.getenv("ROT_HOME") .. "/tests/fixtures/gpu-peaks.csv"))
 t.ok(gc.source == "measured" and #gc.compute == 3 and #gc.bandwidth == 3 and gc.bounds.L1 == 20000 and gc.bounds.HBM == 1000
   and gc.bounds.double == 10000, "GPU ceilings from gpu-peaks.csv: three precisions, shared/L2/HBM, and the bound inputs")
 local gt2 = gpu.ceilings(nil, { gpuCC = "9.0", gpuSMs = 132, gpuClockKHz = 1980000, gpuMemClockKHz = 2619000, gpuBusWidth = 5120 })
@@ -103,7 +104,7 @@ local mdir = (os.getenv("TMPDIR") or "/tmp") .. "/rot-unit-m-" .. os.time()
 t.is(gpu.machine_file(mdir, "NVIDIA H100 80GB HBM3", "atomics"), mdir .. "/machines/NVIDIA_H100_80GB_HBM3.atomics.csv",
   "a GPU model's stored file: its name made safe, the kind, in cacheDir/machines (created)")
 t.is(sys.stat(mdir .. "/machines"), "dir", "the machines directory exists")
-local gpupeaks = require "rot.gpu.peaks"
+local gpupeaks = require "rot.gpu.ceilings"
 local function conf(quick) return { get = function(k) return ({ quick = quick, cacheDir = mdir })[k] end } end
 t.ok(gpupeaks.file(conf(false), "NVIDIA H100 80GB HBM3") == mdir .. "/machines/NVIDIA_H100_80GB_HBM3.gpu.csv" and
   gpupeaks.file(conf(true), "NVIDIA H100 80GB HBM3") == mdir .. "/machines/NVIDIA_H100_80GB_HBM3.gpu-quick.csv",

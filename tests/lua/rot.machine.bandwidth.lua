@@ -6,7 +6,8 @@
 -- topology: nocache
 local t = require "tap"
 local bandwidth = require "rot.machine.bandwidth"
-local peaks = require "rot.machine.peaks"
+local ceilings = require "rot.machine.ceilings"
+local peaks = require "rot.machine.measure"
 local bounds = require "rot.results.bounds"
 local sys = require "rot.sys"
 local util = require "rot.util"
@@ -110,19 +111,19 @@ for _, r in ipairs(a.rows) do
   rows[#rows + 1] = r
 end
 local path = os.getenv("ROT_TEST_TMP") and (os.getenv("ROT_TEST_TMP") .. "/peaks.csv") or os.tmpname()
-peaks.write_csv(path, rows)
+ceilings.write_csv(path, rows)
 local back = {}
-for _, r in ipairs(peaks.read_csv(path)) do back[r.name] = r end
+for _, r in ipairs(ceilings.read_csv(path)) do back[r.name] = r end
 local d = back.triad_DRAM
 t.ok(d.unstable and d.rounds == 3 and d.kernel == "triad" and d.clock == 3.52 and d.date == "2026-11-23T12:00:00Z"
   and d.pinning == "0" and d.sizes and #d.sizes >= 3 and d.sizes[1] == 768 * MiB, "peaks.csv round trip: unstable, rounds, kernel, clock, date, pinning, sizes")
 t.ok(not back.triad_L1.unstable and back.triad_L1.median, "a stable ceiling reads back stable, with its median")
-t.ok(peaks.parse_csv("name,kind,threads,value,unit,spread\ntriad_DRAM,bandwidth,1,30,GB/s,0.01\n")[1].value == 30,
+t.ok(ceilings.parse_csv("name,kind,threads,value,unit,spread\ntriad_DRAM,bandwidth,1,30,GB/s,0.01\n")[1].value == 30,
   "six-column files (older, or written by hand) still read")
 
 -- a point bounded by an unstable ceiling says so in its limiter
-local lv = peaks.levels(peaks.read_csv(path), 1)
-local _, bw = peaks.ceilings(peaks.read_csv(path), 1)
+local lv = ceilings.levels(ceilings.read_csv(path), 1)
+local _, bw = ceilings.ceilings(ceilings.read_csv(path), 1)
 local b = bounds.bound({ flops = 1e6, bytes = 12e6, time = 12e6 / 30e9, gflops = 1e6 / (12e6 / 30e9) / 1e9,
   workingSet = 2048 * MiB, cacheMode = "warm" }, {}, bw, lv)
 t.is(b.limiter, "DRAM bw (unstable)", "the limiter of a point bounded by an unstable ceiling says so")
@@ -176,13 +177,13 @@ for _, c in ipairs({ { 1, rep, 39.2 }, { 2, rep2, 75.0 } }) do
 end
 
 -- between the last cache's effective size and DRAM's flat tail: the last cache's, never DRAM's
-local gap = peaks.parse_csv("name,kind,threads,value,unit,spread\nL3_effective,size,1,38000000,B,\n" ..
+local gap = ceilings.parse_csv("name,kind,threads,value,unit,spread\nL3_effective,size,1,38000000,B,\n" ..
   "DRAM_from,size,1,805306368,B,\ntriad_L3,bandwidth,1,99,GB/s,0.01\ntriad_DRAM,bandwidth,1,33,GB/s,0.01\n")
-local glv = peaks.levels(gap, 1)
-t.is(peaks.level_of(100 * MiB, glv).name, "L3", "a working set between L3 and DRAM's flat tail is folded into L3")
-t.is(peaks.level_of(1024 * MiB, glv).name, "DRAM", "one in the tail is DRAM's")
-t.is(peaks.level_of(16 * MiB, glv).name, "L3", "one inside L3 is L3's")
-local _, gbw = peaks.ceilings(gap, 1)
+local glv = ceilings.levels(gap, 1)
+t.is(ceilings.level_of(100 * MiB, glv).name, "L3", "a working set between L3 and DRAM's flat tail is folded into L3")
+t.is(ceilings.level_of(1024 * MiB, glv).name, "DRAM", "one in the tail is DRAM's")
+t.is(ceilings.level_of(16 * MiB, glv).name, "L3", "one inside L3 is L3's")
+local _, gbw = ceilings.ceilings(gap, 1)
 local function gap_bound(ws)
   local secs = ws / 40e9 -- 40 GB/s of triad traffic
   return bounds.bound({ flops = ws / 12, bytes = ws, time = secs, gflops = ws / 12 / secs / 1e9, workingSet = ws }, {}, gbw, glv, 0.02)
@@ -210,7 +211,7 @@ t.ok(rot.dram_from(1) == 805306368 and rot.llc(1) == 38000000,
 t.is(rot.dram_sweep(1), math.min(805306368, bandwidth.cap()), "rot.dram_sweep: on to DRAM's tail, within a quarter of the memory")
 rot.set("peaksFile", "")
 os.remove(gapfile)
-peaks.write_csv(gapfile, { { name = "L2_reported", kind = "size", threads = 1, value = 1048576, unit = "B" },
+ceilings.write_csv(gapfile, { { name = "L2_reported", kind = "size", threads = 1, value = 1048576, unit = "B" },
   { name = "L3_effective", kind = "size", threads = 1, value = 29368622.4, unit = "B" } })
 local text = sys.readfile(gapfile) or ""
 t.ok(text:find("\nL2_reported,size,1,1048576,B,") and text:find("\nL3_effective,size,1,29368622,B,"),
@@ -311,8 +312,8 @@ t.ok(table.concat(said, "; "):find("round 3 was not measured: it would pass the 
 -- last cache's reported size up; a round's value the faster code's, the isa column which code,
 -- a note when the narrow code's ceiling lies above the vectors' beyond both spreads
 local codes = require "rot.machine.codes"
-t.ok(#codes.at(16 * MiB, 32 * MiB) == 1 and #codes.at(32 * MiB, 32 * MiB) == 2 and #codes.at(64 * MiB, 0) == 1
-  and #codes.at(128 * MiB, 0) == 2, "codes: the vectors alone below the last cache's reported size, both from it up; where none "
+t.ok(#codes.measured_at(16 * MiB, 32 * MiB) == 1 and #codes.measured_at(32 * MiB, 32 * MiB) == 2 and #codes.measured_at(64 * MiB, 0) == 1
+  and #codes.measured_at(128 * MiB, 0) == 2, "codes: the vectors alone below the last cache's reported size, both from it up; where none "
   .. "is reported, both from 128 MiB up")
 local function coded(narrow) -- the slope's rounds as the vectors', the narrow code `narrow` times them from 768 MiB up
   local st = state(0.99, 0.98)
@@ -343,8 +344,8 @@ t.ok(said:find("1 thread: code built with -O2 -fno-tree-vectorize (8- and 16-byt
   "triad_DRAM %.1f against %.1f GB/s (+25%%); those ceilings are the faster code's", nb.triad_DRAM.value, vb.triad_DRAM.value), 1, true),
   "codes: one line says which ceilings are the narrow code's, with both values: " .. said)
 local sweep = require "rot.machine.sweep"
-t.ok(sweep.at({ { ws = 1, gbs = 10, isa = "-O2 -fno-tree-vectorize" }, { ws = 4, gbs = 5, isa = "-O2 -fno-tree-vectorize" } }, 2).isa
-  == "-O2 -fno-tree-vectorize" and sweep.at({ { ws = 1, gbs = 10, isa = "-O3 -march=native" },
+t.ok(sweep.bandwidth_at({ { ws = 1, gbs = 10, isa = "-O2 -fno-tree-vectorize" }, { ws = 4, gbs = 5, isa = "-O2 -fno-tree-vectorize" } }, 2).isa
+  == "-O2 -fno-tree-vectorize" and sweep.bandwidth_at({ { ws = 1, gbs = 10, isa = "-O3 -march=native" },
   { ws = 4, gbs = 5, isa = "-O2 -fno-tree-vectorize" } }, 2).isa == nil,
   "codes: a working set between two sizes of the sweep has their code where they share one, none where they differ")
 local slow = bandwidth.analyse(coded(0.9), 1, rep)

@@ -5,7 +5,8 @@
 -- judges no time
 -- topology: nocache
 local t = require "tap"
-local peaks = require "rot.machine.peaks"
+local ceilings = require "rot.machine.ceilings"
+local peaks = require "rot.machine.measure"
 local sys = require "rot.sys"
 local fake_rot = require "fakerot"
 
@@ -73,14 +74,14 @@ t.ok(math.abs(row.value - 112) < 1e-9 and row.clock == 3.5, string.format(
   row.clock))
 t.ok(row.unstable and math.abs(row.spread - 0.09375) < 1e-9, string.format(
   "three rounds at 3.2, 3.5 and 3.2 GHz disagree by 9.4%%: unstable before more rounds (%.1f%%)", row.spread * 100))
-compute.more(fk, cs, 1000)
+compute.extra_rounds(fk, cs, 1000)
 row = compute.rows(cs)[1]
 t.ok(cs.rounds == 5 and not row.unstable and row.spread == 0 and row.rounds == 5,
   string.format("two more rounds at 3.5 GHz: the best three agree, stable (%d rounds, spread %.1f%%)", cs.rounds, row.spread * 100))
 clocks = { 3.0, 3.5, 3.0, 3.0, 3.0, 3.0, 3.0 }
 fk = clock_fake(function(r) return clocks[r] end)
 cs = three(fk, fma_only(compute.new({ 1 })))
-compute.more(fk, cs, 1000)
+compute.extra_rounds(fk, cs, 1000)
 row = compute.rows(cs)[1]
 t.ok(cs.rounds == 7 and row.unstable and row.value == 112 and row.clock == 3.5, string.format(
   "a clock high in one round only: %d rounds at most, still unstable, the best round's value and clock", cs.rounds))
@@ -88,8 +89,8 @@ t.is(table.concat(compute.notes(cs, compute.rows(cs)), "; "), "the core clock mo
   .. "each: 3.000/3.000, 3.500/3.500, 3.000/3.000, 3.000/3.000, 3.000/3.000, 3.000/3.000, 3.000/3.000 GHz): 1 compute "
   .. "ceiling stays unstable; each compute ceiling is its best round's, and records the higher of the clock readings just "
   .. "before and after that round", "the clock's moves are said, with the unstable ceilings they leave")
-peaks.write_csv(path, compute.rows(cs))
-local back = peaks.read_csv(path)[1]
+ceilings.write_csv(path, compute.rows(cs))
+local back = ceilings.read_csv(path)[1]
 t.ok(back.unstable and back.clock == 3.5 and back.rounds == 7 and back.isa == "avx512" and back.kernel == "peakflops",
   "peaks.csv keeps the compute ceiling's provenance: unstable, rounds, its round's clock, kernel and ISA class")
 -- a neighbour that halves the point in three rounds of the first five (2-thread points beside
@@ -97,7 +98,7 @@ t.ok(back.unstable and back.clock == 3.5 and back.rounds == 7 and back.isa == "a
 clocks = { 3.5, 1.75, 1.75, 3.5, 1.75, 3.5, 3.5 }
 fk = clock_fake(function(r) return clocks[r] end)
 cs = three(fk, fma_only(compute.new({ 1 })))
-compute.more(fk, cs, 1000)
+compute.extra_rounds(fk, cs, 1000)
 row = compute.rows(cs)[1]
 t.ok(cs.rounds == 6 and not row.unstable, string.format("a point halved in three rounds of five: %d rounds, stable", cs.rounds))
 -- a clock that rose during the best round: the ceiling records the higher reading, after it,
@@ -163,7 +164,7 @@ t.ok(not by_round[1].fresh and by_round[1].cached == 7 and by_round[2].fresh == 
 clocks = { 3.2, 3.5, 3.2, 3.5, 3.5 }
 fk = clock_fake(function(r) return clocks[r] end)
 cs = three(fk, fma_only(compute.new({ 1 })))
-compute.more(fk, cs, -1)
+compute.extra_rounds(fk, cs, -1)
 t.ok(cs.rounds == 3 and compute.rows(cs)[1].unstable, "past the peaks' budget: no round past the planned three, unstable")
 t.ok(table.concat(compute.notes(cs, compute.rows(cs)), "; "):find("compute round 4 was not measured: it would pass the "
   .. "compute rounds' time budget", 1, true), "and the round left out is said")
@@ -173,14 +174,14 @@ t.ok(table.concat(compute.notes(cs, compute.rows(cs)), "; "):find("compute round
 fk = clock_fake(function(r) return clocks[r] end)
 cs = three(fk, fma_only(compute.new({ 1 }, true, { now = function() return 1000 end, count = function() end })))
 cs.spent, cs.last = 4.5, 1.5 -- three compute rounds of 1.5 s
-compute.more(fk, cs, compute.budget(true))
+compute.extra_rounds(fk, cs, compute.budget(true))
 t.ok(cs.rounds == 5 and not compute.rows(cs)[1].unstable and not cs.cut, string.format("quick peaks whose sweep spent "
   .. "the peaks' budget (1000 s on their timer): the compute rounds that disagree still get theirs, within %d s of their "
   .. "own: %d rounds, stable", compute.budget(true), cs.rounds))
 fk = clock_fake(function() return 3.5 end)
 cs = three(fk, fma_only(compute.new({ 1 })))
 local before = #fk.asked
-compute.more(fk, cs, 1000)
+compute.extra_rounds(fk, cs, 1000)
 t.ok(#fk.asked == before and cs.rounds == 3, "rounds that agree: no round past the planned three")
 t.is(#compute.notes(cs, compute.rows(cs)), 0, "a clock that holds: nothing said")
 -- rot build: nothing measured, no clock: no ceiling, no note, the bandwidth rows' clock nil
@@ -190,7 +191,7 @@ local unmeasured = fake_rot(function(idx)
   return { rows = rows }
 end)
 cs = three(unmeasured, fma_only(compute.new({ 1 })))
-compute.more(unmeasured, cs, 1000)
+compute.extra_rounds(unmeasured, cs, 1000)
 t.ok(#compute.rows(cs) == 0 and #compute.notes(cs, {}) == 0 and clk.top_clock(cs) == nil and cs.rounds == 3,
   "nothing measured (rot build): no compute ceiling, no note, no clock, no extra round")
 
@@ -225,7 +226,7 @@ local function replay(rec, edit)
   return cs, compute.rows(cs)[1]
 end
 local intel, amd = { vendor = "GenuineIntel", family = 6 }, { vendor = "AuthenticAMD", family = 25 }
--- Sapphire Rapids (reconstructed from issue 46's figures): 512-bit FMAs at a licence clock
+-- Sapphire Rapids (reconstructed): 512-bit FMAs at a licence clock
 local spr = recorded_rounds("intel-spr-reconstructed.csv")
 cs, row = replay(spr)
 local lat, cyc = clk.fma_latency(cs)
@@ -242,8 +243,8 @@ t.ok(said:find("the avx512 FMA chain ran at 2.700 GHz (median of the rounds; an 
 t.is(clk.unit_clocks(cs), "vector units' clock (2 dependent FMA chains of each width, CPU 0, an FMA 4 cycles: the "
   .. "scalar chain took 4.00 at the imul clock) before/after each compute round: scalar 2.996/2.994, 2.990/2.996, "
   .. "2.993/2.995; avx512 2.700/2.698, 2.695/2.700, 2.698/2.699 GHz", "every chain's clock is printed, round by round")
-peaks.write_csv(path, compute.rows(cs))
-t.ok(math.abs(peaks.read_csv(path)[1].clock - 2.7) < 1e-4, "peaks.csv's clock_GHz of an AVX-512 ceiling is its units' clock")
+ceilings.write_csv(path, compute.rows(cs))
+t.ok(math.abs(ceilings.read_csv(path)[1].clock - 2.7) < 1e-4, "peaks.csv's clock_GHz of an AVX-512 ceiling is its units' clock")
 -- a scalar chain off a whole number of cycles (the clock moved between it and its reading): the
 -- imul chain's clock, said
 cs, row = replay(recorded_rounds("intel-spr-reconstructed.csv"), function(r)
@@ -271,8 +272,8 @@ row = compute.rows(cs)[1]
 t.ok(math.abs(row.clock - 3.689) < 1e-9 and row.clock_by == "scalar" and theory.of(row, amd).share <= 1, string.format(
   "a scalar ceiling's clock is the higher of the imul (3.673) and scalar FMA chain (3.689) readings: %.3f GHz, %.1f%% of "
   .. "its theory", row.clock, theory.of(row, amd).share * 100))
--- the EPYC (Zen 4) guest here, recorded: no licence, its AVX-512 chain within 0.3% of the imul
--- clock, nothing said; one 512-bit FMA a cycle
+-- recorded rounds without a licence clock (epyc-zen4.csv): the AVX-512 chain within 0.3% of
+-- the imul clock, nothing said; one 512-bit FMA a cycle
 cs, row = replay(recorded_rounds("epyc-zen4.csv"))
 lat, cyc = clk.fma_latency(cs)
 th = theory.of(row, amd)

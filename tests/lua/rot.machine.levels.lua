@@ -5,7 +5,8 @@ local t = require "tap"
 local topology = require "rot.topology"
 local machine = require "rot.machine"
 local levels = require "rot.machine.levels"
-local peaks = require "rot.machine.peaks"
+local ceilings = require "rot.machine.ceilings"
+local peaks = require "rot.machine.measure"
 local sys = require "rot.sys"
 local util = require "rot.util"
 
@@ -127,7 +128,7 @@ t.is(d[1].name, "L1", "steps are matched to reported levels in order")
 t.ok(d[2].effective == nil and d[2].reported == 128 * KiB, "a reported level without a step of its own has no effective size")
 t.is(d[3].name, "L3", "the second step goes to the nearest reported level after the first")
 
--- this host's slope (issue 25): triad keeps falling past the L3 drop to a flat tail near 768 MiB
+-- a recorded slope (epyc-kvm-slope.csv): triad keeps falling past the L3 drop to a flat tail near 768 MiB
 local slope = {}
 for line in assert(sys.readfile(fixtures .. "staircase/epyc-kvm-slope.csv")):gmatch("[^\n]+") do
   local ws, g = line:match("^triad,1,(%d+),([%d.]+),")
@@ -150,8 +151,8 @@ local function plateau(series, row)
   return levels.median(v), row.value == math.max(table.unpack(all))
 end
 -- a plateau measured slow (96-256 KiB at 170 GB/s) and sizes after it within the level faster
--- (384-512 KiB at 202, as a new user's peaks had it here, and the triad script's points then
--- passed their L2 bound by 22-32 %): the ceiling is the fastest of all the level's sizes
+-- (384-512 KiB at 202, against which the triad script's points would pass their L2 bound by
+-- 22-32 %): the ceiling is the fastest of all the level's sizes
 local bump = {}
 for _, x in ipairs({ { 4, 380 }, { 6, 382 }, { 8, 381 }, { 12, 379 }, { 16, 380 }, { 24, 381 }, { 32, 378 }, { 48, 300 },
   { 64, 230 }, { 96, 170 }, { 128, 169 }, { 192, 171 }, { 256, 170 }, { 384, 202 }, { 512, 201 }, { 768, 160 }, { 1024, 150 },
@@ -190,7 +191,7 @@ t.ok(said:find("L3+ is a step the machine does not report", 1, true) and said:fi
   "slope: the notes name the unreported step and the L3 the machine overstates: " .. said)
 t.ok(sr["triad_L3+"] and said:find(string.format("L3+ is a step the machine does not report, between its last cache and DRAM: "
   .. "%.1f GB/s", sr["triad_L3+"].value), 1, true), "slope: the note quotes the L3+ ceiling itself, as the peaks table shows it")
-local lv = peaks.levels(sl, 1)
+local lv = ceilings.levels(sl, 1)
 t.ok(#lv == 5 and lv[3].name == "L3" and lv[4].name == "L3+" and lv[5].name == "DRAM",
   "read back from the peaks' rows, the levels are L1, L2, L3, L3+, DRAM in that order")
 local short = {}
@@ -283,7 +284,7 @@ for _ = 1, 200 do
   if not lv or not (lv[3].name == "L3" and lv[3].gbs > 150 and lv[3].flat ~= false) then shifted = shifted + 1 end
 end
 t.is(shifted, 0, "and so with +-3 % noise, 200 times: L3 is never moved onto DRAM's fall")
--- small sizes timed above L1 (two threads, as `make bench` saw here: "L2 reported 2.00 MiB,
+-- small sizes timed above L1 (two threads, as `make bench` can see them: "L2 reported 2.00 MiB,
 -- bandwidth drops at 159 KiB", "L4 ... 177 GB/s up to 41.9 MiB") are no level below L1
 local noisy_small = {}
 local function put(from, to, gbs)

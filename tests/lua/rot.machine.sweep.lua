@@ -1,8 +1,8 @@
 -- Where the peaks' sweep falls from one level's ceiling to the next's (a transition: a cache's
 -- falling edge on either side of its effective size, and the step from the last cache to DRAM's
--- range), a point is bounded by what the sweep measured at its working set (issue 45, review-1):
--- on a sharp step with a plateau short of DRAM (the Intel guest's figures, reconstructed), on a
--- gradual fall (an AMD EPYC guest's rounds, recorded), and on review-1's run (recorded: L3's
+-- range), a point is bounded by what the sweep measured at its working set: on a sharp step
+-- with a plateau short of DRAM (an Intel guest's figures, reconstructed), on a gradual fall (an
+-- AMD EPYC guest's rounds, recorded), and on another recorded run (L3's
 -- falling edge, DRAM without a flat tail, two triad variants above DRAM's ceiling and why); the
 -- sweep stored with the peaks, read back, and its absence said; the transitions drawn.
 -- topology: epyc-kvm
@@ -10,7 +10,7 @@ local t = require "tap"
 local sys = require "rot.sys"
 local util = require "rot.util"
 local bandwidth = require "rot.machine.bandwidth"
-local peaks = require "rot.machine.peaks"
+local ceilings = require "rot.machine.ceilings"
 local sweep = require "rot.machine.sweep"
 local bounds = require "rot.results.bounds"
 
@@ -20,8 +20,8 @@ local tmp = os.getenv("ROT_TEST_TMP") or error("ROT_TEST_TMP is not set")
 -- peaks rows of one analysis, written to peaks.csv and read back (as every bound reads them)
 local function stored(rows, name)
   local path = tmp .. "/" .. name .. ".csv"
-  peaks.write_csv(path, rows)
-  return peaks.read_csv(path), path
+  ceilings.write_csv(path, rows)
+  return ceilings.read_csv(path), path
 end
 
 -- a triad point of working set ws at gbs GB/s (2 flops, 24 bytes an element), traffic: nil
@@ -33,7 +33,7 @@ local function point(ws, gbs, traffic, threads)
     threads = threads or 1, bytesDeclared = ws, bytesWritten = traffic == "read" and 0 or traffic == "write" and ws or ws / 3 }
 end
 
---[[ the Intel guest (tests/fixtures/staircase/spr-step.csv, reconstructed from issue 45's figures):
+--[[ an Intel guest (tests/fixtures/staircase/spr-step.csv, reconstructed):
   L3's plateau 31.2 GB/s, bandwidth dropping at about 78 MiB, DRAM's tail from 512 MiB at 13.33,
   the step's sizes at DRAM's speed (13.7-14.2 GB/s); the shipped triad measured 13.7-14.2 GB/s at
   96, 192 and 384 MiB, 44-45 % of L3's ceiling ]]
@@ -48,7 +48,7 @@ end
 local sa = bandwidth.analyse(spr, 1, { { name = "L1", size = 48 * KiB }, { name = "L2", size = 2 * MiB },
   { name = "L3", size = 260 * MiB } })
 local srows = stored(sa.rows, "spr")
-local sc = peaks.at(srows, 1)
+local sc = ceilings.for_threads(srows, 1)
 local lv = sc.levels
 t.ok(lv[3].name == "L3" and lv[3].size > 70 * MiB and lv[3].size < 90 * MiB and lv[4].from == 512 * MiB,
   string.format("Intel guest (reconstructed): L3 drops at %s, DRAM's flat tail from %s, as reported (78 MiB, 512 MiB)",
@@ -60,7 +60,7 @@ t.ok(sc.sweep and sc.sweep.triad and #sc.sweep.triad == #util.sorted_keys(spr.sa
 for _, ws in ipairs({ 96, 192, 384 }) do
   for _, gbs in ipairs({ 13.7, 14.2 }) do
     local b = bounds.of(point(ws * MiB, gbs), sc, 0.02)
-    local want = sweep.at(sc.sweep.triad, ws * MiB).gbs
+    local want = sweep.bandwidth_at(sc.sweep.triad, ws * MiB).gbs
     t.ok(b.limiter == "L3-DRAM bw" and b.level == "L3-DRAM" and b.fraction >= 0.95 and b.fraction <= 1.05
       and math.abs(b.bound * 12 - want) < 1e-9,
       string.format("triad at %d MiB, %.1f GB/s: %s, %.0f%% of the %.2f GB/s the sweep measured there (L3's ceiling: %.0f%%)",
@@ -79,7 +79,7 @@ t.ok(dram.limiter == "DRAM bw" and dram.fraction > 1 and dram.fraction < 1.03, s
 -- an older file: no sweep; today's rule (L3's ceiling, the most it can see) and it says so
 local old = {}
 for _, r in ipairs(srows) do if r.kind ~= "sweep" then old[#old + 1] = r end end
-local oc = peaks.at(old, 1)
+local oc = ceilings.for_threads(old, 1)
 local ob = bounds.of(point(96 * MiB, 14.2), oc, 0.02)
 t.ok(oc.sweep == nil and ob.limiter == "L3-DRAM bw" and math.abs(ob.fraction - 14.2 / 31.2) < 1e-9 and ob.step_fallback,
   string.format("peaks without a sweep (an older rot's): the step bounded by L3's ceiling as before (%.0f%%), marked",
@@ -108,7 +108,7 @@ local arows = {}
 for th = 1, 2 do
   for _, r in ipairs(bandwidth.analyse(amd, th, rep[th]).rows) do arows[#arows + 1] = r end
 end
-local ac = peaks.at(stored(arows, "amd"), 1)
+local ac = ceilings.for_threads(stored(arows, "amd"), 1)
 local a1 = bandwidth.analyse(amd, 1, rep[1])
 local l3 = {} -- the sizes where the sweep falls from L3's plateau to DRAM
 for _, ws in ipairs(a1.step) do if ws > 8 * MiB then l3[#l3 + 1] = ws end end
@@ -118,28 +118,28 @@ t.ok(#l3 >= 6 and l3[1] == 12 * MiB and l3[1] < ac.levels[3].size and l3[#l3] < 
   util.bytes(ac.levels[3].size), util.bytes(l3[#l3] or 0), util.bytes(ac.levels[4].from or 0)))
 local prev, falls = math.huge, true
 for _, ws in ipairs(l3) do
-  local g = sweep.at(ac.sweep.triad, ws).gbs
+  local g = sweep.bandwidth_at(ac.sweep.triad, ws).gbs
   falls = falls and g < prev and g > ac.bandwidth[4].gbs
   prev = g
 end
 t.ok(falls, "its sweep falls size by size through the step, above DRAM's ceiling: a gradual fall")
 for _, ws in ipairs(l3) do
-  local g = sweep.at(ac.sweep.triad, ws).gbs
+  local g = sweep.bandwidth_at(ac.sweep.triad, ws).gbs
   local b = bounds.of(point(ws, g * 0.97), ac, 0.02)
   t.ok(b.limiter:match("^L3%-DRAM bw") and math.abs(b.fraction - 0.97) < 1e-9, string.format(
     "triad at %s, 97%% of the sweep's %.1f GB/s there: %s, %.0f%% of its bound (L3's ceiling %.1f: %.0f%%)", util.bytes(ws), g,
     b.limiter, b.fraction * 100, ac.bandwidth[3].gbs, g * 0.97 / ac.bandwidth[3].gbs * 100))
 end
 local mid = (l3[2] + l3[3]) // 2
-local lo, hi = sweep.at(ac.sweep.triad, l3[2]).gbs, sweep.at(ac.sweep.triad, l3[3]).gbs
+local lo, hi = sweep.bandwidth_at(ac.sweep.triad, l3[2]).gbs, sweep.bandwidth_at(ac.sweep.triad, l3[3]).gbs
 local want = lo + (hi - lo) * math.log(mid / l3[2]) / math.log(l3[3] / l3[2])
 local bm = bounds.of(point(mid, 20), ac, 0.02)
 t.ok(math.abs(bm.bound * 12 - want) < 1e-9 and bm.bound * 12 < lo and bm.bound * 12 > hi, string.format(
   "between two sizes swept (%s): interpolated in log size, %.2f GB/s between %.2f and %.2f", util.bytes(mid), bm.bound * 12, lo, hi))
 local rb = bounds.of(point(48 * MiB, 20, "read"), ac, 0.02)
 local wb = bounds.of(point(48 * MiB, 20, "write"), ac, 0.02)
-t.ok(rb.limiter:match("^L3%-DRAM read bw") and math.abs(rb.bound - 20 / 20 * sweep.at(ac.sweep.read, 48 * MiB).gbs / 12) < 1e-9
-  and wb.limiter:match("^L3%-DRAM write bw") and math.abs(wb.bound * 12 - sweep.at(ac.sweep.write, 48 * MiB).gbs) < 1e-9,
+t.ok(rb.limiter:match("^L3%-DRAM read bw") and math.abs(rb.bound - 20 / 20 * sweep.bandwidth_at(ac.sweep.read, 48 * MiB).gbs / 12) < 1e-9
+  and wb.limiter:match("^L3%-DRAM write bw") and math.abs(wb.bound * 12 - sweep.bandwidth_at(ac.sweep.write, 48 * MiB).gbs) < 1e-9,
   string.format("read-only and write-only traffic at 48 MiB: the read and write sweeps (%s, %.1f GB/s; %s, %.1f GB/s)",
     rb.limiter, rb.bound * 12, wb.limiter, wb.bound * 12))
 -- each family's sweep and ceilings say where it falls: at 12 MiB the write sweep is still on L3's plateau
@@ -148,18 +148,18 @@ local t12 = bounds.of(point(12 * MiB, 20), ac, 0.02)
 t.ok(w12.limiter == "L3 write bw" and t12.limiter:match("^L3%-DRAM bw"), string.format("12 MiB: write-only traffic on "
   .. "the write sweep's plateau (%s, %.1f GB/s), triad's past its own (%s, %.1f GB/s)", w12.limiter, w12.bound * 12,
   t12.limiter, t12.bound * 12))
-local c2 = peaks.at(stored(arows, "amd2"), 2)
+local c2 = ceilings.for_threads(stored(arows, "amd2"), 2)
 local b2, e2, s2 = bounds.of(point(48 * MiB, 40, nil, 2), c2, 0.02), bounds.of(point(24 * MiB, 40, nil, 2), c2, 0.02),
   bounds.of(point(96 * MiB, 30, nil, 2), c2, 0.02)
 t.ok(b2.limiter:match("^L3%+ bw") and e2.limiter:match("^L3%-L3%+ bw") and s2.limiter:match("^L3%+%-DRAM bw"),
   string.format("2 threads: their own levels (an unreported L3+ to 105 MiB): 48 MiB on its plateau (%s), 24 MiB on L3's falling edge (%s), "
   .. "96 MiB in the step to DRAM (%s)", b2.limiter, e2.limiter, s2.limiter))
--- the falling edge short of an effective size, as review-1 met it: 24 MiB (L3's effective size: 29.9 MiB) and L1's 32 KiB
+-- the falling edge short of an effective size, as a recorded run has it: 24 MiB (L3's effective size: 29.9 MiB) and L1's 32 KiB
 local f24, f32 = bounds.of(point(24 * MiB, 45), ac, 0.02), bounds.of(point(32 * KiB, 230), ac, 0.02)
-local s24 = sweep.at(ac.sweep.triad, 24 * MiB)
+local s24 = sweep.bandwidth_at(ac.sweep.triad, 24 * MiB)
 t.ok(f24.level == "L3" and f24.limiter == "L3-DRAM bw" .. (s24.unstable and " (unstable)" or "")
   and math.abs(f24.bound * 12 - s24.gbs) < 1e-9 and f32.level == "L1" and f32.limiter:match("^L1%-L2 bw")
-  and math.abs(f32.bound * 12 - sweep.at(ac.sweep.triad, 32 * KiB).gbs) < 1e-9, string.format("falling edges short of "
+  and math.abs(f32.bound * 12 - sweep.bandwidth_at(ac.sweep.triad, 32 * KiB).gbs) < 1e-9, string.format("falling edges short of "
   .. "the effective size: 24 MiB in L3, %s, %.0f%% of the sweep's %.1f GB/s there (of L3's ceiling: %.0f%%); 32 KiB in "
   .. "L1, %s, %.1f GB/s", f24.limiter, f24.fraction * 100, s24.gbs, 45 / ac.bandwidth[3].gbs * 100, f32.limiter, f32.bound * 12))
 -- the sweep's marking: a size whose rounds disagree by more than 5 % says so in the limiter
@@ -179,14 +179,14 @@ for _, r in ipairs(srows) do
   if c.kind == "sweep" and c.sizes[1] == 96 * MiB then c.value = 40 end
   clamp[#clamp + 1] = c
 end
-local cc = peaks.at(clamp, 1)
+local cc = ceilings.for_threads(clamp, 1)
 local low, high = bounds.of(point(128 * MiB, 13), cc, 0.02), bounds.of(point(96 * MiB, 13), cc, 0.02)
 t.ok(math.abs(low.bound * 12 - cc.bandwidth[4].gbs) < 1e-9 and math.abs(high.bound * 12 - cc.bandwidth[3].gbs) < 1e-9,
   string.format("a sweep value below DRAM's ceiling bounds at DRAM's (%.2f GB/s), one above the cache's at the cache's (%.1f)",
     low.bound * 12, high.bound * 12))
 
---[[ review-1's run (tests/fixtures/staircase/epyc-review-rounds.csv and epyc-review-triad.csv, recorded on this
-  EPYC guest): L3's falling edge short of its effective size (26.1 MiB), DRAM without a flat tail to 512 MiB, and the
+--[[ a recorded run (tests/fixtures/staircase/epyc-review-rounds.csv and epyc-review-triad.csv):
+  L3's falling edge short of its effective size (26.1 MiB), DRAM without a flat tail to 512 MiB, and the
   triad script's -O2 points above DRAM's ceiling while its -O3 points at the same sizes lie within it ]]
 local rv = recorded("tests/fixtures/staircase/epyc-review-rounds.csv")
 local ran, rrows = {}, {}
@@ -197,10 +197,10 @@ end
 bandwidth.notes(ran, rv) -- marks the unstable ceilings, as rot measure peaks stores them
 local rpath
 rrows, rpath = stored(rrows, "review")
-local rc = peaks.at(rrows, 1)
+local rc = ceilings.for_threads(rrows, 1)
 local tail, dram_best = nil, 0
 for _, n in ipairs(ran[1].notes) do tail = tail or n:match("^1 thread: DRAM shows no flat tail.*") end
-for _, ws in ipairs({ 192 * MiB, 256 * MiB, 512 * MiB }) do dram_best = math.max(dram_best, sweep.at(rc.sweep.triad, ws).gbs) end
+for _, ws in ipairs({ 192 * MiB, 256 * MiB, 512 * MiB }) do dram_best = math.max(dram_best, sweep.bandwidth_at(rc.sweep.triad, ws).gbs) end
 t.ok(rc.levels[3].size > 26 * MiB and rc.levels[3].size < 26.2 * MiB and rc.levels[4].from == 192 * MiB and tail
   and tail:find("up to 512 MiB", 1, true) and tail:find("from 192 MiB, stored as DRAM_from", 1, true), string.format(
   "review-1, 1 thread: L3 effective %s; DRAM_from %s is where the note says DRAM's range begins: '%s'",
@@ -241,7 +241,7 @@ t.ok(w96:find("^the L3%-DRAM bw ceiling %(what the peaks' sweep measured at this
 -- without DRAM_from (a file written by hand): rot's own rule, 4x the last cache (128 MiB), says where DRAM begins
 local bare = {}
 for _, r in ipairs(rrows) do if r.kind ~= "sweep" and r.name ~= "DRAM_from" then bare[#bare + 1] = r end end
-local bc = peaks.at(bare, 1)
+local bc = ceilings.for_threads(bare, 1)
 local q96, q96b = at("-O2", 96 * MiB), at("-O3", 96 * MiB)
 for _, p in ipairs({ q96, q96b }) do
   local b = bounds.of(p, bc, 0.02)
@@ -371,7 +371,7 @@ t.ok(said:find("^rot: note: the peaks file '.-old%.csv' holds no bandwidth sweep
 t.is(t.capture("stderr", function() results.new(rows, { "n" }, rot.peaks):bounds() end), "", "and only once a run")
 rot.set("peaksFile", "")
 
--- points at 1 and 2 threads on one plot (review-1's solver study): the roofline draws 2 threads'
+-- points at 1 and 2 threads on one plot (a solver study's): the roofline draws 2 threads'
 -- ceilings and says so first in its key, each 1-thread point's own bound marked; the staircase
 -- marks each thread count's effective sizes where they differ by more than a quarter (L1 37.6
 -- and 78.1 KiB, L2 877 KiB and 1.35 MiB), one where they agree (L3 26.1 and 28.7 MiB)
@@ -387,8 +387,8 @@ end
 local mres = results.new(mixed, { "threads", "n" }, rot.peaks)
 t.capture("stderr", function()
   mres:bounds()
-  mres:roofline { name = "mixed-roof", title = "1 and 2 threads", series = function(r) return bandwidth.threads(r.threads) end }
-  mres:staircase { name = "mixed-stairs", title = "1 and 2 threads", series = function(r) return bandwidth.threads(r.threads) end }
+  mres:roofline { name = "mixed-roof", title = "1 and 2 threads", series = function(r) return util.count(r.threads, "thread") end }
+  mres:staircase { name = "mixed-stairs", title = "1 and 2 threads", series = function(r) return util.count(r.threads, "thread") end }
 end)
 local mroof, mstairs = sys.readfile(out .. "/mixed-roof.gp") or "", sys.readfile(out .. "/mixed-stairs.gp") or ""
 local starred = select(2, (mroof:match("%$stepbounds << EOD\n(.-)\nEOD") or ""):gsub("\n", "\n")) + 1

@@ -83,14 +83,14 @@ local function by_class(rows, clock)
   for _, c in ipairs(classes) do out[c.op] = c end
   return out
 end
--- the EPYC guest before the fix, 16 chains spilled: their hull's end is 26% slow, the rest fits
+-- a recorded sweep whose 16-chain points spilled: their hull's end is 26% slow, the rest fits
 local spill = by_class(recorded("epyc-zen4-spill.csv"), 3.612)
 t.ok(math.abs(spill.fma.issue_cycles - 0.5) < 0.02 and spill.fma.mean < 8 and spill.add.mean < 8 and spill.mul.mean < 8,
   string.format("EPYC hull with spilled 16-chain points: FMA λ %.2f cycles (0.63 from the spilled point), mean errors "
     .. "fma %.1f%%, add %.1f%%, mul %.1f%% (10.5, 25.6, 21.8 before)", spill.fma.issue_cycles, spill.fma.mean, spill.add.mean,
     spill.mul.mean))
--- a Golden Cove hull reconstructed from issue 46's figures: one imul reading for every point
--- gives the issue's latencies; each point's own clock gives the published ones
+-- a Golden Cove hull reconstructed from a report's figures: one imul reading for every point
+-- gives the report's latencies; each point's own clock gives the published ones
 local glc = recorded("intel-glc-reconstructed.csv")
 local one = by_class(glc, 2.996)
 t.ok(math.abs(one.fma.completion_cycles - 5.03) < 0.02 and math.abs(one.mul.completion_cycles - 4.64) < 0.02
@@ -129,8 +129,8 @@ table.sort(measured)
 t.is(table.concat(measured, ", "), "add measured, div measured, fma measured, load measured, mul measured",
   "the full sweep (up to 14 chains) fills every pipe: each issue rate measured")
 -- an issue rate from chains that never filled the pipe is an upper bound, not a measurement:
--- quick pipeline's load on the EPYC guest, 8 chains 22952 ns against one chain's 21614
--- (N = 20000): 'issue 0.53 cycles' was shown as measured
+-- a quick pipeline's load, 8 chains 22952 ns against one chain's 21614 (N = 20000), gives no
+-- measured 'issue 0.53 cycles'
 local quick_load = { { w = 1, t = 21614 }, { w = 2, t = 21650 }, { w = 8, t = 22952 } }
 local _, _, filled = pipeline.latencies(quick_load, 20000)
 t.ok(filled == false, "quick load (8 chains 1.06 times one chain's time): the issue latency is an upper bound")

@@ -1,11 +1,12 @@
 -- Unit tests of rot.models.quadrant: a device above a kernel's line is memory bound for it.
 -- judges no time
 local t = require "tap"
-local peaks = require "rot.machine.peaks"
+local ceilings = require "rot.machine.ceilings"
+local peaks = require "rot.machine.measure"
 
 -- quadrant split: a device above a kernel's line is memory bound for it
 local quadrant = require "rot.models.quadrant"
-local cpu = assert(quadrant.device("cpu", peaks.read_csv(os.getenv("ROT_HOME") .. "/tests/fixtures/peaks.csv")))
+local cpu = assert(quadrant.device("cpu", ceilings.read_csv(os.getenv("ROT_HOME") .. "/tests/fixtures/peaks.csv")))
 t.ok(cpu.gbs > 0 and cpu.gflops > 0, "a device from peaks.csv: DRAM triad bandwidth and the best double ceiling")
 local gpu_dev = assert(quadrant.device("h100", { { name = "fp64_fma", kind = "compute", threads = 132, value = 60000 },
   { name = "HBM_triad", kind = "bandwidth", threads = 132, value = 3000 } }))

@@ -39,7 +39,7 @@ t.ok(math.abs(place.textwidth("MMMMMMMMMM") - 8.33) < 0.01 and place.textwidth("
 local r = place.box(f, { px = 100, py = 100, text = long, font = 9, angle = 41.49 })
 t.ok(r.x1 - r.x0 > 0.74 * 184 and r.y1 - r.y0 > 0.66 * 184, "and so is its box rotated with a roof")
 
--- the roofline of 3cf4124 (tests/fixtures/plots/unstable-triad.gp): the tail of the L4 label runs
+-- a recorded roofline (tests/fixtures/plots/unstable-triad.gp): the tail of the L4 label runs
 -- under the column of points; the checker says so, and rot's placement of the same plot does not
 local boxes, overlaps = checked(FIX, "unstable-triad.gp")
 t.ok(#boxes == 13 and has(overlaps, "L4 triad 55 GB/s (unstable, 9%)", "^the line of '%-O3"),
@@ -74,8 +74,8 @@ t.ok(gp:find('set label %d+ "L4 triad 55 GB/s %(unstable, 9%%%)"') or gp:find('t
   .. "long enough for its label)")
 t.ok(not gp:find("offset [^0]") and not gp:find("offset 0,[^0]"), "its labels are anchored where they go (no offset: one per terminal)")
 
--- the compare plot of 3cf4124 (covered-compare.gp): its ceiling labels were placed before its
--- points and arrows, which cover the L4 label; rot.compare.plot, same runs, places them after
+-- a recorded compare plot (covered-compare.gp): its ceiling labels are placed before its points
+-- and arrows, which cover the L4 label; rot.compare.plot, same runs, places them after
 boxes, overlaps = checked(FIX, "covered-compare.gp")
 t.ok(has(overlaps, "L4 triad 49.25 GB/s (unstable, 9%)", "^arrow %d") and has(overlaps, "L4 triad 49.25", "^a point of "),
   "the checker finds arrows and B points on the compare plot's L4 label (" .. #overlaps .. " overlaps)")
@@ -130,7 +130,7 @@ t.ok(#d.hidden == 0 and #d.unlabelled == 0 and gp:find("n=3 time x2.00 (hidden)"
 
 -- compare plots with slanted arrows (B at another intensity), 20 drawn from a fixed seed: no
 -- label on an arrow's shaft or head, on a point of A or B, or crossed by a ceiling (the heads and
--- A's larger rings were left out of the placer's map before)
+-- A's larger rings are in the placer's map)
 local seed = 12345
 local function rnd() seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648 end
 local found, first = 0, nil
@@ -176,10 +176,10 @@ t.ok(svg and rgp:find('"not drawn (no bytes): ok, w"', 1, true) and rgp:find('"n
 t.is(plot.roofline { rows = { { planned = true } }, name = "planned", dir = dir, title = "t",
   compute = compute, bandwidth = bandwidth(55) }, nil, "rows none of which ran (rot build): no roofline rendered")
 
--- the key and the points a reader must be told apart (issue 44). The stream roofline of 8c79e03
--- (cut-stream.gp, quick, on the 2-core EPYC VM) cut a key entry at the PNG's right edge ("...
--- 14.7 GFLO"), left 5 of its 6 points, two per strip, without a label or a word in the key, and
--- drew bands of 39%; its threads roofline (wide-threads.gp) a band of 94% over half the plot
+-- the key and the points a reader must be told apart. A recorded stream roofline (cut-stream.gp,
+-- quick) cuts a key entry at the PNG's right edge ("... 14.7 GFLO"), leaves 5 of its 6 points,
+-- two per strip, without a label or a word in the key, and draws bands of 39%; a threads
+-- roofline (wide-threads.gp) a band of 94% over half the plot
 local key = require "rot.plot.key"
 local _, _, _, d = checked(FIX, "cut-stream.gp")
 t.ok(d.key[1] == "double sse add = double scalar fma 14.7 GFLOP/s" and #d.unlabelled == 5 and #d.bands == 2,
@@ -215,11 +215,11 @@ for _, l in ipairs(lines) do fits = fits and key.fits(plot.geometry, 0.715, 0.91
 t.ok(#lines >= 4 and fits and lines[2]:match("^    1%.00 MiB,") and table.concat(lines, " "):gsub("%s+", " "):find("1.00 MiB, 1.00 MiB", 1, true),
   "key.wrap: every line fits, a list breaks after its commas, a word too long for a line is cut (" .. #lines .. " lines)")
 
--- review-1's plots of c7c88cf (recorded; their data files renamed): the triad roofline drew its
--- above-bound triangles in the -O3 series' vermillion and its L1 label 1 pixel from its own line
--- (review-triad.gp); the solver's n=100000, 1-thread 'solve' point lay under the n=1000000 one's
--- marker, the key silent on it (review-solver.gp). The checker finds each; rot draws the same
--- points without them
+-- recorded plots (their data files renamed): a triad roofline draws its above-bound triangles
+-- in the -O3 series' vermillion and its L1 label 1 pixel from its own line (review-triad.gp); a
+-- solver's n=100000, 1-thread 'solve' point lies under the n=1000000 one's marker, the key
+-- silent on it (review-solver.gp). The checker finds each; rot draws the same points without
+-- them
 local function has_text(list, text)
   for _, x in ipairs(list) do if x == text then return true end end
   return false
@@ -270,16 +270,15 @@ t.ok(#overlaps == 0 and #crossed == 0 and #d.unlabelled == 0 and #d.hidden == 0 
     .. "first in the key (%d hidden unsaid, %d overlaps, %d on a line)", #d.hidden, #overlaps, #d.on_line))
 
 -- a compare plot's arrows in one strip (8 sizes at one intensity): each B point labelled beside
--- it or named in the key under its verdict (the compare plot of 8c79e03 labelled 2 of 8 and its
--- data carried no label to check)
+-- it or named in the key under its verdict, with each label in its data to check
 boxes, overlaps, crossed, d = checked(dir, "study-compare.gp")
 local cdat = assert(sys.readfile(dir .. "/study-compare.dat"))
 local with_text = select(2, cdat:gsub('"n=%d+ time x2.01"', ""))
 t.ok(with_text == 8 and #d.unlabelled == 0 and #d.key == 0, string.format("every arrow of the compare plot is labelled or named in "
   .. "the key (%d B points with a label text, %d unlabelled, %d key entries off)", with_text, #d.unlabelled, #d.key))
 
--- a series named after a memory level its points are not in (intensity -quick of 8c79e03: "data
--- in DRAM" at 1.00 MiB, in L2), found; "beyond L2" past L2, the level's own name, "in cache" pass
+-- a series named after a memory level its points are not in ("data in DRAM" at 1.00 MiB, in
+-- L2), found; "beyond L2" past L2, the level's own name, "in cache" pass
 local levelnames = require "rot.results.levelnames"
 local names = { "L1", "L2", "L3", "DRAM" }
 local function misnamed(series_of)
@@ -304,7 +303,7 @@ t.is(table.concat(could, ", "), "data in DRAM, beyond_L2, dram, L3-DRAM step", "
   .. "needs the machine's levels (the pipeline's fma, add, ... load ask for no peaks)")
 
 -- gpu-pipeline's series "global load (L1)" and "shared load" name the GPU's L1: on a GPU machine
--- without CPU peaks, its plot measured them first (150 s of make gpu-verify on an H200)
+-- without CPU peaks, its plot would measure them first
 local results = require "rot.results"
 local asked = 0
 local gpu_rows = {}

@@ -5,12 +5,13 @@
 local t = require "tap"
 local sys = require "rot.sys"
 local bounds = require "rot.results.bounds"
-local peaks = require "rot.machine.peaks"
+local ceilings = require "rot.machine.ceilings"
+local peaks = require "rot.machine.measure"
 
 -- the peaks the bounds below are drawn from: peaks.csv written and read back
 local pdir = (os.getenv("TMPDIR") or "/tmp") .. "/rot-unit-peaks-" .. sys.pid() .. ".csv"
 
-peaks.write_csv(pdir, {
+ceilings.write_csv(pdir, {
   { name = "double_avx512_fma", kind = "compute", threads = 1, value = 65.5, unit = "GFLOP/s" },
   { name = "double_scalar_add", kind = "compute", threads = 1, value = 4.25, unit = "GFLOP/s" },
   { name = "float_avx512_fma", kind = "compute", threads = 1, value = 131, unit = "GFLOP/s" },
@@ -19,7 +20,7 @@ peaks.write_csv(pdir, {
   { name = "read_L1", kind = "bandwidth", threads = 1, value = 150, unit = "GB/s" },
   { name = "triad_DRAM", kind = "bandwidth", threads = 1, value = 12, unit = "GB/s" },
 })
-local prow = peaks.read_csv(pdir)
+local prow = ceilings.read_csv(pdir)
 sys.remove(pdir)
 
 -- the read, write or triad ceilings: by the written share of the bytes a kernel declares
@@ -27,8 +28,8 @@ t.is(bounds.traffic({ bytesDeclared = 8000, bytesWritten = 0 }), "read", "nothin
 t.is(bounds.traffic({ bytesDeclared = 8000, bytesWritten = 8000 }), "write", "all written: a write-only kernel")
 t.is(bounds.traffic({ bytesDeclared = 24000, bytesWritten = 8000 }), nil, "a mix (triad's): triad's ceilings")
 t.is(bounds.traffic({ bytesDeclared = 24000 }), nil, "nothing declared: triad's ceilings")
-local pat = peaks.at(prow, 1)
-t.is(#pat.streams.read, 1, "peaks.at: the read ceilings beside triad's")
+local pat = ceilings.for_threads(prow, 1)
+t.is(#pat.streams.read, 1, "ceilings.for_threads: the read ceilings beside triad's")
 t.is(#pat.streams.write, 0, "and none where the peaks have none")
 local sum_row = { flops = 1e6, bytes = 8e6, bytesDeclared = 8e6, bytesWritten = 0, time = 8e6 / 120e9,
   gflops = 1e6 / (8e6 / 120e9) / 1e9, workingSet = 16384, cacheMode = "warm" }
@@ -45,15 +46,15 @@ t.is(bounds.of(sum_row, pat, 0.02).limiter, "L1 bw", "bytes measured by counters
   .. "ones are in declared bytes)")
 sum_row.bytesMeasured, sum_row.bytesWritten = nil, 8e6
 t.is(bounds.of(sum_row, pat, 0.02).limiter, "L1 bw", "a write-only kernel where the peaks have no write ceilings: triad's")
-local _, shown = peaks.shown(pat, {})
+local _, shown = ceilings.shown(pat, {})
 t.is(#shown, 2, "the roofline draws triad's bandwidth ceilings")
-local _, shown_read = peaks.shown(pat, bounds.families({ { bytesDeclared = 8e6, bytesWritten = 0, gflops = 1, intensity = 0.125 },
+local _, shown_read = ceilings.shown(pat, bounds.families({ { bytesDeclared = 8e6, bytesWritten = 0, gflops = 1, intensity = 0.125 },
   { bytesDeclared = 8e6, bytesWritten = 8e6, gflops = 0, intensity = 0 } }))
 t.ok(#shown_read == 3 and shown_read[3].label == "L1 read", "and the read ones where a read-only kernel is on it")
 
 -- one measurement over 1 and 2 threads: each point bounded by its own thread count's ceilings
 -- and levels (a 1-thread point at 64 KiB is past the 1-thread L1, inside the 2-thread one)
-local mixed = peaks.parse_csv(table.concat({ "name,kind,threads,value,unit,spread",
+local mixed = ceilings.parse_csv(table.concat({ "name,kind,threads,value,unit,spread",
   "double_avx512_fma,compute,1,100,GFLOP/s,", "double_avx512_fma,compute,2,200,GFLOP/s,",
   "L1_effective,size,1,50000,B,", "L2_effective,size,1,1000000,B,", "L1_effective,size,2,100000,B,",
   "L2_effective,size,2,2000000,B,", "triad_L1,bandwidth,1,400,GB/s,0.01", "triad_L2,bandwidth,1,150,GB/s,0.01",

@@ -4,8 +4,8 @@
    more; 10 against 20: twice), and VARIANT for an A/A pair (it is in the kernel's description:
    another binary, the same code; a comment alone builds the same binary, which rot compare
    knows for no change at all). The count is read at run time, so every PASSES compiles the
-   same loop (a second, shorter loop after the first changed how the first was compiled: it
-   ran at half speed in cache). */
+   same loop (a second, shorter loop after the first would change how the first is compiled,
+   and its speed in cache). */
 #include "kernel.h"
 #include "args.h"
 #include <stdlib.h>

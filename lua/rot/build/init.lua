@@ -5,7 +5,7 @@ local gen = require "rot.gen"
 local util = require "rot.util"
 local session = require "rot.session"
 local keys = require "rot.build.keys"
-local toolchain = require "rot.build.toolchain"
+local toolchain = require "rot.describe.toolchain"
 
 local M = {}
 

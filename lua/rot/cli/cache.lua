@@ -46,7 +46,7 @@ function M.run(cfg, pos)
       util.fail("no cache entries of '" .. what .. "' in '" .. dir .. "'" .. util.did_you_mean(what, names),
         "entries are named by the measurement that wrote them, or by a machine id `rot cache` lists")
     end
-    io.stdout:write(string.format("rot: removed %d cache entr%s of '%s' from '%s'\n", n, n == 1 and "y" or "ies", what, dir))
+    io.stdout:write(string.format("rot: removed %d cache %s of '%s' from '%s'\n", n, util.plural(n, "entry", "entries"), what, dir))
     return 0
   elseif pos[2] == "clear" then
     local n = 0
@@ -61,7 +61,7 @@ function M.run(cfg, pos)
       sys.remove(p)
     end)
     io.stdout:write(string.format("rot: removed %d cache entries from '%s'%s\n", n, dir,
-      counts > 0 and string.format(" (and %d count%s)", counts, counts == 1 and "" or "s") or ""))
+      counts > 0 and string.format(" (and %d %s)", counts, util.plural(counts, "count")) or ""))
     return 0
   elseif pos[2] then
     util.fail("unknown cache command '" .. pos[2] .. "'", "rot cache, rot cache clear, or rot cache clear NAME")

@@ -63,8 +63,8 @@ function M.history(cfg, pos, resolve)
       " per machine)\n")
     return 0
   end
-  io.stdout:write(string.format("rot history %s (%s): %d run%s, newest first\n", name, path, #records,
-    #records == 1 and "" or "s"))
+  io.stdout:write(string.format("rot history %s (%s): %d %s, newest first\n", name, path, #records,
+    util.plural(#records, "run")))
   local rows = { { "id", "when", "points", "machine", "what changed from the run before" } }
   for i, r in ipairs(records) do rows[#rows + 1] = history_line(r, records[i + 1]) end
   aligned(rows)

@@ -3,7 +3,7 @@
 local sys = require "rot.sys"
 local util = require "rot.util"
 local rot = require "rot"
-local peaks = require "rot.machine.peaks"
+local ceilings = require "rot.machine.ceilings"
 local predict = require "rot.models.predict"
 local atomics = require "rot.models.atomics"
 
@@ -28,7 +28,7 @@ end
 function M.predict(pos)
   local profile = profile_arg(pos, 2)
   local dtext, dpath = read_arg(pos, 3, "a device file")
-  local drows = peaks.parse_csv(dtext)
+  local drows = ceilings.parse_csv(dtext)
   local device, err = nil, "no ceilings in it (name,kind,threads,value,unit rows)"
   if drows then device, err = predict.device(drows) end
   if not device then util.fail("device file '" .. dpath .. "': " .. err, "rot measure gpu-peaks writes one (gpu-peaks.csv)") end

@@ -69,8 +69,8 @@ function M.thread_note(matched)
     end
   end
   if n == 0 then return nil end
-  return string.format("%d point%s ran at another thread count in B than in A (threads %s -> %s%s): B/A compares "
-    .. "thread counts, and the two %% of bound are against different thread counts' ceilings", n, n == 1 and "" or "s",
+  return string.format("%d %s ran at another thread count in B than in A (threads %s -> %s%s): B/A compares "
+    .. "thread counts, and the two %% of bound are against different thread counts' ceilings", n, util.plural(n, "point"),
     tostring(first.a.threads), tostring(first.b.threads), n > 1 and ", the first" or "")
 end
 

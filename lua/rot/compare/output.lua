@@ -100,8 +100,8 @@ function M.summary_line(s, hint)
     line = line .. string.format(", %d failed in A, %d failed in B", c["failed in A"], c["failed in B"])
   end
   if s.speedup then
-    line = line .. string.format("; geometric-mean speedup %.3f (B over A, %d point%s%s)", s.speedup, s.matched,
-      s.matched == 1 and "" or "s", (s.programs_left_out or 0) > 0 and
+    line = line .. string.format("; geometric-mean speedup %.3f (B over A, %d %s%s)", s.speedup, s.matched,
+      util.plural(s.matched, "point"), (s.programs_left_out or 0) > 0 and
         ", the (program) rows left out: their regions are in it" or "")
   else
     line = line .. "; no point timed in both"
@@ -144,10 +144,10 @@ function M.medians_note(matched, axes)
   end
   if n == 0 then return nil end
   local md = first.medians
-  return string.format("%d point%s (%s, the first): the medians of each side's own rounds, %s and %s (x%.3f), lie outside "
+  return string.format("%d %s (%s, the first): the medians of each side's own rounds, %s and %s (x%.3f), lie outside "
     .. "the interval of the rounds' paired ratios [%.3f, %.3f]: the machine's speed moved between rounds, both sides' "
     .. "together, and the two medians fall in different phases; time A and time B are the round whose B/A is nearest "
-    .. "the median (%.3f), every round's times are in the JSON", n, n == 1 and "" or "s", M.coords(first.point, axes),
+    .. "the median (%.3f), every round's times are in the JSON", n, util.plural(n, "point"), M.coords(first.point, axes),
     util.seconds(md.a), util.seconds(md.b), md.b / md.a, first.lo, first.hi, first.ratio)
 end
 
@@ -224,8 +224,8 @@ function M.gate(matched, axes, fail_on)
     io.stderr:write("rot: ", p.verdict, ": ", what ~= "" and what or "(no coordinates)", ": ", times, why, "\n")
   end
   if #matched > 0 then
-    io.stderr:write(string.format("rot: %d point%s fail%s -failOn=%s\n", #matched, #matched == 1 and "" or "s",
-      #matched == 1 and "s" or "", fail_on))
+    io.stderr:write(string.format("rot: %d %s -failOn=%s\n", #matched,
+      util.plural(#matched, "point fails", "points fail"), fail_on))
   end
 end
 
@@ -242,8 +242,8 @@ function M.undecided(matched, fail_on, hint)
     end
   end
   if n == 0 then return end
-  io.stderr:write(string.format("rot: -failOn=%s: %d point%s inconclusive (B/A x%.3f%s), %s: they fail nothing%s\n",
-    fail_on, n, n == 1 and "" or "s", lo, hi > lo and string.format(" to x%.3f", hi) or "",
+  io.stderr:write(string.format("rot: -failOn=%s: %d %s inconclusive (B/A x%.3f%s), %s: they fail nothing%s\n",
+    fail_on, n, util.plural(n, "point"), lo, hi > lo and string.format(" to x%.3f", hi) or "",
     unknown and "judged against no known noise between runs"
       or "their noise (the table's last column) too wide, or their rounds too few, to tell such a change",
     hint and ("; " .. hint .. " -failOn=" .. fail_on .. " judges them") or ""))

@@ -1,19 +1,17 @@
---[[ rot.compare.remeasure: `rot compare -remeasure`: both runs' points measured again on this
-  machine, alternately (A B, B A, ... per point and round: the machine's drift falls on both
-  alike), each a fresh measurement that is never cached. Each side's cores are rebuilt from the
-  sources its record kept (rot.history.sources) in a temporary tree of the run directory, never
-  over the user's files. Returns the rounds' times; rot.compare.rule judges them. ]]
+--[[ rot.compare.remeasure: `rot compare -remeasure` planned: which of both runs' points can be
+  measured again on this machine, by what description, grouped by what measures them; each
+  side's sources put back from what its record kept (rot.history.sources) in a temporary tree
+  of the run directory, never over the user's files. rot.execute.alternate measures the groups
+  alternately; this keeps each pair's rounds, which rot.compare.rule judges. ]]
 local sys = require "rot.sys"
 local util = require "rot.util"
 local session = require "rot.session"
 local gen = require "rot.gen"
 local machine = require "rot.machine"
-local build = require "rot.build"
 local keys = require "rot.build.keys"
-local toolchain = require "rot.build.toolchain"
+local toolchain = require "rot.describe.toolchain"
 local kernels = require "rot.describe.kernels"
-local batch = require "rot.execute.batch"
-local plausible = require "rot.execute.plausible"
+local alternate = require "rot.execute.alternate"
 local quantities = require "rot.results.quantities"
 local regions = require "rot.results.regions"
 local sources = require "rot.history.sources"
@@ -177,54 +175,18 @@ local function desc_of(s, rec, p)
   return desc, child
 end
 
---[[ Each side's builds, put back and built once, in its own build directory (s.builddir is
-  the user's; these are the run directory's, removed with it). Returns cores[side][build] =
-  {binary=} or {why=}. ]]
-local function build_all(s, sides, want, notes)
-  local cores, dir = { A = {}, B = {} }, s:run_dir()
-  for _, side in ipairs({ "A", "B" }) do
-    local rec = sides[side].record
-    for bi, desc in pairs(want[side]) do
-      local at = dir .. "/" .. side .. bi
-      local kinfo, home, prog = materialize(s, at .. "/src", rec, rec.builds[bi], notes)
-      if not kinfo then
-        cores[side][bi] = { why = home }
-      else
-        local bs = session.new { home = home, config = s.config, builddir = at .. "/build" }
-        bs.deps_dir = at .. "/deps"
-        local lock <close> = build.lock(bs)
-        local binary, err = s:timed("build", build.core, bs, desc, kinfo)
-        cores[side][bi] = binary and { binary = binary, program = prog } or
-          { why = "run " .. rec.id .. "'s build does not compile now: " .. tostring(err):match("^[^\n]*") }
-      end
-    end
+--[[ What a fresh measurement of a point timed (rot.execute.alternate's times): a kernel point's
+  times[""], the fastest run (as a result's); an application's times[region] for its program's
+  row (regions.PROGRAM) and each region it entered. ]]
+local function times_of(res, desc)
+  local row = { desc = desc, point = {}, entry = { meta = res.meta, runs = res.runs, regions = res.regions } }
+  local times = {}
+  if desc.app ~= nil then
+    for _, r in ipairs(regions.rows(row, desc.policy.k, desc.policy.epsilon)) do times[r.region] = r.time end
+  else
+    times[""] = quantities.derive(row, desc.policy.k, desc.ignoreDisturbed, desc.policy.epsilon).time
   end
-  return cores
-end
-
---[[ One fresh measurement of a point by a core: its times, or nil and why it failed. Nothing
-  is cached. A kernel point's: times[""], the fastest run (as a result's). An application's:
-  one invocation, times[region] for its program's row (regions.PROGRAM) and each region it
-  entered. ]]
-local function measure_once(s, binary, desc, child)
-  local app = desc.app ~= nil
-  local item, out = { desc = desc, need = app and 1 or s:get("runs"), exact = app, child = child }, {}
-  batch.run(s, binary, { item }, function(_, res)
-    if not res then out.why = "not measured"; return end
-    if res.status == "ok" and not app then
-      local why = plausible.why_not(s, { kinfo = { gpu = false } }, res)
-      if why then res.status, res.error = "failed", "implausible: " .. why end
-    end
-    if res.status ~= "ok" then out.why = tostring(res.error or "failed"):match("^[^\n]*"); return end
-    local row = { desc = desc, point = {}, entry = { meta = res.meta, runs = res.runs, regions = res.regions } }
-    out.times = {}
-    if app then
-      for _, r in ipairs(regions.rows(row, desc.policy.k, desc.policy.epsilon)) do out.times[r.region] = r.time end
-    else
-      out.times[""] = quantities.derive(row, desc.policy.k, desc.ignoreDisturbed, desc.policy.epsilon).time
-    end
-  end)
-  return out.times, out.why
+  return times
 end
 
 --[[ Why the points of a comparison cannot be measured again at all here, or nil: runs on two
@@ -268,7 +230,8 @@ local function plan_pair(s, sides, p, want, notes, compiler)
         ", rebuilt with " .. compiler
     end
     d[side] = { desc = desc, child = child, build = x.build }
-    want[side][x.build] = want[side][x.build] or desc
+    local name = "run " .. sides[side].record.id .. "'s build"
+    want[side][x.build] = want[side][x.build] or { desc = desc, name = name }
   end
   return d
 end
@@ -294,65 +257,46 @@ local function plan_groups(s, sides, matched, want, notes)
   return groups
 end
 
--- One round of a group: both sides measured (in the given order), each pair's times and ratio.
-local function measure_round(s, g, r, order)
-  local t = {}
-  for _, side in ipairs(order) do
-    local pl = g.plan[side]
-    local times, why = measure_once(s, g.cores[side].binary, pl.desc, pl.child)
-    t[side] = times or {}
+-- One round of a group into its pairs: each pair's first failure (in the order the sides were
+-- measured), each side's time and the round's ratio.
+local function record_round(g, r, round)
+  for _, side in ipairs(round.order) do
+    local t, why = round[side].times or {}, round[side].why
     for _, p in ipairs(g.pairs) do
       local region = row_key(g, p)
-      local w = why or (not t[side][region] and ("region '" .. region .. "' completed no call"))
+      local w = why or (not t[region] and ("region '" .. region .. "' completed no call"))
       if w and not p.remeasured.failed then p.remeasured.failed = side .. " in round " .. r .. ": " .. w end
     end
-    s:settle({ point = g.pairs[1].point, measured = times ~= nil, failed = why })
   end
   for _, p in ipairs(g.pairs) do
     local region, m = row_key(g, p), p.remeasured
-    local ta, tb = t.A[region], t.B[region]
+    local ta, tb = (round.A.times or {})[region], (round.B.times or {})[region]
     m.ta[r], m.tb[r] = ta or false, tb or false
     if ta and tb then m.ratios[#m.ratios + 1] = tb / ta end
   end
 end
 
 --[[ run(s, A, B, pairs, rounds) -> notes: measures the pairs both runs timed again, `rounds`
-  times, and sets on each pair p.remeasured = {ta = {...}, tb = {...}, ratios = {...} (tB/tA of
-  the rounds where both sides were timed), failed = why (the first failure), rounds =}, or
-  p.not_remeasured = why. notes: lines for the user (a core header rebuilt against the
-  current one, a compiler that changed). ]]
+  times (rot.execute.alternate), and sets on each pair p.remeasured = {ta = {...}, tb = {...},
+  ratios = {...} (tB/tA of the rounds where both sides were timed), failed = why (the first
+  failure), rounds =}, or p.not_remeasured = why. notes: lines for the user (a core header
+  rebuilt against the current one, a compiler that changed). ]]
 function M.run(s, A, B, matched, rounds)
   local sides, want, notes = { A = A, B = B }, { A = {}, B = {} }, {}
   local groups = plan_groups(s, sides, matched, want, notes)
   if #groups == 0 then return notes end
-  local measuring <close> = build.measuring(s)
-  local clean <close> = setmetatable({}, { __close = function() s:cleanup() end })
-  local cores = build_all(s, sides, want, notes)
-  local live = {}
-  for _, g in ipairs(groups) do
-    local ca, cb = cores.A[g.plan.A.build], cores.B[g.plan.B.build]
+  local plan = { builds = want, groups = {}, times = times_of, sources = function(side, b, dir)
+    local rec = sides[side].record
+    return materialize(s, dir, rec, rec.builds[b], notes)
+  end }
+  for i, g in ipairs(groups) do plan.groups[i] = { A = g.plan.A, B = g.plan.B, point = g.pairs[1].point } end
+  for i, result in ipairs(alternate.measure(s, plan, rounds)) do
+    local g = groups[i]
     for _, p in ipairs(g.pairs) do
-      if ca.binary and cb.binary then
-        p.remeasured = { ta = {}, tb = {}, ratios = {}, rounds = rounds }
-      else
-        p.not_remeasured = ca.why or cb.why
-      end
+      if result.why then p.not_remeasured = result.why else p.remeasured = { ta = {}, tb = {}, ratios = {}, rounds = rounds } end
     end
-    if ca.binary and cb.binary then
-      g.cores = { A = ca, B = cb }
-      for _, side in ipairs({ "A", "B" }) do -- an application runs the program put back for its side
-        if g.plan[side].desc.app then g.plan[side].desc.app.path = g.cores[side].program end
-      end
-      live[#live + 1] = g
-    end
+    for r, round in ipairs(result.rounds or {}) do record_round(g, r, round) end
   end
-  s:begin(rounds * #live * 2)
-  for r = 1, rounds do
-    s:set_stage(string.format("measuring again, round %d/%d", r, rounds))
-    for i, g in ipairs(live) do measure_round(s, g, r, (r + i) % 2 == 0 and { "A", "B" } or { "B", "A" }) end
-  end
-  s:set_stage(nil)
-  s:done()
   return notes
 end
 

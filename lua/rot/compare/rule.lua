@@ -11,14 +11,13 @@ local M = {}
 M.LEVEL = 0.99 -- the confidence of every interval and band
 M.MIN_EFFECT = 0.02 -- a change smaller than this is "same", even when it is significant
 --[[ -remeasure's default: its 99% interval is the 6th to the 19th ratio, so five rounds a
-  neighbour spoiled the wrong way still leave a 10 % slowdown detected (make bench here, four
-  benches: 17-18 of 18 in-cache points at 24 rounds; their first 16 or 20 rounds 15-17, 12 13-15). ]]
+  neighbour spoiled the wrong way still leave a 10 % slowdown detected (make bench measures how
+  many it detects). ]]
 M.ROUNDS = 24
 --[[ The band a change between two recorded runs must leave before it is called without any
-  estimate of the noise between runs: unchanged code measured in separate invocations differed
-  by up to x1.39 under load on an Intel guest (issue 45), and in make bench's A/A pairs here
-  (2 vCPUs shared with other work; four benches, 400 points) by x1.72-1.85 at the 95th
-  percentile and x3.41 at most (a 32 MiB working set beside a memory-streaming neighbour). ]]
+  estimate of the noise between runs: on a shared machine unchanged code measured in separate
+  invocations can differ by a factor of two and more (a working set in the last cache beside a
+  memory-streaming neighbour), and make bench's A/A pairs measure how far. ]]
 M.DEFAULT_BAND = 4
 -- Why a change inside that band is inconclusive (the gate's line tells it from a band too wide).
 M.UNKNOWN = "no reruns of identical builds on this machine tell the noise between runs"
@@ -26,9 +25,8 @@ M.UNKNOWN = "no reruns of identical builds on this machine tell the noise betwee
 -- quarter could hide in it).
 M.WIDE_BAND = 1.25
 --[[ The reruns an estimate of the noise between runs needs: a point's own from this many on,
-  else its class's. Fewer sample too few invocations to have met the machine's slow phases:
-  in make bench's A/A pairs here bands from 3 to 5 reruns called 3 of 100 unchanged points
-  faster; from 8 on none of 200 was called (two benches, the history as it grew). ]]
+  else its class's. Fewer sample too few invocations to have met the machine's slow phases,
+  and their bands call unchanged points faster (make bench's A/A pairs). ]]
 M.MIN_RERUNS = 8
 
 local function pct(x) return string.format("%.0f%%", x * 100) end
@@ -54,9 +52,9 @@ function M.remeasured(ratios, min_effect, level)
   local lo, hi = stats.sign_interval(logs, level)
   if not lo then
     out.verdict = "inconclusive"
-    out.inconclusive = string.format("%d round%s give%s no %s interval (%d needed)", n, n == 1 and "" or "s",
-      n == 1 and "s" or "", pct(level), hi)
-    out.noise = string.format("remeasured %d round%s, no %s interval", n, n == 1 and "" or "s", pct(level))
+    out.inconclusive = string.format("%d %s no %s interval (%d needed)", n, util.plural(n, "round gives", "rounds give"),
+      pct(level), hi)
+    out.noise = string.format("remeasured %d %s, no %s interval", n, util.plural(n, "round"), pct(level))
     return out
   end
   out.lo, out.hi = math.exp(lo), math.exp(hi)

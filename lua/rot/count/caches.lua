@@ -3,7 +3,7 @@
   size replaced by the one `rot measure peaks` measured (1 thread) where the two differ by more
   than a factor of two, as rooflines and bounds take them. ]]
 local machine = require "rot.machine"
-local peaks = require "rot.machine.peaks"
+local ceilings = require "rot.machine.ceilings"
 
 local M = {}
 
@@ -13,11 +13,11 @@ M.DEFAULT_WAYS = 16 -- where hwloc does not know a level's ways (or says fully a
 -- The stored peaks' levels at 1 thread (effective sizes), or nil: never measured for this.
 local function measured(s)
   local given = s:get("peaksFile")
-  local path = given ~= "" and given or peaks.stored_path(s:get("cacheDir"), machine.fingerprint(s.config), s:get("quick"))
-  local rows = peaks.read_csv(path)
+  local path = given ~= "" and given or ceilings.stored_path(s:get("cacheDir"), machine.fingerprint(s.config), s:get("quick"))
+  local rows = ceilings.read_csv(path)
   if not rows or #rows == 0 then return nil end
   local by = {}
-  for _, l in ipairs(peaks.levels(rows, peaks.nearest_threads(rows, 1))) do by[l.name] = l.size end
+  for _, l in ipairs(ceilings.levels(rows, ceilings.nearest_threads(rows, 1))) do by[l.name] = l.size end
   return by
 end
 

@@ -4,7 +4,7 @@
 local sys = require "rot.sys"
 local util = require "rot.util"
 local build = require "rot.build"
-local toolchain = require "rot.build.toolchain"
+local toolchain = require "rot.describe.toolchain"
 
 local M = {}
 

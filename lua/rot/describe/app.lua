@@ -4,7 +4,7 @@
 local sys = require "rot.sys"
 local util = require "rot.util"
 local machine = require "rot.machine"
-local toolchain = require "rot.build.toolchain"
+local toolchain = require "rot.describe.toolchain"
 local fields = require "rot.describe.fields"
 
 local M = {}

@@ -5,8 +5,7 @@ local gen = require "rot.gen"
 local util = require "rot.util"
 local machine = require "rot.machine"
 local kernels = require "rot.describe.kernels"
-local toolchain = require "rot.build.toolchain"
-local device = require "rot.gpu.device"
+local toolchain = require "rot.describe.toolchain"
 local protocol = require "rot.protocol"
 local fields = require "rot.describe.fields"
 
@@ -69,15 +68,6 @@ local function workloads(spec, what)
   return wls
 end
 
--- A rule's line in the core's syntax: EVENT ACTION key=value ...
-function M.rule_line(r)
-  local l = r.on .. " " .. r.action
-  for _, k in ipairs(protocol.rule_keys) do
-    if r[k] ~= nil then l = l .. " " .. k .. "=" .. r[k] end
-  end
-  return l
-end
-
 --[[ A rule of a spec, checked: its fields and their types here (a script's words), its
   meaning (flush only where the child can run it, pin with a CPU, ...) by the core's own parser
   (rot.protocol.check_rule), so the two sides cannot disagree. ]]
@@ -101,7 +91,7 @@ local function rule(r, i)
   end
   local out = { on = r.on, action = r.action, run = r.run, every = r.every, thread = r.thread, cpu = r.cpu,
     text = r.text and tostring(r.text) }
-  local ok, err = protocol.check_rule(M.rule_line(out))
+  local ok, err = protocol.check_rule(protocol.rule_line(out))
   if not ok then util.fail("rule " .. i .. ": " .. err:gsub("^rule '.-': ", "")) end
   return out
 end
@@ -174,8 +164,8 @@ end
 --[[ describe(session, spec [, fp]) -> description, build inputs {kernels=, macros=, gpu=}.
   The description holds everything that can change the result: workloads, macros, flags,
   compiler, measurers, counts, cache mode, rules, run policy, the round (a second, third, ...
-  independent measurement of the same point) and the machine (fp, else this one's; a GPU
-  point's also names its device). How a point is run without changing its result (alongside:
+  independent measurement of the same point) and the machine (fp, else this one's; the
+  executor adds a GPU point's device: rot.execute.lookup.describe). How a point is run without changing its result (alongside:
   more kernels in its core; pointChild) stays in the spec. Bad specs stop with what is wrong. ]]
 function M.describe(s, spec, fp)
   if type(spec) ~= "table" then util.fail("a measurement point must be a table {kernel=..., ...}") end
@@ -214,12 +204,11 @@ function M.describe(s, spec, fp)
     compiler = toolchain.compiler_id(s), measurers = { time = true, counters = counters }, counts = counts,
     cacheMode = mode, rules = rules, ignoreDisturbed = s:get("ignoreDisturbed"),
     device = gpu and "gpu" or "cpu", gpuMetrics = metrics_of(spec, gpu),
-    machine = gpu and device.identity(s, fp, { kernels = list, macros = macro_list, gpu = true }) or fp,
+    machine = fp,
     policy = { k = s:get("bestK"), epsilon = s:get("bestEpsilon"), maxRuns = s:get("maxRuns"),
       minRunTime = spec.minRunTime or s:get("minRunTime") },
     round = spec.round and spec.round > 1 and spec.round or nil,
   }
-  if #desc.gpuMetrics > 0 then device.check_metrics(s, desc, kinfo) end
   return desc, kinfo
 end
 

@@ -2,11 +2,10 @@
 -- the core's protocol (core/protocol.h, rot.protocol), its results read back point by point as
 -- they come, and a new core for the rest when one dies or hangs.
 local sys = require "rot.sys"
-local core = require "rot.core"
+local records = require "rot.records"
 local process = require "rot.process"
 local util = require "rot.util"
 local protocol = require "rot.protocol"
-local describe = require "rot.describe"
 
 local M = {}
 
@@ -42,7 +41,7 @@ function M.point_lines(s, desc, need, exact, lines, child)
   end
   for _, c in ipairs(desc.measurers.counters) do lines[#lines + 1] = "counter " .. c end
   for _, m in ipairs(desc.gpuMetrics or {}) do lines[#lines + 1] = "gpumetric " .. m end
-  for _, r in ipairs(desc.rules or {}) do lines[#lines + 1] = "rule " .. describe.rule_line(r) end
+  for _, r in ipairs(desc.rules or {}) do lines[#lines + 1] = "rule " .. protocol.rule_line(r) end
   local p = desc.policy
   child = desc.app and "each" or child or s:get("pointChild")
   if child == "auto" then child = desc.device == "gpu" and "shared" or "each" end
@@ -58,7 +57,7 @@ end
 --[[ One point's result from the core's record lines: {status=, error=, meta=, runs=, stderr=}.
   Refused input is a bug in the script's point (or in rot): it stops the run. ]]
 function M.point_result(desc, text)
-  local res, err = core.parse(text)
+  local res, err = records.parse(text)
   if not res then
     return { status = STATUS.failed, error = "the measuring core's output is unreadable: " .. err,
       meta = protocol.strict_meta({}), runs = {} }
@@ -134,7 +133,7 @@ end
   on a core that says nothing for longer. Each result's meta.pointSeconds is the time it took
   here (from the last result, or the core's start), which its cache entry keeps (what the
   peaks' time budget counts for a point taken from the cache, rot.machine.budget), and
-  meta.measuredAt when it arrived (UTC: the date of a ceiling measured from it, rot.machine.peaks). ]]
+  meta.measuredAt when it arrived (UTC: the date of a ceiling measured from it, rot.machine.measure). ]]
 function M.run(s, binary, items, done)
   local i = 1
   while i <= #items do

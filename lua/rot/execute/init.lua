@@ -1,4 +1,4 @@
---[[ rot.execute: the executor interface, and its three implementations. An executor is a
+--[[ rot.execute: the executor interface, and its implementations. An executor is a
   module { name = "...", measure = function(session, items) -> rows }:
 
   - items: the points of one rot.measure, in order: { coord = the point's coordinates,
@@ -19,7 +19,9 @@
     does not cut the ending short) and bounded in time; then the error goes on.
 
   local (this machine), slurm (a cluster, -executor=slurm) and build (build_only.lua: rot build, cores built,
-  nothing measured). The CLI chooses one per run: M.choose. ]]
+  nothing measured). The CLI chooses one per run: M.choose. A fourth, alternate (rot compare
+  -remeasure), measures pairs of points alternately and caches nothing: its measure takes a plan
+  of pairs from its caller (rot.execute.alternate), not a script's items. ]]
 local M = {}
 
 M.executors = {

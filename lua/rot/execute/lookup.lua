@@ -6,6 +6,7 @@ local cache = require "rot.cache"
 local machine = require "rot.machine"
 local describe = require "rot.describe"
 local keys = require "rot.build.keys"
+local device = require "rot.gpu.device"
 local rounds = require "rot.execute.rounds"
 
 local M = {}
@@ -50,6 +51,18 @@ function M.runs_enough(s, row, entry)
   return true
 end
 
+--[[ describe(session, spec [, fp]) -> description, build inputs: rot.describe's, and for a GPU
+  point what only its device says: its machine names the device (rot.gpu.device.identity: a
+  core asked once per boot), and its metric names are checked for the chip. ]]
+function M.describe(s, spec, fp)
+  local desc, kinfo = describe.describe(s, spec, fp)
+  if kinfo.gpu then
+    desc.machine = device.identity(s, desc.machine, kinfo)
+    if #desc.gpuMetrics > 0 then device.check_metrics(s, desc, kinfo) end
+  end
+  return desc, kinfo
+end
+
 --[[ Describes every item {coord=, spec=} on machine fp (this one's by default) and looks it
   up in the cache. Returns the rows, in item order ({point=, spec=, desc=, text=, hash=,
   kinfo=, machine=, path=, key= (build key), cached_entry=, and entry + cached for a hit}), and
@@ -58,7 +71,7 @@ function M.lookup(s, items, fp, fresh)
   local use_cached, cdir = s:get("useCachedResults"), s:get("cacheDir")
   local rows, pending = {}, {}
   for i, item in ipairs(items) do
-    local desc, kinfo = describe.describe(s, item.spec, fp)
+    local desc, kinfo = M.describe(s, item.spec, fp)
     local text, hash = describe.key(desc)
     local row = { point = item.coord, spec = item.spec, desc = desc, text = text, hash = hash, kinfo = kinfo,
       machine = machine.id(desc.machine), path = cache.path(cdir, hash), item = i }

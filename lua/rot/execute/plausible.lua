@@ -1,7 +1,7 @@
 -- rot.execute.plausible: the check every result passes before it is cached: timed runs that
 -- took time, and rates within ten times this machine's fastest stored ceilings.
 local machine = require "rot.machine"
-local peaks = require "rot.machine.peaks"
+local ceilings = require "rot.machine.ceilings"
 
 local M = {}
 
@@ -10,7 +10,7 @@ local function limits(s)
   return s:remember("limits", function()
     local l = { gbs = 0, gflops = 0 }
     for _, quick in ipairs({ false, true }) do
-      for _, r in ipairs(peaks.read_csv(peaks.stored_path(s:get("cacheDir"), machine.fingerprint(s.config), quick)) or {}) do
+      for _, r in ipairs(ceilings.read_csv(ceilings.stored_path(s:get("cacheDir"), machine.fingerprint(s.config), quick)) or {}) do
         if r.kind == "bandwidth" then l.gbs = math.max(l.gbs, r.value) end
         if r.kind == "compute" then l.gflops = math.max(l.gflops, r.value) end
       end

@@ -284,9 +284,9 @@ local function submit_all(s, items, types, jobs)
         return j
       end)
       per[ti].job = job
-      io.stderr:write(string.format("rot: %d point%s submitted to Slurm as job %s%s (%d task%s), job directory %s\n",
-        #missing, #missing == 1 and "" or "s", job.id, ty.constraint ~= "" and (" on '" .. ty.constraint .. "' nodes") or "",
-        job.tasks, job.tasks == 1 and "" or "s", job.dir))
+      io.stderr:write(string.format("rot: %d %s submitted to Slurm as job %s%s (%d %s), job directory %s\n",
+        #missing, util.plural(#missing, "point"), job.id, ty.constraint ~= "" and (" on '" .. ty.constraint .. "' nodes") or "",
+        job.tasks, util.plural(job.tasks, "task"), job.dir))
     end
   end
   return per
@@ -305,8 +305,8 @@ local function report(failed, waited)
   for who, count in pairs(waited) do n = n + count; by[#by + 1] = who end
   if n > 0 then
     table.sort(by)
-    io.stderr:write(string.format("rot: %d point%s %s being measured by another rot run when this run's workers reached them (%s): they waited, and took them from the cache\n",
-      n, n == 1 and "" or "s", n == 1 and "was" or "were", table.concat(by, "; ")))
+    io.stderr:write(string.format("rot: %d %s %s being measured by another rot run when this run's workers reached them (%s): they waited, and took them from the cache\n",
+      n, util.plural(n, "point"), util.plural(n, "was", "were"), table.concat(by, "; ")))
   end
 end
 

@@ -5,7 +5,7 @@ local sys = require "rot.sys"
 local util = require "rot.util"
 local machine = require "rot.machine"
 local build = require "rot.build"
-local toolchain = require "rot.build.toolchain"
+local toolchain = require "rot.describe.toolchain"
 
 local M = {}
 
@@ -52,8 +52,8 @@ local function ask(s, desc, kinfo, chip)
   local err = out:match("error ([^\n]*)")
   local passes = tonumber(out:match("passes (%d+)"))
   if st ~= 0 or err or not passes then util.fail("cannot check GPU metrics for chip " .. chip .. ": " .. (err or out)) end
-  io.stderr:write(string.format("rot: %d GPU metrics checked for %s: %d profiling pass%s per point\n",
-    #desc.gpuMetrics, chip, passes, passes == 1 and "" or "es"))
+  io.stderr:write(string.format("rot: %d GPU metrics checked for %s: %d profiling %s per point\n",
+    #desc.gpuMetrics, chip, passes, util.plural(passes, "pass", "passes")))
   return passes
 end
 

@@ -179,7 +179,7 @@ local function ceiling_changes(a, b, out)
   if not b.ceilings then return end
   local ta, tb = a.ceilings.threads or 1, b.ceilings.threads or 1
   if ta ~= tb then
-    out[#out + 1] = string.format("ceilings: at %d thread%s (%d before)", tb, tb == 1 and "" or "s", ta)
+    out[#out + 1] = string.format("ceilings: at %d %s (%d before)", tb, util.plural(tb, "thread"), ta)
     return
   end
   local ca, cb, said = ceilings_of(a), ceilings_of(b), {}

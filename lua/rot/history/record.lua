@@ -11,7 +11,7 @@ local history = require "rot.history"
 local sources = require "rot.history.sources"
 local keys = require "rot.build.keys"
 local machine = require "rot.machine"
-local peaks = require "rot.machine.peaks"
+local ceilings = require "rot.machine.ceilings"
 local bounds = require "rot.results.bounds"
 local quantities = require "rot.results.quantities"
 local regions = require "rot.results.regions"
@@ -26,16 +26,16 @@ local function rec(key) return fields.field(key).record end
 -- The file of the stored peaks a record's bounds use: peaksFile, else this machine's.
 local function peaks_path(s)
   local given = s:get("peaksFile")
-  return given ~= "" and given or peaks.stored_path(s:get("cacheDir"), machine.fingerprint(s.config), s:get("quick"))
+  return given ~= "" and given or ceilings.stored_path(s:get("cacheDir"), machine.fingerprint(s.config), s:get("quick"))
 end
 
 -- The stored peaks a record's bounds use, never measured for a record: nil when there are none.
-local function stored_peaks(s) return peaks.read_csv(peaks_path(s)) end
+local function stored_peaks(s) return ceilings.read_csv(peaks_path(s)) end
 
--- The ceilings at a thread count from stored peak rows (peaks.at), computed once per count.
+-- The ceilings at a thread count from stored peak rows (ceilings.for_threads), computed once per count.
 local function ceilings_at(rows, memo, threads)
-  local t = peaks.nearest_threads(rows, threads or 1)
-  if not memo[t] then memo[t] = peaks.at(rows, t) end
+  local t = ceilings.nearest_threads(rows, threads or 1)
+  if not memo[t] then memo[t] = ceilings.for_threads(rows, t) end
   return memo[t]
 end
 
@@ -284,10 +284,10 @@ local function command_line_keys(cfg)
   return out
 end
 
--- The ceilings a compare plot draws: the roofline's (peaks.shown), as labels and values with
+-- The ceilings a compare plot draws: the roofline's (ceilings.shown), as labels and values with
 -- their spreads and unstable marks.
 local function ceilings_shown(c, rows)
-  local compute, bandwidth = peaks.shown(c, bounds.families(rows))
+  local compute, bandwidth = ceilings.shown(c, bounds.families(rows))
   local out = { compute = {}, bandwidth = {}, threads = c.threads }
   for _, x in ipairs(compute) do
     out.compute[#out.compute + 1] = { label = x.label, gflops = x.gflops, spread = x.spread, unstable = x.unstable or nil }

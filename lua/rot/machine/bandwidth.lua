@@ -165,20 +165,20 @@ function M.analyse(st, t, reported)
       end
     end
   end
-  local notes = levels.disagreements(lv, M.threads(t))
+  local notes = levels.disagreements(lv, util.count(t, "thread"))
   for si, s in ipairs(M.streams) do
     local swept = codes.label_sweep(st.samples[t][si], sweep.rows(st.samples[t][si], t, s.name, s.kernel))
     for _, r in ipairs(swept) do rows[#rows + 1] = r end
   end
   if lv[#lv].alone then
     notes[#notes + 1] = string.format("%s: the staircase shows no cache plateau above DRAM's tail after its "
-      .. "rounds (a noisy machine?): DRAM's ceiling bounds every working set; %s", M.threads(t), rounds.again)
+      .. "rounds (a noisy machine?): DRAM's ceiling bounds every working set; %s", util.count(t, "thread"), rounds.again)
   end
   local d = lv[#lv]
   if d.flat == false then
     local why = st.stopped and sweep.stop_reason(st.stopped[t], M.cap(), M.doublings)
     notes[#notes + 1] = string.format("%s: DRAM shows no flat tail up to %s: its ceiling is the fastest of the last "
-      .. "octave swept (from %s, stored as DRAM_from: where DRAM's range begins), unstable%s", M.threads(t),
+      .. "octave swept (from %s, stored as DRAM_from: where DRAM's range begins), unstable%s", util.count(t, "thread"),
       util.bytes(d.sizes[#d.sizes]), util.bytes(d.from), why and ("; " .. why) or "")
   end
   return { levels = lv, rows = rows, notes = notes, step = sweep.step(lv, st.samples[t][3]) }
@@ -190,12 +190,12 @@ function M.dram_sizes(l)
 end
 
 -- The points of every stream at sizes (a set), for t threads, in a round, in each code measured
--- there (codes.at); with `has`, those for which has(stream, ws, code) is false.
+-- there (codes.measured_at); with `has`, those for which has(stream, ws, code) is false.
 local function points_at(t, sizes, round, has)
   local out, llc = {}, M.llc_reported(t)
   for si = 1, #M.streams do
     for ws in pairs(sizes) do
-      for _, code in ipairs(codes.at(ws, llc)) do
+      for _, code in ipairs(codes.measured_at(ws, llc)) do
         if not (has and has(si, ws, code)) then out[#out + 1] = { stream = si, threads = t, ws = ws, round = round, code = code } end
       end
     end
@@ -396,11 +396,6 @@ function M.measure(rot, threads, quick, timer, between)
   return an, st, M.notes(an, st, missing)
 end
 
--- "1 thread", "2 threads": how the notes name a thread count.
-function M.threads(t)
-  return t .. " thread" .. (t == 1 and "" or "s")
-end
-
 --[[ What the user should know of the sweeps: thread counts left without ceilings (missing, as
   analyse_all gives it: at the sweep's end only one with too few sizes measured), bounded sizes,
   read below triad, unstable ceilings. ]]
@@ -409,7 +404,7 @@ function M.notes(an, st, missing)
   for t, why in pairs(missing or {}) do
     if not an[t] and next(st.samples[t][3]) ~= nil then
       notes[#notes + 1] = string.format("%s: no bandwidth ceilings (%s): rooflines at this thread count have "
-        .. "compute ceilings only", M.threads(t), why or "no levels")
+        .. "compute ceilings only", util.count(t, "thread"), why or "no levels")
     end
   end
   if st.bounded and st.bounded.want then
@@ -430,16 +425,16 @@ function M.notes(an, st, missing)
     if c then
       notes[#notes + 1] = string.format("%s: read-only DRAM %.1f GB/s stays below triad %.1f GB/s beyond their "
         .. "spreads (%.1f%%, %.1f%%) after %d rounds: one stream's misses in flight limit it where triad's three do not",
-        M.threads(t), c.read.value, c.triad.value, c.read.spread * 100, c.triad.spread * 100, c.read.rounds)
+        util.count(t, "thread"), c.read.value, c.triad.value, c.read.spread * 100, c.triad.spread * 100, c.read.rounds)
     end
     for _, v in ipairs(M.inversions(a)) do
       v.row.unstable, v.row.inverted = true, true
       notes[#notes + 1] = string.format("%s: %s %.1f GB/s stays below %s %.1f GB/s beyond their spreads (%.1f%%, "
-        .. "%.1f%%): a faster level cannot be slower than the next, so %s is marked unstable; %s", M.threads(t),
+        .. "%.1f%%): a faster level cannot be slower than the next, so %s is marked unstable; %s", util.count(t, "thread"),
         v.row.name, v.row.value, v.next.name, v.next.value, (v.row.spread or 0) * 100, (v.next.spread or 0) * 100, v.row.name,
         rounds.again)
     end
-    notes[#notes + 1] = codes.note(M.threads(t), a.rows)
+    notes[#notes + 1] = codes.note(util.count(t, "thread"), a.rows)
     for _, r in ipairs(a.rows) do
       if r.kind == "bandwidth" and ((r.rounds and r.spread > M.stable) or r.unflat) then r.unstable = true end
     end

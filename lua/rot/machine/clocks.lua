@@ -2,6 +2,7 @@
   dependent imul chain) and the vector units' (dependent FMA chains of each licensed width) read
   just before and just after each round, the FMA latency that turns a chain's steps into a
   clock, the clock each class's ceiling records, and the lines that say them. ]]
+local util = require "rot.util"
 local session = require "rot.session"
 local levels = require "rot.machine.levels"
 local isas = require "rot.machine.isa"
@@ -9,8 +10,7 @@ local isas = require "rot.machine.isa"
 local M = {}
 
 --[[ The clock the vector units run at. Intel runs wide vector work at a lower licence clock than
-  scalar work (512-bit FMAs on a Sapphire Rapids guest: about 10% below the imul chain's clock),
-  so the imul chain is the scalar units' clock only. The classes whose width can lower it
+  scalar work, so the imul chain is the scalar units' clock only. The classes whose width can lower it
   (M.licensed) get the clock of a dependent FMA chain of their own width: M.chain.chains chains
   side by side, latency-bound on every core rot knows (one 512-bit FMA a cycle on Zen 4 would
   take four), timed just before and just after each round's points. An FMA's latency in cycles
@@ -27,9 +27,8 @@ M.moved = 0.03
   just before round r of the compute ceilings, or just after it: each round's own, quick peaks'
   apart from full ones' (101, 102 for round 1 of full peaks, 201, 202 of quick ones), so that a
   reading comes from the cache exactly when its round's points do (rot.machine.compute.round
-  measures them together), never from another run's round. (Before analysis 10 round r was read
-  at r and max_rounds + r, quick and full alike: a fully cached round then took a reading
-  another run had stored, and a round measured again paired it with a fresh one.) ]]
+  measures them together), never from another run's round: a round measured again is never
+  paired with a reading another run stored. ]]
 function M.reading(quick, r, after)
   return (quick and 200 or 100) + 2 * r - (after and 0 or 1)
 end
@@ -245,8 +244,8 @@ function M.clock_note(cs, rows)
   for _, r in ipairs(rows) do if r.kind == "compute" and r.unstable then unstable = unstable + 1 end end
   return string.format("the core clock moved over the compute rounds (before/after each: %s GHz)%s; each compute "
     .. "ceiling is its best round's, and records the higher of the clock readings just before and after that round",
-    table.concat(each, ", "), unstable > 0 and string.format(": %d compute ceiling%s unstable", unstable,
-      unstable == 1 and " stays" or "s stay") or "")
+    table.concat(each, ", "), unstable > 0 and string.format(": %d compute %s unstable", unstable,
+      util.plural(unstable, "ceiling stays", "ceilings stay")) or "")
 end
 
 -- The clock readings around the rounds, in order, each round's as "before/after" (GHz; "?"

@@ -7,21 +7,19 @@ local M = {}
 --[[ The code each stream is built as: the widest vectors -march=native allows at every size,
   and narrow code too (-O2 -fno-tree-vectorize, what the triad script's first series is built
   with: 8-byte loads and stores, read's sums 16-byte vectors) from the last cache's reported
-  size up. One thread of a 2-core Zen 4 guest streams triad from DRAM 22% faster with 8-byte
-  accesses than with 64-byte ones (27.5 against 22.4 GB/s at 512 MiB, pinned, 5 rounds, the
-  codes alternating point by point; in its caches the vectors are 1.3-3x faster): a ceiling
-  is the faster code's, as the Empirical Roofline Toolkit's is its fastest variant's, so that
-  no point of either code lies above it. ]]
+  size up. Narrow accesses can stream from DRAM faster than the widest vectors on some CPUs,
+  while in the caches the vectors are faster: a ceiling is the faster code's, as the Empirical
+  Roofline Toolkit's is its fastest variant's, so that no point of either code lies above it. ]]
 M.list = { { name = "the widest vectors", flags = "-O3 -march=native" },
   { name = "8- and 16-byte accesses", flags = "-O2 -fno-tree-vectorize" } }
 
--- Where the narrow code begins when no cache is reported: past the caches of every machine seen
--- here (a 32 MiB L3 whose DRAM tail begins at 64-128 MiB; an Intel guest's L3 behaves like 80 MiB).
+-- Where the narrow code begins when no cache is reported: past the last caches of the machines
+-- rot has been measured on, and past where their DRAM tails begin.
 M.NO_LLC_FROM = 128 * 1024 * 1024
 
 -- The codes (indices into M.list) measured at a working set of ws bytes, the last cache reported
 -- for its threads llc bytes (0 when none is: from M.NO_LLC_FROM up).
-function M.at(ws, llc)
+function M.measured_at(ws, llc)
   return ws >= (llc > 0 and llc or M.NO_LLC_FROM) and { 1, 2 } or { 1 }
 end
 

@@ -1,8 +1,8 @@
 --[[ rot.machine.compute: the compute ceilings: independent FMA (add) chains in registers per
   ISA class, precision and thread count, measured in rounds spread over the peaks run (the core
-  clock of a shared VM moves by 10% on a timescale of seconds), each round bracketed by core
-  clock readings and its vector units' clocks (rot.machine.clocks); each ceiling the best
-  round, its spread across the rounds. ]]
+  clock of a shared VM moves within seconds), each round bracketed by core clock readings and
+  its vector units' clocks (rot.machine.clocks); each ceiling the best round, its spread across
+  the rounds. ]]
 local sys = require "rot.sys"
 local session = require "rot.session"
 local machine = require "rot.machine"
@@ -20,10 +20,10 @@ M.isa, M.opcode = isas.classes, isas.opcode
 -- A ceiling whose rounds disagree by more than this gets more rounds, then is unstable (as
 -- bandwidth's).
 M.stable = rounds.stable
--- Rounds at most: every ceiling gets three (rot.machine.peaks.measure: at the start of the
+-- Rounds at most: every ceiling gets three (rot.machine.measure.ceilings: at the start of the
 -- peaks, after the bandwidth sweep, at the end), more only where they disagree: up to four, so
 -- three of seven can agree where a neighbour halves the 2-thread points in one round of two
--- (five rounds left 2-thread spreads of 34-171% in quick peaks beside busy neighbours here).
+-- (five rounds are too few beside busy neighbours).
 M.max_rounds = 7
 
 -- The compute points: every ISA class the CPU has, per precision, operation and thread count;
@@ -159,7 +159,7 @@ end
 -- begun only when the compute rounds' time so far and the last round's (a full round's at
 -- first: more than a partial one takes) stays within budget (seconds on cs.timer: M.budget);
 -- cs.cut = the round left out for it.
-function M.more(rot, cs, budget)
+function M.extra_rounds(rot, cs, budget)
   while cs.rounds < M.max_rounds do
     local which = M.spreading(cs)
     if #which == 0 then return end

@@ -9,13 +9,6 @@ local M = {}
   "L3+", "L3++": a step between it and DRAM that no reported cache explains. ]]
 function M.unreported_name(last, k) return last .. string.rep("+", k) end
 
--- A level name's place in the hierarchy: L1 < L2 < L3 < L3+ < L3++ < L4 (nil for DRAM or
--- any other name).
-function M.rank(name)
-  local n, plus = tostring(name):match("^L(%d+)(%+*)$")
-  return n and tonumber(n) + #plus / 100 or nil
-end
-
 -- Two samples are on one plateau when their bandwidths differ by less than this.
 M.tolerance = plateaus.tolerance
 M.median, M.segments = plateaus.median, plateaus.segments

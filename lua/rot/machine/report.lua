@@ -3,9 +3,9 @@
   the read ceiling against the loads a core issues, the kernel's memory samplers that the
   ceilings on every CPU share it with, and the stored peaks a run that measured nothing shows
   as they are. ]]
+local util = require "rot.util"
 local theory = require "rot.machine.theory"
 local rounds = require "rot.machine.rounds"
-local bandwidth = require "rot.machine.bandwidth"
 
 local M = {}
 
@@ -48,13 +48,13 @@ function M.unstable_line(rows)
   for _, x in ipairs(M.reasons) do
     if count[x[1]] then each[#each + 1], said = string.format("%d %s", count[x[1]], x[2]), said + count[x[1]] end
   end
-  return string.format("UNSTABLE: %d ceiling%s: %s%s; the points they bound say so (limiter '... (unstable)'); %s", n,
-    n == 1 and "" or "s", table.concat(each, ", "), said > n and " (some for more than one reason)" or "", rounds.again)
+  return string.format("UNSTABLE: %d %s: %s%s; the points they bound say so (limiter '... (unstable)'); %s", n,
+    util.plural(n, "ceiling"), table.concat(each, ", "), said > n and " (some for more than one reason)" or "", rounds.again)
 end
 
 -- "name, N thread(s)" for a line.
 local function named(r)
-  return r.name .. ", " .. bandwidth.threads(r.threads)
+  return r.name .. ", " .. util.count(r.threads, "thread")
 end
 
 --[[ One line on the compute ceilings above their theoretical peak at the clock they record by
@@ -72,10 +72,10 @@ function M.above_theory(rows, cpu)
     end
   end
   if #each == 0 then return {} end
-  return { string.format("%d compute ceiling%s above %s theoretical peak (%s): no ceiling can pass the peak at the clock "
+  return { string.format("%d compute %s above %s theoretical peak (%s): no ceiling can pass the peak at the clock "
     .. "its units ran at, so the clock it records was read low (readings of a steady clock scatter by about 0.1%%, more "
     .. "where a neighbour takes the CPU during one) or the flops a cycle are not this core's (lanes, FMA units: "
-    .. "rot.machine.theory); %s", #each, #each == 1 and " lies" or "s lie", #each == 1 and "its" or "their",
+    .. "rot.machine.theory); %s", #each, util.plural(#each, "ceiling lies", "ceilings lie"), util.plural(#each, "its", "their"),
     table.concat(each, "; "), rounds.again) }
 end
 
@@ -98,14 +98,14 @@ function M.quick_notes(rows, full)
   local smoke = "quick peaks are for smoke tests: bounds against them are rough (`rot measure peaks` measures full ones)"
   if #wide > 0 then
     table.sort(wide, function(a, b) return a.spread > b.spread end)
-    out[#out + 1] = string.format("quick peaks: %d ceiling%s spread by more than %.0f%% between rounds (the most: %s, "
-      .. "%.0f%%); %s", #wide, #wide == 1 and "" or "s", M.rough * 100, named(wide[1]), wide[1].spread * 100, smoke)
+    out[#out + 1] = string.format("quick peaks: %d %s spread by more than %.0f%% between rounds (the most: %s, "
+      .. "%.0f%%); %s", #wide, util.plural(#wide, "ceiling"), M.rough * 100, named(wide[1]), wide[1].spread * 100, smoke)
   end
   table.sort(one, function(a, b) return a.row.value > b.row.value end)
   if many and one[1] and many.value < one[1].row.value then
     out[#out + 1] = string.format("quick peaks: %s' DRAM triad ceiling %.1f GB/s lies below %s 1-thread one, %.1f GB/s: "
       .. "more threads do not stream less from DRAM, so a neighbour took their rounds or too few were measured; %s",
-      bandwidth.threads(many.threads), many.value, one[1].whose, one[1].row.value, smoke)
+      util.count(many.threads, "thread"), many.value, one[1].whose, one[1].row.value, smoke)
   end
   return out
 end
@@ -158,9 +158,9 @@ function M.sampler_note(samplers, pus)
       d.sample_ms and string.format(" every %g ms", d.sample_ms) or "", d.action and ", scheme " .. d.action or "")
       or "running; its settings need root to read"
   end
-  return string.format("the kernel runs DAMON (kdamond: %s): at %d thread%s (every CPU) each sample takes a "
+  return string.format("the kernel runs DAMON (kdamond: %s): at %d %s (every CPU) each sample takes a "
     .. "CPU from one of them, so a run on every CPU that spans samples falls below these ceilings, the best rounds between them",
-    table.concat(each, "; "), pus, pus == 1 and "" or "s")
+    table.concat(each, "; "), pus, util.plural(pus, "thread"))
 end
 
 return M

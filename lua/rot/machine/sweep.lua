@@ -105,7 +105,7 @@ end
 --[[ The sweeps among peaks rows at a thread count: {triad = {{ws=, gbs=, spread=, unstable=,
   rounds=}, ...} ascending, read=, write=} (a family the rows lack is left out), or nil when
   they hold no sweep (peaks stored by an older rot, or written by hand). ]]
-function M.of(rows, threads)
+function M.stored(rows, threads)
   local out, any = {}, false
   for _, r in ipairs(rows) do
     local family = r.kind == "sweep" and r.threads == threads and r.name:match("^(%a+)_sweep$")
@@ -125,7 +125,7 @@ end
   side, linear in log size; at the nearest one beyond its ends. {gbs=, spread=, unstable=, lo=,
   hi= (the sizes it lies between)}, or nil for an empty sweep. The spread and marking are the
   worse of the two sizes'. ]]
-function M.at(sweep, ws)
+function M.bandwidth_at(sweep, ws)
   if not sweep or #sweep == 0 then return nil end
   local lo, hi = sweep[1], sweep[#sweep]
   for _, x in ipairs(sweep) do

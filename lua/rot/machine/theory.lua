@@ -1,5 +1,6 @@
 --[[ rot.machine.theory: a compute ceiling's theoretical peak at the clock its row records (its
   units' clock: rot.machine.clocks), from the operations a core starts a cycle at its width. ]]
+local util = require "rot.util"
 local isas = require "rot.machine.isa"
 local clocks = require "rot.machine.clocks"
 
@@ -48,8 +49,8 @@ local function clock_words(row)
 end
 
 -- How far past its theoretical peak a ceiling may read and still be at it: the clock readings
--- around a round scatter by about 0.1 % on a steady clock, and fresh quick peaks here read
--- 100.06 % and 100.1 % of their peaks; five times that scatter is the peak, not past it.
+-- around a round scatter by about 0.1 % on a steady clock, and a ceiling at its peak reads just
+-- past it by that much; five times that scatter is the peak, not past it.
 M.at_peak = 0.005
 
 -- "NAME X GFLOP/s = P% of F flops a cycle (L lanes x 2 flops x U a cycle) at G GHz (WHICH
@@ -58,9 +59,9 @@ M.at_peak = 0.005
 function M.text(row, cpu)
   local th = M.of(row, cpu)
   if not th then return nil end
-  return string.format("%s %.2f GFLOP/s = %.1f%% of %g flops a cycle (%d lane%s x %d flop%s x %d a cycle%s) at %.3f GHz (%s)%s",
-    row.name, row.value, th.share * 100, th.flops, th.lanes, th.lanes == 1 and "" or "s", th.per_op,
-    th.per_op == 1 and "" or "s", th.per_cycle, row.threads > 1 and string.format(" x %d cores", row.threads) or "",
+  return string.format("%s %.2f GFLOP/s = %.1f%% of %g flops a cycle (%d %s x %d %s x %d a cycle%s) at %.3f GHz (%s)%s",
+    row.name, row.value, th.share * 100, th.flops, th.lanes, util.plural(th.lanes, "lane"), th.per_op,
+    util.plural(th.per_op, "flop"), th.per_cycle, row.threads > 1 and string.format(" x %d cores", row.threads) or "",
     row.clock, clock_words(row), th.share > 1 and th.share <= 1 + M.at_peak and "; the peak, within the clock readings' scatter" or "")
 end
 

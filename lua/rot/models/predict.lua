@@ -1,6 +1,7 @@
 -- rot.models.predict: the quantitative GPU roofline prediction (Konstantinidis & Cotronis): kernel
 -- parameters from counters profiled on a reference GPU, device parameters from micro-
 -- benchmarks, predicted throughput and time on a target GPU; Nsight Compute CSV import.
+local util = require "rot.util"
 local csv = require "rot.csv"
 
 local M = {}
@@ -95,7 +96,7 @@ end
 -- Absolute percentage error of a prediction.
 function M.ape(predicted, measured) return math.abs(predicted - measured) / measured * 100 end
 
--- Device parameters from a gpu-peaks.csv (rows of rot.machine.peaks.read_csv).
+-- Device parameters from a gpu-peaks.csv (rows of rot.machine.ceilings.read_csv).
 function M.device(rows)
   local d, by = {}, {}
   for _, r in ipairs(rows) do by[r.name] = r.value end
@@ -105,7 +106,7 @@ function M.device(rows)
   for _, k in ipairs({ "T_SP", "T_DP", "T_int", "T_add", "T_ldst", "B_mem" }) do
     if not d[k] then return nil, "the device file has no value for " .. k end
   end
-  d.t_launch = by.launch and by.launch * 1e-6 -- optional: files from before it was measured lack it
+  d.t_launch = by.launch and by.launch * 1e-6 -- optional: a file may lack it
   return d
 end
 
@@ -236,8 +237,8 @@ M.columns = {
 -- The summary line of a report: mean APE, with the launch term when there is one.
 function M.summary(s)
   if not s.mean then return nil end
-  local line = string.format("mean APE %.2f%% over %d kernel%s (Konstantinidis & Cotronis report 27.66%%)",
-    s.mean, s.count, s.count == 1 and "" or "s")
+  local line = string.format("mean APE %.2f%% over %d %s (Konstantinidis & Cotronis report 27.66%%)",
+    s.mean, s.count, util.plural(s.count, "kernel"))
   if s.mean_launch then line = line .. string.format("; with the launch term %.2f%%", s.mean_launch) end
   return line
 end

@@ -1,7 +1,7 @@
 -- rot.models.quadrant: the quadrant-split view (Konstantinidis): devices as points (memory
 -- bandwidth, compute throughput), a kernel as the half-line y = I x; a device above a
 -- kernel's line is memory bound for it, below compute bound; its attainable point min(P, I B).
-local peaks = require "rot.machine.peaks"
+local ceilings = require "rot.machine.ceilings"
 local plot = require "rot.plot"
 local M = {}
 
@@ -22,7 +22,7 @@ function M.device(name, rows)
 end
 
 function M.device_file(name, path)
-  local rows = peaks.read_csv(path)
+  local rows = ceilings.read_csv(path)
   if not rows then return nil, "cannot read peaks from '" .. path .. "'" end
   return M.device(name, rows)
 end

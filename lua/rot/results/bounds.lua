@@ -2,7 +2,7 @@
 -- bound from the stored ceilings, the time bound and its dominant term, and the marking (with
 -- a reason) of points above their bound beyond the spreads.
 local util = require "rot.util"
-local peaks = require "rot.machine.peaks"
+local ceilings = require "rot.machine.ceilings"
 local rounds = require "rot.machine.rounds"
 local sweep = require "rot.machine.sweep"
 
@@ -22,21 +22,21 @@ function M.any_cpu(rows)
 end
 
 -- Whether a working set lies in the step from the level (the last cache) to DRAM's flat tail:
--- past the cache's effective size, short of where the tail begins (peaks.levels' upto).
+-- past the cache's effective size, short of where the tail begins (ceilings.levels' upto).
 local function in_step(ws, level)
   return level.upto ~= nil and ws ~= nil and level.size ~= nil and ws > level.size
 end
 
 --[[ The name of the level a point's data lives in: the level's, or "L3-DRAM" (the last cache's
   name, whichever it is) for a working set in the step past its effective size and short of
-  DRAM's flat tail (peaks.levels folds the step into the cache: the name says the point is in
+  DRAM's flat tail (ceilings.levels folds the step into the cache: the name says the point is in
   the step, not in the cache). ]]
 function M.level_name(row, level)
   if in_step(row.workingSet, level) then return level.name .. "-DRAM" end
   return level.name
 end
 
---[[ The transitions between the levels lv (peaks.levels) of one kernel family's sweep sw
+--[[ The transitions between the levels lv (ceilings.levels) of one kernel family's sweep sw
   (rot.machine.sweep.transitions), by its bandwidth ceilings (by level name: by). ]]
 function M.transitions(lv, by, sw)
   local levels = {}
@@ -59,9 +59,9 @@ end
   round, interpolated in log size between the sizes swept), never above the faster level's
   ceiling nor below the slower one's (a round that ran slow there says nothing lower; then
   that ceiling's spread and marking count too). As a ceiling {level=, gbs=, family=, spread=,
-  unstable=, step= (sweep.at's), name= ("L3-DRAM": the two levels)}. ]]
+  unstable=, step= (sweep.bandwidth_at's), name= ("L3-DRAM": the two levels)}. ]]
 local function sweep_ceiling(ws, t, by, sw)
-  local at, top, floor = sweep.at(sw, ws), by[t.from.name], by[t.to.name]
+  local at, top, floor = sweep.bandwidth_at(sw, ws), by[t.from.name], by[t.to.name]
   local gbs, spread, unstable = math.min(at.gbs, top.gbs), at.spread, at.unstable
   local row = at.gbs >= top.gbs and top.row or nil -- the faster level's ceiling bounds it
   if gbs <= floor.gbs then
@@ -74,11 +74,11 @@ end
 
 --[[ Attainable bound of one point (lecture notes: P <= min(P_o, I * P_mB), and the time bound
   T >= max(N_o / P_o, N_B / P_B)). The bytes are those of the level the data lives in
-  (peaks.level_of: the smallest level whose effective size holds the working set, the last
+  (ceilings.level_of: the smallest level whose effective size holds the working set, the last
   cache also the step from its effective size to DRAM's flat tail, named after it: "L3-DRAM")
   in warm mode, DRAM in cold mode. compute = {{gflops=, spread=}} (best first), bandwidth = {{level=, gbs=,
-  family=, spread=, unstable=}} (one bandwidth kernel's: M.of picks it), lv = peaks.levels(),
-  sw: the same family's sweep (rot.machine.sweep.of). A warm working set where that sweep falls
+  family=, spread=, unstable=}} (one bandwidth kernel's: M.of picks it), lv = ceilings.levels(),
+  sw: the same family's sweep (rot.machine.sweep.stored). A warm working set where that sweep falls
   from one level's ceiling to the next's (a transition: sweep.transitions) is bounded by what
   the sweep measured there (sweep_ceiling); without a sweep, one in the step to DRAM by the
   cache's ceiling, the most such a working set can see (step_fallback is then set). Returns
@@ -97,7 +97,7 @@ function M.bound(row, compute, bandwidth, lv, epsilon, sw)
   if row.flops == 0 and row.bytes == 0 then return nil end -- no work: nothing bounds it
   local p_o = compute[1] and compute[1].gflops
   local level = lv[#lv]
-  if row.cacheMode ~= "cold" and row.workingSet then level = peaks.level_of(row.workingSet, lv) end
+  if row.cacheMode ~= "cold" and row.workingSet then level = ceilings.level_of(row.workingSet, lv) end
   local b, by = nil, {}
   for _, x in ipairs(bandwidth) do by[x.level] = x end
   b = by[level.name]
@@ -125,7 +125,7 @@ function M.bound(row, compute, bandwidth, lv, epsilon, sw)
   end
   local ws = row.workingSet
   if ceiling == b and sw and #sw > 0 and row.cacheMode ~= "cold" and ws and ws >= sw[1].ws and ws <= sw[#sw].ws then
-    out.swept = sweep.at(sw, ws).gbs / b.gbs -- what the peaks' sweep measured here, over the ceiling
+    out.swept = sweep.bandwidth_at(sw, ws).gbs / b.gbs -- what the peaks' sweep measured here, over the ceiling
   end
   out.unstable = ceiling and ceiling.unstable or nil
   -- which code reached it: a level's ceiling's, or in a transition the sweep's at the working set
@@ -165,7 +165,7 @@ function M.families(rows)
   return out
 end
 
---[[ A point's bound against c (peaks.at): at each level, the ceiling of its traffic (M.traffic)
+--[[ A point's bound against c (ceilings.for_threads): at each level, the ceiling of its traffic (M.traffic)
   where the peaks have one, else triad's (peaks from before read and write were measured, or a
   level the read or write sweep left without a ceiling); in the step to DRAM the sweep of its
   traffic where the peaks have read or write ceilings and that sweep, else triad's. ]]
@@ -255,12 +255,12 @@ end
 function M.why_above(row, lv, file, rows)
   local name, unstable = row.ceiling or "bandwidth", row.boundUnstable
   if row.boundThreads and row.programThreads and row.boundThreads < row.programThreads then -- a marked region's
-    return string.format("region '%s' is bounded by the ceilings of the %d thread%s that entered it, of the %d the "
+    return string.format("region '%s' is bounded by the ceilings of the %d %s that entered it, of the %d the "
       .. "program ran: other threads probably work during its calls (a parallel loop begun inside it); begin and end "
       .. "it inside the parallel region, in every thread", tostring(row.region), row.boundThreads,
-      row.boundThreads == 1 and "" or "s", row.programThreads)
+      util.plural(row.boundThreads, "thread"), row.programThreads)
   end
-  local l = row.level and peaks.level_of(row.workingSet or 0, lv)
+  local l = row.level and ceilings.level_of(row.workingSet or 0, lv)
   local stepped = row.stepBound or name:match("^%w+%-%w+ ") ~= nil -- the peaks' sweep in a transition bounds it
   local what = name .. " ceiling" .. (stepped and " (what the peaks' sweep measured at this working set)" or "")
   local other = unstable and name ~= "compute" and beside(row, rows)

@@ -2,10 +2,8 @@
 -- peaks' sweep falls between two levels (a staircase's reference curves), the cache sizes of
 -- each thread count (its marks), and which thread count's ceilings a roofline draws.
 local util = require "rot.util"
-local peaks = require "rot.machine.peaks"
+local ceilings = require "rot.machine.ceilings"
 local sweep = require "rot.machine.sweep"
-local bandwidth = require "rot.machine.bandwidth"
-local levels = require "rot.machine.levels"
 local bounds = require "rot.results.bounds"
 
 local M = {}
@@ -15,7 +13,7 @@ local M = {}
 -- that entered it), ascending, and that of a row.
 local function thread_counts(self)
   self:ceilings()
-  local function of(r) return peaks.nearest_threads(self.prows, bounds.threads(r)) end
+  local function of(r) return ceilings.nearest_threads(self.prows, bounds.threads(r)) end
   local seen, out = {}, {}
   for _, r in ipairs(self.rows) do
     local t = r.entry and r.intensity and not bounds.gpu(r) and of(r)
@@ -31,7 +29,7 @@ end
   bound the peaks' sweep sets is marked alone (no roof draws it). ]]
 local function own_roofs(self, t, of)
   local c = self:ceilings(nil, t)
-  local group = { label = bandwidth.threads(t), peak = c.compute[1] and c.compute[1].gflops, bandwidth = {}, compute = {} }
+  local group = { label = util.count(t, "thread"), peak = c.compute[1] and c.compute[1].gflops, bandwidth = {}, compute = {} }
   local seen = {}
   for _, r in ipairs(self.rows) do
     if r.entry and r.intensity and r.bound and not r.stepBound and not bounds.gpu(r) and of(r) == t and r.limiter
@@ -58,13 +56,13 @@ function M.own_bounds(self, drawn, extra)
   extra.own_roofs = {}
   for _, t in ipairs(counts) do
     if t ~= drawn then
-      others[#others + 1] = bandwidth.threads(t)
+      others[#others + 1] = util.count(t, "thread")
       extra.own_roofs[#extra.own_roofs + 1] = own_roofs(self, t, of)
     end
   end
   if #others == 0 then return end
   extra.notes = { string.format("ceilings of %s; the points at %s are bounded by their own (marked, their roofs dotted)",
-    bandwidth.threads(drawn), table.concat(others, ", ")) }
+    util.count(drawn, "thread"), table.concat(others, ", ")) }
   extra.bound_mark = function(r) return (r.stepBound or of(r) ~= drawn) and r.bound or nil end
   extra.bound_title = "bound no ceiling drawn shows (peaks' sweep; another thread count's)"
 end
@@ -82,7 +80,7 @@ function M.asked_note(self, drawn, extra)
   if not asked then return end
   extra.notes = extra.notes or {}
   table.insert(extra.notes, 1, string.format("ceilings of %s, the threads its regions ran in (the program was told %d)",
-    bandwidth.threads(drawn), asked))
+    util.count(drawn, "thread"), asked))
 end
 
 --[[ Where the peaks' sweep falls between two levels (bounds.transitions), as it measured it, for
@@ -112,7 +110,7 @@ function M.step_curves(c, rows)
     for _, x in ipairs(held and sweep.between(sw, t.lo, t.hi) or {}) do points[#points + 1] = { x = x.ws, y = x.gbs } end
     if #points >= 2 then
       out[#out + 1] = { label = string.format("%s-%s step: peaks' %s sweep, %s", t.from.name, t.to.name, family,
-        bandwidth.threads(c.threads)), points = points }
+        util.count(c.threads, "thread")), points = points }
     end
   end
   return out
@@ -133,7 +131,7 @@ function M.size_marks(self, c)
     for i, x in ipairs(sizes) do
       if not agree or i == #sizes then
         out[#out + 1] = { x = x.size, label = string.format("%s %s (%s%s)", name, util.bytes(x.size), what,
-          agree and "" or ", " .. bandwidth.threads(x.t)) }
+          agree and "" or ", " .. util.count(x.t, "thread")) }
       end
     end
   end
@@ -143,7 +141,7 @@ function M.size_marks(self, c)
       if x.size and not seen[x.name] then seen[x.name], names[#names + 1] = true, x.name end
     end
   end
-  table.sort(names, function(a, b) return levels.rank(a) < levels.rank(b) end)
+  table.sort(names, function(a, b) return ceilings.rank(a) < ceilings.rank(b) end)
   for _, name in ipairs(names) do
     local eff, rep, measured = {}, {}, false
     for _, t in ipairs(counts) do

@@ -107,8 +107,8 @@ function M.code_legend(rows, out)
     local t = bounds.threads(r)
     if r.boundCode and r.boundCode ~= widest and r.ceiling and not said[t .. r.ceiling] then
       said[t .. r.ceiling] = true
-      out:write(string.format("%s, %d thread%s: the ceiling's best round came from code built with %s, not from the widest "
-        .. "vectors (%s; peaks.csv's isa): a point of other code may stay below it\n", r.ceiling, t, t == 1 and "" or "s",
+      out:write(string.format("%s, %d %s: the ceiling's best round came from code built with %s, not from the widest "
+        .. "vectors (%s; peaks.csv's isa): a point of other code may stay below it\n", r.ceiling, t, util.plural(t, "thread"),
         r.boundCode, widest))
     end
   end

@@ -3,7 +3,7 @@
 local util = require "rot.util"
 local session = require "rot.session"
 local machine = require "rot.machine"
-local peaks = require "rot.machine.peaks"
+local ceilings = require "rot.machine.ceilings"
 local bounds = require "rot.results.bounds"
 local format = require "rot.results.format"
 local levelnames = require "rot.results.levelnames"
@@ -49,8 +49,8 @@ local function warn_above(above, what, why)
     return by[a] > by[b] or (by[a] == by[b] and a < b)
   end)
   for _, c in ipairs(names) do each[#each + 1] = c .. " " .. by[c] end
-  io.stderr:write(string.format("rot: warning: %d %spoint%s above %s bound beyond the spread (up to %.0f%%, marked ^%s); %s\n",
-    #above, what, #above == 1 and " is" or "s are", #above == 1 and "its" or "their", worst.fraction * 100,
+  io.stderr:write(string.format("rot: warning: %d %s%s above %s bound beyond the spread (up to %.0f%%, marked ^%s); %s\n",
+    #above, what, util.plural(#above, "point is", "points are"), util.plural(#above, "its", "their"), worst.fraction * 100,
     #names > 1 and ("; by ceiling: " .. table.concat(each, ", ")) or "", why(worst)))
 end
 
@@ -192,10 +192,10 @@ end
 function Results:ceilings(precision, threads)
   self.prows = self.prows or self.peaks_rows()
   local rows = self.prows
-  local t = peaks.nearest_threads(rows, threads or max_threads(self.rows))
+  local t = ceilings.nearest_threads(rows, threads or max_threads(self.rows))
   self.at = self.at or {}
   local key = (precision or "double") .. "/" .. t
-  if not self.at[key] then self.at[key] = peaks.at(rows, t, precision) end
+  if not self.at[key] then self.at[key] = ceilings.for_threads(rows, t, precision) end
   if not threads then self.peaks = self.at[key] end
   return self.at[key]
 end
@@ -206,11 +206,11 @@ local function note_unswept(rows, file)
   local s = session.current()
   if #rows == 0 or not s:once("noted unswept") then return end
   local r = rows[1]
-  io.stderr:write(string.format("rot: note: %s no bandwidth sweep: %d point%s in the step past the last cache's effective "
+  io.stderr:write(string.format("rot: note: %s no bandwidth sweep: %d %s in the step past the last cache's effective "
     .. "size and short of DRAM's flat tail (%s: %s) %s bounded by that cache's ceiling (%s), the most such a working set "
     .. "can see, not by what the sweep measured at %s working set; %s\n", file ~= "" and ("the peaks file '" .. file .. "' holds")
-    or "this machine's stored peaks hold", #rows, #rows == 1 and "" or "s", r.level, util.bytes(r.workingSet),
-    #rows == 1 and "is" or "are", r.ceiling, #rows == 1 and "its" or "each one's",
+    or "this machine's stored peaks hold", #rows, util.plural(#rows, "point"), r.level, util.bytes(r.workingSet),
+    util.plural(#rows, "is", "are"), r.ceiling, util.plural(#rows, "its", "each one's"),
     file ~= "" and "rot measure peaks writes a peaks.csv with one" or "rot measure peaks stores one"))
 end
 
@@ -272,7 +272,7 @@ local function level_of(self, r)
   if not r.workingSet then return nil end
   local lv = self:ceilings(nil, bounds.threads(r)).levels
   if #lv == 0 then return nil end
-  return bounds.level_name(r, r.cacheMode == "cold" and lv[#lv] or peaks.level_of(r.workingSet, lv))
+  return bounds.level_name(r, r.cacheMode == "cold" and lv[#lv] or ceilings.level_of(r.workingSet, lv))
 end
 
 -- A warning, once a run, for each series of plot o named after a memory level some of its
@@ -337,7 +337,7 @@ function Results:roofline(o)
   end
   if not compute or not bandwidth then
     local c = self:ceilings()
-    local c_shown, b_shown = peaks.shown(c, bounds.families(self.rows))
+    local c_shown, b_shown = ceilings.shown(c, bounds.families(self.rows))
     compute, bandwidth = compute or c_shown, bandwidth or b_shown
     drawn.own_bounds(self, c.threads, extra)
     drawn.asked_note(self, c.threads, extra)

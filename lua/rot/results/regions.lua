@@ -246,11 +246,11 @@ end
 local function threads_line(r)
   local n, ran = r.markedThreads, r.programThreads
   local counted = #(r.counterNames or {}) > 0 and string.format(", its counters count %s only",
-    n == 1 and "that thread" or "those threads") or ""
+    util.plural(n, "that thread", "those threads")) or ""
   return string.format("region '%s': %d of the %d threads the program ran entered it: it is bounded by %s ceilings%s; "
     .. "if other threads work during its calls (a parallel loop inside it), begin and end it inside the parallel region, "
     .. "in every thread, to count and bound their work", r.region, n, ran,
-    n == 1 and "1 thread's" or (n .. " threads'"), counted)
+    n .. " " .. util.plural(n, "thread's", "threads'"), counted)
 end
 
 --[[ The line for a program that ran fewer threads than it was told to use (OMP_NUM_THREADS:
@@ -259,9 +259,9 @@ end
 local function asked_line(r)
   local asked = r.appPoint and r.appPoint.desc and r.appPoint.desc.threads
   if not (asked and r.ranThreads and r.ranThreads < asked) then return nil end
-  return string.format("application '%s' ran %d thread%s of the %d it was told to use (OMP_NUM_THREADS=%d): its regions "
+  return string.format("application '%s' ran %d %s of the %d it was told to use (OMP_NUM_THREADS=%d): its regions "
     .. "are bounded by the ceilings of the threads that entered them, and its roofline draws those, not %d threads'",
-    tostring(r.program), r.ranThreads, r.ranThreads == 1 and "" or "s", asked, asked, asked)
+    tostring(r.program), r.ranThreads, util.plural(r.ranThreads, "thread"), asked, asked, asked)
 end
 
 -- The processes of a program's tree that loaded rot's recorder (meta markerProcessI: "NAME
@@ -296,10 +296,10 @@ local function process_lines(r, m, say)
       tostring(r.program)))
   end
   if m.markersForked then
-    say(string.format("application '%s': a process it forked without exec (pid %s) began regions %s time%s: not "
+    say(string.format("application '%s': a process it forked without exec (pid %s) began regions %s %s: not "
       .. "recorded (a forked process shares its parent's memory and thread states); begin and end regions in the process "
       .. "that records, or exec a program from the fork", tostring(r.program), tostring(m.markersForkedPid),
-      tostring(m.markersForked), tonumber(m.markersForked) == 1 and "" or "s"))
+      tostring(m.markersForked), util.plural(tonumber(m.markersForked), "time")))
   end
   return procs
 end

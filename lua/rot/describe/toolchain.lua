@@ -1,4 +1,4 @@
--- rot.build.toolchain: the compilers a core is built with: the C compiler's identity (part of
+-- rot.describe.toolchain: the compilers a core is built with: the C compiler's identity (part of
 -- every description, so a compiler update re-measures) and the CUDA toolkit's nvcc.
 local sys = require "rot.sys"
 local util = require "rot.util"

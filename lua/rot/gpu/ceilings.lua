@@ -1,8 +1,8 @@
--- rot.gpu.peaks: the GPU's ceilings, measured (what `rot measure gpu-peaks` runs, and what
+-- rot.gpu.ceilings: the GPU's ceilings, measured (what `rot measure gpu-peaks` runs, and what
 -- gpu-predict runs first when this GPU has none stored): fp64/fp32/fp16/int32 multiply-add,
 -- integer add, shared memory, L2, HBM, and the cost of one more kernel launch.
 local gpu = require "rot.gpu"
-local peaks = require "rot.machine.peaks"
+local ceilings = require "rot.machine.ceilings"
 local util = require "rot.util"
 local M = {}
 
@@ -12,8 +12,8 @@ local M = {}
 function M.measure(rot)
   local quick = rot.get("quick")
   local big = quick and (1 << 22) or (1 << 27)
-  -- 1024 multiply-adds per element: on an H100, 256 left the loads and stores 11 % of an fp32
-  -- FMA's time (57 of 66 TFLOP/s; 63 at 1024)
+  -- 1024 multiply-adds per element: with fewer the loads and stores take a share of an FMA
+  -- ceiling's time
   local tests = {
     { name = "fp64_fma", kind = "compute", spec = { kernel = "gpu_intensity", params = { n = big, fpe = 1024 }, macros = { GINT_TYPE = 1 } }, theo = "fp64" },
     { name = "fp32_fma", kind = "compute", spec = { kernel = "gpu_intensity", params = { n = big, fpe = 1024 }, macros = { GINT_TYPE = 0 } }, theo = "fp32" },
@@ -72,7 +72,7 @@ function M.file(rot, name) return gpu.machine_file(rot.get("cacheDir"), name, M.
 
 -- Stores measured ceilings as this GPU model's (none when nothing was measured: rot build).
 function M.store(rot, rows, name)
-  if #rows > 0 then peaks.write_csv(M.file(rot, name), rows) end
+  if #rows > 0 then ceilings.write_csv(M.file(rot, name), rows) end
 end
 
 -- The warning about ceilings above their physical limit, once per measurement.
@@ -84,9 +84,9 @@ function M.warn_impossible(impossible)
 end
 
 --[[ This GPU's stored ceilings (by its name, from a point's meta), measured first when there are
-  none: rows of rot.machine.peaks.read_csv. ]]
+  none: rows of rot.machine.ceilings.read_csv. ]]
 function M.stored(rot, gpu_name)
-  local rows = peaks.read_csv(M.file(rot, gpu_name))
+  local rows = ceilings.read_csv(M.file(rot, gpu_name))
   if rows and #rows > 0 then return rows end
   io.stderr:write("rot: measuring this GPU's ceilings first (once; `rot measure gpu-peaks` redoes it)\n")
   local out, _, impossible, name = M.measure(rot)

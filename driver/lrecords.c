@@ -1,5 +1,5 @@
-/* lcore: the rot.core Lua module: parses what the measuring core wrote for a point
- * (status, error, meta and run lines, the same record lines as a cache entry). */
+/* lrecords: the rot.records Lua module: a point's records as the measuring core wrote them
+ * (status, error, meta and run lines, the same record lines as a cache entry), parsed. */
 #include "cache.h"
 #include "lrot.h"
 #include "protocol.h"
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RESULT_MT "rot.coreresult"
+#define RESULT_MT "rot.records.result"
 
 static int result_gc(lua_State *L)
 {
@@ -80,7 +80,7 @@ static int l_parse(lua_State *L)
 
 static const luaL_Reg funcs[] = {{"parse", l_parse}, {NULL, NULL}};
 
-int luaopen_rot_core(lua_State *L)
+int luaopen_rot_records(lua_State *L)
 {
 	static const luaL_Reg meta[] = {{"__gc", result_gc}, {NULL, NULL}};
 	lrot_newclass(L, RESULT_MT, meta, NULL);
