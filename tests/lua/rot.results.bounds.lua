@@ -9,19 +9,7 @@ local ceilings = require "rot.machine.ceilings"
 local peaks = require "rot.machine.measure"
 
 -- the peaks the bounds below are drawn from: peaks.csv written and read back
-local pdir = (os.getenv("TMPDIR") or "/tmp") .. "/rot-unit-peaks-" .. sys.pid() .. ".csv"
-
-ceilings.write_csv(pdir, {
-  { name = "double_avx512_fma", kind = "compute", threads = 1, value = 65.5, unit = "GFLOP/s" },
-  { name = "double_scalar_add", kind = "compute", threads = 1, value = 4.25, unit = "GFLOP/s" },
-  { name = "float_avx512_fma", kind = "compute", threads = 1, value = 131, unit = "GFLOP/s" },
-  { name = "double_avx512_fma", kind = "compute", threads = 2, value = 130, unit = "GFLOP/s" },
-  { name = "triad_L1", kind = "bandwidth", threads = 1, value = 200.5, unit = "GB/s" },
-  { name = "read_L1", kind = "bandwidth", threads = 1, value = 150, unit = "GB/s" },
-  { name = "triad_DRAM", kind = "bandwidth", threads = 1, value = 12, unit = "GB/s" },
-})
-local prow = ceilings.read_csv(pdir)
-sys.remove(pdir)
+local prow = require("samplepeaks").read_back()
 
 -- the read, write or triad ceilings: by the written share of the bytes a kernel declares
 t.is(bounds.traffic({ bytesDeclared = 8000, bytesWritten = 0 }), "read", "nothing written: a read-only kernel")
