@@ -29,7 +29,7 @@ local function spec(op, c, round)
   end
   macros[op.chains or "PEAK_CHAINS"] = c
   return { kernel = op.kernel, params = params, flags = scalar, macros = macros, pin = { 0 },
-    round = round > 1 and round or nil } -- rounds of the same point are distinct cache entries
+    round = round } -- the script's own rounds (one core process each); round 1 describes as unnumbered
 end
 
 -- The core clock (GHz; nil when it failed), from a dependent imul chain (3 cycles each) on the
