@@ -90,7 +90,7 @@ t.is(pmu.flops("SomeOtherVendor"), nil, "no events for a vendor rot does not kno
 
 -- the table's columns
 t.is(format.columns.counted[2](solve), "flops 1.000 bytes 1.000", "the counted column: counted over declared")
-t.is(format.columns.traffic[2](solve), "L2 31.2K L3 31.2K DRAM 31.2K", "the traffic column, the levels in order")
+t.is(format.columns.traffic[2](solve), "L2 31.2KiB L3 31.2KiB DRAM 31.2KiB", "the traffic column, the levels in order")
 
 -- compare: work and rate
 local p = { verdict = "slower", ratio = 2.0, a = { cflops = 1000, cbytes = 16000 }, b = { cflops = 2000, cbytes = 32000 } }

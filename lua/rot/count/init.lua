@@ -176,7 +176,8 @@ local function count_kernels(s, group, sim)
   local dir = s:run_dir()
   local out, log = dir .. "/counts", dir .. "/count.log"
   sys.remove(out)
-  local step = progress(s, #group, #group .. " " .. util.plural(#group, "point"))
+  local step = progress(s, #group, #group .. " " .. util.plural(#group, "point") .. " built with "
+    .. tostring(first.row.desc.flags)) -- one pass a build
   local st = s:timed("count", engine.run, engine.argv(paths, out, log, sim.option, {}, prog), dir,
     s:get("timeout") * engine.SLOWER, function(line) if line:match("^%a+ %d+$") then step() end end, dir .. "/count.err")
   local said = sys.readfile(dir .. "/count.err") or "" -- rot-count's words on a point that failed

@@ -163,7 +163,7 @@ function M.share_size(share) return math.max(0.5, 3 * math.sqrt(math.max(share o
 local function roofline_lists(o, series, order)
   local counts, lists, label = {}, {}, label_of(o, true)
   for _, name in ipairs(order) do
-    lists[name] = { apart = place.upright(series[name]) or nil }
+    lists[name] = { apart = (place.upright(series[name]) or series[name][1].countLevel ~= nil) or nil } -- (a level's points)
     for _, r in ipairs(series[name]) do
       counts[r.counts or "declared"] = true
       lists[name][#lists[name] + 1] = { x = r.intensity, y = r.gflops, label = label(r),

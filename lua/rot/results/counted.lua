@@ -150,13 +150,21 @@ function M.judge(rows)
 end
 
 
--- Bytes in a few characters: "512", "23.4K", "1.50M", "2.00G".
+-- Bytes in a few characters, binary multiples said so: "512B", "23.4KiB", "1.50MiB", "2.00GiB".
 local function short(b)
   if not b then return "-" end
-  for _, u in ipairs({ { 2 ^ 30, "G" }, { 2 ^ 20, "M" }, { 2 ^ 10, "K" } }) do
+  for _, u in ipairs({ { 2 ^ 30, "GiB" }, { 2 ^ 20, "MiB" }, { 2 ^ 10, "KiB" } }) do
     if b >= u[1] then return string.format("%.3g%s", b / u[1], u[2]) end
   end
-  return string.format("%d", b)
+  return string.format("%dB", b)
+end
+
+-- Flops in a few characters, decimal multiples: "512 flop", "80.0 Mflop".
+local function flops(f)
+  for _, u in ipairs({ { 1e12, "T" }, { 1e9, "G" }, { 1e6, "M" }, { 1e3, "k" } }) do
+    if f >= u[1] then return string.format("%.3g %sflop", f / u[1], u[2]) end
+  end
+  return string.format("%.3g flop", f)
 end
 
 -- The table's columns of counted rows: counted/declared (or the counts, undeclared) and the
@@ -168,7 +176,7 @@ M.columns = {
       return string.format("flops %s bytes %s", r.flopsCountedRatio and string.format("%.3f", r.flopsCountedRatio) or "-",
         r.bytesCountedRatio and string.format("%.3f", r.bytesCountedRatio) or "-")
     end
-    return string.format("%.3g flop %sB", r.flopsCounted, short(r.bytesCounted))
+    return string.format("%s %s", flops(r.flopsCounted), short(r.bytesCounted))
   end, function(r) return r.flopsCountedRatio end },
   traffic = { "simulated traffic", function(r)
     if not r.traffic then return "-" end
@@ -260,14 +268,13 @@ function M.level_rows(rows)
   return #out > 0 and out or nil
 end
 
--- The series of a roofline's point: its row's (series(row), or none), and for a level's point
--- which level ("n=1000, L2 traffic").
+-- The series of a roofline's point: its row's (series(row), or none); a level's point is one
+-- of that level's series, whatever its row's ("L2 traffic (simulated)": a colour a level, as
+-- Advisor's integrated roofline has it, and a key that stays short), never joined by a line.
 function M.level_series(series)
   return function(r)
-    local base = series and series(r.countBase or r)
-    if not r.countLevel then return base or "points" end
-    local what = r.countLevel == "L1" and "L1: loads and stores" or (r.countLevel .. " traffic (simulated)")
-    return base and (base .. ", " .. what) or what
+    if not r.countLevel then return series and series(r) or "points" end
+    return r.countLevel == "L1" and "L1: loads and stores (counted)" or (r.countLevel .. " traffic (simulated)")
   end
 end
 
