@@ -259,8 +259,12 @@
 	  "its rounds: best-k measurements, each in a core process of its own")                    \
 	X(ROUNDS_SPREAD, "roundsSpread", "number", "fraction", "rounds_spread", "roundsSpread",    \
 	  "", "", "quantities", "how far its slowest round lies above its best")                   \
+	X(ROUNDS_BEST_SPREAD, "roundsBestSpread", "number", "fraction", "rounds_best_spread",      \
+	  "roundsBestSpread", "", "", "quantities",                                                \
+	  "how far the k-th best of its rounds lies above the best, k the rounds a point wants")   \
 	X(ROUNDS_AGREE, "roundsAgree", "bool", "", "rounds_agree", "roundsAgree", "agree", "",     \
-	  "quantities", "whether its rounds lie within roundsEpsilon of the best (false: flagged)") \
+	  "quantities", "whether its best rounds lie within roundsEpsilon of the best (false: "    \
+	  "flagged)")                                                                              \
 	X(ROUNDS_RATIO, "roundsRatio", "number", "", "rounds_ratio", "roundsRatio", "", "",        \
 	  "quantities", "its slowest round's time over its best's")                                \
 	X(POOLED_SPREAD, "pooledSpread", "number", "fraction", "pooled_spread", "pooledSpread",    \

@@ -4,6 +4,7 @@ local space = require "rot.space"
 local session = require "rot.session"
 local results = require "rot.results"
 local quantities = require "rot.results.quantities"
+local rounds = require "rot.execute.rounds"
 local regions = require "rot.results.regions"
 local counted = require "rot.results.counted"
 local count = require "rot.count"
@@ -76,7 +77,7 @@ function rot.measure(sp, builder)
   for _, r in ipairs(rows) do
     if not r.settled then error("rot: internal error: executor '" .. s.executor.name .. "' returned a row it did not settle") end
     if not regions.is_app(r) then
-      quantities.derive(r, s:get("bestK"), s:get("ignoreDisturbed"), s:get("bestEpsilon"), s:get("roundsEpsilon"))
+      quantities.derive(r, s:get("bestK"), s:get("ignoreDisturbed"), s:get("bestEpsilon"), rounds.policy(s))
     end
   end
   quantities.pool(rows)

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char home[256];
+static char home[320];
 
 /* What require(name) returns in a fresh state (its string value), or the error's first line. */
 static const char *required(const char *name, char *buf, size_t len)
@@ -48,7 +48,8 @@ int main(void)
 	is_str(required("m", buf, sizeof buf), "one", "a module is found under home/lua");
 	struct stat st;
 	ok(stat(kept, &st) == 0 && st.st_size > 0, "and kept compiled in home/build/lua");
-	util_write_atomic_mode(kept, "rot-luac 1 0 0.000000000\nnot bytecode", 37, 0644);
+	util_write_atomic_mode(kept, "rot-luac 1 0 0.000000000\nnot bytecode", 37,
+			       0644); /* another header */
 	is_str(required("m", buf, sizeof buf), "one",
 	       "a kept chunk of another source is not used: the source is compiled again");
 
@@ -56,6 +57,19 @@ int main(void)
 	is_str(required("m", buf, sizeof buf), "second",
 	       "a changed source is compiled again, not taken from the kept chunk");
 	is_str(required("m", buf, sizeof buf), "second", "and kept: the next state loads it");
+
+	char moved[sizeof home], cmd[700];
+	snprintf(moved, sizeof moved, "%.300s-moved", home);
+	snprintf(cmd, sizeof cmd, "mv '%s' '%s'", home, moved);
+	if (system(cmd) != 0)
+		return 1;
+	snprintf(home, sizeof home, "%s", moved);
+	snprintf(kept, sizeof kept, "%s/build/lua/m.luac", home);
+	is_str(required("m", buf, sizeof buf), "second", "a moved checkout finds its module");
+	char *k = util_read_file(kept, NULL);
+	ok(k && strstr(k, moved) != NULL,
+	   "and compiles it again: its kept chunk names the source's new path");
+	free(k);
 
 	source("return 'broken' +");
 	required("m", buf, sizeof buf);
@@ -65,7 +79,6 @@ int main(void)
 	ok(strstr(buf, "module 'nosuch' not found") != NULL,
 	   "a missing module is not found, as ever");
 
-	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", home);
 	if (system(cmd) != 0)
 		return 1;

@@ -12,9 +12,7 @@ M.DEFAULT_WAYS = 16 -- where hwloc does not know a level's ways (or says fully a
 
 -- The stored peaks' levels at 1 thread (effective sizes), or nil: never measured for this.
 local function measured(s)
-  local given = s:get("peaksFile")
-  local path = given ~= "" and given or ceilings.stored_path(s:get("cacheDir"), machine.fingerprint(s.config), s:get("quick"))
-  local rows = ceilings.read_csv(path)
+  local rows = ceilings.read_csv(ceilings.file(s))
   if not rows or #rows == 0 then return nil end
   local by = {}
   for _, l in ipairs(ceilings.levels(rows, ceilings.nearest_threads(rows, 1))) do by[l.name] = l.size end

@@ -8,17 +8,17 @@
   The rules, as docs/architecture.md's "How a point is measured" states them:
   - a round's time is its fastest usable run (best-k's value);
   - the point's value is its best round (STREAM's best pass, the ceilings' best round);
-  - its rounds agree when they all lie within roundsEpsilon of the best one; its own spread is
-    how far the slowest round lies above the best;
-  - a point is measured until it has `rounds` rounds that agree, or `maxRounds`; rounds that
-    still disagree flag it, and its next run measures it again (once: until its rounds come
-    from two invocations), so one bad minute is not kept;
-  - its stated spread is at least the measurement's pooled spread: the largest own spread of
-    its points whose rounds agree (at most roundsEpsilon; a few rounds of one point understate
-    what a rerun shows; the points measured together say how far rounds move on this machine
-    now). ]]
+  - its rounds agree when its `rounds` best lie within roundsEpsilon of the best: a slow round
+    among more is outvoted by the others, as best-k outvotes a slow run;
+  - its own spread is how far its slowest round lies above the best: what a rerun may show;
+  - a point is measured until its rounds agree, `rounds` of them at least, `maxRounds` at most
+    in one run; rounds that still disagree flag it, and its next run measures it again (once:
+    until its rounds come from two invocations), so one bad minute does not settle it;
+  - its stated spread is at least the measurement's pooled spread: the largest spread among
+    the best rounds of its points whose rounds agree (at most roundsEpsilon; a few rounds of
+    one point understate what a rerun shows; the points measured together say how far rounds
+    move on this machine now). ]]
 local M = {}
-
 
 -- The invocations whose rounds a flagged point gathers before its flag is kept.
 M.INVOCATIONS = 2
@@ -57,14 +57,16 @@ function M.of(entry, ignore_disturbed)
   return list
 end
 
---[[ The verdict on rounds' times: {value = the best, spread = how far the slowest lies above
-  it (0 with one round), agree = every round within eps of the best, ratio = slowest over
-  best, rounds = how many}. ]]
-function M.verdict(times, eps)
-  local lo, hi = math.huge, 0
-  for _, t in ipairs(times) do lo, hi = math.min(lo, t), math.max(hi, t) end
-  local spread = lo > 0 and (hi - lo) / lo or 0
-  return { value = lo, spread = spread, agree = spread <= eps, ratio = lo > 0 and hi / lo or 1, rounds = #times }
+--[[ The verdict on rounds' times, k the rounds a point wants: {value = the best, spread = how
+  far the slowest lies above it, best = how far the k-th best lies above it (0 with one round),
+  agree = best within eps, ratio = slowest over best, rounds = how many}. ]]
+function M.verdict(times, eps, k)
+  local t = table.move(times, 1, #times, 1, {})
+  table.sort(t)
+  local lo, hi, kth = t[1], t[#t], t[math.min(math.max(k, 1), #t)]
+  local function above(x) return lo > 0 and (x - lo) / lo or 0 end
+  return { value = lo, spread = above(hi), best = above(kth), agree = above(kth) <= eps, ratio = lo > 0 and hi / lo or 1,
+    rounds = #t }
 end
 
 -- The times of rounds (M.of's), in order.
@@ -108,7 +110,7 @@ end
 function M.wanted(entry, p, mine, ignore_disturbed)
   local rounds = M.of(entry, ignore_disturbed)
   if #rounds < p.min then return p.min - #rounds end
-  if M.verdict(M.times(rounds), p.eps).agree then return 0 end
+  if M.verdict(M.times(rounds), p.eps, p.min).agree then return 0 end
   if mine > 0 then return mine < p.max and 1 or 0 end
   return (p.again and M.invocations(rounds) < M.INVOCATIONS) and 1 or 0
 end
@@ -142,13 +144,13 @@ function M.next_number(entry)
   return n + 1
 end
 
---[[ The pooled spread of rows (each with roundsSpread and roundsAgree, from quantities): the
-  largest own spread of the rows whose rounds agree, over two rounds or more; nil with fewer
-  than four such rows. ]]
+--[[ The pooled spread of rows (each with roundsBestSpread and roundsAgree, from quantities): the
+  largest spread among the best rounds of the rows whose rounds agree, over two rounds or more;
+  nil with fewer than four such rows. ]]
 function M.pooled(rows)
   local v = {}
   for _, r in ipairs(rows) do
-    if r.roundsAgree and (r.rounds or 0) >= 2 then v[#v + 1] = r.roundsSpread end
+    if r.roundsAgree and (r.rounds or 0) >= 2 then v[#v + 1] = r.roundsBestSpread end
   end
   if #v < 4 then return nil end
   return math.max(table.unpack(v))

@@ -9,11 +9,13 @@ local sys = require "rot.sys"
 local util = require "rot.util"
 local history = require "rot.history"
 local sources = require "rot.history.sources"
+local digest = require "rot.history.digest"
 local keys = require "rot.build.keys"
 local machine = require "rot.machine"
 local ceilings = require "rot.machine.ceilings"
 local bounds = require "rot.results.bounds"
 local quantities = require "rot.results.quantities"
+local rounds = require "rot.execute.rounds"
 local regions = require "rot.results.regions"
 local counted = require "rot.results.counted"
 local fields = require "rot.results.row"
@@ -23,14 +25,8 @@ local M = {}
 -- A row field's name in a record's point (core/vocabulary.h: RESULT_ROW's record column).
 local function rec(key) return fields.field(key).record end
 
--- The file of the stored peaks a record's bounds use: peaksFile, else this machine's.
-local function peaks_path(s)
-  local given = s:get("peaksFile")
-  return given ~= "" and given or ceilings.stored_path(s:get("cacheDir"), machine.fingerprint(s.config), s:get("quick"))
-end
-
 -- The stored peaks a record's bounds use, never measured for a record: nil when there are none.
-local function stored_peaks(s) return ceilings.read_csv(peaks_path(s)) end
+local function stored_peaks(s) return ceilings.read_csv(ceilings.file(s)) end
 
 -- The ceilings at a thread count from stored peak rows (ceilings.for_threads), computed once per count.
 local function ceilings_at(rows, memo, threads)
@@ -321,7 +317,7 @@ function M.build(s, o)
   for _, row in ipairs(s.rows) do
     local app = regions.is_app(row)
     if row.entry and not row.time and not app then
-      quantities.derive(row, s:get("bestK"), s:get("ignoreDisturbed"), s:get("bestEpsilon"), s:get("roundsEpsilon"))
+      quantities.derive(row, s:get("bestK"), s:get("ignoreDisturbed"), s:get("bestEpsilon"), rounds.policy(s))
     end
     -- an application point is recorded as its program's and its regions' rows (each compared,
     -- each measured again by one how: the point's)
@@ -386,36 +382,6 @@ local function write(s, rec, store, keep, path)
   return id, a, b
 end
 
---[[ What decides the record of a run of cache hits only, hashed (else nil; nil with counted
-  points): script, arguments, the keys that shape a point's quantities and bound, the stored
-  peaks' file, each point's description, entry file (size, time) and machine, and rot's Lua
-  library. Two runs with one digest have the same results. ]]
-local function digest(s, o)
-  if not o.ok or s.count.measured > 0 or s.count.failed > 0 then return nil end
-  local parts = { o.path, util.serialize(o.args or {}), history.VERSION, util.library_stamp() }
-  for _, k in ipairs({ "bestK", "bestEpsilon", "roundsEpsilon", "ignoreDisturbed", "peaksFile", "quick" }) do
-    parts[#parts + 1] = tostring(s:get(k))
-  end
-  local pk = peaks_path(s)
-  local _, psize, ptime = sys.stat(pk)
-  parts[#parts + 1] = string.format("%s %s %s", pk, tostring(psize), tostring(ptime))
-  for _, r in ipairs(s.rows) do
-    if not (r.cached and r.hash and r.path) or r.flopsCounted or r.desc and r.desc.count then return nil end
-    local _, size, mtime = sys.stat(r.path)
-    parts[#parts + 1] = string.format("%s %s %s %s", r.hash, tostring(size), tostring(mtime), tostring(r.machine))
-  end
-  return sys.sha256(table.concat(parts, "\n"))
-end
-
--- The file beside a measurement's records holding the newest one's digest (runs on these machines).
-local function digest_file(s, o)
-  local seen, machines = {}, {}
-  for _, r in ipairs(s.rows) do
-    if r.machine and not seen[r.machine] then seen[r.machine] = true; machines[#machines + 1] = r.machine end
-  end
-  return history.dir(s:get("cacheDir"), s.home, o.path) .. "/.repeats-" .. history.machine_key(machines)
-end
-
 --[[ save(s, o): builds the record of this invocation and writes it (rot.history.write), unless
   it settled no point, historyRuns is 0, or it repeats the newest record (a rerun from the
   cache with the same results: known from the newest record's digest without building this
@@ -425,9 +391,8 @@ end
 function M.save(s, o)
   local keep = s:get("historyRuns")
   if #s.rows == 0 or keep == 0 then return nil end
-  local d = digest(s, o)
-  local dfile = digest_file(s, o)
-  if d and sys.readfile(dfile) == d then return nil end
+  local d = digest.of(s, o, ceilings.file(s))
+  if digest.repeats(s, o, d) then return nil end
   local ok, rec, store = pcall(M.build, s, o)
   local id, err, same
   if ok then
@@ -436,9 +401,7 @@ function M.save(s, o)
   else
     err = rec
   end
-  if id or same then
-    if d then sys.writefile(dfile, d) else sys.remove(dfile) end
-  end
+  if id or same then digest.keep(s, o, d) end
   if same then return nil end
   if not id then
     io.stderr:write("rot: warning: the run record was not written: ", tostring(util.is_error(err) and err.message or err), "\n")

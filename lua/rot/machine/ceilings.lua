@@ -42,6 +42,13 @@ function M.stored_path(cache_dir, fp, quick)
   return M.path(cache_dir, fp, quick, M.newest(cache_dir, fp, quick))
 end
 
+-- The peaks file a session's bounds read (s: a session, or anything with its get and config):
+-- the key peaksFile, else this machine's stored one (M.stored_path).
+function M.file(s)
+  local given = s:get("peaksFile")
+  return given ~= "" and given or M.stored_path(s:get("cacheDir"), machine.fingerprint(s.config), s:get("quick"))
+end
+
 --[[ peaks.csv: one ceiling a row. name, kind (compute, bandwidth, latency, or size for
   L2_effective, L2_reported, DRAM_from in bytes, or sweep for a size the bandwidth sweeps
   measured: triad_sweep, read_sweep, write_sweep, its best round), threads, value, unit, spread (how far below

@@ -75,7 +75,8 @@ M.app_columns = { "calls", "in threads", "time", "per call", "best call", "share
   "limiter", "fraction", "runs", "spread", "counts", "source" }
 
 -- The line under a table with points whose rounds disagree ("~" in its rounds column).
-M.ROUNDS_NOTE = "~xR its rounds disagree: the slowest took R times the best's time; the value is the best round. "
+M.ROUNDS_NOTE = "~xR its rounds disagree, its best ones more than roundsEpsilon apart: the slowest took R times the "
+  .. "best's time; the value is the best round. "
   .. "One whose rounds come from one run of rot is measured again by the next (-remeasureUnstable=false keeps it), "
   .. "one whose rounds come from two is kept"
 

@@ -146,15 +146,17 @@ function M.rates(row)
   row.intensity = row.bytes > 0 and row.flops / row.bytes or nil
 end
 
---[[ Sets rounds, and for a point of two rounds or more roundsSpread, roundsAgree, roundsRatio
-  and spread: the verdict across its rounds (rot.execute.rounds), eps the roundsEpsilon they
-  are judged by. The measurement's pooled spread raises spread later (rot.measure). ]]
-function M.rounds(row, ignore_disturbed, eps)
+--[[ Sets rounds, and for a point of two rounds or more roundsSpread, roundsBestSpread,
+  roundsAgree, roundsRatio and spread: the verdict across its rounds (rot.execute.rounds), p the
+  rounds policy they are judged by ({min=, eps=}). The measurement's pooled spread raises spread
+  later (M.pool). ]]
+function M.rounds(row, ignore_disturbed, p)
   local rs = rounds.of(row.entry, ignore_disturbed)
   row.rounds = #rs
   if #rs < 2 then return end
-  local v = rounds.verdict(rounds.times(rs), eps)
-  row.roundsSpread, row.roundsAgree, row.roundsRatio, row.spread = v.spread, v.agree, v.ratio, v.spread
+  local v = rounds.verdict(rounds.times(rs), p.eps, p.min)
+  row.roundsSpread, row.roundsBestSpread, row.roundsAgree, row.roundsRatio = v.spread, v.best, v.agree, v.ratio
+  row.spread = v.spread
 end
 
 --[[ Sets pooledSpread on the rows of one measurement whose rounds agree, and raises their
@@ -169,13 +171,14 @@ function M.pool(rows)
 end
 
 --[[ Adds the quantities to a row from its raw run outputs and the kernel's declared counts (k,
-  epsilon: best-k's, where the row's description has none; rounds_eps: roundsEpsilon, nil where
-  rounds are not judged); a row without a cache entry is left as it is. ]]
-function M.derive(row, k, ignore_disturbed, epsilon, rounds_eps)
+  epsilon: best-k's, where the row's description has none; rounds_policy: the rounds' {min=,
+  eps=} (rot.execute.rounds.policy), nil where rounds are not judged); a row without a cache
+  entry is left as it is. ]]
+function M.derive(row, k, ignore_disturbed, epsilon, rounds_policy)
   if not row.entry then return row end
   local times, best = M.time(row, ignore_disturbed)
   M.verdict(row, times, k, epsilon)
-  if rounds_eps then M.rounds(row, ignore_disturbed, rounds_eps) end
+  if rounds_policy then M.rounds(row, ignore_disturbed, rounds_policy) end
   M.counters(row, best)
   M.gpu_metrics(row)
   M.counts(row)
