@@ -178,13 +178,18 @@ local function count_kernels(s, group, sim)
   sys.remove(out)
   local step = progress(s, #group, #group .. " " .. util.plural(#group, "point") .. " built with "
     .. tostring(first.row.desc.flags)) -- one pass a build
+  local finished = {} -- the points rot-count said it counted to their end ("counted ID")
   local st = s:timed("count", engine.run, engine.argv(paths, out, log, sim.option, {}, prog), dir,
-    s:get("timeout") * engine.SLOWER, function(line) if line:match("^%a+ %d+$") then step() end end, dir .. "/count.err")
+    s:get("timeout") * engine.SLOWER, function(line)
+      if line:match("^%a+ %d+$") then step() end
+      local id = line:match("^counted (%d+)$")
+      if id then finished[id] = true end
+    end, dir .. "/count.err")
   local said = sys.readfile(dir .. "/count.err") or "" -- rot-count's words on a point that failed
   local text = sys.readfile(out)
   local parsed = engine.parse(text)
   for i, it in ipairs(group) do
-    if parsed and parsed.regions[tostring(i)] then
+    if parsed and parsed.regions[tostring(i)] and finished[tostring(i)] then -- (a crash leaves its region partial)
       it.row.countRecord = write_entry(s, it.hash, { version = M.VERSION, description = it.text, note = it.note,
         flags = it.cd.flags, caches = sim.words, output = one_region(text, tostring(i)), region = tostring(i) })
     else
@@ -224,8 +229,12 @@ local function count_app(s, it, sim)
     if st and st ~= 0 and parsed and not text:find("AVX", 1, true) then text = name .. " exited with status " .. st .. " under the counting engine" end
     return failed(s, row, text, hint)
   end
-  local note = env.OMP_WAIT_POLICY == "passive" and "counted with OMP_WAIT_POLICY=passive (threads waiting at a "
-    .. "barrier sleep: their spinning is not counted)" or nil
+  local note = "counted with OMP_WAIT_POLICY=passive set (an OpenMP program's threads sleep at a barrier: their "
+    .. "spinning is not counted)"
+  if next(parsed.regions) == nil and row.entry and row.entry.regions and #row.entry.regions > 0 then
+    note = "the counted run recorded no region where the timed one did: the engine counts the program it starts, "
+      .. "not the processes that one starts in turn (sh -c, env, a wrapper script); count the program itself"
+  end
   row.countRecord = write_entry(s, it.hash, { version = M.VERSION, description = it.text, caches = sim.words,
     output = sys.readfile(out), note = note })
 end

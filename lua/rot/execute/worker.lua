@@ -66,8 +66,9 @@ local function look(s, holder, b, waited_out, alive)
 end
 
 --[[ Waits for the busy points until each is in the cache (a hit) or free to measure here: its
-  claim released or stale without a usable entry, or no point landed for longer than the
-  timeout + 30 s (then it is measured here anyway, and the log says so). Looks once a second,
+  claim released or stale without a usable entry, or no point landed and no round of one was
+  written for longer than the timeout + 30 s (then it is measured here anyway, and the log says
+  so). Looks once a second,
   asking about each owner once a look (squeue, for one on another host). ]]
 local function wait_busy(s, holder, busy)
   local limit, last = s:get("timeout") + 30, sys.clock()
@@ -81,6 +82,8 @@ local function wait_busy(s, holder, busy)
       return seen[k]
     end
     for _, b in ipairs(busy) do
+      local stamp = select(3, sys.stat(b.row.path)) -- a round of it written: its owner goes on
+      if stamp ~= b.stamp then b.stamp, last = stamp, b.stamp and sys.clock() or last end
       local what = look(s, holder, b, sys.clock() - last > limit, alive)
       if what == "wait" then rest[#rest + 1] = b
       elseif what == "measure" then mine[#mine + 1] = b.row
