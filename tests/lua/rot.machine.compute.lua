@@ -261,8 +261,8 @@ t.ok(math.abs(row.clock - 2.996) < 1e-4 and row.clock_by == "scalar" and table.c
   "; "):find("the avx512 FMA chain ran 25.0% faster than 4 cycles an FMA at the imul chain's clock", 1, true),
   "a wide chain 25% faster: the scalar units' clock, said")
 -- scalar work: the higher of the imul readings and the scalar FMA chain's around its best round
--- (the EPYC guest here read 3.673 by the imul chain where its scalar chain read 3.689 beside it,
--- and the scalar FMA ceiling came out at 100.1% of its theory at 3.673)
+-- (a scalar chain that reads a clock above the imul chain's would otherwise put the scalar FMA
+-- ceiling above its theory)
 cs = compute.new({ 1 })
 cs.points = { { isa = compute.isa[1], prec = "double", op = "fma", threads = 1 },
   { isa = compute.isa[4], prec = "double", op = "fma", threads = 1 } }
