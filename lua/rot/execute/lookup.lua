@@ -33,19 +33,20 @@ function M.serves(s, row, entry, core_hash, fresh)
   if entry == nil or (s:get("shouldCheckCoreHash") and (core_hash == nil or core_hash ~= entry.coreHash)) then
     return false
   end
-  if not M.runs_enough(s, row, entry) then return false end
-  if not rounds.applies(s, row) then return true end
+  if not rounds.applies(s, row) then return #entry.runs >= s:get("runs") end
+  local rs = rounds.of(entry, s:get("ignoreDisturbed")) -- grouped once, for both questions
+  if not M.runs_enough(s, row, entry, rs) then return false end
   local p = rounds.policy(s)
   if fresh then p.again = false end
-  return rounds.wanted(entry, p, 0, s:get("ignoreDisturbed")) == 0
+  return rounds.wanted(entry, p, 0, nil, rs) == 0
 end
 
--- Whether an entry has the runs `runs` asks for: in every round for a point measured in rounds,
--- else in all.
-function M.runs_enough(s, row, entry)
+-- Whether an entry has the runs `runs` asks for: in every round for a point measured in rounds
+-- (rs: its rounds, where the caller has them), else in all.
+function M.runs_enough(s, row, entry, rs)
   local want = s:get("runs")
   if not rounds.applies(s, row) then return #entry.runs >= want end
-  for _, x in ipairs(rounds.of(entry)) do
+  for _, x in ipairs(rs or rounds.of(entry)) do
     if #x.runs < want then return false end
   end
   return true

@@ -106,9 +106,10 @@ end
   mine): 0 when it serves as it stands. Fewer than p.min rounds: the rest of them. Rounds that
   disagree: one more, while this invocation has measured fewer than p.max of them, and, for an
   entry this invocation did not measure (a flagged cache entry), while its rounds come from
-  fewer than M.INVOCATIONS invocations (with p.again). ]]
-function M.wanted(entry, p, mine, ignore_disturbed)
-  local rounds = M.of(entry, ignore_disturbed)
+  fewer than M.INVOCATIONS invocations (with p.again). rs: the entry's rounds (M.of's), where the
+  caller has them. ]]
+function M.wanted(entry, p, mine, ignore_disturbed, rs)
+  local rounds = rs or M.of(entry, ignore_disturbed)
   if #rounds < p.min then return p.min - #rounds end
   if M.verdict(M.times(rounds), p.eps, p.min).agree then return 0 end
   if mine > 0 then return mine < p.max and 1 or 0 end
