@@ -9,7 +9,7 @@
 # What counts: prose, that is paragraphs and list items. Code blocks, headings, pictures and
 # tables are not sentences; a table's cells are measured in characters instead. An inline code
 # span, a link's target and a bare URL are one word each, so a command line is one word.
-# A sentence ends at . ! or ? before a space and a capital, a digit, a quote or a code span.
+# A sentence ends at . ! or ? before a space (not after e.g., i.e., vs., etc., cf., al. or ...
 use strict;
 use warnings;
 
@@ -45,8 +45,8 @@ sub plain {
 
 sub sentences {
 	my ($s) = @_;
-	$s =~ s/\b(e\.g|i\.e|vs|etc|cf)\./$1<dot>/g;
-	my @out = grep { /[[:alnum:]]/ } split /(?:(?<=[^.]\.)|(?<=[!?]))["')]?\s+(?=[A-Z0-9"'(]|CODE)/, $s;
+	$s =~ s/\b(e\.g|i\.e|vs|etc|cf|al)\./$1<dot>/g;
+	my @out = grep { /[[:alnum:]]/ } split /(?:(?<=[^.]\.)|(?<=[!?]))["')]?\s+(?=\S)/, $s;
 	s/<dot>/./g for @out;
 	return @out;
 }
