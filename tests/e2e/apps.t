@@ -104,6 +104,18 @@ test "$(grep -c " only in A " "$T/cmp")" -eq 3 && test "$(grep -c " only in B " 
 	! grep -E "^nested .*(same|faster|slower)" "$T/cmp" | grep -q .
 ok $? "rot compare: the 1-thread rows and the 2-thread rows, each only in one run, none paired"
 
+# back to 2 threads (run 4): compare's default pairs it with run 1, the newest run that shares
+# its points, not run 3 (1 thread), and a pair that shares none names the pair that would
+prof -threads=2 -runs=2 -maxRuns=2 -bestK=2 -- ./nested 200000 5 >"$T/o" 2>"$T/e"
+"$ROOT/rot" -cacheDir="$CACHE" -outputDir="$OUT" compare "$T/nested" >"$T/cmp" 2>"$T/e"
+grep -q "^rot compare nested: A = run 1 " "$T/cmp" && grep -q "B = run 4 " "$T/cmp" &&
+	grep -q "^rot: compare: run 3 shares no point with run 4 (their threads or arguments differ): comparing with run 1" "$T/e" &&
+	! grep -q " only in [AB] " "$T/cmp"
+ok $? "rot compare after a thread change: runs 1 and 4, which share points ($(cat "$T/e"))"
+"$ROOT/rot" -cacheDir="$CACHE" -outputDir="$OUT" compare "$T/nested" 3 4 >"$T/cmp" 2>&1
+grep -q "; no point timed in both; runs that share points compare: rot -cacheDir=$CACHE -outputDir=$OUT compare $T/nested 1 4$" "$T/cmp"
+ok $? "runs 3 and 4 share no point: the summary names the pair that would compare ($(grep '^rot compare: [0-9]' "$T/cmp"))"
+
 # a script's application points: a sweep, a cached rerun, compare per region
 cat >"$T/study.lua" <<EOF
 local rot = require "rot"
@@ -135,6 +147,12 @@ rot compare "$T/study.lua" -remeasure=8 >"$T/cmp" 2>"$T/e"
 ok $? "rot compare -remeasure on them ends well"
 test "$(grep -c "remeasured 8 rounds, 99% interval" "$T/cmp")" -eq 6 && ! grep -q "not measured again" "$T/e" "$T/cmp"
 ok $? "each of the 6 rows is judged from 8 rounds of both programs measured again ($(head -n 1 "$T/e"))"
+# a program's rows show one round together: no region's time exceeds its program's, on either side
+awk 'function sec(v, u) { return v * (u == "ns" ? 1e-9 : u == "us" ? 1e-6 : u == "ms" ? 1e-3 : 1) }
+	$1 ~ /^[0-9]+$/ && NF > 6 { a[$1 " " $2] = sec($3, $4); b[$1 " " $2] = sec($5, $6); n[$1] = 1 }
+	END { for (k in a) { split(k, w, " "); p = w[1] " (program)"; if (!(p in a) || a[k] > a[p] || b[k] > b[p]) bad++ }
+		exit !(length(n) == 2 && !bad) }' "$T/cmp"
+ok $? "no region's time exceeds its program's, on either side ($(grep -E '^100000 ' "$T/cmp" | awk '{ print $2, $3 $4, $5 $6 }' | tr '\n' ';'))"
 test -n "$(ls "$CACHE"/sources/*/* 2>/dev/null | xargs -r cksum | grep " $(wc -c <"$T/nested") ")"
 ok $? "the program each run ran is kept in the source store"
 # a build that does twice the work in each region (tests/apps/nested.c -DSWEEPS=2), over the
