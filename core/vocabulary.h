@@ -393,10 +393,14 @@
 	  "a region row's application point")                                                      \
 	X(RAN_THREADS, "ranThreads", "int", "", "", "", "", "", "regions",                         \
 	  "(program) the threads its fastest invocation ran")                                      \
-	X(STDOUT, "stdout", "text", "", "", "", "", "", "regions",                                 \
+	X(STDOUT, "stdout", "text", "", "", "stdout", "", "app", "regions",                       \
 	  "(program) the fastest invocation's output (its last 16 KiB)")                           \
-	X(STDOUT_RUN, "stdoutRun", "int", "", "", "", "", "", "regions",                           \
-	  "(program) that invocation")                                                             \
+	X(STDOUT_RUN, "stdoutRun", "int", "", "", "stdoutRun", "", "app", "regions",               \
+	  "(program) that invocation (0: the first)")                                              \
+	X(STDOUT_BYTES, "stdoutBytes", "int", "B", "", "stdoutBytes", "", "app", "regions",        \
+	  "(program) how much that invocation wrote (stdout holds the last 16 KiB)")               \
+	X(COUNTED_STDOUT, "countedStdout", "text", "", "", "countedStdout", "", "app", "regions",  \
+	  "(program) the counted run's output, under Valgrind (its last 16 KiB)")                  \
 	X(PARTIAL, "partial", "table", "", "", "", "", "", "executor",                             \
 	  "a failed application point: what its invocations completed (the core's result)")        \
 	X(SPEC, "spec", "table", "", "", "", "", "", "executor", "the script's spec of the point") \

@@ -66,6 +66,9 @@ const struct config_key config_keys[] = {
     {"count", CONFIG_BOOL, "false", NULL,
      "count every point's flops, bytes and simulated cache traffic once, under Valgrind (a "
      "point's own count = true does it for that point); never during its timed runs"},
+    {"showOutput", CONFIG_BOOL, "false", NULL,
+     "print each program's own output under the table: its fastest invocation's and, where it "
+     "was counted, the counted run's (the last 16 KiB of each; -showOutput alone sets it)"},
     {"peaksFile", CONFIG_STRING, "", NULL,
      "peaks.csv whose ceilings rooflines and bounds use; empty: this machine's, measured on first "
      "use"},

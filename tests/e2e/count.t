@@ -102,6 +102,17 @@ for r in Copy Scale Add Triad; do
 	ok $? "$r: counted flops and bytes equal STREAM's per region ($(echo "$line" | grep -o 'flops [-0-9.]* bytes [0-9.]*'))"
 done
 
+# its own output beside rot's (-showOutput): the fastest invocation's and the counted run's, on
+# the terminal and in the JSON (the rerun takes both from the caches)
+rot profile -count -threads=1 -showOutput -- "$T/streamlike" 100000 >"$T/s" 2>"$T/se"
+sed -n '/^output of application .streamlike. (command=streamlike 100000 threads=1), its fastest invocation ([0-9]* of [0-9]*):$/,/^output of/p' "$T/s" |
+	grep -q '^  Triad: *[0-9.]* ' &&
+	sed -n '/^output of application .streamlike. .*, its counted run (under Valgrind):$/,$p' "$T/s" | grep -q '^  Triad: *[0-9.]* '
+ok $? "-showOutput prints the program's own output: its fastest invocation's and its counted run's ($(grep -c '^output of' "$T/s") headings)"
+grep -q '"stdout": "[^"]*Triad: ' "$OUT/streamlike.json" && grep -q '"countedStdout": "[^"]*Triad: ' "$OUT/streamlike.json" &&
+	grep -q '"stdoutRun": [0-9]' "$OUT/streamlike.json"
+ok $? "the JSON holds both outputs and which invocation the first is"
+
 # --- the docs' application example (docs/applications.md), counted --------------------------------
 awk '/^## Your own program on the roofline/ { s = 1; next } /^## / { s = 0 } s' docs/applications.md |
 	awk '/^```c$/ { if (!done) b = 1; next } /^```$/ { if (b) done = 1; b = 0 } b' >"$T/solver.c"

@@ -393,8 +393,8 @@ local function main(h, argv)
       opts[#opts + 1] = a
     elseif a == "-remeasure" then -- rot compare's one option without a value (its default rounds)
       opts[#opts + 1] = "-remeasure="
-    elseif a == "-count" then -- the count key alone: count the points (rot profile -count -- ./prog)
-      opts[#opts + 1] = "-count=true"
+    elseif a == "-count" or a == "-showOutput" then -- a key alone: set (rot profile -count -- ./prog)
+      opts[#opts + 1] = a .. "=true"
     elseif a:match("^%-%a") then
       util.fail("bad option '" .. a .. "': options are -key=value", "rot config lists the keys" .. after)
     else

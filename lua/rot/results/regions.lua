@@ -50,7 +50,8 @@ local function program_row(row, e, k, eps)
   r.ranThreads = best.run.threads
   r.markedThreads = r.ranThreads -- every thread the program ran was in it
   r.stdout = e.meta.stdout and util.unescape_token(e.meta.stdout) -- the fastest invocation's (its last 16 KiB)
-  r.stdoutRun = e.meta.stdoutRun
+  r.stdoutRun, r.stdoutBytes = e.meta.stdoutRun, e.meta.stdoutBytes
+  r.countedStdout = row.countRecord and row.countRecord.stdout -- the counted run's (a count made before rot kept it: nil)
   local by_run = {}
   for _, x in ipairs(times) do by_run[x.index] = x.t end
   return r, by_run
@@ -302,6 +303,38 @@ local function process_lines(r, m, say)
       tostring(m.markersForked), util.plural(tonumber(m.markersForked), "time")))
   end
   return procs
+end
+
+-- A program's output as printed: each line indented by two spaces; "(nothing)" when empty.
+local function indented(text)
+  if not text or text == "" then return "  (nothing)\n" end
+  return (text:gsub("\n$", ""):gsub("[^\n]*", "  %0")) .. "\n"
+end
+
+--[[ outputs(rows, out): each program's own output (the showOutput key), under a line naming
+  its point: its fastest invocation's (the last 16 KiB the core keeps: the invocation whose
+  time the program's row shows), and its counted run's where it was counted (under Valgrind),
+  so that what the program says of itself (its own timer, its checksum) stands beside rot's. ]]
+function M.outputs(rows, out)
+  for _, r in ipairs(rows) do
+    local e = r.region == M.PROGRAM and (r.entry or r.partial)
+    if e then
+      local who = "application '" .. tostring(r.program) .. "' (" .. util.coords(r.appPoint.point or {}) .. ")"
+      if r.stdout then
+        local shown = #r.stdout < (r.stdoutBytes or 0) and string.format("; its last %s of %s", util.bytes(#r.stdout),
+          util.bytes(r.stdoutBytes)) or ""
+        out:write(string.format("output of %s, its fastest invocation (%d of %s%s):\n", who, (r.stdoutRun or 0) + 1,
+          tostring(e.meta.invocations or "?"), shown), indented(r.stdout))
+      end
+      local counted = r.appPoint.countRecord
+      if counted and r.countedStdout then
+        out:write("output of ", who, ", its counted run (under Valgrind):\n", indented(r.countedStdout))
+      elseif counted then
+        out:write("output of ", who, ", its counted run: not kept (counted by an older rot: -useCachedResults=false "
+          .. "counts it again)\n")
+      end
+    end
+  end
 end
 
 -- The lines under a table of application rows: counters not counted (with the hint), calls
