@@ -99,6 +99,8 @@
 	  "calls the recorder had no room for")                                                    \
 	X(EVENT_ERROR, "eventError%d", "text", "", "core", "why counter i did not count")          \
 	X(COUNTERS_HINT, "countersHint", "text", "", "core", "what to set so they count")          \
+	X(PROCESS_COUNTERS_ERROR, "processCountersError", "text", "", "core",                      \
+	  "why the process-wide counters (a region one thread entered) did not count")             \
 	X(GPU_METRIC, "gpuMetric%d", "text", "", "core", "CUPTI metric i")                         \
 	X(GPU_VALUE, "gpuValue%d", "number", "", "core", "its value in the profiled invocation")   \
 	X(GPU_PASSES, "gpuPasses", "int", "", "core", "the profiler's replay passes")              \
@@ -163,7 +165,10 @@
 	X(WORK_CALLS, "workCalls", "calls that declared work")                                     \
 	X(WRITTEN_CALLS, "writtenCalls", "calls that declared their written bytes")                \
 	X(COUNTED_CALLS, "countedCalls", "calls whose counters ran (eI only when all did)")        \
-	X(MULTIPLEXED_CALLS, "multiplexedCalls", "counted calls whose counts were scaled")
+	X(MULTIPLEXED_CALLS, "multiplexedCalls", "counted calls whose counts were scaled")         \
+	X(WHOLE_PROCESS, "wholeProcess",                                                           \
+	  "1: one thread entered it: its counts are the whole process's while it was open")        \
+	X(PROCESS_CALLS, "processCalls", "calls the process-wide counters ran all through")
 
 /* The version of the JSON document rot writes (rot.results' json: points, levels, ceilings);
  * raised when a field changes. 3: the schema (every point field's unit and meaning), the time
@@ -311,6 +316,10 @@
 	X(MARKED_THREADS, "markedThreads", "int", "", "marked_threads", "markedThreads", "",       \
 	  "app", "regions",                                                                        \
 	  "threads that entered the region (its bound is theirs); (program): the threads it ran")  \
+	X(REGION_RULE, "regionRule", "text", "", "region_rule", "regionRule", "", "app",           \
+	  "regions",                                                                               \
+	  "whose work a region takes: process (one thread entered it, begun outside any parallel " \
+	  "region: the whole process's while it is open) or threads (the threads that entered it)") \
 	X(TIME_PER_CALL, "timePerCall", "number", "s", "time_per_call_s", "timePerCall", "",       \
 	  "app", "regions", "time over calls, in the fastest invocation")                          \
 	X(BEST_CALL, "bestCall", "number", "s", "best_call_s", "bestCall", "", "app", "regions",   \
@@ -342,7 +351,8 @@
 	X(PROGRAM_THREADS, "programThreads", "int", "", "", "", "", "app", "regions",              \
 	  "a region: the threads its program ran (a line says when fewer entered it)")             \
 	X(BOUND_THREADS, "boundThreads", "int", "", "", "", "", "app", "regions",                  \
-	  "a region: the thread count whose ceilings bound it, the threads that entered it")       \
+	  "a region: the thread count whose ceilings bound it: the threads that entered it, or "   \
+	  "the program's (regionRule process)")                                                    \
 	X(FAILED_INVOCATION, "failedInvocation", "text", "", "failed_invocation",                  \
 	  "failedInvocation", "", "app", "regions",                                                \
 	  "the point failed: its regions are those the invocations before the failure and the "    \

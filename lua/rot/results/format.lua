@@ -67,6 +67,13 @@ for _, c in ipairs({ { "region", "region", tostring }, { "calls", "calls", show(
   local key = row.field(c[2]).key
   M.columns[c[1]] = { c[1], function(r) return c[3](r[key]) end, function(r) return r[key] end }
 end
+-- a region one thread entered, in a program of more: it takes all its threads' work ("1 (all 2)")
+M.columns["in threads"][2] = function(r)
+  if r.regionRule == "process" and (r.programThreads or 1) > 1 then
+    return string.format("%d (all %d)", r.markedThreads, r.programThreads)
+  end
+  return show("%d")(r.markedThreads)
+end
 for name, c in pairs(counted.columns) do M.columns[name] = c end -- what the counting pass counted
 M.default_columns = { "size", "time", "GB/s", "GFLOP/s", "intensity", "bound", "limiter", "fraction", "runs", "rounds",
   "spread", "mode", "counts", "source" }
