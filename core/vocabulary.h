@@ -64,6 +64,13 @@
 	X(THREADS_COUNTED, "threadsCounted", "int", "", "core", "threads the counters counted")    \
 	X(THREAD_TABLE, "threadTable", "text", "", "core",                                         \
 	  "every thread: index:state[:counted], comma-separated")                                  \
+	X(QUEUE_WAIT, "queueWait", "number", "fraction", "core",                                   \
+	  "the share of their time on the CPU or waiting for one that the point's threads waited " \
+	  "on a run queue (/proc/PID/schedstat): a neighbour on their CPUs")                       \
+	X(QUEUE_WAIT_NS, "queueWaitNs", "int", "ns", "core", "that wait, summed over the threads") \
+	X(NEIGHBOUR_CPUS, "neighbourCpus", "number", "CPUs", "driver",                             \
+	  "CPUs busy outside rot's own processes over the point's window (/proc/stat against "     \
+	  "rot's /proc/PID/stat): a neighbour anywhere on the machine")                            \
 	X(PROCESSES_STARTED, "processesStarted", "int", "", "core",                                \
 	  "processes the kernel started")                                                          \
 	X(EVENTS, "events", "text", "", "core", "the event log (rules' markers)")                  \
@@ -143,7 +150,9 @@
 	X(MAXRSS_KIB, "maxrssKiB", "int", "KiB", "its largest resident set")                       \
 	X(RAN_THREADS, "threads", "int", "", "the threads it ran")                                 \
 	X(ROUND, "round", "int", "", "the round of the point it belongs to (the driver's stamp)")  \
-	X(INVOCATION, "inv", "text", "", "the invocation of rot that measured that round")
+	X(INVOCATION, "inv", "text", "", "the invocation of rot that measured that round")         \
+	X(NEIGHBOUR, "nbr", "number", "CPUs", "its round's neighbourCpus (the driver's stamp)")    \
+	X(QUEUE, "qwait", "number", "fraction", "its round's queueWait (the driver's stamp)")
 
 /* X(ID, key, meaning): the values of a region record, after its run=I and name=NAME, each over
  * the threads that entered the region in that invocation (times inclusive of the regions nested
@@ -272,6 +281,15 @@
 	  "flagged)")                                                                              \
 	X(ROUNDS_RATIO, "roundsRatio", "number", "", "rounds_ratio", "roundsRatio", "", "",        \
 	  "quantities", "its slowest round's time over its best's")                                \
+	X(BESIDE_NEIGHBOUR, "besideNeighbour", "bool", "", "beside_neighbour", "besideNeighbour",  \
+	  "", "", "quantities",                                                                    \
+	  "whether its best round ran beside a busy neighbour (true: flagged, measured again)")    \
+	X(NEIGHBOUR_CPUS, "neighbourCpus", "number", "CPUs", "neighbour_cpus", "neighbourCpus",    \
+	  "", "", "quantities",                                                                    \
+	  "CPUs busy outside rot while its best round was measured (/proc/stat)")                  \
+	X(QUEUE_WAIT, "queueWait", "number", "fraction", "queue_wait", "queueWait", "", "",        \
+	  "quantities",                                                                            \
+	  "the share of their time its best round's threads waited for a CPU (schedstat)")        \
 	X(POOLED_SPREAD, "pooledSpread", "number", "fraction", "pooled_spread", "pooledSpread",    \
 	  "", "", "quantities", "the measurement's pooled spread its spread was raised to")        \
 	X(THREADS, "threads", "int", "", "threads", "threads", "", "", "quantities",               \
