@@ -7,6 +7,7 @@
 # apart from rot, says so), flags nothing and prints no busy line. Waiting for the measuring
 # lock names who holds it.
 . "$(dirname "$0")/lib.sh"
+echo "remeasureUnstable=false" >"$XDG_CONFIG_HOME/rot/config" # the busy keys at their defaults
 
 if [ ! -r /proc/stat ] || [ ! -r /proc/locks ] || ! command -v flock >/dev/null; then
 	echo "1..0 # SKIP no /proc/stat, /proc/locks or flock here"

@@ -19,8 +19,8 @@ local M = {}
 M.WINDOW = 0.5 -- seconds the CPU time outside rot is taken over, at least
 M.MIN_WINDOW = 0.25 -- the shortest window: the first point of a run waits for it
 M.HZ = 100 -- /proc's clock ticks a second (USER_HZ: 100 on every Linux ABI rot builds for)
-M.CPUS = 0.5 -- CPUs busy outside rot, on average over the window, that make a neighbour
-M.QUEUE = 0.2 -- the share of their time the point's threads waited for a CPU, that does
+M.CPUS = 0.5 -- CPUs busy outside rot, on average over the window, that make a neighbour (busyCpus)
+M.QUEUE = 0.2 -- the share of their time the point's threads waited for a CPU, that does (busyWait)
 
 -- The machine's busy ticks since boot, all CPUs (/proc/stat's first line: user, nice, system,
 -- irq, softirq, steal; guest time is in user), and how many CPUs it counts; nil where unreadable.
@@ -101,7 +101,7 @@ function M.stamp(s, res)
   if res.status ~= require("rot.protocol").status.ok then return end
   local t = tally(s)
   t.n = t.n + 1
-  t.busy = t.busy + (M.busy(nbr, qwait) and 1 or 0)
+  t.busy = t.busy + (M.busy(nbr, qwait, s.get and M.thresholds(s) or nil) and 1 or 0)
   t.converged = t.converged + (tonumber(res.meta.converged) == 1 and 1 or 0)
   if nbr then t.cpus, t.judged = t.cpus + nbr, t.judged + 1 end
   t.loadavg = res.meta.loadavg or t.loadavg
@@ -116,7 +116,8 @@ function M.line(s, cpus, peaks)
   local t = tally(s)
   if t.n < M.LINE_MIN then return nil end
   local mean = t.judged > 0 and t.cpus / t.judged or 0
-  if not (t.busy >= t.n / 4 or (t.converged <= t.n / 2 and mean >= M.CPUS / 2)) then return nil end
+  local cpus_t = s.get and s:get("busyCpus") or M.CPUS
+  if not (t.busy >= t.n / 4 or (cpus_t > 0 and t.converged <= t.n / 2 and mean >= cpus_t / 2)) then return nil end
   return string.format("rot: the machine was busy while measuring: %d of %d points ran beside a neighbour (%.2f CPUs "
     .. "busy outside rot on average, load %s on %d CPUs), %d of %d converged (best-k); measure again when it is quieter "
     .. "(`uptime` shows the load): the next run measures the flagged points again%s", t.busy, t.n, mean,
@@ -125,9 +126,14 @@ function M.line(s, cpus, peaks)
 end
 
 --[[ Whether a round ran beside a neighbour: its CPUs busy outside rot (nbr) or its threads'
-  run-queue wait (qwait) past M.CPUS, M.QUEUE (nil figures judge nothing). ]]
-function M.busy(nbr, qwait)
-  return (tonumber(nbr) or 0) >= M.CPUS or (tonumber(qwait) or 0) >= M.QUEUE
+  run-queue wait (qwait) at or past the thresholds p = {cpus=, wait=} (the keys busyCpus and
+  busyWait; default M.CPUS, M.QUEUE; 0: that figure never judges); nil figures judge nothing. ]]
+function M.busy(nbr, qwait, p)
+  local c, w = p and p.cpus or M.CPUS, p and p.wait or M.QUEUE
+  return (c > 0 and (tonumber(nbr) or 0) >= c) or (w > 0 and (tonumber(qwait) or 0) >= w)
 end
+
+-- The thresholds of session s (the keys busyCpus and busyWait), as M.busy takes them.
+function M.thresholds(s) return { cpus = s:get("busyCpus"), wait = s:get("busyWait") } end
 
 return M

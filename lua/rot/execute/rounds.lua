@@ -42,15 +42,14 @@ local function round_time(runs, ov, ignore_disturbed)
 end
 
 --[[ The rounds of a cache entry, in the order they were measured: {{n=, inv=, time=, runs=,
-  nbr=, qwait=, busy=}} (nbr, qwait: its neighbour figures, rot.execute.neighbour; busy: it ran
-  beside one); runs without a round stamp (an entry measured in one process) are round 1. ]]
+  nbr=, qwait=}} (nbr, qwait: its neighbour figures, rot.execute.neighbour); runs without a
+  round stamp (an entry measured in one process) are round 1. ]]
 function M.of(entry, ignore_disturbed)
   local by, list = {}, {}
   for _, r in ipairs(entry.runs) do
     local n = tonumber(r.round) or 1
     if not by[n] then
       by[n] = { n = n, inv = r.inv, runs = {}, nbr = tonumber(r.nbr), qwait = tonumber(r.qwait) }
-      by[n].busy = neighbour.busy(by[n].nbr, by[n].qwait)
       list[#list + 1] = by[n]
     end
     table.insert(by[n].runs, r)
@@ -97,12 +96,16 @@ function M.invocations(rounds)
   return n
 end
 
---[[ The rounds policy of a session: {min=, max=, eps=, again=} (the keys rounds, maxRounds,
-  roundsEpsilon, remeasureUnstable). ]]
+--[[ The rounds policy of a session: {min=, max=, eps=, again=, busy=} (the keys rounds,
+  maxRounds, roundsEpsilon, remeasureUnstable; busy: the neighbour's thresholds, busyCpus and
+  busyWait, rot.execute.neighbour). ]]
 function M.policy(s)
   return { min = s:get("rounds"), max = math.max(s:get("rounds"), s:get("maxRounds")), eps = s:get("roundsEpsilon"),
-    again = s:get("remeasureUnstable") }
+    again = s:get("remeasureUnstable"), busy = neighbour.thresholds(s) }
 end
+
+-- Whether round x (M.of's) ran beside a neighbour, under policy p's thresholds.
+function M.busy(x, p) return x ~= nil and neighbour.busy(x.nbr, x.qwait, p and p.busy) end
 
 -- Whether a row is measured in rounds of this executor (session s): CPU kernel points that
 -- neither name their own round (the peaks measure their rounds themselves) nor share a child
@@ -123,7 +126,7 @@ function M.wanted(entry, p, mine, ignore_disturbed, rs)
   local rounds = rs or M.of(entry, ignore_disturbed)
   if #rounds < p.min then return p.min - #rounds end
   local best = M.best(rounds)
-  if M.verdict(M.times(rounds), p.eps, p.min).agree and not (best and best.busy) then return 0 end
+  if M.verdict(M.times(rounds), p.eps, p.min).agree and not M.busy(best, p) then return 0 end
   if mine > 0 then return mine < p.max and 1 or 0 end
   return (p.again and M.invocations(rounds) < M.INVOCATIONS) and 1 or 0
 end

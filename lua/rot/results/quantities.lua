@@ -156,7 +156,7 @@ function M.rounds(row, ignore_disturbed, p)
   row.rounds = #rs
   local best = rounds.best(rs)
   if best and (best.nbr or best.qwait) then
-    row.neighbourCpus, row.queueWait, row.besideNeighbour = best.nbr, best.qwait, best.busy
+    row.neighbourCpus, row.queueWait, row.besideNeighbour = best.nbr, best.qwait, rounds.busy(best, p)
   end
   if #rs < 2 then return end
   local v = rounds.verdict(rounds.times(rs), p.eps, p.min)
