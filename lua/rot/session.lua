@@ -92,7 +92,7 @@ function Session:add(what, n)
 end
 
 --[[ What the progress line estimates the time left of, from the pace so far: points as many as
-  a measurement took where it was measured idle, in seconds (the machine's first peaks: their
+  a measurement took where its figure was measured, in seconds (the machine's first peaks: their
   line promises a time); nil: none. ]]
 function Session:set_estimate(points, seconds)
   self.estimate = points and { points = points, seconds = seconds, done = 0, t0 = sys.clock() } or nil
@@ -106,7 +106,7 @@ function Session:estimate_text()
   local el = sys.clock() - e.t0
   local left = e.done < e.points and string.format("~%.0f s left at this pace", el / e.done * (e.points - e.done))
     or "more points than there"
-  return string.format("  peaks %d/~%d points, %.0f s: %s (x%.1f the idle guest's pace)", e.done, e.points, el, left,
+  return string.format("  peaks %d/~%d points, %.0f s: %s (x%.1f the promised pace)", e.done, e.points, el, left,
     el / e.done / (e.seconds / e.points))
 end
 

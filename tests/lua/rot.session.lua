@@ -32,14 +32,14 @@ do
   t.is(session.holder(assert(os.getenv("ROT_TEST_TMP"))), nil, "a file nobody locks: no holder")
 end
 
--- the first peaks' estimate: from the pace so far, against the points they took measured idle
+-- the first peaks' estimate: from the pace so far, against the points and time the notice promises
 do
   local s = session.current()
   s:set_estimate(1243, 60)
   s.estimate.t0 = sys.clock() - 61
   s.estimate.done = 412
   local text = s:estimate_text()
-  t.ok(text:find("peaks 412/~1243 points, 61 s: ~1%d%d s left at this pace %(x3%.1 the idle guest's pace%)"),
+  t.ok(text:find("peaks 412/~1243 points, 61 s: ~1%d%d s left at this pace %(x3%.1 the promised pace%)"),
     "the estimate from the pace so far: " .. text)
   s:set_estimate(nil)
   t.is(s:estimate_text(), "", "without one: nothing")
