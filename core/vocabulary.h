@@ -152,7 +152,8 @@
 	X(ROUND, "round", "int", "", "the round of the point it belongs to (the driver's stamp)")  \
 	X(INVOCATION, "inv", "text", "", "the invocation of rot that measured that round")         \
 	X(NEIGHBOUR, "nbr", "number", "CPUs", "its round's neighbourCpus (the driver's stamp)")    \
-	X(QUEUE, "qwait", "number", "fraction", "its round's queueWait (the driver's stamp)")
+	X(QUEUE, "qwait", "number", "fraction", "its round's queueWait (the driver's stamp)")      \
+	X(AT, "at", "number", "s", "when its round's result arrived (CLOCK_MONOTONIC; the driver's)")
 
 /* X(ID, key, meaning): the values of a region record, after its run=I and name=NAME, each over
  * the threads that entered the region in that invocation (times inclusive of the regions nested

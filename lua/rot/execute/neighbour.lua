@@ -93,11 +93,12 @@ end
 
 --[[ stamp(s, res): a point's result (rot.execute.batch's) marked with its neighbour figures:
   each run gets nbr and qwait (its round's: meta.neighbourCpus, the driver's, and meta.queueWait,
-  the core's), which its cache entry keeps with the round; and the session's tally of the run
-  counts it (M.line says what it saw). ]]
+  the core's) and at (when the result arrived, CLOCK_MONOTONIC), which its cache entry keeps
+  with the round; and the session's tally of the run counts it (M.line says what it saw). ]]
 function M.stamp(s, res)
   local nbr, qwait = tonumber(res.meta.neighbourCpus), tonumber(res.meta.queueWait)
-  for _, r in ipairs(res.runs or {}) do r.nbr, r.qwait = nbr, qwait end
+  local at = math.floor(sys.clock() * 1000 + 0.5) / 1000
+  for _, r in ipairs(res.runs or {}) do r.nbr, r.qwait, r.at = nbr, qwait, at end
   if res.status ~= require("rot.protocol").status.ok then return end
   local t = tally(s)
   t.n = t.n + 1
