@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "tracer.h"
 #include "child.h"
+#include "procfs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -55,32 +56,6 @@ static struct other *other_add(struct tracee *tr, pid_t tid)
 	return o;
 }
 
-/* The head of the /proc file at path (one read, up to size - 1 bytes) into buf, as a string:
- * 1, or 0 when the task is gone. */
-static int proc_read(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, size - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	return 1;
-}
-
-/* The thread group a task belongs to (from /proc), 0 when it is gone. */
-static pid_t tgid_of(pid_t tid)
-{
-	char path[64], buf[512];
-	snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
-	if (!proc_read(path, buf, sizeof buf))
-		return 0;
-	char *t = strstr(buf, "\nTgid:");
-	return t ? (pid_t)atoi(t + 6) : 0;
-}
-
 /* A new thread of the kernel's process (or its main one): its counters open at once, so
  * nothing it does is missed. */
 static struct thread *thread_add(struct tracee *tr, pid_t tid)
@@ -103,6 +78,7 @@ static void thread_exit(struct tracee *tr, struct thread *t)
 {
 	if (t->state == T_EXITED)
 		return;
+	procfs_schedstat(tr->pid, t->tid, &t->run, &t->wait); /* (at its exit stop: still there) */
 	tcounters_thread_close(&tr->tc, &t->c);
 	t->state = T_EXITED;
 	tr->th.exited++;
@@ -325,7 +301,7 @@ static void on_status(struct tracee *tr, pid_t w, int st)
 		return;
 	int sig = WSTOPSIG(st), event = (unsigned)st >> 16, deliver = 0;
 	if (!t && !o) { /* a task's first stop can come before its creator's event */
-		if (tgid_of(w) == tr->pid)
+		if (procfs_tgid(w) == tr->pid)
 			t = thread_add(tr, w);
 		else
 			o = other_add(tr, w);
@@ -492,30 +468,16 @@ pid_t tracer_start(struct tracee *tr, pid_t pid, int *errfd, FILE *out)
 	return pid;
 }
 
-int tracer_stat_running(const char *stat)
-{
-	const char *end = strrchr(stat, ')'); /* the name may hold anything: the state follows */
-	return end && end[1] == ' ' && end[2] == 'R';
-}
-
-/* Whether thread t of tr's child is running (state R) now. */
-static int thread_running(const struct tracee *tr, const struct thread *t)
-{
-	char path[64], buf[512];
-	snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)tr->pid, (int)t->tid);
-	return proc_read(path, buf, sizeof buf) && tracer_stat_running(buf);
-}
-
 int tracer_busy_thread(const struct tracee *tr)
 {
 	for (int i = 0; i < tr->th.n; i++) {
 		const struct thread *t = &tr->th.t[i];
-		if (t->state == T_EXITED || t->tid == tr->handoff || !thread_running(tr, t))
+		if (t->state == T_EXITED || t->tid == tr->handoff || !procfs_running(tr->pid, t->tid))
 			continue;
 		/* a thread just woken, or not yet at the sleep it is heading for, is R for a moment
 		 * too: it is still running 2 ms later only when it computes */
 		nanosleep(&(struct timespec){.tv_nsec = 2000000}, NULL);
-		if (thread_running(tr, t))
+		if (procfs_running(tr->pid, t->tid))
 			return t->index;
 	}
 	return -1;
@@ -532,6 +494,7 @@ void tracer_reset_point(struct tracee *tr, const struct point *p, int index)
 		if (n != i)
 			th->t[n] = th->t[i];
 		th->t[n].index = n;
+		procfs_schedstat(tr->pid, th->t[n].tid, &th->t[n].run0, &th->t[n].wait0); /* from here */
 		th->counted += th->t[n].c.counted;
 		n++;
 	}
@@ -595,6 +558,6 @@ void tracer_outcome(const struct tracee *tr, int timed_out, struct outcome *o)
 		o->sig_from = from;
 		o->sig_uid = (int)si->si_uid;
 		o->sig_from_kernel =
-		    from == tr->pid || tgid_of(from) == tr->pid || thread_index(tr, from) >= 0;
+		    from == tr->pid || procfs_tgid(from) == tr->pid || thread_index(tr, from) >= 0;
 	}
 }

@@ -64,6 +64,13 @@
 	X(THREADS_COUNTED, "threadsCounted", "int", "", "core", "threads the counters counted")    \
 	X(THREAD_TABLE, "threadTable", "text", "", "core",                                         \
 	  "every thread: index:state[:counted], comma-separated")                                  \
+	X(QUEUE_WAIT, "queueWait", "number", "fraction", "core",                                   \
+	  "the share of their time on the CPU or waiting for one that the point's threads waited " \
+	  "on a run queue (/proc/PID/schedstat): a neighbour on their CPUs")                       \
+	X(QUEUE_WAIT_NS, "queueWaitNs", "int", "ns", "core", "that wait, summed over the threads") \
+	X(NEIGHBOUR_CPUS, "neighbourCpus", "number", "CPUs", "driver",                             \
+	  "CPUs busy outside rot's own processes over the point's window (/proc/stat against "     \
+	  "rot's /proc/PID/stat): a neighbour anywhere on the machine")                            \
 	X(PROCESSES_STARTED, "processesStarted", "int", "", "core",                                \
 	  "processes the kernel started")                                                          \
 	X(EVENTS, "events", "text", "", "core", "the event log (rules' markers)")                  \
@@ -99,6 +106,8 @@
 	  "calls the recorder had no room for")                                                    \
 	X(EVENT_ERROR, "eventError%d", "text", "", "core", "why counter i did not count")          \
 	X(COUNTERS_HINT, "countersHint", "text", "", "core", "what to set so they count")          \
+	X(PROCESS_COUNTERS_ERROR, "processCountersError", "text", "", "core",                      \
+	  "why the process-wide counters (a region one thread entered) did not count")             \
 	X(GPU_METRIC, "gpuMetric%d", "text", "", "core", "CUPTI metric i")                         \
 	X(GPU_VALUE, "gpuValue%d", "number", "", "core", "its value in the profiled invocation")   \
 	X(GPU_PASSES, "gpuPasses", "int", "", "core", "the profiler's replay passes")              \
@@ -141,7 +150,10 @@
 	X(MAXRSS_KIB, "maxrssKiB", "int", "KiB", "its largest resident set")                       \
 	X(RAN_THREADS, "threads", "int", "", "the threads it ran")                                 \
 	X(ROUND, "round", "int", "", "the round of the point it belongs to (the driver's stamp)")  \
-	X(INVOCATION, "inv", "text", "", "the invocation of rot that measured that round")
+	X(INVOCATION, "inv", "text", "", "the invocation of rot that measured that round")         \
+	X(NEIGHBOUR, "nbr", "number", "CPUs", "its round's neighbourCpus (the driver's stamp)")    \
+	X(QUEUE, "qwait", "number", "fraction", "its round's queueWait (the driver's stamp)")      \
+	X(AT, "at", "number", "s", "when its round's result arrived (CLOCK_MONOTONIC; the driver's)")
 
 /* X(ID, key, meaning): the values of a region record, after its run=I and name=NAME, each over
  * the threads that entered the region in that invocation (times inclusive of the regions nested
@@ -163,7 +175,10 @@
 	X(WORK_CALLS, "workCalls", "calls that declared work")                                     \
 	X(WRITTEN_CALLS, "writtenCalls", "calls that declared their written bytes")                \
 	X(COUNTED_CALLS, "countedCalls", "calls whose counters ran (eI only when all did)")        \
-	X(MULTIPLEXED_CALLS, "multiplexedCalls", "counted calls whose counts were scaled")
+	X(MULTIPLEXED_CALLS, "multiplexedCalls", "counted calls whose counts were scaled")         \
+	X(WHOLE_PROCESS, "wholeProcess",                                                           \
+	  "1: one thread entered it: its counts are the whole process's while it was open")        \
+	X(PROCESS_CALLS, "processCalls", "calls the process-wide counters ran all through")
 
 /* The version of the JSON document rot writes (rot.results' json: points, levels, ceilings);
  * raised when a field changes. 3: the schema (every point field's unit and meaning), the time
@@ -267,6 +282,15 @@
 	  "flagged)")                                                                              \
 	X(ROUNDS_RATIO, "roundsRatio", "number", "", "rounds_ratio", "roundsRatio", "", "",        \
 	  "quantities", "its slowest round's time over its best's")                                \
+	X(BESIDE_NEIGHBOUR, "besideNeighbour", "bool", "", "beside_neighbour", "besideNeighbour",  \
+	  "", "", "quantities",                                                                    \
+	  "whether its best round ran beside a busy neighbour (true: flagged, measured again)")    \
+	X(NEIGHBOUR_CPUS, "neighbourCpus", "number", "CPUs", "neighbour_cpus", "neighbourCpus",    \
+	  "", "", "quantities",                                                                    \
+	  "CPUs busy outside rot while its best round was measured (/proc/stat)")                  \
+	X(QUEUE_WAIT, "queueWait", "number", "fraction", "queue_wait", "queueWait", "", "",        \
+	  "quantities",                                                                            \
+	  "the share of their time its best round's threads waited for a CPU (schedstat)")        \
 	X(POOLED_SPREAD, "pooledSpread", "number", "fraction", "pooled_spread", "pooledSpread",    \
 	  "", "", "quantities", "the measurement's pooled spread its spread was raised to")        \
 	X(THREADS, "threads", "int", "", "threads", "threads", "", "", "quantities",               \
@@ -311,6 +335,10 @@
 	X(MARKED_THREADS, "markedThreads", "int", "", "marked_threads", "markedThreads", "",       \
 	  "app", "regions",                                                                        \
 	  "threads that entered the region (its bound is theirs); (program): the threads it ran")  \
+	X(REGION_RULE, "regionRule", "text", "", "region_rule", "regionRule", "", "app",           \
+	  "regions",                                                                               \
+	  "whose work a region takes: process (one thread entered it, begun outside any parallel " \
+	  "region: the whole process's while it is open) or threads (the threads that entered it)") \
 	X(TIME_PER_CALL, "timePerCall", "number", "s", "time_per_call_s", "timePerCall", "",       \
 	  "app", "regions", "time over calls, in the fastest invocation")                          \
 	X(BEST_CALL, "bestCall", "number", "s", "best_call_s", "bestCall", "", "app", "regions",   \
@@ -342,7 +370,8 @@
 	X(PROGRAM_THREADS, "programThreads", "int", "", "", "", "", "app", "regions",              \
 	  "a region: the threads its program ran (a line says when fewer entered it)")             \
 	X(BOUND_THREADS, "boundThreads", "int", "", "", "", "", "app", "regions",                  \
-	  "a region: the thread count whose ceilings bound it, the threads that entered it")       \
+	  "a region: the thread count whose ceilings bound it: the threads that entered it, or "   \
+	  "the program's (regionRule process)")                                                    \
 	X(FAILED_INVOCATION, "failedInvocation", "text", "", "failed_invocation",                  \
 	  "failedInvocation", "", "app", "regions",                                                \
 	  "the point failed: its regions are those the invocations before the failure and the "    \
@@ -393,10 +422,14 @@
 	  "a region row's application point")                                                      \
 	X(RAN_THREADS, "ranThreads", "int", "", "", "", "", "", "regions",                         \
 	  "(program) the threads its fastest invocation ran")                                      \
-	X(STDOUT, "stdout", "text", "", "", "", "", "", "regions",                                 \
+	X(STDOUT, "stdout", "text", "", "", "stdout", "", "app", "regions",                       \
 	  "(program) the fastest invocation's output (its last 16 KiB)")                           \
-	X(STDOUT_RUN, "stdoutRun", "int", "", "", "", "", "", "regions",                           \
-	  "(program) that invocation")                                                             \
+	X(STDOUT_RUN, "stdoutRun", "int", "", "", "stdoutRun", "", "app", "regions",               \
+	  "(program) that invocation (0: the first)")                                              \
+	X(STDOUT_BYTES, "stdoutBytes", "int", "B", "", "stdoutBytes", "", "app", "regions",        \
+	  "(program) how much that invocation wrote (stdout holds the last 16 KiB)")               \
+	X(COUNTED_STDOUT, "countedStdout", "text", "", "", "countedStdout", "", "app", "regions",  \
+	  "(program) the counted run's output, under Valgrind (its last 16 KiB)")                  \
 	X(PARTIAL, "partial", "table", "", "", "", "", "", "executor",                             \
 	  "a failed application point: what its invocations completed (the core's result)")        \
 	X(SPEC, "spec", "table", "", "", "", "", "", "executor", "the script's spec of the point") \

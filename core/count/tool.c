@@ -1,6 +1,7 @@
 /* tool: rotcount, rot's Valgrind tool (built by core/Makefile, run by rot's counting pass):
- * counts per thread what instrument.c counts, per region what the marker requests bracket, the
- * simulated caches' traffic, and writes them all to --rot-out when the program ends. */
+ * counts per thread what instrument.c counts, per region what the marker requests bracket (a
+ * region one thread entered: the whole process's while it was open), the simulated caches'
+ * traffic, and writes them all to --rot-out when the program ends. */
 #include "instrument.h"
 #include "cachesim.h"
 
@@ -34,16 +35,20 @@ struct thread {
 	Int depth, overdepth;
 	struct frame {
 		Int region;
-		ULong at[COUNT_N];
+		ULong at[COUNT_N];	   /* the thread's counts when it began */
+		ULong process_at[COUNT_N]; /* the whole process's */
 	} stack[DEPTH];
 };
 static struct thread *threads;
 static ThreadId running = VG_INVALID_THREADID;
+static ULong process_total[COUNT_N]; /* every thread's counts but the running one's latest */
 
-/* Per region: its name, its counts summed over calls and threads, its calls, its threads. */
+/* Per region: its name, its counts summed over calls and threads (and the whole process's
+ * while a call of it was open), its calls, its threads. */
 static struct region {
 	HChar name[COUNT_NAME_MAX];
 	ULong counts[COUNT_N];
+	ULong process_counts[COUNT_N];
 	ULong calls, threads;
 	ThreadId last; /* the thread that last began it, to count threads once each */
 } * regions;
@@ -60,6 +65,7 @@ static void stopped(ThreadId tid, ULong blocks)
 {
 	for (Int i = 0; i < COUNT_N; i++) {
 		threads[tid].total[i] += count_live[i];
+		process_total[i] += count_live[i];
 		count_live[i] = 0;
 	}
 	running = VG_INVALID_THREADID;
@@ -70,6 +76,13 @@ static void counts_now(ThreadId tid, ULong *out)
 {
 	for (Int i = 0; i < COUNT_N; i++)
 		out[i] = threads[tid].total[i] + (tid == running ? count_live[i] : 0);
+}
+
+/* The whole process's counts now: every thread's. */
+static void process_now(ULong *out)
+{
+	for (Int i = 0; i < COUNT_N; i++)
+		out[i] = process_total[i] + (running != VG_INVALID_THREADID ? count_live[i] : 0);
 }
 
 VG_REGPARM(3) void count_sim_access(Addr addr, UWord size, UWord write)
@@ -104,6 +117,7 @@ static void begin(ThreadId tid, const HChar *name)
 	struct frame *f = &t->stack[t->depth++];
 	f->region = r;
 	counts_now(tid, f->at);
+	process_now(f->process_at);
 	if (regions[r].last != tid)
 		regions[r].threads++;
 	regions[r].last = tid;
@@ -122,10 +136,13 @@ static void end(ThreadId tid, const HChar *name)
 		return;
 	}
 	struct frame *f = &t->stack[--t->depth];
-	ULong now[COUNT_N];
+	ULong now[COUNT_N], all[COUNT_N];
 	counts_now(tid, now);
-	for (Int i = 0; i < COUNT_N; i++)
+	process_now(all);
+	for (Int i = 0; i < COUNT_N; i++) {
 		regions[r].counts[i] += now[i] - f->at[i];
+		regions[r].process_counts[i] += all[i] - f->process_at[i];
+	}
 	regions[r].calls++;
 }
 
@@ -222,10 +239,14 @@ static void write_out(void)
 	for (Int r = 0; r < nregions; r++) {
 		put("region name=");
 		put_name(regions[r].name);
+		/* one thread entered it (begun outside any parallel region, around the program's
+		 * parallel work): the whole process's counts while it was open; else its threads' */
+		Bool whole = regions[r].threads == 1;
 		VG_(snprintf)
-		(s, sizeof s, " calls=%llu threads=%llu", regions[r].calls, regions[r].threads);
+		(s, sizeof s, " calls=%llu threads=%llu whole_process=%d", regions[r].calls,
+		 regions[r].threads, whole ? 1 : 0);
 		put(s);
-		put_counts(regions[r].counts);
+		put_counts(whole ? regions[r].process_counts : regions[r].counts);
 	}
 	VG_(sprintf)(tmp, "%s.tmp", out_path);
 	Int fd = VG_(fd_open)(tmp, VKI_O_CREAT | VKI_O_WRONLY | VKI_O_TRUNC, 0644);

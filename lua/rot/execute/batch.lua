@@ -6,6 +6,7 @@ local records = require "rot.records"
 local process = require "rot.process"
 local util = require "rot.util"
 local protocol = require "rot.protocol"
+local neighbour = require "rot.execute.neighbour"
 
 local M = {}
 
@@ -126,6 +127,9 @@ local function core_failure(s, proc, why)
       " s and was killed") or ("the measuring core ended unexpectedly" .. ended(st) .. (log ~= "" and (": " .. log) or "")) }
 end
 
+-- The session's neighbour sampler (rot.execute.neighbour), made at its first use.
+function M.sampler(s) return s:remember("neighbour sampler", neighbour.sampler) end
+
 --[[ Measures items {desc=, need=, exact=, child=} with one core process (binary), in order;
   done(item, res) is called as each result arrives, and may return "stop" to end the batch
   (the rest then get done(item, nil)). A kernel that kills the core only loses its own point:
@@ -133,7 +137,9 @@ end
   on a core that says nothing for longer. Each result's meta.pointSeconds is the time it took
   here (from the last result, or the core's start), which its cache entry keeps (what the
   peaks' time budget counts for a point taken from the cache, rot.machine.budget), and
-  meta.measuredAt when it arrived (UTC: the date of a ceiling measured from it, rot.machine.measure). ]]
+  meta.measuredAt when it arrived (UTC: the date of a ceiling measured from it, rot.machine.measure),
+  meta.neighbourCpus the CPUs busy outside rot meanwhile; its runs carry that and the core's
+  queueWait (rot.execute.neighbour.stamp). ]]
 function M.run(s, binary, items, done)
   local i = 1
   while i <= #items do
@@ -147,6 +153,8 @@ function M.run(s, binary, items, done)
       local res = text and M.point_result(items[i].desc, text) or core_failure(s, proc, why)
       res.meta.pointSeconds, t = string.format("%.4f", sys.clock() - t), sys.clock()
       res.meta.measuredAt = os.date("!%Y-%m-%dT%H:%M:%SZ")
+      res.meta.neighbourCpus = M.sampler(s).sample(proc:pid())
+      neighbour.stamp(s, res)
       stop = done(items[i], res) == "stop"
       i = i + 1
       if not text then break end -- a new core for the rest
