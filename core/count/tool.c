@@ -74,7 +74,7 @@ static void counts_now(ThreadId tid, ULong *out)
 
 VG_REGPARM(3) void count_sim_access(Addr addr, UWord size, UWord write)
 {
-	cachesim_access(&sim, addr, size, (int)write, &count_live[COUNT_FILL1]);
+	cachesim_ref(&sim, addr, size, (int)write, &count_live[COUNT_FILL1], 0);
 }
 
 /* The region of a name the program passed (created when new): -1 after a misuse. */
