@@ -3,6 +3,7 @@
  * simulated caches' traffic, and writes them all to --rot-out when the program ends. */
 #include "instrument.h"
 #include "cachesim.h"
+#include "loops.h"
 
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
@@ -26,6 +27,7 @@ static const HChar *cache_spec; /* --rot-cache=SIZE:ASSOC,...: the levels, L1 fi
 static Long line_size = 64;	/* --rot-line=BYTES */
 static Int first_pid; /* the program's: a process it forks (still under the tool) writes nothing */
 static struct cachesim sim;
+struct cachesim *count_cachesim = &sim;
 
 /* What each thread counted while it ran (the running one's latest in count_live). */
 struct thread {
@@ -227,6 +229,8 @@ static void write_out(void)
 		put(s);
 		put_counts(regions[r].counts);
 	}
+	if (count_loops)
+		loops_write(put, put_name, put_counts);
 	VG_(sprintf)(tmp, "%s.tmp", out_path);
 	Int fd = VG_(fd_open)(tmp, VKI_O_CREAT | VKI_O_WRONLY | VKI_O_TRUNC, 0644);
 	if (fd < 0 || VG_(write)(fd, buf, (Int)used) != (Int)used || VG_(rename)(tmp, out_path))
@@ -270,6 +274,7 @@ static Bool option(const HChar *arg)
 	if VG_STR_CLO (arg, "--rot-out", out_path) {
 	} else if VG_STR_CLO (arg, "--rot-cache", cache_spec) {
 	} else if VG_INT_CLO (arg, "--rot-line", line_size) {
+	} else if VG_BOOL_CLO (arg, "--rot-loops", count_loops) {
 	} else
 		return False;
 	return True;
@@ -280,7 +285,8 @@ static void usage(void)
 	VG_(printf)
 	("    --rot-out=FILE               where the counts go [required]\n"
 	 "    --rot-cache=SIZE:WAYS,...    caches to simulate, L1 first [none]\n"
-	 "    --rot-line=BYTES             their line size [64]\n");
+	 "    --rot-line=BYTES             their line size [64]\n"
+	 "    --rot-loops=no|yes           count loops and functions apart [no]\n");
 }
 
 static void post_clo_init(void)
