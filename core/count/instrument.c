@@ -218,7 +218,7 @@ IRSB *count_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayou
 		if (st->tag == Ist_IMark) {
 			end_instruction(&p);
 			if (count_loops)
-				loops_instr(p.pending, st);
+				loops_instr(p.pending, in, i);
 		}
 		if (st->tag == Ist_Exit) { /* what ran before a side exit is counted before it */
 			end_instruction(&p);

@@ -42,6 +42,12 @@ static int cmp_edge(const void *a, const void *b)
 	return c ? c : (x->latch < y->latch ? -1 : x->latch > y->latch);
 }
 
+static int cmp_flow_from(const void *a, const void *b)
+{
+	const struct loopnest_flow *x = a, *y = b;
+	return cmp_place(x->from_obj, x->from, y->from_obj, y->from);
+}
+
 /* Loops by object, then by where they begin, the longer first where two begin together. */
 static int cmp_loop(const void *a, const void *b)
 {
@@ -134,6 +140,84 @@ static loopnest_u64 back_edges(struct loopnest_instr *in, loopnest_u64 nin,
 				       f->from + latch->len, f->count};
 	}
 	return n;
+}
+
+/* The first index of the sorted in[0..n) at or after (obj, off). */
+static loopnest_u64 first_at(const struct loopnest_instr *in, loopnest_u64 n, int obj,
+			     loopnest_u64 off)
+{
+	loopnest_u64 lo = 0, hi = n;
+	while (lo < hi) {
+		loopnest_u64 mid = lo + (hi - lo) / 2;
+		if (cmp_place(in[mid].obj, in[mid].off, obj, off) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Whether the backward jump e closes a cycle: its head reaches its latch through control that
+ * passed within [head, end of latch) (fl sorted by origin; queue and seen: room for the
+ * instructions there). One that no such path leads to is no loop: a cold path a compiler put
+ * after the code it jumps back to, lazy binding's jump back to the start of the PLT.
+ */
+static int cycles(const struct edge *e, const struct loopnest_instr *in, loopnest_u64 nin,
+		  const struct loopnest_flow *fl, loopnest_u64 nfl, loopnest_u64 *queue, char *seen)
+{
+	loopnest_u64 base = first_at(in, nin, e->obj, e->head), top = 0, n = 0;
+	while (base + n < nin && in[base + n].obj == e->obj && in[base + n].off < e->end)
+		seen[n++] = 0;
+	if (!n || in[base].off != e->head)
+		return 0;
+	seen[0] = 1;
+	queue[top++] = 0;
+	while (top > 0) {
+		const struct loopnest_instr *x = &in[base + queue[--top]];
+		if (x->off == e->latch)
+			return 1;
+		struct loopnest_flow key = {.from_obj = x->obj, .from = x->off};
+		loopnest_u64 lo = 0, hi = nfl;
+		while (lo < hi) { /* the first flow from x */
+			loopnest_u64 mid = lo + (hi - lo) / 2;
+			if (cmp_flow_from(&fl[mid], &key) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < nfl && fl[lo].from_obj == x->obj && fl[lo].from == x->off; lo++) {
+			if (fl[lo].to_obj != e->obj || fl[lo].to < e->head || fl[lo].to >= e->end)
+				continue;
+			loopnest_u64 j = first_at(in, nin, e->obj, fl[lo].to) - base;
+			if (j < n && in[base + j].off == fl[lo].to && !seen[j]) {
+				seen[j] = 1;
+				queue[top++] = j;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The back edges that close a cycle, kept at the front of e[0..n); how many. */
+static loopnest_u64 keep_cycles(const struct loopnest_env *env, struct edge *e, loopnest_u64 n,
+				const struct loopnest_instr *in, loopnest_u64 nin,
+				struct loopnest_flow *fl, loopnest_u64 nfl)
+{
+	loopnest_u64 *queue = env->alloc((nin ? nin : 1) * sizeof *queue), k = 0;
+	char *seen = env->alloc(nin ? nin : 1);
+	if (!queue || !seen) { /* (no memory to look: every jump is kept) */
+		k = n;
+		goto out;
+	}
+	env->sort(fl, nfl, sizeof *fl, cmp_flow_from);
+	for (loopnest_u64 i = 0; i < n; i++)
+		if (cycles(&e[i], in, nin, fl, nfl, queue, seen))
+			e[k++] = e[i];
+out:
+	env->release(queue);
+	env->release(seen);
+	return k;
 }
 
 /* The loops of the sorted edges e[0..n) into loops (room for n); how many. */
@@ -274,6 +358,7 @@ int loopnest_build(const struct loopnest_env *env, struct loopnest_instr *in, lo
 	unnamed_starts(in, nin, fn, nfn);
 	env->sort(calls, ncalls, sizeof *calls, cmp_place_sort);
 	loopnest_u64 ne = back_edges(in, nin, fl, nfl, calls, ncalls, fn, nfn, e);
+	ne = keep_cycles(env, e, ne, in, nin, fl, nfl);
 	env->sort(e, ne, sizeof *e, cmp_edge);
 	out->loops = env->alloc((ne ? ne : 1) * sizeof *out->loops);
 	stack = env->alloc((ne ? ne : 1) * sizeof *stack);

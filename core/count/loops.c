@@ -18,12 +18,14 @@
 
 Bool count_loops;
 
-/* An instruction as one translation holds it: where it lies, its length, its function and what
- * the simulated caches moved for it (and its guarded accesses' bytes; NULL: nothing yet). */
+/* An instruction as one translation holds it: where it lies, its length, its function, whether
+ * it calls, what the simulated caches moved for it (and its guarded accesses' bytes; NULL:
+ * nothing yet). */
 struct linstr {
 	Addr off;
 	Int obj;
-	UInt fn, len;
+	UInt fn, len,
+	    call; /* call: the instruction calls (VEX hinted it: it may follow the call) */
 	ULong *dyn;
 };
 
@@ -81,6 +83,9 @@ static struct {
 	ULong snap[COUNT_N]; /* the pending counts already given to slices */
 } cur;
 
+static ULong **blocks; /* the blocks of stable words */
+static UInt nblocks, cblocks;
+
 /* Zeroed words that stay where they are (generated code adds to them). */
 static ULong *stable(UInt words)
 {
@@ -89,6 +94,8 @@ static ULong *stable(UInt words)
 	if (left < words) {
 		block = VG_(calloc)("rotcount.loops.stable", STABLE_WORDS, sizeof(ULong));
 		left = STABLE_WORDS;
+		GROW(blocks, nblocks, cblocks);
+		blocks[nblocks++] = block;
 	}
 	ULong *p = block;
 	block += words;
@@ -227,6 +234,12 @@ static void close_slice(const ULong *pending)
 	VG_(memcpy)(cur.snap, pending, sizeof cur.snap);
 }
 
+void loops_forget(void)
+{
+	for (UInt i = 0; i < nblocks; i++)
+		VG_(memset)(blocks[i], 0, STABLE_WORDS * sizeof(ULong));
+}
+
 void loops_begin(IRSB *out)
 {
 	cur.out = out;
@@ -234,8 +247,19 @@ void loops_begin(IRSB *out)
 	VG_(memset)(cur.snap, 0, sizeof cur.snap);
 }
 
-void loops_instr(const ULong *pending, const IRStmt *imark)
+/* Whether the instruction whose IMark is in->stmts[i] calls: VEX hints a call's (and a ret's:
+ * a ret ends its superblock, so a call is the only one followed within one). */
+static UInt calls_at(const IRSB *in, Int i)
 {
+	for (i++; i < in->stmts_used && in->stmts[i]->tag != Ist_IMark; i++)
+		if (in->stmts[i]->tag == Ist_AbiHint)
+			return 1;
+	return 0;
+}
+
+void loops_instr(const ULong *pending, const IRSB *sb, Int i)
+{
+	const IRStmt *imark = sb->stmts[i];
 	close_slice(pending);
 	if (cur.chunk < 0)
 		new_chunk();
@@ -245,6 +269,7 @@ void loops_instr(const ULong *pending, const IRStmt *imark)
 	place_of(a, &in->obj, &in->off);
 	in->fn = fn_of(a, in->obj, in->off);
 	in->len = imark->Ist.IMark.len;
+	in->call = calls_at(sb, i);
 	in->dyn = NULL;
 	cur.instr = (Int)ninstrs++;
 	open_slice((UInt)cur.instr, 1);
@@ -388,6 +413,23 @@ static void flow(struct loopnest_flow *fl, UInt *nfl, UInt from, Int to_obj, Add
 		    f->obj, to_obj, !(to_obj == f->obj && to == f->off + f->len), f->off, to, n};
 }
 
+/* Control passed n times from instruction `from` to instruction `to`, the next one of a run: a
+ * call VEX followed into its callee counts as returning to the instruction after it (the
+ * callee noted as called). */
+static void step(struct loopnest_flow *fl, UInt *nfl, UInt from, UInt to, ULong n)
+{
+	const struct linstr *f = &instrs[from], *t = &instrs[to];
+	if (!f->call || (t->obj == f->obj && t->off == f->off + f->len)) {
+		flow(fl, nfl, from, t->obj, t->off, n);
+		return;
+	}
+	flow(fl, nfl, from, f->obj, f->off + f->len, n);
+	if (t->obj >= 0) {
+		GROW(calls, ncalls, ccalls);
+		calls[ncalls++] = (struct loopnest_place){t->obj, t->off};
+	}
+}
+
 /*
  * The control between instructions, from each superblock's runs: from each instruction to the
  * next of its run (a fall-through or a jump the superblock followed), a side exit's passes
@@ -405,8 +447,7 @@ static UInt gather_flows(struct loopnest_flow *fl)
 			if (!s->imark)
 				continue;
 			if (prev >= 0)
-				flow(fl, &n, (UInt)prev, instrs[s->instr].obj, instrs[s->instr].off,
-				     *c->count);
+				step(fl, &n, (UInt)prev, s->instr, *c->count);
 			prev = (Int)s->instr;
 		}
 		if (prev >= 0 && !c->last && c->how == HOW_JUMP) {

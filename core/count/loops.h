@@ -20,15 +20,19 @@ extern struct cachesim *count_cachesim;
  * each instruction's IMark, instr with the pass's pending counts (those of the code before it
  * included); for each side exit, settle (its pending counts, before they are added) and, once
  * the exit is in out, exit; at the end, end with the pending counts and the input superblock.
+ * (instr gets the input superblock and the IMark's index in it.)
  * access replaces the pass's own handling of a memory access beyond its pending bytes (a
  * guarded one's bytes, the simulated caches), adding to the instruction's counts as well.
  */
 void loops_begin(IRSB *out);
-void loops_instr(const ULong *pending, const IRStmt *imark);
+void loops_instr(const ULong *pending, const IRSB *in, Int i);
 void loops_settle(const ULong *pending);
 void loops_exit(const IRStmt *exit);
 void loops_end(const ULong *pending, const IRSB *in);
 void loops_access(IRExpr *addr, Int size, Bool write, IRExpr *guard);
+
+/* Every count so far forgotten (a forked child counts its own work). */
+void loops_forget(void);
 
 /* The output's loops, objects and functions, written through put (text), put_name (a path as
  * one token) and put_counts (the counts, then the line's end), once the program has ended. */

@@ -1,6 +1,7 @@
 /* tool: rotcount, rot's Valgrind tool (built by core/Makefile, run by rot's counting pass):
  * counts per thread what instrument.c counts, per region what the marker requests bracket, the
- * simulated caches' traffic, and writes them all to --rot-out when the program ends. */
+ * simulated caches' traffic, and writes them all to --rot-out when the program ends (a process
+ * it forks, its own to --rot-out.PID). */
 #include "instrument.h"
 #include "cachesim.h"
 #include "loops.h"
@@ -51,6 +52,8 @@ static struct region {
 } * regions;
 static Int nregions;
 static ULong misuses; /* ends that end no open region, names too long, too many regions */
+static ULong forks;   /* processes the program forked (each writes its own counts: FILE.PID) */
+static Bool child;    /* this process was forked under the tool: it counts its own work */
 
 static void started(ThreadId tid, ULong blocks)
 {
@@ -197,7 +200,7 @@ static void put_name(const HChar *name)
 		put("%");
 }
 
-static void write_out(void)
+static void write_out(const HChar *out_path)
 {
 	HChar s[160], *tmp = VG_(malloc)("rotcount.path", VG_(strlen)(out_path) + 8);
 	ULong all[COUNT_N], n = 0;
@@ -216,6 +219,10 @@ static void write_out(void)
 		VG_(snprintf)
 		(s, sizeof s, "level %d size=%llu assoc=%u\n", i + 1,
 		 sim.lv[i].sets * sim.lv[i].assoc * sim.line, sim.lv[i].assoc);
+		put(s);
+	}
+	if (forks) {
+		VG_(snprintf)(s, sizeof s, "forks n=%llu\n", forks);
 		put(s);
 	}
 	VG_(snprintf)(s, sizeof s, "misuses %llu\nprogram threads=%llu", misuses, n);
@@ -241,8 +248,40 @@ static void write_out(void)
 
 static void fini(Int exitcode)
 {
-	if (VG_(getpid)() == first_pid)
-		write_out();
+	if (VG_(getpid)() == first_pid) {
+		write_out(out_path);
+	} else if (child) {
+		HChar *path = VG_(malloc)("rotcount.path", VG_(strlen)(out_path) + 16);
+		VG_(sprintf)(path, "%s.%d", out_path, VG_(getpid)());
+		write_out(path);
+	}
+}
+
+/* The parent forked: its child writes its own counts. */
+static void forked_parent(ThreadId tid)
+{
+	forks++;
+}
+
+/* In a child forked under the tool: from here it counts its own work alone, in its thread. */
+static void forked_child(ThreadId tid)
+{
+	VG_(memset)(count_live, 0, sizeof count_live);
+	for (UInt t = 0; t < VG_N_THREADS; t++) {
+		VG_(memset)(threads[t].total, 0, sizeof threads[t].total);
+		for (Int d = 0; d < threads[t].depth; d++)
+			VG_(memset)(threads[t].stack[d].at, 0, sizeof threads[t].stack[d].at);
+		threads[t].ran = t == tid;
+	}
+	for (Int r = 0; r < nregions; r++) {
+		VG_(memset)(regions[r].counts, 0, sizeof regions[r].counts);
+		regions[r].calls = regions[r].threads = 0;
+		regions[r].last = VG_INVALID_THREADID;
+	}
+	misuses = forks = 0;
+	child = True;
+	if (count_loops)
+		loops_forget();
 }
 
 /* --rot-cache=SIZE:ASSOC,...: the simulated levels; False when the text is no hierarchy. */
@@ -298,6 +337,7 @@ static void post_clo_init(void)
 	first_pid = VG_(getpid)();
 	threads = VG_(calloc)("rotcount.threads", VG_N_THREADS, sizeof *threads);
 	regions = VG_(calloc)("rotcount.regions", REGIONS, sizeof *regions);
+	VG_(atfork)(NULL, forked_parent, forked_child);
 }
 
 static void pre_clo_init(void)

@@ -1,7 +1,8 @@
 /* count_loopnest: the counting tool's loop assembly (core/count/loopnest.c) natively, on runs
  * made up here: a two-level nest (ranges, parents, depths, entries at the edge of each range,
  * iterations, counts to the innermost loop), a rotated loop entered in its middle, two latches,
- * what is no loop (a jump to itself, a tail call to another function or to a called entry),
+ * what is no loop (a jump to itself, a tail call to another function or to a called entry, a
+ * cold path's jump back to code that does not lead to it again),
  * one place run by two translations, unknown code, and every count found again in the sum.
  * judges no time */
 #include "../../core/count/loopnest.c"
@@ -173,9 +174,20 @@ static void no_loop_case(void)
 	fl[nfl++] = (struct loopnest_flow){0, 0, 1, 0x40, 0x00, 5};
 	fl[nfl++] = (struct loopnest_flow){1, 1, 1, 0x120, 0x100, 4};
 	fl[nfl++] = (struct loopnest_flow){1, 1, 1, 0x160, 0x140, 4};
+	/* f (fn 0) has a cold path after its return: 0x10 jumps to it, it jumps back to 0x14 */
+	instr(0, 0, 0x10, 1, 0);
+	instr(0, 0, 0x14, 1, 0);
+	instr(0, 0, 0x18, 1, 0);
+	instr(0, 0, 0x30, 1, 0);
+	instr(0, 0, 0x34, 1, 0);
+	flow(0x10, 0x30, 1);
+	flow(0x30, 0x34, 1);
+	flow(0x34, 0x14, 1);
+	flow(0x14, 0x18, 1);
 	ok(loopnest_build(&env, in, nin, fl, nfl, calls, 1, fn, 3, &out) == 0, "assembled");
 	ok(out.nloops == 1 && out.loops[0].obj == 1 && out.loops[0].lo == 0x140,
-	   "no loop across functions, none to a called entry; one elsewhere in a stripped object");
+	   "no loop across functions, none to a called entry, none where a cold path jumps back "
+	   "to code that never leads to it; one elsewhere in a stripped object");
 	ok(fn[2].start == 0x100, "the unnamed function stands for its lowest offset that ran");
 	ok(out.unknown_ran && out.unknown[COUNT_FP64_SCALAR] == 7 &&
 	       out.unknown[COUNT_LOADED] == 56,
