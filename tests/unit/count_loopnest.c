@@ -159,7 +159,7 @@ static void rotated_case(void)
  * to a place calls went to: no loops; to one no call went to: a loop. Unknown code apart. */
 static void no_loop_case(void)
 {
-	struct loopnest_fn fn[] = {{0, 1, 0x00}, {0, 1, 0x40}, {1, 0, 0}};
+	struct loopnest_fn fn[] = {{0, 1, 0x00}, {0, 1, 0x40}, {1, 0, 0}, {0, 1, 0x10}};
 	struct loopnest_place calls[] = {{1, 0x100}};
 	struct loopnest out;
 	reset();
@@ -173,18 +173,19 @@ static void no_loop_case(void)
 	instr(0, 0, 0x00, 2, 0); /* the same place in another translation */
 	fl[nfl++] = (struct loopnest_flow){0, 0, 1, 0x40, 0x00, 5};
 	fl[nfl++] = (struct loopnest_flow){1, 1, 1, 0x120, 0x100, 4};
+	fl[nfl++] = (struct loopnest_flow){1, 1, 1, 0x140, 0x160, 5}; /* (its body, jumped over) */
 	fl[nfl++] = (struct loopnest_flow){1, 1, 1, 0x160, 0x140, 4};
-	/* f (fn 0) has a cold path after its return: 0x10 jumps to it, it jumps back to 0x14 */
-	instr(0, 0, 0x10, 1, 0);
-	instr(0, 0, 0x14, 1, 0);
-	instr(0, 0, 0x18, 1, 0);
-	instr(0, 0, 0x30, 1, 0);
-	instr(0, 0, 0x34, 1, 0);
+	/* g (fn 3) has a cold path after its return: 0x10 jumps to it, it jumps back to 0x14 */
+	instr(0, 3, 0x10, 1, 0);
+	instr(0, 3, 0x14, 1, 0);
+	instr(0, 3, 0x18, 1, 0);
+	instr(0, 3, 0x30, 1, 0);
+	instr(0, 3, 0x34, 1, 0);
 	flow(0x10, 0x30, 1);
 	flow(0x30, 0x34, 1);
 	flow(0x34, 0x14, 1);
 	flow(0x14, 0x18, 1);
-	ok(loopnest_build(&env, in, nin, fl, nfl, calls, 1, fn, 3, &out) == 0, "assembled");
+	ok(loopnest_build(&env, in, nin, fl, nfl, calls, 1, fn, 4, &out) == 0, "assembled");
 	ok(out.nloops == 1 && out.loops[0].obj == 1 && out.loops[0].lo == 0x140,
 	   "no loop across functions, none to a called entry, none where a cold path jumps back "
 	   "to code that never leads to it; one elsewhere in a stripped object");
