@@ -49,8 +49,13 @@ void cachesim_flush(struct cachesim *cs)
 static inline cachesim_u64 insert(cachesim_u64 *w, unsigned assoc, cachesim_u64 entry)
 {
 	cachesim_u64 victim = w[assoc - 1];
-	for (unsigned j = assoc - 1; j > 0; j--)
+	unsigned j = assoc - 1;
+	for (; j >= 2; j -= 2) { /* two ways a turn */
 		w[j] = w[j - 1];
+		w[j - 1] = w[j - 2];
+	}
+	if (j == 1)
+		w[1] = w[0];
 	w[0] = entry;
 	return victim;
 }

@@ -62,7 +62,7 @@ static inline cachesim_u64 *cachesim_set(const struct cachesim_cache *c, cachesi
 }
 
 /* Whether the line whose key (line << 1 | 1) is given is in the set w of assoc ways: a hit
- * moves it to the front, dirty when written. (A for with an if: faster than a while here.) */
+ * moves it to the front, dirty when written. (A for with ifs: faster than a while here.) */
 static inline int cachesim_lookup(cachesim_u64 *w, unsigned assoc, cachesim_u64 key,
 				  cachesim_u64 dirty)
 {
@@ -70,16 +70,24 @@ static inline int cachesim_lookup(cachesim_u64 *w, unsigned assoc, cachesim_u64 
 		w[0] |= dirty;
 		return 1;
 	}
-	for (unsigned i = 1; i < assoc; i++) {
-		if ((w[i] | 1) == key) {
-			cachesim_u64 entry = w[i] | dirty;
-			for (unsigned j = i; j > 0; j--) /* the ways before it move back one */
-				w[j] = w[j - 1];
-			w[0] = entry;
-			return 1;
+	unsigned i = 1;
+	for (; i + 1 < assoc; i += 2) { /* two ways a turn: fewer branches on a miss */
+		if ((w[i] | 1) == key)
+			goto hit;
+		if ((w[i + 1] | 1) == key) {
+			i++;
+			goto hit;
 		}
 	}
+	if (i < assoc && (w[i] | 1) == key)
+		goto hit;
 	return 0;
+hit:;
+	cachesim_u64 entry = w[i] | dirty;
+	for (unsigned j = i; j > 0; j--) /* the ways before it move back one */
+		w[j] = w[j - 1];
+	w[0] = entry;
+	return 1;
 }
 
 /* Line `line`, which missed the first level (its set there w), filled into it and below, as
