@@ -1,7 +1,7 @@
 #!/bin/sh
 # make bench's sampling lines (B: the bench's folder): what sampling an application's invocation
-# costs (the core's input sample: core/sampler.c), at its default period (1 ms of a thread's CPU
-# time) and at a quarter of it, against unsampled invocations of the same program in the same
+# costs (the core's input sample: core/sampler.c), at its default period (SAMPLER_DEFAULT_NS, core/vocabulary.h: 4 ms
+# of a thread's CPU time) and at 1 ms, against unsampled invocations of the same program in the same
 # core process, interleaved: pairs of invocations, the sampled one first in every other pair, a
 # pair's ratio taken within it (the guest's pace moves over seconds: neighbours' ratio cancels
 # it). The program: tests/loops/mv.c (both orders of a matrix-vector product, about 0.3 s).
@@ -12,11 +12,11 @@ if ! [ -x "$CORE" ] || ! $cc -O2 -g -o "$B/mv" tests/loops/mv.c 2>/dev/null; the
 	echo "sampling: no core or no C compiler: no sampling figures"
 	exit 0
 fi
-pairs=12
+pairs=${PAIRS:-12}
 point() { # point ID PERIOD: an application point of one invocation of mv, sampled every PERIOD ns
 	printf 'point %s\napp %s\narg 1000\narg 60\nsample %s\nruns 1\nmaxRuns 1\nend\n' "$1" "$B/mv" "$2"
 }
-for period in ${PERIODS:-1000000 250000}; do
+for period in ${PERIODS:-4000000 1000000}; do
 	: >"$B/sampling.in"
 	for i in $(seq $pairs); do
 		if [ $((i % 2)) = 1 ]; then
@@ -37,5 +37,5 @@ for period in ${PERIODS:-1000000 250000}; do
 			for (i = 2; i <= n; i++) for (j = i; j > 1 && r[j] < r[j - 1]; j--) { x = r[j]; r[j] = r[j - 1]; r[j - 1] = x }
 			med = n % 2 ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2
 			printf "sampling every %g ms of CPU time (tests/loops/mv.c 1000 60, %d pairs): sampled over unsampled x%.4f median (%.4f-%.4f)%s; mean invocation %.1f ms sampled, %.1f ms not; %d samples, %d lost\n",
-				p / 1e6, n, med, r[1], r[n], p == 1000000 ? " (target <= 1.02)" : "", ts / n / 1e6, tu / n / 1e6, s, lost }' "$B/sampling.out"
+				p / 1e6, n, med, r[1], r[n], p == 4000000 ? " (the default; target <= 1.02)" : "", ts / n / 1e6, tu / n / 1e6, s, lost }' "$B/sampling.out"
 done

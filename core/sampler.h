@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#define SAMPLER_DEFAULT_NS 1000000 /* 1 kHz a thread (bench/sampling.sh measures its cost) */
 #define SAMPLER_BUFFER_PAGES 64	   /* data pages of each CPU's ring buffer */
 
 struct sampler_record; /* a record read from a ring buffer, waiting for its turn (sampler.c) */

@@ -7,8 +7,9 @@
 #define COUNTERS_MAX 16	     /* counters one point counts: input counter, meta eventN, run eN */
 #define GPU_MAX_METRICS 64   /* CUPTI metrics one GPU point profiles: gpumetric, meta gpuMetricN */
 #define SAMPLER_MIN_NS 10000 /* the shortest sampling period (input sample): 100 kHz */
-#define SAMPLER_MAX_NS 1000000000 /* the longest: 1 s */
-#define SAMPLER_CALLERS 4	  /* callers a sample record keeps */
+#define SAMPLER_MAX_NS 1000000000  /* the longest: 1 s */
+#define SAMPLER_DEFAULT_NS 4000000 /* the period to sample at: its cost, make bench's */
+#define SAMPLER_CALLERS 4	   /* callers a sample record keeps */
 
 /* The words of a status record: what became of the point. */
 #define PROTOCOL_OK "ok"

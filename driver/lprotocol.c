@@ -191,7 +191,7 @@ static void push_results(lua_State *L)
 	RESULT_ROW(X)
 #undef X
 	lua_setfield(L, -2, "row");
-	lua_createtable(L, 0, 5);
+	lua_createtable(L, 0, 6);
 	lua_pushinteger(L, COUNTERS_MAX);
 	lua_setfield(L, -2, "counters");
 	lua_pushinteger(L, GPU_MAX_METRICS);
@@ -200,6 +200,8 @@ static void push_results(lua_State *L)
 	lua_setfield(L, -2, "sample_min_ns");
 	lua_pushinteger(L, SAMPLER_MAX_NS);
 	lua_setfield(L, -2, "sample_max_ns");
+	lua_pushinteger(L, SAMPLER_DEFAULT_NS);
+	lua_setfield(L, -2, "sample_default_ns");
 	lua_pushinteger(L, SAMPLER_CALLERS);
 	lua_setfield(L, -2, "sample_callers");
 	lua_setfield(L, -2, "limits");

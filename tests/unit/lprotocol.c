@@ -125,9 +125,9 @@ static void entries(void)
 	is_str(eval("p.limits.gpu_metrics"), PROTOCOL_STR(GPU_MAX_METRICS),
 	       "limits.gpu_metrics: GPU_MAX_METRICS");
 	is_str(eval("p.limits.sample_min_ns .. ' ' .. p.limits.sample_max_ns .. ' ' .. "
-		    "p.limits.sample_callers"),
+		    "p.limits.sample_default_ns .. ' ' .. p.limits.sample_callers"),
 	       PROTOCOL_STR(SAMPLER_MIN_NS) " " PROTOCOL_STR(SAMPLER_MAX_NS) " " PROTOCOL_STR(
-		   SAMPLER_CALLERS),
+		   SAMPLER_DEFAULT_NS) " " PROTOCOL_STR(SAMPLER_CALLERS),
 	       "limits.sample_*: the sampling period's bounds and the callers a sample keeps");
 	is_str(eval("p.sample_keys[#p.sample_keys].record"), "sample",
 	       "a sample key names the record that holds it");
