@@ -1,11 +1,11 @@
 #!/bin/sh
-# make bench's sampling lines (B: the bench's folder): what sampling an application's invocation
-# costs (the core's input sample: core/sampler.c), at its default period (SAMPLER_DEFAULT_NS, core/vocabulary.h: 4 ms
-# of a thread's CPU time) and at 1 ms, against unsampled invocations of the same program in the same
-# core process, interleaved: pairs of invocations, the sampled one first in every other pair, a
-# pair's ratio taken within it (the guest's pace moves over seconds: neighbours' ratio cancels
-# it). The program: tests/loops/mv.c (both orders of a matrix-vector product, about 0.3 s).
-# Target: the default period's median at most 1.02x.
+# make bench's sampling lines (B: the bench's folder): what sampling an application's
+# invocation costs (the core's input sample, core/sampler.c), at the default period
+# (SAMPLER_DEFAULT_NS in core/vocabulary.h: 4 ms of a thread's CPU time) and at 1 ms, against
+# unsampled invocations of the same program by the same core process, interleaved: pairs of
+# invocations, the sampled one first in every other pair, each pair's ratio taken within it (the
+# guest's pace moves over seconds: neighbours' ratio cancels it). The program: tests/loops/mv.c
+# (both orders of a matrix-vector product, about 0.1 s). Target: the default's median <= 1.02x.
 CORE=${CORE:-build/core/rot-core} # as the bench's triad sweep built it (an application needs no kernel)
 cc=${CC:-gcc}
 if ! [ -x "$CORE" ] || ! $cc -O2 -g -o "$B/mv" tests/loops/mv.c 2>/dev/null; then
