@@ -7,8 +7,9 @@
 # named by object and offset or by function; the core samples an invocation at native speed
 # (input sample) and each hot function's share agrees within 3 points with perf record -e
 # cpu-clock's of the same invocation; the hostile ones: code in a JIT's buffer (unknown code), a dlopen'ed library (its
-# loop, its object), a 20 ms program, one that forks (each process counted, both sampled), and
-# sampling refused by a seccomp filter (one line, the program timed all the same).
+# loop, its object), a 20 ms program, two threads in one loop (its flops summed), one that forks
+# (each process counted, both sampled), and sampling refused by a seccomp filter (one line, the
+# program timed all the same).
 . "$(dirname "$0")/lib.sh"
 . tests/optional.sh
 cc=${CC:-gcc}
@@ -19,7 +20,7 @@ ok $? "the core and the counting tool built"
 P=$T/p
 mkdir -p "$P"
 for p in mv stencil nest noperf; do $cc -O2 -g -o "$P/$p" tests/loops/$p.c || echo "# $p does not build"; done
-$cc -O2 -g -o "$P/hostile" tests/loops/hostile.c -ldl && $cc -O2 -g -shared -fPIC -o "$P/hostile-plugin.so" tests/loops/plugin.c
+$cc -O2 -g -o "$P/hostile" tests/loops/hostile.c -ldl -lpthread && $cc -O2 -g -shared -fPIC -o "$P/hostile-plugin.so" tests/loops/plugin.c
 strip -o "$P/mv-stripped" "$P/mv" && $cc -O2 -o "$P/mv-nog" tests/loops/mv.c
 ok $? "the programs built -O2 -g, mv also stripped and without -g"
 
@@ -91,6 +92,9 @@ survey loops "$T/fork.out" "$P/hostile" >"$T/fork.loops" 2>&1 && survey loops "$
 grep -q "^forks n=1$" "$T/fork.out" && grep -q "^loop hostile.c:.* fn=sum flops=$((2 * H)) " "$T/fork.loops" &&
 	grep -q "^loop hostile.c:.* fn=sum flops=$H " "$T/kid.loops"
 ok $? "a program that forks: the parent's counts ($((2 * H)) flops) say it forked one, the child's own ($H) in ${kid##*/}"
+count "$T/th.out" "$P/hostile" threads $H && survey loops "$T/th.out" "$P/hostile" >"$T/th.loops" 2>&1
+grep -q "^loop hostile.c:$(grep -n 'LOOP sum' tests/loops/hostile.c | cut -d: -f1) depth=1 fn=sum flops=$((2 * H)) entries=2 " "$T/th.loops"
+ok $? "two threads in one loop: one loop, its flops summed over both ($((2 * H))), entered twice"
 count "$T/short.out" "$P/hostile" short 10000 && survey loops "$T/short.out" "$P/hostile" >"$T/short.loops" 2>&1
 grep -q "^loop hostile.c:.* fn=sum " "$T/short.loops" && grep -q "^sum OK" "$T/short.loops"
 ok $? "a 20 ms program: its loop found, nothing lost"
@@ -142,6 +146,9 @@ ok $? "a dlopen'ed library: its object and its function's samples ($(head -n 1 "
 sample "$T/short.smp" "$P/hostile" short 10000
 grep -q "^sampled run=0 .* samples=[1-9][0-9]* " "$T/short.smp" && grep -q "^status ok" "$T/short.smp"
 ok $? "a 20 ms program: sampled ($(grep -o 'samples=[0-9]*' "$T/short.smp"))"
+sample "$T/th.smp" "$P/hostile" threads 100000000
+grep -q "^sampled run=0 .* threads=[23] processes=1 " "$T/th.smp"
+ok $? "two threads: both sampled ($(grep '^sampled' "$T/th.smp" | grep -o 'threads=[0-9]*'))"
 sample "$T/fork.smp" "$P/hostile" fork 50000000
 grep -q "^sampled run=0 .* processes=2 " "$T/fork.smp"
 ok $? "a program that forks: both processes sampled ($(grep -o 'processes=[0-9]*' "$T/fork.smp"))"

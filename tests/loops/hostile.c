@@ -6,10 +6,12 @@
  *           (a JIT's buffer: code in no file), called once: N flops in unknown code;
  *   dlopen  the plugin (tests/loops/plugin.c, built beside this program as hostile-plugin.so)
  *           opened, its loop of N fp64 adds run, then closed;
- *   short   the sum over N doubles repeated until about 20 ms have passed (N flops a pass).
+ *   short   the sum over N doubles repeated until about 20 ms have passed (N flops a pass);
+ *   threads two threads each run the sum over N doubles: 2 N flops in its loop, over both.
  * Built -O2 -g like the survey's other programs; also stripped and without -g by the test. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +69,33 @@ static double plugin(const char *self, long n)
 	return r;
 }
 
+struct share {
+	const double *x;
+	long n;
+	double r;
+};
+
+static void *share_sum(void *arg)
+{
+	struct share *s = arg;
+	s->r = sum(s->x, s->n);
+	return NULL;
+}
+
+/* The sum over the same n doubles in two threads at once. */
+static double two_threads(long n)
+{
+	double *x = filled(n);
+	struct share s[2] = {{x, n, 0}, {x, n, 0}};
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		if (pthread_create(&t[i], NULL, share_sum, &s[i]) != 0)
+			exit(1);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	return s[0].r + s[1].r;
+}
+
 static double now(void)
 {
 	struct timespec t;
@@ -90,6 +119,8 @@ int main(int argc, char **argv)
 		r = jit(n);
 	} else if (strcmp(mode, "dlopen") == 0) {
 		r = plugin(argv[0], n);
+	} else if (strcmp(mode, "threads") == 0) {
+		r = two_threads(n);
 	} else {
 		double *x = filled(n), t0 = now();
 		while (now() - t0 < 0.02)
