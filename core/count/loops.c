@@ -341,11 +341,16 @@ static VG_REGPARM(3) void guarded_at(Addr addr, UWord sw, ULong *cc)
 
 void loops_access(IRExpr *addr, Int size, Bool write, IRExpr *guard)
 {
-	struct linstr *in = &instrs[cur.instr];
-	if (!in->dyn)
-		in->dyn = stable(COUNT_N);
+	static ULong *before; /* an access before a superblock's first instruction: none is known */
+	ULong *cc;
+	if (cur.instr >= 0) {
+		struct linstr *in = &instrs[cur.instr];
+		cc = in->dyn ? in->dyn : (in->dyn = stable(COUNT_N));
+	} else {
+		cc = before ? before : (before = stable(COUNT_N));
+	}
 	IRExpr **args = mkIRExprVec_3(addr, mkIRExpr_HWord((HWord)size | (HWord)write << 16),
-				      mkIRExpr_HWord((HWord)in->dyn));
+				      mkIRExpr_HWord((HWord)cc));
 	IRDirty *d =
 	    guard ? unsafeIRDirty_0_N(3, "rotcount_guarded_at", VG_(fnptr_to_fnentry)(&guarded_at),
 				      args)
