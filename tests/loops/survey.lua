@@ -4,9 +4,10 @@
     iterations=I" (its line: its latch's, the `for`'s; fn: the innermost function there, the
     inlined one where inlined), then "sum OK|DIFF" (loops, functions and unknown code against the
     program's counts), "unknown FLOPS BYTES" and "functions N";
-  rot run survey.lua shares RECORDS: the sample records a core wrote (sample run=... obj=...),
-    each function's share of them in percent, "share NAME PCT" a line, most first, then
-    "unknown N" (samples in code of no file) and "objects" lines of the files named. ]]
+  rot run survey.lua shares RECORDS: one point's records as a core wrote them, read as the
+    driver reads them (rot.records: the sampled invocation's records in .samples), each
+    function's share of the samples in percent, "share NAME PCT" a line, most first, then
+    "unknown N" (samples in code of no file) and "object ID PATH" lines of the files named. ]]
 local engine = require "rot.count.engine"
 local symbols = require "rot.symbols"
 local sys = require "rot.sys"
@@ -51,23 +52,22 @@ local function loops()
 end
 
 local function shares()
+  local text = assert(sys.readfile(path), "no records " .. path)
+  local body = text:gsub("^begin [^\n]*\n", ""):gsub("end %S+\n$", "")
+  local res = assert(require("rot.records").parse(body))
   local objects, by, total, unknown = {}, {}, 0, 0
-  for line in assert(io.open(path)):lines() do
-    local word, rest = line:match("^(%S+) (.*)$")
-    local kv = {}
-    for k, v in (rest or ""):gmatch("(%w+)=(%S+)") do kv[k] = v end
-    if word == "object" then
-      objects[tonumber(kv.id)] = util.unescape_token(kv.path)
-    elseif word == "sample" then
-      local n, obj = tonumber(kv.n), tonumber(kv.obj)
-      local name = obj == 0 and "[unknown]" or obj == 1 and "[kernel]"
+  for _, r in ipairs(res.samples or {}) do
+    if r.record == "object" then
+      objects[r.id] = util.unescape_token(tostring(r.path))
+    elseif r.record == "sample" then
+      local name = r.obj == 0 and "[unknown]" or r.obj == 1 and "[kernel]"
       if not name then
-        local w = st:lookup(objects[obj], tonumber(kv.off))
+        local w = st:lookup(objects[r.obj], tonumber(r.off))
         name = w and (w.func and (w.shared and w.name or w.func) or w.name) or "?"
       end
-      by[name] = (by[name] or 0) + n
-      total = total + n
-      if obj == 0 then unknown = unknown + n end
+      by[name] = (by[name] or 0) + r.n
+      total = total + r.n
+      if r.obj == 0 then unknown = unknown + r.n end
     end
   end
   local names = util.sorted_keys(by)
