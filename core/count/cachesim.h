@@ -63,8 +63,8 @@ static inline cachesim_u64 *cachesim_set(const struct cachesim_cache *c, cachesi
 
 /* Whether the line whose key (line << 1 | 1) is given is in the set w of assoc ways: a hit
  * moves it to the front, dirty when written. (A for with ifs: faster than a while here.) */
-static inline int cachesim_lookup(cachesim_u64 *w, unsigned assoc, cachesim_u64 key,
-				  cachesim_u64 dirty)
+__attribute__((always_inline)) static inline int
+cachesim_lookup(cachesim_u64 *w, unsigned assoc, cachesim_u64 key, cachesim_u64 dirty)
 {
 	if ((w[0] | 1) == key) {
 		w[0] |= dirty;
@@ -97,8 +97,10 @@ int cachesim_fill(struct cachesim *cs, cachesim_u64 line, int write, cachesim_u6
 
 /* cachesim_access_also, where the access of one line that hits the first level is decided
  * inline (the common case: the tool's helpers inline it, as cachegrind's do). */
-static inline int cachesim_ref(struct cachesim *cs, cachesim_u64 addr, cachesim_u64 size, int write,
-			       cachesim_u64 *traffic, cachesim_u64 *also)
+__attribute__((always_inline)) static inline int cachesim_ref(struct cachesim *cs,
+							      cachesim_u64 addr, cachesim_u64 size,
+							      int write, cachesim_u64 *traffic,
+							      cachesim_u64 *also)
 {
 	cachesim_u64 line = addr >> cs->line_bits;
 	if (size && ((addr + size - 1) >> cs->line_bits) == line) {

@@ -158,25 +158,27 @@ static loopnest_u64 first_at(const struct loopnest_instr *in, loopnest_u64 n, in
 }
 
 /*
- * Whether the backward jump e closes a cycle: its head reaches its latch through control that
- * passed within [head, end of latch) (fl sorted by origin; queue and seen: room for the
- * instructions there). One that no such path leads to is no loop: a cold path a compiler put
- * after the code it jumps back to, lazy binding's jump back to the start of the PLT.
+ * The instructions the head of the edges e[0..n) (one head, sorted) reaches through control
+ * that passed within [head, the end of its last latch): seen[i - *base] for in[i] (fl sorted
+ * by origin; queue and seen: room for the instructions there). Their count (0: the head did
+ * not run).
  */
-static int cycles(const struct edge *e, const struct loopnest_instr *in, loopnest_u64 nin,
-		  const struct loopnest_flow *fl, loopnest_u64 nfl, loopnest_u64 *queue, char *seen)
+static loopnest_u64 reach(const struct edge *e, loopnest_u64 n, const struct loopnest_instr *in,
+			  loopnest_u64 nin, const struct loopnest_flow *fl, loopnest_u64 nfl,
+			  loopnest_u64 *queue, char *seen, loopnest_u64 *base)
 {
-	loopnest_u64 base = first_at(in, nin, e->obj, e->head), top = 0, n = 0;
-	while (base + n < nin && in[base + n].obj == e->obj && in[base + n].off < e->end)
-		seen[n++] = 0;
-	if (!n || in[base].off != e->head)
+	loopnest_u64 end = e[0].end, top = 0, k = 0;
+	for (loopnest_u64 i = 1; i < n; i++)
+		end = e[i].end > end ? e[i].end : end;
+	*base = first_at(in, nin, e->obj, e->head);
+	while (*base + k < nin && in[*base + k].obj == e->obj && in[*base + k].off < end)
+		seen[k++] = 0;
+	if (!k || in[*base].off != e->head)
 		return 0;
 	seen[0] = 1;
 	queue[top++] = 0;
 	while (top > 0) {
-		const struct loopnest_instr *x = &in[base + queue[--top]];
-		if (x->off == e->latch)
-			return 1;
+		const struct loopnest_instr *x = &in[*base + queue[--top]];
 		struct loopnest_flow key = {.from_obj = x->obj, .from = x->off};
 		loopnest_u64 lo = 0, hi = nfl;
 		while (lo < hi) { /* the first flow from x */
@@ -187,33 +189,45 @@ static int cycles(const struct edge *e, const struct loopnest_instr *in, loopnes
 				hi = mid;
 		}
 		for (; lo < nfl && fl[lo].from_obj == x->obj && fl[lo].from == x->off; lo++) {
-			if (fl[lo].to_obj != e->obj || fl[lo].to < e->head || fl[lo].to >= e->end)
+			if (fl[lo].to_obj != e->obj || fl[lo].to < e->head || fl[lo].to >= end)
 				continue;
-			loopnest_u64 j = first_at(in, nin, e->obj, fl[lo].to) - base;
-			if (j < n && in[base + j].off == fl[lo].to && !seen[j]) {
+			loopnest_u64 j = first_at(in, nin, e->obj, fl[lo].to) - *base;
+			if (j < k && in[*base + j].off == fl[lo].to && !seen[j]) {
 				seen[j] = 1;
 				queue[top++] = j;
 			}
 		}
 	}
-	return 0;
+	return k;
 }
 
-/* The back edges that close a cycle, kept at the front of e[0..n); how many. */
+/*
+ * The back edges (sorted by head) that close a cycle, kept at the front of e[0..n); how many. A
+ * jump closes one where its head leads back to it through control that passed within the
+ * loop's range. One that no such path leads to is no loop: a cold path a compiler put after
+ * the code it jumps back to, lazy binding's jump back to the start of the PLT.
+ */
 static loopnest_u64 keep_cycles(const struct loopnest_env *env, struct edge *e, loopnest_u64 n,
 				const struct loopnest_instr *in, loopnest_u64 nin,
 				struct loopnest_flow *fl, loopnest_u64 nfl)
 {
-	loopnest_u64 *queue = env->alloc((nin ? nin : 1) * sizeof *queue), k = 0;
+	loopnest_u64 *queue = env->alloc((nin ? nin : 1) * sizeof *queue), k = 0, g;
 	char *seen = env->alloc(nin ? nin : 1);
 	if (!queue || !seen) { /* (no memory to look: every jump is kept) */
 		k = n;
 		goto out;
 	}
 	env->sort(fl, nfl, sizeof *fl, cmp_flow_from);
-	for (loopnest_u64 i = 0; i < n; i++)
-		if (cycles(&e[i], in, nin, fl, nfl, queue, seen))
-			e[k++] = e[i];
+	for (loopnest_u64 i = 0; i < n; i = g) {
+		for (g = i + 1; g < n && e[g].obj == e[i].obj && e[g].head == e[i].head; g++)
+			;
+		loopnest_u64 base, m = reach(&e[i], g - i, in, nin, fl, nfl, queue, seen, &base);
+		for (loopnest_u64 j = i; j < g; j++) {
+			loopnest_u64 at = first_at(in, nin, e[j].obj, e[j].latch) - base;
+			if (at < m && in[base + at].off == e[j].latch && seen[at])
+				e[k++] = e[j];
+		}
+	}
 out:
 	env->release(queue);
 	env->release(seen);
@@ -358,8 +372,8 @@ int loopnest_build(const struct loopnest_env *env, struct loopnest_instr *in, lo
 	unnamed_starts(in, nin, fn, nfn);
 	env->sort(calls, ncalls, sizeof *calls, cmp_place_sort);
 	loopnest_u64 ne = back_edges(in, nin, fl, nfl, calls, ncalls, fn, nfn, e);
-	ne = keep_cycles(env, e, ne, in, nin, fl, nfl);
 	env->sort(e, ne, sizeof *e, cmp_edge);
+	ne = keep_cycles(env, e, ne, in, nin, fl, nfl);
 	out->loops = env->alloc((ne ? ne : 1) * sizeof *out->loops);
 	stack = env->alloc((ne ? ne : 1) * sizeof *stack);
 	if (!out->loops || !stack)
