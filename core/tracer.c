@@ -4,6 +4,7 @@
 #include "tracer.h"
 #include "child.h"
 #include "procfs.h"
+#include "timer.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +16,6 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
-#include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -341,29 +341,6 @@ static pid_t reap(struct tracee *tr)
 	}
 }
 
-/* A timerfd that fires after seconds (fractions count; 0 or less: never), or -1. */
-static int timer_start(double seconds)
-{
-	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-	if (tfd >= 0 && seconds > 0) {
-		struct itimerspec its = {0};
-		its.it_value.tv_sec = (time_t)seconds;
-		its.it_value.tv_nsec = (long)((seconds - (double)(time_t)seconds) * 1e9);
-		if (!its.it_value.tv_sec && !its.it_value.tv_nsec)
-			its.it_value.tv_nsec = 1;
-		timerfd_settime(tfd, 0, &its, NULL);
-	}
-	return tfd;
-}
-
-/* Seconds since t0, on the monotonic clock. */
-static double seconds_since(const struct timespec *t0)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 /* After the kill: every wait status handled (a stopped task, new or reparented, killed again)
  * until no task is left, polling from 1 ms to 50 ms apart for at most ABORT_REAP_S seconds. A
  * task stuck longer (in an uninterruptible sleep, say) is left unreaped: -1 (else 0). */
@@ -381,7 +358,7 @@ static int reap_killed(struct tracee *tr)
 		} else if (w < 0 && errno != EINTR) {
 			return 0; /* ECHILD: every task is gone */
 		} else if (w == 0) {
-			if (seconds_since(&t0) >= ABORT_REAP_S)
+			if (timer_since(&t0) >= ABORT_REAP_S)
 				return -1;
 			nanosleep(&pause, NULL); /* a signal cuts it short: no harm */
 			pause.tv_nsec = pause.tv_nsec < 25000000 ? 2 * pause.tv_nsec : 50000000;
@@ -406,7 +383,7 @@ static void follow_abort(struct tracee *tr, int err)
 
 int tracer_follow(struct tracee *tr, int sfd, int errfd)
 {
-	int tfd = timer_start(tr->p->timeout), timed_out = 0, swept = 0;
+	int tfd = timer_fd(tr->p->timeout), timed_out = 0, swept = 0;
 	for (;;) {
 		pid_t w = reap(tr);
 		if ((w < 0 && errno == ECHILD) || tr->handoff)
@@ -418,9 +395,13 @@ int tracer_follow(struct tracee *tr, int sfd, int errfd)
 			continue;
 		}
 		int outfd = tr->out ? tr->outfd : -1; /* an application's stdout */
-		struct pollfd fds[4] = {
-		    {sfd, POLLIN, 0}, {tfd, POLLIN, 0}, {errfd, POLLIN, 0}, {outfd, POLLIN, 0}};
-		if (poll(fds, 4, -1) < 0 && errno != EINTR) {
+		int smpfd = tr->smp ? sampler_fd(tr->smp) : -1;
+		struct pollfd fds[5] = {{sfd, POLLIN, 0},
+					{tfd, POLLIN, 0},
+					{errfd, POLLIN, 0},
+					{outfd, POLLIN, 0},
+					{smpfd, POLLIN, 0}};
+		if (poll(fds, 5, -1) < 0 && errno != EINTR) {
 			follow_abort(tr, errno);
 			break;
 		}
@@ -440,6 +421,8 @@ int tracer_follow(struct tracee *tr, int sfd, int errfd)
 		if (outfd >= 0 && (fds[3].revents & (POLLIN | POLLHUP)) &&
 		    outtail_read(tr->out, outfd) < 0)
 			tr->outfd = -1;
+		if (smpfd >= 0 && (fds[4].revents & POLLIN))
+			sampler_drain(tr->smp);
 	}
 	while (errfd >= 0 && errtail_read(&tr->err, errfd) == 0 && tr->err.total)
 		if (poll(&(struct pollfd){errfd, POLLIN, 0}, 1, 0) <= 0)

@@ -7,6 +7,7 @@
 #include "evlog.h"
 #include "measure.h"
 #include "report.h"
+#include "sampler.h"
 #include "tcounters.h"
 
 #include <signal.h>
@@ -70,6 +71,7 @@ struct tracee {
 	int app;   /* its signals are its own: none is an event of rot's */
 	int outfd; /* its stdout, drained into out (-1: none) */
 	struct outtail *out;
+	struct sampler *smp; /* its sampling (NULL: none), read while it runs */
 };
 
 /* Takes on a child child_start or child_fork started (pid; -1: it did not start, and said why):

@@ -4,8 +4,12 @@
 #define ROT_VOCABULARY_H
 
 /* The limits of a point's report, which the driver reads as rot.protocol.limits. */
-#define COUNTERS_MAX 16	   /* counters one point counts: input counter, meta eventN, run eN */
-#define GPU_MAX_METRICS 64 /* CUPTI metrics one GPU point profiles: gpumetric, meta gpuMetricN */
+#define COUNTERS_MAX 16	     /* counters one point counts: input counter, meta eventN, run eN */
+#define GPU_MAX_METRICS 64   /* CUPTI metrics one GPU point profiles: gpumetric, meta gpuMetricN */
+#define SAMPLER_MIN_NS 10000 /* the shortest sampling period (input sample): 100 kHz */
+#define SAMPLER_MAX_NS 1000000000  /* the longest: 1 s */
+#define SAMPLER_DEFAULT_NS 4000000 /* the period to sample at: its cost, make bench's */
+#define SAMPLER_CALLERS 4	   /* callers a sample record keeps */
 
 /* The words of a status record: what became of the point. */
 #define PROTOCOL_OK "ok"
@@ -108,6 +112,9 @@
 	X(COUNTERS_HINT, "countersHint", "text", "", "core", "what to set so they count")          \
 	X(PROCESS_COUNTERS_ERROR, "processCountersError", "text", "", "core",                      \
 	  "why the process-wide counters (a region one thread entered) did not count")             \
+	X(SAMPLING, "sampling", "text", "", "core",                                                \
+	  "why an application's invocations were not sampled (sample): one line, the setting to "  \
+	  "change; they are timed all the same")                                                   \
 	X(GPU_METRIC, "gpuMetric%d", "text", "", "core", "CUPTI metric i")                         \
 	X(GPU_VALUE, "gpuValue%d", "number", "", "core", "its value in the profiled invocation")   \
 	X(GPU_PASSES, "gpuPasses", "int", "", "core", "the profiler's replay passes")              \
@@ -180,6 +187,34 @@
 	  "1: one thread entered it: its counts are the whole process's while it was open")        \
 	X(PROCESS_CALLS, "processCalls", "calls the process-wide counters ran all through")
 
+/* X(ID, key, record, meaning): the values of the records of a sampled invocation (record: which
+ * of them holds it), each after the record's run=I (PROTOCOL_REGION_RUN) */
+#define PROTOCOL_SAMPLE_KEYS(X)                                                                    \
+	X(PERIOD_NS, "periodNs", "sampled", "ns of a thread's CPU time between two samples")       \
+	X(SAMPLES, "samples", "sampled", "samples taken (each a period of a thread's CPU time)")   \
+	X(LOST, "lost", "sampled", "samples the kernel dropped: a ring buffer was full")           \
+	X(THROTTLED, "throttled", "sampled", "times the kernel throttled the sampling")            \
+	X(KERNEL, "kernel", "sampled",                                                             \
+	  "1: code in the kernel was sampled too (system time), 0: user code alone "               \
+	  "(kernel.perf_event_paranoid 2 or more)")                                                \
+	X(THREADS, "threads", "sampled", "threads sampled")                                        \
+	X(PROCESSES, "processes", "sampled",                                                       \
+	  "processes sampled: the program and every process it forked, sampled alike")             \
+	X(UNKNOWN, "unknown", "sampled", "samples in code of no file (a JIT's buffer)")            \
+	X(BAD, "bad", "sampled", "samples the core could not take in (malformed, no memory)")      \
+	X(ID, "id", "object",                                                                      \
+	  "the object's number in the invocation (0: unknown code, 1: kernel)")                    \
+	X(PATH, "path", "object", "its file, as the kernel named it (%XX-escaped)")                \
+	X(OBJ, "obj", "sample", "the object the samples landed in (an object record's id)")        \
+	X(OFF, "off", "sample",                                                                    \
+	  "where, in hex: the address as the object's file links it (rotcount's loops use the "    \
+	  "same; unknown and kernel code: 0)")                                                     \
+	X(N, "n", "sample", "samples there")                                                       \
+	X(CALLERS, "callers", "sample",                                                            \
+	  "the callers' return addresses, innermost first, OBJ:0xOFF comma-separated, at most "    \
+	  "SAMPLER_CALLERS (-: none); read through frame pointers: code built without them gives " \
+	  "wrong ones")
+
 /* The version of the JSON document rot writes (rot.results' json: points, levels, ceilings);
  * raised when a field changes. 3: the schema (every point field's unit and meaning), the time
  * bound and its dominant term. */
@@ -223,7 +258,7 @@
 	  "quantities", "measured flops over declared")                                            \
 	X(BYTES_RATIO, "bytesRatio", "number", "", "bytes_measured_over_declared", "", "", "",     \
 	  "quantities", "measured bytes over declared")                                            \
-	X(FLOPS_COUNTED, "flopsCounted", "number", "flop per invocation", "flops_counted",          \
+	X(FLOPS_COUNTED, "flopsCounted", "number", "flop per invocation", "flops_counted",         \
 	  "flopsCounted", "cflops", "count", "counted",                                            \
 	  "flops counted under Valgrind (rot.count): one invocation, an FMA two")                  \
 	X(FLOPS_CLASSES, "flopsClasses", "table", "flop per invocation", "flops_counted:%s",       \
@@ -236,11 +271,11 @@
 	  "bytesLoaded", "", "count", "counted", "of them, loaded")                                \
 	X(BYTES_STORED, "bytesStored", "number", "B per invocation", "bytes_stored_counted",       \
 	  "bytesStored", "", "count", "counted", "of them, stored")                                \
-	X(TRAFFIC, "traffic", "table", "B per invocation", "traffic_bytes:%s", "simulatedBytes", "", \
-	  "count", "counted",                                                                      \
+	X(TRAFFIC, "traffic", "table", "B per invocation", "traffic_bytes:%s", "simulatedBytes",   \
+	  "", "count", "counted",                                                                  \
 	  "simulated bytes between each cache level and the one above, by the lower (DRAM: "       \
-	  "beyond the last), write-allocate fills and write-backs included")                      \
-	X(TRAFFIC_WRITTEN, "trafficWritten", "table", "B per invocation",                         \
+	  "beyond the last), write-allocate fills and write-backs included")                       \
+	X(TRAFFIC_WRITTEN, "trafficWritten", "table", "B per invocation",                          \
 	  "traffic_written_bytes:%s", "simulatedWrittenBytes", "", "count", "counted",             \
 	  "of them, dirty lines written back")                                                     \
 	X(FLOPS_COUNTED_RATIO, "flopsCountedRatio", "number", "", "flops_counted_over_declared",   \
@@ -251,8 +286,9 @@
 	  "count", "counted", "flops the PMU measured (its counts), beside the counted")           \
 	X(BYTES_PMU, "bytesPmu", "number", "B per invocation", "bytes_pmu", "bytesPmu", "",        \
 	  "count", "counted", "bytes the PMU measured (its counts), beside the simulated")         \
-	X(DISAGREE, "disagree", "text", "", "sources_disagree", "disagree", "", "count", "counted", \
-	  "where its sources of flops and bytes disagree beyond rot.results.counted's tolerances")  \
+	X(DISAGREE, "disagree", "text", "", "sources_disagree", "disagree", "", "count",           \
+	  "counted",                                                                               \
+	  "where its sources of flops and bytes disagree beyond rot.results.counted's tolerances") \
 	X(COUNT_NOTE, "countNote", "text", "", "count_note", "countNote", "", "count", "counted",  \
 	  "how it was counted where not as timed (a build without AVX-512, the environment)")      \
 	X(COUNT_CACHES, "countCaches", "text", "", "count_caches", "countCaches", "", "count",     \
@@ -278,7 +314,8 @@
 	  "roundsBestSpread", "", "", "quantities",                                                \
 	  "how far the k-th best of its rounds lies above the best, k the rounds a point wants")   \
 	X(ROUNDS_AGREE, "roundsAgree", "bool", "", "rounds_agree", "roundsAgree", "agree", "",     \
-	  "quantities", "whether its best rounds lie within roundsEpsilon of the best (false: "    \
+	  "quantities",                                                                            \
+	  "whether its best rounds lie within roundsEpsilon of the best (false: "                  \
 	  "flagged)")                                                                              \
 	X(ROUNDS_RATIO, "roundsRatio", "number", "", "rounds_ratio", "roundsRatio", "", "",        \
 	  "quantities", "its slowest round's time over its best's")                                \

@@ -19,13 +19,15 @@ local FRAMING, STATUS = protocol.framing, protocol.status
 local function num(x) return string.format("%.17g", x) end
 M.num = num
 
--- An application point's lines: its program, arguments, environment (sorted) and directory.
+-- An application point's lines: its program, arguments, environment (sorted), directory and
+-- sampling period (app.sample, ns; none: not sampled).
 local function app_lines(desc, lines)
   local a = desc.app
   lines[#lines + 1] = "app " .. util.escape_token(a.path)
   for _, x in ipairs(a.args) do lines[#lines + 1] = "arg " .. util.escape_token(x) end
   for _, k in ipairs(util.sorted_keys(a.env)) do lines[#lines + 1] = "env " .. k .. "=" .. util.escape_token(a.env[k]) end
   lines[#lines + 1] = "dir " .. util.escape_token(a.dir)
+  if a.sample then lines[#lines + 1] = "sample " .. num(a.sample) end
 end
 
 --[[ The core's input lines for one point (appended to lines): its workloads and parameters (an
