@@ -123,27 +123,38 @@ function M.point_name(point) return "point '" .. M.coords(point) .. "'" end
 -- The texts of tables said never to change again (M.frozen), by table.
 local frozen = setmetatable({}, { __mode = "k" })
 
+-- The canonical texts of keys made so far ("[\"name\"]="): the same few in every description.
+local key_texts = {}
+
 -- Appends the canonical text of v to out (a list of pieces; M.serialize joins them once).
 local function serialize_into(v, seen, out)
-  local known = frozen[v]
-  if known then out[#out + 1] = known; return end
   local t = type(v)
   if t == "string" then out[#out + 1] = string.format("%q", v); return end
-  if t == "boolean" or t == "nil" then out[#out + 1] = tostring(v); return end
   if t == "number" then
-    if math.type(v) == "integer" then out[#out + 1] = string.format("%d", v); return end
+    if math.type(v) == "integer" then out[#out + 1] = tostring(v); return end -- (tostring: "%d")
     if v ~= v or v == math.huge or v == -math.huge then error("cannot serialize " .. tostring(v)) end
     out[#out + 1] = string.format("%.17g", v) .. (math.floor(v) == v and ".0" or "")
     return
   end
+  if t == "boolean" or t == "nil" then out[#out + 1] = tostring(v); return end
   if t ~= "table" then error("cannot serialize a " .. t .. " value") end
+  local known = frozen[v]
+  if known then out[#out + 1] = known; return end
   if seen[v] then error("cannot serialize a table that contains itself") end
   seen[v] = true
   out[#out + 1] = "{"
   for i, k in ipairs(sorted_keys(v)) do
-    out[#out + 1] = i == 1 and "[" or ",["
-    serialize_into(k, seen, out)
-    out[#out + 1] = "]="
+    if i > 1 then out[#out + 1] = "," end
+    local key = type(k) == "string" and key_texts[k]
+    if key then
+      out[#out + 1] = key
+    else
+      local at = #out + 1
+      out[at] = "["
+      serialize_into(k, seen, out)
+      out[#out + 1] = "]="
+      if type(k) == "string" then key_texts[k] = table.concat(out, "", at, #out) end
+    end
     serialize_into(v[k], seen, out)
   end
   out[#out + 1] = "}"
@@ -176,36 +187,49 @@ end
 
 local JSON_ESCAPES = { ['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n", ["\t"] = "\\t", ["\r"] = "\\r" }
 
+local function json_escape(c) return JSON_ESCAPES[c] or string.format("\\u%04x", c:byte()) end
+
 local function json_string(v)
-  return '"' .. v:gsub('[%c"\\]', function(c) return JSON_ESCAPES[c] or string.format("\\u%04x", c:byte()) end) .. '"'
+  if not v:find('[%c"\\]') then return '"' .. v .. '"' end
+  return '"' .. v:gsub('[%c"\\]', json_escape) .. '"'
 end
 
--- Appends the JSON text of v, at indent, to out (a list of pieces; M.json joins them once).
-local function json_into(v, indent, out)
+-- Appends the JSON text of v, at indent, to out (a list of pieces; M.json joins them once);
+-- keys: the texts of object keys made so far (a document repeats them in every object).
+local function json_into(v, indent, out, keys)
   local t = type(v)
-  if t == "nil" then out[#out + 1] = "null"; return end
-  if t == "boolean" then out[#out + 1] = tostring(v); return end
+  if t == "string" then out[#out + 1] = json_string(v); return end
   if t == "number" then
+    if math.type(v) == "integer" then out[#out + 1] = tostring(v); return end -- (tostring: "%d")
     if v ~= v or v == math.huge or v == -math.huge then out[#out + 1] = "null"; return end
-    out[#out + 1] = math.type(v) == "integer" and string.format("%d", v) or string.format("%.17g", v)
+    out[#out + 1] = string.format("%.17g", v)
     return
   end
-  if t == "string" then out[#out + 1] = json_string(v); return end
+  if t == "nil" then out[#out + 1] = "null"; return end
+  if t == "boolean" then out[#out + 1] = v and "true" or "false"; return end
   if t ~= "table" then error("cannot write a " .. t .. " as JSON") end
   if next(v) == nil then out[#out + 1] = "[]"; return end
   local inner = indent .. "  "
   if #v > 0 then
     out[#out + 1] = "[\n"
+    local sep = ",\n" .. inner
     for i, x in ipairs(v) do
-      out[#out + 1] = i == 1 and inner or ",\n" .. inner
-      json_into(x, inner, out)
+      out[#out + 1] = i == 1 and inner or sep
+      json_into(x, inner, out, keys)
     end
     out[#out + 1] = "\n" .. indent .. "]"
     return
   end
+  local sep = ",\n" .. inner
   for i, k in ipairs(sorted_keys(v)) do
-    out[#out + 1] = (i == 1 and "{\n" or ",\n") .. inner .. json_string(tostring(k)) .. ": "
-    json_into(v[k], inner, out)
+    local key = keys[k]
+    if not key then
+      key = json_string(tostring(k)) .. ": "
+      keys[k] = key
+    end
+    out[#out + 1] = i == 1 and "{\n" .. inner or sep
+    out[#out + 1] = key
+    json_into(v[k], inner, out, keys)
   end
   out[#out + 1] = "\n" .. indent .. "}"
 end
@@ -214,7 +238,7 @@ end
 -- sequences, numbers in full precision, NaN and infinities as null.
 function M.json(v, indent)
   local out = {}
-  json_into(v, indent or "", out)
+  json_into(v, indent or "", out, {})
   return table.concat(out)
 end
 
