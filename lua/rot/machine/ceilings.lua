@@ -124,7 +124,8 @@ end
 -- with # are comments); nil when it holds none.
 function M.parse_csv(text)
   local rows = {}
-  for _, f in ipairs(csv.parse(text:gsub("%f[^\n%z]#[^\n]*", "")) or {}) do
+  if text:find("#", 1, true) then text = text:gsub("%f[^\n%z]#[^\n]*", "") end -- (a scan: only where one may be)
+  for _, f in ipairs(csv.parse(text) or {}) do
     local r = #f >= 5 and (#f <= 6 or #f == #M.columns) and parse_row(f)
     if r then rows[#rows + 1] = r end
   end
