@@ -315,11 +315,20 @@ function M.ensure_dir(dir, what, key)
 end
 
 -- Writes an output file (a table's CSV, a JSON document, a plot) atomically (rot.sys.writefile:
--- a temp file renamed), or stops with "cannot write 'path': why" and the hint that moves the
--- output directory. Returns path.
-function M.write_output(path, text)
-  local ok, err = require("rot.sys").writefile(path, text)
+-- a temp file renamed), unless it holds that text already (a rerun's: left as it is), or stops
+-- with "cannot write 'path': why" and the hint that moves the output directory. Returns whether
+-- it wrote.
+function M.write_changed(path, text)
+  local sys = require "rot.sys"
+  if sys.readfile(path) == text then return false end
+  local ok, err = sys.writefile(path, text)
   if not ok then M.fail("cannot write '" .. path .. "': " .. err, "set -outputDir=DIR to a writable directory") end
+  return true
+end
+
+-- M.write_changed, returning path.
+function M.write_output(path, text)
+  M.write_changed(path, text)
   return path
 end
 
