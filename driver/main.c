@@ -216,6 +216,10 @@ int main(int argc, char **argv)
 		code = (int)lua_tointeger(L, -1);
 	else
 		code = report(L);
-	lua_close(L);
+	/* Closing the state frees every object one by one (a cached rerun's 3.5 MB: 0.9 ms of its
+	 * 20) to run their finalizers. Of what the driver opens only a process needs its own (it
+	 * is killed and waited for); locks and files end with the driver, exit flushes streams. */
+	if (lprocess_running() > 0)
+		lua_close(L);
 	return code;
 }
