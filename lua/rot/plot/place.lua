@@ -50,7 +50,15 @@ M.terminals = {
 -- text about its capitals): its baseline 0.44 below, descenders and parentheses 0.68 (any
 -- character not ASCII counts as one), capitals 0.46 above.
 local BASELINE, BELOW, ABOVE = 0.44, 0.68, 0.46
-local function below(text) return text:find("[gjpqyQ,;()%[%]{}|_@$\128-\255]") and BELOW or BASELINE end
+local belows = {} -- by text, as widths are
+local function below(text)
+  local b = belows[text]
+  if not b then
+    b = text:find("[gjpqyQ,;()%[%]{}|_@$\128-\255]") and BELOW or BASELINE
+    belows[text] = b
+  end
+  return b
+end
 
 -- How far a text reaches below and above its anchor, in ems.
 function M.ink_of(text) return below(text), ABOVE end
