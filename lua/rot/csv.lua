@@ -8,10 +8,10 @@ local M = {}
 -- of 15 to 17 significant digits that do (inf and nan as C prints them).
 function M.number(v)
   if math.type(v) == "integer" then return string.format("%d", v) end
-  for _, f in ipairs({ "%.15g", "%.16g" }) do
-    local s = string.format(f, v)
-    if tonumber(s) == v then return s end
-  end
+  local s = string.format("%.15g", v)
+  if tonumber(s) == v then return s end
+  s = string.format("%.16g", v)
+  if tonumber(s) == v then return s end
   return string.format("%.17g", v)
 end
 
