@@ -14,6 +14,7 @@ int luaopen_rot_records(lua_State *L);
 int luaopen_rot_topology(lua_State *L);
 int luaopen_rot_process(lua_State *L);
 int luaopen_rot_protocol(lua_State *L);
+int luaopen_rot_text(lua_State *L);
 
 /* How many rot.process processes were started and not closed yet (lprocess.c). */
 int lprocess_running(void);

@@ -164,6 +164,8 @@ end
 -- Canonical text of a value: same value, same text, whatever the table's insertion order.
 -- Integers and floats stay distinct (1 vs 1.0), floats keep full precision.
 function M.serialize(v, seen)
+  local text = not seen and require("rot.text").serialize(v, frozen) -- (the same text, written in C)
+  if text then return text end
   local out = {}
   serialize_into(v, seen or {}, out)
   return table.concat(out)
@@ -237,6 +239,8 @@ end
 -- JSON text of a value: objects with sorted keys (the same value, the same text), arrays for
 -- sequences, numbers in full precision, NaN and infinities as null.
 function M.json(v, indent)
+  local text = not indent and require("rot.text").json(v) -- (the same text, written in C)
+  if text then return text end
   local out = {}
   json_into(v, indent or "", out, {})
   return table.concat(out)
