@@ -87,10 +87,10 @@ end
 -- The rows of the peaks.csv at path (nil when it holds none or is not there). A file read
 -- before with the same text is not parsed again (a cached rerun reads its peaks four times):
 -- each call gets rows of its own (shallow copies: a row's fields may be set, its sizes list is
--- shared and read only).
+-- shared and read only); with shared, the rows parsed, for a caller that only reads them.
 local parsed = {}
 local row_of
-function M.read_csv(path)
+function M.read_csv(path, shared)
   local text = sys.readfile(path)
   if not text then return nil end
   local p = parsed[path]
@@ -98,7 +98,7 @@ function M.read_csv(path)
     p = { text = text, rows = M.parse_csv(text) }
     parsed[path] = p
   end
-  if not p.rows then return nil end
+  if not p.rows or shared then return p.rows end
   local out = {}
   for i, r in ipairs(p.rows) do
     out[i] = row_of(r.name, r.kind, r.threads, r.value, r.unit, r.spread, r.unstable, r.rounds, r.median, r.kernel, r.isa,
