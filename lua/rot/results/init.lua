@@ -108,14 +108,17 @@ local JSON_VALUE = {
   counters = function(r) return r.region and r.counters or nil end, -- an application's regions'
 }
 
--- A row of the JSON document's points: every row field with a JSON key (rot.results.row).
+-- The row fields with a JSON key (rot.results.row), each {json=, key=, value=}.
+local JSON_FIELDS = {}
+for _, f in ipairs(row.fields) do
+  if f.json then JSON_FIELDS[#JSON_FIELDS + 1] = { json = f.json, key = f.key, value = JSON_VALUE[f.key] } end
+end
+
+-- A row of the JSON document's points: every row field with a JSON key.
 local function json_point(r)
   local p = {}
-  for _, f in ipairs(row.fields) do
-    if f.json then
-      local value = JSON_VALUE[f.key]
-      if value then p[f.json] = value(r) else p[f.json] = r[f.key] end
-    end
+  for _, f in ipairs(JSON_FIELDS) do
+    if f.value then p[f.json] = f.value(r) else p[f.json] = r[f.key] end
   end
   return p
 end
