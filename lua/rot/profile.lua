@@ -1,8 +1,9 @@
 --[[ rot.profile: where rot's own time goes, for its developers: with ROT_PROFILE=FILE set, a
   sampling profiler (a hook every 1000 Lua instructions) charges the wall time since the last
-  sample to each function on the stack, a C function's (a process rot waits for, a file it
-  hashes) to the Lua function that called it, and writes "ms_inclusive ms_self function" lines
-  to FILE at the end, slowest first. Slows the run down; measures rot, never a kernel. ]]
+  sample ended (the hook's own time left out) to each function on the stack, a C function's (a
+  process rot waits for, a file it hashes) to the Lua function that called it, and writes
+  "ms_inclusive ms_self function" lines to FILE at the end, slowest first. Slows the run down,
+  Lua code more than C: shares, not times; measures rot, never a kernel. ]]
 local sys = require "rot.sys"
 
 local M = {}
@@ -12,7 +13,6 @@ local incl, self_, last = {}, {}, nil
 local function sample()
   local now = sys.clock()
   local dt = now - last
-  last = now
   local seen = {}
   for level = 2, 200 do
     local info = debug.getinfo(level, "Sn")
@@ -24,6 +24,7 @@ local function sample()
       incl[name] = (incl[name] or 0) + dt
     end
   end
+  last = sys.clock()
 end
 
 -- Starts sampling when ROT_PROFILE names a file; returns the function that writes it (or nil).
