@@ -1,7 +1,7 @@
 /* ltext: the rot.text Lua module: the canonical texts rot.util and rot.csv write (JSON, a
- * value's serialization, CSV), in C: the Lua code's texts to the byte, ten times as fast. Each
- * returns nil for what only that Lua code handles (a table with a metatable, mixed or odd keys,
- * an odd value, an error to raise), which then writes it. */
+ * value's serialization, CSV), in C: the Lua code's texts to the byte, several times as fast.
+ * Each returns nil for what only that Lua code handles (a table with a metatable, mixed or odd
+ * keys, an odd value, an error to raise), which then writes it. */
 #include "lrot.h"
 
 #include <ctype.h>

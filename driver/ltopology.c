@@ -15,8 +15,8 @@ static struct topology *checktopology(lua_State *L)
 }
 
 /* hwloc's plugins rot reads nothing from: I/O discovery (it keeps no I/O objects) and, for the
- * running system, the libxml2 reader. hwloc loads every plugin with its first topology: these
- * cost a cached rerun about 2.5 ms of its 40 (their libraries: X11, OpenCL, libxml2, ICU). */
+ * running system, the libxml2 reader. hwloc loads every plugin with its first topology, and
+ * these load large libraries (X11, OpenCL, libxml2, ICU): most of a topology's load time. */
 #define IO_PLUGINS                                                                                 \
 	"hwloc_pci,hwloc_opencl,hwloc_gl,hwloc_cuda,hwloc_nvml,hwloc_rsmi,hwloc_levelzero"
 

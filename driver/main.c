@@ -196,10 +196,9 @@ static int pmain(lua_State *L)
 }
 
 /* The heap the Lua state grows in: 8 MB at a time, kept, in huge pages where the system gives
- * them to a region that asks (THP "madvise" or "always"). A cached rerun's 3.5 MB of Lua objects
- * then fault in a page at 2 MB, not at 4 KB: 970 faults became about 350, and 20.5 ms of CPU
- * 18.9 (a KVM guest, median of 4 x 15 alternated). Without THP, or glibc's mallopt, the heap is
- * as it was. */
+ * them to a region that asks (THP "madvise" or "always"). A cached rerun's Lua objects then
+ * fault in 2 MB at a time, not 4 KB: a page fault costs a guest dearly (docs/architecture.md,
+ * Figures). Without THP, or glibc's mallopt, the heap is as it was. */
 static void heap_in_huge_pages(void)
 {
 #if defined(M_TOP_PAD) && defined(MADV_HUGEPAGE)
@@ -237,8 +236,8 @@ int main(int argc, char **argv)
 		code = (int)lua_tointeger(L, -1);
 	else
 		code = report(L);
-	/* Closing the state frees every object one by one (a cached rerun's 3.5 MB: 0.9 ms of its
-	 * 20) to run their finalizers. Of what the driver opens only a process needs its own (it
+	/* Closing the state frees every object one by one, a cached rerun's megabytes of them, to
+	 * run their finalizers. Of what the driver opens only a process needs its own (it
 	 * is killed and waited for); locks and files end with the driver, exit flushes streams. */
 	if (lprocess_running() > 0)
 		lua_close(L);

@@ -1,6 +1,6 @@
 /* sha256: the hash behind cache keys, core hashes and cache-file checksums.
  * FIPS 180-4 SHA-256, streaming interface plus a one-call hex helper; on x86 with the SHA
- * extensions, their instructions (about 6 times as fast: a cached rerun hashes 0.5 MB). */
+ * extensions, their instructions (several times as fast: every run hashes the core's sources). */
 #include "sha256.h"
 
 #include <string.h>
