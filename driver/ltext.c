@@ -438,6 +438,36 @@ static int l_csv(lua_State *L)
 	return finish(L, &t);
 }
 
+/* split(text) -> the records of a CSV text without quotes, rot.csv's: a line each (a run of
+ * characters but CR and LF, none empty), its fields between its commas. */
+static int l_split(lua_State *L)
+{
+	size_t n;
+	const char *s = luaL_checklstring(L, 1, &n), *end = s + n;
+	lua_Integer records = 0;
+	lua_newtable(L);
+	while (s < end) {
+		const char *eol = s;
+		while (eol < end && *eol != '\r' && *eol != '\n')
+			eol++;
+		if (eol > s) {
+			lua_Integer fields = 0;
+			lua_newtable(L);
+			for (const char *f = s;; f++) {
+				const char *comma = memchr(f, ',', (size_t)(eol - f));
+				lua_pushlstring(L, f, (size_t)((comma ? comma : eol) - f));
+				lua_rawseti(L, -2, ++fields);
+				if (!comma)
+					break;
+				f = comma;
+			}
+			lua_rawseti(L, -2, ++records);
+		}
+		s = eol + 1;
+	}
+	return 1;
+}
+
 /* json(v) -> rot.util.json's text of v (no indent given), or nil: the Lua code writes it. */
 static int l_json(lua_State *L)
 {
@@ -449,7 +479,7 @@ static int l_json(lua_State *L)
 }
 
 static const luaL_Reg funcs[] = {
-    {"json", l_json}, {"serialize", l_serialize}, {"csv", l_csv}, {NULL, NULL}};
+    {"json", l_json}, {"serialize", l_serialize}, {"csv", l_csv}, {"split", l_split}, {NULL, NULL}};
 
 int luaopen_rot_text(lua_State *L)
 {

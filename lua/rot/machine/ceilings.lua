@@ -127,27 +127,12 @@ local function parse_row(f)
     f[12] and f[12] ~= "" and f[12]:gsub(";", ",") or nil, sizes, tonumber(f[14]), f[15] ~= "" and f[15] or nil)
 end
 
--- A line of the fifteen columns without quotes: their fields, in one match.
-local FIFTEEN = "^" .. ("([^,]*),"):rep(14) .. "([^,]*)$"
-
--- The records of peaks.csv text: a line of fifteen plain fields in one match, the rest (and a
--- text with quotes or CRs) as rot.csv reads them.
-local function records(text)
-  if text:find('"', 1, true) or text:find("\r", 1, true) then return csv.parse(text) or {} end
-  local out = {}
-  for line in text:gmatch("[^\n]+") do
-    local f = { line:match(FIFTEEN) }
-    out[#out + 1] = #f > 0 and f or csv.parse(line)[1]
-  end
-  return out
-end
-
 -- The rows of peaks.csv text (six columns, or the fifteen with provenance; lines that begin
 -- with # are comments); nil when it holds none.
 function M.parse_csv(text)
   local rows = {}
   if text:find("#", 1, true) then text = text:gsub("%f[^\n%z]#[^\n]*", "") end -- (a scan: only where one may be)
-  for _, f in ipairs(records(text)) do
+  for _, f in ipairs(csv.parse(text) or {}) do
     local r = #f >= 5 and (#f <= 6 or #f == #M.columns) and parse_row(f)
     if r then rows[#rows + 1] = r end
   end
