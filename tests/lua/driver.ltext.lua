@@ -1,6 +1,7 @@
 -- rot.text (driver/ltext.c) against the Lua code it stands in for: util.serialize (a cache
--- key is its text's hash: one byte off re-measures every point), util.json and csv.text, on
--- many random values, to the byte; and what it leaves to that code.
+-- key is its text's hash: one byte off re-measures every point), util.json, csv.text and the
+-- reading of a CSV text without quotes, on many random values, to the byte; and what it leaves
+-- to that code.
 -- judges no time
 local t = require "tap"
 local util = require "rot.util"
@@ -55,7 +56,18 @@ for _ = 1, tried do
   for _, r in ipairs(records) do lines[#lines + 1] = csv.line(r, #header) end
   if csv.text(header, records) == table.concat(lines, "\n") .. "\n" then same.csv = same.csv + 1 end
 end
-for _, what in ipairs({ "serialize", "json", "csv" }) do
+-- split: a text without quotes as rot.csv's quoting reader reads it (a quoted record after it
+-- sends the same text through that reader)
+same.split = 0
+for _ = 1, tried do
+  local parts = {}
+  for i = 1, math.random(0, 12) do parts[i] = ({ "a", "1", ",", "\n", "\r", "\r\n", "", " ", "\0" })[math.random(9)] end
+  local s = table.concat(parts)
+  local quoted = csv.parse(s .. '\n"q"')
+  table.remove(quoted)
+  if util.serialize(text.split(s)) == util.serialize(quoted) then same.split = same.split + 1 end
+end
+for _, what in ipairs({ "serialize", "json", "csv", "split" }) do
   t.is(same[what], tried, what .. " in C: the Lua code's text for " .. tried .. " random values")
 end
 
