@@ -207,82 +207,28 @@ function M.head(ax, ay, bx, by, len, angle)
     { cx + uy * half, cy - ux * half } } })
 end
 
--- The side of the placer's grid cells, in pixels, and the most cells one box is filed under
--- (a longer one, a roof across the plot, is checked against every label).
-local CELL, MOST_CELLS = 64, 64
-
--- The cells a box's bounds, widened by gap pixels, lie in: x0, x1, y0, y1 (nil when they are
--- not finite, or too many).
-local function cells(b, gap)
-  if not b.x0 then return nil end
-  local cx0, cx1 = math.floor((b.x0 - gap) / CELL), math.floor((b.x1 + gap) / CELL)
-  local cy0, cy1 = math.floor((b.y0 - gap) / CELL), math.floor((b.y1 + gap) / CELL)
-  if math.type(cx0) ~= "integer" or math.type(cx1) ~= "integer" or math.type(cy0) ~= "integer"
-    or math.type(cy1) ~= "integer" then
-    return nil -- (NaN or infinite: math.floor keeps a float)
-  end
-  if (cx1 - cx0 + 1) * (cy1 - cy0 + 1) > MOST_CELLS then return nil end
-  return cx0, cx1, cy0, cy1
-end
-
 --[[ A placer keeps the boxes already placed; try() places a label where it overlaps none;
   later(fn) keeps a placement for flush(n), which runs them in order once everything labels
-  keep off is known (each fn(n) returns n and the labels it numbered). The boxes are filed by
-  grid cell too: a label is checked against those near it. ]]
+  keep off is known (each fn(n) returns n and the labels it numbered). ]]
 local function placer(f)
   local p = { boxes = {}, pending = {} }
-  local grid, wide, seen, query = {}, {}, {}, 0 -- cell -> boxes; boxes in no cell; a query's marks
-  local function add(b)
-    p.boxes[#p.boxes + 1] = b
-    local cx0, cx1, cy0, cy1 = cells(b, 0)
-    if not cx0 then wide[#wide + 1] = b; return end
-    for cx = cx0, cx1 do
-      for cy = cy0, cy1 do
-        local key = cx * 65536 + cy
-        local list = grid[key]
-        if not list then list = {}; grid[key] = list end
-        list[#list + 1] = b
-      end
-    end
-  end
-  -- Whether b comes closer than the gap to box o: labels keep 3 pixels apart, a marker only
-  -- needs not to be covered; most pairs are apart by their bounds, told without M.overlap.
-  local function near(b, o)
-    local gap = o.marker and 0 or 3
-    if b.x0 and o.x0 and (b.x1 + gap < o.x0 or o.x1 + gap < b.x0 or b.y1 + gap < o.y0 or o.y1 + gap < b.y0) then
-      return false
-    end
-    return M.overlap(b, o, gap)
-  end
-  function p.free(b)
-    local cx0, cx1, cy0, cy1 = cells(b, 3)
-    if not cx0 then -- every box
-      for _, o in ipairs(p.boxes) do if near(b, o) then return false end end
-      return true
-    end
-    for _, o in ipairs(wide) do if near(b, o) then return false end end
-    query = query + 1
-    for cx = cx0, cx1 do
-      for cy = cy0, cy1 do
-        local list = grid[cx * 65536 + cy]
-        if list then
-          for _, o in ipairs(list) do
-            if seen[o] ~= query then
-              seen[o] = query
-              if near(b, o) then return false end
-            end
-          end
-        end
+  function p.free(b) -- labels keep 3 pixels apart; a marker only needs not to be covered
+    local x0, y0, x1, y1 = b.x0, b.y0, b.x1, b.y1
+    for _, o in ipairs(p.boxes) do
+      local gap = o.marker and 0 or 3
+      -- (most boxes are apart by their bounds: told here, without a call to M.overlap)
+      if not (x0 and o.x0) or not (x1 + gap < o.x0 or o.x1 + gap < x0 or y1 + gap < o.y0 or o.y1 + gap < y0) then
+        if M.overlap(b, o, gap) then return false end
       end
     end
     return true
   end
   function p.try(lab)
     local b = M.box(f, lab)
-    if inside(f, b) and p.free(b) then add(b); return true end
+    if inside(f, b) and p.free(b) then p.boxes[#p.boxes + 1] = b; return true end
     return false
   end
-  p.mark = add -- a marker (M.square, M.segment, M.head)
+  function p.mark(b) p.boxes[#p.boxes + 1] = b end -- a marker (M.square, M.segment, M.head)
   function p.block(px, py, r) p.mark(M.square(px, py, r)) end -- a point: labels keep off it
   function p.later(fn) p.pending[#p.pending + 1] = fn end
   function p.flush(n)
