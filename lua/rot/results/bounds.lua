@@ -44,11 +44,23 @@ function M.transitions(lv, by, sw)
   return sweep.transitions(levels, sw)
 end
 
+-- M.transitions of levels lv, bandwidth ceilings bw (by: by level) and sweep sw, made once for
+-- the three (every point bounded by one thread count's ceilings shares them; none is changed).
+local made = setmetatable({}, { __mode = "k" })
+local function transitions_of(lv, bw, by, sw)
+  local m = made[bw]
+  if not (m and m.lv == lv and m.sw == sw) then
+    m = { lv = lv, sw = sw, list = M.transitions(lv, by, sw) }
+    made[bw] = m
+  end
+  return m.list
+end
+
 -- The transition a working set ws lies in (M.transitions'): the last one holding it (a deeper
 -- level's falling edge before the fall to it), or nil.
-local function transition(ws, lv, by, sw)
+local function transition(ws, lv, bw, by, sw)
   local found
-  for _, t in ipairs(M.transitions(lv, by, sw)) do
+  for _, t in ipairs(transitions_of(lv, bw, by, sw)) do
     if ws > t.lo and ws < t.hi then found = t end
   end
   return found
@@ -103,7 +115,7 @@ function M.bound(row, compute, bandwidth, lv, epsilon, sw)
   b = by[level.name]
   local stepped, fallback = nil, false
   if b and row.cacheMode ~= "cold" and row.workingSet then
-    local t = sw and transition(row.workingSet, lv, by, sw)
+    local t = sw and transition(row.workingSet, lv, bandwidth, by, sw)
     stepped = t and sweep_ceiling(row.workingSet, t, by, sw)
     fallback = not sw and in_step(row.workingSet, level)
     b = stepped or b

@@ -13,7 +13,7 @@ local M = {}
 -- that entered it), ascending, and that of a row.
 local function thread_counts(self)
   self:ceilings()
-  local function of(r) return ceilings.nearest_threads(self.prows, bounds.threads(r)) end
+  local function of(r) return self:nearest(bounds.threads(r)) end
   local seen, out = {}, {}
   for _, r in ipairs(self.rows) do
     local t = r.entry and r.intensity and not bounds.gpu(r) and of(r)

@@ -119,14 +119,17 @@ local JSON_VALUE = {
   counters = function(r) return r.region and r.counters or nil end, -- an application's regions'
 }
 
--- A row of the JSON document's points: every row field with a JSON key (rot.results.row).
+-- The row fields with a JSON key (rot.results.row), each {json=, key=, value=}.
+local JSON_FIELDS = {}
+for _, f in ipairs(row.fields) do
+  if f.json then JSON_FIELDS[#JSON_FIELDS + 1] = { json = f.json, key = f.key, value = JSON_VALUE[f.key] } end
+end
+
+-- A row of the JSON document's points: every row field with a JSON key.
 local function json_point(r)
   local p = {}
-  for _, f in ipairs(row.fields) do
-    if f.json then
-      local value = JSON_VALUE[f.key]
-      if value then p[f.json] = value(r) else p[f.json] = r[f.key] end
-    end
+  for _, f in ipairs(JSON_FIELDS) do
+    if f.value then p[f.json] = f.value(r) else p[f.json] = r[f.key] end
   end
   return p
 end
@@ -197,14 +200,26 @@ local function max_threads(rows)
   return t or drawn
 end
 
+-- The thread count of the stored peaks nearest to threads (ceilings.nearest_threads), once a
+-- count: every row asks for its own.
+function Results:nearest(threads)
+  self.prows = self.prows or self.peaks_rows()
+  self.nearest_at = self.nearest_at or {}
+  local t = self.nearest_at[threads]
+  if not t then
+    t = ceilings.nearest_threads(self.prows, threads)
+    self.nearest_at[threads] = t
+  end
+  return t
+end
+
 --[[ The measured ceilings for these rows (measuring the machine first if it never was): those
   of the highest thread count their points are bounded by (what the plots draw), or, given
   threads, of that count (the stored count nearest to it: what a point measured with that many
   threads is bounded by). ]]
 function Results:ceilings(precision, threads)
-  self.prows = self.prows or self.peaks_rows()
+  local t = self:nearest(threads or max_threads(self.rows))
   local rows = self.prows
-  local t = ceilings.nearest_threads(rows, threads or max_threads(self.rows))
   self.at = self.at or {}
   local key = (precision or "double") .. "/" .. t
   if not self.at[key] then self.at[key] = ceilings.for_threads(rows, t, precision) end
