@@ -10,6 +10,7 @@ local levelnames = require "rot.results.levelnames"
 local drawn = require "rot.results.drawn"
 local regions = require "rot.results.regions"
 local counted = require "rot.results.counted"
+local placed = require "rot.results.placed"
 local row = require "rot.results.row"
 local protocol = require "rot.protocol"
 local plot = require "rot.plot"
@@ -80,6 +81,7 @@ function Results:table(o)
   format.table(self.rows, o.columns, o.axes or self.axes)
   regions.legend(self.rows, io.stdout)
   counted.legend(self.rows, io.stdout)
+  placed.legend(self.rows, io.stdout)
   counted.hint(self.rows, io.stdout)
 end
 
@@ -224,12 +226,15 @@ function Results:bounds()
   local above, unswept = {}, {}
   for _, r in ipairs(self.rows) do
     local c = self:ceilings(nil, bounds.threads(r)) -- a point's own thread count's ceilings and levels
-    local b = bounds.of(r, c, get("bestEpsilon"))
+    local b, declared = placed.of(r, c, get("bestEpsilon")) -- a counted row's from its counts
     if b then
       r.bound, r.limiter, r.fraction, r.timeBound, r.dominant, r.level = b.bound, b.limiter, b.fraction, b.time_bound,
         b.dominant, b.level
       r.ceiling, r.boundFamily, r.stepBound = b.ceiling, b.family, b.step
       r.above, r.boundUnstable, r.sweptOver, r.boundCode = b.above, b.unstable, b.swept, b.code
+      r.boundSource, r.boundTerms = b.terms and "counted" or "declared", b.terms
+      r.boundNote = b.notes and #b.notes > 0 and table.concat(b.notes, "; ") or nil
+      if declared then r.boundDeclared, r.limiterDeclared, r.fractionDeclared = declared.bound, declared.limiter, declared.fraction end
       if b.above then above[#above + 1] = r end
       if b.step_fallback then unswept[#unswept + 1] = r end
     end
@@ -238,7 +243,8 @@ function Results:bounds()
   local file = get("peaksFile")
   note_unswept(unswept, file)
   warn_above(above, "", function(worst)
-    return bounds.why_above(worst, self:ceilings(nil, bounds.threads(worst)).levels, file ~= "" and file or nil, self.rows)
+    local c = self:ceilings(nil, bounds.threads(worst))
+    return bounds.why_above(worst, c.levels, file ~= "" and file or nil, self.rows, c)
   end)
   return self
 end
@@ -343,6 +349,13 @@ function Results:roofline(o)
     drawn.asked_note(self, c.threads, extra)
   end
   extra.compute, extra.bandwidth = compute, bandwidth
+  local roofs = drawn.counted_roofs(self, function(r)
+    return r.region or (r.workingSet and util.bytes(r.workingSet)) or util.coords(r.point or {})
+  end, compute[1] and compute[1].gflops) -- each counted point's limiter, named in the key
+  if roofs then
+    extra.own_roofs = extra.own_roofs or {}
+    table.insert(extra.own_roofs, roofs)
+  end
   local levels = counted.level_rows(self.rows) -- counted rows: a point per level besides (integrated roofline)
   if levels then
     extra.rows = table.move(levels, 1, #levels, #self.rows + 1, table.move(self.rows, 1, #self.rows, 1, {}))
