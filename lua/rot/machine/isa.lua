@@ -15,7 +15,8 @@ M.classes = {
     ops = { "fma", "addmul" }, chains = 12 },
   { name = "avx2", lanes = { double = 4, float = 8 }, flags = "-O2 -mavx2 -mfma", needs = "avx2", ops = { "fma", "add", "addmul" },
     chains = 12 },
-  { name = "avx512", lanes = { double = 8, float = 16 }, flags = "-O2 -mavx512f -mfma", needs = "avx512f", ops = { "fma", "add" }, chains = 24 },
+  { name = "avx512", lanes = { double = 8, float = 16 }, flags = "-O2 -mavx512f -mfma", needs = "avx512f",
+    ops = { "fma", "add", "addmul" }, chains = 24 },
 }
 M.opcode = { fma = 0, add = 1, mul = 2, addmul = 4 }
 

@@ -270,12 +270,16 @@ end
 --[[ Why a counted point (its bound from its counts: rot.results.placed) beat a level's
   ceiling: its traffic there is the simulation's, an LRU cache without prefetching; a real one
   keeps more of a working set past its size. nil for another row. ]]
-local function simulated(row, name, l)
+local function simulated(row, name, l, lv)
   if row.boundSource ~= "counted" or not l or name:match("^compute") then return nil end
+  local prev
+  for i, x in ipairs(lv) do if x.name == l.name then prev = lv[i - 1] end end
+  local ws = row.workingSet
+  if ws and not (prev and prev.size and ws > prev.size and ws <= 2 * prev.size) then return nil end -- (not near its edge)
   return string.format("its %s traffic is the counting pass's simulation (LRU caches, no prefetching): a real cache "
     .. "(adaptive replacement) keeps part of %s that the simulation sends to %s%s", l.name,
-    row.workingSet and ("its working set (" .. util.bytes(row.workingSet) .. ")") or "a working set just past its size",
-    l.name, row.workingSet and "" or "; declare its working set (rot_region_work) to have the peaks' sweep bound it")
+    ws and ("its working set (" .. util.bytes(ws) .. ")") or "a working set just past its size", l.name,
+    ws and "" or "; declare its working set (rot_region_work) to have the peaks' sweep bound it")
 end
 
 --[[ Why a point beat its bound, most likely first: one sentence naming the ceiling (row.ceiling,
@@ -316,7 +320,7 @@ function M.why_above(row, lv, file, rows, c)
       file and (" in '" .. file .. "' (-peaksFile)") or "", row.region and "region" or "kernel", util.coords(other.point or {}),
       other.fraction * 100, file and "measure this machine's peaks instead (rot measure peaks)" or rounds.again)
   end
-  local why = not compute and (attribution(row, name, l, lv) or simulated(row, name, l))
+  local why = not compute and (attribution(row, name, l, lv) or simulated(row, name, l, lv))
   if why then return why .. (unstable and "; the ceiling is also unstable" or "") end
   if file then
     return string.format("the %s in '%s' (-peaksFile) is probably %s for this machine%s; or the kernel's declared "

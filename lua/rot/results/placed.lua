@@ -22,6 +22,9 @@ M.WIDTHS = {
   ["256"] = { add = "avx2", fma = "avx2", addmul = "avx2", words = "256-bit" },
 }
 M.PRECISIONS = { fp64 = "double", fp32 = "float" }
+-- A kernel counted without AVX-512 where its timed build used it (rot.count.engine.count_flags):
+-- its 256-bit flops may have run 512 bits wide, and are bounded by those ceilings.
+M.WIDER = { add = "avx512", fma = "avx512", addmul = "avx512", words = "512-bit" }
 
 --[[ The bytes the simulated caches move below L1 for each byte a ceiling's kernel declares
   (STREAM's convention: each element once), by family: triad's store fills its line, then
@@ -36,7 +39,7 @@ M.SIMULATED = { triad = 4 / 3, read = 1, write = 2 }
 M.READ_BELOW = 0.05
 M.WRITE_FROM = { L1 = 0.95, below = 0.45 }
 
--- The dominant class names the compute limiter when its share of the dominant term reaches
+-- The dominant class names the compute limiter when its share of the dominant term is above
 -- this; else the limiter is "compute: mix".
 M.DOMINANT_SHARE = 0.5
 
@@ -90,18 +93,24 @@ end
   once). Its time is the largest of the three sums over the classes (rot's pipe model: adds
   on their pipes, multiplies on theirs, both within what the mix reaches). Returns {time=,
   words= (the limiter: "compute: fp64 scalar", or "compute: mix" where no class takes
-  DOMINANT_SHARE of the dominant sum), ceiling= (its ceiling's row), spread=, unstable=,
+  more than DOMINANT_SHARE of the dominant sum), ceiling= (its ceiling's row), spread=, unstable=,
   pipes= ("adds", "multiplies and FMAs", "adds and multiplies together")}, or nil (no flops,
   or a class without ceilings; notes say which). notes: name -> line. ]]
 function M.compute(r, c, notes)
   local sums = { add = { t = 0, by = {} }, mul = { t = 0, by = {} }, all = { t = 0, by = {} } }
-  local any = false
+  local any, e = false, r.countRecord
+  local wider = e and e.flags and r.desc and r.desc.flags and e.flags ~= r.desc.flags -- (counted as built otherwise)
   for _, k in ipairs(counted.CLASSES) do
     local fl = (r.flopsClasses or {})[k] or 0
     if fl > 0 then
       any = true
       local p, w = k:match("^(fp%d+)_(%w+)$")
       local prec, width = M.PRECISIONS[p], M.WIDTHS[w]
+      if wider and w == "256" then
+        width = M.WIDER
+        notes.wider = "counted without AVX-512, which its timed build used: its 256-bit flops are bounded by the "
+          .. "AVX-512 ceilings, the widest its timed code may run"
+      end
       local fma, add = (r.flopsFma or {})[k] or 0, (r.flopsAdd or {})[k] or 0
       local other = math.max(fl - fma - add, 0)
       local a, f = ceiling(c, prec, width.add, "add", notes), ceiling(c, prec, width.fma, "fma", notes)
@@ -112,10 +121,11 @@ function M.compute(r, c, notes)
         local x = ceiling(c, prec, width.addmul, "addmul", notes)
         if not x then
           x = { gflops = a.gflops + f.gflops / 2, spread = math.max(a.spread or 0, f.spread or 0), name = "(none)" }
-          notes.addmul = "no add-and-multiply ceiling (the peaks hold none): adds and multiplies are taken to overlap fully"
+          notes.addmul = string.format("%s_%s_addmul: no add-and-multiply ceiling (the peaks hold none): adds and "
+            .. "multiplies are taken to overlap fully", prec, width.addmul)
         end
         local rate_all = math.max(x.gflops, a.gflops, f.gflops / 2)
-        local words = class_words(k, fl, fma)
+        local words = class_words(k, fl, fma):gsub("256%-bit", width.words)
         local function add_to(s, ops, rate, ceil)
           local t = ops / (rate * 1e9)
           s.t = s.t + t
@@ -135,7 +145,7 @@ function M.compute(r, c, notes)
   if not best then return nil end
   table.sort(best.by, function(x, y) return x.t > y.t end)
   local top = best.by[1]
-  local words = top.t >= M.DOMINANT_SHARE * best.t and top.words or "mix"
+  local words = top.t > M.DOMINANT_SHARE * best.t and top.words or "mix"
   return { time = best.t, words = "compute: " .. words, ceiling = top.ceiling.name, spread = top.ceiling.spread,
     unstable = top.ceiling.unstable, pipes = ({ add = "adds", mul = "multiplies and FMAs",
       all = "adds and multiplies together" })[pipes] }
@@ -309,9 +319,12 @@ local function traffic_words(r)
 end
 
 --[[ The lines under a table of counted rows: what a counted bound took where the peaks lack a
-  ceiling (once each), and for each row whose declared and counted bounds name different roofs
-  (M.differ), both, and what that says: the declared working set (or its bytes) is not what ran.
-  A row above its declared bound and within its counted one says so: the counted bound explains
+  ceiling (once each); for each row whose declared and counted bounds name different memory
+  levels (M.differ), both and what that says: the declared working set is not where its counted
+  traffic is (how a user sees a wrong declaration); where the counted bound is a level's and the
+  declared one compute, that the declared bytes understate the traffic; and one line for the
+  rows whose counted bound is their mix's compute roof and whose declared one a memory roof. A
+  row above its declared bound and within its counted one says so: the counted bound explains
   it. ]]
 function M.legend(rows, out)
   local said = {}
@@ -319,17 +332,32 @@ function M.legend(rows, out)
   for _, r in ipairs(rows) do
     for note in tostring(r.boundNote or ""):gmatch("[^;]+") do say("counted bound: " .. note:gsub("^ +", "")) end
   end
+  local mix, limiters = {}, {}
   for _, r in ipairs(rows) do
     if M.differ(r) then
-      local ws = r.workingSet and (" (its declared working set " .. util.bytes(r.workingSet) .. ")") or ""
-      local above = r.fractionDeclared and r.fraction and bounds.above(r.fractionDeclared, r.spread, nil, nil)
-        and not r.above
-      say(string.format("%s: the declared bound%s names %s (%.0f%%), the counted one %s (%.0f%%; simulated traffic %s): "
-        .. "%s", util.coords(r.point or {}), ws, r.limiterDeclared, (r.fractionDeclared or 0) * 100, r.limiter,
-        (r.fraction or 0) * 100, traffic_words(r), above and "it is above the declared bound and within the counted "
-        .. "one, which explains it: the declaration is not what ran" or "the declaration is not what ran (a working set "
-        .. "or bytes that do not match the counts); the table gives the counted bound"))
+      local what = string.format("%s: the declared bound%s names %s (%.0f%%), the counted one %s (%.0f%%; simulated traffic "
+        .. "%s)", util.coords(r.point or {}), (r.workingSet or 0) > 0 and (" (its declared working set "
+        .. util.bytes(r.workingSet) .. ")") or "", r.limiterDeclared, (r.fractionDeclared or 0) * 100, r.limiter,
+        (r.fraction or 0) * 100, traffic_words(r))
+      local above = r.fractionDeclared and bounds.above(r.fractionDeclared, r.spread, nil, nil) and not r.above
+      if roof(r.limiter) == "compute" then
+        mix[#mix + 1] = util.coords(r.point or {})
+        limiters[(r.limiter:gsub(" %(unstable%)$", ""))] = true
+      elseif roof(r.limiterDeclared) == "compute" then
+        say(what .. ": its counted traffic takes longer than its flops at the top compute ceiling; its declared bytes "
+          .. "understate what it moves")
+      else
+        say(what .. (above and ": it is above the declared bound and within the counted one, which explains it: " or ": ")
+          .. "the declared working set is not where its counted traffic is; the table gives the counted bound")
+      end
     end
+  end
+  if #mix > 0 then
+    local shown = table.move(mix, 1, math.min(#mix, 4), 1, {})
+    say(string.format("%s: the counted bound is the compute roof of the instructions counted (%s), the declared one a "
+      .. "memory roof: the declared bound takes the machine's top compute ceiling, not the mix that ran (%s%s)",
+      util.count(#mix, "point"), table.concat(util.sorted_keys(limiters), ", "), table.concat(shown, "; "),
+      #mix > #shown and ("; and " .. (#mix - #shown) .. " more") or ""))
   end
 end
 
