@@ -67,8 +67,9 @@ function M.own_bounds(self, drawn, extra)
   extra.bound_title = "bound no ceiling drawn shows (peaks' sweep; another thread count's)"
 end
 
--- At most this many points are named after a counted roof in the key ("and 3 more").
-M.NAMED = 6
+-- At most this many points are named after a counted roof in the key; more are counted ("9
+-- points"): the key stays short.
+M.NAMED = 3
 
 --[[ The roofs that limit counted points (rot.results.placed), for plot.roofline's own_roofs (a
   group with a title): each point's limiter at its level, a memory level's ceiling in the
@@ -77,7 +78,7 @@ M.NAMED = 6
   height); equal roofs once, each with the points it limits (name(row)). peak: where the
   bandwidth roofs end. nil where no counted point is drawn. ]]
 function M.counted_roofs(self, name, peak)
-  local group = { title = "counted points' roofs (dotted)", peak = peak, compute = {}, bandwidth = {} }
+  local group = { title = "counted roofs (dotted; simulated GB/s)", peak = peak, compute = {}, bandwidth = {} }
   local found = {}
   for _, r in ipairs(self.rows) do
     if r.entry and r.boundSource == "counted" and (r.flopsCounted or 0) > 0 and (r.timeBound or 0) > 0
@@ -88,7 +89,7 @@ function M.counted_roofs(self, name, peak)
       else
         local lv = tostring(r.dominant):match("^(%S+) bandwidth$")
         local bytes = lv == "L1" and r.bytesCounted or (r.traffic or {})[lv]
-        list, value, label = group.bandwidth, bytes and bytes / r.timeBound / 1e9, label .. " (simulated bytes)"
+        list, value = group.bandwidth, bytes and bytes / r.timeBound / 1e9
       end
       if value and value > 0 then
         key = label .. string.format(" %.3g", value)
@@ -102,10 +103,16 @@ function M.counted_roofs(self, name, peak)
     end
   end
   if #group.compute + #group.bandwidth == 0 then return nil end
+  table.sort(group.compute, function(a, b) return a.gflops > b.gflops end)
+  table.sort(group.bandwidth, function(a, b) return a.gbs > b.gbs end)
   for _, list in ipairs({ group.compute, group.bandwidth }) do
     for _, x in ipairs(list) do
-      local shown = table.move(x.names, 1, math.min(#x.names, M.NAMED), 1, {})
-      x.limits = table.concat(shown, ", ") .. (#x.names > M.NAMED and (" and " .. (#x.names - M.NAMED) .. " more") or "")
+      local seen, names = {}, {}
+      for _, n in ipairs(x.names) do
+        if not seen[n] then seen[n], names[#names + 1] = true, n end
+      end
+      x.limits = #names <= M.NAMED and #names == #x.names and table.concat(names, ", ") or util.count(#x.names, "point")
+      x.count = #x.names
     end
   end
   return group
