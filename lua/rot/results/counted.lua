@@ -155,11 +155,12 @@ function M.judge(rows)
 end
 
 
--- Bytes in a few characters, binary multiples said so: "512B", "23.4KiB", "1.50MiB", "2.00GiB".
+-- Bytes in a few characters, binary multiples said so: "512B", "23.4KiB", "1.50MiB", "2.00GiB",
+-- "1000MiB" (never "1e+03MiB").
 local function short(b)
   if not b then return "-" end
   for _, u in ipairs({ { 2 ^ 30, "GiB" }, { 2 ^ 20, "MiB" }, { 2 ^ 10, "KiB" } }) do
-    if b >= u[1] then return string.format("%.3g%s", b / u[1], u[2]) end
+    if b >= u[1] then return string.format(b / u[1] >= 999.5 and "%.0f%s" or "%.3g%s", b / u[1], u[2]) end
   end
   return string.format("%dB", b)
 end
