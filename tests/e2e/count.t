@@ -9,7 +9,8 @@
 # adds and multiplies); the bandwidth ceilings' kernels' simulated traffic over their declared
 # bytes at an L2 size and beyond the last level (what rot.results.placed converts them by);
 # streamlike's regions; a declaration that drifted, said in the table; rot compare's work and
-# rate; an AVX-512 program's clear refusal; counts cached. It judges no time but runs alone:
+# rate; an unmarked program counted a point, uncounted said to have none; an AVX-512 program's
+# clear refusal, its hint never "count it"; counts cached. It judges no time but runs alone:
 # Valgrind's load would disturb the timing of a test beside it (apps.t's).
 . "$(dirname "$0")/lib.sh"
 cc=${CC:-gcc}
@@ -143,6 +144,21 @@ ok $? "both its regions' declarations agree with their counts ($(grep -oE '(solv
 grep -q 'series [0-9]*: L1: loads and stores' "$OUT/solver.dat" && grep -q 'series [0-9]*: L3 traffic (simulated)' "$OUT/solver.dat"
 ok $? "its roofline has a point per level (solver.dat's series)"
 
+# --- an unmarked program, placed -------------------------------------------------------------------
+# without markers (ROT_MARKERS_DISABLE) a program is one row, (program): counted, it takes its
+# counts and is a point with a bound; uncounted, its plot says why it has none
+$cc -O2 -DROT_MARKERS_DISABLE -I"$ROOT/core/include" -o "$T/unmarked" tests/count/known.c
+rot profile -count -threads=1 -- "$T/unmarked" reduce 100000 >"$T/u" 2>"$T/ue"
+ok $? "an unmarked program profiled with -count"
+test "$(csv_value "$OUT/unmarked.csv" counts)" = counted && test "$(csv_value "$OUT/unmarked.csv" bound_source)" = counted &&
+	csv_value "$OUT/unmarked.csv" limiter | grep -q " bw\|^compute: " && test -n "$(csv_value "$OUT/unmarked.csv" bound_GFLOPs)"
+ok $? "its (program) row takes its counts, with a bound and a limiter ($(csv_value "$OUT/unmarked.csv" limiter), $(csv_value "$OUT/unmarked.csv" bound_GFLOPs) GFLOP/s)"
+grep -q '^[0-9.e+-]* [0-9.e+-]* "(program) L1"' "$OUT/unmarked.dat"
+ok $? "and a point on its roofline (its L1 point: its own, drawn once)"
+rot profile -threads=1 -- "$T/unmarked" reduce 100001 >"$T/u2" 2>&1
+grep -q 'title "not drawn (no region marked, no work counted:' "$OUT/unmarked.gp" && grep -q 'places it): (program)"' "$OUT/unmarked.gp"
+ok $? "uncounted, its roofline says why it has no point"
+
 # --- a program the engine cannot decode -----------------------------------------------------------
 if $cc -O3 -mavx512f -mprefer-vector-width=512 -I"$ROOT/core/include" -o "$T/known512" tests/count/known.c 2>/dev/null &&
 	grep -qw avx512f /proc/cpuinfo; then
@@ -150,6 +166,10 @@ if $cc -O3 -mavx512f -mprefer-vector-width=512 -I"$ROOT/core/include" -o "$T/kno
 	ok $? "an AVX-512 program is timed all the same"
 	contains "$T/xe" "uses AVX-512 instructions, which the counting engine (Valgrind" "its count refused in words"
 	contains "$T/xe" "^hint: build it without AVX-512 for counting (add -mno-avx512f" "with the build hint"
+	grep -q "^region 'triad' declares no work, and counting failed (application 'known512' uses AVX-512" "$T/x" &&
+		! grep -q "count it\|count them" "$T/x"
+	ok $? "its region's hint says the count failed, never 'count it' ($(grep "declares no work" "$T/x"))"
+	contains "$T/x" "count [0-9.]* s (0 counted, 1 failed, 0 from the cache)" "the summary counts the refused count as failed, not counted"
 else
 	skip "no AVX-512 here: a program that uses it cannot run"
 fi
