@@ -12,6 +12,7 @@ local ceilings = require "rot.machine.ceilings"
 local bounds = require "rot.results.bounds"
 local placed = require "rot.results.placed"
 local counted = require "rot.results.counted"
+local util = require "rot.util"
 
 local MiB = 1024 * 1024
 -- round ceilings (GFLOP/s, GB/s), 1 thread; no float addmul, no avx128 FMA (the theory's),
@@ -71,6 +72,17 @@ t.ok(near(theory.time_bound, 16e6 / 16e9) and note:find("double_avx128_fma: no m
   .. note .. ")")
 local mix = placed.bound(row({ fp64_scalar = { 1e6, 0, 1e6 }, fp64_256 = { 4e6, 0, 4e6 } }, 0, 0, none, 1e-3), c, 0.02)
 t.is(mix.limiter, "compute: mix", "adds of two widths, each half the time: no class dominates, 'compute: mix'")
+
+local wide_rows = ceilings.parse_csv("name,kind,threads,value,unit,spread\ndouble_avx2_fma,compute,1,64,GFLOP/s,0.01\n"
+  .. "double_avx2_add,compute,1,32,GFLOP/s,0.01\ndouble_avx512_fma,compute,1,128,GFLOP/s,0.01\n"
+  .. "double_avx512_add,compute,1,64,GFLOP/s,0.01\ndouble_avx512_addmul,compute,1,64,GFLOP/s,0.01")
+local wide = placed.bound(row({ fp64_256 = { 64e6, 64e6, 0 } }, 0, 0, none, 1e-3, {
+  countRecord = { flags = "-O3 -march=native -mno-avx512f" }, desc = { flags = "-O3 -march=native" } }),
+  ceilings.for_threads(wide_rows, 1), 0.02)
+t.ok(wide.limiter == "compute: fp64 512-bit FMA" and near(wide.time_bound, 0.5e-3)
+  and table.concat(wide.notes, " "):find("counted without AVX%-512, which its timed build used") ~= nil,
+  "a kernel counted without the AVX-512 its timed build used: its 256-bit FMAs bounded by the AVX-512 FMA ceiling, said ("
+  .. wide.limiter .. ")")
 
 -- memory: each level's traffic in simulated bytes
 local triad = placed.bound(row({ fp64_scalar = { 1e6, 0, 5e5 } }, 16e6, 8e6, { L2 = { 32e6, 8e6 }, L3 = { 0, 0 },
@@ -133,6 +145,16 @@ local b2 = { region = "IntegrateStress", program = "lulesh", ceiling = "DRAM bw"
   point = { region = "IntegrateStress", n = 2 } }
 t.ok(bounds.why_above(a, lv, nil, { a, b2 }, c):find("the same region's point (n=2", 1, true) ~= nil,
   "the same region at another point is")
+
+-- the roofs a plot draws for counted points: a level's in simulated bytes, the mix's compute roof
+local drawn = require "rot.results.drawn"
+r.entry = {} -- (measured)
+local roofs = drawn.counted_roofs({ rows = { r, { entry = {}, boundSource = "counted", flopsCounted = 8e6, timeBound = 1e-3,
+  dominant = "compute", limiter = "compute: fp64 scalar", bound = 8, region = "chain" } } }, function(x)
+  return x.region or util.coords(x.point) end, 100)
+t.ok(roofs and near(roofs.bandwidth[1].gbs, 32e6 / r.timeBound / 1e9) and roofs.bandwidth[1].label == "L2 bw"
+  and roofs.compute[1].gflops == 8 and roofs.compute[1].limits == "chain", "a plot draws each counted point's limiting "
+  .. "roof: L2's at its simulated traffic over its time bound (200 GB/s: 150 x 4/3), the chain's compute roof, named")
 
 -- the hints
 local function hint(list)
