@@ -31,7 +31,7 @@ const struct config_key config_keys[] = {
      "rounds one run gives a point whose rounds disagree, before it is flagged", .ranged = 1,
      .lo = 1, .hi = 1000},
     {"roundsEpsilon", CONFIG_NUMBER, "0.05", NULL,
-     "rounds agree when every one lies within this relative distance of the best", .ranged = 1,
+     "rounds agree when their `rounds` best lie within this relative distance of the best", .ranged = 1,
      .lo = 1e-6, .hi = 100},
     {"remeasureUnstable", CONFIG_BOOL, "true", NULL,
      "measure a cached point whose rounds disagree again on the next run (until its rounds "
