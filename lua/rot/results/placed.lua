@@ -7,7 +7,7 @@
   The ceilings are the stored ones of the point's thread count (rot.results.bounds.threads). ]]
 local util = require "rot.util"
 local machine = require "rot.machine"
-local isa = require "rot.machine.isa"
+local ceilings = require "rot.machine.ceilings"
 local theory = require "rot.machine.theory"
 local bounds = require "rot.results.bounds"
 local counted = require "rot.results.counted"
@@ -233,9 +233,15 @@ function M.memory(r, c, notes)
   return out
 end
 
--- The deepest level whose traffic is at least a hundredth of the instructions' bytes: where a
--- counted row's data live (rot.results.counted.level_rows draws a point there and above).
-local function deepest(r)
+-- Where a counted row's data live: its declared working set's level, as a declared bound names
+-- it (rot.results.bounds.level_name; cold: DRAM); else the deepest level whose traffic is at
+-- least a hundredth of the instructions' bytes (rot.results.counted.level_rows draws a point
+-- there and above).
+local function deepest(r, c)
+  local lv = c.levels or {}
+  if r.workingSet and #lv > 0 then
+    return bounds.level_name(r, r.cacheMode == "cold" and lv[#lv] or ceilings.level_of(r.workingSet, lv))
+  end
   local at, rank = "L1", 0
   for lv, b in pairs(r.traffic or {}) do
     local k = lv == "DRAM" and math.huge or tonumber(lv:match("^L(%d+)")) or 0
@@ -257,7 +263,7 @@ function M.bound(r, c, epsilon)
   if comp then
     terms.compute = comp.time
     best = { time = comp.time, limiter = comp.words, dominant = "compute", ceiling = comp.words, spread = comp.spread,
-      unstable = comp.unstable, level = deepest(r), pipes = comp.pipes }
+      unstable = comp.unstable, level = deepest(r, c), pipes = comp.pipes }
   end
   for _, t in ipairs(M.memory(r, c, notes)) do
     if t.time then
@@ -265,7 +271,7 @@ function M.bound(r, c, epsilon)
       if not best or t.time > best.time then
         local ceil = t.ceiling
         best = { time = t.time, limiter = ceil.name, dominant = t.level .. " bandwidth", ceiling = ceil.name,
-          spread = ceil.spread, unstable = ceil.unstable, level = ceil.step and ceil.name:match("^(%S+)") or t.level,
+          spread = ceil.spread, unstable = ceil.unstable, level = r.workingSet and deepest(r, c) or t.level,
           family = t.family ~= "triad" and t.family or nil, step = ceil.step, row = ceil.row }
       end
     end
