@@ -30,7 +30,7 @@ M.WIDER = { add = "avx512", fma = "avx512", addmul = "avx512", words = "512-bit"
   (STREAM's convention: each element once), by family: triad's store fills its line, then
   writes it back (32 B an element for 24 declared), read's loads fill theirs (8 for 8), write's
   fill and write back (16 for 8). At L1 the instructions' loads and stores are the declared
-  bytes of all three. tests/e2e/placed.t counts the three kernels and checks these. ]]
+  bytes of all three. tests/e2e/count.t counts the three kernels and checks these. ]]
 M.SIMULATED = { triad = 4 / 3, read = 1, write = 2 }
 
 -- A level's traffic is read's below this share of written bytes, write's above M.WRITE_FROM (of
