@@ -232,7 +232,6 @@ function M.roofline(o)
   local f = frame(M.geometry, xr, yr, true, true)
   local pl = placer(f)
   local lists, counts_note = roofline_lists(o, series, order)
-  order = place.visible(order, lists)
   local dat = { "# rot roofline data: one block per series; columns: intensity[flop/B] performance[GFLOP/s] label" }
   local points = add_series(f, pl, dat, order, lists, place.marker_radius(ROOF_POINT), o.labels)
   local gp = header("roofline", o, "operational intensity [flop/byte]", "performance [GFLOP/s]", xr, yr, true, true)

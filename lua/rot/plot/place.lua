@@ -350,26 +350,6 @@ function M.upright(rows)
   return #rows > 1
 end
 
---[[ The names of order (a roofline's series, lists: rot.plot's roofline_lists) that show a point of their
-  own: a series each of whose points a series after it draws again, at the same coordinates (a
-  counted row's own point, the same as its L1 point), is left out: it would only be hidden. ]]
-function M.visible(order, lists)
-  local function same(a, b) return math.abs(a - b) <= 1e-9 * math.abs(b) end
-  local out = {}
-  for i, s in ipairs(order) do
-    local hidden = true
-    for _, p in ipairs(lists[s]) do
-      local again = false
-      for j = i + 1, #order do
-        for _, o in ipairs(lists[order[j]]) do again = again or (same(p.x, o.x) and same(p.y, o.y)) end
-      end
-      hidden = hidden and again
-    end
-    if not hidden then out[#out + 1] = s end
-  end
-  return out
-end
-
 --[[ Marks the points (in drawing order, {px=, py=, r=} in pixels) that a point drawn after
   them hides: at the same x (within a pixel), their centre under its marker (within its
   radius): p.hidden = true. rot.plot.key names them so in the key where they have no label. ]]
