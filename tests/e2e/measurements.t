@@ -139,7 +139,8 @@ ok $? "every triad size from 4 MiB up, not within a factor of 2 of a level's eff
 # Counted points placed by what was counted (rot.results.placed), against the same quick peaks:
 # tests/placed/loops.c's regions, sized by the stored levels (1 thread), each counted with
 # -count, then the triad sweep and the shipped roofline measurements with -count=true. A point
-# above 105 % of its counted bound must come with the warning that says why.
+# marked above its counted bound must come with the warning that says why; a region of the
+# program above 105 % of it is judged again (tests/placed/again.lua).
 l2=$(awk -F, '$1 == "L2_effective" && $3 == 1 { printf "%d", $4 }' "$stored")
 llc=$(awk -F, '$1 ~ /^L[0-9]+\+*_effective$/ && $3 == 1 && $4 + 0 > v { v = $4 + 0 } END { printf "%d", v }' "$stored")
 # split_csv(line, f): a CSV line's fields (a quoted one read whole, its quotes taken off)
@@ -153,20 +154,19 @@ value() { # value CSV NAME=VALUE COLUMN: COLUMN's value in the first row whose N
 		NR == 1 { n = split_csv($0, h); for (i = 1; i <= n; i++) { if (h[i] == col) c = i; if (h[i] == w[1]) m = i }; next }
 		c && m { split_csv($0, f); if (f[m] == w[2]) { print f[c]; exit } }' "$1"
 }
-over() { # over CSV: the counted rows above 105 % of their bound that no mark explains, "REGION-OR-SIZE FRACTION"
-	# each: not marked above (^, the warning says why), nor bounded by an unstable ceiling, nor of
-	# rounds that disagree (the table's lines under (unstable) and ~x say their bound or time moves)
+over() { # over CSV: the counted rows above 105 % of their bound, "REGION-OR-SIZE FRACTION" each, " (^)"
+	# where marked above (beyond its spread and its ceiling's: the warning says why)
 	awk "$SPLIT"'
 		NR == 1 { n = split_csv($0, h); for (i = 1; i <= n; i++) c[h[i]] = i; next }
 		{ split_csv($0, f) }
-		f[c["bound_source"]] == "counted" && f[c["fraction_of_bound"]] > 1.05 && f[c["bound_unstable"]] != 1 && f[c["rounds_agree"]] != "0" {
+		f[c["bound_source"]] == "counted" && f[c["fraction_of_bound"]] > 1.05 {
 			printf "%s %.0f%%%s; ", c["region"] ? f[c["region"]] : f[1] " " f[c["workingSet_bytes"]], 100 * f[c["fraction_of_bound"]],
 				f[c["above_bound"]] == 1 ? " (^)" : "" }' "$1"
 }
-explained() { # explained CSV STDERR: no counted row above 105 % of its bound but marked ^, and the warning that says why
-	o=$(over "$1")
-	test -z "$(echo "$o" | tr ';' '\n' | grep -v '(^)' | tr -d ' ')" &&
-		{ test -z "$o" || grep -q "^rot: warning: [0-9]* points\{0,1\} \(is\|are\) above \(its\|their\) bound.*; [a-z]" "$2"; }
+explained() { # explained CSV STDERR: each counted row marked above comes with the warning that says why
+	# (a row within its spread and its ceiling's is not above its bound by rot's rule: the table's
+	# spread column says how far it may land)
+	! over "$1" | grep -q '(^)' || grep -q "^rot: warning: [0-9]* points\{0,1\} \(is\|are\) above \(its\|their\) bound.*; [a-z]" "$2"
 }
 if grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo && test -n "$l2" && test -n "$llc" &&
 	cc -O2 -fno-tree-vectorize -I"$ROOT/core/include" -o "$T/loops" tests/placed/loops.c; then
@@ -179,17 +179,32 @@ if grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo && test -n "$l2" &&
 	ok $? "a streaming loop over 4x the last level, nothing declared: bound by DRAM, from its simulated traffic ($(fig dram))"
 	value "$csv" region=l2 limiter | grep -q "^L2 bw"
 	ok $? "the same loop over a quarter of L2, nothing declared: bound by L2 ($(fig l2))"
+	# a compute-bound region above 105 % of its bound, or the chain outside 90-110 %, is judged
+	# again against its ceiling measured alternately with it (tests/placed/again.lua): a shared
+	# guest's CPU can run the ceiling's rounds slower than the point minutes later
+	listed=$(over "$csv" | tr ';' '\n' | awk 'NF { print $1 }')
+	chain=$(value "$csv" region=chain fraction_of_bound)
+	: >"$T/again"
+	if [ -n "$listed" ] || ! awk -v f="$chain" 'BEGIN { exit !(f >= 0.9 && f <= 1.1) }'; then
+		HWLOC_XMLFILE=$PEAKS_TOPO "$ROOT/rot" run tests/placed/again.lua "$T/loops" "$l2" "$llc" 3 -peaksFile="$stored" \
+			-cacheDir="$CACHE" -outputDir="$T/again-out" >"$T/again" 2>&1
+	fi
+	again() { awk -v r="$1" '$1 == "AGAIN" && $2 == r { m = $NF } END { print m }' "$T/again"; }
 	test "$(value "$csv" region=chain limiter)" = "compute: fp64 scalar" &&
-		awk -v f="$(value "$csv" region=chain fraction_of_bound)" 'BEGIN { exit !(f >= 0.9 && f <= 1.1) }'
-	ok $? "12 chains of dependent scalar fp64 adds: compute: fp64 scalar, its time bound within 10 % of its time ($(fig chain))"
+		awk -v f="$chain" -v g="$(again chain)" 'BEGIN { exit !((f >= 0.9 && f <= 1.1) || (g != "" && g >= 0.9 && g <= 1.1)) }'
+	ok $? "12 chains of dependent scalar fp64 adds: compute: fp64 scalar, its time bound within 10 % of its time ($(fig chain)$(test -n "$(again chain)" && echo "; judged again: $(again chain)"))"
 	test "$(value "$csv" region=fma limiter)" = "compute: fp64 256-bit FMA"
 	ok $? "AVX2 FMA chains in registers: the 256-bit FMA roof ($(fig fma))"
 	value "$csv" region=lulesh limiter | grep -q "^compute: "
 	ok $? "a LULESH-like scalar loop body over L2-resident data: a compute limiter, not DRAM ($(fig lulesh))"
 	grep -q "region=declared threads=1: the declared bound (its declared working set [0-9.]* [MG]iB) names DRAM bw (.*), the counted one L2 bw (.*): .*the declared working set is not where its counted traffic is" "$T/p"
 	ok $? "a declared working set the counted traffic contradicts: the line that says so ($(fig declared); declared $(value "$csv" region=declared limiter_declared))"
-	explained "$csv" "$T/pe"
-	ok $? "no counted point of them above 105 % of its bound without a line that says why ($(over "$csv"))"
+	bad="" # (a region not compute-bound has no line from again.lua: it fails)
+	for r in $listed; do
+		awk -v m="$(again "$r")" 'BEGIN { exit !(m != "" && m != "-" && m + 0 <= 1.05) }' || bad="$bad $r"
+	done
+	test -z "$bad"
+	ok $? "no counted point of them above 105 % of its bound, nor, judged again against its ceiling measured alternately, above it ($(over "$csv")$(grep '^AGAIN' "$T/again" | cut -d' ' -f2,3,6,7 | tr '\n' ';')${bad:+ not:$bad})"
 else
 	skip "no AVX2 and FMA here (or no stored levels): tests/placed/loops.c cannot run"
 fi

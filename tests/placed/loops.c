@@ -9,11 +9,13 @@
  *             bytes of elements, 50 passes after one uncounted
  *   declared  the l2 triad declaring its flops and bytes and a working set of 4 LLC bytes (what
  *             the counted traffic contradicts)
- * Usage: loops L2-BYTES LLC-BYTES (the sizes of the levels, from the stored peaks). Build with
- * -O2 -fno-tree-vectorize: the vector loops are intrinsics (AVX2 and FMA: x86-64 only). */
+ * Usage: loops L2-BYTES LLC-BYTES [REGION ...] (the sizes of the levels, from the stored peaks;
+ * the regions to run, all by default). Build with -O2 -fno-tree-vectorize: the vector loops are
+ * intrinsics (AVX2 and FMA: x86-64 only). */
 #include <rot/markers.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -140,19 +142,35 @@ static double lulesh(long bytes)
 	return r;
 }
 
+/* whether region name is to run: named among the arguments after the sizes, or none named */
+static int wanted(int argc, char **argv, const char *name)
+{
+	for (int i = 3; i < argc; i++)
+		if (strcmp(argv[i], name) == 0)
+			return 1;
+	return argc <= 3;
+}
+
 int main(int argc, char **argv)
 {
-	long l2 = argc == 3 ? atol(argv[1]) : 0, llc = argc == 3 ? atol(argv[2]) : 0;
+	long l2 = argc >= 3 ? atol(argv[1]) : 0, llc = argc >= 3 ? atol(argv[2]) : 0;
 	if (l2 <= 0 || llc <= 0) {
-		fprintf(stderr, "usage: loops L2-BYTES LLC-BYTES\n");
+		fprintf(stderr, "usage: loops L2-BYTES LLC-BYTES [REGION ...]\n");
 		return 2;
 	}
-	double s = stream("dram", 4 * llc, 1, 2, 0);
-	s += stream("l2", l2 / 4, 1, 200, 0);
-	s += chain(2000000);
-	s += fma_chains(1000000);
-	s += lulesh(l2 / 2);
-	s += stream("declared", l2 / 4, 1, 200, 4.0 * llc);
+	double s = 0;
+	if (wanted(argc, argv, "dram"))
+		s += stream("dram", 4 * llc, 1, 2, 0);
+	if (wanted(argc, argv, "l2"))
+		s += stream("l2", l2 / 4, 1, 200, 0);
+	if (wanted(argc, argv, "chain"))
+		s += chain(2000000);
+	if (wanted(argc, argv, "fma"))
+		s += fma_chains(1000000);
+	if (wanted(argc, argv, "lulesh"))
+		s += lulesh(l2 / 2);
+	if (wanted(argc, argv, "declared"))
+		s += stream("declared", l2 / 4, 1, 200, 4.0 * llc);
 	printf("%g\n", s);
 	return 0;
 }

@@ -271,7 +271,7 @@ end
   ceiling: its traffic there is the simulation's, an LRU cache without prefetching; a real one
   keeps more of a working set past its size. nil for another row. ]]
 local function simulated(row, name, l, lv)
-  if row.boundSource ~= "counted" or not l or name:match("^compute") then return nil end
+  if row.boundSource ~= "counted" or not l or row.dominant == "compute" then return nil end
   local prev
   for i, x in ipairs(lv) do if x.name == l.name then prev = lv[i - 1] end end
   local ws = row.workingSet
@@ -295,7 +295,7 @@ end
   compute roof ("compute: fp64 scalar"). ]]
 function M.why_above(row, lv, file, rows, c)
   local name, unstable = row.ceiling or "bandwidth", row.boundUnstable
-  local compute = name:match("^compute") ~= nil
+  local compute = name:match("^compute") ~= nil or row.dominant == "compute" -- (a counted one's: its peaks row)
   if row.boundThreads and row.programThreads and row.boundThreads < row.programThreads then -- a marked region's
     return string.format("region '%s' is bounded by the ceilings of the %d %s that entered it, of the %d the "
       .. "program ran: other threads probably work during its calls (a parallel loop begun inside it); begin and end "
@@ -332,8 +332,9 @@ function M.why_above(row, lv, file, rows, c)
       .. "low); %s", what, rounds.again)
   end
   if compute and row.boundSource == "counted" then
-    return string.format("the %s roof is probably low: its ceilings were measured at another clock than this point, or "
-      .. "its adds and multiplies overlap more than the peaks' add-and-multiply chains did", name)
+    return string.format("the %s roof is probably low: its %s ceiling was measured at another clock than this point, or "
+      .. "on a busier CPU; or its adds and multiplies overlap more than the peaks' add-and-multiply chains did",
+      tostring(row.limiter):gsub(" %(unstable%)$", ""), name)
   end
   if compute then
     return "the compute ceiling is probably wrong: measured at another clock (turbo, a governor change) than this point, "

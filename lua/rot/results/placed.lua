@@ -253,7 +253,8 @@ end
 --[[ bound(r, c, epsilon): the counted bound of a counted row r at ceilings c
   (rot.machine.ceilings.for_threads): {bound= (GFLOP/s at its counted flops; nil without flops),
   limiter=, fraction= (the time bound over its time), time_bound=, dominant= ("compute" or the
-  level's "L3 bandwidth"), level=, ceiling=, family=, step=, unstable=, above=, code=, terms =
+  level's "L3 bandwidth"), level=, ceiling= (compute: the peaks' name of its dominant class's
+  ceiling, "double_scalar_addmul"), family=, step=, unstable=, above=, code=, terms =
   {name -> s}, notes = {lines}}; nil where nothing bounds it. ]]
 function M.bound(r, c, epsilon)
   if not (counted.has(r) and r.time and r.time > 0) then return nil end
@@ -262,7 +263,7 @@ function M.bound(r, c, epsilon)
   local best
   if comp then
     terms.compute = comp.time
-    best = { time = comp.time, limiter = comp.words, dominant = "compute", ceiling = comp.words, spread = comp.spread,
+    best = { time = comp.time, limiter = comp.words, dominant = "compute", ceiling = comp.ceiling, spread = comp.spread,
       unstable = comp.unstable, level = deepest(r, c), pipes = comp.pipes }
   end
   for _, t in ipairs(M.memory(r, c, notes)) do
