@@ -111,6 +111,7 @@ void lrot_preload(lua_State *L)
 					{"rot.topology", luaopen_rot_topology},
 					{"rot.process", luaopen_rot_process},
 					{"rot.protocol", luaopen_rot_protocol},
+					{"rot.symbols", luaopen_rot_symbols},
 					{NULL, NULL}};
 	luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
 	for (const luaL_Reg *m = mods; m->name; m++) {

@@ -4,6 +4,7 @@
  * the caches simulated, every access handed to them in order. */
 #include "instrument.h"
 #include "fpops.h"
+#include "loops.h"
 
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
@@ -116,6 +117,10 @@ static void access(struct pass *p, IRExpr *addr, Int size, Bool write, IRExpr *g
 		p->pending[write ? COUNT_STORED : COUNT_LOADED] += (ULong)size;
 	if (!guard && !count_simulating)
 		return;
+	if (count_loops) {
+		loops_access(addr, size, write, guard);
+		return;
+	}
 	IRExpr **args = mkIRExprVec_3(addr, mkIRExpr_HWord((HWord)size), mkIRExpr_HWord(write));
 	IRDirty *d = guard ? unsafeIRDirty_0_N(3, "rotcount_guarded",
 					       VG_(fnptr_to_fnentry)(&guarded_bytes), args)
@@ -215,21 +220,32 @@ IRSB *count_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayou
 	struct pass p;
 	VG_(memset)(&p, 0, sizeof p);
 	p.out = deepCopyIRSBExceptStmts(in);
+	if (count_loops)
+		loops_begin(p.out);
 	for (Int i = 0; i < in->stmts_used; i++) {
 		IRStmt *st = in->stmts[i];
 		if (!st || st->tag == Ist_NoOp)
 			continue;
-		if (st->tag == Ist_IMark)
+		if (st->tag == Ist_IMark) {
 			end_instruction(&p);
+			if (count_loops)
+				loops_instr(p.pending, in, i);
+		}
 		if (st->tag == Ist_Exit) { /* what ran before a side exit is counted before it */
 			end_instruction(&p);
+			if (count_loops)
+				loops_settle(p.pending);
 			flush(&p);
 		}
 		memory(&p, st, in->tyenv);
 		computes(&p, st);
 		addStmtToIRSB(p.out, st);
+		if (count_loops && st->tag == Ist_Exit)
+			loops_exit(st);
 	}
 	end_instruction(&p);
+	if (count_loops)
+		loops_end(p.pending, in);
 	flush(&p);
 	return p.out;
 }

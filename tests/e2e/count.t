@@ -133,6 +133,34 @@ for r in Copy Scale Add Triad; do
 	ok $? "$r: counted flops and bytes equal STREAM's per region ($(echo "$line" | grep -o 'flops [-0-9.]* bytes [0-9.]*'))"
 done
 
+# its own output beside rot's (-showOutput): the fastest invocation's and the counted run's, on
+# the terminal and in the JSON (the rerun takes both from the caches)
+rot profile -count -threads=1 -showOutput -- "$T/streamlike" 100000 >"$T/s" 2>"$T/se"
+sed -n '/^output of application .streamlike. (command=streamlike 100000 threads=1), its fastest invocation ([0-9]* of [0-9]*):$/,/^output of/p' "$T/s" |
+	grep -q '^  Triad: *[0-9.]* ' &&
+	sed -n '/^output of application .streamlike. .*, its counted run (under Valgrind):$/,$p' "$T/s" | grep -q '^  Triad: *[0-9.]* '
+ok $? "-showOutput prints the program's own output: its fastest invocation's and its counted run's ($(grep -c '^output of' "$T/s") headings)"
+grep -q '"stdout": "[^"]*Triad: ' "$OUT/streamlike.json" && grep -q '"countedStdout": "[^"]*Triad: ' "$OUT/streamlike.json" &&
+	grep -q '"stdoutRun": [0-9]' "$OUT/streamlike.json"
+ok $? "the JSON holds both outputs and which invocation the first is"
+
+# --- a phase region around parallel loops (tests/apps/phase.c), counted at 1 and 2 threads ----------
+# one thread begins and ends it, outside the parallel regions: its counts are the whole
+# process's while it is open, the same at either thread count (2 threads combine their
+# reductions once more a step: 5 flops of 3 million), as its declaration says
+$cc -O2 -fopenmp -I"$ROOT/core/include" -o "$T/phase" tests/apps/phase.c
+for t in 1 2; do
+	rot profile -count -threads=$t -runs=1 -maxRuns=1 -bestK=1 -- "$T/phase" 200000 5 >"$T/p$t" 2>&1 &&
+		cp "$OUT/phase.csv" "$T/phase$t.csv"
+done
+f1=$(csv_value "$T/phase1.csv" flops_counted 2)
+f2=$(csv_value "$T/phase2.csv" flops_counted 2)
+awk -v a="$f1" -v b="$f2" 'BEGIN { exit !(a >= 3000000 && b >= a && (b - a) / a < 1e-5) }' &&
+	grep -q "timestep loop .* 1 (all 2) .* flops 1.000 bytes 1.00[0-9] " "$T/p2"
+ok $? "a phase region's counted flops are the same at 1 and 2 threads ($f1, $f2), its declaration's"
+test "$(csv_value "$T/phase2.csv" region_rule 2)" = process
+ok $? "and its rule is the process's"
+
 # --- the docs' application example (docs/applications.md), counted --------------------------------
 awk '/^## Your own program on the roofline/ { s = 1; next } /^## / { s = 0 } s' docs/applications.md |
 	awk '/^```c$/ { if (!done) b = 1; next } /^```$/ { if (b) done = 1; b = 0 } b' >"$T/solver.c"

@@ -182,6 +182,8 @@ local function measurement(cfg, o, build_only)
   if not ok then code = report_error(err) end
   if s:failures() > 0 and code == 0 then code = 1 end
   io.stderr:flush()
+  local busy = require("rot.execute.neighbour").line(s, require("rot.machine").cpuinfo().cpus, s.aside_count.measured > 0)
+  if busy then io.stderr:write(busy, "\n") end -- a busy machine's run: one line says so, and what to do
   -- the summary counts points: after an error before any, it would read as an empty success
   -- (an interruption keeps it: it says where the run was)
   if ok or util.is_interruption(err) or s.count.points + s.aside_count.points > 0 then io.stdout:write(s:summary(), "\n") end
@@ -393,8 +395,8 @@ local function main(h, argv)
       opts[#opts + 1] = a
     elseif a == "-remeasure" then -- rot compare's one option without a value (its default rounds)
       opts[#opts + 1] = "-remeasure="
-    elseif a == "-count" then -- the count key alone: count the points (rot profile -count -- ./prog)
-      opts[#opts + 1] = "-count=true"
+    elseif a == "-count" or a == "-showOutput" then -- a key alone: set (rot profile -count -- ./prog)
+      opts[#opts + 1] = a .. "=true"
     elseif a:match("^%-%a") then
       util.fail("bad option '" .. a .. "': options are -key=value", "rot config lists the keys" .. after)
     else

@@ -83,6 +83,16 @@ function Results:table(o)
   counted.legend(self.rows, io.stdout)
   placed.legend(self.rows, io.stdout)
   counted.hint(self.rows, io.stdout)
+  if session.current():get("showOutput") then regions.outputs(self.rows, io.stdout) end
+end
+
+--[[ The name of an output a script does not name: the running measurement's (rot.name()), so
+  that a copy of a shipped script (mytriad.lua) writes its own outputs, never the original's.
+  suffix: added to it (a second plot: "-bandwidth"). ]]
+function M.default_name(suffix)
+  local name = session.current().script
+  if not name then util.fail("this output needs a name: a script run with `rot run` has no measurement name", "name it: results:csv(\"mine\")") end
+  return (name:gsub("[^%w_.-]", "_")) .. (suffix or "")
 end
 
 -- outputDir/name.csv, once name is checked to be a plain file name
@@ -93,9 +103,10 @@ function M.csv_path(name)
   return outdir() .. "/" .. name .. ".csv"
 end
 
--- csv(name) writes outputDir/name.csv
+-- csv(name) writes outputDir/name.csv (name: the running measurement's when not given)
 function Results:csv(name, o)
   o = o or {}
+  name = name or M.default_name()
   if o.bounds ~= false then self:bounds() end
   return format.csv(self.rows, M.csv_path(name), o.axes or self.axes)
 end
@@ -149,6 +160,7 @@ end
   so tools that read ERT's ceilings read rot's; rot's own points, levels and ceilings (with
   their spreads and how each was obtained) are under "rot", with its version and units. ]]
 function Results:json(name)
+  name = name or M.default_name()
   self:bounds()
   local path = M.csv_path(name):gsub("%.csv$", ".json")
   local c = self.peaks or { compute = {}, bandwidth = {}, levels = {} }
@@ -307,6 +319,7 @@ end
 -- checked, the output directory, gnuplot, PDF; extra on top. A plot of these rows (extra.rows
 -- unset) has its series' names checked against the levels of their points.
 local function plot_opts(self, o, extra)
+  if not o.name then o = setmetatable({ name = M.default_name() }, { __index = o }) end -- (a copy: o stays the script's)
   if not extra.rows then check_level_names(self, o) end
   local series = o.series
   if format.several_machines(self.rows) then -- several machines (Slurm node types): side by side, one series each
