@@ -280,13 +280,18 @@ function M.count(s, rows)
   local sim = simulation(s)
   local groups, order, apps, hits = plan(s, rows, sim)
   s:add_counted(0, hits)
+  local function done(items) -- (the summary counts the counts made, not the ones that failed)
+    local n = 0
+    for _, it in ipairs(items) do if it.row.countRecord then n = n + 1 end end
+    s:add_counted(n, 0, #items - n)
+  end
   for _, k in ipairs(order) do
     count_kernels(s, groups[k], sim)
-    s:add_counted(#groups[k], 0)
+    done(groups[k])
   end
   for _, it in ipairs(apps) do
     count_app(s, it, sim)
-    s:add_counted(1, 0)
+    done({ it })
   end
 end
 

@@ -220,25 +220,32 @@ function M.ceilings(rows, threads, precision, family)
   return flop_roofs, byte_roofs
 end
 
---[[ Everything a point's bound needs at a thread count: {compute=, bandwidth= (triad's),
-  streams = {triad=, read=, write=} (each as ceilings' bandwidth; empty where the peaks have
-  none), levels=, sweep= (rot.machine.sweep.stored: nil where the peaks hold no sweep), threads=}. ]]
+--[[ Everything a point's bound needs at a thread count: {compute= (precision's, best first),
+  ops= (every compute ceiling by name, both precisions: a counted mix's roofs, as ceilings'
+  compute entries), bandwidth= (triad's), streams = {triad=, read=, write=} (each as ceilings'
+  bandwidth; empty where the peaks have none), levels=, sweep= (rot.machine.sweep.stored: nil
+  where the peaks hold no sweep), threads=}. ]]
 function M.for_threads(rows, threads, precision)
   local flop_roofs, byte_roofs = M.ceilings(rows, threads, precision)
-  local streams = { triad = byte_roofs }
+  local streams, ops = { triad = byte_roofs }, {}
   for _, family in ipairs({ "read", "write" }) do streams[family] = select(2, M.ceilings(rows, threads, precision, family)) end
-  return { compute = flop_roofs, bandwidth = byte_roofs, streams = streams, levels = M.levels(rows, threads),
+  for _, prec in ipairs({ "double", "float" }) do
+    for _, x in ipairs((M.ceilings(rows, threads, prec))) do ops[x.name] = x end
+  end
+  return { compute = flop_roofs, ops = ops, bandwidth = byte_roofs, streams = streams, levels = M.levels(rows, threads),
     sweep = sweep.stored(rows, threads), threads = threads }
 end
 
 --[[ The ceilings a roofline draws from c (M.for_threads): the best compute ceiling of each ISA class,
-  plus scalar add; triad's bandwidth ceilings, and those of the families in `families` (a
-  set: {read=true}) that bound some of its points. ]]
+  plus scalar add (not avx128's FMA nor any add-and-multiply mix: the counted mix's roofs,
+  drawn where they bound a point); triad's bandwidth ceilings, and those of the families in
+  `families` (a set: {read=true}) that bound some of its points. ]]
 function M.shown(c, families)
   local flop_roofs, seen = {}, {}
   for _, x in ipairs(c.compute) do
     local isa = x.name:match("^%a+_(%w+)_")
-    if not seen[isa] or x.name:match("scalar_add") then
+    local mix = isa == "avx128" or x.name:match("_addmul$") -- (rot.results.placed's)
+    if not mix and (not seen[isa] or x.name:match("scalar_add")) then
       seen[isa] = true
       flop_roofs[#flop_roofs + 1] = x
     end
