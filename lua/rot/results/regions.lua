@@ -122,9 +122,7 @@ local function region_row(row, name, recs, m, k, eps, program_ns)
   work(r, rec, m, row.desc)
   -- (a region that declares no bytes has no bandwidth, not 0 GB/s)
   if r.bestCall and r.bytes and r.bytes > 0 and (rec.calls or 0) > 0 then r.bestCallGbs = r.bytes / rec.calls / r.bestCall / 1e9 end
-  if r.time and r.time > 0 and r.flops then r.gflops = r.flops / r.time / 1e9 end
-  if r.time and r.time > 0 and r.bytes and r.bytes > 0 then r.gbs = r.bytes / r.time / 1e9 end
-  r.intensity = r.flops and r.bytes and r.bytes > 0 and r.flops / r.bytes or nil
+  quantities.rates(r)
   return r
 end
 
