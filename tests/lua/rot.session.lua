@@ -33,7 +33,8 @@ do
 end
 
 -- whether progress shows: the one answer every progress line and phase asks for
-t.ok(session.shows_progress("always") and not session.shows_progress("never"), "-progress=always shows it, never does not")
+t.ok(session.shows_progress("always") and not session.shows_progress("never"),
+  "-progress=always shows it, never does not")
 t.is(session.shows_progress("auto"), sys.isatty(2), "-progress=auto shows it where stderr is a terminal")
 
 -- the first peaks' estimate: from the pace so far, against the points and time the notice promises
