@@ -129,14 +129,11 @@ end
 -- The region records of an entry by region name (in the order first seen), each with its
 -- time: the longest thread's, less what an empty region measures a call.
 local function records(e)
-  local m, by, order = e.meta, {}, {}
-  for _, rec in ipairs(e.regions or {}) do
-    local name = util.unescape_token(rec.name)
-    if not by[name] then by[name] = {}; order[#order + 1] = name end
+  local m = e.meta
+  return util.group_by(e.regions or {}, function(rec)
     local t = math.max((rec.ns or 0) - (rec.calls or 0) * (m.markerEmptyNs or 0), 0) * 1e-9
-    table.insert(by[name], { t = t, rec = rec })
-  end
-  return by, order
+    return util.unescape_token(rec.name), { t = t, rec = rec }
+  end)
 end
 
 --[[ rows(row, k, epsilon) -> the rows of an application point row: its program's, then its
