@@ -24,8 +24,8 @@ static inline void arrays_dispose(void *state)
 }
 
 /* A zeroed state of size bytes, its struct arrays first, holding for each nonzero bytes[i] of
- * bytes[0..n) an array of that many (rot_alloc: page-aligned, zeroed). NULL with errno when any
- * allocation fails: nothing is kept. */
+ * bytes[0..n) (n at most ARRAYS_MAX) an array of that many (rot_alloc: page-aligned, zeroed).
+ * NULL with errno when any allocation fails: nothing is kept. */
 static inline void *arrays_new(size_t size, const size_t *bytes, int n)
 {
 	struct arrays *s = calloc(1, size);
