@@ -70,10 +70,11 @@ end
 local function compute_label(f, pl, c, text, xr)
   local _, py = f.px(xr[2], c.gflops)
   local below, above = place.ink(f.g.small)
+  local shape = {}
   for i = 0, 8 do
     for _, lift in ipairs({ below + place.LINE_CLEAR, -(above + place.LINE_CLEAR), below + 8 }) do
       local lab = place.at_pixel(f, f.W - 3 - i * f.W / 16, py + lift, { text = text, align = "right", font = f.g.small })
-      if pl.try(lab) then return lab end
+      if pl.try(lab, shape) then return lab end
     end
   end
   return nil

@@ -309,12 +309,13 @@ local VLINE = "#888888"
 local function vline_label(f, pl, x, yr, text)
   local px = f.px(x, yr[1])
   local below, above = place.ink(M.geometry.small)
+  local shape = {}
   for i = 0, 15 do
     local top = f.H - 3 - i * f.H / 16
     for _, shift in ipairs({ 0, above + 2, -(below + 2) }) do -- (its ink above the baseline is on the left)
       local lab = { gx = f.data(px + shift, 0), px = px + shift, py = 0, gy = top / f.H, text = text, align = "right",
         angle = 90, font = M.geometry.small }
-      if pl.try(lab) then return lab end
+      if pl.try(lab, shape) then return lab end
     end
   end
   return nil
