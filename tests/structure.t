@@ -47,14 +47,14 @@ cycle=$(echo "$graph" | tsort 2>&1 >/dev/null | head -n 3 | tr '\n' ' ')
 test -z "$cycle"
 ok $? "no require cycle among lua/rot's modules${cycle:+: $cycle}"
 # the stages in the order a point goes through them: a module's stage is its folder under lua/rot
-# (the shared context: util, session, csv, profile; space is describe's, rot itself the cli's).
+# (the shared context: util, session, csv, selfprofile; space is describe's, rot itself the cli's).
 # Each may require the shared context and the stages before it, never a later one: a later
 # stage's work reaches an earlier one only through what it is handed (an executor's plan, the
 # rot module a measurement is given). So describe requires nothing of build.
 order="shared machine describe build gpu execute count plot results history compare models cli"
 later=$(echo "$graph" | awk -v order="$order" '
 	function stage(m, a) {
-		if (m ~ /^rot\.(util|session|csv|profile)$/) return "shared"
+		if (m ~ /^rot\.(util|session|csv|selfprofile)$/) return "shared"
 		if (m == "rot.space") return "describe"
 		if (m == "rot") return "cli"
 		split(m, a, ".")
