@@ -17,7 +17,7 @@ rot list >"$T/o" 2>&1
 contains "$T/o" "^two  *a study over two lines$" "list shows a description's whole first paragraph, in one line"
 ! grep -q "not this paragraph" "$T/o"
 ok $? "and only its first paragraph"
-tr '\n' ' ' <"$T/o" | tr -s ' ' | grep -q "gpu-peaks the GPU's ceilings, measured: .* and the cost of one more kernel launch (rot.gpu.ceilings does the measuring)"
+tr '\n' ' ' <"$T/o" | tr -s ' ' | grep -q "gpu-peaks the GPU's ceilings, measured: .* and the cost of one more kernel launch (rot.peaks.gpu does the measuring)"
 ok $? "list shows gpu-peaks' description whole, its second comment line too"
 rm "$XDG_CONFIG_HOME/rot/measurements/two.lua"
 
