@@ -3,7 +3,7 @@
   scrambled within a round, each code its own batch in it, rounds one after another, never a
   point's runs back to back), extended until DRAM shows a flat tail beyond four times the last
   cache; each ceiling the best value over its rounds (each point's fastest run, of the faster
-  code, rot.peaks.codes: STREAM's and the Empirical Roofline Toolkit's convention, and the
+  code, rot.peaks.widths: STREAM's and the Empirical Roofline Toolkit's convention, and the
   points' own), with the rounds' spread, more rounds where that spread is above 5%, and marked
   unstable where it stays so; and the sweep itself, each size's best round, which bounds a
   working set where it falls from one level to the next (rot.machine.sweep). ]]
@@ -15,7 +15,7 @@ local levels = require "rot.machine.levels"
 local budget = require "rot.peaks.budget"
 local rounds = require "rot.peaks.settle"
 local sweep = require "rot.machine.sweep"
-local codes = require "rot.peaks.codes"
+local codes = require "rot.peaks.widths"
 
 local M = {}
 
@@ -75,7 +75,7 @@ end
 
 --[[ The samples so far: samples[t][stream][ws] = {ws=, rounds={[round] = GB/s, the faster
   code's}, at={[round] = when it was measured (UTC)}, code={[round] = which code that was},
-  by={[round] = {[code] = GB/s}}} (codes: rot.peaks.codes). Measures points (M.spec's x;
+  by={[round] = {[code] = GB/s}}} (codes: rot.peaks.widths). Measures points (M.spec's x;
   several rounds of a point may be among them: a round is the n-th independent measurement, in
   its description) in one batch of one core and one shared child per code (rot.execute runs a
   build's points together), so each array is faulted in once a code; returns how many were

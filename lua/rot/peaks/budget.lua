@@ -58,7 +58,7 @@ function M.bytes(pts)
 end
 
 -- A batch's guessed time, in seconds: each point's runs as long as in its last round (of its
--- code: rot.peaks.codes), a
+-- code: rot.peaks.widths), a
 -- point's start and description as in the last batch of small arrays, and faulting its
 -- arrays in as fast as in the last batch of large ones.
 function M.guess(st, pts)

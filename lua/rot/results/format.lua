@@ -114,7 +114,7 @@ function M.legend(rows, out, above, unstable, why)
 end
 
 --[[ A line per bandwidth ceiling bounding rows that code other than the widest vectors reached
-  (rot.peaks.codes: the faster of two codes from the last cache up), so that a user reading
+  (rot.peaks.widths: the faster of two codes from the last cache up), so that a user reading
   "-O3 -march=native" points below it knows why. ]]
 function M.code_legend(rows, out)
   local said, widest = {}, isas.codes[1].flags

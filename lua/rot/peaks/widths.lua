@@ -1,5 +1,5 @@
--- rot.peaks.codes: the code each bandwidth stream of the peaks is built as (the widest vectors,
--- and narrow code from the last cache up), which one gave a ceiling, and the note when narrow won.
+-- rot.peaks.widths: the access widths each bandwidth stream of the peaks is built with (the widest
+-- vectors, and narrow code from the last cache up), which gave a ceiling, and the note when narrow won.
 local rounds = require "rot.peaks.settle"
 local isas = require "rot.machine.isa"
 
