@@ -279,7 +279,7 @@ t.ok(with_text == 8 and #d.unlabelled == 0 and #d.key == 0, string.format("every
 
 -- a series named after a memory level its points are not in ("data in DRAM" at 1.00 MiB, in
 -- L2), found; "beyond L2" past L2, the level's own name, "in cache" pass
-local levelnames = require "rot.results.levelnames"
+local levelnames = require "rot.results.seriesnames"
 local names = { "L1", "L2", "L3", "DRAM" }
 local function misnamed(series_of)
   local rows = { { s = "x", level = "L2", workingSet = 65536 }, { s = "x", level = "L2", workingSet = 1048576 },

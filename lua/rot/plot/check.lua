@@ -2,7 +2,7 @@
 -- script (its geometry) and its data files: how tests hold the placer to its word.
 local place = require "rot.plot.place"
 local key = require "rot.plot.key"
-local ceilings = require "rot.plot.ceilings"
+local ceilings = require "rot.plot.roofs"
 
 local M = {}
 
@@ -87,7 +87,7 @@ end
   leave the canvas (rot.plot.key); defects.unlabelled, the points with a label text of their own
   that is neither beside them nor in the key under their series, and defects.hidden, those
   another point hides, unlabelled and not said to be hidden in the key (M.unlabelled);
-  defects.bands, the bands wider than a plot bears (rot.plot.ceilings); defects.on_line, the
+  defects.bands, the bands wider than a plot bears (rot.plot.roofs); defects.on_line, the
   ceiling labels that sit on their own line (M.on_line); defects.colours, marks drawn in a
   series' colour (M.colours). Scripts rot writes carry their
   geometry; others get gnuplot's usual plot area (an estimate). ]]

@@ -1,12 +1,12 @@
 -- rot.plot: plots through gnuplot (rooflines, staircases, xy plots): writes the data and a
 -- gnuplot script beside the SVG and PNG (so a user can edit and re-render), then renders
--- atomically (temp file, rename). Ceilings are labelled on their lines (rot.plot.ceilings),
+-- atomically (temp file, rename). Ceilings are labelled on their lines (rot.plot.roofs),
 -- point labels are placed where they overlap nothing (or left out: the table carries them),
 -- the legend sits outside the plot area, colours are the Okabe-Ito set (colour-blind safe).
 local sys = require "rot.sys"
 local util = require "rot.util"
 local place = require "rot.plot.place"
-local ceilings = require "rot.plot.ceilings"
+local ceilings = require "rot.plot.roofs"
 local hover = require "rot.plot.hover"
 local key = require "rot.plot.key"
 local M = {}
@@ -214,7 +214,7 @@ end
   label_once = true: points of a series with the same label are labelled once (a level's),
   bound_mark = fn(row) -> GFLOP/s, bound_title = text: a bound no ceiling draws (the sweep's),
   own_roofs = {{label=, peak=, bandwidth=, compute=}}: the roofs of points bounded at another
-  thread count (rot.plot.ceilings.own),
+  thread count (rot.plot.roofs.own),
 } -> path of the SVG. Each ceiling is labelled on its line with its value; ceilings equal
   within 2% share one line; ridge points are marked. ]]
 function M.roofline(o)

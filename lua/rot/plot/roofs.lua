@@ -1,4 +1,4 @@
--- rot.plot.ceilings: a roofline's ceilings as drawn: compute and bandwidth roofs, their spread
+-- rot.plot.roofs: a roofline's ceilings as drawn: compute and bandwidth roofs, their spread
 -- bands, ridge points and labels, placed once every point, line and arrow is known (else in the key);
 -- and reference curves on a staircase (the step to DRAM as the peaks' sweep measured it).
 local place = require "rot.plot.place"
@@ -111,7 +111,7 @@ M.ROOFS = 4
 
 --[[ The roofs that bound points of other thread counts than the ceilings drawn (groups: {{label=
   (the count, "1 thread"), peak= (its top compute ceiling, where its bandwidth roofs end),
-  bandwidth = {{label=, gbs=}}, compute = {{label=, gflops=}}}}, rot.results.drawn's), or
+  bandwidth = {{label=, gbs=}}, compute = {{label=, gflops=}}}}, rot.results.backdrop's), or
   counted points (a group's title= names them in the key, its roofs' labels the points they
   limit): each a dotted line kept free of labels, unlabelled on the plot (a second set of
   labels would crowd out the first), each group named in the key with its values. ]]
