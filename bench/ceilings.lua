@@ -1,6 +1,6 @@
 -- Benchmark helper: the ceilings `rot measure peaks` stored for this machine: the DRAM triad
 -- ceiling per thread count, the 1-thread read and triad ceilings per level, the 1-thread FP64
--- FMA ceiling of the widest ISA, its clock (its units': rot.machine.clocks) and its theoretical
+-- FMA ceiling of the widest ISA, its clock (its units': rot.peaks.clocks) and its theoretical
 -- peak there. Prints "key value" lines for bench.sh.
 local rot = require "rot"
 local theory = require "rot.machine.theory"

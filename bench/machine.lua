@@ -2,8 +2,8 @@
 -- working set of 4x the reported last cache per thread count (KiB, a quarter of the memory at
 -- most), the widest stream kernel and FMA width the CPU has. Prints "key value" lines.
 local rot = require "rot"
-local bandwidth = require "rot.machine.bandwidth"
-local peaks = require "rot.machine.measure"
+local bandwidth = require "rot.peaks.bandwidth"
+local peaks = require "rot.peaks"
 local info = rot.machine.cpuinfo()
 print("cpus " .. info.cpus)
 for _, t in ipairs(peaks.thread_counts()) do

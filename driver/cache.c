@@ -26,19 +26,21 @@ static void free_kv(struct cache_kv *kv, size_t n)
 	free(kv);
 }
 
+/* A list of records (runs, regions, samples): each one block, its pairs and their text. */
+static void free_records(struct cache_run *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(r[i].kv);
+	free(r);
+}
+
 void cache_entry_free(struct cache_entry *e)
 {
 	free(e->description);
 	free_kv(e->meta, e->nmeta);
-	for (size_t i = 0; i < e->nruns; i++)
-		free_kv(e->runs[i].kv, e->runs[i].n);
-	free(e->runs);
-	for (size_t i = 0; i < e->nregions; i++)
-		free_kv(e->regions[i].kv, e->regions[i].n);
-	free(e->regions);
-	for (size_t i = 0; i < e->nsamples; i++)
-		free_kv(e->samples[i].kv, e->samples[i].n);
-	free(e->samples);
+	free_records(e->runs, e->nruns);
+	free_records(e->regions, e->nregions);
+	free_records(e->samples, e->nsamples);
 	cache_entry_init(e);
 }
 
@@ -52,6 +54,17 @@ static int bad_token(const char *s, int allow_space)
 	return 0;
 }
 
+/* The length of a record's key or value, or -1 when it is empty or holds a space, '=' or a
+ * line break (bad_token's, counted on the way). */
+static long token_len(const char *s)
+{
+	const char *p = s;
+	for (; *p; p++)
+		if (*p == ' ' || *p == '=' || *p == '\n' || *p == '\r')
+			return -1;
+	return p == s ? -1 : (long)(p - s);
+}
+
 int cache_entry_set_meta(struct cache_entry *e, const char *key, const char *value)
 {
 	if (bad_token(key, 0) || bad_token(value, 1)) {
@@ -59,7 +72,9 @@ int cache_entry_set_meta(struct cache_entry *e, const char *key, const char *val
 		return -1;
 	}
 	for (size_t i = 0; i < e->nmeta; i++) {
-		if (strcmp(e->meta[i].key, key) == 0) {
+		/* (keys are not empty: their first two bytes tell most apart without a call) */
+		const char *k = e->meta[i].key;
+		if (k[0] == key[0] && k[1] == key[1] && strcmp(k, key) == 0) {
 			char *v = strdup(value);
 			if (!v)
 				return -1;
@@ -91,32 +106,38 @@ const char *cache_entry_get_meta(const struct cache_entry *e, const char *key)
 	return NULL;
 }
 
-/* Appends a record of key=value pairs to a list (the runs, the regions). */
+/* Appends a record of key=value pairs to a list (the runs, the regions): one block holds its
+ * pairs and then their text (an entry's thousands of runs read with one allocation each). The
+ * list grows to the next power of two. */
 static int add_record(struct cache_run **list, size_t *len, const struct cache_kv *kv, size_t n)
 {
+	size_t text = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (bad_token(kv[i].key, 0) || bad_token(kv[i].value, 0)) {
+		long k = token_len(kv[i].key), v = token_len(kv[i].value);
+		if (k < 0 || v < 0) {
 			errno = EINVAL;
 			return -1;
 		}
+		text += (size_t)(k + v) + 2;
 	}
-	struct cache_run *r = realloc(*list, (*len + 1) * sizeof *r);
-	if (!r)
-		return -1;
-	*list = r;
-	struct cache_kv *copy = calloc(n ? n : 1, sizeof *copy);
+	if ((*len & (*len - 1)) == 0) { /* 0, 1, 2, 4, ...: full */
+		struct cache_run *r = realloc(*list, (*len ? 2 * *len : 1) * sizeof *r);
+		if (!r)
+			return -1;
+		*list = r;
+	}
+	struct cache_kv *copy = malloc(n * sizeof *copy + text + 1);
 	if (!copy)
 		return -1;
+	char *at = (char *)(copy + n);
 	for (size_t i = 0; i < n; i++) {
-		copy[i].key = strdup(kv[i].key);
-		copy[i].value = strdup(kv[i].value);
-		if (!copy[i].key || !copy[i].value) {
-			free_kv(copy, i + 1);
-			return -1;
-		}
+		size_t k = strlen(kv[i].key) + 1, v = strlen(kv[i].value) + 1;
+		copy[i].key = memcpy(at, kv[i].key, k);
+		copy[i].value = memcpy(at + k, kv[i].value, v);
+		at += k + v;
 	}
-	r[*len].kv = copy;
-	r[*len].n = n;
+	(*list)[*len].kv = copy;
+	(*list)[*len].n = n;
 	(*len)++;
 	return 0;
 }
@@ -159,11 +180,20 @@ static int parse_record(struct cache_entry *e, const char *text, int region, con
 	if (word)
 		kv[n++] = (struct cache_kv){(char *)CACHE_RECORD_KEY, (char *)word};
 	int rc = 1;
-	char *copy = strdup(text), *save = NULL;
+	char *copy = strdup(text), *p = copy;
 	if (!copy)
 		return -1;
-	for (char *tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-		char *eq = strchr(tok, '=');
+	while (*p) { /* tokens between spaces, each key=value (its key up to the first '=') */
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		char *tok = p, *eq = NULL;
+		for (; *p && *p != ' '; p++)
+			if (*p == '=' && !eq)
+				eq = p;
+		if (*p)
+			*p++ = '\0';
 		if (!eq || eq == tok || n == 64) {
 			rc = -1;
 			break;

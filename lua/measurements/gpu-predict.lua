@@ -2,7 +2,7 @@
 local rot = require "rot"
 local predict = require "rot.models.predict"
 local ceilings = require "rot.machine.ceilings"
-local gpuceilings = require "rot.gpu.ceilings"
+local gpuceilings = require "rot.peaks.gpu"
 local sys = require "rot.sys"
 
 local quick = rot.get("quick")

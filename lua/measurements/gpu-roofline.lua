@@ -25,7 +25,7 @@ local ok = results:ok()
 if #ok == 0 then rot.fail("no GPU point could be measured (see the errors above)") end
 local meta = ok[1].entry.meta
 -- the measured ceilings of this GPU model when `rot measure gpu-peaks` stored them
-local c = gpu.ceilings(ceilings.read_csv(require("rot.gpu.ceilings").file(rot, meta.gpuName)), meta)
+local c = gpu.ceilings(ceilings.read_csv(require("rot.peaks.gpu").file(rot, meta.gpuName)), meta)
 results:gpu_bounds(c.bounds, c.spreads)
 io.stdout:write(string.format("# %s, %d SMs, CUDA runtime %s; ceilings: %s\n", tostring(meta.gpuName), meta.gpuSMs or 0,
   tostring(meta.cudaRuntime), c.source == "measured" and "measured (gpu-peaks)" or "theoretical (run rot measure gpu-peaks)"))

@@ -1,8 +1,8 @@
 -- the machine's ceilings: compute per precision and ISA, bandwidth per memory level in rounds; writes peaks.csv
 local rot = require "rot"
 local ceilings = require "rot.machine.ceilings"
-local measure = require "rot.machine.measure"
-local report = require "rot.machine.report"
+local measure = require "rot.peaks"
+local report = require "rot.peaks.report"
 local theory = require "rot.machine.theory"
 local sys = require "rot.sys"
 

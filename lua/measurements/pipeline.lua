@@ -1,7 +1,7 @@
 -- pipeline model on this CPU: add/mul/FMA/div/load latencies from boat hulls, simulated vs measured
 local rot = require "rot"
 local pipeline = require "rot.models.pipeline_model"
-local rounds = require "rot.machine.rounds"
+local rounds = require "rot.peaks.settle"
 
 local quick = rot.get("quick")
 -- at most 14 chains: with its two constants 14 fill the 16 vector registers of a -mfma build, and
@@ -52,7 +52,7 @@ local function reading(round, i, c, after)
 end
 
 -- Rounds of every point, each between two clock readings of its own, the three from the cache
--- or measured afresh together (rot.machine.rounds.together; each point is its own core: a space
+-- or measured afresh together (rot.peaks.settle.together; each point is its own core: a space
 -- would measure every clock reading in one batch after the points). A point's clock is the
 -- higher of its two readings (a neighbour that takes the CPU during a reading makes it read low;
 -- the clock itself moves by a percent or two over a point), and each point's fastest round is

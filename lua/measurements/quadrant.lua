@@ -1,7 +1,7 @@
 -- quadrant-split plot: this machine (and any peaks files given as arguments) against rot's kernels
 local rot = require "rot"
 local quadrant = require "rot.models.quadrant"
-local measure = require "rot.machine.measure"
+local measure = require "rot.peaks"
 
 local devices = {}
 local here = assert(quadrant.device(rot.machine.cpuinfo().model, (measure.get(rot))))

@@ -10,7 +10,7 @@ local counted = require "rot.results.counted"
 local count = require "rot.count"
 local format = require "rot.results.format"
 local ceilings = require "rot.machine.ceilings"
-local measure = require "rot.machine.measure"
+local measure = require "rot.peaks"
 local machine = require "rot.machine"
 local util = require "rot.util"
 
@@ -150,7 +150,7 @@ end
 -- than a quarter of the memory.
 function rot.dram_sweep(threads)
   local top = math.max(4 * rot.llc(threads), rot.dram_from(threads) or 0)
-  return math.min(top, require("rot.machine.bandwidth").cap())
+  return math.min(top, require("rot.peaks.bandwidth").cap())
 end
 
 --[[ A working set that is in DRAM for t threads (default 1), as rot measure peaks decides it:
@@ -160,7 +160,7 @@ function rot.dram_size(threads)
   local lv = rot.levels(threads)
   local last, dram = lv[#lv - 1], lv[#lv]
   local ws = 4 * math.max(last and last.size or 32 * 1024 * 1024, last and last.reported or 0)
-  return math.min(math.max(ws, dram.from or 0), require("rot.machine.bandwidth").cap())
+  return math.min(math.max(ws, dram.from or 0), require("rot.peaks.bandwidth").cap())
 end
 
 -- Sloped ceilings from the data itself: the best bandwidth seen inside each memory level

@@ -36,11 +36,11 @@ function M.new(o)
     counted = { counted = 0, hits = 0, failed = 0 },
     waited = {}, -- the locks it said it waits for (rot.session.lock)
     said = {}, -- what it said once (Session:once): a note, a warning, by what
-    -- (set later, each by its method) stage: the step the progress line counts (the peaks'
-    -- rounds: Session:set_stage); no_device: why GPU points cannot run here, once a core said so
+    -- (set later, each by its method) step: the step the progress line counts (the peaks'
+    -- rounds: Session:set_step); no_device: why GPU points cannot run here, once a core said so
     -- (Session:set_no_device); settle_hook: called with each settled row (a Slurm worker
     -- reports it: Session:on_settle); output_dir: where rot build writes outputs (Session:set_output_dir)
-    stage = nil, no_device = nil, settle_hook = nil,
+    step = nil, no_device = nil, settle_hook = nil,
   }, Session)
 end
 
@@ -113,7 +113,7 @@ function Session:estimate_text()
 end
 
 -- The step the progress line counts (nil: none; Session:aside's end clears it).
-function Session:set_stage(text) self.stage = text end
+function Session:set_step(text) self.step = text end
 
 -- Why GPU points cannot run here, as a core said it (the rest of the run's GPU points fail so).
 function Session:set_no_device(why) self.no_device = why end
@@ -155,7 +155,7 @@ end
 
 -- The progress line on stderr (a terminal, unless -progress=always|never): begin(n) before n
 -- points, every settle() steps it, quiet() clears it before a message, done() at the end;
--- self.stage, when set (the peaks' rounds), names the step it counts (cleared by aside's end).
+-- self.step, when set (the peaks' rounds), names the step it counts (cleared by aside's end).
 function Session:begin(n)
   self.progress = { on = M.shows_progress(self:get("progress")), n = n, i = 0, hits = 0, t0 = sys.clock() }
 end
@@ -190,7 +190,7 @@ function Session:settle(row)
   if not p.on then return end
   local el = sys.clock() - p.t0
   io.stderr:write(string.format("\r\27[K%spoint %d/%d  hits %d  elapsed %.1f s  eta %.1f s%s",
-    self.stage and (self.stage .. ": ") or "", p.i, p.n, p.hits, el, el / p.i * math.max(p.n - p.i, 0),
+    self.step and (self.step .. ": ") or "", p.i, p.n, p.hits, el, el / p.i * math.max(p.n - p.i, 0),
     self:estimate_text()))
   io.stderr:flush()
 end
@@ -201,7 +201,7 @@ function Session:round_progress(r, i, n)
   local p = self.progress
   if not (p and p.on) then return end
   io.stderr:write(string.format("\r\27[K%sround %d: point %d/%d  settled %d/%d  elapsed %.1f s%s",
-    self.stage and (self.stage .. ": ") or "", r, i, n, p.i, p.n, sys.clock() - p.t0, self:estimate_text()))
+    self.step and (self.step .. ": ") or "", r, i, n, p.i, p.n, sys.clock() - p.t0, self:estimate_text()))
   io.stderr:flush()
 end
 
@@ -221,7 +221,7 @@ end
 function Session:aside(f, ...)
   self.aside_depth = self.aside_depth + 1
   local restore <close> = setmetatable({}, { __close = function()
-    self.aside_depth, self.stage = self.aside_depth - 1, nil
+    self.aside_depth, self.step = self.aside_depth - 1, nil
   end })
   return f(...)
 end

@@ -120,7 +120,7 @@ ok $? "rot measure peaks stores the machine's peaks in the cache directory (the 
 # against quick peaks (two rounds, one size an octave: a coarser step than a full run measures);
 # from 4 MiB up, away from where a level ends (a factor of two either side of its effective
 # size), the faster of its two series at 70-115 % of its bound and neither above. (A roof is the
-# faster code's, rot.machine.codes: the vectors' in the caches; from DRAM it can be -O2's, and
+# faster code's, rot.peaks.widths: the vectors' in the caches; from DRAM it can be -O2's, and
 # -O3 -march=native's points can then lie above a roof of its own code.)
 # A size outside that, as the CSV says it, is judged again against the roof's own measurement
 # (the peaks' triad where the roof was measured) alternated with its points in 3 rounds

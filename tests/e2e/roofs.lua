@@ -6,7 +6,7 @@
   DRAM bandwidth moves 2x in minutes): the peaks' own triad where the roof was measured (a
   level's ceiling: the size of its row nearest the point's; in a transition, the sweep's: the
   swept sizes around the point, interpolated as the bound is), in every code the peaks measure
-  there (rot.machine.codes.measured_at).
+  there (rot.peaks.widths.measured_at).
   - ARITH bad n: rows whose fraction_of_bound is not bandwidth_GBs / bound_GBs;
   - SAME hits n of m: the triad script's points, described again here, found in the run's
     cache (-cacheDir: the script's own), so the points measured again are the script's;
@@ -26,8 +26,8 @@ local rot = require "rot"
 local sys = require "rot.sys"
 local util = require "rot.util"
 local csv = require "rot.csv"
-local bandwidth = require "rot.machine.bandwidth"
-local codes = require "rot.machine.codes"
+local bandwidth = require "rot.peaks.bandwidth"
+local codes = require "rot.peaks.widths"
 local sweep = require "rot.machine.sweep"
 
 local lo, hi, nrounds = tonumber(arg[2] or "0.70"), tonumber(arg[3] or "1.15"), tonumber(arg[4] or "3")

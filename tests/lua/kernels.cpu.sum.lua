@@ -275,7 +275,7 @@ t.ok(ga and ga.red.adds == 6 and ga.red.ops > 13, "lanes gathered one by one (8 
 -- the ISA classes of the compute ceilings (their flags), double and float; on x86-64
 local asm = require "rot.build.asm"
 local describe = require "rot.describe"
-local compute = require "rot.machine.compute"
+local compute = require "rot.peaks.compute"
 local s = session.current()
 local function compiled(flags, macros)
   local desc, kinfo = describe.describe(s, { kernel = "sum", flags = flags, macros = macros or {} })

@@ -193,8 +193,8 @@ t.ok(slurm.why(job, 3, { kind = "missing", word = "measured", cacheDir = "/c" })
   "reported this point measured, but its cache entry is not in cacheDir '/c' here", 1, true) ~= nil,
   "a point a worker measured into another cache directory")
 
--- claims (rot.execute.claim): one holder at a time per point; a stale claim is taken over
-local claim = require "rot.execute.claim"
+-- claims (rot.execute.inflight): one holder at a time per point; a stale claim is taken over
+local claim = require "rot.execute.inflight"
 local pt = { hash = string.rep("cd", 32) }
 do
   local a <close> = claim.holder(S, claim.me("worker A"))

@@ -6,7 +6,7 @@ local t = require "tap"
 local rot = require "rot"
 local sys = require "rot.sys"
 local ceilings = require "rot.machine.ceilings"
-local peaks = require "rot.machine.measure"
+local peaks = require "rot.peaks"
 
 -- GPU: recorded metric values (a DGEMM-like range) evaluated into roofline quantities
 local gpu = require "rot.gpu"
@@ -104,7 +104,7 @@ local mdir = (os.getenv("TMPDIR") or "/tmp") .. "/rot-unit-m-" .. os.time()
 t.is(gpu.machine_file(mdir, "NVIDIA H100 80GB HBM3", "atomics"), mdir .. "/machines/NVIDIA_H100_80GB_HBM3.atomics.csv",
   "a GPU model's stored file: its name made safe, the kind, in cacheDir/machines (created)")
 t.is(sys.stat(mdir .. "/machines"), "dir", "the machines directory exists")
-local gpupeaks = require "rot.gpu.ceilings"
+local gpupeaks = require "rot.peaks.gpu"
 local function conf(quick) return { get = function(k) return ({ quick = quick, cacheDir = mdir })[k] end } end
 t.ok(gpupeaks.file(conf(false), "NVIDIA H100 80GB HBM3") == mdir .. "/machines/NVIDIA_H100_80GB_HBM3.gpu.csv" and
   gpupeaks.file(conf(true), "NVIDIA H100 80GB HBM3") == mdir .. "/machines/NVIDIA_H100_80GB_HBM3.gpu-quick.csv",

@@ -6,7 +6,7 @@ local topology = require "rot.topology"
 local machine = require "rot.machine"
 local levels = require "rot.machine.levels"
 local ceilings = require "rot.machine.ceilings"
-local peaks = require "rot.machine.measure"
+local peaks = require "rot.peaks"
 local sys = require "rot.sys"
 local util = require "rot.util"
 

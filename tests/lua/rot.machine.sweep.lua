@@ -9,7 +9,7 @@
 local t = require "tap"
 local sys = require "rot.sys"
 local util = require "rot.util"
-local bandwidth = require "rot.machine.bandwidth"
+local bandwidth = require "rot.peaks.bandwidth"
 local ceilings = require "rot.machine.ceilings"
 local sweep = require "rot.machine.sweep"
 local bounds = require "rot.results.bounds"

@@ -2,7 +2,7 @@
 -- judges no time
 local t = require "tap"
 local ceilings = require "rot.machine.ceilings"
-local peaks = require "rot.machine.measure"
+local peaks = require "rot.peaks"
 
 -- quadrant split: a device above a kernel's line is memory bound for it
 local quadrant = require "rot.models.quadrant"

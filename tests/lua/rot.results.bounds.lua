@@ -6,7 +6,7 @@ local t = require "tap"
 local sys = require "rot.sys"
 local bounds = require "rot.results.bounds"
 local ceilings = require "rot.machine.ceilings"
-local peaks = require "rot.machine.measure"
+local peaks = require "rot.peaks"
 
 -- the peaks the bounds below are drawn from: peaks.csv written and read back
 local prow = require("samplepeaks").read_back()

@@ -147,7 +147,7 @@ t.ok(bounds.why_above(a, lv, nil, { a, b2 }, c):find("the same region's point (n
   "the same region at another point is")
 
 -- the roofs a plot draws for counted points: a level's in simulated bytes, the mix's compute roof
-local drawn = require "rot.results.drawn"
+local drawn = require "rot.results.backdrop"
 r.entry = {} -- (measured)
 local roofs = drawn.counted_roofs({ rows = { r, { entry = {}, boundSource = "counted", flopsCounted = 8e6, timeBound = 1e-3,
   dominant = "compute", limiter = "compute: fp64 scalar", bound = 8, region = "chain" } } }, function(x)

@@ -1,11 +1,11 @@
--- ceilings: the bandwidth ceilings' kernels (rot.machine.bandwidth: triad, read's sum, write's
--- fill, in both codes the peaks build: rot.machine.codes) counted over a quarter of L2 and over
+-- ceilings: the bandwidth ceilings' kernels (rot.peaks.bandwidth: triad, read's sum, write's
+-- fill, in both codes the peaks build: rot.peaks.widths) counted over a quarter of L2 and over
 -- twice the last level (tests/e2e/count.t): one line each, "ceiling KERNEL CODE SIZE DECLARED L1
 -- L2 ... DRAM", its declared bytes and the counted ones at each level (L1: the instructions'
 -- loads and stores; below: the simulated traffic into it), an invocation's.
 local rot = require "rot"
 local caches = require "rot.count.caches"
-local codes = require "rot.machine.codes"
+local codes = require "rot.peaks.widths"
 local levels = caches.levels(require("rot.session").current())
 local sizes = { l2 = levels[2].size // 4, dram = 2 * levels[#levels].size }
 local kernels = { { "triad", 3 }, { "sum", 1 }, { "fill", 1 } }

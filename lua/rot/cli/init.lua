@@ -306,7 +306,7 @@ local function worker(_, pos, opts)
     local all = {}
     for _, x in ipairs(o) do all[#all + 1] = x end
     for _, x in ipairs(opts) do all[#all + 1] = x end
-    return loaded(config.load(home .. "/config/default.conf", all))
+    return loaded(config.load(home .. "/config/site.conf", all))
   end
   local s, code = require("rot.execute.worker").run(home, pos[2], pos[3], load_config)
   s:cleanup()
@@ -429,7 +429,7 @@ local function main(h, argv)
     check_own(cmd, opts)
   end
   if cmd == "completion" then return completion(pos) end
-  local cfg = loaded(config.load(home .. "/config/default.conf", opts))
+  local cfg = loaded(config.load(home .. "/config/site.conf", opts))
   local h = handlers[cmd]
   if h then return h(cfg, pos, opts, asm_opts) end
   util.fail("unknown command '" .. cmd .. "'" .. util.did_you_mean(cmd, command_names()),
@@ -439,7 +439,7 @@ end
 -- Runs a command; every error it stops with, here or in a script, is said by report_error
 -- (with its exit status), a Lua error inside rot with its traceback.
 function M.main(h, argv)
-  local written = require("rot.profile").start() -- ROT_PROFILE=FILE: where rot's own time goes
+  local written = require("rot.selfprofile").start() -- ROT_PROFILE=FILE: where rot's own time goes
   local ok, r = xpcall(main, handler, h, argv)
   if written then written() end
   if ok then return r end

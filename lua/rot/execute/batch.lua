@@ -138,8 +138,8 @@ function M.sampler(s) return s:remember("neighbour sampler", neighbour.sampler) 
   a new core measures the rest. The core's own timeout bounds each point; the driver gives up
   on a core that says nothing for longer. Each result's meta.pointSeconds is the time it took
   here (from the last result, or the core's start), which its cache entry keeps (what the
-  peaks' time budget counts for a point taken from the cache, rot.machine.budget), and
-  meta.measuredAt when it arrived (UTC: the date of a ceiling measured from it, rot.machine.measure),
+  peaks' time budget counts for a point taken from the cache, rot.peaks.budget), and
+  meta.measuredAt when it arrived (UTC: the date of a ceiling measured from it, rot.peaks),
   meta.neighbourCpus the CPUs busy outside rot meanwhile; its runs carry that and the core's
   queueWait (rot.execute.neighbour.stamp). ]]
 function M.run(s, binary, items, done)

@@ -2,7 +2,7 @@
 -- share of the job's points (a contiguous block) described with this node's fingerprint,
 -- built in a node-local directory with the ccache under cacheDir, measured by the local
 -- executor, each point's outcome written to the job directory as soon as it is known. A point
--- another rot process is measuring at the same time (rot.execute.claim) is waited for and
+-- another rot process is measuring at the same time (rot.execute.inflight) is waited for and
 -- taken from the cache, never measured twice.
 local sys = require "rot.sys"
 local util = require "rot.util"
@@ -10,7 +10,7 @@ local machine = require "rot.machine"
 local session = require "rot.session"
 local lookup = require "rot.execute.lookup"
 local outcome = require "rot.execute.outcome"
-local claim = require "rot.execute.claim"
+local claim = require "rot.execute.inflight"
 local keys = require "rot.build.keys"
 local executor = require "rot.execute.local"
 local slurm = require "rot.execute.slurm"

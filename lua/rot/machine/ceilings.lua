@@ -58,7 +58,7 @@ end
   (CPUs, ';'-separated), sizes (working sets in bytes, ';'-separated; a sweep row's one size), clock_GHz (for a
   compute ceiling the clock its units ran at, the higher of the readings just before and after
   its best round: an FMA chain of its width for AVX2 and AVX-512, the imul and scalar FMA
-  chains for the others, rot.machine.clocks; for the others the highest imul reading of the
+  chains for the others, rot.peaks.clocks; for the others the highest imul reading of the
   run), date (UTC: when the points of its best round were measured, as their cache entries say;
   empty where they were measured by a rot that did not record it). Files with the first six
   columns only (older ones, or written by hand) are read as well. ]]

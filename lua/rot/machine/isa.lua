@@ -23,4 +23,17 @@ M.opcode = { fma = 0, add = 1, mul = 2, addmul = 4 }
 -- The flops of one operation a lane (an FMA two; addmul's add and multiply one each).
 function M.per_op(op) return op == "fma" and 2 or 1 end
 
+--[[ The code each stream is built as: the widest vectors -march=native allows at every size,
+  and narrow code too (-O2 -fno-tree-vectorize, what the triad script's first series is built
+  with: 8-byte loads and stores, read's sums 16-byte vectors) from the last cache's reported
+  size up. Narrow accesses can stream from DRAM faster than the widest vectors on some CPUs,
+  while in the caches the vectors are faster: a ceiling is the faster code's, as the Empirical
+  Roofline Toolkit's is its fastest variant's, so that no point of either code lies above it. ]]
+M.codes = { { name = "the widest vectors", flags = "-O3 -march=native" },
+  { name = "8- and 16-byte accesses", flags = "-O2 -fno-tree-vectorize" } }
+
+-- The classes whose width can lower the vector units' clock below the scalar one (Intel's licence
+-- clocks): their compute ceilings are timed beside a dependent FMA chain of their own width.
+M.licensed = { avx2 = true, avx512 = true }
+
 return M

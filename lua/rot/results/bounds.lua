@@ -3,7 +3,7 @@
 -- a reason) of points above their bound beyond the spreads.
 local util = require "rot.util"
 local ceilings = require "rot.machine.ceilings"
-local rounds = require "rot.machine.rounds"
+local agreement = require "rot.machine.agreement"
 local sweep = require "rot.machine.sweep"
 
 local M = {}
@@ -331,7 +331,7 @@ function M.why_above(row, lv, file, rows, c)
       .. "measured low, under a neighbour's load that this point's runs missed; the same %s's point (%s) at the same "
       .. "working set lies within it (%.0f%%), as it would not if the level were the wrong one; %s", what,
       file and (" in '" .. file .. "' (-peaksFile)") or "", row.region and "region" or "kernel", util.coords(other.point or {}),
-      other.fraction * 100, file and "measure this machine's peaks instead (rot measure peaks)" or rounds.again)
+      other.fraction * 100, file and "measure this machine's peaks instead (rot measure peaks)" or agreement.again)
   end
   local why = not compute and (attribution(row, name, l, lv) or simulated(row, name, l, lv))
   if why then return why .. (unstable and "; the ceiling is also unstable" or "") end
@@ -342,7 +342,7 @@ function M.why_above(row, lv, file, rows, c)
   end
   if unstable then
     return string.format("the %s is unstable: its rounds disagreed by more than 5%% (a busy machine measures it "
-      .. "low); %s", what, rounds.again)
+      .. "low); %s", what, agreement.again)
   end
   if compute and row.boundSource == "counted" then
     return string.format("the %s roof is probably low: its %s ceiling was measured at another clock than this point, or "
@@ -356,11 +356,11 @@ function M.why_above(row, lv, file, rows, c)
   if l and (l.name == "DRAM" or stepped) then
     return string.format("the %s is probably low: its rounds ran while the neighbours of a shared machine (or a "
       .. "DAMON sample) took memory bandwidth that this point had; %s; or the kernel's declared bytes overstate its "
-      .. "traffic", what, rounds.again)
+      .. "traffic", what, agreement.again)
   end
   return string.format("the %s is probably low: its rounds ran slower than this point (a busy machine, or a lower "
     .. "core clock then: a cache's bandwidth is bytes a cycle); %s; or the kernel's declared bytes overstate its traffic",
-    what, rounds.again)
+    what, agreement.again)
 end
 
 return M

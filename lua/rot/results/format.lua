@@ -3,7 +3,7 @@
 local util = require "rot.util"
 local csv = require "rot.csv"
 local row = require "rot.results.row"
-local codes = require "rot.machine.codes"
+local isas = require "rot.machine.isa"
 local bounds = require "rot.results.bounds"
 local counted = require "rot.results.counted"
 local M = {}
@@ -114,10 +114,10 @@ function M.legend(rows, out, above, unstable, why)
 end
 
 --[[ A line per bandwidth ceiling bounding rows that code other than the widest vectors reached
-  (rot.machine.codes: the faster of two codes from the last cache up), so that a user reading
+  (rot.peaks.widths: the faster of two codes from the last cache up), so that a user reading
   "-O3 -march=native" points below it knows why. ]]
 function M.code_legend(rows, out)
-  local said, widest = {}, codes.list[1].flags
+  local said, widest = {}, isas.codes[1].flags
   for _, r in ipairs(rows) do
     local t = bounds.threads(r)
     if r.boundCode and r.boundCode ~= widest and r.ceiling and not said[t .. r.ceiling] then

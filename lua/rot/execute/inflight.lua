@@ -1,4 +1,4 @@
---[[ rot.execute.claim: which rot process is measuring a point right now, across the nodes that
+--[[ rot.execute.inflight: which rot process is measuring a point right now, across the nodes that
   share a cache directory, so two Slurm workers (of two rot runs with overlapping points) never
   measure one point twice: a worker claims each point before it measures it and releases it once
   the point is settled; a point another live process holds is busy (it waits for it).

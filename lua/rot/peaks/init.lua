@@ -1,21 +1,21 @@
--- rot.machine.measure: the machine's ceilings measured (`rot measure peaks`): compute per precision and ISA class,
--- bandwidth per memory level (rot.machine.bandwidth), each with its spread and how it was
+-- rot.peaks: the machine's ceilings measured (`rot measure peaks`): compute per precision and ISA class,
+-- bandwidth per memory level (rot.peaks.bandwidth), each with its spread and how it was
 -- obtained; stored per machine (rot.machine's identity) as rot.machine.ceilings reads them.
 local sys = require "rot.sys"
 local util = require "rot.util"
 local machine = require "rot.machine"
 local session = require "rot.session"
-local bandwidth = require "rot.machine.bandwidth"
-local compute = require "rot.machine.compute"
-local clocks = require "rot.machine.clocks"
-local report = require "rot.machine.report"
-local budget = require "rot.machine.budget"
-local rounds = require "rot.machine.rounds"
+local bandwidth = require "rot.peaks.bandwidth"
+local compute = require "rot.peaks.compute"
+local clocks = require "rot.peaks.clocks"
+local report = require "rot.peaks.report"
+local budget = require "rot.peaks.budget"
+local rounds = require "rot.peaks.settle"
 local ceilings = require "rot.machine.ceilings"
 
 local M = {}
 
--- Bandwidth kernels: read, write, triad (rot.machine.bandwidth).
+-- Bandwidth kernels: read, write, triad (rot.peaks.bandwidth).
 M.streams = bandwidth.streams
 
 -- Stores rows as this machine's peaks; nothing when none were measured (rot build).
@@ -113,7 +113,7 @@ end
   for peaks.csv (with how each was obtained) and the staircase's rows (best of each size over its
   rounds), the clock readings around the compute rounds (each round's "before/after" in GHz, in
   order; "?" where a reading failed), the vector units' clocks as a line (nil where none was
-  taken: rot.machine.clocks.unit_clocks) and how many points it measured (0: every one came
+  taken: rot.peaks.clocks.unit_clocks) and how many points it measured (0: every one came
   from the cache). ]]
 function M.ceilings(rot, quick)
   local threads = M.thread_counts()
@@ -140,7 +140,7 @@ function M.ceilings(rot, quick)
       r.isa = r.isa or "-O3 -march=native"
     end
   end
-  s:set_stage(nil)
+  s:set_step(nil)
   for _, n in ipairs(compute.notes(cs, rows)) do notes[#notes + 1] = n end
   for _, n in ipairs(report.above_theory(rows, machine.cpuinfo())) do notes[#notes + 1] = n end
   if quick then

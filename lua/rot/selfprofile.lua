@@ -1,4 +1,4 @@
---[[ rot.profile: where rot's own time goes, for its developers: with ROT_PROFILE=FILE set, a
+--[[ rot.selfprofile: where rot's own time goes, for its developers: with ROT_PROFILE=FILE set, a
   sampling profiler (a hook every 1000 Lua instructions) charges the CPU time rot's process took
   since the last sample ended (the hook's own time left out) to each function on the stack, a C
   function's (a file it hashes) to the Lua function that called it, and writes "ms_inclusive

@@ -1,11 +1,11 @@
-/* evlog: a point's event log as its result carries it (meta events): each event the tracer
+/* eventlog: a point's event log as its result carries it (meta events): each event the tracer
  * saw or a rule acted on, with its run, thread and detail ("runEnd/run=2/marker=half"). */
-#include "evlog.h"
+#include "eventlog.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 
-static void append(struct evlog *l, const char *fmt, ...)
+static void append(struct eventlog *l, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -17,7 +17,7 @@ static void append(struct evlog *l, const char *fmt, ...)
 		l->len = sizeof l->text - 1;
 }
 
-void evlog_add(struct evlog *l, enum rot_event e, int run, int thread, const char *detail)
+void eventlog_add(struct eventlog *l, enum rot_event e, int run, int thread, const char *detail)
 {
 	if (l->len + 96 >= sizeof l->text)
 		return;
@@ -30,7 +30,7 @@ void evlog_add(struct evlog *l, enum rot_event e, int run, int thread, const cha
 		append(l, "/%s", detail);
 }
 
-void evlog_clear(struct evlog *l)
+void eventlog_clear(struct eventlog *l)
 {
 	l->len = 0;
 	l->text[0] = '\0';

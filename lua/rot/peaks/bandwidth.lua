@@ -1,9 +1,9 @@
---[[ rot.machine.bandwidth: the bandwidth ceilings, measured against noise: read, write and
+--[[ rot.peaks.bandwidth: the bandwidth ceilings, measured against noise: read, write and
   triad swept over working sets in interleaved rounds (sizes, kernels and thread counts
   scrambled within a round, each code its own batch in it, rounds one after another, never a
   point's runs back to back), extended until DRAM shows a flat tail beyond four times the last
   cache; each ceiling the best value over its rounds (each point's fastest run, of the faster
-  code, rot.machine.codes: STREAM's and the Empirical Roofline Toolkit's convention, and the
+  code, rot.peaks.widths: STREAM's and the Empirical Roofline Toolkit's convention, and the
   points' own), with the rounds' spread, more rounds where that spread is above 5%, and marked
   unstable where it stays so; and the sweep itself, each size's best round, which bounds a
   working set where it falls from one level to the next (rot.machine.sweep). ]]
@@ -12,10 +12,10 @@ local util = require "rot.util"
 local session = require "rot.session"
 local machine = require "rot.machine"
 local levels = require "rot.machine.levels"
-local budget = require "rot.machine.budget"
-local rounds = require "rot.machine.rounds"
+local budget = require "rot.peaks.budget"
+local rounds = require "rot.peaks.settle"
 local sweep = require "rot.machine.sweep"
-local codes = require "rot.machine.codes"
+local codes = require "rot.peaks.widths"
 
 local M = {}
 
@@ -33,7 +33,7 @@ M.stable = rounds.stable
 
 -- Rounds: at first, and at most (quick: fewer, for tests); best-k runs per point (rounds, not
 -- runs, fight the noise here: a DRAM run of gigabytes is long enough to be one sample).
--- Rounds past the planned ones are spent only while the peaks' points (rot.machine.budget's
+-- Rounds past the planned ones are spent only while the peaks' points (rot.peaks.budget's
 -- timer: builds and the driver's work left out, about 10 s of a fresh run) stay within budget
 -- seconds: rot measure peaks is meant to take under 3 minutes on a 2-core VM.
 local function plan(quick)
@@ -75,7 +75,7 @@ end
 
 --[[ The samples so far: samples[t][stream][ws] = {ws=, rounds={[round] = GB/s, the faster
   code's}, at={[round] = when it was measured (UTC)}, code={[round] = which code that was},
-  by={[round] = {[code] = GB/s}}} (codes: rot.machine.codes). Measures points (M.spec's x;
+  by={[round] = {[code] = GB/s}}} (codes: rot.peaks.widths). Measures points (M.spec's x;
   several rounds of a point may be among them: a round is the n-th independent measurement, in
   its description) in one batch of one core and one shared child per code (rot.execute runs a
   build's points together), so each array is faulted in once a code; returns how many were
@@ -90,7 +90,7 @@ local function measure(rot, st, points, what)
   -- sizes, kernels, thread counts and rounds instead of drawing a plateau
   local idx = {}
   for i = 1, #list do idx[i] = i end
-  session.current():set_stage("peaks bandwidth, " .. (what:match("rounds? [%d-]+") or what)) -- on the progress line
+  session.current():set_step("peaks bandwidth, " .. (what:match("rounds? [%d-]+") or what)) -- on the progress line
   local res = rot.measure(rot.space { rot.axis("i", idx) }, function(p) return M.spec(list[p.i]) end)
   st.timer.count(res.rows)
   local known = 0
@@ -363,7 +363,7 @@ end
 --[[ Measures the bandwidth ceilings of every thread count: returns the analyses per thread
   count (rows marked unstable where the rounds still disagree by more than 5%), the state (its
   rows for the staircase plot, rounds, bounded) and notes for the user. timer: the peaks' timer
-  (rot.machine.budget; default a new one), whose budget for extra rounds counts from its start;
+  (rot.peaks.budget; default a new one), whose budget for extra rounds counts from its start;
   between: called after the sweep, before the later rounds (the peaks measure their compute
   ceilings' second round there, so that rounds of both lie minutes apart). ]]
 function M.measure(rot, threads, quick, timer, between)

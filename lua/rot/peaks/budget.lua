@@ -1,4 +1,4 @@
--- rot.machine.budget: the peaks' time budget: its timer, and what the bandwidth batches cost (a
+-- rot.peaks.budget: the peaks' time budget: its timer, and what the bandwidth batches cost (a
 -- point's runs, its start and description, faulting its arrays in), learnt to guess the next.
 local levels = require "rot.machine.levels"
 
@@ -58,7 +58,7 @@ function M.bytes(pts)
 end
 
 -- A batch's guessed time, in seconds: each point's runs as long as in its last round (of its
--- code: rot.machine.codes), a
+-- code: rot.peaks.widths), a
 -- point's start and description as in the last batch of small arrays, and faulting its
 -- arrays in as fast as in the last batch of large ones.
 function M.guess(st, pts)

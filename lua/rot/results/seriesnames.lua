@@ -1,4 +1,4 @@
--- rot.results.levelnames: a plot's series named after a memory level ("data in DRAM", "L2",
+-- rot.results.seriesnames: a plot's series named after a memory level ("data in DRAM", "L2",
 -- "beyond L2") checked against the levels its points' data live in (rot.results.bounds).
 local util = require "rot.util"
 

@@ -1,4 +1,4 @@
---[[ rot.machine.clocks: the clocks around the compute ceilings' rounds: the core clock (a
+--[[ rot.peaks.clocks: the clocks around the compute ceilings' rounds: the core clock (a
   dependent imul chain) and the vector units' (dependent FMA chains of each licensed width) read
   just before and just after each round, the FMA latency that turns a chain's steps into a
   clock, the clock each class's ceiling records, and the lines that say them. ]]
@@ -18,7 +18,7 @@ local M = {}
   and Intel from Skylake to Golden Cove (4; 5 on Zen 2 and Haswell): rot takes it from the
   scalar chain at the imul clock read beside it (scalar work runs at the imul clock
   everywhere), to the nearest whole cycle (M.fma_latency). ]]
-M.licensed = { avx2 = true, avx512 = true }
+M.licensed = isas.licensed
 M.chain = { chains = 2, n = 250000 }
 -- How far a licensed class's clock may sit from the imul chain's without a line saying so.
 M.moved = 0.03
@@ -26,7 +26,7 @@ M.moved = 0.03
 --[[ The number in its description (its round) of the clock reading (and the FMA chains' timing)
   just before round r of the compute ceilings, or just after it: each round's own, quick peaks'
   apart from full ones' (101, 102 for round 1 of full peaks, 201, 202 of quick ones), so that a
-  reading comes from the cache exactly when its round's points do (rot.machine.compute.round
+  reading comes from the cache exactly when its round's points do (rot.peaks.compute.round
   measures them together), never from another run's round: a round measured again is never
   paired with a reading another run stored. ]]
 function M.reading(quick, r, after)
@@ -49,7 +49,7 @@ end
 -- The core clock in GHz, from a dependent imul chain on CPU 0 (nil when it was not measured);
 -- reading: the number of this reading (M.reading).
 function M.clock(rot, reading)
-  session.current():set_stage("peaks clock") -- on the progress line
+  session.current():set_step("peaks clock") -- on the progress line
   local r = rot.measure(rot.space { rot.axis("x", { 1 }) }, function() return M.clock_spec(reading) end).rows[1]
   return r.time and r.flops / r.time / 1e9 or nil
 end
@@ -81,7 +81,7 @@ function M.chains(rot, cs, reading)
   if #classes == 0 then return nil end
   local idx = {}
   for i = 1, #classes do idx[i] = i end
-  session.current():set_stage("peaks clock") -- on the progress line
+  session.current():set_step("peaks clock") -- on the progress line
   local res = rot.measure(rot.space { rot.axis("i", idx) }, function(p) return M.chain_spec(classes[p.i], reading) end)
   local out = {}
   for i, r in ipairs(res.rows) do out[classes[i].name] = r.time and r.time / M.chain.n * 1e9 or false end

@@ -1,24 +1,13 @@
--- rot.machine.rounds: what the peaks' compute and bandwidth rounds share: when a ceiling's rounds
+-- rot.peaks.settle: what the peaks' compute and bandwidth rounds share: when a ceiling's rounds
 -- agree, how far they spread, a ceiling from its rounds and when it was measured, a point's
 -- median run, points measured together or not at all, and the peaks' progress lines.
 local session = require "rot.session"
 local plateaus = require "rot.machine.plateaus"
+local agreement = require "rot.machine.agreement"
 
 local M = {}
 
--- A ceiling whose best rounds disagree by more than this is measured again, then unstable.
-M.stable = 0.05
-
--- What to do about unstable ceilings, as every note says it (a rerun is the cache's: the same
--- points, the same choices of rounds, rot.machine.budget).
-M.again = "measure the peaks afresh when it is quieter (rot measure peaks -useCachedResults=false: a plain rerun "
-  .. "takes them from the result cache)"
-
--- How far the third best of rounds' values (best first; the second of two) lies below the best.
-function M.spread(v)
-  local k = math.min(#v, 3)
-  return (v[1] - v[k]) / v[k]
-end
+M.stable, M.again, M.spread = agreement.stable, agreement.again, agreement.spread
 
 --[[ One bandwidth ceiling from its rounds (per = {[ws] = {rounds={[round] = GB/s}, at={[round] =
   date}}}): per round the median over the level's sizes, or their fastest with `fastest`, of

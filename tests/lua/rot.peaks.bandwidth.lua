@@ -1,13 +1,13 @@
--- Unit tests of rot.machine.bandwidth: ceilings from rounds as a noisy machine gives them, on
+-- Unit tests of rot.peaks.bandwidth: ceilings from rounds as a noisy machine gives them, on
 -- recorded staircases: the best round, the rounds' spread, the unstable marking and where it
 -- shows (peaks.csv, bounds, the limiter); the levels of a noisy round; the peaks' rounds through a
--- fake rot (extra rounds, the time budget, where the sweep stopped); two codes (rot.machine.codes).
+-- fake rot (extra rounds, the time budget, where the sweep stopped); two codes (rot.peaks.widths).
 -- judges no time
 -- topology: nocache
 local t = require "tap"
-local bandwidth = require "rot.machine.bandwidth"
+local bandwidth = require "rot.peaks.bandwidth"
 local ceilings = require "rot.machine.ceilings"
-local peaks = require "rot.machine.measure"
+local peaks = require "rot.peaks"
 local bounds = require "rot.results.bounds"
 local sys = require "rot.sys"
 local util = require "rot.util"
@@ -308,10 +308,10 @@ t.ok(latest(1) == 2 and latest(2) == 2, "past the time budget (points from the c
 t.ok(table.concat(said, "; "):find("round 3 was not measured: it would pass the peaks' time budget %(45 s%)") ~= nil,
   "and that is said: " .. table.concat(said, "; "))
 
--- two codes (rot.machine.codes): the widest vectors at every size, -O2's narrow code from the
+-- two codes (rot.peaks.widths): the widest vectors at every size, -O2's narrow code from the
 -- last cache's reported size up; a round's value the faster code's, the isa column which code,
 -- a note when the narrow code's ceiling lies above the vectors' beyond both spreads
-local codes = require "rot.machine.codes"
+local codes = require "rot.peaks.widths"
 t.ok(#codes.measured_at(16 * MiB, 32 * MiB) == 1 and #codes.measured_at(32 * MiB, 32 * MiB) == 2 and #codes.measured_at(64 * MiB, 0) == 1
   and #codes.measured_at(128 * MiB, 0) == 2, "codes: the vectors alone below the last cache's reported size, both from it up; where none "
   .. "is reported, both from 128 MiB up")

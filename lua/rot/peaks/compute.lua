@@ -1,15 +1,15 @@
---[[ rot.machine.compute: the compute ceilings: independent FMA (add) chains in registers per
+--[[ rot.peaks.compute: the compute ceilings: independent FMA (add) chains in registers per
   ISA class, precision and thread count, measured in rounds spread over the peaks run (the core
   clock of a shared VM moves within seconds), each round bracketed by core clock readings and
-  its vector units' clocks (rot.machine.clocks); each ceiling the best round, its spread across
+  its vector units' clocks (rot.peaks.clocks); each ceiling the best round, its spread across
   the rounds. ]]
 local sys = require "rot.sys"
 local session = require "rot.session"
 local machine = require "rot.machine"
 local levels = require "rot.machine.levels"
-local rounds = require "rot.machine.rounds"
-local budget = require "rot.machine.budget"
-local clocks = require "rot.machine.clocks"
+local rounds = require "rot.peaks.settle"
+local budget = require "rot.peaks.budget"
+local clocks = require "rot.peaks.clocks"
 
 local M = {}
 
@@ -20,7 +20,7 @@ M.isa, M.opcode = isas.classes, isas.opcode
 -- A ceiling whose rounds disagree by more than this gets more rounds, then is unstable (as
 -- bandwidth's).
 M.stable = rounds.stable
--- Rounds at most: every ceiling gets three (rot.machine.measure.ceilings: at the start of the
+-- Rounds at most: every ceiling gets three (rot.peaks.ceilings: at the start of the
 -- peaks, after the bandwidth sweep, at the end), more only where they disagree: up to four, so
 -- three of seven can agree where a neighbour halves the 2-thread points in one round of two
 -- (five rounds are too few beside busy neighbours).
@@ -107,10 +107,10 @@ local function round_specs(cs, round, idx)
 end
 
 --[[ One round: the given points (all when nil) between two readings of the core clock and the
-  FMA chains, all from the cache or all measured afresh (rot.machine.rounds.together: a ceiling's
+  FMA chains, all from the cache or all measured afresh (rot.peaks.settle.together: a ceiling's
   clock is read in the minutes its value was measured in), each point's sustained rate
   (its median run: a run in registers lasts a millisecond, its median is the round's clock).
-  Returns the round's time on the peaks' timer (rot.machine.budget), in seconds (also kept as
+  Returns the round's time on the peaks' timer (rot.peaks.budget), in seconds (also kept as
   cs.last). ]]
 function M.round(rot, cs, which)
   local t0 = cs.timer.now()
@@ -130,7 +130,7 @@ function M.round(rot, cs, which)
     return cs.timer.now() - t0
   end
   local t1 = sys.clock()
-  session.current():set_stage("peaks compute, round " .. round) -- on the progress line
+  session.current():set_step("peaks compute, round " .. round) -- on the progress line
   local res = rot.measure(rot.space { rot.axis("i", idx) }, function(p) return point_spec(cs, cs.points[p.i], round) end)
   cs.timer.count(res.rows)
   for j, r in ipairs(res.rows) do
@@ -152,7 +152,7 @@ function M.round(rot, cs, which)
 end
 
 --[[ The seconds of the peaks' timer the compute rounds may take together (quick or not): a
-  budget of their own, not what the bandwidth rounds leave of the peaks' (rot.machine.bandwidth
+  budget of their own, not what the bandwidth rounds leave of the peaks' (rot.peaks.bandwidth
   .budget), which a slow sweep can spend before the compute rounds past the planned three are
   due (a round of every compute point takes 1-3 s, one of those that disagree less). ]]
 function M.budget(quick)
@@ -176,7 +176,7 @@ function M.extra_rounds(rot, cs, budget)
 end
 
 -- The peaks.csv rows of the ceilings measured: the best round's value, its units' clock
--- (rot.machine.clocks.units_clock; clock_by says which) and when it was measured (nil where its
+-- (rot.peaks.clocks.units_clock; clock_by says which) and when it was measured (nil where its
 -- cache entry does not say), the spread across rounds, unstable when it is above M.stable.
 function M.rows(cs)
   local rows, latency = {}, clocks.fma_latency(cs)

@@ -1,11 +1,11 @@
---[[ rot.machine.report: what `rot measure peaks` tells a user of its ceilings beyond their values:
+--[[ rot.peaks.report: what `rot measure peaks` tells a user of its ceilings beyond their values:
   why each unstable one is, a compute ceiling above its theory, quick peaks too rough to trust,
   the read ceiling against the loads a core issues, the kernel's memory samplers that the
   ceilings on every CPU share it with, and the stored peaks a run that measured nothing shows
   as they are. ]]
 local util = require "rot.util"
 local theory = require "rot.machine.theory"
-local rounds = require "rot.machine.rounds"
+local rounds = require "rot.peaks.settle"
 
 local M = {}
 

@@ -1,11 +1,11 @@
--- Unit tests of rot.machine.report: what the peaks tell a user beyond their values: the
+-- Unit tests of rot.peaks.report: what the peaks tell a user beyond their values: the
 -- unstable ceilings counted by reason, a ceiling above its theory, the read ceiling's line,
 -- quick peaks too rough, the stored rows a run that measured nothing shows.
 -- judges no time
 local t = require "tap"
 local theory = require "rot.machine.theory"
 
-local report = require "rot.machine.report"
+local report = require "rot.peaks.report"
 -- the footer counts each reason apart: a new user's run said "5 ceilings whose best rounds still
 -- disagree by more than 5%" of two DRAM ceilings at 2.1% and 0.7%, unstable for no flat tail
 local unstable = {

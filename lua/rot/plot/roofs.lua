@@ -1,4 +1,4 @@
--- rot.plot.ceilings: a roofline's ceilings as drawn: compute and bandwidth roofs, their spread
+-- rot.plot.roofs: a roofline's ceilings as drawn: compute and bandwidth roofs, their spread
 -- bands, ridge points and labels, placed once every point, line and arrow is known (else in the key);
 -- and reference curves on a staircase (the step to DRAM as the peaks' sweep measured it).
 local place = require "rot.plot.place"
@@ -70,10 +70,11 @@ end
 local function compute_label(f, pl, c, text, xr)
   local _, py = f.px(xr[2], c.gflops)
   local below, above = place.ink(f.g.small)
+  local shape = {}
   for i = 0, 8 do
     for _, lift in ipairs({ below + place.LINE_CLEAR, -(above + place.LINE_CLEAR), below + 8 }) do
       local lab = place.at_pixel(f, f.W - 3 - i * f.W / 16, py + lift, { text = text, align = "right", font = f.g.small })
-      if pl.try(lab) then return lab end
+      if pl.try(lab, shape) then return lab end
     end
   end
   return nil
@@ -110,7 +111,7 @@ M.ROOFS = 4
 
 --[[ The roofs that bound points of other thread counts than the ceilings drawn (groups: {{label=
   (the count, "1 thread"), peak= (its top compute ceiling, where its bandwidth roofs end),
-  bandwidth = {{label=, gbs=}}, compute = {{label=, gflops=}}}}, rot.results.drawn's), or
+  bandwidth = {{label=, gbs=}}, compute = {{label=, gflops=}}}}, rot.results.backdrop's), or
   counted points (a group's title= names them in the key, its roofs' labels the points they
   limit): each a dotted line kept free of labels, unlabelled on the plot (a second set of
   labels would crowd out the first), each group named in the key with its values. ]]

@@ -1,17 +1,19 @@
-/* tcounters: the counters of a traced kernel's threads: opened on each thread as it is created,
- * read at each run's start and end, scaled when multiplexed, paused and resumed by rules. */
-#include "tcounters.h"
+/* threadcounters: the counters of a traced kernel's threads: opened on each thread as it is
+ * created, read at each run's start and end, scaled when multiplexed, paused and resumed by rules.
+ */
+#include "threadcounters.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-int tcounters_setup(struct tcounters *tc, char names[][128], int n)
+int threadcounters_setup(struct threadcounters *tc, char names[][128], int n)
 {
 	return counters_setup(&tc->ctr, names, n, tc->err, sizeof tc->err);
 }
 
-int tcounters_thread_open(struct tcounters *tc, struct tcounters_thread *t, pid_t tid)
+int threadcounters_thread_open(struct threadcounters *tc, struct threadcounters_thread *t,
+			       pid_t tid)
 {
 	if (tc->ctr.n == 0 || tc->err[0] ||
 	    counters_open(&tc->ctr, tid, t->fds, tc->err, sizeof tc->err) < 0)
@@ -24,7 +26,7 @@ int tcounters_thread_open(struct tcounters *tc, struct tcounters_thread *t, pid_
 	return 1;
 }
 
-void tcounters_thread_close(const struct tcounters *tc, struct tcounters_thread *t)
+void threadcounters_thread_close(const struct threadcounters *tc, struct threadcounters_thread *t)
 {
 	if (!t->counted)
 		return;
@@ -36,15 +38,16 @@ void tcounters_thread_close(const struct tcounters *tc, struct tcounters_thread 
 }
 
 /* The thread's values now; its final ones when it is gone. */
-static void read_values(const struct tcounters *tc, struct tcounters_thread *t, int exited,
-			uint64_t v[][3])
+static void read_values(const struct threadcounters *tc, struct threadcounters_thread *t,
+			int exited, uint64_t v[][3])
 {
 	for (int i = 0; i < tc->ctr.n; i++)
 		if (exited || counters_read(t->fds[i], v[i]) < 0)
 			memcpy(v[i], t->last[i], sizeof v[i]);
 }
 
-void tcounters_thread_snap(const struct tcounters *tc, struct tcounters_thread *t, int exited)
+void threadcounters_thread_snap(const struct threadcounters *tc, struct threadcounters_thread *t,
+				int exited)
 {
 	if (!t->counted)
 		return;
@@ -53,9 +56,9 @@ void tcounters_thread_snap(const struct tcounters *tc, struct tcounters_thread *
 		read_values(tc, t, exited, t->snap);
 }
 
-int tcounters_run_begin(struct tcounters *tc, int run)
+int threadcounters_run_begin(struct threadcounters *tc, int run)
 {
-	if (run < 0 || run >= TCOUNTERS_MAX_RUNS || tc->ctr.n == 0)
+	if (run < 0 || run >= THREADCOUNTERS_MAX_RUNS || tc->ctr.n == 0)
 		return -1;
 	if (run >= tc->nruns) {
 		int n = run + 64;
@@ -80,7 +83,8 @@ int tcounters_run_begin(struct tcounters *tc, int run)
 	return 0;
 }
 
-void tcounters_thread_add(struct tcounters *tc, struct tcounters_thread *t, int run, int exited)
+void threadcounters_thread_add(struct threadcounters *tc, struct threadcounters_thread *t, int run,
+			       int exited)
 {
 	uint64_t cur[COUNTERS_MAX][3];
 	if (!t->counted || !t->snap_valid)
@@ -102,14 +106,15 @@ void tcounters_thread_add(struct tcounters *tc, struct tcounters_thread *t, int 
 		t->snap_valid = 0;
 }
 
-void tcounters_thread_enable(const struct tcounters *tc, struct tcounters_thread *t, int on)
+void threadcounters_thread_enable(const struct threadcounters *tc, struct threadcounters_thread *t,
+				  int on)
 {
 	if (t->counted)
 		for (int i = 0; i < tc->ctr.n; i++)
 			counters_enable(t->fds[i], on);
 }
 
-void tcounters_clear_runs(struct tcounters *tc)
+void threadcounters_clear_runs(struct threadcounters *tc)
 {
 	tc->multiplexed = 0;
 	for (int i = 0; i < tc->nruns; i++) {
@@ -119,7 +124,7 @@ void tcounters_clear_runs(struct tcounters *tc)
 	}
 }
 
-void tcounters_free(struct tcounters *tc)
+void threadcounters_free(struct threadcounters *tc)
 {
 	counters_free(&tc->ctr);
 	free(tc->runval);

@@ -1,7 +1,7 @@
-/* errtail: the end of what a kernel wrote to its stderr: the last 2 KiB kept as it comes
- * through the pipe, written as its last 20 whole lines for a point's result; the same for the
- * last 16 KiB an application wrote to its stdout (outtail). */
-#include "errtail.h"
+/* tails: the ends of what a program wrote, kept as they come through a pipe. errtail: a
+ * kernel's stderr, its last 2 KiB, written as its last 20 whole lines for a point's result;
+ * outtail: an application's stdout, its last 16 KiB. */
+#include "tails.h"
 #include "protocol.h"
 
 #include <errno.h>

@@ -1,8 +1,8 @@
-/* errtail: the end of what a kernel wrote to its stderr: the last 2 KiB kept as it comes
- * through the pipe, written as its last 20 whole lines for a point's result; the same for the
- * last 16 KiB an application wrote to its stdout (outtail). */
-#ifndef ROT_ERRTAIL_H
-#define ROT_ERRTAIL_H
+/* tails: the ends of what a program wrote, kept as they come through a pipe. errtail: a
+ * kernel's stderr, its last 2 KiB, written as its last 20 whole lines for a point's result;
+ * outtail: an application's stdout, its last 16 KiB. */
+#ifndef ROT_TAILS_H
+#define ROT_TAILS_H
 
 #include <stddef.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
-/* Unit tests for core/errtail: the kernel's last stderr lines as a result shows them: cut to
+/* Unit tests for core/tails: the kernel's last stderr lines as a result shows them: cut to
  * whole lines, the last 20 only, control bytes as '?', whatever pieces the pipe gave.
  * judges no time */
-#include "errtail.h"
+#include "tails.h"
 #include "tap.h"
 
 #include <stdlib.h>

@@ -1,8 +1,8 @@
--- Unit tests of rot.machine.measure: the line a first run says before measuring the machine's
+-- Unit tests of rot.peaks: the line a first run says before measuring the machine's
 -- ceilings, and the ceilings that moved since they were stored.
 -- judges no time
 local t = require "tap"
-local peaks = require "rot.machine.measure"
+local peaks = require "rot.peaks"
 -- the line that says a first run measures the peaks: once, what it costs, what else to do
 local full, quick = peaks.first_notice(false), peaks.first_notice(true)
 local c = peaks.FIRST_COST

@@ -1,4 +1,4 @@
--- rot.gpu.ceilings: the GPU's ceilings, measured (what `rot measure gpu-peaks` runs, and what
+-- rot.peaks.gpu: the GPU's ceilings, measured (what `rot measure gpu-peaks` runs, and what
 -- gpu-predict runs first when this GPU has none stored): fp64/fp32/fp16/int32 multiply-add,
 -- integer add, shared memory, L2, HBM, and the cost of one more kernel launch.
 local gpu = require "rot.gpu"

@@ -1,12 +1,12 @@
--- Unit tests of rot.machine.compute: compute ceilings in rounds through a fake rot, each round
--- between two clock readings (rot.machine.clocks): more rounds where they disagree, the time
+-- Unit tests of rot.peaks.compute: compute ceilings in rounds through a fake rot, each round
+-- between two clock readings (rot.peaks.clocks): more rounds where they disagree, the time
 -- budget, rounds from the cache; the vector units' clock from recorded FMA chains, against the
 -- theoretical peak (rot.machine.theory).
 -- judges no time
 -- topology: nocache
 local t = require "tap"
 local ceilings = require "rot.machine.ceilings"
-local peaks = require "rot.machine.measure"
+local peaks = require "rot.peaks"
 local sys = require "rot.sys"
 local fake_rot = require "fakerot"
 
@@ -19,8 +19,8 @@ local path = os.getenv("ROT_TEST_TMP") and (os.getenv("ROT_TEST_TMP") .. "/peaks
 -- timing of a class's FMA chain, ns an FMA step (default: none timed, so the ceilings keep the
 -- imul chain's clock); cached(d): whether a point (its description) is in the cache (default:
 -- none is)
-local compute = require "rot.machine.compute"
-local clk = require "rot.machine.clocks"
+local compute = require "rot.peaks.compute"
+local clk = require "rot.peaks.clocks"
 local lanes_class = { [1] = "scalar", [4] = "avx2", [8] = "avx512" }
 local function clock_fake(ghz_of, reading_of, unit_of, cached)
   local f

@@ -1,4 +1,4 @@
--- rot.results.drawn: what a plot of results draws of the machine beside its points: where the
+-- rot.results.backdrop: what a plot of results draws of the machine beside its points: where the
 -- peaks' sweep falls between two levels (a staircase's reference curves), the cache sizes of
 -- each thread count (its marks), and which thread count's ceilings a roofline draws.
 local util = require "rot.util"

@@ -1,17 +1,18 @@
-/* tcounters: the counters of a traced kernel's threads: opened on each thread as it is created,
- * read at each run's start and end, scaled when multiplexed, paused and resumed by rules. */
-#ifndef ROT_TCOUNTERS_H
-#define ROT_TCOUNTERS_H
+/* threadcounters: the counters of a traced kernel's threads: opened on each thread as it is
+ * created, read at each run's start and end, scaled when multiplexed, paused and resumed by rules.
+ */
+#ifndef ROT_THREADCOUNTERS_H
+#define ROT_THREADCOUNTERS_H
 
 #include "counters.h"
 
 #include <stdint.h>
 #include <sys/types.h>
 
-#define TCOUNTERS_MAX_RUNS 100000
+#define THREADCOUNTERS_MAX_RUNS 100000
 
 /* One thread's counters. */
-struct tcounters_thread {
+struct threadcounters_thread {
 	int fds[COUNTERS_MAX];
 	int counted;
 	uint64_t snap[COUNTERS_MAX][3]; /* at run start (or creation) */
@@ -20,7 +21,7 @@ struct tcounters_thread {
 };
 
 /* The counters of one child: the events, whether they count now, and per run the counts. */
-struct tcounters {
+struct threadcounters {
 	struct counters ctr;
 	int counting;	 /* on, or paused by a rule */
 	int multiplexed; /* a run's counter ran less than it was enabled (its count is scaled) */
@@ -33,30 +34,34 @@ struct tcounters {
 };
 
 /* Encodes the events' names. 0, or -1 with tc->err set. */
-int tcounters_setup(struct tcounters *tc, char names[][128], int n);
+int threadcounters_setup(struct threadcounters *tc, char names[][128], int n);
 
 /* Opens the counters of a new thread (paused when counting is); 1 when they count, 0 when
  * there are none or they cannot be opened (tc->err then says why). */
-int tcounters_thread_open(struct tcounters *tc, struct tcounters_thread *t, pid_t tid);
+int threadcounters_thread_open(struct threadcounters *tc, struct threadcounters_thread *t,
+			       pid_t tid);
 
 /* A thread ended: its final values are read and its counters closed. */
-void tcounters_thread_close(const struct tcounters *tc, struct tcounters_thread *t);
+void threadcounters_thread_close(const struct threadcounters *tc, struct threadcounters_thread *t);
 
 /* A run starts: the thread's values now (nothing when it is gone). */
-void tcounters_thread_snap(const struct tcounters *tc, struct tcounters_thread *t, int exited);
+void threadcounters_thread_snap(const struct threadcounters *tc, struct threadcounters_thread *t,
+				int exited);
 
 /* A run ended: makes room for its counts. 0 when the threads' counts can be added. */
-int tcounters_run_begin(struct tcounters *tc, int run);
+int threadcounters_run_begin(struct threadcounters *tc, int run);
 
 /* Adds what the thread counted in run (scaled to the time the counter was enabled). */
-void tcounters_thread_add(struct tcounters *tc, struct tcounters_thread *t, int run, int exited);
+void threadcounters_thread_add(struct threadcounters *tc, struct threadcounters_thread *t, int run,
+			       int exited);
 
 /* Pauses or resumes a live thread's counters. */
-void tcounters_thread_enable(const struct tcounters *tc, struct tcounters_thread *t, int on);
+void threadcounters_thread_enable(const struct threadcounters *tc, struct threadcounters_thread *t,
+				  int on);
 
 /* Forgets the runs' counts: a new point. */
-void tcounters_clear_runs(struct tcounters *tc);
+void threadcounters_clear_runs(struct threadcounters *tc);
 
-void tcounters_free(struct tcounters *tc);
+void threadcounters_free(struct threadcounters *tc);
 
 #endif

@@ -1,17 +1,12 @@
--- rot.machine.codes: the code each bandwidth stream of the peaks is built as (the widest vectors,
--- and narrow code from the last cache up), which one gave a ceiling, and the note when narrow won.
-local rounds = require "rot.machine.rounds"
+-- rot.peaks.widths: the access widths each bandwidth stream of the peaks is built with (the widest
+-- vectors, and narrow code from the last cache up), which gave a ceiling, and the note when narrow won.
+local rounds = require "rot.peaks.settle"
+local isas = require "rot.machine.isa"
 
 local M = {}
 
---[[ The code each stream is built as: the widest vectors -march=native allows at every size,
-  and narrow code too (-O2 -fno-tree-vectorize, what the triad script's first series is built
-  with: 8-byte loads and stores, read's sums 16-byte vectors) from the last cache's reported
-  size up. Narrow accesses can stream from DRAM faster than the widest vectors on some CPUs,
-  while in the caches the vectors are faster: a ceiling is the faster code's, as the Empirical
-  Roofline Toolkit's is its fastest variant's, so that no point of either code lies above it. ]]
-M.list = { { name = "the widest vectors", flags = "-O3 -march=native" },
-  { name = "8- and 16-byte accesses", flags = "-O2 -fno-tree-vectorize" } }
+-- The codes each stream is built as (rot.machine.isa.codes).
+M.list = isas.codes
 
 -- Where the narrow code begins when no cache is reported: past the last caches of the machines
 -- rot has been measured on, and past where their DRAM tails begin.

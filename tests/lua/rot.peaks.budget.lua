@@ -1,4 +1,4 @@
--- Unit tests of rot.machine.budget: the peaks' timer (the time each point took when it was
+-- Unit tests of rot.peaks.budget: the peaks' timer (the time each point took when it was
 -- measured) and a batch's guessed time.
 -- judges no time
 local t = require "tap"
@@ -7,7 +7,7 @@ local MiB = 1024 * 1024
 
 -- extra rounds only within the peaks' time budget, on the peaks' timer: the time each point
 -- took when it was measured (its entry's pointSeconds), now or before it was cached
-local budget = require "rot.machine.budget"
+local budget = require "rot.peaks.budget"
 local tm = budget.timer()
 tm.count({ { cached = true, entry = { meta = { pointSeconds = 30 } } }, { entry = { meta = { pointSeconds = "12.5" } } },
   { error = "failed" } })
