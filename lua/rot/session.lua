@@ -147,13 +147,17 @@ function Session:timed(what, f, ...)
   return f(...)
 end
 
+-- Whether progress shows on stderr for the key progress's value (mode): always, never, or auto
+-- (where stderr is a terminal). Every progress line and phase asks this.
+function M.shows_progress(mode)
+  return mode == "always" or (mode == "auto" and sys.isatty(2))
+end
+
 -- The progress line on stderr (a terminal, unless -progress=always|never): begin(n) before n
 -- points, every settle() steps it, quiet() clears it before a message, done() at the end;
 -- self.step, when set (the peaks' rounds), names the step it counts (cleared by aside's end).
 function Session:begin(n)
-  local mode = self:get("progress")
-  self.progress = { on = mode == "always" or (mode == "auto" and sys.isatty(2)), n = n, i = 0, hits = 0,
-    t0 = sys.clock() }
+  self.progress = { on = M.shows_progress(self:get("progress")), n = n, i = 0, hits = 0, t0 = sys.clock() }
 end
 
 function Session:quiet()

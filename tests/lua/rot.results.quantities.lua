@@ -16,6 +16,16 @@ t.ok(math.abs(row.gbs - 24) < 1e-9, "bandwidth = bytes / time")
 t.ok(math.abs(row.gflops - 2) < 1e-9, "performance = flops / time")
 t.ok(math.abs(row.intensity - 2000 / 24000) < 1e-15, "intensity = flops / bytes")
 t.ok(math.abs(row.tscHz - 2e9) < 1, "TSC rate from all runs")
+
+-- the one rule of rates, for a point, a region or an adopted count: no bytes, no bandwidth
+local compute = { time = 1e-6, flops = 4000, bytes = 0 }
+quantities.rates(compute)
+t.ok(math.abs(compute.gflops - 4) < 1e-12 and compute.gbs == nil and compute.intensity == nil,
+  "a row of 0 bytes: its GFLOP/s, no GB/s (not 0) and no intensity")
+local untimed = { flops = 4000, bytes = 8000, gflops = 1, gbs = 1 }
+quantities.rates(untimed)
+t.ok(untimed.gflops == nil and untimed.gbs == nil and untimed.intensity == 0.5,
+  "a row without time: no rates (none left over), its intensity still")
 t.is(row.counts, "declared", "counts are labelled declared")
 
 -- best-k's verdict is the runs' as they are (a cached entry's runs merged with new ones), not

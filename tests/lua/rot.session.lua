@@ -1,5 +1,5 @@
--- Unit tests of rot.session: where cores are built; who holds a lock; the progress line's
--- estimate of the first peaks' time.
+-- Unit tests of rot.session: where cores are built; who holds a lock; whether progress shows;
+-- the progress line's estimate of the first peaks' time.
 -- judges no time
 local t = require "tap"
 local sys = require "rot.sys"
@@ -31,6 +31,11 @@ do
   holder:kill()
   t.is(session.holder(assert(os.getenv("ROT_TEST_TMP"))), nil, "a file nobody locks: no holder")
 end
+
+-- whether progress shows: the one answer every progress line and phase asks for
+t.ok(session.shows_progress("always") and not session.shows_progress("never"),
+  "-progress=always shows it, never does not")
+t.is(session.shows_progress("auto"), sys.isatty(2), "-progress=auto shows it where stderr is a terminal")
 
 -- the first peaks' estimate: from the pace so far, against the points and time the notice promises
 do

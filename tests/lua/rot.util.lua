@@ -60,4 +60,15 @@ do
     util.reason("/c", nil, "unreadable") == "unreadable", "the reason a cache directory cannot be read: the path once, lower case")
 end
 
+-- grouping by key: keys in the order first seen, items in list order, nil keys left out
+do
+  local rows = { { k = "b", v = 1 }, { k = "a", v = 2 }, { v = 3 }, { k = "b", v = 4 } }
+  local g, order = util.group_by(rows, function(r) return r.k end)
+  t.is(table.concat(order, " "), "b a", "group_by: the keys in the order first seen, a nil key none")
+  t.ok(#g.b == 2 and g.b[1] == rows[1] and g.b[2] == rows[4] and #g.a == 1 and g.a[1] == rows[2],
+    "group_by: each group's items in list order")
+  local v = util.group_by(rows, function(r) return r.k, r.v * 10 end)
+  t.is(table.concat(v.b, " "), "10 40", "group_by: a second value is kept instead of the item")
+end
+
 t.done()

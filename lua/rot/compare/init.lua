@@ -124,7 +124,6 @@ end
   come from the same invocations, so no region's time exceeds its program's. A pair that could
   not be measured again keeps its verdict from the records (p.not_remeasured says why). ]]
 function M.rejudge(matched, min_effect)
-  local groups, order = {}, {}
   for _, p in ipairs(matched) do
     local m = p.remeasured
     if m then
@@ -132,12 +131,12 @@ function M.rejudge(matched, min_effect)
       apply(p, rule.remeasured(m.ratios, min_effect))
       p.ratios, p.times = m.ratios, { a = m.ta, b = m.tb }
       p.medians = { a = median_of(m.ta), b = median_of(m.tb) }
-      local key = app_point(p) or p -- a kernel's point: a group of its own
-      if not groups[key] then groups[key] = {}; order[#order + 1] = key end
-      table.insert(groups[key], p)
       if m.failed then p.noise = p.noise .. "; failed: " .. m.failed end
     end
   end
+  local groups, order = util.group_by(matched, function(p)
+    return p.remeasured and (app_point(p) or p) -- a kernel's point: a group of its own
+  end)
   for _, key in ipairs(order) do
     local ps = groups[key]
     local joint = nearest_round(ps)

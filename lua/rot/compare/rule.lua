@@ -100,32 +100,28 @@ local function point_of(r, p, machine_of) return machine_of(r, p) .. "|" .. util
   of a run's log-time, degrees of freedom, "point"|"class", the widest log-ratio between two
   reruns of one build among them (nil without an estimate). ]]
 function M.history(records, machine_of)
-  local groups, order = {}, {}
+  local measured = {}
   for _, r in ipairs(records) do
-    for _, p in ipairs(r.points or {}) do
-      local id = p.status == "measured" and p.time and p.time > 0 and M.identity(r, p)
-      if id then
-        local g = groups[id]
-        if not g then
-          g = { logs = {}, seen = {}, point = point_of(r, p, machine_of), class = class_of(r, p, machine_of) }
-          groups[id], order[#order + 1] = g, id
-        end
-        if not g.seen[p.time] then -- the same time twice is one measurement (runs added to it)
-          g.seen[p.time] = true
-          g.logs[#g.logs + 1] = math.log(p.time)
-          g.lo, g.hi = math.min(g.lo or math.huge, g.logs[#g.logs]), math.max(g.hi or -math.huge, g.logs[#g.logs])
-        end
-      end
-    end
+    for _, p in ipairs(r.points or {}) do measured[#measured + 1] = { r = r, p = p } end
   end
+  local groups, order = util.group_by(measured, function(x)
+    return x.p.status == "measured" and x.p.time and x.p.time > 0 and M.identity(x.r, x.p)
+  end)
   local per, range = { point = {}, class = {} }, { point = {}, class = {} }
   for _, id in ipairs(order) do
-    local g = groups[id]
+    local first, logs, seen = groups[id][1], {}, {}
+    for _, x in ipairs(groups[id]) do
+      if not seen[x.p.time] then -- the same time twice is one measurement (runs added to it)
+        seen[x.p.time], logs[#logs + 1] = true, math.log(x.p.time)
+      end
+    end
+    local g = { point = point_of(first.r, first.p, machine_of), class = class_of(first.r, first.p, machine_of) }
+    local widest = math.max(table.unpack(logs)) - math.min(table.unpack(logs))
     for _, what in ipairs({ "point", "class" }) do
       local list = per[what][g[what]] or {}
       per[what][g[what]] = list
-      list[#list + 1] = g.logs
-      range[what][g[what]] = math.max(range[what][g[what]] or 0, g.hi - g.lo)
+      list[#list + 1] = logs
+      range[what][g[what]] = math.max(range[what][g[what]] or 0, widest)
     end
   end
   local est = { point = {}, class = {} }

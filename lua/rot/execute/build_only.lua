@@ -92,17 +92,16 @@ end
 
 function M.measure(s, items)
   local rows = lookup.lookup(s, items)
-  local groups, order, refused, errs = {}, {}, {}, {}
-  for _, row in ipairs(rows) do
-    local g = groups[row.key]
-    if not g then
-      g = { row = row, check = {} }
-      groups[row.key], order[#order + 1] = g, row.key
+  local groups, order = util.group_by(rows, function(row) return row.key end)
+  local refused, errs = {}, {}
+  for _, key in ipairs(order) do
+    local check = {}
+    for _, row in ipairs(groups[key]) do
+      -- the machine's ceilings' points (measured aside) are rot's own: not asked
+      if not row.cached and s.aside_depth == 0 and not row.kinfo.app then check[#check + 1] = row end
     end
-    -- the machine's ceilings' points (measured aside) are rot's own: not asked
-    if not row.cached and s.aside_depth == 0 and not row.kinfo.app then g.check[#g.check + 1] = row end
+    errs[key] = build_key(s, groups[key][1], check, refused)
   end
-  for _, key in ipairs(order) do errs[key] = build_key(s, groups[key].row, groups[key].check, refused) end
   for _, row in ipairs(rows) do
     local err = errs[row.key]
     if refused[row] then

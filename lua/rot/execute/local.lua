@@ -16,16 +16,6 @@ local sys = require "rot.sys"
 
 local M = { name = "local" }
 
--- Rows grouped by build key, in the order their keys first appear.
-local function groups_of(pending)
-  local groups, order = {}, {}
-  for _, row in ipairs(pending) do
-    if not groups[row.key] then groups[row.key] = {}; order[#order + 1] = row.key end
-    table.insert(groups[row.key], row)
-  end
-  return groups, order
-end
-
 -- Why a group of GPU points cannot run here (said once), or nil.
 local function gpu_skip(s, row)
   if not row.kinfo.gpu then return nil end
@@ -154,7 +144,7 @@ end
   still want a round in one core process, until none does (rot.execute.rounds says how many a
   point wants). ]]
 function M.measure_pending(s, pending)
-  local groups, order = groups_of(pending)
+  local groups, order = util.group_by(pending, function(row) return row.key end) -- one core build each
   if #order == 0 then return end
   util.ensure_dir(s:get("cacheDir"), "cache directory", "cacheDir")
   governor.apply(s)

@@ -6,6 +6,7 @@
 -- or an interruption (SIGINT, SIGTERM, SIGHUP) while jobs run cancels them and waits until
 -- Slurm no longer lists them.
 local sys = require "rot.sys"
+local session = require "rot.session"
 local util = require "rot.util"
 local lookup = require "rot.execute.lookup"
 local keys = require "rot.build.keys"
@@ -382,8 +383,7 @@ function M.measure(s, items)
   local guard <close> = canceller(jobs)
   local per = submit_all(s, items, M.types(config), jobs)
   if #jobs > 0 then
-    local mode = config:get("progress")
-    s:timed("measure", wait, jobs, mode == "always" or (mode == "auto" and sys.isatty(2)))
+    s:timed("measure", wait, jobs, session.shows_progress(config:get("progress")))
   end
   local out, failed, waited = {}, {}, {}
   for _, p in ipairs(per) do

@@ -1,7 +1,6 @@
 -- rot.peaks.settle: what the peaks' compute and bandwidth rounds share: when a ceiling's rounds
 -- agree, how far they spread, a ceiling from its rounds and when it was measured, a point's
 -- median run, points measured together or not at all, and the peaks' progress lines.
-local sys = require "rot.sys"
 local session = require "rot.session"
 local plateaus = require "rot.machine.plateaus"
 local agreement = require "rot.machine.agreement"
@@ -84,8 +83,7 @@ end
 
 -- A phase of the peaks on stderr, where progress is shown (a terminal, or -progress=always).
 function M.say(rot, line)
-  local mode = rot.get("progress")
-  if mode == "always" or (mode == "auto" and sys.isatty(2)) then
+  if session.shows_progress(rot.get("progress")) then
     session.current():quiet()
     io.stderr:write("rot: peaks: ", line, "\n")
   end

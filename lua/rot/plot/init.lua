@@ -133,17 +133,17 @@ end
   order first seen, and the box {xlo, xhi, ylo, yhi} of their points (math.huge, 0: none); rows
   not_drawn(row) gives a reason for have none (the key says why: rot.plot.key.not_drawn). ]]
 local function roofline_series(o, not_drawn)
-  local series, order, box = {}, {}, { math.huge, 0, math.huge, 0 }
-  for _, r in ipairs(o.rows) do
-    if r.gflops and r.intensity and r.gflops > 0 and r.intensity > 0 and not r.failed and not not_drawn(r) then
-      local s = o.series and o.series(r) or "points"
-      if not series[s] then series[s] = {}; order[#order + 1] = s end
-      table.insert(series[s], r)
+  local series, order = util.group_by(o.rows, function(r)
+    local drawn = r.gflops and r.intensity and r.gflops > 0 and r.intensity > 0 and not r.failed
+      and not not_drawn(r)
+    return drawn and (o.series and o.series(r) or "points")
+  end)
+  local box = { math.huge, 0, math.huge, 0 }
+  for _, name in ipairs(order) do
+    for _, r in ipairs(series[name]) do
       box = { math.min(box[1], r.intensity), math.max(box[2], r.intensity), math.min(box[3], r.gflops),
         math.max(box[4], r.gflops) }
     end
-  end
-  for _, name in ipairs(order) do
     table.sort(series[name], function(a, b) return (a.workingSet or 0) < (b.workingSet or 0) end)
   end
   return series, order, box
@@ -345,16 +345,18 @@ end
   first seen, and the box {xlo, xhi, ylo, yhi} of their points and the vlines; an error when
   measured rows give no value at all. ]]
 local function xy_series(o, fx, fy)
-  local series, order, label = {}, {}, label_of(o)
-  local got, box = 0, { math.huge, -math.huge, math.huge, -math.huge }
-  for _, r in ipairs(o.rows) do
+  local label, got = label_of(o), 0
+  local series, order = util.group_by(o.rows, function(r)
     local x, y = fx(r), fy(r)
     if x and y then got = got + 1 end
     if x and y and (not o.logx or x > 0) and (not o.logy or y > 0) then
-      local s = o.series and o.series(r) or "points"
-      if not series[s] then series[s] = {}; order[#order + 1] = s end
-      table.insert(series[s], { x = x, y = y, label = label(r) })
-      box = { math.min(box[1], x), math.max(box[2], x), math.min(box[3], y), math.max(box[4], y) }
+      return o.series and o.series(r) or "points", { x = x, y = y, label = label(r) }
+    end
+  end)
+  local box = { math.huge, -math.huge, math.huge, -math.huge }
+  for _, name in ipairs(order) do
+    for _, p in ipairs(series[name]) do
+      box = { math.min(box[1], p.x), math.max(box[2], p.x), math.min(box[3], p.y), math.max(box[4], p.y) }
     end
   end
   for _, v in ipairs(o.vlines or {}) do

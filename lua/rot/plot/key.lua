@@ -1,6 +1,7 @@
 -- rot.plot.key: the key (legend) as every terminal draws it: each entry's box on the canvas,
 -- titles too wide for it wrapped onto entries of their own, and notes naming the points a plot
 -- left unlabelled.
+local util = require "rot.util"
 local place = require "rot.plot.place"
 
 local M = {}
@@ -132,16 +133,14 @@ end
 --[[ The notes on rows a plot does not draw, into plots: one entry per reason why(row) gives
   ("not drawn (no bytes): work, copy"), each name(row) once, in the order first seen. ]]
 function M.not_drawn(plots, rows, why, name)
-  local by, order, seen = {}, {}, {}
-  for _, r in ipairs(rows) do
+  local seen = {}
+  local by, order = util.group_by(rows, function(r)
     local w = why(r)
     local n = w and name(r)
-    if w and not seen[w .. "\0" .. n] then
-      seen[w .. "\0" .. n] = true
-      if not by[w] then by[w] = {}; order[#order + 1] = w end
-      table.insert(by[w], n)
-    end
-  end
+    if not w or seen[w .. "\0" .. n] then return nil end
+    seen[w .. "\0" .. n] = true
+    return w, n
+  end)
   for _, w in ipairs(order) do plots[#plots + 1] = M.entry("not drawn (" .. w .. "): " .. table.concat(by[w], ", "), true) end
 end
 
@@ -186,12 +185,8 @@ end
   entry naming them (M.note). missed: place.point_labels' {{series=, px=, py=, text=}} (pixels
   of the plot area, y up), elements[i]: the element that drew series i. ]]
 function M.add_notes(plots, elements, missed)
-  local by, order = {}, {}
-  for _, p in ipairs(missed) do
-    p.element = elements[p.series]
-    if not by[p.element] then by[p.element] = {}; order[#order + 1] = p.element end
-    table.insert(by[p.element], p)
-  end
+  for _, p in ipairs(missed) do p.element = elements[p.series] end
+  local by, order = util.group_by(missed, function(p) return p.element end)
   for _, el in ipairs(order) do
     for i, p in ipairs(plots) do
       if p == el then table.insert(plots, i + 1, M.entry(M.note(by[el]))); break end

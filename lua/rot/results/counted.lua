@@ -39,14 +39,6 @@ local function traffic(e, c)
   return moved, written
 end
 
--- Rates and intensity again, after flops or bytes changed.
-local function rates(r)
-  if not (r.time and r.time > 0) then return end
-  r.gflops = r.flops and r.flops / r.time / 1e9 or nil
-  r.gbs = r.bytes and r.bytes > 0 and r.bytes / r.time / 1e9 or nil
-  r.intensity = r.flops and r.bytes and r.bytes > 0 and r.flops / r.bytes or nil
-end
-
 --[[ The counted values of a row without work of its own (no declaration, no PMU count) become
   its flops and bytes, source "counted": its point on the roofline is the cache-aware one (the
   bytes its instructions move). An application's (program) row declares none: it takes its
@@ -58,7 +50,7 @@ local function adopt(r)
   r.flops, r.bytes = r.flopsCounted, r.bytesCounted
   if r.region then r.flopsSource, r.bytesSource = "counted", "counted" end
   r.counts = "counted"
-  rates(r)
+  quantities.rates(r)
 end
 
 --[[ apply(r): the row's counted fields from its count (r.countRecord, or its application
