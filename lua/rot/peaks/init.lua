@@ -6,9 +6,6 @@ local util = require "rot.util"
 local machine = require "rot.machine"
 local session = require "rot.session"
 local bandwidth = require "rot.peaks.bandwidth"
-local compute = require "rot.peaks.compute"
-local clocks = require "rot.peaks.clocks"
-local report = require "rot.peaks.report"
 local budget = require "rot.peaks.budget"
 local rounds = require "rot.peaks.settle"
 local ceilings = require "rot.machine.ceilings"
@@ -119,6 +116,8 @@ function M.ceilings(rot, quick)
   local threads = M.thread_counts()
   local s = session.current()
   local measured0 = s.count.measured + s.aside_count.measured
+  -- (loaded here: a run that reads stored peaks, a cached rerun, needs none of them)
+  local compute, clocks, report = require "rot.peaks.compute", require "rot.peaks.clocks", require "rot.peaks.report"
   local timer = budget.timer()
   local cs = compute.new(threads, quick, timer)
   if #cs.skipped > 0 and s.executor.name ~= "build" then -- said when measured
