@@ -1,11 +1,14 @@
 /* lprotocol: the rot.protocol Lua module: the driver–core protocol of core/protocol.h (input
  * keys and their syntax, framing and record words, rule vocabulary, failure kinds), the result
- * vocabulary of core/vocabulary.h (meta, run and region keys, limits, the results row) and
- * rule checks; meta tables that refuse a key the vocabulary does not declare. */
+ * vocabulary of core/vocabulary.h (meta, run and region keys, limits, the results row), the
+ * counting tool's words of core/count/counts.h (count) and rule checks; meta tables that refuse
+ * a key the vocabulary does not declare. */
+#include "count/counts.h"
 #include "lrot.h"
 #include "protocol.h"
 #include "rules.h"
 
+#include <ctype.h>
 #include <lauxlib.h>
 #include <string.h>
 
@@ -222,6 +225,59 @@ static void push_results(lua_State *L)
 	lua_setfield(L, -2, "json_version");
 }
 
+/* Sets t[lower(id)] = s for the table at the top of the stack: a word by its declared ID. */
+static void set_lower(lua_State *L, const char *id, const char *s)
+{
+	char key[32];
+	size_t n = 0;
+	for (; id[n] && n + 1 < sizeof key; n++)
+		key[n] = (char)tolower((unsigned char)id[n]);
+	key[n] = '\0';
+	set_text(L, key, s);
+}
+
+/* count: the counting tool's words (core/count/counts.h): magic (its output's first line),
+ * records (each record kind's word, by its ID in lower case: records.region), harness (rot-count's
+ * words: counted, failed, point), the counters by kind (classes: the flop classes, bytes,
+ * traffic; each a list of names in the output's order) and levels (the levels it simulates at
+ * most) */
+static void push_count(lua_State *L)
+{
+	lua_Integer i = 0;
+	lua_createtable(L, 0, 7);
+	set_text(L, "magic", COUNT_OUTPUT_MAGIC);
+	lua_createtable(L, 0, COUNT_RECORD_N);
+#define X(id, word, syntax, meaning) set_lower(L, #id, word);
+	COUNT_RECORDS(X)
+#undef X
+	lua_setfield(L, -2, "records");
+	lua_createtable(L, 0, 3);
+	set_text(L, "counted", COUNT_HARNESS_COUNTED);
+	set_text(L, "failed", COUNT_HARNESS_FAILED);
+	set_text(L, "point", COUNT_HARNESS_POINT);
+	lua_setfield(L, -2, "harness");
+	lua_newtable(L);
+#define X(id, name, meaning) push_item(L, ++i, name);
+	COUNT_FLOPS(X)
+#undef X
+	lua_setfield(L, -2, "classes");
+	i = 0;
+	lua_newtable(L);
+#define X(id, name, meaning) push_item(L, ++i, name);
+	COUNT_BYTES(X)
+#undef X
+	lua_setfield(L, -2, "bytes");
+	i = 0;
+	lua_newtable(L);
+#define X(id, name, meaning) push_item(L, ++i, name);
+	COUNT_TRAFFIC(X)
+#undef X
+	lua_setfield(L, -2, "traffic");
+	lua_pushinteger(L, COUNT_LEVELS);
+	lua_setfield(L, -2, "levels");
+	lua_setfield(L, -2, "count");
+}
+
 /* Whether name is a key of the declared family decl ("event%d": event0, event1, ...;
  * "report.%s": report.NAME), or decl itself. */
 static int is_key(const char *decl, const char *name)
@@ -315,6 +371,7 @@ int luaopen_rot_protocol(lua_State *L)
 	push_names(L);
 	push_report_keys(L);
 	push_results(L);
+	push_count(L);
 	lua_pushvalue(L, -1);
 	lua_pushcclosure(L, l_meta_key, 1);
 	lua_setfield(L, -2, "meta_key");
