@@ -14,7 +14,7 @@ local protocol = require "rot.protocol"
 local rounds = require "rot.execute.rounds"
 local sys = require "rot.sys"
 
-local M = { name = "local" }
+local M = { name = "local", measures_here = true, builds_only = false }
 
 -- Rows grouped by build key, in the order their keys first appear.
 local function groups_of(pending)
