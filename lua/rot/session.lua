@@ -33,7 +33,7 @@ function M.new(o)
     aside_count = { points = 0, hits = 0, measured = 0, failed = 0, slurm = 0 }, -- rows settled in aside
     time = { build = 0, measure = 0, cache = 0, plot = 0, wait = 0, count = 0 }, -- wait: for another rot's lock
     -- the counting pass's points (rot.count): counted under its engine, found in its cache
-    counted = { counted = 0, hits = 0 },
+    counted = { counted = 0, hits = 0, failed = 0 },
     waited = {}, -- the locks it said it waits for (rot.session.lock)
     said = {}, -- what it said once (Session:once): a note, a warning, by what
     -- (set later, each by its method) stage: the step the progress line counts (the peaks'
@@ -81,9 +81,11 @@ function Session:once(what)
   return true
 end
 
--- Adds to the summary's count of points the counting pass counted and found in its cache.
-function Session:add_counted(counted, hits)
-  self.counted.counted, self.counted.hits = self.counted.counted + counted, self.counted.hits + hits
+-- Adds to the summary's count of points the counting pass counted, found in its cache, and
+-- failed to count.
+function Session:add_counted(counted, hits, failed)
+  local n = self.counted
+  n.counted, n.hits, n.failed = n.counted + counted, n.hits + hits, n.failed + (failed or 0)
 end
 
 -- Adds n (default 1) to the summary's count of what (builds, build_failures, refused).
@@ -145,13 +147,16 @@ function Session:timed(what, f, ...)
   return f(...)
 end
 
--- The progress line on stderr (a terminal, unless -progress=always|never): begin(n) before n
--- points, every settle() steps it, quiet() clears it before a message, done() at the end;
--- self.stage, when set (the peaks' rounds), names the step it counts (cleared by aside's end).
-function Session:begin(n)
+--[[ The progress line on stderr (a terminal, unless -progress=always|never): begin(n) before n
+  points, every settle() steps it (advance() where a point is done but settled already: the
+  counting pass's), quiet() clears it before a message, done() at the end; self.stage, when set
+  (the peaks' rounds, the counting pass), names the step it counts (cleared by aside's end).
+  note: said once instead where no line shows (stderr no terminal), unless -progress=never. ]]
+function Session:begin(n, note)
   local mode = self:get("progress")
   self.progress = { on = mode == "always" or (mode == "auto" and sys.isatty(2)), n = n, i = 0, hits = 0,
     t0 = sys.clock() }
+  if note and mode ~= "never" and not self.progress.on then io.stderr:write("rot: ", note, "\n") end
 end
 
 function Session:quiet()
@@ -178,9 +183,14 @@ function Session:settle(row)
   if self.aside_depth == 0 then self.rows[#self.rows + 1] = row end
   if self.settle_hook then self.settle_hook(row) end
   if self.estimate and row.measured then self.estimate.done = self.estimate.done + 1 end
+  self:advance(row.cached)
+end
+
+-- Steps the progress line by one point (hit: one a cache held).
+function Session:advance(hit)
   local p = self.progress
   if not p then return end
-  p.i, p.hits = p.i + 1, p.hits + (row.cached and 1 or 0)
+  p.i, p.hits = p.i + 1, p.hits + (hit and 1 or 0)
   if not p.on then return end
   local el = sys.clock() - p.t0
   io.stderr:write(string.format("\r\27[K%spoint %d/%d  hits %d  elapsed %.1f s  eta %.1f s%s",
@@ -283,8 +293,8 @@ function Session:failures() return self.count.failed + self.aside_count.failed e
 function Session:summary()
   local c, t = self.count, self.time
   local n = self.counted
-  local counted = n.counted + n.hits > 0 and string.format("count %.2f s (%d counted, %d from the cache), ", t.count,
-    n.counted, n.hits) or ""
+  local counted = n.counted + n.hits + n.failed > 0 and string.format("count %.2f s (%d counted, %s%d from the cache), ",
+    t.count, n.counted, n.failed > 0 and (n.failed .. " failed, ") or "", n.hits) or ""
   return string.format("rot: %d points, cache: %d hits, %d measured%s, %d failed%s; time: build %.2f s, "
     .. "measure %.2f s, cache %.3f s, %splot %.2f s, %stotal %.2f s",
     c.points, c.hits, c.measured, c.slurm > 0 and (" (" .. c.slurm .. " on Slurm)") or "",
