@@ -55,6 +55,18 @@ local function sorted_keys(t)
 end
 M.sorted_keys = sorted_keys
 
+-- The items of list grouped by key_of(item), each group in list order and the groups in the
+-- order their keys first appear: { {item, ...}, ... }.
+function M.group_by(list, key_of)
+  local groups, at = {}, {}
+  for _, x in ipairs(list) do
+    local k = key_of(x)
+    if not at[k] then groups[#groups + 1] = {}; at[k] = groups[#groups] end
+    table.insert(at[k], x)
+  end
+  return groups
+end
+
 -- The median of a list of numbers (the mean of the middle two for an even count; the list is
 -- left as it was); nil when empty.
 function M.median(xs)
@@ -105,8 +117,9 @@ function M.escape_token(text)
   return (text:gsub("[^%w_%.%-/:,+@]", function(c) return string.format("%%%02X", c:byte()) end))
 end
 
--- The text of an escaped token.
+-- The text of an escaped token (a lone %: the empty string).
 function M.unescape_token(token)
+  if token == "%" then return "" end
   return (tostring(token):gsub("%%(%x%x)", function(h) return string.char(tonumber(h, 16)) end))
 end
 

@@ -48,4 +48,13 @@ do
     util.reason("/c", nil, "unreadable") == "unreadable", "the reason a cache directory cannot be read: the path once, lower case")
 end
 
+-- group_by: groups in the order their keys first appear, each in list order
+do
+  local g = util.group_by({ "b1", "a1", "b2", "c1", "a2" }, function(x) return x:sub(1, 1) end)
+  t.ok(#g == 3 and table.concat(g[1], ",") == "b1,b2" and table.concat(g[2], ",") == "a1,a2" and g[3][1] == "c1",
+    "group_by keeps first-seen order of keys and list order within a group")
+  t.ok(util.unescape_token(util.escape_token("")) == "" and util.unescape_token(util.escape_token("a b%")) == "a b%",
+    "an escaped token reads back, the empty one too")
+end
+
 t.done()
