@@ -224,8 +224,9 @@
 
 /* The version of the JSON document rot writes (rot.results' json: points, levels, ceilings);
  * raised when a field changes. 3: the schema (every point field's unit and meaning), the time
- * bound and its dominant term. */
-#define RESULT_JSON_VERSION 3
+ * bound and its dominant term. 4: a counted point's bound from its counts, the declared one
+ * beside. */
+#define RESULT_JSON_VERSION 4
 
 /*
  * X(ID, key, type, unit, csv, json, record, group, side, meaning): every field of a results
@@ -271,6 +272,11 @@
 	X(FLOPS_CLASSES, "flopsClasses", "table", "flop per invocation", "flops_counted:%s",       \
 	  "flopsClasses", "", "count", "counted",                                                  \
 	  "counted flops by precision and instruction width (fp64_256: 256-bit fp64 vectors)")     \
+	X(FLOPS_FMA, "flopsFma", "table", "flop per invocation", "flops_counted_fma:%s",           \
+	  "flopsFma", "", "count", "counted", "of each class's counted flops, those of FMAs")      \
+	X(FLOPS_ADD, "flopsAdd", "table", "flop per invocation", "flops_counted_add:%s",           \
+	  "flopsAdd", "", "count", "counted",                                                      \
+	  "of each class's counted flops, those of adds and subtractions")                         \
 	X(BYTES_COUNTED, "bytesCounted", "number", "B per invocation", "bytes_counted",            \
 	  "bytesCounted", "cbytes", "count", "counted",                                            \
 	  "bytes the instructions loaded and stored (the cache-aware roofline's bytes)")           \
@@ -361,6 +367,25 @@
 	  "the shortest time the ceilings allow")                                                  \
 	X(DOMINANT, "dominant", "text", "", "time_bound_dominant", "dominant", "", "", "bounds",   \
 	  "the term of the time bound that dominates")                                             \
+	X(BOUND_SOURCE, "boundSource", "text", "", "bound_source", "boundSource", "", "count",     \
+	  "bounds",                                                                                \
+	  "what its bound is from: counted (its counted flops, bytes and simulated traffic: "      \
+	  "rot.results.placed) or declared")                                                       \
+	X(BOUND_TERMS, "boundTerms", "table", "s", "time_bound_term_s:%s", "boundTerms", "",       \
+	  "count", "bounds",                                                                       \
+	  "the counted bound's terms: compute, and each level's traffic over its ceiling (L1 "     \
+	  "its loads and stores, DRAM the traffic beyond the last level)")                         \
+	X(BOUND_NOTE, "boundNote", "text", "", "bound_note", "boundNote", "", "count", "bounds",   \
+	  "what the counted bound took where the peaks lack a ceiling")                            \
+	X(BOUND_DECLARED, "boundDeclared", "number", "GFLOP/s", "bound_declared_GFLOPs",           \
+	  "boundDeclared", "", "count", "bounds",                                                  \
+	  "a counted row's bound from its declared flops, bytes and working set (its counted one " \
+	  "is its bound)")                                                                         \
+	X(LIMITER_DECLARED, "limiterDeclared", "text", "", "limiter_declared", "limiterDeclared",  \
+	  "", "count", "bounds", "the ceiling of that declared bound")                             \
+	X(FRACTION_DECLARED, "fractionDeclared", "number", "fraction of the bound",                \
+	  "fraction_of_declared_bound", "fractionDeclared", "", "count", "bounds",                 \
+	  "performance (or bandwidth) over that declared bound")                                   \
 	X(SOURCE, "source", "text", "", "source", "source", "", "", "format",                      \
 	  "where its values came from: measured, cache, failed or planned")                        \
 	X(KERNEL, "kernel", "text", "", "kernel", "kernel", "", "", "format",                      \

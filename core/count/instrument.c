@@ -14,7 +14,7 @@
 struct pass {
 	IRSB *out;
 	ULong pending[COUNT_N];
-	ULong flops[2], adds[2], subs[2]; /* per precision: fp32, fp64 */
+	ULong flops[2], adds[2], subs[2], fmas[2]; /* per precision: fp32, fp64 */
 	UInt vec[2], lanes[2];		  /* the widest vector op; lanes of scalar ops */
 };
 
@@ -40,20 +40,25 @@ static void flush(struct pass *p)
 }
 
 /* The class of flops an instruction of this precision (0: fp32, 1: fp64) and vector width in
- * bits (0: scalar) did. */
-static enum count_id flops_class(int prec, UInt bits)
+ * bits (0: scalar) did: share 0 all of them, 1 its FMAs', 2 its adds' and subs'. */
+static enum count_id flops_class(int prec, UInt bits, int share)
 {
-	static const enum count_id cls[2][3] = {
-	    {COUNT_FP32_SCALAR, COUNT_FP32_128, COUNT_FP32_256},
-	    {COUNT_FP64_SCALAR, COUNT_FP64_128, COUNT_FP64_256}};
-	return cls[prec][bits == 0 ? 0 : bits <= 128 ? 1 : 2];
+	static const enum count_id cls[3][2][3] = {
+	    {{COUNT_FP32_SCALAR, COUNT_FP32_128, COUNT_FP32_256},
+	     {COUNT_FP64_SCALAR, COUNT_FP64_128, COUNT_FP64_256}},
+	    {{COUNT_FP32_SCALAR_FMA, COUNT_FP32_128_FMA, COUNT_FP32_256_FMA},
+	     {COUNT_FP64_SCALAR_FMA, COUNT_FP64_128_FMA, COUNT_FP64_256_FMA}},
+	    {{COUNT_FP32_SCALAR_ADD, COUNT_FP32_128_ADD, COUNT_FP32_256_ADD},
+	     {COUNT_FP64_SCALAR_ADD, COUNT_FP64_128_ADD, COUNT_FP64_256_ADD}}};
+	return cls[share][prec][bits == 0 ? 0 : bits <= 128 ? 1 : 2];
 }
 
 /*
- * The instruction just passed: its flops go to its class. Its width is that of its widest
- * vector operation, or, where VEX wrote a vector instruction as one scalar operation a lane
- * (FMA), that of its lanes together. An add and a sub of every lane (addsubpd: VEX computes
- * both and picks lanes) count one flop a lane.
+ * The instruction just passed: its flops go to its class, and its FMAs' and its adds' and
+ * subs' to that class's shares. Its width is that of its widest vector operation, or, where
+ * VEX wrote a vector instruction as one scalar operation a lane (FMA), that of its lanes
+ * together. An add and a sub of every lane (addsubpd: VEX computes both and picks lanes) count
+ * one flop a lane.
  */
 static void end_instruction(struct pass *p)
 {
@@ -64,8 +69,12 @@ static void end_instruction(struct pass *p)
 		if (!bits && p->lanes[i] > 1)
 			bits = p->lanes[i] * (i ? 64 : 32);
 		ULong both = p->adds[i] < p->subs[i] ? p->adds[i] : p->subs[i];
-		p->pending[flops_class(i, bits)] += p->flops[i] - (bits ? both : 0);
-		p->flops[i] = p->adds[i] = p->subs[i] = 0;
+		if (!bits)
+			both = 0;
+		p->pending[flops_class(i, bits, 0)] += p->flops[i] - both;
+		p->pending[flops_class(i, bits, 1)] += p->fmas[i];
+		p->pending[flops_class(i, bits, 2)] += p->adds[i] + p->subs[i] - both;
+		p->flops[i] = p->adds[i] = p->subs[i] = p->fmas[i] = 0;
 		p->vec[i] = p->lanes[i] = 0;
 	}
 }
@@ -83,6 +92,8 @@ static void operation(struct pass *p, IROp op)
 		p->adds[i] += n;
 	if (f.kind == FPOP_SUB)
 		p->subs[i] += n;
+	if (f.kind == FPOP_FMA)
+		p->fmas[i] += n;
 	if (f.vec) {
 		if (f.vec > p->vec[i])
 			p->vec[i] = f.vec;

@@ -192,7 +192,7 @@ static void put_counts(const ULong *c)
 {
 	static const HChar *names[] = {
 #define X(id, name, meaning) name,
-	    COUNT_FLOPS(X) COUNT_BYTES(X) COUNT_TRAFFIC(X)
+	    COUNT_FLOPS(X) COUNT_SHARES(X) COUNT_BYTES(X) COUNT_TRAFFIC(X)
 #undef X
 	};
 	HChar s[64];

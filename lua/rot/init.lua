@@ -120,7 +120,7 @@ function rot.results(rows, axes) return results.new(rows, axes, rot.peaks) end
 -- first if there are none): { {name="L1", size=effective bytes, reported=bytes, gbs=}, ...,
 -- {name="DRAM", gbs=} }. Sweeps use it to know how far to go.
 function rot.levels(threads)
-  local rows = rot.peaks()
+  local rows = session.current():aside(measure.get, rot, true) -- (read only here: not copied)
   return ceilings.levels(rows, ceilings.nearest_threads(rows, threads or 1))
 end
 

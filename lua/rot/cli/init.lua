@@ -68,11 +68,11 @@ local function resolve_script(cfg, what)
     if sys.stat(what) ~= "file" then util.fail("no measurement script '" .. what .. "'") end
     return assert(sys.realpath(what))
   end
+  local list = require "rot.cli.list"
+  local path = list.find(home, cfg, what)
+  if path then return path end
   local names = {}
-  for _, m in ipairs(require("rot.cli.list").all(home, cfg)) do
-    if m.name == what then return m.path end
-    names[#names + 1] = m.name
-  end
+  for _, m in ipairs(list.all(home, cfg)) do names[#names + 1] = m.name end
   util.fail("unknown measurement '" .. what .. "'" .. util.did_you_mean(what, names),
     "`rot list` shows the measurements; a script path (study.lua) works too")
 end

@@ -175,17 +175,18 @@ function M.first_notice(quick)
     .. "before; `rot measure peaks -useCachedResults=false` measures them afresh)\n"
 end
 
--- The stored peaks of this machine; measured first (saying so) when there are none.
-function M.get(rot)
+-- The stored peaks of this machine; measured first (saying so) when there are none. shared:
+-- rows the caller only reads (ceilings.read_csv's).
+function M.get(rot, shared)
   local given = rot.get("peaksFile")
   if given ~= "" then
-    local rows = ceilings.read_csv(given)
+    local rows = ceilings.read_csv(given, shared)
     if not rows then util.fail("cannot read peaks from '" .. given .. "'", "give a peaks.csv written by `rot measure peaks`") end
     return rows, given
   end
   local quick = rot.get("quick")
   local path = ceilings.current_path(rot)
-  local rows = ceilings.read_csv(path)
+  local rows = ceilings.read_csv(path, shared)
   if rows then return rows, path end
   local s = session.current()
   return s:remember("peaks " .. path, function() -- rot build: planned once, said once

@@ -305,12 +305,14 @@ end
 -- and the names of their counters and GPU metrics: counters in the order the rows have them,
 -- metrics sorted.
 local function csv_groups(rows)
-  local has, names, seen = {}, { counters = {}, gpuMetrics = {}, flopsClasses = {}, traffic = {}, trafficWritten = {} }, {}
+  local counts = { "flopsClasses", "flopsFma", "flopsAdd", "traffic", "trafficWritten", "boundTerms" } -- sorted below
+  local has, names, seen = {}, { counters = {}, gpuMetrics = {} }, {}
+  for _, f in ipairs(counts) do names[f] = {} end
   for _, r in ipairs(rows) do
     has.app = has.app or r.region ~= nil
     has.node = has.node or (r.nodeType ~= nil and r.nodeType ~= "")
     has.count = has.count or counted.has(r) or r.countFailed ~= nil
-    for _, f in ipairs({ "flopsClasses", "traffic", "trafficWritten" }) do -- the counting pass's, sorted below
+    for _, f in ipairs(counts) do -- the counting pass's
       for n in pairs(r[f] or {}) do
         if not seen[f .. ":" .. n] then seen[f .. ":" .. n] = true; table.insert(names[f], n) end
       end
@@ -322,7 +324,8 @@ local function csv_groups(rows)
       if not seen["g:" .. n] then seen["g:" .. n] = true; has.gpu = true; table.insert(names.gpuMetrics, n) end
     end
   end
-  for _, f in ipairs({ "gpuMetrics", "flopsClasses", "traffic", "trafficWritten" }) do table.sort(names[f]) end
+  table.sort(names.gpuMetrics)
+  for _, f in ipairs(counts) do table.sort(names[f]) end
   return has, names
 end
 

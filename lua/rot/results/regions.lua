@@ -169,9 +169,15 @@ function M.rows(row, k, eps)
 end
 
 -- Why a region's row has no point on a roofline (the key says it), or nil: it has one, or it
--- is the program's row (never on it: its work is its regions').
+-- is the program's row of a program with regions (its work is theirs, unless it was counted).
+-- An unmarked program's uncounted row says why: its plot has no other point.
 function M.not_drawn(r)
-  if r.region == M.PROGRAM or not r.region then return nil end
+  if not r.region then return nil end
+  if r.region == M.PROGRAM then
+    local e = r.entry or r.partial
+    if (r.flops or 0) > 0 and (r.bytes or 0) > 0 or not e or (e.regions and #e.regions > 0) then return nil end
+    return r.countFailed and "its count failed" or "no region marked, no work counted: rot profile -count places it"
+  end
   if r.failed then return "its point failed" end
   if not (r.calls and r.calls > 0 and r.time) then return "no completed call" end
   if not (r.flops and r.flops > 0) and not (r.bytes and r.bytes > 0) then return "no work declared or counted" end
