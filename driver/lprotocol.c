@@ -236,15 +236,44 @@ static void set_lower(lua_State *L, const char *id, const char *s)
 	set_text(L, key, s);
 }
 
+#define COUNT_NAME(id, name, meaning) name,
+static const char *const count_classes[] = {COUNT_FLOPS(COUNT_NAME)};
+static const char *const count_shares[] = {COUNT_SHARES(COUNT_NAME)};
+static const char *const count_bytes[] = {COUNT_BYTES(COUNT_NAME)};
+static const char *const count_traffic[] = {COUNT_TRAFFIC(COUNT_NAME)};
+#undef COUNT_NAME
+#define COUNT_CLASS_N (sizeof count_classes / sizeof count_classes[0])
+_Static_assert(sizeof count_shares / sizeof count_shares[0] == 2 * COUNT_CLASS_N,
+	       "COUNT_SHARES: an FMA and an add share for each class of COUNT_FLOPS");
+
+/* Sets field of the table on top to the list of n names. */
+static void set_names(lua_State *L, const char *field, const char *const *names, size_t n)
+{
+	lua_createtable(L, (int)n, 0);
+	for (size_t i = 0; i < n; i++)
+		push_item(L, (lua_Integer)i + 1, names[i]);
+	lua_setfield(L, -2, field);
+}
+
+/* Sets field of the table on top to {class -> its share's name}: the shares from first on,
+ * in COUNT_FLOPS' order. */
+static void set_shares(lua_State *L, const char *field, size_t first)
+{
+	lua_createtable(L, 0, (int)COUNT_CLASS_N);
+	for (size_t i = 0; i < COUNT_CLASS_N; i++)
+		set_text(L, count_classes[i], count_shares[first + i]);
+	lua_setfield(L, -2, field);
+}
+
 /* count: the counting tool's words (core/count/counts.h): magic (its output's first line),
  * records (each record kind's word, by its ID in lower case: records.region), harness (rot-count's
- * words: counted, failed, point), the counters by kind (classes: the flop classes, bytes,
- * traffic; each a list of names in the output's order) and levels (the levels it simulates at
- * most) */
+ * words: counted, failed, point), the counters by kind, each a list of names in the output's
+ * order (classes: the flop classes; shares: of their flops, the FMAs' and the adds'; bytes;
+ * traffic), fma and add (each class's share by its name: fma.fp64_256) and levels (the levels
+ * it simulates at most) */
 static void push_count(lua_State *L)
 {
-	lua_Integer i = 0;
-	lua_createtable(L, 0, 7);
+	lua_createtable(L, 0, 10);
 	set_text(L, "magic", COUNT_OUTPUT_MAGIC);
 	lua_createtable(L, 0, COUNT_RECORD_N);
 #define X(id, word, syntax, meaning) set_lower(L, #id, word);
@@ -256,23 +285,12 @@ static void push_count(lua_State *L)
 	set_text(L, "failed", COUNT_HARNESS_FAILED);
 	set_text(L, "point", COUNT_HARNESS_POINT);
 	lua_setfield(L, -2, "harness");
-	lua_newtable(L);
-#define X(id, name, meaning) push_item(L, ++i, name);
-	COUNT_FLOPS(X)
-#undef X
-	lua_setfield(L, -2, "classes");
-	i = 0;
-	lua_newtable(L);
-#define X(id, name, meaning) push_item(L, ++i, name);
-	COUNT_BYTES(X)
-#undef X
-	lua_setfield(L, -2, "bytes");
-	i = 0;
-	lua_newtable(L);
-#define X(id, name, meaning) push_item(L, ++i, name);
-	COUNT_TRAFFIC(X)
-#undef X
-	lua_setfield(L, -2, "traffic");
+	set_names(L, "classes", count_classes, COUNT_CLASS_N);
+	set_names(L, "shares", count_shares, 2 * COUNT_CLASS_N);
+	set_names(L, "bytes", count_bytes, sizeof count_bytes / sizeof count_bytes[0]);
+	set_names(L, "traffic", count_traffic, sizeof count_traffic / sizeof count_traffic[0]);
+	set_shares(L, "fma", 0);
+	set_shares(L, "add", COUNT_CLASS_N);
 	lua_pushinteger(L, COUNT_LEVELS);
 	lua_setfield(L, -2, "levels");
 	lua_setfield(L, -2, "count");

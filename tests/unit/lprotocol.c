@@ -46,6 +46,7 @@ static const char *const sample_keys[] = {PROTOCOL_SAMPLE_KEYS(SAMPLE_KEY) NULL}
 static const char *const row_keys[] = {RESULT_ROW(NAME) NULL};
 static const char *const row_csv[] = {RESULT_ROW(CSV) NULL};
 static const char *const classes[] = {COUNT_FLOPS(NAME) NULL};
+static const char *const shares[] = {COUNT_SHARES(NAME) NULL};
 static const char *const bytes[] = {COUNT_BYTES(NAME) NULL};
 static const char *const traffic[] = {COUNT_TRAFFIC(NAME) NULL};
 #undef NAME
@@ -75,6 +76,7 @@ static void declared(void)
 	    {"row", "key", row_keys, "row fields: RESULT_ROW's keys, in the CSV's order"},
 	    {"row", "csv", row_csv, "and their CSV columns (none: '')"},
 	    {"count.classes", NULL, classes, "count.classes: COUNT_FLOPS' names"},
+	    {"count.shares", NULL, shares, "count.shares: COUNT_SHARES' names"},
 	    {"count.bytes", NULL, bytes, "count.bytes: COUNT_BYTES'"},
 	    {"count.traffic", NULL, traffic, "count.traffic: COUNT_TRAFFIC'"},
 	};
@@ -164,6 +166,8 @@ static void count(void)
 		    "p.count.harness.point"),
 	       COUNT_HARNESS_COUNTED "|" COUNT_HARNESS_FAILED "|" COUNT_HARNESS_POINT,
 	       "count.harness: rot-count's words");
+	is_str(eval("p.count.fma.fp64_256 .. ' ' .. p.count.add.fp32_scalar"), "fp64_256_fma fp32_scalar_add",
+	       "count.fma, count.add: each class's share by its name");
 	is_str(eval("p.count.levels"), PROTOCOL_STR(COUNT_LEVELS), "count.levels: COUNT_LEVELS");
 }
 

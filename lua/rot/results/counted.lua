@@ -75,7 +75,7 @@ function M.apply(r)
   for _, k in ipairs(M.CLASSES) do
     if (c[k] or 0) > 0 then
       r.flopsClasses[k] = c[k]
-      r.flopsFma[k], r.flopsAdd[k] = c[k .. "_fma"], c[k .. "_add"] -- (nil: counted by a tool without them)
+      r.flopsFma[k], r.flopsAdd[k] = c[protocol.count.fma[k]], c[protocol.count.add[k]] -- (nil: counted by a tool without them)
     end
     r.flopsCounted = r.flopsCounted + (c[k] or 0)
   end
