@@ -1,5 +1,6 @@
 /* cache: result-cache entries: the measurement description, the core hash, metadata and
- * every run's raw outputs, in a checksummed text file written atomically. */
+ * every run's raw outputs (a count's: the counting tool's output), in a checksummed text file
+ * written atomically. */
 #include "cache.h"
 #include "protocol.h"
 #include "sha256.h"
@@ -41,6 +42,9 @@ void cache_entry_free(struct cache_entry *e)
 	free_records(e->runs, e->nruns);
 	free_records(e->regions, e->nregions);
 	free_records(e->samples, e->nsamples);
+	for (size_t i = 0; i < e->ncounted; i++)
+		free(e->counted[i]);
+	free(e->counted);
 	cache_entry_init(e);
 }
 
@@ -171,6 +175,22 @@ int cache_entry_add_sample(struct cache_entry *e, const struct cache_kv *kv, siz
 	return add_record(&e->samples, &e->nsamples, kv, n);
 }
 
+int cache_entry_add_counted(struct cache_entry *e, const char *line)
+{
+	if (bad_token(line, 1)) {
+		errno = EINVAL;
+		return -1;
+	}
+	char **c = realloc(e->counted, (e->ncounted + 1) * sizeof *c);
+	if (!c)
+		return -1;
+	e->counted = c;
+	if (!(c[e->ncounted] = strdup(line)))
+		return -1;
+	e->ncounted++;
+	return 0;
+}
+
 /* " key=value key=value ..." into a record of e (region: its regions; a sampled invocation's
  * record word: its samples; else its runs): 1, or -1 when malformed. */
 static int parse_record(struct cache_entry *e, const char *text, int region, const char *word)
@@ -239,6 +259,9 @@ int cache_entry_parse_line(struct cache_entry *e, const char *line)
 	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
 		if ((rest = after_word(line, kinds[i])) && *rest)
 			return parse_record(e, rest, 0, protocol_record_word(kinds[i]));
+	size_t n = strlen(CACHE_COUNTED);
+	if (strncmp(line, CACHE_COUNTED, n) == 0 && line[n] == ' ')
+		return cache_entry_add_counted(e, line + n + 1) < 0 ? -1 : 1;
 	return 0;
 }
 
@@ -304,6 +327,8 @@ char *cache_entry_format(const struct cache_entry *e, size_t *len)
 				   e->samples[i].kv[j].value);
 		buf_printf(&b, "\n");
 	}
+	for (size_t i = 0; i < e->ncounted; i++)
+		buf_printf(&b, "%s %s\n", CACHE_COUNTED, e->counted[i]);
 	if (b.oom) {
 		free(b.p);
 		return NULL;
@@ -462,6 +487,14 @@ int cache_entry_merge(struct cache_entry *e, const struct cache_entry *more)
 	for (size_t i = 0; i < more->nruns; i++)
 		if (cache_entry_add_run(e, more->runs[i].kv, more->runs[i].n) < 0)
 			return -1;
+	if (more->ncounted) {
+		for (size_t i = 0; i < e->ncounted; i++)
+			free(e->counted[i]);
+		e->ncounted = 0;
+		for (size_t i = 0; i < more->ncounted; i++)
+			if (cache_entry_add_counted(e, more->counted[i]) < 0)
+				return -1;
+	}
 	if (more->core_hash[0])
 		memcpy(e->core_hash, more->core_hash, sizeof e->core_hash);
 	return 0;

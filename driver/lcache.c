@@ -1,5 +1,6 @@
 /* lcache: the rot.cache Lua module: reads, writes and merges result-cache entries, turning
- * them into Lua tables {description, coreHash, meta = {...}, runs = {{...}, ...}}. */
+ * them into Lua tables {description, coreHash, meta = {...}, runs = {{...}, ...}} (and a
+ * count's: counted = {the counting tool's lines}). */
 #include "cache.h"
 #include "lrot.h"
 #include "protocol.h"
@@ -127,6 +128,14 @@ void lrot_push_entry(lua_State *L, const struct cache_entry *e)
 		push_records(L, e->samples, e->nsamples);
 		lua_setfield(L, -2, "samples");
 	}
+	if (e->ncounted) {
+		lua_createtable(L, (int)e->ncounted, 0);
+		for (size_t i = 0; i < e->ncounted; i++) {
+			lua_pushstring(L, e->counted[i]);
+			lua_rawseti(L, -2, (lua_Integer)i + 1);
+		}
+		lua_setfield(L, -2, "counted");
+	}
 }
 
 #define ENTRY_MT "rot.cacheentry"
@@ -221,6 +230,17 @@ static void check_entry(lua_State *L, int idx, struct cache_entry *e)
 	check_records(L, idx, "runs", e);
 	check_records(L, idx, "regions", e);
 	check_records(L, idx, "samples", e);
+	if (lua_getfield(L, idx, "counted") == LUA_TTABLE) {
+		lua_Integer n = luaL_len(L, -1);
+		for (lua_Integer i = 1; i <= n; i++) {
+			lua_geti(L, -1, i);
+			const char *line = lua_tostring(L, -1);
+			if (!line || cache_entry_add_counted(e, line) < 0)
+				luaL_error(L, "bad counted line %d in cache entry", (int)i);
+			lua_pop(L, 1);
+		}
+	}
+	lua_pop(L, 1);
 }
 
 static int entry_gc(lua_State *L)

@@ -225,11 +225,12 @@ echo "$refused" | grep -q '^a sentence of 45 words' && echo "$refused" | grep -q
 	echo "$refused" | grep -q '^a table cell of 2[0-9][0-9] characters'
 ok $? "tests/prose.pl refuses a long sentence, paragraph and table cell ($(echo "$refused" | cut -d' ' -f1-6 | tr '\n' ';'))"
 # the rot frontend rebuilds the driver when a core file it is built from changes: every core file
-# the driver's objects read (their dependency files) is a module of the Makefile's one list
+# the driver's objects read (their dependency files) is a module of the Makefile's one list (its
+# path under core/, without .c or .h)
 mods=$(sed -n 's/^DRIVER_CORE_MODULES := //p' Makefile)
 read=$(cat build/driver/*.d 2>/dev/null | tr ' \\' '\n\n' | sed -n 's/^\(core\/[^:]*\):*$/\1/p' | sort -u)
 unlisted=$(for f in $read; do
-	b=${f##*/}
+	b=${f#core/}
 	case " $mods " in *" ${b%.[ch]} "*) ;; *) echo "$f" ;; esac
 done | tr '\n' ' ')
 test -n "$mods" && test -n "$read" && test -z "$unlisted"

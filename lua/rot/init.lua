@@ -17,7 +17,7 @@ local util = require "rot.util"
 local rot = {
   fail = util.fail, axis = space.axis, space = space.new, geometric = space.geometric,
   machine = machine, util = util, serialize = util.serialize,
-  pmu = require "rot.count.pmu", -- the PMU's floating-point events, for a counted point's counters
+  counters = require "rot.machine.counters", -- the PMU's floating-point events, for a point's counters
 }
 -- rot.config: the session's configuration (rot.session's, set by the CLI before the script runs)
 setmetatable(rot, { __index = function(_, k) if k == "config" then return session.current().config end end })

@@ -153,11 +153,15 @@ function M.shows_progress(mode)
   return mode == "always" or (mode == "auto" and sys.isatty(2))
 end
 
--- The progress line on stderr (a terminal, unless -progress=always|never): begin(n) before n
--- points, every settle() steps it, quiet() clears it before a message, done() at the end;
--- self.step, when set (the peaks' rounds), names the step it counts (cleared by aside's end).
-function Session:begin(n)
-  self.progress = { on = M.shows_progress(self:get("progress")), n = n, i = 0, hits = 0, t0 = sys.clock() }
+--[[ The progress line on stderr (a terminal, unless -progress=always|never): begin(n) before n
+  points, every settle() steps it (advance() where a point is done but settled already: the
+  counting pass's), quiet() clears it before a message, done() at the end; self.step, when set
+  (the peaks' rounds, the counting pass), names the step it counts (cleared by aside's end).
+  note: said once instead where no line shows (stderr no terminal), unless -progress=never. ]]
+function Session:begin(n, note)
+  local mode = self:get("progress")
+  self.progress = { on = M.shows_progress(mode), n = n, i = 0, hits = 0, t0 = sys.clock() }
+  if note and mode ~= "never" and not self.progress.on then io.stderr:write("rot: ", note, "\n") end
 end
 
 function Session:quiet()
@@ -184,9 +188,14 @@ function Session:settle(row)
   if self.aside_depth == 0 then self.rows[#self.rows + 1] = row end
   if self.settle_hook then self.settle_hook(row) end
   if self.estimate and row.measured then self.estimate.done = self.estimate.done + 1 end
+  self:advance(row.cached)
+end
+
+-- Steps the progress line by one point (hit: one a cache held).
+function Session:advance(hit)
   local p = self.progress
   if not p then return end
-  p.i, p.hits = p.i + 1, p.hits + (row.cached and 1 or 0)
+  p.i, p.hits = p.i + 1, p.hits + (hit and 1 or 0)
   if not p.on then return end
   local el = sys.clock() - p.t0
   io.stderr:write(string.format("\r\27[K%spoint %d/%d  hits %d  elapsed %.1f s  eta %.1f s%s",

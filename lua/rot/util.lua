@@ -129,8 +129,9 @@ function M.escape_token(text)
   return (text:gsub("[^%w_%.%-/:,+@]", function(c) return string.format("%%%02X", c:byte()) end))
 end
 
--- The text of an escaped token.
+-- The text of an escaped token (a lone %: the empty string).
 function M.unescape_token(token)
+  if token == "%" then return "" end
   return (tostring(token):gsub("%%(%x%x)", function(h) return string.char(tonumber(h, 16)) end))
 end
 

@@ -19,6 +19,9 @@ rot.set("cacheDir", tmp .. "/cache")
 for name, e in pairs(execute.executors) do
   t.ok(e.name == name and type(e.measure) == "function", "executor '" .. name .. "' has a name and measure(session, items)")
 end
+t.ok(execute.executors["local"].measures_here and not execute.executors.slurm.measures_here and
+  execute.executors.build.builds_only and not execute.executors["local"].builds_only and
+  not execute.executors.build.measures_here, "what each can do: local measures here, slurm elsewhere, build builds only")
 t.is(execute.choose(S.config, true).name, "build", "rot build chooses the build executor")
 t.is(execute.choose(S.config, false).name, "local", "the executor key chooses local by default")
 

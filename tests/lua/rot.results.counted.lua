@@ -1,14 +1,14 @@
 -- Unit tests of what the counting pass makes of a row (rot.results.counted) on recorded counts
 -- (no engine runs): the counting tool's output read (rot.count.engine), a kernel row's and an
 -- application region's fields, the lines where sources disagree, an undeclared region taking
--- the counts, the levels' roofline points; the PMU path on a fixture (rot.count.pmu: the events
--- a PMU would count for known counted work, and a PMU reading that disagrees); compare's work
--- and rate (rot.compare.work).
+-- the counts, the levels' roofline points; the PMU path on a fixture (rot.machine.counters:
+-- the events a PMU would count for known counted work, and a PMU reading that disagrees);
+-- compare's work and rate (rot.compare.work).
 -- judges no time
 local t = require "tap"
 local counted = require "rot.results.counted"
 local engine = require "rot.count.engine"
-local pmu = require "rot.count.pmu"
+local pmu = require "rot.machine.counters"
 local work = require "rot.compare.work"
 local format = require "rot.results.format"
 

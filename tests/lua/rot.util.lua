@@ -69,6 +69,8 @@ do
     "group_by: each group's items in list order")
   local v = util.group_by(rows, function(r) return r.k, r.v * 10 end)
   t.is(table.concat(v.b, " "), "10 40", "group_by: a second value is kept instead of the item")
+  t.ok(util.unescape_token(util.escape_token("")) == "" and util.unescape_token(util.escape_token("a b%")) == "a b%",
+    "an escaped token reads back, the empty one too")
 end
 
 t.done()

@@ -11,7 +11,7 @@ local sys = require "rot.sys"
 local outcome = require "rot.execute.outcome"
 local batch = require "rot.execute.batch"
 
-local M = { name = "build" }
+local M = { name = "build", measures_here = false, builds_only = true }
 
 -- The specs (KERNEL NAME=VALUE ...) of a row's workloads, appended to argv for rot-core --check.
 local function specs(desc, argv)

@@ -14,7 +14,7 @@ local protocol = require "rot.protocol"
 local rounds = require "rot.execute.rounds"
 local sys = require "rot.sys"
 
-local M = { name = "local" }
+local M = { name = "local", measures_here = true, builds_only = false }
 
 -- Why a group of GPU points cannot run here (said once), or nil.
 local function gpu_skip(s, row)

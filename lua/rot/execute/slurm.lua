@@ -11,7 +11,7 @@ local util = require "rot.util"
 local lookup = require "rot.execute.lookup"
 local keys = require "rot.build.keys"
 
-local M = { name = "slurm" }
+local M = { name = "slurm", measures_here = false, builds_only = false }
 
 -- The array task's script: constant text; the paths come as arguments, never through a shell.
 local TASK_SCRIPT = [[#!/bin/sh

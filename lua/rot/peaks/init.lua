@@ -120,7 +120,7 @@ function M.ceilings(rot, quick)
   local compute, clocks, report = require "rot.peaks.compute", require "rot.peaks.clocks", require "rot.peaks.report"
   local timer = budget.timer()
   local cs = compute.new(threads, quick, timer)
-  if #cs.skipped > 0 and s.executor.name ~= "build" then -- said when measured
+  if #cs.skipped > 0 and not s.executor.builds_only then -- said when measured
     io.stderr:write("rot: peaks: skipping ", table.concat(cs.skipped, ", "), "\n")
   end
   compute.round(rot, cs)
@@ -190,7 +190,7 @@ function M.get(rot, shared)
   local s = session.current()
   return s:remember("peaks " .. path, function() -- rot build: planned once, said once
     s:quiet()
-    io.stderr:write(s.executor.name == "build"
+    io.stderr:write(s.executor.builds_only
       and "rot: building the cores of this machine's peaks too (not measured yet: the first `rot measure` of a roofline measures them)\n"
       or stored_older(rot.get("cacheDir"), machine.fingerprint(rot.config), quick)
       and "rot: this machine's peaks were stored by an older rot: finding its levels and ceilings again (reusing its cached points where there are any)\n"

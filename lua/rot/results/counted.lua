@@ -6,6 +6,7 @@
   Every field is declared in core/vocabulary.h (RESULT_ROW, side counted). ]]
 local util = require "rot.util"
 local quantities = require "rot.results.quantities"
+local protocol = require "rot.protocol"
 
 local M = {}
 
@@ -14,7 +15,7 @@ local M = {}
 M.TOLERANCE = { flops = 0.01, bytes = 0.10, pmu = 0.05 }
 
 -- The flop classes of the counting tool (core/count/counts.h), by precision and width.
-M.CLASSES = { "fp64_scalar", "fp64_128", "fp64_256", "fp32_scalar", "fp32_128", "fp32_256" }
+M.CLASSES = protocol.count.classes
 
 -- The count of a row: its point's entry and, in it, the counts of this row (a kernel's
 -- invocation; an application's program or one of its regions), or nil.
@@ -66,7 +67,7 @@ function M.apply(r)
   for _, k in ipairs(M.CLASSES) do
     if (c[k] or 0) > 0 then
       r.flopsClasses[k] = c[k]
-      r.flopsFma[k], r.flopsAdd[k] = c[k .. "_fma"], c[k .. "_add"] -- (nil: counted by a tool without them)
+      r.flopsFma[k], r.flopsAdd[k] = c[protocol.count.fma[k]], c[protocol.count.add[k]] -- (nil: counted by a tool without them)
     end
     r.flopsCounted = r.flopsCounted + (c[k] or 0)
   end

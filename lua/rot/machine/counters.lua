@@ -1,4 +1,4 @@
---[[ rot.count.pmu: the hardware counters that count floating-point work, by vendor (libpfm4's
+--[[ rot.machine.counters: the PMU's counters that count floating-point work, by vendor (libpfm4's
   names), as a point's counters and counts (docs/lua-api.md, "Counters"): Intel's
   FP_ARITH_INST_RETIRED counts instructions by precision and width (an FMA twice), so flops are
   each count times its lanes; AMD's RETIRED_SSE_AVX_FLOPS counts flops (an FMA two). With them a
@@ -9,7 +9,7 @@ local machine = require "rot.machine"
 
 local M = {}
 
--- {event, counting class (rot.results.counted.CLASSES; nil: all), flops a count}
+-- {event, the flop class it counts (rot.protocol.count.classes; nil: all), flops a count}
 M.EVENTS = {
   GenuineIntel = {
     { "FP_ARITH_INST_RETIRED:SCALAR_DOUBLE", "fp64_scalar", 1 },
