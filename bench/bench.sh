@@ -141,59 +141,21 @@ echo " a warm run repeats the kernel until it lasts minRunTime=1 ms, so the 1 us
 echo
 . tests/optional.sh
 optional_install likwid-bench likwid
-echo "ceilings against likwid-bench: rot measure peaks run twice, likwid-bench before, between and after them, in one run"
+echo "ceilings against STREAM and likwid-bench: rot measure peaks run twice, the references before, between and after them, in one run"
 info=$($R -progress=never run bench/machine.lua 2>&1)
 m() { echo "$info" | awk -v k="$1" '$1 == k { print $2 }'; }
 lk=""
 command -v likwid-bench >/dev/null 2>&1 && lk=$(m likwid_stream)
-# a second DRAM reference: a STREAM-convention triad (bench/triad.c, OpenMP), its fastest
-# pass (STREAM's figure) and its mean pass (likwid-bench's convention) at the same size
-# (its two builds, as rot's ceilings take the faster of two codes from the last cache up: the
-# widest vectors and -O2 -fno-tree-vectorize; likwid-bench's too: its widest kernel and scalar
-# "stream", which can stream more from DRAM than its vectors)
-tri="" trin=""
-cc -O3 -march=native -fopenmp -o "$B/triad" bench/triad.c 2>/dev/null && tri="$B/triad"
-cc -O2 -fno-tree-vectorize -fopenmp -o "$B/triadn" bench/triad.c 2>/dev/null && trin="$B/triadn"
-lkdram() { # lkdram KEY THREADS [ARGS]: likwid-bench's DRAM stream figure as "KEY_THREADS GB/s" (kernel: $lkkern, else the widest)
-	lkkey=$1 lkt=$2
-	shift 2
-	[ -n "$lk" ] && likwid-bench -t "${lkkern:-$lk}" "$@" -w "S0:$(m llc4_kib_$lkt)kB:$lkt" 2>/dev/null |
-		awk -v k="${lkkey}_$lkt" '/^Time:/ { t = $2 } /^Data volume/ { d = $4 } /^MByte\/s/ { g = $2 / 1000 } END { if (g) print k, g, t, d }'
-}
-lkround() { # rounds 1-3: called before, between and after the peaks runs
-	for t in 1 $(m cpus); do
-		lkdram dram "$t"
-		# the same kernel and size in short runs (8 iterations, a fraction of a second): a
-		# neighbour's burst spoils one short run, not the whole figure (best of 4: best sustained)
-		for _ in 1 2 3 4; do lkdram dramshort "$t" -i 8; done
-		lkkern=stream # and the scalar kernel's (dramnshort_)
-		for _ in 1 2 3 4; do lkdram dramnshort "$t" -i 8; done
-		lkkern=""
-		[ -n "$tri" ] && OMP_NUM_THREADS=$t OMP_PROC_BIND=true OMP_PLACES=cores "$tri" "$(m llc4_kib_$t)" 10 2>/dev/null |
-			awk -v t="$t" 'BEGIN { k["best_gbs"] = "stream_"; k["mean_gbs"] = "streammean_"; k["first_gbs"] = "streamfirst_"
-				k["median_gbs"] = "streammedian_"; k["slow_passes"] = "streamslow_" } $1 in k { $1 = k[$1] t; print }'
-		# the narrow build: its fastest pass and its mean pass (streamn_, streamnmean_)
-		[ -n "$trin" ] && OMP_NUM_THREADS=$t OMP_PROC_BIND=true OMP_PLACES=cores "$trin" "$(m llc4_kib_$t)" 10 2>/dev/null |
-			awk -v t="$t" 'BEGIN { k["best_gbs"] = "streamn_"; k["mean_gbs"] = "streamnmean_" } $1 in k { $1 = k[$1] t; print }'
-		lkkern=stream
-		lkdram dramn "$t"
-		lkkern=""
-		# a second default run at the round's end: the neighbours here come in phases of
-		# seconds, and a default run lasts 2-4 s, so two a round halve the chance that a round's
-		# only sample sat in a busy phase (three such rounds gave 0.79 of the STREAM mean)
-		lkdram dram "$t"
-		[ "$t" = "$(m cpus)" ] && break
-	done | awk -v r="$lkr" '{ print $0, r }' >>"$B/lk" # the round as a third column
-	lkr=$((lkr + 1))
-	[ -n "$lk" ] || return 0
-	# three a round: a run lasts about a second, and the clock here wanders over seconds
-	[ "$(m fma_lanes)" = 8 ] && for _ in 1 2 3; do
-		likwid-bench -t peakflops_avx512_fma -w S0:16kB:1 2>/dev/null | awk '/^MFlops\/s/ { print "fma", $2 / 1000 }' >>"$B/lk"
+. bench/dram.sh # dram_round, dram_report; tri and trin, bench/triad.c's two builds
+fmaround() { # likwid-bench's FP64 FMA peak, three a round: a run lasts about a second, and the clock here wanders over seconds
+	[ -n "$lk" ] && [ "$(m fma_lanes)" = 8 ] && for _ in 1 2 3; do
+		locked likwid-bench -t peakflops_avx512_fma -w S0:16kB:1 2>/dev/null | awk '/^MFlops\/s/ { print "fma", $2 / 1000 }' >>"$B/lk"
 	done
+	return 0
 }
 : >"$B/lk"
-lkr=1
-lkround
+dram_round
+fmaround
 for run in 1 2; do
 	rm -f "$B"/cache/machines/*.csv
 	t0=$(now)
@@ -201,98 +163,17 @@ for run in 1 2; do
 	t1=$(now)
 	echo "peaks_s $(calc "$t1 - $t0")" >"$B/p$run"
 	$R -progress=never run bench/ceilings.lua >>"$B/p$run" 2>&1
-	lkround
+	dram_round
+	fmaround
 done
 p() { awk -v k="$2" '$1 == k { print $2 }' "$B/p$1"; }
 for run in 1 2; do
 	printf 'rot measure peaks, run %d: %.0f s (target < 180 s)%s\n' "$run" "$(p $run peaks_s)" \
 		"$(grep -q 'UNSTABLE:' "$B/peaks$run" && echo "; $(grep -c ' UNSTABLE$' "$B/peaks$run") ceilings marked unstable" || echo "; no ceiling unstable")"
 done
-# a KEY may name several, KEY1|KEY2 (a reference's two builds): the best of them
+[ -n "$lk" ] || echo "likwid-bench is not installed (sudo apt-get install likwid): rot's DRAM ceilings against the STREAM-convention triad alone"
+if [ -n "$tri" ] || [ -n "$trin" ]; then dram_report; else echo "no STREAM-convention triad (bench/triad.c did not build with -fopenmp): no DRAM reference"; fi
 best() { awk -v k="$1" '$1 ~ ("^(" k ")$") && $2 > b { b = $2 } END { if (b) print b }' "$B/lk"; }
-paired() { # paired KEY1 KEY2: per round (the last column), the best KEY1 over the best KEY2
-	awk -v a="$1" -v b="$2" '$1 ~ ("^(" a ")$") && $2 > x[$NF] { x[$NF] = $2 } $1 ~ ("^(" b ")$") && $2 > y[$NF] { y[$NF] = $2 }
-		END { for (r = 1; r in x || r in y; r++) s = s (s ? ", " : "") (x[r] && y[r] ? sprintf("%.3f", x[r] / y[r]) : "-"); print s }' "$B/lk"
-}
-# fixed T: a time in likwid-bench's timed region that does not grow with its iterations, per
-# round from the slope between its fastest short run (-i 8) and its fastest default run (both
-# "key GB/s seconds bytes round" lines), and its default runs' best figure without the median
-# of it (a negative estimate is noise and removes nothing): that figure, a tab, then the line
-# to print before its ratios
-fixed() {
-	awk -v s="dramshort_$1" -v d="dram_$1" -v k="$lk" '
-		$1 == s && $2 > sg[$NF] { sg[$NF] = $2; st[$NF] = $3; sv[$NF] = $4 }
-		$1 == d && $2 > dg[$NF] { dg[$NF] = $2; dt[$NF] = $3; dv[$NF] = $4 }
-		$1 == d { n++; T[n] = $3; V[n] = $4 }
-		END {
-			for (r = 1; r in sg || r in dg; r++) {
-				if (!sg[r] || !dg[r] || dt[r] <= st[r] || dv[r] <= sv[r]) continue
-				c[++m] = st[r] - sv[r] * (dt[r] - st[r]) / (dv[r] - sv[r])
-				l = l (l ? ", " : "") sprintf("%.3f", c[m])
-			}
-			if (!m) exit
-			for (i = 2; i <= m; i++) for (j = i; j > 1 && c[j] < c[j - 1]; j--) { x = c[j]; c[j] = c[j - 1]; c[j - 1] = x }
-			cm = m % 2 ? c[(m + 1) / 2] : (c[m / 2] + c[m / 2 + 1]) / 2
-			f = cm > 0 ? cm : 0
-			for (i = 1; i <= n; i++) if (T[i] > f && V[i] / (T[i] - f) / 1e9 > g) g = V[i] / (T[i] - f) / 1e9
-			if (!g) exit # a fixed cost longer than every default run: the estimate is noise
-			printf "%.6g\t  likwid-bench'"'"'s timed region (" k ") holds a fixed %.3f s (median; per round %s s: where its short and default runs meet, from their times and data volumes); its default runs without it: best %.2f GB/s\n", g, cm, l, g
-		}' "$B/lk"
-}
-# machine T: what this machine does to a run of T threads that no tool can take out of a mean over
-# it, from the STREAM-convention triad's rounds: its first pass over arrays just written (every
-# likwid-bench run with -i, and its default run's first passes after a calibration on one
-# thread, start with such passes) and its later passes well below their round's median (a
-# DAMON sampler, where the kernel runs one, is named in run 1's peaks notes below)
-machine() {
-	awk -v t="$1" '
-		$1 == "streamfirst_" t && $2 > f { f = $2 } $1 == "streammedian_" t && $2 > m { m = $2 }
-		$1 == "streamslow_" t { s += $2; n += $3 }
-		END {
-			if (!f || !m) exit
-			printf "  the machine at %d thread%s, from those rounds: the first pass over arrays just written runs at %.2f GB/s at best, %.2f of the best median pass %.2f (likwid-bench times such a pass: a run with -i starts with one, and its default run with its threads'"'"' first passes over arrays its calibration on one thread touched last); %d of %d later passes ran more than 20%% below their round'"'"'s median\n",
-				t, (t > 1 ? "s" : ""), f, f / m, m, s, n
-		}' "$B/lk"
-}
-ratios() { awk -v a="$d1" -v b="$d2" -v l="$1" 'BEGIN { printf "%.3f, %.3f", a / l, b / l }'; } # both runs over reference $1
-# bracketed KEY: each run over the best KEY of the two rounds just before and just after it
-# (rounds 1-2 for run 1, 2-3 for run 2): a reference from the same minutes, where the best of
-# all rounds may come from a phase of the neighbours that neither run saw
-bracketed() {
-	awk -v k="$1" -v a="$d1" -v b="$d2" '$1 ~ ("^(" k ")$") && $2 > x[$NF] { x[$NF] = $2 }
-		function r(v, i,   m) { m = x[i] > x[i + 1] ? x[i] : x[i + 1]; return v > 0 && m > 0 ? sprintf("%.3f", v / m) : "-" }
-		END { printf "%s, %s", r(a, 1), r(b, 2) }' "$B/lk"
-}
-for t in 1 $(m cpus); do
-	d1=$(p 1 "dram_$t") d2=$(p 2 "dram_$t") l=$(best "dram_$t|dramn_$t") lw=$(best "dram_$t") ln=$(best "dramn_$t")
-	n1=$(p 1 "dramnote_$t" | tr _ ' ') n2=$(p 2 "dramnote_$t" | tr _ ' ')
-	printf 'DRAM triad ceiling, %s: run 1 %s GB/s (%s), run 2 %s GB/s (%s) (%s apart; target within 5%%)' "$([ "$t" = 1 ] && echo "1 thread" || echo "$t threads")" "${d1:--}" "${n1:--}" "${d2:--}" "${n2:--}" \
-		"$(awk -v a="$d1" -v b="$d2" 'BEGIN { if (a > 0 && b > 0) printf "%.1f%%", (a > b ? a / b : b / a) * 100 - 100; else print "-" }')"
-	if [ -n "$l" ]; then
-		printf '; likwid-bench at %s KiB (4x the reported last cache), its default run, the faster of %s (2 a round, best of the 6: %s GB/s) and scalar stream (1 a round, best of the 3: %s GB/s): %.2f GB/s; ratios %s (target >= 0.95: a mean over seconds, where rot'"'"'s ceiling is the fastest pass, as STREAM'"'"'s)\n' "$(m llc4_kib_$t)" "$lk" "${lw:--}" "${ln:--}" "$l" "$(ratios "$l")"
-		printf '  each run against the references of the rounds just before and after it (its best default run of those two rounds, either kernel; the same minutes): likwid-bench ratios %s (target >= 0.95)\n' \
-			"$(bracketed "dram_$t|dramn_$t")"
-		ls=$(best "dramshort_$t|dramnshort_$t")
-		fx=$(fixed "$t")
-		[ -n "$fx" ] && printf '%s; ratios %s\n' "${fx#*	}" "$(ratios "${fx%%	*}")"
-		[ -n "$ls" ] && printf '  likwid-bench in short runs (-i 8, 4 a round of each kernel, best of the 24: the best sustained value, as rot takes its ceiling; its default run above is a mean over seconds): %.2f GB/s; ratios %s (target 0.95-1.05)\n' "$ls" "$(ratios "$ls")"
-	else
-		echo "; likwid-bench is not installed (sudo apt-get install likwid): nothing to compare against"
-	fi
-	sb=$(best "stream_$t|streamn_$t") sm=$(best "streammean_$t|streamnmean_$t") sw=$(best "stream_$t") sn=$(best "streamn_$t")
-	if [ -n "$sb" ]; then
-		printf '  against a STREAM-convention triad (bench/triad.c, OpenMP, same size, 10 passes, best of 3 rounds, the faster of its builds: -O3 -march=native %s GB/s, -O2 -fno-tree-vectorize %s GB/s): fastest pass %.2f GB/s, ratios %s (target 0.95-1.05: rot'"'"'s DRAM ceiling takes the same convention, each point'"'"'s fastest run, of the faster code); each run against the rounds just before and after it (the same minutes): ratios %s; its mean pass (likwid-bench'"'"'s convention) %.2f GB/s\n' \
-			"${sw:--}" "${sn:--}" "$sb" "$(ratios "$sb")" "$(bracketed "stream_$t|streamn_$t")" "$sm"
-		# the two references against each other, by the same convention (a mean over a run):
-		# where they disagree, a target against one of them is as good as that reference
-		[ -n "$l" ] && [ -n "$sm" ] && printf '  the two references against each other: likwid-bench'"'"'s default run over the STREAM-convention triad'"'"'s mean pass, both means over a run at the same size: %.3f for their bests; in each round (the best of its runs): %s\n' \
-			"$(calc "$l / $sm")" "$(paired "dram_$t|dramn_$t" "streammean_$t|streamnmean_$t")"
-		machine "$t"
-	else
-		echo "  no STREAM-convention triad (bench/triad.c did not build with -fopenmp)"
-	fi
-	[ "$t" = "$(m cpus)" ] && break
-done
 # arrays of a power-of-two size each (the triad script's sizes): rot's triad against the
 # STREAM-convention triad at the same size and build, alternating (bench/arrays.lua)
 if [ -n "$tri" ] && [ -n "$trin" ]; then

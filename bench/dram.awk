@@ -1,0 +1,56 @@
+# bench/dram.awk: dram_report's lines for one thread count t (bench/dram.sh): rot's DRAM triad
+# ceiling of each peaks run (the first two files: bench/ceilings.lua's "key value" lines) beside
+# each reference's best of the two rounds just before and after that run (the third file:
+# "KEY_t GB/s round" lines), their ratios and the verdict. lk: likwid-bench's widest kernel, or
+# empty; kib: the size the references ran at.
+FILENAME == ARGV[1] || FILENAME == ARGV[2] {
+	run = FILENAME == ARGV[1] ? 1 : 2
+	if ($1 == "dram_" t) rot[run] = $2
+	if ($1 == "dramat_" t) at[run] = $2
+	if ($1 == "dramnote_" t) { note[run] = $2; gsub(/_/, " ", note[run]) }
+	next
+}
+{
+	k = $1
+	if (!sub("_" t "$", "", k)) next
+	for (run = 1; run <= 2; run++)
+		if (($NF == run || $NF == run + 1) && $2 > v[k, run]) v[k, run] = $2
+}
+function r(a, b) { return a > 0 && b > 0 ? a / b : 0 }
+function in3(x) { return x >= 0.97 && x <= 1.03 }
+function f(x) { return x > 0 ? sprintf("%.3f", x) : "-" }
+function g(x) { return x > 0 ? sprintf("%.2f", x) : "-" }
+function gib(b) { return sprintf("%.2f GiB", b / 2^30) }
+END {
+	printf "DRAM triad, %s, at %s (where rot's DRAM ceiling is read), runs 1 and 2, each reference the best of the rounds just before and after its run:\n", t == 1 ? "1 thread" : t " threads", gib(kib * 1024)
+	for (run = 1; run <= 2; run++) {
+		s[run] = r(rot[run], v["stream", run]); l[run] = r(rot[run], v["lk", run]); q[run] = r(v["lk", run], v["stream", run])
+		qm[run] = r(v["lk", run], v["streammean", run]); pg[run] = r(v["page", run], v["stream", run])
+		ps[run] = r(v["rot", run], v["stream", run]); pl[run] = r(v["rot", run], v["lk", run])
+		if (at[run] && at[run] != kib * 1024) moved = moved sprintf("; run %d read it at %s", run, gib(at[run]))
+	}
+	apart = rot[1] > 0 && rot[2] > 0 ? sprintf("%.1f%%", (rot[1] > rot[2] ? rot[1] / rot[2] : rot[2] / rot[1]) * 100 - 100) : "-"
+	printf "  rot's ceiling %s, %s GB/s (%s apart, target within 5%%; run 1 %s, run 2 %s%s), the STREAM-convention triad %s, %s GB/s (bench/triad.c, the fastest of 10 passes, the faster of 2 builds)", g(rot[1]), g(rot[2]), apart, note[1], note[2], moved, g(v["stream", 1]), g(v["stream", 2])
+	if (lk != "") printf ", likwid-bench %s, %s GB/s (%s twice and stream once a round, each run the mean of 4 passes)", g(v["lk", 1]), g(v["lk", 2]), lk
+	printf ", rot's own triad point there in the same rounds %s, %s GB/s (bench/dram.lua)", g(v["rot", 1]), g(v["rot", 2])
+	printf ": rot over STREAM %s, %s", f(s[1]), f(s[2])
+	if (lk != "") printf ", over likwid-bench %s, %s", f(l[1]), f(l[2])
+	printf " (target 0.97-1.03)\n"
+	refs = lk != "" ? "both references" : "the STREAM-convention triad (likwid-bench is not installed)"
+	if (in3(s[1]) && in3(s[2]) && (lk == "" || (in3(l[1]) && in3(l[2])))) printf "  verdict: within 0.97-1.03 of %s in both runs\n", refs
+	else if (lk != "" && !(in3(q[1]) && in3(q[2]))) {
+		printf "  verdict: not within 0.97-1.03 of both, and the references disagree with each other: likwid-bench over the STREAM-convention triad %s, %s", f(q[1]), f(q[2])
+		if (in3(qm[1]) && in3(qm[2])) printf ", over STREAM's mean pass %s, %s (likwid-bench reports a mean over its run, STREAM and rot the fastest pass: here the passes of a run differ by more than 3 %%)", f(qm[1]), f(qm[2])
+		else printf ", over STREAM's mean pass %s, %s (not a matter of convention: the two programs stream differently here)", f(qm[1]), f(qm[2])
+		printf "; rot within 0.97-1.03 of STREAM: %s; of likwid-bench: %s\n", in3(s[1]) && in3(s[2]) ? "yes" : "no", in3(l[1]) && in3(l[2]) ? "yes" : "no"
+	} else {
+		above = s[1] > 1.03 || s[2] > 1.03
+		agree = lk != "" ? sprintf(" (likwid-bench over STREAM %s, %s)", f(q[1]), f(q[2])) : ""
+		printf "  verdict: OUTSIDE 0.97-1.03 of %s, which agree with each other%s: rot's DRAM ceiling lies %s them", refs, agree, (above ? "above" : "below")
+		same = in3(ps[1]) && in3(ps[2]) && (lk == "" || (in3(pl[1]) && in3(pl[2])))
+		printf "; rot's own point in the references' rounds over STREAM %s, %s%s", f(ps[1]), f(ps[2]), (lk != "" ? sprintf(", over likwid-bench %s, %s", f(pl[1]), f(pl[2])) : "")
+		if (same) printf " (within 0.97-1.03: kernel, pages and convention agree; the ceiling's rounds ran in a %s phase of the machine than the references')\n", (above ? "faster" : "slower")
+		else printf " (outside 0.97-1.03 too: rot's kernel streams differently from theirs here)\n"
+	}
+	printf "  on 4 KiB pages (MADV_NOHUGEPAGE) the STREAM-convention triad streams %s, %s of its huge-page figure in the same rounds: what a program whose arrays are not on huge pages gets here\n", f(pg[1]), f(pg[2])
+}
