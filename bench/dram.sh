@@ -29,12 +29,13 @@ dram_lk() {
 	[ -n "$lk" ] && locked env GLIBC_TUNABLES=glibc.malloc.hugetlb=1 likwid-bench -t "$3" -i 4 -w "S0:$(m "dram_kib_$2")kB:$2" 2>/dev/null |
 		awk -v k="$1_$2" '/^MByte\/s/ { print k, $2 / 1000 }'
 }
-# a round: per thread count both builds of the STREAM-convention triad, likwid-bench's widest
-# kernel twice (the neighbours here come in phases of seconds) and its scalar "stream" once
-# (narrow code can stream more from DRAM, as rot's ceilings take the faster of two codes), rot's
-# own DRAM triad point as the peaks measure it (bench/dram.lua: the references' minutes, where
-# the ceiling is the best of the peaks' own), and the triad on 4 KiB pages; "KEY GB/s round"
-# lines in $B/dram
+# a round, per thread count: both builds of the STREAM-convention triad twice (a process's pages
+# can land in a slower placement than the next one's, and rot's ceiling is the best of several
+# processes' rounds); likwid-bench's widest kernel twice (the neighbours here come in phases of
+# seconds) and its scalar "stream" once (narrow code can stream more from DRAM, as rot's
+# ceilings take the faster of two codes); rot's own DRAM triad point as the peaks measure it
+# (bench/dram.lua: in the references' minutes, where the ceiling is the best of the peaks' own);
+# and the triad on 4 KiB pages. "KEY GB/s round" lines in $B/dram.
 dram_round() {
 	for t in 1 $(m cpus); do
 		dram_stream stream "$t" "$tri" thp
@@ -43,7 +44,9 @@ dram_round() {
 		dram_stream stream "$t" "$trin" thp
 		dram_lk lk "$t" stream
 		dram_stream page "$t" "$tri" 4k
+		dram_stream stream "$t" "$tri" thp
 		dram_lk lk "$t" "$lk"
+		dram_stream stream "$t" "$trin" thp
 		[ "$t" = "$(m cpus)" ] && break
 	done | awk -v r="$dram_r" '{ print $0, r }' >>"$B/dram"
 	dram_r=$((dram_r + 1))
@@ -53,7 +56,7 @@ dram_round() {
 # lines in $B/p1 and $B/p2) beside each reference's best of the two rounds just before and after
 # that run (the same minutes: the neighbours' phases last minutes), their ratios and the verdict
 dram_report() {
-	echo "transparent huge pages: ${THP:-unknown} (rot's pool and bench/triad.c ask for them with madvise, likwid-bench through glibc.malloc.hugetlb=1$([ "${LIBC:-0}" -ge 2035 ] || [ "$THP" != madvise ] || echo ", which this glibc ($(getconf GNU_LIBC_VERSION 2>/dev/null)) ignores: its arrays are on 4 KiB pages"))"
+	echo "transparent huge pages: ${THP:-unknown} (rot's pool and bench/triad.c ask for them with madvise, likwid-bench through glibc.malloc.hugetlb=1$([ "${LIBC:-0}" -ge 2035 ] || [ "$THP" != madvise ] || echo ", which only glibc 2.35 and later reads: its arrays are on 4 KiB pages here"))"
 	for t in 1 $(m cpus); do
 		awk -v t="$t" -v lk="${lk:-}" -v kib="$(m "dram_kib_$t")" -f bench/dram.awk "$B/p1" "$B/p2" "$B/dram"
 		[ "$t" = "$(m cpus)" ] && break

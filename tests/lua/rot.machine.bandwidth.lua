@@ -212,6 +212,9 @@ for _, c in ipairs({ { 1, { { name = "L1", size = 48 * 1024 }, { name = "L2", si
     and best_at(c[1], c[4]) > 1.02 * d.value, string.format("xeon, %s: DRAM's tail is flat from %s, its ceiling read at %s "
     .. "(4x beyond the L3s: %.2f GB/s), not at %s (%.2f GB/s, the L3 still helping)", util.count(c[1], "thread"),
     util.bytes(tail.sizes[1]), util.bytes(c[3]), d and d.value or 0, util.bytes(c[4]), best_at(c[1], c[4])))
+  t.ok(got.DRAM_from and got.DRAM_from.value == c[3] and got.read_DRAM.sizes[1] == c[3],
+    "xeon, " .. util.count(c[1], "thread") .. ": DRAM's range (DRAM_from) begins where its ceilings, read's too, are read: "
+    .. util.bytes(got.DRAM_from and got.DRAM_from.value or 0))
 end
 
 -- between the last cache's effective size and DRAM's flat tail: the last cache's, never DRAM's
