@@ -253,7 +253,7 @@ local function staircase(rot, st, threads, p)
       local a, _, what = M.analyse(st, t, machine.reported(machine.pins(t)))
       local last = a and a.levels[#a.levels - 1]
       local was = open[t]
-      open[t] = was and ((what == "tail") or (last ~= nil and 4 * math.max(last.effective or 0, last.reported or 0) > top[t]))
+      open[t] = was and ((what == "tail") or (last ~= nil and levels.beyond * math.max(last.effective or 0, last.reported or 0) > top[t]))
       if was then st.stopped[t] = { top = top[t], why = "flat", from = a and a.levels[#a.levels].tail } end
       if open[t] and top[t] >= cap then
         st.bounded, open[t], st.stopped[t].why = st.bounded or { flat = true }, false, "cap"

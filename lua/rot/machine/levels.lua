@@ -252,7 +252,7 @@ M.beyond = 4
   caches the threads can use): its tail's sizes at or beyond M.beyond times the largest cache
   (the largest of every level's effective size and the last reported one: a guest's reported L3
   can be its host's, and the guest can use it), the three largest of them. A flat tail can
-  begin near such a cache: a cyclic sweep of 1.1x an L3 still hits it while the neighbours
+  begin near such a cache: a cyclic sweep of 1-2x an L3 still hits it while the neighbours
   leave it alone, and the fastest round there is that cache's, not DRAM's. Where the sweep
   reaches no such size (a quarter of the memory bounds it), its largest size, and the cache's
   size as the second value (the note says so). ]]
