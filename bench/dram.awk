@@ -15,6 +15,13 @@ FILENAME == ARGV[1] || FILENAME == ARGV[2] {
 	if (!sub("_" t "$", "", k)) next
 	for (run = 1; run <= 2; run++)
 		if (($NF == run || $NF == run + 1) && $2 > v[k, run]) v[k, run] = $2
+	if ($2 > rb[k, $NF]) rb[k, $NF] = $2
+	if ($NF > rounds) rounds = $NF
+}
+# how far a reference's best rounds lie apart (the largest over the smallest, less 1), 0 with one
+function drift(k,   i, lo, hi) {
+	for (i = 1; i <= rounds; i++) if (rb[k, i] > 0) { if (!lo || rb[k, i] < lo) lo = rb[k, i]; if (rb[k, i] > hi) hi = rb[k, i] }
+	return lo > 0 ? hi / lo - 1 : 0
 }
 function r(a, b) { return a > 0 && b > 0 ? a / b : 0 }
 function in3(x) { return x >= 0.97 && x <= 1.03 }
@@ -36,12 +43,14 @@ END {
 	printf ": rot over STREAM %s, %s", f(s[1]), f(s[2])
 	if (lk != "") printf ", over likwid-bench %s, %s", f(l[1]), f(l[2])
 	printf " (target 0.97-1.03)\n"
+	ms = drift("stream"); ml = lk != "" ? drift("lk") : 0
+	noisy = ms > 0.03 || ml > 0.03
 	refs = lk != "" ? "both references" : "the STREAM-convention triad (likwid-bench is not installed)"
 	if (in3(s[1]) && in3(s[2]) && (lk == "" || (in3(l[1]) && in3(l[2])))) printf "  verdict: within 0.97-1.03 of %s in both runs\n", refs
 	else if (lk != "" && !(in3(q[1]) && in3(q[2]))) {
 		printf "  verdict: not within 0.97-1.03 of both, and the references disagree with each other: likwid-bench over the STREAM-convention triad %s, %s", f(q[1]), f(q[2])
 		if (in3(qm[1]) && in3(qm[2])) printf ", over STREAM's mean pass %s, %s (likwid-bench reports a mean over its run, STREAM and rot the fastest pass: here the passes of a run differ by more than 3 %%)", f(qm[1]), f(qm[2])
-		else printf ", over STREAM's mean pass %s, %s (not a matter of convention: the two programs stream differently here)", f(qm[1]), f(qm[2])
+		else printf ", over STREAM's mean pass %s, %s (%s)", f(qm[1]), f(qm[2]), (noisy ? "not their conventions: the machine moved under them, below" : "not their conventions: the two programs stream differently here")
 		printf "; rot within 0.97-1.03 of STREAM: %s; of likwid-bench: %s\n", in3(s[1]) && in3(s[2]) ? "yes" : "no", in3(l[1]) && in3(l[2]) ? "yes" : "no"
 	} else {
 		agree = lk != "" ? sprintf(", where the references agree with each other (likwid-bench over STREAM %s, %s)", f(q[1]), f(q[2])) : ""
@@ -52,7 +61,9 @@ END {
 		same = in3(ps[1]) && in3(ps[2]) && (lk == "" || (in3(pl[1]) && in3(pl[2])))
 		printf "; rot's own point in the references' rounds over STREAM %s, %s%s", f(ps[1]), f(ps[2]), (lk != "" ? sprintf(", over likwid-bench %s, %s", f(pl[1]), f(pl[2])) : "")
 		if (same) printf " (within 0.97-1.03: kernel, pages and convention agree; the ceiling's rounds ran in a %s phase of the machine than the references')\n", (above ? "faster" : "slower")
+		else if (noisy) printf " (beyond 0.97-1.03 in the same minutes too, where the machine moved under them: below)\n"
 		else printf " (beyond 0.97-1.03 in the same minutes too: rot's triad streams %s than theirs here, not only in its own rounds)\n", (above ? "faster" : "slower")
 	}
+	if (noisy) printf "  the machine moved under the references: the best of each round lies %.1f%% apart for the STREAM-convention triad%s, more than the target's 3%% (their rounds: before, between and after the peaks runs)\n", ms * 100, lk != "" ? sprintf(", %.1f%% for likwid-bench", ml * 100) : ""
 	printf "  on 4 KiB pages (MADV_NOHUGEPAGE) the STREAM-convention triad streams %s, %s of its huge-page figure in the same rounds: what a program whose arrays are not on huge pages gets here\n", f(pg[1]), f(pg[2])
 }
