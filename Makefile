@@ -16,7 +16,7 @@ DRIVER_CORE_MODULES := topology strdist rules protocol vocabulary
 DRIVER_CORE_OBJS := $(patsubst core/%.c,$(BUILD)/driver/core_%.o,$(wildcard $(DRIVER_CORE_MODULES:%=core/%.c)))
 DRIVER_OBJS := $(DRIVER_SRCS:driver/%.c=$(BUILD)/driver/%.o) $(DRIVER_CORE_OBJS)
 DRIVER_LIB_OBJS := $(DRIVER_LIB_SRCS:driver/%.c=$(BUILD)/driver/%.o) $(DRIVER_CORE_OBJS)
-DRIVER_LIBS := $(LUA_LIBS) -lhwloc -lm
+DRIVER_LIBS := $(LUA_LIBS) -lhwloc -ldw -lelf -lm
 TEST_SRCS := $(filter-out tests/unit/core_%.c,$(wildcard tests/unit/*.c))
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%.t)
 CORE_TEST_SRCS := $(wildcard tests/unit/core_*.c)

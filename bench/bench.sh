@@ -14,18 +14,20 @@ echo
 $R measure triad -progress=never >"$B/prime" 2>&1
 $R measure triad -progress=never >"$B/prime" 2>&1 # the first run also measured the peaks
 points=$(sed -n 's/^rot: \([0-9]*\) points.*/\1/p' "$B/prime")
-for i in 1 2 3 4 5 6 7; do
-	t0=$(now)
-	$R measure triad >/dev/null 2>&1
-	t1=$(now)
-	calc "$t1 - $t0"
-done | median >"$B/cached"
-c=$(cat "$B/cached")
-printf 'cached rerun of the full triad sweep: %.1f ms wall, %.2f ms per point (%s points; median of 7 runs of ./rot measure triad, all hits; target < 40 ms)\n' \
-	"$(calc "$c * 1000")" "$(calc "$c * 1000 / $points")" "$points"
+medrange() { # medrange COLUMN < lines: "median (min-max over N pairs)" of a column
+	awk -v c="$1" 'NF >= c && $c != "" { v[++n] = $c } END {
+		if (!n) { print "- (no pair measured)"; exit }
+		for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j] < v[j - 1]; j--) { x = v[j]; v[j] = v[j - 1]; v[j - 1] = x }
+		printf "%.2f (%.2f-%.2f over %d pairs)", n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2, v[1], v[n], n }'
+}
+# the cached rerun against ./rot help, each pair run one after the other (bench/pairs.pl): the
+# guest's pace, which moves tenfold between benches, cancels in each pair's ratio
+perl bench/pairs.pl 11 $R measure triad -- ./rot help >"$B/pairs"
+printf 'cached rerun of the full triad sweep: x%s ./rot help (each pair'"'"'s ratio; target at most x3.5): %s ms wall against %s ms, %s points, all hits (./rot measure triad and ./rot help interleaved, 11 pairs)\n' \
+	"$(medrange 3 <"$B/pairs")" "$(medrange 1 <"$B/pairs" | cut -d' ' -f1)" "$(medrange 2 <"$B/pairs" | cut -d' ' -f1)" "$points"
 ROT_PROFILE="$B/profile" $R measure triad >/dev/null 2>&1
-echo "  where its time goes (ROT_PROFILE: shares of one run under the sampling profiler, not times; ms inclusive, ms self):"
-awk 'NR > 1 && $3 !~ /^\[C\]/ && $3 !~ /^rot\/cli\// { print "   ", $0; if (++n == 10) exit }' "$B/profile"
+echo "  where its time goes (ROT_PROFILE: CPU-time shares of one run under the sampling profiler, not times; ms inclusive, ms self):"
+awk 'NR > 1 && $3 !~ /^\[C\]/ && $3 !~ /^rot\/cli\// { print "   ", $0; if (++n == 12) exit }' "$B/profile"
 
 for i in 1 2 3 4 5 6 7 8 9 10 11; do
 	t0=$(now); ./rot help >/dev/null; t1=$(now)
@@ -35,12 +37,6 @@ done | median >"$B/front"
 printf 'frontend (rot script) overhead when up to date: %.2f ms (median of 11: ./rot help minus build/rot-driver help; target well under 100 ms)\n' \
 	"$(calc "$(cat "$B/front") * 1000")"
 
-medrange() { # medrange COLUMN < lines: "median (min-max over N pairs)" of a column
-	awk -v c="$1" 'NF >= c && $c != "" { v[++n] = $c } END {
-		if (!n) { print "- (no pair measured)"; exit }
-		for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j] < v[j - 1]; j--) { x = v[j]; v[j] = v[j - 1]; v[j - 1] = x }
-		printf "%.2f (%.2f-%.2f over %d pairs)", n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2, v[1], v[n], n }'
-}
 # A virtual machine's pace can move tenfold between benches, so the two children are measured interleaved, fresh, shared, fresh, ..., 5 slopes
 # each: a regression shows in their medians and in each fresh slope over the shared one measured
 # right after it (the same minutes: the guest's pace cancels), the guest in their spread.
@@ -215,6 +211,7 @@ B="$B" R="$R" sh bench/pipeline.sh # latencies against the published ones, the m
 B="$B" R="$R" sh bench/apps.sh # applications: marker pairs, a program under rot, STREAM's regions
 B="$B" R="$R" sh bench/apps-compare.sh # applications: rot compare -remeasure, A/A and a slower build
 B="$B" R="$R" sh bench/count.sh # the counting pass: its slowdown, STREAM's loops counted region by region
+B="$B" sh bench/sampling.sh # an application's invocations sampled (input sample): their cost
 echo
 sh bench/compare.sh # rot compare's verdicts: A/A pairs and known slowdowns
 

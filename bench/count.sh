@@ -5,8 +5,10 @@
 # STREAM's loops counted region by region: tests/apps/streamlike.c always, and with
 # STREAM_C=/path/to/stream.c STREAM itself (bench/stream-markers.patch), arrays 4x the last
 # level: counted bytes against STREAM's, simulated bytes beyond the last level against STREAM's
-# and its write-allocate stream's. The timed runs are never instrumented (rot.count runs after
-# them, in a process of its own), so their overhead is the one the other lines report.
+# and its write-allocate stream's; the loops counted (--rot-loops=yes) against the counts alone
+# (target <= 1.2x) and against cachegrind with the same two levels (target <= 1.0x). The timed
+# runs are never instrumented (rot.count runs after them, in a process of its own), so their
+# overhead is the one the other lines report.
 cc=${CC:-gcc}
 K="$B/known"
 if ! $cc -O2 -Icore/include -o "$K" tests/count/known.c 2>"$B/known.err" || ! command -v valgrind >/dev/null; then
@@ -64,3 +66,38 @@ if [ -n "$STREAM_C" ] && [ -f "$STREAM_C" ]; then
 		echo "STREAM: $STREAM_C did not take bench/stream-markers.patch or did not build"
 	fi
 fi
+
+# The loops (--rot-loops=yes) against the counts alone, and against cachegrind: the same binary,
+# the same two simulated levels (this machine's first and last, the last's sets rounded down to
+# a power of two, as cachegrind takes them; cachegrind simulates an I1 besides), interleaved:
+# each round runs the three in turn and its ratios are taken within it (the guest's pace moves
+# over seconds: neighbours' ratios cancel it). CPU time of each run, 5 rounds.
+two=$(echo "$sim" | awk -F, '{ split($1, a, ":"); split($NF, b, ":"); s = b[1] / (64 * b[2]); p = 1
+	while (p * 2 <= s) p *= 2; printf "%d %d %d %d", a[1], a[2], p * 64 * b[2], b[2] }')
+set -- $two
+d1s=$1 d1a=$2 lls=$3 lla=$4
+cpu() { # cpu CMD...: its user and system time in seconds (wall time without /usr/bin/time)
+	if [ -x /usr/bin/time ]; then
+		/usr/bin/time -f "%U %S" "$@" 2>&1 >/dev/null | tail -n 1 | awk '{ print $1 + $2 }'
+	else
+		s=$(date +%s.%N)
+		"$@" >/dev/null 2>&1
+		echo "$s $(date +%s.%N)" | awk '{ print $2 - $1 }'
+	fi
+}
+echo "loops counted (--rot-loops=yes) against counts alone, and against cachegrind (valgrind --tool=cachegrind --D1=$d1s,$d1a,64 --LL=$lls,$lla,64), the same two levels, interleaved, CPU time, 5 rounds, median (min-max) of the rounds' ratios:"
+for w in "triad 5000000" "matmul 400"; do
+	set -- $w
+	for i in 1 2 3 4 5; do
+		a=$(cpu env VALGRIND_LIB=$VG valgrind -q --tool=rotcount --rot-out="$B/count.out" --rot-cache="$d1s:$d1a,$lls:$lla" "$K" "$@")
+		b=$(cpu env VALGRIND_LIB=$VG valgrind -q --tool=rotcount --rot-out="$B/count.out" --rot-loops=yes --rot-cache="$d1s:$d1a,$lls:$lla" "$K" "$@")
+		c=$(cpu valgrind -q --tool=cachegrind --cachegrind-out-file=/dev/null --D1="$d1s,$d1a,64" --LL="$lls,$lla,64" "$K" "$@")
+		echo "$a $b $c"
+	done | awk -v w="$w" 'function med(x, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && x[j] < x[j - 1]; j--) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
+			return n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2 }
+		$1 > 0 && $3 > 0 { n++; l[n] = $2 / $1; c[n] = $2 / $3; r[n] = $1 / $3; a += $1; b += $2; g += $3 }
+		END { if (!n) { print "  " w ": not measured"; exit }
+			ml = med(l, n); mc = med(c, n); mr = med(r, n) # (sorted: [1] the least, [n] the most)
+			printf "  %s: counts alone %.2f s, with loops %.2f s, cachegrind %.2f s (means); loops over counts alone x%.3f (%.3f-%.3f; target <= 1.2), loops over cachegrind x%.3f (%.3f-%.3f; target <= 1.0), counts alone over cachegrind x%.3f\n",
+				w, a / n, b / n, g / n, ml, l[1], l[n], mc, c[1], c[n], mr }'
+done

@@ -7,6 +7,7 @@
 #include "escape.h"
 #include "regions.h"
 #include "report.h"
+#include "sampler.h"
 #include "sysinfo.h"
 #include "timer.h"
 
@@ -49,6 +50,8 @@ struct app_run {
 	struct series *series;
 	int nseries;
 	struct region_time rt[MAX_TIMES];
+	struct sampler smp; /* the invocation's sampling */
+	int sampling;	    /* 1: invocations are sampled (0: not asked, or refused) */
 };
 
 /* The recorder beside the running core: 0, or -1 when it is not there. */
@@ -298,6 +301,33 @@ static void write_run(FILE *out, const struct tracee *tr, double ns, const struc
 	fputc('\n', out);
 }
 
+/* The sampling of the invocation pid, stopped before its exec: its tracer reads it. A refusal
+ * is said once (meta) and the invocations go on unsampled. */
+static void sample_start(struct app_run *ar, pid_t pid, FILE *out)
+{
+	char why[512];
+	if (!ar->sampling)
+		return;
+	if (sampler_open(&ar->smp, pid, (uint64_t)ar->p->sample_ns, why, sizeof why) < 0) {
+		protocol_meta(out, META_SAMPLING, "%s", why);
+		ar->sampling = 0;
+		return;
+	}
+	ar->tr->smp = &ar->smp;
+}
+
+/* The invocation ended (run: its index): its samples' records written when it was sampled
+ * (out NULL: dropped, it never ran). */
+static void sample_end(struct app_run *ar, int run, FILE *out)
+{
+	if (!ar->tr->smp)
+		return;
+	if (out)
+		sampler_finish(&ar->smp, run, out);
+	sampler_free(&ar->smp);
+	ar->tr->smp = NULL;
+}
+
 /* One invocation, followed to its end; its records written. 0, 1 when it failed (said). */
 static int invoke(struct app_run *ar, int run, FILE *out)
 {
@@ -308,6 +338,7 @@ static int invoke(struct app_run *ar, int run, FILE *out)
 	if (pid < 0)
 		return 1;
 	struct rusage u0, u1;
+	sample_start(ar, pid, out);
 	getrusage(RUSAGE_CHILDREN, &u0);
 	uint64_t t0 = timer_ns();
 	ptrace(PTRACE_CONT, pid, NULL, NULL);
@@ -321,12 +352,14 @@ static int invoke(struct app_run *ar, int run, FILE *out)
 	if (!(failed && f.kind == FAILURE_SETUP)) {
 		write_run(out, ar->tr, (double)(t1 - t0), &u0, &u1);
 		int nr = regions_write(&ar->rg, run, out, ar->rt, MAX_TIMES);
+		sample_end(ar, run, out);
 		keep_times(ar, run, (double)(t1 - t0), nr);
 		if (!failed && (ar->best_run < 0 || ar->times[run] < ar->times[ar->best_run])) {
 			ar->best_run = run;
 			ar->best_tail = ar->tail;
 		}
 	}
+	sample_end(ar, run, NULL); /* a setup failure's (the program never ran) */
 	if (failed) {
 		regions_write_meta(&ar->rg, out);
 		errtail_write(&ar->tr->err, out);
@@ -382,6 +415,7 @@ static int prepare(struct app_run *ar, FILE *out)
 						     .err = errno});
 		return 1;
 	}
+	ar->sampling = ar->p->sample_ns > 0;
 	ar->times = calloc((size_t)ar->p->rule.max_runs, sizeof *ar->times);
 	ar->series = calloc(MAX_TIMES, sizeof *ar->series);
 	if (!ar->times || !ar->series || build_exec(ar) < 0) {

@@ -29,6 +29,7 @@ static int read_app(struct point *p, const char *val, char *err, size_t len);
 static int read_arg(struct point *p, const char *val, char *err, size_t len);
 static int read_env(struct point *p, const char *val, char *err, size_t len);
 static int read_dir(struct point *p, const char *val, char *err, size_t len);
+static int read_sample(struct point *p, const char *val, char *err, size_t len);
 
 /* VALUE_INT: a whole number into an int of struct point; VALUE_REAL: a number into a double;
  * VALUE_CHOICE: the index of one of the alternatives of the key's syntax ("warm|cold") into
@@ -60,6 +61,7 @@ static const struct {
     [INPUT_ARG] = {VALUE_OWN, 0, read_arg},
     [INPUT_ENV] = {VALUE_OWN, 0, read_env},
     [INPUT_DIR] = {VALUE_OWN, 0, read_dir},
+    [INPUT_SAMPLE] = {VALUE_OWN, 0, read_sample},
 };
 
 /* A number, nothing after it but blanks; -1 when s is none (or not finite). */
@@ -333,6 +335,20 @@ static int read_value(struct point *p, enum input_key k, const char *val, char *
 	}
 }
 
+/* "sample PERIOD_NS": 0, or a period within SAMPLER_MIN_NS..SAMPLER_MAX_NS */
+static int read_sample(struct point *p, const char *val, char *err, size_t len)
+{
+	if (parse_int(val, &p->sample_ns) < 0 ||
+	    (p->sample_ns != 0 &&
+	     (p->sample_ns < SAMPLER_MIN_NS || p->sample_ns > SAMPLER_MAX_NS))) {
+		snprintf(err, len,
+			 "sample must be 0 or a period from %d to %d ns of CPU time, not '%.40s'",
+			 SAMPLER_MIN_NS, SAMPLER_MAX_NS, val);
+		return -1;
+	}
+	return 0;
+}
+
 void input_defaults(struct point *p)
 {
 	memset(p, 0, sizeof *p);
@@ -366,6 +382,10 @@ int input_finish(struct point *p, char *err, size_t len)
 	}
 	if (p->nw && p->app.path >= 0) {
 		snprintf(err, len, "a point measures kernels or an application, not both");
+		return -1;
+	}
+	if (p->nw && p->sample_ns) {
+		snprintf(err, len, "sample is for an application point, not a kernel's");
 		return -1;
 	}
 	if (p->rule.max_runs < 1)

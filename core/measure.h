@@ -74,6 +74,7 @@ struct point {
 	int ngpu_metrics;
 	int shared; /* may share its child with the points beside it (a GPU context set up once) */
 	struct app app; /* an application point: no workload, app.path set */
+	int sample_ns;	/* an application point: sampled every this many ns of CPU time (0: not) */
 };
 
 /* Where the child says which timed run it is in (-1: none yet), for a tracer that does not

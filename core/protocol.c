@@ -22,6 +22,12 @@ static const char *const run_keys[RUNKEY_COUNT] = {
 #undef X
 };
 
+static const char *const sample_keys[SAMPLEKEY_COUNT] = {
+#define X(id, key, record, meaning) [SAMPLEKEY_##id] = key,
+    PROTOCOL_SAMPLE_KEYS(X)
+#undef X
+};
+
 const char *protocol_record_word(enum protocol_record r)
 {
 	return r < RECORD_COUNT ? record_words[r] : "?";
@@ -114,6 +120,15 @@ void protocol_run_value_at(FILE *out, enum protocol_run_key k, int i, const char
 	fputc(' ', out);
 	fprintf(out, protocol_run_key(k), i);
 	fputc('=', out);
+	va_start(ap, fmt);
+	vfprintf(out, fmt, ap);
+	va_end(ap);
+}
+
+void protocol_sample_value(FILE *out, enum protocol_sample_key k, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(out, " %s=", k < SAMPLEKEY_COUNT ? sample_keys[k] : "?");
 	va_start(ap, fmt);
 	vfprintf(out, fmt, ap);
 	va_end(ap);

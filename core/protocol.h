@@ -66,7 +66,11 @@
 	X(ARG, "arg", "arg TEXT", "the application's next argument (%XX-escaped: a space is %20)") \
 	X(ENV, "env", "env NAME=VALUE",                                                            \
 	  "set in the application's environment, on top of the core's (VALUE %XX-escaped)")        \
-	X(DIR, "dir", "dir PATH", "the directory the application runs in (%XX-escaped)")
+	X(DIR, "dir", "dir PATH", "the directory the application runs in (%XX-escaped)")           \
+	X(SAMPLE, "sample", "sample PERIOD_NS",                                                    \
+	  "an application point: where its threads are sampled every PERIOD_NS of a thread's "     \
+	  "CPU time in each invocation (0: not sampled; else " PROTOCOL_STR(                       \
+	      SAMPLER_MIN_NS) " to " PROTOCOL_STR(SAMPLER_MAX_NS) ")")
 
 /* X(ID, word, syntax, meaning): the record kinds of a point's result, one record a line */
 #define PROTOCOL_RECORDS(X)                                                                        \
@@ -81,7 +85,14 @@
 	  "one of the last lines the kernel wrote to its stderr (control bytes as '?')")           \
 	X(REGION, "region", "region KEY=VALUE ...",                                                \
 	  "an application's marked region in one invocation (run=I, the run it belongs to): "      \
-	  "name (%XX-escaped), then PROTOCOL_REGION_KEYS and counts")
+	  "name (%XX-escaped), then PROTOCOL_REGION_KEYS and counts")                              \
+	X(SAMPLED, "sampled", "sampled run=I KEY=VALUE ...",                                       \
+	  "an application's invocation was sampled (run=I): PROTOCOL_SAMPLE_KEYS' sampled ones")   \
+	X(OBJECT, "object", "object run=I id=K path=PATH",                                         \
+	  "a file the invocation's samples landed in (PROTOCOL_SAMPLE_KEYS' object ones)")         \
+	X(SAMPLE, "sample", "sample run=I obj=K off=0xHEX n=N callers=K:0xHEX,...|-",              \
+	  "the invocation's samples at one place with the same callers (PROTOCOL_SAMPLE_KEYS' "    \
+	  "sample ones)")
 
 /* X(ID, name, meaning): the events a measurement raises, which rules attach to */
 #define PROTOCOL_EVENTS(X)                                                                         \
@@ -126,7 +137,8 @@
 	  "the core could not set up the measurement: pipe, fork, ptrace, "                        \
 	  "threads, memory")                                                                       \
 	X(MARKERS, "markers",                                                                      \
-	  "the application misused its markers (a region ended in a thread that did not begin it, " \
+	  "the application misused its markers (a region ended in a thread that did not begin "    \
+	  "it, "                                                                                   \
 	  "...): its regions are kept, the point fails")
 
 enum protocol_record {
@@ -148,6 +160,13 @@ enum protocol_run_key {
 	PROTOCOL_RUN_KEYS(X)
 #undef X
 	    RUNKEY_COUNT
+};
+
+enum protocol_sample_key {
+#define X(id, key, record, meaning) SAMPLEKEY_##id,
+	PROTOCOL_SAMPLE_KEYS(X)
+#undef X
+	    SAMPLEKEY_COUNT
 };
 
 /* The words as declared: a record kind's, a meta key's (a family's with its %d or %s), a run
@@ -192,5 +211,9 @@ void protocol_run_value(FILE *out, enum protocol_run_key k, const char *fmt, ...
     __attribute__((format(printf, 3, 4)));
 void protocol_run_value_at(FILE *out, enum protocol_run_key k, int i, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* Writes " KEY=VALUE" of a sampled, object or sample record. */
+void protocol_sample_value(FILE *out, enum protocol_sample_key k, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -30,6 +30,7 @@ static const char *const region_keys[RK_COUNT] = {
 struct agg {
 	double v[RK_COUNT];
 	double counts[ROT_ARENA_EVENTS];
+	double process_counts[ROT_ARENA_EVENTS]; /* the whole process's over its calls */
 	uint32_t missing; /* events some thread of it could not open */
 	uint64_t procs;	  /* the processes whose threads entered it (bit i: procs[i]) */
 	int seen;
@@ -132,24 +133,37 @@ static void add_slot(struct agg *g, const struct rot_arena_slot *s, int nevents,
 	v[RK_WRITTEN_CALLS] += (double)s->written_calls;
 	v[RK_COUNTED_CALLS] += (double)s->counted_calls;
 	v[RK_MULTIPLEXED_CALLS] += (double)s->multiplexed_calls;
-	for (int i = 0; i < nevents; i++)
+	v[RK_PROCESS_CALLS] += (double)s->process_calls;
+	for (int i = 0; i < nevents; i++) {
 		g->counts[i] += s->counts[i];
+		g->process_counts[i] += s->process_counts[i];
+	}
 	g->missing |= s->missing;
 }
 
-/* One region's record: run, name, the keys, and each event's count when every call counted. */
-static void write_region(FILE *out, int run, const char *name, const struct agg *g, int nevents)
+/* One region's record: run, name, the keys, and each event's count when every call counted.
+ * A region one thread entered (begun outside any parallel region, around the program's
+ * parallel work, or in a program of one thread) takes the whole process's counts while it was
+ * open (those of its first thread's process-wide counters); others are summed over their
+ * threads. process_missing: the events the process-wide counters lack. */
+static void write_region(FILE *out, int run, const char *name, struct agg *g, int nevents,
+			 uint32_t process_missing)
 {
+	int whole = g->v[RK_THREADS] == 1;
+	g->v[RK_WHOLE_PROCESS] = whole;
 	fprintf(out, "%s %s=%d %s=", protocol_record_word(RECORD_REGION), PROTOCOL_REGION_RUN, run,
 		PROTOCOL_REGION_NAME);
 	escape_write(out, name, strlen(name));
 	for (int k = 0; k < RK_COUNT; k++)
 		if (k != RK_MIN_NS || g->v[k] >= 0)
 			fprintf(out, " %s=%.17g", region_keys[k], g->v[k]);
-	int all = g->v[RK_COUNTED_CALLS] >= g->v[RK_CALLS_TOTAL] && g->v[RK_CALLS_TOTAL] > 0;
+	double ran = whole ? g->v[RK_PROCESS_CALLS] : g->v[RK_COUNTED_CALLS];
+	int all = ran >= g->v[RK_CALLS_TOTAL] && g->v[RK_CALLS_TOTAL] > 0;
+	uint32_t missing = whole ? process_missing : g->missing;
 	for (int i = 0; all && i < nevents; i++)
-		if (!(g->missing & (1u << i)))
-			protocol_run_value_at(out, RUNKEY_EVENT, i, "%.17g", g->counts[i]);
+		if (!(missing & (1u << i)))
+			protocol_run_value_at(out, RUNKEY_EVENT, i, "%.17g",
+					      whole ? g->process_counts[i] : g->counts[i]);
 	fputc('\n', out);
 }
 
@@ -175,7 +189,7 @@ int regions_write(struct regions *r, int run, FILE *out, struct region_time *tim
 		char name[ROT_ARENA_NAME];
 		memcpy(name, a->names[i], sizeof name);
 		name[sizeof name - 1] = '\0';
-		write_region(out, run, name, &g[i], r->ctr.n);
+		write_region(out, run, name, &g[i], r->ctr.n, a->process_missing);
 		if (n < max)
 			times[n] = (struct region_time){a->names[i], g[i].v[RK_NS]};
 		n++;
@@ -225,6 +239,15 @@ void regions_write_meta(const struct regions *r, FILE *out)
 		protocol_meta_at(out, META_EVENT_ERROR, i, "%s", why);
 		if (hint)
 			protocol_meta(out, META_COUNTERS_HINT, "%s", hint + 7);
+	}
+	for (int i = 0; i < r->ctr.n && a->process_errno; i++) {
+		if (!(a->process_missing & (1u << i)))
+			continue;
+		char why[1024];
+		counters_why(&r->ctr, i, a->process_errno, why, sizeof why);
+		why[strcspn(why, "\n")] = '\0';
+		protocol_meta(out, META_PROCESS_COUNTERS_ERROR, "%s", why);
+		break;
 	}
 }
 

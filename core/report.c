@@ -1,6 +1,7 @@
 /* report: writes a point's result: the child's records with each run's counts, the thread
  * table, the event log, the kernel's last stderr lines, and what became of the point. */
 #include "report.h"
+#include "procfs.h"
 #include "protocol.h"
 #include "tracer.h"
 
@@ -96,9 +97,35 @@ void report_copy_records(FILE *out, const char *text, size_t len, const struct t
 }
 
 /* The thread table, the processes started, the event log and the counted events. */
+/* What the point's threads ran and waited on a run queue since the point began, summed (ns):
+ * a live thread's read now, an exited one's at its exit. 0, or -1 when the kernel keeps no
+ * such figures (no /proc/PID/task/TID/schedstat). */
+static int queue_wait(const struct tracee *tr, uint64_t *run_ns, uint64_t *wait_ns)
+{
+	int any = 0;
+	*run_ns = *wait_ns = 0;
+	for (int i = 0; i < tr->th.n; i++) {
+		const struct thread *t = &tr->th.t[i];
+		uint64_t run = t->run, wait = t->wait;
+		if (t->state != T_EXITED && procfs_schedstat(tr->pid, t->tid, &run, &wait) < 0)
+			continue;
+		if (run < t->run0 || wait < t->wait0)
+			continue;
+		*run_ns += run - t->run0;
+		*wait_ns += wait - t->wait0;
+		any |= run > 0 || wait > 0;
+	}
+	return any ? 0 : -1;
+}
+
 static void write_threads(FILE *out, const struct tracee *tr)
 {
 	const struct threads *th = &tr->th;
+	uint64_t run, wait;
+	if (queue_wait(tr, &run, &wait) == 0 && run + wait > 0) {
+		protocol_meta(out, META_QUEUE_WAIT, "%.4f", (double)wait / (double)(run + wait));
+		protocol_meta(out, META_QUEUE_WAIT_NS, "%llu", (unsigned long long)wait);
+	}
 	protocol_meta(out, META_THREADS_CREATED, "%d", th->created);
 	protocol_meta(out, META_THREADS_EXITED, "%d", th->exited);
 	protocol_meta(out, META_THREADS_COUNTED, "%d", th->counted);

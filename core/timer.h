@@ -1,9 +1,11 @@
 /* timer: the time measurers: CLOCK_MONOTONIC_RAW in nanoseconds and the TSC read with
- * fences, so the timed region neither leaks out nor lets the kernel's work leak in. */
+ * fences, so the timed region neither leaks out nor lets the kernel's work leak in; and the
+ * clocks a tracer waits by (a timeout's timerfd, seconds since a start). */
 #ifndef ROT_TIMER_H
 #define ROT_TIMER_H
 
 #include <stdint.h>
+#include <sys/timerfd.h>
 #include <time.h>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -56,6 +58,29 @@ static inline void timer_overhead(int n, uint64_t *ns, uint64_t *tsc)
 		if (c1 - c0 < *tsc)
 			*tsc = c1 - c0;
 	}
+}
+
+/* A timerfd that fires after seconds (fractions count; 0 or less: never), or -1. */
+static inline int timer_fd(double seconds)
+{
+	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (tfd >= 0 && seconds > 0) {
+		struct itimerspec its = {0};
+		its.it_value.tv_sec = (time_t)seconds;
+		its.it_value.tv_nsec = (long)((seconds - (double)(time_t)seconds) * 1e9);
+		if (!its.it_value.tv_sec && !its.it_value.tv_nsec)
+			its.it_value.tv_nsec = 1;
+		timerfd_settime(tfd, 0, &its, NULL);
+	}
+	return tfd;
+}
+
+/* Seconds since t0, on the monotonic clock. */
+static inline double timer_since(const struct timespec *t0)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
 #endif

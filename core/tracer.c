@@ -3,6 +3,8 @@
 #define _GNU_SOURCE
 #include "tracer.h"
 #include "child.h"
+#include "procfs.h"
+#include "timer.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +16,6 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
-#include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -55,32 +56,6 @@ static struct other *other_add(struct tracee *tr, pid_t tid)
 	return o;
 }
 
-/* The head of the /proc file at path (one read, up to size - 1 bytes) into buf, as a string:
- * 1, or 0 when the task is gone. */
-static int proc_read(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, size - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	return 1;
-}
-
-/* The thread group a task belongs to (from /proc), 0 when it is gone. */
-static pid_t tgid_of(pid_t tid)
-{
-	char path[64], buf[512];
-	snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
-	if (!proc_read(path, buf, sizeof buf))
-		return 0;
-	char *t = strstr(buf, "\nTgid:");
-	return t ? (pid_t)atoi(t + 6) : 0;
-}
-
 /* A new thread of the kernel's process (or its main one): its counters open at once, so
  * nothing it does is missed. */
 static struct thread *thread_add(struct tracee *tr, pid_t tid)
@@ -103,6 +78,7 @@ static void thread_exit(struct tracee *tr, struct thread *t)
 {
 	if (t->state == T_EXITED)
 		return;
+	procfs_schedstat(tr->pid, t->tid, &t->run, &t->wait); /* (at its exit stop: still there) */
 	tcounters_thread_close(&tr->tc, &t->c);
 	t->state = T_EXITED;
 	tr->th.exited++;
@@ -325,7 +301,7 @@ static void on_status(struct tracee *tr, pid_t w, int st)
 		return;
 	int sig = WSTOPSIG(st), event = (unsigned)st >> 16, deliver = 0;
 	if (!t && !o) { /* a task's first stop can come before its creator's event */
-		if (tgid_of(w) == tr->pid)
+		if (procfs_tgid(w) == tr->pid)
 			t = thread_add(tr, w);
 		else
 			o = other_add(tr, w);
@@ -365,29 +341,6 @@ static pid_t reap(struct tracee *tr)
 	}
 }
 
-/* A timerfd that fires after seconds (fractions count; 0 or less: never), or -1. */
-static int timer_start(double seconds)
-{
-	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-	if (tfd >= 0 && seconds > 0) {
-		struct itimerspec its = {0};
-		its.it_value.tv_sec = (time_t)seconds;
-		its.it_value.tv_nsec = (long)((seconds - (double)(time_t)seconds) * 1e9);
-		if (!its.it_value.tv_sec && !its.it_value.tv_nsec)
-			its.it_value.tv_nsec = 1;
-		timerfd_settime(tfd, 0, &its, NULL);
-	}
-	return tfd;
-}
-
-/* Seconds since t0, on the monotonic clock. */
-static double seconds_since(const struct timespec *t0)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 /* After the kill: every wait status handled (a stopped task, new or reparented, killed again)
  * until no task is left, polling from 1 ms to 50 ms apart for at most ABORT_REAP_S seconds. A
  * task stuck longer (in an uninterruptible sleep, say) is left unreaped: -1 (else 0). */
@@ -405,7 +358,7 @@ static int reap_killed(struct tracee *tr)
 		} else if (w < 0 && errno != EINTR) {
 			return 0; /* ECHILD: every task is gone */
 		} else if (w == 0) {
-			if (seconds_since(&t0) >= ABORT_REAP_S)
+			if (timer_since(&t0) >= ABORT_REAP_S)
 				return -1;
 			nanosleep(&pause, NULL); /* a signal cuts it short: no harm */
 			pause.tv_nsec = pause.tv_nsec < 25000000 ? 2 * pause.tv_nsec : 50000000;
@@ -430,7 +383,7 @@ static void follow_abort(struct tracee *tr, int err)
 
 int tracer_follow(struct tracee *tr, int sfd, int errfd)
 {
-	int tfd = timer_start(tr->p->timeout), timed_out = 0, swept = 0;
+	int tfd = timer_fd(tr->p->timeout), timed_out = 0, swept = 0;
 	for (;;) {
 		pid_t w = reap(tr);
 		if ((w < 0 && errno == ECHILD) || tr->handoff)
@@ -442,9 +395,13 @@ int tracer_follow(struct tracee *tr, int sfd, int errfd)
 			continue;
 		}
 		int outfd = tr->out ? tr->outfd : -1; /* an application's stdout */
-		struct pollfd fds[4] = {
-		    {sfd, POLLIN, 0}, {tfd, POLLIN, 0}, {errfd, POLLIN, 0}, {outfd, POLLIN, 0}};
-		if (poll(fds, 4, -1) < 0 && errno != EINTR) {
+		int smpfd = tr->smp ? sampler_fd(tr->smp) : -1;
+		struct pollfd fds[5] = {{sfd, POLLIN, 0},
+					{tfd, POLLIN, 0},
+					{errfd, POLLIN, 0},
+					{outfd, POLLIN, 0},
+					{smpfd, POLLIN, 0}};
+		if (poll(fds, 5, -1) < 0 && errno != EINTR) {
 			follow_abort(tr, errno);
 			break;
 		}
@@ -464,6 +421,8 @@ int tracer_follow(struct tracee *tr, int sfd, int errfd)
 		if (outfd >= 0 && (fds[3].revents & (POLLIN | POLLHUP)) &&
 		    outtail_read(tr->out, outfd) < 0)
 			tr->outfd = -1;
+		if (smpfd >= 0 && (fds[4].revents & POLLIN))
+			sampler_drain(tr->smp);
 	}
 	while (errfd >= 0 && errtail_read(&tr->err, errfd) == 0 && tr->err.total)
 		if (poll(&(struct pollfd){errfd, POLLIN, 0}, 1, 0) <= 0)
@@ -492,30 +451,16 @@ pid_t tracer_start(struct tracee *tr, pid_t pid, int *errfd, FILE *out)
 	return pid;
 }
 
-int tracer_stat_running(const char *stat)
-{
-	const char *end = strrchr(stat, ')'); /* the name may hold anything: the state follows */
-	return end && end[1] == ' ' && end[2] == 'R';
-}
-
-/* Whether thread t of tr's child is running (state R) now. */
-static int thread_running(const struct tracee *tr, const struct thread *t)
-{
-	char path[64], buf[512];
-	snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)tr->pid, (int)t->tid);
-	return proc_read(path, buf, sizeof buf) && tracer_stat_running(buf);
-}
-
 int tracer_busy_thread(const struct tracee *tr)
 {
 	for (int i = 0; i < tr->th.n; i++) {
 		const struct thread *t = &tr->th.t[i];
-		if (t->state == T_EXITED || t->tid == tr->handoff || !thread_running(tr, t))
+		if (t->state == T_EXITED || t->tid == tr->handoff || !procfs_running(tr->pid, t->tid))
 			continue;
 		/* a thread just woken, or not yet at the sleep it is heading for, is R for a moment
 		 * too: it is still running 2 ms later only when it computes */
 		nanosleep(&(struct timespec){.tv_nsec = 2000000}, NULL);
-		if (thread_running(tr, t))
+		if (procfs_running(tr->pid, t->tid))
 			return t->index;
 	}
 	return -1;
@@ -532,6 +477,7 @@ void tracer_reset_point(struct tracee *tr, const struct point *p, int index)
 		if (n != i)
 			th->t[n] = th->t[i];
 		th->t[n].index = n;
+		procfs_schedstat(tr->pid, th->t[n].tid, &th->t[n].run0, &th->t[n].wait0); /* from here */
 		th->counted += th->t[n].c.counted;
 		n++;
 	}
@@ -595,6 +541,6 @@ void tracer_outcome(const struct tracee *tr, int timed_out, struct outcome *o)
 		o->sig_from = from;
 		o->sig_uid = (int)si->si_uid;
 		o->sig_from_kernel =
-		    from == tr->pid || tgid_of(from) == tr->pid || thread_index(tr, from) >= 0;
+		    from == tr->pid || procfs_tgid(from) == tr->pid || thread_index(tr, from) >= 0;
 	}
 }

@@ -7,6 +7,7 @@
 #include "evlog.h"
 #include "measure.h"
 #include "report.h"
+#include "sampler.h"
 #include "tcounters.h"
 
 #include <signal.h>
@@ -24,6 +25,8 @@ struct thread {
 	int index; /* creation order, main thread 0 */
 	enum thread_state state;
 	struct tcounters_thread c;
+	/* what it ran and waited on a run queue (ns): at the point's start, and at its exit */
+	uint64_t run0, wait0, run, wait;
 };
 
 /* The kernel's process's threads, and what became of them during the point. */
@@ -68,6 +71,7 @@ struct tracee {
 	int app;   /* its signals are its own: none is an event of rot's */
 	int outfd; /* its stdout, drained into out (-1: none) */
 	struct outtail *out;
+	struct sampler *smp; /* its sampling (NULL: none), read while it runs */
 };
 
 /* Takes on a child child_start or child_fork started (pid; -1: it did not start, and said why):
@@ -95,8 +99,6 @@ void tracer_kill_leftovers(struct tracee *tr);
  * next; one on its way to sleep is not counted): its index, or -1. */
 int tracer_busy_thread(const struct tracee *tr);
 
-/* 1 when a /proc/PID/task/TID/stat line says the task is running or runnable (state R). */
-int tracer_stat_running(const char *stat);
 
 /* Clears what belongs to one point, keeping the child's live threads (renumbered, the main one
  * first) and their counters: p, point `index`, is next. */
@@ -108,5 +110,6 @@ int tracer_refuses(const struct tracee *tr, struct failure *f);
 
 /* What became of the point in progress, for report_decide. */
 void tracer_outcome(const struct tracee *tr, int timed_out, struct outcome *o);
+
 
 #endif

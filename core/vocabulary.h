@@ -4,8 +4,12 @@
 #define ROT_VOCABULARY_H
 
 /* The limits of a point's report, which the driver reads as rot.protocol.limits. */
-#define COUNTERS_MAX 16	   /* counters one point counts: input counter, meta eventN, run eN */
-#define GPU_MAX_METRICS 64 /* CUPTI metrics one GPU point profiles: gpumetric, meta gpuMetricN */
+#define COUNTERS_MAX 16	     /* counters one point counts: input counter, meta eventN, run eN */
+#define GPU_MAX_METRICS 64   /* CUPTI metrics one GPU point profiles: gpumetric, meta gpuMetricN */
+#define SAMPLER_MIN_NS 10000 /* the shortest sampling period (input sample): 100 kHz */
+#define SAMPLER_MAX_NS 1000000000  /* the longest: 1 s */
+#define SAMPLER_DEFAULT_NS 4000000 /* the period to sample at: its cost, make bench's */
+#define SAMPLER_CALLERS 4	   /* callers a sample record keeps */
 
 /* The words of a status record: what became of the point. */
 #define PROTOCOL_OK "ok"
@@ -64,6 +68,13 @@
 	X(THREADS_COUNTED, "threadsCounted", "int", "", "core", "threads the counters counted")    \
 	X(THREAD_TABLE, "threadTable", "text", "", "core",                                         \
 	  "every thread: index:state[:counted], comma-separated")                                  \
+	X(QUEUE_WAIT, "queueWait", "number", "fraction", "core",                                   \
+	  "the share of their time on the CPU or waiting for one that the point's threads waited " \
+	  "on a run queue (/proc/PID/schedstat): a neighbour on their CPUs")                       \
+	X(QUEUE_WAIT_NS, "queueWaitNs", "int", "ns", "core", "that wait, summed over the threads") \
+	X(NEIGHBOUR_CPUS, "neighbourCpus", "number", "CPUs", "driver",                             \
+	  "CPUs busy outside rot's own processes over the point's window (/proc/stat against "     \
+	  "rot's /proc/PID/stat): a neighbour anywhere on the machine")                            \
 	X(PROCESSES_STARTED, "processesStarted", "int", "", "core",                                \
 	  "processes the kernel started")                                                          \
 	X(EVENTS, "events", "text", "", "core", "the event log (rules' markers)")                  \
@@ -99,6 +110,11 @@
 	  "calls the recorder had no room for")                                                    \
 	X(EVENT_ERROR, "eventError%d", "text", "", "core", "why counter i did not count")          \
 	X(COUNTERS_HINT, "countersHint", "text", "", "core", "what to set so they count")          \
+	X(PROCESS_COUNTERS_ERROR, "processCountersError", "text", "", "core",                      \
+	  "why the process-wide counters (a region one thread entered) did not count")             \
+	X(SAMPLING, "sampling", "text", "", "core",                                                \
+	  "why an application's invocations were not sampled (sample): one line, the setting to "  \
+	  "change; they are timed all the same")                                                   \
 	X(GPU_METRIC, "gpuMetric%d", "text", "", "core", "CUPTI metric i")                         \
 	X(GPU_VALUE, "gpuValue%d", "number", "", "core", "its value in the profiled invocation")   \
 	X(GPU_PASSES, "gpuPasses", "int", "", "core", "the profiler's replay passes")              \
@@ -141,7 +157,10 @@
 	X(MAXRSS_KIB, "maxrssKiB", "int", "KiB", "its largest resident set")                       \
 	X(RAN_THREADS, "threads", "int", "", "the threads it ran")                                 \
 	X(ROUND, "round", "int", "", "the round of the point it belongs to (the driver's stamp)")  \
-	X(INVOCATION, "inv", "text", "", "the invocation of rot that measured that round")
+	X(INVOCATION, "inv", "text", "", "the invocation of rot that measured that round")         \
+	X(NEIGHBOUR, "nbr", "number", "CPUs", "its round's neighbourCpus (the driver's stamp)")    \
+	X(QUEUE, "qwait", "number", "fraction", "its round's queueWait (the driver's stamp)")      \
+	X(AT, "at", "number", "s", "when its round's result arrived (CLOCK_MONOTONIC; the driver's)")
 
 /* X(ID, key, meaning): the values of a region record, after its run=I and name=NAME, each over
  * the threads that entered the region in that invocation (times inclusive of the regions nested
@@ -163,12 +182,44 @@
 	X(WORK_CALLS, "workCalls", "calls that declared work")                                     \
 	X(WRITTEN_CALLS, "writtenCalls", "calls that declared their written bytes")                \
 	X(COUNTED_CALLS, "countedCalls", "calls whose counters ran (eI only when all did)")        \
-	X(MULTIPLEXED_CALLS, "multiplexedCalls", "counted calls whose counts were scaled")
+	X(MULTIPLEXED_CALLS, "multiplexedCalls", "counted calls whose counts were scaled")         \
+	X(WHOLE_PROCESS, "wholeProcess",                                                           \
+	  "1: one thread entered it: its counts are the whole process's while it was open")        \
+	X(PROCESS_CALLS, "processCalls", "calls the process-wide counters ran all through")
+
+/* X(ID, key, record, meaning): the values of the records of a sampled invocation (record: which
+ * of them holds it), each after the record's run=I (PROTOCOL_REGION_RUN) */
+#define PROTOCOL_SAMPLE_KEYS(X)                                                                    \
+	X(PERIOD_NS, "periodNs", "sampled", "ns of a thread's CPU time between two samples")       \
+	X(SAMPLES, "samples", "sampled", "samples taken (each a period of a thread's CPU time)")   \
+	X(LOST, "lost", "sampled", "samples the kernel dropped: a ring buffer was full")           \
+	X(THROTTLED, "throttled", "sampled", "times the kernel throttled the sampling")            \
+	X(KERNEL, "kernel", "sampled",                                                             \
+	  "1: code in the kernel was sampled too (system time), 0: user code alone "               \
+	  "(kernel.perf_event_paranoid 2 or more)")                                                \
+	X(THREADS, "threads", "sampled", "threads sampled")                                        \
+	X(PROCESSES, "processes", "sampled",                                                       \
+	  "processes sampled: the program and every process it forked, sampled alike")             \
+	X(UNKNOWN, "unknown", "sampled", "samples in code of no file (a JIT's buffer)")            \
+	X(BAD, "bad", "sampled", "samples the core could not take in (malformed, no memory)")      \
+	X(ID, "id", "object",                                                                      \
+	  "the object's number in the invocation (0: unknown code, 1: kernel)")                    \
+	X(PATH, "path", "object", "its file, as the kernel named it (%XX-escaped)")                \
+	X(OBJ, "obj", "sample", "the object the samples landed in (an object record's id)")        \
+	X(OFF, "off", "sample",                                                                    \
+	  "where, in hex: the address as the object's file links it (rotcount's loops use the "    \
+	  "same; unknown and kernel code: 0)")                                                     \
+	X(N, "n", "sample", "samples there")                                                       \
+	X(CALLERS, "callers", "sample",                                                            \
+	  "the callers' return addresses, innermost first, OBJ:0xOFF comma-separated, at most "    \
+	  "SAMPLER_CALLERS (-: none); read through frame pointers: code built without them gives " \
+	  "wrong ones")
 
 /* The version of the JSON document rot writes (rot.results' json: points, levels, ceilings);
  * raised when a field changes. 3: the schema (every point field's unit and meaning), the time
- * bound and its dominant term. */
-#define RESULT_JSON_VERSION 3
+ * bound and its dominant term. 4: a counted point's bound from its counts, the declared one
+ * beside. */
+#define RESULT_JSON_VERSION 4
 
 /*
  * X(ID, key, type, unit, csv, json, record, group, side, meaning): every field of a results
@@ -208,12 +259,17 @@
 	  "quantities", "measured flops over declared")                                            \
 	X(BYTES_RATIO, "bytesRatio", "number", "", "bytes_measured_over_declared", "", "", "",     \
 	  "quantities", "measured bytes over declared")                                            \
-	X(FLOPS_COUNTED, "flopsCounted", "number", "flop per invocation", "flops_counted",          \
+	X(FLOPS_COUNTED, "flopsCounted", "number", "flop per invocation", "flops_counted",         \
 	  "flopsCounted", "cflops", "count", "counted",                                            \
 	  "flops counted under Valgrind (rot.count): one invocation, an FMA two")                  \
 	X(FLOPS_CLASSES, "flopsClasses", "table", "flop per invocation", "flops_counted:%s",       \
 	  "flopsClasses", "", "count", "counted",                                                  \
 	  "counted flops by precision and instruction width (fp64_256: 256-bit fp64 vectors)")     \
+	X(FLOPS_FMA, "flopsFma", "table", "flop per invocation", "flops_counted_fma:%s",           \
+	  "flopsFma", "", "count", "counted", "of each class's counted flops, those of FMAs")      \
+	X(FLOPS_ADD, "flopsAdd", "table", "flop per invocation", "flops_counted_add:%s",           \
+	  "flopsAdd", "", "count", "counted",                                                      \
+	  "of each class's counted flops, those of adds and subtractions")                         \
 	X(BYTES_COUNTED, "bytesCounted", "number", "B per invocation", "bytes_counted",            \
 	  "bytesCounted", "cbytes", "count", "counted",                                            \
 	  "bytes the instructions loaded and stored (the cache-aware roofline's bytes)")           \
@@ -221,11 +277,11 @@
 	  "bytesLoaded", "", "count", "counted", "of them, loaded")                                \
 	X(BYTES_STORED, "bytesStored", "number", "B per invocation", "bytes_stored_counted",       \
 	  "bytesStored", "", "count", "counted", "of them, stored")                                \
-	X(TRAFFIC, "traffic", "table", "B per invocation", "traffic_bytes:%s", "simulatedBytes", "", \
-	  "count", "counted",                                                                      \
+	X(TRAFFIC, "traffic", "table", "B per invocation", "traffic_bytes:%s", "simulatedBytes",   \
+	  "", "count", "counted",                                                                  \
 	  "simulated bytes between each cache level and the one above, by the lower (DRAM: "       \
-	  "beyond the last), write-allocate fills and write-backs included")                      \
-	X(TRAFFIC_WRITTEN, "trafficWritten", "table", "B per invocation",                         \
+	  "beyond the last), write-allocate fills and write-backs included")                       \
+	X(TRAFFIC_WRITTEN, "trafficWritten", "table", "B per invocation",                          \
 	  "traffic_written_bytes:%s", "simulatedWrittenBytes", "", "count", "counted",             \
 	  "of them, dirty lines written back")                                                     \
 	X(FLOPS_COUNTED_RATIO, "flopsCountedRatio", "number", "", "flops_counted_over_declared",   \
@@ -236,8 +292,9 @@
 	  "count", "counted", "flops the PMU measured (its counts), beside the counted")           \
 	X(BYTES_PMU, "bytesPmu", "number", "B per invocation", "bytes_pmu", "bytesPmu", "",        \
 	  "count", "counted", "bytes the PMU measured (its counts), beside the simulated")         \
-	X(DISAGREE, "disagree", "text", "", "sources_disagree", "disagree", "", "count", "counted", \
-	  "where its sources of flops and bytes disagree beyond rot.results.counted's tolerances")  \
+	X(DISAGREE, "disagree", "text", "", "sources_disagree", "disagree", "", "count",           \
+	  "counted",                                                                               \
+	  "where its sources of flops and bytes disagree beyond rot.results.counted's tolerances") \
 	X(COUNT_NOTE, "countNote", "text", "", "count_note", "countNote", "", "count", "counted",  \
 	  "how it was counted where not as timed (a build without AVX-512, the environment)")      \
 	X(COUNT_CACHES, "countCaches", "text", "", "count_caches", "countCaches", "", "count",     \
@@ -263,10 +320,20 @@
 	  "roundsBestSpread", "", "", "quantities",                                                \
 	  "how far the k-th best of its rounds lies above the best, k the rounds a point wants")   \
 	X(ROUNDS_AGREE, "roundsAgree", "bool", "", "rounds_agree", "roundsAgree", "agree", "",     \
-	  "quantities", "whether its best rounds lie within roundsEpsilon of the best (false: "    \
+	  "quantities",                                                                            \
+	  "whether its best rounds lie within roundsEpsilon of the best (false: "                  \
 	  "flagged)")                                                                              \
 	X(ROUNDS_RATIO, "roundsRatio", "number", "", "rounds_ratio", "roundsRatio", "", "",        \
 	  "quantities", "its slowest round's time over its best's")                                \
+	X(BESIDE_NEIGHBOUR, "besideNeighbour", "bool", "", "beside_neighbour", "besideNeighbour",  \
+	  "", "", "quantities",                                                                    \
+	  "whether its best round ran beside a busy neighbour (true: flagged, measured again)")    \
+	X(NEIGHBOUR_CPUS, "neighbourCpus", "number", "CPUs", "neighbour_cpus", "neighbourCpus",    \
+	  "", "", "quantities",                                                                    \
+	  "CPUs busy outside rot while its best round was measured (/proc/stat)")                  \
+	X(QUEUE_WAIT, "queueWait", "number", "fraction", "queue_wait", "queueWait", "", "",        \
+	  "quantities",                                                                            \
+	  "the share of their time its best round's threads waited for a CPU (schedstat)")        \
 	X(POOLED_SPREAD, "pooledSpread", "number", "fraction", "pooled_spread", "pooledSpread",    \
 	  "", "", "quantities", "the measurement's pooled spread its spread was raised to")        \
 	X(THREADS, "threads", "int", "", "threads", "threads", "", "", "quantities",               \
@@ -293,6 +360,25 @@
 	  "the shortest time the ceilings allow")                                                  \
 	X(DOMINANT, "dominant", "text", "", "time_bound_dominant", "dominant", "", "", "bounds",   \
 	  "the term of the time bound that dominates")                                             \
+	X(BOUND_SOURCE, "boundSource", "text", "", "bound_source", "boundSource", "", "count",     \
+	  "bounds",                                                                                \
+	  "what its bound is from: counted (its counted flops, bytes and simulated traffic: "      \
+	  "rot.results.placed) or declared")                                                       \
+	X(BOUND_TERMS, "boundTerms", "table", "s", "time_bound_term_s:%s", "boundTerms", "",       \
+	  "count", "bounds",                                                                       \
+	  "the counted bound's terms: compute, and each level's traffic over its ceiling (L1 "     \
+	  "its loads and stores, DRAM the traffic beyond the last level)")                         \
+	X(BOUND_NOTE, "boundNote", "text", "", "bound_note", "boundNote", "", "count", "bounds",   \
+	  "what the counted bound took where the peaks lack a ceiling")                            \
+	X(BOUND_DECLARED, "boundDeclared", "number", "GFLOP/s", "bound_declared_GFLOPs",           \
+	  "boundDeclared", "", "count", "bounds",                                                  \
+	  "a counted row's bound from its declared flops, bytes and working set (its counted one " \
+	  "is its bound)")                                                                         \
+	X(LIMITER_DECLARED, "limiterDeclared", "text", "", "limiter_declared", "limiterDeclared",  \
+	  "", "count", "bounds", "the ceiling of that declared bound")                             \
+	X(FRACTION_DECLARED, "fractionDeclared", "number", "fraction of the bound",                \
+	  "fraction_of_declared_bound", "fractionDeclared", "", "count", "bounds",                 \
+	  "performance (or bandwidth) over that declared bound")                                   \
 	X(SOURCE, "source", "text", "", "source", "source", "", "", "format",                      \
 	  "where its values came from: measured, cache, failed or planned")                        \
 	X(KERNEL, "kernel", "text", "", "kernel", "kernel", "", "", "format",                      \
@@ -311,6 +397,10 @@
 	X(MARKED_THREADS, "markedThreads", "int", "", "marked_threads", "markedThreads", "",       \
 	  "app", "regions",                                                                        \
 	  "threads that entered the region (its bound is theirs); (program): the threads it ran")  \
+	X(REGION_RULE, "regionRule", "text", "", "region_rule", "regionRule", "", "app",           \
+	  "regions",                                                                               \
+	  "whose work a region takes: process (one thread entered it, begun outside any parallel " \
+	  "region: the whole process's while it is open) or threads (the threads that entered it)") \
 	X(TIME_PER_CALL, "timePerCall", "number", "s", "time_per_call_s", "timePerCall", "",       \
 	  "app", "regions", "time over calls, in the fastest invocation")                          \
 	X(BEST_CALL, "bestCall", "number", "s", "best_call_s", "bestCall", "", "app", "regions",   \
@@ -342,7 +432,8 @@
 	X(PROGRAM_THREADS, "programThreads", "int", "", "", "", "", "app", "regions",              \
 	  "a region: the threads its program ran (a line says when fewer entered it)")             \
 	X(BOUND_THREADS, "boundThreads", "int", "", "", "", "", "app", "regions",                  \
-	  "a region: the thread count whose ceilings bound it, the threads that entered it")       \
+	  "a region: the thread count whose ceilings bound it: the threads that entered it, or "   \
+	  "the program's (regionRule process)")                                                    \
 	X(FAILED_INVOCATION, "failedInvocation", "text", "", "failed_invocation",                  \
 	  "failedInvocation", "", "app", "regions",                                                \
 	  "the point failed: its regions are those the invocations before the failure and the "    \
@@ -393,10 +484,14 @@
 	  "a region row's application point")                                                      \
 	X(RAN_THREADS, "ranThreads", "int", "", "", "", "", "", "regions",                         \
 	  "(program) the threads its fastest invocation ran")                                      \
-	X(STDOUT, "stdout", "text", "", "", "", "", "", "regions",                                 \
+	X(STDOUT, "stdout", "text", "", "", "stdout", "", "app", "regions",                       \
 	  "(program) the fastest invocation's output (its last 16 KiB)")                           \
-	X(STDOUT_RUN, "stdoutRun", "int", "", "", "", "", "", "regions",                           \
-	  "(program) that invocation")                                                             \
+	X(STDOUT_RUN, "stdoutRun", "int", "", "", "stdoutRun", "", "app", "regions",               \
+	  "(program) that invocation (0: the first)")                                              \
+	X(STDOUT_BYTES, "stdoutBytes", "int", "B", "", "stdoutBytes", "", "app", "regions",        \
+	  "(program) how much that invocation wrote (stdout holds the last 16 KiB)")               \
+	X(COUNTED_STDOUT, "countedStdout", "text", "", "", "countedStdout", "", "app", "regions",  \
+	  "(program) the counted run's output, under Valgrind (its last 16 KiB)")                  \
 	X(PARTIAL, "partial", "table", "", "", "", "", "", "executor",                             \
 	  "a failed application point: what its invocations completed (the core's result)")        \
 	X(SPEC, "spec", "table", "", "", "", "", "", "executor", "the script's spec of the point") \

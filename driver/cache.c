@@ -36,6 +36,9 @@ void cache_entry_free(struct cache_entry *e)
 	for (size_t i = 0; i < e->nregions; i++)
 		free_kv(e->regions[i].kv, e->regions[i].n);
 	free(e->regions);
+	for (size_t i = 0; i < e->nsamples; i++)
+		free_kv(e->samples[i].kv, e->samples[i].n);
+	free(e->samples);
 	cache_entry_init(e);
 }
 
@@ -128,12 +131,33 @@ int cache_entry_add_region(struct cache_entry *e, const struct cache_kv *kv, siz
 	return add_record(&e->regions, &e->nregions, kv, n);
 }
 
-/* " key=value key=value ..." into a record of e (region: its regions, else its runs): 1, or -1
- * when malformed. */
-static int parse_record(struct cache_entry *e, const char *text, int region)
+/* Whether word is a sampled invocation's record kind. */
+static int sample_word(const char *word)
+{
+	static const enum protocol_record kinds[] = {RECORD_SAMPLED, RECORD_OBJECT, RECORD_SAMPLE};
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		if (strcmp(word, protocol_record_word(kinds[i])) == 0)
+			return 1;
+	return 0;
+}
+
+int cache_entry_add_sample(struct cache_entry *e, const struct cache_kv *kv, size_t n)
+{
+	if (n < 1 || strcmp(kv[0].key, CACHE_RECORD_KEY) != 0 || !sample_word(kv[0].value)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return add_record(&e->samples, &e->nsamples, kv, n);
+}
+
+/* " key=value key=value ..." into a record of e (region: its regions; a sampled invocation's
+ * record word: its samples; else its runs): 1, or -1 when malformed. */
+static int parse_record(struct cache_entry *e, const char *text, int region, const char *word)
 {
 	struct cache_kv kv[64];
 	size_t n = 0;
+	if (word)
+		kv[n++] = (struct cache_kv){(char *)CACHE_RECORD_KEY, (char *)word};
 	int rc = 1;
 	char *copy = strdup(text), *save = NULL;
 	if (!copy)
@@ -149,8 +173,9 @@ static int parse_record(struct cache_entry *e, const char *text, int region)
 		kv[n].value = eq + 1;
 		n++;
 	}
-	if (rc == 1 &&
-	    (region ? cache_entry_add_region(e, kv, n) : cache_entry_add_run(e, kv, n)) < 0)
+	if (rc == 1 && (word	 ? cache_entry_add_sample(e, kv, n)
+			: region ? cache_entry_add_region(e, kv, n)
+				 : cache_entry_add_run(e, kv, n)) < 0)
 		rc = -1;
 	free(copy);
 	return rc;
@@ -177,9 +202,13 @@ int cache_entry_parse_line(struct cache_entry *e, const char *line)
 		return rc < 0 ? -1 : 1;
 	}
 	if ((rest = after_word(line, RECORD_RUN)))
-		return parse_record(e, rest, 0);
+		return parse_record(e, rest, 0, NULL);
 	if ((rest = after_word(line, RECORD_REGION)) && *rest)
-		return parse_record(e, rest, 1);
+		return parse_record(e, rest, 1, NULL);
+	static const enum protocol_record kinds[] = {RECORD_SAMPLED, RECORD_OBJECT, RECORD_SAMPLE};
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		if ((rest = after_word(line, kinds[i])) && *rest)
+			return parse_record(e, rest, 0, protocol_record_word(kinds[i]));
 	return 0;
 }
 
@@ -236,6 +265,13 @@ char *cache_entry_format(const struct cache_entry *e, size_t *len)
 		for (size_t j = 0; j < e->regions[i].n; j++)
 			buf_printf(&b, " %s=%s", e->regions[i].kv[j].key,
 				   e->regions[i].kv[j].value);
+		buf_printf(&b, "\n");
+	}
+	for (size_t i = 0; i < e->nsamples; i++) { /* its word, then its keys */
+		buf_printf(&b, "%s", e->samples[i].kv[0].value);
+		for (size_t j = 1; j < e->samples[i].n; j++)
+			buf_printf(&b, " %s=%s", e->samples[i].kv[j].key,
+				   e->samples[i].kv[j].value);
 		buf_printf(&b, "\n");
 	}
 	if (b.oom) {
@@ -363,8 +399,9 @@ out:
 	return rc;
 }
 
-/* Appends a region of more to e, its run renumbered by offset (e's runs before the merge). */
-static int merge_region(struct cache_entry *e, const struct cache_run *r, size_t offset)
+/* Appends a region (sample: a sampled invocation's record) of more to e, its run renumbered by
+ * offset (e's runs before the merge). */
+static int merge_region(struct cache_entry *e, const struct cache_run *r, size_t offset, int sample)
 {
 	struct cache_kv kv[64];
 	char run[32];
@@ -377,7 +414,7 @@ static int merge_region(struct cache_entry *e, const struct cache_run *r, size_t
 			kv[j].value = run;
 		}
 	}
-	return cache_entry_add_region(e, kv, n);
+	return sample ? cache_entry_add_sample(e, kv, n) : cache_entry_add_region(e, kv, n);
 }
 
 int cache_entry_merge(struct cache_entry *e, const struct cache_entry *more)
@@ -387,7 +424,10 @@ int cache_entry_merge(struct cache_entry *e, const struct cache_entry *more)
 		if (cache_entry_set_meta(e, more->meta[i].key, more->meta[i].value) < 0)
 			return -1;
 	for (size_t i = 0; i < more->nregions; i++)
-		if (merge_region(e, &more->regions[i], offset) < 0)
+		if (merge_region(e, &more->regions[i], offset, 0) < 0)
+			return -1;
+	for (size_t i = 0; i < more->nsamples; i++)
+		if (merge_region(e, &more->samples[i], offset, 1) < 0)
 			return -1;
 	for (size_t i = 0; i < more->nruns; i++)
 		if (cache_entry_add_run(e, more->runs[i].kv, more->runs[i].n) < 0)

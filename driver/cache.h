@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#define CACHE_RECORD_KEY "record" /* a sampled invocation's record's word, its first key */
+
 struct cache_kv {
 	char *key;
 	char *value;
@@ -24,6 +26,8 @@ struct cache_entry {
 	struct cache_run *runs;
 	size_t nregions; /* an application's marked regions, each of one run (key run=I) */
 	struct cache_run *regions;
+	size_t nsamples; /* a sampled application's sampled, object and sample records, in order: */
+	struct cache_run *samples; /* each first its word (key record=WORD), then run=I, ... */
 };
 
 /*
@@ -34,6 +38,7 @@ struct cache_entry {
  *   meta <key> <value to end of line>
  *   run <key>=<value> <key>=<value> ...
  *   region run=<index of its run> <key>=<value> ...   (an application point's regions)
+ *   sampled|object|sample run=<index of its run> <key>=<value> ...   (a sampled invocation's)
  *   checksum <sha256 of every byte before this line>
  */
 
@@ -50,8 +55,13 @@ int cache_entry_add_run(struct cache_entry *e, const struct cache_kv *kv, size_t
 /* Appends a region record (an application's region in one run: its key run=I); as a run's. */
 int cache_entry_add_region(struct cache_entry *e, const struct cache_kv *kv, size_t n);
 
-/* Parses one `meta`, `run` or `region` line into e. Returns 1 if it was one, 0 if not, -1 if malformed.
- * Shared with the reader of the core's output, which uses the same lines. */
+/* Appends a sampled invocation's record: kv[0] is record=WORD (sampled, object or sample), then
+ * its keys, run=I first; as a run's. */
+int cache_entry_add_sample(struct cache_entry *e, const struct cache_kv *kv, size_t n);
+
+/* Parses one `meta`, `run`, `region`, `sampled`, `object` or `sample` line into e. Returns 1 if it
+ * was one, 0 if not, -1 if malformed. Shared with the reader of the core's output, which uses the
+ * same lines. */
 int cache_entry_parse_line(struct cache_entry *e, const char *line);
 
 /* Serializes e; returns a malloc'd string. */
@@ -65,8 +75,8 @@ int cache_entry_read(const char *path, struct cache_entry *e, char *err, size_t 
 /* Writes e atomically (temp file and rename), creating parent directories. 0 or -1/errno. */
 int cache_entry_write(const char *path, const struct cache_entry *e);
 
-/* Appends the runs of more to e (and their regions, renumbered after e's runs); metadata in
- * more replaces e's. */
+/* Appends the runs of more to e (and their regions and sampled records, renumbered after e's
+ * runs); metadata in more replaces e's. */
 int cache_entry_merge(struct cache_entry *e, const struct cache_entry *more);
 
 /* "<dir>/results/<first two hex digits>/<hash>", malloc'd. */

@@ -31,11 +31,18 @@ const struct config_key config_keys[] = {
      "rounds one run gives a point whose rounds disagree, before it is flagged", .ranged = 1,
      .lo = 1, .hi = 1000},
     {"roundsEpsilon", CONFIG_NUMBER, "0.05", NULL,
-     "rounds agree when every one lies within this relative distance of the best", .ranged = 1,
+     "rounds agree when their `rounds` best lie within this relative distance of the best", .ranged = 1,
      .lo = 1e-6, .hi = 100},
     {"remeasureUnstable", CONFIG_BOOL, "true", NULL,
      "measure a cached point whose rounds disagree again on the next run (until its rounds "
      "come from two runs)"},
+    {"busyCpus", CONFIG_NUMBER, "0.5", NULL,
+     "CPUs busy outside rot's own processes while a round was measured that make it one beside "
+     "a neighbour: its point flagged busy and measured again (0: never)",
+     .ranged = 1, .lo = 0, .hi = 100000},
+    {"busyWait", CONFIG_NUMBER, "0.2", NULL,
+     "the share of their time a round's threads waited for a CPU that does the same (0: never)",
+     .ranged = 1, .lo = 0, .hi = 1},
     {"bestK", CONFIG_INT, "3", NULL, "best-k rule: number of fastest runs that must agree",
      .ranged = 1, .lo = 1, .hi = 1000},
     {"bestEpsilon", CONFIG_NUMBER, "0.02", NULL,
@@ -66,6 +73,9 @@ const struct config_key config_keys[] = {
     {"count", CONFIG_BOOL, "false", NULL,
      "count every point's flops, bytes and simulated cache traffic once, under Valgrind (a "
      "point's own count = true does it for that point); never during its timed runs"},
+    {"showOutput", CONFIG_BOOL, "false", NULL,
+     "print each program's own output under the table: its fastest invocation's and, where it "
+     "was counted, the counted run's (the last 16 KiB of each; -showOutput alone sets it)"},
     {"peaksFile", CONFIG_STRING, "", NULL,
      "peaks.csv whose ceilings rooflines and bounds use; empty: this machine's, measured on first "
      "use"},

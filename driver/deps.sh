@@ -73,6 +73,10 @@ int main(void) { pfm_initialize(); return 0; }' -lpfm ||
 	builds '#include <hwloc.h>
 int main(void) { return hwloc_get_api_version() >= 0x20000 ? 0 : 1; }' -lhwloc ||
 		need "hwloc 2 (hwloc.h, libhwloc)" libhwloc-dev
+	# where samples and loops lie in a program's own words (rot.symbols): elfutils' libdw
+	builds '#include <elfutils/libdwfl.h>
+int main(void) { return dwfl_version(NULL) ? 0 : 1; }' -ldw -lelf ||
+		need "elfutils' libdw (elfutils/libdwfl.h, libdw, libelf)" libdw-dev
 	# the counting pass's engine: rot's Valgrind tool is built against Valgrind's headers
 	builds '#include <valgrind/valgrind.h>
 int main(void) { return RUNNING_ON_VALGRIND; }' ||

@@ -2,6 +2,7 @@
  * them into Lua tables {description, coreHash, meta = {...}, runs = {{...}, ...}}. */
 #include "cache.h"
 #include "lrot.h"
+#include "protocol.h"
 
 #include <errno.h>
 #include <lauxlib.h>
@@ -62,6 +63,10 @@ void lrot_push_entry(lua_State *L, const struct cache_entry *e)
 		push_records(L, e->regions, e->nregions);
 		lua_setfield(L, -2, "regions");
 	}
+	if (e->nsamples) {
+		push_records(L, e->samples, e->nsamples);
+		lua_setfield(L, -2, "samples");
+	}
 }
 
 #define ENTRY_MT "rot.cacheentry"
@@ -79,10 +84,26 @@ static const char *push_text(lua_State *L, int idx)
 	return luaL_tolstring(L, idx, NULL);
 }
 
-/* The records of the table at idx's field (runs or regions) into e; raises on a bad one. */
+/* A sampled invocation's record's keys as a table gives them, in the order an entry keeps:
+ * record=WORD first, then run=I. */
+static void order_sample(struct cache_kv *kv, size_t m)
+{
+	static const char *const first[] = {CACHE_RECORD_KEY, PROTOCOL_REGION_RUN};
+	for (size_t f = 0; f < 2 && f < m; f++)
+		for (size_t i = f; i < m; i++)
+			if (strcmp(kv[i].key, first[f]) == 0) {
+				struct cache_kv t = kv[f];
+				kv[f] = kv[i];
+				kv[i] = t;
+				break;
+			}
+}
+
+/* The records of the table at idx's field (runs, regions, samples) into e; raises on a bad
+ * one. */
 static void check_records(lua_State *L, int idx, const char *field, struct cache_entry *e)
 {
-	int region = strcmp(field, "regions") == 0;
+	int region = strcmp(field, "regions") == 0, sample = strcmp(field, "samples") == 0;
 	if (lua_getfield(L, idx, field) == LUA_TTABLE) {
 		lua_Integer n = luaL_len(L, -1);
 		for (lua_Integer i = 1; i <= n; i++) {
@@ -103,8 +124,11 @@ static void check_records(lua_State *L, int idx, const char *field, struct cache
 				lua_pushvalue(L, -2);
 				m++;
 			}
-			if ((region ? cache_entry_add_region(e, kv, m)
-				    : cache_entry_add_run(e, kv, m)) < 0)
+			if (sample)
+				order_sample(kv, m);
+			if ((sample   ? cache_entry_add_sample(e, kv, m)
+			     : region ? cache_entry_add_region(e, kv, m)
+				      : cache_entry_add_run(e, kv, m)) < 0)
 				luaL_error(L, "bad %s %d in cache entry", field, (int)i);
 			lua_settop(L, run - 1);
 		}
@@ -136,6 +160,7 @@ static void check_entry(lua_State *L, int idx, struct cache_entry *e)
 	lua_pop(L, 1);
 	check_records(L, idx, "runs", e);
 	check_records(L, idx, "regions", e);
+	check_records(L, idx, "samples", e);
 }
 
 static int entry_gc(lua_State *L)

@@ -21,7 +21,15 @@ struct process {
 	char *buf; /* stdout read but not yet returned as lines */
 	size_t len, cap;
 	int eof;
+	int open; /* started and not closed yet: counted in `running` */
 };
+
+static int running; /* processes started and not closed */
+
+int lprocess_running(void)
+{
+	return running;
+}
 
 static struct process *checkprocess(lua_State *L)
 {
@@ -70,6 +78,8 @@ static int l_spawn(lua_State *L)
 		char why[512];
 		return lrot_error(L, run_command_error(&pr->cp, errno, why, sizeof why));
 	}
+	pr->open = 1;
+	running++;
 	return 1;
 }
 
@@ -167,6 +177,10 @@ static int m_close(lua_State *L)
 	free(pr->buf);
 	pr->buf = NULL;
 	pr->len = pr->cap = 0;
+	if (pr->open) {
+		pr->open = 0;
+		running--;
+	}
 	return 0;
 }
 

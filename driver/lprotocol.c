@@ -131,8 +131,9 @@ static void push_key(lua_State *L, lua_Integer *n, const char *name, const char 
 	lua_rawseti(L, -2, ++*n);
 }
 
-/* meta, run_keys, region_keys: the keys of a point's report, each {name=, type=, unit=, side=,
- * meaning=} in declaration order (a family's name with its %d or %s) */
+/* meta, run_keys, region_keys, sample_keys: the keys of a point's report, each {name=, type=,
+ * unit=, side=, meaning=} in declaration order (a family's name with its %d or %s; a sample key
+ * with its record=) */
 static void push_report_keys(lua_State *L)
 {
 	lua_Integer n = 0;
@@ -153,6 +154,16 @@ static void push_report_keys(lua_State *L)
 	PROTOCOL_REGION_KEYS(X)
 #undef X
 	lua_setfield(L, -2, "region_keys");
+	n = 0;
+	lua_newtable(L);
+#define X(id, key, record, meaning)                                                                \
+	push_key(L, &n, key, "text", "", "core", meaning);                                         \
+	lua_rawgeti(L, -1, n);                                                                     \
+	set_text(L, "record", record);                                                             \
+	lua_pop(L, 1);
+	PROTOCOL_SAMPLE_KEYS(X)
+#undef X
+	lua_setfield(L, -2, "sample_keys");
 }
 
 /* Appends one results-row field {key=, type=, unit=, csv=, json=, record=, group=, side=,
@@ -180,11 +191,19 @@ static void push_results(lua_State *L)
 	RESULT_ROW(X)
 #undef X
 	lua_setfield(L, -2, "row");
-	lua_createtable(L, 0, 2);
+	lua_createtable(L, 0, 6);
 	lua_pushinteger(L, COUNTERS_MAX);
 	lua_setfield(L, -2, "counters");
 	lua_pushinteger(L, GPU_MAX_METRICS);
 	lua_setfield(L, -2, "gpu_metrics");
+	lua_pushinteger(L, SAMPLER_MIN_NS);
+	lua_setfield(L, -2, "sample_min_ns");
+	lua_pushinteger(L, SAMPLER_MAX_NS);
+	lua_setfield(L, -2, "sample_max_ns");
+	lua_pushinteger(L, SAMPLER_DEFAULT_NS);
+	lua_setfield(L, -2, "sample_default_ns");
+	lua_pushinteger(L, SAMPLER_CALLERS);
+	lua_setfield(L, -2, "sample_callers");
 	lua_setfield(L, -2, "limits");
 	lua_createtable(L, 0, 3);
 	set_text(L, "point", PROTOCOL_POINT);

@@ -1,5 +1,6 @@
 /* lrecords: the rot.records Lua module: a point's records as the measuring core wrote them
- * (status, error, meta and run lines, the same record lines as a cache entry), parsed. */
+ * (status, error, meta, run, region and sampling lines, the same record lines as a cache
+ * entry), parsed. */
 #include "cache.h"
 #include "lrot.h"
 #include "protocol.h"
@@ -27,12 +28,14 @@ static const char *after_word(const char *line, size_t n, enum protocol_record r
 	return line + k + 1;
 }
 
-/* parse(text) -> {status=, error=, stderr=, meta={}, runs={}} ; nil, message. stderr holds the
- * last lines the kernel wrote to its stderr, when it wrote any. */
+/* parse(text) -> {status=, error=, stderr=, meta={}, runs={}, regions=, samples=} ; nil,
+ * message. stderr holds the last lines the kernel wrote to its stderr, when it wrote any;
+ * regions an application's, samples a sampled invocation's records (each with record=WORD). */
 static int l_parse(lua_State *L)
 {
 	size_t len;
 	const char *text = luaL_checklstring(L, 1, &len);
+	lua_settop(L, 1); /* (the indices below count from the text: further arguments dropped) */
 	struct cache_entry *e = lua_newuserdatauv(L, sizeof *e, 0);
 	cache_entry_init(e);
 	luaL_setmetatable(L, RESULT_MT);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -152,7 +153,8 @@ static int l_listdir(lua_State *L)
 	return 1;
 }
 
-/* stat(path) -> "file"|"dir"|"other", size, mtime; nil, message when absent */
+/* stat(path) -> "file"|"dir"|"other", size, mtime, inode, "MAJ:MIN:INODE" (its device and
+ * inode as /proc/locks writes them); nil, message when absent */
 static int l_stat(lua_State *L)
 {
 	const char *path = luaL_checkstring(L, 1);
@@ -162,7 +164,12 @@ static int l_stat(lua_State *L)
 	lua_pushstring(L, S_ISREG(st.st_mode) ? "file" : S_ISDIR(st.st_mode) ? "dir" : "other");
 	lua_pushinteger(L, (lua_Integer)st.st_size);
 	lua_pushnumber(L, (lua_Number)st.st_mtim.tv_sec + st.st_mtim.tv_nsec * 1e-9);
-	return 3;
+	lua_pushinteger(L, (lua_Integer)st.st_ino);
+	char where[64];
+	snprintf(where, sizeof where, "%02x:%02x:%llu", (unsigned)major(st.st_dev),
+		 (unsigned)minor(st.st_dev), (unsigned long long)st.st_ino);
+	lua_pushstring(L, where);
+	return 5;
 }
 
 /* sys.writable(path): true, or false and why (strerror: "Read-only file system", say) */

@@ -5,6 +5,7 @@
 
 #include <lauxlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #define TOPOLOGY_MT "rot.topology"
 
@@ -13,14 +14,30 @@ static struct topology *checktopology(lua_State *L)
 	return luaL_checkudata(L, 1, TOPOLOGY_MT);
 }
 
-/* load([xml]) -> topology ; nil, message */
+/* hwloc's plugins rot reads nothing from: I/O discovery (it keeps no I/O objects) and, for the
+ * running system, the libxml2 reader. hwloc loads every plugin with its first topology, and
+ * these load large libraries (X11, OpenCL, libxml2, ICU): most of a topology's load time. */
+#define IO_PLUGINS                                                                                 \
+	"hwloc_pci,hwloc_opencl,hwloc_gl,hwloc_cuda,hwloc_nvml,hwloc_rsmi,hwloc_levelzero"
+
+/* load([xml]) -> topology ; nil, message. The plugins above are left unloaded for the load
+ * (unless HWLOC_PLUGINS_BLACKLIST says otherwise); the environment is as it was after it. */
 static int l_load(lua_State *L)
 {
 	const char *xml = luaL_optstring(L, 1, NULL);
+	const char *env = getenv("HWLOC_XMLFILE");
+	int from_xml = (xml && *xml) || (env && *env);
+	int own = getenv("HWLOC_PLUGINS_BLACKLIST") == NULL;
 	char err[768];
 	struct topology *t = lua_newuserdatauv(L, sizeof *t, 0);
 	luaL_setmetatable(L, TOPOLOGY_MT);
-	if (topology_load(t, xml, err, sizeof err) < 0)
+	if (own)
+		setenv("HWLOC_PLUGINS_BLACKLIST",
+		       from_xml ? IO_PLUGINS : IO_PLUGINS ",hwloc_xml_libxml", 1);
+	int rc = topology_load(t, xml, err, sizeof err);
+	if (own)
+		unsetenv("HWLOC_PLUGINS_BLACKLIST");
+	if (rc < 0)
 		return lrot_error(L, err);
 	return 1;
 }
@@ -39,7 +56,8 @@ static void setstr(lua_State *L, const char *k, const char *v)
 
 /* t:info() -> {pus=, cores=, packages=, numa_nodes=, memory=, cpu_model=, cpu_vendor=, arch=,
  * source=, caches = {{level=, name="L1", type="data"|"unified", size=, instances=, pus=,
- * linesize=, associativity=}, ...}} (data and unified caches, ascending; sizes in bytes, 0 when unknown) */
+ * linesize=, associativity=}, ...}} (data and unified caches, ascending; sizes in bytes, 0 when
+ * unknown) */
 static int m_info(lua_State *L)
 {
 	struct topology *t = checktopology(L);

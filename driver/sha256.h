@@ -19,5 +19,10 @@ void sha256_final(struct sha256 *s, unsigned char out[32]);
 /* hex must hold 65 bytes. */
 void sha256_hex(const void *data, size_t len, char hex[65]);
 void sha256_tohex(const unsigned char digest[32], char hex[65]);
+/* on: the portable code from now on, even where the CPU has SHA instructions (tests); off:
+ * whichever this CPU runs fastest (the default). */
+void sha256_portable(int on);
+/* Whether the code in use is the CPU's SHA instructions. */
+int sha256_accelerated(void);
 
 #endif

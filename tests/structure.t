@@ -3,8 +3,8 @@
 # function over 80 lines (tables aside), no require cycle among lua/rot's modules and none of a
 # later stage, no history in comments, a head comment on every module, every Lua test named after
 # what it tests, the result vocabulary spelled once, a stage map that names every file, README a
-# way in to docs/ whose links all lead somewhere. Each check names what breaks it;
-# docs/conventions.md says why each holds.
+# way in to docs/ whose links all lead somewhere, docs in short sentences. Each check names what
+# breaks it; docs/conventions.md says why each holds.
 # judges no time
 cd "$(dirname "$0")/.." || exit 1
 n=0
@@ -185,6 +185,26 @@ broken=$(for f in README.md docs/*.md; do
 done | tr '\n' ' ')
 test -z "$broken"
 ok $? "every link of README and docs/ leads to a file and heading that exist${broken:+: $broken}"
+# the docs read aloud: every page of README and docs/ in short sentences, as tests/prose.pl reads
+# them (code blocks, tables' code, URLs and command lines are no sentences): a page's median and
+# 90th-percentile sentence, any one sentence (but those prose.pl allows, each with its reason), a
+# paragraph or list item, a table cell
+limits=$(perl tests/prose.pl --limits)
+long=$(perl tests/prose.pl --check README.md docs/*.md)
+test $? -eq 0 && test -n "$limits"
+ok $? "README and docs/ in short sentences ($limits)${long:+: $(echo "$long" | head -n 5 | tr '\n' ' ')}"
+# and that check refuses what it is for: a 45-word sentence, a 150-word paragraph and a 250-character cell
+sample=$(mktemp)
+{
+	printf 'One sentence%s, then its end.\n\n' "$(printf ' and more' | awk '{ for (i = 0; i < 20; i++) printf "%s", $0 }')"
+	awk 'BEGIN { for (i = 0; i < 35; i++) printf "Four words a sentence. "; print "" }'
+	printf '\n| a | b |\n| --- | --- |\n| %s | x |\n' "$(awk 'BEGIN { for (i = 0; i < 50; i++) printf "cell " }')"
+} >"$sample"
+refused=$(perl tests/prose.pl --check "$sample" | sed "s|^$sample: ||")
+rm -f "$sample"
+echo "$refused" | grep -q '^a sentence of 45 words' && echo "$refused" | grep -q '^a paragraph of 1[0-9][0-9] words' &&
+	echo "$refused" | grep -q '^a table cell of 2[0-9][0-9] characters'
+ok $? "tests/prose.pl refuses a long sentence, paragraph and table cell ($(echo "$refused" | cut -d' ' -f1-6 | tr '\n' ';'))"
 # the rot frontend rebuilds the driver when a core file it is built from changes: every core file
 # the driver's objects read (their dependency files) is a module of the Makefile's one list
 mods=$(sed -n 's/^DRIVER_CORE_MODULES := //p' Makefile)

@@ -45,52 +45,99 @@ void cachesim_flush(struct cachesim *cs)
 	}
 }
 
-/* The ways of the set line maps to in c. */
-static inline cachesim_u64 *set_of(const struct cachesim_cache *c, cachesim_u64 line)
+/* entry put at the front of the set w: the entry it evicts. */
+static inline cachesim_u64 insert(cachesim_u64 *w, unsigned assoc, cachesim_u64 entry)
 {
-	cachesim_u64 set = c->mask ? (line & c->mask) : (c->sets == 1 ? 0 : line % c->sets);
-	return c->way + set * c->assoc;
+	cachesim_u64 victim = w[assoc - 1];
+	unsigned j = assoc - 1;
+	for (; j >= 2; j -= 2) { /* two ways a turn */
+		w[j] = w[j - 1];
+		w[j - 1] = w[j - 2];
+	}
+	if (j == 1)
+		w[1] = w[0];
+	w[0] = entry;
+	return victim;
+}
+
+static inline void moved(cachesim_u64 *traffic, cachesim_u64 *also, int i, cachesim_u64 bytes)
+{
+	traffic[i] += bytes;
+	if (also)
+		also[i] += bytes;
+}
+
+/* A dirty line written back from level l - 1 into level l: marked dirty where it is, else put
+ * there whole (nothing filled from below); a dirty line that makes way goes further down. */
+static void write_back(struct cachesim *cs, int l, cachesim_u64 line, cachesim_u64 *traffic,
+		       cachesim_u64 *also)
+{
+	for (; l < cs->n; l++) {
+		const struct cachesim_cache *c = &cs->lv[l];
+		cachesim_u64 *w = cachesim_set(c, line), key = line << 1 | 1;
+		if (cachesim_lookup(w, c->assoc, key, 1))
+			return;
+		cachesim_u64 victim = insert(w, c->assoc, key);
+		if (victim == EMPTY || !(victim & 1))
+			return;
+		moved(traffic, also, 2 * l + 1, cs->line);
+		line = victim >> 1;
+	}
 }
 
 /*
- * Line `line` accessed in level l: a hit moves it to the front (dirty when written); a miss
- * puts it there, fetched from below unless a whole line is being written back into this level
- * (whole), and writes back the dirty line it evicts.
+ * Line `line` missed the first level (set w there): filled into it (write-allocate: dirty when
+ * written), then looked up level by level below until one holds it, each level that misses
+ * filled from below; then, the deepest first, the dirty lines those fills evicted written back
+ * one level down. (The levels' fields are read into locals: the tool is built without strict
+ * aliasing, so they would be read again after every store to the ways.)
  */
-static void touch(struct cachesim *cs, int l, cachesim_u64 line, int write, int whole,
-		  cachesim_u64 *traffic)
+int cachesim_fill(struct cachesim *cs, cachesim_u64 line, int write, cachesim_u64 *w,
+		  cachesim_u64 *traffic, cachesim_u64 *also)
 {
-	const struct cachesim_cache *c = &cs->lv[l];
-	cachesim_u64 *w = set_of(c, line), key = line << 1;
-	unsigned j = 0;
-	while (j < c->assoc && (w[j] & ~1ull) != key)
-		j++;
-	int hit = j < c->assoc;
-	cachesim_u64 entry = (hit ? w[j] : key) | (cachesim_u64)(write != 0);
-	cachesim_u64 victim = hit ? EMPTY : w[c->assoc - 1];
-	for (j = hit ? j : c->assoc - 1; j > 0; j--) /* the ways before it move back one */
-		w[j] = w[j - 1];
-	w[0] = entry;
-	if (hit)
-		return;
-	if (!whole) {
-		traffic[2 * l] += cs->line;
-		if (l + 1 < cs->n)
-			touch(cs, l + 1, line, 0, 0, traffic);
+	cachesim_u64 victims[CACHESIM_MAX_LEVELS], bytes = cs->line;
+	const cachesim_u64 key = line << 1 | 1;
+	const int n = cs->n;
+	if (n > 1) /* the second level's set, fetched while the first level's moves */
+		__builtin_prefetch(cachesim_set(&cs->lv[1], line));
+	victims[0] = insert(w, cs->lv[0].assoc, (key ^ 1) | (cachesim_u64)(write != 0));
+	moved(traffic, also, 0, bytes);
+	int l = 1;
+	for (; l < n; l++) {
+		const struct cachesim_cache *c = &cs->lv[l];
+		cachesim_u64 *lw = cachesim_set(c, line);
+		if (cachesim_lookup(lw, c->assoc, key, 0))
+			break;
+		victims[l] = insert(lw, c->assoc, key ^ 1);
+		moved(traffic, also, 2 * l, bytes);
 	}
-	if (victim != EMPTY && (victim & 1)) {
-		traffic[2 * l + 1] += cs->line;
-		if (l + 1 < cs->n)
-			touch(cs, l + 1, victim >> 1, 1, 1, traffic);
+	for (int k = l - 1; k >= 0; k--) {
+		if (victims[k] == EMPTY || !(victims[k] & 1))
+			continue;
+		moved(traffic, also, 2 * k + 1, bytes);
+		write_back(cs, k + 1, victims[k] >> 1, traffic, also);
 	}
+	return 1;
+}
+
+int cachesim_access_also(struct cachesim *cs, cachesim_u64 addr, cachesim_u64 size, int write,
+			 cachesim_u64 *traffic, cachesim_u64 *also)
+{
+	int missed = 0;
+	if (size == 0)
+		return 0;
+	cachesim_u64 last = (addr + size - 1) >> cs->line_bits;
+	for (cachesim_u64 line = addr >> cs->line_bits; line <= last; line++) {
+		const struct cachesim_cache *c = &cs->lv[0];
+		cachesim_u64 *w = cachesim_set(c, line);
+		if (!cachesim_lookup(w, c->assoc, line << 1 | 1, (cachesim_u64)(write != 0)))
+			missed |= cachesim_fill(cs, line, write, w, traffic, also);
+	}
+	return missed;
 }
 
 void cachesim_access(struct cachesim *cs, cachesim_u64 addr, cachesim_u64 size, int write,
 		     cachesim_u64 *traffic)
 {
-	if (size == 0)
-		return;
-	cachesim_u64 last = (addr + size - 1) >> cs->line_bits;
-	for (cachesim_u64 line = addr >> cs->line_bits; line <= last; line++)
-		touch(cs, 0, line, write, 0, traffic);
+	cachesim_access_also(cs, addr, size, write, traffic, 0);
 }

@@ -14,6 +14,22 @@
 	X(FP64_128, "fp64_128", "fp64 flops of 128-bit vector instructions")                       \
 	X(FP64_256, "fp64_256", "fp64 flops of 256-bit vector instructions")
 
+/* Of each class's flops, those of fused multiply-adds and those of adds and subtractions, in
+ * COUNT_FLOPS' order (the rest: multiplies, divisions, square roots, minima, maxima). */
+#define COUNT_SHARES(X)                                                                            \
+	X(FP32_SCALAR_FMA, "fp32_scalar_fma", "of the fp32 scalar flops, FMAs'")                   \
+	X(FP32_128_FMA, "fp32_128_fma", "of the fp32 128-bit flops, FMAs'")                        \
+	X(FP32_256_FMA, "fp32_256_fma", "of the fp32 256-bit flops, FMAs'")                        \
+	X(FP64_SCALAR_FMA, "fp64_scalar_fma", "of the fp64 scalar flops, FMAs'")                   \
+	X(FP64_128_FMA, "fp64_128_fma", "of the fp64 128-bit flops, FMAs'")                        \
+	X(FP64_256_FMA, "fp64_256_fma", "of the fp64 256-bit flops, FMAs'")                        \
+	X(FP32_SCALAR_ADD, "fp32_scalar_add", "of the fp32 scalar flops, adds' and subs'")         \
+	X(FP32_128_ADD, "fp32_128_add", "of the fp32 128-bit flops, adds' and subs'")              \
+	X(FP32_256_ADD, "fp32_256_add", "of the fp32 256-bit flops, adds' and subs'")              \
+	X(FP64_SCALAR_ADD, "fp64_scalar_add", "of the fp64 scalar flops, adds' and subs'")         \
+	X(FP64_128_ADD, "fp64_128_add", "of the fp64 128-bit flops, adds' and subs'")              \
+	X(FP64_256_ADD, "fp64_256_add", "of the fp64 256-bit flops, adds' and subs'")
+
 #define COUNT_BYTES(X)                                                                             \
 	X(LOADED, "loaded", "bytes the instructions loaded")                                       \
 	X(STORED, "stored", "bytes the instructions stored")
@@ -33,7 +49,7 @@
 
 enum count_id {
 #define X(id, name, meaning) COUNT_##id,
-	COUNT_FLOPS(X) COUNT_BYTES(X) COUNT_TRAFFIC(X)
+	COUNT_FLOPS(X) COUNT_SHARES(X) COUNT_BYTES(X) COUNT_TRAFFIC(X)
 #undef X
 	    COUNT_N
 };

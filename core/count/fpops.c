@@ -28,7 +28,7 @@ static Bool scalar_op(IROp op, struct fpop *f)
 	case Iop_MSubF64:
 	case Iop_MAddF64r32:
 	case Iop_MSubF64r32:
-		return S(64, 2, FPOP_OTHER);
+		return S(64, 2, FPOP_FMA);
 	case Iop_AddF32:
 		return S(32, 1, FPOP_ADD);
 	case Iop_SubF32:
@@ -41,7 +41,7 @@ static Bool scalar_op(IROp op, struct fpop *f)
 		return S(32, 1, FPOP_OTHER);
 	case Iop_MAddF32:
 	case Iop_MSubF32:
-		return S(32, 2, FPOP_OTHER);
+		return S(32, 2, FPOP_FMA);
 	default:
 		return False;
 	}

@@ -8,7 +8,7 @@
 #include "pub_tool_basics.h"
 #include "libvex_ir.h"
 
-enum fpop_kind { FPOP_OTHER, FPOP_ADD, FPOP_SUB };
+enum fpop_kind { FPOP_OTHER, FPOP_ADD, FPOP_SUB, FPOP_FMA };
 
 struct fpop {
 	UInt bits;  /* the precision: 32 or 64 */

@@ -4,6 +4,7 @@
  * the caches simulated, every access handed to them in order. */
 #include "instrument.h"
 #include "fpops.h"
+#include "loops.h"
 
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
@@ -13,7 +14,7 @@
 struct pass {
 	IRSB *out;
 	ULong pending[COUNT_N];
-	ULong flops[2], adds[2], subs[2]; /* per precision: fp32, fp64 */
+	ULong flops[2], adds[2], subs[2], fmas[2]; /* per precision: fp32, fp64 */
 	UInt vec[2], lanes[2];		  /* the widest vector op; lanes of scalar ops */
 };
 
@@ -39,20 +40,25 @@ static void flush(struct pass *p)
 }
 
 /* The class of flops an instruction of this precision (0: fp32, 1: fp64) and vector width in
- * bits (0: scalar) did. */
-static enum count_id flops_class(int prec, UInt bits)
+ * bits (0: scalar) did: share 0 all of them, 1 its FMAs', 2 its adds' and subs'. */
+static enum count_id flops_class(int prec, UInt bits, int share)
 {
-	static const enum count_id cls[2][3] = {
-	    {COUNT_FP32_SCALAR, COUNT_FP32_128, COUNT_FP32_256},
-	    {COUNT_FP64_SCALAR, COUNT_FP64_128, COUNT_FP64_256}};
-	return cls[prec][bits == 0 ? 0 : bits <= 128 ? 1 : 2];
+	static const enum count_id cls[3][2][3] = {
+	    {{COUNT_FP32_SCALAR, COUNT_FP32_128, COUNT_FP32_256},
+	     {COUNT_FP64_SCALAR, COUNT_FP64_128, COUNT_FP64_256}},
+	    {{COUNT_FP32_SCALAR_FMA, COUNT_FP32_128_FMA, COUNT_FP32_256_FMA},
+	     {COUNT_FP64_SCALAR_FMA, COUNT_FP64_128_FMA, COUNT_FP64_256_FMA}},
+	    {{COUNT_FP32_SCALAR_ADD, COUNT_FP32_128_ADD, COUNT_FP32_256_ADD},
+	     {COUNT_FP64_SCALAR_ADD, COUNT_FP64_128_ADD, COUNT_FP64_256_ADD}}};
+	return cls[share][prec][bits == 0 ? 0 : bits <= 128 ? 1 : 2];
 }
 
 /*
- * The instruction just passed: its flops go to its class. Its width is that of its widest
- * vector operation, or, where VEX wrote a vector instruction as one scalar operation a lane
- * (FMA), that of its lanes together. An add and a sub of every lane (addsubpd: VEX computes
- * both and picks lanes) count one flop a lane.
+ * The instruction just passed: its flops go to its class, and its FMAs' and its adds' and
+ * subs' to that class's shares. Its width is that of its widest vector operation, or, where
+ * VEX wrote a vector instruction as one scalar operation a lane (FMA), that of its lanes
+ * together. An add and a sub of every lane (addsubpd: VEX computes both and picks lanes) count
+ * one flop a lane.
  */
 static void end_instruction(struct pass *p)
 {
@@ -63,8 +69,12 @@ static void end_instruction(struct pass *p)
 		if (!bits && p->lanes[i] > 1)
 			bits = p->lanes[i] * (i ? 64 : 32);
 		ULong both = p->adds[i] < p->subs[i] ? p->adds[i] : p->subs[i];
-		p->pending[flops_class(i, bits)] += p->flops[i] - (bits ? both : 0);
-		p->flops[i] = p->adds[i] = p->subs[i] = 0;
+		if (!bits)
+			both = 0;
+		p->pending[flops_class(i, bits, 0)] += p->flops[i] - both;
+		p->pending[flops_class(i, bits, 1)] += p->fmas[i];
+		p->pending[flops_class(i, bits, 2)] += p->adds[i] + p->subs[i] - both;
+		p->flops[i] = p->adds[i] = p->subs[i] = p->fmas[i] = 0;
 		p->vec[i] = p->lanes[i] = 0;
 	}
 }
@@ -82,6 +92,8 @@ static void operation(struct pass *p, IROp op)
 		p->adds[i] += n;
 	if (f.kind == FPOP_SUB)
 		p->subs[i] += n;
+	if (f.kind == FPOP_FMA)
+		p->fmas[i] += n;
 	if (f.vec) {
 		if (f.vec > p->vec[i])
 			p->vec[i] = f.vec;
@@ -105,6 +117,10 @@ static void access(struct pass *p, IRExpr *addr, Int size, Bool write, IRExpr *g
 		p->pending[write ? COUNT_STORED : COUNT_LOADED] += (ULong)size;
 	if (!guard && !count_simulating)
 		return;
+	if (count_loops) {
+		loops_access(addr, size, write, guard);
+		return;
+	}
 	IRExpr **args = mkIRExprVec_3(addr, mkIRExpr_HWord((HWord)size), mkIRExpr_HWord(write));
 	IRDirty *d = guard ? unsafeIRDirty_0_N(3, "rotcount_guarded",
 					       VG_(fnptr_to_fnentry)(&guarded_bytes), args)
@@ -204,21 +220,32 @@ IRSB *count_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayou
 	struct pass p;
 	VG_(memset)(&p, 0, sizeof p);
 	p.out = deepCopyIRSBExceptStmts(in);
+	if (count_loops)
+		loops_begin(p.out);
 	for (Int i = 0; i < in->stmts_used; i++) {
 		IRStmt *st = in->stmts[i];
 		if (!st || st->tag == Ist_NoOp)
 			continue;
-		if (st->tag == Ist_IMark)
+		if (st->tag == Ist_IMark) {
 			end_instruction(&p);
+			if (count_loops)
+				loops_instr(p.pending, in, i);
+		}
 		if (st->tag == Ist_Exit) { /* what ran before a side exit is counted before it */
 			end_instruction(&p);
+			if (count_loops)
+				loops_settle(p.pending);
 			flush(&p);
 		}
 		memory(&p, st, in->tyenv);
 		computes(&p, st);
 		addStmtToIRSB(p.out, st);
+		if (count_loops && st->tag == Ist_Exit)
+			loops_exit(st);
 	}
 	end_instruction(&p);
+	if (count_loops)
+		loops_end(p.pending, in);
 	flush(&p);
 	return p.out;
 }

@@ -1,8 +1,11 @@
 /* tool: rotcount, rot's Valgrind tool (built by core/Makefile, run by rot's counting pass):
- * counts per thread what instrument.c counts, per region what the marker requests bracket, the
- * simulated caches' traffic, and writes them all to --rot-out when the program ends. */
+ * counts per thread what instrument.c counts, per region what the marker requests bracket (a
+ * region one thread entered: the whole process's while it was open), the simulated caches'
+ * traffic, and writes them all to --rot-out when the program ends (a process it forks, its own
+ * to --rot-out.PID). */
 #include "instrument.h"
 #include "cachesim.h"
+#include "loops.h"
 
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
@@ -26,6 +29,7 @@ static const HChar *cache_spec; /* --rot-cache=SIZE:ASSOC,...: the levels, L1 fi
 static Long line_size = 64;	/* --rot-line=BYTES */
 static Int first_pid; /* the program's: a process it forks (still under the tool) writes nothing */
 static struct cachesim sim;
+struct cachesim *count_cachesim = &sim;
 
 /* What each thread counted while it ran (the running one's latest in count_live). */
 struct thread {
@@ -34,21 +38,27 @@ struct thread {
 	Int depth, overdepth;
 	struct frame {
 		Int region;
-		ULong at[COUNT_N];
+		ULong at[COUNT_N];	   /* the thread's counts when it began */
+		ULong process_at[COUNT_N]; /* the whole process's */
 	} stack[DEPTH];
 };
 static struct thread *threads;
 static ThreadId running = VG_INVALID_THREADID;
+static ULong process_total[COUNT_N]; /* every thread's counts but the running one's latest */
 
-/* Per region: its name, its counts summed over calls and threads, its calls, its threads. */
+/* Per region: its name, its counts summed over calls and threads (and the whole process's
+ * while a call of it was open), its calls, its threads. */
 static struct region {
 	HChar name[COUNT_NAME_MAX];
 	ULong counts[COUNT_N];
+	ULong process_counts[COUNT_N];
 	ULong calls, threads;
 	ThreadId last; /* the thread that last began it, to count threads once each */
 } * regions;
 static Int nregions;
 static ULong misuses; /* ends that end no open region, names too long, too many regions */
+static ULong forks;   /* processes the program forked (each writes its own counts: FILE.PID) */
+static Bool child;    /* this process was forked under the tool: it counts its own work */
 
 static void started(ThreadId tid, ULong blocks)
 {
@@ -60,6 +70,7 @@ static void stopped(ThreadId tid, ULong blocks)
 {
 	for (Int i = 0; i < COUNT_N; i++) {
 		threads[tid].total[i] += count_live[i];
+		process_total[i] += count_live[i];
 		count_live[i] = 0;
 	}
 	running = VG_INVALID_THREADID;
@@ -72,9 +83,16 @@ static void counts_now(ThreadId tid, ULong *out)
 		out[i] = threads[tid].total[i] + (tid == running ? count_live[i] : 0);
 }
 
+/* The whole process's counts now: every thread's. */
+static void process_now(ULong *out)
+{
+	for (Int i = 0; i < COUNT_N; i++)
+		out[i] = process_total[i] + (running != VG_INVALID_THREADID ? count_live[i] : 0);
+}
+
 VG_REGPARM(3) void count_sim_access(Addr addr, UWord size, UWord write)
 {
-	cachesim_access(&sim, addr, size, (int)write, &count_live[COUNT_FILL1]);
+	cachesim_ref(&sim, addr, size, (int)write, &count_live[COUNT_FILL1], 0);
 }
 
 /* The region of a name the program passed (created when new): -1 after a misuse. */
@@ -104,6 +122,7 @@ static void begin(ThreadId tid, const HChar *name)
 	struct frame *f = &t->stack[t->depth++];
 	f->region = r;
 	counts_now(tid, f->at);
+	process_now(f->process_at);
 	if (regions[r].last != tid)
 		regions[r].threads++;
 	regions[r].last = tid;
@@ -122,10 +141,13 @@ static void end(ThreadId tid, const HChar *name)
 		return;
 	}
 	struct frame *f = &t->stack[--t->depth];
-	ULong now[COUNT_N];
+	ULong now[COUNT_N], all[COUNT_N];
 	counts_now(tid, now);
-	for (Int i = 0; i < COUNT_N; i++)
+	process_now(all);
+	for (Int i = 0; i < COUNT_N; i++) {
 		regions[r].counts[i] += now[i] - f->at[i];
+		regions[r].process_counts[i] += all[i] - f->process_at[i];
+	}
 	regions[r].calls++;
 }
 
@@ -170,7 +192,7 @@ static void put_counts(const ULong *c)
 {
 	static const HChar *names[] = {
 #define X(id, name, meaning) name,
-	    COUNT_FLOPS(X) COUNT_BYTES(X) COUNT_TRAFFIC(X)
+	    COUNT_FLOPS(X) COUNT_SHARES(X) COUNT_BYTES(X) COUNT_TRAFFIC(X)
 #undef X
 	};
 	HChar s[64];
@@ -195,7 +217,7 @@ static void put_name(const HChar *name)
 		put("%");
 }
 
-static void write_out(void)
+static void write_out(const HChar *out_path)
 {
 	HChar s[160], *tmp = VG_(malloc)("rotcount.path", VG_(strlen)(out_path) + 8);
 	ULong all[COUNT_N], n = 0;
@@ -216,17 +238,27 @@ static void write_out(void)
 		 sim.lv[i].sets * sim.lv[i].assoc * sim.line, sim.lv[i].assoc);
 		put(s);
 	}
+	if (forks) {
+		VG_(snprintf)(s, sizeof s, "forks n=%llu\n", forks);
+		put(s);
+	}
 	VG_(snprintf)(s, sizeof s, "misuses %llu\nprogram threads=%llu", misuses, n);
 	put(s);
 	put_counts(all);
 	for (Int r = 0; r < nregions; r++) {
 		put("region name=");
 		put_name(regions[r].name);
+		/* one thread entered it (begun outside any parallel region, around the program's
+		 * parallel work): the whole process's counts while it was open; else its threads' */
+		Bool whole = regions[r].threads == 1;
 		VG_(snprintf)
-		(s, sizeof s, " calls=%llu threads=%llu", regions[r].calls, regions[r].threads);
+		(s, sizeof s, " calls=%llu threads=%llu whole_process=%d", regions[r].calls,
+		 regions[r].threads, whole ? 1 : 0);
 		put(s);
-		put_counts(regions[r].counts);
+		put_counts(whole ? regions[r].process_counts : regions[r].counts);
 	}
+	if (count_loops)
+		loops_write(put, put_name, put_counts);
 	VG_(sprintf)(tmp, "%s.tmp", out_path);
 	Int fd = VG_(fd_open)(tmp, VKI_O_CREAT | VKI_O_WRONLY | VKI_O_TRUNC, 0644);
 	if (fd < 0 || VG_(write)(fd, buf, (Int)used) != (Int)used || VG_(rename)(tmp, out_path))
@@ -237,8 +269,40 @@ static void write_out(void)
 
 static void fini(Int exitcode)
 {
-	if (VG_(getpid)() == first_pid)
-		write_out();
+	if (VG_(getpid)() == first_pid) {
+		write_out(out_path);
+	} else if (child) {
+		HChar *path = VG_(malloc)("rotcount.path", VG_(strlen)(out_path) + 16);
+		VG_(sprintf)(path, "%s.%d", out_path, VG_(getpid)());
+		write_out(path);
+	}
+}
+
+/* The parent forked: its child writes its own counts. */
+static void forked_parent(ThreadId tid)
+{
+	forks++;
+}
+
+/* In a child forked under the tool: from here it counts its own work alone, in its thread. */
+static void forked_child(ThreadId tid)
+{
+	VG_(memset)(count_live, 0, sizeof count_live);
+	for (UInt t = 0; t < VG_N_THREADS; t++) {
+		VG_(memset)(threads[t].total, 0, sizeof threads[t].total);
+		for (Int d = 0; d < threads[t].depth; d++)
+			VG_(memset)(threads[t].stack[d].at, 0, sizeof threads[t].stack[d].at);
+		threads[t].ran = t == tid;
+	}
+	for (Int r = 0; r < nregions; r++) {
+		VG_(memset)(regions[r].counts, 0, sizeof regions[r].counts);
+		regions[r].calls = regions[r].threads = 0;
+		regions[r].last = VG_INVALID_THREADID;
+	}
+	misuses = forks = 0;
+	child = True;
+	if (count_loops)
+		loops_forget();
 }
 
 /* --rot-cache=SIZE:ASSOC,...: the simulated levels; False when the text is no hierarchy. */
@@ -270,6 +334,7 @@ static Bool option(const HChar *arg)
 	if VG_STR_CLO (arg, "--rot-out", out_path) {
 	} else if VG_STR_CLO (arg, "--rot-cache", cache_spec) {
 	} else if VG_INT_CLO (arg, "--rot-line", line_size) {
+	} else if VG_BOOL_CLO (arg, "--rot-loops", count_loops) {
 	} else
 		return False;
 	return True;
@@ -280,7 +345,8 @@ static void usage(void)
 	VG_(printf)
 	("    --rot-out=FILE               where the counts go [required]\n"
 	 "    --rot-cache=SIZE:WAYS,...    caches to simulate, L1 first [none]\n"
-	 "    --rot-line=BYTES             their line size [64]\n");
+	 "    --rot-line=BYTES             their line size [64]\n"
+	 "    --rot-loops=no|yes           count loops and functions apart [no]\n");
 }
 
 static void post_clo_init(void)
@@ -292,6 +358,7 @@ static void post_clo_init(void)
 	first_pid = VG_(getpid)();
 	threads = VG_(calloc)("rotcount.threads", VG_N_THREADS, sizeof *threads);
 	regions = VG_(calloc)("rotcount.regions", REGIONS, sizeof *regions);
+	VG_(atfork)(NULL, forked_parent, forked_child);
 }
 
 static void pre_clo_init(void)

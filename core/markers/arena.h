@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #define ROT_ARENA_MAGIC 0x726f742d6172656eULL /* "rot-aren" */
-#define ROT_ARENA_VERSION 2
+#define ROT_ARENA_VERSION 3
 #define ROT_ARENA_BYTES (64u << 20)   /* a sparse memfd: only the pages written cost */
 #define ROT_ARENA_REGIONS 1024	      /* region names per invocation */
 #define ROT_ARENA_NAME 128	      /* bytes of a name, its NUL included */
@@ -55,6 +55,11 @@ struct rot_arena_slot {
 	double counts[ROT_ARENA_EVENTS]; /* summed over counted calls, scaled when multiplexed */
 	uint64_t multiplexed_calls;
 	uint32_t missing; /* the events this thread could not open (bit i: event i) */
+	/* the whole process's counts over the same calls (its first thread only: the one a
+	 * region begun outside any parallel region runs in), summed over the calls whose
+	 * process-wide counters ran all through */
+	uint64_t process_calls;
+	double process_counts[ROT_ARENA_EVENTS];
 };
 
 struct rot_arena {
@@ -81,6 +86,8 @@ struct rot_arena {
 	uint32_t overflow;			/* slots that did not fit (their calls are lost) */
 	int32_t event_errno[ROT_ARENA_EVENTS];	/* each event's first failure to open: errno, */
 	int32_t event_thread[ROT_ARENA_EVENTS]; /* and the thread */
+	uint32_t process_missing; /* events the process-wide counters lack (bit i: event i) */
+	int32_t process_errno;	  /* the first of them's errno */
 	uint32_t misuse; /* enum rot_misuse of the first misuse, its thread and region */
 	int32_t misuse_thread, misuse_other;
 	char misuse_region[ROT_ARENA_NAME];

@@ -24,24 +24,32 @@
 #define CACHE 256 /* a thread's name -> region cache (by the name's address) */
 #define EV ROT_ARENA_EVENTS
 
-/* One open region of a thread: when it began, its counters then, the work declared so far. */
+/* One open region of a thread: when it began, its counters then (the process's too, in its
+ * first thread), the work declared so far. */
 struct frame {
 	uint32_t region;
 	uint64_t t0;
 	uint64_t c0[EV + 3]; /* nr, time enabled, time running, values */
+	uint64_t p0[EV + 3]; /* the same of the process-wide counters */
 	double flops, bytes, written, working_set;
 	int work, has_written;
+};
+
+/* A counter group: a thread's own, or the process's (inherited by every thread it starts). */
+struct group {
+	int fd;		  /* its leader (-1: none) */
+	int fds[EV];	  /* each event's descriptor (-1: it could not be opened) */
+	int at[EV];	  /* where each event's value is in a read of the group (-1: absent) */
+	int ngroup;	  /* events in the group */
+	uint32_t missing; /* events it could not open (bit i: event i) */
 };
 
 /* A thread's state: its number, open regions, its slot of each region, its counters. */
 struct tstate {
 	uint32_t index;
 	int depth, overdepth; /* open regions; begins past ROT_ARENA_DEPTH, ignored */
-	int fd;		      /* its counter group's leader (-1: none) */
-	int fds[EV];	      /* each event's descriptor (-1: it could not be opened) */
-	int at[EV];	      /* where each event's value is in a read of the group (-1: absent) */
-	int ngroup;	      /* events in the group */
-	uint32_t missing;     /* events it could not open (bit i: event i) */
+	int first;	      /* the process's first thread: it reads the process's counters too */
+	struct group g;
 	struct frame stack[ROT_ARENA_DEPTH];
 	struct rot_arena_slot *slot[ROT_ARENA_REGIONS];
 	struct {
@@ -51,6 +59,7 @@ struct tstate {
 };
 
 static struct rot_arena *arena; /* NULL: nothing is recorded */
+static struct group process;	/* the whole process's counters (fd -1: none) */
 static int recording;		/* 0 in a process the program forked: it shares the arena */
 static uint32_t me;		/* this process's entry in arena->procs */
 static int marked;		/* this process called a marker (said in its entry) */
@@ -147,15 +156,18 @@ static struct rot_arena_slot *slot_of(struct tstate *t, uint32_t id)
 	s->region = id;
 	s->proc = me;
 	s->min_ticks = UINT64_MAX;
-	s->missing = t->missing;
+	s->missing = t->g.missing;
 	return t->slot[id] = s;
 }
 
-/* Opens the thread's counters as one group (those in it count together, or none does: a
- * counter that did not run is never read as 0; a single counter is read alone). An event that
- * cannot be opened is left out, its first failure kept with its errno; the others count. */
-static void counters_open(struct tstate *t)
+/* Opens the calling thread's counters as one group (those in it count together, or none does:
+ * a counter that did not run is never read as 0; a single counter is read alone); inherit: the
+ * process's, counting every thread it starts from now on too. An event that cannot be opened is
+ * left out (in g->missing), the others count; err(i, errno) hears of each failure. */
+static void counters_open(struct group *g, int inherit, void (*err)(uint32_t, int, uint32_t),
+			  uint32_t who)
 {
+	g->fd = -1;
 	for (uint32_t i = 0; i < arena->nevents; i++) {
 		struct perf_event_attr a;
 		memset(&a, 0, sizeof a);
@@ -167,30 +179,45 @@ static void counters_open(struct tstate *t)
 		a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
 				(arena->nevents > 1 ? PERF_FORMAT_GROUP : 0);
 		a.disabled = 0;
-		a.inherit = 0;
-		t->at[i] = -1;
-		t->fds[i] =
-		    (int)syscall(SYS_perf_event_open, &a, 0, -1, t->fd, PERF_FLAG_FD_CLOEXEC);
-		if (t->fds[i] < 0) {
-			int zero = 0;
-			if (__atomic_compare_exchange_n(&arena->event_errno[i], &zero, errno, 0,
-							__ATOMIC_RELAXED, __ATOMIC_RELAXED))
-				arena->event_thread[i] = (int32_t)t->index;
-			t->missing |= 1u << i;
+		a.inherit = (unsigned)inherit;
+		g->at[i] = -1;
+		g->fds[i] =
+		    (int)syscall(SYS_perf_event_open, &a, 0, -1, g->fd, PERF_FLAG_FD_CLOEXEC);
+		if (g->fds[i] < 0) {
+			err(i, errno, who);
+			g->missing |= 1u << i;
 			continue;
 		}
-		if (t->fd < 0)
-			t->fd = t->fds[i];
-		t->at[i] = t->ngroup++;
+		if (g->fd < 0)
+			g->fd = g->fds[i];
+		g->at[i] = g->ngroup++;
 	}
+}
+
+/* A thread's event i could not be opened: its first failure is kept, with the thread. */
+static void thread_failed(uint32_t i, int e, uint32_t thread)
+{
+	int zero = 0;
+	if (__atomic_compare_exchange_n(&arena->event_errno[i], &zero, e, 0, __ATOMIC_RELAXED,
+					__ATOMIC_RELAXED))
+		arena->event_thread[i] = (int32_t)thread;
+}
+
+/* The process-wide event i could not be opened: the first failure's errno is kept. */
+static void process_failed(uint32_t i, int e, uint32_t unused)
+{
+	(void)unused;
+	if (!arena->process_errno)
+		arena->process_errno = e;
+	arena->process_missing |= 1u << i;
 }
 
 static void thread_end(void *p)
 {
 	struct tstate *t = p;
 	for (uint32_t i = 0; i < arena->nevents; i++)
-		if (t->fds[i] >= 0)
-			close(t->fds[i]);
+		if (t->g.fds[i] >= 0)
+			close(t->g.fds[i]);
 	if (self == t)
 		self = NULL;
 	free(t);
@@ -205,24 +232,25 @@ static struct tstate *thread_state(void)
 	if (!t)
 		return NULL;
 	t->index = __atomic_fetch_add(&arena->nthreads, 1, __ATOMIC_RELAXED);
-	t->fd = -1;
+	t->g.fd = -1;
+	t->first = process.fd >= 0 && (pid_t)syscall(SYS_gettid) == getpid();
 	if (arena->nevents)
-		counters_open(t);
+		counters_open(&t->g, 0, thread_failed, t->index);
 	pthread_setspecific(thread_key, t);
 	return self = t;
 }
 
 /* The group's counts as a group read lays them out: {events, enabled, running, values...} */
-static void read_counters(const struct tstate *t, uint64_t *v)
+static void read_counters(const struct group *g, uint64_t *v)
 {
 	if (arena->nevents == 1) { /* read alone: {value, enabled, running} */
 		uint64_t one[3];
-		if (read(t->fd, one, sizeof one) < 0)
+		if (read(g->fd, one, sizeof one) < 0)
 			one[2] = UINT64_MAX;
 		v[0] = 1, v[1] = one[1], v[2] = one[2], v[3] = one[0];
 		return;
 	}
-	if (read(t->fd, v, (3 + (size_t)t->ngroup) * sizeof *v) < 0)
+	if (read(g->fd, v, (3 + (size_t)g->ngroup) * sizeof *v) < 0)
 		v[2] = UINT64_MAX; /* marks the read as failed: the call is not counted */
 }
 
@@ -264,24 +292,27 @@ static void region_begin(const char *name)
 	f->work = f->has_written = 0;
 	if (s)
 		s->open++;
-	if (t->fd >= 0)
-		read_counters(t, f->c0);
+	if (t->first) /* outside the timed window, as the thread's own */
+		read_counters(&process, f->p0);
+	if (t->g.fd >= 0)
+		read_counters(&t->g, f->c0);
 	f->t0 = now();
 }
 
-/* Adds a counted call's counts (c1 now, f->c0 at its begin) to s. */
-static void add_counts(const struct tstate *t, struct rot_arena_slot *s, const struct frame *f,
-		       const uint64_t *c1)
+/* Adds a call's counts (c1 now, c0 at its begin) of group g to counts: -1 when the group did
+ * not run all through the call (or a read failed: the call is not counted), 1 when its counts
+ * were scaled (multiplexed), else 0. */
+static int add_counts(const struct group *g, double *counts, const uint64_t *c0,
+		      const uint64_t *c1)
 {
-	uint64_t en = c1[1] - f->c0[1], run = c1[2] - f->c0[2];
-	if (f->c0[2] == UINT64_MAX || c1[2] == UINT64_MAX || run == 0 || run > en)
-		return; /* the group did not run in this call (or a read failed): not counted */
+	uint64_t en = c1[1] - c0[1], run = c1[2] - c0[2];
+	if (c0[2] == UINT64_MAX || c1[2] == UINT64_MAX || run == 0 || run > en)
+		return -1;
 	double scale = run < en ? (double)en / (double)run : 1.0;
 	for (uint32_t i = 0; i < arena->nevents; i++)
-		if (t->at[i] >= 0)
-			s->counts[i] += (double)(c1[3 + t->at[i]] - f->c0[3 + t->at[i]]) * scale;
-	s->counted_calls++;
-	s->multiplexed_calls += run < en;
+		if (g->at[i] >= 0)
+			counts[i] += (double)(c1[3 + g->at[i]] - c0[3 + g->at[i]]) * scale;
+	return run < en;
 }
 
 /* Where name is open in this thread, innermost first: its depth index, or -1. */
@@ -334,8 +365,11 @@ static void region_end(const char *name)
 		return;
 	}
 	struct frame *f = &t->stack[--t->depth];
-	if (t->fd >= 0)
-		read_counters(t, c1);
+	uint64_t p1[EV + 3];
+	if (t->g.fd >= 0)
+		read_counters(&t->g, c1);
+	if (t->first)
+		read_counters(&process, p1);
 	struct rot_arena_slot *s = t->slot[id];
 	if (!s)
 		return;
@@ -351,8 +385,13 @@ static void region_end(const char *name)
 	s->working_set = f->working_set > s->working_set ? f->working_set : s->working_set;
 	s->work_calls += f->work;
 	s->written_calls += f->has_written;
-	if (t->fd >= 0)
-		add_counts(t, s, f, c1);
+	int c = t->g.fd >= 0 ? add_counts(&t->g, s->counts, f->c0, c1) : -1;
+	if (c >= 0) {
+		s->counted_calls++;
+		s->multiplexed_calls += (uint64_t)c;
+	}
+	if (t->first && add_counts(&process, s->process_counts, f->p0, p1) >= 0)
+		s->process_calls++;
 }
 
 /* The calling thread's innermost open region, for a declaration (NULL after a misuse). */
@@ -490,6 +529,9 @@ __attribute__((constructor)) static void recorder_start(void)
 	}
 	max_slots = ROT_ARENA_SLOTS(a->bytes);
 	arena = a;
+	process.fd = -1;
+	if (a->nevents && (pid_t)syscall(SYS_gettid) == getpid()) /* before it starts a thread */
+		counters_open(&process, 1, process_failed, 0);
 	enter(a);
 	pthread_atfork(NULL, NULL, forked);
 	recording = 1;

@@ -2,7 +2,8 @@
  * CHAINS independent dependency chains of one operation on vectors of LANES elements, n
  * iterations. A kernel file sets CHAINS_NAME, defaults for the macros, then includes this.
  * Macros: PEAK_TYPE (double|float), PEAK_LANES (1 = scalar, else elements per vector),
- * PEAK_OP (0 fma, 1 add, 2 mul, 3 div), PEAK_CHAINS (independent chains; latency x issue rate hides
+ * PEAK_OP (0 fma, 1 add, 2 mul, 3 div, 4 add and mul: even chains add, odd ones multiply),
+ * PEAK_CHAINS (independent chains; latency x issue rate hides
  * the pipeline), ROT_TALLY.
  * Counted: flops up to 3 CHAINS LANES + 2 LANES more than declared, the chains' start and sum. */
 #include "args.h"
@@ -73,6 +74,8 @@ static void chains_run(struct chains *c, long n)
 			x[j] = x[j] + a;
 #elif PEAK_OP == 2
 			x[j] = x[j] * m;
+#elif PEAK_OP == 4
+			x[j] = j % 2 ? x[j] * m : x[j] + a;
 #else
 			x[j] = x[j] / m;
 #endif

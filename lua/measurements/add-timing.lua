@@ -15,11 +15,11 @@ results:table { columns = { "time", { "ops", function(r) return r.flops and stri
   function(r) return r.flops end }, { "ns/op", function(r) return ns_per_op(r) and string.format("%.3f", ns_per_op(r)) or "-" end,
   ns_per_op }, { "TSC cycles/op", function(r) return cycles_per_op(r) and string.format("%.3f", cycles_per_op(r)) or "-" end,
   cycles_per_op }, "runs", "spread", "mode", "source" } }
-results:csv("add-timing")
-results:xy { name = "add-timing", title = "ADD kernel: time per operation (cold caches)", logx = true,
+results:csv()
+results:xy { title = "ADD kernel: time per operation (cold caches)", logx = true,
   x = function(r) return r.flops end, y = ns_per_op, xlabel = "operations", ylabel = "time per operation [ns]",
   series = function(r) return r.point.accumulators .. " accumulator(s)" end }
-results:xy { name = "add-timing-error", title = "ADD kernel: spread of the k fastest runs", logx = true,
+results:xy { name = rot.name() .. "-error", title = "ADD kernel: spread of the k fastest runs", logx = true,
   x = function(r) return r.flops end, y = function(r) return r.spread and r.spread * 100 end,
   xlabel = "operations", ylabel = "spread of the best k runs [%]",
   series = function(r) return r.point.accumulators .. " accumulator(s)" end }

@@ -8,7 +8,7 @@ local results = rot.measure(rot.space { rot.axis("block", { 0, 32, 64 }), rot.ax
 end)
 
 results:table()
-results:csv("dgemm")
-results:roofline { name = "dgemm", title = "C += A B: naive and tiled",
+results:csv()
+results:roofline { title = "C += A B: naive and tiled",
   series = function(r) return r.point.block == 0 and "naive" or ("tiles " .. r.point.block) end,
   label = function(r) return "n=" .. r.point.n end }

@@ -50,14 +50,14 @@ end
 if #rows == 0 then rot.fail("no T(n, e, c) sample could be measured (see the errors above)") end
 io.stdout:write(string.format("# %s, %d SMs, up to %d warps per SM; T in SM cycles, best launch, median over SMs\n",
   tostring(meta.gpuName), meta.gpuSMs or 0, nmax))
-rot.records("gpu-atomics", { { "n", "n", "%d" }, { "e", "e", "%d" }, { "c", "c", "%d" }, { "T_cycles", "t", "%.0f" },
+rot.records(rot.name(), { { "n", "n", "%d" }, { "e", "e", "%d" }, { "c", "c", "%d" }, { "T_cycles", "t", "%.0f" },
   { "S_cycles", "S", "%.2f" }, { "SMs", "sms", "%d" } }, rows)
 -- the table the utilization model reads, stored per GPU model
 local text = atomics.csv(rows)
 local stored = require("rot.gpu").machine_file(rot.get("cacheDir"), meta.gpuName, "atomics")
 assert(sys.writefile(stored, text))
 io.stdout:write("T(n, e, c) stored in ", stored, "\n")
-rot.xy(rows, { name = "gpu-atomics", title = "shared-memory atomics: service time per job (e = 32)", logx = false,
+rot.xy(rows, { title = "shared-memory atomics: service time per job (e = 32)", logx = false,
   x = function(r) return r.e == 32 and r.c or nil end, y = function(r) return r.S end,
   xlabel = "CAS warp-instructions among n", ylabel = "S = T / n [cycles]",
   series = function(r) return "n = " .. r.n end })

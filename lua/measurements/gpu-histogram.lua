@@ -44,11 +44,11 @@ for _, row in ipairs(rows) do -- speedup of the reordered kernel over the ordere
 end
 io.stdout:write(string.format("# %s; utilization from per-SM averages (CUPTI aggregates over SMs)%s\n",
   tostring(meta.gpuName), tab and "" or "\n# no T(n, e, c) table for this GPU: run `rot measure gpu-atomics` first for utilization"))
-rot.records("gpu-histogram", { { "pixels", "pixels", "%d" }, { "image", "image" }, { "block", "block", "%d" },
+rot.records(rot.name(), { { "pixels", "pixels", "%d" }, { "image", "image" }, { "block", "block", "%d" },
   { "kernel", "variant" }, { "time_us", function(r) return r.time and r.time * 1e6 end, "%.2f" },
   { "e", "e", "%.1f" }, { "n_hat", "n", "%.1f" }, { "c", "c", "%.2f" },
   { "utilization_pct", function(r) return r.U and r.U * 100 end, "%.0f" }, { "speedup", "speedup", "%.2f" } }, rows)
-rot.xy(rows, { name = "gpu-histogram", title = "shared-memory atomic utilization", logx = true,
+rot.xy(rows, { title = "shared-memory atomic utilization", logx = true,
   x = function(r) return r.pixels end, y = function(r) return r.U and r.U * 100 end,
   xlabel = "image size [pixels]", ylabel = "estimated utilization [%]",
   series = function(r) return r.variant .. " " .. r.image .. " " .. r.block end })

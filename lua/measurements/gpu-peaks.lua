@@ -11,5 +11,5 @@ for _, l in ipairs(shown) do io.stdout:write(l, "\n") end
 gpuceilings.warn_impossible(impossible)
 local dir = rot.get("outputDir")
 sys.mkdir(dir)
-ceilings.write_csv(dir .. "/gpu-peaks.csv", out)
+ceilings.write_csv(dir .. "/" .. rot.name() .. ".csv", out)
 gpuceilings.store(rot, out, name)

@@ -42,14 +42,14 @@ for _, r in ipairs(results.rows) do
   end
 end
 local points, classes = pipeline.hulls(chains, names, n, "warps", ghz)
-rot.records("gpu-pipeline-model", pipeline.point_columns("warps_per_SM"), points)
+rot.records(rot.name() .. "-model", pipeline.point_columns("warps_per_SM"), points)
 io.stdout:write(string.format("\nper SM of %s (%d SMs); %s:\n", tostring(meta.gpuName), sms or 0,
   counted == #results.rows and "times from the SM cycles the chains counted (clock64), in ns at the nominal clock" or
     string.format("kernel times (%d of %d points without their own cycle count), cycles at the %.3f GHz of the device properties",
       #results.rows - counted, #results.rows, ghz)))
-rot.records("gpu-pipeline-latencies", pipeline.class_columns, classes)
-results:csv("gpu-pipeline")
-results:xy { name = "gpu-pipeline", title = "boat hull: time per warp-instruction vs warps per SM", logx = true,
+rot.records(rot.name() .. "-latencies", pipeline.class_columns, classes)
+results:csv()
+results:xy { title = "boat hull: time per warp-instruction vs warps per SM", logx = true,
   x = function(r) return r.point.warps end, y = function(r) return r.time and r.time * 1e9 / (n * r.point.warps) end,
   xlabel = "warps per SM", ylabel = "time per warp-instruction per SM [ns]",
   series = function(r) return ops[r.point.op][1] end }

@@ -35,7 +35,7 @@ local meta = require("rot.gpu").probe(ok[1], "no GPU kernel could be profiled (s
 gpuceilings.stored(rot, meta.gpuName)
 if #ok == 0 then return end -- rot build: the cores are built, nothing is predicted
 -- the profile, readable by `rot predict` on another machine
-results:csv("gpu-predict-profile")
+results:csv(rot.name() .. "-profile")
 local profile = {}
 for _, r in ipairs(ok) do profile[#profile + 1] = { kernel = r.point.name, metrics = r.gpuMetrics, time = r.time } end
 
@@ -67,5 +67,5 @@ if #all == 0 then
 end
 local columns = { { "device", "device" } }
 for _, c in ipairs(predict.columns) do columns[#columns + 1] = c end
-rot.records("gpu-predict", columns, all)
+rot.records(rot.name(), columns, all)
 io.stdout:write("another GPU: copy gpu-predict-profile.csv there and run\n  rot predict gpu-predict-profile.csv ITS-gpu-peaks.csv ITS-gpu-predict-profile.csv\n")

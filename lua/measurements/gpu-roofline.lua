@@ -29,7 +29,7 @@ local c = gpu.ceilings(ceilings.read_csv(require("rot.gpu.ceilings").file(rot, m
 results:gpu_bounds(c.bounds, c.spreads)
 io.stdout:write(string.format("# %s, %d SMs, CUDA runtime %s; ceilings: %s\n", tostring(meta.gpuName), meta.gpuSMs or 0,
   tostring(meta.cudaRuntime), c.source == "measured" and "measured (gpu-peaks)" or "theoretical (run rot measure gpu-peaks)"))
-rot.records("gpu-roofline-levels", { { "case", function(r) return r.point.case end }, { "time_s", "time", "%.4g" },
+rot.records(rot.name() .. "-levels", { { "case", function(r) return r.point.case end }, { "time_s", "time", "%.4g" },
   { "GFLOP/s", function(r) return r.gpu and r.gpu.gflops end, "%.1f" },
   { "I_L1", function(r) return r.gpu and r.gpu.intensity.L1 end, "%.3g" },
   { "I_L2", function(r) return r.gpu and r.gpu.intensity.L2 end, "%.3g" },
@@ -37,5 +37,5 @@ rot.records("gpu-roofline-levels", { { "case", function(r) return r.point.case e
   { "time_deviation_pct", function(r) return r.gpu and r.gpu.timeDeviation and r.gpu.timeDeviation * 100 end, "%.1f" },
   { "bound", "dominant" }, { "fraction_of_bound", "fraction", "%.2f" },
   { "above_bound", function(r) return r.fraction and (r.above and 1 or 0) or nil end } }, ok)
-results:csv("gpu-roofline", { bounds = false })
-results:gpu_roofline { name = "gpu-roofline", compute = c.compute, bandwidth = c.bandwidth }
+results:csv(nil, { bounds = false })
+results:gpu_roofline { compute = c.compute, bandwidth = c.bandwidth }

@@ -14,7 +14,7 @@ local results = rot.measure(rot.space { rot.axis("n", sizes), rot.axis("fpe", fp
 end)
 
 results:table()
-results:csv("intensity")
-results:roofline { name = "intensity", title = "intensity sweep: multiply-adds per element, 1 thread",
+results:csv()
+results:roofline { title = "intensity sweep: multiply-adds per element, 1 thread",
   series = function(r) return "data in " .. (r.level or "?") .. " (" .. rot.util.bytes(r.workingSet) .. ")" end,
   label = function(r) return r.point.fpe .. " fma" end }

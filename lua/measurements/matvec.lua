@@ -19,6 +19,6 @@ end)
 
 results:table { columns = { { "variant", function(r) return variants[r.point.variant].name end }, "size", "time", "GB/s",
   "GFLOP/s", "intensity", "bound", "limiter", "fraction", "runs", "spread", "counts", "source" }, axes = { "n" } }
-results:csv("matvec")
-results:roofline { name = "matvec", title = "y = A x: loop order and register blocking",
+results:csv()
+results:roofline { title = "y = A x: loop order and register blocking",
   series = function(r) return variants[r.point.variant].name end, label = function(r) return "n=" .. r.point.n end }

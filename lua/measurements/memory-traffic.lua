@@ -36,15 +36,15 @@ if not ok then
 end
 
 results:table { axes = { "kernel" } }
-results:csv("memory-traffic")
-results:xy { name = "memory-traffic-time", title = "time of the memory kernels (cold caches)", logx = true, logy = true,
+results:csv()
+results:xy { name = rot.name() .. "-time", title = "time of the memory kernels (cold caches)", logx = true, logy = true,
   x = function(r) return r.bytesDeclared end, y = function(r) return r.time end,
   xlabel = "expected transferred bytes", ylabel = "time [s]", series = function(r) return r.point.kernel end }
 if counters then
-  results:xy { name = "memory-traffic-bytes", title = "expected vs measured transferred bytes", logx = true, logy = true,
+  results:xy { name = rot.name() .. "-bytes", title = "expected vs measured transferred bytes", logx = true, logy = true,
     x = function(r) return r.bytesDeclared end, y = function(r) return r.bytes end,
     xlabel = "expected bytes", ylabel = "measured bytes (LLC misses x 64)", series = function(r) return r.point.kernel end }
-  results:xy { name = "memory-traffic-error", title = "error of the expected bytes", logx = true,
+  results:xy { name = rot.name() .. "-error", title = "error of the expected bytes", logx = true,
     x = function(r) return r.bytesDeclared end, y = function(r) return r.bytesRatio and (r.bytesRatio - 1) * 100 end,
     xlabel = "expected bytes", ylabel = "measured / expected - 1 [%]", series = function(r) return r.point.kernel end }
 end

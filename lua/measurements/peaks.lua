@@ -62,13 +62,13 @@ if #shares > 0 then io.stdout:write("FP64 FMA ceilings, 1 thread: ", table.conca
 -- peaks.csv here, and the machine's copy (the stored file itself where nothing was measured)
 local dir = rot.output_dir()
 if stored then
-  local ok, err = sys.writefile(dir .. "/peaks.csv", sys.readfile(path))
+  local ok, err = sys.writefile(dir .. "/" .. rot.name() .. ".csv", sys.readfile(path))
   if not ok then rot.fail("cannot write '" .. dir .. "/peaks.csv': " .. err) end
 else
-  ceilings.write_csv(dir .. "/peaks.csv", out)
+  ceilings.write_csv(dir .. "/" .. rot.name() .. ".csv", out)
   measure.store(rot, out)
 end
 
 -- the bandwidth staircase behind the plateaus (the best of each size over its rounds)
-rot.results(stair):staircase { name = "peaks-bandwidth", title = "bandwidth vs working set (" .. info.model .. ")", step = false,
+rot.results(stair):staircase { name = rot.name() .. "-bandwidth", title = "bandwidth vs working set (" .. info.model .. ")", step = false,
   series = function(r) return measure.streams[r.point.stream].name .. ", " .. rot.util.count(r.point.threads, "thread") end }

@@ -84,11 +84,11 @@ local results = rot.results(rows, { "op", "chains" })
 local names = {}
 for i, op in ipairs(ops) do names[i] = op.name end
 local points, classes = pipeline.hulls(rows, names, n, "chains", function(r) return ghz[r] end)
-rot.records("pipeline-model", pipeline.point_columns("chains", true), points)
+rot.records(rot.name() .. "-model", pipeline.point_columns("chains", true), points)
 io.stdout:write(string.format("\nper instruction, one thread on %s, in cycles of the core clock read around each point "
   .. "(imul chain: %s; ns at the median clock):\n", rot.machine.cpuinfo().model,
   hi > 0 and string.format("%.3f-%.3f GHz", lo, hi) or "unknown"))
-rot.records("pipeline-latencies", pipeline.class_columns, classes)
+rot.records(rot.name() .. "-latencies", pipeline.class_columns, classes)
 io.stdout:write("compare with the published latency and reciprocal throughput of this core (uops.info, Agner Fog's tables)\n")
 
 -- an issue rate from chains that may never have filled the pipe (the most concurrent hardly
@@ -110,8 +110,8 @@ end
 
 -- pipeline.csv: the points; no bounds (a dependent scalar chain has no roof among the
 -- machine's ceilings, and the peaks are not measured for it)
-results:csv("pipeline", { bounds = false })
-results:xy { name = "pipeline", title = "boat hull: time per instruction vs independent chains", logx = false,
+results:csv(nil, { bounds = false })
+results:xy { title = "boat hull: time per instruction vs independent chains", logx = false,
   x = function(r) return r.point.chains end, y = function(r) return r.time and r.time * 1e9 / (n * r.point.chains) end,
   xlabel = "independent chains per thread", ylabel = "time per instruction [ns]",
   series = function(r) return r.point.op end }

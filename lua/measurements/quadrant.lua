@@ -31,7 +31,7 @@ for _, c in ipairs(quadrant.classify(devices, kernels)) do
     end
   end
 end
-require("rot.util").write_output(rot.output_dir() .. "/quadrant.csv", csv.text({ "kernel", "intensity", "device", "bandwidth_GBs",
+require("rot.util").write_output(rot.output_dir() .. "/" .. rot.name() .. ".csv", csv.text({ "kernel", "intensity", "device", "bandwidth_GBs",
   "compute_GFLOPs", "bound", "attainable_GFLOPs" }, records))
-quadrant.plot { name = "quadrant", dir = rot.output_dir(), gnuplot = rot.get("gnuplot"), pdf = rot.get("pdf"),
+quadrant.plot { name = rot.name(), dir = rot.output_dir(), gnuplot = rot.get("gnuplot"), pdf = rot.get("pdf"),
   devices = devices, kernels = kernels }

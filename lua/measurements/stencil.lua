@@ -8,6 +8,6 @@ local results = rot.measure(rot.space { rot.axis("unroll", { 1, 4 }), rot.axis("
 end)
 
 results:table()
-results:csv("stencil")
-results:roofline { name = "stencil", title = "2D 5-point stencil, 1 thread",
+results:csv()
+results:roofline { title = "2D 5-point stencil, 1 thread",
   series = function(r) return "unroll " .. r.point.unroll end, label = function(r) return "n=" .. r.point.n end }

@@ -11,8 +11,8 @@ local results = rot.measure(rot.space { rot.axis("op", { "copy", "scale", "add",
 end)
 
 results:table { axes = { "op" } }
-results:csv("stream")
-results:roofline { name = "stream", title = "STREAM operations, 1 thread",
+results:csv()
+results:roofline { title = "STREAM operations, 1 thread",
   series = function(r) return r.point.op end, labels = "levels" }
-results:staircase { name = "stream-bandwidth", title = "STREAM bandwidth vs working set",
+results:staircase { name = rot.name() .. "-bandwidth", title = "STREAM bandwidth vs working set",
   series = function(r) return r.point.op end }

@@ -23,9 +23,8 @@ local results = rot.measure(rot.space { rot.axis("where", where), rot.axis("thre
 end)
 
 results:table { columns = { "size", "time", "GB/s", "bound GB/s", "limiter", "fraction", "runs", "spread", "mode", "counts", "source" } }
-results:csv("threads")
+results:csv()
 results:roofline {
-  name = "threads",
   title = "triad, 1.." .. info.cpus .. " threads (" .. info.model .. ")",
   series = function(r) return (r.point.where:gsub("_", " ")) end,
   label = function(r) return r.threads .. " thr" end,

@@ -20,18 +20,18 @@ local results = rot.measure(space, function(p)
 end)
 
 -- Everything below only presents the results: edit it and rerun, every point comes from the cache.
+-- Outputs a script does not name take its name: a copy, mytriad.lua, writes mytriad.csv, mytriad.svg, ...
 results:table()
-results:csv("triad")
-results:json("triad")
+results:csv()
+results:json()
 results:roofline {
-  name = "triad",
   title = "STREAM triad, 1 thread (" .. rot.machine.cpuinfo().model .. ")",
   series = function(r) return r.point.flags end,
   labels = "levels", -- one intensity, many sizes: each level once (the staircase shows the sizes)
 }
 -- one intensity, many sizes: the staircase shows where each level ends
 results:staircase {
-  name = "triad-bandwidth",
+  name = rot.name() .. "-bandwidth",
   title = "STREAM triad bandwidth vs working set, 1 thread",
   series = function(r) return r.point.flags end,
 }

@@ -8,10 +8,10 @@ local M = {}
 -- of 15 to 17 significant digits that do (inf and nan as C prints them).
 function M.number(v)
   if math.type(v) == "integer" then return string.format("%d", v) end
-  for _, f in ipairs({ "%.15g", "%.16g" }) do
-    local s = string.format(f, v)
-    if tonumber(s) == v then return s end
-  end
+  local s = string.format("%.15g", v)
+  if tonumber(s) == v then return s end
+  s = string.format("%.16g", v)
+  if tonumber(s) == v then return s end
   return string.format("%.17g", v)
 end
 
@@ -37,6 +37,8 @@ end
 --[[ The text of a file: header (a sequence of names) and records (sequences of values, each
   as long as the header), one line each, a line break after the last. ]]
 function M.text(header, records)
+  local text = require("rot.text").csv(header, records) -- (the same text, written in C)
+  if text then return text end
   local lines = { M.line(header) }
   for _, r in ipairs(records) do lines[#lines + 1] = M.line(r, #header) end
   return table.concat(lines, "\n") .. "\n"
@@ -44,8 +46,10 @@ end
 
 -- The records of CSV text: a sequence of fields (strings) each; a quoted field may hold commas,
 -- doubled quotes and line breaks; CRLF and LF both end a record; empty lines are skipped.
--- Returns the records, or nil and why (an unterminated quote).
+-- Returns the records, or nil and why (an unterminated quote). A text without quotes (most of
+-- rot's: peaks, results) is split by lines and commas, in C (rot.text.split): the same records.
 function M.parse(text)
+  if not text:find('"', 1, true) then return require("rot.text").split(text) end
   local records, fields, i, n = {}, {}, 1, #text
   local function finish()
     if not (#fields == 1 and fields[1] == "") then records[#records + 1] = fields end

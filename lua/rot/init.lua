@@ -40,6 +40,11 @@ function rot.set(key, value)
   if not ok then util.fail(err) end
 end
 
+-- The running measurement's name (mytriad for mytriad.lua; a program's for rot profile): what
+-- its outputs are named when the script names none (results:csv(), roofline{}, ...); a script
+-- names a second plot after it (rot.name() .. "-bandwidth"). nil under `rot run`.
+function rot.name() return session.current().script end
+
 -- The output directory, created (with a clear error when it cannot be written).
 function rot.output_dir() return session.current():outdir() end
 
@@ -115,7 +120,7 @@ function rot.results(rows, axes) return results.new(rows, axes, rot.peaks) end
 -- first if there are none): { {name="L1", size=effective bytes, reported=bytes, gbs=}, ...,
 -- {name="DRAM", gbs=} }. Sweeps use it to know how far to go.
 function rot.levels(threads)
-  local rows = rot.peaks()
+  local rows = session.current():aside(measure.get, rot, true) -- (read only here: not copied)
   return ceilings.levels(rows, ceilings.nearest_threads(rows, threads or 1))
 end
 

@@ -1,8 +1,11 @@
 --[[ rot.profile: where rot's own time goes, for its developers: with ROT_PROFILE=FILE set, a
-  sampling profiler (a hook every 1000 Lua instructions) charges the wall time since the last
-  sample to each function on the stack, a C function's (a process rot waits for, a file it
-  hashes) to the Lua function that called it, and writes "ms_inclusive ms_self function" lines
-  to FILE at the end, slowest first. Slows the run down; measures rot, never a kernel. ]]
+  sampling profiler (a hook every 1000 Lua instructions) charges the CPU time rot's process took
+  since the last sample ended (the hook's own time left out) to each function on the stack, a C
+  function's (a file it hashes) to the Lua function that called it, and writes "ms_inclusive
+  ms_self function" lines to FILE at the end, slowest first. CPU time, not wall time: on a
+  shared machine a preemption lands on no function, and a wait (for a process, a lock) counts
+  nothing. Slows the run down, Lua code more than C: shares, not times; measures rot, never a
+  kernel. ]]
 local sys = require "rot.sys"
 
 local M = {}
@@ -10,9 +13,7 @@ local M = {}
 local incl, self_, last = {}, {}, nil
 
 local function sample()
-  local now = sys.clock()
-  local dt = now - last
-  last = now
+  local dt = os.clock() - last
   local seen = {}
   for level = 2, 200 do
     local info = debug.getinfo(level, "Sn")
@@ -24,13 +25,14 @@ local function sample()
       incl[name] = (incl[name] or 0) + dt
     end
   end
+  last = os.clock()
 end
 
 -- Starts sampling when ROT_PROFILE names a file; returns the function that writes it (or nil).
 function M.start()
   local file = os.getenv("ROT_PROFILE")
   if not file or file == "" then return nil end
-  last = sys.clock()
+  last = os.clock()
   debug.sethook(sample, "", 1000)
   return function()
     debug.sethook()

@@ -33,7 +33,7 @@ function M.new(o)
     aside_count = { points = 0, hits = 0, measured = 0, failed = 0, slurm = 0 }, -- rows settled in aside
     time = { build = 0, measure = 0, cache = 0, plot = 0, wait = 0, count = 0 }, -- wait: for another rot's lock
     -- the counting pass's points (rot.count): counted under its engine, found in its cache
-    counted = { counted = 0, hits = 0 },
+    counted = { counted = 0, hits = 0, failed = 0 },
     waited = {}, -- the locks it said it waits for (rot.session.lock)
     said = {}, -- what it said once (Session:once): a note, a warning, by what
     -- (set later, each by its method) stage: the step the progress line counts (the peaks'
@@ -81,14 +81,35 @@ function Session:once(what)
   return true
 end
 
--- Adds to the summary's count of points the counting pass counted and found in its cache.
-function Session:add_counted(counted, hits)
-  self.counted.counted, self.counted.hits = self.counted.counted + counted, self.counted.hits + hits
+-- Adds to the summary's count of points the counting pass counted, found in its cache, and
+-- failed to count.
+function Session:add_counted(counted, hits, failed)
+  local n = self.counted
+  n.counted, n.hits, n.failed = n.counted + counted, n.hits + hits, n.failed + (failed or 0)
 end
 
 -- Adds n (default 1) to the summary's count of what (builds, build_failures, refused).
 function Session:add(what, n)
   self.count[what] = self.count[what] + (n or 1)
+end
+
+--[[ What the progress line estimates the time left of, from the pace so far: points as many as
+  a measurement took where its figure was measured, in seconds (the machine's first peaks: their
+  line promises a time); nil: none. ]]
+function Session:set_estimate(points, seconds)
+  self.estimate = points and { points = points, seconds = seconds, done = 0, t0 = sys.clock() } or nil
+end
+
+-- The estimate's words on the progress line: "peaks 412/~1243 points, 61 s: ~120 s left at
+-- this pace (x2.1 the idle one)"; "" without one.
+function Session:estimate_text()
+  local e = self.estimate
+  if not (e and e.done > 0) then return "" end
+  local el = sys.clock() - e.t0
+  local left = e.done < e.points and string.format("~%.0f s left at this pace", el / e.done * (e.points - e.done))
+    or "more points than there"
+  return string.format("  peaks %d/~%d points, %.0f s: %s (x%.1f the promised pace)", e.done, e.points, el, left,
+    el / e.done / (e.seconds / e.points))
 end
 
 -- The step the progress line counts (nil: none; Session:aside's end clears it).
@@ -158,13 +179,15 @@ function Session:settle(row)
   end
   if self.aside_depth == 0 then self.rows[#self.rows + 1] = row end
   if self.settle_hook then self.settle_hook(row) end
+  if self.estimate and row.measured then self.estimate.done = self.estimate.done + 1 end
   local p = self.progress
   if not p then return end
   p.i, p.hits = p.i + 1, p.hits + (row.cached and 1 or 0)
   if not p.on then return end
   local el = sys.clock() - p.t0
-  io.stderr:write(string.format("\r\27[K%spoint %d/%d  hits %d  elapsed %.1f s  eta %.1f s",
-    self.stage and (self.stage .. ": ") or "", p.i, p.n, p.hits, el, el / p.i * math.max(p.n - p.i, 0)))
+  io.stderr:write(string.format("\r\27[K%spoint %d/%d  hits %d  elapsed %.1f s  eta %.1f s%s",
+    self.stage and (self.stage .. ": ") or "", p.i, p.n, p.hits, el, el / p.i * math.max(p.n - p.i, 0),
+    self:estimate_text()))
   io.stderr:flush()
 end
 
@@ -173,8 +196,8 @@ end
 function Session:round_progress(r, i, n)
   local p = self.progress
   if not (p and p.on) then return end
-  io.stderr:write(string.format("\r\27[K%sround %d: point %d/%d  settled %d/%d  elapsed %.1f s",
-    self.stage and (self.stage .. ": ") or "", r, i, n, p.i, p.n, sys.clock() - p.t0))
+  io.stderr:write(string.format("\r\27[K%sround %d: point %d/%d  settled %d/%d  elapsed %.1f s%s",
+    self.stage and (self.stage .. ": ") or "", r, i, n, p.i, p.n, sys.clock() - p.t0, self:estimate_text()))
   io.stderr:flush()
 end
 
@@ -262,8 +285,8 @@ function Session:failures() return self.count.failed + self.aside_count.failed e
 function Session:summary()
   local c, t = self.count, self.time
   local n = self.counted
-  local counted = n.counted + n.hits > 0 and string.format("count %.2f s (%d counted, %d from the cache), ", t.count,
-    n.counted, n.hits) or ""
+  local counted = n.counted + n.hits + n.failed > 0 and string.format("count %.2f s (%d counted, %s%d from the cache), ",
+    t.count, n.counted, n.failed > 0 and (n.failed .. " failed, ") or "", n.hits) or ""
   return string.format("rot: %d points, cache: %d hits, %d measured%s, %d failed%s; time: build %.2f s, "
     .. "measure %.2f s, cache %.3f s, %splot %.2f s, %stotal %.2f s",
     c.points, c.hits, c.measured, c.slurm > 0 and (" (" .. c.slurm .. " on Slurm)") or "",
@@ -289,16 +312,31 @@ function M.current()
 end
 function M.set_current(s) current = s end
 
+--[[ Who holds the lock at path: "pid 4711: rot-driver measure triad" (its command line, at most
+  120 bytes), from /proc/locks (the holder of a flock on the file's device and inode, not a
+  waiter) and /proc/PID/cmdline; nil where the machine does not say (no /proc, a holder in
+  another namespace). ]]
+function M.holder(path)
+  local _, _, _, _, where = sys.stat(path)
+  local locks = where and sys.readfile("/proc/locks")
+  local pid = locks and locks:match("\n?%d+: FLOCK +%S+ +%S+ +(%d+) " .. where:gsub("%p", "%%%0") .. " ")
+  if not pid then return nil end
+  local cmd = (sys.readfile("/proc/" .. pid .. "/cmdline") or ""):gsub("%z$", ""):gsub("%z", " ")
+  if #cmd > 120 then cmd = cmd:sub(1, 117) .. "..." end
+  return "pid " .. pid .. (cmd ~= "" and (": " .. cmd) or "")
+end
+
 --[[ The lock at path (rot.gen's, a to-be-closed value), or nil, message when it cannot be
-  opened. When another process holds it, says so once per path and run (the progress line
-  cleared first), then waits; the wait counts in the summary's time. ]]
+  opened. When another process holds it, says so once per path and run, with who holds it (the
+  progress line cleared first), then waits; the wait counts in the summary's time. ]]
 function M.lock(path)
   local lock, err = gen.lock(path, false)
   if lock or err ~= "busy" then return lock, err end
   local s = current
   if not (s and s.waited[path]) then
     if s then s.waited[path] = true; s:quiet() end
-    io.stderr:write("rot: waiting for another rot process (lock '", path, "')\n")
+    local who = M.holder(path)
+    io.stderr:write("rot: waiting for another rot process (lock '", path, "'", who and (", held by " .. who) or "", ")\n")
   end
   if not s then return gen.lock(path) end
   return s:timed("wait", gen.lock, path)

@@ -43,14 +43,21 @@ function M.interrupted(sig)
     "every point measured before is in the cache: the same command measures only the rest", 128 + sig)
 end
 
+-- Keys of one type (most tables') sort by < alone, without a Lua comparison per pair.
+local function by_type(a, b)
+  local ta, tb = type(a), type(b)
+  if ta ~= tb then return ta < tb end
+  return a < b
+end
+
 local function sorted_keys(t)
-  local keys = {}
-  for k in pairs(t) do keys[#keys + 1] = k end
-  table.sort(keys, function(a, b)
-    local ta, tb = type(a), type(b)
-    if ta ~= tb then return ta < tb end
-    return a < b
-  end)
+  local keys, kind, mixed = {}, nil, false
+  for k in pairs(t) do
+    keys[#keys + 1] = k
+    local tk = type(k)
+    if tk ~= kind then mixed, kind = kind ~= nil, tk end
+  end
+  if mixed or (kind ~= "string" and kind ~= "number") then table.sort(keys, by_type) else table.sort(keys) end
   return keys
 end
 M.sorted_keys = sorted_keys
@@ -116,28 +123,52 @@ function M.point_name(point) return "point '" .. M.coords(point) .. "'" end
 -- The texts of tables said never to change again (M.frozen), by table.
 local frozen = setmetatable({}, { __mode = "k" })
 
+-- The canonical texts of keys made so far ("[\"name\"]="): the same few in every description.
+local key_texts = {}
+
+-- Appends the canonical text of v to out (a list of pieces; M.serialize joins them once).
+local function serialize_into(v, seen, out)
+  local t = type(v)
+  if t == "string" then out[#out + 1] = string.format("%q", v); return end
+  if t == "number" then
+    if math.type(v) == "integer" then out[#out + 1] = tostring(v); return end -- (tostring: "%d")
+    if v ~= v or v == math.huge or v == -math.huge then error("cannot serialize " .. tostring(v)) end
+    out[#out + 1] = string.format("%.17g", v) .. (math.floor(v) == v and ".0" or "")
+    return
+  end
+  if t == "boolean" or t == "nil" then out[#out + 1] = tostring(v); return end
+  if t ~= "table" then error("cannot serialize a " .. t .. " value") end
+  local known = frozen[v]
+  if known then out[#out + 1] = known; return end
+  if seen[v] then error("cannot serialize a table that contains itself") end
+  seen[v] = true
+  out[#out + 1] = "{"
+  for i, k in ipairs(sorted_keys(v)) do
+    if i > 1 then out[#out + 1] = "," end
+    local key = type(k) == "string" and key_texts[k]
+    if key then
+      out[#out + 1] = key
+    else
+      local at = #out + 1
+      out[at] = "["
+      serialize_into(k, seen, out)
+      out[#out + 1] = "]="
+      if type(k) == "string" then key_texts[k] = table.concat(out, "", at, #out) end
+    end
+    serialize_into(v[k], seen, out)
+  end
+  out[#out + 1] = "}"
+  seen[v] = nil
+end
+
 -- Canonical text of a value: same value, same text, whatever the table's insertion order.
 -- Integers and floats stay distinct (1 vs 1.0), floats keep full precision.
 function M.serialize(v, seen)
-  if frozen[v] then return frozen[v] end
-  local t = type(v)
-  if t == "string" then return string.format("%q", v) end
-  if t == "boolean" or t == "nil" then return tostring(v) end
-  if t == "number" then
-    if math.type(v) == "integer" then return string.format("%d", v) end
-    if v ~= v or v == math.huge or v == -math.huge then error("cannot serialize " .. tostring(v)) end
-    return string.format("%.17g", v) .. (math.floor(v) == v and ".0" or "")
-  end
-  if t ~= "table" then error("cannot serialize a " .. t .. " value") end
-  seen = seen or {}
-  if seen[v] then error("cannot serialize a table that contains itself") end
-  seen[v] = true
-  local parts = {}
-  for _, k in ipairs(sorted_keys(v)) do
-    parts[#parts + 1] = "[" .. M.serialize(k, seen) .. "]=" .. M.serialize(v[k], seen)
-  end
-  seen[v] = nil
-  return "{" .. table.concat(parts, ",") .. "}"
+  local text = not seen and require("rot.text").serialize(v, frozen) -- (the same text, written in C)
+  if text then return text end
+  local out = {}
+  serialize_into(v, seen or {}, out)
+  return table.concat(out)
 end
 
 -- A shallow copy of table t (nil: an empty table): its keys and values, none of its own copied.
@@ -158,31 +189,61 @@ end
 
 local JSON_ESCAPES = { ['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n", ["\t"] = "\\t", ["\r"] = "\\r" }
 
+local function json_escape(c) return JSON_ESCAPES[c] or string.format("\\u%04x", c:byte()) end
+
+local function json_string(v)
+  if not v:find('[%c"\\]') then return '"' .. v .. '"' end
+  return '"' .. v:gsub('[%c"\\]', json_escape) .. '"'
+end
+
+-- Appends the JSON text of v, at indent, to out (a list of pieces; M.json joins them once);
+-- keys: the texts of object keys made so far (a document repeats them in every object).
+local function json_into(v, indent, out, keys)
+  local t = type(v)
+  if t == "string" then out[#out + 1] = json_string(v); return end
+  if t == "number" then
+    if math.type(v) == "integer" then out[#out + 1] = tostring(v); return end -- (tostring: "%d")
+    if v ~= v or v == math.huge or v == -math.huge then out[#out + 1] = "null"; return end
+    out[#out + 1] = string.format("%.17g", v)
+    return
+  end
+  if t == "nil" then out[#out + 1] = "null"; return end
+  if t == "boolean" then out[#out + 1] = v and "true" or "false"; return end
+  if t ~= "table" then error("cannot write a " .. t .. " as JSON") end
+  if next(v) == nil then out[#out + 1] = "[]"; return end
+  local inner = indent .. "  "
+  if #v > 0 then
+    out[#out + 1] = "[\n"
+    local sep = ",\n" .. inner
+    for i, x in ipairs(v) do
+      out[#out + 1] = i == 1 and inner or sep
+      json_into(x, inner, out, keys)
+    end
+    out[#out + 1] = "\n" .. indent .. "]"
+    return
+  end
+  local sep = ",\n" .. inner
+  for i, k in ipairs(sorted_keys(v)) do
+    local key = keys[k]
+    if not key then
+      key = json_string(tostring(k)) .. ": "
+      keys[k] = key
+    end
+    out[#out + 1] = i == 1 and "{\n" .. inner or sep
+    out[#out + 1] = key
+    json_into(v[k], inner, out, keys)
+  end
+  out[#out + 1] = "\n" .. indent .. "}"
+end
+
 -- JSON text of a value: objects with sorted keys (the same value, the same text), arrays for
 -- sequences, numbers in full precision, NaN and infinities as null.
 function M.json(v, indent)
-  indent = indent or ""
-  local t = type(v)
-  if t == "nil" then return "null" end
-  if t == "boolean" then return tostring(v) end
-  if t == "number" then
-    if v ~= v or v == math.huge or v == -math.huge then return "null" end
-    return math.type(v) == "integer" and string.format("%d", v) or string.format("%.17g", v)
-  end
-  if t == "string" then
-    return '"' .. v:gsub('[%c"\\]', function(c) return JSON_ESCAPES[c] or string.format("\\u%04x", c:byte()) end) .. '"'
-  end
-  if t ~= "table" then error("cannot write a " .. t .. " as JSON") end
-  local inner = indent .. "  "
-  if next(v) == nil then return "[]" end
-  if #v > 0 then
-    local parts = {}
-    for i, x in ipairs(v) do parts[i] = inner .. M.json(x, inner) end
-    return "[\n" .. table.concat(parts, ",\n") .. "\n" .. indent .. "]"
-  end
-  local parts = {}
-  for _, k in ipairs(sorted_keys(v)) do parts[#parts + 1] = inner .. M.json(tostring(k)) .. ": " .. M.json(v[k], inner) end
-  return "{\n" .. table.concat(parts, ",\n") .. "\n" .. indent .. "}"
+  local text = not indent and require("rot.text").json(v) -- (the same text, written in C)
+  if text then return text end
+  local out = {}
+  json_into(v, indent or "", out, {})
+  return table.concat(out)
 end
 
 -- The word for a count of n: one when n is 1, else many (one .. "s" when not given).
@@ -258,11 +319,20 @@ function M.ensure_dir(dir, what, key)
 end
 
 -- Writes an output file (a table's CSV, a JSON document, a plot) atomically (rot.sys.writefile:
--- a temp file renamed), or stops with "cannot write 'path': why" and the hint that moves the
--- output directory. Returns path.
-function M.write_output(path, text)
-  local ok, err = require("rot.sys").writefile(path, text)
+-- a temp file renamed), unless it holds that text already (a rerun's: left as it is), or stops
+-- with "cannot write 'path': why" and the hint that moves the output directory. Returns whether
+-- it wrote.
+function M.write_changed(path, text)
+  local sys = require "rot.sys"
+  if sys.readfile(path) == text then return false end
+  local ok, err = sys.writefile(path, text)
   if not ok then M.fail("cannot write '" .. path .. "': " .. err, "set -outputDir=DIR to a writable directory") end
+  return true
+end
+
+-- M.write_changed, returning path.
+function M.write_output(path, text)
+  M.write_changed(path, text)
   return path
 end
 

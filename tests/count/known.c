@@ -4,7 +4,12 @@
  * neighbours, 4 (N-2)^2 flops),
  * matvec (y = A x in row order and in column order: 2 N^2 flops each), reduce (a sum of N
  * doubles: N flops), walk (N doubles read contiguously, then one double a 64-byte line),
- * triad (a = b + s c over N doubles, counted after one pass uncounted: 2 N flops). */
+ * triad (a = b + s c over N doubles, counted after one pass uncounted: 2 N flops), fma (in
+ * registers, N iterations each: fma_scalar four scalar fp64 FMA chains, 8 N flops all FMAs';
+ * fma_avx2 four 256-bit fp64 FMA chains, 32 N; fma_mixed a 256-bit fp64 FMA, add and
+ * multiply, a scalar fp64 add, a 128-bit fp64 FMA and a 256-bit fp32 FMA an iteration: fp64
+ * 256-bit 16 N (8 N FMAs', 4 N adds'), fp64 scalar N (adds'), fp64 128-bit 4 N (FMAs'), fp32
+ * 256-bit 16 N (FMAs'); x86-64 with AVX2 and FMA only). */
 #include <rot/markers.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,19 +112,71 @@ static double triad(long n)
 	return a[n - 1];
 }
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+static __attribute__((target("avx2,fma"))) double fma_loops(long n)
+{
+	double x0 = 1, x1 = 2, x2 = 3, x3 = 4, m = 0.9999999, a = 1e-7;
+	rot_region_begin("fma_scalar");
+	for (long i = 0; i < n; i++) {
+		x0 = __builtin_fma(x0, m, a);
+		x1 = __builtin_fma(x1, m, a);
+		x2 = __builtin_fma(x2, m, a);
+		x3 = __builtin_fma(x3, m, a);
+		__asm__ volatile("" : "+x"(x0), "+x"(x1), "+x"(x2), "+x"(x3)); /* each chain here */
+	}
+	rot_region_end("fma_scalar");
+	__m256d v0 = _mm256_set1_pd(1), v1 = _mm256_set1_pd(2), v2 = _mm256_set1_pd(3),
+		v3 = _mm256_set1_pd(4), vm = _mm256_set1_pd(m), va = _mm256_set1_pd(a);
+	rot_region_begin("fma_avx2");
+	for (long i = 0; i < n; i++) {
+		v0 = _mm256_fmadd_pd(v0, vm, va);
+		v1 = _mm256_fmadd_pd(v1, vm, va);
+		v2 = _mm256_fmadd_pd(v2, vm, va);
+		v3 = _mm256_fmadd_pd(v3, vm, va);
+		__asm__ volatile("" : "+x"(v0), "+x"(v1), "+x"(v2), "+x"(v3));
+	}
+	rot_region_end("fma_avx2");
+	__m128d w = _mm_set1_pd(1), wm = _mm_set1_pd(m), wa = _mm_set1_pd(a);
+	__m256 f = _mm256_set1_ps(1), fm = _mm256_set1_ps(0.999f), fa = _mm256_set1_ps(1e-3f);
+	double s = 0;
+	rot_region_begin("fma_mixed");
+	for (long i = 0; i < n; i++) {
+		v0 = _mm256_fmadd_pd(v0, vm, va);
+		v1 = _mm256_add_pd(v1, va);
+		v2 = _mm256_mul_pd(v2, vm);
+		s += x0;
+		w = _mm_fmadd_pd(w, wm, wa);
+		f = _mm256_fmadd_ps(f, fm, fa);
+		__asm__ volatile("" : "+x"(v0), "+x"(v1), "+x"(v2), "+x"(s), "+x"(w), "+x"(f));
+	}
+	rot_region_end("fma_mixed");
+	__m256d v = _mm256_add_pd(_mm256_add_pd(v0, v1), _mm256_add_pd(v2, v3));
+	return x0 + x1 + x2 + x3 + s + v[0] + w[0] + f[0];
+}
+#else
+static double fma_loops(long n)
+{
+	fprintf(stderr, "known: fma needs x86-64 with AVX2 and FMA\n");
+	exit(2);
+}
+#endif
+
 int main(int argc, char **argv)
 {
 	static const struct {
 		const char *name;
 		double (*f)(long);
 	} modes[] = {{"matmul", matmul}, {"stencil", stencil}, {"matvec", matvec},
-		     {"reduce", reduce}, {"walk", walk},       {"triad", triad}};
+		     {"reduce", reduce}, {"walk", walk},       {"triad", triad},
+		     {"fma", fma_loops}};
 	long n = argc > 2 ? atol(argv[2]) : 0;
 	for (size_t i = 0; argc > 2 && n > 0 && i < sizeof modes / sizeof *modes; i++)
 		if (strcmp(argv[1], modes[i].name) == 0) {
 			printf("%g\n", modes[i].f(n));
 			return 0;
 		}
-	fprintf(stderr, "usage: known matmul|stencil|matvec|reduce|walk|triad N\n");
+	fprintf(stderr, "usage: known matmul|stencil|matvec|reduce|walk|triad|fma N\n");
 	return 2;
 }

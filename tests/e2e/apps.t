@@ -40,14 +40,17 @@ ok $? "a row for region outer: 5 calls in 1 thread ($row)"
 row=$(grep "^nested 200000 5 *2 *inner " "$T/o")
 echo "$row" | awk '$6 == 5 && $7 == 2' | grep -q .
 ok $? "inner, marked inside the parallel region: 5 calls of each of 2 threads ($row)"
-# outer (around the parallel loop, begun in one thread): bounded by 1 thread's DRAM ceiling
-# (tests/fixtures/peaks.csv: triad 27.0425 GB/s at 1 thread, 48.1931 at 2), not the program's 2
+# outer (around the parallel loop, begun by one thread outside the parallel region): it takes the
+# whole process's work while it is open, and is bounded by the 2 threads' DRAM ceiling the
+# program ran (tests/fixtures/peaks.csv: triad 27.0425 GB/s at 1 thread, 48.1931 at 2)
 b=$(csv_value "$OUT/nested.csv" bound_GFLOPs 2)
-awk -v b="$b" 'BEGIN { exit !(b > 2.25 && b < 2.26) }'
-ok $? "outer is bounded by the ceilings of the 1 thread that entered it: 27.04 GB/s x 1/12 flop/B ($b GFLOP/s)"
-contains "$T/o" "^region 'outer': 1 of the 2 threads the program ran entered it: it is bounded by 1 thread's ceilings" \
-	"and the table says so, with how to count every thread's work"
-! grep -q "^region 'inner': .* threads the program ran entered it" "$T/o"
+awk -v b="$b" 'BEGIN { exit !(b > 4.01 && b < 4.02) }'
+ok $? "outer, begun outside the parallel region, is bounded by the program's 2 threads' ceilings: 48.19 GB/s x 1/12 flop/B ($b GFLOP/s)"
+contains "$T/o" "^region 'outer' (in threads 1 (all 2)): one thread entered it, outside the program's parallel regions: it takes the whole process's work while it is open" \
+	"and the table says which rule applied"
+test "$(csv_value "$OUT/nested.csv" region_rule 2)" = process && test "$(csv_value "$OUT/nested.csv" region_rule 3)" = threads
+ok $? "the CSV says it too: outer's rule process, inner's threads"
+! grep -q "^region 'inner'.* entered it" "$T/o"
 ok $? "inner, which every thread entered: nothing said"
 echo "$row" | grep -q " none "
 ok $? "inner declares no work: its counts are none, it has no intensity"
@@ -69,6 +72,26 @@ grep -q '^0.0833333333 [0-9.e+-]* "outer" [0-9.]*$' "$OUT/nested.dat" && grep -q
 ok $? "the roofline draws outer at its intensity, its marker sized by its share"
 "$ROOT/rot" run "$ROOT/tests/e2e/check-plots.lua" "$OUT" >"$T/c" 2>&1 && ! grep "nested.gp" "$T/c" | grep -qv "overlaps 0 crossed 0"
 ok $? "its labels overlap nothing ($(grep nested.gp "$T/c"))"
+
+# a phase region around a time loop of parallel loops (tests/apps/phase.c): at 2 threads its time
+# is the loop's wall time, as the program times it itself in the same invocation, and a counter
+# counts both threads' work while it is open (task-clock: near 2 CPUs, never above its
+# process's); a thread's own would count one
+$cc -O2 -fopenmp $inc -o "$T/phase" tests/apps/phase.c
+prof -threads=2 -runs=1 -maxRuns=1 -bestK=1 -counters=perf::TASK-CLOCK -- ./phase 2000000 10 >"$T/o" 2>"$T/e"
+ok $? "rot profile -threads=2 -counters=perf::TASK-CLOCK -- ./phase: measured"
+own=$(sed -n 's/.*"stdout": "loop \([0-9.]*\) s\\n.*/\1/p' "$OUT/phase.json")
+t=$(csv_value "$OUT/phase.csv" time_s 2)
+awk -v t="$t" -v own="$own" 'BEGIN { exit !(own > 0 && t / own > 0.98 && t / own < 1.02) }'
+ok $? "its time is the loop's wall time as the program timed it itself ($t s, the program's $own s)"
+clock=$(csv_value "$OUT/phase.csv" "counter:perf::TASK-CLOCK" 2)
+busy=$(csv_value "$OUT/phase.csv" busy_threads 1)
+if awk -v b="$busy" 'BEGIN { exit !(b > 1.3) }'; then
+	awk -v c="$clock" -v t="$t" 'BEGIN { exit !(c * 1e-9 / t > 1.3 && c * 1e-9 / t < 2.05) }'
+	ok $? "its task-clock is both threads' while it is open: $(awk -v c="$clock" -v t="$t" 'BEGIN { printf "%.2f", c * 1e-9 / t }') CPUs over its time (the program kept $busy busy)"
+else
+	skip "the program kept only $busy CPUs busy here: two threads' task-clock cannot be told from one's"
+fi
 
 # the same program built without OpenMP runs one thread of the two it is told: the table says so,
 # and its roofline draws the roofs its regions are bounded by, 1 thread's, as the table bounds them
@@ -104,6 +127,18 @@ test "$(grep -c " only in A " "$T/cmp")" -eq 3 && test "$(grep -c " only in B " 
 	! grep -E "^nested .*(same|faster|slower)" "$T/cmp" | grep -q .
 ok $? "rot compare: the 1-thread rows and the 2-thread rows, each only in one run, none paired"
 
+# back to 2 threads (run 4): compare's default pairs it with run 1, the newest run that shares
+# its points, not run 3 (1 thread), and a pair that shares none names the pair that would
+prof -threads=2 -runs=2 -maxRuns=2 -bestK=2 -- ./nested 200000 5 >"$T/o" 2>"$T/e"
+"$ROOT/rot" -cacheDir="$CACHE" -outputDir="$OUT" compare "$T/nested" >"$T/cmp" 2>"$T/e"
+grep -q "^rot compare nested: A = run 1 " "$T/cmp" && grep -q "B = run 4 " "$T/cmp" &&
+	grep -q "^rot: compare: run 3 shares no point with run 4 (their threads or arguments differ): comparing with run 1" "$T/e" &&
+	! grep -q " only in [AB] " "$T/cmp"
+ok $? "rot compare after a thread change: runs 1 and 4, which share points ($(cat "$T/e"))"
+"$ROOT/rot" -cacheDir="$CACHE" -outputDir="$OUT" compare "$T/nested" 3 4 >"$T/cmp" 2>&1
+grep -q "; no point timed in both; runs that share points compare: rot -cacheDir=$CACHE -outputDir=$OUT compare $T/nested 1 4$" "$T/cmp"
+ok $? "runs 3 and 4 share no point: the summary names the pair that would compare ($(grep '^rot compare: [0-9]' "$T/cmp"))"
+
 # a script's application points: a sweep, a cached rerun, compare per region
 cat >"$T/study.lua" <<EOF
 local rot = require "rot"
@@ -135,6 +170,12 @@ rot compare "$T/study.lua" -remeasure=8 >"$T/cmp" 2>"$T/e"
 ok $? "rot compare -remeasure on them ends well"
 test "$(grep -c "remeasured 8 rounds, 99% interval" "$T/cmp")" -eq 6 && ! grep -q "not measured again" "$T/e" "$T/cmp"
 ok $? "each of the 6 rows is judged from 8 rounds of both programs measured again ($(head -n 1 "$T/e"))"
+# a program's rows show one round together: no region's time exceeds its program's, on either side
+awk 'function sec(v, u) { return v * (u == "ns" ? 1e-9 : u == "us" ? 1e-6 : u == "ms" ? 1e-3 : 1) }
+	$1 ~ /^[0-9]+$/ && NF > 6 { a[$1 " " $2] = sec($3, $4); b[$1 " " $2] = sec($5, $6); n[$1] = 1 }
+	END { for (k in a) { split(k, w, " "); p = w[1] " (program)"; if (!(p in a) || a[k] > a[p] || b[k] > b[p]) bad++ }
+		exit !(length(n) == 2 && !bad) }' "$T/cmp"
+ok $? "no region's time exceeds its program's, on either side ($(grep -E '^100000 ' "$T/cmp" | awk '{ print $2, $3 $4, $5 $6 }' | tr '\n' ';'))"
 test -n "$(ls "$CACHE"/sources/*/* 2>/dev/null | xargs -r cksum | grep " $(wc -c <"$T/nested") ")"
 ok $? "the program each run ran is kept in the source store"
 # a build that does twice the work in each region (tests/apps/nested.c -DSWEEPS=2), over the

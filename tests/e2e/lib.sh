@@ -10,8 +10,10 @@ OUT="$T/out"
 mkdir -p "$OUT" "$XDG_CONFIG_HOME/rot"
 # A rerun serves what the cache holds: a point whose rounds disagreed on this noisy machine is
 # otherwise measured again by the next run (remeasureUnstable), which tests of what a rerun
-# serves would read as a miss. tests/e2e/rounds.t tests that behaviour with it on.
-echo "remeasureUnstable=false" >"$XDG_CONFIG_HOME/rot/config"
+# serves would read as a miss. tests/e2e/rounds.t tests that behaviour with it on. Likewise a
+# neighbour on this shared machine (another worktree's build) would flag points busy and give
+# them rounds the tests do not expect: busyCpus and busyWait are off; tests/e2e/busy.t tests them.
+printf 'remeasureUnstable=false\nbusyCpus=0\nbusyWait=0\n' >"$XDG_CONFIG_HOME/rot/config"
 tap_n=0
 failed=0
 ok() { # ok CONDITION-EXIT-STATUS NAME

@@ -10,6 +10,24 @@
 # page says.
 . "$(dirname "$0")/lib.sh"
 
+# README's tour: a copy of the shipped triad, its title edited, is served from the cache and
+# writes outputs of its own name, leaving triad's as they were
+grep -qF 'cp lua/measurements/triad.lua mytriad.lua' "$ROOT/README.md" &&
+	grep -qF "Its outputs take the script's name: \`mytriad.csv\`, \`mytriad.svg\`, \`mytriad-bandwidth.svg\`." "$ROOT/README.md"
+ok $? "README's tour copies triad.lua to mytriad.lua and says what the copy writes"
+tour() { "$ROOT/rot" -cacheDir="$CACHE" -outputDir="$T/tour" -peaksFile="$ROOT/tests/fixtures/peaks.csv" "$@"; }
+tour measure triad -quick=true >"$T/t1" 2>&1
+ok $? "rot measure triad -quick=true"
+sed 's/title = "STREAM triad, 1 thread (/title = "my triad, 1 thread (/' "$ROOT/lua/measurements/triad.lua" >"$T/mytriad.lua"
+before=$(cat "$T/tour/triad.csv" "$T/tour/triad.svg" "$T/tour/triad-bandwidth.svg" | cksum)
+(cd "$T" && tour measure mytriad.lua -quick=true >"$T/t2" 2>&1)
+ok $? "rot measure mytriad.lua -quick=true"
+contains "$T/t2" "^rot: 6 points, cache: 6 hits, 0 measured, 0 failed" "every point of the copy comes from the cache"
+test -s "$T/tour/mytriad.csv" && test -s "$T/tour/mytriad.json" && test -s "$T/tour/mytriad-bandwidth.svg" &&
+	grep -q "my triad, 1 thread" "$T/tour/mytriad.svg" &&
+	test "$(cat "$T/tour/triad.csv" "$T/tour/triad.svg" "$T/tour/triad-bandwidth.svg" | cksum)" = "$before"
+ok $? "the copy writes mytriad.csv, .json, .svg (its title) and mytriad-bandwidth.svg; triad's outputs are as they were"
+
 # the page's first C block is the kernel, its first Lua block the study
 sed -n '/^# Writing a kernel$/,$p' "$ROOT/docs/kernels.md" >"$T/section"
 S="$T/study"

@@ -169,7 +169,7 @@ if command -v flock >/dev/null 2>&1; then
 	rot measure triad -quick=true -useCachedResults=false -buildDir="$T/bd" >"$T/run9" 2>&1
 	st=$?
 	wait
-	test $st -eq 0 && grep -q "waiting for another rot process (lock '/tmp/rot-measuring.lock')" "$T/run9" && test -x "$T/bd/rot-core"
+	test $st -eq 0 && grep -q "waiting for another rot process (lock '/tmp/rot-measuring.lock', held by pid [0-9]*: " "$T/run9" && test -x "$T/bd/rot-core"
 	ok $? "a run with its own buildDir waits for the machine's measuring lock, and builds there"
 	test "$(grep -c "waiting for another rot process" "$T/run9")" -eq 1 && grep -q "plot [0-9.]* s, waiting for another rot [0-9.]* s, total" "$T/run9"
 	ok $? "said once; the summary's time has the wait ($(grep -o 'waiting for another rot [0-9.]* s' "$T/run9"))"

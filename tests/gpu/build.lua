@@ -23,7 +23,7 @@ for i, n in ipairs(names) do wl[i] = { kernel = n } end
 -- the build directory's core)
 local desc, kinfo = describe.describe(S, { workloads = wl })
 local ok, err = pcall(build.with_core, S, desc, kinfo, function(binary)
-  t.ok(true, "every GPU kernel compiles (nvcc) and links into the core: " .. binary)
+  t.ok(sys.stat(binary) == "file", "every GPU kernel compiles (nvcc) and links into the core: " .. binary)
 
   local function declared(kernel, ...)
     local st, out = sys.run({ binary, "--declared", kernel, ... }, { capture = true })

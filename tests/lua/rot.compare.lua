@@ -235,4 +235,34 @@ t.ok((unmeasurable(rec, { point = { region = "outer" } }) or ""):find("^run 3 wa
   "one recorded before rot kept programs says so")
 t.is(unmeasurable(rec, { point = { n = 1 } }), "a GPU point is not measured again here", "a point without a how in a record with hows: a GPU point")
 
+-- -remeasure of a program: its rows show one round together (the issue's "timestep loop
+-- 149.73 ms" against "(program) 145.89 ms" came from two rounds): no region is longer than its
+-- program on either side
+local compare = require "rot.compare"
+local function side(region, t) return { point = { command = "prog", region = region }, time = t, runs = 2 } end
+-- 8 rounds; the region takes 0.97 of its program's time in every round and invocation; the
+-- machine's speed moves from round to round, both sides' together
+local speed = { 1.00, 1.04, 0.97, 0.95, 1.10, 1.02, 1.06, 1.01 }
+local p_ratio = { 1.03, 0.98, 1.01, 1.00, 1.02, 0.97, 1.04, 0.99 } -- round 4 lies nearest the program's median, round 5 the region's
+local r_ratio = { 0.98, 1.03, 0.99, 1.04, 1.00, 1.02, 0.97, 1.01 }
+local prog_a, prog_b, reg_a, reg_b = {}, {}, {}, {}
+for r, f in ipairs(speed) do
+  prog_a[r], prog_b[r] = 0.100 * f, 0.100 * f * p_ratio[r]
+  reg_a[r], reg_b[r] = 0.097 * f, 0.097 * f * r_ratio[r]
+end
+local function remeasured(ta, tb)
+  local ratios = {}
+  for r = 1, #ta do ratios[r] = tb[r] / ta[r] end
+  return { ta = ta, tb = tb, ratios = ratios, rounds = #ta }
+end
+local P = { a = side("(program)", 0.1), b = side("(program)", 0.1), remeasured = remeasured(prog_a, prog_b) }
+local R = { a = side("loop", 0.097), b = side("loop", 0.097), remeasured = remeasured(reg_a, reg_b) }
+compare.rejudge({ P, R }, 0.02)
+t.ok(P.round == R.round and R.a.time <= P.a.time and R.b.time <= P.b.time,
+  string.format("a program's rows show one round (%s, %s): region %.4f <= program %.4f (A), %.4f <= %.4f (B)",
+    tostring(P.round), tostring(R.round), R.a.time, P.a.time, R.b.time, P.b.time))
+local K = { a = { point = { n = 1 }, time = 1 }, b = { point = { n = 1 }, time = 1 }, remeasured = remeasured({ 1, 1.1, 1 }, { 1.05, 1.1, 1.3 }) }
+compare.rejudge({ K }, 0.02)
+t.is(K.round, 1, "a kernel's point: its own round nearest its median ratio (x1.05: round 1)")
+
 t.done()

@@ -14,6 +14,16 @@ do
     and tonumber(back[3][2]) == 1 / 3, "csv.parse reads it back: fields whole, the third of one exactly")
   local crlf = csv.parse('x,y\r\n1,"2\r\n3"\r\n\r\nlast,\r\n')
   t.ok(#crlf == 3 and crlf[2][2] == "2\r\n3" and crlf[3][2] == "", "CRLF ends records, not inside quotes; empty lines skipped")
+  -- a text without quotes (split by lines and commas) reads as the general reader reads it: a
+  -- quoted record after it sends the same text through that reader
+  local util = require "rot.util"
+  local same = true
+  for _, text in ipairs({ "a,b\n1,2\n", "a,,\r\n\r\n,\n", "x\ry\r\nz", "last,", "\n\n", "", "1,2,3\n4" }) do
+    local quoted = csv.parse(text .. '\n"q"')
+    table.remove(quoted)
+    same = same and util.serialize(csv.parse(text)) == util.serialize(quoted)
+  end
+  t.ok(same, "a text without quotes: the same records (CR, LF, CRLF, empty lines and fields, a trailing comma)")
   local none, why = csv.parse('a,"open\n')
   t.ok(none == nil and why:find("unterminated quote"), "an unterminated quote: nil and why")
   for _, v in ipairs({ 0.1 + 0.2, 1e-300, 123456789.123, 2 / 3, 1e21 }) do

@@ -49,6 +49,84 @@ t.is(rounds.wanted(entry_of({ 1000, 1300 }), { min = 2, max = 4, eps = 0.05, aga
 t.is(rounds.wanted({ meta = { timerOverheadNs = 0 }, runs = { { ns = 1000, reps = 1 }, { ns = 1001, reps = 1 } } }, P, 0), 1,
   "runs without a round stamp are one round: an entry measured in one process wants one more")
 
+-- a neighbour beside a round (rot.execute.neighbour): its runs stamped with the CPUs busy outside
+-- rot and the run-queue wait of its threads
+local neighbour = require "rot.execute.neighbour"
+local function beside(e, figures) -- figures[i] = {nbr, qwait} of round i
+  for _, r in ipairs(e.runs) do
+    local f = figures[r.round]
+    if f then r.nbr, r.qwait = f[1], f[2] end
+  end
+  return e
+end
+-- the thresholds against the figures measured on the 2-vCPU guest (docs/usage.md, "A busy
+-- machine"): quiet rounds at most 0.10 CPUs and 5.3 % waiting; beside one copier of memory at
+-- least 0.90 CPUs, beside two at least 0.83
+t.ok(not neighbour.busy(0.10, 0.053) and not neighbour.busy(0.40, 0.04) and not neighbour.busy(nil, nil),
+  "quiet rounds, a light background (0.4 CPUs) and rounds nothing judged: no neighbour")
+t.ok(neighbour.busy(0.83, 0.02) and neighbour.busy(0.9, nil) and neighbour.busy(0.05, 0.39),
+  "beside copiers of memory (0.83 CPUs or more), or a round whose threads waited 39 % for a CPU: a neighbour")
+t.is(rounds.wanted(beside(entry_of({ 1000, 1010 }), { { 1.3, 0.02 }, { 1.2, 0.4 } }), P, 2), 1,
+  "two rounds that agree, both beside a neighbour (its busy phase spans them): one more round")
+t.is(rounds.wanted(beside(entry_of({ 1000, 1010, 980 }), { { 1.3, 0.02 }, { 1.2, 0.4 }, { 0.02, 0.001 } }), P, 3), 0,
+  "a quiet round that is the best settles it")
+t.is(rounds.wanted(beside(entry_of({ 1000, 1010, 1100 }), { { 1.3, 0.02 }, { 1.2, 0.4 }, { 0.02, 0.001 } }), P, 3), 1,
+  "a quiet round slower than the busy best does not: one more")
+t.is(rounds.wanted(beside(entry_of({ 1000, 1010, 1000, 1000 }), { { 1.3 }, { 1.2 }, { 1.1 }, { 1.4 } }), P, 4), 0,
+  "beside a neighbour through maxRounds: it stops there, flagged")
+t.is(rounds.wanted(beside(entry_of({ 1000, 1010 }), { { 1.3 }, { 1.2 } }), P, 0), 1,
+  "a flagged cache entry of one invocation is measured again by the next, as one whose rounds disagree")
+do
+  local row = { entry = beside(entry_of({ 1000, 1010 }), { { 1.25, 0.31 }, { 0.02, 0.001 } }) }
+  quantities.derive(row, 2, false, 0.02, P)
+  t.ok(row.besideNeighbour == true and row.neighbourCpus == 1.25 and row.queueWait == 0.31,
+    "a point whose best round ran beside one is flagged, with that round's figures")
+  local cells = {}
+  format.table({ row }, { "rounds" }, {}, { write = function(_, ...) cells[#cells + 1] = table.concat({ ... }) end })
+  local text = table.concat(cells)
+  t.ok(text:find("2 busy", 1, true) and text:find(format.BUSY_NOTE, 1, true), "the table says busy, and why in a line under it")
+  local csv = tmp .. "/busy.csv"
+  format.csv({ row }, csv, {})
+  local got = sys.readfile(csv)
+  t.ok(got:find("beside_neighbour", 1, true) and got:find("neighbour_cpus", 1, true), "the CSV has its columns")
+  t.ok((require("rot.plot.hover").text({ desc = { workloads = {} }, time = 1e-6, besideNeighbour = true, neighbourCpus = 1.25,
+    queueWait = 0.31 }) or ""):find("its best round ran beside a busy neighbour: 1.25 CPUs busy outside rot, its threads "
+    .. "waited 31% of their time for a CPU", 1, true), "and so does the hover text")
+  local quiet = { entry = beside(entry_of({ 1000, 1010 }), { { 0.02, 0.001 }, { 1.2, 0.4 } }) }
+  quantities.derive(quiet, 2, false, 0.02, P)
+  t.is(quiet.besideNeighbour, false, "a point whose best round was quiet is not")
+end
+
+-- the line that ends a run on a busy machine, from the session's tally of its points
+do
+  local function tallied(n, busy, converged, cpus)
+    local s = { memo = {} }
+    function s:remember(k, f) self.memo[k] = self.memo[k] or f(); return self.memo[k] end
+    for i = 1, n do
+      neighbour.stamp(s, { status = require("rot.protocol").status.ok, runs = {}, meta = { neighbourCpus = i <= busy and 1.2 or cpus,
+        converged = i <= converged and 1 or 0, loadavg = "2.10 1.90 1.50 3/120 999" } })
+    end
+    return neighbour.line(s, 2, true)
+  end
+  t.is(tallied(32, 0, 30, 0.05), nil, "an idle run: no line")
+  local line = tallied(32, 10, 20, 0.05) or ""
+  t.ok(line:find("^rot: the machine was busy while measuring: 10 of 32 points ran beside a neighbour %(0%.4%d CPUs busy "
+    .. "outside rot on average, load 2%.10 1%.90 1%.50 on 2 CPUs%), 20 of 32 converged") and line:find("rot measure peaks", 1, true),
+    "a quarter or more beside a neighbour: the line, with the load, the CPUs, how many converged and what to do: " .. line)
+  t.ok(tallied(32, 0, 10, 0.3) ~= nil and tallied(32, 0, 10, 0.1) == nil,
+    "most unconverged: the line where the machine was half a neighbour busy on average, not on a quiet one")
+  t.is(tallied(6, 6, 0, 1), nil, "a run of a few points: no line")
+end
+
+-- the sampler: the CPUs busy outside rot over a window of at least a quarter second
+do
+  local smp = neighbour.sampler()
+  t.is(smp.sample(nil), nil, "its first sample starts the window")
+  local v = smp.sample(nil)
+  t.ok(v == nil or (v >= 0 and v <= require("rot.machine").cpuinfo().cpus + 0.5), "the next one reads it, at most the "
+    .. "machine's CPUs (" .. tostring(v) .. "; nil without /proc/stat)")
+end
+
 do -- the spread a row shows is the one across its rounds, not best-k's within the best one
   local row = { entry = entry_of({ 1000, 1040 }) }
   quantities.derive(row, 2, false, 0.02, P)
@@ -94,6 +172,8 @@ end
 local build, keys, executor = require "rot.build", require "rot.build.keys", require "rot.execute.local"
 local fake_core = home .. "/tests/lua/fake/core.sh"
 build.core = function() return fake_core, string.rep("ab", 32) end
+-- (this machine's neighbours, whatever they do now, are not the test's: no figures)
+require("rot.execute.batch").sampler = function() return { sample = function() return nil end } end
 build.measuring = function() return nil end
 build.lock = function() return nil end
 keys.rekey = function() end

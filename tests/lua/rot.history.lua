@@ -351,6 +351,28 @@ local fixed = run(6, "m1", { 8, 0.125, 1.001, false }, { { point = { n = 9 }, ti
 A, B = compare.choose("s", { fixed, failed, r3, r2, r1 })
 t.ok(A.record.id == 1 and B.record.id == 6,
   "default: a run whose every point failed (a typo in the kernel) is passed over, as are identical ones (" .. A.record.id .. ")")
+-- a thread change (the issue's walk: runs 1 and 2 at 1 thread, run 3 at 2, run 4 at 1 again):
+-- the newest run and the newest before it that shares points, not the run just before
+local function at(id, threads, times)
+  local r = run(id, "m1", times)
+  for _, p in ipairs(r.points) do p.point.threads = threads end
+  return r
+end
+local t1, t2, t3, t4 = at(1, 1, { 1, 1 }), at(2, 1, { 2, 2 }), at(3, 2, { 1, 1 }), at(4, 1, { 3, 3 })
+A, B = compare.choose("s", { t4, t3, t2, t1 })
+t.ok(A.record.id == 2 and B.record.id == 4 and (A.note or ""):find("run 3 shares no point with run 4", 1, true),
+  "after a thread change: runs 2 and 4, which share points, and a note says why not run 3 (" .. tostring(A.note) .. ")")
+A, B = compare.choose("s", { t3, t2, t1 })
+t.ok(A.record.id == 1 and B.record.id == 2 and (A.note or ""):find("run 3 shares no point with an earlier run", 1, true),
+  "the newest run shares no point with an earlier one: the newest two that do (" .. tostring(A.note) .. ")")
+local x, y = compare.sharing_pair({ t4, t3, t2, t1 }, t3, t4)
+t.ok(x == t2 and y == t4, "runs 3 and 4 named: the run that would compare with 4 is named (run 2)")
+x = compare.sharing_pair({ t3, at(9, 4, { 1 }) }, t3, nil)
+t.is(x, nil, "no two runs share a point: none named")
+local line = require("rot.compare.output").summary_line(compare.summary(compare.match({ record = t3 }, { record = t4 }, true)), nil,
+  "rot compare ./lulesh2.0 2 4")
+t.ok(line:find("no point timed in both; runs that share points compare: rot compare ./lulesh2.0 2 4", 1, true),
+  "the summary line of a pair that shares nothing names the command that compares: " .. line)
 local ok, err = pcall(compare.choose, "study", { r3, r2 }, "7", nil, nil, "/x/study.lua")
 t.ok(not ok and err.hint:find("`rot history /x/study.lua`", 1, true), "hints name the measurement as typed: " .. tostring(err.hint))
 

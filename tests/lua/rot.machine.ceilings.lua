@@ -32,6 +32,20 @@ t.is(pb[1].level, "L1", "named by level")
 t.is(ceilings.nearest_threads(prow, 4), 2, "a 4-thread run uses the 2-thread peaks (the most measured)")
 t.is(ceilings.nearest_threads(prow, 1), 1, "a 1-thread run uses the 1-thread peaks")
 t.is(ceilings.read_csv("/nonexistent/peaks.csv"), nil, "no file, no peaks")
+-- the fifteen columns read line by line in one match each: the same rows as CRLF's text gives,
+-- which goes through rot.csv; and each read_csv gets rows of its own
+do
+  local util = require "rot.util"
+  local file = (os.getenv("TMPDIR") or "/tmp") .. "/rot-unit-fifteen-" .. sys.pid() .. ".csv"
+  ceilings.write_csv(file, ceilings.parse_csv(assert(sys.readfile("tests/fixtures/peaks.csv"))))
+  local text = assert(sys.readfile(file))
+  local rows = ceilings.parse_csv(text)
+  t.ok(#rows > 10 and util.serialize(rows) == util.serialize(ceilings.parse_csv((text:gsub("\n", "\r\n")))),
+    "peaks.csv's fifteen columns: the same rows split in C as read by rot.csv's quoting reader (" .. #rows .. ")")
+  local a, b = ceilings.read_csv(file), ceilings.read_csv(file)
+  sys.remove(file)
+  t.ok(a[1] ~= b[1] and util.serialize(a) == util.serialize(b), "each read gets rows of its own, the same rows")
+end
 
 -- peaks.csv with sizes: the levels at a thread count, effective sizes first
 local lrows = ceilings.parse_csv(table.concat({

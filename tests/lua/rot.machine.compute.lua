@@ -58,7 +58,7 @@ local function clock_fake(ghz_of, reading_of, unit_of, cached)
   return f
 end
 local function fma_only(cs) -- one FP64 AVX-512 FMA point at 1 thread, whatever this CPU has
-  cs.points = { { isa = compute.isa[4], prec = "double", op = "fma", threads = 1 } }
+  cs.points = { { isa = compute.isa[5], prec = "double", op = "fma", threads = 1 } }
   return cs
 end
 local function three(fk, cs) -- the planned rounds: start, after the sweep, end
@@ -265,7 +265,7 @@ t.ok(math.abs(row.clock - 2.996) < 1e-4 and row.clock_by == "scalar" and table.c
 -- ceiling above its theory)
 cs = compute.new({ 1 })
 cs.points = { { isa = compute.isa[1], prec = "double", op = "fma", threads = 1 },
-  { isa = compute.isa[4], prec = "double", op = "fma", threads = 1 } }
+  { isa = compute.isa[5], prec = "double", op = "fma", threads = 1 } }
 cs = three(clock_fake(function() return 3.68 end, function(r, after) return r == 1 and not after and 3.673 or 3.6 end,
   function(r, after, class) return 4 / (r == 1 and not after and class == "scalar" and 3.689 or 3.68) end), cs)
 row = compute.rows(cs)[1]

@@ -59,11 +59,13 @@ t.ok(none.flops == 500 and none.bytes == 4000 and none.counts == "counted" and n
 t.ok(math.abs(none.gflops - 500 / 1e-3 / 1e9) < 1e-12 and none.intensity == 500 / 4000, "and its rates from them")
 local prog = region("(program)", { flopsSource = "none", bytesSource = "none", flops = false, bytes = false,
   flopsDeclared = false, bytesDeclared = false, counts = "-" })
-t.ok(prog.flopsCounted == 9010 and prog.flops == nil, "the program's row: its counts beside, no point of its own")
+t.ok(prog.flopsCounted == 9010 and prog.flops == 9010 and prog.bytes == 108 and prog.counts == "counted",
+  "the program's row declares nothing: it takes its counts, a point of its own")
 
 local lv = counted.level_rows({ solve, prog })
-t.ok(lv and #lv == 4 and lv[1].countLevel == "L1" and lv[4].countLevel == "DRAM" and lv[2].intensity == 8000 / 32000,
-  "the integrated roofline: a point per level of a counted region (L1, L2, L3, DRAM), none for the program")
+t.ok(lv and #lv == 8 and lv[1].countLevel == "L1" and lv[4].countLevel == "DRAM" and lv[2].intensity == 8000 / 32000
+  and lv[5].countBase == prog, "the integrated roofline: a point per level of a counted region (L1, L2, L3, DRAM), and of "
+  .. "the program")
 t.is(counted.level_series(nil)(lv[2]), "L2 traffic (simulated)", "each level its own series")
 
 -- the PMU path on a fixture: what each event counts for known counted classes, and a reading

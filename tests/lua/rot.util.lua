@@ -28,6 +28,18 @@ v, why = util.deserialize('("x"):rep(2^31-1)', "job")
 t.ok(v == nil and why ~= nil and ("ab"):upper() == "AB", "nor the string methods (a 2 GB rep), which stay ours: " .. tostring(why))
 t.is(sys.sha256(util.serialize(a)), sys.sha256(util.serialize(b)), "equal descriptions hash equal")
 t.is(#sys.sha256("x"), 64, "hash is 64 hex digits")
+-- the exact text (a cache key hashes it: another text re-measures every point), keys of mixed
+-- types ordered by type, the same key in many tables (its text made once)
+t.is(util.serialize({ [1] = "one", [2.5] = true, x = { y = { 1, 2.0, "z" } }, ["w k"] = false }),
+  '{[1]="one",[2.5]=true,["w k"]=false,["x"]={["y"]={[1]=1,[2]=2.0,[3]="z"}}}', "serialize's text, to the byte")
+t.is(util.serialize({ { x = 1 }, { x = 2 } }), '{[1]={["x"]=1},[2]={["x"]=2}}', "a key repeated in every table")
+
+-- JSON: objects with sorted keys, arrays, numbers in full, strings escaped, an empty table as []
+t.is(util.json({ a = { 1, 2.5, 't"x\n\1' }, b = {}, c = { d = { e = true } }, [3] = "n", z = 1e300 }),
+  '{\n  "3": "n",\n  "a": [\n    1,\n    2.5,\n    "t\\"x\\n\\u0001"\n  ],\n  "b": [],\n  "c": {\n    "d": {\n'
+  .. '      "e": true\n    }\n  },\n  "z": 1.0000000000000001e+300\n}', "json's text, to the byte")
+t.is(util.json({ { k = 1 }, { k = 0.1 } }), '[\n  {\n    "k": 1\n  },\n  {\n    "k": 0.10000000000000001\n  }\n]',
+  "an array of objects sharing a key")
 
 -- a directory that cannot be written: why in lower case, the path said once, a hint that fits
 do

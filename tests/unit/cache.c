@@ -109,6 +109,50 @@ static void records(struct cache_entry *e)
 	cache_entry_free(&p);
 }
 
+/* A sampled invocation's records: read as the core writes them, kept in order, written back
+ * the same, their runs renumbered when entries merge. */
+static void samples(const char *dir)
+{
+	static const char *const lines[] = {
+	    "sampled run=0 periodNs=4000000 samples=3 lost=0",
+	    "object run=0 id=2 path=/tmp/a%20b/mv",
+	    "sample run=0 obj=2 off=0x1324 n=2 callers=-",
+	    "sample run=0 obj=1 off=0x0 n=1 callers=2:0x13d1,2:0x1400",
+	};
+	struct cache_entry e, r, m;
+	char err[256] = "", *path = cache_entry_path(dir, "cd0000");
+	cache_entry_init(&e);
+	cache_entry_init(&m);
+	e.description = strdup("sampled");
+	int parsed = 1;
+	for (size_t i = 0; i < 4; i++)
+		parsed &= cache_entry_parse_line(&e, lines[i]) == 1;
+	ok(parsed && e.nsamples == 4 && strcmp(e.samples[2].kv[0].value, "sample") == 0 &&
+	       strcmp(e.samples[2].kv[3].key, "off") == 0,
+	   "a sampled invocation's records read, each with its word, in order");
+	size_t len;
+	char *text = cache_entry_format(&e, &len);
+	int kept = text != NULL;
+	for (size_t i = 0; i < 4 && kept; i++)
+		kept = strstr(text, lines[i]) != NULL;
+	ok(kept, "written back as the core wrote them");
+	free(text);
+	ok(cache_entry_write(path, &e) == 0 && cache_entry_read(path, &r, err, sizeof err) == 0 &&
+	       r.nsamples == 4 && strcmp(r.samples[3].kv[5].value, "2:0x13d1,2:0x1400") == 0,
+	   "an entry with them reads back whole: %s", err);
+	struct cache_kv run[] = {{"ns", "5"}};
+	cache_entry_add_run(&m, run, 1);
+	ok(cache_entry_merge(&m, &r) == 0 && m.nsamples == 4 &&
+	       strcmp(m.samples[0].kv[1].value, "1") == 0,
+	   "merged after another entry's run: their run renumbered");
+	struct cache_kv bad[] = {{"record", "region"}, {"run", "0"}};
+	ok(cache_entry_add_sample(&m, bad, 2) < 0, "a record of another kind is refused");
+	cache_entry_free(&e);
+	cache_entry_free(&r);
+	cache_entry_free(&m);
+	free(path);
+}
+
 /* An entry file of this body with a valid checksum line: what the header says is all that
  * can be wrong with it. */
 static int forged(const char *path, const char *body)
@@ -167,6 +211,7 @@ int main(void)
 	damage(dir, path);
 	records(&e);
 	headers(dir);
+	samples(dir);
 
 	free(path);
 	cache_entry_free(&e);

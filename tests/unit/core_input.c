@@ -164,6 +164,22 @@ static void refused(void)
 	is_str(id, "a", "the refused point's ID is known");
 }
 
+/* An application's sampling period: within its bounds, an application's alone. */
+static void sampling(void)
+{
+	ok(read_text("point a\napp /bin/true\nsample 4000000\nend\n") == 1 &&
+	       p.sample_ns == 4000000,
+	   "an application sampled every 4 ms: %s", err);
+	ok(read_text("point a\napp /bin/true\nsample 0\nend\n") == 1 && p.sample_ns == 0,
+	   "sample 0: not sampled");
+	ok(read_text("point a\napp /bin/true\nsample 500\nend\n") < 0 &&
+	       strstr(err, "sample must be 0 or a period from 10000 to 1000000000 ns"),
+	   "a period too short refused: %s", err);
+	ok(with("sample 4000000") < 0 &&
+	       strcmp(err, "sample is for an application point, not a kernel's") == 0,
+	   "a kernel point's sampling refused: %s", err);
+}
+
 static void batch(void)
 {
 	const char *text = "point one\nworkload tk\nrunz 3\nruns 4\nend\n"
@@ -184,6 +200,7 @@ int main(void)
 	every_key();
 	defaults_and_limits();
 	refused();
+	sampling();
 	batch();
 	return done_testing();
 }

@@ -73,6 +73,38 @@ static void meta_words(struct regions *r)
 	free(text);
 }
 
+/* A phase: one thread entered it, around the others' work: its counts are the whole
+ * process's while it was open (the process-wide counters its thread read), never the thread's
+ * own; none where those did not run. */
+static void phase_counts(void)
+{
+	struct regions r;
+	char names[2][128] = {"perf::TASK-CLOCK", "perf::PAGE-FAULTS"};
+	ok(regions_setup(&r, names, 2) == 0 && regions_open(&r) == 0, "an arena of two events");
+	struct rot_arena *a = r.a;
+	a->clock = r.clock = ROT_CLOCK_NS;
+	a->attached = 1;
+	a->nregions = 2;
+	strcpy(a->names[0], "phase");
+	strcpy(a->names[1], "other");
+	struct rot_arena_slot *s = slot(a, 0, 0, 2, 9000);
+	s->counts[0] = 900, s->counts[1] = 1;
+	s->process_calls = 2, s->process_counts[0] = 1800, s->process_counts[1] = 4;
+	s = slot(a, 3, 1, 2, 9000); /* begun in a thread that does not read the process's */
+	s->counts[0] = 900;
+	struct region_time t[8];
+	char *text = NULL;
+	ok(records(&r, t, &text) == 2, "two regions");
+	ok(strstr(text, "name=phase calls=2 callsTotal=2 threads=1 ") != NULL &&
+	       strstr(text, "wholeProcess=1 processCalls=2 e0=1800 e1=4\n") != NULL,
+	   "a region one thread entered: the whole process's counts while it was open");
+	char *other = strstr(text, "name=other ");
+	ok(other && strstr(other, "wholeProcess=1 processCalls=0\n") != NULL,
+	   "one whose process-wide counters did not run: no count at all, never its thread's");
+	free(text);
+	regions_free(&r);
+}
+
 static void arena_read(void)
 {
 	struct regions r;
@@ -106,8 +138,9 @@ static void arena_read(void)
 	   "solve over its two threads: calls of the busiest, all calls, the longest thread's "
 	   "time, "
 	   "the shortest and longest call, the work summed");
-	ok(strstr(text, "countedCalls=18 multiplexedCalls=0 e0=8000 e1=3\n") != NULL,
-	   "every call counted: both events' counts, summed");
+	ok(strstr(text, "countedCalls=18 multiplexedCalls=0 wholeProcess=0 processCalls=0 e0=8000 "
+			"e1=3\n") != NULL,
+	   "every call counted: both events' counts, summed over the threads that entered it");
 	ok(strstr(text, "name=%32%20pass ") != NULL,
 	   "a name escaped: a leading digit too (never a number)");
 	char *pass = strstr(text, "name=%32");
@@ -159,6 +192,7 @@ static void escaping(void)
 int main(void)
 {
 	arena_read();
+	phase_counts();
 	escaping();
 	return done_testing();
 }

@@ -1,6 +1,7 @@
 /* Unit tests for core/tracer: the state in a /proc task stat line (the busy-thread check), what
  * a shared child keeps for its next point, and a failed wait that gives up on a task in time.
  * judges no time */
+#include "procfs.h"
 #include "tracer.h"
 #include "tap.h"
 
@@ -14,14 +15,14 @@
 
 static void stat_state(void)
 {
-	ok(tracer_stat_running("4242 (rot-core) R 1 4242 4242 0 -1 4194560 0"), "R: running");
-	ok(!tracer_stat_running("4242 (rot-core) S 1 4242 4242 0 -1 4194560 0"), "S: sleeping");
-	ok(!tracer_stat_running("4242 (cuda-EvtHandlr) D 1 2 3"), "D: waiting for I/O");
-	ok(!tracer_stat_running("4242 (a) R (b) S 1 2 3"),
+	ok(procfs_stat_running("4242 (rot-core) R 1 4242 4242 0 -1 4194560 0"), "R: running");
+	ok(!procfs_stat_running("4242 (rot-core) S 1 4242 4242 0 -1 4194560 0"), "S: sleeping");
+	ok(!procfs_stat_running("4242 (cuda-EvtHandlr) D 1 2 3"), "D: waiting for I/O");
+	ok(!procfs_stat_running("4242 (a) R (b) S 1 2 3"),
 	   "a name holding ') R': the state follows the last ')'");
-	ok(tracer_stat_running("4242 (x) S) R 1 2 3"), "and a name holding ') S' with state R");
-	ok(!tracer_stat_running("4242 (cut"), "a cut line: not running");
-	ok(!tracer_stat_running(""), "an empty one: not running");
+	ok(procfs_stat_running("4242 (x) S) R 1 2 3"), "and a name holding ') S' with state R");
+	ok(!procfs_stat_running("4242 (cut"), "a cut line: not running");
+	ok(!procfs_stat_running(""), "an empty one: not running");
 }
 
 static void reset(void)

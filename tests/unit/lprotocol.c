@@ -39,6 +39,9 @@ static const char *const failures[] = {PROTOCOL_FAILURES(NAME) NULL};
 static const char *const meta[] = {PROTOCOL_META(NAME) NULL};
 static const char *const run_keys[] = {PROTOCOL_RUN_KEYS(NAME) NULL};
 static const char *const region_keys[] = {PROTOCOL_REGION_KEYS(NAME) NULL};
+#define SAMPLE_KEY(id, key, record, meaning) key,
+static const char *const sample_keys[] = {PROTOCOL_SAMPLE_KEYS(SAMPLE_KEY) NULL};
+#undef SAMPLE_KEY
 static const char *const row_keys[] = {RESULT_ROW(NAME) NULL};
 static const char *const row_csv[] = {RESULT_ROW(CSV) NULL};
 #undef NAME
@@ -64,6 +67,7 @@ static void declared(void)
 	     "meta keys: PROTOCOL_META's names, families with their %d or %s"},
 	    {"run_keys", "name", run_keys, "run keys: PROTOCOL_RUN_KEYS'"},
 	    {"region_keys", "name", region_keys, "region keys: PROTOCOL_REGION_KEYS'"},
+	    {"sample_keys", "name", sample_keys, "sample keys: PROTOCOL_SAMPLE_KEYS'"},
 	    {"row", "key", row_keys, "row fields: RESULT_ROW's keys, in the CSV's order"},
 	    {"row", "csv", row_csv, "and their CSV columns (none: '')"},
 	};
@@ -120,6 +124,13 @@ static void entries(void)
 	       "limits.counters: COUNTERS_MAX");
 	is_str(eval("p.limits.gpu_metrics"), PROTOCOL_STR(GPU_MAX_METRICS),
 	       "limits.gpu_metrics: GPU_MAX_METRICS");
+	is_str(eval("p.limits.sample_min_ns .. ' ' .. p.limits.sample_max_ns .. ' ' .. "
+		    "p.limits.sample_default_ns .. ' ' .. p.limits.sample_callers"),
+	       PROTOCOL_STR(SAMPLER_MIN_NS) " " PROTOCOL_STR(SAMPLER_MAX_NS) " " PROTOCOL_STR(
+		   SAMPLER_DEFAULT_NS) " " PROTOCOL_STR(SAMPLER_CALLERS),
+	       "limits.sample_*: the sampling period's bounds and the callers a sample keeps");
+	is_str(eval("p.sample_keys[#p.sample_keys].record"), "sample",
+	       "a sample key names the record that holds it");
 	is_str(eval("p.framing.point .. ' ' .. p.framing.begin .. ' ' .. p.framing['end']"),
 	       PROTOCOL_POINT " " PROTOCOL_BEGIN " " PROTOCOL_END, "framing words");
 	is_str(eval("p.status.ok .. ' ' .. p.status.failed"), PROTOCOL_OK " " PROTOCOL_FAILED,

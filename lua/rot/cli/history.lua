@@ -138,6 +138,14 @@ local function remeasure_hint(cfg, typed, A, B, machines, matched)
   return nil
 end
 
+-- The command that compares two runs that share points, where A and B timed none in common
+-- (their threads differ: rot.compare.sharing_pair); false when no two runs share a point.
+local function pair_hint(cfg, typed, records, A, B)
+  local x, y = compare.sharing_pair(records, A.record, B.record)
+  if not x then return false end
+  return "rot" .. given_keys(cfg) .. " compare " .. typed .. " " .. x.id .. " " .. y.id
+end
+
 --[[ -remeasure: the points both runs timed measured again and judged from their rounds (what
   cannot be is said on stderr, once per reason, and keeps its verdict from the records).
   Returns the rounds, or nil when nothing could be measured again. ]]
@@ -185,9 +193,12 @@ function M.compare(cfg, pos, copts, resolve)
   if rounds then rounds = remeasured(s, A, B, matched, rounds, min_effect, machines) end
   local summary = compare.summary(matched)
   local axes = output.axes(A, B)
-  local o = { min_effect = min_effect, rounds = rounds, default_band = rule.DEFAULT_BAND,
+  local apps = false
+  for _, p in ipairs(matched) do apps = apps or ((p.a or p.b).point or {}).region ~= nil end
+  local o = { min_effect = min_effect, rounds = rounds, default_band = rule.DEFAULT_BAND, apps = apps,
     eps = math.max(A.record.bestEpsilon or 0, B.record.bestEpsilon or 0),
-    hint = not rounds and remeasure_hint(cfg, pos[2], A, B, machines, matched) or nil }
+    hint = not rounds and remeasure_hint(cfg, pos[2], A, B, machines, matched) or nil,
+    pair = not summary.speedup and not machines and pair_hint(cfg, pos[2], records, A, B) or nil }
   output.print(name, A, B, matched, summary, axes, machines ~= nil, o)
   local dir = s:outdir()
   output.write(dir, name, A, B, matched, summary, axes, machines ~= nil, o)

@@ -68,11 +68,11 @@ local function resolve_script(cfg, what)
     if sys.stat(what) ~= "file" then util.fail("no measurement script '" .. what .. "'") end
     return assert(sys.realpath(what))
   end
+  local list = require "rot.cli.list"
+  local path = list.find(home, cfg, what)
+  if path then return path end
   local names = {}
-  for _, m in ipairs(require("rot.cli.list").all(home, cfg)) do
-    if m.name == what then return m.path end
-    names[#names + 1] = m.name
-  end
+  for _, m in ipairs(list.all(home, cfg)) do names[#names + 1] = m.name end
   util.fail("unknown measurement '" .. what .. "'" .. util.did_you_mean(what, names),
     "`rot list` shows the measurements; a script path (study.lua) works too")
 end
@@ -182,6 +182,8 @@ local function measurement(cfg, o, build_only)
   if not ok then code = report_error(err) end
   if s:failures() > 0 and code == 0 then code = 1 end
   io.stderr:flush()
+  local busy = require("rot.execute.neighbour").line(s, require("rot.machine").cpuinfo().cpus, s.aside_count.measured > 0)
+  if busy then io.stderr:write(busy, "\n") end -- a busy machine's run: one line says so, and what to do
   -- the summary counts points: after an error before any, it would read as an empty success
   -- (an interruption keeps it: it says where the run was)
   if ok or util.is_interruption(err) or s.count.points + s.aside_count.points > 0 then io.stdout:write(s:summary(), "\n") end
@@ -393,8 +395,8 @@ local function main(h, argv)
       opts[#opts + 1] = a
     elseif a == "-remeasure" then -- rot compare's one option without a value (its default rounds)
       opts[#opts + 1] = "-remeasure="
-    elseif a == "-count" then -- the count key alone: count the points (rot profile -count -- ./prog)
-      opts[#opts + 1] = "-count=true"
+    elseif a == "-count" or a == "-showOutput" then -- a key alone: set (rot profile -count -- ./prog)
+      opts[#opts + 1] = a .. "=true"
     elseif a:match("^%-%a") then
       util.fail("bad option '" .. a .. "': options are -key=value", "rot config lists the keys" .. after)
     else

@@ -21,10 +21,23 @@ function M.description(text)
   return table.concat(para, " ")
 end
 
+-- The folders measurements are found in by name: the shipped ones first, then the user's.
+local function dirs(home, cfg) return { home .. "/lua/measurements", M.user_dir(cfg) } end
+
+-- The path of the measurement called name (as M.all lists it: the shipped one first), or nil.
+function M.find(home, cfg, name)
+  if name == "" then return nil end
+  for _, dir in ipairs(dirs(home, cfg)) do
+    local path = dir .. "/" .. name .. ".lua"
+    if sys.stat(path) then return path end
+  end
+  return nil
+end
+
 -- { {name=, path=, description=}, ... } shipped first (home/lua/measurements), then the user's
 function M.all(home, cfg)
   local out, seen = {}, {}
-  for _, dir in ipairs({ home .. "/lua/measurements", M.user_dir(cfg) }) do
+  for _, dir in ipairs(dirs(home, cfg)) do
     local list = sys.listdir(dir) or {}
     table.sort(list)
     for _, f in ipairs(list) do

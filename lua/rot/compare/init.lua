@@ -81,41 +81,28 @@ local function median_of(times)
   return stats.median(ts)
 end
 
--- The round whose B/A lies nearest the ratio judged (the median of the rounds'), as rounds
--- measured them again (m: p.remeasured); nil when no round timed both sides.
-local function median_round(m, ratio)
-  local best, dist
-  for r = 1, #m.ta do
+-- How far round r of pairs ps lies from their ratios judged: the sum of |log(B/A / ratio)|
+-- over the pairs, or nil when r did not time both sides of every one of them.
+local function distance(ps, r)
+  local d = 0
+  for _, p in ipairs(ps) do
+    local m = p.remeasured
     local a, b = m.ta[r], m.tb[r]
-    if a and b then
-      local d = math.abs(math.log(b / a / ratio))
-      if not best or d < dist then best, dist = r, d end
-    end
+    if not (a and b and p.ratio) then return nil end
+    d = d + math.abs(math.log(b / a / p.ratio))
   end
-  return best
+  return d
 end
 
---[[ The pairs measured again (rot.compare.remeasure set p.remeasured) judged from their rounds
-  (rot.compare.rule.remeasured); their sides become the times of the round whose B/A is nearest
-  the median ratio judged, so that time A, time B and B/A read alike (the record's kept as
-  p.recorded = {a=, b=, ratio=}; each side's own median over the rounds as p.medians = {a=,
-  b=}: on a machine whose speed moves between rounds, both sides together, those two can fall
-  in different phases and read another ratio). A pair that could not be measured again keeps
-  its verdict from the records (p.not_remeasured says why). ]]
-function M.rejudge(matched, min_effect)
-  for _, p in ipairs(matched) do
-    local m = p.remeasured
-    if m then
-      p.recorded = { a = p.a, b = p.b, ratio = p.ratio }
-      apply(p, rule.remeasured(m.ratios, min_effect))
-      p.ratios, p.times = m.ratios, { a = m.ta, b = m.tb }
-      p.medians = { a = median_of(m.ta), b = median_of(m.tb) }
-      local r = p.ratio and median_round(m, p.ratio)
-      if r then p.a, p.b, p.round = rescaled(p.a, m.ta[r]), rescaled(p.b, m.tb[r]), r
-      else p.a, p.b = rescaled(p.a, p.medians.a), rescaled(p.b, p.medians.b) end
-      if m.failed then p.noise = p.noise .. "; failed: " .. m.failed end
-    end
+-- The round whose B/A lie nearest the ratios judged (the medians of the rounds'), jointly
+-- over pairs ps measured together; nil when no round timed both sides of all of them.
+local function nearest_round(ps)
+  local best, dist
+  for r = 1, #ps[1].remeasured.ta do
+    local d = distance(ps, r)
+    if d and (not best or d < dist) then best, dist = r, d end
   end
+  return best
 end
 
 -- An application's point a pair belongs to (rot.results.regions.point_key), or nil for a
@@ -125,6 +112,42 @@ local function app_point(p)
   if not point.region then return nil end
   local regions = require "rot.results.regions"
   return regions.point_key(point), point.region == regions.PROGRAM
+end
+
+--[[ The pairs measured again (rot.compare.remeasure set p.remeasured) judged from their rounds
+  (rot.compare.rule.remeasured); their sides become the times of the round whose B/A is nearest
+  the median ratio judged, so that time A, time B and B/A read alike (the record's kept as
+  p.recorded = {a=, b=, ratio=}; each side's own median over the rounds as p.medians = {a=,
+  b=}: on a machine whose speed moves between rounds, both sides together, those two can fall
+  in different phases and read another ratio). An application's rows (its program's and its
+  regions') show one round, the one whose B/A lie jointly nearest their ratios: their times
+  come from the same invocations, so no region's time exceeds its program's. A pair that could
+  not be measured again keeps its verdict from the records (p.not_remeasured says why). ]]
+function M.rejudge(matched, min_effect)
+  local groups, order = {}, {}
+  for _, p in ipairs(matched) do
+    local m = p.remeasured
+    if m then
+      p.recorded = { a = p.a, b = p.b, ratio = p.ratio }
+      apply(p, rule.remeasured(m.ratios, min_effect))
+      p.ratios, p.times = m.ratios, { a = m.ta, b = m.tb }
+      p.medians = { a = median_of(m.ta), b = median_of(m.tb) }
+      local key = app_point(p) or p -- a kernel's point: a group of its own
+      if not groups[key] then groups[key] = {}; order[#order + 1] = key end
+      table.insert(groups[key], p)
+      if m.failed then p.noise = p.noise .. "; failed: " .. m.failed end
+    end
+  end
+  for _, key in ipairs(order) do
+    local ps = groups[key]
+    local joint = nearest_round(ps)
+    for _, p in ipairs(ps) do
+      local m = p.remeasured
+      local r = joint or (p.ratio and nearest_round({ p }))
+      if r then p.a, p.b, p.round = rescaled(p.a, m.ta[r]), rescaled(p.b, m.tb[r]), r
+      else p.a, p.b = rescaled(p.a, p.medians.a), rescaled(p.b, p.medians.b) end
+    end
+  end
 end
 
 --[[ The summary of pairs: counts per verdict (same apart from inconclusive), and
@@ -205,12 +228,55 @@ local function timed(r)
   return false
 end
 
+-- The keys of the points a record timed (history.keyed with the machine), as a set.
+local function timed_keys(r)
+  local k = history.keyed(r, true)
+  local out = {}
+  for key, p in pairs(k) do if p.time and p.time > 0 then out[key] = true end end
+  return out
+end
+
+--[[ shares(a, b, cache) -> whether records a and b timed a point in common (the same
+  coordinates on the same machine): a pair that does compares something. cache keeps each
+  record's keys. ]]
+local function shares(a, b, cache)
+  cache[a] = cache[a] or timed_keys(a)
+  cache[b] = cache[b] or timed_keys(b)
+  for k in pairs(cache[a]) do if cache[b][k] then return true end end
+  return false
+end
+
+--[[ sharing_pair(records, A, B) -> x, y: the runs to name where A and B timed no point in
+  common (their points' threads or arguments differ): the newest run before or after B that
+  shares points with B, else with A, else the newest two runs that share points (x older than
+  y); nil when no two runs do. records: newest first. ]]
+function M.sharing_pair(records, A, B)
+  local cache = {}
+  for _, side in ipairs({ B, A }) do
+    for _, r in ipairs(records) do
+      if r ~= side and r ~= A and r ~= B and shares(r, side, cache) then
+        if r.id < side.id then return r, side end
+        return side, r
+      end
+    end
+  end
+  for i, y in ipairs(records) do
+    for j = i + 1, #records do
+      if shares(records[j], y, cache) then return records[j], y end
+    end
+  end
+  return nil
+end
+
 --[[ choose(name, records, a, b, machines, typed) -> A, B ({record=, keep=, label=, note=}),
   with_machine: the two runs to compare. records: newest first (rot.history.list). machines =
   {id, id}: the latest run on each (two different machines); else a and b are run ids (b
-  default the newest); with neither, the newest run and the newest run before it on the same
-  machines that timed a point and whose results differ (the run just before when none does,
-  A.note saying so). typed: the measurement as the user named it, for the commands hints give. ]]
+  default the newest); with neither, the two newest runs on the same machines that share
+  points (timed the same coordinates): the newest run, and the newest run before it that
+  shares points with it, one whose results differ where there is one (A.note says when that
+  is not the run just before); where the newest run shares no point with an earlier one (its
+  threads changed), the newest two runs that do (A.note says so); where no two runs do, the
+  run just before. typed: the measurement as the user named it, for the commands hints give. ]]
 function M.choose(name, records, a, b, machines, typed)
   typed = typed or name
   if #records == 0 then no_run(name, "yet", records, typed) end
@@ -228,23 +294,41 @@ function M.choose(name, records, a, b, machines, typed)
   end
   local B = b and get(b) or { record = records[1], label = "run " .. records[1].id }
   if a then return get(a), B, true end
-  local before, any, differ -- the run just before that timed a point; just before at all
+  local cache, before, any, share, differ = {}, nil, nil, nil, nil
   local mine, res = machines_of(B.record), history.results(B.record)
   for _, r in ipairs(records) do
     if r.id < B.record.id and machines_of(r) == mine then
       any = any or r
       before = before or (timed(r) and r) or nil
-      if not differ and timed(r) and history.results(r) ~= res then differ = r end
+      if timed(r) and shares(r, B.record, cache) then
+        share = share or r
+        if not differ and history.results(r) ~= res then differ = r end
+      end
     end
   end
-  before = before or any
-  local A = differ or before
+  local A = differ or share
+  if not A and not b then -- the newest run shares no point with an earlier one: the newest two that do
+    local x, y = M.sharing_pair(records, nil, nil)
+    if x and machines_of(x) == machines_of(y) then
+      return { record = x, label = "run " .. x.id, note = "run " .. B.record.id .. " shares no point with an earlier "
+        .. "run (its threads or arguments differ): comparing the newest two runs that share points, runs " .. x.id
+        .. " and " .. y.id }, { record = y, label = "run " .. y.id }, true
+    end
+  end
+  A = A or before or any
   if not A then
     util.fail("'" .. name .. "' has only one run on " .. mine .. " (run " .. B.record.id .. ")",
       "measure it again after a change, then compare; or name two runs: rot compare " .. typed .. " A B")
   end
-  return { record = A, label = "run " .. A.id, note = not differ and ("no earlier run on " .. mine .. " has other "
-    .. "results: comparing with the run just before (run " .. A.id .. ")") or nil }, B, true
+  local note
+  if before and A ~= before and not shares(before, B.record, cache) then
+    note = "run " .. before.id .. " shares no point with run " .. B.record.id .. " (their threads or arguments differ): "
+      .. "comparing with run " .. A.id .. ", the newest before it that does"
+  elseif A == share and not differ then
+    note = "no earlier run on " .. mine .. " has other results: comparing with " .. (A == before and "the run just before"
+      or "the newest that shares points") .. " (run " .. A.id .. ")"
+  end
+  return { record = A, label = "run " .. A.id, note = note }, B, true
 end
 
 return M

@@ -91,8 +91,9 @@ end
 
 --[[ The summary line: "rot compare: 0 faster, 3 slower, 0 same, 0 inconclusive, 0 only in A, 0
   only in B; geometric-mean speedup 0.501 (B over A, 3 points)"; with points inconclusive (hint)
-  the command that measures both runs again. ]]
-function M.summary_line(s, hint)
+  the command that measures both runs again; with no point timed in both, the command that
+  compares two runs that share points (pair), or that no two runs do. ]]
+function M.summary_line(s, hint, pair)
   local c = s.counts
   local line = string.format("rot compare: %d faster, %d slower, %d same, %d inconclusive, %d only in A, %d only in B",
     c.faster, c.slower, c.same, c.inconclusive or 0, c["only in A"], c["only in B"])
@@ -104,20 +105,24 @@ function M.summary_line(s, hint)
       util.plural(s.matched, "point"), (s.programs_left_out or 0) > 0 and
         ", the (program) rows left out: their regions are in it" or "")
   else
-    line = line .. "; no point timed in both"
+    line = line .. "; no point timed in both" .. (pair and ("; runs that share points compare: " .. pair)
+      or pair == false and " (no two runs share a point: their threads or arguments differ)" or "")
   end
   if (c.inconclusive or 0) > 0 and hint then line = line .. "; for a verdict on the inconclusive: " .. hint end
   return line
 end
 
 --[[ The line under the heading that says how the verdicts were reached: from rounds measured
-  again, or from the records against the noise between runs. ]]
+  again, or from the records against the noise between runs. o.apps: application rows are
+  compared (a program's rows show one round together). ]]
 function M.rule_line(o)
   local me = string.format("%.3g%%", o.min_effect * 100)
   if o.rounds then
     return string.format("verdicts from %d rounds of A and B measured again, alternately (A B, B A, ...): slower when "
       .. "the 99%% interval of the median of B/A (sign test) lies above 1 and the median above 1 + %s, faster in the "
       .. "mirror case, else same; time A and B: the round whose B/A is nearest that median", o.rounds, me)
+      .. (o.apps and " (a program's rows: one round for all of them, whose B/A lie jointly nearest their medians, so "
+      .. "its regions' times come from the invocations its own does)" or "")
   end
   return string.format("verdicts against the noise between runs of this machine (its history's reruns of identical "
     .. "builds): slower beyond their 99%% band and 1 + %s, faster in the mirror case, else same (inconclusive where "
@@ -171,7 +176,7 @@ function M.print(name, A, B, matched, summary, axes, with_machine, o)
   end
   local medians = M.medians_note(matched, axes)
   if medians then io.stdout:write(medians, "\n") end
-  io.stdout:write(M.summary_line(summary, o.hint), "\n")
+  io.stdout:write(M.summary_line(summary, o.hint, o.pair), "\n")
 end
 
 -- One side of a point in the JSON document.

@@ -1,7 +1,8 @@
 --[[ rot.count.caches: the cache hierarchy the counting pass simulates: this machine's data and
   unified levels as hwloc reports them (one instance's size, its ways, the line), each level's
-  size replaced by the one `rot measure peaks` measured (1 thread) where the two differ by more
-  than a factor of two, as rooflines and bounds take them. ]]
+  size replaced by the one `rot measure peaks` measured (1 thread) where that is larger, or
+  smaller by more than a factor of two, as rooflines and bounds take them: the simulation never
+  sends a working set to a slower level than the bounds do (rot.results.placed). ]]
 local machine = require "rot.machine"
 local ceilings = require "rot.machine.ceilings"
 
@@ -28,7 +29,7 @@ function M.levels(s)
   for _, c in ipairs(machine.topology().caches) do
     if c.size > 0 and #out < M.MAX_LEVELS then
       local size, e = c.size, eff[c.name]
-      if e and (e > 2 * size or e < size / 2) then size = e end
+      if e and (e > size or e < size / 2) then size = e end
       local ways = c.associativity and c.associativity > 0 and c.associativity or M.DEFAULT_WAYS
       out[#out + 1] = { name = c.name, size = size, ways = ways, reported = c.size, effective = e }
       line = line or (c.linesize and c.linesize > 0 and c.linesize) or nil

@@ -149,6 +149,36 @@ function M.parse(text)
   return out
 end
 
+--[[ The loops of the tool's output (rotcount --rot-loops=yes, core/count/loops.c), nil when it
+  counted none: {objects={[id]=path}, loops={{id=, obj=, head=, ["end"]=, latches={offsets},
+  depth=, parent= (0: none), entries=, iterations=, back=, <count>=...}, ...} (by object and
+  head; an offset is the address the object's file links it at), functions={{obj=, off=, named=
+  (1: off is its symbol's entry, 0: its lowest offset that ran), <count>=...}: each function's
+  code outside its loops}, unknown={<count>=...} (code in no file) or nil}. Loops, functions and
+  unknown code together hold every count of the program's line. ]]
+function M.loops(text)
+  if not (text or ""):find("\nloops n=%d+\n") then return nil end
+  local out = { objects = {}, loops = {}, functions = {} }
+  for l in text:gmatch("[^\n]+") do
+    local word, rest = l:match("^(%S+)%s*(.*)$")
+    if word == "object" then
+      local o = pairs_of(rest)
+      out.objects[o.id] = tostring(o.path)
+    elseif word == "loop" then
+      local o = pairs_of(rest)
+      local latches = {}
+      for x in tostring(o.latches):gmatch("[^,]+") do latches[#latches + 1] = tonumber(x) end
+      o.latches = latches
+      out.loops[#out.loops + 1] = o
+    elseif word == "function" then
+      out.functions[#out.functions + 1] = pairs_of(rest)
+    elseif word == "unknown" then
+      out.unknown = pairs_of(rest)
+    end
+  end
+  return out
+end
+
 --[[ The flags a kernel is counted with, and a note where they are not its own: Valgrind decodes
   no AVX-512, so flags whose code may use it (what the compiler defines for them says so:
   __AVX512F__) get -mno-avx512f, and the note says so. Stops when even that leaves AVX-512. ]]

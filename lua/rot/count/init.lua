@@ -17,6 +17,7 @@ local caches = require "rot.count.caches"
 local M = {}
 
 M.VERSION = 1 -- of the count's description and entry
+M.STDOUT_BYTES = 16384 -- a counted program's output kept, its last bytes (as the core keeps a timed one's)
 
 -- Whether a row is asked to be counted (its spec's count, else the count key).
 local function asked(s, row)
@@ -87,7 +88,8 @@ local function record_of(e)
   local parsed = engine.parse(e.output)
   local counts = parsed and (e.region and parsed.regions[e.region] or parsed)
   if not counts then return nil end
-  return { counts = counts, levels = parsed.levels, line = parsed.line, note = e.note, caches = e.caches, flags = e.flags }
+  return { counts = counts, levels = parsed.levels, line = parsed.line, note = e.note, caches = e.caches, flags = e.flags,
+    stdout = e.stdout }
 end
 
 -- The cached count of a description's text and hash, or nil.
@@ -217,8 +219,12 @@ local function count_app(s, it, sim)
   sys.remove(out)
   local prog = { d.app.path, table.unpack(d.app.args) }
   local step = progress(s, 1, "application '" .. util.basename(d.app.path) .. "'")
+  local said, kept = {}, 0 -- the program's output, its last M.STDOUT_BYTES (as the timed runs keep theirs)
   local st, why = s:timed("count", engine.run, engine.argv(paths, out, log, sim.option, env, prog), d.app.dir,
-    s:get("timeout") * engine.SLOWER, nil, dir .. "/count.err")
+    s:get("timeout") * engine.SLOWER, function(line)
+      said[#said + 1], kept = line, kept + #line + 1
+      while kept > M.STDOUT_BYTES and #said > 1 do kept = kept - #table.remove(said, 1) - 1 end
+    end, dir .. "/count.err")
   step()
   local parsed = engine.parse(sys.readfile(out))
   if st ~= 0 or not parsed then
@@ -236,7 +242,7 @@ local function count_app(s, it, sim)
       .. "not the processes that one starts in turn (sh -c, env, a wrapper script); count the program itself"
   end
   row.countRecord = write_entry(s, it.hash, { version = M.VERSION, description = it.text, caches = sim.words,
-    output = sys.readfile(out), note = note })
+    output = sys.readfile(out), note = note, stdout = table.concat(said, "\n") .. (#said > 0 and "\n" or "") })
 end
 
 -- The rows to count, described and looked up: hits kept, the rest {row=, cd=, text=, hash=,
@@ -274,13 +280,18 @@ function M.count(s, rows)
   local sim = simulation(s)
   local groups, order, apps, hits = plan(s, rows, sim)
   s:add_counted(0, hits)
+  local function done(items) -- (the summary counts the counts made, not the ones that failed)
+    local n = 0
+    for _, it in ipairs(items) do if it.row.countRecord then n = n + 1 end end
+    s:add_counted(n, 0, #items - n)
+  end
   for _, k in ipairs(order) do
     count_kernels(s, groups[k], sim)
-    s:add_counted(#groups[k], 0)
+    done(groups[k])
   end
   for _, it in ipairs(apps) do
     count_app(s, it, sim)
-    s:add_counted(1, 0)
+    done({ it })
   end
 end
 

@@ -6,6 +6,7 @@ local records = require "rot.records"
 local process = require "rot.process"
 local util = require "rot.util"
 local protocol = require "rot.protocol"
+local neighbour = require "rot.execute.neighbour"
 
 local M = {}
 
@@ -18,13 +19,15 @@ local FRAMING, STATUS = protocol.framing, protocol.status
 local function num(x) return string.format("%.17g", x) end
 M.num = num
 
--- An application point's lines: its program, arguments, environment (sorted) and directory.
+-- An application point's lines: its program, arguments, environment (sorted), directory and
+-- sampling period (app.sample, ns; none: not sampled).
 local function app_lines(desc, lines)
   local a = desc.app
   lines[#lines + 1] = "app " .. util.escape_token(a.path)
   for _, x in ipairs(a.args) do lines[#lines + 1] = "arg " .. util.escape_token(x) end
   for _, k in ipairs(util.sorted_keys(a.env)) do lines[#lines + 1] = "env " .. k .. "=" .. util.escape_token(a.env[k]) end
   lines[#lines + 1] = "dir " .. util.escape_token(a.dir)
+  if a.sample then lines[#lines + 1] = "sample " .. num(a.sample) end
 end
 
 --[[ The core's input lines for one point (appended to lines): its workloads and parameters (an
@@ -126,6 +129,9 @@ local function core_failure(s, proc, why)
       " s and was killed") or ("the measuring core ended unexpectedly" .. ended(st) .. (log ~= "" and (": " .. log) or "")) }
 end
 
+-- The session's neighbour sampler (rot.execute.neighbour), made at its first use.
+function M.sampler(s) return s:remember("neighbour sampler", neighbour.sampler) end
+
 --[[ Measures items {desc=, need=, exact=, child=} with one core process (binary), in order;
   done(item, res) is called as each result arrives, and may return "stop" to end the batch
   (the rest then get done(item, nil)). A kernel that kills the core only loses its own point:
@@ -133,7 +139,9 @@ end
   on a core that says nothing for longer. Each result's meta.pointSeconds is the time it took
   here (from the last result, or the core's start), which its cache entry keeps (what the
   peaks' time budget counts for a point taken from the cache, rot.machine.budget), and
-  meta.measuredAt when it arrived (UTC: the date of a ceiling measured from it, rot.machine.measure). ]]
+  meta.measuredAt when it arrived (UTC: the date of a ceiling measured from it, rot.machine.measure),
+  meta.neighbourCpus the CPUs busy outside rot meanwhile; its runs carry that and the core's
+  queueWait (rot.execute.neighbour.stamp). ]]
 function M.run(s, binary, items, done)
   local i = 1
   while i <= #items do
@@ -147,6 +155,8 @@ function M.run(s, binary, items, done)
       local res = text and M.point_result(items[i].desc, text) or core_failure(s, proc, why)
       res.meta.pointSeconds, t = string.format("%.4f", sys.clock() - t), sys.clock()
       res.meta.measuredAt = os.date("!%Y-%m-%dT%H:%M:%SZ")
+      res.meta.neighbourCpus = M.sampler(s).sample(proc:pid())
+      neighbour.stamp(s, res)
       stop = done(items[i], res) == "stop"
       i = i + 1
       if not text then break end -- a new core for the rest

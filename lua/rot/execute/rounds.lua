@@ -18,6 +18,8 @@
     the best rounds of its points whose rounds agree (at most roundsEpsilon; a few rounds of
     one point understate what a rerun shows; the points measured together say how far rounds
     move on this machine now). ]]
+local neighbour = require "rot.execute.neighbour"
+
 local M = {}
 
 -- The invocations whose rounds a flagged point gathers before its flag is kept.
@@ -39,14 +41,15 @@ local function round_time(runs, ov, ignore_disturbed)
   return best
 end
 
---[[ The rounds of a cache entry, in the order they were measured: {{n=, inv=, time=, runs=}};
-  runs without a round stamp (an entry measured in one process) are round 1. ]]
+--[[ The rounds of a cache entry, in the order they were measured: {{n=, inv=, time=, runs=,
+  nbr=, qwait=}} (nbr, qwait: its neighbour figures, rot.execute.neighbour); runs without a
+  round stamp (an entry measured in one process) are round 1. ]]
 function M.of(entry, ignore_disturbed)
   local by, list = {}, {}
   for _, r in ipairs(entry.runs) do
     local n = tonumber(r.round) or 1
     if not by[n] then
-      by[n] = { n = n, inv = r.inv, runs = {} }
+      by[n] = { n = n, inv = r.inv, runs = {}, nbr = tonumber(r.nbr), qwait = tonumber(r.qwait) }
       list[#list + 1] = by[n]
     end
     table.insert(by[n].runs, r)
@@ -69,6 +72,13 @@ function M.verdict(times, eps, k)
     rounds = #t }
 end
 
+-- The best of rounds (M.of's): the fastest (the point's value), or nil.
+function M.best(rounds)
+  local best
+  for _, x in ipairs(rounds) do if x.time and (not best or x.time < best.time) then best = x end end
+  return best
+end
+
 -- The times of rounds (M.of's), in order.
 function M.times(rounds)
   local t = {}
@@ -86,12 +96,16 @@ function M.invocations(rounds)
   return n
 end
 
---[[ The rounds policy of a session: {min=, max=, eps=, again=} (the keys rounds, maxRounds,
-  roundsEpsilon, remeasureUnstable). ]]
+--[[ The rounds policy of a session: {min=, max=, eps=, again=, busy=} (the keys rounds,
+  maxRounds, roundsEpsilon, remeasureUnstable; busy: the neighbour's thresholds, busyCpus and
+  busyWait, rot.execute.neighbour). ]]
 function M.policy(s)
   return { min = s:get("rounds"), max = math.max(s:get("rounds"), s:get("maxRounds")), eps = s:get("roundsEpsilon"),
-    again = s:get("remeasureUnstable") }
+    again = s:get("remeasureUnstable"), busy = neighbour.thresholds(s) }
 end
+
+-- Whether round x (M.of's) ran beside a neighbour, under policy p's thresholds.
+function M.busy(x, p) return x ~= nil and neighbour.busy(x.nbr, x.qwait, p and p.busy) end
 
 -- Whether a row is measured in rounds of this executor (session s): CPU kernel points that
 -- neither name their own round (the peaks measure their rounds themselves) nor share a child
@@ -104,14 +118,15 @@ end
 
 --[[ How many more rounds an entry wants under policy p (this invocation's own rounds so far:
   mine): 0 when it serves as it stands. Fewer than p.min rounds: the rest of them. Rounds that
-  disagree: one more, while this invocation has measured fewer than p.max of them, and, for an
+  disagree, or a best round that ran beside a neighbour (rot.execute.neighbour): one more, while this invocation has measured fewer than p.max of them, and, for an
   entry this invocation did not measure (a flagged cache entry), while its rounds come from
   fewer than M.INVOCATIONS invocations (with p.again). rs: the entry's rounds (M.of's), where the
   caller has them. ]]
 function M.wanted(entry, p, mine, ignore_disturbed, rs)
   local rounds = rs or M.of(entry, ignore_disturbed)
   if #rounds < p.min then return p.min - #rounds end
-  if M.verdict(M.times(rounds), p.eps, p.min).agree then return 0 end
+  local best = M.best(rounds)
+  if M.verdict(M.times(rounds), p.eps, p.min).agree and not M.busy(best, p) then return 0 end
   if mine > 0 then return mine < p.max and 1 or 0 end
   return (p.again and M.invocations(rounds) < M.INVOCATIONS) and 1 or 0
 end

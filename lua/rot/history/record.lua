@@ -18,6 +18,7 @@ local quantities = require "rot.results.quantities"
 local rounds = require "rot.execute.rounds"
 local regions = require "rot.results.regions"
 local counted = require "rot.results.counted"
+local placed = require "rot.results.placed"
 local fields = require "rot.results.row"
 
 local M = {}
@@ -40,7 +41,7 @@ end
 local function bound_of(row, prows, memo, eps)
   if prows and not bounds.gpu(row) then
     local c = ceilings_at(prows, memo, bounds.threads(row))
-    local b = bounds.of(row, c, eps)
+    local b = placed.of(row, c, eps) -- (a counted row's from its counts, as rot.results bounds it)
     if b then return b.bound, b.limiter, b.fraction, b.above end
     return nil
   end

@@ -87,9 +87,10 @@ end
 -- The rows of the peaks.csv at path (nil when it holds none or is not there). A file read
 -- before with the same text is not parsed again (a cached rerun reads its peaks four times):
 -- each call gets rows of its own (shallow copies: a row's fields may be set, its sizes list is
--- shared and read only).
+-- shared and read only); with shared, the rows parsed, for a caller that only reads them.
 local parsed = {}
-function M.read_csv(path)
+local row_of
+function M.read_csv(path, shared)
   local text = sys.readfile(path)
   if not text then return nil end
   local p = parsed[path]
@@ -97,34 +98,41 @@ function M.read_csv(path)
     p = { text = text, rows = M.parse_csv(text) }
     parsed[path] = p
   end
-  if not p.rows then return nil end
+  if not p.rows or shared then return p.rows end
   local out = {}
-  for i, r in ipairs(p.rows) do out[i] = util.copy(r) end
+  for i, r in ipairs(p.rows) do
+    out[i] = row_of(r.name, r.kind, r.threads, r.value, r.unit, r.spread, r.unstable, r.rounds, r.median, r.kernel, r.isa,
+      r.pinning, r.sizes, r.clock, r.date)
+  end
   return out
+end
+
+-- A row of peaks.csv: its fields, made at once (a row a constructor: no table grown field by field).
+function row_of(name, kind, threads, value, unit, spread, unstable, rounds, median, kernel, isa, pinning, sizes, clock, date)
+  return { name = name, kind = kind, threads = threads, value = value, unit = unit, spread = spread, unstable = unstable,
+    rounds = rounds, median = median, kernel = kernel, isa = isa, pinning = pinning, sizes = sizes, clock = clock, date = date }
 end
 
 -- One row of peaks.csv from its fields (nil when it is no ceiling).
 local function parse_row(f)
   local threads, value = math.tointeger(tonumber(f[3])), tonumber(f[4])
   if not (f[1] and f[1] ~= "" and f[2] and threads and value and f[5]) then return nil end
-  local r = { name = f[1], kind = f[2], threads = threads, value = value, unit = f[5], spread = tonumber(f[6]) }
-  r.unstable = f[7] == "1" or nil
-  r.rounds, r.median = math.tointeger(tonumber(f[8])), tonumber(f[9])
-  r.kernel, r.isa = f[10] ~= "" and f[10] or nil, f[11] ~= "" and f[11] or nil
-  r.pinning = f[12] and f[12] ~= "" and f[12]:gsub(";", ",") or nil
+  local sizes
   if f[13] and f[13] ~= "" then
-    r.sizes = {}
-    for x in f[13]:gmatch("[^;]+") do r.sizes[#r.sizes + 1] = tonumber(x) end
+    sizes = {}
+    for x in f[13]:gmatch("[^;]+") do sizes[#sizes + 1] = tonumber(x) end
   end
-  r.clock, r.date = tonumber(f[14]), f[15] ~= "" and f[15] or nil
-  return r
+  return row_of(f[1], f[2], threads, value, f[5], tonumber(f[6]), f[7] == "1" or nil, math.tointeger(tonumber(f[8])),
+    tonumber(f[9]), f[10] ~= "" and f[10] or nil, f[11] ~= "" and f[11] or nil,
+    f[12] and f[12] ~= "" and f[12]:gsub(";", ",") or nil, sizes, tonumber(f[14]), f[15] ~= "" and f[15] or nil)
 end
 
 -- The rows of peaks.csv text (six columns, or the fifteen with provenance; lines that begin
 -- with # are comments); nil when it holds none.
 function M.parse_csv(text)
   local rows = {}
-  for _, f in ipairs(csv.parse(text:gsub("%f[^\n%z]#[^\n]*", "")) or {}) do
+  if text:find("#", 1, true) then text = text:gsub("%f[^\n%z]#[^\n]*", "") end -- (a scan: only where one may be)
+  for _, f in ipairs(csv.parse(text) or {}) do
     local r = #f >= 5 and (#f <= 6 or #f == #M.columns) and parse_row(f)
     if r then rows[#rows + 1] = r end
   end
@@ -212,25 +220,32 @@ function M.ceilings(rows, threads, precision, family)
   return flop_roofs, byte_roofs
 end
 
---[[ Everything a point's bound needs at a thread count: {compute=, bandwidth= (triad's),
-  streams = {triad=, read=, write=} (each as ceilings' bandwidth; empty where the peaks have
-  none), levels=, sweep= (rot.machine.sweep.stored: nil where the peaks hold no sweep), threads=}. ]]
+--[[ Everything a point's bound needs at a thread count: {compute= (precision's, best first),
+  ops= (every compute ceiling by name, both precisions: a counted mix's roofs, as ceilings'
+  compute entries), bandwidth= (triad's), streams = {triad=, read=, write=} (each as ceilings'
+  bandwidth; empty where the peaks have none), levels=, sweep= (rot.machine.sweep.stored: nil
+  where the peaks hold no sweep), threads=}. ]]
 function M.for_threads(rows, threads, precision)
   local flop_roofs, byte_roofs = M.ceilings(rows, threads, precision)
-  local streams = { triad = byte_roofs }
+  local streams, ops = { triad = byte_roofs }, {}
   for _, family in ipairs({ "read", "write" }) do streams[family] = select(2, M.ceilings(rows, threads, precision, family)) end
-  return { compute = flop_roofs, bandwidth = byte_roofs, streams = streams, levels = M.levels(rows, threads),
+  for _, prec in ipairs({ "double", "float" }) do
+    for _, x in ipairs((M.ceilings(rows, threads, prec))) do ops[x.name] = x end
+  end
+  return { compute = flop_roofs, ops = ops, bandwidth = byte_roofs, streams = streams, levels = M.levels(rows, threads),
     sweep = sweep.stored(rows, threads), threads = threads }
 end
 
 --[[ The ceilings a roofline draws from c (M.for_threads): the best compute ceiling of each ISA class,
-  plus scalar add; triad's bandwidth ceilings, and those of the families in `families` (a
-  set: {read=true}) that bound some of its points. ]]
+  plus scalar add (not avx128's FMA nor any add-and-multiply mix: the counted mix's roofs,
+  drawn where they bound a point); triad's bandwidth ceilings, and those of the families in
+  `families` (a set: {read=true}) that bound some of its points. ]]
 function M.shown(c, families)
   local flop_roofs, seen = {}, {}
   for _, x in ipairs(c.compute) do
     local isa = x.name:match("^%a+_(%w+)_")
-    if not seen[isa] or x.name:match("scalar_add") then
+    local mix = isa == "avx128" or x.name:match("_addmul$") -- (rot.results.placed's)
+    if not mix and (not seen[isa] or x.name:match("scalar_add")) then
       seen[isa] = true
       flop_roofs[#flop_roofs + 1] = x
     end

@@ -80,13 +80,17 @@ function M.spreading(cs)
   return out
 end
 
--- The point of compute point c in a round.
-local function point_spec(cs, c, round)
-  return { kernel = "peakflops", params = { n = cs.quick and 20000 or 200000 }, threads = c.threads,
+-- The point of a compute ceiling: c = {isa= (a class of rot.machine.isa), prec=, op=, threads=},
+-- in a round (quick: peaks' quick mode's iterations).
+function M.spec(c, round, quick)
+  return { kernel = "peakflops", params = { n = quick and 20000 or 200000 }, threads = c.threads,
     pin = machine.pins(c.threads), flags = c.isa.flags .. " -fno-tree-vectorize -fno-tree-slp-vectorize",
     round = round,
     macros = { PEAK_TYPE = c.prec, PEAK_LANES = c.isa.lanes[c.prec], PEAK_OP = M.opcode[c.op], PEAK_CHAINS = c.isa.chains } }
 end
+
+-- The point of compute point c in a round of cs.
+local function point_spec(cs, c, round) return M.spec(c, round, cs.quick) end
 
 -- Every point of a round: the clock and the FMA chains just before it, the compute points idx,
 -- the chains and the clock just after it (after: only with points to read it after).

@@ -19,14 +19,14 @@ end
 --[[ A compute ceiling's theoretical peak at the clock its row records (its units' clock):
   {lanes=, per_op= (flops an operation), per_cycle= (operations a core starts), flops= (a cycle,
   all its threads), gflops=, share= (its value over it)}; nil when the row has no clock, or no
-  class or precision rot knows. ]]
+  class or precision rot knows, and for addmul (no data sheet gives the issue rate of a mix). ]]
 function M.of(row, cpu)
   local isa
   for _, x in ipairs(isas.classes) do if x.name == row.isa then isa = x end end
   local prec, op = row.name:match("^(%a+)_%w+_(%a+)$")
   local lanes = isa and prec and isa.lanes[prec]
-  if not (lanes and row.clock and isas.opcode[op]) then return nil end
-  local per_op, per_cycle = op == "fma" and 2 or 1, M.per_cycle(cpu, isa.name)
+  if not (lanes and row.clock and isas.opcode[op]) or op == "addmul" then return nil end
+  local per_op, per_cycle = isas.per_op(op), M.per_cycle(cpu, isa.name)
   local flops = lanes * per_op * per_cycle * row.threads
   return { lanes = lanes, per_op = per_op, per_cycle = per_cycle, flops = flops, gflops = flops * row.clock,
     share = row.value / (flops * row.clock) }

@@ -105,27 +105,41 @@ end
 
 -- The roofs of points bounded at another thread count than the ceilings drawn: lighter, dotted.
 local OWN = "#999999"
+-- A titled group (counted points') names each of up to this many roofs in an entry of its own.
+M.ROOFS = 4
 
 --[[ The roofs that bound points of other thread counts than the ceilings drawn (groups: {{label=
   (the count, "1 thread"), peak= (its top compute ceiling, where its bandwidth roofs end),
-  bandwidth = {{label=, gbs=}}, compute = {{label=, gflops=}}}}, rot.results.drawn's): each a
-  dotted line kept free of labels, unlabelled on the plot (a second set of labels would crowd
-  out the first), each count's named in the key with its values. ]]
+  bandwidth = {{label=, gbs=}}, compute = {{label=, gflops=}}}}, rot.results.drawn's), or
+  counted points (a group's title= names them in the key, its roofs' labels the points they
+  limit): each a dotted line kept free of labels, unlabelled on the plot (a second set of
+  labels would crowd out the first), each group named in the key with its values. ]]
 function M.own(f, pl, groups, xr, yr, plots)
   for _, g in ipairs(groups or {}) do
     local names = {}
     place.block_ceilings(f, pl, g.compute, g.bandwidth, g.peak, xr, yr)
     for _, c in ipairs(g.compute) do
       plots[#plots + 1] = string.format("%.9g with lines lw 1.2 dt 3 lc rgb '%s' notitle", c.gflops, OWN)
-      names[#names + 1] = string.format("%s %.3g GFLOP/s", c.label, c.gflops)
+      names[#names + 1] = string.format("%s %.3g GFLOP/s%s", c.label, c.gflops, c.limits and (": " .. c.limits) or "")
     end
     for _, b in ipairs(g.bandwidth) do
       local line = g.peak and string.format("(%.9g*x < %.9g ? %.9g*x : 1/0)", b.gbs, g.peak, b.gbs) or string.format("%.9g*x", b.gbs)
       plots[#plots + 1] = string.format("%s with lines lw 1.2 dt 3 lc rgb '%s' notitle", line, OWN)
-      names[#names + 1] = string.format("%s %.4g GB/s", b.label, b.gbs)
+      names[#names + 1] = string.format("%s %.4g%s%s", b.label, b.gbs, g.title and "" or " GB/s", b.limits and (": " .. b.limits) or "")
     end
-    plots[#plots + 1] = string.format("keyentry with lines lw 1.2 dt 3 lc rgb '%s' title %s", OWN,
-      q(g.label .. "'s own roofs (dotted): " .. table.concat(names, ", ")))
+    if g.title and #names <= M.ROOFS then -- one entry a roof, under the title
+      plots[#plots + 1] = string.format("keyentry with lines lw 1.2 dt 3 lc rgb '%s' title %s", OWN, q(g.title .. ":"))
+      for _, n in ipairs(names) do plots[#plots + 1] = "keyentry with lines lt nodraw title " .. q("  " .. n) .. " noenhanced" end
+    elseif g.title then -- more: one entry, wrapped (rot.plot.key), each roof with how many points it limits
+      local short = {}
+      for _, x in ipairs(g.compute) do short[#short + 1] = string.format("%s %.3g GFLOP/s (%d)", x.label, x.gflops, x.count or 1) end
+      for _, x in ipairs(g.bandwidth) do short[#short + 1] = string.format("%s %.4g (%d)", x.label, x.gbs, x.count or 1) end
+      plots[#plots + 1] = string.format("keyentry with lines lw 1.2 dt 3 lc rgb '%s' title %s noenhanced", OWN,
+        q(g.title .. ", the points each limits: " .. table.concat(short, "; ")))
+    else
+      plots[#plots + 1] = string.format("keyentry with lines lw 1.2 dt 3 lc rgb '%s' title %s", OWN,
+        q(g.label .. "'s own roofs (dotted): " .. table.concat(names, ", ")))
+    end
   end
 end
 

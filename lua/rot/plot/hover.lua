@@ -49,6 +49,11 @@ function M.summary_lines(x, lines)
       x.rounds and x.rounds > 1 and string.format(" in %d rounds%s", x.rounds,
         x.roundsAgree == false and string.format(", which disagree (x%.2f)", x.roundsRatio or 0) or "") or "")
   end
+  if x.besideNeighbour then
+    lines[#lines + 1] = "its best round ran beside a busy neighbour" ..
+      (x.neighbourCpus and string.format(": %.2f CPUs busy outside rot", x.neighbourCpus) or "") ..
+      (x.queueWait and string.format(", its threads waited %.0f%% of their time for a CPU", x.queueWait * 100) or "")
+  end
   return lines
 end
 

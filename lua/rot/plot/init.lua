@@ -64,12 +64,7 @@ function M.render(gnuplot, dir, script, outputs)
   return dir .. "/" .. outputs[1]
 end
 
--- Writes text unless the file already holds it; returns true when written.
-local function write(path, text)
-  if sys.readfile(path) == text then return false end
-  util.write_output(path, text)
-  return true
-end
+local write = util.write_changed -- (unless the file holds the text: true when written)
 
 -- Log-scale range [lo, hi] padded by `pad` decades, snapped to a quarter decade.
 local function logrange(lo, hi, pad)

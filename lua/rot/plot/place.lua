@@ -27,9 +27,13 @@ local WIDTHS = { 278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278
   556, 556, 222, 222, 500, 222, 833, 556, 556, 556, 556, 333, 500, 278, 556, 500, 722, 500, 500, 500, 334, 260, 334, 584 }
 
 -- The width of a text in ems (UTF-8: a character is a sequence, a stray byte one character).
+local widths = {} -- by text: a label tried at many places is measured once
 function M.textwidth(s)
-  local w = 0
+  local w = widths[s]
+  if w then return w end
+  w = 0
   for ch in s:gmatch("[\0-\127\192-\255][\128-\191]*") do w = w + (WIDTHS[ch:byte() - 31] or 600) / 1000 end
+  widths[s] = w
   return w
 end
 
@@ -46,7 +50,15 @@ M.terminals = {
 -- text about its capitals): its baseline 0.44 below, descenders and parentheses 0.68 (any
 -- character not ASCII counts as one), capitals 0.46 above.
 local BASELINE, BELOW, ABOVE = 0.44, 0.68, 0.46
-local function below(text) return text:find("[gjpqyQ,;()%[%]{}|_@$\128-\255]") and BELOW or BASELINE end
+local belows = {} -- by text, as widths are
+local function below(text)
+  local b = belows[text]
+  if not b then
+    b = text:find("[gjpqyQ,;()%[%]{}|_@$\128-\255]") and BELOW or BASELINE
+    belows[text] = b
+  end
+  return b
+end
 
 -- How far a text reaches below and above its anchor, in ems.
 function M.ink_of(text) return below(text), ABOVE end
@@ -95,27 +107,33 @@ function M.box(f, lab)
   local c, s = math.cos(a), math.sin(a)
   local text = tostring(lab.text) -- a label function may give a number
   local w, down = M.textwidth(text), below(text)
+  local dx, dy, align = lab.dx or 0, lab.dy or 0, lab.align
   local u0, u1, v0, v1 = math.huge, -math.huge, math.huge, -math.huge
   for _, t in ipairs(M.terminals) do
-    local ox, oy = (lab.dx or 0) * t.hchar, (lab.dy or 0) * t.vchar
+    local ox, oy = dx * t.hchar, dy * t.vchar
     local u, v = ox * c + oy * s, oy * c - ox * s -- the offset, along and across the text
     local e = t.em * font
-    local start = lab.align == "right" and -w * e or lab.align == "center" and -w * e / 2 or 0
-    u0, u1 = math.min(u0, u + start), math.max(u1, u + start + w * e)
-    v0, v1 = math.min(v0, v - down * e), math.max(v1, v + ABOVE * e)
+    local start = align == "right" and -w * e or align == "center" and -w * e / 2 or 0
+    local lo, hi, bottom, top = u + start, u + start + w * e, v - down * e, v + ABOVE * e
+    if lo < u0 then u0 = lo end
+    if u1 < hi then u1 = hi end
+    if bottom < v0 then v0 = bottom end
+    if v1 < top then v1 = top end
   end
-  local corners = {}
-  for _, p in ipairs({ { u0, v0 }, { u1, v0 }, { u1, v1 }, { u0, v1 } }) do
-    corners[#corners + 1] = { px + p[1] * c - p[2] * s, py + p[1] * s + p[2] * c }
-  end
-  return M.bounded({ corners = corners, text = text })
+  return M.bounded({ corners = { { px + u0 * c - v0 * s, py + u0 * s + v0 * c }, { px + u1 * c - v0 * s, py + u1 * s + v0 * c },
+    { px + u1 * c - v1 * s, py + u1 * s + v1 * c }, { px + u0 * c - v1 * s, py + u0 * s + v1 * c } }, text = text })
 end
 
 -- Adds a box's axis-aligned bounds (x0, y0, x1, y1): most pairs are told apart by them alone.
 function M.bounded(b)
   local x0, y0, x1, y1 = math.huge, math.huge, -math.huge, -math.huge
-  for _, v in ipairs(b.corners) do
-    x0, x1, y0, y1 = math.min(x0, v[1]), math.max(x1, v[1]), math.min(y0, v[2]), math.max(y1, v[2])
+  local corners = b.corners
+  for i = 1, #corners do
+    local x, y = corners[i][1], corners[i][2]
+    if x < x0 then x0 = x end
+    if x1 < x then x1 = x end
+    if y < y0 then y0 = y end
+    if y1 < y then y1 = y end
   end
   b.x0, b.y0, b.x1, b.y1 = x0, y0, x1, y1
   return b
@@ -128,15 +146,27 @@ function M.overlap(a, b, gap)
   if a.x0 and b.x0 and (a.x1 + gap < b.x0 or b.x1 + gap < a.x0 or a.y1 + gap < b.y0 or b.y1 + gap < a.y0) then
     return false -- apart by their bounds: no need for the separating axes
   end
-  for _, poly in ipairs({ a.corners, b.corners }) do
+  local ac, bc = a.corners, b.corners
+  for pass = 1, 2 do
+    local poly = pass == 1 and ac or bc
     for i = 1, 4 do
       local p, r = poly[i], poly[i % 4 + 1]
       local nx, ny = r[2] - p[2], p[1] - r[1]
       local len = math.sqrt(nx * nx + ny * ny)
       if len > 0 then -- (an edge of no length, as a square of radius 0 has, separates nothing)
         local amin, amax, bmin, bmax = math.huge, -math.huge, math.huge, -math.huge
-        for _, v in ipairs(a.corners) do local d = v[1] * nx + v[2] * ny; amin, amax = math.min(amin, d), math.max(amax, d) end
-        for _, v in ipairs(b.corners) do local d = v[1] * nx + v[2] * ny; bmin, bmax = math.min(bmin, d), math.max(bmax, d) end
+        for j = 1, #ac do
+          local v = ac[j]
+          local d = v[1] * nx + v[2] * ny
+          if d < amin then amin = d end
+          if amax < d then amax = d end
+        end
+        for j = 1, #bc do
+          local v = bc[j]
+          local d = v[1] * nx + v[2] * ny
+          if d < bmin then bmin = d end
+          if bmax < d then bmax = d end
+        end
         if amax + gap * len <= bmin or bmax + gap * len <= amin then return false end
       end
     end
@@ -183,7 +213,14 @@ end
 local function placer(f)
   local p = { boxes = {}, pending = {} }
   function p.free(b) -- labels keep 3 pixels apart; a marker only needs not to be covered
-    for _, o in ipairs(p.boxes) do if M.overlap(b, o, o.marker and 0 or 3) then return false end end
+    local x0, y0, x1, y1 = b.x0, b.y0, b.x1, b.y1
+    for _, o in ipairs(p.boxes) do
+      local gap = o.marker and 0 or 3
+      -- (most boxes are apart by their bounds: told here, without a call to M.overlap)
+      if not (x0 and o.x0) or not (x1 + gap < o.x0 or o.x1 + gap < x0 or y1 + gap < o.y0 or o.y1 + gap < y0) then
+        if M.overlap(b, o, gap) then return false end
+      end
+    end
     return true
   end
   function p.try(lab)

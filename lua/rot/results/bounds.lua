@@ -44,11 +44,24 @@ function M.transitions(lv, by, sw)
   return sweep.transitions(levels, sw)
 end
 
+-- M.transitions of levels lv, bandwidth ceilings bw (by: by level) and sweep sw, made once for
+-- the three (every point bounded by one thread count's ceilings shares them; none is changed).
+local made = setmetatable({}, { __mode = "k" })
+local function transitions_of(lv, bw, by, sw)
+  local m = made[bw]
+  if not (m and m.lv == lv and m.sw == sw) then
+    m = { lv = lv, sw = sw, list = M.transitions(lv, by, sw) }
+    made[bw] = m
+  end
+  return m.list
+end
+
 -- The transition a working set ws lies in (M.transitions'): the last one holding it (a deeper
--- level's falling edge before the fall to it), or nil.
-local function transition(ws, lv, by, sw)
+-- level's falling edge before the fall to it), or nil. bw, where given, is the bandwidth list by
+-- was made from: the transitions are then made once for it.
+function M.transition(ws, lv, by, sw, bw)
   local found
-  for _, t in ipairs(M.transitions(lv, by, sw)) do
+  for _, t in ipairs(bw and transitions_of(lv, bw, by, sw) or M.transitions(lv, by, sw)) do
     if ws > t.lo and ws < t.hi then found = t end
   end
   return found
@@ -60,7 +73,7 @@ end
   ceiling nor below the slower one's (a round that ran slow there says nothing lower; then
   that ceiling's spread and marking count too). As a ceiling {level=, gbs=, family=, spread=,
   unstable=, step= (sweep.bandwidth_at's), name= ("L3-DRAM": the two levels)}. ]]
-local function sweep_ceiling(ws, t, by, sw)
+function M.sweep_ceiling(ws, t, by, sw)
   local at, top, floor = sweep.bandwidth_at(sw, ws), by[t.from.name], by[t.to.name]
   local gbs, spread, unstable = math.min(at.gbs, top.gbs), at.spread, at.unstable
   local row = at.gbs >= top.gbs and top.row or nil -- the faster level's ceiling bounds it
@@ -103,8 +116,8 @@ function M.bound(row, compute, bandwidth, lv, epsilon, sw)
   b = by[level.name]
   local stepped, fallback = nil, false
   if b and row.cacheMode ~= "cold" and row.workingSet then
-    local t = sw and transition(row.workingSet, lv, by, sw)
-    stepped = t and sweep_ceiling(row.workingSet, t, by, sw)
+    local t = sw and M.transition(row.workingSet, lv, by, sw, bandwidth)
+    stepped = t and M.sweep_ceiling(row.workingSet, t, by, sw)
     fallback = not sw and in_step(row.workingSet, level)
     b = stepped or b
   end
@@ -232,28 +245,70 @@ local function attribution(row, ceiling, l, lv)
 end
 
 --[[ A point of rows that lies within the same ceiling (name) as row at the same working set and
-  thread count: the same kernel's other variant (other flags, macros, parameters), or nil. ]]
+  thread count: the same kernel's other variant (other flags, macros, parameters), or the same
+  program's same region at another point; never another kernel or region; or nil. ]]
 local function beside(row, rows)
   local function kernel(r) return r.desc and r.desc.workloads and r.desc.workloads[1].kernel end
+  local function same(r)
+    if row.region or r.region then return r.region == row.region and r.program == row.program end
+    return kernel(row) ~= nil and kernel(r) == kernel(row)
+  end
   for _, r in ipairs(rows or {}) do
     if r ~= row and r.fraction and not r.above and r.ceiling == row.ceiling and r.workingSet == row.workingSet
-      and (r.threads or 1) == (row.threads or 1) and kernel(r) == kernel(row) then
+      and (r.threads or 1) == (row.threads or 1) and same(r) then
       return r
     end
   end
+end
+
+--[[ The DRAM tail rule, where it explains a point above a DRAM ceiling: the ceiling is the rate
+  the peaks measured from the smallest of its sizes up (c: ceilings.for_threads; its row's
+  sizes), and a working set below them still finds part of itself in the last cache. nil
+  where the row has no working set, or the ceiling no sizes, or the working set reaches them. ]]
+local function dram_tail(row, ceiling, c)
+  local ws = row.workingSet
+  if not (ws and c) then return nil end
+  local lo
+  for _, b in ipairs(c.bandwidth or {}) do
+    if b.level == "DRAM" then
+      for _, x in ipairs(b.row and b.row.sizes or {}) do lo = math.min(lo or x, x) end
+    end
+  end
+  if not (lo and ws < lo) then return nil end
+  return string.format("the DRAM tail rule: the %s ceiling is the rate the peaks measured from %s up, and this working "
+    .. "set (%s) lies below those sizes, where the last cache still serves a part of it; the point is not above what "
+    .. "DRAM delivers, and no neighbour needs to have slowed the ceiling", ceiling, util.bytes(lo), util.bytes(ws))
+end
+
+--[[ Why a counted point (its bound from its counts: rot.results.placed) beat a level's
+  ceiling: its traffic there is the simulation's, an LRU cache without prefetching; a real one
+  keeps more of a working set past its size. nil for another row. ]]
+local function simulated(row, name, l, lv)
+  if row.boundSource ~= "counted" or not l or row.dominant == "compute" then return nil end
+  local prev
+  for i, x in ipairs(lv) do if x.name == l.name then prev = lv[i - 1] end end
+  local ws = row.workingSet
+  if ws and not (prev and prev.size and ws > prev.size and ws <= 2 * prev.size) then return nil end -- (not near its edge)
+  return string.format("its %s traffic is the counting pass's simulation (LRU caches, no prefetching): a real cache "
+    .. "(adaptive replacement) keeps part of %s that the simulation sends to %s%s", l.name,
+    ws and ("its working set (" .. util.bytes(ws) .. ")") or "a working set just past its size", l.name,
+    ws and "" or "; declare its working set (rot_region_work) to have the peaks' sweep bound it")
 end
 
 --[[ Why a point beat its bound, most likely first: one sentence naming the ceiling (row.ceiling,
   row.boundUnstable: as M.bound set them). An unstable ceiling that another variant of the
   kernel at the same working set lies within (rows: the run's, M.bound's fields set) comes
   first: its rounds ran under a neighbour's load that this point's runs missed (a wrong level
-  would lift that variant too). Else a working set just above a level's effective size, or
-  short of where rot takes DRAM to begin (even under an unstable ceiling: measuring the peaks
-  again does not move where a level ends), then an unstable ceiling, then the clock. file: the
-  peaks file the user gave (-peaksFile), whose ceilings no measuring of the peaks changes:
-  then the file is named. ]]
-function M.why_above(row, lv, file, rows)
+  would lift that variant too). Else the DRAM tail rule (c: the ceilings, for their sizes), a
+  working set just above a level's effective size, or short of where rot takes DRAM to begin
+  (even under an unstable ceiling: measuring the peaks again does not move where a level ends),
+  a counted point's simulated traffic, then an unstable ceiling, then the clock. file: the
+  peaks file the user gave (-peaksFile), whose ceilings no measuring of the peaks changes: then
+  the file is named. A counted point's bound names its level (its dominant term's) and its
+  compute roof ("compute: fp64 scalar"). ]]
+function M.why_above(row, lv, file, rows, c)
   local name, unstable = row.ceiling or "bandwidth", row.boundUnstable
+  local compute = name:match("^compute") ~= nil or row.dominant == "compute" -- (a counted one's: its peaks row)
   if row.boundThreads and row.programThreads and row.boundThreads < row.programThreads then -- a marked region's
     return string.format("region '%s' is bounded by the ceilings of the %d %s that entered it, of the %d the "
       .. "program ran: other threads probably work during its calls (a parallel loop begun inside it); begin and end "
@@ -261,28 +316,40 @@ function M.why_above(row, lv, file, rows)
       util.plural(row.boundThreads, "thread"), row.programThreads)
   end
   local l = row.level and ceilings.level_of(row.workingSet or 0, lv)
+  if row.boundSource == "counted" and not compute then -- the level of its dominant term (a transition's slower one)
+    local at = tostring(row.dominant):match("^(%S+) bandwidth$")
+    at = at and (at:match("%-(%w+)$") or at)
+    for _, x in ipairs(lv) do if x.name == at then l = x end end
+  end
   local stepped = row.stepBound or name:match("^%w+%-%w+ ") ~= nil -- the peaks' sweep in a transition bounds it
   local what = name .. " ceiling" .. (stepped and " (what the peaks' sweep measured at this working set)" or "")
-  local other = unstable and name ~= "compute" and beside(row, rows)
+  local tail = not compute and l and l.name == "DRAM" and not stepped and dram_tail(row, name, c)
+  if tail then return tail end
+  local other = unstable and not compute and beside(row, rows)
   if other then
     return string.format("the %s%s is unstable (its rounds disagreed by more than 5%%, or DRAM showed no flat tail): "
-      .. "measured low, under a neighbour's load that this point's runs missed; the same kernel's point (%s) at the same "
+      .. "measured low, under a neighbour's load that this point's runs missed; the same %s's point (%s) at the same "
       .. "working set lies within it (%.0f%%), as it would not if the level were the wrong one; %s", what,
-      file and (" in '" .. file .. "' (-peaksFile)") or "", util.coords(other.point or {}), other.fraction * 100,
-      file and "measure this machine's peaks instead (rot measure peaks)" or rounds.again)
+      file and (" in '" .. file .. "' (-peaksFile)") or "", row.region and "region" or "kernel", util.coords(other.point or {}),
+      other.fraction * 100, file and "measure this machine's peaks instead (rot measure peaks)" or rounds.again)
   end
-  local why = name ~= "compute" and attribution(row, name, l, lv)
+  local why = not compute and (attribution(row, name, l, lv) or simulated(row, name, l, lv))
   if why then return why .. (unstable and "; the ceiling is also unstable" or "") end
   if file then
     return string.format("the %s in '%s' (-peaksFile) is probably %s for this machine%s; or the kernel's declared "
-      .. "%s overstate its work", what, file, name == "compute" and "wrong" or "low",
-      unstable and " (the file marks it unstable)" or "", name == "compute" and "flops" or "bytes")
+      .. "%s overstate its work", what, file, compute and "wrong" or "low",
+      unstable and " (the file marks it unstable)" or "", compute and "flops" or "bytes")
   end
   if unstable then
     return string.format("the %s is unstable: its rounds disagreed by more than 5%% (a busy machine measures it "
       .. "low); %s", what, rounds.again)
   end
-  if name == "compute" then
+  if compute and row.boundSource == "counted" then
+    return string.format("the %s roof is probably low: its %s ceiling was measured at another clock than this point, or "
+      .. "on a busier CPU; or its adds and multiplies overlap more than the peaks' add-and-multiply chains did",
+      tostring(row.limiter):gsub(" %(unstable%)$", ""), name)
+  end
+  if compute then
     return "the compute ceiling is probably wrong: measured at another clock (turbo, a governor change) than this point, "
       .. "or the declared flops overstate the work"
   end

@@ -49,10 +49,11 @@ end
 
 --[[ The counted values of a row without work of its own (no declaration, no PMU count) become
   its flops and bytes, source "counted": its point on the roofline is the cache-aware one (the
-  bytes its instructions move). The (program) row keeps its counts beside. ]]
+  bytes its instructions move). An application's (program) row declares none: it takes its
+  counts too, a point of its own (the whole run's). ]]
 local function adopt(r)
-  if r.region == "(program)" or r.flopsPmu or r.bytesPmu then return end
-  if r.region and (r.flopsSource ~= "none" or r.bytesSource ~= "none") then return end
+  if r.flopsPmu or r.bytesPmu then return end
+  if r.region and r.region ~= "(program)" and (r.flopsSource ~= "none" or r.bytesSource ~= "none") then return end
   if not r.region and ((r.flopsDeclared or 0) > 0 or (r.bytesDeclared or 0) > 0) then return end
   r.flops, r.bytes = r.flopsCounted, r.bytesCounted
   if r.region then r.flopsSource, r.bytesSource = "counted", "counted" end
@@ -61,16 +62,20 @@ local function adopt(r)
 end
 
 --[[ apply(r): the row's counted fields from its count (r.countRecord, or its application
-  point's): flopsCounted, flopsClasses, bytesLoaded, bytesStored, bytesCounted, traffic,
-  trafficWritten, countNote, countCaches, the PMU's flopsPmu and bytesPmu where its counts
-  measure them, the counted/declared ratios; countFailed where counting failed. ]]
+  point's): flopsCounted, flopsClasses (of each class, flopsFma the FMAs' and flopsAdd the adds'
+  and subs'), bytesLoaded, bytesStored, bytesCounted, traffic, trafficWritten, countNote,
+  countCaches, the PMU's flopsPmu and bytesPmu where its counts measure them, the
+  counted/declared ratios; countFailed where counting failed. ]]
 function M.apply(r)
   r.countFailed = r.countFailed or (r.appPoint and r.appPoint.countFailed) or nil
   local e, c = counts_of(r)
   if not c then return r end
-  r.flopsClasses, r.flopsCounted = {}, 0
+  r.flopsClasses, r.flopsFma, r.flopsAdd, r.flopsCounted = {}, {}, {}, 0
   for _, k in ipairs(M.CLASSES) do
-    if (c[k] or 0) > 0 then r.flopsClasses[k] = c[k] end
+    if (c[k] or 0) > 0 then
+      r.flopsClasses[k] = c[k]
+      r.flopsFma[k], r.flopsAdd[k] = c[k .. "_fma"], c[k .. "_add"] -- (nil: counted by a tool without them)
+    end
     r.flopsCounted = r.flopsCounted + (c[k] or 0)
   end
   r.bytesLoaded, r.bytesStored = c.loaded or 0, c.stored or 0
@@ -150,11 +155,12 @@ function M.judge(rows)
 end
 
 
--- Bytes in a few characters, binary multiples said so: "512B", "23.4KiB", "1.50MiB", "2.00GiB".
+-- Bytes in a few characters, binary multiples said so: "512B", "23.4KiB", "1.50MiB", "2.00GiB",
+-- "1000MiB" (never "1e+03MiB").
 local function short(b)
   if not b then return "-" end
   for _, u in ipairs({ { 2 ^ 30, "GiB" }, { 2 ^ 20, "MiB" }, { 2 ^ 10, "KiB" } }) do
-    if b >= u[1] then return string.format("%.3g%s", b / u[1], u[2]) end
+    if b >= u[1] then return string.format(b / u[1] >= 999.5 and "%.0f%s" or "%.3g%s", b / u[1], u[2]) end
   end
   return string.format("%dB", b)
 end
@@ -222,34 +228,60 @@ function M.legend(rows, out)
   end
 end
 
--- The hint for a row with no work declared or counted (a region's, or a kernel's that declares
--- none): how to count it.
+-- Names in quotes, all of them up to four ("'a', 'b' and 'c'"), else how many.
+local function names(list, what)
+  if #list > 4 then return #list .. " " .. what .. "s" end
+  local q = {}
+  for i, n in ipairs(list) do q[i] = "'" .. n .. "'" end
+  local last = table.remove(q)
+  return what .. (#q > 0 and "s " or " ") .. (#q > 0 and (table.concat(q, ", ") .. " and ") or "") .. last
+end
+
+--[[ The hint for rows with no work declared or counted (regions, or kernels that declare none):
+  every one named (or how many), and how to count them; where their count was asked for and
+  failed (an AVX-512 build the engine cannot decode), why, never "count it". ]]
 function M.hint(rows, out)
+  local regions, kernels, failed = {}, {}, nil
   for _, r in ipairs(rows) do
     if r.region and r.region ~= "(program)" and r.counts == "none" and not M.has(r) and r.time then
-      out:write("region '", r.region, "' declares no work (rot_region_work): count it with rot profile -count -- ",
-        "PROGRAM (a script's point: count = true): its counted flops and bytes then place it on the roofline\n")
-      return
+      regions[#regions + 1] = r.region
+      failed = failed or r.countFailed
     end
     if not r.region and r.entry and r.flopsDeclared == 0 and r.bytesDeclared == 0 and not M.has(r) then
-      out:write(util.point_name(r.point or {}), " declares no work (its kernel's flops and bytes are 0): count it ",
-        "(count = true in its spec, or -count=true): its counted flops and bytes then place it on the roofline\n")
-      return
+      kernels[#kernels + 1] = util.point_name(r.point or {})
+      failed = failed or r.countFailed
     end
+  end
+  local n = #regions + #kernels
+  if n == 0 then return end
+  local who = #regions > 0 and names(regions, "region") or names(kernels, "point")
+  if #regions > 0 and #kernels > 0 then who = who .. " and " .. names(kernels, "point") end
+  local verb = n == 1 and "declares" or "declare"
+  if failed then
+    out:write(who, " ", verb, " no work, and counting failed (", tostring(failed):match("^[^\n]*"), "): nothing places ",
+      n == 1 and "it" or "them", " on the roofline\n")
+  elseif #regions > 0 then
+    out:write(who, " ", verb, " no work (rot_region_work): count ", n == 1 and "it" or "them", " with rot profile -count -- ",
+      "PROGRAM (a script's point: count = true): the counted flops and bytes then place ", n == 1 and "it" or "them",
+      " on the roofline\n")
+  else
+    out:write(who, " ", verb, " no work (its kernel's flops and bytes are 0): count ", n == 1 and "it" or "them",
+      " (count = true in its spec, or -count=true): the counted flops and bytes then place ", n == 1 and "it" or "them",
+      " on the roofline\n")
   end
 end
 
 --[[ The integrated roofline's points (Intel Advisor's): for each counted row, one point per
   memory level at its counted flops over the bytes of that level (L1: what its instructions
   loaded and stored; below: the simulated traffic into each level), at its counted
-  performance; each a copy of its row with countLevel set and countBase its row. A level that
+  performance; each a copy of its row with countLevel set and countBase its row, ringed where
+  the row is above its counted bound at the level that bounds it (compute: L1). A level that
   moves less than a hundredth of the instructions' bytes (its data live above it) gets none, and
-  so does an application's (program) row (its work is its regions'). nil when no row has
-  simulated traffic. ]]
+  nil when no row has simulated traffic. ]]
 function M.level_rows(rows)
   local out = {}
   for _, r in ipairs(rows) do
-    if r.traffic and (r.flopsCounted or 0) > 0 and r.time and r.time > 0 and not r.failed and r.region ~= "(program)" then
+    if r.traffic and (r.flopsCounted or 0) > 0 and r.time and r.time > 0 and not r.failed then
       local levels = { { "L1", r.bytesCounted } }
       local names = util.sorted_keys(r.traffic)
       table.sort(names, function(a, b) return (a == "DRAM" and "~" or a) < (b == "DRAM" and "~" or b) end)
@@ -259,7 +291,9 @@ function M.level_rows(rows)
           local p = util.copy(r)
           p.intensity, p.gflops = r.flopsCounted / l[2], r.flopsCounted / r.time / 1e9
           p.countLevel, p.countBase, p.counts = l[1], r, "counted"
-          p.above, p.stepBound, p.bound = nil, nil, nil
+          -- ringed where above: the point of its bound's level (compute: L1's; a counted bound's only)
+          local at = r.boundSource == "counted" and (tostring(r.dominant):match("^(%S+) bandwidth$") or "L1")
+          p.above, p.stepBound, p.bound = r.above and at == l[1] or nil, nil, nil
           out[#out + 1] = p
         end
       end

@@ -13,7 +13,7 @@ local M = {}
 -- that entered it), ascending, and that of a row.
 local function thread_counts(self)
   self:ceilings()
-  local function of(r) return ceilings.nearest_threads(self.prows, bounds.threads(r)) end
+  local function of(r) return self:nearest(bounds.threads(r)) end
   local seen, out = {}, {}
   for _, r in ipairs(self.rows) do
     local t = r.entry and r.intensity and not bounds.gpu(r) and of(r)
@@ -33,7 +33,7 @@ local function own_roofs(self, t, of)
   local seen = {}
   for _, r in ipairs(self.rows) do
     if r.entry and r.intensity and r.bound and not r.stepBound and not bounds.gpu(r) and of(r) == t and r.limiter
-      and not seen[r.limiter] then
+      and not seen[r.limiter] and r.boundSource ~= "counted" then -- (a counted point's roof: M.counted_roofs)
       seen[r.limiter] = true
       local name = r.limiter:gsub(" %(unstable%)$", "")
       if r.dominant == "compute" then
@@ -63,8 +63,59 @@ function M.own_bounds(self, drawn, extra)
   if #others == 0 then return end
   extra.notes = { string.format("ceilings of %s; the points at %s are bounded by their own (marked, their roofs dotted)",
     util.count(drawn, "thread"), table.concat(others, ", ")) }
-  extra.bound_mark = function(r) return (r.stepBound or of(r) ~= drawn) and r.bound or nil end
+  extra.bound_mark = function(r) return r.boundSource ~= "counted" and (r.stepBound or of(r) ~= drawn) and r.bound or nil end
   extra.bound_title = "bound no ceiling drawn shows (peaks' sweep; another thread count's)"
+end
+
+-- At most this many points are named after a counted roof in the key; more are counted ("9
+-- points"): the key stays short.
+M.NAMED = 3
+
+--[[ The roofs that limit counted points (rot.results.placed), for plot.roofline's own_roofs (a
+  group with a title): each point's limiter at its level, a memory level's ceiling in the
+  simulation's bytes (its bytes there over its time bound: the line that level's point sits
+  under at its fraction), a compute mix's roof at its bound (every level's point at its
+  height); equal roofs once, each with the points it limits (name(row)). peak: where the
+  bandwidth roofs end. nil where no counted point is drawn. ]]
+function M.counted_roofs(self, name, peak)
+  local group = { title = "counted roofs (dotted; simulated GB/s)", peak = peak, compute = {}, bandwidth = {} }
+  local found = {}
+  for _, r in ipairs(self.rows) do
+    if r.entry and r.boundSource == "counted" and (r.flopsCounted or 0) > 0 and (r.timeBound or 0) > 0
+      and not bounds.gpu(r) then
+      local label, list, value, key = (r.limiter:gsub(" %(unstable%)$", "")), nil, nil, nil
+      if r.dominant == "compute" then
+        list, value = group.compute, r.bound
+      else
+        local lv = tostring(r.dominant):match("^(%S+) bandwidth$")
+        local bytes = lv == "L1" and r.bytesCounted or (r.traffic or {})[lv]
+        list, value = group.bandwidth, bytes and bytes / r.timeBound / 1e9
+      end
+      if value and value > 0 then
+        key = label .. string.format(" %.3g", value)
+        if not found[key] then
+          found[key] = { label = label, names = {} }
+          found[key][list == group.compute and "gflops" or "gbs"] = value
+          list[#list + 1] = found[key]
+        end
+        table.insert(found[key].names, name(r))
+      end
+    end
+  end
+  if #group.compute + #group.bandwidth == 0 then return nil end
+  table.sort(group.compute, function(a, b) return a.gflops > b.gflops end)
+  table.sort(group.bandwidth, function(a, b) return a.gbs > b.gbs end)
+  for _, list in ipairs({ group.compute, group.bandwidth }) do
+    for _, x in ipairs(list) do
+      local seen, names = {}, {}
+      for _, n in ipairs(x.names) do
+        if not seen[n] then seen[n], names[#names + 1] = true, n end
+      end
+      x.limits = #names <= M.NAMED and #names == #x.names and table.concat(names, ", ") or util.count(#x.names, "point")
+      x.count = #x.names
+    end
+  end
+  return group
 end
 
 --[[ A roofline of an application's regions whose ceilings (those of the threads its regions

@@ -34,6 +34,7 @@ M.columns = {
   rounds = { "rounds", function(r) -- "4 ~x1.33": rounds that disagree, how far apart
     if not r.rounds then return "-" end
     return tostring(r.rounds) .. (r.roundsAgree == false and string.format(" ~x%.2f", r.roundsRatio) or "")
+      .. (r.besideNeighbour and " busy" or "")
   end, function(r) return r.rounds end },
   counts = { "counts", function(r) return r.counts or "-" end, function(r) return r.counts end },
   ["m/d"] = { "measured/declared", function(r)
@@ -67,12 +68,24 @@ for _, c in ipairs({ { "region", "region", tostring }, { "calls", "calls", show(
   local key = row.field(c[2]).key
   M.columns[c[1]] = { c[1], function(r) return c[3](r[key]) end, function(r) return r[key] end }
 end
+-- a region one thread entered, in a program of more: it takes all its threads' work ("1 (all 2)")
+M.columns["in threads"][2] = function(r)
+  if r.regionRule == "process" and (r.programThreads or 1) > 1 then
+    return string.format("%d (all %d)", r.markedThreads, r.programThreads)
+  end
+  return show("%d")(r.markedThreads)
+end
 for name, c in pairs(counted.columns) do M.columns[name] = c end -- what the counting pass counted
 M.default_columns = { "size", "time", "GB/s", "GFLOP/s", "intensity", "bound", "limiter", "fraction", "runs", "rounds",
   "spread", "mode", "counts", "source" }
 -- an application's rows (its program and regions; the region is a coordinate)
 M.app_columns = { "calls", "in threads", "time", "per call", "best call", "share", "GB/s", "GFLOP/s", "intensity", "bound",
   "limiter", "fraction", "runs", "spread", "counts", "source" }
+
+-- The line under a table with points whose best round ran beside a neighbour ("busy").
+M.BUSY_NOTE = "busy: its best round ran beside a busy neighbour (CPU time outside rot, or its threads waiting for a "
+  .. "CPU: neighbour_cpus and queue_wait in the CSV); its value may be low. It was measured in more rounds, and the next "
+  .. "run measures it again (-remeasureUnstable=false keeps it)"
 
 -- The line under a table with points whose rounds disagree ("~" in its rounds column).
 M.ROUNDS_NOTE = "~xR its rounds disagree, its best ones more than roundsEpsilon apart: the slowest took R times the "
@@ -235,6 +248,12 @@ function M.table(rows, columns, axes, out)
       break
     end
   end
+  for _, r in ipairs(rows) do
+    if shown[M.columns.rounds] and r.besideNeighbour then
+      out:write(M.BUSY_NOTE, "\n")
+      break
+    end
+  end
   M.legend(rows, out, function(r) return shown[M.columns.fraction] and r.above end,
     function(r) return shown[M.columns.limiter] and r.boundUnstable end)
   if shown[M.columns.limiter] then M.code_legend(rows, out) end
@@ -260,6 +279,7 @@ local function from_meta(key) return function(r) return r.entry and r.entry.meta
 local CSV_VALUE = {
   converged = function(r) return r.converged == nil and "" or (r.converged and 1 or 0) end,
   roundsAgree = function(r) return r.roundsAgree == nil and "" or (r.roundsAgree and 1 or 0) end,
+  besideNeighbour = function(r) return r.besideNeighbour == nil and "" or (r.besideNeighbour and 1 or 0) end,
   boundGbs = bound_gbs,
   boundUnstable = function(r) return r.fraction and (r.boundUnstable and 1 or 0) or nil end,
   above = function(r) return r.fraction and (r.above and 1 or 0) or nil end,
@@ -285,12 +305,14 @@ end
 -- and the names of their counters and GPU metrics: counters in the order the rows have them,
 -- metrics sorted.
 local function csv_groups(rows)
-  local has, names, seen = {}, { counters = {}, gpuMetrics = {}, flopsClasses = {}, traffic = {}, trafficWritten = {} }, {}
+  local counts = { "flopsClasses", "flopsFma", "flopsAdd", "traffic", "trafficWritten", "boundTerms" } -- sorted below
+  local has, names, seen = {}, { counters = {}, gpuMetrics = {} }, {}
+  for _, f in ipairs(counts) do names[f] = {} end
   for _, r in ipairs(rows) do
     has.app = has.app or r.region ~= nil
     has.node = has.node or (r.nodeType ~= nil and r.nodeType ~= "")
     has.count = has.count or counted.has(r) or r.countFailed ~= nil
-    for _, f in ipairs({ "flopsClasses", "traffic", "trafficWritten" }) do -- the counting pass's, sorted below
+    for _, f in ipairs(counts) do -- the counting pass's
       for n in pairs(r[f] or {}) do
         if not seen[f .. ":" .. n] then seen[f .. ":" .. n] = true; table.insert(names[f], n) end
       end
@@ -302,7 +324,8 @@ local function csv_groups(rows)
       if not seen["g:" .. n] then seen["g:" .. n] = true; has.gpu = true; table.insert(names.gpuMetrics, n) end
     end
   end
-  for _, f in ipairs({ "gpuMetrics", "flopsClasses", "traffic", "trafficWritten" }) do table.sort(names[f]) end
+  table.sort(names.gpuMetrics)
+  for _, f in ipairs(counts) do table.sort(names[f]) end
   return has, names
 end
 

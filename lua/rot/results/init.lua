@@ -2,16 +2,15 @@
 -- the machine's ceilings, and what a script makes of them (table, CSV, JSON, plots).
 local util = require "rot.util"
 local session = require "rot.session"
-local machine = require "rot.machine"
 local ceilings = require "rot.machine.ceilings"
 local bounds = require "rot.results.bounds"
 local format = require "rot.results.format"
+local json = require "rot.results.json"
 local levelnames = require "rot.results.levelnames"
 local drawn = require "rot.results.drawn"
 local regions = require "rot.results.regions"
 local counted = require "rot.results.counted"
-local row = require "rot.results.row"
-local protocol = require "rot.protocol"
+local placed = require "rot.results.placed"
 local plot = require "rot.plot"
 
 local M = {}
@@ -80,7 +79,18 @@ function Results:table(o)
   format.table(self.rows, o.columns, o.axes or self.axes)
   regions.legend(self.rows, io.stdout)
   counted.legend(self.rows, io.stdout)
+  placed.legend(self.rows, io.stdout)
   counted.hint(self.rows, io.stdout)
+  if session.current():get("showOutput") then regions.outputs(self.rows, io.stdout) end
+end
+
+--[[ The name of an output a script does not name: the running measurement's (rot.name()), so
+  that a copy of a shipped script (mytriad.lua) writes its own outputs, never the original's.
+  suffix: added to it (a second plot: "-bandwidth"). ]]
+function M.default_name(suffix)
+  local name = session.current().script
+  if not name then util.fail("this output needs a name: a script run with `rot run` has no measurement name", "name it: results:csv(\"mine\")") end
+  return (name:gsub("[^%w_.-]", "_")) .. (suffix or "")
 end
 
 -- outputDir/name.csv, once name is checked to be a plain file name
@@ -91,85 +101,20 @@ function M.csv_path(name)
   return outdir() .. "/" .. name .. ".csv"
 end
 
--- csv(name) writes outputDir/name.csv
+-- csv(name) writes outputDir/name.csv (name: the running measurement's when not given)
 function Results:csv(name, o)
   o = o or {}
+  name = name or M.default_name()
   if o.bounds ~= false then self:bounds() end
   return format.csv(self.rows, M.csv_path(name), o.axes or self.axes)
 end
 
--- The JSON's values of the fields that are not a row's field as it stands (by key).
-local JSON_VALUE = {
-  kernel = function(r) return r.desc and r.desc.workloads and r.desc.workloads[1].kernel end,
-  flags = function(r) return r.desc and r.desc.flags end,
-  nodeType = function(r) return r.nodeType ~= "" and r.nodeType or nil end,
-  boundUnstable = function(r) return r.boundUnstable == true end,
-  source = function(r) return format.source(r) end,
-  counters = function(r) return r.region and r.counters or nil end, -- an application's regions'
-}
-
--- A row of the JSON document's points: every row field with a JSON key (rot.results.row).
-local function json_point(r)
-  local p = {}
-  for _, f in ipairs(row.fields) do
-    if f.json then
-      local value = JSON_VALUE[f.key]
-      if value then p[f.json] = value(r) else p[f.json] = r[f.key] end
-    end
-  end
-  return p
-end
-
--- The JSON document's description of its own fields: their units (the points' from
--- rot.results.row, the levels' and ceilings' here), and each point field's schema.
-local UNITS = row.json_units({ value = "the ceiling's unit", effective = "B", reported = "B", triadGBs = "GB/s",
-  clock_GHz = "GHz" })
-
--- The ceilings of a results object as the JSON's "ceilings": every stored field of each.
-local function json_ceilings(c)
-  local out = {}
-  local streams = c.streams or { triad = c.bandwidth }
-  for _, list in ipairs({ c.compute or {}, streams.triad or {}, streams.read or {}, streams.write or {} }) do
-    for _, x in ipairs(list) do
-      local r = x.row or {}
-      out[#out + 1] = { name = r.name or x.name or x.label, kind = r.kind, threads = r.threads, value = r.value or x.gbs or x.gflops,
-        unit = r.unit, spread = r.spread or x.spread, unstable = r.unstable == true, rounds = r.rounds, median = r.median,
-        kernel = r.kernel, isa = r.isa, pinning = type(r.pinning) == "table" and r.pinning or nil,
-        sizes = r.sizes, clock_GHz = r.clock, date = r.date }
-    end
-  end
-  return out
-end
-
---[[ json(name) writes outputDir/name.json: the points, the ceilings and the machine in one
-  document shaped like the Empirical Roofline Toolkit's roofline.json ("empirical": {"gbytes":
-  {"data": [[level, GB/s], ...]}, "gflops": {"data": [[name, GFLOP/s], ...]}, "metadata"}, "spec"),
-  so tools that read ERT's ceilings read rot's; rot's own points, levels and ceilings (with
-  their spreads and how each was obtained) are under "rot", with its version and units. ]]
+-- json(name) writes outputDir/name.json (rot.results.json: the document).
 function Results:json(name)
+  name = name or M.default_name()
   self:bounds()
   local path = M.csv_path(name):gsub("%.csv$", ".json")
-  local c = self.peaks or { compute = {}, bandwidth = {}, levels = {} }
-  local gbytes, gflops, points, levels = {}, {}, {}, {}
-  for _, b in ipairs(c.bandwidth or {}) do gbytes[#gbytes + 1] = { b.level, b.gbs } end
-  for _, x in ipairs(c.compute or {}) do gflops[#gflops + 1] = { x.name or x.label, x.gflops } end
-  for _, r in ipairs(self.rows) do points[#points + 1] = json_point(r) end
-  for _, l in ipairs(c.levels or {}) do
-    levels[#levels + 1] = { name = l.name, effective = l.effective, reported = l.reported, triadGBs = l.gbs,
-      spread = l.spread, unstable = l.unstable == true }
-  end
-  local fp = machine.fingerprint(session.current().config)
-  local doc = {
-    empirical = {
-      gbytes = { data = gbytes, metadata = { THREADS = c.threads, KERNEL = "triad", SOURCE = "rot measure peaks" } },
-      gflops = { data = gflops, metadata = { THREADS = c.threads, SOURCE = "rot measure peaks" } },
-      metadata = { ROT_MACHINE = machine.id(fp), CPU = fp.cpu, PUS = fp.pus, OPENMP_THREADS = c.threads },
-    },
-    spec = { gbytes = { data = {} }, gflops = { data = {} } },
-    rot = { version = protocol.json_version, units = UNITS, schema = row.json_schema(), points = points, levels = levels,
-      machine = fp, axes = self.axes, ceilings = json_ceilings(c) },
-  }
-  return util.write_output(path, util.json(doc) .. "\n")
+  return util.write_output(path, util.json(json.document(self)) .. "\n")
 end
 
 --[[ The highest thread count whose ceilings bound the rows a roofline draws (those with an
@@ -185,14 +130,26 @@ local function max_threads(rows)
   return t or drawn
 end
 
+-- The thread count of the stored peaks nearest to threads (ceilings.nearest_threads), once a
+-- count: every row asks for its own.
+function Results:nearest(threads)
+  self.prows = self.prows or self.peaks_rows()
+  self.nearest_at = self.nearest_at or {}
+  local t = self.nearest_at[threads]
+  if not t then
+    t = ceilings.nearest_threads(self.prows, threads)
+    self.nearest_at[threads] = t
+  end
+  return t
+end
+
 --[[ The measured ceilings for these rows (measuring the machine first if it never was): those
   of the highest thread count their points are bounded by (what the plots draw), or, given
   threads, of that count (the stored count nearest to it: what a point measured with that many
   threads is bounded by). ]]
 function Results:ceilings(precision, threads)
-  self.prows = self.prows or self.peaks_rows()
+  local t = self:nearest(threads or max_threads(self.rows))
   local rows = self.prows
-  local t = ceilings.nearest_threads(rows, threads or max_threads(self.rows))
   self.at = self.at or {}
   local key = (precision or "double") .. "/" .. t
   if not self.at[key] then self.at[key] = ceilings.for_threads(rows, t, precision) end
@@ -224,12 +181,15 @@ function Results:bounds()
   local above, unswept = {}, {}
   for _, r in ipairs(self.rows) do
     local c = self:ceilings(nil, bounds.threads(r)) -- a point's own thread count's ceilings and levels
-    local b = bounds.of(r, c, get("bestEpsilon"))
+    local b, declared = placed.of(r, c, get("bestEpsilon")) -- a counted row's from its counts
     if b then
       r.bound, r.limiter, r.fraction, r.timeBound, r.dominant, r.level = b.bound, b.limiter, b.fraction, b.time_bound,
         b.dominant, b.level
       r.ceiling, r.boundFamily, r.stepBound = b.ceiling, b.family, b.step
       r.above, r.boundUnstable, r.sweptOver, r.boundCode = b.above, b.unstable, b.swept, b.code
+      r.boundSource, r.boundTerms = b.terms and "counted" or "declared", b.terms
+      r.boundNote = b.notes and #b.notes > 0 and table.concat(b.notes, "; ") or nil
+      if declared then r.boundDeclared, r.limiterDeclared, r.fractionDeclared = declared.bound, declared.limiter, declared.fraction end
       if b.above then above[#above + 1] = r end
       if b.step_fallback then unswept[#unswept + 1] = r end
     end
@@ -238,7 +198,8 @@ function Results:bounds()
   local file = get("peaksFile")
   note_unswept(unswept, file)
   warn_above(above, "", function(worst)
-    return bounds.why_above(worst, self:ceilings(nil, bounds.threads(worst)).levels, file ~= "" and file or nil, self.rows)
+    local c = self:ceilings(nil, bounds.threads(worst))
+    return bounds.why_above(worst, c.levels, file ~= "" and file or nil, self.rows, c)
   end)
   return self
 end
@@ -301,6 +262,7 @@ end
 -- checked, the output directory, gnuplot, PDF; extra on top. A plot of these rows (extra.rows
 -- unset) has its series' names checked against the levels of their points.
 local function plot_opts(self, o, extra)
+  if not o.name then o = setmetatable({ name = M.default_name() }, { __index = o }) end -- (a copy: o stays the script's)
   if not extra.rows then check_level_names(self, o) end
   local series = o.series
   if format.several_machines(self.rows) then -- several machines (Slurm node types): side by side, one series each
@@ -343,9 +305,21 @@ function Results:roofline(o)
     drawn.asked_note(self, c.threads, extra)
   end
   extra.compute, extra.bandwidth = compute, bandwidth
+  local roofs = drawn.counted_roofs(self, function(r)
+    return r.region or (r.workingSet and util.bytes(r.workingSet)) or util.coords(r.point or {})
+  end, compute[1] and compute[1].gflops) -- each counted point's limiter, named in the key
+  if roofs then
+    extra.own_roofs = extra.own_roofs or {}
+    table.insert(extra.own_roofs, roofs)
+  end
   local levels = counted.level_rows(self.rows) -- counted rows: a point per level besides (integrated roofline)
   if levels then
-    extra.rows = table.move(levels, 1, #levels, #self.rows + 1, table.move(self.rows, 1, #self.rows, 1, {}))
+    extra.rows = {}
+    for _, r in ipairs(self.rows) do -- (a row that took its counts is its L1 point: drawn once, as that)
+      local own = r.counts == "counted" and r.traffic and (r.flopsCounted or 0) > 0 and (r.time or 0) > 0 and not r.failed
+      if not own then extra.rows[#extra.rows + 1] = r end
+    end
+    table.move(levels, 1, #levels, #extra.rows + 1, extra.rows)
     o = setmetatable({ series = counted.level_series(o.series) }, { __index = o })
   end
   for _, r in ipairs(self.rows) do

@@ -146,13 +146,18 @@ function M.rates(row)
   row.intensity = row.bytes > 0 and row.flops / row.bytes or nil
 end
 
---[[ Sets rounds, and for a point of two rounds or more roundsSpread, roundsBestSpread,
-  roundsAgree, roundsRatio and spread: the verdict across its rounds (rot.execute.rounds), p the
-  rounds policy they are judged by ({min=, eps=}). The measurement's pooled spread raises spread
-  later (M.pool). ]]
+--[[ Sets rounds; its best round's neighbour figures (neighbourCpus, queueWait) and whether it
+  ran beside a neighbour (besideNeighbour: rot.execute.neighbour; nil where nothing judged it);
+  and for a point of two rounds or more roundsSpread, roundsBestSpread, roundsAgree, roundsRatio
+  and spread: the verdict across its rounds (rot.execute.rounds), p the rounds policy they are
+  judged by ({min=, eps=}). The measurement's pooled spread raises spread later (M.pool). ]]
 function M.rounds(row, ignore_disturbed, p)
   local rs = rounds.of(row.entry, ignore_disturbed)
   row.rounds = #rs
+  local best = rounds.best(rs)
+  if best and (best.nbr or best.qwait) then
+    row.neighbourCpus, row.queueWait, row.besideNeighbour = best.nbr, best.qwait, rounds.busy(best, p)
+  end
   if #rs < 2 then return end
   local v = rounds.verdict(rounds.times(rs), p.eps, p.min)
   row.roundsSpread, row.roundsBestSpread, row.roundsAgree, row.roundsRatio = v.spread, v.best, v.agree, v.ratio

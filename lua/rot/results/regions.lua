@@ -50,16 +50,23 @@ local function program_row(row, e, k, eps)
   r.ranThreads = best.run.threads
   r.markedThreads = r.ranThreads -- every thread the program ran was in it
   r.stdout = e.meta.stdout and util.unescape_token(e.meta.stdout) -- the fastest invocation's (its last 16 KiB)
-  r.stdoutRun = e.meta.stdoutRun
+  r.stdoutRun, r.stdoutBytes = e.meta.stdoutRun, e.meta.stdoutBytes
+  r.countedStdout = row.countRecord and row.countRecord.stdout -- the counted run's (a count made before rot kept it: nil)
   local by_run = {}
   for _, x in ipairs(times) do by_run[x.index] = x.t end
   return r, by_run
 end
 
 -- Why counter i shows no count for a region record rec: the recorder could not open it, else
--- the calls its group did not run in.
+-- the calls its group did not run in (a region one thread entered: the process-wide counters').
 local function not_counted(m, rec, i)
   if m["eventError" .. i] then return "not counted: " .. tostring(m["eventError" .. i]) end
+  if rec.wholeProcess == 1 then
+    if m.processCountersError then return "not counted: the process-wide counters: " .. tostring(m.processCountersError) end
+    return string.format("not counted: one thread entered it, but the process-wide counters ran in %d of its %d "
+      .. "calls (the process's first thread reads them: a region begun in another thread has none)",
+      rec.processCalls or 0, rec.callsTotal or 0)
+  end
   return string.format("not counted: the counters ran in %d of the region's %d calls (multiplexed with more events "
     .. "than the PMU counts at once?)", rec.countedCalls or 0, rec.callsTotal or 0)
 end
@@ -101,6 +108,7 @@ local function region_row(row, name, recs, m, k, eps, program_ns)
   r.runs = #recs
   if #timed > 0 then r.time, r.spread, r.converged = best.t, spread, enough and spread <= eps end
   r.calls, r.callsTotal, r.markedThreads = rec.calls, rec.callsTotal, rec.threads
+  r.regionRule = rec.wholeProcess == 1 and "process" or "threads" -- (an entry of an older rot: its threads')
   r.timePerCall = (rec.calls or 0) > 0 and r.time / rec.calls or nil
   for _, x in ipairs(recs) do
     local c = x.rec.minNs and math.max(x.rec.minNs * 1e-9 - empty, 0)
@@ -135,8 +143,9 @@ end
 
 --[[ rows(row, k, epsilon) -> the rows of an application point row: its program's, then its
   regions'. Each row's threads: the point's (the threads it was told to use, else those it
-  ran); a region's bound is that of the threads that entered it (boundThreads: a region begun
-  outside a parallel loop is one thread's, whatever the program ran). A failed point keeps what
+  ran); a region's bound is that of the threads that entered it (boundThreads), or, for a
+  region one thread entered (regionRule process: begun outside any parallel region, it takes
+  the whole process's work while it is open), the threads the program ran. A failed point keeps what
   its invocations completed (row.partial, the core's result), each row marked with the failure
   and not judged by best-k (its invocations were cut short, not found to disagree). ]]
 function M.rows(row, k, eps)
@@ -151,16 +160,24 @@ function M.rows(row, k, eps)
   local threads = row.desc.threads or prog.ranThreads or 1
   for _, r in ipairs(out) do
     r.threads, r.programThreads = threads, prog.ranThreads
-    if r.region ~= M.PROGRAM and (r.markedThreads or 0) > 0 then r.boundThreads = r.markedThreads end
+    if r.region ~= M.PROGRAM and (r.markedThreads or 0) > 0 then
+      r.boundThreads = r.regionRule == "process" and math.max(prog.ranThreads or 1, r.markedThreads) or r.markedThreads
+    end
     if row.failed then r.failedInvocation, r.converged = tostring(row.failed):match("^[^\n]*"), nil end
   end
   return out
 end
 
 -- Why a region's row has no point on a roofline (the key says it), or nil: it has one, or it
--- is the program's row (never on it: its work is its regions').
+-- is the program's row of a program with regions (its work is theirs, unless it was counted).
+-- An unmarked program's uncounted row says why: its plot has no other point.
 function M.not_drawn(r)
-  if r.region == M.PROGRAM or not r.region then return nil end
+  if not r.region then return nil end
+  if r.region == M.PROGRAM then
+    local e = r.entry or r.partial
+    if (r.flops or 0) > 0 and (r.bytes or 0) > 0 or not e or (e.regions and #e.regions > 0) then return nil end
+    return r.countFailed and "its count failed" or "no region marked, no work counted: rot profile -count places it"
+  end
   if r.failed then return "its point failed" end
   if not (r.calls and r.calls > 0 and r.time) then return "no completed call" end
   if not (r.flops and r.flops > 0) and not (r.bytes and r.bytes > 0) then return "no work declared or counted" end
@@ -240,9 +257,20 @@ local function marker_line(r, m, several)
     r.markerShare * 100, call)
 end
 
---[[ The line for a region fewer threads entered than the program ran: its counters and its
-  bound are those threads' (a region begun and ended outside a parallel loop is its opening
-  thread's, as LIKWID's markers are). ]]
+--[[ The line for a region one thread entered in a program that ran more (regionRule process):
+  begun outside any parallel region, around the program's parallel work (a phase, a time
+  loop), it takes the whole process's work while it is open and its time from begin to end. ]]
+local function process_line(r)
+  local ran = r.programThreads
+  local counted = #(r.counterNames or {}) > 0 and ", its counters" or ""
+  return string.format("region '%s' (in threads 1 (all %d)): one thread entered it, outside the program's parallel "
+    .. "regions: it takes the whole process's work while it is open (all %d threads'%s, its counted flops and bytes) and "
+    .. "its time from begin to end, and it is bounded by %d threads' ceilings; a region inside a parallel region takes "
+    .. "the work of the threads that enter it", r.region, ran, ran, counted, ran)
+end
+
+--[[ The line for a region fewer threads entered than the program ran, but more than one: its
+  counters and its bound are those threads' (as LIKWID's markers are). ]]
 local function threads_line(r)
   local n, ran = r.markedThreads, r.programThreads
   local counted = #(r.counterNames or {}) > 0 and string.format(", its counters count %s only",
@@ -304,6 +332,38 @@ local function process_lines(r, m, say)
   return procs
 end
 
+-- A program's output as printed: each line indented by two spaces; "(nothing)" when empty.
+local function indented(text)
+  if not text or text == "" then return "  (nothing)\n" end
+  return (text:gsub("\n$", ""):gsub("[^\n]*", "  %0")) .. "\n"
+end
+
+--[[ outputs(rows, out): each program's own output (the showOutput key), under a line naming
+  its point: its fastest invocation's (the last 16 KiB the core keeps: the invocation whose
+  time the program's row shows), and its counted run's where it was counted (under Valgrind),
+  so that what the program says of itself (its own timer, its checksum) stands beside rot's. ]]
+function M.outputs(rows, out)
+  for _, r in ipairs(rows) do
+    local e = r.region == M.PROGRAM and (r.entry or r.partial)
+    if e then
+      local who = "application '" .. tostring(r.program) .. "' (" .. util.coords(r.appPoint.point or {}) .. ")"
+      if r.stdout then
+        local shown = #r.stdout < (r.stdoutBytes or 0) and string.format("; its last %s of %s", util.bytes(#r.stdout),
+          util.bytes(r.stdoutBytes)) or ""
+        out:write(string.format("output of %s, its fastest invocation (%d of %s%s):\n", who, (r.stdoutRun or 0) + 1,
+          tostring(e.meta.invocations or "?"), shown), indented(r.stdout))
+      end
+      local counted = r.appPoint.countRecord
+      if counted and r.countedStdout then
+        out:write("output of ", who, ", its counted run (under Valgrind):\n", indented(r.countedStdout))
+      elseif counted then
+        out:write("output of ", who, ", its counted run: not kept (counted by an older rot: -useCachedResults=false "
+          .. "counts it again)\n")
+      end
+    end
+  end
+end
+
 -- The lines under a table of application rows: counters not counted (with the hint), calls
 -- never closed, markers too costly for a region, programs that ran fewer threads than asked,
 -- regions fewer threads entered than ran, where a program's regions were recorded (a
@@ -328,7 +388,7 @@ function M.legend(rows, out)
     if r.markerShare and r.markerShare > M.MARKER_SHARE and r.region ~= M.PROGRAM then say(marker_line(r, m, several)) end
     if r.region == M.PROGRAM and asked_line(r) then say(asked_line(r)) end
     if r.region ~= M.PROGRAM and r.time and r.markedThreads and r.programThreads and r.markedThreads < r.programThreads then
-      say(threads_line(r))
+      say(r.regionRule == "process" and process_line(r) or threads_line(r))
     end
     local procs = r.region == M.PROGRAM and (r.entry or r.partial) and process_lines(r, m, say) or {}
     if r.region == M.PROGRAM and r.entry and m.markersAttached == 0 then

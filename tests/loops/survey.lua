@@ -1,0 +1,80 @@
+--[[ survey.lua: the loop survey's pieces put together for tests/e2e/loops.t, through rot run:
+  rot run survey.lua loops OUT PROGRAM: the counting tool's loops (OUT: rotcount --rot-loops=yes's
+    output) in PROGRAM's file, each a line "loop FILE:LINE depth=D fn=NAME flops=F entries=E
+    iterations=I" (its line: its latch's, the `for`'s; fn: the innermost function there, the
+    inlined one where inlined), then "sum OK|DIFF" (loops, functions and unknown code against the
+    program's counts), "unknown FLOPS BYTES" and "functions N";
+  rot run survey.lua shares RECORDS: one point's records as a core wrote them, read as the
+    driver reads them (rot.records: the sampled invocation's records in .samples), each
+    function's share of the samples in percent, "share NAME PCT" a line, most first, then
+    "unknown N" (samples in code of no file) and "object ID PATH" lines of the files named. ]]
+local engine = require "rot.count.engine"
+local symbols = require "rot.symbols"
+local sys = require "rot.sys"
+local util = require "rot.util"
+
+local mode, path, program = ...
+local st <close> = symbols.open()
+
+local FLOPS = { "fp32_scalar", "fp32_128", "fp32_256", "fp64_scalar", "fp64_128", "fp64_256" }
+local function flops(c)
+  local f = 0
+  for _, k in ipairs(FLOPS) do f = f + (c[k] or 0) end
+  return f
+end
+
+local function loops()
+  local text = assert(sys.readfile(path), "no output " .. path)
+  local l = assert(engine.loops(text), "no loops in " .. path)
+  local p = engine.parse(text).program
+  for _, x in ipairs(l.loops) do
+    local file = l.objects[x.obj]
+    if file == program then
+      local w = assert(st:lookup(file, x.latches[1]))
+      local fn = w.inlined[1] and w.inlined[1].func or w.func or w.name
+      io.write(string.format("loop %s:%s depth=%d fn=%s flops=%d entries=%d iterations=%d\n",
+        w.file and util.basename(w.file) or w.object, w.line or string.format("0x%x", x.latches[1]), x.depth, fn,
+        flops(x), x.entries, x.iterations))
+    end
+  end
+  local diff = {}
+  for k, v in pairs(p) do
+    if k ~= "threads" then
+      local s = (l.unknown or {})[k] or 0
+      for _, x in ipairs(l.loops) do s = s + x[k] end
+      for _, x in ipairs(l.functions) do s = s + x[k] end
+      if s ~= v then diff[#diff + 1] = k .. ":" .. s .. "/" .. v end
+    end
+  end
+  io.write("sum ", #diff == 0 and "OK" or ("DIFF " .. table.concat(diff, " ")), "\n")
+  io.write(string.format("unknown %d %d\n", l.unknown and flops(l.unknown) or 0, l.unknown and l.unknown.loaded or 0))
+  io.write("functions ", #l.functions, "\n")
+end
+
+local function shares()
+  local text = assert(sys.readfile(path), "no records " .. path)
+  local body = text:gsub("^begin [^\n]*\n", ""):gsub("end %S+\n$", "")
+  local res = assert(require("rot.records").parse(body))
+  local objects, by, total, unknown = {}, {}, 0, 0
+  for _, r in ipairs(res.samples or {}) do
+    if r.record == "object" then
+      objects[r.id] = util.unescape_token(tostring(r.path))
+    elseif r.record == "sample" then
+      local name = r.obj == 0 and "[unknown]" or r.obj == 1 and "[kernel]"
+      if not name then
+        local w = st:lookup(objects[r.obj], tonumber(r.off))
+        name = w and (w.func and (w.shared and w.name or w.func) or w.name) or "?"
+      end
+      by[name] = (by[name] or 0) + r.n
+      total = total + r.n
+      if r.obj == 0 then unknown = unknown + r.n end
+    end
+  end
+  local names = util.sorted_keys(by)
+  table.sort(names, function(a, b) return by[a] > by[b] end)
+  for _, k in ipairs(names) do io.write(string.format("share %s %.2f\n", k, 100 * by[k] / total)) end
+  io.write("unknown ", unknown, "\n")
+  for id, f in pairs(objects) do io.write("object ", id, " ", f, "\n") end
+end
+
+if mode == "loops" then loops() elseif mode == "shares" then shares() else error("mode: loops or shares") end

@@ -1,0 +1,47 @@
+-- Tests of rot.count.engine's reading of the counting tool's output (core/count/tool.c and
+-- loops.c): a region and the program as before, and, with --rot-loops=yes, the objects, loops
+-- (head, end, latches, nest, entries, iterations, counts), functions and unknown code; an output
+-- without loops has none.
+-- judges no time
+local t = require "tap"
+local engine = require "rot.count.engine"
+
+local counts = " fp32_scalar=0 fp32_128=0 fp32_256=0 fp64_scalar=%d fp64_128=0 fp64_256=0 loaded=%d stored=0" ..
+  " fill1=64 evict1=0 fill2=0 evict2=0 fill3=0 evict3=0 fill4=0 evict4=0"
+local head = table.concat({
+  "rotcount 1", "line 64", "level 1 size=49152 assoc=12", "misuses 0",
+  "program threads=1" .. counts:format(2010, 24344),
+  "region name=row calls=1 threads=1" .. counts:format(2010, 24344) }, "\n") .. "\n"
+local loops = table.concat({
+  "loops n=2",
+  "object id=0 path=/usr/lib/x86_64-linux-gnu/libc.so.6",
+  "object id=1 path=/tmp/a%20b/mv",
+  "loop id=1 obj=1 head=0x1278 end=0x12ac latches=0x12aa depth=1 parent=0 entries=3 iterations=600 back=597" ..
+    counts:format(10, 4800),
+  "loop id=2 obj=1 head=0x1280 end=0x1297 latches=0x1295,0x12a0 depth=2 parent=1 entries=600 iterations=120000" ..
+    " back=119400" .. counts:format(2000, 19200),
+  "function obj=1 off=0x1240 named=1" .. counts:format(0, 320),
+  "function obj=0 off=0x9bd80 named=0" .. counts:format(0, 16),
+  "unknown" .. counts:format(0, 8) }, "\n") .. "\n"
+
+local p = engine.parse(head .. loops)
+t.ok(p and p.program.fp64_scalar == 2010 and p.regions.row and p.regions.row.calls == 1,
+  "the program and its region read as ever, the loop lines beside them")
+local l = engine.loops(head .. loops)
+t.ok(l and l.objects[0]:match("libc%.so%.6$") and l.objects[1] == "/tmp/a b/mv", "objects by id, paths unescaped")
+t.is(#l.loops, 2, "two loops")
+local outer, inner = l.loops[1], l.loops[2]
+t.ok(outer.obj == 1 and outer.head == 0x1278 and outer["end"] == 0x12ac and outer.depth == 1 and outer.parent == 0 and
+  outer.entries == 3 and outer.iterations == 600 and outer.back == 597, "a loop's range, nest, entries and iterations")
+t.ok(#inner.latches == 2 and inner.latches[1] == 0x1295 and inner.latches[2] == 0x12a0 and inner.parent == 1 and
+  inner.depth == 2, "its latches, parent and depth")
+t.ok(inner.fp64_scalar == 2000 and inner.loaded == 19200 and inner.fill1 == 64, "its counts, as a region's")
+t.ok(#l.functions == 2 and l.functions[1].off == 0x1240 and l.functions[1].named == 1 and l.functions[2].named == 0,
+  "each function's code outside its loops")
+local sum = l.unknown.loaded
+for _, x in ipairs(l.loops) do sum = sum + x.loaded end
+for _, x in ipairs(l.functions) do sum = sum + x.loaded end
+t.is(sum, p.program.loaded, "loops, functions and unknown code hold every byte of the program's line")
+t.is(engine.loops(head), nil, "an output without loops (counted without --rot-loops) has none")
+t.is(engine.loops(nil), nil, "nor has no output")
+t.done()
