@@ -46,11 +46,16 @@ END {
 	ms = drift("stream"); ml = lk != "" ? drift("lk") : 0
 	noisy = ms > 0.03 || ml > 0.03
 	refs = lk != "" ? "both references" : "the STREAM-convention triad (likwid-bench is not installed)"
-	if (in3(s[1]) && in3(s[2]) && (lk == "" || (in3(l[1]) && in3(l[2])))) printf "  verdict: within 0.97-1.03 of %s in both runs\n", refs
+	within = in3(s[1]) && in3(s[2]) && (lk == "" || (in3(l[1]) && in3(l[2])))
+	own = sprintf("rot's own point in the references' rounds over STREAM %s, %s%s", f(ps[1]), f(ps[2]), (lk != "" ? sprintf(", over likwid-bench %s, %s", f(pl[1]), f(pl[2])) : ""))
+	if (noisy) {
+		printf "  verdict: UNDECIDABLE, not a pass: the machine moved under the references, the best of each round %.1f%% apart for the STREAM-convention triad%s, more than the target's 3%% (their rounds: before, between and after the peaks runs)", ms * 100, lk != "" ? sprintf(", %.1f%% for likwid-bench", ml * 100) : ""
+		printf "; the ratios lie %s 0.97-1.03 of %s, which says nothing here; %s\n", within ? "within" : "beyond", refs, own
+	} else if (within) printf "  verdict: within 0.97-1.03 of %s in both runs\n", refs
 	else if (lk != "" && !(in3(q[1]) && in3(q[2]))) {
 		printf "  verdict: not within 0.97-1.03 of both, and the references disagree with each other: likwid-bench over the STREAM-convention triad %s, %s", f(q[1]), f(q[2])
 		if (in3(qm[1]) && in3(qm[2])) printf ", over STREAM's mean pass %s, %s (likwid-bench reports a mean over its run, STREAM and rot the fastest pass: here the passes of a run differ by more than 3 %%)", f(qm[1]), f(qm[2])
-		else printf ", over STREAM's mean pass %s, %s (%s)", f(qm[1]), f(qm[2]), (noisy ? "not their conventions: the machine moved under them, below" : "not their conventions: the two programs stream differently here")
+		else printf ", over STREAM's mean pass %s, %s (not their conventions: the two programs stream differently here)", f(qm[1]), f(qm[2])
 		printf "; rot within 0.97-1.03 of STREAM: %s; of likwid-bench: %s\n", in3(s[1]) && in3(s[2]) ? "yes" : "no", in3(l[1]) && in3(l[2]) ? "yes" : "no"
 	} else {
 		agree = lk != "" ? sprintf(", where the references agree with each other (likwid-bench over STREAM %s, %s)", f(q[1]), f(q[2])) : ""
@@ -59,11 +64,9 @@ END {
 		which = outs && outl ? "both references" : (outs ? "the STREAM-convention triad" : "likwid-bench")
 		printf "  verdict: OUTSIDE 0.97-1.03 of %s%s: rot's DRAM ceiling is %s", which, agree, (above ? "higher" : "lower")
 		same = in3(ps[1]) && in3(ps[2]) && (lk == "" || (in3(pl[1]) && in3(pl[2])))
-		printf "; rot's own point in the references' rounds over STREAM %s, %s%s", f(ps[1]), f(ps[2]), (lk != "" ? sprintf(", over likwid-bench %s, %s", f(pl[1]), f(pl[2])) : "")
+		printf "; %s", own
 		if (same) printf " (within 0.97-1.03: kernel, pages and convention agree; the ceiling's rounds ran in a %s phase of the machine than the references')\n", (above ? "faster" : "slower")
-		else if (noisy) printf " (beyond 0.97-1.03 in the same minutes too, where the machine moved under them: below)\n"
 		else printf " (beyond 0.97-1.03 in the same minutes too: rot's triad streams %s than theirs here, not only in its own rounds)\n", (above ? "faster" : "slower")
 	}
-	if (noisy) printf "  the machine moved under the references: the best of each round lies %.1f%% apart for the STREAM-convention triad%s, more than the target's 3%% (their rounds: before, between and after the peaks runs)\n", ms * 100, lk != "" ? sprintf(", %.1f%% for likwid-bench", ml * 100) : ""
 	printf "  on 4 KiB pages (MADV_NOHUGEPAGE) the STREAM-convention triad streams %s, %s of its huge-page figure in the same rounds: what a program whose arrays are not on huge pages gets here\n", f(pg[1]), f(pg[2])
 }
