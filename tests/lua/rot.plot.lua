@@ -333,6 +333,19 @@ rot.results(lrows, { "n" }):roofline { name = "alllabels", labels = "all", compu
 local ldat = sys.readfile(dir .. "/alllabels.dat") or ""
 t.ok(ldat:find("\"24.0 KiB\"", 1, true) and ldat:find("\"3.00 MiB\"", 1, true),
   "labels=\"all\" without label=: the points are labelled by their working sets: " .. ldat:gsub("\n", " | "))
+
+-- a row with declared work that was counted too: its own point and its L1 point (its counted loads
+-- and stores, the same bytes) fall on one place; the key says the row's point is under its L1
+-- point, not that it is hidden (where every entry of a series would be said to be hidden)
+local A, B = {}, {}
+local under = place.hidden({ { px = 10, py = 10, r = 4, of = A, text = "declared" },
+  { px = 10, py = 10, r = 4, of = A, level = "L1", text = "declared L1" },
+  { px = 50, py = 50, r = 4, of = B, text = "other" }, { px = 50, py = 51, r = 4, of = A, level = "L2", text = "declared L2" } })
+local unote = key.note({ under[1], under[3] })
+t.ok(under[1].hidden == "under its L1 point" and under[3].hidden == "hidden" and not under[2].hidden
+  and unote:find("declared (under its L1 point)", 1, true) and unote:find("other (hidden)", 1, true),
+  "a row's point under its own level's point is said to be under it; under another row's, hidden: " .. unote)
+
 rot.set("outputDir", out0)
 
 sys.removetree(dir)

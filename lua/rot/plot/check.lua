@@ -136,7 +136,8 @@ local function element_of(line) return (line:gsub("^plot ", ""):gsub("^%s+", "")
   the closest pairs first)
   nor a place in the key's text for their series (its title and the entries of its own after
   it); and, second, those of them that a point drawn after them hides (rot.plot.place.hidden:
-  the same x, within its marker) with no label beside them nor "TEXT (hidden)" in that key
+  the same x, within its marker) with no label beside them nor "TEXT (hidden)" or "TEXT (under
+  its LEVEL point)" in that key
   text. boxes: the script's label boxes (with their colour, where the script gives one). ]]
 -- The marks a script draws from its datablocks ($above: the rings of points above their bound,
 -- ...): {{px=, py=, r=}} in pixels, r its marker's radius.
@@ -194,7 +195,8 @@ function M.unlabelled(gp, f, read, boxes)
   place.hidden(all)
   for _, p in ipairs(points) do
     if not p.labelled and not M.keyed(p.text, speaks[p.element]) then out[#out + 1] = p.text end
-    if p.at.hidden and not p.labelled and not M.keyed(p.text .. " (hidden)", speaks[p.element]) then hidden[#hidden + 1] = p.text end
+    local said = M.keyed(p.text .. " (hidden)", speaks[p.element]) or (speaks[p.element] or ""):find(p.text .. " (under its ", 1, true)
+    if p.at.hidden and not p.labelled and not said then hidden[#hidden + 1] = p.text end
   end
   return out, hidden
 end

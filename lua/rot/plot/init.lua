@@ -162,7 +162,7 @@ local function roofline_lists(o, series, order)
     for _, r in ipairs(series[name]) do
       counts[r.counts or "declared"] = true
       lists[name][#lists[name] + 1] = { x = r.intensity, y = r.gflops, label = label(r),
-        ps = o.size and M.share_size(o.size(r)) or nil, once = o.label_once }
+        ps = o.size and M.share_size(o.size(r)) or nil, once = o.label_once, of = r.countBase or r, level = r.countLevel }
     end
   end
   local how = {}

@@ -166,7 +166,8 @@ end
 --[[ A note on the points of one plot element its labels left out, in an order a reader can
   follow: "unlabelled, top to bottom: 16.0 KiB, 1.00 MiB" where they share one x (a working
   set swept at one intensity: a strip), else left to right ("unlabelled: 16.0 KiB" for one);
-  a point another one's marker hides says so ("6.00 KiB (hidden)": rot.plot.place.hidden).
+  a point another one's marker hides says so ("6.00 KiB (hidden)", "declared (under its L1
+  point)": rot.plot.place.hidden).
   points: {{px=, py=, text=, hidden=}}. ]]
 function M.note(points)
   local strip = true
@@ -176,7 +177,7 @@ function M.note(points)
     return a.px < b.px
   end)
   local texts = {}
-  for _, p in ipairs(points) do texts[#texts + 1] = p.text .. (p.hidden and " (hidden)" or "") end
+  for _, p in ipairs(points) do texts[#texts + 1] = p.text .. (p.hidden and (" (" .. p.hidden .. ")") or "") end
   local order = #points == 1 and "" or strip and ", top to bottom" or ", left to right"
   return "  unlabelled" .. order .. ": " .. table.concat(texts, ", ")
 end

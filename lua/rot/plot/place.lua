@@ -370,7 +370,8 @@ function M.add_series(f, pl, dat, names, lists, radius, mode)
         M.block_segment(pl, ax, ay, bx, by)
       end
       points[#points + 1] = { x = p.x, y = p.y, text = text, first = j == 1, last = j == #pts, r = r,
-        color = M.palette[(i - 1) % #M.palette + 1], series = i, px = bx, py = by, once = p.once, line = #dat }
+        color = M.palette[(i - 1) % #M.palette + 1], series = i, px = bx, py = by, once = p.once, line = #dat,
+        of = p.of, level = p.level }
     end
     dat[#dat + 1] = "\n"
   end
@@ -387,14 +388,19 @@ function M.upright(rows)
   return #rows > 1
 end
 
---[[ Marks the points (in drawing order, {px=, py=, r=} in pixels) that a point drawn after
-  them hides: at the same x (within a pixel), their centre under its marker (within its
-  radius): p.hidden = true. rot.plot.key names them so in the key where they have no label. ]]
+--[[ Marks the points (in drawing order, {px=, py=, r=, of=, level=} in pixels) that a point
+  drawn after them hides: at the same x (within a pixel), their centre under its marker (within
+  its radius). p.hidden says how: "under its L1 point" where the point on top is one of the same
+  row's levels (of: the row; level: its level's name), else "hidden". rot.plot.key names them
+  so in the key where they have no label. ]]
 function M.hidden(points)
   for i, p in ipairs(points) do
     for j = i + 1, #points do
       local o = points[j]
-      if math.abs(o.px - p.px) < 1 and math.abs(o.py - p.py) < o.r then p.hidden = true; break end
+      if math.abs(o.px - p.px) < 1 and math.abs(o.py - p.py) < o.r then
+        p.hidden = (o.of ~= nil and o.of == p.of and o.level) and ("under its " .. o.level .. " point") or "hidden"
+        break
+      end
     end
   end
   return points
