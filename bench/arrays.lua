@@ -1,11 +1,14 @@
 -- Benchmark helper: rot's triad (the triad script's points: both builds) at a working set whose
 -- three arrays are each a power of two (768 MiB: 256 MiB each), against the STREAM-convention
--- triad (bench/triad.c, the same build, separately allocated arrays) at the same size,
+-- triad (bench/triad.c, the same build, separately allocated arrays, on huge pages as rot's
+-- pool's, holding rot's measuring lock as rot does) at the same size,
 -- alternating, ROUNDS rounds (the order reversed every other one). Arrays of such a size placed
 -- back to back streamed at half speed in rot's pool. Prints "ROUND r FLAGS rot GB/s program GB/s".
 --   rot run bench/arrays.lua WIDE NARROW [ROUNDS]   (WIDE, NARROW: triad.c's two builds)
 local rot = require "rot"
 local sys = require "rot.sys"
+local session = require "rot.session"
+local build = require "rot.build"
 
 local programs = { ["-O3 -march=native"] = arg[1], ["-O2 -fno-tree-vectorize"] = arg[2] }
 local rounds = tonumber(arg[3] or "3")
@@ -21,6 +24,7 @@ for r = 1, rounds do
     end
     local function theirs()
       if not programs[flags] or programs[flags] == "" then return nil end
+      local lock <close> = session.lock(build.MEASURING)
       local st, out = sys.run({ programs[flags], tostring(3 * n * 8 // 1024), "10" }, { capture = true,
         timeout = 120 })
       return st == 0 and tonumber((out or ""):match("best_gbs ([%d.]+)")) or nil

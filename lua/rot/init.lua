@@ -137,9 +137,10 @@ function rot.llc(threads)
   return #lv > 1 and lv[#lv - 1].size or 32 * 1024 * 1024
 end
 
--- Where DRAM's flat tail begins for t threads (default 1), from the stored peaks; nil when
--- they do not say. Between the last cache's effective size and here lies the step from it
--- to DRAM (limiter "L3-DRAM bw"): a sweep "to DRAM" goes at least this far.
+-- Where DRAM's range begins for t threads (default 1), from the stored peaks (where its ceiling
+-- is read: on its flat tail, 4x beyond the caches); nil when they do not say. Between the last
+-- cache's effective size and here lies the step from it to DRAM (limiter "L3-DRAM bw"): a sweep
+-- "to DRAM" goes at least this far.
 function rot.dram_from(threads)
   local lv = rot.levels(threads)
   return lv[#lv].from

@@ -46,6 +46,12 @@ function M.budget(quick)
   return plan(quick).budget
 end
 
+-- The runs a point of the sweeps takes at first and at most (best-k's runs and maxRuns).
+function M.runs(quick)
+  local p = plan(quick)
+  return p.runs, p.max_runs
+end
+
 -- How often round 1's sweep doubles its top at most while DRAM has no flat tail (512 MiB-8 GiB).
 M.doublings = 4
 
@@ -140,6 +146,9 @@ function M.analyse(st, t, reported)
   local lv, why, what = levels.detect(best_of(st.samples[t][3]), reported, { final = st.final })
   if not lv then return nil, why, what end
   local rows, date = {}, rounds.newest(st.samples[t][3]) -- the sizes: from triad's rounds, all of them
+  local dram, short = levels.dram_sizes(lv, reported)
+  local d = lv[#lv]
+  d.tail, d.from = d.from, dram[1] -- DRAM's range: where its ceiling is read; before it, the step to it
   for _, l in ipairs(lv) do
     if l.name ~= "DRAM" then
       if l.effective then rows[#rows + 1] = { name = l.name .. "_effective", kind = "size", threads = t, value = math.floor(l.effective), unit = "B", date = date } end
@@ -151,14 +160,15 @@ function M.analyse(st, t, reported)
   for si, s in ipairs(M.streams) do
     for _, l in ipairs(lv) do
       -- a cache: the fastest of its plateau's sizes and those after it within the level (a
-      -- roof: the points at its sizes reach it), DRAM the fastest of its tail's three largest
-      -- (no flat tail: of the last octave, unstable); a cache without a plateau: their median
-      local sizes, fastest = l.name == "DRAM" and M.dram_sizes(l) or l.sizes, l.flat ~= false or l.name == "DRAM"
+      -- roof: the points at its sizes reach it), DRAM the fastest of its tail's sizes beyond the
+      -- caches (levels.dram_sizes; no flat tail: of the last octave's, unstable); a cache without a
+      -- plateau: their median
+      local sizes, fastest = l.name == "DRAM" and dram or l.sizes, l.flat ~= false or l.name == "DRAM"
       local c = rounds.ceiling(st.samples[t][si], sizes, fastest)
       if c then
         local code = codes.winner(st.samples[t][si], sizes, c.round, fastest)
         rows[#rows + 1] = { name = s.name .. "_" .. l.name, kind = "bandwidth", threads = t, value = c.gbs, unit = "GB/s",
-          spread = c.spread, median = c.median, rounds = c.rounds, sizes = l.sizes, plateau = l.plateau, kernel = s.kernel, stream = si,
+          spread = c.spread, median = c.median, rounds = c.rounds, sizes = sizes, plateau = l.plateau, kernel = s.kernel, stream = si,
           level = l.name, unflat = l.flat == false or nil, date = c.date, isa = code and codes.list[code].flags }
         if s.name == "triad" then l.ceiling = c.gbs end -- the notes quote the ceiling, not the staircase
         rows[#rows].narrow = codes.faster_narrow(st.samples[t][si], sizes, fastest) -- M.notes says so
@@ -170,23 +180,9 @@ function M.analyse(st, t, reported)
     local swept = codes.label_sweep(st.samples[t][si], sweep.rows(st.samples[t][si], t, s.name, s.kernel))
     for _, r in ipairs(swept) do rows[#rows + 1] = r end
   end
-  if lv[#lv].alone then
-    notes[#notes + 1] = string.format("%s: the staircase shows no cache plateau above DRAM's tail after its "
-      .. "rounds (a noisy machine?): DRAM's ceiling bounds every working set; %s", util.count(t, "thread"), rounds.again)
-  end
-  local d = lv[#lv]
-  if d.flat == false then
-    local why = st.stopped and sweep.stop_reason(st.stopped[t], M.cap(), M.doublings)
-    notes[#notes + 1] = string.format("%s: DRAM shows no flat tail up to %s: its ceiling is the fastest of the last "
-      .. "octave swept (from %s, stored as DRAM_from: where DRAM's range begins), unstable%s", util.count(t, "thread"),
-      util.bytes(d.sizes[#d.sizes]), util.bytes(d.from), why and ("; " .. why) or "")
-  end
+  local stop = d.flat == false and st.stopped and sweep.stop_reason(st.stopped[t], M.cap(), M.doublings)
+  levels.dram_notes(notes, lv, util.count(t, "thread"), short, stop or nil)
   return { levels = lv, rows = rows, notes = notes, step = sweep.step(lv, st.samples[t][3]) }
-end
-
--- The sizes DRAM's ceiling comes from: its tail's largest three (the farthest from the caches).
-function M.dram_sizes(l)
-  return { table.unpack(l.sizes, math.max(1, #l.sizes - 2), #l.sizes) }
 end
 
 -- The points of every stream at sizes (a set), for t threads, in a round, in each code measured
@@ -257,8 +253,8 @@ local function staircase(rot, st, threads, p)
       local a, _, what = M.analyse(st, t, machine.reported(machine.pins(t)))
       local last = a and a.levels[#a.levels - 1]
       local was = open[t]
-      open[t] = was and ((what == "tail") or (last ~= nil and 4 * math.max(last.effective or 0, last.reported or 0) > top[t]))
-      if was then st.stopped[t] = { top = top[t], why = "flat", from = a and a.levels[#a.levels].from } end
+      open[t] = was and ((what == "tail") or (last ~= nil and levels.beyond * math.max(last.effective or 0, last.reported or 0) > top[t]))
+      if was then st.stopped[t] = { top = top[t], why = "flat", from = a and a.levels[#a.levels].tail } end
       if open[t] and top[t] >= cap then
         st.bounded, open[t], st.stopped[t].why = st.bounded or { flat = true }, false, "cap"
       elseif open[t] and batch > M.doublings then
