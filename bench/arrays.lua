@@ -15,10 +15,12 @@ local rounds = tonumber(arg[3] or "3")
 local n = 32 * 1024 * 1024 -- elements an array: 256 MiB of doubles
 local base = os.time() * 100 -- rounds never measured before
 for r = 1, rounds do
-  for _, flags in ipairs(r % 2 == 1 and { "-O3 -march=native", "-O2 -fno-tree-vectorize" } or { "-O2 -fno-tree-vectorize", "-O3 -march=native" }) do
+  for _, flags in ipairs(r % 2 == 1 and { "-O3 -march=native", "-O2 -fno-tree-vectorize" }
+    or { "-O2 -fno-tree-vectorize", "-O3 -march=native" }) do
     local function ours()
       local rows = rot.measure(rot.space { rot.axis("flags", { flags }) }, function(p)
-        return { kernel = "triad", params = { n = n }, flags = p.flags, macros = { STREAM_UNROLL = 2 }, round = base + r }
+        return { kernel = "triad", params = { n = n }, flags = p.flags,
+          macros = { STREAM_UNROLL = 2 }, round = base + r }
       end).rows
       return rows[1] and rows[1].gbs
     end

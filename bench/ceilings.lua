@@ -9,8 +9,11 @@ local fma
 for _, r in ipairs(rows) do
   if r.name == "triad_DRAM" then
     print(string.format("dram_%d %.3f", r.threads, r.value))
-    print(string.format("dramnote_%d %s,_spread_%.1f%%", r.threads, r.unstable and "unstable" or "stable", (r.spread or 0) * 100))
-    if r.sizes and #r.sizes > 0 then print(string.format("dramat_%d %d", r.threads, math.max(table.unpack(r.sizes)))) end
+    print(string.format("dramnote_%d %s,_spread_%.1f%%", r.threads, r.unstable and "unstable" or "stable",
+      (r.spread or 0) * 100))
+    if r.sizes and #r.sizes > 0 then
+      print(string.format("dramat_%d %d", r.threads, math.max(table.unpack(r.sizes))))
+    end
   end
   local family, level = r.name:match("^(%a+)_(%w+)$")
   if r.kind == "bandwidth" and r.threads == 1 and (family == "read" or family == "triad") then

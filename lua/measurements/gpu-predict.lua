@@ -68,4 +68,5 @@ end
 local columns = { { "device", "device" } }
 for _, c in ipairs(predict.columns) do columns[#columns + 1] = c end
 rot.records(rot.name(), columns, all)
-io.stdout:write("another GPU: copy gpu-predict-profile.csv there and run\n  rot predict gpu-predict-profile.csv ITS-gpu-peaks.csv ITS-gpu-predict-profile.csv\n")
+io.stdout:write("another GPU: copy gpu-predict-profile.csv there and run\n  rot predict gpu-predict-profile.csv "
+  .. "ITS-gpu-peaks.csv ITS-gpu-predict-profile.csv\n")

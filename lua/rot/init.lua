@@ -27,7 +27,8 @@ setmetatable(rot, { __index = function(_, k) if k == "config" then return sessio
 function rot.get(key)
   local ok, v = pcall(rot.config.get, rot.config, key)
   if not ok then
-    util.fail("unknown configuration key '" .. tostring(key) .. "'" .. util.did_you_mean(tostring(key), require("rot.config").names()),
+    util.fail("unknown configuration key '" .. tostring(key) .. "'" .. util.did_you_mean(tostring(key),
+      require("rot.config").names()),
       "rot config lists the keys")
   end
   return v
@@ -80,7 +81,9 @@ function rot.measure(sp, builder)
   local rows = s.executor.measure(s, items)
   s:record_order(first, rows)
   for _, r in ipairs(rows) do
-    if not r.settled then error("rot: internal error: executor '" .. s.executor.name .. "' returned a row it did not settle") end
+    if not r.settled then
+      error("rot: internal error: executor '" .. s.executor.name .. "' returned a row it did not settle")
+    end
     if not regions.is_app(r) then
       quantities.derive(r, s:get("bestK"), s:get("ignoreDisturbed"), s:get("bestEpsilon"), rounds.policy(s))
     end

@@ -51,7 +51,9 @@ function M.builddir(home, config)
   if d == "" then return home .. "/build/core" end
   if d:sub(1, 1) ~= "/" then
     local cwd = sys.realpath(".")
-    if not cwd then util.fail("cannot resolve buildDir '" .. d .. "': the working directory is gone", "give an absolute path") end
+    if not cwd then
+      util.fail("cannot resolve buildDir '" .. d .. "': the working directory is gone", "give an absolute path")
+    end
     d = cwd .. "/" .. d
   end
   return util.normpath(d)
@@ -261,7 +263,8 @@ function Session:run_dir()
     pid = tonumber(pid)
     if pid and h == host and pid ~= sys.pid() and not sys.alive(pid) then sys.removetree(base .. "/" .. d) end
   end
-  local dir = base .. "/" .. sys.pid() .. "-" .. host .. "-" .. string.format("%x", math.floor(sys.clock() * 1e6) % 0x1000000)
+  local dir = base .. "/" .. sys.pid() .. "-" .. host .. "-" .. string.format("%x",
+    math.floor(sys.clock() * 1e6) % 0x1000000)
   util.ensure_dir(dir, "cache directory", "cacheDir")
   self.rundir = dir
   return dir
@@ -298,7 +301,8 @@ function Session:failures() return self.count.failed + self.aside_count.failed e
 function Session:summary()
   local c, t = self.count, self.time
   local n = self.counted
-  local counted = n.counted + n.hits + n.failed > 0 and string.format("count %.2f s (%d counted, %s%d from the cache), ",
+  local counted = n.counted + n.hits + n.failed > 0
+    and string.format("count %.2f s (%d counted, %s%d from the cache), ",
     t.count, n.counted, n.failed > 0 and (n.failed .. " failed, ") or "", n.hits) or ""
   return string.format("rot: %d points, cache: %d hits, %d measured%s, %d failed%s; time: build %.2f s, "
     .. "measure %.2f s, cache %.3f s, %splot %.2f s, %stotal %.2f s",
@@ -349,7 +353,8 @@ function M.lock(path)
   if not (s and s.waited[path]) then
     if s then s.waited[path] = true; s:quiet() end
     local who = M.holder(path)
-    io.stderr:write("rot: waiting for another rot process (lock '", path, "'", who and (", held by " .. who) or "", ")\n")
+    io.stderr:write("rot: waiting for another rot process (lock '", path, "'", who and (", held by " .. who)
+      or "", ")\n")
   end
   if not s then return gen.lock(path) end
   return s:timed("wait", gen.lock, path)

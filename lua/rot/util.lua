@@ -434,7 +434,9 @@ function M.library_stamp()
       local path = dir .. "/" .. n
       local kind, size, mtime = sys.stat(path)
       if kind == "dir" then walk(path)
-      elseif kind == "file" and n:match("%.lua$") then parts[#parts + 1] = string.format("%s %d %.9f", path, size, mtime) end
+      elseif kind == "file" and n:match("%.lua$") then
+        parts[#parts + 1] = string.format("%s %d %.9f", path, size, mtime)
+      end
     end
   end
   walk(home)

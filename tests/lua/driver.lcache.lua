@@ -64,13 +64,16 @@ for i, text in ipairs(texts) do
   local got = e.runs[i]
   for k, v in pairs(text) do
     checked = checked + 1
-    if not same(got[k], want(v)) then bad[#bad + 1] = string.format("%s=%s read as %s (%s)", k, v, tostring(got[k]), math.type(got[k]) or type(got[k])) end
+    if not same(got[k], want(v)) then
+      bad[#bad + 1] = string.format("%s=%s read as %s (%s)", k, v, tostring(got[k]), math.type(got[k]) or type(got[k]))
+    end
   end
   for k in pairs(got) do
     if text[k] == nil then bad[#bad + 1] = "run " .. i .. " gained key " .. k end
   end
 end
-t.ok(#bad == 0 and checked > 2000, "every value reads as tonumber reads its text, to the bit (" .. checked .. " values)")
+t.ok(#bad == 0 and checked > 2000, "every value reads as tonumber reads its text, to the bit ("
+  .. checked .. " values)")
 for i = 1, math.min(#bad, 5) do io.write("#   ", bad[i], "\n") end
 t.is(e.meta.note, "a b", "a metadata value with spaces reads back")
 t.is(math.type(e.meta.n), "integer", "a metadata number reads as one")

@@ -38,10 +38,12 @@ local a = bandwidth.analyse(state(0.8, 0.99), 1, rep)
 local by = {}
 for _, r in ipairs(a.rows) do by[r.name] = r end
 t.ok(math.abs(by.triad_DRAM.value - 32.9) < 1e-9 and #by.triad_DRAM.sizes == 1 and by.triad_DRAM.sizes[1] == 3072 * MiB,
-  "the DRAM ceiling is the best round at the tail's sizes 4x beyond the largest cache (L3+ to 627 MiB: 3 GiB, 32.9 GB/s; "
+  "the DRAM ceiling is the best round at the tail's sizes 4x beyond the largest cache (L3+ to "
+    .. "627 MiB: 3 GiB, 32.9 GB/s; "
   .. "not 1.5 GiB's 33.1, where the tail is flat but closer to that cache): " .. by.triad_DRAM.value)
 t.is(by.triad_DRAM.rounds, 3, "from three rounds")
-t.ok(math.abs(by.triad_DRAM.spread - 0.25) < 0.01, "its spread: how far below it the third best round lies (1/0.8: 25%)")
+t.ok(math.abs(by.triad_DRAM.spread - 0.25) < 0.01,
+  "its spread: how far below it the third best round lies (1/0.8: 25%)")
 t.ok(math.abs(by.triad_L3.spread - 1 / 0.93 + 1) < 0.01, "L3's spread 7.5%")
 bandwidth.notes({ [1] = a }, { rows = {} })
 t.ok(by.triad_DRAM.unstable and by.triad_L3.unstable, "spreads above 5% are marked unstable")
@@ -91,16 +93,20 @@ t.ok(by.triad_DRAM.unstable and table.concat(ca.notes, "; "):find("DRAM shows no
 -- there, its later rounds are not; or a quarter of the memory; or its doublings ran out)
 climbing.stopped = { [1] = { top = 3072 * MiB, why = "flat", from = 768 * MiB } }
 local stop = table.concat(bandwidth.analyse(climbing, 1, rep).notes, "; ")
-t.ok(stop:find("DRAM shows no flat tail up to 3.00 GiB: its ceiling is the fastest of the last octave swept, 4x beyond the "
+t.ok(stop:find("DRAM shows no flat tail up to 3.00 GiB: its ceiling is the fastest of the last "
+  .. "octave swept, 4x beyond the "
   .. "caches (from 3.00 GiB, stored as DRAM_from: where DRAM's range begins), unstable; the sweep stopped "
-  .. "doubling at 3.00 GiB because its first round's largest sizes were flat from 768 MiB; the best of its rounds is not",
+  .. "doubling at 3.00 GiB because its first round's largest sizes were flat from 768 MiB; the "
+    .. "best of its rounds is not",
   1, true) ~= nil,
   "a sweep that stopped short of a flat tail says why: " .. stop)
 climbing.stopped[1].why = "cap"
-t.ok(table.concat(bandwidth.analyse(climbing, 1, rep).notes, "; "):find("; the sweep stops at a quarter of the memory (",
+t.ok(table.concat(bandwidth.analyse(climbing, 1, rep).notes,
+  "; "):find("; the sweep stops at a quarter of the memory (",
   1, true) ~= nil, "or that a quarter of the memory bounds it")
 climbing.stopped[1].why = "doublings"
-t.ok(table.concat(bandwidth.analyse(climbing, 1, rep).notes, "; "):find("; the sweep doubled its largest size 4 times, as "
+t.ok(table.concat(bandwidth.analyse(climbing, 1, rep).notes,
+  "; "):find("; the sweep doubled its largest size 4 times, as "
   .. "far as it goes", 1, true) ~= nil, "or that it doubled as far as it goes")
 climbing.final = false
 t.is(bandwidth.analyse(climbing, 1, rep), nil, "before the end, the sweep is asked to go further")
@@ -118,7 +124,8 @@ for _, r in ipairs(ceilings.read_csv(path)) do back[r.name] = r end
 local d = back.triad_DRAM
 t.ok(d.unstable and d.rounds == 3 and d.kernel == "triad" and d.clock == 3.52 and d.date == "2026-11-23T12:00:00Z"
   and d.pinning == "0" and d.sizes and #d.sizes == 1 and d.sizes[1] == 3072 * MiB and #back.triad_L1.sizes >= 3
-  and back.triad_L1.sizes[1] == 4096, "peaks.csv round trip: unstable, rounds, kernel, clock, date, pinning, sizes (DRAM's: "
+  and back.triad_L1.sizes[1] == 4096,
+    "peaks.csv round trip: unstable, rounds, kernel, clock, date, pinning, sizes (DRAM's: "
   .. "where its ceiling is read)")
 t.ok(not back.triad_L1.unstable and back.triad_L1.median, "a stable ceiling reads back stable, with its median")
 t.ok(ceilings.parse_csv("name,kind,threads,value,unit,spread\ntriad_DRAM,bandwidth,1,30,GB/s,0.01\n")[1].value == 30,
@@ -141,13 +148,16 @@ local bn = bounds.bound({ flops = 1e6, bytes = 12e6, time = 12e6 / 30e9, gflops 
   workingSet = 3072 * MiB, cacheMode = "warm" }, {}, bw, lv)
 t.is(bn.code, "-O2 -fno-tree-vectorize", "a bound carries the code that reached its bandwidth ceiling")
 local lines = {}
-require("rot.results.format").code_legend({ { boundCode = bn.code, ceiling = bn.ceiling }, { boundCode = bn.code, ceiling = bn.ceiling },
+require("rot.results.format").code_legend({ { boundCode = bn.code, ceiling = bn.ceiling },
+  { boundCode = bn.code, ceiling = bn.ceiling },
   { boundCode = "-O3 -march=native", ceiling = "L1 bw" } }, { write = function(_, x) lines[#lines + 1] = x end })
 t.ok(#lines == 1 and lines[1]:find("^DRAM bw, 1 thread: the ceiling's best round came from code built with %-O2 "
-  .. "%-fno%-tree%-vectorize, not from the widest vectors %(%-O3 %-march=native; peaks.csv's isa%)"), "the table says once which ceiling narrow code reached, none for the "
+  .. "%-fno%-tree%-vectorize, not from the widest vectors %(%-O3 %-march=native; peaks.csv's isa%)"),
+    "the table says once which ceiling narrow code reached, none for the "
   .. "vectors': " .. table.concat(lines))
 t.is(bounds.bound({ flops = 0, bytes = 0, time = 1e-3, workingSet = 16 * 1024, cacheMode = "warm" },
-  { { gflops = 50, label = "fma" } }, bw, lv), nil, "a point that declares no work has no bound (no 'compute' limiter for 0/0)")
+  { { gflops = 50, label = "fma" } }, bw, lv), nil,
+    "a point that declares no work has no bound (no 'compute' limiter for 0/0)")
 os.remove(path)
 
 -- a real recording (tests/fixtures/staircase/epyc-kvm-rounds.csv): rot measure peaks' rounds on
@@ -174,8 +184,10 @@ for _, c in ipairs({ { 1, rep, 39.2 }, { 2, rep2, 75.0 } }) do
   local got = {}
   for _, r in ipairs(ra.rows) do got[r.name] = r end
   t.ok(got.triad_DRAM and math.abs(got.triad_DRAM.value / c[3] - 1) < 0.03 and got.DRAM_from.value >= 512 * MiB,
-    c[1] .. " thread(s), recorded rounds: DRAM from the flat tail beyond 512 MiB (" .. (got.triad_DRAM and got.triad_DRAM.value or "-") .. " GB/s)")
-  t.ok(got.L1_effective and got.L1_effective.value > 32 * 1024 and got.L1_effective.value < 128 * 1024 and got.triad_L1.value > 400,
+    c[1] .. " thread(s), recorded rounds: DRAM from the flat tail beyond 512 MiB (" .. (got.triad_DRAM
+      and got.triad_DRAM.value or "-") .. " GB/s)")
+  t.ok(got.L1_effective and got.L1_effective.value > 32 * 1024 and got.L1_effective.value < 128 * 1024
+    and got.triad_L1.value > 400,
     c[1] .. " thread(s): L1 is the first plateau (one fast small sample is no level of its own)")
 end
 
@@ -201,19 +213,23 @@ local function best_at(th, ws) -- triad's best round at one size
   for _, g in pairs(xeon.samples[th][3][ws].rounds) do best = math.max(best, g) end
   return best
 end
-for _, c in ipairs({ { 1, { { name = "L1", size = 48 * 1024 }, { name = "L2", size = 2 * MiB }, { name = "L3", size = 480 * MiB } },
-  4096 * MiB, 1024 * MiB }, { 2, { { name = "L1", size = 96 * 1024 }, { name = "L2", size = 4 * MiB }, { name = "L3", size = 480 * MiB } },
+for _, c in ipairs({ { 1, { { name = "L1", size = 48 * 1024 }, { name = "L2", size = 2 * MiB },
+  { name = "L3", size = 480 * MiB } },
+  4096 * MiB, 1024 * MiB }, { 2, { { name = "L1", size = 96 * 1024 }, { name = "L2", size = 4 * MiB },
+    { name = "L3", size = 480 * MiB } },
   2048 * MiB, 512 * MiB } }) do
   local xa = bandwidth.analyse(xeon, c[1], c[2])
   local got, tail = {}, xa.levels[#xa.levels]
   for _, r in ipairs(xa.rows) do got[r.name] = r end
   local d = got.triad_DRAM
   t.ok(d and #d.sizes == 1 and d.sizes[1] == c[3] and d.value == best_at(c[1], c[3]) and tail.sizes[1] <= c[4]
-    and best_at(c[1], c[4]) > 1.02 * d.value, string.format("xeon, %s: DRAM's tail is flat from %s, its ceiling read at %s "
+    and best_at(c[1], c[4]) > 1.02 * d.value,
+      string.format("xeon, %s: DRAM's tail is flat from %s, its ceiling read at %s "
     .. "(4x beyond the L3s: %.2f GB/s), not at %s (%.2f GB/s, the L3 still helping)", util.count(c[1], "thread"),
     util.bytes(tail.sizes[1]), util.bytes(c[3]), d and d.value or 0, util.bytes(c[4]), best_at(c[1], c[4])))
   t.ok(got.DRAM_from and got.DRAM_from.value == c[3] and got.read_DRAM.sizes[1] == c[3],
-    "xeon, " .. util.count(c[1], "thread") .. ": DRAM's range (DRAM_from) begins where its ceilings, read's too, are read: "
+    "xeon, " .. util.count(c[1], "thread")
+      .. ": DRAM's range (DRAM_from) begins where its ceilings, read's too, are read: "
     .. util.bytes(got.DRAM_from and got.DRAM_from.value or 0))
 end
 
@@ -227,29 +243,38 @@ t.is(ceilings.level_of(16 * MiB, glv).name, "L3", "one inside L3 is L3's")
 local _, gbw = ceilings.ceilings(gap, 1)
 local function gap_bound(ws)
   local secs = ws / 40e9 -- 40 GB/s of triad traffic
-  return bounds.bound({ flops = ws / 12, bytes = ws, time = secs, gflops = ws / 12 / secs / 1e9, workingSet = ws }, {}, gbw, glv, 0.02)
+  return bounds.bound({ flops = ws / 12, bytes = ws, time = secs, gflops = ws / 12 / secs / 1e9,
+    workingSet = ws }, {}, gbw, glv, 0.02)
 end
 local b100 = gap_bound(100 * MiB)
 t.ok(b100.limiter == "L3-DRAM bw" and b100.level == "L3-DRAM" and math.abs(b100.fraction - 40 / 99) < 1e-9,
-  "a point in the step says so (" .. b100.limiter .. "), bounded by L3's ceiling, the most it can see (" .. b100.fraction .. ")")
-t.ok(gap_bound(16 * MiB).limiter == "L3 bw" and gap_bound(1024 * MiB).limiter == "DRAM bw", "inside L3 and in DRAM: their own names")
-local why = bounds.why_above({ ceiling = b100.ceiling, boundUnstable = true, level = "L3-DRAM", workingSet = 100 * MiB }, glv)
-t.ok(why:find("^the L3 bw ceiling is unstable"), "above its bound in the step: the ceiling named is L3's, which exists: " .. why)
+  "a point in the step says so (" .. b100.limiter .. "), bounded by L3's ceiling, the most it can see ("
+    .. b100.fraction .. ")")
+t.ok(gap_bound(16 * MiB).limiter == "L3 bw" and gap_bound(1024 * MiB).limiter == "DRAM bw",
+  "inside L3 and in DRAM: their own names")
+local why = bounds.why_above({ ceiling = b100.ceiling, boundUnstable = true, level = "L3-DRAM",
+  workingSet = 100 * MiB }, glv)
+t.ok(why:find("^the L3 bw ceiling is unstable"),
+  "above its bound in the step: the ceiling named is L3's, which exists: " .. why)
 why = bounds.why_above({ ceiling = "DRAM write bw", cacheMode = "cold", level = "DRAM", workingSet = MiB }, glv)
 t.ok(why:find("^the DRAM write bw ceiling is the rate of a stream from") and why:find("1.00 MiB", 1, true)
   and why:find("written back after the timed run", 1, true),
   "a cold point far short of DRAM's tail above its DRAM ceiling: the sizes are named as the reason: " .. why)
-why = bounds.why_above({ ceiling = "DRAM read bw", cacheMode = "cold", level = "DRAM", workingSet = MiB, bytesDeclared = 8,
+why = bounds.why_above({ ceiling = "DRAM read bw", cacheMode = "cold", level = "DRAM",
+  workingSet = MiB, bytesDeclared = 8,
   bytesWritten = 0 }, glv)
-t.ok(why:find("short burst, which can outrun it$"), "a read-only one stores nothing: nothing said of write-backs: " .. why)
+t.ok(why:find("short burst, which can outrun it$"),
+  "a read-only one stores nothing: nothing said of write-backs: " .. why)
 local rot = require "rot"
 local gapfile = os.tmpname()
 sys.writefile(gapfile, "name,kind,threads,value,unit,spread\nL3_effective,size,1,38000000,B,\n" ..
   "DRAM_from,size,1,805306368,B,\ntriad_L3,bandwidth,1,99,GB/s,0.01\ntriad_DRAM,bandwidth,1,33,GB/s,0.01\n")
 rot.set("peaksFile", gapfile)
 t.ok(rot.dram_from(1) == 805306368 and rot.llc(1) == 38000000,
-  "rot.dram_from: where DRAM's tail begins, past 4x the last cache, so sweeps to DRAM reach it (" .. tostring(rot.dram_from(1)) .. ")")
-t.is(rot.dram_sweep(1), math.min(805306368, bandwidth.cap()), "rot.dram_sweep: on to DRAM's tail, within a quarter of the memory")
+  "rot.dram_from: where DRAM's tail begins, past 4x the last cache, so sweeps to DRAM reach it ("
+    .. tostring(rot.dram_from(1)) .. ")")
+t.is(rot.dram_sweep(1), math.min(805306368, bandwidth.cap()),
+  "rot.dram_sweep: on to DRAM's tail, within a quarter of the memory")
 rot.set("peaksFile", "")
 os.remove(gapfile)
 ceilings.write_csv(gapfile, { { name = "L2_reported", kind = "size", threads = 1, value = 1048576, unit = "B" },
@@ -275,7 +300,8 @@ end
 local read = bandwidth.analyse(round_of(function(ws) return noisy[ws] end), 1, {})
 local names = {}
 for _, l in ipairs(read and read.levels or {}) do names[#names + 1] = string.format("%s %.0f", l.name, l.gbs) end
-t.is(table.concat(names, ", "), "L1 316, L2 157, L3 93, DRAM 29", "a noisy round's levels: L1, L2 and L3 plateaus, DRAM's tail")
+t.is(table.concat(names, ", "), "L1 316, L2 157, L3 93, DRAM 29",
+  "a noisy round's levels: L1, L2 and L3 plateaus, DRAM's tail")
 -- a staircase with no plateau at all (20 % less an octave, then flat): with no more rounds,
 -- its DRAM tail is the only level, said
 local function slope(ws) return 300 * 0.8 ^ math.min(math.log(ws / 4096, 2), 15) end
@@ -306,7 +332,8 @@ local fake = fake_rot(function(idx, describe)
     asked.unroll = asked.unroll or {}
     asked.unroll[d.macros and d.macros.STREAM_UNROLL or 1] = true
     g = g * (d.kernel == "sum" and 1.2 or d.kernel == "fill" and 0.9 or 1)
-    rows[#rows + 1] = { gbs = g, workingSet = ws, bytes = ws, entry = { meta = {}, runs = { { ns = ws / g, reps = 1 } } } }
+    rows[#rows + 1] = { gbs = g, workingSet = ws, bytes = ws, entry = { meta = {},
+      runs = { { ns = ws / g, reps = 1 } } } }
   end
   return setmetatable({ rows = rows }, { __index = { ok = function(self) return self.rows end } })
 end, { runs = 5, maxRuns = 40, progress = "never" })
@@ -316,7 +343,8 @@ local an, swept, said = bandwidth.measure(fake, { 1, 2 }, true, nil, function()
 end)
 t.ok(asked.unroll[4] and not asked.unroll[1], "the sweeps' kernels are unrolled (STREAM_UNROLL=4): a loop's overhead "
   .. "is no cache's limit")
-t.is(table.concat(between, ", "), "5/40", "between the sweep and the later rounds, once, under the caller's run settings")
+t.is(table.concat(between, ", "), "5/40",
+  "between the sweep and the later rounds, once, under the caller's run settings")
 t.ok(fake.vals.runs == 5 and fake.vals.maxRuns == 40, "and the caller's settings back after the rounds")
 t.ok(asked[1][4096] and asked[1][4096] >= 2 and asked[1][262144] >= 2,
   "1 thread, no level after round 1: later rounds at every size of its sweep, the smallest too")
@@ -325,14 +353,16 @@ local function latest(tc)
   for _, r in pairs(asked[tc]) do m = math.max(m, r) end
   return m
 end
-t.ok(asked[2][4096] == 2 and latest(2) == 2, "2 threads, levels found at once and calm: the planned rounds (2 quick), no more")
+t.ok(asked[2][4096] == 2 and latest(2) == 2,
+  "2 threads, levels found at once and calm: the planned rounds (2 quick), no more")
 local got = {}
 for _, r in ipairs(an[1] and an[1].rows or {}) do got[r.name] = r end
 t.ok(got.L1_effective and got.L2_effective and got.triad_L1 and got.triad_L1.value > 300 and got.triad_DRAM,
   "1 thread: its cache levels found from the later rounds (" .. table.concat(said, "; ") .. ")")
 t.is(latest(1), 3, "1 thread: its noisy round asks for the extra round (3, quick)")
 t.ok(swept.stopped[2].why == "flat" and swept.stopped[2].top == 256 * MiB and swept.stopped[2].from == 32 * MiB,
-  string.format("the first round's sweep of 2 threads stopped at 256 MiB (quick) for a tail flat from 32 MiB: %s at %s, "
+  string.format("the first round's sweep of 2 threads stopped at 256 MiB (quick) for a tail "
+    .. "flat from 32 MiB: %s at %s, "
     .. "from %s", swept.stopped[2].why, util.bytes(swept.stopped[2].top), util.bytes(swept.stopped[2].from or 0)))
 
 -- peaks analysed again from the cache, whose points took past the budget when they were
@@ -353,8 +383,10 @@ t.ok(table.concat(said, "; "):find("round 3 was not measured: it would pass the 
 -- last cache's reported size up; a round's value the faster code's, the isa column which code,
 -- a note when the narrow code's ceiling lies above the vectors' beyond both spreads
 local codes = require "rot.peaks.widths"
-t.ok(#codes.measured_at(16 * MiB, 32 * MiB) == 1 and #codes.measured_at(32 * MiB, 32 * MiB) == 2 and #codes.measured_at(64 * MiB, 0) == 1
-  and #codes.measured_at(128 * MiB, 0) == 2, "codes: the vectors alone below the last cache's reported size, both from it up; where none "
+t.ok(#codes.measured_at(16 * MiB, 32 * MiB) == 1 and #codes.measured_at(32 * MiB, 32 * MiB) == 2
+  and #codes.measured_at(64 * MiB, 0) == 1
+  and #codes.measured_at(128 * MiB, 0) == 2,
+    "codes: the vectors alone below the last cache's reported size, both from it up; where none "
   .. "is reported, both from 128 MiB up")
 local function coded(narrow) -- the slope's rounds as the vectors', the narrow code `narrow` times them from 768 MiB up
   local st = state(0.99, 0.98)
@@ -382,11 +414,13 @@ t.ok(nb.triad_DRAM.isa == "-O2 -fno-tree-vectorize" and math.abs(nb.triad_DRAM.v
   .. tostring(nb.triad_DRAM.isa) .. ", " .. tostring(nb.triad_L1.isa) .. ")")
 local said = table.concat(bandwidth.notes({ [1] = nar }, { rows = {} }), "; ")
 t.ok(said:find("1 thread: code built with -O2 -fno-tree-vectorize (8- and 16-byte accesses) streams faster than with "
-  .. "-O3 -march=native (the widest vectors) in the same rounds (one batch after the other): ", 1, true) and said:find(string.format(
+  .. "-O3 -march=native (the widest vectors) in the same rounds (one batch after the other): ", 1, true)
+    and said:find(string.format(
   "triad_DRAM %.1f against %.1f GB/s (+25%%); those ceilings are the faster code's", nb.triad_DRAM.value, nv), 1, true),
   "codes: one line says which ceilings are the narrow code's, with both values: " .. said)
 local sweep = require "rot.machine.sweep"
-t.ok(sweep.bandwidth_at({ { ws = 1, gbs = 10, isa = "-O2 -fno-tree-vectorize" }, { ws = 4, gbs = 5, isa = "-O2 -fno-tree-vectorize" } }, 2).isa
+t.ok(sweep.bandwidth_at({ { ws = 1, gbs = 10, isa = "-O2 -fno-tree-vectorize" }, { ws = 4, gbs = 5,
+  isa = "-O2 -fno-tree-vectorize" } }, 2).isa
   == "-O2 -fno-tree-vectorize" and sweep.bandwidth_at({ { ws = 1, gbs = 10, isa = "-O3 -march=native" },
   { ws = 4, gbs = 5, isa = "-O2 -fno-tree-vectorize" } }, 2).isa == nil,
   "codes: a working set between two sizes of the sweep has their code where they share one, none where they differ")

@@ -9,7 +9,8 @@ local MiB = 1024 * 1024
 -- took when it was measured (its entry's pointSeconds), now or before it was cached
 local budget = require "rot.peaks.budget"
 local tm = budget.timer()
-tm.count({ { cached = true, entry = { meta = { pointSeconds = 30 } } }, { entry = { meta = { pointSeconds = "12.5" } } },
+tm.count({ { cached = true, entry = { meta = { pointSeconds = 30 } } },
+  { entry = { meta = { pointSeconds = "12.5" } } },
   { error = "failed" } })
 t.is(tm.now(), 42.5, "the peaks' timer: a point from the cache that took 30 s and one measured now in 12.5 s (a failed "
   .. "one counts nothing)")
@@ -25,6 +26,7 @@ budget.learn(big, { { stream = 3, threads = 1, ws = 4096 * MiB }, { stream = 3, 
 budget.learn(big, { { stream = 3, threads = 1, ws = 4096 } }, 0.02, 0.001)
 local g = budget.guess(big, { { stream = 3, threads = 1, ws = 4096 * MiB }, { stream = 3, threads = 1, ws = 4096 } })
 t.ok(math.abs(g - (8 + 2 * 0.019)) < 1e-4, string.format(
-  "a batch at 4 GiB guessed with the seconds its arrays take to fault in (8 s at 2 s a GiB), small points at their own cost: %.3f s", g))
+  "a batch at 4 GiB guessed with the seconds its arrays take to fault in (8 s at 2 s a GiB), small points "
+    .. "at their own cost: %.3f s", g))
 
 t.done()

@@ -70,14 +70,16 @@ local fk = clock_fake(function(r) return clocks[r] end)
 local cs = three(fk, fma_only(compute.new({ 1 })))
 local row = compute.rows(cs)[1]
 t.ok(math.abs(row.value - 112) < 1e-9 and row.clock == 3.5, string.format(
-  "the FMA ceiling is its best round's (112 GFLOP/s, round 2 at 3.5 GHz), not the slow rounds': %.1f at %s GHz", row.value,
+  "the FMA ceiling is its best round's (112 GFLOP/s, round 2 at 3.5 GHz), not the slow rounds': %.1f at %s GHz",
+    row.value,
   row.clock))
 t.ok(row.unstable and math.abs(row.spread - 0.09375) < 1e-9, string.format(
   "three rounds at 3.2, 3.5 and 3.2 GHz disagree by 9.4%%: unstable before more rounds (%.1f%%)", row.spread * 100))
 compute.extra_rounds(fk, cs, 1000)
 row = compute.rows(cs)[1]
 t.ok(cs.rounds == 5 and not row.unstable and row.spread == 0 and row.rounds == 5,
-  string.format("two more rounds at 3.5 GHz: the best three agree, stable (%d rounds, spread %.1f%%)", cs.rounds, row.spread * 100))
+  string.format("two more rounds at 3.5 GHz: the best three agree, stable (%d rounds, spread %.1f%%)",
+    cs.rounds, row.spread * 100))
 clocks = { 3.0, 3.5, 3.0, 3.0, 3.0, 3.0, 3.0 }
 fk = clock_fake(function(r) return clocks[r] end)
 cs = three(fk, fma_only(compute.new({ 1 })))
@@ -85,9 +87,11 @@ compute.extra_rounds(fk, cs, 1000)
 row = compute.rows(cs)[1]
 t.ok(cs.rounds == 7 and row.unstable and row.value == 112 and row.clock == 3.5, string.format(
   "a clock high in one round only: %d rounds at most, still unstable, the best round's value and clock", cs.rounds))
-t.is(table.concat(compute.notes(cs, compute.rows(cs)), "; "), "the core clock moved over the compute rounds (before/after "
+t.is(table.concat(compute.notes(cs, compute.rows(cs)), "; "),
+  "the core clock moved over the compute rounds (before/after "
   .. "each: 3.000/3.000, 3.500/3.500, 3.000/3.000, 3.000/3.000, 3.000/3.000, 3.000/3.000, 3.000/3.000 GHz): 1 compute "
-  .. "ceiling stays unstable; each compute ceiling is its best round's, and records the higher of the clock readings just "
+  .. "ceiling stays unstable; each compute ceiling is its best round's, and records the higher of "
+    .. "the clock readings just "
   .. "before and after that round", "the clock's moves are said, with the unstable ceilings they leave")
 ceilings.write_csv(path, compute.rows(cs))
 local back = ceilings.read_csv(path)[1]
@@ -100,7 +104,8 @@ fk = clock_fake(function(r) return clocks[r] end)
 cs = three(fk, fma_only(compute.new({ 1 })))
 compute.extra_rounds(fk, cs, 1000)
 row = compute.rows(cs)[1]
-t.ok(cs.rounds == 6 and not row.unstable, string.format("a point halved in three rounds of five: %d rounds, stable", cs.rounds))
+t.ok(cs.rounds == 6 and not row.unstable,
+  string.format("a point halved in three rounds of five: %d rounds, stable", cs.rounds))
 -- a clock that rose during the best round: the ceiling records the higher reading, after it,
 -- so its share of the peak at its clock is not flattered; a failed reading is false
 local before_, after_ = { 3.5, 3.2, 3.5 }, { 3.5, 3.6, false }
@@ -110,7 +115,8 @@ compute.rows(cs) -- all three rounds give 112: the first is the best
 cs.values[1][1], cs.values[1][2] = 100, 115
 row = compute.rows(cs)[1]
 t.ok(row.value == 115 and row.clock == 3.6 and row.date == "2026-01-01T00:02:00Z", string.format(
-  "the best round (2) records 3.6 GHz, read after it, not 3.2 before it, and the date its point was measured: %s GHz, %s",
+  "the best round (2) records 3.6 GHz, read after it, not 3.2 before it, and the date its point "
+    .. "was measured: %s GHz, %s",
   row.clock, row.date))
 t.is(table.concat(clk.clocks(cs), " "), "3.500/3.500 3.200/3.600 3.500/?",
   "every reading is kept, before/after each round, '?' where one failed")
@@ -129,7 +135,8 @@ for _, quick in ipairs({ false, true }) do
     end
   end
 end
-t.ok(clash == nil, "every round's clock readings have numbers of their own, quick and full apart, read back by reading_of")
+t.ok(clash == nil,
+  "every round's clock readings have numbers of their own, quick and full apart, read back by reading_of")
 -- a round all in the cache (its points and its readings, stored together by the run that
 -- measured them): all of it from the cache, nothing measured afresh, the reading after it too;
 -- a round with a point missing: its readings, chains and points all measured afresh, and every
@@ -165,7 +172,8 @@ clocks = { 3.2, 3.5, 3.2, 3.5, 3.5 }
 fk = clock_fake(function(r) return clocks[r] end)
 cs = three(fk, fma_only(compute.new({ 1 })))
 compute.extra_rounds(fk, cs, -1)
-t.ok(cs.rounds == 3 and compute.rows(cs)[1].unstable, "past the peaks' budget: no round past the planned three, unstable")
+t.ok(cs.rounds == 3 and compute.rows(cs)[1].unstable,
+  "past the peaks' budget: no round past the planned three, unstable")
 t.ok(table.concat(compute.notes(cs, compute.rows(cs)), "; "):find("compute round 4 was not measured: it would pass the "
   .. "compute rounds' time budget", 1, true), "and the round left out is said")
 -- the compute rounds' budget is their own: a bandwidth sweep that spent all of the peaks' budget
@@ -176,7 +184,8 @@ cs = three(fk, fma_only(compute.new({ 1 }, true, { now = function() return 1000 
 cs.spent, cs.last = 4.5, 1.5 -- three compute rounds of 1.5 s
 compute.extra_rounds(fk, cs, compute.budget(true))
 t.ok(cs.rounds == 5 and not compute.rows(cs)[1].unstable and not cs.cut, string.format("quick peaks whose sweep spent "
-  .. "the peaks' budget (1000 s on their timer): the compute rounds that disagree still get theirs, within %d s of their "
+  .. "the peaks' budget (1000 s on their timer): the compute rounds that disagree still get "
+    .. "theirs, within %d s of their "
   .. "own: %d rounds, stable", compute.budget(true), cs.rounds))
 fk = clock_fake(function() return 3.5 end)
 cs = three(fk, fma_only(compute.new({ 1 })))
@@ -230,34 +239,43 @@ local intel, amd = { vendor = "GenuineIntel", family = 6 }, { vendor = "Authenti
 local spr = recorded_rounds("intel-spr-reconstructed.csv")
 cs, row = replay(spr)
 local lat, cyc = clk.fma_latency(cs)
-t.ok(lat == 4 and math.abs(cyc - 4) < 0.01, string.format("the scalar FMA chain at the imul clock: %.3f cycles, 4 whole", cyc))
+t.ok(lat == 4 and math.abs(cyc - 4) < 0.01,
+  string.format("the scalar FMA chain at the imul clock: %.3f cycles, 4 whole", cyc))
 local th = theory.of(row, intel)
-t.ok(math.abs(row.clock - 2.7) < 1e-4 and row.clock_by == "fma" and math.abs(row.value - 85.96) < 1e-9 and math.abs(th.share - 0.9949) < 0.001,
-  string.format("Sapphire Rapids: the AVX-512 FMA ceiling (85.96 GFLOP/s) against theory at its chain's clock: %.3f GHz, "
+t.ok(math.abs(row.clock - 2.7) < 1e-4 and row.clock_by == "fma" and math.abs(row.value - 85.96) < 1e-9
+  and math.abs(th.share - 0.9949) < 0.001,
+  string.format("Sapphire Rapids: the AVX-512 FMA ceiling (85.96 GFLOP/s) against theory at its "
+    .. "chain's clock: %.3f GHz, "
     .. "%.1f%% of 32 flops a cycle (89.7%% at the imul chain's 2.996 GHz)", row.clock, th.share * 100))
-t.ok(math.abs(theory.of({ name = row.name, isa = "avx512", threads = 1, value = row.value, clock = 2.996 }, intel).share - 0.897)
+t.ok(math.abs(theory.of({ name = row.name, isa = "avx512", threads = 1, value = row.value,
+  clock = 2.996 }, intel).share - 0.897)
   < 0.001, "and at the imul chain's clock the issue's 89.7%")
 local said = table.concat(compute.notes(cs, compute.rows(cs)), "; ")
-t.ok(said:find("the avx512 FMA chain ran at 2.700 GHz (median of the rounds; an FMA 4 cycles, as the scalar chain shows at "
-  .. "the imul clock), 9.9% below the imul chain's clock beside it", 1, true) ~= nil, "the licence clock is said: " .. said)
+t.ok(said:find("the avx512 FMA chain ran at 2.700 GHz (median of the rounds; an FMA 4 cycles, as "
+  .. "the scalar chain shows at "
+  .. "the imul clock), 9.9% below the imul chain's clock beside it", 1, true) ~= nil,
+    "the licence clock is said: " .. said)
 t.is(clk.unit_clocks(cs), "vector units' clock (2 dependent FMA chains of each width, CPU 0, an FMA 4 cycles: the "
   .. "scalar chain took 4.00 at the imul clock) before/after each compute round: scalar 2.996/2.994, 2.990/2.996, "
   .. "2.993/2.995; avx512 2.700/2.698, 2.695/2.700, 2.698/2.699 GHz", "every chain's clock is printed, round by round")
 ceilings.write_csv(path, compute.rows(cs))
-t.ok(math.abs(ceilings.read_csv(path)[1].clock - 2.7) < 1e-4, "peaks.csv's clock_GHz of an AVX-512 ceiling is its units' clock")
+t.ok(math.abs(ceilings.read_csv(path)[1].clock - 2.7) < 1e-4,
+  "peaks.csv's clock_GHz of an AVX-512 ceiling is its units' clock")
 -- a scalar chain off a whole number of cycles (the clock moved between it and its reading): the
 -- imul chain's clock, said
 cs, row = replay(recorded_rounds("intel-spr-reconstructed.csv"), function(r)
   r.scalar_before, r.scalar_after = r.scalar_before * 1.12, r.scalar_after * 1.12
 end)
 t.ok(row.clock == 2.996 and row.clock_by == "imul" and table.concat(compute.notes(cs, compute.rows(cs)), "; "):find(
-  "the scalar FMA chain took 4.48 cycles an FMA at the imul chain's clock beside it (median), not a whole number", 1, true),
+  "the scalar FMA chain took 4.48 cycles an FMA at the imul chain's clock beside it (median), not a whole number",
+    1, true),
   "a latency of 4.48 cycles is no whole number: the imul chain's clock, said")
 -- a wide chain faster than the imul clock: its FMA is quicker, not its clock higher
 cs, row = replay(recorded_rounds("intel-spr-reconstructed.csv"), function(r)
   r.avx512_before, r.avx512_after = r.scalar_before * 0.8, r.scalar_after * 0.8
 end)
-t.ok(math.abs(row.clock - 2.996) < 1e-4 and row.clock_by == "scalar" and table.concat(compute.notes(cs, compute.rows(cs)),
+t.ok(math.abs(row.clock - 2.996) < 1e-4 and row.clock_by == "scalar"
+  and table.concat(compute.notes(cs, compute.rows(cs)),
   "; "):find("the avx512 FMA chain ran 25.0% faster than 4 cycles an FMA at the imul chain's clock", 1, true),
   "a wide chain 25% faster: the scalar units' clock, said")
 -- scalar work: the higher of the imul readings and the scalar FMA chain's around its best round
@@ -270,7 +288,8 @@ cs = three(clock_fake(function() return 3.68 end, function(r, after) return r ==
   function(r, after, class) return 4 / (r == 1 and not after and class == "scalar" and 3.689 or 3.68) end), cs)
 row = compute.rows(cs)[1]
 t.ok(math.abs(row.clock - 3.689) < 1e-9 and row.clock_by == "scalar" and theory.of(row, amd).share <= 1, string.format(
-  "a scalar ceiling's clock is the higher of the imul (3.673) and scalar FMA chain (3.689) readings: %.3f GHz, %.1f%% of "
+  "a scalar ceiling's clock is the higher of the imul (3.673) and scalar FMA chain (3.689) "
+    .. "readings: %.3f GHz, %.1f%% of "
   .. "its theory", row.clock, theory.of(row, amd).share * 100))
 -- recorded rounds without a licence clock (epyc-zen4.csv): the AVX-512 chain within 0.3% of
 -- the imul clock, nothing said; one 512-bit FMA a cycle
@@ -279,12 +298,15 @@ lat, cyc = clk.fma_latency(cs)
 th = theory.of(row, amd)
 said = table.concat(compute.notes(cs, compute.rows(cs)), "; ")
 t.ok(lat == 4 and math.abs(cyc - 3.99) < 0.01 and row.clock_by == "fma" and math.abs(row.clock - 3.6931) < 1e-3
-  and not said:find("FMA chain"), string.format("EPYC: the scalar chain %.3f cycles, the AVX-512 ceiling at its chain's "
+  and not said:find("FMA chain"),
+    string.format("EPYC: the scalar chain %.3f cycles, the AVX-512 ceiling at its chain's "
     .. "%.3f GHz (the imul chain read 3.685/3.694 around its round), no line on it", cyc, row.clock))
-t.ok(th.flops == 16 and th.share > 0.98 and th.share <= 1, string.format("EPYC: %.2f GFLOP/s = %.1f%% of 16 flops a cycle "
+t.ok(th.flops == 16 and th.share > 0.98 and th.share <= 1,
+  string.format("EPYC: %.2f GFLOP/s = %.1f%% of 16 flops a cycle "
   .. "(8 lanes x 2 flops x one 512-bit FMA a cycle) at %.3f GHz", row.value, th.share * 100, row.clock))
 -- the FMAs a core starts a cycle, as the data sheets give them
-t.ok(theory.per_cycle(amd, "avx512") == 1 and theory.per_cycle(amd, "avx2") == 2 and theory.per_cycle(intel, "avx512") == 2
+t.ok(theory.per_cycle(amd, "avx512") == 1 and theory.per_cycle(amd, "avx2") == 2
+  and theory.per_cycle(intel, "avx512") == 2
   and theory.per_cycle({ vendor = "AuthenticAMD", family = 26 }, "avx512") == 2 and theory.per_cycle({}, "scalar") == 2,
   "one 512-bit FMA a cycle on Zen 4 (family 25), two on Zen 5, Intel and at other widths")
 

@@ -9,7 +9,8 @@ local session = require "rot.session"
 local function bconf(d) return { get = function(_, k) return ({ buildDir = d })[k] end } end
 t.is(session.builddir("/h", bconf("")), "/h/build/core", "no buildDir: the checkout's build/core")
 t.is(session.builddir("/h", bconf("/tmp/x/../b")), "/tmp/b", "an absolute buildDir, normalised")
-t.is(session.builddir("/h", bconf("b/c")), sys.realpath(".") .. "/b/c", "a relative buildDir is taken from the working directory")
+t.is(session.builddir("/h", bconf("b/c")), sys.realpath(".") .. "/b/c",
+  "a relative buildDir is taken from the working directory")
 
 -- who holds a lock: the process /proc/locks names, with its command line
 do
@@ -23,7 +24,8 @@ do
     sys.sleep(0.05)
   end
   if sys.stat("/proc/locks") then
-    t.ok(who and who:find("^pid %d+: flock " .. path:gsub("%p", "%%%0") .. " sleep 5$"), "the holder of a lock: its pid and "
+    t.ok(who and who:find("^pid %d+: flock " .. path:gsub("%p", "%%%0") .. " sleep 5$"),
+      "the holder of a lock: its pid and "
       .. "command (" .. tostring(who) .. ")")
   else
     t.is(who, nil, "no /proc/locks here: nobody is named")

@@ -48,7 +48,8 @@ function M.run(cfg, pos)
       util.fail("no cache entries of '" .. what .. "' in '" .. dir .. "'" .. util.did_you_mean(what, names),
         "entries are named by the measurement that wrote them, or by a machine id `rot cache` lists")
     end
-    io.stdout:write(string.format("rot: removed %d cache %s of '%s' from '%s'\n", n, util.plural(n, "entry", "entries"), what, dir))
+    io.stdout:write(string.format("rot: removed %d cache %s of '%s' from '%s'\n", n, util.plural(n,
+      "entry", "entries"), what, dir))
     return 0
   elseif pos[2] == "clear" then
     local n = 0

@@ -92,7 +92,8 @@ local function build_end(s, ok, err)
   io.stdout:write(s:build_summary(), "\n")
   if not ok and (s.error_describing or util.is_interruption(err)) then return report_error(err) end
   if not ok then
-    io.stderr:write("rot: note: the script stopped before its end (points it would have described after that were not built): ",
+    io.stderr:write("rot: note: the script stopped before its end (points it would have described "
+      .. "after that were not built): ",
       (util.is_error(err) and err.message or tostring(err)):match("^[^\n]*"), "\n")
   end
   return (s.count.build_failures > 0 or s.count.refused > 0) and 1 or 0
@@ -132,11 +133,14 @@ local function measurement(cfg, o, build_only)
   if not ok then code = report_error(err) end
   if s:failures() > 0 and code == 0 then code = 1 end
   io.stderr:flush()
-  local busy = require("rot.execute.neighbour").line(s, require("rot.machine").cpuinfo().cpus, s.aside_count.measured > 0)
+  local busy = require("rot.execute.neighbour").line(s, require("rot.machine").cpuinfo().cpus,
+    s.aside_count.measured > 0)
   if busy then io.stderr:write(busy, "\n") end -- a busy machine's run: one line says so, and what to do
   -- the summary counts points: after an error before any, it would read as an empty success
   -- (an interruption keeps it: it says where the run was)
-  if ok or util.is_interruption(err) or s.count.points + s.aside_count.points > 0 then io.stdout:write(s:summary(), "\n") end
+  if ok or util.is_interruption(err) or s.count.points + s.aside_count.points > 0 then
+    io.stdout:write(s:summary(), "\n")
+  end
   return code
 end
 
@@ -160,7 +164,9 @@ end
   for as a script in the working directory would look (./kernels, then the shipped ones); a
   kernel's file (study/kernels/myscale.c) as its study's script would. ]]
 local function asm(cfg, pos, asm_opts)
-  if not pos[2] then util.fail("asm needs a kernel name", "rot asm triad -STREAM_UNROLL=4 -optimization='-O3 -march=native'") end
+  if not pos[2] then
+    util.fail("asm needs a kernel name", "rot asm triad -STREAM_UNROLL=4 -optimization='-O3 -march=native'")
+  end
   local name, file = pos[2], nil
   if name:match("%.cu?$") then
     file = sys.realpath(name)
@@ -182,12 +188,14 @@ local function asm(cfg, pos, asm_opts)
   end
   local found = file and kernels.path[name]
   if file and (not found or sys.realpath(found) ~= file) then
-    util.fail("kernel file '" .. pos[2] .. "' is not where a script finds its kernels" .. (found and (" (rot took " .. found .. ")") or ""),
+    util.fail("kernel file '" .. pos[2] .. "' is not where a script finds its kernels" .. (found and (" (rot took "
+      .. found .. ")") or ""),
       "a study's kernels are in a folder named kernels beside its script")
   end
   local desc, kinfo = describe.describe(s, spec)
   local out = require("rot.build.asm").asm(s, desc, kinfo)
-  io.stdout:write("# kernel ", name, " (", kinfo.kernels[1].path, "), flags '", desc.flags, "', compiler ", desc.compiler, "\n")
+  io.stdout:write("# kernel ", name, " (", kinfo.kernels[1].path, "), flags '", desc.flags,
+    "', compiler ", desc.compiler, "\n")
   for _, k in ipairs(util.sorted_keys(desc.macros)) do io.stdout:write("# macro ", k, " = ", desc.macros[k], "\n") end
   io.stdout:write(out)
   return 0
@@ -203,8 +211,10 @@ local function events(cfg, pos)
   end)
   io.stdout:write(out or "")
   if pos[2] ~= "all" then
-    io.stdout:write("software events (always available): perf::TASK-CLOCK perf::CPU-CLOCK perf::CONTEXT-SWITCHES perf::CPU-MIGRATIONS perf::PAGE-FAULTS\n",
-      "`rot events all` lists every event name, marked where it cannot be opened here; use them in a point's counters = {...}\n")
+    io.stdout:write("software events (always available): perf::TASK-CLOCK perf::CPU-CLOCK perf::CONTEXT-SWITCHES "
+      .. "perf::CPU-MIGRATIONS perf::PAGE-FAULTS\n",
+      "`rot events all` lists every event name, marked where it cannot be opened here; use them in a "
+        .. "point's counters = {...}\n")
   end
   return st == 0 and 0 or 1
 end
@@ -277,8 +287,10 @@ local function check_own(cmd, opts)
       local near = require("rot.sys").nearest(k, names)
       local usage = {}
       for _, n in ipairs(util.sorted_keys(OWN[cmd])) do usage[#usage + 1] = OWN[cmd][n] end
-      util.fail("unknown option '-" .. k .. "' for rot " .. cmd .. (near and ("; did you mean '-" .. near .. "'?") or ""),
-        "rot " .. cmd .. "'s own options: " .. table.concat(usage, ", ") .. "; `rot config` lists the configuration keys")
+      util.fail("unknown option '-" .. k .. "' for rot " .. cmd .. (near and ("; did you mean '-" .. near
+        .. "'?") or ""),
+        "rot " .. cmd .. "'s own options: " .. table.concat(usage, ", ")
+          .. "; `rot config` lists the configuration keys")
     end
   end
 end

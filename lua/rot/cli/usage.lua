@@ -108,7 +108,8 @@ _rot() {
   elif [[ $COMP_CWORD == 1 ]]; then
     COMPREPLY=($(compgen -W "COMMANDS" -- "$cur"))
   elif [[ ($cmd == measure || $cmd == history || $cmd == compare) && $COMP_CWORD == 2 ]]; then
-    COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" list --names 2>/dev/null)" -- "$cur") $(compgen -f -X '!*.lua' -- "$cur"))
+    COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" list --names 2>/dev/null)" -- "$cur")
+      $(compgen -f -X '!*.lua' -- "$cur"))
   elif [[ $cmd == help ]]; then
     COMPREPLY=($(compgen -W "COMMANDS" -- "$cur"))
   elif [[ $cmd == cache ]]; then

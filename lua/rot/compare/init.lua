@@ -37,7 +37,8 @@ function M.match(A, B, with_machine, o)
     elseif not (a.time and a.time > 0) then pair.verdict = "failed in A"
     elseif not (b.time and b.time > 0) then pair.verdict = "failed in B"
     else
-      apply(pair, rule.recorded({ record = A.record, point = a }, { record = B.record, point = b }, o.est, eps, o.min_effect))
+      apply(pair, rule.recorded({ record = A.record, point = a }, { record = B.record, point = b }, o.est,
+        eps, o.min_effect))
     end
     out[#out + 1] = pair
   end
@@ -70,7 +71,8 @@ function M.thread_note(matched)
   end
   if n == 0 then return nil end
   return string.format("%d %s ran at another thread count in B than in A (threads %s -> %s%s): B/A compares "
-    .. "thread counts, and the two %% of bound are against different thread counts' ceilings", n, util.plural(n, "point"),
+    .. "thread counts, and the two %% of bound are against different thread counts' ceilings", n,
+      util.plural(n, "point"),
     tostring(first.a.threads), tostring(first.b.threads), n > 1 and ", the first" or "")
 end
 
@@ -207,7 +209,8 @@ local function latest_on(name, records, id, typed)
   for _, r in ipairs(records) do
     for _, p in ipairs(r.points) do
       if history.machine_of(r, p) == id or (p.machine or r.machine) == id then
-        return { record = r, keep = function(q) return history.machine_of(r, q) == id or (q.machine or r.machine) == id end,
+        return { record = r, keep = function(q) return history.machine_of(r, q) == id or (q.machine
+          or r.machine) == id end,
           label = "run " .. r.id .. " on " .. id }
       end
     end
@@ -321,10 +324,12 @@ function M.choose(name, records, a, b, machines, typed)
   end
   local note
   if before and A ~= before and not shares(before, B.record, cache) then
-    note = "run " .. before.id .. " shares no point with run " .. B.record.id .. " (their threads or arguments differ): "
+    note = "run " .. before.id .. " shares no point with run " .. B.record.id
+      .. " (their threads or arguments differ): "
       .. "comparing with run " .. A.id .. ", the newest before it that does"
   elseif A == share and not differ then
-    note = "no earlier run on " .. mine .. " has other results: comparing with " .. (A == before and "the run just before"
+    note = "no earlier run on " .. mine .. " has other results: comparing with " .. (A == before
+      and "the run just before"
       or "the newest that shares points") .. " (run " .. A.id .. ")"
   end
   return { record = A, label = "run " .. A.id, note = note }, B, true

@@ -44,7 +44,8 @@ function M.remeasured(ratios, min_effect, level)
   local n = #logs
   local out = { rule = "remeasured", rounds = n, verdict = "same" }
   if n == 0 then
-    out.verdict, out.inconclusive, out.noise = "inconclusive", "no round timed both sides", "remeasured, no round timed both"
+    out.verdict, out.inconclusive, out.noise = "inconclusive", "no round timed both sides",
+      "remeasured, no round timed both"
     return out
   end
   out.ratio = math.exp(stats.median(logs))
@@ -52,7 +53,8 @@ function M.remeasured(ratios, min_effect, level)
   local lo, hi = stats.sign_interval(logs, level)
   if not lo then
     out.verdict = "inconclusive"
-    out.inconclusive = string.format("%d %s no %s interval (%d needed)", n, util.plural(n, "round gives", "rounds give"),
+    out.inconclusive = string.format("%d %s no %s interval (%d needed)", n, util.plural(n,
+      "round gives", "rounds give"),
       pct(level), hi)
     out.noise = string.format("remeasured %d %s, no %s interval", n, util.plural(n, "round"), pct(level))
     return out
@@ -170,7 +172,8 @@ function M.recorded(a, b, est, eps, min_effect)
     local band = math.exp(math.max(stats.t_quantile(M.LEVEL, df) * math.sqrt(sa ^ 2 + sb ^ 2), ra, rb))
     out.rule, out.band = "history", math.max(band, within)
     out.noise = string.format("between runs (history, %s%d reruns) x%s", (wa == "class" or wb == "class")
-      and "its roof's points, " or "", df, out.band < 100 and string.format("%.3f", out.band) or string.format("%.3g", out.band))
+      and "its roof's points, " or "", df, out.band < 100 and string.format("%.3f", out.band)
+        or string.format("%.3g", out.band))
     if out.band > M.WIDE_BAND then
       out.inconclusive = string.format("the noise between runs here, x%.3g, could hide a change that large", out.band)
     end

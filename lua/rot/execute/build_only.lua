@@ -47,7 +47,8 @@ local function refusals(s, binary, rows, refused)
       if why and owner[i] and not found[owner[i]] then found[owner[i]] = why end
     end
     if st ~= 0 or i ~= #owner then
-      io.stderr:write("rot: note: the core of kernel '", rows[1].desc.workloads[1].kernel, "' could not check its points' ",
+      io.stderr:write("rot: note: the core of kernel '", rows[1].desc.workloads[1].kernel,
+        "' could not check its points' ",
         "parameters (exit status ", tostring(st), "): they are planned unchecked\n")
       return
     end

@@ -65,7 +65,9 @@ end
 -- What becomes of one batch item's result in round r (res nil: the batch stopped before it).
 local function settle_item(s, g, item, res, p)
   local row = item.row
-  if not res then return outcome.fail(s, row, s.no_device or "not measured: the run stopped before it", { quiet = true }) end
+  if not res then
+    return outcome.fail(s, row, s.no_device or "not measured: the run stopped before it", { quiet = true })
+  end
   if res.status ~= protocol.status.ok and res.meta.failure == "nodevice" then
     -- no device: said once; the core stops before the other GPU points
     s:set_no_device(res.error)
@@ -89,7 +91,9 @@ end
 local function keep(s, binary, core_hash)
   local path = s:run_dir() .. "/rot-core-" .. core_hash:sub(1, 16)
   local bytes = sys.readfile(binary)
-  if not (bytes and sys.writefile(path, bytes, tonumber("755", 8))) then util.fail("cannot copy the measuring core to '" .. path .. "'") end
+  if not (bytes and sys.writefile(path, bytes, tonumber("755", 8))) then
+    util.fail("cannot copy the measuring core to '" .. path .. "'")
+  end
   return path
 end
 

@@ -77,7 +77,8 @@ function M.verdict(times, eps, k)
   table.sort(t)
   local lo, hi, kth = t[1], t[#t], t[math.min(math.max(k, 1), #t)]
   local function above(x) return lo > 0 and (x - lo) / lo or 0 end
-  return { value = lo, spread = above(hi), best = above(kth), agree = above(kth) <= eps, ratio = lo > 0 and hi / lo or 1,
+  return { value = lo, spread = above(hi), best = above(kth), agree = above(kth) <= eps, ratio = lo > 0
+    and hi / lo or 1,
     rounds = #t }
 end
 
@@ -127,7 +128,8 @@ end
 
 --[[ How many more rounds an entry wants under policy p (this invocation's own rounds so far:
   mine): 0 when it serves as it stands. Fewer than p.min rounds: the rest of them. Rounds that
-  disagree, or a best round that ran beside a neighbour (rot.execute.neighbour): one more, while this invocation has measured fewer than p.max of them, and, for an
+  disagree, or a best round that ran beside a neighbour (rot.execute.neighbour): one more, while this invocation has
+  measured fewer than p.max of them, and, for an
   entry this invocation did not measure (a flagged cache entry), while its rounds come from
   fewer than M.INVOCATIONS invocations (with p.again). rs: the entry's rounds (M.of's), where the
   caller has them. ]]

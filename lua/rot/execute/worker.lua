@@ -118,11 +118,14 @@ end
 function M.run(home, jobdir, task, load_config)
   local job = read_job(jobdir)
   task = math.tointeger(tonumber(task))
-  if not task or task < 0 or task >= job.tasks then util.fail("task '" .. tostring(task) .. "' is not in job '" .. jobdir .. "'") end
+  if not task or task < 0 or task >= job.tasks then
+    util.fail("task '" .. tostring(task) .. "' is not in job '" .. jobdir .. "'")
+  end
   local config = load_config(job.options)
   local fp = machine.fingerprint(config)
   local s = session.new { home = home, config = config, script_dir = job.script_dir, executor = executor,
-    builddir = (os.getenv("TMPDIR") or "/tmp") .. "/rot-build-" .. (os.getenv("USER") or "user") .. "-" .. machine.id(fp),
+    builddir = (os.getenv("TMPDIR") or "/tmp") .. "/rot-build-" .. (os.getenv("USER") or "user")
+      .. "-" .. machine.id(fp),
     scheduled = true }
   session.set_current(s)
   if not os.getenv("CCACHE_DIR") then sys.setenv("CCACHE_DIR", config:get("cacheDir") .. "/ccache") end
@@ -136,7 +139,8 @@ function M.run(home, jobdir, task, load_config)
   s:on_settle(reporter(jobdir, first, holder))
   for _, row in ipairs(rows) do if row.cached then s:settle(row) end end
   measure(s, holder, pending)
-  io.stdout:write(string.format("rot worker: task %d of job %s on %s: points %d-%d, %d cached, %d measured, %d failed\n",
+  io.stdout:write(string.format("rot worker: task %d of job %s on %s: points %d-%d, %d cached, "
+    .. "%d measured, %d failed\n",
     task, jobdir, machine.id(fp), first, last, s.count.hits, s.count.measured, s.count.failed))
   return s, s.count.failed > 0 and 1 or 0
 end

@@ -8,12 +8,16 @@ local M = {}
   none. addmul: chains of adds and chains of multiplies side by side, one of each in turn: where
   a core adds on pipes apart from its multiplies, the two overlap (rot.results.placed). ]]
 M.classes = {
-  { name = "scalar", lanes = { double = 1, float = 1 }, flags = "-O2 -mfma", needs = "fma", ops = { "fma", "add", "addmul" },
+  { name = "scalar", lanes = { double = 1, float = 1 }, flags = "-O2 -mfma", needs = "fma", ops = { "fma",
+    "add", "addmul" },
     chains = 12 },
-  { name = "sse", lanes = { double = 2, float = 4 }, flags = "-O2 -msse4.2 -mno-avx", needs = "sse2", ops = { "add" }, chains = 12 },
-  { name = "avx128", lanes = { double = 2, float = 4 }, flags = "-O2 -mavx2 -mfma -mprefer-vector-width=128", needs = "fma",
+  { name = "sse", lanes = { double = 2, float = 4 }, flags = "-O2 -msse4.2 -mno-avx", needs = "sse2",
+    ops = { "add" }, chains = 12 },
+  { name = "avx128", lanes = { double = 2, float = 4 },
+    flags = "-O2 -mavx2 -mfma -mprefer-vector-width=128", needs = "fma",
     ops = { "fma", "addmul" }, chains = 12 },
-  { name = "avx2", lanes = { double = 4, float = 8 }, flags = "-O2 -mavx2 -mfma", needs = "avx2", ops = { "fma", "add", "addmul" },
+  { name = "avx2", lanes = { double = 4, float = 8 }, flags = "-O2 -mavx2 -mfma", needs = "avx2",
+    ops = { "fma", "add", "addmul" },
     chains = 12 },
   { name = "avx512", lanes = { double = 8, float = 16 }, flags = "-O2 -mavx512f -mfma", needs = "avx512f",
     ops = { "fma", "add", "addmul" }, chains = 24 },

@@ -114,7 +114,8 @@ local function name_levels(segs, reported, tail)
   local seg_of, cover = {}, 1
   for i, j in ipairs(match(bps, reported)) do seg_of[j] = i end
   for j, r in ipairs(reported) do
-    levels[#levels + 1] = { name = r.name, reported = r.size, seg = segs[seg_of[j] or cover] or tail, own = seg_of[j] ~= nil }
+    levels[#levels + 1] = { name = r.name, reported = r.size, seg = segs[seg_of[j] or cover] or tail,
+      own = seg_of[j] ~= nil }
     if seg_of[j] then cover = seg_of[j] + 1 end
   end
   return levels
@@ -167,7 +168,9 @@ function M.detect(samples, reported, o)
   reported, o = reported or {}, o or {}
   local sorted = {}
   for _, x in ipairs(samples) do
-    if x.gbs and x.gbs > 0 and x.ws and x.ws > 0 then sorted[#sorted + 1] = { ws = x.ws, gbs = x.gbs, rounds = x.rounds } end
+    if x.gbs and x.gbs > 0 and x.ws and x.ws > 0 then
+      sorted[#sorted + 1] = { ws = x.ws, gbs = x.gbs, rounds = x.rounds }
+    end
   end
   table.sort(sorted, function(a, b) return a.ws < b.ws end)
   local tail = M.flat_tail(sorted)
@@ -235,11 +238,14 @@ function M.disagreements(levels, what)
       lines[#lines + 1] = string.format("%s%s reported %s, bandwidth drops at %s", pre, l.name,
         util.bytes(l.reported), util.bytes(l.effective))
     elseif l.reported and not l.effective and l.name ~= "DRAM" then
-      lines[#lines + 1] = string.format("%s%s reported %s, no bandwidth step of its own", pre, l.name, util.bytes(l.reported))
+      lines[#lines + 1] = string.format("%s%s reported %s, no bandwidth step of its own", pre,
+        l.name, util.bytes(l.reported))
     end
     if l.range then
-      lines[#lines + 1] = string.format("%s%s shows no plateau (%s-%s: triad falls from %.0f to %.0f GB/s): its ceiling is "
-        .. "their median, unstable", pre, l.name, util.bytes(l.sizes[1]), util.bytes(l.sizes[#l.sizes]), l.range[1], l.range[2])
+      lines[#lines + 1] = string.format("%s%s shows no plateau (%s-%s: triad falls from %.0f to "
+        .. "%.0f GB/s): its ceiling is "
+        .. "their median, unstable", pre, l.name, util.bytes(l.sizes[1]), util.bytes(l.sizes[#l.sizes]),
+          l.range[1], l.range[2])
     end
   end
   return lines
@@ -283,7 +289,8 @@ function M.dram_notes(notes, lv, what, short, why)
   end
   if d.flat == false then
     notes[#notes + 1] = string.format("%s: DRAM shows no flat tail up to %s: its ceiling is the fastest of the last "
-      .. "octave swept, %dx beyond the caches (from %s, stored as DRAM_from: where DRAM's range begins), unstable%s", what,
+      .. "octave swept, %dx beyond the caches (from %s, stored as DRAM_from: where DRAM's range begins), unstable%s",
+        what,
       util.bytes(d.sizes[#d.sizes]), M.beyond, util.bytes(d.from), why and ("; " .. why) or "")
   end
 end

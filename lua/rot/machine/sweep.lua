@@ -43,7 +43,8 @@ function M.rows(samples, t, family, kernel)
     if #v > 0 then
       table.sort(v, function(a, b) return a > b end)
       local spread = agreement.spread(v)
-      out[#out + 1] = { name = family .. "_sweep", kind = "sweep", threads = t, value = v[1], unit = "GB/s", spread = spread,
+      out[#out + 1] = { name = family .. "_sweep", kind = "sweep", threads = t, value = v[1],
+        unit = "GB/s", spread = spread,
         rounds = #v, median = plateaus.median(v), kernel = kernel, sizes = { ws }, date = x.at and x.at[best],
         unstable = (#v > 1 and spread > agreement.stable) or nil }
     end
@@ -111,7 +112,8 @@ function M.stored(rows, threads)
     local family = r.kind == "sweep" and r.threads == threads and r.name:match("^(%a+)_sweep$")
     if family and r.sizes and r.sizes[1] then
       out[family] = out[family] or {}
-      table.insert(out[family], { ws = r.sizes[1], gbs = r.value, spread = r.spread, unstable = r.unstable, rounds = r.rounds,
+      table.insert(out[family], { ws = r.sizes[1], gbs = r.value, spread = r.spread,
+        unstable = r.unstable, rounds = r.rounds,
         isa = r.isa })
       any = true
     end

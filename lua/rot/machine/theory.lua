@@ -61,7 +61,8 @@ function M.text(row, cpu)
   return string.format("%s %.2f GFLOP/s = %.1f%% of %g flops a cycle (%d %s x %d %s x %d a cycle%s) at %.3f GHz (%s)%s",
     row.name, row.value, th.share * 100, th.flops, th.lanes, util.plural(th.lanes, "lane"), th.per_op,
     util.plural(th.per_op, "flop"), th.per_cycle, row.threads > 1 and string.format(" x %d cores", row.threads) or "",
-    row.clock, clock_words(row), th.share > 1 and th.share <= 1 + M.at_peak and "; the peak, within the clock readings' scatter" or "")
+    row.clock, clock_words(row), th.share > 1 and th.share <= 1 + M.at_peak
+      and "; the peak, within the clock readings' scatter" or "")
 end
 
 return M

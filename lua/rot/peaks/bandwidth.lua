@@ -38,7 +38,8 @@ M.stable = rounds.stable
 -- timer: builds and the driver's work left out, about 10 s of a fresh run) stay within budget
 -- seconds: rot measure peaks is meant to take under 3 minutes on a 2-core VM.
 local function plan(quick)
-  return quick and { rounds = 2, max_rounds = 3, runs = 3, max_runs = 5, per_octave = 1, first = 256 * MiB, budget = 45 }
+  return quick and { rounds = 2, max_rounds = 3, runs = 3, max_runs = 5, per_octave = 1,
+    first = 256 * MiB, budget = 45 }
     or { rounds = 3, max_rounds = 6, runs = 3, max_runs = 6, per_octave = 2, first = 512 * MiB, budget = 150 }
 end
 
@@ -152,10 +153,17 @@ function M.analyse(st, t, reported)
   d.tail, d.from = d.from, dram[1] -- DRAM's range: where its ceiling is read; before it, the step to it
   for _, l in ipairs(lv) do
     if l.name ~= "DRAM" then
-      if l.effective then rows[#rows + 1] = { name = l.name .. "_effective", kind = "size", threads = t, value = math.floor(l.effective), unit = "B", date = date } end
-      if l.reported then rows[#rows + 1] = { name = l.name .. "_reported", kind = "size", threads = t, value = l.reported, unit = "B", date = date } end
+      if l.effective then
+        rows[#rows + 1] = { name = l.name .. "_effective", kind = "size", threads = t,
+          value = math.floor(l.effective), unit = "B", date = date }
+      end
+      if l.reported then
+        rows[#rows + 1] = { name = l.name .. "_reported", kind = "size", threads = t, value = l.reported,
+          unit = "B", date = date }
+      end
     else
-      rows[#rows + 1] = { name = "DRAM_from", kind = "size", threads = t, value = math.floor(l.from), unit = "B", date = date }
+      rows[#rows + 1] = { name = "DRAM_from", kind = "size", threads = t, value = math.floor(l.from),
+        unit = "B", date = date }
     end
   end
   for si, s in ipairs(M.streams) do
@@ -168,8 +176,10 @@ function M.analyse(st, t, reported)
       local c = rounds.ceiling(st.samples[t][si], sizes, fastest)
       if c then
         local code = codes.winner(st.samples[t][si], sizes, c.round, fastest)
-        rows[#rows + 1] = { name = s.name .. "_" .. l.name, kind = "bandwidth", threads = t, value = c.gbs, unit = "GB/s",
-          spread = c.spread, median = c.median, rounds = c.rounds, sizes = sizes, plateau = l.plateau, kernel = s.kernel, stream = si,
+        rows[#rows + 1] = { name = s.name .. "_" .. l.name, kind = "bandwidth", threads = t,
+          value = c.gbs, unit = "GB/s",
+          spread = c.spread, median = c.median, rounds = c.rounds, sizes = sizes, plateau = l.plateau,
+            kernel = s.kernel, stream = si,
           level = l.name, unflat = l.flat == false or nil, date = c.date, isa = code and codes.list[code].flags }
         if s.name == "triad" then l.ceiling = c.gbs end -- the notes quote the ceiling, not the staircase
         rows[#rows].narrow = codes.faster_narrow(st.samples[t][si], sizes, fastest) -- M.notes says so
@@ -193,7 +203,9 @@ local function points_at(t, sizes, round, has)
   for si = 1, #M.streams do
     for ws in pairs(sizes) do
       for _, code in ipairs(codes.measured_at(ws, llc)) do
-        if not (has and has(si, ws, code)) then out[#out + 1] = { stream = si, threads = t, ws = ws, round = round, code = code } end
+        if not (has and has(si, ws, code)) then
+          out[#out + 1] = { stream = si, threads = t, ws = ws, round = round, code = code }
+        end
       end
     end
   end
@@ -254,7 +266,8 @@ local function staircase(rot, st, threads, p)
       local a, _, what = M.analyse(st, t, machine.reported(machine.pins(t)))
       local last = a and a.levels[#a.levels - 1]
       local was = open[t]
-      open[t] = was and ((what == "tail") or (last ~= nil and levels.beyond * math.max(last.effective or 0, last.reported or 0) > top[t]))
+      open[t] = was and ((what == "tail") or (last ~= nil and levels.beyond * math.max(last.effective or 0,
+        last.reported or 0) > top[t]))
       if was then st.stopped[t] = { top = top[t], why = "flat", from = a and a.levels[#a.levels].tail } end
       if open[t] and top[t] >= cap then
         st.bounded, open[t], st.stopped[t].why = st.bounded or { flat = true, cap = cap }, false, "cap"
@@ -328,7 +341,8 @@ local function rounds_upto(rot, st, sizes, upto, deadline)
   if #pts == 0 then return true end
   local g = budget.guess(st, pts)
   if deadline and st.timer.now() + g > deadline then return false end
-  measure(rot, st, pts, deadline and string.format("round %d where a ceiling's rounds still disagree (guessed %.0f s)", upto, g)
+  measure(rot, st, pts, deadline
+    and string.format("round %d where a ceiling's rounds still disagree (guessed %.0f s)", upto, g)
     or ((upto == 2 and "round 2" or "rounds 2-" .. upto) .. " at the sizes that define ceilings"))
   return true
 end

@@ -70,7 +70,8 @@ end
 function M.chain_spec(isa, reading)
   return { kernel = "peakflops", params = { n = M.chain.n }, pin = { 0 }, round = reading,
     flags = isa.flags .. " -fno-tree-vectorize -fno-tree-slp-vectorize",
-    macros = { PEAK_TYPE = "double", PEAK_LANES = isa.lanes.double, PEAK_OP = isas.opcode.fma, PEAK_CHAINS = M.chain.chains } }
+    macros = { PEAK_TYPE = "double", PEAK_LANES = isa.lanes.double, PEAK_OP = isas.opcode.fma,
+      PEAK_CHAINS = M.chain.chains } }
 end
 
 --[[ The FMA chains of the classes that need them (M.timed), one point each on CPU 0,
@@ -191,19 +192,24 @@ function M.unit_notes(cs)
   local names = table.concat(classes, " and ")
   if not latency then
     return { string.format("the scalar FMA chain took %.2f cycles an FMA at the imul chain's clock beside it (median), "
-      .. "not a whole number (the clock moved between them): the %s compute ceilings keep the imul chain's clock", cycles, names) }
+      .. "not a whole number (the clock moved between them): the %s compute ceilings keep the imul chain's clock",
+        cycles, names) }
   end
   local out = {}
   for _, name in ipairs(classes) do
     local m, ghz = unit_ratio(cs, name, latency)
     if m and m < 1 - M.moved then
-      out[#out + 1] = string.format("the %s FMA chain ran at %.3f GHz (median of the rounds; an FMA %d cycles, as the scalar "
-        .. "chain shows at the imul clock), %.1f%% below the imul chain's clock beside it: %s work runs at a lower clock "
+      out[#out + 1] = string.format("the %s FMA chain ran at %.3f GHz (median of the rounds; an FMA "
+        .. "%d cycles, as the scalar "
+        .. "chain shows at the imul clock), %.1f%% below the imul chain's clock beside it: %s "
+          .. "work runs at a lower clock "
         .. "here (Intel's licence clocks), which the %s compute ceilings record as theirs", name, ghz, latency,
         (1 - m) * 100, name, name)
     elseif m and m > 1 + M.moved then
-      out[#out + 1] = string.format("the %s FMA chain ran %.1f%% faster than %d cycles an FMA at the imul chain's clock "
-        .. "(the scalar chain's latency): this width's FMA is quicker here, not its clock higher; the %s compute ceilings "
+      out[#out + 1] = string.format("the %s FMA chain ran %.1f%% faster than %d cycles an FMA "
+        .. "at the imul chain's clock "
+        .. "(the scalar chain's latency): this width's FMA is quicker here, not its clock higher; "
+          .. "the %s compute ceilings "
         .. "take the scalar units' clock", name, (m - 1) * 100, latency, name)
     end
   end
@@ -224,7 +230,8 @@ function M.unit_clocks(cs)
     end
     each[#each + 1] = isa.name .. " " .. table.concat(per, ", ")
   end
-  return string.format("vector units' clock (%d dependent FMA chains of each width, CPU 0, an FMA %d cycles: the scalar "
+  return string.format("vector units' clock (%d dependent FMA chains of each width, CPU 0, an "
+    .. "FMA %d cycles: the scalar "
     .. "chain took %.2f at the imul clock) before/after each compute round: %s GHz", M.chain.chains, latency, cycles,
     table.concat(each, "; "))
 end

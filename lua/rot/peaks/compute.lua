@@ -86,7 +86,8 @@ function M.spec(c, round, quick)
   return { kernel = "peakflops", params = { n = quick and 20000 or 200000 }, threads = c.threads,
     pin = machine.pins(c.threads), flags = c.isa.flags .. " -fno-tree-vectorize -fno-tree-slp-vectorize",
     round = round,
-    macros = { PEAK_TYPE = c.prec, PEAK_LANES = c.isa.lanes[c.prec], PEAK_OP = M.opcode[c.op], PEAK_CHAINS = c.isa.chains } }
+    macros = { PEAK_TYPE = c.prec, PEAK_LANES = c.isa.lanes[c.prec], PEAK_OP = M.opcode[c.op],
+      PEAK_CHAINS = c.isa.chains } }
 end
 
 -- The point of compute point c in a round of cs.
@@ -98,7 +99,9 @@ local function round_specs(cs, round, idx)
   local out = {}
   local function readings(after)
     out[#out + 1] = clocks.clock_spec(clocks.reading(cs.quick, round, after))
-    for _, isa in ipairs(clocks.timed(cs)) do out[#out + 1] = clocks.chain_spec(isa, clocks.reading(cs.quick, round, after)) end
+    for _, isa in ipairs(clocks.timed(cs)) do
+      out[#out + 1] = clocks.chain_spec(isa, clocks.reading(cs.quick, round, after))
+    end
   end
   readings(false)
   for _, i in ipairs(idx) do out[#out + 1] = point_spec(cs, cs.points[i], round) end
@@ -131,7 +134,8 @@ function M.round(rot, cs, which)
   end
   local t1 = sys.clock()
   session.current():set_step("peaks compute, round " .. round) -- on the progress line
-  local res = rot.measure(rot.space { rot.axis("i", idx) }, function(p) return point_spec(cs, cs.points[p.i], round) end)
+  local res = rot.measure(rot.space { rot.axis("i", idx) }, function(p) return point_spec(cs,
+    cs.points[p.i], round) end)
   cs.timer.count(res.rows)
   for j, r in ipairs(res.rows) do
     local i, t = idx[j], rounds.median_time(r)
@@ -144,7 +148,8 @@ function M.round(rot, cs, which)
     end
   end
   local after_steps = clocks.chains(rot, cs, clocks.reading(cs.quick, round, true))
-  clocks.bracket(cs, round, before, clocks.clock(rot, clocks.reading(cs.quick, round, true)) or false, { steps, after_steps })
+  clocks.bracket(cs, round, before, clocks.clock(rot, clocks.reading(cs.quick, round, true)) or false,
+    { steps, after_steps })
   rounds.say(rot, string.format("compute ceilings, round %d: %d points, %.0f s", round, #idx, sys.clock() - t1))
   cs.last = cs.timer.now() - t0
   cs.spent = cs.spent + cs.last
@@ -187,7 +192,8 @@ function M.rows(cs)
       for k, x in ipairs(v) do all[k] = x.gflops end
       local clock, by = clocks.units_clock(cs, c.isa.name, v[1].round, latency)
       rows[#rows + 1] = { name = c.prec .. "_" .. c.isa.name .. "_" .. c.op, kind = "compute", threads = c.threads,
-        value = v[1].gflops, unit = "GFLOP/s", spread = s, rounds = #v, median = levels.median(all), kernel = "peakflops",
+        value = v[1].gflops, unit = "GFLOP/s", spread = s, rounds = #v,
+          median = levels.median(all), kernel = "peakflops",
         isa = c.isa.name, clock = clock, clock_by = by, date = (cs.dates[i] or {})[v[1].round],
         unstable = s > M.stable or nil }
     end

@@ -23,7 +23,9 @@ function M.inversions(a)
   for _, r in ipairs(a.rows) do
     if r.kind == "bandwidth" and r.stream then
       local x = last[r.stream]
-      if x and x.value * (1 + (x.spread or 0)) * (1 + (r.spread or 0)) < r.value then out[#out + 1] = { row = x, next = r } end
+      if x and x.value * (1 + (x.spread or 0)) * (1 + (r.spread or 0)) < r.value then
+        out[#out + 1] = { row = x, next = r }
+      end
       last[r.stream] = r
     end
   end
@@ -42,7 +44,8 @@ function M.notes(an, st, missing)
     end
   end
   if st.bounded and st.bounded.want then
-    notes[#notes + 1] = string.format("the DRAM sweep stops at a quarter of the memory (%s); 4x the last cache would be %s",
+    notes[#notes + 1] = string.format("the DRAM sweep stops at a quarter of the memory (%s); 4x "
+      .. "the last cache would be %s",
       util.bytes(st.bounded.cap), util.bytes(st.bounded.want))
   elseif st.bounded then
     notes[#notes + 1] = string.format("the DRAM sweep stops at a quarter of the memory (%s) before its tail is flat",
@@ -58,14 +61,17 @@ function M.notes(an, st, missing)
     local c = M.contradiction(a)
     if c then
       notes[#notes + 1] = string.format("%s: read-only DRAM %.1f GB/s stays below triad %.1f GB/s beyond their "
-        .. "spreads (%.1f%%, %.1f%%) after %d rounds: one stream's misses in flight limit it where triad's three do not",
+        .. "spreads (%.1f%%, %.1f%%) after %d rounds: one stream's misses in flight limit it "
+          .. "where triad's three do not",
         util.count(t, "thread"), c.read.value, c.triad.value, c.read.spread * 100, c.triad.spread * 100, c.read.rounds)
     end
     for _, v in ipairs(M.inversions(a)) do
       v.row.unstable, v.row.inverted = true, true
       notes[#notes + 1] = string.format("%s: %s %.1f GB/s stays below %s %.1f GB/s beyond their spreads (%.1f%%, "
-        .. "%.1f%%): a faster level cannot be slower than the next, so %s is marked unstable; %s", util.count(t, "thread"),
-        v.row.name, v.row.value, v.next.name, v.next.value, (v.row.spread or 0) * 100, (v.next.spread or 0) * 100, v.row.name,
+        .. "%.1f%%): a faster level cannot be slower than the next, so %s is marked unstable; %s",
+          util.count(t, "thread"),
+        v.row.name, v.row.value, v.next.name, v.next.value, (v.row.spread or 0) * 100, (v.next.spread
+          or 0) * 100, v.row.name,
         rounds.again)
     end
     notes[#notes + 1] = codes.note(util.count(t, "thread"), a.rows)

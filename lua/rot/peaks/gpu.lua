@@ -15,13 +15,20 @@ function M.measure(rot)
   -- 1024 multiply-adds per element: with fewer the loads and stores take a share of an FMA
   -- ceiling's time
   local tests = {
-    { name = "fp64_fma", kind = "compute", spec = { kernel = "gpu_intensity", params = { n = big, fpe = 1024 }, macros = { GINT_TYPE = 1 } }, theo = "fp64" },
-    { name = "fp32_fma", kind = "compute", spec = { kernel = "gpu_intensity", params = { n = big, fpe = 1024 }, macros = { GINT_TYPE = 0 } }, theo = "fp32" },
-    { name = "fp16_fma", kind = "compute", spec = { kernel = "gpu_intensity", params = { n = big // 2, fpe = 1024 }, macros = { GINT_TYPE = 2 } }, theo = "fp16" },
-    { name = "int32_mad", kind = "compute", spec = { kernel = "gpu_intensity", params = { n = big, fpe = 1024 }, macros = { GINT_TYPE = 3 } }, theo = "int32" },
-    { name = "int32_add", kind = "compute", spec = { kernel = "gpu_chain", params = { n = 4096, blocks = 132 * 16, threads = 256 }, macros = { GCHAIN_OP = 4 } }, theo = "int32_add" },
-    { name = "shared_ldst", kind = "bandwidth", spec = { kernel = "gpu_cache", params = { ws = 65536, rounds = quick and 16 or 256 }, macros = { GCACHE_SHARED = 1 } }, theo = "shared" },
-    { name = "L2", kind = "bandwidth", spec = { kernel = "gpu_cache", params = { ws = 16 << 20, rounds = quick and 8 or 64 } } },
+    { name = "fp64_fma", kind = "compute", spec = { kernel = "gpu_intensity", params = { n = big, fpe = 1024 },
+      macros = { GINT_TYPE = 1 } }, theo = "fp64" },
+    { name = "fp32_fma", kind = "compute", spec = { kernel = "gpu_intensity", params = { n = big, fpe = 1024 },
+      macros = { GINT_TYPE = 0 } }, theo = "fp32" },
+    { name = "fp16_fma", kind = "compute", spec = { kernel = "gpu_intensity", params = { n = big // 2, fpe = 1024 },
+      macros = { GINT_TYPE = 2 } }, theo = "fp16" },
+    { name = "int32_mad", kind = "compute", spec = { kernel = "gpu_intensity", params = { n = big, fpe = 1024 },
+      macros = { GINT_TYPE = 3 } }, theo = "int32" },
+    { name = "int32_add", kind = "compute", spec = { kernel = "gpu_chain", params = { n = 4096, blocks = 132 * 16,
+      threads = 256 }, macros = { GCHAIN_OP = 4 } }, theo = "int32_add" },
+    { name = "shared_ldst", kind = "bandwidth", spec = { kernel = "gpu_cache", params = { ws = 65536, rounds = quick
+      and 16 or 256 }, macros = { GCACHE_SHARED = 1 } }, theo = "shared" },
+    { name = "L2", kind = "bandwidth", spec = { kernel = "gpu_cache", params = { ws = 16 << 20, rounds = quick
+      and 8 or 64 } } },
     { name = "HBM_triad", kind = "bandwidth", spec = { kernel = "gpu_triad", params = { n = big } }, theo = "hbm" },
     -- what one more kernel costs in a stream of launches (one block of 32 elements), timed like
     -- every GPU point: gpu-predict's launch term
@@ -78,7 +85,8 @@ end
 -- The warning about ceilings above their physical limit, once per measurement.
 function M.warn_impossible(impossible)
   if #impossible > 0 then
-    io.stderr:write("rot: warning: ", table.concat(impossible, ", "), " measured above the physical limit: the kernel's",
+    io.stderr:write("rot: warning: ", table.concat(impossible, ", "),
+      " measured above the physical limit: the kernel's",
       " declared count is wrong; not stored as a ceiling\n")
   end
 end

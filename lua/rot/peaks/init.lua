@@ -165,11 +165,14 @@ function M.first_notice(quick)
   local c = M.FIRST_COST
   if quick then
     return "rot: measuring this machine's quick peaks first: once, stored for every quick run after it (" .. c.quick
-      .. " on " .. c.machine .. "; more with a larger last cache, more cores or a busy machine; -peaksFile=FILE takes a peaks.csv "
+      .. " on " .. c.machine
+        .. "; more with a larger last cache, more cores or a busy machine; -peaksFile=FILE takes a peaks.csv "
       .. "measured before instead)\n"
   end
   return "rot: measuring this machine's peaks first: once, stored for every run after it (" .. c.full .. " on "
-    .. c.machine .. "; longer with a larger last cache, since it sweeps to 4x it, with more cores, and on a busy machine; -quick=true "
+    .. c.machine
+      .. "; longer with a larger last cache, since it sweeps to 4x it, with more cores, and on a "
+      .. "busy machine; -quick=true "
     .. "measures quick peaks for a quick run (" .. c.quick .. " there), -peaksFile=FILE takes a peaks.csv measured "
     .. "before; `rot measure peaks -useCachedResults=false` measures them afresh)\n"
 end
@@ -180,7 +183,9 @@ function M.get(rot, shared)
   local given = rot.get("peaksFile")
   if given ~= "" then
     local rows = ceilings.read_csv(given, shared)
-    if not rows then util.fail("cannot read peaks from '" .. given .. "'", "give a peaks.csv written by `rot measure peaks`") end
+    if not rows then
+      util.fail("cannot read peaks from '" .. given .. "'", "give a peaks.csv written by `rot measure peaks`")
+    end
     return rows, given
   end
   local quick = rot.get("quick")
@@ -191,9 +196,11 @@ function M.get(rot, shared)
   return s:remember("peaks " .. path, function() -- rot build: planned once, said once
     s:quiet()
     io.stderr:write(s.executor.builds_only
-      and "rot: building the cores of this machine's peaks too (not measured yet: the first `rot measure` of a roofline measures them)\n"
+      and "rot: building the cores of this machine's peaks too (not measured yet: the first `rot measure` of a "
+        .. "roofline measures them)\n"
       or stored_older(rot.get("cacheDir"), machine.fingerprint(rot.config), quick)
-      and "rot: this machine's peaks were stored by an older rot: finding its levels and ceilings again (reusing its cached points where there are any)\n"
+      and "rot: this machine's peaks were stored by an older rot: finding its levels and ceilings again (reusing "
+        .. "its cached points where there are any)\n"
       or M.first_notice(quick))
     local k = quick and "quick" or "full"
     s:set_estimate(M.FIRST_COST.points[k], M.FIRST_COST.seconds[k]) -- the progress line's estimate of what is left

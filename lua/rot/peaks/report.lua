@@ -49,7 +49,8 @@ function M.unstable_line(rows)
     if count[x[1]] then each[#each + 1], said = string.format("%d %s", count[x[1]], x[2]), said + count[x[1]] end
   end
   return string.format("UNSTABLE: %d %s: %s%s; the points they bound say so (limiter '... (unstable)'); %s", n,
-    util.plural(n, "ceiling"), table.concat(each, ", "), said > n and " (some for more than one reason)" or "", rounds.again)
+    util.plural(n, "ceiling"), table.concat(each, ", "), said > n and " (some for more than one reason)"
+      or "", rounds.again)
 end
 
 -- "name, N thread(s)" for a line.
@@ -73,9 +74,11 @@ function M.above_theory(rows, cpu)
   end
   if #each == 0 then return {} end
   return { string.format("%d compute %s above %s theoretical peak (%s): no ceiling can pass the peak at the clock "
-    .. "its units ran at, so the clock it records was read low (readings of a steady clock scatter by about 0.1%%, more "
+    .. "its units ran at, so the clock it records was read low (readings of a steady clock "
+      .. "scatter by about 0.1%%, more "
     .. "where a neighbour takes the CPU during one) or the flops a cycle are not this core's (lanes, FMA units: "
-    .. "rot.machine.theory); %s", #each, util.plural(#each, "ceiling lies", "ceilings lie"), util.plural(#each, "its", "their"),
+    .. "rot.machine.theory); %s", #each, util.plural(#each, "ceiling lies", "ceilings lie"),
+      util.plural(#each, "its", "their"),
     table.concat(each, "; "), rounds.again) }
 end
 
@@ -95,15 +98,18 @@ function M.quick_notes(rows, full)
   for _, r in ipairs(full or {}) do
     if r.name == "triad_DRAM" and r.threads == 1 then one[#one + 1] = { row = r, whose = "the full peaks'" } end
   end
-  local smoke = "quick peaks are for smoke tests: bounds against them are rough (`rot measure peaks` measures full ones)"
+  local smoke = "quick peaks are for smoke tests: bounds against them are rough (`rot measure "
+    .. "peaks` measures full ones)"
   if #wide > 0 then
     table.sort(wide, function(a, b) return a.spread > b.spread end)
     out[#out + 1] = string.format("quick peaks: %d %s spread by more than %.0f%% between rounds (the most: %s, "
-      .. "%.0f%%); %s", #wide, util.plural(#wide, "ceiling"), M.rough * 100, named(wide[1]), wide[1].spread * 100, smoke)
+      .. "%.0f%%); %s", #wide, util.plural(#wide, "ceiling"), M.rough * 100, named(wide[1]),
+        wide[1].spread * 100, smoke)
   end
   table.sort(one, function(a, b) return a.row.value > b.row.value end)
   if many and one[1] and many.value < one[1].row.value then
-    out[#out + 1] = string.format("quick peaks: %s' DRAM triad ceiling %.1f GB/s lies below %s 1-thread one, %.1f GB/s: "
+    out[#out + 1] = string.format("quick peaks: %s' DRAM triad ceiling %.1f GB/s lies below %s "
+      .. "1-thread one, %.1f GB/s: "
       .. "more threads do not stream less from DRAM, so a neighbour took their rounds or too few were measured; %s",
       util.count(many.threads, "thread"), many.value, one[1].whose, one[1].row.value, smoke)
   end
@@ -123,7 +129,8 @@ function M.read_line(rows, cpu)
       return string.format("read L1, 1 thread: %.1f GB/s = %.1f bytes a cycle at %.2f GHz (the imul chain's highest "
         .. "reading of the run, the bandwidth ceilings' clock): %.0f%% of two %d-byte loads a cycle%s", r.value,
         r.value / r.clock, r.clock, r.value / (2 * vec * r.clock) * 100, vec, split and string.format(
-        "; %.0f%% of two %d-byte ones, what this core loads a cycle (AMD family 19h, Zen 4: a %d-bit load is two %d-bit "
+        "; %.0f%% of two %d-byte ones, what this core loads a cycle (AMD family 19h, Zen 4: a "
+          .. "%d-bit load is two %d-bit "
         .. "halves)", r.value / (2 * split * r.clock) * 100, split, vec * 8, split * 8) or "")
     end
   end
@@ -159,7 +166,8 @@ function M.sampler_note(samplers, pus)
       or "running; its settings need root to read"
   end
   return string.format("the kernel runs DAMON (kdamond: %s): at %d %s (every CPU) each sample takes a "
-    .. "CPU from one of them, so a run on every CPU that spans samples falls below these ceilings, the best rounds between them",
+    .. "CPU from one of them, so a run on every CPU that spans samples falls below these ceilings, the "
+      .. "best rounds between them",
     table.concat(each, "; "), pus, util.plural(pus, "thread"))
 end
 

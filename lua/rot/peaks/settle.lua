@@ -36,7 +36,8 @@ function M.ceiling(per, sizes, fastest)
   table.sort(v, function(a, b) return a > b end)
   local spread = M.spread(v)
   if #v == 1 then spread = math.max(table.unpack(one)) / plateaus.median(one) - 1 end -- one round: its samples' reach
-  return { gbs = v[1], median = plateaus.median(v), spread = spread, rounds = #v, values = v, date = at[best.round], round = best.round }
+  return { gbs = v[1], median = plateaus.median(v), spread = spread, rounds = #v, values = v,
+    date = at[best.round], round = best.round }
 end
 
 -- The later of two dates (UTC, as cache entries record them: measuredAt; nil where unknown).

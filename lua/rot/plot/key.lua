@@ -24,7 +24,8 @@ function M.at(g) return g.right + 0.015, g.top end
 -- The `set key` command of a plot of geometry g.
 function M.command(g)
   local x, y = M.at(g)
-  return string.format("set key at screen %.4g, screen %.4g left top vertical Left reverse samplen 1.5 spacing 1.1 font ',%d'",
+  return string.format("set key at screen %.4g, screen %.4g left top vertical Left reverse samplen "
+    .. "1.5 spacing 1.1 font ',%d'",
     x, y, g.small)
 end
 
@@ -53,7 +54,8 @@ function M.fits(g, kx, ky, i, text)
 end
 
 --[[ A title as lines that each fit the key's width: broken after the last comma or colon that
-  fits (but for one in the line's first third), else at the last space, else inside the word; lines after the first indented two more spaces than
+  fits (but for one in the line's first third), else at the last space, else inside the word; lines after the first
+  indented two more spaces than
   the title's own indentation. ]]
 function M.wrap(g, text)
   local kx, ky = M.at(g)
@@ -141,7 +143,9 @@ function M.not_drawn(plots, rows, why, name)
     seen[w .. "\0" .. n] = true
     return w, n
   end)
-  for _, w in ipairs(order) do plots[#plots + 1] = M.entry("not drawn (" .. w .. "): " .. table.concat(by[w], ", "), true) end
+  for _, w in ipairs(order) do
+    plots[#plots + 1] = M.entry("not drawn (" .. w .. "): " .. table.concat(by[w], ", "), true)
+  end
 end
 
 --[[ Every titled element of plots whose title is wider than the key has room for: its title cut

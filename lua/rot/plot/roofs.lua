@@ -9,9 +9,11 @@ local q, label_cmd, line_label = place.quote, place.label_cmd, place.line_label
 -- ceilings are grey (their labels name them), so they never look like a series
 local CEILING = "#555555"
 M.GREY = CEILING
-local ROOFS = { { "#3a3a3a", 1 }, { "#6a6a6a", 1 }, { "#8a8a8a", 4 }, { "#9a9a9a", 5 }, { "#b0b0b0", 1 }, { "#7a7a7a", 4 } }
+local ROOFS = { { "#3a3a3a", 1 }, { "#6a6a6a", 1 }, { "#8a8a8a", 4 }, { "#9a9a9a", 5 }, { "#b0b0b0",
+  1 }, { "#7a7a7a", 4 } }
 -- the read and write ceilings (drawn where a read- or write-only kernel is shown): tinted greys
-local FAMILY_ROOFS = { read = { { "#1f4e70", 1 }, { "#4f7b9b", 4 }, { "#8fb0c8", 5 }, { "#2f6f9f", 2 }, { "#a9c4d8", 1 } },
+local FAMILY_ROOFS = { read = { { "#1f4e70", 1 }, { "#4f7b9b", 4 }, { "#8fb0c8", 5 }, { "#2f6f9f", 2 },
+  { "#a9c4d8", 1 } },
   write = { { "#6e4222", 1 }, { "#9b6f4f", 4 }, { "#c8a88f", 5 }, { "#9f5f2f", 2 }, { "#d8c1a9", 1 } } }
 
 -- " (unstable, 12%)" for a ceiling whose rounds still disagree by more than 5%.
@@ -73,7 +75,8 @@ local function compute_label(f, pl, c, text, xr)
   local shape = {}
   for i = 0, 8 do
     for _, lift in ipairs({ below + place.LINE_CLEAR, -(above + place.LINE_CLEAR), below + 8 }) do
-      local lab = place.at_pixel(f, f.W - 3 - i * f.W / 16, py + lift, { text = text, align = "right", font = f.g.small })
+      local lab = place.at_pixel(f, f.W - 3 - i * f.W / 16, py + lift, { text = text,
+        align = "right", font = f.g.small })
       if pl.try(lab, shape) then return lab end
     end
   end
@@ -98,9 +101,12 @@ function M.draw(f, pl, compute, bandwidth, peak, xr, yr, plots, labels)
     nth[styles] = (nth[styles] or 0) + 1
     local roof = styles[(nth[styles] - 1) % #styles + 1]
     local text = string.format("%s %.4g GB/s%s", b.label, b.gbs, unstable_note(b))
-    local line = peak and string.format("(%.9g*x < %.9g ? %.9g*x : 1/0)", b.gbs, peak, b.gbs) or string.format("%.9g*x", b.gbs)
-    ceiling_later(pl, plots, labels, string.format("%s with lines lw 2 dt %d lc rgb '%s'", line, roof[2], roof[1]), text,
-      roof[1], function() return line_label(f, pl, b.gbs, text, xr, yr, peak and math.min(peak / b.gbs, xr[2]) or xr[2]) end)
+    local line = peak and string.format("(%.9g*x < %.9g ? %.9g*x : 1/0)", b.gbs, peak, b.gbs)
+      or string.format("%.9g*x", b.gbs)
+    ceiling_later(pl, plots, labels, string.format("%s with lines lw 2 dt %d lc rgb '%s'", line, roof[2],
+      roof[1]), text,
+      roof[1], function() return line_label(f, pl, b.gbs, text, xr, yr, peak and math.min(peak / b.gbs,
+        xr[2]) or xr[2]) end)
   end
 end
 
@@ -124,17 +130,25 @@ function M.own(f, pl, groups, xr, yr, plots)
       names[#names + 1] = string.format("%s %.3g GFLOP/s%s", c.label, c.gflops, c.limits and (": " .. c.limits) or "")
     end
     for _, b in ipairs(g.bandwidth) do
-      local line = g.peak and string.format("(%.9g*x < %.9g ? %.9g*x : 1/0)", b.gbs, g.peak, b.gbs) or string.format("%.9g*x", b.gbs)
+      local line = g.peak and string.format("(%.9g*x < %.9g ? %.9g*x : 1/0)", b.gbs, g.peak, b.gbs)
+        or string.format("%.9g*x", b.gbs)
       plots[#plots + 1] = string.format("%s with lines lw 1.2 dt 3 lc rgb '%s' notitle", line, OWN)
-      names[#names + 1] = string.format("%s %.4g%s%s", b.label, b.gbs, g.title and "" or " GB/s", b.limits and (": " .. b.limits) or "")
+      names[#names + 1] = string.format("%s %.4g%s%s", b.label, b.gbs, g.title and "" or " GB/s", b.limits
+        and (": " .. b.limits) or "")
     end
     if g.title and #names <= M.ROOFS then -- one entry a roof, under the title
       plots[#plots + 1] = string.format("keyentry with lines lw 1.2 dt 3 lc rgb '%s' title %s", OWN, q(g.title .. ":"))
-      for _, n in ipairs(names) do plots[#plots + 1] = "keyentry with lines lt nodraw title " .. q("  " .. n) .. " noenhanced" end
+      for _, n in ipairs(names) do
+        plots[#plots + 1] = "keyentry with lines lt nodraw title " .. q("  " .. n) .. " noenhanced"
+      end
     elseif g.title then -- more: one entry, wrapped (rot.plot.key), each roof with how many points it limits
       local short = {}
-      for _, x in ipairs(g.compute) do short[#short + 1] = string.format("%s %.3g GFLOP/s (%d)", x.label, x.gflops, x.count or 1) end
-      for _, x in ipairs(g.bandwidth) do short[#short + 1] = string.format("%s %.4g (%d)", x.label, x.gbs, x.count or 1) end
+      for _, x in ipairs(g.compute) do
+        short[#short + 1] = string.format("%s %.3g GFLOP/s (%d)", x.label, x.gflops, x.count or 1)
+      end
+      for _, x in ipairs(g.bandwidth) do
+        short[#short + 1] = string.format("%s %.4g (%d)", x.label, x.gbs, x.count or 1)
+      end
       plots[#plots + 1] = string.format("keyentry with lines lw 1.2 dt 3 lc rgb '%s' title %s noenhanced", OWN,
         q(g.title .. ", the points each limits: " .. table.concat(short, "; ")))
     else
@@ -166,11 +180,13 @@ function M.bands(plots, compute, bandwidth, peak)
       local lo, hi = b.gbs / drop(b.spread), b.gbs
       local cap = peak and string.format("%.9g", peak) or "1/0"
       out[#out + 1] = string.format("'+' using 1:(%.9g*$1 < %s ? %.9g*$1 : 1/0):(%.9g*$1 < %s ? %.9g*$1 : %s) with "
-        .. "filledcurves fc rgb '%s' fs transparent solid 0.18 noborder notitle", lo, cap, lo, hi, cap, hi, cap, CEILING)
+        .. "filledcurves fc rgb '%s' fs transparent solid 0.18 noborder notitle", lo, cap, lo, hi, cap, hi,
+          cap, CEILING)
     end
   end
   if #out > 0 then
-    plots[#plots + 1] = string.format("keyentry with filledcurves fc rgb '%s' fs transparent solid 0.18 noborder title %s",
+    plots[#plots + 1] = string.format("keyentry with filledcurves fc rgb '%s' fs transparent "
+      .. "solid 0.18 noborder title %s",
       CEILING, q(string.format("a ceiling's spread (band, drawn up to %.0f%%)", M.BAND * 100)))
   end
   for i = #out, 1, -1 do table.insert(plots, 1, out[i]) end
@@ -205,7 +221,8 @@ function M.ridges(f, pl, bandwidth, peak, gp, plots)
     pl.block(px, py, place.marker_radius(M.RIDGE))
   end
   gp[#gp + 1] = "EOD"
-  plots[#plots + 1] = "$ridges using 1:2 with points " .. M.RIDGE .. " lw 1.5 lc rgb '" .. CEILING .. "' title 'ridge points'"
+  plots[#plots + 1] = "$ridges using 1:2 with points " .. M.RIDGE .. " lw 1.5 lc rgb '" .. CEILING
+    .. "' title 'ridge points'"
 end
 
 -- The marker of a reference curve's points.
@@ -228,7 +245,8 @@ function M.curves(f, pl, curves, gp)
       end
     end
     gp[#gp + 1] = "EOD"
-    plots[#plots + 1] = string.format("$curve%d using 1:2 with linespoints %s dt 2 lw 1.5 lc rgb '%s' title %s", i, CURVE,
+    plots[#plots + 1] = string.format("$curve%d using 1:2 with linespoints %s dt 2 lw 1.5 lc rgb '%s' title %s",
+      i, CURVE,
       CEILING, q(c.label))
   end
   return plots

@@ -29,7 +29,8 @@ end
   bound the peaks' sweep sets is marked alone (no roof draws it). ]]
 local function own_roofs(self, t, of)
   local c = self:ceilings(nil, t)
-  local group = { label = util.count(t, "thread"), peak = c.compute[1] and c.compute[1].gflops, bandwidth = {}, compute = {} }
+  local group = { label = util.count(t, "thread"), peak = c.compute[1] and c.compute[1].gflops,
+    bandwidth = {}, compute = {} }
   local seen = {}
   for _, r in ipairs(self.rows) do
     if r.entry and r.intensity and r.bound and not r.stepBound and not bounds.gpu(r) and of(r) == t and r.limiter
@@ -61,9 +62,11 @@ function M.own_bounds(self, drawn, extra)
     end
   end
   if #others == 0 then return end
-  extra.notes = { string.format("ceilings of %s; the points at %s are bounded by their own (marked, their roofs dotted)",
+  extra.notes = { string.format("ceilings of %s; the points at %s are bounded by their own "
+    .. "(marked, their roofs dotted)",
     util.count(drawn, "thread"), table.concat(others, ", ")) }
-  extra.bound_mark = function(r) return r.boundSource ~= "counted" and (r.stepBound or of(r) ~= drawn) and r.bound or nil end
+  extra.bound_mark = function(r) return r.boundSource ~= "counted" and (r.stepBound or of(r) ~= drawn)
+    and r.bound or nil end
   extra.bound_title = "bound no ceiling drawn shows (peaks' sweep; another thread count's)"
 end
 
@@ -155,10 +158,13 @@ function M.step_curves(c, rows)
   for _, t in ipairs(sw and bounds.transitions(c.levels, by, sw) or {}) do
     local held = false
     for _, r in ipairs(rows) do
-      held = held or (r.entry and r.cacheMode ~= "cold" and r.workingSet and r.workingSet > t.lo and r.workingSet < t.hi)
+      held = held or (r.entry and r.cacheMode ~= "cold" and r.workingSet and r.workingSet > t.lo
+        and r.workingSet < t.hi)
     end
     local points = {}
-    for _, x in ipairs(held and sweep.between(sw, t.lo, t.hi) or {}) do points[#points + 1] = { x = x.ws, y = x.gbs } end
+    for _, x in ipairs(held and sweep.between(sw, t.lo, t.hi) or {}) do
+      points[#points + 1] = { x = x.ws, y = x.gbs }
+    end
     if #points >= 2 then
       out[#out + 1] = { label = string.format("%s-%s step: peaks' %s sweep, %s", t.from.name, t.to.name, family,
         util.count(c.threads, "thread")), points = points }

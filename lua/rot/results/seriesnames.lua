@@ -82,7 +82,8 @@ function M.warning(name, m)
   for _, l in ipairs(m.levels) do
     where[#where + 1] = l .. (m.wrong[l] and (" (" .. util.bytes(m.wrong[l]) .. ")") or "")
   end
-  return string.format("rot: warning: plot '%s': series '%s' is named after %s, but points of it have their data in %s: "
+  return string.format("rot: warning: plot '%s': series '%s' is named after %s, but points of "
+    .. "it have their data in %s: "
     .. "name it after the level its points are in (a row's level, the table's limiter)\n", name, m.series, m.said,
     table.concat(where, ", "))
 end
