@@ -406,6 +406,18 @@ t.ok(under[1].hidden == "under its L1 point" and under[3].hidden == "hidden" and
   and unote:find("declared (under its L1 point)", 1, true) and unote:find("other (hidden)", 1, true),
   "a row's point under its own level's point is said to be under it; under another row's, hidden: " .. unote)
 
+-- a row with declared work, counted too, whose declared point is its counted L1 point: drawn once,
+-- as its L1 point, with no series of its own in the key
+local F, B = 4.8e6, 57.6e6
+local drow = { point = { region = "declared" }, region = "declared", desc = { workloads = { { kernel = "app" } } },
+  intensity = F / B, gflops = 11.4, flops = F, bytes = B, time = F / 11.4e9, spread = 0, flopsCounted = F,
+  bytesCounted = B * 1.001, traffic = { L2 = 1.3 * B, L3 = 0, DRAM = 0 }, counts = "declared", calls = 1 }
+rot.set("outputDir", dir)
+rot.results({ drow }, { "region" }):roofline { name = "underl1", compute = { { label = "FMA", gflops = 100 } },
+  bandwidth = { { label = "L1", gbs = 300 } } }
+local ugp = sys.readfile(dir .. "/underl1.gp") or ""
+t.ok(not ugp:find('title "points', 1, true) and ugp:find('title "L1: loads and stores', 1, true)
+  and ugp:find('title "L2 traffic', 1, true), "a declared point on its counted L1 point is drawn once, as that")
 rot.set("outputDir", out0)
 
 sys.removetree(dir)

@@ -295,6 +295,17 @@ function M.level_rows(rows)
   return #out > 0 and out or nil
 end
 
+-- Whether a row's own point is its L1 point (rot.results.counted.level_rows): a row that took its
+-- counts, or one whose declared work lands within 1 % of its counted L1 point (the same place).
+function M.is_l1_point(r)
+  if not (r.traffic and (r.flopsCounted or 0) > 0 and (r.bytesCounted or 0) > 0 and (r.time or 0) > 0 and not r.failed) then
+    return false
+  end
+  if r.counts == "counted" then return true end
+  local x, y = r.flopsCounted / r.bytesCounted, r.flopsCounted / r.time / 1e9
+  return r.intensity ~= nil and r.gflops ~= nil and math.abs(r.intensity - x) <= 0.01 * x and math.abs(r.gflops - y) <= 0.01 * y
+end
+
 -- The series of a roofline's point: its row's (series(row), or none); a level's point is one
 -- of that level's series, whatever its row's ("L2 traffic (simulated)": a colour a level, as
 -- Advisor's integrated roofline has it, and a key that stays short), never joined by a line.

@@ -315,9 +315,8 @@ function Results:roofline(o)
   local levels = counted.level_rows(self.rows) -- counted rows: a point per level besides (integrated roofline)
   if levels then
     extra.rows = {}
-    for _, r in ipairs(self.rows) do -- (a row that took its counts is its L1 point: drawn once, as that)
-      local own = r.counts == "counted" and r.traffic and (r.flopsCounted or 0) > 0 and (r.time or 0) > 0 and not r.failed
-      if not own then extra.rows[#extra.rows + 1] = r end
+    for _, r in ipairs(self.rows) do -- a row whose point is its L1 point is drawn once, as that
+      if not counted.is_l1_point(r) then extra.rows[#extra.rows + 1] = r end
     end
     table.move(levels, 1, #levels, #extra.rows + 1, extra.rows)
     o = setmetatable({ series = counted.level_series(o.series) }, { __index = o })
