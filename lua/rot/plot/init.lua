@@ -9,6 +9,8 @@ local place = require "rot.plot.place"
 local ceilings = require "rot.plot.roofs"
 local hover = require "rot.plot.hover"
 local key = require "rot.plot.key"
+local memo = require "rot.plot.memo"
+local data = require "rot.plot.data"
 local M = {}
 
 -- Okabe & Ito's colour-blind-safe palette, the most distinct first (rot.plot.place).
@@ -118,90 +120,73 @@ function M.roofline_ranges(xlo, xhi, ylo, yhi, compute, bandwidth)
   return xr, yr, peak
 end
 
---[[ A plot's point label function: o.label, or, where labels were asked for (o.labels other
-  than "none") without one, or on a roofline (whose axes do not say it: keyed true), the
-  point's working set (its coordinates when it has none). ]]
-local function label_of(o, keyed)
-  if o.label then return o.label end
-  if o.labels == "none" or (not o.labels and not keyed) then return function() return "" end end
-  return function(r)
-    return r.workingSet and util.bytes(r.workingSet) or util.coords(r.point or {})
-  end
-end
-
---[[ A roofline's series (name -> rows with a point, in working-set order), their names in the
-  order first seen, and the box {xlo, xhi, ylo, yhi} of their points (math.huge, 0: none); rows
-  not_drawn(row) gives a reason for have none (the key says why: rot.plot.key.not_drawn). ]]
-local function roofline_series(o, not_drawn)
-  local series, order = util.group_by(o.rows, function(r)
-    local drawn = r.gflops and r.intensity and r.gflops > 0 and r.intensity > 0 and not r.failed
-      and not not_drawn(r)
-    return drawn and (o.series and o.series(r) or "points")
-  end)
-  local box = { math.huge, 0, math.huge, 0 }
-  for _, name in ipairs(order) do
-    for _, r in ipairs(series[name]) do
-      box = { math.min(box[1], r.intensity), math.max(box[2], r.intensity), math.min(box[3], r.gflops),
-        math.max(box[4], r.gflops) }
-    end
-    table.sort(series[name], function(a, b) return (a.workingSet or 0) < (b.workingSet or 0) end)
-  end
-  return series, order, box
-end
-
--- A marker's size (gnuplot's ps) for a share of 0..1 (o.size): its area grows with the share.
-function M.share_size(share) return math.max(0.5, 3 * math.sqrt(math.max(share or 0, 0))) end
-
--- The points of each series for place.add_series (with o.size, each its own marker size; apart
--- where they are not joined: upright), and the note on how their counts were obtained ("
--- (declared counts)") that their titles carry.
-local function roofline_lists(o, series, order)
-  local counts, lists, label = {}, {}, label_of(o, true)
-  for _, name in ipairs(order) do
-    lists[name] = { apart = (place.upright(series[name]) or series[name][1].countLevel ~= nil) or nil } -- (a level's points)
-    for _, r in ipairs(series[name]) do
-      counts[r.counts or "declared"] = true
-      lists[name][#lists[name] + 1] = { x = r.intensity, y = r.gflops, label = label(r),
-        ps = o.size and M.share_size(o.size(r)) or nil, once = o.label_once, of = r.countBase or r, level = r.countLevel }
-    end
-  end
-  local how = {}
-  for c in pairs(counts) do how[#how + 1] = c end
-  table.sort(how)
-  return lists, #how > 0 and (" (" .. table.concat(how, "/") .. " counts)") or ""
-end
+M.share_size = data.share_size
 
 -- The markers of a roofline's series, its ridge points and the rings of points above their
 -- bound, and of an xy plot's series: drawn with these, kept free of labels as large as drawn.
 local ROOF_POINT, ABOVE, XY_POINT, STEP, UNSETTLED = "pt 7 ps 0.8", "pt 8 ps 2", "pt 7 ps 0.6", "pt 3 ps 1.2", "pt 4 ps 1.6"
 
---[[ Marks at some of a roofline's points, kept free of labels, in a datablock: at (intensity,
-  y(row)) for each row where y gives a value, drawn as style in colour with title. Points
-  above their bound (beyond their spread and the ceiling's) are ringed, never silent; points
-  where the sweep falls between two levels get their bound marked (what the peaks' sweep
-  measured at their working set: a roof no ceiling line draws). points: add_series' (in the
-  same order): a point ringed where it is gets its label beyond the ring. ]]
-local function marks(f, pl, series, order, gp, plots, name, y, style, colour, title, points)
-  local lines, i = {}, 0
-  for _, s in ipairs(order) do
-    for _, r in ipairs(series[s]) do
-      local v = y(r)
-      i = i + 1
-      if v and v > 0 then
-        lines[#lines + 1] = string.format("%.9g %.9g", r.intensity, v)
-        local px, py = f.px(r.intensity, v)
-        pl.block(px, py, place.marker_radius(style)) -- a ring's triangle up to 26 pixels wide
-        local p = points[i]
-        if p and v == r.gflops then p.r = math.max(p.r or 0, place.marker_radius(style)) end
-      end
-    end
-  end
-  if #lines == 0 then return end
+--[[ Marks at some of a roofline's points, kept free of labels, in a datablock: at each of
+  list's {i=, x=, y=, on=} (on: at the point itself, the i-th of points), drawn as style in
+  colour with title. Points above their bound (beyond their spread and the ceiling's) are
+  ringed, never silent; points where the sweep falls between two levels get their bound marked
+  (what the peaks' sweep measured at their working set: a roof no ceiling line draws). points:
+  add_series' (in the same order): a point ringed where it is gets its label beyond the ring. ]]
+local function marks(f, pl, list, gp, plots, name, style, colour, title, points)
+  if #list == 0 then return end
   gp[#gp + 1] = "$" .. name .. " << EOD"
-  for _, l in ipairs(lines) do gp[#gp + 1] = l end
+  for _, m in ipairs(list) do
+    gp[#gp + 1] = string.format("%.9g %.9g", m.x, m.y)
+    local px, py = f.px(m.x, m.y)
+    pl.block(px, py, place.marker_radius(style)) -- a ring's triangle up to 26 pixels wide
+    local p = points[m.i]
+    if p and m.on then p.r = math.max(p.r or 0, place.marker_radius(style)) end
+  end
   gp[#gp + 1] = "EOD"
   plots[#plots + 1] = string.format("$%s using 1:2 with points %s lw 1.5 lc rgb '%s' title %s noenhanced", name, style, colour,
     q(title))
+end
+
+-- Draws a roofline from its data (rot.plot.data.roofline): its files, the path of its SVG.
+local function draw_roofline(d)
+  local order, box, lists = d.order, d.box, d.lists
+  local compute, bandwidth = M.ceiling_lists(d.compute, d.bandwidth)
+  local xr, yr, peak = M.roofline_ranges(box[1], box[2], box[3], box[4], compute, bandwidth)
+  local f = frame(M.geometry, xr, yr, true, true)
+  local pl = placer(f)
+  local dat = { "# rot roofline data: one block per series; columns: intensity[flop/B] performance[GFLOP/s] label" }
+  local points = add_series(f, pl, dat, order, lists, place.marker_radius(ROOF_POINT), d.labels, d.apart)
+  local gp = header("roofline", d, "operational intensity [flop/byte]", "performance [GFLOP/s]", xr, yr, true, true)
+  local plots, labels, elements = {}, {}, {}
+  for _, n in ipairs(d.notes or {}) do plots[#plots + 1] = key.entry(n) end -- first in the key: which ceilings
+  M.draw_ceilings(f, pl, compute, bandwidth, peak, xr, yr, plots, labels)
+  ceilings.own(f, pl, d.own_roofs, xr, yr, plots)
+  ceilings.bands(plots, compute, bandwidth, peak)
+  ceilings.ridges(f, pl, bandwidth, peak, gp, plots)
+  local dfile = d.name .. ".dat"
+  for i, s in ipairs(order) do
+    local color = M.palette[(i - 1) % #M.palette + 1]
+    if d.sized then -- a point each (an application's regions), sized by its share: no line joins them
+      elements[i] = string.format("%s index %d using 1:2:4 with points pt 7 ps variable lc rgb '%s' title %s",
+        q(dfile), i - 1, color, q(s .. d.counts_note))
+    else -- joined in working-set order, but a series at one intensity (d.apart)
+      elements[i] = string.format("%s index %d using 1:2 with %s %s lw 1.5 lc rgb '%s' title %s",
+        q(dfile), i - 1, d.apart[s] and "points" or "linespoints", ROOF_POINT, color, q(s .. d.counts_note))
+    end
+    plots[#plots + 1] = elements[i]
+  end
+  if d.sized and #order > 0 then plots[#plots + 1] = "NaN with points pt 6 ps 1.5 lc rgb '#888888' title 'marker area: share of time'" end
+  marks(f, pl, d.marks.above, gp, plots, "above", ABOVE, place.mark_colour(#order), "above its bound (^ in the table)", points)
+  marks(f, pl, d.marks.unsettled, gp, plots, "unsettled", UNSETTLED, place.mark_colour(#order), d.unsettled, points)
+  marks(f, pl, d.marks.stepbounds, gp, plots, "stepbounds", STEP, ceilings.GREY,
+    d.bound_title or "bound between two levels (peaks' sweep)", points)
+  table.move(d.not_drawn, 1, #d.not_drawn, #plots + 1, plots)
+  local pls, _, missed = point_labels(f, pl, points, d.labels or "auto", 0, dat) -- the ceilings' labels numbered first
+  key.add_notes(plots, elements, missed)
+  for _, l in ipairs(pls) do labels[#labels + 1] = l end
+  for _, l in ipairs(labels) do gp[#gp + 1] = l end
+  hover.add(gp, plots, d.hover)
+  return M.finish(d, gp, plots, dat, d.empty)
 end
 
 --[[ roofline{
@@ -215,53 +200,13 @@ end
   bound_mark = fn(row) -> GFLOP/s, bound_title = text: a bound no ceiling draws (the sweep's),
   own_roofs = {{label=, peak=, bandwidth=, compute=}}: the roofs of points bounded at another
   thread count (rot.plot.roofs.own),
+  memo = directory: where rot.plot.memo keeps what the files were drawn from (a rerun that
+  would draw the same leaves them as they are; none: drawn every time),
 } -> path of the SVG. Each ceiling is labelled on its line with its value; ceilings equal
   within 2% share one line; ridge points are marked. ]]
 function M.roofline(o)
   check_name(o.name)
-  local why = o.not_drawn or key.flopless -- rows not drawn, and how the key names them
-  local named = o.not_drawn and o.label or function(r) return o.series and o.series(r) or "points" end
-  local series, order, box = roofline_series(o, why)
-  local compute, bandwidth = M.ceiling_lists(o.compute, o.bandwidth)
-  local xr, yr, peak = M.roofline_ranges(box[1], box[2], box[3], box[4], compute, bandwidth)
-  local f = frame(M.geometry, xr, yr, true, true)
-  local pl = placer(f)
-  local lists, counts_note = roofline_lists(o, series, order)
-  local dat = { "# rot roofline data: one block per series; columns: intensity[flop/B] performance[GFLOP/s] label" }
-  local points = add_series(f, pl, dat, order, lists, place.marker_radius(ROOF_POINT), o.labels)
-  local gp = header("roofline", o, "operational intensity [flop/byte]", "performance [GFLOP/s]", xr, yr, true, true)
-  local plots, labels, elements = {}, {}, {}
-  for _, n in ipairs(o.notes or {}) do plots[#plots + 1] = key.entry(n) end -- first in the key: which ceilings
-  M.draw_ceilings(f, pl, compute, bandwidth, peak, xr, yr, plots, labels)
-  ceilings.own(f, pl, o.own_roofs, xr, yr, plots)
-  ceilings.bands(plots, compute, bandwidth, peak)
-  ceilings.ridges(f, pl, bandwidth, peak, gp, plots)
-  local dfile = o.name .. ".dat"
-  for i, s in ipairs(order) do
-    local color = M.palette[(i - 1) % #M.palette + 1]
-    if o.size then -- a point each (an application's regions), sized by its share: no line joins them
-      elements[i] = string.format("%s index %d using 1:2:4 with points pt 7 ps variable lc rgb '%s' title %s",
-        q(dfile), i - 1, color, q(s .. counts_note))
-    else -- joined in working-set order, but a series at one intensity (lists[s].apart)
-      elements[i] = string.format("%s index %d using 1:2 with %s %s lw 1.5 lc rgb '%s' title %s",
-        q(dfile), i - 1, lists[s].apart and "points" or "linespoints", ROOF_POINT, color, q(s .. counts_note))
-    end
-    plots[#plots + 1] = elements[i]
-  end
-  if o.size and #order > 0 then plots[#plots + 1] = "NaN with points pt 6 ps 1.5 lc rgb '#888888' title 'marker area: share of time'" end
-  marks(f, pl, series, order, gp, plots, "above", function(r) return r.above and r.gflops end, ABOVE,
-    place.mark_colour(#order), "above its bound (^ in the table)", points)
-  marks(f, pl, series, order, gp, plots, "unsettled", function(r) return r.roundsAgree == false and r.gflops end, UNSETTLED,
-    place.mark_colour(#order), key.unsettled(o.rows), points)
-  marks(f, pl, series, order, gp, plots, "stepbounds", o.bound_mark or function(r) return r.stepBound and r.bound end, STEP,
-    ceilings.GREY, o.bound_title or "bound between two levels (peaks' sweep)", points)
-  key.not_drawn(plots, o.rows, why, named)
-  local pls, _, missed = point_labels(f, pl, points, o.labels or "auto", 0, dat) -- the ceilings' labels numbered first
-  key.add_notes(plots, elements, missed)
-  for _, l in ipairs(pls) do labels[#labels + 1] = l end
-  for _, l in ipairs(labels) do gp[#gp + 1] = l end
-  hover.add(gp, plots, hover.items(o.rows, function(r) return r.intensity, r.gflops end, true, true))
-  return M.finish(o, gp, plots, dat, #order == 0 and not key.ran(o.rows))
+  return memo.draw(o.memo, data.roofline(o), draw_roofline, { "roofline", M.geometry, M.palette })
 end
 
 -- The log-log opening of a script (roofline-like plots: the quadrant split).
@@ -321,64 +266,6 @@ local function vline_label(f, pl, x, yr, text)
   return nil
 end
 
--- An xy plot's x or y: a function of a row, or the name of a numeric row field ("gbs", "time",
--- ...), which some row must have (else an error names the ones they have).
-local function xy_field(o, name, which)
-  if type(name) == "function" then return name end
-  if type(name) ~= "string" then util.fail("xy plot '" .. o.name .. "': " .. which .. " must be a field name or a function(row)") end
-  local have, fields = false, {}
-  for _, r in ipairs(o.rows) do
-    if type(r[name]) == "number" then have = true end
-    for k, v in pairs(r) do if type(v) == "number" and type(k) == "string" then fields[k] = true end end
-  end
-  if not have and #o.rows > 0 then
-    local names = {}
-    for k in pairs(fields) do names[#names + 1] = k end
-    table.sort(names)
-    util.fail("xy plot '" .. o.name .. "': no row has the quantity '" .. name .. "'" .. util.did_you_mean(name, names),
-      "quantities the rows have: " .. table.concat(names, ", "))
-  end
-  return function(r) return r[name] end
-end
-
---[[ An xy plot's series (name -> {{x=, y=, label=}, ...} in x order), their names in the order
-  first seen, and the box {xlo, xhi, ylo, yhi} of their points and the vlines; an error when
-  measured rows give no value at all. ]]
-local function xy_series(o, fx, fy)
-  local label, got = label_of(o), 0
-  local series, order = util.group_by(o.rows, function(r)
-    local x, y = fx(r), fy(r)
-    if x and y then got = got + 1 end
-    if x and y and (not o.logx or x > 0) and (not o.logy or y > 0) then
-      return o.series and o.series(r) or "points", { x = x, y = y, label = label(r) }
-    end
-  end)
-  local box = { math.huge, -math.huge, math.huge, -math.huge }
-  for _, name in ipairs(order) do
-    for _, p in ipairs(series[name]) do
-      box = { math.min(box[1], p.x), math.max(box[2], p.x), math.min(box[3], p.y), math.max(box[4], p.y) }
-    end
-  end
-  for _, v in ipairs(o.vlines or {}) do
-    if not o.logx or v.x > 0 then box[1], box[2] = math.min(box[1], v.x), math.max(box[2], v.x) end
-  end
-  for _, c in ipairs(o.curves or {}) do
-    for _, p in ipairs(c.points) do
-      box = { math.min(box[1], p.x), math.max(box[2], p.x), math.min(box[3], p.y), math.max(box[4], p.y) }
-    end
-  end
-  if got == 0 and #o.rows > 0 then
-    local measured = 0
-    for _, r in ipairs(o.rows) do if r.entry then measured = measured + 1 end end
-    if measured > 0 then
-      util.fail("xy plot '" .. o.name .. "': x and y give a value for none of the " .. #o.rows .. " rows",
-        "check the quantities x and y read (rows have e.g. gbs, gflops, time, intensity, workingSet)")
-    end
-  end
-  for _, name in ipairs(order) do table.sort(series[name], function(a, b) return a.x < b.x end) end
-  return series, order, box
-end
-
 -- An xy plot's range on one axis from its data's lo and hi: a log range with room, else 6 % on
 -- each side (a default where there is no data).
 local function xy_range(lo, hi, log)
@@ -406,27 +293,20 @@ local function xy_vlines(f, pl, vlines, yr, gp)
   return n, keyed
 end
 
---[[ xy{ rows=, name=, dir=, gnuplot=, title=, xlabel=, ylabel=, x=fn(row) or field name,
-  y=fn(row) or field name, series=fn(row), label=fn(row), labels="auto"|"all"|"ends"|"none",
-  logx=bool, logy=bool, vlines={{x=, label=}}, curves={{label=, points={{x=, y=}, ...}}} } ->
-  SVG path. Points per series connected, in x order; vlines mark e.g. cache sizes, each labelled
-  along its line where it fits (from the top down), else named in the key; curves are
-  reference lines (grey, dashed) named in the key. ]]
-function M.xy(o)
-  check_name(o.name)
-  local fx, fy = xy_field(o, o.x, "x"), xy_field(o, o.y, "y")
-  local series, order, box = xy_series(o, fx, fy)
-  local xr, yr = xy_range(box[1], box[2], o.logx), xy_range(box[3], box[4], o.logy)
-  yr[2] = o.logy and yr[2] * 10 ^ 0.12 or yr[2] + (yr[2] - yr[1]) * 0.08 -- room at the top for the vline labels
-  local f = frame(M.geometry, xr, yr, o.logx, o.logy)
+-- Draws an xy plot from its data (rot.plot.data.xy): its files, the path of its SVG.
+local function draw_xy(d)
+  local order, box = d.order, d.box
+  local xr, yr = xy_range(box[1], box[2], d.logx), xy_range(box[3], box[4], d.logy)
+  yr[2] = d.logy and yr[2] * 10 ^ 0.12 or yr[2] + (yr[2] - yr[1]) * 0.08 -- room at the top for the vline labels
+  local f = frame(M.geometry, xr, yr, d.logx, d.logy)
   local pl = placer(f)
   local dat = { "# rot plot data: one block per series; columns: x y label" }
-  local points = add_series(f, pl, dat, order, series, place.marker_radius(XY_POINT), o.labels)
-  local gp = header("plot", o, o.xlabel or "x", o.ylabel or "y", xr, yr, o.logx, o.logy)
-  if o.xbytes and o.logx then gp[#gp + 1] = byte_tics(xr[1], xr[2]) end
-  local curves = ceilings.curves(f, pl, o.curves, gp)
-  local n, keyed = xy_vlines(f, pl, o.vlines, yr, gp)
-  local plots, dfile, elements = {}, o.name .. ".dat", {}
+  local points = add_series(f, pl, dat, order, d.series, place.marker_radius(XY_POINT), d.labels)
+  local gp = header("plot", d, d.xlabel or "x", d.ylabel or "y", xr, yr, d.logx, d.logy)
+  if d.xbytes and d.logx then gp[#gp + 1] = byte_tics(xr[1], xr[2]) end
+  local curves = ceilings.curves(f, pl, d.curves, gp)
+  local n, keyed = xy_vlines(f, pl, d.vlines, yr, gp)
+  local plots, dfile, elements = {}, d.name .. ".dat", {}
   for i, s in ipairs(order) do
     elements[i] = string.format("%s index %d using 1:2 with linespoints %s lw 1.5 lc rgb '%s' title %s",
       q(dfile), i - 1, XY_POINT, M.palette[(i - 1) % #M.palette + 1], q(s))
@@ -434,12 +314,23 @@ function M.xy(o)
   end
   for _, c in ipairs(curves) do plots[#plots + 1] = c end
   for _, k in ipairs(keyed) do plots[#plots + 1] = k end
-  local pls, _, missed = point_labels(f, pl, points, o.labels or "auto", n)
+  local pls, _, missed = point_labels(f, pl, points, d.labels or "auto", n)
   key.add_notes(plots, elements, missed)
   for _, l in ipairs(pls) do gp[#gp + 1] = l end
   if #plots == 0 then plots[1] = "NaN notitle" end
-  hover.add(gp, plots, hover.items(o.rows, function(r) return fx(r), fy(r) end, o.logx, o.logy))
-  return M.finish(o, gp, plots, dat, #order == 0 and #o.rows > 0)
+  hover.add(gp, plots, d.hover)
+  return M.finish(d, gp, plots, dat, d.empty)
+end
+
+--[[ xy{ rows=, name=, dir=, gnuplot=, title=, xlabel=, ylabel=, x=fn(row) or field name,
+  y=fn(row) or field name, series=fn(row), label=fn(row), labels="auto"|"all"|"ends"|"none",
+  logx=bool, logy=bool, vlines={{x=, label=}}, curves={{label=, points={{x=, y=}, ...}}},
+  memo=directory (as roofline's) } -> SVG path. Points per series connected, in x order; vlines
+  mark e.g. cache sizes, each labelled along its line where it fits (from the top down), else
+  named in the key; curves are reference lines (grey, dashed) named in the key. ]]
+function M.xy(o)
+  check_name(o.name)
+  return memo.draw(o.memo, data.xy(o), draw_xy, { "xy", M.geometry, M.palette })
 end
 
 return M

@@ -362,10 +362,10 @@ end
 --[[ The series of a plot: each one's data block into dat ("# series I: NAME", then "x y
   label" lines: the label a point is to have, none where mode, point_labels' mode, asks for
   none; "x y label ps" for a point of its own size), its points (radius, or p.ps's) and the lines
-  between them kept free of labels (none where the list is apart = true: not joined). lists =
-  {NAME = {{x=, y=, label=, ps=, once=}, ...}} in drawing order, names in legend order. Returns the points for point_labels (series: the index of its
-  series in names). ]]
-function M.add_series(f, pl, dat, names, lists, radius, mode)
+  between them kept free of labels (none where apart[NAME]: not joined). lists =
+  {NAME = {{x=, y=, label=, ps=, once=}, ...}} in drawing order, names in legend order. Returns
+  the points for point_labels (series: the index of its series in names). ]]
+function M.add_series(f, pl, dat, names, lists, radius, mode, apart)
   local points = {}
   for i, s in ipairs(names) do
     local pts = lists[s]
@@ -378,7 +378,7 @@ function M.add_series(f, pl, dat, names, lists, radius, mode)
       dat[#dat + 1] = string.format("%.9g %.9g %s", p.x, p.y, q(text)) .. (p.ps and string.format(" %.4g", p.ps) or "")
       local bx, by = f.px(p.x, p.y)
       pl.block(bx, by, r)
-      if j > 1 and not p.ps and not pts.apart then -- labels keep off the series' line too
+      if j > 1 and not p.ps and not (apart and apart[s]) then -- labels keep off the series' line too
         local ax, ay = f.px(pts[j - 1].x, pts[j - 1].y)
         M.block_segment(pl, ax, ay, bx, by)
       end

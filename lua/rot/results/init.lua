@@ -273,7 +273,8 @@ local function plot_opts(self, o, extra)
       .. (extra.levels and " (or levels, on a roofline)" or ""))
   end
   local opts = { rows = self.rows, name = o.name, title = o.title, series = series, label = o.label, labels = o.labels,
-    label_once = o.label_once, dir = outdir(), gnuplot = get("gnuplot"), pdf = o.pdf or get("pdf") }
+    label_once = o.label_once, dir = outdir(), gnuplot = get("gnuplot"), pdf = o.pdf or get("pdf"),
+    memo = get("cacheDir") .. "/plots" }
   for k, v in pairs(extra) do opts[k] = v end
   return opts
 end
