@@ -5,8 +5,8 @@
   or the program, its arguments, inputs and environment, the simulated caches, the engine) is
   its description; counts are cached by its hash under cacheDir/counts, so a rerun counts
   nothing again. Each counted row gets row.countRecord = {counts=, levels=, line=, note=,
-  caches=, flags=} (rot.results.counted turns it into the row's fields), or row.countFailed =
-  why. ]]
+  caches=, flags=, loops= (a program's: rot.count.engine.loops')} (rot.results.counted turns
+  it into the row's fields), or row.countFailed = why. ]]
 local sys = require "rot.sys"
 local util = require "rot.util"
 local build = require "rot.build"
@@ -74,8 +74,10 @@ end
 -- directory and inputs, the threads it is told, the machine.
 local function describe_app(s, row, sim)
   local d = row.desc
-  return { count = M.VERSION, engine = engine.identity(s), caches = sim.option, line = sim.line, app = d.app,
-    threads = d.threads, machine = d.machine }
+  local app = util.copy(d.app)
+  app.sample = nil -- (how its timed invocations are sampled changes nothing counted)
+  return { count = M.VERSION, engine = engine.identity(s), caches = sim.option, line = sim.line, app = app,
+    threads = d.threads, machine = d.machine, loops = true }
 end
 
 local function entry_path(s, hash) return s:get("cacheDir") .. "/counts/" .. hash:sub(1, 2) .. "/" .. hash end
@@ -89,7 +91,7 @@ local function record_of(e)
   local counts = parsed and (e.region and parsed.regions[e.region] or parsed)
   if not counts then return nil end
   return { counts = counts, levels = parsed.levels, line = parsed.line, note = e.note, caches = e.caches, flags = e.flags,
-    stdout = e.stdout }
+    stdout = e.stdout, loops = not e.region and engine.loops(e.output) or nil }
 end
 
 -- The cached count of a description's text and hash, or nil.
@@ -220,7 +222,7 @@ local function count_app(s, it, sim)
   local prog = { d.app.path, table.unpack(d.app.args) }
   local step = progress(s, 1, "application '" .. util.basename(d.app.path) .. "'")
   local said, kept = {}, 0 -- the program's output, its last M.STDOUT_BYTES (as the timed runs keep theirs)
-  local st, why = s:timed("count", engine.run, engine.argv(paths, out, log, sim.option, env, prog), d.app.dir,
+  local st, why = s:timed("count", engine.run, engine.argv(paths, out, log, sim.option, env, prog, true), d.app.dir,
     s:get("timeout") * engine.SLOWER, function(line)
       said[#said + 1], kept = line, kept + #line + 1
       while kept > M.STDOUT_BYTES and #said > 1 do kept = kept - #table.remove(said, 1) - 1 end
