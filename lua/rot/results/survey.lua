@@ -249,6 +249,12 @@ function M.legend(rows, out, say)
           say(string.format("%s: %.0f samples an invocation: its shares are rough; a longer run, or a shorter "
             .. "samplingInterval, gives more", who, n / runs))
         end
+        local procs = 0
+        for _, x in pairs(sampled) do procs = math.max(procs, x.processes or 1) end
+        if procs > 1 and r.appPoint.countRecord then
+          say(string.format("%s: its samples are those of its %d processes (it forked); the counted rows hold the "
+            .. "first process's counts alone", who, procs))
+        end
         if lost > 0 then say(string.format("%s: %d samples lost (the ring buffer was full)", who, lost)) end
         if not r.appPoint.countRecord then
           say(who .. ": its survey has functions only: rot profile -count finds its loops and counts each one's work")
