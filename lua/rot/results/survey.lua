@@ -74,11 +74,13 @@ local function loop_name(st, path, x)
 end
 
 -- A function's key and name from a lookup w of code in file path: a shared library's with its
--- soname ("libm.so.6: exp"); a stripped file's code is its file's ("prog: no symbols").
-local function function_of(path, w)
+-- soname ("libm.so.6: exp"), another file's than the program's with its name; a stripped
+-- file's code is its file's ("prog: no symbols").
+local function function_of(path, w, program)
   if not w then return "file|" .. path, util.basename(path) .. ": not readable" end
   if not w.func then return "file|" .. path, util.basename(path) .. ": no symbols" end
-  return "fn|" .. path .. "|" .. w.func, w.shared and w.name or w.func
+  local name = w.shared and w.name or path ~= program and (util.basename(path) .. ": " .. w.func) or w.func
+  return "fn|" .. path .. "|" .. w.func, name
 end
 
 -- The counts of a row: the sum of its loops' or functions' count lines.
@@ -92,11 +94,12 @@ local function add_counts(g, c)
   end
 end
 
---[[ The groups the samples land in, by key: {key=, name=, kind= (loop, function, unknown,
+--[[ The groups the samples of program path land in, by key: {key=, name=, kind= (loop, function, unknown,
   kernel), n=, byRun={run -> n}, counts=, loop fields}; and the samples by run in all. ]]
-local function groups_of(e, rec, st)
+local function groups_of(e, rec, st, path)
   local objects, samples = gather(e)
   local memo, groups, total = {}, {}, {}
+  local program = canon(memo, path)
   local l = rec and rec.loops
   local byfile = l and loops_by_file(l, memo) or {}
   local named = {} -- loop id -> its group
@@ -129,7 +132,7 @@ local function groups_of(e, rec, st)
     end
     for _, f in ipairs(l.functions) do
       local path = canon(memo, l.objects[f.obj] or "?")
-      local key, name = function_of(path, st:lookup(path, f.off))
+      local key, name = function_of(path, st:lookup(path, f.off), program)
       local g = group(key, name, "function")
       g.object = util.basename(path)
       add_counts(g, f)
@@ -152,7 +155,7 @@ local function groups_of(e, rec, st)
           if smp.off >= x.head and smp.off <= x["end"] then g = loop_group(path, x); break end
         end
         if not g then
-          local key, name = function_of(path, st:lookup(path, smp.off))
+          local key, name = function_of(path, st:lookup(path, smp.off), program)
           g = group(key, name, "function")
           g.object = g.object or util.basename(path)
         end
@@ -178,6 +181,19 @@ local function spread_of(g, total, run_ns, k)
   return (t[math.min(k, #t)] - t[1]) / t[1]
 end
 
+--[[ The invocations whose samples give the shares: the faster half (at least k, all where
+  fewer), as the program's time is its fastest invocations': a slow one (a neighbour took a CPU,
+  threads spun at a barrier meanwhile) has its samples elsewhere. run -> true. ]]
+local function fastest(program_ns, k)
+  local runs = util.sorted_keys(program_ns)
+  table.sort(runs, function(a, b) return program_ns[a] < program_ns[b] end)
+  local use = {}
+  for i, run in ipairs(runs) do
+    if i <= math.max(k, math.ceil(#runs / 2)) then use[run] = true end
+  end
+  return use
+end
+
 --[[ rows(row, prog, program_ns, k, make) -> the survey's rows of an application point row (nil
   where its invocations were not sampled): prog its program's row (its time), program_ns its
   invocations' times by run, k the best-k rule's k, make(name) a new row of the point with that
@@ -187,10 +203,15 @@ function M.rows(row, prog, program_ns, k, make)
   if not (e and e.samples and #e.samples > 0 and prog.time) then return nil end
   local symbols = require "rot.symbols"
   local st <close> = symbols.open()
-  local groups, total = groups_of(e, row.countRecord, st)
+  local groups, total = groups_of(e, row.countRecord, st, row.desc.app.path)
+  local use = fastest(program_ns, k)
   local all = 0
-  for _, n in pairs(total) do all = all + n end
+  for run, n in pairs(total) do if use[run] then all = all + n end end
   if all == 0 then return nil end
+  for _, g in pairs(groups) do
+    g.n = 0
+    for run, n in pairs(g.byRun) do if use[run] then g.n = g.n + n end end
+  end
   local ok, pct = pcall(function() return require("rot.session").current():get("surveyThreshold") end)
   local threshold = (ok and pct or 1) / 100
   local hot, rest = {}, { n = 0, byRun = {}, count = 0 }
