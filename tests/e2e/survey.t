@@ -102,8 +102,9 @@ fi
 # (threads wait passively at its barriers, as counted: their spinning would be samples of libgomp)
 OMP_WAIT_POLICY=passive profile omp -threads=2 -count -- ./omp 200000 200
 line=$(grep -n '/\* LOOP omp \*/' tests/loops/omp.c | cut -d: -f1)
-n=$(grep -c "omp.c:$line loop" "$OUT/omp.csv")
-f=$(col omp "omp.c:$line loop" flops_counted) lt=$(col omp "omp.c:$line loop" time_s) pt=$(col omp "(program)" time_s)
+# (its line: its latch's, which gcc gives the outlined loop's body, the line after its `for`)
+n=$(grep -c "omp.c:\($line\|$((line + 1))\) loop in main._omp_fn.0 (depth 1 of 1)" "$OUT/omp.csv")
+f=$(col omp "loop in main._omp_fn.0" flops_counted) lt=$(col omp "loop in main._omp_fn.0" time_s) pt=$(col omp "(program)" time_s)
 test "$n" = 1 && test "$f" = $((2 * 200000 * 200)) && awk -v a="$lt" -v b="$pt" 'BEGIN { exit !(a > 0 && a <= b) }'
 ok $? "an OpenMP loop at 2 threads: one row, its flops summed over the threads ($f), its time wall time ($lt s of the program's $pt s)"
 

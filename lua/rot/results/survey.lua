@@ -75,8 +75,9 @@ end
 
 -- A function's key and name from a lookup w of code in file path: a shared library's with its
 -- soname ("libm.so.6: exp"), another file's than the program's with its name; a stripped
--- file's code is its file's ("prog: no symbols").
+-- file's code is its file's ("prog: no symbols"); rot's recorder's (its calibration) is rot's.
 local function function_of(path, w, program)
+  if util.basename(path):match("^librot%-markers") then return "rot", "rot's marker recorder" end
   if not w then return "file|" .. path, util.basename(path) .. ": not readable" end
   if not w.func then return "file|" .. path, util.basename(path) .. ": no symbols" end
   local name = w.shared and w.name or path ~= program and (util.basename(path) .. ": " .. w.func) or w.func
