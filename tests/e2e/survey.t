@@ -6,7 +6,8 @@
 # perf record -e cpu-clock's within 3 points; an OpenMP loop at 2 threads one row, its flops
 # summed over the threads, its time wall time; a cached rerun served whole; the hostile
 # programs (stripped, no -g, dlopen, a JIT's buffer, 20 ms, fork, sampling refused) each a
-# clear row or line; rot compare of two builds matching loops by source line and function.
+# clear row or line; rot compare of two builds matching loops by source line and function, and
+# timing them again (-remeasure).
 . "$(dirname "$0")/lib.sh"
 . tests/optional.sh
 cc=${CC:-gcc}
@@ -142,4 +143,7 @@ profile mv3 -threads=1 -count -- ./mv $N $R
 line=$(grep -n '/\* LOOP row.j \*/' tests/loops/mv.c | cut -d: -f1)
 grep -q "mv.c:$line loop in row (depth [0-9] of [0-9]) .*work x1.00, rate x" "$T/compare"
 ok $? "rot compare of two builds (-O2, -O1): the loops matched by source line and function, work and rate each ($(grep -o "mv.c:$line loop in row.*work x1.00, rate x[0-9.]*" "$T/compare" | tr -s ' '))"
+(cd "$P" && rot compare -remeasure ./mv) >"$T/remeasure" 2>&1
+grep -q "mv.c:$line loop in row (depth [0-9] of [0-9]) *[0-9.]* [mu]s *[0-9.]* [mu]s *[0-9]\.[0-9]* " "$T/remeasure"
+ok $? "rot compare -remeasure: the loops timed again in fresh invocations of both builds ($(grep -o "mv.c:$line loop in row.*work x[0-9.]*" "$T/remeasure" | tr -s ' '))"
 done_testing

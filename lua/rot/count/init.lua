@@ -272,6 +272,15 @@ local function plan(s, rows, sim)
   return groups, order, apps, hits
 end
 
+--[[ cached(s, desc): the count the cache holds of an application point's description desc (as
+  rows take it: row.countRecord), or nil; nothing is counted (rot compare -remeasure: a loop of
+  the survey is found in a fresh invocation's samples by its program's count). ]]
+function M.cached(s, desc)
+  if not (desc.app and s:get("useCachedResults")) then return nil end
+  local text = util.serialize(describe_app(s, { desc = desc }, simulation(s)))
+  return read_entry(s, text, sys.sha256(text))
+end
+
 --[[ count(s, rows): the counting pass over a rot.measure's rows (before an application's are
   expanded into its regions'). Rows not asked to be counted are left as they are. ]]
 function M.count(s, rows)
