@@ -84,14 +84,15 @@ local function function_of(path, w, program)
   return "fn|" .. path .. "|" .. w.func, name
 end
 
+-- The keys of a loop's or function's line that are no counts.
+local NOT_COUNTS = { id = true, obj = true, head = true, ["end"] = true, depth = true, parent = true, off = true,
+  named = true, entries = true, iterations = true, back = true, nest = true }
+
 -- The counts of a row: the sum of its loops' or functions' count lines.
 local function add_counts(g, c)
   g.counts = g.counts or {}
   for k, v in pairs(c) do
-    if type(v) == "number" and not ({ id = 1, obj = 1, head = 1, ["end"] = 1, depth = 1, parent = 1, off = 1, named = 1,
-      entries = 1, iterations = 1, back = 1 })[k] then
-      g.counts[k] = (g.counts[k] or 0) + v
-    end
+    if type(v) == "number" and not NOT_COUNTS[k] then g.counts[k] = (g.counts[k] or 0) + v end
   end
 end
 
