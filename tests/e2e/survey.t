@@ -31,7 +31,7 @@ col() { # col NAME PATTERN COLUMN: a column's value in the first row of $OUT/NAM
 }
 
 # --- loops at their lines, their flops exact --------------------------------------------------------
-N=300 R=400 S=200 STEPS=30 NO=3000 M=1000
+N=300 R=400 S=300 STEPS=300 NO=40000 M=1000
 profile mv -threads=1 -count -- ./mv $N $R && profile stencil -threads=1 -count -- ./stencil $S $STEPS &&
 	profile nest -threads=1 -count -- ./nest $NO $M
 ok $? "rot profile -count of mv, stencil and nest"

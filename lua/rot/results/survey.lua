@@ -12,6 +12,8 @@ local sys = require "rot.sys"
 local M = {}
 
 M.UNKNOWN, M.KERNEL = "unknown code", "kernel code"
+local memo_groups = setmetatable({}, { __mode = "k" }) -- an entry -> {rec=, groups=, total=}
+
 M.FEW = 20 -- below this many samples a point's shares are rough (said under the table)
 
 -- The sampled invocations' records of an entry: objects by run and id, the samples, the
@@ -79,9 +81,9 @@ end
 local function function_of(path, w, program)
   if util.basename(path):match("^librot%-markers") then return "rot", "rot's marker recorder" end
   if not w then return "file|" .. path, util.basename(path) .. ": not readable" end
-  if not w.func then return "file|" .. path, util.basename(path) .. ": no symbols" end
+  if not (w.func and w.funcOffset) then return "file|" .. path, util.basename(path) .. ": no symbols" end
   local name = w.shared and w.name or path ~= program and (util.basename(path) .. ": " .. w.func) or w.func
-  return "fn|" .. path .. "|" .. w.func, name
+  return "fn|" .. path .. "|" .. w.funcOffset, name
 end
 
 -- The keys of a loop's or function's line that are no counts.
@@ -96,11 +98,20 @@ local function add_counts(g, c)
   end
 end
 
---[[ The groups the samples of program path land in, by key: {key=, name=, kind= (loop, function, unknown,
-  kernel), n=, byRun={run -> n}, counts=, loop fields}; and the samples by run in all. ]]
-local function groups_of(e, rec, st, path)
+--[[ The groups the samples of program path land in, by key: {key=, name=, kind= (loop, function,
+  unknown, kernel), n=, byRun={run -> n}, counts=, loop fields}; and the samples by run in all.
+  Only code that was sampled is looked up: a sampled loop's, and every loop of its function
+  (loops of one name are one group: a vectorised body and its remainder, one sampled or not); a
+  file with less than half the threshold of the samples is one group, unnamed within. ]]
+local function groups_of(e, rec, st, path, threshold)
   local objects, samples = gather(e)
   local memo, groups, total = {}, {}, {}
+  local cold, all = {}, 0 -- files with fewer samples than a row needs are not looked up (libc's symbols: 45 ms)
+  for _, smp in ipairs(samples) do
+    local file = smp.obj > 1 and canon(memo, (objects[smp.run] or {})[smp.obj] or "?") or ""
+    cold[file], all = (cold[file] or 0) + smp.n, all + smp.n
+  end
+  for file, n in pairs(cold) do cold[file] = n < threshold / 2 * all or nil end
   local program = canon(memo, path)
   local l = rec and rec.loops
   local byfile = l and loops_by_file(l, memo) or {}
@@ -113,35 +124,19 @@ local function groups_of(e, rec, st, path)
     end
     return g
   end
-  local function loop_group(path, x)
+  local function loop_group(file, x)
     if not named[x.id] then
-      local name, at = loop_name(st, path, x)
+      local name, at = loop_name(st, file, x)
       local g = group("loop|" .. name, name, "loop")
       g.file, g.line, g.func, g.depth, g.nest = at.file, at.line, at.func, x.depth, x.nest
-      g.entries, g.iterations, g.loops = (g.entries or 0) + (x.entries or 0), (g.iterations or 0) + (x.iterations or 0),
-        (g.loops or 0) + 1
-      g.object = util.basename(path)
+      g.entries, g.iterations = (g.entries or 0) + (x.entries or 0), (g.iterations or 0) + (x.iterations or 0)
+      g.object = util.basename(file)
       add_counts(g, x)
       named[x.id] = g
     end
     return named[x.id]
   end
-  if l then -- every counted loop and function a group, so that each has all its counts
-    for _, list in pairs(byfile) do
-      for _, x in ipairs(list) do
-        loop_group(canon(memo, l.objects[x.obj] or "?"), x)
-      end
-    end
-    for _, f in ipairs(l.functions) do
-      local path = canon(memo, l.objects[f.obj] or "?")
-      local key, name = function_of(path, st:lookup(path, f.off), program)
-      local g = group(key, name, "function")
-      g.object = util.basename(path)
-      add_counts(g, f)
-    end
-    if l.unknown then add_counts(group("unknown", M.UNKNOWN, "unknown"), l.unknown) end
-  end
-  local where = {} -- path and offset -> its group
+  local where, hot = {}, {} -- path and offset -> its group; the sampled loops' functions
   for _, smp in ipairs(samples) do
     local g
     if smp.obj == 0 then
@@ -149,17 +144,23 @@ local function groups_of(e, rec, st, path)
     elseif smp.obj == 1 then
       g = group("kernel", M.KERNEL, "kernel")
     else
-      local path = canon(memo, (objects[smp.run] or {})[smp.obj] or "?")
-      local at = path .. "@" .. smp.off
+      local file = canon(memo, (objects[smp.run] or {})[smp.obj] or "?")
+      local at = file .. "@" .. smp.off
       g = where[at]
       if not g then
-        for _, x in ipairs(byfile[path] or {}) do
-          if smp.off >= x.head and smp.off <= x["end"] then g = loop_group(path, x); break end
+        if cold[file] then g = group("file|" .. file, util.basename(file), "function") end
+        for _, x in ipairs(not g and byfile[file] or {}) do
+          if smp.off >= x.head and smp.off <= x["end"] then
+            g = loop_group(file, x)
+            local w = st:lookup(file, x.head)
+            if w and w.funcOffset then hot[#hot + 1] = { file = file, lo = w.funcOffset, hi = w.funcOffset + (w.funcSize or 0) } end
+            break
+          end
         end
         if not g then
-          local key, name = function_of(path, st:lookup(path, smp.off), program)
+          local key, name = function_of(file, st:lookup(file, smp.off), program)
           g = group(key, name, "function")
-          g.object = g.object or util.basename(path)
+          g.object = g.object or util.basename(file)
         end
         where[at] = g
       end
@@ -167,6 +168,19 @@ local function groups_of(e, rec, st, path)
     g.n = g.n + smp.n
     g.byRun[smp.run] = (g.byRun[smp.run] or 0) + smp.n
     total[smp.run] = (total[smp.run] or 0) + smp.n
+  end
+  if l then -- the counts: of every loop of a sampled loop's function, of each sampled function
+    for _, h in ipairs(hot) do
+      for _, x in ipairs(byfile[h.file] or {}) do
+        if x.latches[1] >= h.lo and x.latches[1] < h.hi then loop_group(h.file, x) end
+      end
+    end
+    for _, f in ipairs(l.functions) do
+      local file = canon(memo, l.objects[f.obj] or "?")
+      local g = groups[f.named == 1 and ("fn|" .. file .. "|" .. f.off) or ("file|" .. file)]
+      if g then add_counts(g, f) end
+    end
+    if l.unknown and groups.unknown then add_counts(groups.unknown, l.unknown) end
   end
   return groups, total
 end
@@ -203,9 +217,16 @@ end
 function M.rows(row, prog, program_ns, k, make)
   local e = row.entry or row.partial
   if not (e and e.samples and #e.samples > 0 and prog.time) then return nil end
-  local symbols = require "rot.symbols"
-  local st <close> = symbols.open()
-  local groups, total = groups_of(e, row.countRecord, st, row.desc.app.path)
+  local ok, pct = pcall(function() return require("rot.session").current():get("surveyThreshold") end)
+  local threshold = (ok and pct or 1) / 100
+  local m = memo_groups[e] -- (a run's record asks for the rows again)
+  if not (m and m.rec == row.countRecord and m.threshold == threshold) then
+    local st <close> = require("rot.symbols").open()
+    m = { rec = row.countRecord, threshold = threshold }
+    m.groups, m.total = groups_of(e, row.countRecord, st, row.desc.app.path, threshold)
+    memo_groups[e] = m
+  end
+  local groups, total = m.groups, m.total
   local use = fastest(program_ns, k)
   local all = 0
   for run, n in pairs(total) do if use[run] then all = all + n end end
@@ -214,8 +235,6 @@ function M.rows(row, prog, program_ns, k, make)
     g.n = 0
     for run, n in pairs(g.byRun) do if use[run] then g.n = g.n + n end end
   end
-  local ok, pct = pcall(function() return require("rot.session").current():get("surveyThreshold") end)
-  local threshold = (ok and pct or 1) / 100
   local hot, rest = {}, { n = 0, byRun = {}, count = 0 }
   for _, g in pairs(groups) do
     if g.n > 0 and g.n / all >= threshold then
