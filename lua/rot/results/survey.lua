@@ -283,7 +283,10 @@ function M.legend(rows, out, say)
       for _, x in pairs(sampled) do
         n, lost, runs, period = n + (x.samples or 0), lost + (x.lost or 0), runs + 1, x.periodNs
       end
-      if runs > 0 then
+      if runs > 0 and n == 0 then
+        say(string.format("%s: sampled every %s of a thread's CPU time, and no sample landed (no thread ran that long): "
+          .. "no loop survey; a shorter samplingInterval samples it", who, util.seconds((period or 0) * 1e-9)))
+      elseif runs > 0 then
         say(string.format("%s: sampled every %s of a thread's CPU time, %d %s in %d %s; a loop's or function's time is "
           .. "its share of the samples times the program's wall time (its flops: all threads')", who,
           util.seconds((period or 0) * 1e-9), n, util.plural(n, "sample"), runs, util.plural(runs, "invocation")))
