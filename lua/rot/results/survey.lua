@@ -12,9 +12,10 @@ local sys = require "rot.sys"
 local M = {}
 
 M.UNKNOWN, M.KERNEL = "unknown code", "kernel code"
-local memo_groups = setmetatable({}, { __mode = "k" }) -- an entry -> {rec=, groups=, total=}
+M.FEW = 20 -- below this many samples an invocation, a point's shares are rough (said under the table)
 
-M.FEW = 20 -- below this many samples a point's shares are rough (said under the table)
+-- The groups of an entry's samples, once a run: rot.history's record asks for its rows again.
+local memo_groups = setmetatable({}, { __mode = "k" }) -- an entry -> {rec=, threshold=, groups=, total=}
 
 -- The sampled invocations' records of an entry: objects by run and id, the samples, the
 -- sampled lines by run.
