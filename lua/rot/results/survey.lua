@@ -99,6 +99,34 @@ local function add_counts(g, c)
   end
 end
 
+-- The files with under half the threshold of the samples: not looked up (libdwfl's first look-up
+-- in libc.so.6 takes 45 ms), their code one group each. path -> true.
+local function cold_files(objects, samples, memo, threshold)
+  local cold, all = {}, 0
+  for _, smp in ipairs(samples) do
+    local file = smp.obj > 1 and canon(memo, (objects[smp.run] or {})[smp.obj] or "?") or ""
+    cold[file], all = (cold[file] or 0) + smp.n, all + smp.n
+  end
+  for file, n in pairs(cold) do cold[file] = n < threshold / 2 * all or nil end
+  return cold
+end
+
+-- The counts of the groups (groups_of's): of every loop of a sampled loop's function (hot:
+-- {file=, lo=, hi=}), of each sampled function, of unknown code.
+local function attach_counts(l, groups, byfile, hot, loop_group, memo)
+  for _, h in ipairs(hot) do
+    for _, x in ipairs(byfile[h.file] or {}) do
+      if x.latches[1] >= h.lo and x.latches[1] < h.hi then loop_group(h.file, x) end
+    end
+  end
+  for _, f in ipairs(l.functions) do
+    local file = canon(memo, l.objects[f.obj] or "?")
+    local g = groups[f.named == 1 and ("fn|" .. file .. "|" .. f.off) or ("file|" .. file)]
+    if g then add_counts(g, f) end
+  end
+  if l.unknown and groups.unknown then add_counts(groups.unknown, l.unknown) end
+end
+
 --[[ The groups the samples of program path land in, by key: {key=, name=, kind= (loop, function,
   unknown, kernel), n=, byRun={run -> n}, counts=, loop fields}; and the samples by run in all.
   Only code that was sampled is looked up: a sampled loop's, and every loop of its function
@@ -107,12 +135,7 @@ end
 local function groups_of(e, rec, st, path, threshold)
   local objects, samples = gather(e)
   local memo, groups, total = {}, {}, {}
-  local cold, all = {}, 0 -- files with fewer samples than a row needs are not looked up (libc's symbols: 45 ms)
-  for _, smp in ipairs(samples) do
-    local file = smp.obj > 1 and canon(memo, (objects[smp.run] or {})[smp.obj] or "?") or ""
-    cold[file], all = (cold[file] or 0) + smp.n, all + smp.n
-  end
-  for file, n in pairs(cold) do cold[file] = n < threshold / 2 * all or nil end
+  local cold = cold_files(objects, samples, memo, threshold)
   local program = canon(memo, path)
   local l = rec and rec.loops
   local byfile = l and loops_by_file(l, memo) or {}
@@ -170,19 +193,7 @@ local function groups_of(e, rec, st, path, threshold)
     g.byRun[smp.run] = (g.byRun[smp.run] or 0) + smp.n
     total[smp.run] = (total[smp.run] or 0) + smp.n
   end
-  if l then -- the counts: of every loop of a sampled loop's function, of each sampled function
-    for _, h in ipairs(hot) do
-      for _, x in ipairs(byfile[h.file] or {}) do
-        if x.latches[1] >= h.lo and x.latches[1] < h.hi then loop_group(h.file, x) end
-      end
-    end
-    for _, f in ipairs(l.functions) do
-      local file = canon(memo, l.objects[f.obj] or "?")
-      local g = groups[f.named == 1 and ("fn|" .. file .. "|" .. f.off) or ("file|" .. file)]
-      if g then add_counts(g, f) end
-    end
-    if l.unknown and groups.unknown then add_counts(groups.unknown, l.unknown) end
-  end
+  if l then attach_counts(l, groups, byfile, hot, loop_group, memo) end
   return groups, total
 end
 
