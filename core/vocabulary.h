@@ -218,8 +218,8 @@
 /* The version of the JSON document rot writes (rot.results' json: points, levels, ceilings);
  * raised when a field changes. 3: the schema (every point field's unit and meaning), the time
  * bound and its dominant term. 4: a counted point's bound from its counts, the declared one
- * beside. */
-#define RESULT_JSON_VERSION 4
+ * beside. 5: the loop survey's rows (survey, samples, sourceFile, sourceLine, function, ...). */
+#define RESULT_JSON_VERSION 5
 
 /*
  * X(ID, key, type, unit, csv, json, record, group, side, meaning): every field of a results
