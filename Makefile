@@ -12,7 +12,7 @@ DRIVER_SRCS := $(wildcard driver/*.c)
 DRIVER_LIB_SRCS := $(filter-out driver/main.c,$(DRIVER_SRCS))
 # the core's plain-C modules and headers the driver is built from (its Lua glue is in driver/),
 # listed once: the rot frontend reads this line (keep it one line) to know when the driver is stale
-DRIVER_CORE_MODULES := topology strdist rules protocol vocabulary
+DRIVER_CORE_MODULES := topology strdist rules protocol vocabulary count/counts
 DRIVER_CORE_OBJS := $(patsubst core/%.c,$(BUILD)/driver/core_%.o,$(wildcard $(DRIVER_CORE_MODULES:%=core/%.c)))
 DRIVER_OBJS := $(DRIVER_SRCS:driver/%.c=$(BUILD)/driver/%.o) $(DRIVER_CORE_OBJS)
 DRIVER_LIB_OBJS := $(DRIVER_LIB_SRCS:driver/%.c=$(BUILD)/driver/%.o) $(DRIVER_CORE_OBJS)

@@ -10,9 +10,7 @@ if ! $cc -O2 -Icore/include -o "$M" bench/markers.c 2>"$B/markers.err"; then
 	echo "markers: bench/markers.c does not build here ($(head -n 1 "$B/markers.err")): no marker or application figures"
 	exit 0
 fi
-# runs without rot hold rot's measuring lock too (flock), as rot does: no other rot measures then
-bare() { if command -v flock >/dev/null 2>&1; then flock /tmp/rot-measuring.lock "$@"; else "$@"; fi; }
-. bench/lib.sh # median
+. bench/lib.sh # median, locked
 range() { sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%s..%s", lo, hi }'; }
 one="-runs=1 -maxRuns=1 -bestK=1 -useCachedResults=false -progress=never"
 prof() { $R profile $one "$@" >"$B/prof.out" 2>&1; }
@@ -20,7 +18,7 @@ prof() { $R profile $one "$@" >"$B/prof.out" 2>&1; }
 # a pair's cost: 5 rounds, each the four ways one after another (a neighbour's phase hits all four)
 : >"$B/off" && : >"$B/on" && : >"$B/on1" && : >"$B/on4"
 for round in 1 2 3 4 5; do
-	bare "$M" pairs 10000000 "$B/v" && cat "$B/v" >>"$B/off"
+	locked "$M" pairs 10000000 "$B/v" && cat "$B/v" >>"$B/off"
 	prof -- "$M" pairs 10000000 "$B/v" && cat "$B/v" >>"$B/on"
 	prof -counters=perf::TASK-CLOCK -- "$M" pairs 200000 "$B/v" && cat "$B/v" >>"$B/on1"
 	prof -counters=perf::TASK-CLOCK,perf::CONTEXT-SWITCHES,perf::CPU-MIGRATIONS,perf::PAGE-FAULTS -- "$M" pairs 200000 "$B/v" &&
@@ -43,7 +41,7 @@ printf '  (two read() system calls a pair, of the one counter alone or of the gr
 n=800000 reps=100
 : >"$B/wall" && : >"$B/own" && : >"$B/wa.all" && : >"$B/wb.all" && : >"$B/z.a" && : >"$B/z.b"
 csv_time() { awk -F, -v row="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "time_s") c = i } NR == row + 1 { print $c * 1e9 }' "$B/out/markers.csv"; }
-without() { bare "$M" spawn "$B/wa" "$M" app $n $reps "$B/oa"; }
+without() { locked "$M" spawn "$B/wa" "$M" app $n $reps "$B/oa"; }
 with() { prof -- "$M" app $n $reps "$B/ob"; }
 for round in $(seq 15); do
 	if [ $((round % 2)) = 1 ]; then without && with; else with && without; fi || continue
@@ -52,7 +50,7 @@ for round in $(seq 15); do
 	echo "$wb" >>"$B/wb.all" && cat "$B/wa" >>"$B/wa.all"
 	awk -v a="$(cat "$B/wa")" -v b="$wb" 'BEGIN { printf "%.5f\n", b / a }' >>"$B/wall"
 	awk -v a="$(cat "$B/oa")" -v b="$(cat "$B/ob")" 'BEGIN { printf "%.5f\n", b / a }' >>"$B/own"
-	bare "$M" spawn "$B/za" "$M" app 1 0 "$B/zo" && cat "$B/za" >>"$B/z.a"
+	locked "$M" spawn "$B/za" "$M" app 1 0 "$B/zo" && cat "$B/za" >>"$B/z.a"
 	prof -- "$M" app 1 0 "$B/zo" && csv_time 1 >>"$B/z.b"
 done
 if [ -s "$B/wall" ]; then

@@ -4,6 +4,8 @@ now() { date +%s.%N; }
 calc() { awk "BEGIN { printf \"%.6f\\n\", $1 }"; }
 median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 field() { sed -n "s/.*$1 \([0-9.]*\) s.*/\1/p" | tail -n 1; }
+# runs without rot hold rot's measuring lock too (flock), as rot does: no other rot measures then
+locked() { if command -v flock >/dev/null 2>&1; then flock /tmp/rot-measuring.lock "$@"; else "$@"; fi; }
 # overhead per point: the slope between 20 and 80 points (what one more point costs), and the
 # fixed cost of a measurement beside it (start, description of the first point, the core's start)
 slope() { # slope KERNEL CHILD SEED: "per_point_ms fixed_ms" from 20 and 80 points of one run each

@@ -8,7 +8,8 @@ local sys = require "rot.sys"
 local kernel_name, n, seed = arg[1] or "triad", tonumber(arg[2]) or 20, tonumber(arg[3]) or 0
 local gpu = kernel_name:match("^gpu_") ~= nil
 local sizes = {}
-for i = 1, n do sizes[i] = (gpu and 262144 or 256) + 1000 * seed + i end -- a few KiB: a point's own cost, not its arrays
+-- a few KiB: a point's own cost, not its arrays
+for i = 1, n do sizes[i] = (gpu and 262144 or 256) + 1000 * seed + i end
 local t0 = sys.clock()
 local r = rot.measure(rot.space { rot.axis("n", sizes) }, function(p)
   return { kernel = kernel_name, params = { n = p.n }, flags = gpu and "-O3" or "-O2" }

@@ -53,8 +53,8 @@ static void session_open(struct session *s, struct point *ps, int n)
 		return;
 	}
 	if (n > 0 && ps[0].ncounters && !app_point(&ps[0])) /* an application counts its own */
-		s->refused = tcounters_setup(&s->tr->tc, (char(*)[128])ps[0].counter_names,
-					     ps[0].ncounters) < 0;
+		s->refused = threadcounters_setup(&s->tr->tc, (char(*)[128])ps[0].counter_names,
+						  ps[0].ncounters) < 0;
 }
 
 static void session_close(struct session *s)
@@ -65,7 +65,7 @@ static void session_close(struct session *s)
 		close(s->sfd);
 	sigprocmask(SIG_SETMASK, &s->old, NULL);
 	if (s->tr) {
-		tcounters_free(&s->tr->tc);
+		threadcounters_free(&s->tr->tc);
 		free(s->tr->rec.text);
 		munmap(s->tr, sizeof *s->tr);
 	}

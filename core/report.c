@@ -67,7 +67,7 @@ enum report_verdict report_decide(const struct outcome *o, struct failure *f)
 	return REPORT_FAILED;
 }
 
-void report_copy_records(FILE *out, const char *text, size_t len, const struct tcounters *tc)
+void report_copy_records(FILE *out, const char *text, size_t len, const struct threadcounters *tc)
 {
 	int run = 0;
 	const char *word = protocol_record_word(RECORD_RUN);

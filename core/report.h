@@ -4,7 +4,7 @@
 #define ROT_REPORT_H
 
 #include "failure.h"
-#include "tcounters.h"
+#include "threadcounters.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -51,7 +51,7 @@ enum report_verdict report_decide(const struct outcome *o, struct failure *f);
 
 /* Copies the child's records, adding to each run line that run's counts (" eI=COUNT",
  * " counting=0|1", " mux=RATIO" when multiplexed). */
-void report_copy_records(FILE *out, const char *text, size_t len, const struct tcounters *tc);
+void report_copy_records(FILE *out, const char *text, size_t len, const struct threadcounters *tc);
 
 struct tracee;
 

@@ -70,7 +70,7 @@ static struct thread *thread_add(struct tracee *tr, pid_t tid)
 	t->tid = tid;
 	t->index = tr->th.n++;
 	t->state = T_NEW;
-	tr->th.counted += tcounters_thread_open(&tr->tc, &t->c, tid);
+	tr->th.counted += threadcounters_thread_open(&tr->tc, &t->c, tid);
 	return t;
 }
 
@@ -79,24 +79,25 @@ static void thread_exit(struct tracee *tr, struct thread *t)
 	if (t->state == T_EXITED)
 		return;
 	procfs_schedstat(tr->pid, t->tid, &t->run, &t->wait); /* (at its exit stop: still there) */
-	tcounters_thread_close(&tr->tc, &t->c);
+	threadcounters_thread_close(&tr->tc, &t->c);
 	t->state = T_EXITED;
 	tr->th.exited++;
-	evlog_add(&tr->events, EV_THREAD_EXITED, -1, t->index, NULL);
+	eventlog_add(&tr->events, EV_THREAD_EXITED, -1, t->index, NULL);
 }
 
 static void run_start(struct tracee *tr)
 {
 	for (int j = 0; j < tr->th.n; j++)
-		tcounters_thread_snap(&tr->tc, &tr->th.t[j].c, tr->th.t[j].state == T_EXITED);
+		threadcounters_thread_snap(&tr->tc, &tr->th.t[j].c, tr->th.t[j].state == T_EXITED);
 }
 
 static void run_end(struct tracee *tr, int run)
 {
-	if (tcounters_run_begin(&tr->tc, run) < 0)
+	if (threadcounters_run_begin(&tr->tc, run) < 0)
 		return;
 	for (int j = 0; j < tr->th.n; j++)
-		tcounters_thread_add(&tr->tc, &tr->th.t[j].c, run, tr->th.t[j].state == T_EXITED);
+		threadcounters_thread_add(&tr->tc, &tr->th.t[j].c, run,
+					  tr->th.t[j].state == T_EXITED);
 }
 
 static void set_counting(struct tracee *tr, int on)
@@ -104,7 +105,7 @@ static void set_counting(struct tracee *tr, int on)
 	tr->tc.counting = on;
 	for (int j = 0; j < tr->th.n; j++)
 		if (tr->th.t[j].state != T_EXITED)
-			tcounters_thread_enable(&tr->tc, &tr->th.t[j].c, on);
+			threadcounters_thread_enable(&tr->tc, &tr->th.t[j].c, on);
 }
 
 /* The rules whose action the tracer takes (pin, marker, counters on and off), at event e. */
@@ -124,20 +125,20 @@ static void parent_rules(struct tracee *tr, enum rot_event e, int run, struct th
 			CPU_SET(r->cpu, &set);
 			int ok = t && sched_setaffinity(t->tid, sizeof set, &set) == 0;
 			snprintf(detail, sizeof detail, "pin=%d%s", r->cpu, ok ? "" : ":failed");
-			evlog_add(&tr->events, e, run, thread, detail);
+			eventlog_add(&tr->events, e, run, thread, detail);
 			break;
 		}
 		case ACT_MARKER:
 			snprintf(detail, sizeof detail, "marker=%s", r->text);
-			evlog_add(&tr->events, e, run, thread, detail);
+			eventlog_add(&tr->events, e, run, thread, detail);
 			break;
 		case ACT_START_COUNTERS:
 			set_counting(tr, 1);
-			evlog_add(&tr->events, e, run, -1, "counters=on");
+			eventlog_add(&tr->events, e, run, -1, "counters=on");
 			break;
 		case ACT_STOP_COUNTERS:
 			set_counting(tr, 0);
-			evlog_add(&tr->events, e, run, -1, "counters=off");
+			eventlog_add(&tr->events, e, run, -1, "counters=off");
 			break;
 		default:
 			break;
@@ -224,7 +225,7 @@ static void on_new_task(struct tracee *tr, pid_t w, int event, struct thread *t)
 		struct thread *nt = thread_add(tr, (pid_t)child);
 		tr->th.created++;
 		if (nt) {
-			evlog_add(&tr->events, EV_THREAD_CREATED, -1, nt->index, NULL);
+			eventlog_add(&tr->events, EV_THREAD_CREATED, -1, nt->index, NULL);
 			parent_rules(tr, EV_THREAD_CREATED, -1, nt);
 		}
 	} else if (!thread_find(tr, (pid_t)child)) {
@@ -261,7 +262,7 @@ static int on_tell(struct tracee *tr, pid_t w, int sig, struct thread *t)
 		run_end(tr, run);
 	}
 	if (tr->p->notify) {
-		evlog_add(&tr->events, e, run, -1, NULL);
+		eventlog_add(&tr->events, e, run, -1, NULL);
 		parent_rules(tr, e, run, t);
 	}
 	return 0;
@@ -281,7 +282,7 @@ static int on_signal(struct tracee *tr, pid_t w, int sig, struct thread *t)
 		tr->info[sig] = si;
 		tr->info_tid[sig] = w;
 		if (t && is_fault(sig)) {
-			evlog_add(&tr->events, EV_FAULT, -1, t->index, strsignal(sig));
+			eventlog_add(&tr->events, EV_FAULT, -1, t->index, strsignal(sig));
 			parent_rules(tr, EV_FAULT, -1, t);
 		}
 	}
@@ -455,7 +456,8 @@ int tracer_busy_thread(const struct tracee *tr)
 {
 	for (int i = 0; i < tr->th.n; i++) {
 		const struct thread *t = &tr->th.t[i];
-		if (t->state == T_EXITED || t->tid == tr->handoff || !procfs_running(tr->pid, t->tid))
+		if (t->state == T_EXITED || t->tid == tr->handoff ||
+		    !procfs_running(tr->pid, t->tid))
 			continue;
 		/* a thread just woken, or not yet at the sleep it is heading for, is R for a moment
 		 * too: it is still running 2 ms later only when it computes */
@@ -477,7 +479,8 @@ void tracer_reset_point(struct tracee *tr, const struct point *p, int index)
 		if (n != i)
 			th->t[n] = th->t[i];
 		th->t[n].index = n;
-		procfs_schedstat(tr->pid, th->t[n].tid, &th->t[n].run0, &th->t[n].wait0); /* from here */
+		procfs_schedstat(tr->pid, th->t[n].tid, &th->t[n].run0,
+				 &th->t[n].wait0); /* from here */
 		th->counted += th->t[n].c.counted;
 		n++;
 	}
@@ -496,9 +499,9 @@ void tracer_reset_point(struct tracee *tr, const struct point *p, int index)
 	free(tr->rec.text);
 	tr->rec = (struct records){NULL, 0, 0};
 	memset(tr->info_tid, 0, sizeof tr->info_tid);
-	tcounters_clear_runs(&tr->tc);
+	threadcounters_clear_runs(&tr->tc);
 	errtail_clear(&tr->err);
-	evlog_clear(&tr->events);
+	eventlog_clear(&tr->events);
 	if (!tr->tc.counting)
 		set_counting(tr, 1);
 }

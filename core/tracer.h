@@ -3,12 +3,12 @@
 #ifndef ROT_TRACER_H
 #define ROT_TRACER_H
 
-#include "errtail.h"
-#include "evlog.h"
+#include "tails.h"
+#include "eventlog.h"
 #include "measure.h"
 #include "report.h"
 #include "sampler.h"
-#include "tcounters.h"
+#include "threadcounters.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -24,7 +24,7 @@ struct thread {
 	pid_t tid;
 	int index; /* creation order, main thread 0 */
 	enum thread_state state;
-	struct tcounters_thread c;
+	struct threadcounters_thread c;
 	/* what it ran and waited on a run queue (ns): at the point's start, and at its exit */
 	uint64_t run0, wait0, run, wait;
 };
@@ -53,10 +53,10 @@ struct tracee {
 	int point, last;       /* its index, the last one this child measures */
 	struct threads th;
 	struct others ot;
-	struct tcounters tc;
+	struct threadcounters tc;
 	struct records rec;	 /* the point's records, read from the child's memory */
 	struct errtail err;	 /* what the kernel wrote to stderr */
-	struct evlog events;	 /* what happened, for the result */
+	struct eventlog events;	 /* what happened, for the result */
 	pid_t leftover;		 /* a process still alive when the kernel's process ended */
 	int stopped;		 /* the kernel's process sat in a group stop (this signal) */
 	int run;		 /* the timed run in progress, -1 before the first */
@@ -99,7 +99,6 @@ void tracer_kill_leftovers(struct tracee *tr);
  * next; one on its way to sleep is not counted): its index, or -1. */
 int tracer_busy_thread(const struct tracee *tr);
 
-
 /* Clears what belongs to one point, keeping the child's live threads (renumbered, the main one
  * first) and their counters: p, point `index`, is next. */
 void tracer_reset_point(struct tracee *tr, const struct point *p, int index);
@@ -110,6 +109,5 @@ int tracer_refuses(const struct tracee *tr, struct failure *f);
 
 /* What became of the point in progress, for report_decide. */
 void tracer_outcome(const struct tracee *tr, int timed_out, struct outcome *o);
-
 
 #endif

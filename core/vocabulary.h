@@ -24,8 +24,8 @@
  * record each (a cache entry keeps them). type: int, number or text (a value to the end of its
  * line); a name with %d is a family, one key per index from 0 (event0, event1, ...), with %s
  * one per name (report.NAME); side: who writes it (core: the measuring core, driver: the
- * driver adds it to the cache entry). The driver refuses to read or write a meta key not
- * declared here (rot.protocol.meta_key).
+ * driver adds it to the cache entry, count: the counting pass writes it in a count's entry). The
+ * driver refuses to read or write a meta key not declared here (rot.protocol.meta_key).
  */
 #define PROTOCOL_META(X)                                                                           \
 	X(WORKLOAD, "workload%d", "text", "", "core", "workload i: its kernel and threads=N")      \
@@ -136,7 +136,14 @@
 	  "what the point took to measure here (the peaks' time budget counts it)")                \
 	X(SCRIPT, "script", "text", "", "driver", "the measurement that wrote the cache entry")    \
 	X(MEASURED_AT, "measuredAt", "text", "UTC", "driver",                                      \
-	  "when the point was measured (a ceiling's date is its best round's)")
+	  "when the point was measured (a ceiling's date is its best round's)")                    \
+	X(COUNT_REGION, "countRegion", "text", "", "count",                                        \
+	  "a kernel's count: the region of its point in the counted run (rot-count's ID)")         \
+	X(COUNT_FLAGS, "countFlags", "text", "", "count", "the flags a kernel was counted with")   \
+	X(COUNT_NOTE, "countNote", "text", "", "count",                                            \
+	  "how it was counted where not as timed (a build without AVX-512, the environment)")      \
+	X(COUNT_CACHES, "countCaches", "text", "", "count",                                        \
+	  "the cache hierarchy the count simulated")
 
 /* X(ID, key, type, unit, meaning): the values of a run record, "run KEY=VALUE ...": one timed
  * run (an application's: one invocation) */

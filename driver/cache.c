@@ -1,5 +1,6 @@
 /* cache: result-cache entries: the measurement description, the core hash, metadata and
- * every run's raw outputs, in a checksummed text file written atomically. */
+ * every run's raw outputs (a count's: the counting tool's output), in a checksummed text file
+ * written atomically. */
 #include "cache.h"
 #include "protocol.h"
 #include "sha256.h"
@@ -26,19 +27,24 @@ static void free_kv(struct cache_kv *kv, size_t n)
 	free(kv);
 }
 
+/* A list of records (runs, regions, samples): each one block, its pairs and their text. */
+static void free_records(struct cache_run *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(r[i].kv);
+	free(r);
+}
+
 void cache_entry_free(struct cache_entry *e)
 {
 	free(e->description);
 	free_kv(e->meta, e->nmeta);
-	for (size_t i = 0; i < e->nruns; i++)
-		free_kv(e->runs[i].kv, e->runs[i].n);
-	free(e->runs);
-	for (size_t i = 0; i < e->nregions; i++)
-		free_kv(e->regions[i].kv, e->regions[i].n);
-	free(e->regions);
-	for (size_t i = 0; i < e->nsamples; i++)
-		free_kv(e->samples[i].kv, e->samples[i].n);
-	free(e->samples);
+	free_records(e->runs, e->nruns);
+	free_records(e->regions, e->nregions);
+	free_records(e->samples, e->nsamples);
+	for (size_t i = 0; i < e->ncounted; i++)
+		free(e->counted[i]);
+	free(e->counted);
 	cache_entry_init(e);
 }
 
@@ -52,6 +58,17 @@ static int bad_token(const char *s, int allow_space)
 	return 0;
 }
 
+/* The length of a record's key or value, or -1 when it is empty or holds a space, '=' or a
+ * line break (bad_token's, counted on the way). */
+static long token_len(const char *s)
+{
+	const char *p = s;
+	for (; *p; p++)
+		if (*p == ' ' || *p == '=' || *p == '\n' || *p == '\r')
+			return -1;
+	return p == s ? -1 : (long)(p - s);
+}
+
 int cache_entry_set_meta(struct cache_entry *e, const char *key, const char *value)
 {
 	if (bad_token(key, 0) || bad_token(value, 1)) {
@@ -59,7 +76,9 @@ int cache_entry_set_meta(struct cache_entry *e, const char *key, const char *val
 		return -1;
 	}
 	for (size_t i = 0; i < e->nmeta; i++) {
-		if (strcmp(e->meta[i].key, key) == 0) {
+		/* (keys are not empty: their first two bytes tell most apart without a call) */
+		const char *k = e->meta[i].key;
+		if (k[0] == key[0] && k[1] == key[1] && strcmp(k, key) == 0) {
 			char *v = strdup(value);
 			if (!v)
 				return -1;
@@ -91,32 +110,38 @@ const char *cache_entry_get_meta(const struct cache_entry *e, const char *key)
 	return NULL;
 }
 
-/* Appends a record of key=value pairs to a list (the runs, the regions). */
+/* Appends a record of key=value pairs to a list (the runs, the regions): one block holds its
+ * pairs and then their text (an entry's thousands of runs read with one allocation each). The
+ * list grows to the next power of two. */
 static int add_record(struct cache_run **list, size_t *len, const struct cache_kv *kv, size_t n)
 {
+	size_t text = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (bad_token(kv[i].key, 0) || bad_token(kv[i].value, 0)) {
+		long k = token_len(kv[i].key), v = token_len(kv[i].value);
+		if (k < 0 || v < 0) {
 			errno = EINVAL;
 			return -1;
 		}
+		text += (size_t)(k + v) + 2;
 	}
-	struct cache_run *r = realloc(*list, (*len + 1) * sizeof *r);
-	if (!r)
-		return -1;
-	*list = r;
-	struct cache_kv *copy = calloc(n ? n : 1, sizeof *copy);
+	if ((*len & (*len - 1)) == 0) { /* 0, 1, 2, 4, ...: full */
+		struct cache_run *r = realloc(*list, (*len ? 2 * *len : 1) * sizeof *r);
+		if (!r)
+			return -1;
+		*list = r;
+	}
+	struct cache_kv *copy = malloc(n * sizeof *copy + text + 1);
 	if (!copy)
 		return -1;
+	char *at = (char *)(copy + n);
 	for (size_t i = 0; i < n; i++) {
-		copy[i].key = strdup(kv[i].key);
-		copy[i].value = strdup(kv[i].value);
-		if (!copy[i].key || !copy[i].value) {
-			free_kv(copy, i + 1);
-			return -1;
-		}
+		size_t k = strlen(kv[i].key) + 1, v = strlen(kv[i].value) + 1;
+		copy[i].key = memcpy(at, kv[i].key, k);
+		copy[i].value = memcpy(at + k, kv[i].value, v);
+		at += k + v;
 	}
-	r[*len].kv = copy;
-	r[*len].n = n;
+	(*list)[*len].kv = copy;
+	(*list)[*len].n = n;
 	(*len)++;
 	return 0;
 }
@@ -150,6 +175,22 @@ int cache_entry_add_sample(struct cache_entry *e, const struct cache_kv *kv, siz
 	return add_record(&e->samples, &e->nsamples, kv, n);
 }
 
+int cache_entry_add_counted(struct cache_entry *e, const char *line)
+{
+	if (bad_token(line, 1)) {
+		errno = EINVAL;
+		return -1;
+	}
+	char **c = realloc(e->counted, (e->ncounted + 1) * sizeof *c);
+	if (!c)
+		return -1;
+	e->counted = c;
+	if (!(c[e->ncounted] = strdup(line)))
+		return -1;
+	e->ncounted++;
+	return 0;
+}
+
 /* " key=value key=value ..." into a record of e (region: its regions; a sampled invocation's
  * record word: its samples; else its runs): 1, or -1 when malformed. */
 static int parse_record(struct cache_entry *e, const char *text, int region, const char *word)
@@ -159,11 +200,20 @@ static int parse_record(struct cache_entry *e, const char *text, int region, con
 	if (word)
 		kv[n++] = (struct cache_kv){(char *)CACHE_RECORD_KEY, (char *)word};
 	int rc = 1;
-	char *copy = strdup(text), *save = NULL;
+	char *copy = strdup(text), *p = copy;
 	if (!copy)
 		return -1;
-	for (char *tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-		char *eq = strchr(tok, '=');
+	while (*p) { /* tokens between spaces, each key=value (its key up to the first '=') */
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		char *tok = p, *eq = NULL;
+		for (; *p && *p != ' '; p++)
+			if (*p == '=' && !eq)
+				eq = p;
+		if (*p)
+			*p++ = '\0';
 		if (!eq || eq == tok || n == 64) {
 			rc = -1;
 			break;
@@ -209,6 +259,9 @@ int cache_entry_parse_line(struct cache_entry *e, const char *line)
 	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
 		if ((rest = after_word(line, kinds[i])) && *rest)
 			return parse_record(e, rest, 0, protocol_record_word(kinds[i]));
+	size_t n = strlen(CACHE_COUNTED);
+	if (strncmp(line, CACHE_COUNTED, n) == 0 && line[n] == ' ')
+		return cache_entry_add_counted(e, line + n + 1) < 0 ? -1 : 1;
 	return 0;
 }
 
@@ -274,6 +327,8 @@ char *cache_entry_format(const struct cache_entry *e, size_t *len)
 				   e->samples[i].kv[j].value);
 		buf_printf(&b, "\n");
 	}
+	for (size_t i = 0; i < e->ncounted; i++)
+		buf_printf(&b, "%s %s\n", CACHE_COUNTED, e->counted[i]);
 	if (b.oom) {
 		free(b.p);
 		return NULL;
@@ -432,6 +487,14 @@ int cache_entry_merge(struct cache_entry *e, const struct cache_entry *more)
 	for (size_t i = 0; i < more->nruns; i++)
 		if (cache_entry_add_run(e, more->runs[i].kv, more->runs[i].n) < 0)
 			return -1;
+	if (more->ncounted) {
+		for (size_t i = 0; i < e->ncounted; i++)
+			free(e->counted[i]);
+		e->ncounted = 0;
+		for (size_t i = 0; i < more->ncounted; i++)
+			if (cache_entry_add_counted(e, more->counted[i]) < 0)
+				return -1;
+	}
 	if (more->core_hash[0])
 		memcpy(e->core_hash, more->core_hash, sizeof e->core_hash);
 	return 0;

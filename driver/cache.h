@@ -1,11 +1,13 @@
 /* cache: result-cache entries: the measurement description, the core hash, metadata and
- * every run's raw outputs, in a checksummed text file written atomically. */
+ * every run's raw outputs (a count's: the counting tool's output), in a checksummed text file
+ * written atomically. */
 #ifndef ROT_CACHE_H
 #define ROT_CACHE_H
 
 #include <stddef.h>
 
 #define CACHE_RECORD_KEY "record" /* a sampled invocation's record's word, its first key */
+#define CACHE_COUNTED "counted"	  /* a count's line: the counting tool's output, a line each */
 
 struct cache_kv {
 	char *key;
@@ -28,6 +30,8 @@ struct cache_entry {
 	struct cache_run *regions;
 	size_t nsamples; /* a sampled application's sampled, object and sample records, in order: */
 	struct cache_run *samples; /* each first its word (key record=WORD), then run=I, ... */
+	size_t ncounted; /* a count's entry (rot.count): the counting tool's output, each line */
+	char **counted;	 /* after its first as the tool wrote it */
 };
 
 /*
@@ -39,6 +43,7 @@ struct cache_entry {
  *   run <key>=<value> <key>=<value> ...
  *   region run=<index of its run> <key>=<value> ...   (an application point's regions)
  *   sampled|object|sample run=<index of its run> <key>=<value> ...   (a sampled invocation's)
+ *   counted <a line of the counting tool's output>   (a count's)
  *   checksum <sha256 of every byte before this line>
  */
 
@@ -59,9 +64,12 @@ int cache_entry_add_region(struct cache_entry *e, const struct cache_kv *kv, siz
  * its keys, run=I first; as a run's. */
 int cache_entry_add_sample(struct cache_entry *e, const struct cache_kv *kv, size_t n);
 
-/* Parses one `meta`, `run`, `region`, `sampled`, `object` or `sample` line into e. Returns 1 if it
- * was one, 0 if not, -1 if malformed. Shared with the reader of the core's output, which uses the
- * same lines. */
+/* Appends a line of the counting tool's output (no newline in it). 0, or -1 (EINVAL, ENOMEM). */
+int cache_entry_add_counted(struct cache_entry *e, const char *line);
+
+/* Parses one `meta`, `run`, `region`, `sampled`, `object`, `sample` or `counted` line into e.
+ * Returns 1 if it was one, 0 if not, -1 if malformed. Shared with the reader of the core's output,
+ * which uses the same lines. */
 int cache_entry_parse_line(struct cache_entry *e, const char *line);
 
 /* Serializes e; returns a malloc'd string. */
@@ -76,7 +84,8 @@ int cache_entry_read(const char *path, struct cache_entry *e, char *err, size_t 
 int cache_entry_write(const char *path, const struct cache_entry *e);
 
 /* Appends the runs of more to e (and their regions and sampled records, renumbered after e's
- * runs); metadata in more replaces e's. */
+ * runs); metadata in more replaces e's, and so do its counted lines where it has any (a count
+ * is one run of the tool, whole). */
 int cache_entry_merge(struct cache_entry *e, const struct cache_entry *more);
 
 /* "<dir>/results/<first two hex digits>/<hash>", malloc'd. */

@@ -1,5 +1,5 @@
 /* config: every configuration key, declared once, and the sources that set them.
- * Precedence, strongest first: command line, user file, config/default.conf, declared default. */
+ * Precedence, strongest first: command line, user file, config/site.conf, declared default. */
 #include "config.h"
 #include "util.h"
 

@@ -1,5 +1,5 @@
 /* config: every configuration key, declared once, and the sources that set them.
- * Precedence, strongest first: command line, user file, config/default.conf, declared default. */
+ * Precedence, strongest first: command line, user file, config/site.conf, declared default. */
 #ifndef ROT_CONFIG_H
 #define ROT_CONFIG_H
 
@@ -23,7 +23,7 @@ extern const size_t config_nkeys;
 
 struct config {
 	char **value;  /* current value of each key, as text */
-	char **origin; /* "default", "config/default.conf:3", "~/.config/rot/config:2", "command line" */
+	char **origin; /* "default", "config/site.conf:3", "~/.config/rot/config:2", "command line" */
 	char err[4608];
 };
 

@@ -1,10 +1,13 @@
 /* lcache: the rot.cache Lua module: reads, writes and merges result-cache entries, turning
- * them into Lua tables {description, coreHash, meta = {...}, runs = {{...}, ...}}. */
+ * them into Lua tables {description, coreHash, meta = {...}, runs = {{...}, ...}} (and a
+ * count's: counted = {the counting tool's lines}). */
 #include "cache.h"
 #include "lrot.h"
 #include "protocol.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <lauxlib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,8 +17,40 @@
  * ("nan", "inf" and hex floats stay text: no value of rot's is written so). */
 static void push_value(lua_State *L, const char *v)
 {
+	/* Most values are short decimals, read here without strtoll and strtod: an integer of up to
+	 * 18 digits; a fraction of up to 15 digits in all (no exponent), as its digits over a power
+	 * of ten: both exact doubles, so the one rounding of the division is strtod's (Clinger). */
+	static const double tens[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,	1e6,  1e7,
+				      1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+	const char *c = v + (*v == '-');
+	lua_Integer n = 0;
+	int digits = 0, point = -1;
+	for (; digits < 18 && *c; c++) {
+		if (*c >= '0' && *c <= '9')
+			n = 10 * n + (*c - '0'), digits++;
+		else if (*c == '.' && point < 0)
+			point = digits;
+		else
+			break;
+	}
+	if (digits && !*c && point < 0) {
+		lua_pushinteger(L, *v == '-' ? -n : n);
+		return;
+	}
+#if FLT_EVAL_METHOD == 0
+	if (digits && !*c && digits <= 15) {
+		double d = (double)n / tens[digits - point];
+		lua_pushnumber(L, *v == '-' ? -d : d);
+		return;
+	}
+#endif
+	size_t len = strlen(v);
+	int decimal = *v && strspn(v, "0123456789+-.eE") == len;
+	if (!decimal && !isspace((unsigned char)*v)) { /* (strtoll would skip a leading blank) */
+		lua_pushlstring(L, v, len);
+		return;
+	}
 	char *end;
-	int decimal = *v && strspn(v, "0123456789+-.eE") == strlen(v);
 	errno = 0;
 	long long i = strtoll(v, &end, 10);
 	if (*v && !*end && errno == 0) {
@@ -29,18 +64,44 @@ static void push_value(lua_State *L, const char *v)
 		lua_pushstring(L, v);
 }
 
-/* An array of records (runs, regions): each a table of its key=value pairs. */
+/* Whether two short texts are the same (a key: a few bytes, compared without a call). */
+static int same(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return *a == *b;
+}
+
+/* An array of records (runs, regions): each a table of its key=value pairs. A key the record
+ * before had at the same place is that record's Lua string again (not made anew each time:
+ * records mostly share their keys, in order). */
 static void push_records(lua_State *L, const struct cache_run *r, size_t n)
 {
+	enum { KEYS = 64 };
+	const char *seen[KEYS] = {0};
+	lua_createtable(L, KEYS, 0); /* seen[j]'s Lua string at j + 1 */
 	lua_createtable(L, (int)n, 0);
+	int keys = lua_gettop(L) - 1;
 	for (size_t i = 0; i < n; i++) {
 		lua_createtable(L, 0, (int)r[i].n);
 		for (size_t j = 0; j < r[i].n; j++) {
+			const char *k = r[i].kv[j].key;
+			if (j < KEYS && seen[j] && same(seen[j], k)) {
+				lua_rawgeti(L, keys, (lua_Integer)j + 1);
+			} else {
+				lua_pushstring(L, k);
+				if (j < KEYS) {
+					seen[j] = k;
+					lua_pushvalue(L, -1);
+					lua_rawseti(L, keys, (lua_Integer)j + 1);
+				}
+			}
 			push_value(L, r[i].kv[j].value);
-			lua_setfield(L, -2, r[i].kv[j].key);
+			lua_rawset(L, -3);
 		}
 		lua_rawseti(L, -2, (lua_Integer)i + 1);
 	}
+	lua_remove(L, keys);
 }
 
 void lrot_push_entry(lua_State *L, const struct cache_entry *e)
@@ -66,6 +127,14 @@ void lrot_push_entry(lua_State *L, const struct cache_entry *e)
 	if (e->nsamples) {
 		push_records(L, e->samples, e->nsamples);
 		lua_setfield(L, -2, "samples");
+	}
+	if (e->ncounted) {
+		lua_createtable(L, (int)e->ncounted, 0);
+		for (size_t i = 0; i < e->ncounted; i++) {
+			lua_pushstring(L, e->counted[i]);
+			lua_rawseti(L, -2, (lua_Integer)i + 1);
+		}
+		lua_setfield(L, -2, "counted");
 	}
 }
 
@@ -161,6 +230,17 @@ static void check_entry(lua_State *L, int idx, struct cache_entry *e)
 	check_records(L, idx, "runs", e);
 	check_records(L, idx, "regions", e);
 	check_records(L, idx, "samples", e);
+	if (lua_getfield(L, idx, "counted") == LUA_TTABLE) {
+		lua_Integer n = luaL_len(L, -1);
+		for (lua_Integer i = 1; i <= n; i++) {
+			lua_geti(L, -1, i);
+			const char *line = lua_tostring(L, -1);
+			if (!line || cache_entry_add_counted(e, line) < 0)
+				luaL_error(L, "bad counted line %d in cache entry", (int)i);
+			lua_pop(L, 1);
+		}
+	}
+	lua_pop(L, 1);
 }
 
 static int entry_gc(lua_State *L)

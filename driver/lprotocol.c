@@ -1,11 +1,14 @@
 /* lprotocol: the rot.protocol Lua module: the driver–core protocol of core/protocol.h (input
  * keys and their syntax, framing and record words, rule vocabulary, failure kinds), the result
- * vocabulary of core/vocabulary.h (meta, run and region keys, limits, the results row) and
- * rule checks; meta tables that refuse a key the vocabulary does not declare. */
+ * vocabulary of core/vocabulary.h (meta, run and region keys, limits, the results row), the
+ * counting tool's words of core/count/counts.h (count) and rule checks; meta tables that refuse
+ * a key the vocabulary does not declare. */
+#include "count/counts.h"
 #include "lrot.h"
 #include "protocol.h"
 #include "rules.h"
 
+#include <ctype.h>
 #include <lauxlib.h>
 #include <string.h>
 
@@ -222,6 +225,77 @@ static void push_results(lua_State *L)
 	lua_setfield(L, -2, "json_version");
 }
 
+/* Sets t[lower(id)] = s for the table at the top of the stack: a word by its declared ID. */
+static void set_lower(lua_State *L, const char *id, const char *s)
+{
+	char key[32];
+	size_t n = 0;
+	for (; id[n] && n + 1 < sizeof key; n++)
+		key[n] = (char)tolower((unsigned char)id[n]);
+	key[n] = '\0';
+	set_text(L, key, s);
+}
+
+#define COUNT_NAME(id, name, meaning) name,
+static const char *const count_classes[] = {COUNT_FLOPS(COUNT_NAME)};
+static const char *const count_shares[] = {COUNT_SHARES(COUNT_NAME)};
+static const char *const count_bytes[] = {COUNT_BYTES(COUNT_NAME)};
+static const char *const count_traffic[] = {COUNT_TRAFFIC(COUNT_NAME)};
+#undef COUNT_NAME
+#define COUNT_CLASS_N (sizeof count_classes / sizeof count_classes[0])
+_Static_assert(sizeof count_shares / sizeof count_shares[0] == 2 * COUNT_CLASS_N,
+	       "COUNT_SHARES: an FMA and an add share for each class of COUNT_FLOPS");
+
+/* Sets field of the table on top to the list of n names. */
+static void set_names(lua_State *L, const char *field, const char *const *names, size_t n)
+{
+	lua_createtable(L, (int)n, 0);
+	for (size_t i = 0; i < n; i++)
+		push_item(L, (lua_Integer)i + 1, names[i]);
+	lua_setfield(L, -2, field);
+}
+
+/* Sets field of the table on top to {class -> its share's name}: the shares from first on,
+ * in COUNT_FLOPS' order. */
+static void set_shares(lua_State *L, const char *field, size_t first)
+{
+	lua_createtable(L, 0, (int)COUNT_CLASS_N);
+	for (size_t i = 0; i < COUNT_CLASS_N; i++)
+		set_text(L, count_classes[i], count_shares[first + i]);
+	lua_setfield(L, -2, field);
+}
+
+/* count: the counting tool's words (core/count/counts.h): magic (its output's first line),
+ * records (each record kind's word, by its ID in lower case: records.region), harness (rot-count's
+ * words: counted, failed, point), the counters by kind, each a list of names in the output's
+ * order (classes: the flop classes; shares: of their flops, the FMAs' and the adds'; bytes;
+ * traffic), fma and add (each class's share by its name: fma.fp64_256) and levels (the levels
+ * it simulates at most) */
+static void push_count(lua_State *L)
+{
+	lua_createtable(L, 0, 10);
+	set_text(L, "magic", COUNT_OUTPUT_MAGIC);
+	lua_createtable(L, 0, COUNT_RECORD_N);
+#define X(id, word, syntax, meaning) set_lower(L, #id, word);
+	COUNT_RECORDS(X)
+#undef X
+	lua_setfield(L, -2, "records");
+	lua_createtable(L, 0, 3);
+	set_text(L, "counted", COUNT_HARNESS_COUNTED);
+	set_text(L, "failed", COUNT_HARNESS_FAILED);
+	set_text(L, "point", COUNT_HARNESS_POINT);
+	lua_setfield(L, -2, "harness");
+	set_names(L, "classes", count_classes, COUNT_CLASS_N);
+	set_names(L, "shares", count_shares, 2 * COUNT_CLASS_N);
+	set_names(L, "bytes", count_bytes, sizeof count_bytes / sizeof count_bytes[0]);
+	set_names(L, "traffic", count_traffic, sizeof count_traffic / sizeof count_traffic[0]);
+	set_shares(L, "fma", 0);
+	set_shares(L, "add", COUNT_CLASS_N);
+	lua_pushinteger(L, COUNT_LEVELS);
+	lua_setfield(L, -2, "levels");
+	lua_setfield(L, -2, "count");
+}
+
 /* Whether name is a key of the declared family decl ("event%d": event0, event1, ...;
  * "report.%s": report.NAME), or decl itself. */
 static int is_key(const char *decl, const char *name)
@@ -315,6 +389,7 @@ int luaopen_rot_protocol(lua_State *L)
 	push_names(L);
 	push_report_keys(L);
 	push_results(L);
+	push_count(L);
 	lua_pushvalue(L, -1);
 	lua_pushcclosure(L, l_meta_key, 1);
 	lua_setfield(L, -2, "meta_key");

@@ -1,33 +1,52 @@
 #!/bin/sh
-# The shape a newcomer can rely on: no Lua file over 450 lines, no C file over 600, no C or Lua
-# function over 80 lines (tables aside), no require cycle among lua/rot's modules and none of a
-# later stage, no history in comments, a head comment on every module, every Lua test named after
-# what it tests, the result vocabulary spelled once, a stage map that names every file, README a
-# way in to docs/ whose links all lead somewhere, docs in short sentences. Each check names what
+# The shape a newcomer can rely on: no Lua file over 450 lines, no C file over 600 (headers
+# too), no C or Lua function over 80 lines (tables aside), Lua lines of 120 characters at most
+# (counted, not yet enforced), no require cycle among lua/rot's modules and none of a later
+# layer, no history in comments, a head comment on every module, every Lua test named after what
+# it tests, the result vocabulary spelled once, a layer map that names every file, README a way
+# in to docs/ whose links all lead somewhere, docs in short sentences. Each check names what
 # breaks it; docs/conventions.md says why each holds.
 # judges no time
 cd "$(dirname "$0")/.." || exit 1
 n=0
 fails=0
 ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi; }
+skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
+# the C of the tree, headers and CUDA too: the core with its counting tool and marker recorder,
+# the driver, the kernels and the unit tests
+csrc=$(find core driver kernels tests/unit \( -name '*.[ch]' -o -name '*.cu' -o -name '*.cuh' \) | sort)
 
 big=$(find lua -name '*.lua' -exec wc -l {} + | awk '$2 != "total" && $1 > 450 { print $2 " (" $1 ")" }')
 test -z "$big"
 ok $? "no Lua file over 450 lines${big:+: $big}"
 
-big=$(find core driver -name '*.c' -exec wc -l {} + | awk '$2 != "total" && $1 > 600 { print $2 " (" $1 ")" }')
-test -z "$big"
+big=$(echo "$csrc" | xargs wc -l | awk '$2 != "total" && $1 > 600 { print $2 " (" $1 ")" }')
+test -n "$csrc" && test -z "$big"
 ok $? "no C file over 600 lines${big:+: $big}"
 
 # a function: from a line opening it at column 0 ('{' alone, after a signature) to the '}' at
 # column 0 that closes it; initializers of tables (= { ... };) are not functions
-long=$(for f in core/*.c driver/*.c kernels/cpu/*.c tests/unit/*.c; do
+long=$(for f in $csrc; do
 	awk -v f="$f" '/^\{$/ && prev !~ /=[ ]*$/ { start = NR; name = prev; next }
 		/^\}/ && start { if (NR - start + 1 > 80) print f ":" start " " name " (" NR - start + 1 " lines)"; start = 0 }
 		{ prev = $0 }' "$f"
 done)
 test -z "$long"
 ok $? "no C function over 80 lines${long:+: $long}"
+
+# Lua lines at most 120 characters, in every Lua file of the tree: counted now, enforced once
+# lua_width_enforced is 1 (when the tree's Lua is reformatted); until then a skip that says so
+lua_width=120 lua_width_enforced=0
+wide=$(find lua tests bench -name '*.lua' -not -path 'tests/fixtures/*' | sort | xargs perl -CSD -ne \
+	'chomp; print "$ARGV:$. (" . length . ")\n" if length > '"$lua_width"'; close ARGV if eof')
+count=$(echo "$wide" | grep -c .)
+first=$(echo "$wide" | sort -t'(' -k2 -rn | head -n 3 | tr '\n' ' ')
+if [ "$lua_width_enforced" -eq 1 ]; then
+	test -z "$wide"
+	ok $? "no Lua line over $lua_width characters${wide:+: $count, $first}"
+else
+	skip "Lua line width not enforced yet: $count lines over $lua_width characters${wide:+ (the widest: $first)}"
+fi
 
 # a Lua function: from its function keyword to the end that closes it (tests/lua/functions.lua, a
 # small Lua lexer run by the driver)
@@ -46,15 +65,15 @@ done)
 cycle=$(echo "$graph" | tsort 2>&1 >/dev/null | head -n 3 | tr '\n' ' ')
 test -z "$cycle"
 ok $? "no require cycle among lua/rot's modules${cycle:+: $cycle}"
-# the stages in the order a point goes through them: a module's stage is its folder under lua/rot
-# (the shared context: util, session, csv, profile; space is describe's, rot itself the cli's).
-# Each may require the shared context and the stages before it, never a later one: a later
-# stage's work reaches an earlier one only through what it is handed (an executor's plan, the
+# the layers in the order a point goes through them: a module's layer is its folder under lua/rot
+# (the shared context: util, session, csv, selfprofile; space is describe's, rot itself the cli's).
+# Each may require the shared context and the layers before it, never a later one: a later
+# layer's work reaches an earlier one only through what it is handed (an executor's plan, the
 # rot module a measurement is given). So describe requires nothing of build.
-order="shared machine describe build gpu execute count plot results history compare models cli"
+order="shared machine describe build gpu execute count plot results history compare models peaks cli"
 later=$(echo "$graph" | awk -v order="$order" '
-	function stage(m, a) {
-		if (m ~ /^rot\.(util|session|csv|profile)$/) return "shared"
+	function layer(m, a) {
+		if (m ~ /^rot\.(util|session|csv|selfprofile)$/) return "shared"
 		if (m == "rot.space") return "describe"
 		if (m == "rot") return "cli"
 		split(m, a, ".")
@@ -62,13 +81,13 @@ later=$(echo "$graph" | awk -v order="$order" '
 	}
 	BEGIN { n = split(order, o, " "); for (i = 1; i <= n; i++) rank[o[i]] = i }
 	{
-		s = stage($1); t = stage($2)
-		if (!(s in rank)) print $1 " (in no stage)"
-		else if (!(t in rank)) print $2 " (in no stage)"
+		s = layer($1); t = layer($2)
+		if (!(s in rank)) print $1 " (in no layer)"
+		else if (!(t in rank)) print $2 " (in no layer)"
 		else if (rank[t] > rank[s]) print $1 " -> " $2
 	}' | sort -u | head -n 5 | tr '\n' ' ')
 test -n "$graph" && test -z "$later"
-ok $? "no stage requires a later one ($order)${later:+: $later}"
+ok $? "no layer requires a later one ($order)${later:+: $later}"
 
 # comments say what is and why; history lives in commits and one machine's figures in docs: no
 # issue number, no analysis version told by number (its constant is code, not a comment), no
@@ -117,20 +136,20 @@ history=$( (echo "$comments" | grep -iE 'issues? #?[0-9]+([^.0-9]|\.([^0-9]|$)|$
 	echo "$comments" | grep -iE "$machine" | grep -iE "$figure") | cut -d: -f1-2 | head -n 5 | tr '\n' ' ')
 test -n "$comments" && test -z "$history"
 ok $? "no history in comments (issue numbers, analysis versions, one machine's figures)${history:+: $history}"
-nohead=$(for f in $(find lua/rot -name '*.lua') core/*.[ch] driver/*.[ch]; do
+nohead=$(for f in $(find lua/rot -name '*.lua') $csrc; do
 	head -n 1 "$f" | grep -qE '^(--|/\*)' || echo "$f"
 done)
 test -z "$nohead"
 ok $? "every module says what it owns in its first lines${nohead:+: $nohead}"
 # a Lua test is named after what it tests, its path with dots for slashes: a module
-# (rot.results.quantities.lua: lua/rot/results/quantities.lua), a stage (rot.execute.lua:
+# (rot.results.quantities.lua: lua/rot/results/quantities.lua), a layer (rot.execute.lua:
 # lua/rot/execute/) or another file (kernels.cpu.sum.lua: kernels/cpu/sum.c)
 misnamed=$(for f in tests/lua/*.*.lua; do
 	p=$(basename "$f" .lua | tr . /)
 	[ -e "lua/$p.lua" ] || [ -d "lua/$p" ] || ls "$p".* >/dev/null 2>&1 || echo "$f"
 done | tr '\n' ' ')
 test -z "$misnamed"
-ok $? "every Lua test is named after the module, stage or file it tests${misnamed:+: $misnamed}"
+ok $? "every Lua test is named after the module, layer or file it tests${misnamed:+: $misnamed}"
 # the result vocabulary is declared once (core/vocabulary.h): the core's writers and the driver's
 # readers of records spell no record word of their own; the GPU side (no GPU here to run it)
 # spells its meta keys, each of which must be declared there
@@ -143,25 +162,25 @@ undeclared=$(grep -ho '\("\|\\n\)meta [A-Za-z][A-Za-z0-9]*\(%d\)\?' $gpu | sed '
 	while read -r k; do grep -qF "\"$k\"," core/vocabulary.h || echo "$k"; done | tr '\n' ' ')
 test -z "$undeclared"
 ok $? "every meta key the GPU side writes by name is declared in core/vocabulary.h${undeclared:+: $undeclared}"
-# the stage map, file by file (docs/architecture.md, its "Stages" section), names every file under
+# the layer map, file by file (docs/architecture.md, its "Layers" section), names every file under
 # lua/rot, driver and core: a file is named in a cell, or a part of one between semicolons, that
 # holds its folder (`lua/rot/describe/`) and its name (`app.lua`, or `measure.[ch]` for a .c and
 # .h pair)
-segments=$(sed -n '/^## Stages$/,/^## /p' docs/architecture.md | tr ';|' '\n\n')
+segments=$(sed -n '/^## Layers$/,/^## /p' docs/architecture.md | tr ';|' '\n\n')
 unnamed=$(find lua/rot driver core -type f | sort | while read -r f; do
 	d=${f%/*}/ b=${f##*/}
 	echo "$segments" | grep -F "\`$d\`" | grep -qF -e "\`$b\`" -e "\`${b%.[ch]}.[ch]\`" || echo "$f"
 done | tr '\n' ' ')
 test -n "$segments" && test -z "$unnamed"
-ok $? "the stage map (docs/architecture.md, Stages) names every file under lua/rot, driver and core${unnamed:+: $unnamed}"
-# README's short map (its "How rot is built" section) has a line for each stage of the full map,
-# and none for a stage the full map does not have
-stages() { sed -n "/^## $2\$/,/^## /p" "$1" | awk -F ' [|] ' '/^[|] / && !/^[|] (stage|---) / { sub(/^[|] /, "", $1); print $1 }' | sort; }
-full=$(stages docs/architecture.md Stages)
-short=$(stages README.md "How rot is built")
+ok $? "the layer map (docs/architecture.md, Layers) names every file under lua/rot, driver and core${unnamed:+: $unnamed}"
+# README's short map (its "How rot is built" section) has a line for each layer of the full map,
+# and none for a layer the full map does not have
+layers() { sed -n "/^## $2\$/,/^## /p" "$1" | awk -F ' [|] ' '/^[|] / && !/^[|] (layer|---) / { sub(/^[|] /, "", $1); print $1 }' | sort; }
+full=$(layers docs/architecture.md Layers)
+short=$(layers README.md "How rot is built")
 odd=$(printf '%s\n%s\n' "$full" "$short" | sort | uniq -u | tr '\n' ' ')
 test -n "$full" && test "$full" = "$short"
-ok $? "README's stage map has a line for each stage of docs/architecture.md's, no other${odd:+: $odd}"
+ok $? "README's layer map has a line for each layer of docs/architecture.md's, no other${odd:+: $odd}"
 # README is a way in: at most 200 lines, a link to every page of docs/
 lines=$(wc -l <README.md)
 unlinked=$(for f in docs/*.md; do grep -qF -e "](docs/${f#docs/})" -e "](docs/${f#docs/}#" README.md || echo "$f"; done | tr '\n' ' ')
@@ -206,11 +225,12 @@ echo "$refused" | grep -q '^a sentence of 45 words' && echo "$refused" | grep -q
 	echo "$refused" | grep -q '^a table cell of 2[0-9][0-9] characters'
 ok $? "tests/prose.pl refuses a long sentence, paragraph and table cell ($(echo "$refused" | cut -d' ' -f1-6 | tr '\n' ';'))"
 # the rot frontend rebuilds the driver when a core file it is built from changes: every core file
-# the driver's objects read (their dependency files) is a module of the Makefile's one list
+# the driver's objects read (their dependency files) is a module of the Makefile's one list (its
+# path under core/, without .c or .h)
 mods=$(sed -n 's/^DRIVER_CORE_MODULES := //p' Makefile)
 read=$(cat build/driver/*.d 2>/dev/null | tr ' \\' '\n\n' | sed -n 's/^\(core\/[^:]*\):*$/\1/p' | sort -u)
 unlisted=$(for f in $read; do
-	b=${f##*/}
+	b=${f#core/}
 	case " $mods " in *" ${b%.[ch]} "*) ;; *) echo "$f" ;; esac
 done | tr '\n' ' ')
 test -n "$mods" && test -n "$read" && test -z "$unlisted"

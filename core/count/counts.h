@@ -1,6 +1,7 @@
 /* counts: what rot's counting tool (rotcount, a Valgrind tool) counts per thread and region,
  * declared once: the floating-point classes, the bytes of loads and stores, the simulated caches'
- * traffic, and the client requests a program's markers and rot-count's kernels send it. */
+ * traffic, the client requests a program's markers and rot-count's kernels send it, and the
+ * words of the tool's output and of rot-count's (the driver reads them: rot.protocol.count). */
 #ifndef ROT_COUNT_COUNTS_H
 #define ROT_COUNT_COUNTS_H
 
@@ -67,5 +68,55 @@ enum count_request {
 /* The first line of the tool's output file, and its version. */
 #define COUNT_OUTPUT_MAGIC "rotcount 1"
 #define COUNT_NAME_MAX 128 /* bytes of a region's name, its NUL included */
+
+/*
+ * The tool's output file (--rot-out=FILE; a process the program forks writes FILE.PID): its
+ * first line COUNT_OUTPUT_MAGIC, then one record a line, its word first. COUNTS is " NAME=N"
+ * for every counter above, in their order; NAME and PATH are %XX-escaped. A reader skips a
+ * word it does not know. X(ID, word, syntax, meaning).
+ */
+#define COUNT_RECORDS(X)                                                                           \
+	X(LINE, "line", "line BYTES", "the simulated caches' line")                                \
+	X(LEVEL, "level", "level I size=BYTES assoc=WAYS", "simulated level I, from 1")            \
+	X(FORKS, "forks", "forks n=N", "processes the program forked, each counted in FILE.PID")   \
+	X(MISUSES, "misuses", "misuses N",                                                         \
+	  "ends that ended no open region, names too long, regions past the tool's room")          \
+	X(PROGRAM, "program", "program threads=N COUNTS", "the whole program's counts")            \
+	X(REGION, "region", "region name=NAME calls=N threads=N whole_process=0|1 COUNTS",         \
+	  "a marked region's counts (whole_process 1: one thread entered it, the process's)")      \
+	X(LOOPS, "loops", "loops n=N",                                                             \
+	  "--rot-loops=yes: the loops found; objects, loops, functions and unknown code follow")   \
+	X(OBJECT, "object", "object id=K path=PATH", "a file whose code ran")                      \
+	X(LOOP, "loop",                                                                            \
+	  "loop id=I obj=K head=0xHEX end=0xHEX latches=0xHEX,... depth=D parent=I entries=N "     \
+	  "iterations=N back=N COUNTS",                                                            \
+	  "a loop: its range in its object, its nest, how often it ran, its counts")               \
+	X(FUNCTION, "function", "function obj=K off=0xHEX named=0|1 COUNTS",                       \
+	  "a function's code outside its loops")                                                   \
+	X(UNKNOWN, "unknown", "unknown COUNTS", "code in no file")
+
+enum count_record {
+#define X(id, word, syntax, meaning) COUNT_RECORD_##id,
+	COUNT_RECORDS(X)
+#undef X
+	    COUNT_RECORD_N
+};
+
+/* A record kind's word. */
+static inline const char *count_record_word(enum count_record r)
+{
+	static const char *const words[] = {
+#define X(id, word, syntax, meaning) word,
+	    COUNT_RECORDS(X)
+#undef X
+	};
+	return words[r];
+}
+
+/* rot-count's words (harness.c): on stdout "counted ID" or "failed ID" as each point ends (the
+ * driver's progress); on stderr "rot-count: point ID: WHY" where a point fails. */
+#define COUNT_HARNESS_COUNTED "counted"
+#define COUNT_HARNESS_FAILED "failed"
+#define COUNT_HARNESS_POINT "rot-count: point"
 
 #endif

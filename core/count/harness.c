@@ -74,8 +74,8 @@ static int invocation(const struct point *p, int counted)
 	for (; started < n; started++)
 		if ((errno = pthread_create(&sh[started].th, NULL, share_main, &sh[started])) !=
 		    0) {
-			fprintf(stderr, "rot-count: point %s: cannot start a thread: %s\n", p->id,
-				strerror(errno));
+			fprintf(stderr, COUNT_HARNESS_POINT " %s: cannot start a thread: %s\n",
+				p->id, strerror(errno));
 			rc = -1;
 			break;
 		}
@@ -102,7 +102,7 @@ static int point_read(int argc, char **argv, struct point *p)
 		w->args.kernel = registry_find(argv[i]);
 		w->threads = atoi(argv[i + 1]);
 		if (!w->args.kernel || w->threads < 1 || w->threads > THREADS) {
-			fprintf(stderr, "rot-count: point %s: no kernel '%s' with %s threads\n",
+			fprintf(stderr, COUNT_HARNESS_POINT " %s: no kernel '%s' with %s threads\n",
 				p->id, argv[i], argv[i + 1]);
 			return -1;
 		}
@@ -111,8 +111,8 @@ static int point_read(int argc, char **argv, struct point *p)
 			double v;
 			if (sscanf(argv[i], "%63[^=]=%lf", name, &v) != 2 ||
 			    registry_set_arg(&w->args, name, v, msg, sizeof msg) < 0) {
-				fprintf(stderr, "rot-count: point %s: bad parameter '%s'\n", p->id,
-					argv[i]);
+				fprintf(stderr, COUNT_HARNESS_POINT " %s: bad parameter '%s'\n",
+					p->id, argv[i]);
 				return -1;
 			}
 		}
@@ -132,7 +132,8 @@ static int count_point(struct point *p)
 		errno = 0;
 		w->state = w->args.kernel->init(&w->args);
 		if (!w->state) {
-			fprintf(stderr, "rot-count: point %s: kernel '%s' did not initialize: %s\n",
+			fprintf(stderr,
+				COUNT_HARNESS_POINT " %s: kernel '%s' did not initialize: %s\n",
 				p->id, w->args.kernel->name, strerror(errno ? errno : EINVAL));
 			rc = -1;
 			goto out;
@@ -165,7 +166,8 @@ int main(int argc, char **argv)
 		if (used < 0)
 			return 2;
 		int ok = count_point(&p) == 0;
-		printf("%s %s\n", ok ? "counted" : "failed", p.id); /* the driver's progress */
+		printf("%s %s\n", ok ? COUNT_HARNESS_COUNTED : COUNT_HARNESS_FAILED,
+		       p.id); /* the driver's progress */
 		fflush(stdout);
 		rc |= !ok;
 		i += used + (i + used < argc); /* past the "--" */

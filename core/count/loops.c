@@ -476,8 +476,9 @@ static void put_loop(void (*put)(const HChar *), void (*put_counts)(const ULong 
 {
 	HChar s[256];
 	VG_(snprintf)
-	(s, sizeof s, "loop id=%d obj=%d head=0x%llx end=0x%llx latches=", id, l->obj, l->lo,
-	 l->hi);
+	(s, sizeof s,
+	 "%s id=%d obj=%d head=0x%llx end=0x%llx latches=", count_record_word(COUNT_RECORD_LOOP),
+	 id, l->obj, l->lo, l->hi);
 	put(s);
 	for (Int i = 0; i < l->nlatches; i++) {
 		VG_(snprintf)(s, sizeof s, "%s0x%llx", i ? "," : "", l->latches[i]);
@@ -495,10 +496,12 @@ static void put_nest(void (*put)(const HChar *), void (*put_name)(const HChar *)
 		     const struct loopnest_fn *fn)
 {
 	HChar s[160];
-	VG_(snprintf)(s, sizeof s, "loops n=%d\n", nest->nloops);
+	VG_(snprintf)
+	(s, sizeof s, "%s n=%d\n", count_record_word(COUNT_RECORD_LOOPS), nest->nloops);
 	put(s);
 	for (UInt i = 0; i < nobjects; i++) {
-		VG_(snprintf)(s, sizeof s, "object id=%u path=", i);
+		VG_(snprintf)
+		(s, sizeof s, "%s id=%u path=", count_record_word(COUNT_RECORD_OBJECT), i);
 		put(s);
 		put_name(objects[i]);
 		put("\n");
@@ -509,13 +512,13 @@ static void put_nest(void (*put)(const HChar *), void (*put_name)(const HChar *)
 		if (!nest->fn_ran[f] || fn[f].obj < 0)
 			continue;
 		VG_(snprintf)
-		(s, sizeof s, "function obj=%d off=0x%llx named=%d", fn[f].obj, fn[f].start,
-		 fn[f].named);
+		(s, sizeof s, "%s obj=%d off=0x%llx named=%d",
+		 count_record_word(COUNT_RECORD_FUNCTION), fn[f].obj, fn[f].start, fn[f].named);
 		put(s);
 		put_counts(nest->fn_cost[f]);
 	}
 	if (nest->unknown_ran) {
-		put("unknown");
+		put(count_record_word(COUNT_RECORD_UNKNOWN));
 		put_counts(nest->unknown);
 	}
 }

@@ -230,23 +230,27 @@ static void write_out(const HChar *out_path)
 		n += threads[t].ran;
 	}
 	put(COUNT_OUTPUT_MAGIC "\n");
-	VG_(snprintf)(s, sizeof s, "line %lld\n", line_size);
+	VG_(snprintf)(s, sizeof s, "%s %lld\n", count_record_word(COUNT_RECORD_LINE), line_size);
 	put(s);
 	for (Int i = 0; count_simulating && i < sim.n; i++) {
 		VG_(snprintf)
-		(s, sizeof s, "level %d size=%llu assoc=%u\n", i + 1,
-		 sim.lv[i].sets * sim.lv[i].assoc * sim.line, sim.lv[i].assoc);
+		(s, sizeof s, "%s %d size=%llu assoc=%u\n", count_record_word(COUNT_RECORD_LEVEL),
+		 i + 1, sim.lv[i].sets * sim.lv[i].assoc * sim.line, sim.lv[i].assoc);
 		put(s);
 	}
 	if (forks) {
-		VG_(snprintf)(s, sizeof s, "forks n=%llu\n", forks);
+		VG_(snprintf)
+		(s, sizeof s, "%s n=%llu\n", count_record_word(COUNT_RECORD_FORKS), forks);
 		put(s);
 	}
-	VG_(snprintf)(s, sizeof s, "misuses %llu\nprogram threads=%llu", misuses, n);
+	VG_(snprintf)
+	(s, sizeof s, "%s %llu\n%s threads=%llu", count_record_word(COUNT_RECORD_MISUSES), misuses,
+	 count_record_word(COUNT_RECORD_PROGRAM), n);
 	put(s);
 	put_counts(all);
 	for (Int r = 0; r < nregions; r++) {
-		put("region name=");
+		put(count_record_word(COUNT_RECORD_REGION));
+		put(" name=");
 		put_name(regions[r].name);
 		/* one thread entered it (begun outside any parallel region, around the program's
 		 * parallel work): the whole process's counts while it was open; else its threads' */

@@ -2,6 +2,7 @@
  * DGEMM_BLOCK 0: the naive i-j-k loops; B > 0: B x B tiles with the i-k-j order inside.
  * Declared bytes: the compulsory traffic, A and B read once, C read and written once: 4 n^2 8. */
 #include "args.h"
+#include "arrays.h"
 #include "kernel.h"
 #include "macro/DGEMM_BLOCK.h"
 #include "macro/ROT_TALLY.h"
@@ -13,8 +14,10 @@
 #define DGEMM_BLOCK 0
 #endif
 
+enum { A, B, C };
+
 struct st {
-	double *a, *b, *c;
+	struct arrays m; /* A, B and C, n x n each */
 	long n;
 };
 
@@ -37,32 +40,25 @@ static void *init(const struct rot_args *args)
 	size_t n;
 	if (order(args, &n) < 0)
 		return NULL;
-	struct st *s = calloc(1, sizeof *s);
+	size_t cells = n * n, bytes = cells * sizeof(double);
+	struct st *s = arrays_new(sizeof *s, (size_t[]){bytes, bytes, bytes}, 3);
 	if (!s)
 		return NULL;
-	size_t cells = n * n;
 	s->n = (long)n;
-	s->a = rot_alloc(cells * sizeof(double));
-	s->b = rot_alloc(cells * sizeof(double));
-	s->c = rot_alloc(cells * sizeof(double));
-	if (!s->a || !s->b || !s->c)
-		goto out;
+	double *a = s->m.at[A], *b = s->m.at[B];
 	for (size_t i = 0; i < cells; i++) {
-		s->a[i] = (double)(i % 5) * 0.01;
-		s->b[i] = (double)(i % 3) * 0.01;
+		a[i] = (double)(i % 5) * 0.01;
+		b[i] = (double)(i % 3) * 0.01;
 	}
 	return s;
-out:
-	free(s->a), free(s->b), free(s->c), free(s);
-	return NULL;
 }
 
 static void run(void *p)
 {
 	struct st *s = p;
 	const long n = s->n;
-	const double *restrict a = s->a, *restrict b = s->b;
-	double *restrict c = s->c;
+	const double *restrict a = s->m.at[A], *restrict b = s->m.at[B];
+	double *restrict c = s->m.at[C];
 #if DGEMM_BLOCK == 0
 	for (long i = 0; i < n; i++)
 		for (long j = 0; j < n; j++) {
@@ -86,22 +82,6 @@ static void run(void *p)
 	ROT_TALLY(2.0 * (double)n * (double)n * (double)n, 0);
 }
 
-static void dispose(void *p)
-{
-	struct st *s = p;
-	free(s->a), free(s->b), free(s->c), free(s);
-}
-
-static int buffers(void *p, struct rot_buffer *out, int max)
-{
-	struct st *s = p;
-	size_t bytes = (size_t)s->n * (size_t)s->n * sizeof(double);
-	out[0] = (struct rot_buffer){s->a, bytes};
-	out[1] = (struct rot_buffer){s->b, bytes};
-	out[2] = (struct rot_buffer){s->c, bytes};
-	return 3;
-}
-
 static double flops(const struct rot_args *a)
 {
 	double n = rot_arg(a, "n");
@@ -119,8 +99,8 @@ static const struct rot_kernel dgemm = {.name = "dgemm",
 					.params = params,
 					.init = init,
 					.run = run,
-					.dispose = dispose,
-					.buffers = buffers,
+					.dispose = arrays_dispose,
+					.buffers = arrays_buffers,
 					.flops = flops,
 					.bytes = bytes,
 					.check = check};

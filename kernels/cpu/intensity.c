@@ -2,6 +2,7 @@
  * element is a runtime parameter and one sweep walks from the memory roof to the compute roof
  * (like ERT and mixbench). INTENSITY_TYPE (double|float), INTENSITY_ILP (vectors in flight). */
 #include "args.h"
+#include "arrays.h"
 #include "kernel.h"
 #include "macro/INTENSITY_ILP.h"
 #include "macro/INTENSITY_TYPE.h"
@@ -29,8 +30,10 @@ typedef INTENSITY_TYPE elem;
 typedef elem vec __attribute__((vector_size(VBYTES)));
 #define LANES ((long)(VBYTES / sizeof(elem)))
 
+enum { A, B };
+
 struct st {
-	elem *a, *b;
+	struct arrays m; /* A and B, n each */
 	long n, fpe;
 };
 
@@ -59,42 +62,39 @@ static void *init(const struct rot_args *args)
 	size_t n, fpe;
 	if (sizes(args, &n, &fpe) < 0)
 		return NULL;
-	struct st *s = calloc(1, sizeof *s);
+	size_t bytes = n * sizeof(elem);
+	struct st *s = arrays_new(sizeof *s, (size_t[]){bytes, bytes}, 2);
 	if (!s)
 		return NULL;
 	s->n = (long)n;
 	s->fpe = (long)fpe;
-	s->a = rot_alloc(n * sizeof(elem));
-	s->b = rot_alloc(n * sizeof(elem));
-	if (!s->a || !s->b)
-		goto out;
+	elem *b = s->m.at[B];
 	for (long i = 0; i < s->n; i++)
-		s->b[i] = (elem)(i % 100) * (elem)0.01;
+		b[i] = (elem)(i % 100) * (elem)0.01;
 	return s;
-out:
-	free(s->a), free(s->b), free(s);
-	return NULL;
 }
 
 static void range(struct st *s, long lo, long hi)
 {
 	const elem m = (elem)0.999, c = (elem)0.001;
 	long i = lo, fpe = s->fpe;
+	elem *a = s->m.at[A];
+	const elem *b = s->m.at[B];
 	for (; i + INTENSITY_ILP * LANES <= hi; i += INTENSITY_ILP * LANES) {
 		vec v[INTENSITY_ILP];
 		for (int j = 0; j < INTENSITY_ILP; j++)
-			v[j] = *(const vec *)&s->b[i + j * LANES];
+			v[j] = *(const vec *)&b[i + j * LANES];
 		for (long k = 0; k < fpe; k++)
 			for (int j = 0; j < INTENSITY_ILP; j++)
 				v[j] = v[j] * m + c;
 		for (int j = 0; j < INTENSITY_ILP; j++)
-			*(vec *)&s->a[i + j * LANES] = v[j];
+			*(vec *)&a[i + j * LANES] = v[j];
 	}
 	for (; i < hi; i++) {
-		elem x = s->b[i];
+		elem x = b[i];
 		for (long k = 0; k < fpe; k++)
 			x = x * m + c;
-		s->a[i] = x;
+		a[i] = x;
 	}
 	ROT_TALLY(2.0 * (double)fpe * (double)(hi - lo), 2.0 * sizeof(elem) * (double)(hi - lo));
 }
@@ -114,20 +114,6 @@ static void run_thread(void *p, int th, int nth)
 	range(s, lo < s->n ? lo : s->n, hi < s->n ? hi : s->n);
 }
 
-static void dispose(void *p)
-{
-	struct st *s = p;
-	free(s->a), free(s->b), free(s);
-}
-
-static int buffers(void *p, struct rot_buffer *out, int max)
-{
-	struct st *s = p;
-	out[0] = (struct rot_buffer){s->a, (size_t)s->n * sizeof(elem)};
-	out[1] = (struct rot_buffer){s->b, (size_t)s->n * sizeof(elem)};
-	return 2;
-}
-
 static double flops(const struct rot_args *a)
 {
 	return 2.0 * rot_arg(a, "fpe") * rot_arg(a, "n");
@@ -145,8 +131,8 @@ static const struct rot_kernel intensity = {
     .init = init,
     .run = run,
     .run_thread = run_thread,
-    .dispose = dispose,
-    .buffers = buffers,
+    .dispose = arrays_dispose,
+    .buffers = arrays_buffers,
     .flops = flops,
     .bytes = bytes,
     .check = check,

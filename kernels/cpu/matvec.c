@@ -3,6 +3,7 @@
  * MATVEC_BLOCK: rows per register block (1, 2 or 4; order 0 only). Declared bytes are the
  * lecture's ideal-cache count (A, x and y moved once): (n*n + 2n) * 8. */
 #include "args.h"
+#include "arrays.h"
 #include "kernel.h"
 #include "macro/MATVEC_BLOCK.h"
 #include "macro/MATVEC_ORDER.h"
@@ -19,8 +20,10 @@
 #define MATVEC_BLOCK 1
 #endif
 
+enum { A, X, Y };
+
 struct st {
-	double *a, *x, *y;
+	struct arrays m; /* A (n x n), X and Y (n each) */
 	long n;
 };
 
@@ -43,31 +46,25 @@ static void *init(const struct rot_args *args)
 	size_t n;
 	if (order(args, &n) < 0)
 		return NULL;
-	struct st *s = calloc(1, sizeof *s);
+	size_t vector = n * sizeof(double);
+	struct st *s = arrays_new(sizeof *s, (size_t[]){n * vector, vector, vector}, 3);
 	if (!s)
 		return NULL;
 	s->n = (long)n;
-	s->a = rot_alloc(n * n * sizeof(double));
-	s->x = rot_alloc(n * sizeof(double));
-	s->y = rot_alloc(n * sizeof(double));
-	if (!s->a || !s->x || !s->y)
-		goto out;
+	double *a = s->m.at[A], *x = s->m.at[X];
 	for (size_t i = 0; i < n * n; i++)
-		s->a[i] = (double)(i % 7) * 0.1;
+		a[i] = (double)(i % 7) * 0.1;
 	for (size_t i = 0; i < n; i++)
-		s->x[i] = 1.0 / (double)(i + 1);
+		x[i] = 1.0 / (double)(i + 1);
 	return s;
-out:
-	free(s->a), free(s->x), free(s->y), free(s);
-	return NULL;
 }
 
 static void run(void *p)
 {
 	struct st *s = p;
 	const long n = s->n;
-	const double *restrict a = s->a, *restrict x = s->x;
-	double *restrict y = s->y;
+	const double *restrict a = s->m.at[A], *restrict x = s->m.at[X];
+	double *restrict y = s->m.at[Y];
 #if MATVEC_ORDER == 1
 	memset(y, 0, (size_t)n * sizeof *y);
 	for (long j = 0; j < n; j++)
@@ -95,22 +92,6 @@ static void run(void *p)
 	ROT_TALLY(2.0 * (double)n * (double)n, 0);
 }
 
-static void dispose(void *p)
-{
-	struct st *s = p;
-	free(s->a), free(s->x), free(s->y), free(s);
-}
-
-static int buffers(void *p, struct rot_buffer *out, int max)
-{
-	struct st *s = p;
-	size_t n = (size_t)s->n;
-	out[0] = (struct rot_buffer){s->a, n * n * sizeof(double)};
-	out[1] = (struct rot_buffer){s->x, n * sizeof(double)};
-	out[2] = (struct rot_buffer){s->y, n * sizeof(double)};
-	return 3;
-}
-
 static double flops(const struct rot_args *a)
 {
 	double n = rot_arg(a, "n");
@@ -128,8 +109,8 @@ static const struct rot_kernel matvec = {.name = "matvec",
 					 .params = params,
 					 .init = init,
 					 .run = run,
-					 .dispose = dispose,
-					 .buffers = buffers,
+					 .dispose = arrays_dispose,
+					 .buffers = arrays_buffers,
 					 .flops = flops,
 					 .bytes = bytes,
 					 .check = check};

@@ -2,6 +2,7 @@
  * out = 0.25 * (N + S + E + W) on the interior (4 flops a point); the grids swap each call.
  * Declared bytes: each grid moved once, 2 * n * n * 8. STENCIL_UNROLL unrolls the inner loop. */
 #include "args.h"
+#include "arrays.h"
 #include "kernel.h"
 #include "macro/ROT_TALLY.h"
 #include "macro/STENCIL_UNROLL.h"
@@ -15,8 +16,10 @@
 #define STR_(x) #x
 #define UNROLL_PRAGMA(n) _Pragma(STR_(GCC unroll n))
 
+enum { IN, OUT };
+
 struct st {
-	double *in, *out;
+	struct arrays m; /* the grids IN and OUT, n x n each; they swap each call */
 	long n;
 };
 
@@ -39,54 +42,32 @@ static void *init(const struct rot_args *args)
 	size_t n;
 	if (side(args, &n) < 0)
 		return NULL;
-	struct st *s = calloc(1, sizeof *s);
+	size_t cells = n * n, bytes = cells * sizeof(double);
+	struct st *s = arrays_new(sizeof *s, (size_t[]){bytes, bytes}, 2);
 	if (!s)
 		return NULL;
-	size_t cells = n * n;
 	s->n = (long)n;
-	s->in = rot_alloc(cells * sizeof(double));
-	s->out = rot_alloc(cells * sizeof(double));
-	if (!s->in || !s->out)
-		goto out;
+	double *in = s->m.at[IN], *out = s->m.at[OUT];
 	for (size_t i = 0; i < cells; i++)
-		s->in[i] = s->out[i] = (double)(i % 13);
+		in[i] = out[i] = (double)(i % 13);
 	return s;
-out:
-	free(s->in), free(s->out), free(s);
-	return NULL;
 }
 
 static void run(void *p)
 {
 	struct st *s = p;
 	const long n = s->n;
-	const double *restrict in = s->in;
-	double *restrict out = s->out;
+	const double *restrict in = s->m.at[IN];
+	double *restrict out = s->m.at[OUT];
 	for (long i = 1; i < n - 1; i++) {
 		UNROLL_PRAGMA(STENCIL_UNROLL)
 		for (long j = 1; j < n - 1; j++)
 			out[i * n + j] = 0.25 * (in[(i - 1) * n + j] + in[(i + 1) * n + j] +
 						 in[i * n + j - 1] + in[i * n + j + 1]);
 	}
-	double *t = s->in;
-	s->in = s->out;
-	s->out = t;
+	s->m.at[IN] = out;
+	s->m.at[OUT] = (double *)in;
 	ROT_TALLY(n > 2 ? 4.0 * (double)(n - 2) * (double)(n - 2) : 0, 0);
-}
-
-static void dispose(void *p)
-{
-	struct st *s = p;
-	free(s->in), free(s->out), free(s);
-}
-
-static int buffers(void *p, struct rot_buffer *out, int max)
-{
-	struct st *s = p;
-	size_t bytes = (size_t)s->n * (size_t)s->n * sizeof(double);
-	out[0] = (struct rot_buffer){s->in, bytes};
-	out[1] = (struct rot_buffer){s->out, bytes};
-	return 2;
 }
 
 static double flops(const struct rot_args *a)
@@ -106,8 +87,8 @@ static const struct rot_kernel stencil = {.name = "stencil",
 					  .params = params,
 					  .init = init,
 					  .run = run,
-					  .dispose = dispose,
-					  .buffers = buffers,
+					  .dispose = arrays_dispose,
+					  .buffers = arrays_buffers,
 					  .flops = flops,
 					  .bytes = bytes,
 					  .check = check};

@@ -5,6 +5,7 @@
  * stores), STREAM_UNROLL; ROT_TALLY (1: count the work done, for tests).
  * Counted: sum's flops are n and up to 128 more, adding its partial sums after the loop. */
 #include "args.h"
+#include "arrays.h"
 #include "kernel.h"
 #include "tally.h"
 
@@ -67,8 +68,10 @@ typedef STREAM_TYPE elem;
 #error "STREAM_NT=1 needs x86-64 (SSE2 or newer) non-temporal stores"
 #endif
 
+enum { A, B, C };
+
 struct stream {
-	elem *a, *b, *c;
+	struct arrays m; /* A, B and C, n each; B and C only where the kernel reads them */
 	size_t n;
 	double sum;
 };
@@ -96,38 +99,54 @@ static void *init(const struct rot_args *args)
 	size_t n;
 	if (elements(args, &n) < 0)
 		return NULL;
-	struct stream *t = calloc(1, sizeof *t);
+	size_t bytes = n * sizeof(elem);
+	size_t each[] = {bytes, STREAM_READS_B ? bytes : 0, STREAM_READS_C ? bytes : 0};
+	struct stream *t = arrays_new(sizeof *t, each, 3);
 	if (!t)
 		return NULL;
 	t->n = n;
-	size_t bytes = t->n * sizeof(elem);
-	t->a = rot_alloc(bytes);
-	t->b = STREAM_READS_B ? rot_alloc(bytes) : NULL;
-	t->c = STREAM_READS_C ? rot_alloc(bytes) : NULL;
-	if (!t->a || (STREAM_READS_B && !t->b) || (STREAM_READS_C && !t->c)) {
-		free(t->a), free(t->b), free(t->c), free(t);
-		return NULL;
-	}
-	for (size_t i = 0; i < t->n; i++) {
-		t->a[i] = 1;
-		if (t->b)
-			t->b[i] = 2;
-		if (t->c)
-			t->c[i] = 0.5;
+	elem *a = t->m.at[A], *b = t->m.at[B], *c = t->m.at[C];
+	for (size_t i = 0; i < n; i++) {
+		a[i] = 1;
+		if (b)
+			b[i] = 2;
+		if (c)
+			c[i] = 0.5;
 	}
 	return t;
 }
 
-static void range(struct stream *t, size_t lo, size_t hi)
-{
-	elem *restrict a = t->a;
-	const elem *restrict b = t->b, *restrict c = t->c;
-	(void)b, (void)c;
 #if STREAM_SUM
-	/* eight independent partial sums of the widest vector the flags allow, so the loop is
-	 * bound by its loads (two a cycle in L1), not by the latency of its additions */
-	typedef elem svec __attribute__((vector_size(SUM_VBYTES), aligned(sizeof(elem))));
-	enum { W = SUM_VBYTES / sizeof(elem), V = 8 };
+typedef elem svec __attribute__((vector_size(SUM_VBYTES), aligned(sizeof(elem))));
+typedef elem v16 __attribute__((vector_size(16), aligned(sizeof(elem))));
+enum { W = SUM_VBYTES / sizeof(elem), V = 8 };
+
+/* The sum of x's lanes as a tree: its halves while wider than 16 bytes, then those lanes. */
+static inline __attribute__((always_inline)) elem sum_lanes(svec x)
+{
+#if SUM_VBYTES == 64
+	typedef elem v32 __attribute__((vector_size(32), aligned(sizeof(elem))));
+	SUM_HALVE(x, v32, h)
+	SUM_HALVE(h, v16, v)
+#elif SUM_VBYTES == 32
+	SUM_HALVE(x, v16, v)
+#else
+	v16 v = x;
+#endif
+	UNROLL_PRAGMA(2)
+	for (int half = 8 / sizeof(elem); half >= 1; half /= 2) {
+		UNROLL_PRAGMA(2)
+		for (int l = 0; l < half; l++)
+			v[l] += v[l + half];
+	}
+	return v[0];
+}
+
+/* The sum of a[lo..hi): eight independent partial sums of the widest vector the flags allow, so
+ * the loop is bound by its loads (two a cycle in L1), not by the latency of its additions. */
+static inline __attribute__((always_inline)) elem sum_range(struct stream *t, size_t lo, size_t hi)
+{
+	const elem *restrict a = t->m.at[A];
 	svec acc[V];
 	UNROLL_PRAGMA(8)
 	for (int j = 0; j < V; j++)
@@ -139,37 +158,49 @@ static void range(struct stream *t, size_t lo, size_t hi)
 			acc[j] += *(const svec *)&a[i + (size_t)j * W];
 	}
 	/* the partial sums added as a tree, log2(V * W) additions deep: the V vectors pairwise,
-	 * then the vector's halves while wider than 16 bytes, then those lanes. A chain over the
-	 * V * W lanes (64 with AVX-512, 4 cycles each) would take as long as the loop over a 32 KiB
-	 * array, and the read ceiling would measure it, not the loads. */
+	 * then the lanes. A chain over the V * W lanes (64 with AVX-512, 4 cycles each) would take
+	 * as long as the loop over a 32 KiB array, and the read ceiling would measure it, not the
+	 * loads. */
 	_Static_assert(V == 8, "the partial sums' tree below has three levels");
 	UNROLL_PRAGMA(4) /* each level by hand: a loop over the levels leaves them in memory */
 	for (int j = 0; j < 4; j++)
 		acc[j] += acc[j + 4];
 	acc[0] += acc[2], acc[1] += acc[3];
 	acc[0] += acc[1];
-	typedef elem v16 __attribute__((vector_size(16), aligned(sizeof(elem))));
-#if SUM_VBYTES == 64
-	typedef elem v32 __attribute__((vector_size(32), aligned(sizeof(elem))));
-	SUM_HALVE(acc[0], v32, h)
-	SUM_HALVE(h, v16, v)
-#elif SUM_VBYTES == 32
-	SUM_HALVE(acc[0], v16, v)
-#else
-	v16 v = acc[0];
-#endif
-	UNROLL_PRAGMA(2)
-	for (int half = 8 / sizeof(elem); half >= 1; half /= 2) {
-		UNROLL_PRAGMA(2)
-		for (int l = 0; l < half; l++)
-			v[l] += v[l + half];
-	}
-	elem s = v[0];
+	elem s = sum_lanes(acc[0]);
 	for (; i < hi; i++)
 		s += a[i];
-	t->sum += s;
+	return s;
+}
 #elif STREAM_NT
-	typedef elem vec __attribute__((vector_size(VBYTES)));
+typedef elem vec __attribute__((vector_size(VBYTES)));
+
+/* r stored to p, which is VBYTES-aligned, bypassing the caches */
+static inline __attribute__((always_inline)) void nt_store(elem *p, vec r)
+{
+#if VBYTES == 64
+	if (sizeof(elem) == 8)
+		_mm512_stream_pd((double *)p, (__m512d)r);
+	else
+		_mm512_stream_ps((float *)p, (__m512)r);
+#elif VBYTES == 32
+	if (sizeof(elem) == 8)
+		_mm256_stream_pd((double *)p, (__m256d)r);
+	else
+		_mm256_stream_ps((float *)p, (__m256)r);
+#else
+	if (sizeof(elem) == 8)
+		_mm_stream_pd((double *)p, (__m128d)r);
+	else
+		_mm_stream_ps((float *)p, (__m128)r);
+#endif
+}
+
+/* a[lo..hi) stored with non-temporal stores where aligned, plain ones at both ends */
+static inline __attribute__((always_inline)) void nt_range(struct stream *t, size_t lo, size_t hi)
+{
+	elem *restrict a = t->m.at[A];
+	const elem *restrict b = t->m.at[B], *restrict c = t->m.at[C];
 	const size_t w = VBYTES / sizeof(elem);
 	size_t i = lo;
 	for (; i < hi && (i % w); i++)
@@ -182,27 +213,25 @@ static void range(struct stream *t, size_t lo, size_t hi)
 		 * addition */
 		vec r = STREAM_EXPR(va, vb, vc) - (vec){0};
 		(void)va, (void)vb, (void)vc;
-#if VBYTES == 64
-		if (sizeof(elem) == 8)
-			_mm512_stream_pd((double *)&a[i], (__m512d)r);
-		else
-			_mm512_stream_ps((float *)&a[i], (__m512)r);
-#elif VBYTES == 32
-		if (sizeof(elem) == 8)
-			_mm256_stream_pd((double *)&a[i], (__m256d)r);
-		else
-			_mm256_stream_ps((float *)&a[i], (__m256)r);
-#else
-		if (sizeof(elem) == 8)
-			_mm_stream_pd((double *)&a[i], (__m128d)r);
-		else
-			_mm_stream_ps((float *)&a[i], (__m128)r);
-#endif
+		nt_store(&a[i], r);
 	}
 	for (; i < hi; i++)
 		a[i] = STREAM_EXPR(a[i], b[i], c[i]);
 	_mm_sfence();
+}
+#endif
+
+/* One invocation's elements lo..hi, and the work they did tallied (ROT_TALLY). */
+static void range(struct stream *t, size_t lo, size_t hi)
+{
+#if STREAM_SUM
+	t->sum += sum_range(t, lo, hi);
+#elif STREAM_NT
+	nt_range(t, lo, hi);
 #else
+	elem *restrict a = t->m.at[A];
+	const elem *restrict b = t->m.at[B], *restrict c = t->m.at[C];
+	(void)b, (void)c;
 	UNROLL_PRAGMA(STREAM_UNROLL)
 	for (size_t i = lo; i < hi; i++)
 		a[i] = STREAM_EXPR(a[i], b[i], c[i]);
@@ -224,24 +253,6 @@ static void run_thread(void *state, int th, int nth)
 	size_t per = ((t->n + (size_t)nth - 1) / (size_t)nth + 15) & ~(size_t)15;
 	size_t lo = per * (size_t)th, hi = lo + per;
 	range(t, lo < t->n ? lo : t->n, hi < t->n ? hi : t->n);
-}
-
-static void dispose(void *state)
-{
-	struct stream *t = state;
-	free(t->a), free(t->b), free(t->c), free(t);
-}
-
-static int buffers(void *state, struct rot_buffer *out, int max)
-{
-	struct stream *t = state;
-	size_t bytes = t->n * sizeof(elem);
-	int n = 0;
-	elem *arrays[3] = {t->a, t->b, t->c};
-	for (int i = 0; i < 3 && n < max; i++)
-		if (arrays[i])
-			out[n++] = (struct rot_buffer){arrays[i], bytes};
-	return n;
 }
 
 static double flops(const struct rot_args *a)
@@ -269,8 +280,8 @@ static const struct rot_kernel ROT_KSYM(STREAM_NAME) = {
     .init = init,
     .run = run,
     .run_thread = run_thread,
-    .dispose = dispose,
-    .buffers = buffers,
+    .dispose = arrays_dispose,
+    .buffers = arrays_buffers,
     .flops = flops,
     .bytes = bytes,
     .written = written,

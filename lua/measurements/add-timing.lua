@@ -12,8 +12,10 @@ end)
 local function ns_per_op(r) return r.time and r.flops > 0 and r.time / r.flops * 1e9 end
 local function cycles_per_op(r) return r.time and r.tscHz and r.flops > 0 and r.time * r.tscHz / r.flops end
 results:table { columns = { "time", { "ops", function(r) return r.flops and string.format("%.0f", r.flops) or "-" end,
-  function(r) return r.flops end }, { "ns/op", function(r) return ns_per_op(r) and string.format("%.3f", ns_per_op(r)) or "-" end,
-  ns_per_op }, { "TSC cycles/op", function(r) return cycles_per_op(r) and string.format("%.3f", cycles_per_op(r)) or "-" end,
+  function(r) return r.flops end }, { "ns/op", function(r) return ns_per_op(r) and string.format("%.3f",
+    ns_per_op(r)) or "-" end,
+  ns_per_op }, { "TSC cycles/op", function(r) return cycles_per_op(r) and string.format("%.3f",
+    cycles_per_op(r)) or "-" end,
   cycles_per_op }, "runs", "spread", "mode", "source" } }
 results:csv()
 results:xy { title = "ADD kernel: time per operation (cold caches)", logx = true,

@@ -30,7 +30,8 @@ for _, r in ipairs(ok) do
   local p = r.point
   local row = { pixels = p.pixels, image = p.image, block = p.block, variant = p.variant, time = r.time }
   if tab and r.gpuMetrics then -- Dong & Pai's model, as `rot utilization` computes it
-    local u = atomics.report({ { metrics = r.gpuMetrics, sms = meta.gpuSMs, warps_per_sm = meta.gpuMaxWarpsPerSM } }, tab)[1]
+    local u = atomics.report({ { metrics = r.gpuMetrics, sms = meta.gpuSMs,
+      warps_per_sm = meta.gpuMaxWarpsPerSM } }, tab)[1]
     row.e, row.n, row.c, row.U = u.e, u.n, u.c, u.U
   end
   by[key(p, p.variant)] = row
@@ -43,7 +44,8 @@ for _, row in ipairs(rows) do -- speedup of the reordered kernel over the ordere
   end
 end
 io.stdout:write(string.format("# %s; utilization from per-SM averages (CUPTI aggregates over SMs)%s\n",
-  tostring(meta.gpuName), tab and "" or "\n# no T(n, e, c) table for this GPU: run `rot measure gpu-atomics` first for utilization"))
+  tostring(meta.gpuName), tab and ""
+    or "\n# no T(n, e, c) table for this GPU: run `rot measure gpu-atomics` first for utilization"))
 rot.records(rot.name(), { { "pixels", "pixels", "%d" }, { "image", "image" }, { "block", "block", "%d" },
   { "kernel", "variant" }, { "time_us", function(r) return r.time and r.time * 1e6 end, "%.2f" },
   { "e", "e", "%.1f" }, { "n_hat", "n", "%.1f" }, { "c", "c", "%.2f" },

@@ -1,7 +1,7 @@
 -- the GPU's ceilings, measured: fp64/fp32/fp16/int32 multiply-add, integer add, shared memory, L2, HBM,
--- and the cost of one more kernel launch (rot.gpu.ceilings does the measuring)
+-- and the cost of one more kernel launch (rot.peaks.gpu does the measuring)
 local rot = require "rot"
-local gpuceilings = require "rot.gpu.ceilings"
+local gpuceilings = require "rot.peaks.gpu"
 local ceilings = require "rot.machine.ceilings"
 local sys = require "rot.sys"
 

@@ -45,7 +45,8 @@ local points, classes = pipeline.hulls(chains, names, n, "warps", ghz)
 rot.records(rot.name() .. "-model", pipeline.point_columns("warps_per_SM"), points)
 io.stdout:write(string.format("\nper SM of %s (%d SMs); %s:\n", tostring(meta.gpuName), sms or 0,
   counted == #results.rows and "times from the SM cycles the chains counted (clock64), in ns at the nominal clock" or
-    string.format("kernel times (%d of %d points without their own cycle count), cycles at the %.3f GHz of the device properties",
+    string.format("kernel times (%d of %d points without their own cycle count), cycles at the %.3f GHz "
+      .. "of the device properties",
       #results.rows - counted, #results.rows, ghz)))
 rot.records(rot.name() .. "-latencies", pipeline.class_columns, classes)
 results:csv()

@@ -2,7 +2,7 @@
 local rot = require "rot"
 local predict = require "rot.models.predict"
 local ceilings = require "rot.machine.ceilings"
-local gpuceilings = require "rot.gpu.ceilings"
+local gpuceilings = require "rot.peaks.gpu"
 local sys = require "rot.sys"
 
 local quick = rot.get("quick")
@@ -68,4 +68,5 @@ end
 local columns = { { "device", "device" } }
 for _, c in ipairs(predict.columns) do columns[#columns + 1] = c end
 rot.records(rot.name(), columns, all)
-io.stdout:write("another GPU: copy gpu-predict-profile.csv there and run\n  rot predict gpu-predict-profile.csv ITS-gpu-peaks.csv ITS-gpu-predict-profile.csv\n")
+io.stdout:write("another GPU: copy gpu-predict-profile.csv there and run\n  rot predict gpu-predict-profile.csv "
+  .. "ITS-gpu-peaks.csv ITS-gpu-predict-profile.csv\n")

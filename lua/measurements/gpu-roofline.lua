@@ -8,7 +8,8 @@ local n = quick and (1 << 22) or (1 << 26)
 local cases = {}
 for _, t in ipairs({ { "fp32", 0 }, { "fp64", 1 } }) do
   for _, fpe in ipairs(quick and { 1, 16, 256 } or rot.geometric(1, 1024, 2)) do
-    cases[#cases + 1] = { name = t[1] .. " x" .. fpe, spec = { kernel = "gpu_intensity", params = { n = n, fpe = fpe }, macros = { GINT_TYPE = t[2] } } }
+    cases[#cases + 1] = { name = t[1] .. " x" .. fpe, spec = { kernel = "gpu_intensity", params = { n = n,
+      fpe = fpe }, macros = { GINT_TYPE = t[2] } } }
   end
 end
 cases[#cases + 1] = { name = "triad", spec = { kernel = "gpu_triad", params = { n = n } } }
@@ -25,10 +26,11 @@ local ok = results:ok()
 if #ok == 0 then rot.fail("no GPU point could be measured (see the errors above)") end
 local meta = ok[1].entry.meta
 -- the measured ceilings of this GPU model when `rot measure gpu-peaks` stored them
-local c = gpu.ceilings(ceilings.read_csv(require("rot.gpu.ceilings").file(rot, meta.gpuName)), meta)
+local c = gpu.ceilings(ceilings.read_csv(require("rot.peaks.gpu").file(rot, meta.gpuName)), meta)
 results:gpu_bounds(c.bounds, c.spreads)
 io.stdout:write(string.format("# %s, %d SMs, CUDA runtime %s; ceilings: %s\n", tostring(meta.gpuName), meta.gpuSMs or 0,
-  tostring(meta.cudaRuntime), c.source == "measured" and "measured (gpu-peaks)" or "theoretical (run rot measure gpu-peaks)"))
+  tostring(meta.cudaRuntime), c.source == "measured" and "measured (gpu-peaks)"
+    or "theoretical (run rot measure gpu-peaks)"))
 rot.records(rot.name() .. "-levels", { { "case", function(r) return r.point.case end }, { "time_s", "time", "%.4g" },
   { "GFLOP/s", function(r) return r.gpu and r.gpu.gflops end, "%.1f" },
   { "I_L1", function(r) return r.gpu and r.gpu.intensity.L1 end, "%.3g" },

@@ -17,7 +17,8 @@ local results = rot.measure(rot.space { rot.axis("variant", { 1, 2, 3, 4 }), rot
   return { kernel = "matvec", params = { n = p.n }, macros = variants[p.variant].macros, flags = "-O3 -march=native" }
 end)
 
-results:table { columns = { { "variant", function(r) return variants[r.point.variant].name end }, "size", "time", "GB/s",
+results:table { columns = { { "variant", function(r) return variants[r.point.variant].name end }, "size",
+  "time", "GB/s",
   "GFLOP/s", "intensity", "bound", "limiter", "fraction", "runs", "spread", "counts", "source" }, axes = { "n" } }
 results:csv()
 results:roofline { title = "y = A x: loop order and register blocking",

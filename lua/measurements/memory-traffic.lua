@@ -9,7 +9,9 @@ local kernels = { read = { "sum", 1 }, write = { "fill", 1 }, triad = { "triad",
 
 -- measured traffic: last-level cache misses times the line size, where a core PMU exists
 local has_pmu = false
-for _, d in ipairs(sys.listdir("/sys/bus/event_source/devices") or {}) do has_pmu = has_pmu or d:match("^cpu") ~= nil end
+for _, d in ipairs(sys.listdir("/sys/bus/event_source/devices") or {}) do
+  has_pmu = has_pmu or d:match("^cpu") ~= nil
+end
 local counters, counts
 if has_pmu then
   counters = { "perf::LLC-LOAD-MISSES", "perf::LLC-STORE-MISSES" }
@@ -41,9 +43,11 @@ results:xy { name = rot.name() .. "-time", title = "time of the memory kernels (
   x = function(r) return r.bytesDeclared end, y = function(r) return r.time end,
   xlabel = "expected transferred bytes", ylabel = "time [s]", series = function(r) return r.point.kernel end }
 if counters then
-  results:xy { name = rot.name() .. "-bytes", title = "expected vs measured transferred bytes", logx = true, logy = true,
+  results:xy { name = rot.name() .. "-bytes", title = "expected vs measured transferred bytes",
+    logx = true, logy = true,
     x = function(r) return r.bytesDeclared end, y = function(r) return r.bytes end,
-    xlabel = "expected bytes", ylabel = "measured bytes (LLC misses x 64)", series = function(r) return r.point.kernel end }
+    xlabel = "expected bytes", ylabel = "measured bytes (LLC misses x 64)",
+      series = function(r) return r.point.kernel end }
   results:xy { name = rot.name() .. "-error", title = "error of the expected bytes", logx = true,
     x = function(r) return r.bytesDeclared end, y = function(r) return r.bytesRatio and (r.bytesRatio - 1) * 100 end,
     xlabel = "expected bytes", ylabel = "measured / expected - 1 [%]", series = function(r) return r.point.kernel end }

@@ -1,8 +1,8 @@
 -- the machine's ceilings: compute per precision and ISA, bandwidth per memory level in rounds; writes peaks.csv
 local rot = require "rot"
 local ceilings = require "rot.machine.ceilings"
-local measure = require "rot.machine.measure"
-local report = require "rot.machine.report"
+local measure = require "rot.peaks"
+local report = require "rot.peaks.report"
 local theory = require "rot.machine.theory"
 local sys = require "rot.sys"
 
@@ -25,7 +25,8 @@ else
   if note then io.stderr:write("rot: peaks: ", note, "\n") end
 end
 
-io.stdout:write(string.format("%-22s %-9s %7s %14s %8s %6s  %s\n", "name", "kind", "threads", "value", "spread", "rounds",
+io.stdout:write(string.format("%-22s %-9s %7s %14s %8s %6s  %s\n", "name", "kind", "threads", "value",
+  "spread", "rounds",
   "how"))
 local swept = {} -- the sweep's rows (kind sweep) are the staircase below, not the table's
 for _, r in ipairs(out) do
@@ -33,14 +34,17 @@ for _, r in ipairs(out) do
     swept[r.threads] = (swept[r.threads] or 0) + 1
   else
     local v = r.kind == "size" and rot.util.bytes(r.value) or string.format("%.2f %s", r.value, r.unit)
-    local how = r.kind == "bandwidth" and string.format("%s at %d %s", r.kernel, #r.sizes, rot.util.plural(#r.sizes, "size"))
+    local how = r.kind == "bandwidth" and string.format("%s at %d %s", r.kernel, #r.sizes,
+      rot.util.plural(#r.sizes, "size"))
       or r.kind == "compute" and (r.kernel .. " " .. r.isa) or ""
     io.stdout:write(string.format("%-22s %-9s %7d %14s %8s %6s  %s%s\n", r.name, r.kind, r.threads, v,
-      r.spread and string.format("%.1f%%", r.spread * 100) or "", r.rounds or "", how, r.unstable and "  UNSTABLE" or ""))
+      r.spread and string.format("%.1f%%", r.spread * 100) or "", r.rounds or "", how, r.unstable
+        and "  UNSTABLE" or ""))
   end
 end
 for _, t in ipairs(rot.util.sorted_keys(swept)) do
-  io.stdout:write(string.format("sweep, %s: %d rows (kernel and size: each size's best round) in peaks.csv, kind sweep: "
+  io.stdout:write(string.format("sweep, %s: %d rows (kernel and size: each size's best round) "
+    .. "in peaks.csv, kind sweep: "
     .. "they bound a working set where the sweep falls between two levels\n", rot.util.count(t, "thread"), swept[t]))
 end
 local unstable = report.unstable_line(out)
@@ -56,7 +60,9 @@ if units and #out > 0 then io.stdout:write(units, "\n") end
 -- the FMA ceilings at 1 thread against their theoretical peak at the clock their units ran at
 local shares = {}
 for _, r in ipairs(out) do
-  if r.kind == "compute" and r.threads == 1 and r.name:match("^double_.*_fma$") then shares[#shares + 1] = theory.text(r, info) end
+  if r.kind == "compute" and r.threads == 1 and r.name:match("^double_.*_fma$") then
+    shares[#shares + 1] = theory.text(r, info)
+  end
 end
 if #shares > 0 then io.stdout:write("FP64 FMA ceilings, 1 thread: ", table.concat(shares, "; "), "\n") end
 -- peaks.csv here, and the machine's copy (the stored file itself where nothing was measured)
@@ -70,5 +76,7 @@ else
 end
 
 -- the bandwidth staircase behind the plateaus (the best of each size over its rounds)
-rot.results(stair):staircase { name = rot.name() .. "-bandwidth", title = "bandwidth vs working set (" .. info.model .. ")", step = false,
-  series = function(r) return measure.streams[r.point.stream].name .. ", " .. rot.util.count(r.point.threads, "thread") end }
+rot.results(stair):staircase { name = rot.name() .. "-bandwidth", title = "bandwidth vs working set ("
+  .. info.model .. ")", step = false,
+  series = function(r) return measure.streams[r.point.stream].name .. ", "
+    .. rot.util.count(r.point.threads, "thread") end }

@@ -1,7 +1,7 @@
 -- pipeline model on this CPU: add/mul/FMA/div/load latencies from boat hulls, simulated vs measured
 local rot = require "rot"
 local pipeline = require "rot.models.pipeline_model"
-local rounds = require "rot.machine.rounds"
+local rounds = require "rot.peaks.settle"
 
 local quick = rot.get("quick")
 -- at most 14 chains: with its two constants 14 fill the 16 vector registers of a -mfma build, and
@@ -52,7 +52,7 @@ local function reading(round, i, c, after)
 end
 
 -- Rounds of every point, each between two clock readings of its own, the three from the cache
--- or measured afresh together (rot.machine.rounds.together; each point is its own core: a space
+-- or measured afresh together (rot.peaks.settle.together; each point is its own core: a space
 -- would measure every clock reading in one batch after the points). A point's clock is the
 -- higher of its two readings (a neighbour that takes the CPU during a reading makes it read low;
 -- the clock itself moves by a percent or two over a point), and each point's fastest round is
@@ -89,7 +89,8 @@ io.stdout:write(string.format("\nper instruction, one thread on %s, in cycles of
   .. "(imul chain: %s; ns at the median clock):\n", rot.machine.cpuinfo().model,
   hi > 0 and string.format("%.3f-%.3f GHz", lo, hi) or "unknown"))
 rot.records(rot.name() .. "-latencies", pipeline.class_columns, classes)
-io.stdout:write("compare with the published latency and reciprocal throughput of this core (uops.info, Agner Fog's tables)\n")
+io.stdout:write("compare with the published latency and reciprocal throughput of this core "
+  .. "(uops.info, Agner Fog's tables)\n")
 
 -- an issue rate from chains that may never have filled the pipe (the most concurrent hardly
 -- past the knee where issuing, not latency, limits) is only an upper bound: said
@@ -100,8 +101,10 @@ for _, c in ipairs(classes) do
     if p.op == c.op and (not most or p.w > most.w) then most = p end
   end
   if c.issue_is ~= "measured" and least and most ~= least then
-    io.stdout:write(string.format("%s: issue %.2f cycles is an upper bound, not a measured rate: %d chains took %.2f times "
-      .. "the time of %d, less than %.0f%% past the hull's knee (%.1f chains), so issuing may never have limited them (%s)\n",
+    io.stdout:write(string.format("%s: issue %.2f cycles is an upper bound, not a measured rate: "
+      .. "%d chains took %.2f times "
+      .. "the time of %d, less than %.0f%% past the hull's knee (%.1f chains), so issuing may never "
+        .. "have limited them (%s)\n",
       c.op, c.issue_cycles, most.w, most.measured / least.measured, least.w, pipeline.filled * 100,
       c.completion_cycles / c.issue_cycles, quick and "-quick=true measures 1, 2 and 8 chains; without it up to 14"
       or "more would spill registers"))

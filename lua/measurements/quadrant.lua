@@ -1,7 +1,7 @@
 -- quadrant-split plot: this machine (and any peaks files given as arguments) against rot's kernels
 local rot = require "rot"
 local quadrant = require "rot.models.quadrant"
-local measure = require "rot.machine.measure"
+local measure = require "rot.peaks"
 
 local devices = {}
 local here = assert(quadrant.device(rot.machine.cpuinfo().model, (measure.get(rot))))
@@ -20,7 +20,8 @@ local csv = require "rot.csv"
 local records = {}
 io.stdout:write(string.format("%-28s %-40s %-8s %12s\n", "kernel", "device", "bound", "attainable"))
 for _, c in ipairs(quadrant.classify(devices, kernels)) do
-  io.stdout:write(string.format("%-28s %-40s %-8s %10.1f GFLOP/s\n", c.kernel, c.device:sub(1, 40), c.bound, c.attainable))
+  io.stdout:write(string.format("%-28s %-40s %-8s %10.1f GFLOP/s\n", c.kernel, c.device:sub(1, 40),
+    c.bound, c.attainable))
   for _, d in ipairs(devices) do
     if d.name == c.device then
       for _, k in ipairs(kernels) do
@@ -31,7 +32,8 @@ for _, c in ipairs(quadrant.classify(devices, kernels)) do
     end
   end
 end
-require("rot.util").write_output(rot.output_dir() .. "/" .. rot.name() .. ".csv", csv.text({ "kernel", "intensity", "device", "bandwidth_GBs",
+require("rot.util").write_output(rot.output_dir() .. "/" .. rot.name() .. ".csv", csv.text({ "kernel", "intensity",
+  "device", "bandwidth_GBs",
   "compute_GFLOPs", "bound", "attainable_GFLOPs" }, records))
 quadrant.plot { name = rot.name(), dir = rot.output_dir(), gnuplot = rot.get("gnuplot"), pdf = rot.get("pdf"),
   devices = devices, kernels = kernels }

@@ -6,7 +6,8 @@ local sizes = rot.geometric(8192, rot.dram_sweep(), 2)
 if rot.get("quick") then sizes = { 16384, 1048576 } end
 local arrays = { copy = 2, scale = 2, add = 3, triad = 3 }
 
-local results = rot.measure(rot.space { rot.axis("op", { "copy", "scale", "add", "triad" }), rot.axis("ws", sizes) }, function(p)
+local results = rot.measure(rot.space { rot.axis("op", { "copy", "scale", "add", "triad" }), rot.axis("ws",
+  sizes) }, function(p)
   return { kernel = p.op, params = { n = p.ws // (8 * arrays[p.op]) }, flags = "-O3 -march=native" }
 end)
 

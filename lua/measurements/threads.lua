@@ -22,7 +22,8 @@ local results = rot.measure(rot.space { rot.axis("where", where), rot.axis("thre
   return { kernel = "triad", params = { n = n }, threads = p.threads, pin = pin, flags = "-O3 -march=native" }
 end)
 
-results:table { columns = { "size", "time", "GB/s", "bound GB/s", "limiter", "fraction", "runs", "spread", "mode", "counts", "source" } }
+results:table { columns = { "size", "time", "GB/s", "bound GB/s", "limiter", "fraction", "runs", "spread",
+  "mode", "counts", "source" } }
 results:csv()
 results:roofline {
   title = "triad, 1.." .. info.cpus .. " threads (" .. info.model .. ")",

@@ -10,14 +10,14 @@ local counted = require "rot.results.counted"
 local count = require "rot.count"
 local format = require "rot.results.format"
 local ceilings = require "rot.machine.ceilings"
-local measure = require "rot.machine.measure"
+local measure = require "rot.peaks"
 local machine = require "rot.machine"
 local util = require "rot.util"
 
 local rot = {
   fail = util.fail, axis = space.axis, space = space.new, geometric = space.geometric,
   machine = machine, util = util, serialize = util.serialize,
-  pmu = require "rot.count.pmu", -- the PMU's floating-point events, for a counted point's counters
+  counters = require "rot.machine.counters", -- the PMU's floating-point events, for a point's counters
 }
 -- rot.config: the session's configuration (rot.session's, set by the CLI before the script runs)
 setmetatable(rot, { __index = function(_, k) if k == "config" then return session.current().config end end })
@@ -27,7 +27,8 @@ setmetatable(rot, { __index = function(_, k) if k == "config" then return sessio
 function rot.get(key)
   local ok, v = pcall(rot.config.get, rot.config, key)
   if not ok then
-    util.fail("unknown configuration key '" .. tostring(key) .. "'" .. util.did_you_mean(tostring(key), require("rot.config").names()),
+    util.fail("unknown configuration key '" .. tostring(key) .. "'" .. util.did_you_mean(tostring(key),
+      require("rot.config").names()),
       "rot config lists the keys")
   end
   return v
@@ -80,7 +81,9 @@ function rot.measure(sp, builder)
   local rows = s.executor.measure(s, items)
   s:record_order(first, rows)
   for _, r in ipairs(rows) do
-    if not r.settled then error("rot: internal error: executor '" .. s.executor.name .. "' returned a row it did not settle") end
+    if not r.settled then
+      error("rot: internal error: executor '" .. s.executor.name .. "' returned a row it did not settle")
+    end
     if not regions.is_app(r) then
       quantities.derive(r, s:get("bestK"), s:get("ignoreDisturbed"), s:get("bestEpsilon"), rounds.policy(s))
     end
@@ -137,9 +140,10 @@ function rot.llc(threads)
   return #lv > 1 and lv[#lv - 1].size or 32 * 1024 * 1024
 end
 
--- Where DRAM's flat tail begins for t threads (default 1), from the stored peaks; nil when
--- they do not say. Between the last cache's effective size and here lies the step from it
--- to DRAM (limiter "L3-DRAM bw"): a sweep "to DRAM" goes at least this far.
+-- Where DRAM's range begins for t threads (default 1), from the stored peaks (where its ceiling
+-- is read: on its flat tail, 4x beyond the caches); nil when they do not say. Between the last
+-- cache's effective size and here lies the step from it to DRAM (limiter "L3-DRAM bw"): a sweep
+-- "to DRAM" goes at least this far.
 function rot.dram_from(threads)
   local lv = rot.levels(threads)
   return lv[#lv].from
@@ -150,7 +154,7 @@ end
 -- than a quarter of the memory.
 function rot.dram_sweep(threads)
   local top = math.max(4 * rot.llc(threads), rot.dram_from(threads) or 0)
-  return math.min(top, require("rot.machine.bandwidth").cap())
+  return math.min(top, require("rot.peaks.bandwidth").cap())
 end
 
 --[[ A working set that is in DRAM for t threads (default 1), as rot measure peaks decides it:
@@ -160,7 +164,7 @@ function rot.dram_size(threads)
   local lv = rot.levels(threads)
   local last, dram = lv[#lv - 1], lv[#lv]
   local ws = 4 * math.max(last and last.size or 32 * 1024 * 1024, last and last.reported or 0)
-  return math.min(math.max(ws, dram.from or 0), require("rot.machine.bandwidth").cap())
+  return math.min(math.max(ws, dram.from or 0), require("rot.peaks.bandwidth").cap())
 end
 
 -- Sloped ceilings from the data itself: the best bandwidth seen inside each memory level

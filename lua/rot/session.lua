@@ -36,11 +36,11 @@ function M.new(o)
     counted = { counted = 0, hits = 0, failed = 0 },
     waited = {}, -- the locks it said it waits for (rot.session.lock)
     said = {}, -- what it said once (Session:once): a note, a warning, by what
-    -- (set later, each by its method) stage: the step the progress line counts (the peaks'
-    -- rounds: Session:set_stage); no_device: why GPU points cannot run here, once a core said so
+    -- (set later, each by its method) step: the step the progress line counts (the peaks'
+    -- rounds: Session:set_step); no_device: why GPU points cannot run here, once a core said so
     -- (Session:set_no_device); settle_hook: called with each settled row (a Slurm worker
     -- reports it: Session:on_settle); output_dir: where rot build writes outputs (Session:set_output_dir)
-    stage = nil, no_device = nil, settle_hook = nil,
+    step = nil, no_device = nil, settle_hook = nil,
   }, Session)
 end
 
@@ -51,7 +51,9 @@ function M.builddir(home, config)
   if d == "" then return home .. "/build/core" end
   if d:sub(1, 1) ~= "/" then
     local cwd = sys.realpath(".")
-    if not cwd then util.fail("cannot resolve buildDir '" .. d .. "': the working directory is gone", "give an absolute path") end
+    if not cwd then
+      util.fail("cannot resolve buildDir '" .. d .. "': the working directory is gone", "give an absolute path")
+    end
     d = cwd .. "/" .. d
   end
   return util.normpath(d)
@@ -113,7 +115,7 @@ function Session:estimate_text()
 end
 
 -- The step the progress line counts (nil: none; Session:aside's end clears it).
-function Session:set_stage(text) self.stage = text end
+function Session:set_step(text) self.step = text end
 
 -- Why GPU points cannot run here, as a core said it (the rest of the run's GPU points fail so).
 function Session:set_no_device(why) self.no_device = why end
@@ -147,13 +149,21 @@ function Session:timed(what, f, ...)
   return f(...)
 end
 
--- The progress line on stderr (a terminal, unless -progress=always|never): begin(n) before n
--- points, every settle() steps it, quiet() clears it before a message, done() at the end;
--- self.stage, when set (the peaks' rounds), names the step it counts (cleared by aside's end).
-function Session:begin(n)
+-- Whether progress shows on stderr for the key progress's value (mode): always, never, or auto
+-- (where stderr is a terminal). Every progress line and phase asks this.
+function M.shows_progress(mode)
+  return mode == "always" or (mode == "auto" and sys.isatty(2))
+end
+
+--[[ The progress line on stderr (a terminal, unless -progress=always|never): begin(n) before n
+  points, every settle() steps it (advance() where a point is done but settled already: the
+  counting pass's), quiet() clears it before a message, done() at the end; self.step, when set
+  (the peaks' rounds, the counting pass), names the step it counts (cleared by aside's end).
+  note: said once instead where no line shows (stderr no terminal), unless -progress=never. ]]
+function Session:begin(n, note)
   local mode = self:get("progress")
-  self.progress = { on = mode == "always" or (mode == "auto" and sys.isatty(2)), n = n, i = 0, hits = 0,
-    t0 = sys.clock() }
+  self.progress = { on = M.shows_progress(mode), n = n, i = 0, hits = 0, t0 = sys.clock() }
+  if note and mode ~= "never" and not self.progress.on then io.stderr:write("rot: ", note, "\n") end
 end
 
 function Session:quiet()
@@ -180,13 +190,18 @@ function Session:settle(row)
   if self.aside_depth == 0 then self.rows[#self.rows + 1] = row end
   if self.settle_hook then self.settle_hook(row) end
   if self.estimate and row.measured then self.estimate.done = self.estimate.done + 1 end
+  self:advance(row.cached)
+end
+
+-- Steps the progress line by one point (hit: one a cache held).
+function Session:advance(hit)
   local p = self.progress
   if not p then return end
-  p.i, p.hits = p.i + 1, p.hits + (row.cached and 1 or 0)
+  p.i, p.hits = p.i + 1, p.hits + (hit and 1 or 0)
   if not p.on then return end
   local el = sys.clock() - p.t0
   io.stderr:write(string.format("\r\27[K%spoint %d/%d  hits %d  elapsed %.1f s  eta %.1f s%s",
-    self.stage and (self.stage .. ": ") or "", p.i, p.n, p.hits, el, el / p.i * math.max(p.n - p.i, 0),
+    self.step and (self.step .. ": ") or "", p.i, p.n, p.hits, el, el / p.i * math.max(p.n - p.i, 0),
     self:estimate_text()))
   io.stderr:flush()
 end
@@ -197,7 +212,7 @@ function Session:round_progress(r, i, n)
   local p = self.progress
   if not (p and p.on) then return end
   io.stderr:write(string.format("\r\27[K%sround %d: point %d/%d  settled %d/%d  elapsed %.1f s%s",
-    self.stage and (self.stage .. ": ") or "", r, i, n, p.i, p.n, sys.clock() - p.t0, self:estimate_text()))
+    self.step and (self.step .. ": ") or "", r, i, n, p.i, p.n, sys.clock() - p.t0, self:estimate_text()))
   io.stderr:flush()
 end
 
@@ -217,7 +232,7 @@ end
 function Session:aside(f, ...)
   self.aside_depth = self.aside_depth + 1
   local restore <close> = setmetatable({}, { __close = function()
-    self.aside_depth, self.stage = self.aside_depth - 1, nil
+    self.aside_depth, self.step = self.aside_depth - 1, nil
   end })
   return f(...)
 end
@@ -248,7 +263,8 @@ function Session:run_dir()
     pid = tonumber(pid)
     if pid and h == host and pid ~= sys.pid() and not sys.alive(pid) then sys.removetree(base .. "/" .. d) end
   end
-  local dir = base .. "/" .. sys.pid() .. "-" .. host .. "-" .. string.format("%x", math.floor(sys.clock() * 1e6) % 0x1000000)
+  local dir = base .. "/" .. sys.pid() .. "-" .. host .. "-" .. string.format("%x",
+    math.floor(sys.clock() * 1e6) % 0x1000000)
   util.ensure_dir(dir, "cache directory", "cacheDir")
   self.rundir = dir
   return dir
@@ -285,7 +301,8 @@ function Session:failures() return self.count.failed + self.aside_count.failed e
 function Session:summary()
   local c, t = self.count, self.time
   local n = self.counted
-  local counted = n.counted + n.hits + n.failed > 0 and string.format("count %.2f s (%d counted, %s%d from the cache), ",
+  local counted = n.counted + n.hits + n.failed > 0
+    and string.format("count %.2f s (%d counted, %s%d from the cache), ",
     t.count, n.counted, n.failed > 0 and (n.failed .. " failed, ") or "", n.hits) or ""
   return string.format("rot: %d points, cache: %d hits, %d measured%s, %d failed%s; time: build %.2f s, "
     .. "measure %.2f s, cache %.3f s, %splot %.2f s, %stotal %.2f s",
@@ -336,7 +353,8 @@ function M.lock(path)
   if not (s and s.waited[path]) then
     if s then s.waited[path] = true; s:quiet() end
     local who = M.holder(path)
-    io.stderr:write("rot: waiting for another rot process (lock '", path, "'", who and (", held by " .. who) or "", ")\n")
+    io.stderr:write("rot: waiting for another rot process (lock '", path, "'", who and (", held by " .. who)
+      or "", ")\n")
   end
   if not s then return gen.lock(path) end
   return s:timed("wait", gen.lock, path)

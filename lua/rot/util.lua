@@ -62,6 +62,23 @@ local function sorted_keys(t)
 end
 M.sorted_keys = sorted_keys
 
+--[[ group_by(list, key_of) -> groups, order: list's items grouped by key_of(item), an item whose
+  key is nil or false left out. groups[key] holds its items in list order, order the keys in the
+  order first seen. key_of may return a second value, kept in the group instead of the item. ]]
+function M.group_by(list, key_of)
+  local groups, order = {}, {}
+  for _, x in ipairs(list) do
+    local k, v = key_of(x)
+    if k then
+      local g = groups[k]
+      if not g then g = {}; groups[k] = g; order[#order + 1] = k end
+      if v == nil then v = x end
+      g[#g + 1] = v
+    end
+  end
+  return groups, order
+end
+
 -- The median of a list of numbers (the mean of the middle two for an even count; the list is
 -- left as it was); nil when empty.
 function M.median(xs)
@@ -112,8 +129,9 @@ function M.escape_token(text)
   return (text:gsub("[^%w_%.%-/:,+@]", function(c) return string.format("%%%02X", c:byte()) end))
 end
 
--- The text of an escaped token.
+-- The text of an escaped token (a lone %: the empty string).
 function M.unescape_token(token)
+  if token == "%" then return "" end
   return (tostring(token):gsub("%%(%x%x)", function(h) return string.char(tonumber(h, 16)) end))
 end
 
@@ -416,7 +434,9 @@ function M.library_stamp()
       local path = dir .. "/" .. n
       local kind, size, mtime = sys.stat(path)
       if kind == "dir" then walk(path)
-      elseif kind == "file" and n:match("%.lua$") then parts[#parts + 1] = string.format("%s %d %.9f", path, size, mtime) end
+      elseif kind == "file" and n:match("%.lua$") then
+        parts[#parts + 1] = string.format("%s %d %.9f", path, size, mtime)
+      end
     end
   end
   walk(home)

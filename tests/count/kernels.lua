@@ -21,7 +21,8 @@ for _, row in ipairs(r.rows) do
   local c = cases[row.point.case]
   local settings = rot.util.assignments(c[2] or {})
   if c[3] then settings[#settings + 1] = c[3]:gsub(" ", ",") end
-  print(string.format("%d %s %.17g %.17g %.17g %.17g %s", row.point.case, c[1], row.flopsCounted or -1, row.flopsDeclared or -1,
+  print(string.format("%d %s %.17g %.17g %.17g %.17g %s", row.point.case, c[1], row.flopsCounted or -1,
+    row.flopsDeclared or -1,
     row.bytesCounted or -1, row.bytesDeclared or -1, #settings > 0 and table.concat(settings, ",") or "-"))
 end
 r:table()

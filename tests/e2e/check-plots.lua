@@ -12,13 +12,17 @@ local names = {}
 for _, f in ipairs(sys.listdir(dir) or {}) do if f:match("%.gp$") then names[#names + 1] = f end end
 table.sort(names)
 for _, f in ipairs(names) do
-  local boxes, overlaps, crossed, d = plot.check(assert(sys.readfile(dir .. "/" .. f)), function(name) return sys.readfile(dir .. "/" .. name) end)
-  io.write(string.format("PLOT %s labels %d overlaps %d crossed %d key %d unlabelled %d bands %d hidden %d online %d colours %d",
+  local boxes, overlaps, crossed, d = plot.check(assert(sys.readfile(dir .. "/" .. f)),
+    function(name) return sys.readfile(dir .. "/" .. name) end)
+  io.write(string.format("PLOT %s labels %d overlaps %d crossed %d key %d unlabelled %d bands %d "
+    .. "hidden %d online %d colours %d",
     f, #boxes, #overlaps, #crossed, #d.key, #d.unlabelled, #d.bands, #d.hidden, #d.on_line, #d.colours))
   if overlaps[1] then io.write(string.format(" ('%s' on '%s')", overlaps[1][1], overlaps[1][2])) end
   if crossed[1] then io.write(string.format(" (a ceiling through '%s')", crossed[1])) end
   if d.key[1] then io.write(string.format(" (key entry past the canvas: '%s')", d.key[1])) end
-  if d.unlabelled[1] then io.write(string.format(" (a point neither labelled nor in the key: '%s')", d.unlabelled[1])) end
+  if d.unlabelled[1] then
+    io.write(string.format(" (a point neither labelled nor in the key: '%s')", d.unlabelled[1]))
+  end
   if d.bands[1] then io.write(string.format(" (a band of x%.2f)", math.max(table.unpack(d.bands)))) end
   if d.hidden[1] then io.write(string.format(" (a point hidden under another, not said so: '%s')", d.hidden[1])) end
   if d.on_line[1] then io.write(string.format(" (a ceiling label on its own line: '%s')", d.on_line[1])) end

@@ -120,7 +120,7 @@ ok $? "rot measure peaks stores the machine's peaks in the cache directory (the 
 # against quick peaks (two rounds, one size an octave: a coarser step than a full run measures);
 # from 4 MiB up, away from where a level ends (a factor of two either side of its effective
 # size), the faster of its two series at 70-115 % of its bound and neither above. (A roof is the
-# faster code's, rot.machine.codes: the vectors' in the caches; from DRAM it can be -O2's, and
+# faster code's, rot.peaks.widths: the vectors' in the caches; from DRAM it can be -O2's, and
 # -O3 -march=native's points can then lie above a roof of its own code.)
 # A size outside that, as the CSV says it, is judged again against the roof's own measurement
 # (the peaks' triad where the roof was measured) alternated with its points in 3 rounds
@@ -137,12 +137,13 @@ ok $? "the triad CSV's fraction of bound is its bandwidth over its bound, and it
 test -n "$checked" && test "${checked% *}" -ge 3 && test "${checked% *}" = "${checked#* }"
 ok $? "every triad size from 4 MiB up, not within a factor of 2 of a level's effective size: its faster point (-O2 or -O3 -march=native) at 70-115 % of its bound against quick peaks, neither above; a size outside that judged again against the roof's own measurement alternated with it ($said)"
 # Counted points placed by what was counted (rot.results.placed), against the same quick peaks:
-# tests/placed/loops.c's regions, sized by the stored levels (1 thread), each counted with
+# tests/placed/loops.c's regions, sized by the stored levels (1 thread; the last level the
+# largest of their effective and reported sizes, as DRAM's range reckons it), each counted with
 # -count, then the triad sweep and the shipped roofline measurements with -count=true. A point
 # marked above its counted bound must come with the warning that says why; a region of the
 # program above 105 % of it is judged again (tests/placed/again.lua).
 l2=$(awk -F, '$1 == "L2_effective" && $3 == 1 { printf "%d", $4 }' "$stored")
-llc=$(awk -F, '$1 ~ /^L[0-9]+\+*_effective$/ && $3 == 1 && $4 + 0 > v { v = $4 + 0 } END { printf "%d", v }' "$stored")
+llc=$(awk -F, '$1 ~ /^L[0-9]+\+*_(effective|reported)$/ && $3 == 1 && $4 + 0 > v { v = $4 + 0 } END { printf "%d", v }' "$stored")
 # split_csv(line, f): a CSV line's fields (a quoted one read whole, its quotes taken off)
 SPLIT='function split_csv(line, f,   n, q, c, i, cur) { n = 0; q = 0; cur = ""
 	for (i = 1; i <= length(line); i++) { c = substr(line, i, 1)

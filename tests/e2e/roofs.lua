@@ -6,7 +6,7 @@
   DRAM bandwidth moves 2x in minutes): the peaks' own triad where the roof was measured (a
   level's ceiling: the size of its row nearest the point's; in a transition, the sweep's: the
   swept sizes around the point, interpolated as the bound is), in every code the peaks measure
-  there (rot.machine.codes.measured_at).
+  there (rot.peaks.widths.measured_at).
   - ARITH bad n: rows whose fraction_of_bound is not bandwidth_GBs / bound_GBs;
   - SAME hits n of m: the triad script's points, described again here, found in the run's
     cache (-cacheDir: the script's own), so the points measured again are the script's;
@@ -26,8 +26,8 @@ local rot = require "rot"
 local sys = require "rot.sys"
 local util = require "rot.util"
 local csv = require "rot.csv"
-local bandwidth = require "rot.machine.bandwidth"
-local codes = require "rot.machine.codes"
+local bandwidth = require "rot.peaks.bandwidth"
+local codes = require "rot.peaks.widths"
 local sweep = require "rot.machine.sweep"
 
 local lo, hi, nrounds = tonumber(arg[2] or "0.70"), tonumber(arg[3] or "1.15"), tonumber(arg[4] or "3")
@@ -46,7 +46,10 @@ for _, f in ipairs(records) do
   end
   if ws and ws >= 4 * 1024 * 1024 then
     if near then
-      if sizes[ws] == nil then print(string.format("SKIP %d within a factor of 2 of %s's effective size (%s)", ws, near.name, rot.util.bytes(near.effective))) end
+      if sizes[ws] == nil then
+        print(string.format("SKIP %d within a factor of 2 of %s's effective size (%s)", ws, near.name,
+          rot.util.bytes(near.effective)))
+      end
       sizes[ws] = sizes[ws] or false
     else
       if sizes[ws] == nil then sizes[ws], order[#order + 1] = {}, ws end
@@ -153,7 +156,8 @@ local function round(ws, r)
   local rows = rot.measure(rot.space { rot.axis("i", indices(#batch)) }, function(p) return batch[p.i] end).rows
   local by, got, ref = {}, {}, 0
   for i, row in ipairs(rows) do
-    if type(kinds[i]) == "number" then by[kinds[i]] = math.max(by[kinds[i]] or 0, row.gbs or 0) else got[kinds[i]] = row.gbs end
+    if type(kinds[i]) == "number" then by[kinds[i]] = math.max(by[kinds[i]] or 0, row.gbs
+      or 0) else got[kinds[i]] = row.gbs end
   end
   for j, x in ipairs(at) do ref = ref + x.weight * (by[j] or 0) end -- as rot.machine.sweep.bandwidth_at interpolates
   local own = math.max(ref, not swept and by[#where] or 0)
@@ -166,11 +170,13 @@ local function round(ws, r)
       table.insert(low[x.flags], g / ref)
       table.insert(high[x.flags], g / own)
     end
-    each[#each + 1] = string.format("%s %s", x.flags:gsub(" ", "_"), (g and ref > 0) and string.format("%.3f", g / ref) or "none")
+    each[#each + 1] = string.format("%s %s", x.flags:gsub(" ", "_"), (g and ref > 0)
+      and string.format("%.3f", g / ref) or "none")
   end
   local said = {}
   for _, x in ipairs(at) do said[#said + 1] = string.format("%d*%.2f", x.ws, x.weight) end
-  print(string.format("ROUND %d %d ref %s %.2f own %.2f %s", ws, r, table.concat(said, "+"), ref, own, table.concat(each, " ")))
+  print(string.format("ROUND %d %d ref %s %.2f own %.2f %s", ws, r, table.concat(said, "+"), ref, own,
+    table.concat(each, " ")))
 end
 for r = 1, #again > 0 and nrounds or 0 do
   for k = 1, #again do round(again[r % 2 == 1 and k or #again + 1 - k], r) end
@@ -179,7 +185,8 @@ end
 local function show(by, xs)
   local each = {}
   for _, x in ipairs(xs) do
-    each[#each + 1] = string.format("%s %s", x.flags:gsub(" ", "_"), by[x.flags] and string.format("%.3f", by[x.flags]) or "none")
+    each[#each + 1] = string.format("%s %s", x.flags:gsub(" ", "_"), by[x.flags]
+      and string.format("%.3f", by[x.flags]) or "none")
   end
   return table.concat(each, " ")
 end

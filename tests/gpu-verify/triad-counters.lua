@@ -10,5 +10,6 @@ local r = rot.measure(rot.space { rot.axis("n", { n }) }, function()
 end).rows[1]
 if not (r.gpuMetrics and r.gpuMetrics[L2]) then rot.fail("the GPU triad was not profiled (see the error above)") end
 local ok, err = sys.writefile(arg[1] .. "/triad-counters.csv", string.format(
-  "name,value,unit\nl2_bytes_per_element,%.4f,B\nhbm_bytes_per_element,%.4f,B\n", r.gpuMetrics[L2] / n, r.gpuMetrics[HBM] / n))
+  "name,value,unit\nl2_bytes_per_element,%.4f,B\nhbm_bytes_per_element,%.4f,B\n",
+    r.gpuMetrics[L2] / n, r.gpuMetrics[HBM] / n))
 if not ok then rot.fail("cannot write '" .. arg[1] .. "/triad-counters.csv': " .. err) end

@@ -55,7 +55,8 @@ local function num(v) return math.abs(v) >= 100 and string.format("%.0f", v) or 
 local function check(name, value, against, lo, hi, what)
   local ratio = value and against and against > 0 and value / against
   local ok = ratio and ratio >= lo and (not hi or ratio <= hi)
-  local target = hi and (lo > 0 and string.format("%.2f..%.2f", lo, hi) or string.format("<= %.2f", hi)) or string.format(">= %.2f", lo)
+  local target = hi and (lo > 0 and string.format("%.2f..%.2f", lo, hi) or string.format("<= %.2f", hi))
+    or string.format(">= %.2f", lo)
   rows[#rows + 1] = { name, value and num(value) or "-", against and num(against) or "-",
     ratio and string.format("%.3f", ratio) or "-", target .. " " .. what, ok and "ok" or "MISS" }
   checks = checks + 1
@@ -75,28 +76,36 @@ check("shared_ldst", mine.shared_ldst, theo.shared, 0, 1.02, "of its physical li
 if nc then
   check("triad L2 B/element", counters.l2_bytes_per_element, nc["lts__t_bytes.sum"] and ref.triad_elements and
     nc["lts__t_bytes.sum"] / ref.triad_elements, 0.97, 1.03, "of ncu's")
-  check("triad HBM B/element", counters.hbm_bytes_per_element, nc["dram__bytes_read.sum"] and nc["dram__bytes_write.sum"] and
-    ref.triad_elements and (nc["dram__bytes_read.sum"] + nc["dram__bytes_write.sum"]) / ref.triad_elements, 0.97, 1.03, "of ncu's")
+  check("triad HBM B/element", counters.hbm_bytes_per_element, nc["dram__bytes_read.sum"]
+    and nc["dram__bytes_write.sum"] and
+    ref.triad_elements and (nc["dram__bytes_read.sum"] + nc["dram__bytes_write.sum"]) / ref.triad_elements,
+      0.97, 1.03, "of ncu's")
 else
   skip("triad counters vs ncu", "ncu not found")
 end
 local ops = {}
 for k in pairs(ref) do if k:match("^latency ") then ops[#ops + 1] = k:sub(9) end end
 table.sort(ops)
-for _, op in ipairs(ops) do check("latency " .. op .. " [cycles]", lat[op], ref["latency " .. op], 0.8, 1.25, "of the reference") end
+for _, op in ipairs(ops) do
+  check("latency " .. op .. " [cycles]", lat[op], ref["latency " .. op], 0.8, 1.25, "of the reference")
+end
 -- a dependent instruction cannot finish in under a clock: a shorter "latency" is a folded chain
 -- (ptxas folds chains of integer adds)
 local shortest, which = math.huge, nil
 for op, c in pairs(lat) do if c < shortest then shortest, which = c, op end end
-check("shortest latency [cycles]" .. (which and " (" .. which .. ")" or ""), which and shortest, 1, 1, nil, "cycle: a dependent chain")
+check("shortest latency [cycles]" .. (which and " (" .. which .. ")" or ""), which and shortest, 1, 1, nil,
+  "cycle: a dependent chain")
 for _, op in ipairs({ "fadd", "ffma" }) do
   if published[op] then
-    check("latency " .. op .. " [cycles]", lat[op], published[op].cycles, 0.75, 1.25, "of published (" .. published[op].source .. ")")
+    check("latency " .. op .. " [cycles]", lat[op], published[op].cycles, 0.75, 1.25, "of published ("
+      .. published[op].source .. ")")
   end
 end
 
-io.stdout:write(string.format("gpu-verify on %s (%s SMs, sm_%s, SM clock measured %.3f GHz)\n", tostring(ref.device or "?"),
+io.stdout:write(string.format("gpu-verify on %s (%s SMs, sm_%s, SM clock measured %.3f GHz)\n",
+  tostring(ref.device or "?"),
   tostring(ref.sms or "?"), tostring(meta.gpuCC or "?"):gsub("%.", ""), (ref.sm_clock or 0) / 1e9))
-report.records(rows, { { "check", 1 }, { "rot", 2 }, { "reference", 3 }, { "ratio", 4 }, { "target", 5 }, { "verdict", 6 } })
+report.records(rows, { { "check", 1 }, { "rot", 2 }, { "reference", 3 }, { "ratio", 4 }, { "target",
+  5 }, { "verdict", 6 } })
 if misses > 0 then rot.fail(string.format("gpu-verify: %d of %d checks missed", misses, checks)) end
 io.stdout:write(string.format("gpu-verify: all %d checks passed\n", checks))

@@ -64,17 +64,24 @@ local ok, err = pcall(build.with_core, S, desc, kinfo, function(binary)
   local passes = tonumber(out:match("passes (%d+)"))
   t.ok(passes and passes >= 1, "the host API reports the passes they need: " .. tostring(passes))
   -- the models' metrics: quantitative prediction (Konstantinidis) and atomic utilization (Dong & Pai)
-  for _, model in ipairs({ { "prediction", require("rot.models.predict").metric_names() }, { "atomic utilization", require("rot.models.atomics").metric_names() } }) do
+  for _, model in ipairs({ { "prediction", require("rot.models.predict").metric_names() }, { "atomic utilization",
+    require("rot.models.atomics").metric_names() } }) do
     args = { binary, "--metrics", "GH100", table.unpack(model[2]) }
     st, out = sys.run(args, { capture = true })
     t.ok(st == 0 and select(2, out:gsub("\nok ", "")) + (out:match("^ok ") and 1 or 0) == #model[2],
-      "the " .. model[1] .. " model's " .. #model[2] .. " metrics are valid for GH100" .. (st == 0 and "" or ": " .. out:gsub("\n", " | ")))
+      "the " .. model[1] .. " model's " .. #model[2] .. " metrics are valid for GH100" .. (st == 0 and "" or ": "
+        .. out:gsub("\n", " | ")))
   end
   st, out = sys.run({ binary, "--metrics", "GH100", "dram__bytes.sum", "dram__bytez.sum" }, { capture = true })
   t.ok(st ~= 0 and out:find("ok dram__bytes.sum", 1, true) ~= nil, "a valid name is accepted beside an invalid one")
-  t.ok(out:find("unknown dram__bytez.sum dram__bytes.sum", 1, true) ~= nil, "an unknown name gets the nearest valid ones: " .. out:gsub("\n", " | "))
+  t.ok(out:find("unknown dram__bytez.sum dram__bytes.sum", 1, true) ~= nil,
+    "an unknown name gets the nearest valid ones: " .. out:gsub("\n", " | "))
   st, out = sys.run({ binary, "--metrics", "NOCHIP", "dram__bytes.sum" }, { capture = true })
-  t.ok(st ~= 0 and out:find("error CUPTI host initialization for chip 'NOCHIP'", 1, true) ~= nil, "an unknown chip is an error naming it")
+  t.ok(st ~= 0 and out:find("error CUPTI host initialization for chip 'NOCHIP'", 1, true) ~= nil,
+    "an unknown chip is an error naming it")
 end)
-if not ok then t.ok(false, "every GPU kernel compiles (nvcc) and links into the core, and its checks run: " .. tostring(type(err) == "table" and err.message or err)) end
+if not ok then
+  t.ok(false, "every GPU kernel compiles (nvcc) and links into the core, and its checks run: "
+    .. tostring(type(err) == "table" and err.message or err))
+end
 t.done()

@@ -5,7 +5,8 @@
 -- flops and global bytes per element, chains that really chain, shared atomics and CAS, no
 -- register spills, registers that allow the occupancy the launch assumes. Failures name the
 -- kernel, the macro setting and the source line. TAP output.
-package.path = os.getenv("ROT_HOME") .. "/tests/lua/?.lua;" .. os.getenv("ROT_HOME") .. "/tests/gpu/?.lua;" .. package.path
+package.path = os.getenv("ROT_HOME") .. "/tests/lua/?.lua;" .. os.getenv("ROT_HOME")
+  .. "/tests/gpu/?.lua;" .. package.path
 local t = require "tap"
 local ptxcheck = require "ptxcheck"
 local ptx = require "rot.gpu.ptx"
@@ -28,9 +29,11 @@ for _, c in ipairs(combos) do
     t.ok(false, c.text .. ": " .. (type(err) == "table" and err.message or tostring(err)))
   else
     local fails = err
-    t.ok(#fails == 0, c.text .. " (" .. c.flags .. "): " .. (#fails == 0 and "precision, counts, chains and registers as declared" or #fails .. " problem(s)"))
+    t.ok(#fails == 0, c.text .. " (" .. c.flags .. "): " .. (#fails == 0
+      and "precision, counts, chains and registers as declared" or #fails .. " problem(s)"))
     for _, f in ipairs(fails) do
-      io.write("#   ", c.text, ": ", f[1], f[2] and (" at " .. ptx.where(f[3], f[2]) .. " (" .. f[2].text .. ")") or "", "\n")
+      io.write("#   ", c.text, ": ", f[1], f[2] and (" at " .. ptx.where(f[3], f[2]) .. " (" .. f[2].text
+        .. ")") or "", "\n")
     end
   end
 end
@@ -53,7 +56,8 @@ $L__BB0_3:
 	ret;
 }
 ]]
-local f = check_text("gpu_chain", { GCHAIN_OP = "4" }, folded:gsub("add%.s32 \t%%r15, %%r15, 28", "addc.cc.u32 \t%%r15, %%r15, 28"))
+local f = check_text("gpu_chain", { GCHAIN_OP = "4" }, folded:gsub("add%.s32 \t%%r15, %%r15, 28",
+  "addc.cc.u32 \t%%r15, %%r15, 28"))
 t.ok(#f == 1 and f[1][1]:find("folded") ~= nil, "the check catches four adds folded into one")
 local unchained = [[
 .visible .entry k(
@@ -73,9 +77,11 @@ f = check_text("gpu_chain", { GCHAIN_OP = "1" }, unchained)
 t.ok(#f == 1 and f[1][1]:find("not a chain") ~= nil, "and two independent FMAs posing as a chain")
 local chain = unchained:gsub("%%f2, %%f9", "%%f2, %%f1")
 t.is(#check_text("gpu_chain", { GCHAIN_OP = "1" }, chain), 0, "two dependent FMAs between the clock reads pass")
-local early = chain:gsub("\tmov%.u64 \t%%rd2, %%clock64;\n", ""):gsub("%$L__BB0_3:", "\tmov.u64 \t%%rd2, %%clock64;\n$L__BB0_3:", 1)
+local early = chain:gsub("\tmov%.u64 \t%%rd2, %%clock64;\n", ""):gsub("%$L__BB0_3:",
+  "\tmov.u64 \t%%rd2, %%clock64;\n$L__BB0_3:", 1)
 f = check_text("gpu_chain", { GCHAIN_OP = "1" }, early)
-t.ok(#f == 1 and f[1][1]:find("outside the clock64 reads") ~= nil, "and a clock read before the chain is caught: the chain would be untimed")
+t.ok(#f == 1 and f[1][1]:find("outside the clock64 reads") ~= nil,
+  "and a clock read before the chain is caught: the chain would be untimed")
 t.is(ptx.precision("fma.rn.f64"), "f64", "an f64 FMA is f64 arithmetic (an unsuffixed 2.0 literal's leak)")
 t.is(ptx.flops_of("fma.rn.f16x2"), 4, "a half2 FMA is 4 flops")
 t.is(ptx.width("ld.global.nc.v4.f32"), 16, "a v4.f32 load moves 16 bytes")

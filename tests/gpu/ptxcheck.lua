@@ -66,20 +66,26 @@ local function stream_check(e, c, binary)
   local per = #tl.stores > 0 and #tl.stores or 1
   if reduction then per = #tl.loads // (c.kernel == "gpu_dot" and 2 or 1) end
   if not near((tl.loaded + tl.stored) / per, b / 1000) then
-    fails[#fails + 1] = { string.format("global bytes per element %g, declared %g", (tl.loaded + tl.stored) / per, b / 1000), tl.loads[1] or tl.stores[1] }
+    fails[#fails + 1] = { string.format("global bytes per element %g, declared %g", (tl.loaded + tl.stored) / per,
+      b / 1000), tl.loads[1] or tl.stores[1] }
   end
   if not near(tl.flops / per, f / 1000) then
     fails[#fails + 1] = { string.format("flops per element %g, declared %g", tl.flops / per, f / 1000), tl.arith[1] }
   end
   local leak = no_precision_but(tl, prec, reduction and { f64 = true } or nil)
   if leak then fails[#fails + 1] = { "arithmetic in another precision than " .. prec, leak ~= true and leak or nil } end
-  if not reduction and #tl.stores == 0 then fails[#fails + 1] = { "no global store in the loop: the result is never written" } end
-  if reduction and #ptx.select(e, 1, #e.instrs, "^atom%.global") + #ptx.select(e, 1, #e.instrs, "^red%.global") == 0 then
+  if not reduction and #tl.stores == 0 then
+    fails[#fails + 1] = { "no global store in the loop: the result is never written" }
+  end
+  if reduction and #ptx.select(e, 1, #e.instrs, "^atom%.global") + #ptx.select(e, 1, #e.instrs,
+    "^red%.global") == 0 then
     fails[#fails + 1] = { "the reduction's sum never reaches memory (no global atomic)" }
   end
   return fails
 end
-for _, k in ipairs({ "gpu_copy", "gpu_scale", "gpu_add", "gpu_triad", "gpu_dot", "gpu_read", "gpu_write" }) do checks[k] = stream_check end
+for _, k in ipairs({ "gpu_copy", "gpu_scale", "gpu_add", "gpu_triad", "gpu_dot", "gpu_read", "gpu_write" }) do
+  checks[k] = stream_check
+end
 
 checks.gpu_intensity = function(e, c, binary)
   local fails = {}
@@ -96,13 +102,20 @@ checks.gpu_intensity = function(e, c, binary)
     if not l.step then
       fails[#fails + 1] = { "cannot read the trip count of the multiply-add loop", e.instrs[l.last] }
     elseif not near(tl.flops / l.step / elems, per_mad) then
-      fails[#fails + 1] = { string.format("%g flops per element and multiply-add in the loop (%d instructions, step %d, %d elements), declared %g",
-        tl.flops / l.step / elems, #ptx.select(e, l.first, l.last, mad), l.step, elems, per_mad), ptx.select(e, l.first, l.last, mad)[1] }
+      fails[#fails + 1] = { string.format("%g flops per element and multiply-add in the loop (%d instructions, step "
+        .. "%d, %d elements), declared %g",
+        tl.flops / l.step / elems, #ptx.select(e, l.first, l.last, mad), l.step, elems, per_mad), ptx.select(e,
+          l.first, l.last, mad)[1] }
     end
     local other = ptx.select(e, l.first, l.last, "^cvt")
-    if #other > 0 then fails[#fails + 1] = { #other .. " conversions inside the multiply-add loop (constants not hoisted)", other[1] } end
-    local leak = INT_TYPES[ty] and no_precision_but(tl, INT_TYPES[ty]) or (ty == 3 and next(tl.precision) and tl.arith[1])
-    if leak then fails[#fails + 1] = { "arithmetic in another precision than the macro setting's", leak ~= true and leak or nil } end
+    if #other > 0 then
+      fails[#fails + 1] = { #other .. " conversions inside the multiply-add loop (constants not hoisted)", other[1] }
+    end
+    local leak = INT_TYPES[ty] and no_precision_but(tl, INT_TYPES[ty]) or (ty == 3
+      and next(tl.precision) and tl.arith[1])
+    if leak then
+      fails[#fails + 1] = { "arithmetic in another precision than the macro setting's", leak ~= true and leak or nil }
+    end
   end
   local g = loops_with(e, "^st%.global")
   local grid = #g > 0 and g[1] or nil
@@ -114,7 +127,8 @@ checks.gpu_intensity = function(e, c, binary)
   else
     local tl = ptx.tally(e, grid.first, grid.last)
     if not near((tl.loaded + tl.stored) / #tl.stores, b / 1000) then
-      fails[#fails + 1] = { string.format("global bytes per element %g, declared %g", (tl.loaded + tl.stored) / #tl.stores, b / 1000), tl.stores[1] }
+      fails[#fails + 1] = { string.format("global bytes per element %g, declared %g",
+        (tl.loaded + tl.stored) / #tl.stores, b / 1000), tl.stores[1] }
     end
   end
   return fails
@@ -122,7 +136,8 @@ end
 
 checks.gpu_chain = function(e, c)
   local op = tonumber(c.macros.GCHAIN_OP or 1)
-  local pattern = ({ [0] = "^add%.f32", [1] = "^fma%.rn%.f32", [2] = "^fma%.rn%.f64", [3] = "^add%.f32", [4] = "^addc%.cc%.u32",
+  local pattern = ({ [0] = "^add%.f32", [1] = "^fma%.rn%.f32", [2] = "^fma%.rn%.f64",
+    [3] = "^add%.f32", [4] = "^addc%.cc%.u32",
     [5] = "^ld%.global", [6] = "^ld%.shared" })[op]
   local loops = loops_with(e, pattern)
   if #loops == 0 then return { { "no loop of " .. pattern .. ": the chain was eliminated" } } end
@@ -160,7 +175,9 @@ checks.gpu_atomics = function(e)
   if #ptx.select(e, 1, #e.instrs, "^atom%.shared%.add") + #ptx.select(e, 1, #e.instrs, "^red%.shared%.add") == 0 then
     fails[#fails + 1] = { "no shared-memory atomic add (atom.shared.add)" }
   end
-  if #ptx.select(e, 1, #e.instrs, "^atom%.shared%.cas") == 0 then fails[#fails + 1] = { "no shared-memory CAS (atom.shared.cas)" } end
+  if #ptx.select(e, 1, #e.instrs, "^atom%.shared%.cas") == 0 then
+    fails[#fails + 1] = { "no shared-memory CAS (atom.shared.cas)" }
+  end
   return fails
 end
 
@@ -183,7 +200,9 @@ checks.gpu_cache = function(e, c)
   local shared = c.macros.GCACHE_SHARED == "1"
   local pat = shared and "^ld%.shared%.v4" or "^ld%.global%.cg%.v4"
   local loops = loops_with(e, pat)
-  if #loops == 0 then return { { "no loop of 16-byte " .. (shared and "shared" or "L2-cached global") .. " loads (" .. pat .. ")" } } end
+  if #loops == 0 then
+    return { { "no loop of 16-byte " .. (shared and "shared" or "L2-cached global") .. " loads (" .. pat .. ")" } }
+  end
   if shared and #ptx.select(e, loops[1].first, loops[1].last, "^st%.shared%.v4") == 0 then
     return { { "no shared store beside each load: not load/store throughput" } }
   end
@@ -207,15 +226,19 @@ function M.check(c)
     local fails = {}
     build.with_core(S, desc, kinfo, function(binary) -- the checks run it: under the build lock
       for _, e in ipairs(entries) do
-        for _, f in ipairs((checks[c.kernel] or function() return {} end)(e, c, binary)) do fails[#fails + 1] = { f[1], f[2], e } end
+        for _, f in ipairs((checks[c.kernel] or function() return {} end)(e, c, binary)) do
+          fails[#fails + 1] = { f[1], f[2], e }
+        end
       end
     end)
     for name, pi in pairs(ptx.ptxas_info(info)) do
       if (pi.spill_stores or 0) + (pi.spill_loads or 0) > 0 then
-        fails[#fails + 1] = { string.format("%s spills registers (%d bytes stored, %d loaded)", name, pi.spill_stores, pi.spill_loads) }
+        fails[#fails + 1] = { string.format("%s spills registers (%d bytes stored, %d loaded)", name,
+          pi.spill_stores, pi.spill_loads) }
       end
       if pi.registers and FULL_OCCUPANCY[c.kernel] and pi.registers > 32 then
-        fails[#fails + 1] = { string.format("%s uses %d registers: more than 32 per thread keeps 2048 threads off an SM", name, pi.registers) }
+        fails[#fails + 1] = { string.format("%s uses %d registers: more than 32 per thread "
+          .. "keeps 2048 threads off an SM", name, pi.registers) }
       end
     end
     return fails

@@ -15,7 +15,8 @@ local function build(out, ...)
   local argv = { "gcc", "-O2", "-o", dir .. "/" .. out, src, ... }
   return sys.run(argv, { quiet = true }) == 0
 end
-t.ok(build("nest", "-g") and build("nest-nog") and sys.run({ "strip", "-o", dir .. "/nest-stripped", dir .. "/nest" }) == 0,
+t.ok(build("nest", "-g") and build("nest-nog") and sys.run({ "strip", "-o", dir .. "/nest-stripped",
+  dir .. "/nest" }) == 0,
   "nest built -O2 -g, without -g, and stripped")
 
 -- the lines the source names (a LOOP comment on each loop's `for`) and the helper's call
@@ -71,7 +72,8 @@ t.ok(c and c.shared and c.object == "libm.so.6" and c.name == "libm.so.6: exp" a
   "a shared library named as such, the symbol without its version: " .. tostring(c and c.name))
 
 local none, why = st:lookup(dir .. "/missing", 16)
-t.ok(none == nil and why:match("^cannot read '.*/missing': No such file"), "a file that is not there: " .. tostring(why))
+t.ok(none == nil and why:match("^cannot read '.*/missing': No such file"),
+  "a file that is not there: " .. tostring(why))
 none, why = st:lookup(src, 16)
 t.ok(none == nil and why:match("is no ELF file"), "a file that is no ELF file: " .. tostring(why))
 t.raises(function() st:lookup(dir .. "/nest", -1) end, "not negative", "a negative offset is refused")

@@ -9,13 +9,15 @@ local csv = require "rot.csv"
 local text = require "rot.text"
 
 math.randomseed(60)
-local CHARS = { "a", "Z", "0", "9", " ", ",", '"', "\\", "\n", "\r", "\t", "\0", "\1", "\31", "\127", "\200", "é", "%" }
+local CHARS = { "a", "Z", "0", "9", " ", ",", '"', "\\", "\n", "\r", "\t", "\0", "\1", "\31", "\127", "\200",
+  "é", "%" }
 local function str()
   local s = {}
   for i = 1, math.random(0, 6) do s[i] = CHARS[math.random(#CHARS)] end
   return table.concat(s)
 end
-local FLOATS = { 0.0, -0.0, 0.1, 1 / 3, 2.5, 1e300, -1e-300, 5e-324, 2 ^ 53, 2 ^ 53 + 2, 1e15, 123456789012345.0, 1e16, -7.0 }
+local FLOATS = { 0.0, -0.0, 0.1, 1 / 3, 2.5, 1e300, -1e-300, 5e-324, 2 ^ 53, 2 ^ 53 + 2, 1e15,
+  123456789012345.0, 1e16, -7.0 }
 local function num()
   local r = math.random(4)
   if r == 1 then return math.random(-1000, 1000) end
@@ -77,7 +79,8 @@ t.is(text.serialize({ m = fp }, setmetatable({ [fp] = "FROZEN" }, { __mode = "k"
   "a frozen table: its kept text")
 local cyc = {}
 cyc.self = cyc
-t.ok(text.serialize(cyc, {}) == nil and text.serialize({ 0 / 0 }, {}) == nil and text.json(setmetatable({ 1 }, {})) == nil
+t.ok(text.serialize(cyc, {}) == nil and text.serialize({ 0 / 0 }, {}) == nil
+  and text.json(setmetatable({ 1 }, {})) == nil
   and text.json({ x = 2, [true] = 3 }) == nil and text.csv({ "a" }, { { {} } }) == nil,
   "a cycle, NaN, a metatable, odd keys, a table as a field: nil (the Lua code says what is wrong)")
 t.raises(function() util.serialize(cyc) end, "contains itself", "and the Lua code still refuses a cycle")

@@ -52,7 +52,8 @@ local function mem(a)
   local disp, base = a:match("^(%-?0?x?%x*)%(%%(r[sb]p)%)$")
   if base then
     local neg, hex = disp:match("^(%-?)0x(%x+)$")
-    return { stack = base .. ":" .. (hex and (neg == "-" and -1 or 1) * tonumber(hex, 16) or tonumber(disp ~= "" and disp or "0")) }
+    return { stack = base .. ":" .. (hex and (neg == "-" and -1 or 1) * tonumber(hex, 16)
+      or tonumber(disp ~= "" and disp or "0")) }
   end
   return { array = true }
 end
@@ -82,7 +83,8 @@ local function loops(fn)
         local y = fn.insns[j]
         local src = y.args[1] or ""
         local m = mem(src)
-        local r = is_add(y.op) and #y.args >= 2 and ((m and m.array) or loaded[vreg(src) or -1]) and vreg(y.args[#y.args])
+        local r = is_add(y.op) and #y.args >= 2 and ((m and m.array) or loaded[vreg(src) or -1])
+          and vreg(y.args[#y.args])
         if r then
           l.adds = l.adds + 1
           into[r] = (into[r] or 0) + 1
@@ -218,7 +220,8 @@ local function fixture(name) return assert(sys.readfile(fixtures .. name)) end
 for _, kind in ipairs({ "sapphirerapids", "epyc" }) do
   local chain = analyse(fixture("sum-chain-" .. kind .. ".s"))
   t.ok(chain and chain.red.combined == 8 and chain.red.adds >= 64, string.format("%s, the kernel before: its reduction "
-    .. "is found to be a chain, %d additions deep over %d lanes", kind, chain and chain.red.adds or -1, chain and chain.lanes or -1))
+    .. "is found to be a chain, %d additions deep over %d lanes", kind, chain and chain.red.adds or -1,
+      chain and chain.lanes or -1))
   check(fixture("sum-tree-" .. kind .. ".s"), kind .. ", recorded")
 end
 -- a chain that the tests must tell from a tree: eight partial sums added one after another
@@ -259,7 +262,8 @@ t.ok(sa and sa.red.adds == 10 and sa.red.combined == 8, "partial sums added one 
 local gathered = { serial:match("^(.-)  52:") }
 local addr = 0x52
 local function put(s) gathered[#gathered + 1] = string.format("  %x:\t%s", addr, s); addr = addr + 6 end
-put("vaddpd %zmm4,%zmm0,%zmm0"); put("vaddpd %zmm5,%zmm1,%zmm1"); put("vaddpd %zmm6,%zmm2,%zmm2"); put("vaddpd %zmm7,%zmm3,%zmm3")
+put("vaddpd %zmm4,%zmm0,%zmm0"); put("vaddpd %zmm5,%zmm1,%zmm1")
+put("vaddpd %zmm6,%zmm2,%zmm2"); put("vaddpd %zmm7,%zmm3,%zmm3")
 put("vaddpd %zmm2,%zmm0,%zmm0"); put("vaddpd %zmm3,%zmm1,%zmm1"); put("vaddpd %zmm1,%zmm0,%zmm0")
 for _ = 1, 3 do
   put("vxorpd %xmm2,%xmm2,%xmm2")
@@ -275,7 +279,7 @@ t.ok(ga and ga.red.adds == 6 and ga.red.ops > 13, "lanes gathered one by one (8 
 -- the ISA classes of the compute ceilings (their flags), double and float; on x86-64
 local asm = require "rot.build.asm"
 local describe = require "rot.describe"
-local compute = require "rot.machine.compute"
+local compute = require "rot.peaks.compute"
 local s = session.current()
 local function compiled(flags, macros)
   local desc, kinfo = describe.describe(s, { kernel = "sum", flags = flags, macros = macros or {} })
@@ -286,7 +290,8 @@ if arch ~= "x86_64" then
   t.skip("compiled here: this machine is " .. tostring(arch) .. ", not x86-64: its code is checked by the recorded "
     .. "x86-64 fixtures above only")
 else
-  local sets = { { "-O3 -march=native" }, { "-O3 -march=native", { STREAM_TYPE = "float" } }, { "-O2 -fno-tree-vectorize" } }
+  local sets = { { "-O3 -march=native" }, { "-O3 -march=native", { STREAM_TYPE = "float" } },
+    { "-O2 -fno-tree-vectorize" } }
   for _, isa in ipairs(compute.isa) do sets[#sets + 1] = { isa.flags } end
   for _, set in ipairs(sets) do
     check(compiled(set[1], set[2]), "compiled here, '" .. set[1] .. "'" .. (set[2] and " float" or ""))

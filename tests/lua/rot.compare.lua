@@ -27,7 +27,8 @@ t.ok(lo == 1 and hi == 8, "8 values: the lowest to the highest (coverage 1 - 2/2
 t.ok(near(stats.sign_p(seq, 0), 2 / 4096, 1e-15), "12 values all above: the sign test's two-sided p is 2/4096")
 t.is(stats.sign_p({ 1, -1, 1, -1, 0 }, 0), 1, "two above and two below (a tie dropped): p is 1")
 local sd, df = stats.pooled_sd({ { 1, 2, 3 }, { 5 }, { 4, 6 } })
-t.ok(near(sd, math.sqrt(4 / 3), 1e-12) and df == 3, "the pooled spread of groups: sqrt(4/3) with 3 degrees of freedom (a group of one adds none)")
+t.ok(near(sd, math.sqrt(4 / 3), 1e-12) and df == 3,
+  "the pooled spread of groups: sqrt(4/3) with 3 degrees of freedom (a group of one adds none)")
 
 -- the rule from rounds measured again
 local function scaled(list, f)
@@ -42,7 +43,8 @@ t.ok(v.verdict == "same" and not v.inconclusive and v.lo < 1 and v.hi > 1 and v.
   "A/A-like ratios: same, the interval holding 1 (" .. v.noise .. ")")
 t.is(v.noise, "remeasured 12 rounds, 99% interval [0.970, 1.030]", "the verdict says what it was judged against")
 v = rule.remeasured(scaled(aa, 2))
-t.ok(v.verdict == "slower" and near(v.ratio, 2, 0.02) and v.lo > 1.9, "twice the time with the same scatter: slower, B/A 2 ("
+t.ok(v.verdict == "slower" and near(v.ratio, 2, 0.02) and v.lo > 1.9,
+  "twice the time with the same scatter: slower, B/A 2 ("
   .. v.noise .. ")")
 t.is(rule.remeasured(scaled(aa, 0.5)).verdict, "faster", "half the time: faster")
 local tenth = scaled({ 0.99, 1.02, 1.00, 0.97, 1.01, 1.03, 0.98, 1.00, 1.01, 0.99, 0.85, 1.01 }, 1.1)
@@ -52,7 +54,8 @@ tenth[5] = 0.9
 t.is(rule.remeasured(tenth).verdict, "same", "with two rounds below 1 of 12 the interval holds 1: same")
 local small = { 1.012, 1.015, 1.011, 1.013, 1.016, 1.014, 1.012, 1.018, 1.013, 1.011, 1.015, 1.014 }
 v = rule.remeasured(small)
-t.ok(v.verdict == "same" and v.small and v.lo > 1, "1.4 % slower beyond any doubt: same, under the minimum effect (2 %)")
+t.ok(v.verdict == "same" and v.small and v.lo > 1,
+  "1.4 % slower beyond any doubt: same, under the minimum effect (2 %)")
 t.is(rule.remeasured(small, 0.01).verdict, "slower", "under -minEffect=0.01: slower")
 t.is(rule.remeasured(scaled(small, 1 / 1.03), 0.02).verdict, "same", "and 1.6 % faster: same, mirror-wise")
 v = rule.remeasured({ 2, 2.1, 1.9, 2, 2, 2.05, 1.95 })
@@ -79,11 +82,14 @@ t.ok(pair.verdict == "slower" and near(pair.ratio, 2.05, 1e-9) and near(pair.b.t
 t.ok(near(pair.medians.a, 100e-9, 1e-15) and near(pair.medians.b, 410e-9, 1e-15),
   "each side's own median is kept: 100 ns and 410 ns (x4.1)")
 local note = require("rot.compare.output").medians_note({ pair }, { "n" })
-t.ok(note and note:find("^1 point %(n=1000, the first%): the medians of each side's own rounds, 100%.0 ns and 410%.0 ns %(x4%.100%)")
-  and note:find("time A and time B are the round whose B/A is nearest the median %(2%.050%)"), "and a line says why they differ: "
+t.ok(note and note:find("^1 point %(n=1000, the first%): the medians of each side's own rounds, 100%.0 ns "
+  .. "and 410%.0 ns %(x4%.100%)")
+  and note:find("time A and time B are the round whose B/A is nearest the median %(2%.050%)"),
+    "and a line says why they differ: "
   .. tostring(note))
 pair.medians.b = 205e-9
-t.is(require("rot.compare.output").medians_note({ pair }, { "n" }), nil, "no line where the medians agree with the interval")
+t.is(require("rot.compare.output").medians_note({ pair }, { "n" }), nil,
+  "no line where the medians agree with the interval")
 
 -- the rule from two records: the history's reruns of identical builds
 local function rec(id, times, o)
@@ -98,14 +104,17 @@ local function rec(id, times, o)
 end
 local function machine_of(r, p) return p.machine or r.machine end
 local A, B = rec(1, { 1e-6, 2e-6 }), rec(2, { 1.3e-6, 2e-6 }, { src = "s2" })
-v = rule.recorded({ record = A, point = A.points[1] }, { record = B, point = B.points[1] }, rule.history({ A, B }, machine_of), 0.02)
+v = rule.recorded({ record = A, point = A.points[1] }, { record = B, point = B.points[1] }, rule.history({ A,
+  B }, machine_of), 0.02)
 t.ok(v.verdict == "inconclusive" and v.inconclusive and v.rule == "default" and near(v.band, rule.DEFAULT_BAND, 1e-12),
   "no reruns of identical builds: x1.3 is inconclusive (not the same) inside the default band (" .. v.noise .. ")")
 local C39 = rec(7, { 3.94e-6, 2e-6 }, { src = "s2" })
-v = rule.recorded({ record = A, point = A.points[1] }, { record = C39, point = C39.points[1] }, rule.history({ A, C39 }, machine_of), 0.02)
+v = rule.recorded({ record = A, point = A.points[1] }, { record = C39, point = C39.points[1] }, rule.history({ A,
+  C39 }, machine_of), 0.02)
 t.is(v.verdict, "inconclusive", "a x3.94 change inside the default band x4: inconclusive, never called the same")
 local C = rec(3, { 1e-6 * (rule.DEFAULT_BAND + 0.01), 2e-6 }, { src = "s2" })
-v = rule.recorded({ record = A, point = A.points[1] }, { record = C, point = C.points[1] }, rule.history({ A, C }, machine_of), 0.02)
+v = rule.recorded({ record = A, point = A.points[1] }, { record = C, point = C.points[1] }, rule.history({ A,
+  C }, machine_of), 0.02)
 t.ok(v.verdict == "slower" and not v.inconclusive, "beyond the default band: slower (" .. v.noise .. ")")
 local A2 = rec(4, { 1.3e-6, 2e-6 })
 v = rule.recorded({ record = A, point = A.points[1] }, { record = A2, point = A2.points[1] }, nil, 0.02)
@@ -116,7 +125,8 @@ C1.builds[1].core, C2.builds[1].core = "c0ffee", "c0ffee"
 v = rule.recorded({ record = C1, point = C1.points[1] }, { record = C2, point = C2.points[1] }, nil, 0.02)
 t.is(v.rule, "identical", "sources that differ (a comment) but one core binary: identical builds")
 C2.builds[1].core = "decade"
-t.is(rule.recorded({ record = C1, point = C1.points[1] }, { record = C2, point = C2.points[1] }, nil, 0.02).rule, "default",
+t.is(rule.recorded({ record = C1, point = C1.points[1] }, { record = C2, point = C2.points[1] }, nil,
+  0.02).rule, "default",
   "another core binary: not")
 -- reruns: each build measured five times, log-times scattered by a known spread
 local runs, s = {}, 0.01
@@ -128,22 +138,26 @@ end
 local est = rule.history(runs, machine_of)
 local sd1, df1, where = est(runs[1], runs[1].points[1])
 t.ok(near(sd1, s * math.sqrt(2.5), 1e-9) and df1 == 8 and where == "point",
-  "reruns: the point's own pooled spread of log-times (" .. tostring(sd1) .. ", 8 degrees of freedom from two builds run 5 times)")
+  "reruns: the point's own pooled spread of log-times (" .. tostring(sd1)
+    .. ", 8 degrees of freedom from two builds run 5 times)")
 local band = math.exp(stats.t_quantile(0.99, 8) * math.sqrt(2) * sd1)
 local a1, b1 = runs[1], runs[2]
 v = rule.recorded({ record = a1, point = a1.points[1] }, { record = b1, point = b1.points[1] }, est, 0.02)
 t.ok(v.rule == "history" and near(v.band, band, 1e-9) and v.verdict == "slower" and v.ratio > band,
-  string.format("x%.3f beyond the band of the reruns (x%.3f = exp(t(8) sqrt(2) sd)): slower (%s)", v.ratio, band, v.noise))
+  string.format("x%.3f beyond the band of the reruns (x%.3f = exp(t(8) sqrt(2) sd)): slower (%s)", v.ratio,
+    band, v.noise))
 t.is(v.noise, string.format("between runs (history, 8 reruns) x%.3f", band), "the noise named with its reruns and band")
 -- heavy tails: one rerun in ten slowed threefold by a neighbour's phase; the band is never
 -- narrower than the widest ratio seen between two reruns of one build
 local tails = {}
 for i = 1, 10 do tails[#tails + 1] = rec(80 + i, { 1e-6 * (i == 5 and 3 or 1 + 0.001 * i), 2e-6 }) end
 for i = 1, 10 do tails[#tails + 1] = rec(90 + i, { 1.5e-6 * (1 + 0.001 * i), 2e-6 }, { src = "s2" }) end
-v = rule.recorded({ record = tails[1], point = tails[1].points[1] }, { record = tails[11], point = tails[11].points[1] },
+v = rule.recorded({ record = tails[1], point = tails[1].points[1] }, { record = tails[11],
+  point = tails[11].points[1] },
   rule.history(tails, machine_of), 0.02)
 t.ok(v.rule == "history" and v.band >= 2.99 and v.verdict == "inconclusive" and v.inconclusive,
-  "a rerun three times slower once: x1.5 is inside the band (x" .. string.format("%.2f", v.band) .. "), inconclusive: " .. tostring(v.inconclusive))
+  "a rerun three times slower once: x1.5 is inside the band (x" .. string.format("%.2f", v.band)
+    .. "), inconclusive: " .. tostring(v.inconclusive))
 local hits = {}
 for i, r in ipairs(runs) do
   hits[i] = rec(r.id, { r.points[1].time, r.points[2].time }, { status = "hit", src = r.builds[1].src })
@@ -152,7 +166,8 @@ t.is(rule.history(hits, machine_of)(hits[1], hits[1].points[1]), nil, "points ta
 local few = {}
 for i = 1, 5 do few[i] = rec(30 + i, { 1e-6 * (1 + 0.01 * i), 2e-6 * (1 + 0.01 * i) }, { src = "s3" }) end
 sd1, df1, where = rule.history(few, machine_of)(few[1], few[1].points[1])
-t.ok(where == "class" and df1 == 8, "a point with fewer than " .. rule.MIN_RERUNS .. " reruns: its roof's points' (L1 bw: 2 points, 8 reruns)")
+t.ok(where == "class" and df1 == 8, "a point with fewer than " .. rule.MIN_RERUNS
+  .. " reruns: its roof's points' (L1 bw: 2 points, 8 reruns)")
 t.is(rule.history({ few[1], few[2], few[3], few[4] }, machine_of)(few[1], few[1].points[1]), nil,
   "fewer than " .. rule.MIN_RERUNS .. " reruns in its class too (6): no estimate")
 -- an application point: its program's and regions' rows share one description and build;
@@ -179,11 +194,13 @@ local other = rec(32, { 1e-6, 2e-6 })
 other.machine = "m2"
 v = rule.recorded({ record = other, point = other.points[1] }, { record = few[1], point = few[1].points[1] },
   rule.history({ other, table.unpack(few) }, machine_of), 0.02)
-t.is(v.rule, "default", "a run on another machine without reruns there: no estimate of the difference, the default band")
+t.is(v.rule, "default",
+  "a run on another machine without reruns there: no estimate of the difference, the default band")
 local steady = {}
 for i = 1, 12 do steady[#steady + 1] = rec(40 + i, { 1e-6 * (1 + 1e-4 * i), 2e-6 }, { spread = 0 }) end
 for i = 1, 12 do steady[#steady + 1] = rec(60 + i, { 1.015e-6 * (1 + 1e-4 * i), 2e-6 }, { src = "s2", spread = 0 }) end
-v = rule.recorded({ record = steady[1], point = steady[1].points[1] }, { record = steady[13], point = steady[13].points[1] },
+v = rule.recorded({ record = steady[1], point = steady[1].points[1] }, { record = steady[13],
+  point = steady[13].points[1] },
   rule.history(steady, machine_of), 0)
 t.ok(v.verdict == "same" and v.ratio > v.band, "beyond a narrow band (x" .. string.format("%.4f", v.band) ..
   ") but under the minimum effect (x1.015): same")
@@ -202,14 +219,18 @@ local function undecided_line(matched, fail_on, hint)
 end
 local unknown = require("rot.compare.rule").UNKNOWN
 local same = { { verdict = "inconclusive", inconclusive = unknown, ratio = 2.01 },
-  { verdict = "inconclusive", inconclusive = unknown, ratio = 2.19 }, { verdict = "inconclusive", inconclusive = unknown, ratio = 0.9 },
+  { verdict = "inconclusive", inconclusive = unknown, ratio = 2.19 }, { verdict = "inconclusive",
+    inconclusive = unknown, ratio = 0.9 },
   { verdict = "same", ratio = 1.5 }, { verdict = "slower", ratio = 3 } }
 t.is(undecided_line(same, "slower", "rot compare s.lua 1 2 -remeasure"),
   "rot: -failOn=slower: 2 points inconclusive (B/A x2.010 to x2.190), judged against no known noise between runs: they "
   .. "fail nothing; rot compare s.lua 1 2 -remeasure -failOn=slower judges them\n",
-  "-failOn=slower: the inconclusive points B took longer on are said, with their range and the command that judges them")
-t.is(undecided_line(same, "any", nil), "rot: -failOn=any: 3 points inconclusive (B/A x0.900 to x2.190), judged against no "
-  .. "known noise between runs: they fail nothing\n", "-failOn=any: every inconclusive one that moved; no command where none can judge them")
+  "-failOn=slower: the inconclusive points B took longer on are said, with their range and the "
+    .. "command that judges them")
+t.is(undecided_line(same, "any", nil),
+  "rot: -failOn=any: 3 points inconclusive (B/A x0.900 to x2.190), judged against no "
+  .. "known noise between runs: they fail nothing\n",
+    "-failOn=any: every inconclusive one that moved; no command where none can judge them")
 t.is(undecided_line({ same[4], same[5] }, "slower", "x"), "", "nothing inconclusive: no line")
 -- inconclusive is not same: the summary counts them apart, and no gate fails on them
 local compare = require "rot.compare"
@@ -217,23 +238,30 @@ for i, p in ipairs(same) do p.point, p.a = { n = i }, { point = { n = i } } end
 local sum = compare.summary(same)
 t.ok(sum.counts.same == 1 and sum.counts.inconclusive == 3 and sum.counts.slower == 1,
   "the summary counts 1 same, 3 inconclusive, 1 slower (the inconclusive ones are not the same)")
-t.ok(output.summary_line(sum, "rot compare s.lua 1 2 -remeasure"):find("^rot compare: 0 faster, 1 slower, 1 same, 3 inconclusive, "
+t.ok(output.summary_line(sum,
+  "rot compare s.lua 1 2 -remeasure"):find("^rot compare: 0 faster, 1 slower, 1 same, 3 inconclusive, "
   .. "0 only in A, 0 only in B;") ~= nil, "the summary line: 1 same, 3 inconclusive")
 t.ok(#compare.offending(same, "any") == 1 and #compare.offending(same, "slower") == 1,
   "-failOn=any fails on the slower point only: an inconclusive point was not judged to have changed")
-local wide = { verdict = "inconclusive", inconclusive = "the noise between runs here, x2.1, could hide a change that large", ratio = 1.3 }
-t.is(undecided_line({ same[1], wide }, "slower", nil), "rot: -failOn=slower: 2 points inconclusive (B/A x1.300 to x2.010), "
-  .. "their noise (the table's last column) too wide, or their rounds too few, to tell such a change: they fail nothing\n",
+local wide = { verdict = "inconclusive",
+  inconclusive = "the noise between runs here, x2.1, could hide a change that large", ratio = 1.3 }
+t.is(undecided_line({ same[1], wide }, "slower", nil),
+  "rot: -failOn=slower: 2 points inconclusive (B/A x1.300 to x2.010), "
+  .. "their noise (the table's last column) too wide, or their rounds too few, to tell such a "
+    .. "change: they fail nothing\n",
   "a point judged against a known band too wide to decide is not said to have met no known noise")
 
 -- which recorded points -remeasure can measure again: an application's with its how (rot keeps
 -- its program), one recorded before rot kept programs with the reason, a GPU point
 local unmeasurable = require("rot.compare.remeasure").unmeasurable
 local rec = { id = 3, hows = { "{}" } }
-t.is(unmeasurable(rec, { how = 1, point = { region = "outer" } }), nil, "an application's region with its how is measured again")
-t.ok((unmeasurable(rec, { point = { region = "outer" } }) or ""):find("^run 3 was recorded without a copy of its program %(by an older rot%)") ~= nil,
+t.is(unmeasurable(rec, { how = 1, point = { region = "outer" } }), nil,
+  "an application's region with its how is measured again")
+t.ok((unmeasurable(rec, { point = { region = "outer" } })
+  or ""):find("^run 3 was recorded without a copy of its program %(by an older rot%)") ~= nil,
   "one recorded before rot kept programs says so")
-t.is(unmeasurable(rec, { point = { n = 1 } }), "a GPU point is not measured again here", "a point without a how in a record with hows: a GPU point")
+t.is(unmeasurable(rec, { point = { n = 1 } }), "a GPU point is not measured again here",
+  "a point without a how in a record with hows: a GPU point")
 
 -- -remeasure of a program: its rows show one round together (the issue's "timestep loop
 -- 149.73 ms" against "(program) 145.89 ms" came from two rounds): no region is longer than its
@@ -243,7 +271,8 @@ local function side(region, t) return { point = { command = "prog", region = reg
 -- 8 rounds; the region takes 0.97 of its program's time in every round and invocation; the
 -- machine's speed moves from round to round, both sides' together
 local speed = { 1.00, 1.04, 0.97, 0.95, 1.10, 1.02, 1.06, 1.01 }
-local p_ratio = { 1.03, 0.98, 1.01, 1.00, 1.02, 0.97, 1.04, 0.99 } -- round 4 lies nearest the program's median, round 5 the region's
+-- round 4 lies nearest the program's median, round 5 the region's
+local p_ratio = { 1.03, 0.98, 1.01, 1.00, 1.02, 0.97, 1.04, 0.99 }
 local r_ratio = { 0.98, 1.03, 0.99, 1.04, 1.00, 1.02, 0.97, 1.01 }
 local prog_a, prog_b, reg_a, reg_b = {}, {}, {}, {}
 for r, f in ipairs(speed) do
@@ -261,7 +290,8 @@ compare.rejudge({ P, R }, 0.02)
 t.ok(P.round == R.round and R.a.time <= P.a.time and R.b.time <= P.b.time,
   string.format("a program's rows show one round (%s, %s): region %.4f <= program %.4f (A), %.4f <= %.4f (B)",
     tostring(P.round), tostring(R.round), R.a.time, P.a.time, R.b.time, P.b.time))
-local K = { a = { point = { n = 1 }, time = 1 }, b = { point = { n = 1 }, time = 1 }, remeasured = remeasured({ 1, 1.1, 1 }, { 1.05, 1.1, 1.3 }) }
+local K = { a = { point = { n = 1 }, time = 1 }, b = { point = { n = 1 }, time = 1 }, remeasured = remeasured({ 1,
+  1.1, 1 }, { 1.05, 1.1, 1.3 }) }
 compare.rejudge({ K }, 0.02)
 t.is(K.round, 1, "a kernel's point: its own round nearest its median ratio (x1.05: round 1)")
 

@@ -1,10 +1,12 @@
 -- Tests of rot.count.engine's reading of the counting tool's output (core/count/tool.c and
 -- loops.c): a region and the program as before, and, with --rot-loops=yes, the objects, loops
 -- (head, end, latches, nest, entries, iterations, counts), functions and unknown code; an output
--- without loops has none.
+-- without loops has none. Its words are counts.h's (rot.protocol.count): the output's lines
+-- apart from its first and back, and rot-count's words on its points.
 -- judges no time
 local t = require "tap"
 local engine = require "rot.count.engine"
+local WORDS = require("rot.protocol").count
 
 local counts = " fp32_scalar=0 fp32_128=0 fp32_256=0 fp64_scalar=%d fp64_128=0 fp64_256=0 loaded=%d stored=0" ..
   " fill1=64 evict1=0 fill2=0 evict2=0 fill3=0 evict3=0 fill4=0 evict4=0"
@@ -44,4 +46,22 @@ for _, x in ipairs(l.functions) do sum = sum + x.loaded end
 t.is(sum, p.program.loaded, "loops, functions and unknown code hold every byte of the program's line")
 t.is(engine.loops(head), nil, "an output without loops (counted without --rot-loops) has none")
 t.is(engine.loops(nil), nil, "nor has no output")
+
+-- the output's lines after its first (a count's cache entry keeps them), and its text again
+local lines = engine.lines(head)
+t.ok(lines and #lines == 5 and lines[1] == "line 64" and engine.text(lines) == head,
+  "its lines after '" .. WORDS.magic .. "', and the same text again from them")
+t.is(engine.lines("rotcount 2\nline 64\n"), nil, "another version's output is none of the tool's")
+t.ok(engine.parse(engine.text({ "forks n=2", "later x=1", "misuses 3" })).forks == 2,
+  "forks read (FILE.PID holds each child's counts), a word it does not know skipped")
+
+-- rot-count's words: a point counted or failed on stdout, why on stderr
+t.ok(select(2, engine.harness_line(WORDS.harness.counted .. " 12")) == "12" and
+  engine.harness_line(WORDS.harness.failed .. " 3") == WORDS.harness.failed,
+  "rot-count's word on each point, with its ID")
+t.is(engine.harness_line("Triad: 12"), nil, "a kernel's own line is none of them")
+local said = "rot-count: point 1: kernel 'x' did not initialize: out of memory\n" ..
+  "rot-count: point 12: bad parameter 'q'\n"
+t.is(engine.harness_why(said, "12"), "bad parameter 'q'", "why point 12 failed, in rot-count's words")
+t.is(engine.harness_why(said, "2"), nil, "none for a point it said nothing of")
 t.done()

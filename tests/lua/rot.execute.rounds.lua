@@ -32,21 +32,24 @@ local P = { min = 2, max = 4, eps = 0.05, again = true }
 local function near(a, b) return math.abs(a - b) <= 1e-9 * math.abs(b) end
 local half = rounds.verdict(rounds.times(rounds.of(entry_of({ 1000, 2000, 1010 }))), 0.05, 2)
 t.ok(near(half.value, 1e-6) and half.agree == true and near(half.spread, 1) and near(half.ratio, 2),
-  "a round at half speed among three is outvoted: the best is the value, the two best agree; the spread shows it (100 %)")
+  "a round at half speed among three is outvoted: the best is the value, the two best agree; "
+    .. "the spread shows it (100 %)")
 local two = rounds.verdict(rounds.times(rounds.of(entry_of({ 1000, 2000 }))), 0.05, 2)
 t.ok(two.agree == false and near(two.best, 1), "between two rounds, one at half speed is not outvoted: they disagree")
 t.is(rounds.wanted(entry_of({ 1000, 1020 }), P, 2), 0, "two rounds that agree within roundsEpsilon want no more")
 t.is(rounds.wanted(entry_of({ 1000 }), P, 1), 1, "one round of two wanted: one more")
 t.is(rounds.wanted(entry_of({ 1000, 1300 }), P, 2), 1, "rounds that disagree want another, up to maxRounds")
 t.is(rounds.wanted(entry_of({ 1000, 1300, 1000 }), P, 3), 0, "a third that agrees with the best outvotes the slow one")
-t.is(rounds.wanted(entry_of({ 1000, 1300, 1600, 1900 }), P, 4), 0, "rounds whose best two never agree stop at maxRounds, flagged")
+t.is(rounds.wanted(entry_of({ 1000, 1300, 1600, 1900 }), P, 4), 0,
+  "rounds whose best two never agree stop at maxRounds, flagged")
 t.is(rounds.wanted(entry_of({ 1000, 1300, 1600, 1900 }), P, 0), 1,
   "a flagged cache entry of one invocation is measured again by the next")
 t.is(rounds.wanted(entry_of({ 1000, 1300, 1600, 1900 }, { "a", "a", "b", "b" }), P, 0), 0,
   "but not once its rounds come from two invocations")
 t.is(rounds.wanted(entry_of({ 1000, 1300 }), { min = 2, max = 4, eps = 0.05, again = false }, 0), 0,
   "nor with remeasureUnstable=false")
-t.is(rounds.wanted({ meta = { timerOverheadNs = 0 }, runs = { { ns = 1000, reps = 1 }, { ns = 1001, reps = 1 } } }, P, 0), 1,
+t.is(rounds.wanted({ meta = { timerOverheadNs = 0 }, runs = { { ns = 1000, reps = 1 }, { ns = 1001,
+  reps = 1 } } }, P, 0), 1,
   "runs without a round stamp are one round: an entry measured in one process wants one more")
 
 -- a neighbour beside a round (rot.execute.neighbour): its runs stamped with the CPUs busy outside
@@ -84,13 +87,16 @@ do
   local cells = {}
   format.table({ row }, { "rounds" }, {}, { write = function(_, ...) cells[#cells + 1] = table.concat({ ... }) end })
   local text = table.concat(cells)
-  t.ok(text:find("2 busy", 1, true) and text:find(format.BUSY_NOTE, 1, true), "the table says busy, and why in a line under it")
+  t.ok(text:find("2 busy", 1, true) and text:find(format.BUSY_NOTE, 1, true),
+    "the table says busy, and why in a line under it")
   local csv = tmp .. "/busy.csv"
   format.csv({ row }, csv, {})
   local got = sys.readfile(csv)
   t.ok(got:find("beside_neighbour", 1, true) and got:find("neighbour_cpus", 1, true), "the CSV has its columns")
-  t.ok((require("rot.plot.hover").text({ desc = { workloads = {} }, time = 1e-6, besideNeighbour = true, neighbourCpus = 1.25,
-    queueWait = 0.31 }) or ""):find("its best round ran beside a busy neighbour: 1.25 CPUs busy outside rot, its threads "
+  t.ok((require("rot.plot.hover").text({ desc = { workloads = {} }, time = 1e-6,
+    besideNeighbour = true, neighbourCpus = 1.25,
+    queueWait = 0.31 })
+      or ""):find("its best round ran beside a busy neighbour: 1.25 CPUs busy outside rot, its threads "
     .. "waited 31% of their time for a CPU", 1, true), "and so does the hover text")
   local quiet = { entry = beside(entry_of({ 1000, 1010 }), { { 0.02, 0.001 }, { 1.2, 0.4 } }) }
   quantities.derive(quiet, 2, false, 0.02, P)
@@ -103,16 +109,20 @@ do
     local s = { memo = {} }
     function s:remember(k, f) self.memo[k] = self.memo[k] or f(); return self.memo[k] end
     for i = 1, n do
-      neighbour.stamp(s, { status = require("rot.protocol").status.ok, runs = {}, meta = { neighbourCpus = i <= busy and 1.2 or cpus,
+      neighbour.stamp(s, { status = require("rot.protocol").status.ok, runs = {},
+        meta = { neighbourCpus = i <= busy and 1.2 or cpus,
         converged = i <= converged and 1 or 0, loadavg = "2.10 1.90 1.50 3/120 999" } })
     end
     return neighbour.line(s, 2, true)
   end
   t.is(tallied(32, 0, 30, 0.05), nil, "an idle run: no line")
   local line = tallied(32, 10, 20, 0.05) or ""
-  t.ok(line:find("^rot: the machine was busy while measuring: 10 of 32 points ran beside a neighbour %(0%.4%d CPUs busy "
-    .. "outside rot on average, load 2%.10 1%.90 1%.50 on 2 CPUs%), 20 of 32 converged") and line:find("rot measure peaks", 1, true),
-    "a quarter or more beside a neighbour: the line, with the load, the CPUs, how many converged and what to do: " .. line)
+  t.ok(line:find("^rot: the machine was busy while measuring: 10 of 32 points ran beside a "
+    .. "neighbour %(0%.4%d CPUs busy "
+    .. "outside rot on average, load 2%.10 1%.90 1%.50 on 2 CPUs%), 20 of 32 converged")
+      and line:find("rot measure peaks", 1, true),
+    "a quarter or more beside a neighbour: the line, with the load, the CPUs, how many converged and what to do: "
+      .. line)
   t.ok(tallied(32, 0, 10, 0.3) ~= nil and tallied(32, 0, 10, 0.1) == nil,
     "most unconverged: the line where the machine was half a neighbour busy on average, not on a quiet one")
   t.is(tallied(6, 6, 0, 1), nil, "a run of a few points: no line")
@@ -137,7 +147,8 @@ do -- the spread a row shows is the one across its rounds, not best-k's within t
   t.ok(flagged.roundsAgree == false and near(flagged.roundsRatio, 2) and near(flagged.spread, 1),
     "rounds x2 apart: flagged, spread 100 %")
   local cells = {}
-  format.table({ flagged }, { "rounds" }, {}, { write = function(_, ...) cells[#cells + 1] = table.concat({ ... }) end })
+  format.table({ flagged }, { "rounds" }, {}, { write = function(_,
+    ...) cells[#cells + 1] = table.concat({ ... }) end })
   local text = table.concat(cells)
   t.ok(text:find("2 ~x2.00", 1, true) and text:find(format.ROUNDS_NOTE, 1, true),
     "the table says how far apart a flagged point's rounds were, and why in a line under it")
@@ -162,7 +173,8 @@ do -- the order of a round
   t.is(table.concat(o1, ","), "1,2,3,4,5", "round 1 visits the points in order")
   t.is(table.concat(o2, ","), "5,4,3,2,1", "round 2 in reverse")
   t.ok(table.concat(o3, ",") ~= table.concat(o1, ",") and table.concat(o3, ",") ~= table.concat(o2, ",") and
-    table.concat(o3, ",") == table.concat(o3b, ","), "round 3 in a shuffled order of its own, the same in every invocation")
+    table.concat(o3, ",") == table.concat(o3b, ","),
+      "round 3 in a shuffled order of its own, the same in every invocation")
   local seen = {}
   for _, i in ipairs(o3) do seen[i] = true end
   t.ok(#o3 == 5 and seen[1] and seen[2] and seen[3] and seen[4] and seen[5], "which visits every point once")
@@ -181,7 +193,8 @@ local log = tmp .. "/core.log"
 sys.setenv("FAKE_CORE_LOG", log)
 do
   local p = require "rot.protocol"
-  sys.setenv("FAKE_CORE_WORDS", table.concat({ p.framing.point, p.framing.begin, p.framing["end"], p.records[1], p.records[2],
+  sys.setenv("FAKE_CORE_WORDS", table.concat({ p.framing.point, p.framing.begin, p.framing["end"],
+    p.records[1], p.records[2],
     p.records[3], p.records[4], p.status.ok, p.status.failed, p.meta_key("complete").name, p.meta_key("flops").name,
     p.meta_key("bytes").name, p.meta_key("failure").name, p.failures[3], p.run_keys[1].name, p.run_keys[3].name,
     p.input[1] }, " "))
@@ -189,7 +202,8 @@ end
 local function rows_of(kernels)
   local rows = {}
   for i, k in ipairs(kernels) do
-    local desc = { workloads = { { kernel = k, params = { n = i }, threads = 1, pin = {} } }, measurers = { counters = {} },
+    local desc = { workloads = { { kernel = k, params = { n = i }, threads = 1, pin = {} } },
+      measurers = { counters = {} },
       gpuMetrics = {}, rules = {}, ignoreDisturbed = false, cacheMode = "warm", device = "cpu",
       policy = { k = 1, epsilon = 0.02, maxRuns = 1, minRunTime = 0 } }
     local text = k .. i .. tostring(os.time()) .. tostring(sys.clock())
@@ -214,7 +228,8 @@ t.ok(quiet[1].measured and quiet[1].rounds == 2 and quiet[1].roundsAgree and qui
   "every point measured in both, and settled once, measured")
 local stored = cache.read(quiet[2].path)
 t.ok(stored and #stored.runs == 2 and stored.runs[1].round == 1 and stored.runs[2].round == 2 and
-  stored.runs[1].inv == S:invocation(), "its cache entry keeps the rounds, each run stamped with its round and invocation")
+  stored.runs[1].inv == S:invocation(),
+    "its cache entry keeps the rounds, each run stamped with its round and invocation")
 
 local once = rows_of({ "half", "ok" })
 t.is(measured(once), 3, "a point with a round at half speed in the first process gets a third round")

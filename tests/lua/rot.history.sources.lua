@@ -18,7 +18,8 @@ t.ok(sources.put(cache, sha, text) and sources.put(cache, sha, text), "a file is
 t.is(sources.get(cache, sha), text, "and read back")
 sys.writefile(sources.path(cache, sha), "int y;\n")
 local got, why = sources.get(cache, sha)
-t.ok(got == nil and why:find("changed"), "a stored file whose content no longer matches its name is refused: " .. tostring(why))
+t.ok(got == nil and why:find("changed"),
+  "a stored file whose content no longer matches its name is refused: " .. tostring(why))
 -- records written by rot.history.record keep the sources their builds read
 local S = session.current()
 local kfile = tmp .. "/study/kernels/k1.c"
@@ -26,23 +27,29 @@ sys.mkdir(tmp .. "/study/kernels")
 sys.writefile(kfile, "/* k1 v1 */\n")
 local kinfo = { kernels = { { name = "k1", path = kfile } }, macros = {} }
 local function rows(ns)
-  return { { point = { n = 1 }, desc = { flags = "-O2", macros = {}, device = "cpu", workloads = { { kernel = "k1", params = { n = 1 },
-    threads = 1, pin = {} } }, policy = { k = 3 } }, kinfo = kinfo, hash = string.rep("a", 64), key = string.rep("b", 64),
-    machine = "m1", entry = { meta = { flops = 1, bytes = 8, workingSet = 8 }, runs = { { ns = ns, reps = 1 } } }, measured = true } }
+  return { { point = { n = 1 }, desc = { flags = "-O2", macros = {}, device = "cpu",
+    workloads = { { kernel = "k1", params = { n = 1 },
+    threads = 1, pin = {} } }, policy = { k = 3 } }, kinfo = kinfo, hash = string.rep("a", 64),
+      key = string.rep("b", 64),
+    machine = "m1", entry = { meta = { flops = 1, bytes = 8, workingSet = 8 }, runs = { { ns = ns,
+      reps = 1 } } }, measured = true } }
 end
 local script = tmp .. "/study/study.lua"
 sys.writefile(script, "-- study\n")
 rot.set("historyRuns", 2)
 local function stored()
   local n = 0
-  for _, d in ipairs(sys.listdir(sources.dir(cache)) or {}) do n = n + #(sys.listdir(sources.dir(cache) .. "/" .. d) or {}) end
+  for _, d in ipairs(sys.listdir(sources.dir(cache)) or {}) do
+    n = n + #(sys.listdir(sources.dir(cache) .. "/" .. d) or {})
+  end
   return n
 end
 S.rows, S.axes, S.script = rows(1000), { "n" }, "study"
 local r1 = record.save(S, { path = script, ok = true })
 local tree = r1.trees[r1.builds[1].tree]
 local k1 = tree.kernels[1]
-t.ok(k1.name == "k1" and k1.file == "@study/kernels/k1.c" and k1.files["@study/kernels/k1.c"] == sys.sha256("/* k1 v1 */\n"),
+t.ok(k1.name == "k1" and k1.file == "@study/kernels/k1.c"
+  and k1.files["@study/kernels/k1.c"] == sys.sha256("/* k1 v1 */\n"),
   "a record names its build's files, tagged by root, with their SHA-256")
 t.is(sources.get(cache, sys.sha256("/* k1 v1 */\n")), "/* k1 v1 */\n", "and the store keeps the kernel as it was")
 t.ok(r1.hows and r1.points[1].how == 1 and r1.points[1].params == "n=1", "and how to measure each point again")

@@ -9,11 +9,13 @@ do
   local cdir = (os.getenv("TMPDIR") or "/tmp") .. "/rot-unit-stored-" .. sys.pid()
   local fp = { cpu = "Test CPU", pus = 2 }
   sys.mkdir(cdir); sys.mkdir(cdir .. "/machines")
-  t.is(ceilings.stored_path(cdir, fp, false), ceilings.path(cdir, fp, false), "no stored peaks: the current analysis's file")
+  t.is(ceilings.stored_path(cdir, fp, false), ceilings.path(cdir, fp, false),
+    "no stored peaks: the current analysis's file")
   sys.writefile(ceilings.path(cdir, fp, false, 1), "name,kind,threads,value,unit\n")
   t.is(ceilings.stored_path(cdir, fp, false), ceilings.path(cdir, fp, false, 1),
     "only an older rot's: that one, until peaks are measured again")
-  t.ok(not ceilings.path(cdir, fp, false, 1):find("%.a%d") and ceilings.path(cdir, fp, true):find("%.a%d+%-quick%.csv$"),
+  t.ok(not ceilings.path(cdir, fp, false, 1):find("%.a%d") and ceilings.path(cdir, fp,
+    true):find("%.a%d+%-quick%.csv$"),
     "version 1 has no suffix; quick peaks are .aN-quick.csv")
   sys.writefile(ceilings.path(cdir, fp, false), "name,kind,threads,value,unit\n")
   t.is(ceilings.stored_path(cdir, fp, false), ceilings.path(cdir, fp, false), "and the current one once it is there")
@@ -69,7 +71,9 @@ t.is(ceilings.level_of(100e6, lv).name, "DRAM", "100 MB: DRAM, not the reported 
 t.is(ceilings.levels(lrows, 2)[1].size, 80000, "levels are per thread count")
 
 -- peaks.csv written by hand: comments, and the six columns of older files
-local p = ceilings.parse_csv("# written by hand, with a note\nname,kind,threads,value,unit,spread\nL1_triad,bandwidth,1,100.5,GB/s,\n")
-t.ok(p and #p == 1 and p[1].value == 100.5 and p[1].spread == nil, "peaks.csv: comments, the six columns of older files")
+local p = ceilings.parse_csv("# written by hand, with a "
+  .. "note\nname,kind,threads,value,unit,spread\nL1_triad,bandwidth,1,100.5,GB/s,\n")
+t.ok(p and #p == 1 and p[1].value == 100.5 and p[1].spread == nil,
+  "peaks.csv: comments, the six columns of older files")
 
 t.done()

@@ -1,5 +1,5 @@
 -- Unit tests of rot.machine: the guest kernel's memory samplers (DAMON), read from a copy of
--- its sysfs and /proc, and the line rot measure peaks says of them (rot.machine.report).
+-- its sysfs and /proc, and the line rot measure peaks says of them (rot.peaks.report).
 -- judges no time
 local t = require "tap"
 local sys = require "rot.sys"
@@ -28,9 +28,10 @@ local machine = require "rot.machine"
 local smp = machine.samplers(damon, proc)
 t.ok(#smp == 1 and smp[1].operations == "paddr" and smp[1].sample_ms == 500 and smp[1].action == "pageout",
   "the kdamond that is on is read, with its operations, sample interval and scheme; the one that is off is not")
-local sampler_note = require("rot.machine.report").sampler_note
+local sampler_note = require("rot.peaks.report").sampler_note
 local sn = sampler_note(smp, 2)
-t.ok(sn and sn:find("runs DAMON (kdamond: paddr sampling every 500 ms, scheme pageout): at 2 threads (every CPU)", 1, true),
+t.ok(sn and sn:find("runs DAMON (kdamond: paddr sampling every 500 ms, scheme pageout): at 2 threads (every CPU)",
+  1, true),
   "rot measure peaks names it in one line, for the ceilings on every CPU: " .. tostring(sn))
 t.is(sampler_note({}, 2), nil, "and says nothing where there is none")
 t.is(#machine.samplers(damon .. "/none", proc .. "/none"), 0, "no DAMON sysfs and no kdamond thread: no sampler")

@@ -15,15 +15,18 @@ local tab = atomics.table(rows)
 t.is(atomics.T(tab, 2, 1, 0), 20.0, "a sampled point is returned as measured")
 t.is(atomics.T(tab, 0, 1, 0), 0, "n = 0: no time (equation 1)")
 t.ok(math.abs(atomics.T(tab, 2.5, 1, 0) - 25) < 1e-12, "interpolated in n: T(2.5, 1, 0) = 25")
-t.ok(math.abs(atomics.T(tab, 2, 16.5, 0) - (20 + 50)) < 1e-12, "interpolated in e between the sampled e=1 and e=32: halfway")
+t.ok(math.abs(atomics.T(tab, 2, 16.5, 0) - (20 + 50)) < 1e-12,
+  "interpolated in e between the sampled e=1 and e=32: halfway")
 t.ok(math.abs(atomics.T(tab, 3, 1, 1.5) - (30 + 7.5)) < 1e-12, "interpolated in c")
 t.ok(math.abs(atomics.S(tab, 2.5, 1, 0) - 10) < 1e-12, "S = T / n (equation 3)")
-t.raises(function() atomics.T(tab, 5, 1, 0) end, "outside the measured", "n beyond the table is an error, not an extrapolation")
+t.raises(function() atomics.T(tab, 5, 1, 0) end, "outside the measured",
+  "n beyond the table is an error, not an extrapolation")
 local u = atomics.utilization(tab, { warps_per_sm = 4, ops = 1600, sms = {
   { fao = 30, cas = 10, occupancy = 0.5, cycles = 500 }, { fao = 10, cas = 0, occupancy = 0.25, cycles = 100 } } })
 t.ok(math.abs(u.e - 32) < 1e-12, "e = operations / jobs = 1600 / 50")
 local s1 = u.sms[1]
-t.ok(s1.N == 40 and s1.n == 2 and math.abs(s1.c - 0.5) < 1e-12, "SM 1: N = 40 jobs, n = 0.5 x 4 warps, c = n x CAS share")
+t.ok(s1.N == 40 and s1.n == 2 and math.abs(s1.c - 0.5) < 1e-12,
+  "SM 1: N = 40 jobs, n = 0.5 x 4 warps, c = n x CAS share")
 t.ok(math.abs(s1.S - (20 + 100 + 2.5) / 2) < 1e-12, "S(2, 32, 0.5) from the table")
 t.ok(math.abs(s1.B - 40 * s1.S) < 1e-9 and math.abs(s1.U - s1.B / 500) < 1e-12, "B = N x S, U = B / T")
 t.ok(math.abs(u.sms[2].U - 10 * (10 + 100) / 100) < 1e-12, "SM 2: one warp, e = 32, no CAS: U = 10 x 110 / 100")
@@ -47,11 +50,13 @@ local o = assert(atomics.from_metrics({ [atomics.metrics.bytes] = 4 * 6400, [ato
 t.ok(o.per_sm == false and o.ops == 3200 and o.sms[1].fao == 75 and o.sms[1].cas == 25 and o.sms[1].occupancy == 0.0625,
   "metrics: per-SM averages, O from 4-byte atomic bytes, occupancy from percent")
 local ua = atomics.utilization(gt, o)
-t.ok(math.abs(ua.e - 32) < 1e-12 and ua.sms[1].n == 4 and not ua.per_sm, "e = O / N = 32, n = 6.25% of 64 warps; marked aggregated")
+t.ok(math.abs(ua.e - 32) < 1e-12 and ua.sms[1].n == 4 and not ua.per_sm,
+  "e = O / N = 32, n = 6.25% of 64 warps; marked aggregated")
 t.ok(math.abs(ua.sms[1].c - 1) < 1e-12 and math.abs(ua.sms[1].U - 100 * (400 + 10 * 1) / 4 / 1000) < 1e-12,
   "c = n x CAS share = 1; U = N x T(4, 32, 1) / 4 / cycles")
 o.sms[1].occupancy = 0.25
-t.raises(function() atomics.utilization(gt, o) end, "outside the measured", "n = 16 beyond a table measured to 8: an error")
+t.raises(function() atomics.utilization(gt, o) end, "outside the measured",
+  "n = 16 beyond a table measured to 8: an error")
 t.ok(select(2, atomics.from_metrics({})):find("missing"), "missing metrics are named")
 
 t.done()

@@ -1,26 +1,29 @@
 -- Unit tests of what the counting pass makes of a row (rot.results.counted) on recorded counts
 -- (no engine runs): the counting tool's output read (rot.count.engine), a kernel row's and an
 -- application region's fields, the lines where sources disagree, an undeclared region taking
--- the counts, the levels' roofline points; the PMU path on a fixture (rot.count.pmu: the events
--- a PMU would count for known counted work, and a PMU reading that disagrees); compare's work
--- and rate (rot.compare.work).
+-- the counts, the levels' roofline points; the PMU path on a fixture (rot.machine.counters:
+-- the events a PMU would count for known counted work, and a PMU reading that disagrees);
+-- compare's work and rate (rot.compare.work).
 -- judges no time
 local t = require "tap"
 local counted = require "rot.results.counted"
 local engine = require "rot.count.engine"
-local pmu = require "rot.count.pmu"
+local pmu = require "rot.machine.counters"
 local work = require "rot.compare.work"
 local format = require "rot.results.format"
 
 local out = table.concat({ "rotcount 1", "line 64", "level 1 size=49152 assoc=12", "level 2 size=1048576 assoc=16",
   "level 3 size=33554432 assoc=16", "misuses 0",
-  "program threads=1 fp64_256=9000 fp64_scalar=10 loaded=99 stored=9 fill1=64 evict1=0 fill2=64 evict2=0 fill3=64 evict3=0",
+  "program threads=1 fp64_256=9000 fp64_scalar=10 loaded=99 stored=9 fill1=64 evict1=0 fill2=64 "
+    .. "evict2=0 fill3=64 evict3=0",
   "region name=solve calls=20 threads=1 fp32_scalar=0 fp64_scalar=0 fp64_128=0 fp64_256=8000 loaded=16000 stored=8000 "
     .. "fill1=24000 evict1=8000 fill2=24000 evict2=8000 fill3=24000 evict3=8000",
-  "region name=a%20b calls=1 threads=2 fp64_scalar=500 loaded=4000 stored=0 fill1=0 evict1=0 fill2=0 evict2=0 fill3=0 evict3=0",
+  "region name=a%20b calls=1 threads=2 fp64_scalar=500 loaded=4000 stored=0 fill1=0 evict1=0 fill2=0 "
+    .. "evict2=0 fill3=0 evict3=0",
 }, "\n") .. "\n"
 local parsed = engine.parse(out)
-t.ok(parsed and parsed.regions.solve and parsed.regions["a b"] and #parsed.levels == 3, "the tool's output read: levels, "
+t.ok(parsed and parsed.regions.solve and parsed.regions["a b"] and #parsed.levels == 3,
+  "the tool's output read: levels, "
   .. "the program, regions by name (a name %XX-escaped)")
 t.is(parsed.regions.solve.fp64_256, 8000, "a class's count read whole (its name has an underscore)")
 t.is(engine.parse("something else"), nil, "another file is no count")
@@ -41,7 +44,8 @@ t.ok(solve.traffic.L2 == 32000 and solve.traffic.DRAM == 32000 and solve.traffic
   "its traffic by the level below each boundary, the fills and the write-backs")
 t.is(solve.flopsCountedRatio, 1.0, "counted over declared")
 counted.judge({ solve })
-t.ok(solve.disagree and solve.disagree:find("simulated DRAM traffic 31.2 KiB, 1.33x declared %(declared %+ written: the "
+t.ok(solve.disagree
+  and solve.disagree:find("simulated DRAM traffic 31.2 KiB, 1.33x declared %(declared %+ written: the "
   .. "write%-allocate stream%)") ~= nil, "DRAM traffic beyond the declared bytes by the written ones: said as the "
   .. "write-allocate stream (" .. tostring(solve.disagree) .. ")")
 local l2 = region("solve", { level = "L2" })
@@ -64,7 +68,8 @@ t.ok(prog.flopsCounted == 9010 and prog.flops == 9010 and prog.bytes == 108 and 
 
 local lv = counted.level_rows({ solve, prog })
 t.ok(lv and #lv == 8 and lv[1].countLevel == "L1" and lv[4].countLevel == "DRAM" and lv[2].intensity == 8000 / 32000
-  and lv[5].countBase == prog, "the integrated roofline: a point per level of a counted region (L1, L2, L3, DRAM), and of "
+  and lv[5].countBase == prog,
+    "the integrated roofline: a point per level of a counted region (L1, L2, L3, DRAM), and of "
   .. "the program")
 t.is(counted.level_series(nil)(lv[2]), "L2 traffic (simulated)", "each level its own series")
 
@@ -95,7 +100,8 @@ t.is(format.columns.counted[2](solve), "flops 1.000 bytes 1.000", "the counted c
 t.is(format.columns.traffic[2](solve), "L2 31.2KiB L3 31.2KiB DRAM 31.2KiB", "the traffic column, the levels in order")
 
 -- compare: work and rate
-local p = { verdict = "slower", ratio = 2.0, a = { cflops = 1000, cbytes = 16000 }, b = { cflops = 2000, cbytes = 32000 } }
+local p = { verdict = "slower", ratio = 2.0, a = { cflops = 1000, cbytes = 16000 },
+  b = { cflops = 2000, cbytes = 32000 } }
 t.is(work.text(p), "slower x2.0: work x2.00, rate x1.00", "twice the work at the same rate")
 p = { verdict = "slower", ratio = 1.9, a = { cflops = 1000 }, b = { cflops = 1000 } }
 t.is(work.text(p), "slower x1.9: work x1.00, rate x0.53", "the same work, slower")

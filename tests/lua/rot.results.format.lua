@@ -20,7 +20,8 @@ local tmp = dir .. "/rot-unit-rec-" .. os.time()
 local f = assert(io.open(tmp, "w"))
 report.records(recs, cols, f)
 f:close()
-t.is(sys.readfile(tmp), "kernel     x   twice\na       0.33  0.6667\nlonger     -       -\n", "records: aligned, formatted, '-' when missing")
+t.is(sys.readfile(tmp), "kernel     x   twice\na       0.33  0.6667\nlonger     -       -\n",
+  "records: aligned, formatted, '-' when missing")
 report.records_csv(recs, cols, tmp)
 t.is(sys.readfile(tmp), "kernel,x,twice\na,0.3333333333333333,0.6666666666666666\nlonger,,\n",
   "records CSV: numbers in full (the shortest text that reads back the same), empty when missing")
@@ -42,14 +43,17 @@ t.ok(not few:find("!", 1, true) and not few:find("^", 1, true) and not few:find(
 
 -- a kernel without flops (stream's copy) has its bound in GB/s, said with its unit, beside its
 -- % of it (its bound column said '-' next to 'of bound 77%'); a bandwidth table's bound GB/s
-local copy = { point = { n = 1 }, time = 86.4e-9, bytes = 16384, flops = 0, gbs = 189.6, gflops = 0, timeBound = 16384 / 245.5e9,
+local copy = { point = { n = 1 }, time = 86.4e-9, bytes = 16384, flops = 0, gbs = 189.6, gflops = 0,
+  timeBound = 16384 / 245.5e9,
   fraction = 0.772, limiter = "L1 bw" }
 local function cells(columns)
   local buf = {}
-  report.table({ copy }, columns, nil, { write = function(_, ...) for _, x in ipairs({ ... }) do buf[#buf + 1] = x end end })
+  report.table({ copy }, columns, nil, { write = function(_, ...) for _,
+    x in ipairs({ ... }) do buf[#buf + 1] = x end end })
   return table.concat(buf)
 end
-t.ok(cells({ "bound", "limiter", "fraction" }):find("246 GB/s%s+L1 bw%s+77%%"), "a copy row: bound 246 GB/s, of bound 77%: "
+t.ok(cells({ "bound", "limiter", "fraction" }):find("246 GB/s%s+L1 bw%s+77%%"),
+  "a copy row: bound 246 GB/s, of bound 77%: "
   .. cells({ "bound", "fraction" }):gsub("\n", " | "))
 t.ok(cells({ "GB/s", "bound GB/s" }):find("189.60%s+245.5"), "the bound GB/s column: the bandwidth its bound allows")
 

@@ -33,7 +33,8 @@ local c = ceilings.for_threads(rows, 1)
 -- a counted row: flops by class {k = {flops, fma, add}}, loaded and stored bytes, traffic
 -- {level = {moved, written}}, its time
 local function row(classes, loaded, stored, traffic, time, extra)
-  local r = { flopsClasses = {}, flopsFma = {}, flopsAdd = {}, flopsCounted = 0, bytesLoaded = loaded, bytesStored = stored,
+  local r = { flopsClasses = {}, flopsFma = {}, flopsAdd = {}, flopsCounted = 0,
+    bytesLoaded = loaded, bytesStored = stored,
     bytesCounted = loaded + stored, traffic = {}, trafficWritten = {}, time = time, spread = 0.01, counts = "counted",
     point = { n = 1 } }
   for k, v in pairs(classes) do
@@ -62,7 +63,8 @@ t.ok(near(addmul.time_bound, 8e6 / 12e9) and addmul.pipes == "adds and multiplie
   "scalar adds and multiplies half and half: the add-and-multiply ceiling bounds them together (8 M at 12 G a second), "
   .. "not the sum of adds alone and multiplies alone (" .. addmul.time_bound .. " s)")
 local float = placed.bound(row({ fp32_scalar = { 8e6, 0, 4e6 } }, 0, 0, none, 1e-3), c, 0.02)
-t.ok(near(float.time_bound, 4e6 / 8e9) and table.concat(float.notes, " "):find("float_scalar_addmul: no add%-and%-multiply ceiling") ~= nil,
+t.ok(near(float.time_bound, 4e6 / 8e9) and table.concat(float.notes,
+  " "):find("float_scalar_addmul: no add%-and%-multiply ceiling") ~= nil,
   "where the peaks hold no add-and-multiply ceiling: adds and multiplies overlap fully, and a note says so")
 local theory = placed.bound(row({ fp64_128 = { 32e6, 32e6, 0 } }, 0, 0, none, 1e-3), c, 0.02)
 local note = table.concat(theory.notes, " ")
@@ -81,7 +83,8 @@ local wide = placed.bound(row({ fp64_256 = { 64e6, 64e6, 0 } }, 0, 0, none, 1e-3
   ceilings.for_threads(wide_rows, 1), 0.02)
 t.ok(wide.limiter == "compute: fp64 512-bit FMA" and near(wide.time_bound, 0.5e-3)
   and table.concat(wide.notes, " "):find("counted without AVX%-512, which its timed build used") ~= nil,
-  "a kernel counted without the AVX-512 its timed build used: its 256-bit FMAs bounded by the AVX-512 FMA ceiling, said ("
+  "a kernel counted without the AVX-512 its timed build used: its 256-bit FMAs bounded by the "
+    .. "AVX-512 FMA ceiling, said ("
   .. wide.limiter .. ")")
 
 -- memory: each level's traffic in simulated bytes
@@ -109,7 +112,8 @@ t.ok(dram.limiter == "DRAM bw" and near(dram.time_bound, 32e6 / (20e9 * 4 / 3)) 
   .. "level the peaks hold no ceiling of, said, not timed")
 
 -- the declared bound beside, and the line where the two name different roofs
-local declared = row({ fp64_scalar = { 1e6, 0, 5e5 } }, 16e6, 8e6, { L2 = { 32e6, 8e6 }, L3 = { 0, 0 }, DRAM = { 0, 0 } },
+local declared = row({ fp64_scalar = { 1e6, 0, 5e5 } }, 16e6, 8e6, { L2 = { 32e6, 8e6 }, L3 = { 0, 0 },
+  DRAM = { 0, 0 } },
   0.2e-3, { counts = "declared", flops = 1e6, bytes = 24e6, bytesDeclared = 24e6, flopsDeclared = 1e6,
     workingSet = 512 * MiB, cacheMode = "warm", gflops = 1e6 / 0.2e-3 / 1e9 })
 local res = require("rot.results").new({ declared }, {}, function() return rows end):bounds()
@@ -120,19 +124,24 @@ local out = {}
 placed.legend(res.rows, { write = function(_, ...) for _, x in ipairs({ ... }) do out[#out + 1] = x end end })
 local text = table.concat(out)
 t.ok(text:find("n=1: the declared bound %(its declared working set 512 MiB%) names DRAM bw") ~= nil
-  and text:find("the counted one L2 bw") ~= nil and text:find("it is above the declared bound and within the counted one") ~= nil,
-  "a declared working set the counts contradict: one line names both roofs, and that the counted one explains the point ("
+  and text:find("the counted one L2 bw") ~= nil
+    and text:find("it is above the declared bound and within the counted one") ~= nil,
+  "a declared working set the counts contradict: one line names both roofs, and that the counted "
+    .. "one explains the point ("
   .. text .. ")")
 
 -- why above: the DRAM tail rule, the simulation, never another region as the same kernel's
 local lv = c.levels
-local tail = bounds.why_above({ ceiling = "DRAM bw", level = "DRAM", dominant = "DRAM bandwidth", boundSource = "counted",
+local tail = bounds.why_above({ ceiling = "DRAM bw", level = "DRAM", dominant = "DRAM bandwidth",
+  boundSource = "counted",
   workingSet = 96 * MiB }, lv, nil, {}, c)
 t.ok(tail:find("^the DRAM tail rule: the DRAM bw ceiling is the rate the peaks measured from 128 MiB up") ~= nil,
   "a point below the DRAM ceiling's sizes: the DRAM tail rule, not a neighbour (" .. tail .. ")")
-local lru = bounds.why_above({ ceiling = "L3 bw", level = "L3", dominant = "L3 bandwidth", boundSource = "counted" }, lv, nil,
+local lru = bounds.why_above({ ceiling = "L3 bw", level = "L3", dominant = "L3 bandwidth",
+  boundSource = "counted" }, lv, nil,
   {}, c)
-t.ok(lru:find("counting pass's simulation %(LRU caches, no prefetching%)") ~= nil and lru:find("declare its working set") ~= nil,
+t.ok(lru:find("counting pass's simulation %(LRU caches, no prefetching%)") ~= nil
+  and lru:find("declare its working set") ~= nil,
   "a counted point above a level's ceiling, no working set declared: the simulated traffic said (" .. lru .. ")")
 local a = { region = "IntegrateStress", program = "lulesh", ceiling = "DRAM bw", boundUnstable = true, level = "DRAM",
   fraction = 1.42, above = true, threads = 1, point = { region = "IntegrateStress" } }
@@ -147,9 +156,10 @@ t.ok(bounds.why_above(a, lv, nil, { a, b2 }, c):find("the same region's point (n
   "the same region at another point is")
 
 -- the roofs a plot draws for counted points: a level's in simulated bytes, the mix's compute roof
-local drawn = require "rot.results.drawn"
+local drawn = require "rot.results.backdrop"
 r.entry = {} -- (measured)
-local roofs = drawn.counted_roofs({ rows = { r, { entry = {}, boundSource = "counted", flopsCounted = 8e6, timeBound = 1e-3,
+local roofs = drawn.counted_roofs({ rows = { r, { entry = {}, boundSource = "counted",
+  flopsCounted = 8e6, timeBound = 1e-3,
   dominant = "compute", limiter = "compute: fp64 scalar", bound = 8, region = "chain" } } }, function(x)
   return x.region or util.coords(x.point) end, 100)
 t.ok(roofs and near(roofs.bandwidth[1].gbs, 32e6 / r.timeBound / 1e9) and roofs.bandwidth[1].label == "L2 bw"
@@ -168,7 +178,8 @@ t.ok(four:find("^regions 'timestep loop', 'IntegrateStress', 'FBHourglass' and '
   "every region that declares no work named (" .. four .. ")")
 local five = hint({ region("a"), region("b"), region("c"), region("d"), region("e") })
 t.ok(five:find("^5 regions declare no work") ~= nil, "more than four: how many")
-local refused = hint({ region("a", "application 'x' uses AVX-512 instructions, which the counting engine cannot decode") })
+local refused = hint({ region("a",
+  "application 'x' uses AVX-512 instructions, which the counting engine cannot decode") })
 t.ok(refused:find("counting failed %(application 'x' uses AVX%-512") ~= nil and not refused:find("-count", 1, true),
   "a refused count: why, never 'count it with -count' (" .. refused .. ")")
 

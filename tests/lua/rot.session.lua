@@ -1,5 +1,5 @@
--- Unit tests of rot.session: where cores are built; who holds a lock; the progress line's
--- estimate of the first peaks' time.
+-- Unit tests of rot.session: where cores are built; who holds a lock; whether progress shows;
+-- the progress line's estimate of the first peaks' time.
 -- judges no time
 local t = require "tap"
 local sys = require "rot.sys"
@@ -9,7 +9,8 @@ local session = require "rot.session"
 local function bconf(d) return { get = function(_, k) return ({ buildDir = d })[k] end } end
 t.is(session.builddir("/h", bconf("")), "/h/build/core", "no buildDir: the checkout's build/core")
 t.is(session.builddir("/h", bconf("/tmp/x/../b")), "/tmp/b", "an absolute buildDir, normalised")
-t.is(session.builddir("/h", bconf("b/c")), sys.realpath(".") .. "/b/c", "a relative buildDir is taken from the working directory")
+t.is(session.builddir("/h", bconf("b/c")), sys.realpath(".") .. "/b/c",
+  "a relative buildDir is taken from the working directory")
 
 -- who holds a lock: the process /proc/locks names, with its command line
 do
@@ -23,7 +24,8 @@ do
     sys.sleep(0.05)
   end
   if sys.stat("/proc/locks") then
-    t.ok(who and who:find("^pid %d+: flock " .. path:gsub("%p", "%%%0") .. " sleep 5$"), "the holder of a lock: its pid and "
+    t.ok(who and who:find("^pid %d+: flock " .. path:gsub("%p", "%%%0") .. " sleep 5$"),
+      "the holder of a lock: its pid and "
       .. "command (" .. tostring(who) .. ")")
   else
     t.is(who, nil, "no /proc/locks here: nobody is named")
@@ -31,6 +33,11 @@ do
   holder:kill()
   t.is(session.holder(assert(os.getenv("ROT_TEST_TMP"))), nil, "a file nobody locks: no holder")
 end
+
+-- whether progress shows: the one answer every progress line and phase asks for
+t.ok(session.shows_progress("always") and not session.shows_progress("never"),
+  "-progress=always shows it, never does not")
+t.is(session.shows_progress("auto"), sys.isatty(2), "-progress=auto shows it where stderr is a terminal")
 
 -- the first peaks' estimate: from the pace so far, against the points and time the notice promises
 do

@@ -14,7 +14,8 @@ local s2 = rot.space { { "n", { 10 } } }
 local count = 0
 for p in s2:points() do count = count + 1; t.is(p.n, 10, "shorthand axis {name, values}") end
 t.is(count, 1, "single-point space")
-t.raises(function() rot.space { rot.axis("a", { 1 }), rot.axis("a", { 2 }) } end, "given twice", "duplicate axis refused")
+t.raises(function() rot.space { rot.axis("a", { 1 }), rot.axis("a", { 2 }) } end, "given twice",
+  "duplicate axis refused")
 t.raises(function() rot.axis("a", {}) end, "non%-empty", "empty axis refused")
 t.is(table.concat(rot.geometric(256, 4096, 2), ","), "256,512,1024,2048,4096", "geometric sizes")
 

@@ -16,7 +16,8 @@ t.is(util.serialize({ 0.1 }), "{[1]=0.10000000000000001}", "floats keep full pre
 t.is(util.serialize({ s = "a\nb" }), '{["s"]="a\\\nb"}', "strings are quoted and escaped")
 local fp = { cpu = "X", pus = 2, caches = "L1d:49152*2" }
 local plain = util.serialize({ machine = { cpu = "X", pus = 2, caches = "L1d:49152*2" }, n = 1 })
-t.is(util.serialize({ machine = util.frozen(fp), n = 1 }), plain, "a frozen table (a fingerprint) serializes as before, inside others too")
+t.is(util.serialize({ machine = util.frozen(fp), n = 1 }), plain,
+  "a frozen table (a fingerprint) serializes as before, inside others too")
 local cyc = {}; cyc.self = cyc
 t.raises(function() util.serialize(cyc) end, "contains itself", "cycles are refused")
 t.is(util.deserialize(util.serialize({ n = 1, s = "a\nb" })).s, "a\nb", "deserialize reads back what serialize wrote")
@@ -25,7 +26,8 @@ t.ok(v == nil and why:find("too long to read"), "a text that would run forever i
 v, why = util.deserialize("os.exit(1)", "job")
 t.ok(v == nil and why ~= nil, "one that calls out reaches nothing: " .. tostring(why))
 v, why = util.deserialize('("x"):rep(2^31-1)', "job")
-t.ok(v == nil and why ~= nil and ("ab"):upper() == "AB", "nor the string methods (a 2 GB rep), which stay ours: " .. tostring(why))
+t.ok(v == nil and why ~= nil and ("ab"):upper() == "AB",
+  "nor the string methods (a 2 GB rep), which stay ours: " .. tostring(why))
 t.is(sys.sha256(util.serialize(a)), sys.sha256(util.serialize(b)), "equal descriptions hash equal")
 t.is(#sys.sha256("x"), 64, "hash is 64 hex digits")
 -- the exact text (a cache key hashes it: another text re-measures every point), keys of mixed
@@ -52,12 +54,27 @@ do
   end
   local m, h = why(function() return true end, function() return false, "Read-only file system" end)
   t.is(m, "cannot write output directory '/ro/out': read-only file system", "a read-only file system is said as such")
-  t.ok(h:find("outputDir=DIR") and h:find("read%-only") and not h:find("permissions"), "its hint names the setting, not permissions: " .. h)
+  t.ok(h:find("outputDir=DIR") and h:find("read%-only") and not h:find("permissions"),
+    "its hint names the setting, not permissions: " .. h)
   m, h = why(function() return nil, "/ro/out: Permission denied" end, writable)
   t.is(m, "cannot write output directory '/ro/out': permission denied", "mkdir's refusal: the path once")
   t.ok(h:find("fix its permissions") ~= nil, "and a hint at the permissions")
   t.ok(util.reason("/c", "/c: Permission denied", "unreadable") == "permission denied" and
-    util.reason("/c", nil, "unreadable") == "unreadable", "the reason a cache directory cannot be read: the path once, lower case")
+    util.reason("/c", nil, "unreadable") == "unreadable",
+      "the reason a cache directory cannot be read: the path once, lower case")
+end
+
+-- grouping by key: keys in the order first seen, items in list order, nil keys left out
+do
+  local rows = { { k = "b", v = 1 }, { k = "a", v = 2 }, { v = 3 }, { k = "b", v = 4 } }
+  local g, order = util.group_by(rows, function(r) return r.k end)
+  t.is(table.concat(order, " "), "b a", "group_by: the keys in the order first seen, a nil key none")
+  t.ok(#g.b == 2 and g.b[1] == rows[1] and g.b[2] == rows[4] and #g.a == 1 and g.a[1] == rows[2],
+    "group_by: each group's items in list order")
+  local v = util.group_by(rows, function(r) return r.k, r.v * 10 end)
+  t.is(table.concat(v.b, " "), "10 40", "group_by: a second value is kept instead of the item")
+  t.ok(util.unescape_token(util.escape_token("")) == "" and util.unescape_token(util.escape_token("a b%")) == "a b%",
+    "an escaped token reads back, the empty one too")
 end
 
 t.done()

@@ -4,7 +4,7 @@
   ceiling measured alternately with it. The program is profiled once with -count (its counts
   from the count cache) for each region's time bound and the ceiling of its compute term
   (rot.results.placed: the peaks' name of its dominant class's). Then in ROUNDS rounds, the
-  order reversed every other round, one batch: those ceilings' points (rot.machine.compute.spec,
+  order reversed every other round, one batch: those ceilings' points (rot.peaks.compute.spec,
   each its median run, as `rot measure peaks` takes it) and the program. A round's fraction of
   a region is its time bound scaled by its ceiling's stored value over that round's, over its
   time in that round. One line a region:
@@ -12,8 +12,8 @@
   rot run tests/placed/again.lua PROGRAM L2-BYTES LLC-BYTES [ROUNDS] -peaksFile=PEAKS -cacheDir=CACHE ]]
 local rot = require "rot"
 local isa = require "rot.machine.isa"
-local compute = require "rot.machine.compute"
-local rounds = require "rot.machine.rounds"
+local compute = require "rot.peaks.compute"
+local rounds = require "rot.peaks.settle"
 
 local prog, l2, llc, n = arg[1], arg[2], arg[3], tonumber(arg[4] or "3")
 local names = { "chain", "fma", "lulesh" }

@@ -19,7 +19,7 @@ static const char *write_tmp(const char *name, const char *text)
 	return path;
 }
 
-/* Declared defaults, default.conf, the user file and the command line, in that order. */
+/* Declared defaults, site.conf, the user file and the command line, in that order. */
 static void precedence(const char *deffile, char *arg_user)
 {
 	struct config c;
@@ -29,13 +29,13 @@ static void precedence(const char *deffile, char *arg_user)
 	is_str(c.origin[config_find("runs")], "default", "origin of a declared default");
 	config_free(&c);
 
-	/* default.conf over declared defaults, user file over default.conf, command line over all
+	/* site.conf over declared defaults, user file over site.conf, command line over all
 	 */
 	char *args[] = {arg_user, "-bestK=6"};
 	config_init(&c);
 	ok(config_load_all(&c, deffile, args, 2) == 0, "all sources load: %s", c.err);
-	is_str(config_get(&c, "runs"), "9", "user file beats default.conf");
-	is_str(config_get(&c, "bestK"), "6", "command line beats default.conf");
+	is_str(config_get(&c, "runs"), "9", "user file beats site.conf");
+	is_str(config_get(&c, "bestK"), "6", "command line beats site.conf");
 	is_str(config_get(&c, "compiler"), "clang", "user file value");
 	is_str(config_get(&c, "maxRuns"), "10", "untouched key keeps its declared default");
 	ok(strstr(c.origin[config_find("runs")], "user:1") != NULL,
@@ -99,7 +99,7 @@ int main(void)
 	char deffile[256], userfile[256], arg_user[300];
 	mkdtemp(dir);
 	snprintf(deffile, sizeof deffile, "%s",
-		 write_tmp("default.conf", "runs=7\nbestK=4\n# comment\n\n"));
+		 write_tmp("site.conf", "runs=7\nbestK=4\n# comment\n\n"));
 	snprintf(userfile, sizeof userfile, "%s",
 		 write_tmp("user", "  runs = 9   # trailing comment\ncompiler=clang\n"));
 	snprintf(arg_user, sizeof arg_user, "-userConfigFile=%s", userfile);

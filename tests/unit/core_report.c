@@ -135,7 +135,7 @@ static void precedence(void)
 }
 
 /* What report_copy_records writes for text. */
-static char *copied(const char *text, const struct tcounters *tc)
+static char *copied(const char *text, const struct threadcounters *tc)
 {
 	char *out = NULL;
 	size_t len = 0;
@@ -147,7 +147,7 @@ static char *copied(const char *text, const struct tcounters *tc)
 
 static void copy_records(void)
 {
-	struct tcounters tc = {.ctr = {.n = 2}, .nruns = 2};
+	struct threadcounters tc = {.ctr = {.n = 2}, .nruns = 2};
 	double val[2][COUNTERS_MAX] = {{1000, 20}, {3000.4, 40}};
 	double ratio[2] = {1, 0.25};
 	char counting[2] = {1, 0};
@@ -162,7 +162,7 @@ static void copy_records(void)
 	       "run ns=6 reps=1 e0=3000 e1=40 counting=0 mux=0.2500\nrun ns=7 reps=1\n",
 	       "each run line gets its run's counts, counting, and the multiplexing ratio");
 	free(out);
-	struct tcounters none = {0};
+	struct threadcounters none = {0};
 	out = copied(text, &none);
 	is_str(out, text, "without counters the records are copied as they are");
 	free(out);
@@ -183,8 +183,8 @@ static void point(void)
 	tr->th.created = tr->th.exited = 1;
 	tr->th.t[0] = (struct thread){.tid = 10, .index = 0, .state = T_RUNNING};
 	tr->th.t[1] = (struct thread){.tid = 11, .index = 1, .state = T_EXITED};
-	evlog_add(&tr->events, EV_THREAD_CREATED, -1, 1, NULL);
-	evlog_add(&tr->events, EV_RUN_END, 0, -1, "marker=x");
+	eventlog_add(&tr->events, EV_THREAD_CREATED, -1, 1, NULL);
+	eventlog_add(&tr->events, EV_RUN_END, 0, -1, "marker=x");
 	errtail_add(&tr->err, "oops\n", 5);
 	FILE *out = open_memstream(&text, &len);
 	o = (struct outcome){.kernel = "k", .records = 1};

@@ -43,7 +43,7 @@ static void reset(void)
 	tr->rec.text = strdup("run ns=1\n");
 	tr->tc.counting = 1;
 	errtail_add(&tr->err, "x\n", 2);
-	evlog_add(&tr->events, EV_RUN_END, 0, -1, NULL);
+	eventlog_add(&tr->events, EV_RUN_END, 0, -1, NULL);
 	tracer_reset_point(tr, &p, 5);
 	ok(tr->th.n == 2 && tr->th.t[0].tid == 100 && tr->th.t[1].tid == 102 &&
 	       tr->th.t[1].index == 1,

@@ -1,8 +1,9 @@
 /* Unit tests for driver/lprotocol: rot.protocol as a script sees it (require "rot.protocol"):
- * the tables core/protocol.h and core/vocabulary.h declare, each compared with the X-macro
- * itself (in its order, nothing restated here), the strict meta tables, and check_rule through
- * core/rules.c (tests/e2e/protocol.t checks that the driver preloads it).
+ * the tables core/protocol.h, core/vocabulary.h and core/count/counts.h declare, each compared
+ * with the X-macro itself (in its order, nothing restated here), the strict meta tables, and
+ * check_rule through core/rules.c (tests/e2e/protocol.t checks that the driver preloads it).
  * judges no time */
+#include "count/counts.h"
 #include "lrot.h"
 #include "protocol.h"
 #include "tap.h"
@@ -44,6 +45,10 @@ static const char *const sample_keys[] = {PROTOCOL_SAMPLE_KEYS(SAMPLE_KEY) NULL}
 #undef SAMPLE_KEY
 static const char *const row_keys[] = {RESULT_ROW(NAME) NULL};
 static const char *const row_csv[] = {RESULT_ROW(CSV) NULL};
+static const char *const classes[] = {COUNT_FLOPS(NAME) NULL};
+static const char *const shares[] = {COUNT_SHARES(NAME) NULL};
+static const char *const bytes[] = {COUNT_BYTES(NAME) NULL};
+static const char *const traffic[] = {COUNT_TRAFFIC(NAME) NULL};
 #undef NAME
 #undef CSV
 
@@ -70,6 +75,10 @@ static void declared(void)
 	    {"sample_keys", "name", sample_keys, "sample keys: PROTOCOL_SAMPLE_KEYS'"},
 	    {"row", "key", row_keys, "row fields: RESULT_ROW's keys, in the CSV's order"},
 	    {"row", "csv", row_csv, "and their CSV columns (none: '')"},
+	    {"count.classes", NULL, classes, "count.classes: COUNT_FLOPS' names"},
+	    {"count.shares", NULL, shares, "count.shares: COUNT_SHARES' names"},
+	    {"count.bytes", NULL, bytes, "count.bytes: COUNT_BYTES'"},
+	    {"count.traffic", NULL, traffic, "count.traffic: COUNT_TRAFFIC'"},
 	};
 	for (size_t k = 0; k < sizeof t / sizeof t[0]; k++) {
 		char expr[256], want[8192] = "";
@@ -138,6 +147,30 @@ static void entries(void)
 	is_str(eval("p.json_version"), PROTOCOL_STR(RESULT_JSON_VERSION), "json_version");
 }
 
+/* The counting tool's words: each record kind's by its ID, rot-count's, the output's first line. */
+static void count(void)
+{
+	int n = 0, bad = 0;
+	char expr[256];
+#define X(id, word, syntax, meaning)                                                               \
+	n++;                                                                                       \
+	snprintf(expr, sizeof expr, "p.count.records[string.lower('%s')]", #id);                   \
+	bad += strcmp(eval(expr), word) != 0;
+	COUNT_RECORDS(X)
+#undef X
+	ok(n > 0 && bad == 0 && strcmp(eval("p.count.records['function']"), "function") == 0,
+	   "count.records: each COUNT_RECORDS word by its ID in lower case (%d words, %d differ)",
+	   n, bad);
+	is_str(eval("p.count.magic"), COUNT_OUTPUT_MAGIC, "count.magic: the output's first line");
+	is_str(eval("p.count.harness.counted .. '|' .. p.count.harness.failed .. '|' .. "
+		    "p.count.harness.point"),
+	       COUNT_HARNESS_COUNTED "|" COUNT_HARNESS_FAILED "|" COUNT_HARNESS_POINT,
+	       "count.harness: rot-count's words");
+	is_str(eval("p.count.fma.fp64_256 .. ' ' .. p.count.add.fp32_scalar"), "fp64_256_fma fp32_scalar_add",
+	       "count.fma, count.add: each class's share by its name");
+	is_str(eval("p.count.levels"), PROTOCOL_STR(COUNT_LEVELS), "count.levels: COUNT_LEVELS");
+}
+
 /* meta_key and strict meta tables: a declared key, a family's, an undeclared one. */
 static void strict(void)
 {
@@ -168,6 +201,7 @@ int main(void)
 	lua_pop(L, 1);
 	declared();
 	entries();
+	count();
 	strict();
 	is_str(eval("p.syntax.cacheMode"), "cacheMode warm|cold", "syntax: key -> its syntax");
 	is_str(eval("(function() local n = 0 for k, v in pairs(p.syntax) do n = n + 1 "

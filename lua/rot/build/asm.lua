@@ -30,11 +30,14 @@ local function ptx_of(s, desc, kinfo)
   local st, msg = sys.run({ toolchain.nvcc(s), "-std=c++20", "-lineinfo", "-I" .. s.home .. "/core", "-I" .. gendir,
     "-I" .. s.home .. "/kernels/cpu", -- core/Makefile's KERNEL_INCLUDES
     "--options-file", gendir .. "/kernel.flags", "-ptx", k.path, "-o", out }, { capture = true })
-  if st ~= 0 then util.fail(build.what(desc, kinfo) .. " does not compile to PTX:\n" .. (msg or ""):gsub("%s+$", "")) end
+  if st ~= 0 then
+    util.fail(build.what(desc, kinfo) .. " does not compile to PTX:\n" .. (msg or ""):gsub("%s+$", ""))
+  end
   local ptx = assert(sys.readfile(out))
   local arch = desc.flags:match("%-arch=(%S+)") or desc.flags:match("%-arch (%S+)") or s:get("gpuArch")
   local info
-  st, info = sys.run({ s:get("cuda") .. "/bin/ptxas", "-v", "-arch=" .. arch, out, "-o", out .. ".cubin" }, { capture = true })
+  st, info = sys.run({ s:get("cuda") .. "/bin/ptxas", "-v", "-arch=" .. arch, out, "-o", out
+    .. ".cubin" }, { capture = true })
   if st ~= 0 then util.fail("ptxas failed on " .. build.what(desc, kinfo) .. ":\n" .. (info or "")) end
   return ptx, info
 end

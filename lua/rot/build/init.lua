@@ -17,7 +17,8 @@ function M.what(desc, kinfo)
   if kinfo.app then return "the core of application points and its marker recorder" end
   local names, macros = {}, M.macro_settings(desc)
   for _, k in ipairs(kinfo.kernels) do names[#names + 1] = "kernel '" .. k.name .. "' (" .. k.path .. ")" end
-  return table.concat(names, ", ") .. " with " .. (#macros > 0 and ("macros " .. table.concat(macros, ", ") .. " and ") or "") ..
+  return table.concat(names, ", ") .. " with " .. (#macros > 0 and ("macros " .. table.concat(macros,
+    ", ") .. " and ") or "") ..
     "flags '" .. desc.flags .. "'"
 end
 
@@ -26,7 +27,8 @@ end
 local function check_dir(s)
   local dir, home = s.builddir, s.home
   if dir == home or home:sub(1, #dir + 1) == dir .. "/" then
-    util.fail("build directory '" .. dir .. "' holds the checkout '" .. home .. "'", "set -buildDir=DIR to a folder of its own")
+    util.fail("build directory '" .. dir .. "' holds the checkout '" .. home .. "'",
+      "set -buildDir=DIR to a folder of its own")
   end
   local bad = util.relpath(home .. "/core", dir):match("[^%w%./_+,@-]")
   if bad then
@@ -56,7 +58,8 @@ function M.measuring(s)
   if s.scheduled then return nil end
   local lock, err = session.lock(M.MEASURING)
   if not lock then
-    util.fail("cannot take the measuring lock " .. err, "rot processes on this machine measure one at a time through it: "
+    util.fail("cannot take the measuring lock " .. err,
+      "rot processes on this machine measure one at a time through it: "
       .. "ask its owner (ls -l " .. M.MEASURING .. ") or root to make it a plain file readable by all, or to remove it")
   end
   return lock
@@ -93,7 +96,8 @@ function M.make(s, o, extra)
   if not sys.locate("make") then util.fail("'make' is not installed", "sudo apt-get install make", 2) end
   local coredir = s.home .. "/core"
   return sys.run({ "make", "-s", "-j2", "-C", coredir, "O=" .. util.relpath(coredir, o),
-    "GEN=" .. util.relpath(coredir, o .. "/gen"), "CC=ccache " .. toolchain.plain(s, "compiler"), "CUDA=" .. toolchain.plain(s, "cuda"),
+    "GEN=" .. util.relpath(coredir, o .. "/gen"), "CC=ccache " .. toolchain.plain(s, "compiler"), "CUDA="
+      .. toolchain.plain(s, "cuda"),
     "NVCC=ccache " .. toolchain.nvcc(s), table.unpack(extra or {}) }, { capture = true })
 end
 

@@ -9,7 +9,8 @@ local M = {}
 
 -- Where the files a kernel's last build read are recorded (from the compiler's .d file).
 -- (s.deps_dir moves them: a re-measurement's builds in a temporary tree keep theirs apart.)
-local function deps_file(s, kpath) return (s.deps_dir or (s:get("cacheDir") .. "/deps")) .. "/" .. sys.sha256(kpath):sub(1, 16) end
+local function deps_file(s, kpath) return (s.deps_dir or (s:get("cacheDir") .. "/deps")) .. "/"
+  .. sys.sha256(kpath):sub(1, 16) end
 
 -- The folder a study's kernels/ folder is in (a kernel outside the checkout).
 local function study_of(kpath) return util.dirname(util.dirname(kpath)) end

@@ -1,5 +1,6 @@
--- rot.cli.cache: the result cache as a user sees it: its size and entries per machine, and
--- clearing all of it, one measurement's entries or one machine's.
+-- rot.cli.cache: the result cache as a user sees it: its size and entries per machine (the
+-- counting pass's among them), and clearing all of it, one measurement's entries or one
+-- machine's.
 local sys = require "rot.sys"
 local util = require "rot.util"
 local cache = require "rot.cache"
@@ -17,10 +18,11 @@ local function walk(dir, f)
 end
 
 -- The machine fingerprint in a cache entry's description (nil when it has none, or the entry
--- cannot be read: older entries, damaged ones).
+-- cannot be read: older entries, damaged ones), and whether it is a count's (rot.count).
 local function fingerprint_of(e)
   local d = e and util.deserialize(e.description, "description")
-  return type(d) == "table" and type(d.machine) == "table" and d.machine or nil
+  if type(d) ~= "table" then return nil, false end
+  return type(d.machine) == "table" and d.machine or nil, d.count ~= nil
 end
 
 -- rot cache [clear [NAME]]: pos are the command's words (pos[1] == "cache").
@@ -46,7 +48,8 @@ function M.run(cfg, pos)
       util.fail("no cache entries of '" .. what .. "' in '" .. dir .. "'" .. util.did_you_mean(what, names),
         "entries are named by the measurement that wrote them, or by a machine id `rot cache` lists")
     end
-    io.stdout:write(string.format("rot: removed %d cache %s of '%s' from '%s'\n", n, util.plural(n, "entry", "entries"), what, dir))
+    io.stdout:write(string.format("rot: removed %d cache %s of '%s' from '%s'\n", n, util.plural(n,
+      "entry", "entries"), what, dir))
     return 0
   elseif pos[2] == "clear" then
     local n = 0
@@ -55,24 +58,20 @@ function M.run(cfg, pos)
       sys.remove(p)
     end)
     sys.remove(dir .. "/cores")
-    local counts = 0 -- the counting pass's (rot.count)
-    walk(dir .. "/counts", function(p, kind)
-      if kind == "file" then counts = counts + 1 end
-      sys.remove(p)
-    end)
-    io.stdout:write(string.format("rot: removed %d cache entries from '%s'%s\n", n, dir,
-      counts > 0 and string.format(" (and %d %s)", counts, util.plural(counts, "count")) or ""))
+    sys.removetree(dir .. "/counts") -- counts an older rot kept apart, read no more
+    io.stdout:write(string.format("rot: removed %d cache entries from '%s'\n", n, dir))
     return 0
   elseif pos[2] then
     util.fail("unknown cache command '" .. pos[2] .. "'", "rot cache, rot cache clear, or rot cache clear NAME")
   end
   -- entries per machine: the fingerprint in each entry's description
-  local n, bytes, per, order = 0, 0, {}, {}
+  local n, bytes, per, order, counts = 0, 0, {}, {}, 0
   walk(dir .. "/results", function(p, kind)
     if kind == "file" then
       local _, size = sys.stat(p)
       n, bytes = n + 1, bytes + size
-      local fp = fingerprint_of(cache.read(p))
+      local fp, counted = fingerprint_of(cache.read(p))
+      counts = counts + (counted and 1 or 0)
       local key = fp and machine.id(fp) or "(unreadable or from before machine identities)"
       if not per[key] then
         per[key] = { n = 0, bytes = 0, fp = fp }
@@ -81,7 +80,8 @@ function M.run(cfg, pos)
       per[key].n, per[key].bytes = per[key].n + 1, per[key].bytes + size
     end
   end)
-  io.stdout:write(string.format("cache directory: %s\nentries: %d\nsize: %s\n", dir, n, util.bytes(bytes)))
+  io.stdout:write(string.format("cache directory: %s\nentries: %d%s\nsize: %s\n", dir, n,
+    counts > 0 and string.format(" (%d of them the counting pass's)", counts) or "", util.bytes(bytes)))
   table.sort(order)
   local here = machine.id(machine.fingerprint(cfg))
   for _, key in ipairs(order) do

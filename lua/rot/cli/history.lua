@@ -132,7 +132,8 @@ local function remeasure_hint(cfg, typed, A, B, machines, matched)
   local unmeasurable = require("rot.compare.remeasure").unmeasurable
   for _, p in ipairs(matched) do
     if p.inconclusive and p.a and p.b and not unmeasurable(A.record, p.a) and not unmeasurable(B.record, p.b) then
-      return "rot" .. given_keys(cfg) .. " compare " .. typed .. " " .. A.record.id .. " " .. B.record.id .. " -remeasure"
+      return "rot" .. given_keys(cfg) .. " compare " .. typed .. " " .. A.record.id .. " "
+        .. B.record.id .. " -remeasure"
     end
   end
   return nil
@@ -171,7 +172,9 @@ end
 
 -- rot compare NAME|PATH.lua [A [B]] [-remeasure[=N]] [-minEffect=F] [-machine=ID,ID] [-failOn=slower|any]
 function M.compare(cfg, pos, copts, resolve)
-  if not pos[2] then util.fail("compare needs a measurement name or script", "rot compare triad, rot compare triad 3 5") end
+  if not pos[2] then
+    util.fail("compare needs a measurement name or script", "rot compare triad, rot compare triad 3 5")
+  end
   if pos[5] then util.fail("compare takes at most two run ids, not '" .. pos[5] .. "'", "rot help compare") end
   local fail_on, machines, rounds, min_effect = options(copts or {})
   if machines and pos[3] then
@@ -186,7 +189,8 @@ function M.compare(cfg, pos, copts, resolve)
   for _, r in ipairs(records) do fill_machines(r) end
   local A, B, with_machine = compare.choose(name, records, pos[3], pos[4], machines, pos[2])
   if A.note then io.stderr:write("rot: compare: ", A.note, "\n") end
-  local matched = compare.match(A, B, with_machine, { est = rule.history(records, history.machine_of), min_effect = min_effect })
+  local matched = compare.match(A, B, with_machine, { est = rule.history(records, history.machine_of),
+    min_effect = min_effect })
   local threads = compare.thread_note(matched)
   if threads then io.stderr:write("rot: compare: note: ", threads, "\n") end
   local s = session.current()

@@ -1,5 +1,5 @@
--- rot.cli: the commands (measure, history, compare, list, help, config, cache, completion, run): argument
--- parsing, configuration loading and the closing summary of a measure run.
+-- rot.cli: the commands (measure, build, profile, history, compare, run, ...): arguments, the
+-- configuration loaded and the closing summary of a measure run.
 local sys = require "rot.sys"
 local util = require "rot.util"
 local config = require "rot.config"
@@ -7,61 +7,11 @@ local session = require "rot.session"
 local execute = require "rot.execute"
 local describe = require "rot.describe"
 local build = require "rot.build"
-local rule = require "rot.compare.rule"
+local usage = require "rot.cli.usage"
 
 local M = {}
 local home
 local handlers
-
-local commands = {
-  { "measure", "measure NAME|PATH.lua [ARG ...] [-key=value ...]", "run a measurement script: table, CSV and roofline plot" },
-  { "build", "build NAME|PATH.lua [ARG ...] [-key=value ...]", "build every core a measurement needs and measure nothing: what was built, and every compiler error with its kernel and macros" },
-  { "profile", "profile [-threads=N] [-counters=EVENT,...] [-key=value ...] -- PROGRAM [ARG ...]", "measure your own program with marked regions (rot/markers.h): a row per region, NAME.csv/.json/.svg; its threads (-threads, default one per CPU, told as OMP_NUM_THREADS) a coordinate; the program's own options after --; rot history/compare ./PROGRAM" },
-  { "history", "history NAME|PATH.lua", "every recorded run of a measurement, newest first: id, when, points, machine, and what changed from the run before" },
-  { "compare", "compare NAME|PATH.lua [A [B]] [-remeasure[=N]] [-minEffect=F] [-machine=ID,ID] [-failOn=slower|any]", "two runs point by point (default: the latest two whose results differ; A, B: run ids from rot history; -machine: the latest run on each of two machines): verdicts against the noise between runs this machine's history shows (inconclusive without it), or with -remeasure from N rounds (default " .. rule.ROUNDS .. ") of both runs' points measured again alternately, their cores rebuilt from the recorded sources; a change under -minEffect (" .. rule.MIN_EFFECT .. ") is the same; NAME-compare.csv/.json/.svg; -failOn exits 1 when a point got slower (any: changed) by that rule" },
-  { "list", "list", "shipped and user measurements with their descriptions" },
-  { "config", "config [-key=value ...]", "every configuration key: type, default, value and where it came from" },
-  { "cache", "cache [clear [NAME]]", "size and entries of the result cache per machine; clear empties it, clear NAME removes one measurement's (or one machine's) entries" },
-  { "asm", "asm KERNEL|PATH.c [-MACRO=value ...] [-optimization=FLAGS]", "annotated assembly of a kernel, built as a measurement would build it" },
-  { "predict", "predict PROFILE.csv DEVICE.csv [MEASURED.csv]", "kernel times on a GPU predicted from a profile (ncu --csv --page raw, or a rot CSV) and that GPU's gpu-peaks.csv; APE against measured times" },
-  { "utilization", "utilization PROFILE.csv TABLE.csv", "shared-memory atomic utilization of profiled kernels, from the GPU's T(n,e,c) table (rot measure gpu-atomics)" },
-  { "events", "events [all]", "whether this machine counts hardware events, and its PMUs (all: every event, marked where it cannot be opened)" },
-  { "completion", "completion bash", "print a bash completion script (source it from ~/.bashrc)" },
-  { "run", "run FILE.lua [ARG ...]", "run a Lua script with the rot library loaded (no summary line)" },
-  { "worker", "worker JOBDIR TASK", "measure one Slurm array task's points (started by sbatch for -executor=slurm)" },
-  { "help", "help [COMMAND]", "this help, or one command's" },
-}
-
-local function command_names()
-  local n = {}
-  for _, c in ipairs(commands) do n[#n + 1] = c[1] end
-  return n
-end
-
--- rot help [COMMAND]; with no command at all (a bare `rot`) the usage goes to stderr and the
--- exit status is 2, as a command line that says nothing to do is a usage error.
-local function help(cmd, bare)
-  local out = bare and io.stderr or io.stdout
-  if cmd then
-    for _, c in ipairs(commands) do
-      if c[1] == cmd then
-        out:write("usage: rot ", c[2], "\n", c[3], "\n")
-        if cmd == "measure" then
-          out:write("\nOptions are configuration keys (see `rot config`), e.g. -outputDir=plots -runs=10.\n",
-            "Everything after -- goes to the script as arguments, verbatim: rot measure study.lua -- -O2 -x=1\n",
-            "A script path may have a kernels/ folder beside it: its .c kernels are built into the core.\n")
-        end
-        return 0
-      end
-    end
-    util.fail("unknown command '" .. cmd .. "'" .. util.did_you_mean(cmd, command_names()),
-      "rot help lists the commands")
-  end
-  out:write("usage: rot COMMAND [ARG ...] [-key=value ...] [-- ARG ...]\n\ncommands:\n")
-  for _, c in ipairs(commands) do out:write(string.format("  %-44s %s\n", c[2], c[3])) end
-  out:write("\nrot measure triad    measure STREAM triad from L1 to DRAM and plot its roofline\n")
-  return bare and 2 or 0
-end
 
 local function resolve_script(cfg, what)
   if what:match("%.lua$") or what:find("/") then
@@ -142,7 +92,8 @@ local function build_end(s, ok, err)
   io.stdout:write(s:build_summary(), "\n")
   if not ok and (s.error_describing or util.is_interruption(err)) then return report_error(err) end
   if not ok then
-    io.stderr:write("rot: note: the script stopped before its end (points it would have described after that were not built): ",
+    io.stderr:write("rot: note: the script stopped before its end (points it would have described "
+      .. "after that were not built): ",
       (util.is_error(err) and err.message or tostring(err)):match("^[^\n]*"), "\n")
   end
   return (s.count.build_failures > 0 or s.count.refused > 0) and 1 or 0
@@ -182,11 +133,14 @@ local function measurement(cfg, o, build_only)
   if not ok then code = report_error(err) end
   if s:failures() > 0 and code == 0 then code = 1 end
   io.stderr:flush()
-  local busy = require("rot.execute.neighbour").line(s, require("rot.machine").cpuinfo().cpus, s.aside_count.measured > 0)
+  local busy = require("rot.execute.neighbour").line(s, require("rot.machine").cpuinfo().cpus,
+    s.aside_count.measured > 0)
   if busy then io.stderr:write(busy, "\n") end -- a busy machine's run: one line says so, and what to do
   -- the summary counts points: after an error before any, it would read as an empty success
   -- (an interruption keeps it: it says where the run was)
-  if ok or util.is_interruption(err) or s.count.points + s.aside_count.points > 0 then io.stdout:write(s:summary(), "\n") end
+  if ok or util.is_interruption(err) or s.count.points + s.aside_count.points > 0 then
+    io.stdout:write(s:summary(), "\n")
+  end
   return code
 end
 
@@ -206,51 +160,13 @@ local function profile(cfg, pos, own, build_only)
   return measurement(cfg, o, build_only)
 end
 
-local function show_config(cfg)
-  local keys = cfg:keys()
-  for _, k in ipairs(keys) do
-    io.stdout:write(string.format("%-20s %-6s = %-24s (%s)\n", k.name, k.type, tostring(k.value), k.origin))
-    local def = k.default:gsub("^@cache", "$XDG_CACHE_HOME"):gsub("^@config", "$XDG_CONFIG_HOME")
-    io.stdout:write(string.format("%20s default '%s'%s. %s\n", "", def,
-      k.choices ~= "" and (", one of " .. k.choices) or "", k.description))
-  end
-  return 0
-end
-
-local function completion(pos)
-  if pos[2] ~= "bash" then util.fail("completion supports 'bash'", "rot completion bash >> ~/.bashrc") end
-  local keys = {}
-  for _, k in ipairs(config.names()) do keys[#keys + 1] = "-" .. k .. "=" end
-  local script = ([==[
-# bash completion for rot: source this file, or add `eval "$(rot completion bash)"` to ~/.bashrc
-_rot() {
-  local cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[1]}
-  if [[ $cur == -* ]]; then
-    compopt -o nospace 2>/dev/null
-    local own=""
-    [[ $cmd == compare ]] && own="-failOn=slower -failOn=any -machine= -remeasure -minEffect="
-    COMPREPLY=($(compgen -W "KEYS $own" -- "$cur"))
-  elif [[ $COMP_CWORD == 1 ]]; then
-    COMPREPLY=($(compgen -W "COMMANDS" -- "$cur"))
-  elif [[ ($cmd == measure || $cmd == history || $cmd == compare) && $COMP_CWORD == 2 ]]; then
-    COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" list --names 2>/dev/null)" -- "$cur") $(compgen -f -X '!*.lua' -- "$cur"))
-  elif [[ $cmd == help ]]; then
-    COMPREPLY=($(compgen -W "COMMANDS" -- "$cur"))
-  elif [[ $cmd == cache ]]; then
-    COMPREPLY=($(compgen -W "clear" -- "$cur"))
-  fi
-}
-complete -F _rot rot ./rot
-]==]):gsub("KEYS", table.concat(keys, " ")):gsub("COMMANDS", table.concat(command_names(), " "))
-  io.stdout:write(script)
-  return 0
-end
-
 --[[ rot asm KERNEL|PATH.c [-MACRO=v ...] [-optimization=FLAGS]: a kernel by name is looked
   for as a script in the working directory would look (./kernels, then the shipped ones); a
   kernel's file (study/kernels/myscale.c) as its study's script would. ]]
 local function asm(cfg, pos, asm_opts)
-  if not pos[2] then util.fail("asm needs a kernel name", "rot asm triad -STREAM_UNROLL=4 -optimization='-O3 -march=native'") end
+  if not pos[2] then
+    util.fail("asm needs a kernel name", "rot asm triad -STREAM_UNROLL=4 -optimization='-O3 -march=native'")
+  end
   local name, file = pos[2], nil
   if name:match("%.cu?$") then
     file = sys.realpath(name)
@@ -272,12 +188,14 @@ local function asm(cfg, pos, asm_opts)
   end
   local found = file and kernels.path[name]
   if file and (not found or sys.realpath(found) ~= file) then
-    util.fail("kernel file '" .. pos[2] .. "' is not where a script finds its kernels" .. (found and (" (rot took " .. found .. ")") or ""),
+    util.fail("kernel file '" .. pos[2] .. "' is not where a script finds its kernels" .. (found and (" (rot took "
+      .. found .. ")") or ""),
       "a study's kernels are in a folder named kernels beside its script")
   end
   local desc, kinfo = describe.describe(s, spec)
   local out = require("rot.build.asm").asm(s, desc, kinfo)
-  io.stdout:write("# kernel ", name, " (", kinfo.kernels[1].path, "), flags '", desc.flags, "', compiler ", desc.compiler, "\n")
+  io.stdout:write("# kernel ", name, " (", kinfo.kernels[1].path, "), flags '", desc.flags,
+    "', compiler ", desc.compiler, "\n")
   for _, k in ipairs(util.sorted_keys(desc.macros)) do io.stdout:write("# macro ", k, " = ", desc.macros[k], "\n") end
   io.stdout:write(out)
   return 0
@@ -293,8 +211,10 @@ local function events(cfg, pos)
   end)
   io.stdout:write(out or "")
   if pos[2] ~= "all" then
-    io.stdout:write("software events (always available): perf::TASK-CLOCK perf::CPU-CLOCK perf::CONTEXT-SWITCHES perf::CPU-MIGRATIONS perf::PAGE-FAULTS\n",
-      "`rot events all` lists every event name, marked where it cannot be opened here; use them in a point's counters = {...}\n")
+    io.stdout:write("software events (always available): perf::TASK-CLOCK perf::CPU-CLOCK perf::CONTEXT-SWITCHES "
+      .. "perf::CPU-MIGRATIONS perf::PAGE-FAULTS\n",
+      "`rot events all` lists every event name, marked where it cannot be opened here; use them in a "
+        .. "point's counters = {...}\n")
   end
   return st == 0 and 0 or 1
 end
@@ -306,7 +226,7 @@ local function worker(_, pos, opts)
     local all = {}
     for _, x in ipairs(o) do all[#all + 1] = x end
     for _, x in ipairs(opts) do all[#all + 1] = x end
-    return loaded(config.load(home .. "/config/default.conf", all))
+    return loaded(config.load(home .. "/config/site.conf", all))
   end
   local s, code = require("rot.execute.worker").run(home, pos[2], pos[3], load_config)
   s:cleanup()
@@ -333,7 +253,7 @@ handlers = {
   profile = function(cfg, pos, _, own) return profile(cfg, pos, own) end,
   build = function(cfg, pos) return measure(cfg, pos, true) end,
   list = function(cfg, pos) return require("rot.cli.list").run(home, cfg, pos) end,
-  config = function(cfg) return show_config(cfg) end,
+  config = function(cfg) return usage.show_config(cfg) end,
   cache = function(cfg, pos) return require("rot.cli.cache").run(cfg, pos) end,
   asm = function(cfg, pos, _, asm_opts) return asm(cfg, pos, asm_opts) end,
   predict = function(cfg, pos) start(cfg); return require("rot.cli.models").predict(pos) end,
@@ -367,8 +287,10 @@ local function check_own(cmd, opts)
       local near = require("rot.sys").nearest(k, names)
       local usage = {}
       for _, n in ipairs(util.sorted_keys(OWN[cmd])) do usage[#usage + 1] = OWN[cmd][n] end
-      util.fail("unknown option '-" .. k .. "' for rot " .. cmd .. (near and ("; did you mean '-" .. near .. "'?") or ""),
-        "rot " .. cmd .. "'s own options: " .. table.concat(usage, ", ") .. "; `rot config` lists the configuration keys")
+      util.fail("unknown option '-" .. k .. "' for rot " .. cmd .. (near and ("; did you mean '-" .. near
+        .. "'?") or ""),
+        "rot " .. cmd .. "'s own options: " .. table.concat(usage, ", ")
+          .. "; `rot config` lists the configuration keys")
     end
   end
 end
@@ -403,9 +325,9 @@ local function main(h, argv)
       pos[#pos + 1] = a
     end
   end
-  if not pos[1] then return help(nil, true) end -- a bare `rot`: the usage, on stderr, exit 2
+  if not pos[1] then return usage.help(nil, true) end -- a bare `rot`: the usage, on stderr, exit 2
   local cmd = pos[1]
-  if cmd == "help" then return help(pos[2]) end
+  if cmd == "help" then return usage.help(pos[2]) end
   -- rot asm: options that are no configuration key are the kernel's macros (or -optimization)
   local asm_opts = {}
   if cmd == "asm" then
@@ -428,18 +350,18 @@ local function main(h, argv)
     opts = rest
     check_own(cmd, opts)
   end
-  if cmd == "completion" then return completion(pos) end
-  local cfg = loaded(config.load(home .. "/config/default.conf", opts))
+  if cmd == "completion" then return usage.completion(pos) end
+  local cfg = loaded(config.load(home .. "/config/site.conf", opts))
   local h = handlers[cmd]
   if h then return h(cfg, pos, opts, asm_opts) end
-  util.fail("unknown command '" .. cmd .. "'" .. util.did_you_mean(cmd, command_names()),
+  util.fail("unknown command '" .. cmd .. "'" .. util.did_you_mean(cmd, usage.command_names()),
     "rot help lists the commands")
 end
 
 -- Runs a command; every error it stops with, here or in a script, is said by report_error
 -- (with its exit status), a Lua error inside rot with its traceback.
 function M.main(h, argv)
-  local written = require("rot.profile").start() -- ROT_PROFILE=FILE: where rot's own time goes
+  local written = require("rot.selfprofile").start() -- ROT_PROFILE=FILE: where rot's own time goes
   local ok, r = xpcall(main, handler, h, argv)
   if written then written() end
   if ok then return r end

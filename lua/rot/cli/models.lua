@@ -20,7 +20,10 @@ end
 local function profile_arg(pos, i)
   local text, path = read_arg(pos, i, "a profile")
   local rows, err = predict.read_profile(text)
-  if not rows then util.fail("profile '" .. path .. "': " .. err, "export it with: ncu --csv --page raw --print-units base ... > profile.csv") end
+  if not rows then
+    util.fail("profile '" .. path .. "': " .. err,
+      "export it with: ncu --csv --page raw --print-units base ... > profile.csv")
+  end
   return rows
 end
 
@@ -31,7 +34,9 @@ function M.predict(pos)
   local drows = ceilings.parse_csv(dtext)
   local device, err = nil, "no ceilings in it (name,kind,threads,value,unit rows)"
   if drows then device, err = predict.device(drows) end
-  if not device then util.fail("device file '" .. dpath .. "': " .. err, "rot measure gpu-peaks writes one (gpu-peaks.csv)") end
+  if not device then
+    util.fail("device file '" .. dpath .. "': " .. err, "rot measure gpu-peaks writes one (gpu-peaks.csv)")
+  end
   local measured = pos[4] and profile_arg(pos, 4)
   local recs, summary = predict.report(profile, device, measured)
   rot.records("predict", predict.columns, recs)
@@ -51,7 +56,8 @@ function M.utilization(pos)
   if not rows then util.fail("table '" .. tpath .. "': " .. err, "rot measure gpu-atomics writes one per GPU model") end
   local recs = atomics.report(profile, atomics.table(rows))
   io.stdout:write("# per-SM averages: the CUPTI Profiling API and Nsight Compute aggregate over SMs\n")
-  rot.records("utilization", { { "kernel", "kernel" }, { "N_jobs", "N", "%.4g" }, { "e", "e", "%.2f" }, { "n_hat", "n", "%.2f" },
+  rot.records("utilization", { { "kernel", "kernel" }, { "N_jobs", "N", "%.4g" }, { "e", "e", "%.2f" },
+    { "n_hat", "n", "%.2f" },
     { "c", "c", "%.2f" }, { "S_cycles", "S", "%.3g" }, { "busy_cycles", "B", "%.4g" }, { "cycles", "cycles", "%.4g" },
     { "utilization_pct", function(r) return r.U and r.U * 100 end, "%.1f" }, { "error", "error" } }, recs)
   return 0

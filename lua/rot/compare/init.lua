@@ -37,7 +37,8 @@ function M.match(A, B, with_machine, o)
     elseif not (a.time and a.time > 0) then pair.verdict = "failed in A"
     elseif not (b.time and b.time > 0) then pair.verdict = "failed in B"
     else
-      apply(pair, rule.recorded({ record = A.record, point = a }, { record = B.record, point = b }, o.est, eps, o.min_effect))
+      apply(pair, rule.recorded({ record = A.record, point = a }, { record = B.record, point = b }, o.est,
+        eps, o.min_effect))
     end
     out[#out + 1] = pair
   end
@@ -70,7 +71,8 @@ function M.thread_note(matched)
   end
   if n == 0 then return nil end
   return string.format("%d %s ran at another thread count in B than in A (threads %s -> %s%s): B/A compares "
-    .. "thread counts, and the two %% of bound are against different thread counts' ceilings", n, util.plural(n, "point"),
+    .. "thread counts, and the two %% of bound are against different thread counts' ceilings", n,
+      util.plural(n, "point"),
     tostring(first.a.threads), tostring(first.b.threads), n > 1 and ", the first" or "")
 end
 
@@ -124,7 +126,6 @@ end
   come from the same invocations, so no region's time exceeds its program's. A pair that could
   not be measured again keeps its verdict from the records (p.not_remeasured says why). ]]
 function M.rejudge(matched, min_effect)
-  local groups, order = {}, {}
   for _, p in ipairs(matched) do
     local m = p.remeasured
     if m then
@@ -132,12 +133,12 @@ function M.rejudge(matched, min_effect)
       apply(p, rule.remeasured(m.ratios, min_effect))
       p.ratios, p.times = m.ratios, { a = m.ta, b = m.tb }
       p.medians = { a = median_of(m.ta), b = median_of(m.tb) }
-      local key = app_point(p) or p -- a kernel's point: a group of its own
-      if not groups[key] then groups[key] = {}; order[#order + 1] = key end
-      table.insert(groups[key], p)
       if m.failed then p.noise = p.noise .. "; failed: " .. m.failed end
     end
   end
+  local groups, order = util.group_by(matched, function(p)
+    return p.remeasured and (app_point(p) or p) -- a kernel's point: a group of its own
+  end)
   for _, key in ipairs(order) do
     local ps = groups[key]
     local joint = nearest_round(ps)
@@ -208,7 +209,8 @@ local function latest_on(name, records, id, typed)
   for _, r in ipairs(records) do
     for _, p in ipairs(r.points) do
       if history.machine_of(r, p) == id or (p.machine or r.machine) == id then
-        return { record = r, keep = function(q) return history.machine_of(r, q) == id or (q.machine or r.machine) == id end,
+        return { record = r, keep = function(q) return history.machine_of(r, q) == id or (q.machine
+          or r.machine) == id end,
           label = "run " .. r.id .. " on " .. id }
       end
     end
@@ -322,10 +324,12 @@ function M.choose(name, records, a, b, machines, typed)
   end
   local note
   if before and A ~= before and not shares(before, B.record, cache) then
-    note = "run " .. before.id .. " shares no point with run " .. B.record.id .. " (their threads or arguments differ): "
+    note = "run " .. before.id .. " shares no point with run " .. B.record.id
+      .. " (their threads or arguments differ): "
       .. "comparing with run " .. A.id .. ", the newest before it that does"
   elseif A == share and not differ then
-    note = "no earlier run on " .. mine .. " has other results: comparing with " .. (A == before and "the run just before"
+    note = "no earlier run on " .. mine .. " has other results: comparing with " .. (A == before
+      and "the run just before"
       or "the newest that shares points") .. " (run " .. A.id .. ")"
   end
   return { record = A, label = "run " .. A.id, note = note }, B, true

@@ -77,14 +77,16 @@ local function columns(axes, csv, with_machine)
     both("source", "source", function(x) return side(x, "status") end)
     cols[#cols + 1] = { "work_B_over_A", function(p) return (work.split(p)) end }
     cols[#cols + 1] = { "rate_B_over_A", function(p) return select(2, work.split(p)) end }
-    for _, c in ipairs({ { "rule", "rule" }, { "rounds", "rounds" }, { "interval_low", "lo" }, { "interval_high", "hi" },
+    for _, c in ipairs({ { "rule", "rule" }, { "rounds", "rounds" }, { "interval_low", "lo" },
+      { "interval_high", "hi" },
       { "p_value", "p" }, { "noise_band", "band" }, { "noise", "noise" }, { "inconclusive", "inconclusive" },
       { "not_remeasured", "not_remeasured" } }) do
       cols[#cols + 1] = { c[1], function(p) return p[c[2]] end }
     end
   else
     cols[#cols + 1] = { "limiter", limiter }
-    cols[#cols + 1] = { "noise", function(p) return p.noise and (p.noise .. (p.not_remeasured and "; not measured again" or "")) end }
+    cols[#cols + 1] = { "noise", function(p) return p.noise and (p.noise .. (p.not_remeasured
+      and "; not measured again" or "")) end }
   end
   return cols
 end
@@ -145,14 +147,17 @@ function M.medians_note(matched, axes)
   local n, first = 0, nil
   for _, p in ipairs(matched) do
     local md = p.medians
-    if md and md.a and md.b and p.lo and (md.b / md.a < p.lo or md.b / md.a > p.hi) then n, first = n + 1, first or p end
+    if md and md.a and md.b and p.lo and (md.b / md.a < p.lo or md.b / md.a > p.hi) then
+      n, first = n + 1, first or p
+    end
   end
   if n == 0 then return nil end
   local md = first.medians
   return string.format("%d %s (%s, the first): the medians of each side's own rounds, %s and %s (x%.3f), lie outside "
     .. "the interval of the rounds' paired ratios [%.3f, %.3f]: the machine's speed moved between rounds, both sides' "
     .. "together, and the two medians fall in different phases; time A and time B are the round whose B/A is nearest "
-    .. "the median (%.3f), every round's times are in the JSON", n, util.plural(n, "point"), M.coords(first.point, axes),
+    .. "the median (%.3f), every round's times are in the JSON", n, util.plural(n, "point"),
+      M.coords(first.point, axes),
     util.seconds(md.a), util.seconds(md.b), md.b / md.a, first.lo, first.hi, first.ratio)
 end
 
@@ -169,8 +174,10 @@ function M.print(name, A, B, matched, summary, axes, with_machine, o)
     "rot measure's warning when the run was made says why")
   for _, p in ipairs(matched) do
     if (limiter(p) or ""):find(" -> ", 1, true) then
-      io.stdout:write("A -> B the limiter moved (the working set changed level, the intensity crossed the ridge, or the "
-        .. "kernel's ceilings changed between triad's and its read or write ones): the two % of bound are of different roofs\n")
+      io.stdout:write("A -> B the limiter moved (the working set changed level, the intensity "
+        .. "crossed the ridge, or the "
+        .. "kernel's ceilings changed between triad's and its read or write ones): the two % of bound "
+          .. "are of different roofs\n")
       break
     end
   end
@@ -201,9 +208,12 @@ function M.write(dir, name, A, B, matched, summary, axes, with_machine, o)
   local points = {}
   for i, p in ipairs(matched) do
     local w, rate = work.split(p)
-    points[i] = { point = p.point, verdict = p.verdict, ratio = p.ratio, work = w, rate = rate, rule = p.rule, noise = p.noise,
-      inconclusive = p.inconclusive, notRemeasured = p.not_remeasured, band = p.band, rounds = p.rounds, ratios = p.ratios, pValue = p.p,
-      times = p.times and { a = p.times.a, b = p.times.b, shown = p.round, medianA = p.medians.a, medianB = p.medians.b } or nil,
+    points[i] = { point = p.point, verdict = p.verdict, ratio = p.ratio, work = w, rate = rate,
+      rule = p.rule, noise = p.noise,
+      inconclusive = p.inconclusive, notRemeasured = p.not_remeasured, band = p.band, rounds = p.rounds,
+        ratios = p.ratios, pValue = p.p,
+      times = p.times and { a = p.times.a, b = p.times.b, shown = p.round, medianA = p.medians.a,
+        medianB = p.medians.b } or nil,
       interval = p.lo and { low = p.lo, high = p.hi, level = 0.99 } or nil,
       a = json_side(p.a, A.record), b = json_side(p.b, B.record),
       recorded = p.recorded and { ratio = p.recorded.ratio, a = json_side(p.recorded.a, A.record),

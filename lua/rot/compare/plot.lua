@@ -16,7 +16,9 @@ local VERDICTS = { "slower", "faster", "same", "inconclusive", "other" }
 
 -- Where a summary sits on the roofline ({x=, y=}), or nil when it cannot be drawn.
 local function at(x)
-  if x and x.intensity and x.gflops and x.intensity > 0 and x.gflops > 0 then return { x = x.intensity, y = x.gflops } end
+  if x and x.intensity and x.gflops and x.intensity > 0 and x.gflops > 0 then
+    return { x = x.intensity, y = x.gflops }
+  end
   return nil
 end
 
@@ -68,7 +70,8 @@ local function points(o, f, pl, drawn, only, dat, plots)
   end
   for _, d in ipairs(drawn) do
     table.insert(blocks[1].list, d.pa)
-    table.insert(per[d.pair.verdict].list, { x = d.pb.x, y = d.pb.y, label = o.labels ~= "none" and label_of(o, d) or nil, of = d })
+    table.insert(per[d.pair.verdict].list, { x = d.pb.x, y = d.pb.y, label = o.labels ~= "none" and label_of(o,
+      d) or nil, of = d })
   end
   for _, d in ipairs(only) do table.insert(d.which == "a" and blocks[1].list or per.other.list, d.p) end
   for _, v in ipairs(VERDICTS) do
@@ -87,11 +90,13 @@ local function points(o, f, pl, drawn, only, dat, plots)
       marks[#marks + 1] = { px = px, py = py, r = place.marker_radius(b.style), of = p.of }
     end
     dat[#dat + 1] = "\n"
-    plots[#plots + 1] = string.format("%s index %d using 1:2 with points %s title %s", plot.quote(dfile), i - 1, b.style,
+    plots[#plots + 1] = string.format("%s index %d using 1:2 with points %s title %s", plot.quote(dfile),
+      i - 1, b.style,
       plot.quote(b.name))
     for v, x in pairs(per) do if x == b then elements[v] = plots[#plots] end end
   end
-  for _, m in ipairs(place.hidden(marks)) do if m.of then m.of.hidden = m.hidden end end -- a B point under another: said so
+  -- a B point under another: said so
+  for _, m in ipairs(place.hidden(marks)) do if m.of then m.of.hidden = m.hidden end end
   return elements
 end
 
@@ -100,7 +105,8 @@ end
 local HEAD = 0.012
 local function arrows(f, pl, drawn, gp)
   for i, d in ipairs(drawn) do
-    gp[#gp + 1] = string.format("set arrow %d from %.9g,%.9g to %.9g,%.9g head filled size screen %g,18 lw 1.6 lc rgb '%s' front",
+    gp[#gp + 1] = string.format("set arrow %d from %.9g,%.9g to %.9g,%.9g head filled size screen %g,18 "
+      .. "lw 1.6 lc rgb '%s' front",
       i, d.pa.x, d.pa.y, d.pb.x, d.pb.y, HEAD, M.colors[d.pair.verdict])
     local ax, ay = f.px(d.pa.x, d.pa.y)
     local bx, by = f.px(d.pb.x, d.pb.y)
@@ -133,7 +139,8 @@ function M.plot(o)
   arrows(f, pl, drawn, gp)
   local lp = {}
   for _, d in ipairs(drawn) do
-    lp[#lp + 1] = { x = d.pb.x, y = d.pb.y, text = label_of(o, d), color = M.colors[d.pair.verdict], series = d.pair.verdict,
+    lp[#lp + 1] = { x = d.pb.x, y = d.pb.y, text = label_of(o, d), color = M.colors[d.pair.verdict],
+      series = d.pair.verdict,
       hidden = d.hidden }
   end
   local pls, _, missed = place.point_labels(f, pl, lp, o.labels or "auto", 0) -- the ceilings' labels numbered first

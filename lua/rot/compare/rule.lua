@@ -44,7 +44,8 @@ function M.remeasured(ratios, min_effect, level)
   local n = #logs
   local out = { rule = "remeasured", rounds = n, verdict = "same" }
   if n == 0 then
-    out.verdict, out.inconclusive, out.noise = "inconclusive", "no round timed both sides", "remeasured, no round timed both"
+    out.verdict, out.inconclusive, out.noise = "inconclusive", "no round timed both sides",
+      "remeasured, no round timed both"
     return out
   end
   out.ratio = math.exp(stats.median(logs))
@@ -52,7 +53,8 @@ function M.remeasured(ratios, min_effect, level)
   local lo, hi = stats.sign_interval(logs, level)
   if not lo then
     out.verdict = "inconclusive"
-    out.inconclusive = string.format("%d %s no %s interval (%d needed)", n, util.plural(n, "round gives", "rounds give"),
+    out.inconclusive = string.format("%d %s no %s interval (%d needed)", n, util.plural(n,
+      "round gives", "rounds give"),
       pct(level), hi)
     out.noise = string.format("remeasured %d %s, no %s interval", n, util.plural(n, "round"), pct(level))
     return out
@@ -100,32 +102,28 @@ local function point_of(r, p, machine_of) return machine_of(r, p) .. "|" .. util
   of a run's log-time, degrees of freedom, "point"|"class", the widest log-ratio between two
   reruns of one build among them (nil without an estimate). ]]
 function M.history(records, machine_of)
-  local groups, order = {}, {}
+  local measured = {}
   for _, r in ipairs(records) do
-    for _, p in ipairs(r.points or {}) do
-      local id = p.status == "measured" and p.time and p.time > 0 and M.identity(r, p)
-      if id then
-        local g = groups[id]
-        if not g then
-          g = { logs = {}, seen = {}, point = point_of(r, p, machine_of), class = class_of(r, p, machine_of) }
-          groups[id], order[#order + 1] = g, id
-        end
-        if not g.seen[p.time] then -- the same time twice is one measurement (runs added to it)
-          g.seen[p.time] = true
-          g.logs[#g.logs + 1] = math.log(p.time)
-          g.lo, g.hi = math.min(g.lo or math.huge, g.logs[#g.logs]), math.max(g.hi or -math.huge, g.logs[#g.logs])
-        end
-      end
-    end
+    for _, p in ipairs(r.points or {}) do measured[#measured + 1] = { r = r, p = p } end
   end
+  local groups, order = util.group_by(measured, function(x)
+    return x.p.status == "measured" and x.p.time and x.p.time > 0 and M.identity(x.r, x.p)
+  end)
   local per, range = { point = {}, class = {} }, { point = {}, class = {} }
   for _, id in ipairs(order) do
-    local g = groups[id]
+    local first, logs, seen = groups[id][1], {}, {}
+    for _, x in ipairs(groups[id]) do
+      if not seen[x.p.time] then -- the same time twice is one measurement (runs added to it)
+        seen[x.p.time], logs[#logs + 1] = true, math.log(x.p.time)
+      end
+    end
+    local g = { point = point_of(first.r, first.p, machine_of), class = class_of(first.r, first.p, machine_of) }
+    local widest = math.max(table.unpack(logs)) - math.min(table.unpack(logs))
     for _, what in ipairs({ "point", "class" }) do
       local list = per[what][g[what]] or {}
       per[what][g[what]] = list
-      list[#list + 1] = g.logs
-      range[what][g[what]] = math.max(range[what][g[what]] or 0, g.hi - g.lo)
+      list[#list + 1] = logs
+      range[what][g[what]] = math.max(range[what][g[what]] or 0, widest)
     end
   end
   local est = { point = {}, class = {} }
@@ -174,7 +172,8 @@ function M.recorded(a, b, est, eps, min_effect)
     local band = math.exp(math.max(stats.t_quantile(M.LEVEL, df) * math.sqrt(sa ^ 2 + sb ^ 2), ra, rb))
     out.rule, out.band = "history", math.max(band, within)
     out.noise = string.format("between runs (history, %s%d reruns) x%s", (wa == "class" or wb == "class")
-      and "its roof's points, " or "", df, out.band < 100 and string.format("%.3f", out.band) or string.format("%.3g", out.band))
+      and "its roof's points, " or "", df, out.band < 100 and string.format("%.3f", out.band)
+        or string.format("%.3g", out.band))
     if out.band > M.WIDE_BAND then
       out.inconclusive = string.format("the noise between runs here, x%.3g, could hide a change that large", out.band)
     end

@@ -8,7 +8,7 @@ local ceilings = require "rot.machine.ceilings"
 
 local M = {}
 
-M.MAX_LEVELS = 4 -- what the counting tool simulates (core/count/counts.h: COUNT_LEVELS)
+M.MAX_LEVELS = require("rot.protocol").count.levels -- what the counting tool simulates at most
 M.DEFAULT_WAYS = 16 -- where hwloc does not know a level's ways (or says fully associative)
 
 -- The stored peaks' levels at 1 thread (effective sizes), or nil: never measured for this.

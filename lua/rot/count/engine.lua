@@ -1,12 +1,14 @@
 --[[ rot.count.engine: the counting engine, Valgrind with rot's own tool (core/count/): is it
   here, what it is (its identity is part of every count's description), building the tool and a
-  build's rot-count, running a program under it and reading what it counted. ]]
+  build's rot-count, running a program under it and reading what the two said, in the words
+  core/count/counts.h declares (rot.protocol.count). ]]
 local sys = require "rot.sys"
 local util = require "rot.util"
 local build = require "rot.build"
-local toolchain = require "rot.describe.toolchain"
+local WORDS = require("rot.protocol").count
 
 local M = {}
+local W = WORDS.records
 
 M.INSTALL = "sudo apt-get install valgrind"
 M.SLOWER = 100 -- a counted program gets this many times the timeout key
@@ -129,19 +131,33 @@ local function pairs_of(text)
   return t
 end
 
---[[ The tool's output file as a table: {line=, levels={{size=, assoc=}, ...}, misuses=,
+-- The lines of the tool's output after its first (its words: counts.h's), or nil when the text
+-- is no output of it.
+function M.lines(text)
+  local magic = WORDS.magic .. "\n"
+  if not text or text:sub(1, #magic) ~= magic then return nil end
+  local out = {}
+  for l in text:sub(#magic + 1):gmatch("[^\n]+") do out[#out + 1] = l end
+  return out
+end
+
+-- The tool's output again from its lines (M.lines's: a count's cache entry keeps them).
+function M.text(lines) return WORDS.magic .. "\n" .. table.concat(lines, "\n") .. (#lines > 0 and "\n" or "") end
+
+--[[ The tool's output file as a table: {line=, levels={{size=, assoc=}, ...}, misuses=, forks=,
   program={threads=, <count>=...}, regions={name -> {calls=, threads=, <count>=...}},
-  order={names}}; nil and why when it is not one. ]]
+  order={names}}; nil and why when it is not one. A word it does not know is skipped. ]]
 function M.parse(text)
-  if not text or text:sub(1, 11) ~= "rotcount 1\n" then return nil, "no output of rot's counting tool" end
+  if not M.lines(text) then return nil, "no output of rot's counting tool" end
   local out = { levels = {}, regions = {}, order = {} }
   for l in text:gmatch("[^\n]+") do
     local word, rest = l:match("^(%S+)%s*(.*)$")
-    if word == "line" then out.line = tonumber(rest)
-    elseif word == "misuses" then out.misuses = tonumber(rest)
-    elseif word == "level" then out.levels[#out.levels + 1] = pairs_of(rest)
-    elseif word == "program" then out.program = pairs_of(rest)
-    elseif word == "region" then
+    if word == W.line then out.line = tonumber(rest)
+    elseif word == W.misuses then out.misuses = tonumber(rest)
+    elseif word == W.forks then out.forks = pairs_of(rest).n
+    elseif word == W.level then out.levels[#out.levels + 1] = pairs_of(rest)
+    elseif word == W.program then out.program = pairs_of(rest)
+    elseif word == W.region then
       local r = pairs_of(rest)
       r.name = tostring(r.name)
       out.regions[r.name] = r
@@ -159,48 +175,43 @@ end
   code outside its loops}, unknown={<count>=...} (code in no file) or nil}. Loops, functions and
   unknown code together hold every count of the program's line. ]]
 function M.loops(text)
-  if not (text or ""):find("\nloops n=%d+\n") then return nil end
+  if not (text or ""):find("\n" .. W.loops .. " n=%d+\n") then return nil end
   local out = { objects = {}, loops = {}, functions = {} }
   for l in text:gmatch("[^\n]+") do
     local word, rest = l:match("^(%S+)%s*(.*)$")
-    if word == "object" then
+    if word == W.object then
       local o = pairs_of(rest)
       out.objects[o.id] = tostring(o.path)
-    elseif word == "loop" then
+    elseif word == W.loop then
       local o = pairs_of(rest)
       local latches = {}
       for x in tostring(o.latches):gmatch("[^,]+") do latches[#latches + 1] = tonumber(x) end
       o.latches = latches
       out.loops[#out.loops + 1] = o
-    elseif word == "function" then
+    elseif word == W["function"] then
       out.functions[#out.functions + 1] = pairs_of(rest)
-    elseif word == "unknown" then
+    elseif word == W.unknown then
       out.unknown = pairs_of(rest)
     end
   end
   return out
 end
 
---[[ The flags a kernel is counted with, and a note where they are not its own: Valgrind decodes
-  no AVX-512, so flags whose code may use it (what the compiler defines for them says so:
-  __AVX512F__) get -mno-avx512f, and the note says so. Stops when even that leaves AVX-512. ]]
-function M.count_flags(s, flags)
-  local function avx512(f)
-    return s:remember("avx512:" .. f, function()
-      local rsp = s:run_dir() .. "/count-flags"
-      assert(sys.writefile(rsp, f .. "\n"))
-      local st, out = sys.run({ toolchain.plain(s, "compiler"), "@" .. rsp, "-dM", "-E", "-x", "c", "/dev/null" },
-        { capture = true })
-      return st == 0 and (out or ""):find("__AVX512", 1, true) ~= nil
-    end)
+--[[ What rot-count said of its points: on a line of its stdout ("counted ID", "failed ID") the
+  word (WORDS.harness.counted or .failed) and the ID; nil on another line. ]]
+function M.harness_line(line)
+  local word, id = line:match("^(%S+) (%S+)$")
+  if word == WORDS.harness.counted or word == WORDS.harness.failed then return word, id end
+  return nil
+end
+
+-- Why rot-count said point id failed, from its stderr's text ("rot-count: point ID: WHY"), or nil.
+function M.harness_why(text, id)
+  local head = WORDS.harness.point .. " " .. id .. ": "
+  for l in (text or ""):gmatch("[^\n]+") do
+    if l:sub(1, #head) == head then return l:sub(#head + 1) end
   end
-  if not avx512(flags) then return flags, nil end
-  local counted = flags .. " -mno-avx512f"
-  if avx512(counted) then
-    util.fail("flags '" .. flags .. "' build AVX-512 code even with -mno-avx512f, which the counting engine cannot decode",
-      "count a build without AVX-512 (flags without -mavx512*)")
-  end
-  return counted, "counted as built with " .. counted .. " (Valgrind decodes no AVX-512; the timed build used it)"
+  return nil
 end
 
 return M

@@ -16,7 +16,8 @@ end
 function M.check(t, known, what)
   for k in pairs(t) do
     if not known[k] then
-      util.fail("unknown field '" .. tostring(k) .. "' in " .. what .. util.did_you_mean(tostring(k), M.names_of(known)))
+      util.fail("unknown field '" .. tostring(k) .. "' in " .. what
+        .. util.did_you_mean(tostring(k), M.names_of(known)))
     end
   end
 end
@@ -42,7 +43,9 @@ function M.counters(spec)
   end
   local counts = {}
   for q, combo in pairs(spec.counts or {}) do
-    if q ~= "flops" and q ~= "bytes" then util.fail("counts: only flops and bytes can be measured, not '" .. tostring(q) .. "'") end
+    if q ~= "flops" and q ~= "bytes" then
+      util.fail("counts: only flops and bytes can be measured, not '" .. tostring(q) .. "'")
+    end
     counts[q] = {}
     for ev, weight in pairs(combo) do
       local known = false

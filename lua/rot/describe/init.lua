@@ -45,12 +45,15 @@ local function workload(w, where)
       util.fail("kernel '" .. w.kernel .. "': parameter '" .. tostring(k) .. "' must be a number")
     end
     if v ~= v or v == math.huge or v == -math.huge then
-      util.fail("kernel '" .. w.kernel .. "': parameter '" .. k .. "' is " .. (v ~= v and "NaN" or tostring(v)) .. ": it must be a finite number")
+      util.fail("kernel '" .. w.kernel .. "': parameter '" .. k .. "' is " .. (v ~= v and "NaN" or tostring(v))
+        .. ": it must be a finite number")
     end
     params[k] = v
   end
   local threads = w.threads or 1
-  if math.type(threads) ~= "integer" or threads < 1 then util.fail("kernel '" .. w.kernel .. "': threads must be a positive integer") end
+  if math.type(threads) ~= "integer" or threads < 1 then
+    util.fail("kernel '" .. w.kernel .. "': threads must be a positive integer")
+  end
   return { kernel = w.kernel, params = params, threads = threads, pin = int_list(w.pin, "pin") }
 end
 
@@ -77,7 +80,8 @@ local function rule(r, i)
   for _, what in ipairs({ "event", "action" }) do
     local v, set = r[what == "event" and "on" or "action"], what == "event" and EVENTS or ACTIONS
     if not set[v] then
-      util.fail("rule " .. i .. ": unknown " .. what .. " '" .. tostring(v) .. "'" .. util.did_you_mean(tostring(v), names_of(set)),
+      util.fail("rule " .. i .. ": unknown " .. what .. " '" .. tostring(v) .. "'"
+        .. util.did_you_mean(tostring(v), names_of(set)),
         what .. "s: " .. table.concat(names_of(set), ", "))
     end
   end
@@ -133,7 +137,9 @@ end
 local function macros_of(spec, list, macro_list, macro_set)
   local macros = {}
   for k, v in pairs(spec.macros or {}) do
-    if type(k) ~= "string" then util.fail("a macro name must be a string, not a " .. type(k) .. " (" .. tostring(k) .. ")") end
+    if type(k) ~= "string" then
+      util.fail("a macro name must be a string, not a " .. type(k) .. " (" .. tostring(k) .. ")")
+    end
     if type(v) ~= "string" and type(v) ~= "number" then
       util.fail("macro '" .. k .. "' has a " .. type(v) .. " value: a macro's value is a number or a string (it "
         .. "becomes #define " .. k .. " VALUE)")
@@ -165,12 +171,15 @@ end
   The description holds everything that can change the result: workloads, macros, flags,
   compiler, measurers, counts, cache mode, rules, run policy, the round (a second, third, ...
   independent measurement of the same point) and the machine (fp, else this one's; the
-  executor adds a GPU point's device: rot.execute.lookup.describe). How a point is run without changing its result (alongside:
+  executor adds a GPU point's device: rot.execute.lookup.describe). How a point is run without changing its result
+  (alongside:
   more kernels in its core; pointChild) stays in the spec. Bad specs stop with what is wrong. ]]
 function M.describe(s, spec, fp)
   if type(spec) ~= "table" then util.fail("a measurement point must be a table {kernel=..., ...}") end
   if spec.app ~= nil then
-    if spec.kernel or spec.workloads then util.fail("a point measures a kernel or an application (app = ...), not both") end
+    if spec.kernel or spec.workloads then
+      util.fail("a point measures a kernel or an application (app = ...), not both")
+    end
     return require("rot.describe.app").describe(s, spec, fp)
   end
   local what = "the point for kernel '" .. tostring(spec.kernel or (spec.workloads and "workloads")) .. "'"
@@ -181,7 +190,8 @@ function M.describe(s, spec, fp)
   if spec.round ~= nil and (math.type(spec.round) ~= "integer" or spec.round < 1) then
     util.fail("round must be a positive integer (the n-th independent measurement of a point)")
   end
-  if spec.minRunTime ~= nil and (type(spec.minRunTime) ~= "number" or spec.minRunTime < 0 or spec.minRunTime > 3600) then
+  if spec.minRunTime ~= nil and (type(spec.minRunTime) ~= "number" or spec.minRunTime < 0
+    or spec.minRunTime > 3600) then
     util.fail("minRunTime must be a number of seconds from 0 to 3600")
   end
   if spec.pointChild ~= nil and spec.pointChild ~= "each" and spec.pointChild ~= "shared" then
@@ -194,7 +204,9 @@ function M.describe(s, spec, fp)
   local ok, err = gen.checkflags(flags)
   if not ok then util.fail(err) end
   local mode = spec.cacheMode or s:get("cacheMode")
-  if mode ~= "warm" and mode ~= "cold" then util.fail("cacheMode must be 'warm' or 'cold', not '" .. tostring(mode) .. "'") end
+  if mode ~= "warm" and mode ~= "cold" then
+    util.fail("cacheMode must be 'warm' or 'cold', not '" .. tostring(mode) .. "'")
+  end
   local counters, counts = counters_of(spec)
   local rules = {}
   for i, r in ipairs(spec.rules or {}) do rules[i] = rule(r, i) end

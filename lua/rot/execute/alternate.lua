@@ -92,12 +92,12 @@ function M.measure(s, plan, rounds)
   end
   s:begin(rounds * #live * 2)
   for r = 1, rounds do
-    s:set_stage(string.format("measuring again, round %d/%d", r, rounds))
+    s:set_step(string.format("measuring again, round %d/%d", r, rounds))
     for i, x in ipairs(live) do
       x.out.rounds[r] = measure_round(s, x.g, (r + i) % 2 == 0 and { "A", "B" } or { "B", "A" }, plan.times)
     end
   end
-  s:set_stage(nil)
+  s:set_step(nil)
   s:done()
   return out
 end

@@ -25,7 +25,9 @@ local function app_lines(desc, lines)
   local a = desc.app
   lines[#lines + 1] = "app " .. util.escape_token(a.path)
   for _, x in ipairs(a.args) do lines[#lines + 1] = "arg " .. util.escape_token(x) end
-  for _, k in ipairs(util.sorted_keys(a.env)) do lines[#lines + 1] = "env " .. k .. "=" .. util.escape_token(a.env[k]) end
+  for _, k in ipairs(util.sorted_keys(a.env)) do
+    lines[#lines + 1] = "env " .. k .. "=" .. util.escape_token(a.env[k])
+  end
   lines[#lines + 1] = "dir " .. util.escape_token(a.dir)
   if a.sample then lines[#lines + 1] = "sample " .. num(a.sample) end
 end
@@ -66,7 +68,8 @@ function M.point_result(desc, text)
       meta = protocol.strict_meta({}), runs = {} }
   end
   if res.status == STATUS.ok and (res.meta.complete ~= 1 or #res.runs == 0) then
-    local what = desc.app and ("application '" .. util.basename(desc.app.path)) or ("kernel '" .. desc.workloads[1].kernel)
+    local what = desc.app and ("application '" .. util.basename(desc.app.path)) or ("kernel '"
+      .. desc.workloads[1].kernel)
     res.status, res.error = STATUS.failed, what .. "' ended the measurement early"
   end
   if res.meta.hint then res.error = (res.error or "failed") .. "\nhint: " .. res.meta.hint end
@@ -126,7 +129,8 @@ local function core_failure(s, proc, why)
   local log = (sys.readfile(s:run_dir() .. "/core.err") or ""):gsub("%s+$", "")
   return { status = STATUS.failed, meta = protocol.strict_meta({}), runs = {},
     error = why == "timeout" and ("the measuring core gave no answer for " .. math.floor(patience(s)) ..
-      " s and was killed") or ("the measuring core ended unexpectedly" .. ended(st) .. (log ~= "" and (": " .. log) or "")) }
+      " s and was killed") or ("the measuring core ended unexpectedly" .. ended(st) .. (log ~= "" and (": "
+        .. log) or "")) }
 end
 
 -- The session's neighbour sampler (rot.execute.neighbour), made at its first use.
@@ -138,8 +142,8 @@ function M.sampler(s) return s:remember("neighbour sampler", neighbour.sampler) 
   a new core measures the rest. The core's own timeout bounds each point; the driver gives up
   on a core that says nothing for longer. Each result's meta.pointSeconds is the time it took
   here (from the last result, or the core's start), which its cache entry keeps (what the
-  peaks' time budget counts for a point taken from the cache, rot.machine.budget), and
-  meta.measuredAt when it arrived (UTC: the date of a ceiling measured from it, rot.machine.measure),
+  peaks' time budget counts for a point taken from the cache, rot.peaks.budget), and
+  meta.measuredAt when it arrived (UTC: the date of a ceiling measured from it, rot.peaks),
   meta.neighbourCpus the CPUs busy outside rot meanwhile; its runs carry that and the core's
   queueWait (rot.execute.neighbour.stamp). ]]
 function M.run(s, binary, items, done)

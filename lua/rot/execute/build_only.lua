@@ -11,7 +11,7 @@ local sys = require "rot.sys"
 local outcome = require "rot.execute.outcome"
 local batch = require "rot.execute.batch"
 
-local M = { name = "build" }
+local M = { name = "build", measures_here = false, builds_only = true }
 
 -- The specs (KERNEL NAME=VALUE ...) of a row's workloads, appended to argv for rot-core --check.
 local function specs(desc, argv)
@@ -47,7 +47,8 @@ local function refusals(s, binary, rows, refused)
       if why and owner[i] and not found[owner[i]] then found[owner[i]] = why end
     end
     if st ~= 0 or i ~= #owner then
-      io.stderr:write("rot: note: the core of kernel '", rows[1].desc.workloads[1].kernel, "' could not check its points' ",
+      io.stderr:write("rot: note: the core of kernel '", rows[1].desc.workloads[1].kernel,
+        "' could not check its points' ",
         "parameters (exit status ", tostring(st), "): they are planned unchecked\n")
       return
     end
@@ -92,17 +93,16 @@ end
 
 function M.measure(s, items)
   local rows = lookup.lookup(s, items)
-  local groups, order, refused, errs = {}, {}, {}, {}
-  for _, row in ipairs(rows) do
-    local g = groups[row.key]
-    if not g then
-      g = { row = row, check = {} }
-      groups[row.key], order[#order + 1] = g, row.key
+  local groups, order = util.group_by(rows, function(row) return row.key end)
+  local refused, errs = {}, {}
+  for _, key in ipairs(order) do
+    local check = {}
+    for _, row in ipairs(groups[key]) do
+      -- the machine's ceilings' points (measured aside) are rot's own: not asked
+      if not row.cached and s.aside_depth == 0 and not row.kinfo.app then check[#check + 1] = row end
     end
-    -- the machine's ceilings' points (measured aside) are rot's own: not asked
-    if not row.cached and s.aside_depth == 0 and not row.kinfo.app then g.check[#g.check + 1] = row end
+    errs[key] = build_key(s, groups[key][1], check, refused)
   end
-  for _, key in ipairs(order) do errs[key] = build_key(s, groups[key].row, groups[key].check, refused) end
   for _, row in ipairs(rows) do
     local err = errs[row.key]
     if refused[row] then

@@ -1,5 +1,11 @@
 --[[ rot.execute: the executor interface, and its implementations. An executor is a
-  module { name = "...", measure = function(session, items) -> rows }:
+  module { name = "...", measures_here =, builds_only =, measure = function(session, items) ->
+  rows }:
+
+  - measures_here: true where it measures points on this machine, in this process (a later
+    stage may run their programs again here: the counting pass); false where they are measured
+    elsewhere (a cluster's nodes) or not at all.
+  - builds_only: true where it builds the points' cores and measures nothing (rot build).
 
   - items: the points of one rot.measure, in order: { coord = the point's coordinates,
     spec = the table the script's builder returned }.

@@ -14,17 +14,7 @@ local protocol = require "rot.protocol"
 local rounds = require "rot.execute.rounds"
 local sys = require "rot.sys"
 
-local M = { name = "local" }
-
--- Rows grouped by build key, in the order their keys first appear.
-local function groups_of(pending)
-  local groups, order = {}, {}
-  for _, row in ipairs(pending) do
-    if not groups[row.key] then groups[row.key] = {}; order[#order + 1] = row.key end
-    table.insert(groups[row.key], row)
-  end
-  return groups, order
-end
+local M = { name = "local", measures_here = true, builds_only = false }
 
 -- Why a group of GPU points cannot run here (said once), or nil.
 local function gpu_skip(s, row)
@@ -75,7 +65,9 @@ end
 -- What becomes of one batch item's result in round r (res nil: the batch stopped before it).
 local function settle_item(s, g, item, res, p)
   local row = item.row
-  if not res then return outcome.fail(s, row, s.no_device or "not measured: the run stopped before it", { quiet = true }) end
+  if not res then
+    return outcome.fail(s, row, s.no_device or "not measured: the run stopped before it", { quiet = true })
+  end
   if res.status ~= protocol.status.ok and res.meta.failure == "nodevice" then
     -- no device: said once; the core stops before the other GPU points
     s:set_no_device(res.error)
@@ -99,7 +91,9 @@ end
 local function keep(s, binary, core_hash)
   local path = s:run_dir() .. "/rot-core-" .. core_hash:sub(1, 16)
   local bytes = sys.readfile(binary)
-  if not (bytes and sys.writefile(path, bytes, tonumber("755", 8))) then util.fail("cannot copy the measuring core to '" .. path .. "'") end
+  if not (bytes and sys.writefile(path, bytes, tonumber("755", 8))) then
+    util.fail("cannot copy the measuring core to '" .. path .. "'")
+  end
   return path
 end
 
@@ -154,7 +148,7 @@ end
   still want a round in one core process, until none does (rot.execute.rounds says how many a
   point wants). ]]
 function M.measure_pending(s, pending)
-  local groups, order = groups_of(pending)
+  local groups, order = util.group_by(pending, function(row) return row.key end) -- one core build each
   if #order == 0 then return end
   util.ensure_dir(s:get("cacheDir"), "cache directory", "cacheDir")
   governor.apply(s)

@@ -13,12 +13,14 @@ local M = {}
 
 local function warn(msg) io.stderr:write("rot: warning: ", msg, "\n") end
 
--- The cache entry of a row, when it holds the row's own description (nil otherwise).
-function M.read(s, row)
+-- The cache entry of a row ({path=, text=}: a point's, or a count's), when it holds the row's
+-- own description (nil otherwise); again: what is done instead, in words ("measuring", the default).
+function M.read(s, row, again)
+  again = again or "measuring"
   local entry, err, kind = s:timed("cache", cache.read, row.path)
-  if kind == "corrupt" then warn(err .. "; measuring it again") end
+  if kind == "corrupt" then warn(err .. "; " .. again .. " it again") end
   if entry and entry.description ~= row.text then
-    warn("cache entry '" .. row.path .. "' holds another description; measuring again")
+    warn("cache entry '" .. row.path .. "' holds another description; " .. again .. " again")
     entry = nil
   end
   return entry

@@ -120,7 +120,8 @@ function M.line(s, cpus, peaks)
   local cpus_t = s.get and s:get("busyCpus") or M.CPUS
   if not (t.busy >= t.n / 4 or (cpus_t > 0 and t.converged <= t.n / 2 and mean >= cpus_t / 2)) then return nil end
   return string.format("rot: the machine was busy while measuring: %d of %d points ran beside a neighbour (%.2f CPUs "
-    .. "busy outside rot on average, load %s on %d CPUs), %d of %d converged (best-k); measure again when it is quieter "
+    .. "busy outside rot on average, load %s on %d CPUs), %d of %d converged (best-k); measure "
+      .. "again when it is quieter "
     .. "(`uptime` shows the load): the next run measures the flagged points again%s", t.busy, t.n, mean,
     tostring(t.loadavg or "?"):match("^(%S+ %S+ %S+)") or "?", cpus, t.converged, t.n,
     peaks and ", and `rot measure peaks -useCachedResults=false` measures the machine's ceilings afresh" or "")

@@ -53,11 +53,16 @@ function M.record(s, row, res, core_hash, base, stamp)
   local new = { description = row.text, coreHash = core_hash, meta = res.meta, runs = res.runs, regions = res.regions,
     samples = res.samples }
   if base then new = cache.merge(base, new) end
-  local ok, werr = s:timed("cache", cache.write, row.path, new)
+  M.write(s, row.path, new)
+  return new
+end
+
+-- Writes a cache entry to path (a temp file renamed; a count's too), or stops saying why.
+function M.write(s, path, entry)
+  local ok, werr = s:timed("cache", cache.write, path, entry)
   if not ok then
     util.fail("cannot write the result cache: " .. werr, util.write_hint("cacheDir", werr))
   end
-  return new
 end
 
 -- A row measured: its entry (M.record's) is its result.

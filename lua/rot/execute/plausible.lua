@@ -10,7 +10,8 @@ local function limits(s)
   return s:remember("limits", function()
     local l = { gbs = 0, gflops = 0 }
     for _, quick in ipairs({ false, true }) do
-      for _, r in ipairs(ceilings.read_csv(ceilings.stored_path(s:get("cacheDir"), machine.fingerprint(s.config), quick)) or {}) do
+      for _, r in ipairs(ceilings.read_csv(ceilings.stored_path(s:get("cacheDir"),
+        machine.fingerprint(s.config), quick)) or {}) do
         if r.kind == "bandwidth" then l.gbs = math.max(l.gbs, r.value) end
         if r.kind == "compute" then l.gflops = math.max(l.gflops, r.value) end
       end
@@ -38,10 +39,12 @@ function M.why_not(s, row, res)
   local l = limits(s)
   local gbs, gflops = (m.bytes or 0) / best / 1e9, (m.flops or 0) / best / 1e9
   if l.gbs > 0 and gbs > 10 * l.gbs then
-    return string.format("%.4g GB/s is more than ten times this machine's fastest measured bandwidth (%.4g GB/s)", gbs, l.gbs)
+    return string.format("%.4g GB/s is more than ten times this machine's fastest measured bandwidth (%.4g GB/s)",
+      gbs, l.gbs)
   end
   if l.gflops > 0 and gflops > 10 * l.gflops then
-    return string.format("%.4g GFLOP/s is more than ten times this machine's fastest measured compute (%.4g GFLOP/s)", gflops, l.gflops)
+    return string.format("%.4g GFLOP/s is more than ten times this machine's fastest "
+      .. "measured compute (%.4g GFLOP/s)", gflops, l.gflops)
   end
   return nil
 end

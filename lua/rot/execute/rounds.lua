@@ -41,10 +41,19 @@ local function round_time(runs, ov, ignore_disturbed)
   return best
 end
 
+-- M.of's rounds by entry, with what they were grouped from: a cached rerun asks for an entry's
+-- rounds twice (whether it serves, then its quantities)
+local grouped = setmetatable({}, { __mode = "k" })
+
 --[[ The rounds of a cache entry, in the order they were measured: {{n=, inv=, time=, runs=,
   nbr=, qwait=}} (nbr, qwait: its neighbour figures, rot.execute.neighbour); runs without a
-  round stamp (an entry measured in one process) are round 1. ]]
+  round stamp (an entry measured in one process) are round 1. The list is shared by the
+  entry's callers: read it, never change it. Grouped again when the entry's runs or timer
+  overhead changed since. ]]
 function M.of(entry, ignore_disturbed)
+  local ov, ig = entry.meta.timerOverheadNs or 0, ignore_disturbed and true or false
+  local g = grouped[entry]
+  if g and g.runs == entry.runs and g.n == #entry.runs and g.ov == ov and g.ig == ig then return g.list end
   local by, list = {}, {}
   for _, r in ipairs(entry.runs) do
     local n = tonumber(r.round) or 1
@@ -55,8 +64,8 @@ function M.of(entry, ignore_disturbed)
     table.insert(by[n].runs, r)
   end
   table.sort(list, function(a, b) return a.n < b.n end)
-  local ov = entry.meta.timerOverheadNs or 0
-  for _, x in ipairs(list) do x.time = round_time(x.runs, ov, ignore_disturbed) end
+  for _, x in ipairs(list) do x.time = round_time(x.runs, ov, ig) end
+  grouped[entry] = { runs = entry.runs, n = #entry.runs, ov = ov, ig = ig, list = list }
   return list
 end
 
@@ -68,7 +77,8 @@ function M.verdict(times, eps, k)
   table.sort(t)
   local lo, hi, kth = t[1], t[#t], t[math.min(math.max(k, 1), #t)]
   local function above(x) return lo > 0 and (x - lo) / lo or 0 end
-  return { value = lo, spread = above(hi), best = above(kth), agree = above(kth) <= eps, ratio = lo > 0 and hi / lo or 1,
+  return { value = lo, spread = above(hi), best = above(kth), agree = above(kth) <= eps, ratio = lo > 0
+    and hi / lo or 1,
     rounds = #t }
 end
 
@@ -118,7 +128,8 @@ end
 
 --[[ How many more rounds an entry wants under policy p (this invocation's own rounds so far:
   mine): 0 when it serves as it stands. Fewer than p.min rounds: the rest of them. Rounds that
-  disagree, or a best round that ran beside a neighbour (rot.execute.neighbour): one more, while this invocation has measured fewer than p.max of them, and, for an
+  disagree, or a best round that ran beside a neighbour (rot.execute.neighbour): one more, while this invocation has
+  measured fewer than p.max of them, and, for an
   entry this invocation did not measure (a flagged cache entry), while its rounds come from
   fewer than M.INVOCATIONS invocations (with p.again). rs: the entry's rounds (M.of's), where the
   caller has them. ]]

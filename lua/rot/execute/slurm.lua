@@ -6,11 +6,12 @@
 -- or an interruption (SIGINT, SIGTERM, SIGHUP) while jobs run cancels them and waits until
 -- Slurm no longer lists them.
 local sys = require "rot.sys"
+local session = require "rot.session"
 local util = require "rot.util"
 local lookup = require "rot.execute.lookup"
 local keys = require "rot.build.keys"
 
-local M = { name = "slurm" }
+local M = { name = "slurm", measures_here = false, builds_only = false }
 
 -- The array task's script: constant text; the paths come as arguments, never through a shell.
 local TASK_SCRIPT = [[#!/bin/sh
@@ -80,7 +81,10 @@ local function submit(s, ty, items, name)
   local id = string.format("%d-%x", sys.pid(), math.floor(sys.clock() * 1e6) % 0x10000000)
   local dir = base .. "/" .. id .. "-" .. ty.file
   local ok, err = sys.mkdir(dir .. "/result")
-  if not ok then util.fail("cannot write the job directory '" .. dir .. "': " .. err, "set -cacheDir to a shared, writable directory") end
+  if not ok then
+    util.fail("cannot write the job directory '" .. dir .. "': " .. err,
+      "set -cacheDir to a shared, writable directory")
+  end
   local opts = {}
   for _, k in ipairs(config:keys()) do
     if k.name ~= "executor" and k.name ~= "outputDir" and k.name ~= "userConfigFile" then
@@ -95,7 +99,10 @@ local function submit(s, ty, items, name)
   assert(sys.writefile(dir .. "/task.sh", TASK_SCRIPT))
   local st, out = sys.run(sbatch_argv(s, ty, dir, tasks, name), { capture = true, timeout = 60 })
   local jobid = st == 0 and out:match("^(%d+)")
-  if not jobid then slurm_fail("sbatch refused the job" .. (ty.constraint ~= "" and (" for constraint '" .. ty.constraint .. "'") or ""), out or st) end
+  if not jobid then
+    slurm_fail("sbatch refused the job" .. (ty.constraint ~= "" and (" for constraint '" .. ty.constraint
+      .. "'") or ""), out or st)
+  end
   return { id = jobid, dir = dir, type = ty, tasks = tasks, items = items, finished = false,
     time_limit = config:get("slurmTimeLimit") }
 end
@@ -109,7 +116,9 @@ local function states(job)
   if st == 0 then
     for task, state, node in text:gmatch("%d+_%[?([%d,%-]+)%]? (%S+) ?([^\n]*)") do
       for a, b in (task .. ","):gmatch("(%d+)%-?(%d*),") do
-        for t = tonumber(a), tonumber(b ~= "" and b or a) do out[t] = { state = state, node = node }; queued = queued + 1 end
+        for t = tonumber(a), tonumber(b ~= "" and b or a) do
+          out[t] = { state = state, node = node }; queued = queued + 1
+        end
       end
     end
   end
@@ -118,7 +127,8 @@ local function states(job)
     for line in (all or ""):gmatch("[^\n]+") do
       local t = tonumber(line:match("ArrayTaskId=(%d+)"))
       if t and not out[t] then
-        out[t] = { state = line:match("JobState=(%S+)"), node = line:match(" NodeList=(%S+)"), exit = line:match("ExitCode=(%S+)"),
+        out[t] = { state = line:match("JobState=(%S+)"), node = line:match(" NodeList=(%S+)"),
+          exit = line:match("ExitCode=(%S+)"),
           reason = line:match(" Reason=(%S+)") }
       end
     end
@@ -126,7 +136,8 @@ local function states(job)
   return out
 end
 
-local FINAL = { COMPLETED = true, FAILED = true, CANCELLED = true, TIMEOUT = true, NODE_FAIL = true, OUT_OF_MEMORY = true,
+local FINAL = { COMPLETED = true, FAILED = true, CANCELLED = true, TIMEOUT = true,
+  NODE_FAIL = true, OUT_OF_MEMORY = true,
   PREEMPTED = true, BOOT_FAIL = true, DEADLINE = true, GONE = true }
 
 -- The state of task t of a job as last seen; GONE: Slurm no longer knows the job (MinJobAge).
@@ -176,20 +187,25 @@ local function cancel(jobs, bound)
     if not job.finished then
       ids[#ids + 1] = job.id
       local st, out = sys.run({ "scancel", job.id }, { capture = true, timeout = 30 })
-      if st ~= 0 then io.stderr:write("rot: scancel ", job.id, " failed: ", (tostring(out or st):gsub("%s+$", "")), "\n") end
+      if st ~= 0 then
+        io.stderr:write("rot: scancel ", job.id, " failed: ", (tostring(out or st):gsub("%s+$", "")), "\n")
+      end
     end
   end
   if #ids == 0 then return end
   if jobs.show then io.stderr:write("\r\27[K") end -- the progress line
-  io.stderr:write("rot: cancelled Slurm job", #ids > 1 and "s " or " ", table.concat(ids, ", "), "; waiting for its tasks to end\n")
+  io.stderr:write("rot: cancelled Slurm job", #ids > 1 and "s " or " ", table.concat(ids, ", "),
+    "; waiting for its tasks to end\n")
   local listed, t0 = nil, sys.clock()
   repeat
     if listed then sys.sleep(0.5) end
-    local st, out = sys.run({ "squeue", "-h", "-j", table.concat(ids, ","), "-o", "%i" }, { capture = true, timeout = 30 })
+    local st, out = sys.run({ "squeue", "-h", "-j", table.concat(ids, ","), "-o", "%i" },
+      { capture = true, timeout = 30 })
     listed = st == 0 and out:match("%S") ~= nil
   until not listed or sys.clock() - t0 > bound
   if listed then
-    io.stderr:write("rot: after ", bound, " s squeue still lists job", #ids > 1 and "s " or " ", table.concat(ids, ", "),
+    io.stderr:write("rot: after ", bound, " s squeue still lists job", #ids > 1 and "s " or " ",
+      table.concat(ids, ", "),
       " (cancelled; Slurm ends their tasks after its KillWait)\n")
   end
   for _, job in ipairs(jobs) do job.finished = true end
@@ -212,7 +228,9 @@ local function worker_end(exit)
   local code, sig = (exit or ""):match("^(%d+):(%d+)$")
   if not code then return "ended (exit code " .. tostring(exit) .. ")" end
   sig, code = tonumber(sig), tonumber(code)
-  if sig > 0 then return "was killed by signal " .. sig .. (SIGNAL_NAMES[sig] and (" (" .. SIGNAL_NAMES[sig] .. ")") or "") end
+  if sig > 0 then
+    return "was killed by signal " .. sig .. (SIGNAL_NAMES[sig] and (" (" .. SIGNAL_NAMES[sig] .. ")") or "")
+  end
   return "exited with status " .. code
 end
 
@@ -232,8 +250,10 @@ local WORDS = {
   GONE = "ended, but Slurm no longer says how (its MinJobAge passed), and left no result for this point",
   other = "ended $state $where",
   -- its worker reported the point, but this run cannot use what it wrote
-  missing = "reported this point $word, but its cache entry is not in cacheDir '$cacheDir' here (is cacheDir one shared directory on the nodes and here?)",
-  foreign = "reported this point $word, but its cache entry was measured by a core ($core) this checkout does not build for it (is ROT_HOME the same checkout on the nodes and here?)",
+  missing = "reported this point $word, but its cache entry is not in cacheDir '$cacheDir' here (is cacheDir one "
+    .. "shared directory on the nodes and here?)",
+  foreign = "reported this point $word, but its cache entry was measured by a core ($core) this checkout does not "
+    .. "build for it (is ROT_HOME the same checkout on the nodes and here?)",
 }
 
 -- Whether a worker's word for a point is only the mark of Slurm stopping the task around it
@@ -285,7 +305,8 @@ local function submit_all(s, items, types, jobs)
       end)
       per[ti].job = job
       io.stderr:write(string.format("rot: %d %s submitted to Slurm as job %s%s (%d %s), job directory %s\n",
-        #missing, util.plural(#missing, "point"), job.id, ty.constraint ~= "" and (" on '" .. ty.constraint .. "' nodes") or "",
+        #missing, util.plural(#missing, "point"), job.id, ty.constraint ~= "" and (" on '"
+          .. ty.constraint .. "' nodes") or "",
         job.tasks, util.plural(job.tasks, "task"), job.dir))
     end
   end
@@ -305,7 +326,8 @@ local function report(failed, waited)
   for who, count in pairs(waited) do n = n + count; by[#by + 1] = who end
   if n > 0 then
     table.sort(by)
-    io.stderr:write(string.format("rot: %d %s %s being measured by another rot run when this run's workers reached them (%s): they waited, and took them from the cache\n",
+    io.stderr:write(string.format("rot: %d %s %s being measured by another rot run when this run's workers reached "
+      .. "them (%s): they waited, and took them from the cache\n",
       n, util.plural(n, "point"), util.plural(n, "was", "were"), table.concat(by, "; ")))
   end
 end
@@ -338,7 +360,8 @@ local function collect(s, items, p, failed, waited)
         local who = r:match("\nwaited for ([^\n]+)")
         if who then waited[who] = (waited[who] or 0) + 1 end
       else
-        row.failed = M.why(p.job, j, r:match("^measured") and lost(s, row, "measured") or r:match("^hit") and lost(s, row, "a hit"))
+        row.failed = M.why(p.job, j, r:match("^measured") and lost(s, row, "measured") or r:match("^hit")
+          and lost(s, row, "a hit"))
         failed[#failed + 1] = { row = row, why = row.failed }
       end
     end
@@ -382,8 +405,7 @@ function M.measure(s, items)
   local guard <close> = canceller(jobs)
   local per = submit_all(s, items, M.types(config), jobs)
   if #jobs > 0 then
-    local mode = config:get("progress")
-    s:timed("measure", wait, jobs, mode == "always" or (mode == "auto" and sys.isatty(2)))
+    s:timed("measure", wait, jobs, session.shows_progress(config:get("progress")))
   end
   local out, failed, waited = {}, {}, {}
   for _, p in ipairs(per) do

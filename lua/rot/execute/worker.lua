@@ -2,7 +2,7 @@
 -- share of the job's points (a contiguous block) described with this node's fingerprint,
 -- built in a node-local directory with the ccache under cacheDir, measured by the local
 -- executor, each point's outcome written to the job directory as soon as it is known. A point
--- another rot process is measuring at the same time (rot.execute.claim) is waited for and
+-- another rot process is measuring at the same time (rot.execute.inflight) is waited for and
 -- taken from the cache, never measured twice.
 local sys = require "rot.sys"
 local util = require "rot.util"
@@ -10,7 +10,7 @@ local machine = require "rot.machine"
 local session = require "rot.session"
 local lookup = require "rot.execute.lookup"
 local outcome = require "rot.execute.outcome"
-local claim = require "rot.execute.claim"
+local claim = require "rot.execute.inflight"
 local keys = require "rot.build.keys"
 local executor = require "rot.execute.local"
 local slurm = require "rot.execute.slurm"
@@ -118,11 +118,14 @@ end
 function M.run(home, jobdir, task, load_config)
   local job = read_job(jobdir)
   task = math.tointeger(tonumber(task))
-  if not task or task < 0 or task >= job.tasks then util.fail("task '" .. tostring(task) .. "' is not in job '" .. jobdir .. "'") end
+  if not task or task < 0 or task >= job.tasks then
+    util.fail("task '" .. tostring(task) .. "' is not in job '" .. jobdir .. "'")
+  end
   local config = load_config(job.options)
   local fp = machine.fingerprint(config)
   local s = session.new { home = home, config = config, script_dir = job.script_dir, executor = executor,
-    builddir = (os.getenv("TMPDIR") or "/tmp") .. "/rot-build-" .. (os.getenv("USER") or "user") .. "-" .. machine.id(fp),
+    builddir = (os.getenv("TMPDIR") or "/tmp") .. "/rot-build-" .. (os.getenv("USER") or "user")
+      .. "-" .. machine.id(fp),
     scheduled = true }
   session.set_current(s)
   if not os.getenv("CCACHE_DIR") then sys.setenv("CCACHE_DIR", config:get("cacheDir") .. "/ccache") end
@@ -136,7 +139,8 @@ function M.run(home, jobdir, task, load_config)
   s:on_settle(reporter(jobdir, first, holder))
   for _, row in ipairs(rows) do if row.cached then s:settle(row) end end
   measure(s, holder, pending)
-  io.stdout:write(string.format("rot worker: task %d of job %s on %s: points %d-%d, %d cached, %d measured, %d failed\n",
+  io.stdout:write(string.format("rot worker: task %d of job %s on %s: points %d-%d, %d cached, "
+    .. "%d measured, %d failed\n",
     task, jobdir, machine.id(fp), first, last, s.count.hits, s.count.measured, s.count.failed))
   return s, s.count.failed > 0 and 1 or 0
 end

@@ -15,11 +15,13 @@ local M = {}
 function M.line(s, kinfo)
   local boot = (sys.readfile("/proc/sys/kernel/random/boot_id") or "unknown"):gsub("%s+", "")
   local visible = os.getenv("CUDA_VISIBLE_DEVICES") or "all"
-  local file = s:get("cacheDir") .. "/machines/gpu-" .. sys.sha256(boot .. "|" .. visible .. "|" .. s:get("cuda")):sub(1, 16)
+  local file = s:get("cacheDir") .. "/machines/gpu-" .. sys.sha256(boot .. "|" .. visible .. "|"
+    .. s:get("cuda")):sub(1, 16)
   local known = sys.readfile(file)
   if known then return (known:gsub("%s+$", "")) end
   local st, out = build.with_core(s, { macros = {}, flags = "-O3 -arch=" .. s:get("gpuArch"),
-    compiler = toolchain.compiler_id(s) }, kinfo, function(binary) return sys.run({ binary, "--device" }, { capture = true }) end)
+    compiler = toolchain.compiler_id(s) }, kinfo, function(binary) return sys.run({ binary, "--device" },
+      { capture = true }) end)
   local dev = st == 0 and out:match("^device ([^\n]+)") or "none"
   sys.mkdir(s:get("cacheDir") .. "/machines")
   sys.writefile(file, dev .. "\n")
@@ -51,7 +53,9 @@ local function ask(s, desc, kinfo, chip)
   end
   local err = out:match("error ([^\n]*)")
   local passes = tonumber(out:match("passes (%d+)"))
-  if st ~= 0 or err or not passes then util.fail("cannot check GPU metrics for chip " .. chip .. ": " .. (err or out)) end
+  if st ~= 0 or err or not passes then
+    util.fail("cannot check GPU metrics for chip " .. chip .. ": " .. (err or out))
+  end
   io.stderr:write(string.format("rot: %d GPU metrics checked for %s: %d profiling %s per point\n",
     #desc.gpuMetrics, chip, passes, util.plural(passes, "pass", "passes")))
   return passes

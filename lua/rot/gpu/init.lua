@@ -137,7 +137,8 @@ function M.ceilings(rows, meta)
     by = { fp64_fma = th.fp64, fp32_fma = th.fp32, fp16_fma = th.fp16, HBM_triad = th.hbm }
   end
   local out = { compute = {}, bandwidth = {}, source = source,
-    bounds = { double = by.fp64_fma, single = by.fp32_fma, half = by.fp16_fma, L1 = by.shared_ldst, L2 = by.L2, HBM = by.HBM_triad },
+    bounds = { double = by.fp64_fma, single = by.fp32_fma, half = by.fp16_fma, L1 = by.shared_ldst,
+      L2 = by.L2, HBM = by.HBM_triad },
     spreads = { double = spread.fp64_fma, single = spread.fp32_fma, half = spread.fp16_fma, L1 = spread.shared_ldst,
       L2 = spread.L2, HBM = spread.HBM_triad } }
   for _, c in ipairs({ { "fp16_fma", "FP16 FMA" }, { "fp32_fma", "FP32 FMA" }, { "fp64_fma", "FP64 FMA" } }) do

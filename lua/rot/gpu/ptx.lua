@@ -23,7 +23,8 @@ M.flops_of = flops_of
 
 -- The floating-point precision an instruction computes in: "f64", "f32", "f16", or nil.
 local function precision(op)
-  if op:match("^cvt") or op:match("^mov") or op:match("^ld") or op:match("^st") or op:match("^set") or op:match("^selp") then
+  if op:match("^cvt") or op:match("^mov") or op:match("^ld") or op:match("^st") or op:match("^set")
+    or op:match("^selp") then
     return nil
   end
   if op:find("%.f64") then return "f64" end
@@ -105,14 +106,17 @@ function M.loops(entry)
   for _, a in ipairs(out) do
     a.innermost = true
     for _, b in ipairs(out) do
-      if b ~= a and b.first >= a.first and b.last <= a.last and (b.first > a.first or b.last < a.last) then a.innermost = false end
+      if b ~= a and b.first >= a.first and b.last <= a.last and (b.first > a.first or b.last < a.last) then
+        a.innermost = false
+      end
     end
     -- the counter: the register the compare before the branch reads, moved by a constant
     local cmp = entry.instrs[a.last - 1]
     if cmp and cmp.op:match("^setp") then
       for j = a.first, a.last do
         local ins = entry.instrs[j]
-        if ins.op:match("^add%.[su]%d+$") and ins.dst and (ins.dst == cmp.srcs[1] or ins.dst == cmp.srcs[2]) and ins.srcs[1] == ins.dst then
+        if ins.op:match("^add%.[su]%d+$") and ins.dst and (ins.dst == cmp.srcs[1] or ins.dst == cmp.srcs[2])
+          and ins.srcs[1] == ins.dst then
           local c = tonumber(ins.srcs[2])
           if c then a.step, a.counter = math.abs(c), ins.dst end
         end

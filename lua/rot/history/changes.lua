@@ -162,7 +162,9 @@ end
 local function ceilings_of(r)
   local out, c = {}, r.ceilings or {}
   for _, kind in ipairs({ { "compute", "gflops", "GFLOP/s" }, { "bandwidth", "gbs", "GB/s" } }) do
-    for _, x in ipairs(c[kind[1]] or {}) do out[tostring(x.label)] = { value = x[kind[2]], unit = kind[3], unstable = x.unstable } end
+    for _, x in ipairs(c[kind[1]] or {}) do
+      out[tostring(x.label)] = { value = x[kind[2]], unit = kind[3], unstable = x.unstable }
+    end
   end
   return out
 end

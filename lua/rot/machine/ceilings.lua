@@ -13,13 +13,14 @@ local M = {}
 -- file's name (M.path): raised whenever that reading changes, so peaks stored under another
 -- version are analysed again (their points come from the cache). What each version changed is
 -- in the commits that raised it.
-M.analysis = 12
+M.analysis = 13
 
 -- Where the machine's peaks are stored: one file per machine identity and analysis version
 -- (version 1: no suffix).
 function M.path(cache_dir, fp, quick, analysis)
   analysis = analysis or M.analysis
-  return cache_dir .. "/machines/" .. machine.id(fp) .. (analysis > 1 and ".a" .. analysis or "") .. (quick and "-quick" or "")
+  return cache_dir .. "/machines/" .. machine.id(fp) .. (analysis > 1 and ".a" .. analysis or "")
+    .. (quick and "-quick" or "")
     .. ".csv"
 end
 
@@ -58,7 +59,7 @@ end
   (CPUs, ';'-separated), sizes (working sets in bytes, ';'-separated; a sweep row's one size), clock_GHz (for a
   compute ceiling the clock its units ran at, the higher of the readings just before and after
   its best round: an FMA chain of its width for AVX2 and AVX-512, the imul and scalar FMA
-  chains for the others, rot.machine.clocks; for the others the highest imul reading of the
+  chains for the others, rot.peaks.clocks; for the others the highest imul reading of the
   run), date (UTC: when the points of its best round were measured, as their cache entries say;
   empty where they were measured by a rot that did not record it). Files with the first six
   columns only (older ones, or written by hand) are read as well. ]]
@@ -101,16 +102,20 @@ function M.read_csv(path, shared)
   if not p.rows or shared then return p.rows end
   local out = {}
   for i, r in ipairs(p.rows) do
-    out[i] = row_of(r.name, r.kind, r.threads, r.value, r.unit, r.spread, r.unstable, r.rounds, r.median, r.kernel, r.isa,
+    out[i] = row_of(r.name, r.kind, r.threads, r.value, r.unit, r.spread, r.unstable, r.rounds, r.median,
+      r.kernel, r.isa,
       r.pinning, r.sizes, r.clock, r.date)
   end
   return out
 end
 
 -- A row of peaks.csv: its fields, made at once (a row a constructor: no table grown field by field).
-function row_of(name, kind, threads, value, unit, spread, unstable, rounds, median, kernel, isa, pinning, sizes, clock, date)
-  return { name = name, kind = kind, threads = threads, value = value, unit = unit, spread = spread, unstable = unstable,
-    rounds = rounds, median = median, kernel = kernel, isa = isa, pinning = pinning, sizes = sizes, clock = clock, date = date }
+function row_of(name, kind, threads, value, unit, spread, unstable, rounds, median, kernel, isa, pinning,
+  sizes, clock, date)
+  return { name = name, kind = kind, threads = threads, value = value, unit = unit,
+    spread = spread, unstable = unstable,
+    rounds = rounds, median = median, kernel = kernel, isa = isa, pinning = pinning, sizes = sizes,
+      clock = clock, date = date }
 end
 
 -- One row of peaks.csv from its fields (nil when it is no ceiling).
@@ -208,7 +213,8 @@ function M.ceilings(rows, threads, precision, family)
   local flop_roofs, byte_roofs, prefix = {}, {}, "^" .. family .. "_"
   for _, r in ipairs(rows) do
     if r.threads == threads and r.kind == "compute" and r.name:match("^" .. precision .. "_") then
-      flop_roofs[#flop_roofs + 1] = { label = (r.name:gsub("_", " ")), gflops = r.value, name = r.name, spread = r.spread,
+      flop_roofs[#flop_roofs + 1] = { label = (r.name:gsub("_", " ")), gflops = r.value,
+        name = r.name, spread = r.spread,
         unstable = r.unstable, row = r }
     elseif r.threads == threads and r.kind == "bandwidth" and r.name:match(prefix) then
       local level = r.name:gsub(prefix, "")
@@ -228,7 +234,9 @@ end
 function M.for_threads(rows, threads, precision)
   local flop_roofs, byte_roofs = M.ceilings(rows, threads, precision)
   local streams, ops = { triad = byte_roofs }, {}
-  for _, family in ipairs({ "read", "write" }) do streams[family] = select(2, M.ceilings(rows, threads, precision, family)) end
+  for _, family in ipairs({ "read", "write" }) do
+    streams[family] = select(2, M.ceilings(rows, threads, precision, family))
+  end
   for _, prec in ipairs({ "double", "float" }) do
     for _, x in ipairs((M.ceilings(rows, threads, prec))) do ops[x.name] = x end
   end

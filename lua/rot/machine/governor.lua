@@ -23,7 +23,8 @@ function M.apply(s)
     end
   end
   if n == 0 then
-    util.fail("cannot set the cpufreq governor '" .. g .. "': this machine exposes no cpufreq (no /sys/devices/system/cpu/cpu*/cpufreq)",
+    util.fail("cannot set the cpufreq governor '" .. g
+      .. "': this machine exposes no cpufreq (no /sys/devices/system/cpu/cpu*/cpufreq)",
       "leave -governor unset here; the measured frequency is recorded as unknown")
   end
 end

@@ -12,7 +12,9 @@ local memo = {}
 local function topo()
   if not memo.topo then
     local t, err = topology.load()
-    if not t then require("rot.util").fail(err, "unset HWLOC_XMLFILE, or point it to a topology written by lstopo --of xml") end
+    if not t then
+      require("rot.util").fail(err, "unset HWLOC_XMLFILE, or point it to a topology written by lstopo --of xml")
+    end
     memo.topo, memo.info = t, t:info()
   end
   return memo.topo, memo.info

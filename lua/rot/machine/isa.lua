@@ -8,12 +8,16 @@ local M = {}
   none. addmul: chains of adds and chains of multiplies side by side, one of each in turn: where
   a core adds on pipes apart from its multiplies, the two overlap (rot.results.placed). ]]
 M.classes = {
-  { name = "scalar", lanes = { double = 1, float = 1 }, flags = "-O2 -mfma", needs = "fma", ops = { "fma", "add", "addmul" },
+  { name = "scalar", lanes = { double = 1, float = 1 }, flags = "-O2 -mfma", needs = "fma", ops = { "fma",
+    "add", "addmul" },
     chains = 12 },
-  { name = "sse", lanes = { double = 2, float = 4 }, flags = "-O2 -msse4.2 -mno-avx", needs = "sse2", ops = { "add" }, chains = 12 },
-  { name = "avx128", lanes = { double = 2, float = 4 }, flags = "-O2 -mavx2 -mfma -mprefer-vector-width=128", needs = "fma",
+  { name = "sse", lanes = { double = 2, float = 4 }, flags = "-O2 -msse4.2 -mno-avx", needs = "sse2",
+    ops = { "add" }, chains = 12 },
+  { name = "avx128", lanes = { double = 2, float = 4 },
+    flags = "-O2 -mavx2 -mfma -mprefer-vector-width=128", needs = "fma",
     ops = { "fma", "addmul" }, chains = 12 },
-  { name = "avx2", lanes = { double = 4, float = 8 }, flags = "-O2 -mavx2 -mfma", needs = "avx2", ops = { "fma", "add", "addmul" },
+  { name = "avx2", lanes = { double = 4, float = 8 }, flags = "-O2 -mavx2 -mfma", needs = "avx2",
+    ops = { "fma", "add", "addmul" },
     chains = 12 },
   { name = "avx512", lanes = { double = 8, float = 16 }, flags = "-O2 -mavx512f -mfma", needs = "avx512f",
     ops = { "fma", "add", "addmul" }, chains = 24 },
@@ -22,5 +26,18 @@ M.opcode = { fma = 0, add = 1, mul = 2, addmul = 4 }
 
 -- The flops of one operation a lane (an FMA two; addmul's add and multiply one each).
 function M.per_op(op) return op == "fma" and 2 or 1 end
+
+--[[ The code each stream is built as: the widest vectors -march=native allows at every size,
+  and narrow code too (-O2 -fno-tree-vectorize, what the triad script's first series is built
+  with: 8-byte loads and stores, read's sums 16-byte vectors) from the last cache's reported
+  size up. Narrow accesses can stream from DRAM faster than the widest vectors on some CPUs,
+  while in the caches the vectors are faster: a ceiling is the faster code's, as the Empirical
+  Roofline Toolkit's is its fastest variant's, so that no point of either code lies above it. ]]
+M.codes = { { name = "the widest vectors", flags = "-O3 -march=native" },
+  { name = "8- and 16-byte accesses", flags = "-O2 -fno-tree-vectorize" } }
+
+-- The classes whose width can lower the vector units' clock below the scalar one (Intel's licence
+-- clocks): their compute ceilings are timed beside a dependent FMA chain of their own width.
+M.licensed = { avx2 = true, avx512 = true }
 
 return M

@@ -1,6 +1,7 @@
 -- rot.machine.levels: memory levels found in bandwidth-versus-working-set sweeps (the staircase), as
--- the Empirical Roofline Toolkit finds them: DRAM's flat tail, the plateaus above it
--- (rot.machine.plateaus) named after the reported cache levels, and where the two disagree.
+-- the Empirical Roofline Toolkit finds them: DRAM's flat tail and where its ceiling is read, the
+-- plateaus above it (rot.machine.plateaus) named after the reported cache levels, and where the
+-- two disagree.
 local plateaus = require "rot.machine.plateaus"
 
 local M = {}
@@ -113,7 +114,8 @@ local function name_levels(segs, reported, tail)
   local seg_of, cover = {}, 1
   for i, j in ipairs(match(bps, reported)) do seg_of[j] = i end
   for j, r in ipairs(reported) do
-    levels[#levels + 1] = { name = r.name, reported = r.size, seg = segs[seg_of[j] or cover] or tail, own = seg_of[j] ~= nil }
+    levels[#levels + 1] = { name = r.name, reported = r.size, seg = segs[seg_of[j] or cover] or tail,
+      own = seg_of[j] ~= nil }
     if seg_of[j] then cover = seg_of[j] + 1 end
   end
   return levels
@@ -166,7 +168,9 @@ function M.detect(samples, reported, o)
   reported, o = reported or {}, o or {}
   local sorted = {}
   for _, x in ipairs(samples) do
-    if x.gbs and x.gbs > 0 and x.ws and x.ws > 0 then sorted[#sorted + 1] = { ws = x.ws, gbs = x.gbs, rounds = x.rounds } end
+    if x.gbs and x.gbs > 0 and x.ws and x.ws > 0 then
+      sorted[#sorted + 1] = { ws = x.ws, gbs = x.gbs, rounds = x.rounds }
+    end
   end
   table.sort(sorted, function(a, b) return a.ws < b.ws end)
   local tail = M.flat_tail(sorted)
@@ -234,14 +238,61 @@ function M.disagreements(levels, what)
       lines[#lines + 1] = string.format("%s%s reported %s, bandwidth drops at %s", pre, l.name,
         util.bytes(l.reported), util.bytes(l.effective))
     elseif l.reported and not l.effective and l.name ~= "DRAM" then
-      lines[#lines + 1] = string.format("%s%s reported %s, no bandwidth step of its own", pre, l.name, util.bytes(l.reported))
+      lines[#lines + 1] = string.format("%s%s reported %s, no bandwidth step of its own", pre,
+        l.name, util.bytes(l.reported))
     end
     if l.range then
-      lines[#lines + 1] = string.format("%s%s shows no plateau (%s-%s: triad falls from %.0f to %.0f GB/s): its ceiling is "
-        .. "their median, unstable", pre, l.name, util.bytes(l.sizes[1]), util.bytes(l.sizes[#l.sizes]), l.range[1], l.range[2])
+      lines[#lines + 1] = string.format("%s%s shows no plateau (%s-%s: triad falls from %.0f to "
+        .. "%.0f GB/s): its ceiling is "
+        .. "their median, unstable", pre, l.name, util.bytes(l.sizes[1]), util.bytes(l.sizes[#l.sizes]),
+          l.range[1], l.range[2])
     end
   end
   return lines
+end
+
+-- DRAM's ceiling is read at working sets at least this many times the largest cache.
+M.beyond = 4
+
+--[[ The sizes DRAM's ceiling is read at (lv: levels.detect's levels, DRAM's last; reported: the
+  caches the threads can use): its tail's sizes at or beyond M.beyond times the largest cache
+  (the largest of every level's effective size and the last reported one: a guest's reported L3
+  can be its host's, and the guest can use it), the three largest of them. A flat tail can
+  begin near such a cache: a cyclic sweep of 1-2x an L3 still hits it while the neighbours
+  leave it alone, and the fastest round there is that cache's, not DRAM's. Where the sweep
+  reaches no such size (a quarter of the memory bounds it), its largest size, and the cache's
+  size as the second value (the note says so). ]]
+function M.dram_sizes(lv, reported)
+  local d, cache = lv[#lv], 0
+  for i = 1, #lv - 1 do cache = math.max(cache, lv[i].effective or 0, lv[i].reported or 0) end
+  for _, r in ipairs(reported or {}) do cache = math.max(cache, r.size) end
+  local out = {}
+  for _, ws in ipairs(d.sizes) do if ws >= M.beyond * cache then out[#out + 1] = ws end end
+  if #out == 0 then return { d.sizes[#d.sizes] }, cache end
+  return { table.unpack(out, math.max(1, #out - 2), #out) }, nil
+end
+
+--[[ The notes on DRAM's range (what: "1 thread"; lv: the levels, DRAM's last, its sizes read at
+  from its `from` on) appended to notes: no cache plateau above its tail; its ceiling read short
+  of M.beyond times the largest cache (short: that cache's size, as M.dram_sizes gives it); no
+  flat tail (why: why the sweep stopped there, or nil). ]]
+function M.dram_notes(notes, lv, what, short, why)
+  local util, again = require "rot.util", require("rot.machine.agreement").again
+  local d = lv[#lv]
+  if d.alone then
+    notes[#notes + 1] = string.format("%s: the staircase shows no cache plateau above DRAM's tail after its rounds (a "
+      .. "noisy machine?): DRAM's ceiling bounds every working set; %s", what, again)
+  end
+  if short then
+    notes[#notes + 1] = string.format("%s: DRAM's ceiling is read at %s, the largest size swept, short of %dx the "
+      .. "largest cache (%s): that cache may still help it", what, util.bytes(d.from), M.beyond, util.bytes(short))
+  end
+  if d.flat == false then
+    notes[#notes + 1] = string.format("%s: DRAM shows no flat tail up to %s: its ceiling is the fastest of the last "
+      .. "octave swept, %dx beyond the caches (from %s, stored as DRAM_from: where DRAM's range begins), unstable%s",
+        what,
+      util.bytes(d.sizes[#d.sizes]), M.beyond, util.bytes(d.from), why and ("; " .. why) or "")
+  end
 end
 
 return M

@@ -152,7 +152,8 @@ end
 --[[ Segments of one sweep: samples = {{ws=bytes, gbs=GB/s}, ...} in any order.
   Consecutive samples within the tolerance of their group's median form a group; groups of
   three or more (two at the end of the sweep) are plateaus, and so are those gap_plateaus
-  finds in what they leave (o.smooth = false turns off only the tail's smoothing below). The samples after the last plateau
+  finds in what they leave (o.smooth = false turns off only the tail's smoothing below). The samples after the last
+  plateau
   (DRAM, whose bandwidth scatters most on a shared machine) are first smoothed by the
   decreasing step function nearest to them, then grouped. Neighbouring plateaus within the
   tolerance merge (an outlier between them is dropped); a plateau below the next one is

@@ -5,7 +5,7 @@
   the last cache to DRAM's range), the bandwidth they measured at a working set there, which
   bounds it, and why the sweep stopped where it did. ]]
 local util = require "rot.util"
-local rounds = require "rot.machine.rounds"
+local agreement = require "rot.machine.agreement"
 local plateaus = require "rot.machine.plateaus"
 
 local M = {}
@@ -25,7 +25,7 @@ function M.sizes(top, per_octave)
   return out
 end
 
--- The families of the sweeps, in the order of rot.machine.bandwidth's streams.
+-- The families of the sweeps, in the order of rot.peaks.bandwidth's streams.
 M.families = { "read", "write", "triad" }
 
 --[[ peaks.csv rows of one stream's samples at t threads ({[ws] = {ws=, rounds={[round] = GB/s},
@@ -42,10 +42,11 @@ function M.rows(samples, t, family, kernel)
     end
     if #v > 0 then
       table.sort(v, function(a, b) return a > b end)
-      local spread = rounds.spread(v)
-      out[#out + 1] = { name = family .. "_sweep", kind = "sweep", threads = t, value = v[1], unit = "GB/s", spread = spread,
+      local spread = agreement.spread(v)
+      out[#out + 1] = { name = family .. "_sweep", kind = "sweep", threads = t, value = v[1],
+        unit = "GB/s", spread = spread,
         rounds = #v, median = plateaus.median(v), kernel = kernel, sizes = { ws }, date = x.at and x.at[best],
-        unstable = (#v > 1 and spread > rounds.stable) or nil }
+        unstable = (#v > 1 and spread > agreement.stable) or nil }
     end
   end
   table.sort(out, function(a, b) return a.sizes[1] < b.sizes[1] end)
@@ -111,7 +112,8 @@ function M.stored(rows, threads)
     local family = r.kind == "sweep" and r.threads == threads and r.name:match("^(%a+)_sweep$")
     if family and r.sizes and r.sizes[1] then
       out[family] = out[family] or {}
-      table.insert(out[family], { ws = r.sizes[1], gbs = r.value, spread = r.spread, unstable = r.unstable, rounds = r.rounds,
+      table.insert(out[family], { ws = r.sizes[1], gbs = r.value, spread = r.spread,
+        unstable = r.unstable, rounds = r.rounds,
         isa = r.isa })
       any = true
     end

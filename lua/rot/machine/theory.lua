@@ -1,8 +1,7 @@
 --[[ rot.machine.theory: a compute ceiling's theoretical peak at the clock its row records (its
-  units' clock: rot.machine.clocks), from the operations a core starts a cycle at its width. ]]
+  units' clock: rot.peaks.clocks), from the operations a core starts a cycle at its width. ]]
 local util = require "rot.util"
 local isas = require "rot.machine.isa"
-local clocks = require "rot.machine.clocks"
 
 local M = {}
 
@@ -33,11 +32,11 @@ function M.of(row, cpu)
 end
 
 -- Which clock a row's theory is taken at, and in a few words why that one (its clock_by:
--- rot.machine.clocks.units_clock).
+-- rot.peaks.clocks.units_clock).
 local function clock_words(row)
   if row.clock_by == "fma" then
     return "its FMA chain's clock, not the imul chain's: wide vector work can run at a lower, licence clock"
-  elseif row.clock_by == "scalar" and clocks.licensed[row.isa] then
+  elseif row.clock_by == "scalar" and isas.licensed[row.isa] then
     return "the scalar units' clock: its FMA chain ran faster than that, a quicker FMA, not a higher clock"
   elseif row.clock_by == "scalar" then
     return "the scalar units' clock, the higher of the imul and scalar FMA chains' around its round: no licence "
@@ -62,7 +61,8 @@ function M.text(row, cpu)
   return string.format("%s %.2f GFLOP/s = %.1f%% of %g flops a cycle (%d %s x %d %s x %d a cycle%s) at %.3f GHz (%s)%s",
     row.name, row.value, th.share * 100, th.flops, th.lanes, util.plural(th.lanes, "lane"), th.per_op,
     util.plural(th.per_op, "flop"), th.per_cycle, row.threads > 1 and string.format(" x %d cores", row.threads) or "",
-    row.clock, clock_words(row), th.share > 1 and th.share <= 1 + M.at_peak and "; the peak, within the clock readings' scatter" or "")
+    row.clock, clock_words(row), th.share > 1 and th.share <= 1 + M.at_peak
+      and "; the peak, within the clock readings' scatter" or "")
 end
 
 return M

@@ -226,7 +226,8 @@ function M.validate(samples, N, nsim)
   local issue, completion, filled = M.latencies(samples, N)
   local out, mean, sd = { issue = issue, completion = completion, filled = filled, points = {} }, 0, 0
   for _, s in ipairs(samples) do
-    local sim = M.simulate { graph = M.chain("unit", nsim), pipelines = { unit = { issue = issue, completion = completion } },
+    local sim = M.simulate { graph = M.chain("unit", nsim), pipelines = { unit = { issue = issue,
+      completion = completion } },
       warps = s.w }
     local t = sim.cycles * N / nsim
     local err = (t - s.t) / s.t
@@ -270,7 +271,8 @@ function M.hulls(rows, names, N, x, ghz)
       for _, p in ipairs(v.points) do
         local g = p.ghz or 1
         clocks[#clocks + 1] = g
-        points[#points + 1] = { op = name, w = p.w, measured = p.measured / g, simulated = p.simulated / g, err = p.err * 100,
+        points[#points + 1] = { op = name, w = p.w, measured = p.measured / g,
+          simulated = p.simulated / g, err = p.err * 100,
           ghz = p.ghz }
       end
       local unit = per_row and util.median(clocks) or 1 -- GHz: cycles per ns
@@ -293,7 +295,8 @@ function M.point_columns(xtitle, clocked)
 end
 
 M.class_columns = { { "op", "op" }, { "issue_ns", "issue", "%.3f" }, { "completion_ns", "completion", "%.3f" },
-  { "issue_cycles", "issue_cycles", "%.2f" }, { "issue_is", "issue_is" }, { "completion_cycles", "completion_cycles", "%.2f" },
+  { "issue_cycles", "issue_cycles", "%.2f" }, { "issue_is", "issue_is" }, { "completion_cycles",
+    "completion_cycles", "%.2f" },
   { "mean_abs_error_pct", "mean", "%.1f" }, { "deviation_pct", "deviation", "%.1f" } }
 
 return M

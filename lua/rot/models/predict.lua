@@ -36,7 +36,8 @@ function M.kernel(values)
   end
   local k = {}
   k.type = v.M_fp64 > 0 and "fp64" or v.M_fp32 > 0 and "fp32" or "int"
-  local fp, fma = ({ fp64 = v.M_fp64, fp32 = v.M_fp32, int = v.M_int })[k.type], ({ fp64 = v.M_fma64, fp32 = v.M_fma32 })[k.type]
+  local fp, fma = ({ fp64 = v.M_fp64, fp32 = v.M_fp32, int = v.M_int })[k.type], ({ fp64 = v.M_fma64,
+    fp32 = v.M_fma32 })[k.type]
   k.W_comp = k.type == "int" and v.M_int or fp + fma                           -- (2)
   k.W_traf = 32 * (v.M_tran_r + v.M_tran_w)                                     -- (3)
   k.E_mix = k.type == "int" and 0.5 or (fp + fma) / (2 * fp)                    -- (4)
@@ -61,7 +62,9 @@ function M.predict(k, d)
   p.T_op_adj = k.E_mix * p.E_instr * p.T_op                                     -- (18)
   p.O_krn = k.W_comp / k.W_traf
   p.O_dev = p.T_op_adj / d.B_mem
-  if p.O_krn > p.O_dev then p.gops, p.bound = p.T_op_adj, "compute" else p.gops, p.bound = p.O_krn * d.B_mem, "memory" end -- (19)
+  -- (19)
+  if p.O_krn > p.O_dev then p.gops, p.bound = p.T_op_adj, "compute" else p.gops,
+    p.bound = p.O_krn * d.B_mem, "memory" end
   p.time = k.W_comp / (p.gops * 1e9)
   -- rot's extension: one kernel launch costs t_launch beyond its work (gpu-peaks' launch row)
   if d.t_launch then p.time_launch = d.t_launch + p.time end
@@ -81,16 +84,20 @@ function M.account(k, p, d, m)
   if p.bound == "memory" then
     local pct = k.W_traf / m / 1e9 / d.B_mem * 100
     if m > p.time then
-      return string.format("memory term: its DRAM traffic moved at %.0f%% of B_mem (latency, atomics or too little parallelism hold it below)", pct)
+      return string.format("memory term: its DRAM traffic moved at %.0f%% of B_mem (latency, atomics or too little "
+        .. "parallelism hold it below)", pct)
     end
-    return string.format("memory term: its DRAM traffic moved at %.0f%% of B_mem (the triad's B_mem underrates this access mix)", pct)
+    return string.format("memory term: its DRAM traffic moved at %.0f%% of B_mem (the triad's B_mem "
+      .. "underrates this access mix)", pct)
   end
   local pct = k.W_comp / m / 1e9 / p.T_op_adj * 100
   if m > p.time then
-    return string.format("compute term: %.0f%% of T_op_adj = E_mix %.2f x E_instr %.2f x T_op (dependences, occupancy or divergence hold it below)",
+    return string.format("compute term: %.0f%% of T_op_adj = E_mix %.2f x E_instr %.2f x T_op (dependences, "
+      .. "occupancy or divergence hold it below)",
       pct, k.E_mix, p.E_instr)
   end
-  return string.format("compute term: %.0f%% of T_op_adj (E_instr %.2f overrates what the other instructions cost)", pct, p.E_instr)
+  return string.format("compute term: %.0f%% of T_op_adj (E_instr %.2f overrates what the other instructions cost)",
+    pct, p.E_instr)
 end
 
 -- Absolute percentage error of a prediction.
@@ -178,7 +185,8 @@ function M.read_rot_csv(text)
     local name = { f[col.kernel] }
     for _, i in ipairs(axes) do name[#name + 1] = head[i] .. "=" .. f[i] end
     local row = { kernel = table.concat(name, " "), metrics = {}, time = number(f[col.time_s]),
-      sms = col.gpu_sms and number(f[col.gpu_sms]), warps_per_sm = col.gpu_max_warps_per_sm and number(f[col.gpu_max_warps_per_sm]) }
+      sms = col.gpu_sms and number(f[col.gpu_sms]), warps_per_sm = col.gpu_max_warps_per_sm
+        and number(f[col.gpu_max_warps_per_sm]) }
     for i, h in ipairs(head) do
       local m = h:match("^gpu:(.+)$")
       if m and number(f[i]) then row.metrics[m] = number(f[i]) end

@@ -13,11 +13,15 @@ function M.device(name, rows)
   local d = { name = name }
   for _, r in ipairs(rows) do
     if r.threads == threads then
-      if r.kind == "compute" and (r.name:match("^double_") or r.name == "fp64_fma") then d.gflops = math.max(d.gflops or 0, r.value) end
+      if r.kind == "compute" and (r.name:match("^double_") or r.name == "fp64_fma") then
+        d.gflops = math.max(d.gflops or 0, r.value)
+      end
       if r.name == "triad_DRAM" or r.name == "HBM_triad" then d.gbs = r.value end
     end
   end
-  if not d.gflops or not d.gbs then return nil, "device '" .. name .. "': no double-precision compute or DRAM/HBM bandwidth in its peaks" end
+  if not d.gflops or not d.gbs then
+    return nil, "device '" .. name .. "': no double-precision compute or DRAM/HBM bandwidth in its peaks"
+  end
   return d
 end
 
@@ -58,7 +62,8 @@ function M.plot(o)
   for _, d in ipairs(o.devices) do dat[#dat + 1] = string.format("%.9g %.9g %s", d.gbs, d.gflops, q(d.name)) end
   o.title = o.title or "quadrant split: devices vs kernels (a device above a kernel's line is memory bound for it)"
   local xr, yr = { xmin, xmax }, { ymin, ymax }
-  local gp = plot.loglog_header("quadrant-split plot", o, "memory bandwidth [GB/s]", "compute throughput [GFLOP/s]", xr, yr)
+  local gp = plot.loglog_header("quadrant-split plot", o, "memory bandwidth [GB/s]",
+    "compute throughput [GFLOP/s]", xr, yr)
   local f = plot.frame(plot.geometry, xr, yr, true, true)
   local pl = plot.placer(f)
   local plots, n, points = {}, 0, {}
@@ -79,7 +84,8 @@ function M.plot(o)
     local text = string.format("%s (I = %.3g flop/B)", k.name, k.intensity)
     local lab = plot.line_label(f, pl, k.intensity, text, xr, yr)
     if lab then n = n + 1; gp[#gp + 1] = plot.label_cmd(n, lab, color) end
-    plots[#plots + 1] = string.format("%.9g*x with lines lw 2 lc rgb '%s' %s", k.intensity, color, lab and "notitle" or ("title " .. q(text)))
+    plots[#plots + 1] = string.format("%.9g*x with lines lw 2 lc rgb '%s' %s", k.intensity, color, lab and "notitle"
+      or ("title " .. q(text)))
   end
   local a = 0
   for _, c in ipairs(M.classify(o.devices, o.kernels)) do
@@ -87,7 +93,8 @@ function M.plot(o)
       for _, d in ipairs(o.devices) do
         if d.name == c.device then
           a = a + 1
-          gp[#gp + 1] = string.format("set arrow %d from %.9g,%.9g to %.9g,%.9g lc rgb '#888888'", a, d.gbs, d.gflops, d.gbs, c.attainable)
+          gp[#gp + 1] = string.format("set arrow %d from %.9g,%.9g to %.9g,%.9g lc rgb '#888888'", a, d.gbs,
+            d.gflops, d.gbs, c.attainable)
         end
       end
     end

@@ -2,7 +2,7 @@
 -- script (its geometry) and its data files: how tests hold the placer to its word.
 local place = require "rot.plot.place"
 local key = require "rot.plot.key"
-local ceilings = require "rot.plot.ceilings"
+local ceilings = require "rot.plot.roofs"
 
 local M = {}
 
@@ -44,8 +44,10 @@ local function set_labels(gp, f, g, y1)
   for line in gp:gmatch("[^\n]+") do
     local text, rest = line:match('^set label %d+ "(.-)" at (.*)$')
     if text then
-      local lab = { text = text:gsub('\\(.)', "%1"), font = tonumber(rest:match("font ',(%d+)'")) or g.small, color = rest:match("tc rgb '([^']+)'"),
-        align = rest:match(" (right) ") or rest:match(" (center) ") or "left", angle = tonumber(rest:match("rotate by (%S+)")) or 0 }
+      local lab = { text = text:gsub('\\(.)', "%1"), font = tonumber(rest:match("font ',(%d+)'")) or g.small,
+        color = rest:match("tc rgb '([^']+)'"),
+        align = rest:match(" (right) ") or rest:match(" (center) ") or "left",
+          angle = tonumber(rest:match("rotate by (%S+)")) or 0 }
       local gx, gy = rest:match("^(%S+),graph (%S+)")
       if gx then
         lab.px = f.px(tonumber(gx), y1); lab.py = 0; lab.gy = tonumber(gy)
@@ -71,7 +73,8 @@ local function data_labels(gp, g, read)
     local font = tonumber(rest:match("font ',(%d+)'")) or g.small
     for _, r in ipairs(rows) do
       if r[3] and r[3] ~= "" then
-        labs[#labs + 1] = { x = r[1], y = r[2], text = r[3], font = font, align = rest:match("right") and "right" or "left",
+        labs[#labs + 1] = { x = r[1], y = r[2], text = r[3], font = font, align = rest:match("right")
+          and "right" or "left",
           dx = tonumber(dx) or 0, dy = tonumber(dy) or 0 }
       end
     end
@@ -87,7 +90,7 @@ end
   leave the canvas (rot.plot.key); defects.unlabelled, the points with a label text of their own
   that is neither beside them nor in the key under their series, and defects.hidden, those
   another point hides, unlabelled and not said to be hidden in the key (M.unlabelled);
-  defects.bands, the bands wider than a plot bears (rot.plot.ceilings); defects.on_line, the
+  defects.bands, the bands wider than a plot bears (rot.plot.roofs); defects.on_line, the
   ceiling labels that sit on their own line (M.on_line); defects.colours, marks drawn in a
   series' colour (M.colours). Scripts rot writes carry their
   geometry; others get gnuplot's usual plot area (an estimate). ]]
@@ -95,7 +98,8 @@ function M.check(gp, read)
   local g, logx, logy = geometry(gp)
   local x1, x2 = gp:match("set xrange %[([^:]+):([^%]]+)%]")
   local y1, y2 = gp:match("set yrange %[([^:]+):([^%]]+)%]")
-  local defects = { key = key.check(gp, g), unlabelled = {}, hidden = {}, on_line = {}, colours = {}, bands = ceilings.wide_bands(gp) }
+  local defects = { key = key.check(gp, g), unlabelled = {}, hidden = {}, on_line = {}, colours = {},
+    bands = ceilings.wide_bands(gp) }
   if not x1 or not y1 then return {}, {}, {}, defects end
   local xr, yr = { tonumber(x1), tonumber(x2) }, { tonumber(y1), tonumber(y2) }
   local f = place.frame(g, xr, yr, logx, logy)
@@ -136,7 +140,8 @@ local function element_of(line) return (line:gsub("^plot ", ""):gsub("^%s+", "")
   the closest pairs first)
   nor a place in the key's text for their series (its title and the entries of its own after
   it); and, second, those of them that a point drawn after them hides (rot.plot.place.hidden:
-  the same x, within its marker) with no label beside them nor "TEXT (hidden)" in that key
+  the same x, within its marker) with no label beside them nor "TEXT (hidden)" or "TEXT (under
+  its LEVEL point)" in that key
   text. boxes: the script's label boxes (with their colour, where the script gives one). ]]
 -- The marks a script draws from its datablocks ($above: the rings of points above their bound,
 -- ...): {{px=, py=, r=}} in pixels, r its marker's radius.
@@ -165,21 +170,26 @@ function M.unlabelled(gp, f, read, boxes)
   for line in gp:gmatch("[^\n]+") do
     local file, rest = line:match('"([^"]+)"%s+(.*)$')
     local idx, with, style
-    if file and (line:match("^plot ") or line:match("^%s+")) then idx, with, style = rest:match("^index (%d+) using 1:2[:%d]* with (%a+)(.*)$") end
+    if file and (line:match("^plot ") or line:match("^%s+")) then
+      idx, with, style = rest:match("^index (%d+) using 1:2[:%d]* with (%a+)(.*)$")
+    end
     local text = idx and (with == "points" or with == "linespoints") and read and read(file)
     for _, row in ipairs(text and blocks(text)[tonumber(idx) + 1] or {}) do
       local t = row[3] and row[3]:gsub('\\(.)', "%1")
       local px, py = f.px(row[1], row[2])
-      local r = style:match("ps variable") and row[4] and place.marker_radius("pt 7 ps " .. row[4]) or place.marker_radius(style)
+      local r = style:match("ps variable") and row[4] and place.marker_radius("pt 7 ps " .. row[4])
+        or place.marker_radius(style)
       all[#all + 1] = { px = px, py = py, r = r }
       for _, m in ipairs(rings) do -- a ring drawn on it: its label goes beyond the ring
         if math.abs(m.px - px) < 1 and math.abs(m.py - py) < 1 then r = math.max(r, m.r) end
       end
       if t and t ~= "" then
-        local p = { text = t, element = element_of(line), color = style:match("lc rgb '([^']+)'"), labelled = false, at = all[#all] }
+        local p = { text = t, element = element_of(line), color = style:match("lc rgb '([^']+)'"),
+          labelled = false, at = all[#all] }
         points[#points + 1] = p
         for k, b in ipairs(boxes) do
-          local d = b.text == t and (not b.color or not p.color or b.color:upper() == p.color:upper()) and dist(b, px, py)
+          local d = b.text == t and (not b.color or not p.color or b.color:upper() == p.color:upper())
+            and dist(b, px, py)
           if d and d <= r + 6 then pairs_[#pairs_ + 1] = { p = p, k = k, d = d } end
         end
       end
@@ -194,7 +204,9 @@ function M.unlabelled(gp, f, read, boxes)
   place.hidden(all)
   for _, p in ipairs(points) do
     if not p.labelled and not M.keyed(p.text, speaks[p.element]) then out[#out + 1] = p.text end
-    if p.at.hidden and not p.labelled and not M.keyed(p.text .. " (hidden)", speaks[p.element]) then hidden[#hidden + 1] = p.text end
+    local said = M.keyed(p.text .. " (hidden)", speaks[p.element]) or (speaks[p.element] or ""):find(p.text
+      .. " (under its ", 1, true)
+    if p.at.hidden and not p.labelled and not said then hidden[#hidden + 1] = p.text end
   end
   return out, hidden
 end
@@ -223,7 +235,9 @@ local function add_element(f, out, rows, with, style)
     local px, py = f.px(row[1], row[2])
     if math.abs(px) < math.huge and math.abs(py) < math.huge then -- not NaN nor infinite (a log axis' 0)
       local rr = variable and row[4] and place.marker_radius("pt 7 ps " .. row[4]) or r
-      if with ~= "lines" then out[#out + 1] = place.square(px, py, rr); out[#out].name = "a point of '" .. title .. "'" end
+      if with ~= "lines" then
+        out[#out + 1] = place.square(px, py, rr); out[#out].name = "a point of '" .. title .. "'"
+      end
       if prev and with ~= "points" then
         out[#out + 1] = place.segment(prev[1], prev[2], px, py, 1.5); out[#out].name = "the line of '" .. title .. "'"
       end
@@ -254,8 +268,11 @@ function M.obstacles(gp, f, read)
       if text then add_element(f, out, blocks(text)[tonumber(idx or 0) + 1] or {}, with, style) end
     end
     local name, dwith, dstyle = line:match("%$(%w+) using 1:2 with (%a+)(.*)$")
-    if name and name ~= "hover" and dwith ~= "labels" and db[name] then add_element(f, out, blocks(db[name])[1] or {}, dwith, dstyle) end
-    local n, ax, ay, bx, by, arest = line:match("^set arrow (%d+) from " .. NUM .. "," .. NUM .. " to " .. NUM .. "," .. NUM .. "(.*)$")
+    if name and name ~= "hover" and dwith ~= "labels" and db[name] then
+      add_element(f, out, blocks(db[name])[1] or {}, dwith, dstyle)
+    end
+    local n, ax, ay, bx, by, arest = line:match("^set arrow (%d+) from " .. NUM .. "," .. NUM .. " to " .. NUM
+      .. "," .. NUM .. "(.*)$")
     if n then
       local pax, pay = f.px(tonumber(ax), tonumber(ay))
       local pbx, pby = f.px(tonumber(bx), tonumber(by))

@@ -1,12 +1,12 @@
 -- rot.plot: plots through gnuplot (rooflines, staircases, xy plots): writes the data and a
 -- gnuplot script beside the SVG and PNG (so a user can edit and re-render), then renders
--- atomically (temp file, rename). Ceilings are labelled on their lines (rot.plot.ceilings),
+-- atomically (temp file, rename). Ceilings are labelled on their lines (rot.plot.roofs),
 -- point labels are placed where they overlap nothing (or left out: the table carries them),
 -- the legend sits outside the plot area, colours are the Okabe-Ito set (colour-blind safe).
 local sys = require "rot.sys"
 local util = require "rot.util"
 local place = require "rot.plot.place"
-local ceilings = require "rot.plot.ceilings"
+local ceilings = require "rot.plot.roofs"
 local hover = require "rot.plot.hover"
 local key = require "rot.plot.key"
 local M = {}
@@ -133,17 +133,17 @@ end
   order first seen, and the box {xlo, xhi, ylo, yhi} of their points (math.huge, 0: none); rows
   not_drawn(row) gives a reason for have none (the key says why: rot.plot.key.not_drawn). ]]
 local function roofline_series(o, not_drawn)
-  local series, order, box = {}, {}, { math.huge, 0, math.huge, 0 }
-  for _, r in ipairs(o.rows) do
-    if r.gflops and r.intensity and r.gflops > 0 and r.intensity > 0 and not r.failed and not not_drawn(r) then
-      local s = o.series and o.series(r) or "points"
-      if not series[s] then series[s] = {}; order[#order + 1] = s end
-      table.insert(series[s], r)
+  local series, order = util.group_by(o.rows, function(r)
+    local drawn = r.gflops and r.intensity and r.gflops > 0 and r.intensity > 0 and not r.failed
+      and not not_drawn(r)
+    return drawn and (o.series and o.series(r) or "points")
+  end)
+  local box = { math.huge, 0, math.huge, 0 }
+  for _, name in ipairs(order) do
+    for _, r in ipairs(series[name]) do
       box = { math.min(box[1], r.intensity), math.max(box[2], r.intensity), math.min(box[3], r.gflops),
         math.max(box[4], r.gflops) }
     end
-  end
-  for _, name in ipairs(order) do
     table.sort(series[name], function(a, b) return (a.workingSet or 0) < (b.workingSet or 0) end)
   end
   return series, order, box
@@ -162,7 +162,7 @@ local function roofline_lists(o, series, order)
     for _, r in ipairs(series[name]) do
       counts[r.counts or "declared"] = true
       lists[name][#lists[name] + 1] = { x = r.intensity, y = r.gflops, label = label(r),
-        ps = o.size and M.share_size(o.size(r)) or nil, once = o.label_once }
+        ps = o.size and M.share_size(o.size(r)) or nil, once = o.label_once, of = r.countBase or r, level = r.countLevel }
     end
   end
   local how = {}
@@ -214,7 +214,7 @@ end
   label_once = true: points of a series with the same label are labelled once (a level's),
   bound_mark = fn(row) -> GFLOP/s, bound_title = text: a bound no ceiling draws (the sweep's),
   own_roofs = {{label=, peak=, bandwidth=, compute=}}: the roofs of points bounded at another
-  thread count (rot.plot.ceilings.own),
+  thread count (rot.plot.roofs.own),
 } -> path of the SVG. Each ceiling is labelled on its line with its value; ceilings equal
   within 2% share one line; ridge points are marked. ]]
 function M.roofline(o)
@@ -309,12 +309,13 @@ local VLINE = "#888888"
 local function vline_label(f, pl, x, yr, text)
   local px = f.px(x, yr[1])
   local below, above = place.ink(M.geometry.small)
+  local shape = {}
   for i = 0, 15 do
     local top = f.H - 3 - i * f.H / 16
     for _, shift in ipairs({ 0, above + 2, -(below + 2) }) do -- (its ink above the baseline is on the left)
       local lab = { gx = f.data(px + shift, 0), px = px + shift, py = 0, gy = top / f.H, text = text, align = "right",
         angle = 90, font = M.geometry.small }
-      if pl.try(lab) then return lab end
+      if pl.try(lab, shape) then return lab end
     end
   end
   return nil
@@ -344,16 +345,18 @@ end
   first seen, and the box {xlo, xhi, ylo, yhi} of their points and the vlines; an error when
   measured rows give no value at all. ]]
 local function xy_series(o, fx, fy)
-  local series, order, label = {}, {}, label_of(o)
-  local got, box = 0, { math.huge, -math.huge, math.huge, -math.huge }
-  for _, r in ipairs(o.rows) do
+  local label, got = label_of(o), 0
+  local series, order = util.group_by(o.rows, function(r)
     local x, y = fx(r), fy(r)
     if x and y then got = got + 1 end
     if x and y and (not o.logx or x > 0) and (not o.logy or y > 0) then
-      local s = o.series and o.series(r) or "points"
-      if not series[s] then series[s] = {}; order[#order + 1] = s end
-      table.insert(series[s], { x = x, y = y, label = label(r) })
-      box = { math.min(box[1], x), math.max(box[2], x), math.min(box[3], y), math.max(box[4], y) }
+      return o.series and o.series(r) or "points", { x = x, y = y, label = label(r) }
+    end
+  end)
+  local box = { math.huge, -math.huge, math.huge, -math.huge }
+  for _, name in ipairs(order) do
+    for _, p in ipairs(series[name]) do
+      box = { math.min(box[1], p.x), math.max(box[2], p.x), math.min(box[3], p.y), math.max(box[4], p.y) }
     end
   end
   for _, v in ipairs(o.vlines or {}) do

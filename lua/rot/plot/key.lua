@@ -1,6 +1,7 @@
 -- rot.plot.key: the key (legend) as every terminal draws it: each entry's box on the canvas,
 -- titles too wide for it wrapped onto entries of their own, and notes naming the points a plot
 -- left unlabelled.
+local util = require "rot.util"
 local place = require "rot.plot.place"
 
 local M = {}
@@ -23,7 +24,8 @@ function M.at(g) return g.right + 0.015, g.top end
 -- The `set key` command of a plot of geometry g.
 function M.command(g)
   local x, y = M.at(g)
-  return string.format("set key at screen %.4g, screen %.4g left top vertical Left reverse samplen 1.5 spacing 1.1 font ',%d'",
+  return string.format("set key at screen %.4g, screen %.4g left top vertical Left reverse samplen "
+    .. "1.5 spacing 1.1 font ',%d'",
     x, y, g.small)
 end
 
@@ -52,7 +54,8 @@ function M.fits(g, kx, ky, i, text)
 end
 
 --[[ A title as lines that each fit the key's width: broken after the last comma or colon that
-  fits (but for one in the line's first third), else at the last space, else inside the word; lines after the first indented two more spaces than
+  fits (but for one in the line's first third), else at the last space, else inside the word; lines after the first
+  indented two more spaces than
   the title's own indentation. ]]
 function M.wrap(g, text)
   local kx, ky = M.at(g)
@@ -132,17 +135,17 @@ end
 --[[ The notes on rows a plot does not draw, into plots: one entry per reason why(row) gives
   ("not drawn (no bytes): work, copy"), each name(row) once, in the order first seen. ]]
 function M.not_drawn(plots, rows, why, name)
-  local by, order, seen = {}, {}, {}
-  for _, r in ipairs(rows) do
+  local seen = {}
+  local by, order = util.group_by(rows, function(r)
     local w = why(r)
     local n = w and name(r)
-    if w and not seen[w .. "\0" .. n] then
-      seen[w .. "\0" .. n] = true
-      if not by[w] then by[w] = {}; order[#order + 1] = w end
-      table.insert(by[w], n)
-    end
+    if not w or seen[w .. "\0" .. n] then return nil end
+    seen[w .. "\0" .. n] = true
+    return w, n
+  end)
+  for _, w in ipairs(order) do
+    plots[#plots + 1] = M.entry("not drawn (" .. w .. "): " .. table.concat(by[w], ", "), true)
   end
-  for _, w in ipairs(order) do plots[#plots + 1] = M.entry("not drawn (" .. w .. "): " .. table.concat(by[w], ", "), true) end
 end
 
 --[[ Every titled element of plots whose title is wider than the key has room for: its title cut
@@ -166,7 +169,8 @@ end
 --[[ A note on the points of one plot element its labels left out, in an order a reader can
   follow: "unlabelled, top to bottom: 16.0 KiB, 1.00 MiB" where they share one x (a working
   set swept at one intensity: a strip), else left to right ("unlabelled: 16.0 KiB" for one);
-  a point another one's marker hides says so ("6.00 KiB (hidden)": rot.plot.place.hidden).
+  a point another one's marker hides says so ("6.00 KiB (hidden)", "declared (under its L1
+  point)": rot.plot.place.hidden).
   points: {{px=, py=, text=, hidden=}}. ]]
 function M.note(points)
   local strip = true
@@ -176,7 +180,7 @@ function M.note(points)
     return a.px < b.px
   end)
   local texts = {}
-  for _, p in ipairs(points) do texts[#texts + 1] = p.text .. (p.hidden and " (hidden)" or "") end
+  for _, p in ipairs(points) do texts[#texts + 1] = p.text .. (p.hidden and (" (" .. p.hidden .. ")") or "") end
   local order = #points == 1 and "" or strip and ", top to bottom" or ", left to right"
   return "  unlabelled" .. order .. ": " .. table.concat(texts, ", ")
 end
@@ -185,12 +189,8 @@ end
   entry naming them (M.note). missed: place.point_labels' {{series=, px=, py=, text=}} (pixels
   of the plot area, y up), elements[i]: the element that drew series i. ]]
 function M.add_notes(plots, elements, missed)
-  local by, order = {}, {}
-  for _, p in ipairs(missed) do
-    p.element = elements[p.series]
-    if not by[p.element] then by[p.element] = {}; order[#order + 1] = p.element end
-    table.insert(by[p.element], p)
-  end
+  for _, p in ipairs(missed) do p.element = elements[p.series] end
+  local by, order = util.group_by(missed, function(p) return p.element end)
   for _, el in ipairs(order) do
     for i, p in ipairs(plots) do
       if p == el then table.insert(plots, i + 1, M.entry(M.note(by[el]))); break end

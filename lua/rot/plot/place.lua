@@ -97,28 +97,36 @@ end
   angle=deg, font=, dx=, dy= (offset in characters)}. gnuplot anchors text at its point,
   vertically about its capitals, and rotates it about that point; an offset moves the anchor
   on the canvas (not rotated), by the terminal's own character. The box holds the text as
-  every terminal draws it (M.terminals): in the text's own frame, the union of theirs. ]]
-function M.box(f, lab)
-  local font = lab.font or f.g.small
+  every terminal draws it (M.terminals): in the text's own frame, the union of theirs. shape: a
+  table a caller passes with every label of one text, font, angle, align and offset (one label
+  tried at many places), where the text's frame is kept from the first. ]]
+function M.box(f, lab, shape)
   local px, py
   if lab.x then px, py = f.px(lab.x, lab.y) else px, py = lab.px, lab.py end
   if lab.gy then py = lab.gy * f.H end
-  local a = math.rad(lab.angle or 0)
-  local c, s = math.cos(a), math.sin(a)
-  local text = tostring(lab.text) -- a label function may give a number
-  local w, down = M.textwidth(text), below(text)
-  local dx, dy, align = lab.dx or 0, lab.dy or 0, lab.align
-  local u0, u1, v0, v1 = math.huge, -math.huge, math.huge, -math.huge
-  for _, t in ipairs(M.terminals) do
-    local ox, oy = dx * t.hchar, dy * t.vchar
-    local u, v = ox * c + oy * s, oy * c - ox * s -- the offset, along and across the text
-    local e = t.em * font
-    local start = align == "right" and -w * e or align == "center" and -w * e / 2 or 0
-    local lo, hi, bottom, top = u + start, u + start + w * e, v - down * e, v + ABOVE * e
-    if lo < u0 then u0 = lo end
-    if u1 < hi then u1 = hi end
-    if bottom < v0 then v0 = bottom end
-    if v1 < top then v1 = top end
+  local c, s, text, u0, u1, v0, v1
+  if shape and shape.text then
+    c, s, text, u0, u1, v0, v1 = shape.c, shape.s, shape.text, shape.u0, shape.u1, shape.v0, shape.v1
+  else
+    local font = lab.font or f.g.small
+    local a = math.rad(lab.angle or 0)
+    c, s = math.cos(a), math.sin(a)
+    text = tostring(lab.text) -- a label function may give a number
+    local w, down = M.textwidth(text), below(text)
+    local dx, dy, align = lab.dx or 0, lab.dy or 0, lab.align
+    u0, u1, v0, v1 = math.huge, -math.huge, math.huge, -math.huge
+    for _, t in ipairs(M.terminals) do
+      local ox, oy = dx * t.hchar, dy * t.vchar
+      local u, v = ox * c + oy * s, oy * c - ox * s -- the offset, along and across the text
+      local e = t.em * font
+      local start = align == "right" and -w * e or align == "center" and -w * e / 2 or 0
+      local lo, hi, bottom, top = u + start, u + start + w * e, v - down * e, v + ABOVE * e
+      if lo < u0 then u0 = lo end
+      if u1 < hi then u1 = hi end
+      if bottom < v0 then v0 = bottom end
+      if v1 < top then v1 = top end
+    end
+    if shape then shape.c, shape.s, shape.text, shape.u0, shape.u1, shape.v0, shape.v1 = c, s, text, u0, u1, v0, v1 end
   end
   return M.bounded({ corners = { { px + u0 * c - v0 * s, py + u0 * s + v0 * c }, { px + u1 * c - v0 * s, py + u1 * s + v0 * c },
     { px + u1 * c - v1 * s, py + u1 * s + v1 * c }, { px + u0 * c - v1 * s, py + u0 * s + v1 * c } }, text = text })
@@ -212,19 +220,24 @@ end
   keep off is known (each fn(n) returns n and the labels it numbered). ]]
 local function placer(f)
   local p = { boxes = {}, pending = {} }
-  function p.free(b) -- labels keep 3 pixels apart; a marker only needs not to be covered
-    local x0, y0, x1, y1 = b.x0, b.y0, b.x1, b.y1
-    for _, o in ipairs(p.boxes) do
-      local gap = o.marker and 0 or 3
-      -- (most boxes are apart by their bounds: told here, without a call to M.overlap)
-      if not (x0 and o.x0) or not (x1 + gap < o.x0 or o.x1 + gap < x0 or y1 + gap < o.y0 or o.y1 + gap < y0) then
-        if M.overlap(b, o, gap) then return false end
-      end
+  -- Whether box b stays clear of box o: labels keep 3 pixels apart; a marker only needs not to
+  -- be covered. (Most boxes are apart by their bounds: told without a call to M.overlap.)
+  local function clear(b, o)
+    local gap = o.marker and 0 or 3
+    return b.x1 + gap < o.x0 or o.x1 + gap < b.x0 or b.y1 + gap < o.y0 or o.y1 + gap < b.y0 or not M.overlap(b, o, gap)
+  end
+  function p.free(b) -- the box that stopped the last label is asked first: it often stops the next
+    local last = p.stopper
+    if last and not clear(b, last) then return false end
+    local boxes = p.boxes
+    for i = 1, #boxes do
+      local o = boxes[i]
+      if not clear(b, o) then p.stopper = o; return false end
     end
     return true
   end
-  function p.try(lab)
-    local b = M.box(f, lab)
+  function p.try(lab, shape) -- (shape: M.box's)
+    local b = M.box(f, lab, shape)
     if inside(f, b) and p.free(b) then p.boxes[#p.boxes + 1] = b; return true end
     return false
   end
@@ -370,7 +383,8 @@ function M.add_series(f, pl, dat, names, lists, radius, mode)
         M.block_segment(pl, ax, ay, bx, by)
       end
       points[#points + 1] = { x = p.x, y = p.y, text = text, first = j == 1, last = j == #pts, r = r,
-        color = M.palette[(i - 1) % #M.palette + 1], series = i, px = bx, py = by, once = p.once, line = #dat }
+        color = M.palette[(i - 1) % #M.palette + 1], series = i, px = bx, py = by, once = p.once, line = #dat,
+        of = p.of, level = p.level }
     end
     dat[#dat + 1] = "\n"
   end
@@ -387,14 +401,19 @@ function M.upright(rows)
   return #rows > 1
 end
 
---[[ Marks the points (in drawing order, {px=, py=, r=} in pixels) that a point drawn after
-  them hides: at the same x (within a pixel), their centre under its marker (within its
-  radius): p.hidden = true. rot.plot.key names them so in the key where they have no label. ]]
+--[[ Marks the points (in drawing order, {px=, py=, r=, of=, level=} in pixels) that a point
+  drawn after them hides: at the same x (within a pixel), their centre under its marker (within
+  its radius). p.hidden says how: "under its L1 point" where the point on top is one of the same
+  row's levels (of: the row; level: its level's name), else "hidden". rot.plot.key names them
+  so in the key where they have no label. ]]
 function M.hidden(points)
   for i, p in ipairs(points) do
     for j = i + 1, #points do
       local o = points[j]
-      if math.abs(o.px - p.px) < 1 and math.abs(o.py - p.py) < o.r then p.hidden = true; break end
+      if math.abs(o.px - p.px) < 1 and math.abs(o.py - p.py) < o.r then
+        p.hidden = (o.of ~= nil and o.of == p.of and o.level) and ("under its " .. o.level .. " point") or "hidden"
+        break
+      end
     end
   end
   return points
@@ -412,12 +431,13 @@ local function line_label(f, pl, k, text, xr, yr, xend)
   if xend <= xstart then return nil end
   local below, above = M.ink(f.g.small)
   local nx, ny = -math.sin(math.rad(angle)), math.cos(math.rad(angle))
+  local shape = {}
   for _, lift in ipairs({ below + M.LINE_CLEAR, -(above + M.LINE_CLEAR) }) do
     for i = 0, 60 do
       local x = xstart * (xend / xstart) ^ (0.015 + i * 0.015)
       local px, py = f.px(x, k * x)
       local lab = at_pixel(f, px + nx * lift, py + ny * lift, { text = text, align = "left", angle = angle, font = f.g.small })
-      if pl.try(lab) then return lab end
+      if pl.try(lab, shape) then return lab end
     end
   end
   return nil

@@ -3,7 +3,7 @@
 -- a reason) of points above their bound beyond the spreads.
 local util = require "rot.util"
 local ceilings = require "rot.machine.ceilings"
-local rounds = require "rot.machine.rounds"
+local agreement = require "rot.machine.agreement"
 local sweep = require "rot.machine.sweep"
 
 local M = {}
@@ -40,7 +40,9 @@ end
   (rot.machine.sweep.transitions), by its bandwidth ceilings (by level name: by). ]]
 function M.transitions(lv, by, sw)
   local levels = {}
-  for i, l in ipairs(lv) do levels[i] = { name = l.name, size = l.size, upto = l.upto, gbs = by[l.name] and by[l.name].gbs } end
+  for i, l in ipairs(lv) do
+    levels[i] = { name = l.name, size = l.size, upto = l.upto, gbs = by[l.name] and by[l.name].gbs }
+  end
   return sweep.transitions(levels, sw)
 end
 
@@ -78,7 +80,8 @@ function M.sweep_ceiling(ws, t, by, sw)
   local gbs, spread, unstable = math.min(at.gbs, top.gbs), at.spread, at.unstable
   local row = at.gbs >= top.gbs and top.row or nil -- the faster level's ceiling bounds it
   if gbs <= floor.gbs then
-    gbs, spread, unstable = math.min(floor.gbs, top.gbs), math.max(spread or 0, floor.spread or 0), unstable or floor.unstable
+    gbs, spread, unstable = math.min(floor.gbs, top.gbs), math.max(spread or 0, floor.spread or 0),
+      unstable or floor.unstable
     row = floor.row -- the slower level's ceiling bounds it
   end
   return { level = top.level, gbs = gbs, family = top.family, spread = spread, unstable = unstable, step = at,
@@ -223,7 +226,8 @@ end
 local function attribution(row, ceiling, l, lv)
   local dram = lv[#lv]
   if row.cacheMode == "cold" and row.workingSet and dram.from and row.workingSet < dram.from then
-    return string.format("the %s ceiling is the rate of a stream from %s on (DRAM's flat tail), and this cold working set "
+    return string.format("the %s ceiling is the rate of a stream from %s on (DRAM's flat tail), "
+      .. "and this cold working set "
       .. "(%s) is a short burst, which can outrun it%s", ceiling, util.bytes(dram.from), util.bytes(row.workingSet),
       M.traffic(row) == "read" and "" or "; what it stores is written back after the timed run")
   end
@@ -233,12 +237,14 @@ local function attribution(row, ceiling, l, lv)
   if not (prev and prev.size and row.workingSet) then return nil end
   if row.workingSet <= 2 * prev.size then
     return string.format("the %s ceiling is probably the wrong one: the working set (%s) lies just above the "
-      .. "effective %s size (%s), so part of it still hits %s (wrong level attribution)", ceiling, util.bytes(row.workingSet),
+      .. "effective %s size (%s), so part of it still hits %s (wrong level attribution)", ceiling,
+        util.bytes(row.workingSet),
       prev.name, util.bytes(prev.size), prev.name)
   end
   local from, how = dram_begins(lv)
   if l.name == "DRAM" and from and row.workingSet < from then
-    return string.format("the %s ceiling is probably the wrong one: the working set (%s) is short of where rot takes DRAM "
+    return string.format("the %s ceiling is probably the wrong one: the working set (%s) is short "
+      .. "of where rot takes DRAM "
       .. "to begin, %s (%s): a thrash-resistant cache still serves part of it (wrong level attribution)", ceiling,
       util.bytes(row.workingSet), how, util.bytes(from))
   end
@@ -288,7 +294,8 @@ local function simulated(row, name, l, lv)
   local prev
   for i, x in ipairs(lv) do if x.name == l.name then prev = lv[i - 1] end end
   local ws = row.workingSet
-  if ws and not (prev and prev.size and ws > prev.size and ws <= 2 * prev.size) then return nil end -- (not near its edge)
+  -- (not near its edge)
+  if ws and not (prev and prev.size and ws > prev.size and ws <= 2 * prev.size) then return nil end
   return string.format("its %s traffic is the counting pass's simulation (LRU caches, no prefetching): a real cache "
     .. "(adaptive replacement) keeps part of %s that the simulation sends to %s%s", l.name,
     ws and ("its working set (" .. util.bytes(ws) .. ")") or "a working set just past its size", l.name,
@@ -330,8 +337,9 @@ function M.why_above(row, lv, file, rows, c)
     return string.format("the %s%s is unstable (its rounds disagreed by more than 5%%, or DRAM showed no flat tail): "
       .. "measured low, under a neighbour's load that this point's runs missed; the same %s's point (%s) at the same "
       .. "working set lies within it (%.0f%%), as it would not if the level were the wrong one; %s", what,
-      file and (" in '" .. file .. "' (-peaksFile)") or "", row.region and "region" or "kernel", util.coords(other.point or {}),
-      other.fraction * 100, file and "measure this machine's peaks instead (rot measure peaks)" or rounds.again)
+      file and (" in '" .. file .. "' (-peaksFile)") or "", row.region and "region" or "kernel",
+        util.coords(other.point or {}),
+      other.fraction * 100, file and "measure this machine's peaks instead (rot measure peaks)" or agreement.again)
   end
   local why = not compute and (attribution(row, name, l, lv) or simulated(row, name, l, lv))
   if why then return why .. (unstable and "; the ceiling is also unstable" or "") end
@@ -342,25 +350,28 @@ function M.why_above(row, lv, file, rows, c)
   end
   if unstable then
     return string.format("the %s is unstable: its rounds disagreed by more than 5%% (a busy machine measures it "
-      .. "low); %s", what, rounds.again)
+      .. "low); %s", what, agreement.again)
   end
   if compute and row.boundSource == "counted" then
-    return string.format("the %s roof is probably low: its %s ceiling was measured at another clock than this point, or "
+    return string.format("the %s roof is probably low: its %s ceiling was measured at another "
+      .. "clock than this point, or "
       .. "on a busier CPU; or its adds and multiplies overlap more than the peaks' add-and-multiply chains did",
       tostring(row.limiter):gsub(" %(unstable%)$", ""), name)
   end
   if compute then
-    return "the compute ceiling is probably wrong: measured at another clock (turbo, a governor change) than this point, "
+    return "the compute ceiling is probably wrong: measured at another clock (turbo, a governor "
+      .. "change) than this point, "
       .. "or the declared flops overstate the work"
   end
   if l and (l.name == "DRAM" or stepped) then
     return string.format("the %s is probably low: its rounds ran while the neighbours of a shared machine (or a "
       .. "DAMON sample) took memory bandwidth that this point had; %s; or the kernel's declared bytes overstate its "
-      .. "traffic", what, rounds.again)
+      .. "traffic", what, agreement.again)
   end
   return string.format("the %s is probably low: its rounds ran slower than this point (a busy machine, or a lower "
-    .. "core clock then: a cache's bandwidth is bytes a cycle); %s; or the kernel's declared bytes overstate its traffic",
-    what, rounds.again)
+    .. "core clock then: a cache's bandwidth is bytes a cycle); %s; or the kernel's declared "
+      .. "bytes overstate its traffic",
+    what, agreement.again)
 end
 
 return M

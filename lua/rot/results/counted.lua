@@ -6,6 +6,7 @@
   Every field is declared in core/vocabulary.h (RESULT_ROW, side counted). ]]
 local util = require "rot.util"
 local quantities = require "rot.results.quantities"
+local protocol = require "rot.protocol"
 
 local M = {}
 
@@ -14,7 +15,7 @@ local M = {}
 M.TOLERANCE = { flops = 0.01, bytes = 0.10, pmu = 0.05 }
 
 -- The flop classes of the counting tool (core/count/counts.h), by precision and width.
-M.CLASSES = { "fp64_scalar", "fp64_128", "fp64_256", "fp32_scalar", "fp32_128", "fp32_256" }
+M.CLASSES = protocol.count.classes
 
 -- The count of a row: its point's entry and, in it, the counts of this row (a kernel's
 -- invocation; an application's program or one of its regions), or nil.
@@ -40,14 +41,6 @@ local function traffic(e, c)
   return moved, written
 end
 
--- Rates and intensity again, after flops or bytes changed.
-local function rates(r)
-  if not (r.time and r.time > 0) then return end
-  r.gflops = r.flops and r.flops / r.time / 1e9 or nil
-  r.gbs = r.bytes and r.bytes > 0 and r.bytes / r.time / 1e9 or nil
-  r.intensity = r.flops and r.bytes and r.bytes > 0 and r.flops / r.bytes or nil
-end
-
 --[[ The counted values of a row without work of its own (no declaration, no PMU count) become
   its flops and bytes, source "counted": its point on the roofline is the cache-aware one (the
   bytes its instructions move). An application's (program) row declares none: it takes its
@@ -59,7 +52,7 @@ local function adopt(r)
   r.flops, r.bytes = r.flopsCounted, r.bytesCounted
   if r.region then r.flopsSource, r.bytesSource = "counted", "counted" end
   r.counts = "counted"
-  rates(r)
+  quantities.rates(r)
 end
 
 --[[ apply(r): the row's counted fields from its count (r.countRecord, or its application
@@ -75,7 +68,7 @@ function M.apply(r)
   for _, k in ipairs(M.CLASSES) do
     if (c[k] or 0) > 0 then
       r.flopsClasses[k] = c[k]
-      r.flopsFma[k], r.flopsAdd[k] = c[k .. "_fma"], c[k .. "_add"] -- (nil: counted by a tool without them)
+      r.flopsFma[k], r.flopsAdd[k] = c[protocol.count.fma[k]], c[protocol.count.add[k]] -- (nil: counted by a tool without them)
     end
     r.flopsCounted = r.flopsCounted + (c[k] or 0)
   end

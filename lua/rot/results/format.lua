@@ -3,7 +3,7 @@
 local util = require "rot.util"
 local csv = require "rot.csv"
 local row = require "rot.results.row"
-local codes = require "rot.machine.codes"
+local isas = require "rot.machine.isa"
 local bounds = require "rot.results.bounds"
 local counted = require "rot.results.counted"
 local M = {}
@@ -29,7 +29,8 @@ M.columns = {
   runs = { "runs", function(r) return r.runs and tostring(r.runs) or "-" end, function(r) return r.runs end },
   spread = { "spread", function(r)
     if not r.spread then return "-" end
-    return string.format("%.2f%%%s", r.spread * 100, r.converged == false and "!" or "") -- (nil: not judged, a failed point)
+    -- (nil: not judged, a failed point)
+    return string.format("%.2f%%%s", r.spread * 100, r.converged == false and "!" or "")
   end, function(r) return r.spread end },
   rounds = { "rounds", function(r) -- "4 ~x1.33": rounds that disagree, how far apart
     if not r.rounds then return "-" end
@@ -43,7 +44,8 @@ M.columns = {
     if r.bytesRatio then parts[#parts + 1] = string.format("bytes %.3f", r.bytesRatio) end
     return #parts > 0 and table.concat(parts, " ") or "-"
   end, function(r) return r.flopsRatio or r.bytesRatio end },
-  threads = { "threads", function(r) return r.threads and tostring(r.threads) or "-" end, function(r) return r.threads end },
+  threads = { "threads", function(r) return r.threads and tostring(r.threads) or "-" end,
+    function(r) return r.threads end },
   mode = { "caches", function(r) return r.cacheMode or "-" end, function(r) return r.cacheMode end },
   disturbed = { "disturbed", function(r) return r.disturbed and tostring(r.disturbed) or "-" end,
     function(r) return r.disturbed end },
@@ -56,7 +58,8 @@ M.columns = {
   fraction = { "of bound", function(r)
     return r.fraction and string.format("%.0f%%%s", r.fraction * 100, r.above and "^" or "") or "-"
   end, function(r) return r.fraction end },
-  source = { "from", function(r) local v = M.source(r); return v == "failed" and "FAILED" or v end, function(r) return M.source(r) end },
+  source = { "from", function(r) local v = M.source(r); return v == "failed" and "FAILED" or v end,
+    function(r) return M.source(r) end },
 }
 -- an application's rows (rot.results.regions)
 local function show(f) return function(v) return v and string.format(f, v) or "-" end end
@@ -79,12 +82,14 @@ for name, c in pairs(counted.columns) do M.columns[name] = c end -- what the cou
 M.default_columns = { "size", "time", "GB/s", "GFLOP/s", "intensity", "bound", "limiter", "fraction", "runs", "rounds",
   "spread", "mode", "counts", "source" }
 -- an application's rows (its program and regions; the region is a coordinate)
-M.app_columns = { "calls", "in threads", "time", "per call", "best call", "share", "GB/s", "GFLOP/s", "intensity", "bound",
+M.app_columns = { "calls", "in threads", "time", "per call", "best call", "share", "GB/s", "GFLOP/s",
+  "intensity", "bound",
   "limiter", "fraction", "runs", "spread", "counts", "source" }
 
 -- The line under a table with points whose best round ran beside a neighbour ("busy").
 M.BUSY_NOTE = "busy: its best round ran beside a busy neighbour (CPU time outside rot, or its threads waiting for a "
-  .. "CPU: neighbour_cpus and queue_wait in the CSV); its value may be low. It was measured in more rounds, and the next "
+  .. "CPU: neighbour_cpus and queue_wait in the CSV); its value may be low. It was measured in "
+    .. "more rounds, and the next "
   .. "run measures it again (-remeasureUnstable=false keeps it)"
 
 -- The line under a table with points whose rounds disagree ("~" in its rounds column).
@@ -105,7 +110,8 @@ end
 function M.legend(rows, out, above, unstable, why)
   local a, u = false, false
   for _, r in ipairs(rows) do a, u = a or above(r), u or unstable(r) end
-  if a then out:write("^ above its bound by more than its spread and the ceiling's: the wrong ceiling (", why or "the warning above says why",
+  if a then out:write("^ above its bound by more than its spread and the ceiling's: the wrong ceiling (", why
+    or "the warning above says why",
     "), or a ceiling or the declared counts are wrong\n") end
   if u then
     out:write("(unstable) the ceiling bounding the point still varies by more than 5% over its rounds, or (DRAM) its "
@@ -114,16 +120,17 @@ function M.legend(rows, out, above, unstable, why)
 end
 
 --[[ A line per bandwidth ceiling bounding rows that code other than the widest vectors reached
-  (rot.machine.codes: the faster of two codes from the last cache up), so that a user reading
+  (rot.peaks.widths: the faster of two codes from the last cache up), so that a user reading
   "-O3 -march=native" points below it knows why. ]]
 function M.code_legend(rows, out)
-  local said, widest = {}, codes.list[1].flags
+  local said, widest = {}, isas.codes[1].flags
   for _, r in ipairs(rows) do
     local t = bounds.threads(r)
     if r.boundCode and r.boundCode ~= widest and r.ceiling and not said[t .. r.ceiling] then
       said[t .. r.ceiling] = true
       out:write(string.format("%s, %d %s: the ceiling's best round came from code built with %s, not from the widest "
-        .. "vectors (%s; peaks.csv's isa): a point of other code may stay below it\n", r.ceiling, t, util.plural(t, "thread"),
+        .. "vectors (%s; peaks.csv's isa): a point of other code may stay below it\n", r.ceiling, t,
+          util.plural(t, "thread"),
         r.boundCode, widest))
     end
   end
@@ -348,7 +355,8 @@ function M.csv(rows, path, axes)
       if c.family then family_columns(c, names, all) else all[#all + 1] = c end
     end
   end
-  for _, a in ipairs(axes or {}) do taken[a] = true end -- an axis named like a column (triad's "flags") keeps the name once
+  -- an axis named like a column (triad's "flags") keeps the name once
+  for _, a in ipairs(axes or {}) do taken[a] = true end
   for _, c in ipairs(all) do
     if not taken[c.name] then cols[#cols + 1] = c; taken[c.name] = true end
   end

@@ -6,8 +6,8 @@ local ceilings = require "rot.machine.ceilings"
 local bounds = require "rot.results.bounds"
 local format = require "rot.results.format"
 local json = require "rot.results.json"
-local levelnames = require "rot.results.levelnames"
-local drawn = require "rot.results.drawn"
+local levelnames = require "rot.results.seriesnames"
+local drawn = require "rot.results.backdrop"
 local regions = require "rot.results.regions"
 local counted = require "rot.results.counted"
 local placed = require "rot.results.placed"
@@ -237,7 +237,7 @@ local function level_of(self, r)
 end
 
 -- A warning, once a run, for each series of plot o named after a memory level some of its
--- points' data are not in (rot.results.levelnames).
+-- points' data are not in (rot.results.seriesnames).
 local function check_level_names(self, o)
   if not o.series then return end
   -- no CPU row with a series named like a level (the pipeline's fma, add, ...; a GPU's "global
@@ -288,7 +288,7 @@ end
 -- roofline{name=, title=, series=fn, label=fn, labels=, compute=, bandwidth=, pdf=} writes
 -- name.svg, name.png (+ .dat, .gp); ceilings: the machine's measured peaks unless given (triad's
 -- bandwidth ceilings, and the read or write ones where a read- or write-only kernel is shown),
--- of the highest thread count (rot.results.drawn's own_bounds says so where points have another);
+-- of the highest thread count (rot.results.backdrop's own_bounds says so where points have another);
 -- labels = "levels": each series' points labelled by level, once a level (level_labels)
 function Results:roofline(o)
   local compute, bandwidth = o.compute, o.bandwidth
@@ -360,7 +360,7 @@ end
 
 -- staircase{name=, title=, series=, step=}: bandwidth against working set, the memory levels
 -- marked (effective sizes, and reported ones where they differ by more than a factor of two,
--- at each thread count of the points where they differ: rot.results.drawn's size_marks),
+-- at each thread count of the points where they differ: rot.results.backdrop's size_marks),
 -- and where the sweep falls between two levels as the peaks' sweep measured it, where points
 -- lie (not with step = false)
 function Results:staircase(o)

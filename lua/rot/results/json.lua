@@ -45,8 +45,10 @@ local function json_ceilings(c)
   for _, list in ipairs({ c.compute or {}, streams.triad or {}, streams.read or {}, streams.write or {} }) do
     for _, x in ipairs(list) do
       local r = x.row or {}
-      out[#out + 1] = { name = r.name or x.name or x.label, kind = r.kind, threads = r.threads, value = r.value or x.gbs or x.gflops,
-        unit = r.unit, spread = r.spread or x.spread, unstable = r.unstable == true, rounds = r.rounds, median = r.median,
+      out[#out + 1] = { name = r.name or x.name or x.label, kind = r.kind, threads = r.threads,
+        value = r.value or x.gbs or x.gflops,
+        unit = r.unit, spread = r.spread or x.spread, unstable = r.unstable == true,
+          rounds = r.rounds, median = r.median,
         kernel = r.kernel, isa = r.isa, pinning = type(r.pinning) == "table" and r.pinning or nil,
         sizes = r.sizes, clock_GHz = r.clock, date = r.date }
     end
@@ -78,7 +80,8 @@ function M.document(self)
       metadata = { ROT_MACHINE = machine.id(fp), CPU = fp.cpu, PUS = fp.pus, OPENMP_THREADS = c.threads },
     },
     spec = { gbytes = { data = {} }, gflops = { data = {} } },
-    rot = { version = protocol.json_version, units = UNITS, schema = row.json_schema(), points = points, levels = levels,
+    rot = { version = protocol.json_version, units = UNITS, schema = row.json_schema(), points = points, levels =
+    levels,
       machine = fp, axes = self.axes, ceilings = json_ceilings(c) },
   }
   return doc

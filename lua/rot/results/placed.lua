@@ -70,9 +70,11 @@ local function ceiling(c, prec, cls, op, notes)
   local x = c.ops and c.ops[name]
   if x then return { gflops = x.gflops, spread = x.spread, unstable = x.unstable, name = name } end
   local clock, how = clock_of(c)
-  local th = clock and theory.of({ name = name, isa = cls, clock = clock, threads = c.threads, value = 0 }, machine.cpuinfo())
+  local th = clock and theory.of({ name = name, isa = cls, clock = clock, threads = c.threads,
+    value = 0 }, machine.cpuinfo())
   if not th then return nil end
-  notes[name] = string.format("%s: no measured ceiling (the peaks hold none), its theoretical peak %.3g GFLOP/s (%d %s x %d "
+  notes[name] = string.format("%s: no measured ceiling (the peaks hold none), its theoretical peak "
+    .. "%.3g GFLOP/s (%d %s x %d "
     .. "%s x %d a cycle at %.3g GHz, %s)", name, th.gflops, th.lanes, util.plural(th.lanes, "lane"), th.per_op,
     util.plural(th.per_op, "flop"), th.per_cycle, clock, how)
   return { gflops = th.gflops, spread = 0, name = name .. " (theory)" }
@@ -176,7 +178,8 @@ local function level_ceiling(r, c, level, fam, notes)
   end
   if fam ~= "triad" and not (by[level] and by[level].family == fam) then
     if triad_by[level] then
-      notes[level .. fam] = string.format("%s traffic at %s: no %s ceiling there (the peaks hold none), triad's bounds it",
+      notes[level
+        .. fam] = string.format("%s traffic at %s: no %s ceiling there (the peaks hold none), triad's bounds it",
         fam, level, fam)
     end
     fam, by = "triad", triad_by
@@ -279,7 +282,8 @@ function M.bound(r, c, epsilon)
   end
   if not best or best.time <= 0 then return nil end
   local out = { time_bound = best.time, limiter = best.limiter, dominant = best.dominant, ceiling = best.ceiling,
-    level = best.level, family = best.family, step = best.step, unstable = best.unstable, terms = terms, pipes = best.pipes }
+    level = best.level, family = best.family, step = best.step, unstable = best.unstable,
+      terms = terms, pipes = best.pipes }
   out.fraction = best.time / r.time
   out.bound = (r.flopsCounted or 0) > 0 and r.flopsCounted / best.time / 1e9 or nil
   out.code = best.row and (best.row.kind == nil or best.row.kind == "bandwidth") and best.row.isa or nil
@@ -342,7 +346,8 @@ function M.legend(rows, out)
   local mix, limiters = {}, {}
   for _, r in ipairs(rows) do
     if M.differ(r) then
-      local what = string.format("%s: the declared bound%s names %s (%.0f%%), the counted one %s (%.0f%%; simulated traffic "
+      local what = string.format("%s: the declared bound%s names %s (%.0f%%), the counted one %s "
+        .. "(%.0f%%; simulated traffic "
         .. "%s)", util.coords(r.point or {}), (r.workingSet or 0) > 0 and (" (its declared working set "
         .. util.bytes(r.workingSet) .. ")") or "", r.limiterDeclared, (r.fractionDeclared or 0) * 100, r.limiter,
         (r.fraction or 0) * 100, traffic_words(r))
@@ -354,7 +359,8 @@ function M.legend(rows, out)
         say(what .. ": its counted traffic takes longer than its flops at the top compute ceiling; its declared bytes "
           .. "understate what it moves")
       else
-        say(what .. (above and ": it is above the declared bound and within the counted one, which explains it: " or ": ")
+        say(what .. (above
+          and ": it is above the declared bound and within the counted one, which explains it: " or ": ")
           .. "the declared working set is not where its counted traffic is; the table gives the counted bound")
       end
     end

@@ -139,11 +139,15 @@ function M.counts(row)
   row.bytesMeasured = src.bytes == "measured" or nil
 end
 
--- Sets gflops, gbs and intensity from time, flops and bytes.
-function M.rates(row)
-  row.gflops = row.flops / row.time / 1e9
-  row.gbs = row.bytes / row.time / 1e9
-  row.intensity = row.bytes > 0 and row.flops / row.bytes or nil
+--[[ Sets gflops, gbs and intensity from time, flops and bytes: each nil where what it needs is
+  missing (no time above 0, no flops or bytes). A row that moves no bytes has no bandwidth and
+  no intensity, not 0 GB/s. Any row's: a point's, a region's, one whose counts it adopted. ]]
+function M.rates(r)
+  local t = r.time and r.time > 0 and r.time or nil
+  local moved = r.bytes and r.bytes > 0 and r.bytes or nil
+  r.gflops = t and r.flops and r.flops / t / 1e9 or nil
+  r.gbs = t and moved and moved / t / 1e9 or nil
+  r.intensity = moved and r.flops and r.flops / moved or nil
 end
 
 --[[ Sets rounds; its best round's neighbour figures (neighbourCpus, queueWait) and whether it

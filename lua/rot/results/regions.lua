@@ -123,23 +123,18 @@ local function region_row(row, name, recs, m, k, eps, program_ns)
   work(r, rec, m, row.desc)
   -- (a region that declares no bytes has no bandwidth, not 0 GB/s)
   if r.bestCall and r.bytes and r.bytes > 0 and (rec.calls or 0) > 0 then r.bestCallGbs = r.bytes / rec.calls / r.bestCall / 1e9 end
-  if r.time and r.time > 0 and r.flops then r.gflops = r.flops / r.time / 1e9 end
-  if r.time and r.time > 0 and r.bytes and r.bytes > 0 then r.gbs = r.bytes / r.time / 1e9 end
-  r.intensity = r.flops and r.bytes and r.bytes > 0 and r.flops / r.bytes or nil
+  quantities.rates(r)
   return r
 end
 
 -- The region records of an entry by region name (in the order first seen), each with its
 -- time: the longest thread's, less what an empty region measures a call.
 local function records(e)
-  local m, by, order = e.meta, {}, {}
-  for _, rec in ipairs(e.regions or {}) do
-    local name = util.unescape_token(rec.name)
-    if not by[name] then by[name] = {}; order[#order + 1] = name end
+  local m = e.meta
+  return util.group_by(e.regions or {}, function(rec)
     local t = math.max((rec.ns or 0) - (rec.calls or 0) * (m.markerEmptyNs or 0), 0) * 1e-9
-    table.insert(by[name], { t = t, rec = rec })
-  end
-  return by, order
+    return util.unescape_token(rec.name), { t = t, rec = rec }
+  end)
 end
 
 --[[ rows(row, k, epsilon) -> the rows of an application point row: its program's, then its

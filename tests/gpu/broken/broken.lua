@@ -1,12 +1,14 @@
 -- broken.lua: the compiled-code checks of tests/e2e/build-gpu.t on kernels broken on purpose (kernels/
 -- beside this script shadow the shipped ones): a precision leak, a dropped store, a spill.
 -- Each must be caught with its own message. TAP output.
-package.path = os.getenv("ROT_HOME") .. "/tests/lua/?.lua;" .. os.getenv("ROT_HOME") .. "/tests/gpu/?.lua;" .. package.path
+package.path = os.getenv("ROT_HOME") .. "/tests/lua/?.lua;" .. os.getenv("ROT_HOME")
+  .. "/tests/gpu/?.lua;" .. package.path
 local t = require "tap"
 local ptxcheck = require "ptxcheck"
 
 local cases = {
-  { kernel = "gpu_triad", macros = { GSTREAM_TYPE = "float" }, want = "arithmetic in another precision than f32", what = "an unsuffixed 2.0 in a float kernel" },
+  { kernel = "gpu_triad", macros = { GSTREAM_TYPE = "float" }, want = "arithmetic in another precision than f32",
+    what = "an unsuffixed 2.0 in a float kernel" },
   { kernel = "gpu_copy", want = "the work was eliminated", what = "a result that is never stored" },
   { kernel = "gpu_scale", want = "spills registers", what = "64 live accumulators in 32 registers" },
 }
