@@ -4,7 +4,9 @@
 -- the program's, its counts are its loop's, and what is under the threshold is one row.
 -- judges no time
 local t = require "tap"
-local function near(got, want, tol, name) t.ok(got and math.abs(got - want) <= tol, name .. " (" .. tostring(got) .. ")") end
+local function near(got, want, tol, name)
+  t.ok(got and math.abs(got - want) <= tol, name .. " (" .. tostring(got) .. ")")
+end
 local regions = require "rot.results.regions"
 local counted = require "rot.results.counted"
 
@@ -30,9 +32,12 @@ for run, ns in pairs({ [0] = 10e6, [1] = 30e6, [2] = 10.5e6, [3] = 11e6 }) do
   end
 end
 local runs = {}
-for run, ns in pairs({ [0] = 10e6, [1] = 30e6, [2] = 10.5e6, [3] = 11e6 }) do runs[run + 1] = { ns = ns, threads = 1 } end
+for run, ns in pairs({ [0] = 10e6, [1] = 30e6, [2] = 10.5e6, [3] = 11e6 }) do
+  runs[run + 1] = { ns = ns, threads = 1 }
+end
 local loops = { objects = { [3] = P }, functions = {}, unknown = { fp64_scalar = 7, loaded = 8, stored = 0 },
-  loops = { { id = 1, obj = 3, head = 0x1280, ["end"] = 0x1320, latches = { 0x131c }, depth = 1, parent = 0, entries = 1,
+  loops = { { id = 1, obj = 3, head = 0x1280, ["end"] = 0x1320, latches = { 0x131c }, depth = 1, parent = 0,
+    entries = 1,
     iterations = 100, fp64_scalar = 100, loaded = 800, stored = 0 },
     { id = 2, obj = 3, head = 0x1290, ["end"] = 0x1310, latches = { 0x1308 }, depth = 2, parent = 1, entries = 100,
       iterations = 10000, fp64_scalar = 20000, loaded = 160000, stored = 0 } } }
@@ -42,11 +47,13 @@ local row = { point = { command = "mv" }, desc = desc, entry = { meta = {}, runs
 local rows = regions.rows(row, 2, 0.02)
 local by = {}
 for _, r in ipairs(rows) do by[r.region] = r end
-local inner, outer = by[string.format("mv+0x%x loop (depth 2 of 2)", 0x1308)], by[string.format("mv+0x%x loop (depth 1 of 2)", 0x131c)]
+local inner = by[string.format("mv+0x%x loop (depth 2 of 2)", 0x1308)]
+local outer = by[string.format("mv+0x%x loop (depth 1 of 2)", 0x131c)]
 t.ok(inner and outer, "a sample in a counted loop is the innermost loop's, named by object and offset with its depth")
 local prog = rows[1]
 t.is(prog.region, regions.PROGRAM, "the program's row first")
--- the faster half: runs 0 and 2 (10 and 10.5 ms); their 153 samples: 96 inner, 32 outer, 16 kernel, 8 unknown, 1 elsewhere
+-- the faster half: runs 0 and 2 (10 and 10.5 ms); their 153 samples: 96 inner, 32 outer, 16 kernel,
+-- 8 unknown, 1 elsewhere
 near(inner.share, 96 / 153, 1e-12, "its share: its samples over the faster half's (the slow invocation's left out)")
 near(inner.time, 96 / 153 * prog.time, 1e-15, "its time: its share of the program's time")
 t.ok(by["kernel code"] and by["unknown code"], "kernel and unknown code are rows of their own")
@@ -66,7 +73,8 @@ t.is(inner.loopIterations, 10000, "its iterations in the counted run")
 local total = 0
 for _, r in ipairs(rows) do if r.survey then total = total + r.share end end
 near(total, 1, 1e-12, "the rows share the whole time")
-local plain = regions.rows({ point = {}, desc = desc, entry = { meta = {}, runs = runs, samples = samples }, measured = true }, 2, 0.02)
+local plain = regions.rows({ point = {}, desc = desc, entry = { meta = {}, runs = runs, samples = samples },
+  measured = true }, 2, 0.02)
 local names = {}
 for _, r in ipairs(plain) do if r.survey == "loop" then names[#names + 1] = r.region end end
 t.is(#names, 0, "without a count: no loops, the samples are functions'")

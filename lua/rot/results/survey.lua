@@ -177,7 +177,9 @@ local function groups_of(e, rec, st, path, threshold)
           if smp.off >= x.head and smp.off <= x["end"] then
             g = loop_group(file, x)
             local w = st:lookup(file, x.head)
-            if w and w.funcOffset then hot[#hot + 1] = { file = file, lo = w.funcOffset, hi = w.funcOffset + (w.funcSize or 0) } end
+            if w and w.funcOffset then
+              hot[#hot + 1] = { file = file, lo = w.funcOffset, hi = w.funcOffset + (w.funcSize or 0) }
+            end
             break
           end
         end
@@ -296,8 +298,8 @@ function M.legend(rows, out, say)
         n, lost, runs, period = n + (x.samples or 0), lost + (x.lost or 0), runs + 1, x.periodNs
       end
       if runs > 0 and n == 0 then
-        say(string.format("%s: sampled every %s of a thread's CPU time, and no sample landed (no thread ran that long): "
-          .. "no loop survey; a shorter samplingInterval samples it", who, util.seconds((period or 0) * 1e-9)))
+        say(string.format("%s: sampled every %s of a thread's CPU time, and no sample landed (no thread ran that "
+          .. "long): no loop survey; a shorter samplingInterval samples it", who, util.seconds((period or 0) * 1e-9)))
       elseif runs > 0 then
         say(string.format("%s: sampled every %s of a thread's CPU time, %d %s in %d %s; a loop's or function's time is "
           .. "its share of the samples times the program's wall time (its flops: all threads')", who,
