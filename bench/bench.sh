@@ -140,7 +140,7 @@ B="$B" R="$R" sh bench/pipeline.sh # latencies against the published ones, the m
 B="$B" R="$R" sh bench/apps.sh # applications: marker pairs, a program under rot, STREAM's regions
 B="$B" R="$R" sh bench/apps-compare.sh # applications: rot compare -remeasure, A/A and a slower build
 B="$B" R="$R" sh bench/count.sh # the counting pass: its slowdown, STREAM's loops counted region by region
-B="$B" sh bench/sampling.sh # an application's invocations sampled (input sample): their cost
+B="$B" R="$R" sh bench/sampling.sh # an application's invocations sampled (input sample): their cost; the survey on a cached rerun
 echo
 sh bench/compare.sh # rot compare's verdicts: A/A pairs and known slowdowns
 

@@ -39,3 +39,20 @@ for period in ${PERIODS:-4000000 1000000}; do
 			printf "sampling every %g ms of CPU time (tests/loops/mv.c 1000 60, %d pairs): sampled over unsampled x%.4f median (%.4f-%.4f)%s; mean invocation %.1f ms sampled, %.1f ms not; %d samples, %d lost\n",
 				p / 1e6, n, med, r[1], r[n], p == 4000000 ? " (the default; target <= 1.02)" : "", ts / n / 1e6, tu / n / 1e6, s, lost }' "$B/sampling.out"
 done
+# The survey's rows on a cached rerun (rot.results.survey: the samples named by rot.symbols,
+# matched to the count's loops): rot profile -count of mv served whole by the cache, sampled
+# (the default interval) against not (samplingInterval=0), interleaved, wall time of rot.
+if [ -n "$R" ]; then
+	for iv in 4 0; do $R profile -threads=1 -count -samplingInterval=$iv -progress=never -- "$B/mv" 1000 60 >/dev/null 2>&1; done
+	for i in 1 2 3 4 5 6 7; do
+		for iv in 4 0; do
+			s=$(date +%s%N)
+			$R profile -threads=1 -count -samplingInterval=$iv -progress=never -- "$B/mv" 1000 60 >/dev/null 2>&1
+			echo "$iv $(($(date +%s%N) - s))"
+		done
+	done | awk '{ t[$1] = t[$1] " " $2 / 1e6 } END {
+		n = split(t[4], a, " "); split(t[0], b, " ")
+		for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j] < a[j - 1]; j--) { x = a[j]; a[j] = a[j - 1]; a[j - 1] = x }
+		for (i = 2; i <= n; i++) for (j = i; j > 1 && b[j] < b[j - 1]; j--) { x = b[j]; b[j] = b[j - 1]; b[j - 1] = x }
+		printf "survey rows on a cached rerun (rot profile -count of mv, 7 interleaved pairs): %.0f ms with them, %.0f ms without (medians)\n", a[4], b[4] }'
+fi

@@ -225,8 +225,8 @@
 /* The version of the JSON document rot writes (rot.results' json: points, levels, ceilings);
  * raised when a field changes. 3: the schema (every point field's unit and meaning), the time
  * bound and its dominant term. 4: a counted point's bound from its counts, the declared one
- * beside. */
-#define RESULT_JSON_VERSION 4
+ * beside. 5: the loop survey's rows (survey, samples, sourceFile, sourceLine, function, ...). */
+#define RESULT_JSON_VERSION 5
 
 /*
  * X(ID, key, type, unit, csv, json, record, group, side, meaning): every field of a results
@@ -445,6 +445,29 @@
 	  "failedInvocation", "", "app", "regions",                                                \
 	  "the point failed: its regions are those the invocations before the failure and the "    \
 	  "failed one completed")                                                                  \
+	X(SURVEY, "survey", "text", "", "survey", "survey", "survey", "app", "survey",             \
+	  "a row of the loop survey (rot.results.survey): loop, function, unknown (code of no "     \
+	  "file), kernel or other (the rows under surveyThreshold)")                               \
+	X(SAMPLES, "samples", "int", "", "samples", "samples", "", "app", "survey",                \
+	  "a survey row: the samples that landed in it, over the invocations")                     \
+	X(SOURCE_FILE, "sourceFile", "text", "", "source_file", "sourceFile", "file", "app",       \
+	  "survey", "a survey loop: the source file of its latch (the jump its for compiles to)")  \
+	X(SOURCE_LINE, "sourceLine", "int", "", "source_line", "sourceLine", "line", "app",        \
+	  "survey", "its line there")                                                              \
+	X(FUNC, "func", "text", "", "function", "function", "fn", "app", "survey",                 \
+	  "a survey loop: the function its latch is in (the innermost inlined one)")               \
+	X(OBJECT, "object", "text", "", "object", "object", "", "app", "survey",                   \
+	  "a survey row: the file its code is in (the program, a shared library)")                 \
+	X(LOOP_DEPTH, "loopDepth", "int", "", "loop_depth", "loopDepth", "depth", "app",           \
+	  "survey", "a survey loop: its depth in its nest (1: outermost)")                         \
+	X(NEST_DEPTH, "nestDepth", "int", "", "nest_depth", "nestDepth", "", "app", "survey",      \
+	  "a survey loop: the depth of its nest's deepest loop")                                   \
+	X(LOOP_ENTRIES, "loopEntries", "int", "", "loop_entries", "loopEntries", "", "app",        \
+	  "survey", "a survey loop: the times control came into it, in the counted run")           \
+	X(LOOP_ITERATIONS, "loopIterations", "int", "", "loop_iterations", "loopIterations", "",   \
+	  "app", "survey", "a survey loop: the times its head ran, in the counted run")            \
+	X(SURVEY_COUNTS, "surveyCounts", "table", "", "", "", "", "", "survey",                    \
+	  "a survey row's counts: its loops' or function's lines of the counting tool")            \
 	X(NODE_TYPE, "nodeType", "text", "", "node_type", "nodeType", "", "node", "executor",      \
 	  "the Slurm node type it was measured on")                                                \
 	X(COUNTERS, "counters", "table", "per invocation", "counter:%s", "counters", "counters",   \

@@ -73,6 +73,14 @@ const struct config_key config_keys[] = {
     {"count", CONFIG_BOOL, "false", NULL,
      "count every point's flops, bytes and simulated cache traffic once, under Valgrind (a "
      "point's own count = true does it for that point); never during its timed runs"},
+    {"samplingInterval", CONFIG_NUMBER, "4", NULL,
+     "an application's timed invocations are sampled every this many ms of a thread's CPU time "
+     "(the loop survey's rows: its hot loops and functions); 0: not sampled",
+     .ranged = 1, .lo = 0, .hi = 1000},
+    {"surveyThreshold", CONFIG_NUMBER, "1", NULL,
+     "the loop survey: a loop or function with at least this percent of a program's samples is a "
+     "row of its own; the rest are one row",
+     .ranged = 1, .lo = 0, .hi = 100},
     {"showOutput", CONFIG_BOOL, "false", NULL,
      "print each program's own output under the table: its fastest invocation's and, where it "
      "was counted, the counted run's (the last 16 KiB of each; -showOutput alone sets it)"},

@@ -123,7 +123,8 @@ prof -threads=1 -runs=2 -maxRuns=2 -bestK=2 -counters=perf::TASK-CLOCK -- ./nest
 grep "^3 " "$T/h" | grep -q "counters (none) -> perf::TASK-CLOCK"
 ok $? "rot history names the counters a run added ($(grep '^3 ' "$T/h" | sed 's/.*  //'))"
 "$ROOT/rot" -cacheDir="$CACHE" -outputDir="$OUT" compare "$T/nested" 1 2 >"$T/cmp" 2>&1
-test "$(grep -c " only in A " "$T/cmp")" -eq 3 && test "$(grep -c " only in B " "$T/cmp")" -eq 3 &&
+# (each run's three rows, and the loop survey's where its samples landed)
+test "$(grep -c " only in A " "$T/cmp")" -ge 3 && test "$(grep -c " only in B " "$T/cmp")" -ge 3 &&
 	! grep -E "^nested .*(same|faster|slower)" "$T/cmp" | grep -q .
 ok $? "rot compare: the 1-thread rows and the 2-thread rows, each only in one run, none paired"
 

@@ -45,6 +45,8 @@ engine.run = function(argv, dir, patience, line, err)
     if a == "--error-exitcode=0" then prog = { table.unpack(argv, i + 1) } end
   end
   if prog[1]:match("^%-%-rot%-cache=") then table.remove(prog, 1) end
+  fake.loops = prog[1] == "--rot-loops=yes" -- (a program's: the loop survey's)
+  if fake.loops then table.remove(prog, 1) end
   local lines, stdout, stderr, status = fake.output(prog)
   if lines then assert(sys.writefile(out, engine.text(lines))) end
   assert(sys.writefile(err, stderr or ""))
@@ -202,6 +204,7 @@ count.count(S, a)
 local rec = a[1].countRecord
 t.ok(fake.prog[1] == prog and fake.prog[2] == "a b" and fake.dir == a[1].desc.app.dir,
   "its program and argument, in its directory")
+t.ok(fake.loops, "its loops found (--rot-loops=yes: the loop survey's)")
 t.ok(rec and rec.counts.program.fp64_256 == 8 and rec.counts.regions["solve it"].calls == 3 and rec.counts.forks == 1,
   "its program's and regions' counts (a name %XX-escaped, a word it does not know skipped)")
 t.is(rec and rec.stdout, "Triad: 1.0\ndone\n", "its output kept with its count")

@@ -376,4 +376,13 @@ t.ok(line:find("no point timed in both; runs that share points compare: rot comp
 local ok, err = pcall(compare.choose, "study", { r3, r2 }, "7", nil, nil, "/x/study.lua")
 t.ok(not ok and err.hint:find("`rot history /x/study.lua`", 1, true), "hints name the measurement as typed: " .. tostring(err.hint))
 
+-- the survey's loops are paired by source line and function, whatever their depth in each build
+local ka = history.keyed({ points = { { point = { command = "mv", region = "mv.c:25 loop in row (depth 3 of 3)" },
+  survey = "loop" }, { point = { command = "mv", region = "outer (depth 1 of 2)" } } } })
+local kb = history.keyed({ points = { { point = { command = "mv", region = "mv.c:25 loop in row (depth 2 of 2)" },
+  survey = "loop" }, { point = { command = "mv", region = "outer (depth 1 of 1)" } } } })
+local same, other = 0, 0
+for k in pairs(ka) do if kb[k] then same = same + 1 else other = other + 1 end end
+t.is(same .. "/" .. other, "1/1", "a survey loop is paired across builds that nest it otherwise; a marked region by its name")
+
 t.done()

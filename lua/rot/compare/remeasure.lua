@@ -126,6 +126,26 @@ local function materialize(s, dir, rec, b, notes)
   return kinfo, home
 end
 
+-- The counts of the applications measured again (a description -> its cached count, for the
+-- survey's loops in their samples).
+local counted = setmetatable({}, { __mode = "k" })
+
+-- The count of an application measured again, its loops in the copy of its program that ran
+-- (rot.execute.alternate runs the source store's): nil where none is cached.
+local function count_of(desc)
+  local c = counted[desc]
+  if not (c and c.record and c.record.loops) or c.path == desc.app.path then return c and c.record end
+  local rec, loops = util.copy(c.record), util.copy(c.record.loops)
+  loops.objects = {}
+  for id, path in pairs(c.record.loops.objects) do loops.objects[id] = path == c.path and desc.app.path or path end
+  rec.loops = loops
+  return rec
+end
+
+-- A region's name as a round's times key it: a survey loop's without its depth (rot.history
+-- pairs loops so: two builds may nest one otherwise).
+local function unnested(region) return (tostring(region):gsub(" %(depth %d+ of %d+%)$", "")) end
+
 --[[ Why a recorded point has no description to be measured again by, or nil: a GPU point, a
   record written by an older rot (an application's: before rot kept programs). ]]
 function M.unmeasurable(rec, p)
@@ -169,6 +189,8 @@ local function desc_of(s, rec, p)
   desc.child = nil
   desc.machine = machine.fingerprint(s.config)
   if desc.app then
+    -- (before its environment is merged, as it was counted)
+    counted[desc] = { record = require("rot.count").cached(s, desc), path = desc.app.path }
     local ready, why = app_ready(s, rec, desc)
     if not ready then return nil, why end
   end
@@ -179,10 +201,11 @@ end
   times[""], the fastest run (as a result's); an application's times[region] for its program's
   row (regions.PROGRAM) and each region it entered. ]]
 local function times_of(res, desc)
-  local row = { desc = desc, point = {}, entry = { meta = res.meta, runs = res.runs, regions = res.regions } }
+  local row = { desc = desc, point = {}, entry = { meta = res.meta, runs = res.runs, regions = res.regions,
+    samples = res.samples }, countRecord = count_of(desc) }
   local times = {}
   if desc.app ~= nil then
-    for _, r in ipairs(regions.rows(row, desc.policy.k, desc.policy.epsilon)) do times[r.region] = r.time end
+    for _, r in ipairs(regions.rows(row, desc.policy.k, desc.policy.epsilon)) do times[unnested(r.region)] = r.time end
   else
     times[""] = quantities.derive(row, desc.policy.k, desc.ignoreDisturbed, desc.policy.epsilon).time
   end
@@ -214,7 +237,7 @@ end
 
 -- The row of a measurement a pair takes its time from: an application's region (or its
 -- program's row), a kernel point's own ("").
-local function row_key(g, p) return g.plan.A.desc.app and p.a.point.region or "" end
+local function row_key(g, p) return g.plan.A.desc.app and unnested(p.a.point.region) or "" end
 
 -- A pair's plan ({A=, B=} = {desc=, child=, build=} each), the builds it wants added to want;
 -- nil and why where a side has no description to be measured again by.

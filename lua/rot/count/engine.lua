@@ -68,8 +68,9 @@ function M.build(s, desc, kinfo)
   end)
 end
 
--- The argv that runs prog (an argv) under the tool: env settings first, then valgrind.
-function M.argv(paths, out, log, option, env, prog)
+-- The argv that runs prog (an argv) under the tool: env settings first, then valgrind; loops:
+-- its loops found and counted apart (--rot-loops=yes: M.loops reads them).
+function M.argv(paths, out, log, option, env, prog, loops)
   local argv = { "env", "VALGRIND_LIB=" .. paths.tool }
   for _, k in ipairs(util.sorted_keys(env or {})) do argv[#argv + 1] = k .. "=" .. env[k] end
   for _, a in ipairs({ "valgrind", "--tool=rotcount", "--rot-out=" .. out, "--log-file=" .. log,
@@ -77,6 +78,7 @@ function M.argv(paths, out, log, option, env, prog)
     argv[#argv + 1] = a
   end
   if option ~= "" then argv[#argv + 1] = "--rot-cache=" .. option end
+  if loops then argv[#argv + 1] = "--rot-loops=yes" end
   for _, a in ipairs(prog) do argv[#argv + 1] = a end
   return argv
 end

@@ -73,16 +73,19 @@ local function simulation(s)
 end
 
 --[[ record(entry) -> a count as rows take it (rot.results.counted): {counts=, levels=, line=,
-  note=, caches=, flags=, stdout=}, from a count's cache entry (its counted lines, a kernel's
-  those of its point's region alone: meta countRegion); nil when they are no count. ]]
+  note=, caches=, flags=, stdout=, loops= (a program's: rot.count.engine.loops')}, from a count's
+  cache entry (its counted lines, a kernel's those of its point's region alone: meta
+  countRegion); nil when they are no count. ]]
 function M.record(e)
-  local parsed = e and e.counted and engine.parse(engine.text(e.counted))
+  local text = e and e.counted and engine.text(e.counted)
+  local parsed = text and engine.parse(text)
   local region = parsed and e.meta.countRegion
   local counts = parsed and (region and parsed.regions[tostring(region)] or not region and parsed)
   if not counts then return nil end
   local m = e.meta
   return { counts = counts, levels = parsed.levels, line = parsed.line, note = m.countNote and tostring(m.countNote),
-    caches = m.countCaches, flags = m.countFlags, stdout = m.stdout and util.unescape_token(m.stdout) }
+    caches = m.countCaches, flags = m.countFlags, stdout = m.stdout and util.unescape_token(m.stdout),
+    loops = not region and engine.loops(text) or nil }
 end
 
 -- Writes a counted item's cache entry ({lines=, meta=}); returns its record.
@@ -128,7 +131,7 @@ local function count_job(s, job, sim)
     patience = s:get("timeout") * engine.SLOWER }
   sys.remove(run.out)
   run.status, run.why = s:timed("count", engine.run, engine.argv(paths, run.out, run.log, sim.option, job.env(paths),
-    job.prog(paths)), job.dir or dir, run.patience, function(l) job.line(s, job, l) end, run.err)
+    job.prog(paths), job.loops), job.dir or dir, run.patience, function(l) job.line(s, job, l) end, run.err)
   run.text = sys.readfile(run.out)
   run.parsed = engine.parse(run.text)
   for i, it in ipairs(job.items) do
@@ -256,6 +259,7 @@ local function job_of(kind, items)
   job.env = function(paths) return kind.env(paths, job) end
   job.prog = function(paths) return kind.prog(paths, job) end
   job.dir = kind == apps and items[1].row.desc.app.dir or nil
+  job.loops = kind == apps -- (a program's loops: the loop survey's, rot.results.survey)
   return job
 end
 
@@ -287,6 +291,19 @@ local function plan(s, rows, sim)
     jobs[i] = job_of(g[1].row.desc.app and apps or kernels, g)
   end
   return jobs, hits
+end
+
+--[[ cached(s, desc): the count the cache holds of an application point's description desc (as
+  rows take it: row.countRecord), or nil; nothing is counted (rot compare -remeasure: a loop of
+  the survey is found in a fresh invocation's samples by its program's count). ]]
+function M.cached(s, desc)
+  if not (desc.app and s:get("useCachedResults")) then return nil end
+  local sim = simulation(s)
+  local it = {}
+  it.text, it.hash = describe.key(dcount.describe(desc, { engine = engine.identity(s), caches = sim.option,
+    line = sim.line }))
+  it.path = cache.path(s:get("cacheDir"), it.hash)
+  return M.record(lookup.read(s, it, "counting"))
 end
 
 --[[ count(s, rows): the counting pass over a rot.measure's rows (before an application's are

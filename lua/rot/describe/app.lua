@@ -142,7 +142,7 @@ end
 --[[ describe(session, spec [, fp]) -> description, build inputs {kernels = {}, macros = {},
   app = true}. What can change the result: the program (by content), its arguments, the
   environment it gets (the spec's, and rot's own variables that matter), the directory it runs
-  in, the inputs the spec names, the counters, the threads it is told to use, the run policy,
+  in, the inputs the spec names, its sampling period (samplingInterval), the counters, the threads it is told to use, the run policy,
   the round and the machine; and the compiler that builds rot's recorder. ]]
 function M.describe(s, spec, fp)
   fields.check(spec, SPEC_FIELDS, "the point for application '" .. tostring(spec.app) .. "'")
@@ -160,10 +160,15 @@ function M.describe(s, spec, fp)
   local dir = spec.dir or "."
   if type(dir) ~= "string" or sys.stat(dir) ~= "dir" then util.fail("dir: no directory '" .. tostring(dir) .. "'") end
   local counters, counts = fields.counters(spec)
+  local interval = s:get("samplingInterval") -- (ms; the core's sample input: ns)
+  if interval > 0 and interval < 0.01 then
+    util.fail("samplingInterval must be 0 (not sampled) or from 0.01 to 1000 ms, not " .. interval)
+  end
   local env, inherited = env_of(spec, spec.threads)
   local desc = {
     app = { path = path, hash = content_hash(s, path), args = args_of(spec), env = env, inherited = inherited,
-      dir = assert(sys.realpath(dir)), inputs = inputs_of(s, spec) },
+      dir = assert(sys.realpath(dir)), inputs = inputs_of(s, spec),
+      sample = interval > 0 and math.floor(interval * 1e6 + 0.5) or nil },
     threads = spec.threads, measurers = { time = true, counters = counters }, counts = counts, device = "cpu",
     compiler = toolchain.compiler_id(s), machine = fp or machine.fingerprint(s.config),
     policy = { k = s:get("bestK"), epsilon = s:get("bestEpsilon"),

@@ -41,11 +41,12 @@ end
   line= (the line size), build= (a kernel's: the build key of its counted description, which
   hashes its sources)}. A kernel's count is of its workloads' kernels, parameters and threads
   and its cache mode; an application's of its program by content, arguments, environment,
-  directory and inputs, and the threads it is told. ]]
+  directory and inputs, and the threads it is told (not its sampling), its loops found. ]]
 function M.describe(desc, o)
   local out = { count = M.VERSION, engine = o.engine, caches = o.caches, line = o.line, machine = desc.machine }
   if desc.app then
-    out.app, out.threads = desc.app, desc.threads
+    out.app, out.threads, out.loops = util.copy(desc.app), desc.threads, true -- (its loops: the loop survey's)
+    out.app.sample = nil -- how its timed invocations are sampled changes nothing counted
     return out
   end
   local wl = {}

@@ -50,7 +50,8 @@ function M.record(s, row, res, core_hash, base, stamp)
   end
   if s.script then res.meta.script = s.script end -- which measurement wrote it (rot cache clear NAME)
   if stamp then stamp(res.runs) end
-  local new = { description = row.text, coreHash = core_hash, meta = res.meta, runs = res.runs, regions = res.regions }
+  local new = { description = row.text, coreHash = core_hash, meta = res.meta, runs = res.runs, regions = res.regions,
+    samples = res.samples }
   if base then new = cache.merge(base, new) end
   M.write(s, row.path, new)
   return new

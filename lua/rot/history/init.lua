@@ -199,6 +199,18 @@ end
 -- The machine a record's point ran on (a Slurm node type when it has one).
 function M.machine_of(r, p) return p.nodeType or p.machine or r.machine end
 
+--[[ The coordinates a point is matched by across runs: its own; a loop of the survey
+  (rot.results.survey) by its source line and function alone, not its depth (another build of
+  the program may nest it otherwise: a loop the compiler unrolled away). ]]
+function M.matched(p)
+  local pt = type(p.point) == "table" and p.point or {}
+  if p.survey == "loop" and type(pt.region) == "string" then
+    pt = util.copy(pt)
+    pt.region = pt.region:gsub(" %(depth %d+ of %d+%)$", "")
+  end
+  return pt
+end
+
 --[[ The points of a record by match key: coordinates (canonical text), the machine when
   with_machine, and an occurrence number for a key seen again (a script that measures the same
   coordinates twice). keep(p) filters. Returns {key = point}, keys in order. ]]
@@ -206,7 +218,7 @@ function M.keyed(r, with_machine, keep)
   local out, order, seen = {}, {}, {}
   for _, p in ipairs(r.points) do
     if not keep or keep(p) then
-      local k = util.serialize(type(p.point) == "table" and p.point or {})
+      local k = util.serialize(M.matched(p))
       if with_machine then k = k .. " @" .. tostring(M.machine_of(r, p)) end
       seen[k] = (seen[k] or 0) + 1
       if seen[k] > 1 then k = k .. " #" .. seen[k] end

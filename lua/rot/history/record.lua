@@ -250,6 +250,8 @@ local function point_of(row, here)
     -- counted work (rot.count): what rot compare splits a change of time into, work and rate
     for _, k in ipairs({ "flopsCounted", "bytesCounted" }) do p[rec(k)] = row[k] end
   end
+  -- a survey row's (rot.results.survey): what it is and where, which rot compare matches loops by
+  for _, k in ipairs({ "survey", "sourceFile", "sourceLine", "func", "loopDepth" }) do p[rec(k)] = row[k] end
   return p
 end
 

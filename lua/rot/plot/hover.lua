@@ -63,7 +63,13 @@ function M.text(r)
   if type(r) ~= "table" or type(r.desc) ~= "table" then return nil end
   local lines = {}
   desc_lines(r.desc, lines)
-  if r.region then
+  if r.survey then -- the loop survey's: where it is, its share of the samples, its trips
+    lines[#lines + 1] = r.region
+    if r.sourceFile then lines[#lines + 1] = "source " .. r.sourceFile .. (r.sourceLine and (":" .. r.sourceLine) or "") end
+    lines[#lines + 1] = string.format("%s of the time (%d samples)%s", string.format("%.1f%%", (r.share or 0) * 100),
+      r.samples or 0, r.loopIterations and string.format(", %d iterations in %d entries", r.loopIterations,
+        r.loopEntries or 0) or "")
+  elseif r.region then
     lines[#lines + 1] = string.format("region %s: %s calls, %s a call, %s of the time, %s", r.region, tostring(r.calls or "-"),
       r.timePerCall and util.seconds(r.timePerCall) or "-", r.share and string.format("%.1f%%", r.share * 100) or "-",
       r.counts or "")

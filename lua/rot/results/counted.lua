@@ -22,6 +22,7 @@ M.CLASSES = protocol.count.classes
 local function counts_of(r)
   local e = r.countRecord or (r.appPoint and r.appPoint.countRecord)
   if not e then return nil end
+  if r.survey then return e, r.surveyCounts end -- (the loop survey's: its loops' or function's)
   if not r.region then return e, e.counts end
   if r.region == "(program)" then return e, e.counts.program end
   return e, e.counts.regions and e.counts.regions[r.region]
@@ -236,7 +237,7 @@ end
 function M.hint(rows, out)
   local regions, kernels, failed = {}, {}, nil
   for _, r in ipairs(rows) do
-    if r.region and r.region ~= "(program)" and r.counts == "none" and not M.has(r) and r.time then
+    if r.region and r.region ~= "(program)" and not r.survey and r.counts == "none" and not M.has(r) and r.time then
       regions[#regions + 1] = r.region
       failed = failed or r.countFailed
     end

@@ -7,6 +7,7 @@
 local util = require "rot.util"
 local protocol = require "rot.protocol"
 local quantities = require "rot.results.quantities"
+local survey = require "rot.results.survey"
 
 local M = {}
 
@@ -152,6 +153,10 @@ function M.rows(row, k, eps)
   local out, m = { prog }, e.meta
   local by, order = records(e)
   for _, name in ipairs(order) do out[#out + 1] = region_row(row, name, by[name], m, k, eps, program_ns) end
+  -- the loop survey's rows (its sampled invocations'): its hot loops and functions
+  for _, r in ipairs(survey.rows(row, prog, program_ns, k, function(name) return row_of(row, name) end) or {}) do
+    out[#out + 1] = r
+  end
   local threads = row.desc.threads or prog.ranThreads or 1
   for _, r in ipairs(out) do
     r.threads, r.programThreads = threads, prog.ranThreads
@@ -174,7 +179,8 @@ function M.not_drawn(r)
     return r.countFailed and "its count failed" or "no region marked, no work counted: rot profile -count places it"
   end
   if r.failed then return "its point failed" end
-  if not (r.calls and r.calls > 0 and r.time) then return "no completed call" end
+  if r.survey and not r.time then return "no samples" end
+  if not r.survey and not (r.calls and r.calls > 0 and r.time) then return "no completed call" end
   if not (r.flops and r.flops > 0) and not (r.bytes and r.bytes > 0) then return "no work declared or counted" end
   if not (r.bytes and r.bytes > 0) then return "no bytes" end
   if not (r.flops and r.flops > 0) then return "no flops" end
@@ -359,6 +365,12 @@ function M.outputs(rows, out)
   end
 end
 
+-- Whether rows hold survey rows of the application point whose program's row is prog.
+local function surveyed(rows, prog)
+  for _, r in ipairs(rows) do if r.survey and r.appPoint == prog.appPoint then return true end end
+  return false
+end
+
 -- The lines under a table of application rows: counters not counted (with the hint), calls
 -- never closed, markers too costly for a region, programs that ran fewer threads than asked,
 -- regions fewer threads entered than ran, where a program's regions were recorded (a
@@ -389,6 +401,9 @@ function M.legend(rows, out)
     if r.region == M.PROGRAM and r.entry and m.markersAttached == 0 then
       say("application '" .. tostring(r.program) .. "': no region recorded: rot's marker recorder was not loaded into it "
         .. "(a statically linked program, or one that clears LD_PRELOAD): only its whole time is measured")
+    elseif r.region == M.PROGRAM and r.entry and not (r.entry.regions and #r.entry.regions > 0) and surveyed(rows, r) then
+      say("application '" .. tostring(r.program) .. "' called no marker: its rows are its program's and the loop "
+        .. "survey's (where its samples landed)")
     elseif r.region == M.PROGRAM and r.entry and not (r.entry.regions and #r.entry.regions > 0) then
       local names = {}
       for _, p in ipairs(procs) do names[#names + 1] = p.name end
@@ -398,6 +413,7 @@ function M.legend(rows, out)
         .. "records nothing)")
     end
   end
+  survey.legend(rows, out, say)
 end
 
 return M
