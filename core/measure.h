@@ -53,6 +53,7 @@ struct app {
 	int path, dir; /* -1: none (dir: the core's own) */
 	int args[APP_MAX_ARGS], nargs;
 	int env[APP_MAX_ENV], nenv; /* NAME=VALUE, on top of the core's environment */
+	int cuda;		    /* 1: a CUDA program, rot's CUDA library loaded beside the recorder */
 };
 
 struct point {

@@ -55,10 +55,11 @@ function M.runs_enough(s, row, entry, rs)
 end
 
 --[[ describe(session, spec [, fp]) -> description, build inputs: rot.describe's, and for a GPU
-  point what only its device says: its machine names the device (rot.gpu.device.identity: a
+  point (and a CUDA program's) what only its device says: its machine names the device (rot.gpu.device.identity: a
   core asked once per boot), and its metric names are checked for the chip. ]]
 function M.describe(s, spec, fp)
   local desc, kinfo = describe.describe(s, spec, fp)
+  if kinfo.cuda then desc.machine = require("rot.describe.cuda").device(s, desc, kinfo) end
   if kinfo.gpu then
     desc.machine = device.identity(s, desc.machine, kinfo)
     if #desc.gpuMetrics > 0 then device.check_metrics(s, desc, kinfo) end
