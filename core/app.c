@@ -98,9 +98,12 @@ static const char *env_value(const struct app *a, const char *name)
 static int build_exec(struct app_run *ar)
 {
 	const struct app *a = &ar->p->app;
-	static const char *const ours[] = {"LD_PRELOAD",	     ROT_ARENA_ENV_LIBRARY,
-					   ROT_ARENA_ENV_FD,	     "ROT_DRIVER_PID",
-					   "CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH",
+	static const char *const ours[] = {"LD_PRELOAD",
+					   ROT_ARENA_ENV_LIBRARY,
+					   ROT_ARENA_ENV_FD,
+					   "ROT_DRIVER_PID",
+					   "CUDA_INJECTION64_PATH",
+					   "NVTX_INJECTION64_PATH",
 					   NULL};
 	size_t ne = 0;
 	while (environ[ne])
@@ -420,10 +423,11 @@ static int prepare(struct app_run *ar, FILE *out)
 	if (ar->p->app.cuda) /* CUPTI's kernel times are nanoseconds */
 		ar->rg.clock = ROT_CLOCK_NS;
 	if (ar->p->app.cuda && find_beside(ar->cuda, sizeof ar->cuda, "librot-cuda.so") < 0) {
-		failure_write(out, &(struct failure){.kind = FAILURE_SETUP,
-						     .message = "rot's CUDA library is missing beside "
-								"the core (librot-cuda.so)",
-						     .err = errno});
+		failure_write(out,
+			      &(struct failure){.kind = FAILURE_SETUP,
+						.message = "rot's CUDA library is missing beside "
+							   "the core (librot-cuda.so)",
+						.err = errno});
 		return 1;
 	}
 	if (find_beside(ar->lib, sizeof ar->lib, "librot-markers.so") < 0) {

@@ -152,5 +152,6 @@ __attribute__((visibility("default"))) int InitializeInjectionNvtx2(void *get_ex
 		cupti = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
 	if (cupti)
 		init = (int (*)(void *))dlsym(cupti, "InitializeInjectionNvtx2");
-	return init && (void *)init != (void *)InitializeInjectionNvtx2 ? init(get_export_table) : 0;
+	return init && (void *)init != (void *)InitializeInjectionNvtx2 ? init(get_export_table)
+									: 0;
 }

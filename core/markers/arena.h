@@ -93,7 +93,7 @@ struct rot_arena {
 	int32_t event_thread[ROT_ARENA_EVENTS]; /* and the thread */
 	uint32_t process_missing; /* events the process-wide counters lack (bit i: event i) */
 	int32_t process_errno;	  /* the first of them's errno */
-	uint32_t misuse; /* enum rot_misuse of the first misuse, its thread and region */
+	uint32_t misuse;	  /* enum rot_misuse of the first misuse, its thread and region */
 	int32_t misuse_thread, misuse_other;
 	char misuse_region[ROT_ARENA_NAME];
 	char misuse_inner[ROT_ARENA_NAME];

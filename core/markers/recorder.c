@@ -278,8 +278,7 @@ static void region_begin(const char *name)
 /* Adds a call's counts (c1 now, c0 at its begin) of group g to counts: -1 when the group did
  * not run all through the call (or a read failed: the call is not counted), 1 when its counts
  * were scaled (multiplexed), else 0. */
-static int add_counts(const struct group *g, double *counts, const uint64_t *c0,
-		      const uint64_t *c1)
+static int add_counts(const struct group *g, double *counts, const uint64_t *c0, const uint64_t *c1)
 {
 	uint64_t en = c1[1] - c0[1], run = c1[2] - c0[2];
 	if (c0[2] == UINT64_MAX || c1[2] == UINT64_MAX || run == 0 || run > en)

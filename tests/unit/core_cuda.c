@@ -63,7 +63,8 @@ static void grouping(void)
 	ok(strstr(text, "name=scale%20%3C%3C%3C1024,%20256%3E%3E%3E") != NULL,
 	   "the region is named by the kernel and its shape");
 	ok(strstr(text, " calls=3 ") != NULL, "three calls of the first shape");
-	ok(strstr(text, " ns=6000 ") != NULL, "its time: the calls' GPU time summed (2000+1500+2500 ns)");
+	ok(strstr(text, " ns=6000 ") != NULL,
+	   "its time: the calls' GPU time summed (2000+1500+2500 ns)");
 	ok(strstr(text, " minNs=1500 ") != NULL, "its best call: the shortest (1500 ns)");
 	ok(strstr(text, " calls=1 ") != NULL && strstr(text, " ns=5000 ") != NULL,
 	   "the other shape: one call of 5000 ns");

@@ -1,6 +1,5 @@
 -- rot.describe.cuda: whether a program is a CUDA one, read from its ELF file (no readelf, no
--- ldd): the CUDA runtime or driver among its DT_NEEDED, or CUDA device code in its sections;
--- its device, or a refusal where there is none.
+-- ldd): the CUDA runtime or driver among its DT_NEEDED, or CUDA device code in its sections.
 local sys = require "rot.sys"
 
 local M = {}
@@ -67,25 +66,6 @@ end
 function M.program(path)
   local text = sys.readfile(path)
   return text and M.what(text) or nil
-end
-
---[[ device(s, desc, kinfo) -> the machine of a CUDA program's point: its machine with the
-  device's identity (rot.gpu.device, through the GPU core of rot's own gpu_triad). Stops in one
-  line where the toolkit or the device is missing: nothing has started. ]]
-function M.device(s, desc, kinfo)
-  local util = require "rot.util"
-  local name = util.basename(desc.app.path)
-  if not require("rot.describe.toolchain").have_nvcc(s) then
-    util.fail("cannot profile CUDA program '" .. name .. "' (" .. kinfo.cuda .. "): the CUDA toolkit is not installed",
-      "set -cuda=DIR to the toolkit (rot's CUDA library is built with its CUPTI)", 2)
-  end
-  local _, gpu = require("rot.describe").describe(s, { kernel = "gpu_triad" })
-  local id = require("rot.gpu.device").identity(s, desc.machine, gpu)
-  if id.gpu == "none" then
-    util.fail("no CUDA device: cannot profile CUDA program '" .. name .. "' (" .. kinfo.cuda .. ")",
-      "rot profile runs a CUDA program where an NVIDIA GPU and its driver are (nvidia-smi lists it)")
-  end
-  return id
 end
 
 return M
