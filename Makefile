@@ -62,6 +62,11 @@ $(BUILD)/tests/core_%.t: tests/unit/core_%.c $(CORE_LIB) tests/unit/tap.h
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 $(CFLAGS) $(CORE_WARN) -Icore -o $@ $< $(CORE_LIB) $(CORE_LIBS)
 
+# rot's CUDA library's records (core/cuda/records.c: no CUPTI in it), with the C++ demangler
+$(BUILD)/tests/core_cuda.t: tests/unit/core_cuda.c $(BUILD)/tests/core/cuda/records.o $(CORE_LIB) tests/unit/tap.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(CFLAGS) $(CORE_WARN) -Icore -o $@ $< $(BUILD)/tests/core/cuda/records.o $(CORE_LIB) $(CORE_LIBS) -lstdc++
+
 deps:
 	@./driver/deps.sh
 

@@ -26,6 +26,7 @@ extern char **environ;
 
 #define MAX_TIMES ROT_ARENA_REGIONS
 #define SHARE_JUDGED 0.01 /* regions of at least this share of the program's time must agree */
+#define OWN 5		  /* environment entries rot adds: the recorder's three, CUDA's two */
 
 /* The times of one region over the invocations. */
 struct series {
@@ -42,8 +43,9 @@ struct app_run {
 	const sigset_t *old;
 	struct regions rg;
 	char lib[PATH_MAX];  /* the recorder */
+	char cuda[PATH_MAX]; /* rot's CUDA library (a CUDA program's: app.cuda) */
 	char **argv, **envp; /* what the program is started with */
-	char *own[3];	     /* the entries of envp rot adds */
+	char *own[OWN];	     /* the entries of envp rot adds */
 	struct outtail tail, best_tail;
 	int best_run;
 	double *times; /* the program's, per invocation */
@@ -54,15 +56,16 @@ struct app_run {
 	int sampling;	    /* 1: invocations are sampled (0: not asked, or refused) */
 };
 
-/* The recorder beside the running core: 0, or -1 when it is not there. */
-static int find_recorder(char *lib, size_t len)
+/* The library file beside the running core (librot-markers.so, librot-cuda.so): 0, or -1 when
+ * it is not there. */
+static int find_beside(char *lib, size_t len, const char *file)
 {
 	ssize_t n = readlink("/proc/self/exe", lib, len - 32);
 	if (n <= 0)
 		return -1;
 	lib[n] = '\0';
 	char *slash = strrchr(lib, '/');
-	strcpy(slash ? slash + 1 : lib, "librot-markers.so");
+	snprintf(slash ? slash + 1 : lib, len - (size_t)(slash ? slash + 1 - lib : 0), "%s", file);
 	return access(lib, R_OK);
 }
 
@@ -90,17 +93,23 @@ static const char *env_value(const struct app *a, const char *name)
 }
 
 /* argv and envp of the program: the core's environment without what rot sets, the point's on
- * top, then rot's: the recorder preloaded ahead of any LD_PRELOAD and the arena at fd 3. */
+ * top, then rot's: the recorder preloaded ahead of any LD_PRELOAD and the arena at fd 3; for a
+ * CUDA program, rot's CUDA library as CUDA's and NVTX's injection. */
 static int build_exec(struct app_run *ar)
 {
 	const struct app *a = &ar->p->app;
-	static const char *const ours[] = {"LD_PRELOAD", ROT_ARENA_ENV_LIBRARY, ROT_ARENA_ENV_FD,
-					   "ROT_DRIVER_PID", NULL};
+	static const char *const ours[] = {"LD_PRELOAD",
+					   ROT_ARENA_ENV_LIBRARY,
+					   ROT_ARENA_ENV_FD,
+					   "ROT_DRIVER_PID",
+					   "CUDA_INJECTION64_PATH",
+					   "NVTX_INJECTION64_PATH",
+					   NULL};
 	size_t ne = 0;
 	while (environ[ne])
 		ne++;
 	ar->argv = calloc((size_t)a->nargs + 2, sizeof *ar->argv);
-	ar->envp = calloc(ne + (size_t)a->nenv + 4, sizeof *ar->envp);
+	ar->envp = calloc(ne + (size_t)a->nenv + OWN + 1, sizeof *ar->envp);
 	if (!ar->argv || !ar->envp)
 		return -1;
 	ar->argv[0] = (char *)a->strings + a->path;
@@ -125,8 +134,12 @@ static int build_exec(struct app_run *ar)
 	    asprintf(&ar->own[1], "%s=%s", ROT_ARENA_ENV_LIBRARY, ar->lib) < 0 ||
 	    asprintf(&ar->own[2], "%s=3", ROT_ARENA_ENV_FD) < 0)
 		return -1;
-	for (int i = 0; i < 3; i++)
-		ar->envp[k++] = ar->own[i];
+	if (a->cuda && (asprintf(&ar->own[3], "CUDA_INJECTION64_PATH=%s", ar->cuda) < 0 ||
+			asprintf(&ar->own[4], "NVTX_INJECTION64_PATH=%s", ar->cuda) < 0))
+		return -1;
+	for (int i = 0; i < OWN; i++)
+		if (ar->own[i])
+			ar->envp[k++] = ar->own[i];
 	return 0;
 }
 
@@ -407,7 +420,17 @@ static int prepare(struct app_run *ar, FILE *out)
 		failure_write(out, &(struct failure){.kind = FAILURE_INPUT, .message = ar->rg.err});
 		return 1;
 	}
-	if (find_recorder(ar->lib, sizeof ar->lib) < 0) {
+	if (ar->p->app.cuda) /* CUPTI's kernel times are nanoseconds */
+		ar->rg.clock = ROT_CLOCK_NS;
+	if (ar->p->app.cuda && find_beside(ar->cuda, sizeof ar->cuda, "librot-cuda.so") < 0) {
+		failure_write(out,
+			      &(struct failure){.kind = FAILURE_SETUP,
+						.message = "rot's CUDA library is missing beside "
+							   "the core (librot-cuda.so)",
+						.err = errno});
+		return 1;
+	}
+	if (find_beside(ar->lib, sizeof ar->lib, "librot-markers.so") < 0) {
 		failure_write(out, &(struct failure){.kind = FAILURE_SETUP,
 						     .message =
 							 "rot's marker recorder is missing beside "
@@ -451,7 +474,7 @@ out:
 		free(ar.series[i].t);
 	free(ar.series);
 	free(ar.times);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < OWN; i++)
 		free(ar.own[i]);
 	free(ar.envp);
 	free(ar.argv);

@@ -61,6 +61,7 @@ static const struct {
     [INPUT_ARG] = {VALUE_OWN, 0, read_arg},
     [INPUT_ENV] = {VALUE_OWN, 0, read_env},
     [INPUT_DIR] = {VALUE_OWN, 0, read_dir},
+    [INPUT_CUDA] = {VALUE_INT, FIELD(app.cuda), NULL},
     [INPUT_SAMPLE] = {VALUE_OWN, 0, read_sample},
 };
 

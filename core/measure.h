@@ -39,8 +39,9 @@ struct workload {
 	void *state;
 };
 
-#define APP_STRINGS 16384 /* bytes of an application's path, directory, arguments and environment  \
-			   */
+#define APP_STRINGS                                                                                \
+	16384 /* bytes of an application's path, directory, arguments and environment              \
+	       */
 #define APP_MAX_ARGS 256
 #define APP_MAX_ENV 128
 
@@ -53,6 +54,7 @@ struct app {
 	int path, dir; /* -1: none (dir: the core's own) */
 	int args[APP_MAX_ARGS], nargs;
 	int env[APP_MAX_ENV], nenv; /* NAME=VALUE, on top of the core's environment */
+	int cuda; /* 1: a CUDA program, rot's CUDA library loaded beside the recorder */
 };
 
 struct point {

@@ -67,6 +67,8 @@
 	X(ENV, "env", "env NAME=VALUE",                                                            \
 	  "set in the application's environment, on top of the core's (VALUE %XX-escaped)")        \
 	X(DIR, "dir", "dir PATH", "the directory the application runs in (%XX-escaped)")           \
+	X(CUDA, "cuda", "cuda 1",                                                                  \
+	  "the application is a CUDA program: rot's CUDA library is loaded beside the recorder")   \
 	X(SAMPLE, "sample", "sample PERIOD_NS",                                                    \
 	  "an application point: where its threads are sampled every PERIOD_NS of a thread's "     \
 	  "CPU time in each invocation (0: not sampled; else " PROTOCOL_STR(                       \

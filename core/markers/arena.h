@@ -6,7 +6,12 @@
 
 #include "../vocabulary.h" /* COUNTERS_MAX */
 
+#include <sched.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 
 #define ROT_ARENA_MAGIC 0x726f742d6172656eULL /* "rot-aren" */
 #define ROT_ARENA_VERSION 3
@@ -88,7 +93,7 @@ struct rot_arena {
 	int32_t event_thread[ROT_ARENA_EVENTS]; /* and the thread */
 	uint32_t process_missing; /* events the process-wide counters lack (bit i: event i) */
 	int32_t process_errno;	  /* the first of them's errno */
-	uint32_t misuse; /* enum rot_misuse of the first misuse, its thread and region */
+	uint32_t misuse;	  /* enum rot_misuse of the first misuse, its thread and region */
 	int32_t misuse_thread, misuse_other;
 	char misuse_region[ROT_ARENA_NAME];
 	char misuse_inner[ROT_ARENA_NAME];
@@ -102,5 +107,62 @@ struct rot_arena {
 /* How many slots an arena of `bytes` holds. */
 #define ROT_ARENA_SLOTS(bytes)                                                                     \
 	(((bytes) - sizeof(struct rot_arena)) / sizeof(struct rot_arena_slot))
+
+/* The arena's lock, which every process of the program shares (adding a name, keeping a
+ * misuse: rare, short). */
+static inline void arena_lock(struct rot_arena *a)
+{
+	while (__atomic_exchange_n(&a->lock, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+}
+
+static inline void arena_unlock(struct rot_arena *a)
+{
+	__atomic_store_n(&a->lock, 0, __ATOMIC_RELEASE);
+}
+
+/* The number of region name (n bytes, 0 < n < ROT_ARENA_NAME), added when it is new and create
+ * is set: -1 when it is not there, or there is no room for it (recorder.c and the CUDA library,
+ * cuda/records.c, share the names). */
+static inline int arena_name(struct rot_arena *a, const char *name, size_t n, int create)
+{
+	int id = -1;
+	arena_lock(a);
+	uint32_t have = __atomic_load_n(&a->nregions, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; i < have && id < 0; i++)
+		if (strcmp(a->names[i], name) == 0)
+			id = (int)i;
+	if (id < 0 && create && have < ROT_ARENA_REGIONS) {
+		memcpy(a->names[have], name, n);
+		a->names[have][n] = '\0';
+		__atomic_store_n(&a->nregions, have + 1, __ATOMIC_RELEASE);
+		id = (int)have;
+	}
+	arena_unlock(a);
+	return id;
+}
+
+/* The arena of the descriptor v names (ROT_ARENA_ENV_FD's value), mapped: the core's memfd of
+ * ROT_ARENA_BYTES, of this version; else NULL (a descriptor the program closed, or reused for a
+ * file of its own, is never mapped). */
+static inline struct rot_arena *arena_map(const char *v)
+{
+	char *end;
+	long fd = v ? strtol(v, &end, 10) : -1;
+	struct stat st;
+	if (fd < 0 || *end != '\0' || fstat((int)fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size != ROT_ARENA_BYTES)
+		return NULL;
+	void *m = mmap(NULL, ROT_ARENA_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	struct rot_arena *a = m;
+	if (a->magic != ROT_ARENA_MAGIC || a->version != ROT_ARENA_VERSION ||
+	    a->bytes != ROT_ARENA_BYTES) {
+		munmap(m, ROT_ARENA_BYTES);
+		return NULL;
+	}
+	return a;
+}
 
 #endif

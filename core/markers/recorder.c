@@ -67,19 +67,6 @@ static uint64_t max_slots;
 static pthread_key_t thread_key;
 static __thread struct tstate *self;
 
-/* The arena's lock, which every process of the program shares (adding a name, keeping a
- * misuse: rare, short). */
-static void arena_lock(void)
-{
-	while (__atomic_exchange_n(&arena->lock, 1, __ATOMIC_ACQUIRE))
-		sched_yield();
-}
-
-static void arena_unlock(void)
-{
-	__atomic_store_n(&arena->lock, 0, __ATOMIC_RELEASE);
-}
-
 static inline uint64_t now(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -95,7 +82,7 @@ static inline uint64_t now(void)
 static void misuse(enum rot_misuse kind, const struct tstate *t, const char *region,
 		   const char *inner, int other)
 {
-	arena_lock();
+	arena_lock(arena);
 	if (!arena->misuse) {
 		arena->misuse = kind;
 		arena->misuse_thread = t ? (int32_t)t->index : -1;
@@ -104,7 +91,7 @@ static void misuse(enum rot_misuse kind, const struct tstate *t, const char *reg
 		strncpy(arena->misuse_inner, inner ? inner : "", ROT_ARENA_NAME - 1);
 	}
 	arena->misuses++;
-	arena_unlock();
+	arena_unlock(arena);
 }
 
 /* The region of a name, its number added to the arena when it is new: -1 after a misuse (no
@@ -119,18 +106,7 @@ static int region_of(struct tstate *t, const char *name, int create)
 		misuse(ROT_MISUSE_NAME, t, n ? name : "(empty)", NULL, -1);
 		return -1;
 	}
-	int id = -1;
-	arena_lock();
-	uint32_t have = __atomic_load_n(&arena->nregions, __ATOMIC_ACQUIRE);
-	for (uint32_t i = 0; i < have && id < 0; i++)
-		if (strcmp(arena->names[i], name) == 0)
-			id = (int)i;
-	if (id < 0 && create && have < ROT_ARENA_REGIONS) {
-		memcpy(arena->names[have], name, n + 1);
-		__atomic_store_n(&arena->nregions, have + 1, __ATOMIC_RELEASE);
-		id = (int)have;
-	}
-	arena_unlock();
+	int id = arena_name(arena, name, n, create);
 	if (id < 0 && create)
 		misuse(ROT_MISUSE_REGIONS, t, name, NULL, -1);
 	if (id >= 0) {
@@ -302,8 +278,7 @@ static void region_begin(const char *name)
 /* Adds a call's counts (c1 now, c0 at its begin) of group g to counts: -1 when the group did
  * not run all through the call (or a read failed: the call is not counted), 1 when its counts
  * were scaled (multiplexed), else 0. */
-static int add_counts(const struct group *g, double *counts, const uint64_t *c0,
-		      const uint64_t *c1)
+static int add_counts(const struct group *g, double *counts, const uint64_t *c0, const uint64_t *c1)
 {
 	uint64_t en = c1[1] - c0[1], run = c1[2] - c0[2];
 	if (c0[2] == UINT64_MAX || c1[2] == UINT64_MAX || run == 0 || run > en)
@@ -486,19 +461,6 @@ static void calibrate(void)
 		arena->procs[me].marked = 0;
 }
 
-/* The arena's descriptor v names: the core's memfd of ROT_ARENA_BYTES, else -1 (a descriptor
- * the program closed, or reused for a file of its own, is never mapped). */
-static int arena_fd(const char *v)
-{
-	char *end;
-	long fd = v ? strtol(v, &end, 10) : -1;
-	struct stat st;
-	if (fd < 0 || *end != '\0' || fstat((int)fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    st.st_size != ROT_ARENA_BYTES)
-		return -1;
-	return (int)fd;
-}
-
 /* This process's entry in the arena: its pid and command. */
 static void enter(struct rot_arena *a)
 {
@@ -515,16 +477,11 @@ static void enter(struct rot_arena *a)
  * calibrates the markers; the others wait until it has (it empties the arena after). */
 __attribute__((constructor)) static void recorder_start(void)
 {
-	int fd = arena_fd(getenv(ROT_ARENA_ENV_FD));
-	if (fd < 0)
+	struct rot_arena *a = arena_map(getenv(ROT_ARENA_ENV_FD));
+	if (!a)
 		return;
-	void *m = mmap(NULL, ROT_ARENA_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (m == MAP_FAILED)
-		return;
-	struct rot_arena *a = m;
-	if (a->magic != ROT_ARENA_MAGIC || a->version != ROT_ARENA_VERSION ||
-	    a->bytes != ROT_ARENA_BYTES || pthread_key_create(&thread_key, thread_end) != 0) {
-		munmap(m, ROT_ARENA_BYTES);
+	if (pthread_key_create(&thread_key, thread_end) != 0) {
+		munmap(a, ROT_ARENA_BYTES);
 		return;
 	}
 	max_slots = ROT_ARENA_SLOTS(a->bytes);

@@ -131,16 +131,16 @@ local written, want = {}, {}
 lines = {}
 batch.point_lines(S, full, 3, false, lines, "shared")
 local app = { app = { path = "/bin/a b", args = { "x y", "" }, env = { OMP_NUM_THREADS = "2" }, dir = "/tmp",
-  sample = 1000000 },
+  cuda = true, sample = 1000000 },
   measurers = { counters = { "perf::TASK-CLOCK" } }, policy = { k = 3, epsilon = 0.02, maxRuns = 10 }, device = "cpu" }
 local app_lines = {}
 batch.point_lines(S, app, 3, false, app_lines)
 for _, l in ipairs(lines) do written[l:match("^%S+")] = true end
 for _, l in ipairs(app_lines) do written[l:match("^%S+")] = true end
-t.is(table.concat(app_lines, "\n", 1, 6),
-  "app /bin/a%20b\narg x%20y\narg %\nenv OMP_NUM_THREADS=2\ndir /tmp\nsample 1000000",
+t.is(table.concat(app_lines, "\n", 1, 7),
+  "app /bin/a%20b\narg x%20y\narg %\nenv OMP_NUM_THREADS=2\ndir /tmp\ncuda 1\nsample 1000000",
   "an application point's lines: its program, arguments (escaped, the empty one a lone %), "
-    .. "environment, directory, sampling")
+    .. "environment, directory, a CUDA program's library, sampling")
 t.ok(table.concat(app_lines, "\n"):find("\nchild each$") ~= nil, "each of its invocations in a child of its own")
 for _, k in ipairs(protocol.input) do if k ~= "kernel" then want[k] = true end end
 local missing, extra = {}, {}

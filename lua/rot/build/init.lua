@@ -14,7 +14,9 @@ function M.macro_settings(desc) return util.assignments(desc.macros) end
 
 -- "kernel 'x' (path) with macros A=1, B=2 and flags '-O3'": what a core build is made of.
 function M.what(desc, kinfo)
-  if kinfo.app then return "the core of application points and its marker recorder" end
+  if kinfo.app then
+    return "the core of application points and its marker recorder" .. (kinfo.cuda and " and CUDA library" or "")
+  end
   local names, macros = {}, M.macro_settings(desc)
   for _, k in ipairs(kinfo.kernels) do names[#names + 1] = "kernel '" .. k.name .. "' (" .. k.path .. ")" end
   return table.concat(names, ", ") .. " with " .. (#macros > 0 and ("macros " .. table.concat(macros,
@@ -105,7 +107,7 @@ end
   its hash, or nil and the compiler's last lines with what was being built. ]]
 function M.core(s, desc, kinfo)
   M.generate(s, desc, kinfo)
-  local st, out = M.make(s, s.builddir)
+  local st, out = M.make(s, s.builddir, kinfo.cuda and { "cuda-app" } or nil)
   if st ~= 0 then
     local lines = {}
     for l in (out or ""):gmatch("[^\n]+") do lines[#lines + 1] = l end
@@ -119,6 +121,7 @@ function M.core(s, desc, kinfo)
   -- named relative to the build directory: the same bytes built anywhere have the same hash; an
   -- application's core with the marker recorder it preloads
   local files = kinfo.app and { binary, s.builddir .. "/librot-markers.so" } or { binary }
+  if kinfo.cuda then files[#files + 1] = s.builddir .. "/librot-cuda.so" end
   return binary, assert(sys.sha256files(files, { s.builddir }))
 end
 

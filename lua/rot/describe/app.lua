@@ -175,7 +175,10 @@ function M.describe(s, spec, fp)
       maxRuns = spec.maxRuns or math.min(s:get("maxRuns"), M.MAX_RUNS) },
     round = spec.round and spec.round > 1 and spec.round or nil,
   }
-  return desc, { kernels = {}, macros = {}, gpu = false, app = true }
+  -- a CUDA program: rot's CUDA library beside the recorder; the device joins its machine (lookup)
+  local cuda = require("rot.describe.cuda").program(path)
+  desc.app.cuda = cuda and true or nil
+  return desc, { kernels = {}, macros = {}, gpu = false, app = true, cuda = cuda }
 end
 
 -- The program's name (its file's), for words.

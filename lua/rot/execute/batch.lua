@@ -29,6 +29,7 @@ local function app_lines(desc, lines)
     lines[#lines + 1] = "env " .. k .. "=" .. util.escape_token(a.env[k])
   end
   lines[#lines + 1] = "dir " .. util.escape_token(a.dir)
+  if a.cuda then lines[#lines + 1] = "cuda 1" end
   if a.sample then lines[#lines + 1] = "sample " .. num(a.sample) end
 end
 

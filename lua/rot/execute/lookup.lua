@@ -5,6 +5,7 @@ local sys = require "rot.sys"
 local cache = require "rot.cache"
 local machine = require "rot.machine"
 local describe = require "rot.describe"
+local util = require "rot.util"
 local keys = require "rot.build.keys"
 local device = require "rot.gpu.device"
 local rounds = require "rot.execute.rounds"
@@ -54,11 +55,30 @@ function M.runs_enough(s, row, entry, rs)
   return true
 end
 
+--[[ The machine of a CUDA program's point (kinfo.cuda: why it is one): its machine with the
+  device's identity (rot.gpu.device, through the GPU core of rot's own gpu_triad). Stops in one
+  line where the toolkit or the device is missing: nothing has started. ]]
+local function cuda_machine(s, desc, kinfo)
+  local name = util.basename(desc.app.path)
+  if not require("rot.describe.toolchain").have_nvcc(s) then
+    util.fail("cannot profile CUDA program '" .. name .. "' (" .. kinfo.cuda .. "): the CUDA toolkit is not installed",
+      "set -cuda=DIR to the toolkit (rot's CUDA library is built with its CUPTI)", 2)
+  end
+  local _, gpu = describe.describe(s, { kernel = "gpu_triad" })
+  local id = device.identity(s, desc.machine, gpu)
+  if id.gpu == "none" then
+    util.fail("no CUDA device: cannot profile CUDA program '" .. name .. "' (" .. kinfo.cuda .. ")",
+      "rot profile runs a CUDA program where an NVIDIA GPU and its driver are (nvidia-smi lists it)")
+  end
+  return id
+end
+
 --[[ describe(session, spec [, fp]) -> description, build inputs: rot.describe's, and for a GPU
-  point what only its device says: its machine names the device (rot.gpu.device.identity: a
+  point (and a CUDA program's) what only its device says: its machine names the device (rot.gpu.device.identity: a
   core asked once per boot), and its metric names are checked for the chip. ]]
 function M.describe(s, spec, fp)
   local desc, kinfo = describe.describe(s, spec, fp)
+  if kinfo.cuda then desc.machine = cuda_machine(s, desc, kinfo) end
   if kinfo.gpu then
     desc.machine = device.identity(s, desc.machine, kinfo)
     if #desc.gpuMetrics > 0 then device.check_metrics(s, desc, kinfo) end

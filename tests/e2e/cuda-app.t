@@ -1,0 +1,42 @@
+#!/bin/sh
+# rot's CUDA library without a device: it builds with the CUDA toolkit (core/Makefile's
+# librot-cuda.so, its two injection entries exported); a CUDA program is told apart by its ELF
+# (the runtime linked statically or shared), and rot profile refuses it in one line, status 1,
+# nothing left running. Without nvcc: a skip that says so. With a device: cuda-apps.sh's check.
+# judges no time
+cd "$(dirname "$0")/../.." || exit 1
+NVCC=/usr/local/cuda/bin/nvcc
+if [ ! -x $NVCC ]; then
+	echo "1..0 # SKIP the CUDA toolkit is not installed ($NVCC missing)"
+	exit 0
+fi
+export XDG_CONFIG_HOME="$(mktemp -d)"
+T=$(mktemp -d)
+trap 'rm -rf "$T" "$XDG_CONFIG_HOME"' EXIT
+mkdir -p "$T/b/gen" && : >"$T/b/gen/kernels.mk" && : >"$T/b/gen/paths.flags"
+make -s -C core O="$T/b" GEN="$T/b/gen" "$T/b/librot-cuda.so" >"$T/make" 2>&1
+syms=$(nm -D --defined-only "$T/b/librot-cuda.so" 2>/dev/null | awk '{print $3}' | grep '^Initialize' | sort | tr '\n' ' ')
+[ "$syms" = "InitializeInjection InitializeInjectionNvtx2 " ] && echo "ok 1 - the CUDA library builds and exports CUDA's and NVTX's injection entries" ||
+	{ echo "not ok 1 - librot-cuda.so (exports: $syms)"; sed 's/^/#   /' "$T/make" | tail -8; }
+$NVCC -o "$T/static" tests/gpu-verify/stream.cu >"$T/nvcc" 2>&1 && $NVCC -cudart shared -o "$T/shared" tests/gpu-verify/stream.cu >>"$T/nvcc" 2>&1
+[ -x "$T/static" ] && [ -x "$T/shared" ] && echo "ok 2 - the stream program builds, the runtime static and shared" || { echo "not ok 2 - nvcc"; sed 's/^/#   /' "$T/nvcc"; }
+if ls /dev/nvidia0 >/dev/null 2>&1; then
+	echo "ok 3 # SKIP a device is here: tests/gpu-verify/cuda-apps.sh checks the library on it"
+	echo "ok 4 # SKIP a device is here"
+	echo "1..4"
+	exit 0
+fi
+./rot profile -cacheDir="$T/c" -outputDir="$T" -- "$T/static" 1024 2 >"$T/o" 2>"$T/e"
+st=$?
+[ $st -eq 1 ] && [ "$(grep -c '^rot: ' "$T/e")" -eq 1 ] &&
+	grep -q "^rot: no CUDA device: cannot profile CUDA program 'static' (CUDA device code (.nv_fatbin))$" "$T/e" &&
+	grep -q "^hint: " "$T/e" && ! ls "$T"/static.csv >/dev/null 2>&1 &&
+	echo "ok 3 - a program with the runtime linked statically is refused without a device: one line, a hint, status 1" ||
+	{ echo "not ok 3 - refusal (status $st)"; sed 's/^/#   /' "$T/e" "$T/o"; }
+./rot profile -cacheDir="$T/c" -outputDir="$T" -- "$T/shared" >"$T/o" 2>"$T/e"
+st=$?
+[ $st -eq 1 ] && grep -q "^rot: no CUDA device: cannot profile CUDA program 'shared' (libcudart.so.13)$" "$T/e" &&
+	! pgrep -f "$T/" >/dev/null &&
+	echo "ok 4 - one linking libcudart.so is named by it and refused; nothing left running" ||
+	{ echo "not ok 4 - refusal, shared runtime (status $st)"; sed 's/^/#   /' "$T/e"; }
+echo "1..4"
