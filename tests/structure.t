@@ -34,19 +34,15 @@ done)
 test -z "$long"
 ok $? "no C function over 80 lines${long:+: $long}"
 
-# Lua lines at most 120 characters, in every Lua file of the tree: counted now, enforced once
-# lua_width_enforced is 1 (when the tree's Lua is reformatted); until then a skip that says so
-lua_width=120 lua_width_enforced=0
+# Lua lines at most 120 characters, in every Lua file of the tree (else width absorbs the
+# length caps above)
+lua_width=120
 wide=$(find lua tests bench -name '*.lua' -not -path 'tests/fixtures/*' | sort | xargs perl -CSD -ne \
 	'chomp; print "$ARGV:$. (" . length . ")\n" if length > '"$lua_width"'; close ARGV if eof')
 count=$(echo "$wide" | grep -c .)
 first=$(echo "$wide" | sort -t'(' -k2 -rn | head -n 3 | tr '\n' ' ')
-if [ "$lua_width_enforced" -eq 1 ]; then
-	test -z "$wide"
-	ok $? "no Lua line over $lua_width characters${wide:+: $count, $first}"
-else
-	skip "Lua line width not enforced yet: $count lines over $lua_width characters${wide:+ (the widest: $first)}"
-fi
+test -z "$wide"
+ok $? "no Lua line over $lua_width characters${wide:+: $count, $first}"
 
 # a Lua function: from its function keyword to the end that closes it (tests/lua/functions.lua, a
 # small Lua lexer run by the driver)

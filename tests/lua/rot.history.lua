@@ -19,7 +19,8 @@ rot.set("cacheDir", tmp .. "/cache")
 -- the within-run band, (1+sA)(1+sB)(1+eps): a band between runs is never narrower (the rules
 -- themselves: tests/lua/rot.compare.lua)
 local rule = require "rot.compare.rule"
-t.ok(math.abs(rule.within(0.01, 0.02, 0.02) - 1.01 * 1.02 * 1.02) < 1e-15, "the within-run band of spreads 1 % and 2 %, eps 2 %")
+t.ok(math.abs(rule.within(0.01, 0.02, 0.02) - 1.01 * 1.02 * 1.02) < 1e-15,
+  "the within-run band of spreads 1 % and 2 %, eps 2 %")
 t.is(rule.within(nil, nil, 0.02), 1.02, "no spreads known: only eps")
 
 -- a session's rows: two points of the shipped triad, one failed
@@ -30,9 +31,11 @@ end
 local kinfo = { kernels = { { name = "triad", path = home .. "/kernels/cpu/triad.c" } }, macros = {} }
 local function rows_of(ns)
   return {
-    { point = { n = 1024 }, desc = { flags = "-O2", macros = {}, device = "cpu" }, kinfo = kinfo, hash = string.rep("a", 64),
+    { point = { n = 1024 }, desc = { flags = "-O2", macros = {}, device = "cpu" }, kinfo = kinfo,
+      hash = string.rep("a", 64),
       machine = "m1", entry = entry(ns), measured = true },
-    { point = { n = 2048 }, desc = { flags = "-O2", macros = {}, device = "cpu" }, kinfo = kinfo, hash = string.rep("b", 64),
+    { point = { n = 2048 }, desc = { flags = "-O2", macros = {}, device = "cpu" }, kinfo = kinfo,
+      hash = string.rep("b", 64),
       machine = "m1", entry = entry(2 * ns), cached = true },
     { point = { n = 4096 }, desc = { flags = "-O3", macros = { STREAM_UNROLL = "2" }, device = "cpu" }, kinfo = kinfo,
       hash = string.rep("c", 64), machine = "m1", failed = "crashed: Segmentation fault\nmore" },
@@ -51,7 +54,8 @@ t.is(table.concat(output.axes(old, { record = { axes = { "n" }, points = { { poi
   "a comparison leaves out axes no point has a coordinate on (a record written before, which lists the peaks' axes)")
 local rec = record.build(S, { path = script, args = { "2.0" }, ok = true })
 t.is(#rec.points, 3, "a record holds every settled row")
-t.is(rec.counts.measured .. "/" .. rec.counts.hits .. "/" .. rec.counts.failed, "1/1/1", "counts: measured, hits, failed")
+t.is(rec.counts.measured .. "/" .. rec.counts.hits .. "/" .. rec.counts.failed, "1/1/1",
+  "counts: measured, hits, failed")
 t.ok(math.abs(rec.points[1].time - 1e-6) < 1e-15, "quantities derived for rows that had none (an interruption)")
 t.is(rec.points[3].why, "crashed: Segmentation fault", "a failed point says why, first line")
 t.is(rec.points[1].bound, nil, "no stored peaks: no bound, and none measured for a record")
@@ -62,16 +66,19 @@ local files = rec.sources[rec.builds[1].src]
 t.ok(files and files["kernels/cpu/triad.c"] ~= nil, "each build's sources by file, named relative to the checkout")
 rot.set("peaksFile", home .. "/tests/fixtures/peaks.csv")
 local withp = record.build(S, { path = script, ok = false, err = "study.lua:3: boom\ntraceback" })
-t.ok(withp.points[1].bound and withp.points[1].limiter and withp.points[1].fraction, "stored peaks: bound, limiter, fraction")
+t.ok(withp.points[1].bound and withp.points[1].limiter and withp.points[1].fraction,
+  "stored peaks: bound, limiter, fraction")
 t.ok(withp.ceilings and #withp.ceilings.bandwidth > 0, "and the ceilings a compare plot draws")
 t.ok(withp.ceilings.bandwidth[1].spread and withp.ceilings.compute[1].spread,
   "with their spreads (the compare plot marks an unstable one, as the roofline does)")
 t.ok(withp.status:match("^stopped: "), "a script that failed says so: " .. withp.status)
 local ok, interrupted = pcall(util.interrupted, 2)
-t.ok(record.build(S, { path = script, ok = ok, err = interrupted }).status:match("^interrupted by SIGINT"), "an interruption says so")
+t.ok(record.build(S, { path = script, ok = ok, err = interrupted }).status:match("^interrupted by SIGINT"),
+  "an interruption says so")
 
 -- text: small, read back, no code
-local big = { machine = "m1", machines = { "m1" }, points = {}, builds = rec.builds, sources = rec.sources, axes = { "f", "n" } }
+local big = { machine = "m1", machines = { "m1" }, points = {}, builds = rec.builds,
+  sources = rec.sources, axes = { "f", "n" } }
 for i = 1, 300 do
   big.points[i] = { point = { f = "2.0", n = 1000 * i }, desc = string.rep("e", 12), status = "measured", build = 1,
     time = 1.234567891e-6 * i, gbs = 12.3456789, gflops = 1.23456789, intensity = 0.0833333, spread = 0.0123456,
@@ -82,7 +89,8 @@ local dir = tmp .. "/history/study-x"
 local id = history.write(dir, big, 50)
 local packed = 0
 for _, f in ipairs(history.files(dir)) do packed = select(2, sys.stat(f.file)) end
-t.ok(packed > 0 and packed < 60 * 1024, string.format("a 300-point record is well under 100 KiB: %.1f KiB", packed / 1024))
+t.ok(packed > 0 and packed < 60 * 1024,
+  string.format("a 300-point record is well under 100 KiB: %.1f KiB", packed / 1024))
 local back = history.list(dir)[1]
 t.is(back.id, id, "read back with its id")
 t.is(back.points[300].point.n, 300000, "coordinates read back")
@@ -90,7 +98,8 @@ t.ok(math.abs(back.points[7].time - 7 * 1.234567891e-6) < 1e-12, "times to 7 dig
 t.is(back.points[2].limiter, "L2 bw", "strings read back")
 t.ok(back.points[300].gbs == nil and back.points[300].bound == nil and back.points[300].limiter == "L2 bw",
   "NaN and infinities are left out, the values after them kept")
-t.is(history.decode("-- r\n{ id = 1, points = {}, version = 1, x = os.exit(3) }"), nil, "a record reaches nothing (empty environment)")
+t.is(history.decode("-- r\n{ id = 1, points = {}, version = 1, x = os.exit(3) }"), nil,
+  "a record reaches nothing (empty environment)")
 local hang = "-- r\n{ id = (function() while true do end end)(), points = {}, version = 1 }"
 t.is(history.decode(hang), nil, "a record that would run forever is refused")
 t.is(history.decode("-- r\n{ id = 1, points = {"), nil, "a truncated record is refused")
@@ -136,7 +145,8 @@ t.is(history.write(rdir, rec(false, 1.3e-3), 50), 2, "one whose time differs is 
 local other = rec(false, 1.3e-3)
 other.points[2].bound = 0.45
 t.is(history.write(rdir, other, 50), 3, "so is one whose bound differs (the peaks were measured again)")
-t.is(history.write(rdir, rec(false, 1.3e-3, { status = "interrupted by SIGINT" }), 50), 4, "and one that was interrupted")
+t.is(history.write(rdir, rec(false, 1.3e-3, { status = "interrupted by SIGINT" }), 50), 4,
+  "and one that was interrupted")
 t.is(history.write(rdir, rec(false, 1.3e-3, { machine = "m2", machines = { "m2" } }), 50), 5,
   "a repeat is judged against the newest record on the same machines")
 local nodir, err = history.write("/proc/no/such/dir", { points = {} }, 4)
@@ -164,11 +174,13 @@ local function bound_by(dram, l4_unstable, threads, fma)
   return r
 end
 t.is(table.concat(changes.changes(bound_by(36.9, true), bound_by(38.1, nil)), "; "),
-  "ceilings: DRAM triad 36.9 -> 38.1 GB/s, L4 triad no longer unstable", "ceilings that moved or stopped being unstable")
+  "ceilings: DRAM triad 36.9 -> 38.1 GB/s, L4 triad no longer unstable",
+    "ceilings that moved or stopped being unstable")
 t.is(#changes.changes(bound_by(36.9, true), bound_by(36.9, true)), 0, "the same ceilings: no change")
 t.is(#changes.changes(bound_by(36.9), bound_by(36.9, nil, 1, 113.24)), 0,
   "a ceiling that moved within four digits (113.21 -> 113.24): no change said as '113.2 -> 113.2'")
-t.is(table.concat(changes.changes(bound_by(36.9), bound_by(72.1, nil, 2, 226.4)), "; "), "ceilings: at 2 threads (1 before)",
+t.is(table.concat(changes.changes(bound_by(36.9), bound_by(72.1, nil, 2, 226.4)), "; "),
+  "ceilings: at 2 threads (1 before)",
   "ceilings of another thread count are not compared value by value")
 local unbound = bound_by(36.9)
 unbound.ceilings = nil
@@ -199,7 +211,8 @@ t.is(table.concat(changes.changes(threaded(1), threaded(1, { OMP_PROC_BIND = "cl
 -- description one day is named too (by its path), or said in words of its own (record.SAID)
 local describe = require "rot.describe"
 local kspec = { kernel = "triad", params = { n = 1024 }, threads = 1, pin = { 0 }, macros = { STREAM_UNROLL = 2 },
-  flags = "-O3", cacheMode = "cold", counters = { "perf::TASK-CLOCK" }, counts = { flops = { ["perf::TASK-CLOCK"] = 1 } },
+  flags = "-O3", cacheMode = "cold", counters = { "perf::TASK-CLOCK" },
+    counts = { flops = { ["perf::TASK-CLOCK"] = 1 } },
   rules = { { on = "runStart", action = "flush", every = 2 } }, round = 2, minRunTime = 0.01 }
 local input = tmp .. "/input.dat"
 util.write_output(input, "x\n")
@@ -208,7 +221,9 @@ local aspec = { app = "/bin/true", args = { "-n", 5 }, env = { OMP_PROC_BIND = "
   round = 2 }
 local function leaves(v, path, out)
   if type(v) == "table" and next(v) ~= nil then
-    for _, k in ipairs(util.sorted_keys(v)) do leaves(v[k], path == "" and tostring(k) or (path .. "." .. tostring(k)), out) end
+    for _, k in ipairs(util.sorted_keys(v)) do
+      leaves(v[k], path == "" and tostring(k) or (path .. "." .. tostring(k)), out)
+    end
   else
     out[#out + 1] = path
   end
@@ -252,15 +267,19 @@ for _, spec in ipairs({ kspec, aspec }) do
       set_leaf(d2, path, changed)
       local word = changes.WORDS[key] or key
       local ch = table.concat(changes.changes(record_of(d), record_of(d2)), "; ")
-      if not ch:find(word .. " ", 1, true) then missed[#missed + 1] = path .. " (" .. (ch ~= "" and ch or "nothing changed") .. ")" end
+      if not ch:find(word .. " ", 1, true) then
+        missed[#missed + 1] = path .. " (" .. (ch ~= "" and ch or "nothing changed") .. ")"
+      end
       named_by[word] = true
       if base[key] == nil then missed[#missed + 1] = path .. " (not described as " .. key .. ")" end
     end
   end
 end
-t.ok(enumerated >= 20 and #missed == 0, string.format("each of the %d keys of a kernel's and an application's description "
+t.ok(enumerated >= 20 and #missed == 0,
+  string.format("each of the %d keys of a kernel's and an application's description "
   .. "that a record does not say in words of its own is named when its value changes (%s)%s", enumerated,
-  table.concat(util.sorted_keys(named_by), ", "), #missed > 0 and ("; not named: " .. table.concat(missed, "; ")) or ""))
+  table.concat(util.sorted_keys(named_by), ", "), #missed > 0 and ("; not named: " .. table.concat(missed,
+    "; ")) or ""))
 for key, words in pairs(record.SAID) do
   if words ~= "machine" and words ~= "flags" and words ~= "macros" and words ~= "threads" and words ~= "environment"
     and not words:find("coordinates") and not words:find("file") then
@@ -287,7 +306,8 @@ local function run(id, machine, times, extra)
   for _, p in ipairs(extra or {}) do r.points[#r.points + 1] = p end
   return r
 end
-local r1, r2 = run(1, "m1", { 1, 1, 1, 1 }), run(2, "m1", { 8, 0.125, 1.001, false }, { { point = { n = 9 }, time = 1 } })
+local r1, r2 = run(1, "m1", { 1, 1, 1, 1 }), run(2, "m1", { 8, 0.125, 1.001, false },
+  { { point = { n = 9 }, time = 1 } })
 local pairs_, _ = compare.match({ record = r1 }, { record = r2 }, true)
 local verdicts = {}
 for _, p in ipairs(pairs_) do verdicts[#verdicts + 1] = p.verdict end
@@ -297,11 +317,14 @@ t.is(compare.thread_note(pairs_), nil, "points of the same threads: no note")
 local r1t, r2t = run(1, "m1", { 1, 1 }), run(2, "m1", { 1, 2 })
 for _, p in ipairs(r1t.points) do p.threads = 2 end
 for _, p in ipairs(r2t.points) do p.threads = 1 end
-t.is(compare.thread_note(compare.match({ record = r1t }, { record = r2t }, true)), "2 points ran at another thread count "
-  .. "in B than in A (threads 2 -> 1, the first): B/A compares thread counts, and the two % of bound are against different "
+t.is(compare.thread_note(compare.match({ record = r1t }, { record = r2t }, true)),
+  "2 points ran at another thread count "
+  .. "in B than in A (threads 2 -> 1, the first): B/A compares thread counts, and the two % of "
+    .. "bound are against different "
   .. "thread counts' ceilings", "points paired by coordinates that ran at other thread counts: never paired silently")
 local sum = compare.summary(pairs_)
-t.ok(sum.counts.slower == 1 and sum.counts.faster == 1 and sum.matched == 3 and math.abs(sum.speedup - 1 / 1.001 ^ (1 / 3)) < 1e-9,
+t.ok(sum.counts.slower == 1 and sum.counts.faster == 1 and sum.matched == 3
+  and math.abs(sum.speedup - 1 / 1.001 ^ (1 / 3)) < 1e-9,
   "summary: counts and the geometric-mean speedup of the timed pairs")
 
 -- the terminal table: each side's % of bound marked ^ above its bound, the limiter (A's -> B's
@@ -313,20 +336,26 @@ r1.points[2].limiter = "compute"
 r1.points[3].limiter, r2.points[3].limiter = "DRAM bw", "DRAM bw (unstable)"
 pairs_ = compare.match({ record = r1 }, { record = r2 }, true)
 local shown = t.capture("stdout", function()
-  require("rot.compare.output").print("s", { label = "run 1 on m1", record = r1 }, { label = "run 2 on m1", record = r2 },
+  require("rot.compare.output").print("s", { label = "run 1 on m1", record = r1 },
+    { label = "run 2 on m1", record = r2 },
     pairs_, compare.summary(pairs_), { "n" }, false, { min_effect = 0.02, default_band = rule.DEFAULT_BAND })
 end)
 local head = shown:match("\n(n +time A[^\n]*)\n")
 local first = shown:match("\n(1 [^\n]*)\n")
-t.ok(head and head:find("of bound B +limiter +noise$"), "the table has a limiter column, and the noise each verdict was judged against: "
+t.ok(head and head:find("of bound B +limiter +noise$"),
+  "the table has a limiter column, and the noise each verdict was judged against: "
   .. tostring(head))
-t.ok(first and first:find("50%% +130%%^ +DRAM bw %-> L1 bw %(unstable%)  +between runs unknown"), "A's and B's % of bound, B's marked ^, the limiter moved: "
+t.ok(first and first:find("50%% +130%%^ +DRAM bw %-> L1 bw %(unstable%)  +between runs unknown"),
+  "A's and B's % of bound, B's marked ^, the limiter moved: "
   .. tostring(first))
 t.ok((shown:match("\n(2 [^\n]*)\n") or ""):find(" compute  "), "an unchanged limiter is named once")
 local third = shown:match("\n(3 [^\n]*)\n") or ""
-t.ok(third:find("  DRAM bw %(unstable%)  ") and not third:find("->", 1, true), "a ceiling that only became unstable has not moved: " .. third)
-t.ok(shown:find("\n%^ above its bound") and shown:find("\n%(unstable%) the ceiling bounding"), "the marks are explained under it")
-t.ok(shown:find("\nA %-> B the limiter moved .*: the two %% of bound are of different roofs\n"), "and that a moved limiter's two % are of different roofs")
+t.ok(third:find("  DRAM bw %(unstable%)  ") and not third:find("->", 1, true),
+  "a ceiling that only became unstable has not moved: " .. third)
+t.ok(shown:find("\n%^ above its bound") and shown:find("\n%(unstable%) the ceiling bounding"),
+  "the marks are explained under it")
+t.ok(shown:find("\nA %-> B the limiter moved .*: the two %% of bound are of different roofs\n"),
+  "and that a moved limiter's two % are of different roofs")
 t.is(#compare.offending(pairs_, "slower"), 2, "-failOn=slower: the slower point and the one failing in B")
 t.is(#compare.offending(pairs_, "any"), 4, "-failOn=any: every point that is not the same")
 local r3 = run(3, "m1", { 8, 0.125, 1.001, false }, { { point = { n = 9 }, time = 1 } })
@@ -334,7 +363,8 @@ local A, B = compare.choose("s", { r3, r2, r1 })
 t.ok(A.record.id == 1 and B.record.id == 3, "default: the newest run and the newest before it whose results differ")
 t.is(A.note, nil, "and no note then")
 A, B = compare.choose("s", { r3, r2 })
-t.ok(A.record.id == 2 and B.record.id == 3 and (A.note or ""):find("no earlier run on m1 has other results: comparing with the run just before %(run 2%)"),
+t.ok(A.record.id == 2 and B.record.id == 3 and (A.note
+  or ""):find("no earlier run on m1 has other results: comparing with the run just before %(run 2%)"),
   "no earlier run differs: the run just before, and a note says so (" .. tostring(A.note) .. ")")
 A, B = compare.choose("s", { r3, r2, r1 }, "2")
 t.ok(A.record.id == 2 and B.record.id == 3, "A given: B is the newest")
@@ -343,14 +373,16 @@ t.raises(function() compare.choose("s", { r3, r2 }, "7") end, "no run '7'", "an 
 local r4 = run(4, "m2", { 4, 4, 4, 4 })
 A, B = compare.choose("s", { r4, r3, r2, r1 }, nil, nil, { "m1", "m2" })
 t.ok(A.record.id == 3 and B.record.id == 4, "-machine=m1,m2: the latest run on each")
-t.raises(function() compare.choose("s", { r4 }, nil, nil, { "m1", "m9" }) end, "on machine 'm1'", "a machine without runs is named")
+t.raises(function() compare.choose("s", { r4 }, nil, nil, { "m1", "m9" }) end, "on machine 'm1'",
+  "a machine without runs is named")
 t.raises(function() compare.choose("s", { r4, r3 }, nil, nil, { "m1", "m1" }) end, "names 'm1' twice",
   "-machine with one machine twice is refused")
 local failed = run(5, "m1", { false, false, false, false })
 local fixed = run(6, "m1", { 8, 0.125, 1.001, false }, { { point = { n = 9 }, time = 1 } })
 A, B = compare.choose("s", { fixed, failed, r3, r2, r1 })
 t.ok(A.record.id == 1 and B.record.id == 6,
-  "default: a run whose every point failed (a typo in the kernel) is passed over, as are identical ones (" .. A.record.id .. ")")
+  "default: a run whose every point failed (a typo in the kernel) is passed over, as are identical ones ("
+    .. A.record.id .. ")")
 -- a thread change (the issue's walk: runs 1 and 2 at 1 thread, run 3 at 2, run 4 at 1 again):
 -- the newest run and the newest before it that shares points, not the run just before
 local function at(id, threads, times)
@@ -363,18 +395,21 @@ A, B = compare.choose("s", { t4, t3, t2, t1 })
 t.ok(A.record.id == 2 and B.record.id == 4 and (A.note or ""):find("run 3 shares no point with run 4", 1, true),
   "after a thread change: runs 2 and 4, which share points, and a note says why not run 3 (" .. tostring(A.note) .. ")")
 A, B = compare.choose("s", { t3, t2, t1 })
-t.ok(A.record.id == 1 and B.record.id == 2 and (A.note or ""):find("run 3 shares no point with an earlier run", 1, true),
+t.ok(A.record.id == 1 and B.record.id == 2 and (A.note or ""):find("run 3 shares no point with an earlier run",
+  1, true),
   "the newest run shares no point with an earlier one: the newest two that do (" .. tostring(A.note) .. ")")
 local x, y = compare.sharing_pair({ t4, t3, t2, t1 }, t3, t4)
 t.ok(x == t2 and y == t4, "runs 3 and 4 named: the run that would compare with 4 is named (run 2)")
 x = compare.sharing_pair({ t3, at(9, 4, { 1 }) }, t3, nil)
 t.is(x, nil, "no two runs share a point: none named")
-local line = require("rot.compare.output").summary_line(compare.summary(compare.match({ record = t3 }, { record = t4 }, true)), nil,
+local line = require("rot.compare.output").summary_line(compare.summary(compare.match({ record = t3 },
+  { record = t4 }, true)), nil,
   "rot compare ./lulesh2.0 2 4")
 t.ok(line:find("no point timed in both; runs that share points compare: rot compare ./lulesh2.0 2 4", 1, true),
   "the summary line of a pair that shares nothing names the command that compares: " .. line)
 local ok, err = pcall(compare.choose, "study", { r3, r2 }, "7", nil, nil, "/x/study.lua")
-t.ok(not ok and err.hint:find("`rot history /x/study.lua`", 1, true), "hints name the measurement as typed: " .. tostring(err.hint))
+t.ok(not ok and err.hint:find("`rot history /x/study.lua`", 1, true),
+  "hints name the measurement as typed: " .. tostring(err.hint))
 
 -- the survey's loops are paired by source line and function, whatever their depth in each build
 local ka = history.keyed({ points = { { point = { command = "mv", region = "mv.c:25 loop in row (depth 3 of 3)" },
@@ -383,6 +418,7 @@ local kb = history.keyed({ points = { { point = { command = "mv", region = "mv.c
   survey = "loop" }, { point = { command = "mv", region = "outer (depth 1 of 1)" } } } })
 local same, other = 0, 0
 for k in pairs(ka) do if kb[k] then same = same + 1 else other = other + 1 end end
-t.is(same .. "/" .. other, "1/1", "a survey loop is paired across builds that nest it otherwise; a marked region by its name")
+t.is(same .. "/" .. other, "1/1",
+  "a survey loop is paired across builds that nest it otherwise; a marked region by its name")
 
 t.done()

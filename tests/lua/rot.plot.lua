@@ -8,6 +8,7 @@ local rot = require "rot"
 local sys = require "rot.sys"
 local plot = require "rot.plot"
 local place = require "rot.plot.place"
+local textsize = require "rot.plot.text"
 local check = require "rot.plot.check"
 local cplot = require "rot.compare.plot"
 
@@ -34,7 +35,7 @@ local long = "L4 triad 49.25 GB/s (unstable, 9%)"
 local f = place.frame(plot.geometry, { 1, 10 }, { 1, 10 }, false, false)
 local b = place.box(f, { px = 100, py = 100, text = long, font = 9 })
 t.ok(b.x1 - b.x0 >= 184 and b.x1 - b.x0 < 200, "a label's box is as wide as the PNG draws it: " .. (b.x1 - b.x0))
-t.ok(math.abs(place.textwidth("MMMMMMMMMM") - 8.33) < 0.01 and place.textwidth("iiiiiiiiii") < 2.3,
+t.ok(math.abs(textsize.width("MMMMMMMMMM") - 8.33) < 0.01 and textsize.width("iiiiiiiiii") < 2.3,
   "widths per character (Helvetica's): ten M 8.33 em, ten i 2.22")
 local r = place.box(f, { px = 100, py = 100, text = long, font = 9, angle = 41.49 })
 t.ok(r.x1 - r.x0 > 0.74 * 184 and r.y1 - r.y0 > 0.66 * 184, "and so is its box rotated with a roof")

@@ -43,7 +43,8 @@ local function same(a, b)
   return true
 end
 
-local rows = { { s = "triad", intensity = 0.083, gflops = 4.1, lab = "1 KiB" }, { s = "triad", intensity = 0.083, gflops = 2.2, lab = "1 MiB" },
+local rows = { { s = "triad", intensity = 0.083, gflops = 4.1, lab = "1 KiB" }, { s = "triad", intensity = 0.083,
+  gflops = 2.2, lab = "1 MiB" },
   { s = "copy", intensity = 0.5, gflops = 9.5, lab = "4 KiB" } }
 local function opts(change)
   local o = { rows = rows, name = "memo", dir = dir, title = "memo", memo = store,
@@ -60,12 +61,17 @@ local function twice(o, what, want_written)
   local svg = plot.roofline(o)
   local after = state("memo")
   t.ok(drawn == n + 1 and svg == dir .. "/memo.svg", what .. ": drawn again")
-  if want_written ~= nil then t.ok(not same(before, after) == want_written, what .. (want_written and ": a file written" or ": no file written (same text)")) end
-  t.ok(plot.roofline(o) == svg and drawn == n + 1 and same(state("memo"), after), what .. ": its rerun draws nothing, every file's time stays")
+  if want_written ~= nil then
+    t.ok(not same(before, after) == want_written, what .. (want_written and ": a file written"
+      or ": no file written (same text)"))
+  end
+  t.ok(plot.roofline(o) == svg and drawn == n + 1 and same(state("memo"), after), what
+    .. ": its rerun draws nothing, every file's time stays")
 end
 
 twice(opts(), "a new plot", true)
-twice(opts(function() rows[2] = { s = "triad", intensity = 0.083, gflops = 2.3, lab = "1 MiB" } end), "a point's value", true)
+twice(opts(function() rows[2] = { s = "triad", intensity = 0.083, gflops = 2.3, lab = "1 MiB" } end),
+  "a point's value", true)
 twice(opts(function() rows[3] = { s = "copy", intensity = 0.5, gflops = 9.5, lab = "8 KiB" } end), "a label", true)
 twice(opts(function(o) o.title = "memo, retitled" end), "an option (title)", true)
 twice(opts(function(o) o.title = "memo, retitled"; o.bandwidth[1].gbs = 119 end), "a ceiling", true)

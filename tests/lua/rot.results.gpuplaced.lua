@@ -16,7 +16,8 @@ local function metrics(fma, L1, L2, HBM)
   v["gpu__time_duration.sum"] = 1e6
   return v
 end
-local function near(got, want, rel, name) t.ok(math.abs(got - want) <= rel * math.abs(want), name .. " (" .. got .. ")") end
+local function near(got, want, rel, name) t.ok(math.abs(got - want) <= rel * math.abs(want), name .. " ("
+  .. got .. ")") end
 -- round ceilings: GFLOP/s and GB/s
 local C = { double = 30000, single = 60000, half = 120000, L1 = 30000, L2 = 10000, HBM = 4000 }
 

@@ -41,7 +41,8 @@ local function content(cache_dir, sha, where, name, run)
   if text then return text end
   local now = sys.readfile(where)
   if now and sys.sha256(now) == sha then return now end
-  return nil, "run " .. run .. "'s " .. name .. " is not in the source store and " .. (now and "has changed since" or "is gone")
+  return nil, "run " .. run .. "'s " .. name .. " is not in the source store and " .. (now
+    and "has changed since" or "is gone")
 end
 
 --[[ Which recorded files need a copy of rot's checkout: a file of the checkout outside core/
@@ -118,7 +119,9 @@ local function materialize(s, dir, rec, b, notes)
     end
     local path = k.file and place(k.file) or (k.file and keys.untag(s, k.path, k.file)) or k.path
     local used, err = gen.macros(path)
-    if not used then return nil, "cannot read the macros of run " .. rec.id .. "'s kernel '" .. k.name .. "': " .. tostring(err) end
+    if not used then
+      return nil, "cannot read the macros of run " .. rec.id .. "'s kernel '" .. k.name .. "': " .. tostring(err)
+    end
     for _, m in ipairs(used) do macro_set[m] = true end
     kinfo.kernels[i] = { name = k.name, path = path, key = kernels.key(ks, path) }
   end
@@ -164,7 +167,8 @@ end
 local function app_ready(s, rec, desc)
   for path, h in pairs(desc.app.inputs or {}) do
     if s:remember("remeasure-input:" .. path, function() return sha_of(path) or false end) ~= h then
-      return nil, "run " .. rec.id .. "'s input '" .. path .. "' " .. (sys.stat(path) and "has changed since" or "is gone")
+      return nil, "run " .. rec.id .. "'s input '" .. path .. "' " .. (sys.stat(path)
+        and "has changed since" or "is gone")
     end
   end
   for k, v in pairs(desc.app.inherited or {}) do
@@ -182,7 +186,8 @@ local function desc_of(s, rec, p)
   local desc, err = util.deserialize(text, "how")
   local params = record.params(tostring(p.params))
   if not (desc and params) then
-    return nil, "run " .. rec.id .. "'s record is damaged: " .. tostring(err or ("parameters '" .. tostring(p.params) .. "'"))
+    return nil, "run " .. rec.id .. "'s record is damaged: " .. tostring(err or ("parameters '"
+      .. tostring(p.params) .. "'"))
   end
   for i, w in ipairs(desc.workloads or {}) do w.params = params[i] or {} end
   local child = desc.child
@@ -232,7 +237,8 @@ end
 -- What a side of a pair is measured by: its record's how, parameters and build, and its
 -- coordinates but an application's region (its program and regions share one invocation).
 local function measured_by(rec, x)
-  return table.concat({ rec.id, tostring(x.how), tostring(x.params), tostring(x.build), regions.point_key(x.point) }, "|")
+  return table.concat({ rec.id, tostring(x.how), tostring(x.params), tostring(x.build),
+    regions.point_key(x.point) }, "|")
 end
 
 -- The row of a measurement a pair takes its time from: an application's region (or its
@@ -316,7 +322,8 @@ function M.run(s, A, B, matched, rounds)
   for i, result in ipairs(alternate.measure(s, plan, rounds)) do
     local g = groups[i]
     for _, p in ipairs(g.pairs) do
-      if result.why then p.not_remeasured = result.why else p.remeasured = { ta = {}, tb = {}, ratios = {}, rounds = rounds } end
+      if result.why then p.not_remeasured = result.why else p.remeasured = { ta = {}, tb = {},
+        ratios = {}, rounds = rounds } end
     end
     for r, round in ipairs(result.rounds or {}) do record_round(g, r, round) end
   end

@@ -116,7 +116,9 @@ local function env_of(spec, threads)
   local env = {}
   if spec.env ~= nil and type(spec.env) ~= "table" then util.fail("env must be a table NAME = value") end
   for k, v in pairs(spec.env or {}) do
-    if type(k) ~= "string" or not k:match("^[%a_][%w_]*$") then util.fail("env: '" .. tostring(k) .. "' is no variable name") end
+    if type(k) ~= "string" or not k:match("^[%a_][%w_]*$") then
+      util.fail("env: '" .. tostring(k) .. "' is no variable name")
+    end
     env[k] = text(v, "env." .. k)
   end
   if threads and env.OMP_NUM_THREADS == nil then env.OMP_NUM_THREADS = tostring(threads) end
@@ -132,7 +134,9 @@ local function inputs_of(s, spec)
   local out = {}
   if spec.inputs ~= nil and type(spec.inputs) ~= "table" then util.fail("inputs must be a list of files") end
   for i, f in ipairs(spec.inputs or {}) do
-    if type(f) ~= "string" or sys.stat(f) ~= "file" then util.fail("input " .. i .. ": no file '" .. tostring(f) .. "'") end
+    if type(f) ~= "string" or sys.stat(f) ~= "file" then
+      util.fail("input " .. i .. ": no file '" .. tostring(f) .. "'")
+    end
     local path = assert(sys.realpath(f))
     out[path] = content_hash(s, path)
   end
@@ -142,7 +146,8 @@ end
 --[[ describe(session, spec [, fp]) -> description, build inputs {kernels = {}, macros = {},
   app = true}. What can change the result: the program (by content), its arguments, the
   environment it gets (the spec's, and rot's own variables that matter), the directory it runs
-  in, the inputs the spec names, its sampling period (samplingInterval), the counters, the threads it is told to use, the run policy,
+  in, the inputs the spec names, its sampling period (samplingInterval), the counters, the threads it is told to
+  use, the run policy,
   the round and the machine; and the compiler that builds rot's recorder. ]]
 function M.describe(s, spec, fp)
   fields.check(spec, SPEC_FIELDS, "the point for application '" .. tostring(spec.app) .. "'")

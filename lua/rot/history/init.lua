@@ -160,7 +160,8 @@ end
 
 --[[ Whether record only repeats the newest record on its machines (key) among files (M.files
   of the folder): it measured nothing, nothing failed, it ran to its end, and every point has
-  the time, run count and bound that record has. A rerun from the cache (the plot code changed, say) is not a run of its own: it
+  the time, run count and bound that record has. A rerun from the cache (the plot code changed, say) is not a run of
+  its own: it
   would push measured runs out of the history and tell `rot compare` nothing. ]]
 function M.repeats(files, key, record)
   local c = record.counts

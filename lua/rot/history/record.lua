@@ -101,7 +101,8 @@ end
   because `rot history` says their change in its own words: key (a path: "app.env") -> those
   words. Every other key is kept, and a change of its value named (rot.history.changes). ]]
 M.SAID = { machine = "machine", flags = "flags", macros = "macros", threads = "threads",
-  ["workloads.threads"] = "threads", ["workloads.kernel"] = "its source files (kernels/NAME.c changed, added, no longer read)",
+  ["workloads.threads"] = "threads",
+    ["workloads.kernel"] = "its source files (kernels/NAME.c changed, added, no longer read)",
   ["workloads.params"] = "the point's own coordinates (another point)", ["app.path"] = "its program's file",
   ["app.hash"] = "its program's file (NAME changed)", ["app.args"] = "the point's own coordinates (its command)",
   ["app.env"] = "environment", ["app.inherited"] = "environment", ["app.inputs"] = "its input files (NAME changed)" }
@@ -243,7 +244,9 @@ local function point_of(row, here)
   if row.machine and row.machine ~= here then p.machine = row.machine end
   if row.nodeType and row.nodeType ~= "" then p.nodeType = row.nodeType end
   if row.entry and row.time then
-    for _, k in ipairs({ "time", "gbs", "gflops", "intensity", "spread", "runs", "workingSet", "rounds" }) do p[rec(k)] = row[k] end
+    for _, k in ipairs({ "time", "gbs", "gflops", "intensity", "spread", "runs", "workingSet", "rounds" }) do
+      p[rec(k)] = row[k]
+    end
     if row.converged == false then p[rec("converged")] = false end
     if row.roundsAgree == false then p[rec("roundsAgree")] = false end
     if row.counters and next(row.counters) then p[rec("counters")] = row.counters end
@@ -289,7 +292,8 @@ local function ceilings_shown(c, rows)
   local compute, bandwidth = ceilings.shown(c, bounds.families(rows))
   local out = { compute = {}, bandwidth = {}, threads = c.threads }
   for _, x in ipairs(compute) do
-    out.compute[#out.compute + 1] = { label = x.label, gflops = x.gflops, spread = x.spread, unstable = x.unstable or nil }
+    out.compute[#out.compute + 1] = { label = x.label, gflops = x.gflops, spread = x.spread,
+      unstable = x.unstable or nil }
   end
   for _, b in ipairs(bandwidth) do
     out.bandwidth[#out.bandwidth + 1] = { label = b.label, gbs = b.gbs, family = b.family, spread = b.spread,
@@ -365,7 +369,9 @@ local function store_sources(cache_dir, store)
     local text = not sources.has(cache_dir, sha) and sys.readfile(path)
     if text and sys.sha256(text) == sha then
       local ok, err = sources.put(cache_dir, sha, text)
-      if not ok then io.stderr:write("rot: warning: '", path, "' was not kept in the source store: ", tostring(err), "\n") end
+      if not ok then
+        io.stderr:write("rot: warning: '", path, "' was not kept in the source store: ", tostring(err), "\n")
+      end
     end
   end
 end
@@ -407,7 +413,8 @@ function M.save(s, o)
   if id or same then digest.keep(s, o, d) end
   if same then return nil end
   if not id then
-    io.stderr:write("rot: warning: the run record was not written: ", tostring(util.is_error(err) and err.message or err), "\n")
+    io.stderr:write("rot: warning: the run record was not written: ", tostring(util.is_error(err)
+      and err.message or err), "\n")
     return nil, util.is_error(err) and (err.code or 0) >= 128 and err or nil
   end
   return rec

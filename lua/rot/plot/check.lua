@@ -2,7 +2,7 @@
 -- script (its geometry) and its data files: how tests hold the placer to its word.
 local place = require "rot.plot.place"
 local key = require "rot.plot.key"
-local ceilings = require "rot.plot.roofs"
+local roofs = require "rot.plot.roofs"
 
 local M = {}
 
@@ -99,7 +99,7 @@ function M.check(gp, read)
   local x1, x2 = gp:match("set xrange %[([^:]+):([^%]]+)%]")
   local y1, y2 = gp:match("set yrange %[([^:]+):([^%]]+)%]")
   local defects = { key = key.check(gp, g), unlabelled = {}, hidden = {}, on_line = {}, colours = {},
-    bands = ceilings.wide_bands(gp) }
+    bands = roofs.wide_bands(gp) }
   if not x1 or not y1 then return {}, {}, {}, defects end
   local xr, yr = { tonumber(x1), tonumber(x2) }, { tonumber(y1), tonumber(y2) }
   local f = place.frame(g, xr, yr, logx, logy)

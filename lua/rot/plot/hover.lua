@@ -22,7 +22,8 @@ local function pairs_text(t) return table.concat(util.assignments(t), " ") end
 -- application's: its program with its arguments).
 local function desc_lines(d, lines)
   if d.app then
-    lines[#lines + 1] = "program " .. util.basename(d.app.path) .. (#d.app.args > 0 and (" " .. table.concat(d.app.args, " ")) or "")
+    lines[#lines + 1] = "program " .. util.basename(d.app.path) .. (#d.app.args > 0 and (" "
+      .. table.concat(d.app.args, " ")) or "")
   end
   for _, w in ipairs(d.workloads or {}) do
     local p = pairs_text(w.params)
@@ -41,7 +42,8 @@ function M.summary_lines(x, lines)
       x.gbs and string.format("%.4g", x.gbs) or "-", x.gflops and string.format("%.4g", x.gflops) or "-")
   end
   if x.fraction then
-    lines[#lines + 1] = string.format("%.0f%% of bound%s%s", x.fraction * 100, x.limiter and (" (" .. x.limiter .. ")") or "",
+    lines[#lines + 1] = string.format("%.0f%% of bound%s%s", x.fraction * 100, x.limiter and (" ("
+      .. x.limiter .. ")") or "",
       x.above and ", above it" or "")
   end
   if x.spread then
@@ -65,18 +67,22 @@ function M.text(r)
   desc_lines(r.desc, lines)
   if r.survey then -- the loop survey's: where it is, its share of the samples, its trips
     lines[#lines + 1] = r.region
-    if r.sourceFile then lines[#lines + 1] = "source " .. r.sourceFile .. (r.sourceLine and (":" .. r.sourceLine) or "") end
+    if r.sourceFile then
+      lines[#lines + 1] = "source " .. r.sourceFile .. (r.sourceLine and (":" .. r.sourceLine) or "")
+    end
     lines[#lines + 1] = string.format("%s of the time (%d samples)%s", string.format("%.1f%%", (r.share or 0) * 100),
       r.samples or 0, r.loopIterations and string.format(", %d iterations in %d entries", r.loopIterations,
         r.loopEntries or 0) or "")
   elseif r.region then
-    lines[#lines + 1] = string.format("region %s: %s calls, %s a call, %s of the time, %s", r.region, tostring(r.calls or "-"),
+    lines[#lines + 1] = string.format("region %s: %s calls, %s a call, %s of the time, %s", r.region,
+      tostring(r.calls or "-"),
       r.timePerCall and util.seconds(r.timePerCall) or "-", r.share and string.format("%.1f%%", r.share * 100) or "-",
       r.counts or "")
   end
   M.summary_lines(r, lines)
   local m = r.nodeType and r.nodeType ~= "" and r.nodeType or nil
-  lines[#lines + 1] = (r.failed and "failed" or r.cached and "from the cache" or "measured") .. (m and (" on " .. m) or "")
+  lines[#lines + 1] = (r.failed and "failed" or r.cached and "from the cache" or "measured") .. (m and (" on "
+    .. m) or "")
   return M.join(lines)
 end
 

@@ -6,7 +6,8 @@
 local sys = require "rot.sys"
 local util = require "rot.util"
 local place = require "rot.plot.place"
-local ceilings = require "rot.plot.roofs"
+local textsize = require "rot.plot.text"
+local roofs = require "rot.plot.roofs"
 local hover = require "rot.plot.hover"
 local key = require "rot.plot.key"
 local memo = require "rot.plot.memo"
@@ -80,7 +81,8 @@ local function header(kind, o, xlabel, ylabel, xr, yr, logx, logy)
   local g = M.geometry
   local gp = {
     "# rot " .. kind .. " '" .. o.name .. "'. Re-render: gnuplot " .. o.name .. ".gp",
-    string.format("# rot geometry %d %d %.4g %.4g %.4g %.4g %d %s %s", g.width, g.height, g.left, g.right, g.bottom, g.top,
+    string.format("# rot geometry %d %d %.4g %.4g %.4g %.4g %d %s %s", g.width, g.height, g.left, g.right,
+      g.bottom, g.top,
       g.small, logx and "logx" or "linx", logy and "logy" or "liny"),
     'if (!exists("suffix")) suffix = ""',
     "set title " .. q(o.title or o.name) .. " font '," .. g.font + 1 .. "'",
@@ -89,16 +91,17 @@ local function header(kind, o, xlabel, ylabel, xr, yr, logx, logy)
     string.format("set xrange [%.9g:%.9g]", xr[1], xr[2]),
     string.format("set yrange [%.9g:%.9g]", yr[1], yr[2]),
     "set grid xtics ytics mxtics mytics lc rgb '#e4e4e4'",
-    string.format("set lmargin at screen %.4g\nset rmargin at screen %.4g\nset bmargin at screen %.4g\nset tmargin at screen %.4g",
+    string.format("set lmargin at screen %.4g\nset rmargin at screen %.4g\nset bmargin at screen "
+      .. "%.4g\nset tmargin at screen %.4g",
       g.left, g.right, g.bottom, g.top),
     key.command(g),
     "set samples 600",
   }
-  if logx and logy then gp[#gp + 1] = "set logscale xy" elseif logx then gp[#gp + 1] = "set logscale x" elseif logy then gp[#gp + 1] = "set logscale y" end
+  if logx or logy then gp[#gp + 1] = "set logscale " .. (logx and "x" or "") .. (logy and "y" or "") end
   return gp
 end
 M.header = header
-M.ceiling_lists, M.draw_ceilings = ceilings.lists, ceilings.draw
+M.ceiling_lists, M.draw_ceilings = roofs.lists, roofs.draw
 
 --[[ A roofline's ranges, [lo, hi] on each axis: the points' box (xlo, xhi, ylo, yhi: math.huge,
   0 when there are none) widened to every ceiling and ridge point, with room for the top
@@ -124,7 +127,8 @@ M.share_size = data.share_size
 
 -- The markers of a roofline's series, its ridge points and the rings of points above their
 -- bound, and of an xy plot's series: drawn with these, kept free of labels as large as drawn.
-local ROOF_POINT, ABOVE, XY_POINT, STEP, UNSETTLED = "pt 7 ps 0.8", "pt 8 ps 2", "pt 7 ps 0.6", "pt 3 ps 1.2", "pt 4 ps 1.6"
+local ROOF_POINT, ABOVE, XY_POINT, STEP, UNSETTLED = "pt 7 ps 0.8", "pt 8 ps 2", "pt 7 ps 0.6",
+  "pt 3 ps 1.2", "pt 4 ps 1.6"
 
 --[[ Marks at some of a roofline's points, kept free of labels, in a datablock: at each of
   list's {i=, x=, y=, on=} (on: at the point itself, the i-th of points), drawn as style in
@@ -143,7 +147,8 @@ local function marks(f, pl, list, gp, plots, name, style, colour, title, points)
     if p and m.on then p.r = math.max(p.r or 0, place.marker_radius(style)) end
   end
   gp[#gp + 1] = "EOD"
-  plots[#plots + 1] = string.format("$%s using 1:2 with points %s lw 1.5 lc rgb '%s' title %s noenhanced", name, style, colour,
+  plots[#plots + 1] = string.format("$%s using 1:2 with points %s lw 1.5 lc rgb '%s' title %s noenhanced",
+    name, style, colour,
     q(title))
 end
 
@@ -160,9 +165,9 @@ local function draw_roofline(d)
   local plots, labels, elements = {}, {}, {}
   for _, n in ipairs(d.notes or {}) do plots[#plots + 1] = key.entry(n) end -- first in the key: which ceilings
   M.draw_ceilings(f, pl, compute, bandwidth, peak, xr, yr, plots, labels)
-  ceilings.own(f, pl, d.own_roofs, xr, yr, plots)
-  ceilings.bands(plots, compute, bandwidth, peak)
-  ceilings.ridges(f, pl, bandwidth, peak, gp, plots)
+  roofs.own(f, pl, d.own_roofs, xr, yr, plots)
+  roofs.bands(plots, compute, bandwidth, peak)
+  roofs.ridges(f, pl, bandwidth, peak, gp, plots)
   local dfile = d.name .. ".dat"
   for i, s in ipairs(order) do
     local color = M.palette[(i - 1) % #M.palette + 1]
@@ -175,10 +180,13 @@ local function draw_roofline(d)
     end
     plots[#plots + 1] = elements[i]
   end
-  if d.sized and #order > 0 then plots[#plots + 1] = "NaN with points pt 6 ps 1.5 lc rgb '#888888' title 'marker area: share of time'" end
-  marks(f, pl, d.marks.above, gp, plots, "above", ABOVE, place.mark_colour(#order), "above its bound (^ in the table)", points)
+  if d.sized and #order > 0 then
+    plots[#plots + 1] = "NaN with points pt 6 ps 1.5 lc rgb '#888888' title 'marker area: share of time'"
+  end
+  marks(f, pl, d.marks.above, gp, plots, "above", ABOVE, place.mark_colour(#order),
+    "above its bound (^ in the table)", points)
   marks(f, pl, d.marks.unsettled, gp, plots, "unsettled", UNSETTLED, place.mark_colour(#order), d.unsettled, points)
-  marks(f, pl, d.marks.stepbounds, gp, plots, "stepbounds", STEP, ceilings.GREY,
+  marks(f, pl, d.marks.stepbounds, gp, plots, "stepbounds", STEP, roofs.GREY,
     d.bound_title or "bound between two levels (peaks' sweep)", points)
   table.move(d.not_drawn, 1, #d.not_drawn, #plots + 1, plots)
   local pls, _, missed = point_labels(f, pl, points, d.labels or "auto", 0, dat) -- the ceilings' labels numbered first
@@ -253,7 +261,7 @@ local VLINE = "#888888"
   (right, then left), at the first place where it overlaps nothing; nil when there is none. ]]
 local function vline_label(f, pl, x, yr, text)
   local px = f.px(x, yr[1])
-  local below, above = place.ink(M.geometry.small)
+  local below, above = textsize.ink(M.geometry.small)
   local shape = {}
   for i = 0, 15 do
     local top = f.H - 3 - i * f.H / 16
@@ -281,7 +289,8 @@ end
 local function xy_vlines(f, pl, vlines, yr, gp)
   local n, keyed = 0, {}
   for i, v in ipairs(vlines or {}) do
-    gp[#gp + 1] = string.format("set arrow %d from %.9g, graph 0 to %.9g, graph 1 nohead dt 3 lc rgb '%s'", i, v.x, v.x, VLINE)
+    gp[#gp + 1] = string.format("set arrow %d from %.9g, graph 0 to %.9g, graph 1 nohead dt 3 lc rgb '%s'", i,
+      v.x, v.x, VLINE)
     local lab = vline_label(f, pl, v.x, yr, v.label)
     if lab then
       n = n + 1
@@ -304,7 +313,7 @@ local function draw_xy(d)
   local points = add_series(f, pl, dat, order, d.series, place.marker_radius(XY_POINT), d.labels)
   local gp = header("plot", d, d.xlabel or "x", d.ylabel or "y", xr, yr, d.logx, d.logy)
   if d.xbytes and d.logx then gp[#gp + 1] = byte_tics(xr[1], xr[2]) end
-  local curves = ceilings.curves(f, pl, d.curves, gp)
+  local curves = roofs.curves(f, pl, d.curves, gp)
   local n, keyed = xy_vlines(f, pl, d.vlines, yr, gp)
   local plots, dfile, elements = {}, d.name .. ".dat", {}
   for i, s in ipairs(order) do

@@ -3,6 +3,7 @@
 -- left unlabelled.
 local util = require "rot.util"
 local place = require "rot.plot.place"
+local textsize = require "rot.plot.text"
 
 local M = {}
 
@@ -33,10 +34,10 @@ end
   the union over the terminals: {x0, y0, x1, y1}. g: the geometry (width, height, small); kx,
   ky: the key's corner in screen fractions. ]]
 function M.box(g, kx, ky, i, text)
-  local w = place.textwidth(text)
-  local below, above = place.ink_of(text)
+  local w = textsize.width(text)
+  local below, above = textsize.ink_of(text)
   local x0, y0, x1, y1 = math.huge, math.huge, -math.huge, -math.huge
-  for _, t in ipairs(place.terminals) do
+  for _, t in ipairs(textsize.terminals) do
     local k = M.terminals[t.name]
     local e = t.em * g.small
     local x = kx * g.width + k.text

@@ -1,5 +1,7 @@
 -- rot.plot.place: where labels go: data to pixels, each label's box as the largest terminal
 -- draws it, and the placer that keeps labels off each other, points, lines and arrows.
+local textsize = require "rot.plot.text"
+
 local M = {}
 
 -- Okabe & Ito's colour-blind-safe palette, the most distinct first.
@@ -17,62 +19,6 @@ end
 -- backquotes, even inside double quotes) escaped, a newline as \n: no text reaches a shell.
 local function q(s) return '"' .. tostring(s):gsub('[\\"`]', "\\%0"):gsub("\n", "\\n") .. '"' end
 M.quote = q
-
--- Helvetica's advance widths (its AFM, thousandths of an em) of the printable ASCII characters,
--- space first; the fonts terminals draw "Helvetica" with (Nimbus Sans, Liberation Sans, Arial)
--- share them. Any other character counts as 0.6 em.
-local WIDTHS = { 278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278, 278, 556, 556, 556, 556, 556,
-  556, 556, 556, 556, 556, 278, 278, 584, 584, 584, 556, 1015, 667, 667, 722, 722, 667, 611, 778, 722, 278, 500, 667, 556, 833,
-  722, 778, 667, 778, 722, 667, 611, 722, 667, 944, 667, 667, 611, 278, 278, 278, 469, 556, 333, 556, 556, 500, 556, 556, 278,
-  556, 556, 222, 222, 500, 222, 833, 556, 556, 556, 556, 333, 500, 278, 556, 500, 722, 500, 500, 500, 334, 260, 334, 584 }
-
--- The width of a text in ems (UTF-8: a character is a sequence, a stray byte one character).
-local widths = {} -- by text: a label tried at many places is measured once
-function M.textwidth(s)
-  local w = widths[s]
-  if w then return w end
-  w = 0
-  for ch in s:gmatch("[\0-\127\192-\255][\128-\191]*") do w = w + (WIDTHS[ch:byte() - 31] or 600) / 1000 end
-  widths[s] = w
-  return w
-end
-
---[[ How each terminal draws a label of font size f, in pixels of the canvas (gnuplot 5.4,
-  measured): its em (the SVG's f px; pngcairo's text at 96 dpi, a third larger; pdfcairo's
-  smaller), and one character of an `offset`, which the terminal's own font sets (rot.plot's
-  finish: svg "Helvetica,11", pngcairo "Helvetica,9", pdfcairo "Helvetica,9" on 10 in). ]]
-M.terminals = {
-  { name = "svg", em = 1, hchar = 7.7, vchar = 16.5 },
-  { name = "png", em = 4 / 3, hchar = 7, vchar = 12 },
-  { name = "pdf", em = 0.907, hchar = 4.75, vchar = 8.4 },
-}
--- A line of text's ink below and above its anchor, in ems, in every terminal (gnuplot centres
--- text about its capitals): its baseline 0.44 below, descenders and parentheses 0.68 (any
--- character not ASCII counts as one), capitals 0.46 above.
-local BASELINE, BELOW, ABOVE = 0.44, 0.68, 0.46
-local belows = {} -- by text, as widths are
-local function below(text)
-  local b = belows[text]
-  if not b then
-    b = text:find("[gjpqyQ,;()%[%]{}|_@$\128-\255]") and BELOW or BASELINE
-    belows[text] = b
-  end
-  return b
-end
-
--- How far a text reaches below and above its anchor, in ems.
-function M.ink_of(text) return below(text), ABOVE end
-
--- The largest em of a font size f among the terminals, in pixels.
-local function em(f)
-  local m = 0
-  for _, t in ipairs(M.terminals) do m = math.max(m, t.em * f) end
-  return m
-end
-
--- How far any text of font size f reaches below and above its anchor, in pixels, in every
--- terminal: how far a label keeps its anchor from a line it labels.
-function M.ink(f) return BELOW * em(f), ABOVE * em(f) end
 
 -- How far a label's ink keeps from the middle of the line it labels, in pixels beyond its
 -- ink's reach: the line's half width (1.5) and the 3 pixels labels keep from each other, with
@@ -97,7 +43,7 @@ end
   angle=deg, font=, dx=, dy= (offset in characters)}. gnuplot anchors text at its point,
   vertically about its capitals, and rotates it about that point; an offset moves the anchor
   on the canvas (not rotated), by the terminal's own character. The box holds the text as
-  every terminal draws it (M.terminals): in the text's own frame, the union of theirs. shape: a
+  every terminal draws it (rot.plot.text.terminals): in the text's own frame, the union of theirs. shape: a
   table a caller passes with every label of one text, font, angle, align and offset (one label
   tried at many places), where the text's frame is kept from the first. ]]
 function M.box(f, lab, shape)
@@ -112,15 +58,15 @@ function M.box(f, lab, shape)
     local a = math.rad(lab.angle or 0)
     c, s = math.cos(a), math.sin(a)
     text = tostring(lab.text) -- a label function may give a number
-    local w, down = M.textwidth(text), below(text)
+    local w, down = textsize.width(text), textsize.below(text)
     local dx, dy, align = lab.dx or 0, lab.dy or 0, lab.align
     u0, u1, v0, v1 = math.huge, -math.huge, math.huge, -math.huge
-    for _, t in ipairs(M.terminals) do
+    for _, t in ipairs(textsize.terminals) do
       local ox, oy = dx * t.hchar, dy * t.vchar
       local u, v = ox * c + oy * s, oy * c - ox * s -- the offset, along and across the text
       local e = t.em * font
       local start = align == "right" and -w * e or align == "center" and -w * e / 2 or 0
-      local lo, hi, bottom, top = u + start, u + start + w * e, v - down * e, v + ABOVE * e
+      local lo, hi, bottom, top = u + start, u + start + w * e, v - down * e, v + textsize.ABOVE * e
       if lo < u0 then u0 = lo end
       if u1 < hi then u1 = hi end
       if bottom < v0 then v0 = bottom end
@@ -128,7 +74,8 @@ function M.box(f, lab, shape)
     end
     if shape then shape.c, shape.s, shape.text, shape.u0, shape.u1, shape.v0, shape.v1 = c, s, text, u0, u1, v0, v1 end
   end
-  return M.bounded({ corners = { { px + u0 * c - v0 * s, py + u0 * s + v0 * c }, { px + u1 * c - v0 * s, py + u1 * s + v0 * c },
+  return M.bounded({ corners = { { px + u0 * c - v0 * s, py + u0 * s + v0 * c },
+    { px + u1 * c - v0 * s, py + u1 * s + v0 * c },
     { px + u1 * c - v1 * s, py + u1 * s + v1 * c }, { px + u0 * c - v1 * s, py + u0 * s + v1 * c } }, text = text })
 end
 
@@ -195,14 +142,16 @@ end
   line from (ax, ay) to (bx, by), hw pixels either side (a series' line, a ceiling, an arrow's
   shaft); an arrowhead at (bx, by), len pixels long and angle degrees either side of its shaft. ]]
 function M.square(px, py, r)
-  return M.bounded({ marker = true, corners = { { px - r, py - r }, { px + r, py - r }, { px + r, py + r }, { px - r, py + r } } })
+  return M.bounded({ marker = true, corners = { { px - r, py - r }, { px + r, py - r }, { px + r, py + r },
+    { px - r, py + r } } })
 end
 
 function M.segment(ax, ay, bx, by, hw)
   local len = math.sqrt((bx - ax) ^ 2 + (by - ay) ^ 2)
   if len < 1e-9 then return M.square(ax, ay, hw) end
   local nx, ny = (ay - by) / len * hw, (bx - ax) / len * hw
-  return M.bounded({ marker = true, corners = { { ax + nx, ay + ny }, { bx + nx, by + ny }, { bx - nx, by - ny }, { ax - nx, ay - ny } } })
+  return M.bounded({ marker = true, corners = { { ax + nx, ay + ny }, { bx + nx, by + ny }, { bx - nx, by - ny },
+    { ax - nx, ay - ny } } })
 end
 
 function M.head(ax, ay, bx, by, len, angle)
@@ -256,7 +205,8 @@ end
 -- "set label" for a placed label.
 local function label_cmd(n, lab, color)
   local at = lab.x and string.format("%.9g,%.9g", lab.x, lab.y) or string.format("%.9g,graph %.6g", lab.gx, lab.gy)
-  return string.format("set label %d %s at %s %s rotate by %.4g font ',%d' offset %.3g,%.3g tc rgb '%s' front", n, q(lab.text),
+  return string.format("set label %d %s at %s %s rotate by %.4g font ',%d' offset %.3g,%.3g tc rgb '%s' front",
+    n, q(lab.text),
     at, lab.align or "left", lab.angle or 0, lab.font, lab.dx or 0, lab.dy or 0, color or "#000000")
 end
 
@@ -269,7 +219,8 @@ end
 
 --[[ Point labels of every series, placed greedily: right of the point, else left of it (a
   strip of points, one over the other, labelled on alternating sides where they are far enough
-  apart), else left out (mode "auto": the caller names it in the key, rot.plot.key); "all" keeps every one (overlapping or not), "ends" only each series' first and
+  apart), else left out (mode "auto": the caller names it in the key, rot.plot.key); "all" keeps every one
+  (overlapping or not), "ends" only each series' first and
   last, "none" none. points = {{x=, y=, text=, r= (the marker's radius, pixels), first=, last=,
   color=, series=}}. Placements kept for later (a plot's ceiling labels) go first: every point,
   line and arrow is known by now. Returns the label commands, the last number and the points
@@ -309,7 +260,8 @@ local function point_labels(f, pl, points, mode, first, dat)
       missed[#missed + 1] = { series = pt.series, px = pt.px, py = pt.py, text = pt.text, hidden = pt.hidden }
     end
     for _, other in ipairs(points) do
-      if other.once and other ~= kept and other.series == pt.series and other.text == pt.text and dat and other.line then
+      if other.once and other ~= kept and other.series == pt.series and other.text == pt.text
+        and dat and other.line then
         dat[other.line] = dat[other.line]:gsub(' "[^"]*"', ' ""', 1)
       end
     end
@@ -429,19 +381,21 @@ local function line_label(f, pl, k, text, xr, yr, xend)
   local xstart = math.max(xr[1], yr[1] / k)
   xend = math.min(xend or xr[2], yr[2] / k)
   if xend <= xstart then return nil end
-  local below, above = M.ink(f.g.small)
+  local below, above = textsize.ink(f.g.small)
   local nx, ny = -math.sin(math.rad(angle)), math.cos(math.rad(angle))
   local shape = {}
   for _, lift in ipairs({ below + M.LINE_CLEAR, -(above + M.LINE_CLEAR) }) do
     for i = 0, 60 do
       local x = xstart * (xend / xstart) ^ (0.015 + i * 0.015)
       local px, py = f.px(x, k * x)
-      local lab = at_pixel(f, px + nx * lift, py + ny * lift, { text = text, align = "left", angle = angle, font = f.g.small })
+      local lab = at_pixel(f, px + nx * lift, py + ny * lift, { text = text, align = "left",
+        angle = angle, font = f.g.small })
       if pl.try(lab, shape) then return lab end
     end
   end
   return nil
 end
-M.frame, M.placer, M.line_label, M.label_cmd, M.point_labels, M.at_pixel = frame, placer, line_label, label_cmd, point_labels, at_pixel
+M.frame, M.placer, M.line_label, M.label_cmd, M.point_labels, M.at_pixel = frame, placer, line_label,
+  label_cmd, point_labels, at_pixel
 
 return M

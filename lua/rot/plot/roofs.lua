@@ -2,6 +2,7 @@
 -- bands, ridge points and labels, placed once every point, line and arrow is known (else in the key);
 -- and reference curves on a staircase (the step to DRAM as the peaks' sweep measured it).
 local place = require "rot.plot.place"
+local textsize = require "rot.plot.text"
 
 local M = {}
 local q, label_cmd, line_label = place.quote, place.label_cmd, place.line_label
@@ -71,7 +72,7 @@ end
 -- else a sixteenth of the plot further left, and so on; nil when nowhere.
 local function compute_label(f, pl, c, text, xr)
   local _, py = f.px(xr[2], c.gflops)
-  local below, above = place.ink(f.g.small)
+  local below, above = textsize.ink(f.g.small)
   local shape = {}
   for i = 0, 8 do
     for _, lift in ipairs({ below + place.LINE_CLEAR, -(above + place.LINE_CLEAR), below + 8 }) do

@@ -68,7 +68,8 @@ function M.apply(r)
   for _, k in ipairs(M.CLASSES) do
     if (c[k] or 0) > 0 then
       r.flopsClasses[k] = c[k]
-      r.flopsFma[k], r.flopsAdd[k] = c[protocol.count.fma[k]], c[protocol.count.add[k]] -- (nil: counted by a tool without them)
+      -- (nil: counted by a tool without them)
+      r.flopsFma[k], r.flopsAdd[k] = c[protocol.count.fma[k]], c[protocol.count.add[k]]
     end
     r.flopsCounted = r.flopsCounted + (c[k] or 0)
   end
@@ -173,7 +174,8 @@ M.columns = {
   counted = { "counted", function(r)
     if not M.has(r) then return r.countFailed and "FAILED" or "-" end
     if r.flopsCountedRatio or r.bytesCountedRatio then
-      return string.format("flops %s bytes %s", r.flopsCountedRatio and string.format("%.3f", r.flopsCountedRatio) or "-",
+      return string.format("flops %s bytes %s", r.flopsCountedRatio and string.format("%.3f",
+        r.flopsCountedRatio) or "-",
         r.bytesCountedRatio and string.format("%.3f", r.bytesCountedRatio) or "-")
     end
     return string.format("%s %s", flops(r.flopsCounted), short(r.bytesCounted))
@@ -215,7 +217,8 @@ function M.legend(rows, out)
       if not header then
         header = true
         say(string.format("sources that disagree (counted flops beyond %g%% of another source, bytes beyond %g%%, "
-          .. "counted against the PMU beyond %g%%):", M.TOLERANCE.flops * 100, M.TOLERANCE.bytes * 100, M.TOLERANCE.pmu * 100))
+          .. "counted against the PMU beyond %g%%):", M.TOLERANCE.flops * 100,
+            M.TOLERANCE.bytes * 100, M.TOLERANCE.pmu * 100))
       end
       say("  " .. util.coords(r.point or {}) .. ": " .. r.disagree)
     end
@@ -252,10 +255,12 @@ function M.hint(rows, out)
   if #regions > 0 and #kernels > 0 then who = who .. " and " .. names(kernels, "point") end
   local verb = n == 1 and "declares" or "declare"
   if failed then
-    out:write(who, " ", verb, " no work, and counting failed (", tostring(failed):match("^[^\n]*"), "): nothing places ",
+    out:write(who, " ", verb, " no work, and counting failed (",
+      tostring(failed):match("^[^\n]*"), "): nothing places ",
       n == 1 and "it" or "them", " on the roofline\n")
   elseif #regions > 0 then
-    out:write(who, " ", verb, " no work (rot_region_work): count ", n == 1 and "it" or "them", " with rot profile -count -- ",
+    out:write(who, " ", verb, " no work (rot_region_work): count ", n == 1 and "it" or "them",
+      " with rot profile -count -- ",
       "PROGRAM (a script's point: count = true): the counted flops and bytes then place ", n == 1 and "it" or "them",
       " on the roofline\n")
   else
@@ -299,12 +304,14 @@ end
 -- Whether a row's own point is its L1 point (rot.results.counted.level_rows): a row that took its
 -- counts, or one whose declared work lands within 1 % of its counted L1 point (the same place).
 function M.is_l1_point(r)
-  if not (r.traffic and (r.flopsCounted or 0) > 0 and (r.bytesCounted or 0) > 0 and (r.time or 0) > 0 and not r.failed) then
+  if not (r.traffic and (r.flopsCounted or 0) > 0 and (r.bytesCounted or 0) > 0 and (r.time
+    or 0) > 0 and not r.failed) then
     return false
   end
   if r.counts == "counted" then return true end
   local x, y = r.flopsCounted / r.bytesCounted, r.flopsCounted / r.time / 1e9
-  return r.intensity ~= nil and r.gflops ~= nil and math.abs(r.intensity - x) <= 0.01 * x and math.abs(r.gflops - y) <= 0.01 * y
+  return r.intensity ~= nil and r.gflops ~= nil and math.abs(r.intensity - x) <= 0.01 * x
+    and math.abs(r.gflops - y) <= 0.01 * y
 end
 
 -- The series of a roofline's point: its row's (series(row), or none); a level's point is one

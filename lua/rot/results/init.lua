@@ -48,8 +48,10 @@ local function warn_above(above, what, why)
     return by[a] > by[b] or (by[a] == by[b] and a < b)
   end)
   for _, c in ipairs(names) do each[#each + 1] = c .. " " .. by[c] end
-  io.stderr:write(string.format("rot: warning: %d %s%s above %s bound beyond the spread (up to %.0f%%, marked ^%s); %s\n",
-    #above, what, util.plural(#above, "point is", "points are"), util.plural(#above, "its", "their"), worst.fraction * 100,
+  io.stderr:write(string.format("rot: warning: %d %s%s above %s bound beyond the spread (up to "
+    .. "%.0f%%, marked ^%s); %s\n",
+    #above, what, util.plural(#above, "point is", "points are"), util.plural(#above, "its",
+      "their"), worst.fraction * 100,
     #names > 1 and ("; by ceiling: " .. table.concat(each, ", ")) or "", why(worst)))
 end
 
@@ -89,7 +91,10 @@ end
   suffix: added to it (a second plot: "-bandwidth"). ]]
 function M.default_name(suffix)
   local name = session.current().script
-  if not name then util.fail("this output needs a name: a script run with `rot run` has no measurement name", "name it: results:csv(\"mine\")") end
+  if not name then
+    util.fail("this output needs a name: a script run with `rot run` has no measurement name",
+      "name it: results:csv(\"mine\")")
+  end
   return (name:gsub("[^%w_.-]", "_")) .. (suffix or "")
 end
 
@@ -164,8 +169,10 @@ local function note_unswept(rows, file)
   if #rows == 0 or not s:once("noted unswept") then return end
   local r = rows[1]
   io.stderr:write(string.format("rot: note: %s no bandwidth sweep: %d %s in the step past the last cache's effective "
-    .. "size and short of DRAM's flat tail (%s: %s) %s bounded by that cache's ceiling (%s), the most such a working set "
-    .. "can see, not by what the sweep measured at %s working set; %s\n", file ~= "" and ("the peaks file '" .. file .. "' holds")
+    .. "size and short of DRAM's flat tail (%s: %s) %s bounded by that cache's ceiling (%s), the "
+      .. "most such a working set "
+    .. "can see, not by what the sweep measured at %s working set; %s\n", file ~= "" and ("the peaks file '"
+      .. file .. "' holds")
     or "this machine's stored peaks hold", #rows, util.plural(#rows, "point"), r.level, util.bytes(r.workingSet),
     util.plural(#rows, "is", "are"), r.ceiling, util.plural(#rows, "its", "each one's"),
     file ~= "" and "rot measure peaks writes a peaks.csv with one" or "rot measure peaks stores one"))
@@ -189,7 +196,9 @@ function Results:bounds()
       r.above, r.boundUnstable, r.sweptOver, r.boundCode = b.above, b.unstable, b.swept, b.code
       r.boundSource, r.boundTerms = b.terms and "counted" or "declared", b.terms
       r.boundNote = b.notes and #b.notes > 0 and table.concat(b.notes, "; ") or nil
-      if declared then r.boundDeclared, r.limiterDeclared, r.fractionDeclared = declared.bound, declared.limiter, declared.fraction end
+      if declared then
+        r.boundDeclared, r.limiterDeclared, r.fractionDeclared = declared.bound, declared.limiter, declared.fraction
+      end
       if b.above then above[#above + 1] = r end
       if b.step_fallback then unswept[#unswept + 1] = r end
     end
@@ -262,7 +271,8 @@ end
 -- checked, the output directory, gnuplot, PDF; extra on top. A plot of these rows (extra.rows
 -- unset) has its series' names checked against the levels of their points.
 local function plot_opts(self, o, extra)
-  if not o.name then o = setmetatable({ name = M.default_name() }, { __index = o }) end -- (a copy: o stays the script's)
+  -- (a copy: o stays the script's)
+  if not o.name then o = setmetatable({ name = M.default_name() }, { __index = o }) end
   if not extra.rows then check_level_names(self, o) end
   local series = o.series
   if format.several_machines(self.rows) then -- several machines (Slurm node types): side by side, one series each

@@ -19,7 +19,8 @@ M.MARKER_SHARE = 0.05
 -- A row of the point: the point's own fields, its coordinates with the region.
 local function row_of(point_row, region)
   local r = {}
-  for _, f in ipairs({ "desc", "entry", "partial", "cached", "measured", "failed", "planned", "machine", "nodeType", "hash",
+  for _, f in ipairs({ "desc", "entry", "partial", "cached", "measured", "failed", "planned", "machine",
+    "nodeType", "hash",
     "text", "kinfo", "spec", "settled" }) do
     r[f] = point_row[f]
   end
@@ -52,7 +53,8 @@ local function program_row(row, e, k, eps)
   r.markedThreads = r.ranThreads -- every thread the program ran was in it
   r.stdout = e.meta.stdout and util.unescape_token(e.meta.stdout) -- the fastest invocation's (its last 16 KiB)
   r.stdoutRun, r.stdoutBytes = e.meta.stdoutRun, e.meta.stdoutBytes
-  r.countedStdout = row.countRecord and row.countRecord.stdout -- the counted run's (a count made before rot kept it: nil)
+  -- the counted run's (a count made before rot kept it: nil)
+  r.countedStdout = row.countRecord and row.countRecord.stdout
   local by_run = {}
   for _, x in ipairs(times) do by_run[x.index] = x.t end
   return r, by_run
@@ -63,7 +65,9 @@ end
 local function not_counted(m, rec, i)
   if m["eventError" .. i] then return "not counted: " .. tostring(m["eventError" .. i]) end
   if rec.wholeProcess == 1 then
-    if m.processCountersError then return "not counted: the process-wide counters: " .. tostring(m.processCountersError) end
+    if m.processCountersError then
+      return "not counted: the process-wide counters: " .. tostring(m.processCountersError)
+    end
     return string.format("not counted: one thread entered it, but the process-wide counters ran in %d of its %d "
       .. "calls (the process's first thread reads them: a region begun in another thread has none)",
       rec.processCalls or 0, rec.callsTotal or 0)
@@ -122,7 +126,9 @@ local function region_row(row, name, recs, m, k, eps, program_ns)
   r.workingSet = ws and ws > 0 and ws or nil
   work(r, rec, m, row.desc)
   -- (a region that declares no bytes has no bandwidth, not 0 GB/s)
-  if r.bestCall and r.bytes and r.bytes > 0 and (rec.calls or 0) > 0 then r.bestCallGbs = r.bytes / rec.calls / r.bestCall / 1e9 end
+  if r.bestCall and r.bytes and r.bytes > 0 and (rec.calls or 0) > 0 then
+    r.bestCallGbs = r.bytes / rec.calls / r.bestCall / 1e9
+  end
   quantities.rates(r)
   return r
 end
@@ -265,7 +271,8 @@ local function process_line(r)
   local ran = r.programThreads
   local counted = #(r.counterNames or {}) > 0 and ", its counters" or ""
   return string.format("region '%s' (in threads 1 (all %d)): one thread entered it, outside the program's parallel "
-    .. "regions: it takes the whole process's work while it is open (all %d threads'%s, its counted flops and bytes) and "
+    .. "regions: it takes the whole process's work while it is open (all %d threads'%s, its "
+      .. "counted flops and bytes) and "
     .. "its time from begin to end, and it is bounded by %d threads' ceilings; a region inside a parallel region takes "
     .. "the work of the threads that enter it", r.region, ran, ran, counted, ran)
 end
@@ -277,7 +284,8 @@ local function threads_line(r)
   local counted = #(r.counterNames or {}) > 0 and string.format(", its counters count %s only",
     util.plural(n, "that thread", "those threads")) or ""
   return string.format("region '%s': %d of the %d threads the program ran entered it: it is bounded by %s ceilings%s; "
-    .. "if other threads work during its calls (a parallel loop inside it), begin and end it inside the parallel region, "
+    .. "if other threads work during its calls (a parallel loop inside it), begin and end it "
+      .. "inside the parallel region, "
     .. "in every thread, to count and bound their work", r.region, n, ran,
     n .. " " .. util.plural(n, "thread's", "threads'"), counted)
 end
@@ -314,10 +322,12 @@ end
   record nothing. say(line) writes one. ]]
 local function process_lines(r, m, say)
   local procs, marking = processes(m), {}
-  for _, p in ipairs(procs) do if p.marked then marking[#marking + 1] = string.format("'%s' (pid %d)", p.name, p.pid) end end
+  for _, p in ipairs(procs) do if p.marked then marking[#marking + 1] = string.format("'%s' (pid %d)",
+    p.name, p.pid) end end
   local own = #marking == 1 and procs[1] and procs[1].marked
   if #marking > 0 and not own then
-    say(string.format("application '%s': its regions were recorded in %s%s (of the %d processes of its tree that ran with "
+    say(string.format("application '%s': its regions were recorded in %s%s (of the %d processes "
+      .. "of its tree that ran with "
       .. "rot's recorder, itself included); a region's threads are those of every process that entered it (calls: the "
       .. "thread with the most, time: the longest thread's, work summed); the point's description holds '%s' and its "
       .. "arguments, not the files they start: a rebuilt one is measured again with -useCachedResults=false",
@@ -326,7 +336,8 @@ local function process_lines(r, m, say)
   end
   if m.markersForked then
     say(string.format("application '%s': a process it forked without exec (pid %s) began regions %s %s: not "
-      .. "recorded (a forked process shares its parent's memory and thread states); begin and end regions in the process "
+      .. "recorded (a forked process shares its parent's memory and thread states); begin and "
+        .. "end regions in the process "
       .. "that records, or exec a program from the fork", tostring(r.program), tostring(m.markersForkedPid),
       tostring(m.markersForked), util.plural(tonumber(m.markersForked), "time")))
   end
@@ -392,16 +403,21 @@ function M.legend(rows, out)
       say(string.format("region '%s': %d call(s) never closed (begun, not ended when the program ended): only its "
         .. "completed calls are counted", r.region, r.neverClosed))
     end
-    if r.markerShare and r.markerShare > M.MARKER_SHARE and r.region ~= M.PROGRAM then say(marker_line(r, m, several)) end
+    if r.markerShare and r.markerShare > M.MARKER_SHARE and r.region ~= M.PROGRAM then
+      say(marker_line(r, m, several))
+    end
     if r.region == M.PROGRAM and asked_line(r) then say(asked_line(r)) end
-    if r.region ~= M.PROGRAM and r.time and r.markedThreads and r.programThreads and r.markedThreads < r.programThreads then
+    if r.region ~= M.PROGRAM and r.time and r.markedThreads and r.programThreads
+      and r.markedThreads < r.programThreads then
       say(r.regionRule == "process" and process_line(r) or threads_line(r))
     end
     local procs = r.region == M.PROGRAM and (r.entry or r.partial) and process_lines(r, m, say) or {}
     if r.region == M.PROGRAM and r.entry and m.markersAttached == 0 then
-      say("application '" .. tostring(r.program) .. "': no region recorded: rot's marker recorder was not loaded into it "
+      say("application '" .. tostring(r.program)
+        .. "': no region recorded: rot's marker recorder was not loaded into it "
         .. "(a statically linked program, or one that clears LD_PRELOAD): only its whole time is measured")
-    elseif r.region == M.PROGRAM and r.entry and not (r.entry.regions and #r.entry.regions > 0) and surveyed(rows, r) then
+    elseif r.region == M.PROGRAM and r.entry and not (r.entry.regions and #r.entry.regions > 0)
+      and surveyed(rows, r) then
       say("application '" .. tostring(r.program) .. "' called no marker: its rows are its program's and the loop "
         .. "survey's (where its samples landed)")
     elseif r.region == M.PROGRAM and r.entry and not (r.entry.regions and #r.entry.regions > 0) then
@@ -409,7 +425,8 @@ function M.legend(rows, out)
       for _, p in ipairs(procs) do names[#names + 1] = p.name end
       say("application '" .. tostring(r.program) .. "' called no marker" .. (#procs > 1 and (", nor did any process it "
         .. "started with rot's recorder (" .. table.concat(names, ", ") .. ")") or "") .. ": only its whole time is "
-        .. "measured (a process that closes descriptor 3, clears LD_PRELOAD or ROT_MARKERS_FD, or is statically linked, "
+        .. "measured (a process that closes descriptor 3, clears LD_PRELOAD or ROT_MARKERS_FD, "
+          .. "or is statically linked, "
         .. "records nothing)")
     end
   end
