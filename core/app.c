@@ -98,13 +98,17 @@ static const char *env_value(const struct app *a, const char *name)
 static int build_exec(struct app_run *ar)
 {
 	const struct app *a = &ar->p->app;
-	static const char *const ours[] = {"LD_PRELOAD",
-					   ROT_ARENA_ENV_LIBRARY,
-					   ROT_ARENA_ENV_FD,
-					   "ROT_DRIVER_PID",
-					   "CUDA_INJECTION64_PATH",
-					   "NVTX_INJECTION64_PATH",
-					   NULL};
+	/* the CUDA pair last: a program that is no CUDA one keeps a user's own injection */
+	static const char *const all[] = {"LD_PRELOAD",
+					  ROT_ARENA_ENV_LIBRARY,
+					  ROT_ARENA_ENV_FD,
+					  "ROT_DRIVER_PID",
+					  "CUDA_INJECTION64_PATH",
+					  "NVTX_INJECTION64_PATH",
+					  NULL};
+	static const char *const cpu[] = {"LD_PRELOAD", ROT_ARENA_ENV_LIBRARY, ROT_ARENA_ENV_FD,
+					  "ROT_DRIVER_PID", NULL};
+	const char *const *ours = a->cuda ? all : cpu;
 	size_t ne = 0;
 	while (environ[ne])
 		ne++;

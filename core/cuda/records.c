@@ -40,6 +40,15 @@ static int shape(char *out, size_t len, const uint32_t d[3])
 	return snprintf(out, len, "%u", d[0]);
 }
 
+/* FNV-1a of a name: what tells two cut names apart. */
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
 void cudarec_name(const char *mangled, const uint32_t grid[3], const uint32_t block[3], char *out,
 		  size_t len)
 {
@@ -57,7 +66,15 @@ void cudarec_name(const char *mangled, const uint32_t grid[3], const uint32_t bl
 	shape(b, sizeof b, block);
 	int nt = snprintf(tail, sizeof tail, " <<<%s, %s>>>", g, b);
 	size_t room = len > (size_t)nt ? len - (size_t)nt - 1 : 0;
-	snprintf(out, len, "%.*s%s", (int)(strlen(name) < room ? strlen(name) : room), name, tail);
+	size_t n = strlen(name);
+	if (n <= room) {
+		snprintf(out, len, "%s%s", name, tail);
+	} else { /* cut: the kept part ends in the whole name's hash, so two names never merge */
+		char mark[12];
+		int nm = snprintf(mark, sizeof mark, "~%08x", name_hash(name));
+		size_t keep = room > (size_t)nm ? room - (size_t)nm : 0;
+		snprintf(out, len, "%.*s%s%s", (int)keep, name, mark, tail);
+	}
 	free(d);
 }
 

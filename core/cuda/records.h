@@ -12,7 +12,8 @@
 /* A kernel's region name: its demangled name without return type and parameter list (as ncu's
  * short name: "triad_kernel<double>"), then its launch shape, grid and block, dimensions of 1
  * left off the end ("<<<32768, 1024>>>", "<<<64x64, 16x16>>>"). A name that does not fit in
- * len bytes is cut, its shape kept. A name that does not demangle stays as it is. */
+ * len bytes is cut, its shape kept, the kept part ending in a hash of the whole name (two
+ * names never merge). A name that does not demangle stays as it is. */
 void cudarec_name(const char *mangled, const uint32_t grid[3], const uint32_t block[3], char *out,
 		  size_t len);
 

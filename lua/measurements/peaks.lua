@@ -26,8 +26,7 @@ else
 end
 
 io.stdout:write(string.format("%-22s %-9s %7s %14s %8s %6s  %s\n", "name", "kind", "threads", "value",
-  "spread", "rounds",
-  "how"))
+  "spread", "rounds", "how"))
 local swept = {} -- the sweep's rows (kind sweep) are the staircase below, not the table's
 for _, r in ipairs(out) do
   if r.kind == "sweep" then

@@ -276,10 +276,10 @@ for _, spec in ipairs({ kspec, aspec }) do
   end
 end
 t.ok(enumerated >= 20 and #missed == 0,
-  string.format("each of the %d keys of a kernel's and an application's description "
-  .. "that a record does not say in words of its own is named when its value changes (%s)%s", enumerated,
-  table.concat(util.sorted_keys(named_by), ", "), #missed > 0 and ("; not named: " .. table.concat(missed,
-    "; ")) or ""))
+  string.format("each of the %d keys of a kernel's and an application's description that a record does not "
+  .. "say in words of its own is named when its value changes (%s)%s", enumerated,
+  table.concat(util.sorted_keys(named_by), ", "), #missed > 0 and ("; not named: " .. table.concat(missed, "; "))
+  or ""))
 for key, words in pairs(record.SAID) do
   if words ~= "machine" and words ~= "flags" and words ~= "macros" and words ~= "threads" and words ~= "environment"
     and not words:find("coordinates") and not words:find("file") then

@@ -92,6 +92,14 @@ assert(sys.writefile(dir .. "/memo.gp", gp .. "# a user's line\n"))
 twice(o, "its script edited by hand", true)
 t.is(sys.readfile(dir .. "/memo.gp"), gp, "and its script is rot's again")
 
+-- another gnuplot (here a wrapper of this one): drawn again, to the same files
+local wrapper = tmp .. "/gnuplot-wrapper"
+assert(sys.writefile(wrapper, '#!/bin/sh\nexec gnuplot "$@"\n'))
+assert(sys.run({ "chmod", "+x", wrapper }) == 0)
+o.gnuplot = wrapper
+twice(o, "another gnuplot", false)
+o.gnuplot = nil
+
 -- no memo: drawn every time
 local n = drawn
 o.memo = nil

@@ -33,6 +33,11 @@ static void names(void)
 	cudarec_name(longname, g1, b1, out, sizeof out);
 	ok(strlen(out) == ROT_ARENA_NAME - 1 && strstr(out, " <<<32768, 1024>>>") != NULL,
 	   "a name too long for a region is cut, its shape kept");
+	char other[ROT_ARENA_NAME];
+	longname[303] = 'j'; /* the same name but for its end: another kernel */
+	cudarec_name(longname, g1, b1, other, sizeof other);
+	ok(strlen(other) == ROT_ARENA_NAME - 1 && strcmp(out, other) != 0,
+	   "two long names that differ only past the cut stay two regions (the cut ends in a hash)");
 }
 
 /* Kernel records into an arena, read back as region records. */

@@ -31,8 +31,8 @@ function M.check(s)
   end)
 end
 
---[[ What the engine is: Valgrind's version and the hash of rot's tool's sources (core/count/
-  and core/Makefile): a new Valgrind or a changed tool counts again. ]]
+--[[ What the engine is: Valgrind's version and the hash of rot's tool's sources (core/count/,
+  core/Makefile and the markers' header): a new Valgrind or a changed tool counts again. ]]
 function M.identity(s)
   return s:remember("count-engine", function()
     local _, v = sys.run({ "valgrind", "--version" }, { capture = true })
@@ -42,6 +42,7 @@ function M.identity(s)
     end
     table.sort(files)
     files[#files + 1] = s.home .. "/core/Makefile"
+    files[#files + 1] = s.home .. "/core/include/rot/markers.h" -- librot-count.so is built from it
     return { valgrind = (v or "?"):gsub("%s+$", ""), tool = assert(sys.sha256files(files, { s.home })):sub(1, 16) }
   end)
 end

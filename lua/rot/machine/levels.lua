@@ -242,10 +242,9 @@ function M.disagreements(levels, what)
         l.name, util.bytes(l.reported))
     end
     if l.range then
-      lines[#lines + 1] = string.format("%s%s shows no plateau (%s-%s: triad falls from %.0f to "
-        .. "%.0f GB/s): its ceiling is "
-        .. "their median, unstable", pre, l.name, util.bytes(l.sizes[1]), util.bytes(l.sizes[#l.sizes]),
-          l.range[1], l.range[2])
+      lines[#lines + 1] = string.format("%s%s shows no plateau (%s-%s: triad falls from %.0f to %.0f GB/s): "
+        .. "its ceiling is their median, unstable", pre, l.name, util.bytes(l.sizes[1]),
+        util.bytes(l.sizes[#l.sizes]), l.range[1], l.range[2])
     end
   end
   return lines
@@ -290,8 +289,7 @@ function M.dram_notes(notes, lv, what, short, why)
   if d.flat == false then
     notes[#notes + 1] = string.format("%s: DRAM shows no flat tail up to %s: its ceiling is the fastest of the last "
       .. "octave swept, %dx beyond the caches (from %s, stored as DRAM_from: where DRAM's range begins), unstable%s",
-        what,
-      util.bytes(d.sizes[#d.sizes]), M.beyond, util.bytes(d.from), why and ("; " .. why) or "")
+      what, util.bytes(d.sizes[#d.sizes]), M.beyond, util.bytes(d.from), why and ("; " .. why) or "")
   end
 end
 

@@ -176,11 +176,10 @@ function M.analyse(st, t, reported)
       local c = rounds.ceiling(st.samples[t][si], sizes, fastest)
       if c then
         local code = codes.winner(st.samples[t][si], sizes, c.round, fastest)
-        rows[#rows + 1] = { name = s.name .. "_" .. l.name, kind = "bandwidth", threads = t,
-          value = c.gbs, unit = "GB/s",
-          spread = c.spread, median = c.median, rounds = c.rounds, sizes = sizes, plateau = l.plateau,
-            kernel = s.kernel, stream = si,
-          level = l.name, unflat = l.flat == false or nil, date = c.date, isa = code and codes.list[code].flags }
+        rows[#rows + 1] = { name = s.name .. "_" .. l.name, kind = "bandwidth", threads = t, value = c.gbs,
+          unit = "GB/s", spread = c.spread, median = c.median, rounds = c.rounds, sizes = sizes,
+          plateau = l.plateau, kernel = s.kernel, stream = si, level = l.name, unflat = l.flat == false or nil,
+          date = c.date, isa = code and codes.list[code].flags }
         if s.name == "triad" then l.ceiling = c.gbs end -- the notes quote the ceiling, not the staircase
         rows[#rows].narrow = codes.faster_narrow(st.samples[t][si], sizes, fastest) -- M.notes says so
       end

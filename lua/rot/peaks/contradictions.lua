@@ -61,17 +61,16 @@ function M.notes(an, st, missing)
     local c = M.contradiction(a)
     if c then
       notes[#notes + 1] = string.format("%s: read-only DRAM %.1f GB/s stays below triad %.1f GB/s beyond their "
-        .. "spreads (%.1f%%, %.1f%%) after %d rounds: one stream's misses in flight limit it "
-          .. "where triad's three do not",
-        util.count(t, "thread"), c.read.value, c.triad.value, c.read.spread * 100, c.triad.spread * 100, c.read.rounds)
+        .. "spreads (%.1f%%, %.1f%%) after %d rounds: one stream's misses in flight limit it where triad's three "
+        .. "do not", util.count(t, "thread"), c.read.value, c.triad.value, c.read.spread * 100,
+        c.triad.spread * 100, c.read.rounds)
     end
     for _, v in ipairs(M.inversions(a)) do
       v.row.unstable, v.row.inverted = true, true
+      local below, next_ = (v.row.spread or 0) * 100, (v.next.spread or 0) * 100
       notes[#notes + 1] = string.format("%s: %s %.1f GB/s stays below %s %.1f GB/s beyond their spreads (%.1f%%, "
         .. "%.1f%%): a faster level cannot be slower than the next, so %s is marked unstable; %s",
-          util.count(t, "thread"),
-        v.row.name, v.row.value, v.next.name, v.next.value, (v.row.spread or 0) * 100, (v.next.spread
-          or 0) * 100, v.row.name,
+        util.count(t, "thread"), v.row.name, v.row.value, v.next.name, v.next.value, below, next_, v.row.name,
         rounds.again)
     end
     notes[#notes + 1] = codes.note(util.count(t, "thread"), a.rows)

@@ -55,8 +55,8 @@ local function roofline_lists(o, series, order)
     for _, r in ipairs(series[name]) do
       counts[r.counts or "declared"] = true
       lists[name][#lists[name] + 1] = { x = r.intensity, y = r.gflops, label = label(r),
-        ps = o.size and M.share_size(o.size(r)) or nil, once = o.label_once, of = id(r.countBase
-          or r), level = r.countLevel }
+        ps = o.size and M.share_size(o.size(r)) or nil, once = o.label_once,
+        of = id(r.countBase or r), level = r.countLevel }
     end
   end
   local how = {}
@@ -90,9 +90,8 @@ function M.roofline(o)
   local not_drawn = {}
   key.not_drawn(not_drawn, o.rows, why, named)
   return { name = o.name, dir = o.dir, title = o.title, gnuplot = o.gnuplot, pdf = o.pdf, labels = o.labels,
-    sized = o.size ~= nil, order = order, box = box, lists = lists, apart = apart,
-      counts_note = counts_note, compute = o.compute,
-    bandwidth = o.bandwidth, notes = o.notes, own_roofs = o.own_roofs, bound_title = o.bound_title,
+    sized = o.size ~= nil, order = order, box = box, lists = lists, apart = apart, counts_note = counts_note,
+    compute = o.compute, bandwidth = o.bandwidth, notes = o.notes, own_roofs = o.own_roofs, bound_title = o.bound_title,
     marks = mark_lists(series, order, { above = function(r) return r.above and r.gflops end,
       unsettled = function(r) return r.roundsAgree == false and r.gflops end,
       stepbounds = o.bound_mark or function(r) return r.stepBound and r.bound end }),

@@ -148,8 +148,7 @@ local function marks(f, pl, list, gp, plots, name, style, colour, title, points)
   end
   gp[#gp + 1] = "EOD"
   plots[#plots + 1] = string.format("$%s using 1:2 with points %s lw 1.5 lc rgb '%s' title %s noenhanced",
-    name, style, colour,
-    q(title))
+    name, style, colour, q(title))
 end
 
 -- Draws a roofline from its data (rot.plot.data.roofline): its files, the path of its SVG.

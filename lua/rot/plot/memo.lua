@@ -24,6 +24,14 @@ local function code()
   return sources
 end
 
+-- The gnuplot that draws, as its file is now ("path size mtime inode"): a new gnuplot draws again.
+local function program(cmd)
+  local path = sys.locate(cmd or "gnuplot")
+  if not path then return "-" end
+  local _, size, mtime, inode = sys.stat(path)
+  return string.format("%s %s %s %s", path, tostring(size), tostring(mtime), tostring(inode))
+end
+
 -- Each of the plot's files: "name size mtime inode", or "name -" where there is none.
 local function state(dir, name)
   local out = {}
@@ -43,7 +51,7 @@ function M.draw(store, data, fn, fixed)
   local ok, text = pcall(util.serialize, { data, fixed })
   local dir = store and ok and sys.realpath(data.dir)
   if not dir then return fn(data) end
-  local digest = sys.sha256(code() .. "\n" .. text)
+  local digest = sys.sha256(code() .. "\n" .. program(data.gnuplot) .. "\n" .. text)
   local path, svg = store .. "/" .. sys.sha256(dir .. "/" .. data.name), data.dir .. "/" .. data.name .. ".svg"
   local stamp, now = sys.readfile(path), state(dir, data.name)
   for _, drew in ipairs({ "svg", "-" }) do -- (its SVG, or none: a plot of nothing)

@@ -247,8 +247,7 @@ function M.curves(f, pl, curves, gp)
     end
     gp[#gp + 1] = "EOD"
     plots[#plots + 1] = string.format("$curve%d using 1:2 with linespoints %s dt 2 lw 1.5 lc rgb '%s' title %s",
-      i, CURVE,
-      CEILING, q(c.label))
+      i, CURVE, CEILING, q(c.label))
   end
   return plots
 end
