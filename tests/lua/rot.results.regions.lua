@@ -49,6 +49,12 @@ t.is(require("rot.results.bounds").threads(solve), 1,
   "its bound: the ceilings of the 1 thread that entered it, not the point's 2 (a region begun outside a parallel loop)")
 t.is(require("rot.results.bounds").threads(rows[3]), 2, "a region 2 threads entered: bounded by 2 threads' ceilings")
 t.is(prog.markedThreads, 2, "the program's 'in threads': the threads it ran")
+do -- a serial program told 2 threads: its own row bounded by 1 thread's ceilings, as it ran
+  local one = { meta = entry.meta, runs = { { ns = 2e6, threads = 1 }, { ns = 2.1e6, threads = 1 } }, regions = {} }
+  local r1 = regions.rows({ point = { n = 1 }, desc = desc, entry = one, measured = true }, 2, 0.02)[1]
+  t.ok(r1.threads == 2 and require("rot.results.bounds").threads(r1) == 1,
+    "a program told 2 threads that ran 1: its row bounded by 1 thread's ceilings, its coordinate still 2")
+end
 t.is(solve.counters["perf::TASK-CLOCK"], 5e6, "a counter that counted: its count in that invocation")
 t.ok(solve.counters.INSTRUCTIONS == nil and solve.notCounted.INSTRUCTIONS:find("no counter for it") ~= nil,
   "one the machine cannot count: no value, and why")

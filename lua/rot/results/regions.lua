@@ -168,6 +168,8 @@ function M.rows(row, k, eps)
     r.threads, r.programThreads = threads, prog.ranThreads
     if r.region ~= M.PROGRAM and (r.markedThreads or 0) > 0 then
       r.boundThreads = r.regionRule == "process" and math.max(prog.ranThreads or 1, r.markedThreads) or r.markedThreads
+    elseif (prog.ranThreads or 0) > 0 then -- the program's row and its survey's: the threads it ran
+      r.boundThreads = prog.ranThreads
     end
     if row.failed then r.failedInvocation, r.converged = tostring(row.failed):match("^[^\n]*"), nil end
   end
