@@ -419,6 +419,13 @@ rot.results({ drow }, { "region" }):roofline { name = "underl1", compute = { { l
 local ugp = sys.readfile(dir .. "/underl1.gp") or ""
 t.ok(not ugp:find('title "points', 1, true) and ugp:find('title "L1: loads and stores', 1, true)
   and ugp:find('title "L2 traffic', 1, true), "a declared point on its counted L1 point is drawn once, as that")
+-- text is drawn as written: a C function's name keeps its underscores (no enhanced-text subscripts)
+local ugp2 = sys.readfile(dir .. "/underl1.gp") or ""
+local terms = 0
+for line in ugp2:gmatch("set terminal [^\n]*") do
+  if line:find(" noenhanced ", 1, true) then terms = terms + 1 else terms = -100 end
+end
+t.ok(terms >= 2, "every terminal draws text as written (noenhanced): by_rows is no 'by' with a subscript")
 rot.set("outputDir", out0)
 
 sys.removetree(dir)

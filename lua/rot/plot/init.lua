@@ -230,17 +230,17 @@ function M.finish(o, gp, plots, dat, empty)
   local g = M.geometry
   key.fit(g, plots)
   local outputs = { o.name .. ".svg", o.name .. ".png" }
-  gp[#gp + 1] = string.format('set terminal svg size %d,%d dynamic enhanced font "Helvetica,%d" background "white"%s',
+  gp[#gp + 1] = string.format('set terminal svg size %d,%d dynamic noenhanced font "Helvetica,%d" background "white"%s',
     g.width, g.height, g.font, hover.terminal(plots))
   gp[#gp + 1] = "set output " .. q(o.name .. ".svg") .. ".suffix"
   gp[#gp + 1] = "plot " .. table.concat(plots, ", \\\n     ")
-  gp[#gp + 1] = string.format('set terminal pngcairo size %d,%d enhanced font "Helvetica,%d" background "white"',
+  gp[#gp + 1] = string.format('set terminal pngcairo size %d,%d noenhanced font "Helvetica,%d" background "white"',
     g.width, g.height, g.font - 2)
   gp[#gp + 1] = "set output " .. q(o.name .. ".png") .. ".suffix"
   gp[#gp + 1] = "replot"
   if o.pdf then
     outputs[#outputs + 1] = o.name .. ".pdf"
-    gp[#gp + 1] = 'set terminal pdfcairo size 10in,6.8in enhanced font "Helvetica,9"'
+    gp[#gp + 1] = 'set terminal pdfcairo size 10in,6.8in noenhanced font "Helvetica,9"'
     gp[#gp + 1] = "set output " .. q(o.name .. ".pdf") .. ".suffix"
     gp[#gp + 1] = "replot"
   end
