@@ -13,10 +13,12 @@ local commands = {
   { "build", "build NAME|PATH.lua [ARG ...] [-key=value ...]",
     "build every core a measurement needs and measure nothing: what was built, and every compiler error with its "
     .. "kernel and macros" },
-  { "profile", "profile [-threads=N] [-counters=EVENT,...] [-key=value ...] -- PROGRAM [ARG ...]",
-    "measure your own program with marked regions (rot/markers.h): a row per region, NAME.csv/.json/.svg; its "
-    .. "threads (-threads, default one per CPU, told as OMP_NUM_THREADS) a coordinate; the program's own options "
-    .. "after --; rot history/compare ./PROGRAM" },
+  { "profile",
+    "profile [-threads=N] [-counters=EVENT,...] [-count] [-showOutput] [-key=value ...] -- PROGRAM [ARG ...]",
+    "measure your own program: its whole time, a row per marked region (rot/markers.h) and its hot functions, "
+    .. "found by sampling; -count counts its flops, bytes and cache traffic under Valgrind and finds its hot loops, "
+    .. "each a roofline point with a bound; its threads (-threads, default one per CPU, told as OMP_NUM_THREADS) "
+    .. "a coordinate; NAME.csv/.json/.svg/.png; the program's own options after --; rot history/compare ./PROGRAM" },
   { "history", "history NAME|PATH.lua",
     "every recorded run of a measurement, newest first: id, when, points, machine, and what changed from the run "
     .. "before" },
