@@ -23,6 +23,7 @@ expect_error "a GNU-style option is said, never passed on to the script (a full 
 expect_error "a script argument that starts with - is refused as an option" "^rot: bad option '-O2 -fno-tree-vectorize': options are -key=value" measure triad "-O2 -fno-tree-vectorize"
 grep -q "^hint: .* goes after --" "$T/e"
 ok $? "and the hint says that such an argument goes after --"
+expect_error "a mistyped option that stands alone: the nearest named" "^rot: bad option '-cont': options are -key=value; did you mean '-count'?" profile -cont -- ./x
 mkdir -p "$XDG_CONFIG_HOME/rot"; printf "runs=3\nbestk=3\n" >"$XDG_CONFIG_HOME/rot/config"
 expect_error "bad key in the user file names file, line, nearest key" "config:2).*did you mean 'bestK'" config
 rm "$XDG_CONFIG_HOME/rot/config"

@@ -320,7 +320,10 @@ local function main(h, argv)
     elseif a == "-count" or a == "-showOutput" then -- a key alone: set (rot profile -count -- ./prog)
       opts[#opts + 1] = a .. "=true"
     elseif a:match("^%-%a") then
-      util.fail("bad option '" .. a .. "': options are -key=value", "rot config lists the keys" .. after)
+      local alone = { "-count", "-showOutput", "-remeasure" } -- the options that stand alone
+      for _, k in ipairs(config.names()) do alone[#alone + 1] = "-" .. k end
+      util.fail("bad option '" .. a .. "': options are -key=value" .. util.did_you_mean(a, alone),
+        "rot config lists the keys" .. after)
     else
       pos[#pos + 1] = a
     end
