@@ -364,6 +364,7 @@ end
 -- Runs a command; every error it stops with, here or in a script, is said by report_error
 -- (with its exit status), a Lua error inside rot with its traceback.
 function M.main(h, argv)
+  io.stdout:setvbuf("line") -- a table's rows whole before a message on stderr, in one file too
   local written = require("rot.selfprofile").start() -- ROT_PROFILE=FILE: where rot's own time goes
   local ok, r = xpcall(main, handler, h, argv)
   if written then written() end
