@@ -167,6 +167,7 @@ function Session:begin(n, note)
 end
 
 function Session:quiet()
+  io.stdout:flush() -- what went to stdout before comes before the message, in one file too
   if self.progress and self.progress.on then io.stderr:write("\r\27[K"); io.stderr:flush() end
 end
 Session.done = Session.quiet

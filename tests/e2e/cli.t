@@ -90,12 +90,12 @@ ROT_PROFILE="$T/prof" "$ROOT/rot" list >"$T/o" 2>&1
 ok $? "a command under ROT_PROFILE runs as without it"
 head -n 1 "$T/prof" | grep -q "^ms_inclusive ms_self function$" && grep -q " rot/cli/init.lua:[0-9]* " "$T/prof"
 ok $? "and writes its profile: inclusive and self milliseconds per Lua function ($(sed -n 2p "$T/prof"))"
-# stdout and stderr in one file: a message on stderr never lands inside a line of stdout (rows
-# written in pieces past a buffer's 4 KiB, as a long table's are)
+# stdout and stderr in one file: a message on stderr (after the session's quiet(), as rot's are)
+# never lands inside a line of stdout (rows written in pieces past a buffer's 4 KiB)
 cat >"$T/rows.lua" <<'L'
 for i = 1, 200 do
   io.write(string.format("row %03d ", i), string.rep("x", 40)); io.write(" end\n")
-  if i % 20 == 0 then io.stderr:write("rot: a message\n") end
+  if i % 20 == 0 then require("rot.session").current():quiet(); io.stderr:write("rot: a message\n") end
 end
 L
 "$ROOT/rot" run "$T/rows.lua" >"$T/both" 2>&1

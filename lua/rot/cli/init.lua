@@ -130,6 +130,7 @@ local function measurement(cfg, o, build_only)
   local _, stop = require("rot.history.record").save(s, { path = o.path, args = o.args, ok = ok, err = err })
   if stop and ok then ok, err = false, stop end -- Ctrl-C while the record was written
   local code = 0
+  io.stdout:flush() -- the table whole before any line on stderr, in one file too
   if not ok then code = report_error(err) end
   if s:failures() > 0 and code == 0 then code = 1 end
   io.stderr:flush()
@@ -364,7 +365,6 @@ end
 -- Runs a command; every error it stops with, here or in a script, is said by report_error
 -- (with its exit status), a Lua error inside rot with its traceback.
 function M.main(h, argv)
-  io.stdout:setvbuf("line") -- a table's rows whole before a message on stderr, in one file too
   local written = require("rot.selfprofile").start() -- ROT_PROFILE=FILE: where rot's own time goes
   local ok, r = xpcall(main, handler, h, argv)
   if written then written() end
