@@ -165,9 +165,10 @@ static void threads_case(void)
 	if (sample("threads", &s, out, sizeof out, why) < 0)
 		return;
 	long total = field(out, "sampled ", "samples");
-	ok(field(out, "sampled ", "threads") == 2 && total >= 240 && total <= 360,
-	   "two threads followed: %ld threads, %ld samples", field(out, "sampled ", "threads"),
-	   total);
+	/* the main thread as well where its start (exec, the loader) took a sample's CPU time */
+	long nt = field(out, "sampled ", "threads");
+	ok(nt >= 2 && nt <= 3 && total >= 240 && total <= 360,
+	   "two threads followed: %ld threads, %ld samples", nt, total);
 	sampler_free(&s);
 	if (sample("fork", &s, out, sizeof out, why) < 0)
 		return;

@@ -103,8 +103,7 @@ function M.read_csv(path, shared)
   local out = {}
   for i, r in ipairs(p.rows) do
     out[i] = row_of(r.name, r.kind, r.threads, r.value, r.unit, r.spread, r.unstable, r.rounds, r.median,
-      r.kernel, r.isa,
-      r.pinning, r.sizes, r.clock, r.date)
+      r.kernel, r.isa, r.pinning, r.sizes, r.clock, r.date)
   end
   return out
 end
@@ -112,10 +111,9 @@ end
 -- A row of peaks.csv: its fields, made at once (a row a constructor: no table grown field by field).
 function row_of(name, kind, threads, value, unit, spread, unstable, rounds, median, kernel, isa, pinning,
   sizes, clock, date)
-  return { name = name, kind = kind, threads = threads, value = value, unit = unit,
-    spread = spread, unstable = unstable,
-    rounds = rounds, median = median, kernel = kernel, isa = isa, pinning = pinning, sizes = sizes,
-      clock = clock, date = date }
+  return { name = name, kind = kind, threads = threads, value = value, unit = unit, spread = spread,
+    unstable = unstable, rounds = rounds, median = median, kernel = kernel, isa = isa, pinning = pinning,
+    sizes = sizes, clock = clock, date = date }
 end
 
 -- One row of peaks.csv from its fields (nil when it is no ceiling).
