@@ -112,6 +112,13 @@ static void push_names(lua_State *L)
 }
 
 /* Sets t.field = s for the table at the top of the stack, unless s is empty. */
+/* Sets field of the table at the top to the integer v. */
+static void set_int(lua_State *L, const char *field, lua_Integer v)
+{
+	lua_pushinteger(L, v);
+	lua_setfield(L, -2, field);
+}
+
 static void set_text(lua_State *L, const char *field, const char *s)
 {
 	if (!*s)
@@ -195,18 +202,12 @@ static void push_results(lua_State *L)
 #undef X
 	lua_setfield(L, -2, "row");
 	lua_createtable(L, 0, 6);
-	lua_pushinteger(L, COUNTERS_MAX);
-	lua_setfield(L, -2, "counters");
-	lua_pushinteger(L, GPU_MAX_METRICS);
-	lua_setfield(L, -2, "gpu_metrics");
-	lua_pushinteger(L, SAMPLER_MIN_NS);
-	lua_setfield(L, -2, "sample_min_ns");
-	lua_pushinteger(L, SAMPLER_MAX_NS);
-	lua_setfield(L, -2, "sample_max_ns");
-	lua_pushinteger(L, SAMPLER_DEFAULT_NS);
-	lua_setfield(L, -2, "sample_default_ns");
-	lua_pushinteger(L, SAMPLER_CALLERS);
-	lua_setfield(L, -2, "sample_callers");
+	set_int(L, "counters", COUNTERS_MAX);
+	set_int(L, "gpu_metrics", GPU_MAX_METRICS);
+	set_int(L, "sample_min_ns", SAMPLER_MIN_NS);
+	set_int(L, "sample_max_ns", SAMPLER_MAX_NS);
+	set_int(L, "sample_default_ns", SAMPLER_DEFAULT_NS);
+	set_int(L, "sample_callers", SAMPLER_CALLERS);
 	lua_setfield(L, -2, "limits");
 	lua_createtable(L, 0, 3);
 	set_text(L, "point", PROTOCOL_POINT);
@@ -221,8 +222,7 @@ static void push_results(lua_State *L)
 	set_text(L, "run", PROTOCOL_REGION_RUN);
 	set_text(L, "name", PROTOCOL_REGION_NAME);
 	lua_setfield(L, -2, "region_record");
-	lua_pushinteger(L, RESULT_JSON_VERSION);
-	lua_setfield(L, -2, "json_version");
+	set_int(L, "json_version", RESULT_JSON_VERSION);
 }
 
 /* Sets t[lower(id)] = s for the table at the top of the stack: a word by its declared ID. */
@@ -291,8 +291,7 @@ static void push_count(lua_State *L)
 	set_names(L, "traffic", count_traffic, sizeof count_traffic / sizeof count_traffic[0]);
 	set_shares(L, "fma", 0);
 	set_shares(L, "add", COUNT_CLASS_N);
-	lua_pushinteger(L, COUNT_LEVELS);
-	lua_setfield(L, -2, "levels");
+	set_int(L, "levels", COUNT_LEVELS);
 	lua_setfield(L, -2, "count");
 }
 

@@ -277,10 +277,15 @@ end
   the row is above its counted bound at the level that bounds it (compute: L1). A level that
   moves less than a hundredth of the instructions' bytes (its data live above it) gets none, and
   nil when no row has simulated traffic. ]]
+-- Whether a row has a point per level (M.level_rows): counted traffic and flops, and a time.
+local function has_levels(r)
+  return r.traffic ~= nil and (r.flopsCounted or 0) > 0 and (r.time or 0) > 0 and not r.failed
+end
+
 function M.level_rows(rows)
   local out = {}
   for _, r in ipairs(rows) do
-    if r.traffic and (r.flopsCounted or 0) > 0 and r.time and r.time > 0 and not r.failed then
+    if has_levels(r) then
       local levels = { { "L1", r.bytesCounted } }
       local names = util.sorted_keys(r.traffic)
       table.sort(names, function(a, b) return (a == "DRAM" and "~" or a) < (b == "DRAM" and "~" or b) end)
@@ -304,11 +309,9 @@ end
 -- Whether a row's own point is its L1 point (rot.results.counted.level_rows): a row that took its
 -- counts, or one whose declared work lands within 1 % of its counted L1 point (the same place).
 function M.is_l1_point(r)
-  if not (r.traffic and (r.flopsCounted or 0) > 0 and (r.bytesCounted or 0) > 0 and (r.time
-    or 0) > 0 and not r.failed) then
-    return false
-  end
+  if not has_levels(r) then return false end
   if r.counts == "counted" then return true end
+  if (r.bytesCounted or 0) <= 0 then return false end
   local x, y = r.flopsCounted / r.bytesCounted, r.flopsCounted / r.time / 1e9
   return r.intensity ~= nil and r.gflops ~= nil and math.abs(r.intensity - x) <= 0.01 * x
     and math.abs(r.gflops - y) <= 0.01 * y
