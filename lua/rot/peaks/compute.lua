@@ -3,6 +3,7 @@
   clock of a shared VM moves within seconds), each round bracketed by core clock readings and
   its vector units' clocks (rot.peaks.clocks); each ceiling the best round, its spread across
   the rounds. ]]
+local agreement = require "rot.machine.agreement"
 local sys = require "rot.sys"
 local session = require "rot.session"
 local machine = require "rot.machine"
@@ -17,9 +18,6 @@ local M = {}
 local isas = require "rot.machine.isa"
 M.isa, M.opcode = isas.classes, isas.opcode
 
--- A ceiling whose rounds disagree by more than this gets more rounds, then is unstable (as
--- bandwidth's).
-M.stable = rounds.stable
 -- Rounds at most: every ceiling gets three (rot.peaks.ceilings: at the start of the
 -- peaks, after the bandwidth sweep, at the end), more only where they disagree: up to four, so
 -- three of seven can agree where a neighbour halves the 2-thread points in one round of two
@@ -68,14 +66,14 @@ local function spread(cs, i)
   local v = {}
   for k, x in ipairs(ranked(cs, i)) do v[k] = x.gflops end
   if #v < 2 then return cs.spread1[i] or 0 end
-  return rounds.spread(v)
+  return agreement.spread(v)
 end
 
--- The points measured so far whose rounds still disagree by more than M.stable.
+-- The points measured so far whose rounds still disagree by more than agreement.stable.
 function M.spreading(cs)
   local out = {}
   for i = 1, #cs.points do
-    if cs.values[i] and spread(cs, i) > M.stable then out[#out + 1] = i end
+    if cs.values[i] and spread(cs, i) > agreement.stable then out[#out + 1] = i end
   end
   return out
 end
@@ -87,7 +85,7 @@ function M.spec(c, round, quick)
     pin = machine.pins(c.threads), flags = c.isa.flags .. " -fno-tree-vectorize -fno-tree-slp-vectorize",
     round = round,
     macros = { PEAK_TYPE = c.prec, PEAK_LANES = c.isa.lanes[c.prec], PEAK_OP = M.opcode[c.op],
-      PEAK_CHAINS = c.isa.chains } }
+      PEAK_CHAINS = isas.chains(c.isa, c.op) } }
 end
 
 -- The point of compute point c in a round of cs.
@@ -182,7 +180,7 @@ end
 
 -- The peaks.csv rows of the ceilings measured: the best round's value, its units' clock
 -- (rot.peaks.clocks.units_clock; clock_by says which) and when it was measured (nil where its
--- cache entry does not say), the spread across rounds, unstable when it is above M.stable.
+-- cache entry does not say), the spread across rounds, unstable when it is above agreement.stable.
 function M.rows(cs)
   local rows, latency = {}, clocks.fma_latency(cs)
   for i, c in ipairs(cs.points) do
@@ -195,7 +193,7 @@ function M.rows(cs)
         value = v[1].gflops, unit = "GFLOP/s", spread = s, rounds = #v,
           median = levels.median(all), kernel = "peakflops",
         isa = c.isa.name, clock = clock, clock_by = by, date = (cs.dates[i] or {})[v[1].round],
-        unstable = s > M.stable or nil }
+        unstable = s > agreement.stable or nil }
     end
   end
   return rows
@@ -208,7 +206,7 @@ function M.notes(cs, rows)
   if cs.cut then
     out[#out + 1] = string.format("compute round %d was not measured: it would pass the compute rounds' time budget "
       .. "(%d s); the ceilings it was for keep the rounds they have, unstable where those disagree; %s", cs.cut,
-      M.budget(cs.quick), rounds.again)
+      M.budget(cs.quick), agreement.again)
   end
   return out
 end
