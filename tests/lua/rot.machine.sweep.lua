@@ -10,6 +10,7 @@ local t = require "tap"
 local sys = require "rot.sys"
 local util = require "rot.util"
 local bandwidth = require "rot.peaks.bandwidth"
+local contradictions = require "rot.peaks.contradictions"
 local ceilings = require "rot.machine.ceilings"
 local sweep = require "rot.machine.sweep"
 local bounds = require "rot.results.bounds"
@@ -219,7 +220,7 @@ for th = 1, 2 do
   ran[th] = bandwidth.analyse(rv, th, rep[th])
   for _, r in ipairs(ran[th].rows) do rrows[#rrows + 1] = r end
 end
-bandwidth.notes(ran, rv) -- marks the unstable ceilings, as rot measure peaks stores them
+contradictions.notes(ran, rv) -- marks the unstable ceilings, as rot measure peaks stores them
 local rpath
 rrows, rpath = stored(rrows, "review")
 local rc = ceilings.for_threads(rrows, 1)

@@ -6,6 +6,7 @@
 -- topology: nocache
 local t = require "tap"
 local bandwidth = require "rot.peaks.bandwidth"
+local contradictions = require "rot.peaks.contradictions"
 local ceilings = require "rot.machine.ceilings"
 local peaks = require "rot.peaks"
 local bounds = require "rot.results.bounds"
@@ -45,12 +46,12 @@ t.is(by.triad_DRAM.rounds, 3, "from three rounds")
 t.ok(math.abs(by.triad_DRAM.spread - 0.25) < 0.01,
   "its spread: how far below it the third best round lies (1/0.8: 25%)")
 t.ok(math.abs(by.triad_L3.spread - 1 / 0.93 + 1) < 0.01, "L3's spread 7.5%")
-bandwidth.notes({ [1] = a }, { rows = {} })
+contradictions.notes({ [1] = a }, { rows = {} })
 t.ok(by.triad_DRAM.unstable and by.triad_L3.unstable, "spreads above 5% are marked unstable")
 t.ok(not by.triad_L1.unstable and by.triad_L1.spread < 0.05, "L1 (rounds within 1%) is not")
 t.ok(by.read_DRAM.value > by.triad_DRAM.value, "read, write and triad DRAM from the same rounds and sizes")
 local calm = bandwidth.analyse(state(0.99, 0.98), 1, rep)
-bandwidth.notes({ [1] = calm }, { rows = {} })
+contradictions.notes({ [1] = calm }, { rows = {} })
 for _, r in ipairs(calm.rows) do by[r.name] = r end
 t.ok(not by.triad_DRAM.unstable and by.triad_DRAM.spread < 0.05, "rounds within 2%: DRAM stable")
 
@@ -59,7 +60,7 @@ local st = state(0.99, 0.98)
 for ws, x in pairs(st.samples[1][1]) do
   if ws >= 768 * MiB then for i, g in ipairs(x.rounds) do x.rounds[i] = g / 1.3 * 0.6 end end
 end
-local notes = bandwidth.notes({ [1] = bandwidth.analyse(st, 1, rep) }, { rows = {} })
+local notes = contradictions.notes({ [1] = bandwidth.analyse(st, 1, rep) }, { rows = {} })
 local said = table.concat(notes, "; ")
 t.ok(said:find("read%-only DRAM [%d.]+ GB/s stays below triad [%d.]+ GB/s beyond their spreads") ~= nil,
   "read below triad beyond the spreads is said, with the figures: " .. said)
@@ -71,12 +72,12 @@ for ws, x in pairs(inv.samples[1][1]) do
   if ws <= 48 * 1024 then for i, g in ipairs(x.rounds) do x.rounds[i] = g / 4 end end
 end
 local ia = bandwidth.analyse(inv, 1, rep)
-local inotes = table.concat(bandwidth.notes({ [1] = ia }, { rows = {} }), "; ")
+local inotes = table.concat(contradictions.notes({ [1] = ia }, { rows = {} }), "; ")
 for _, r in ipairs(ia.rows) do by[r.name] = r end
 t.ok(by.read_L1.unstable and by.read_L1.inverted and not by.read_L2.inverted
   and inotes:find("read_L1 [%d.]+ GB/s stays below read_L2 [%d.]+ GB/s beyond their spreads") ~= nil,
   "a level's ceiling below the next level's: unstable, and said: " .. inotes)
-t.ok(not table.concat(bandwidth.notes({ [1] = bandwidth.analyse(state(0.99, 0.98), 1, rep) }, { rows = {} }), "; ")
+t.ok(not table.concat(contradictions.notes({ [1] = bandwidth.analyse(state(0.99, 0.98), 1, rep) }, { rows = {} }), "; ")
   :find("stays below read_"), "a calm staircase: no level below the next")
 
 -- a sweep that never flattens up to its end: DRAM is its last octave, unstable, and said
@@ -86,7 +87,7 @@ for ws, x in pairs(climbing.samples[1][3]) do
 end
 local ca = bandwidth.analyse(climbing, 1, rep)
 for _, r in ipairs(ca.rows) do by[r.name] = r end
-bandwidth.notes({ [1] = ca }, { rows = {} })
+contradictions.notes({ [1] = ca }, { rows = {} })
 t.ok(by.triad_DRAM.unstable and table.concat(ca.notes, "; "):find("DRAM shows no flat tail up to 3.00 GiB"),
   "no flat tail by the sweep's end: DRAM unstable, and said")
 -- and why the sweep stopped where it did, in the same line (the first round's sweep was flat
@@ -412,7 +413,7 @@ t.ok(nb.triad_DRAM.isa == "-O2 -fno-tree-vectorize" and math.abs(nb.triad_DRAM.v
   and nb.triad_L1.isa == "-O3 -march=native" and nb.triad_L1.value == vb.triad_L1.value,
   "codes: DRAM's ceiling is the narrow code's where it streams 25% faster, its isa says so; L1's the vectors' ("
   .. tostring(nb.triad_DRAM.isa) .. ", " .. tostring(nb.triad_L1.isa) .. ")")
-local said = table.concat(bandwidth.notes({ [1] = nar }, { rows = {} }), "; ")
+local said = table.concat(contradictions.notes({ [1] = nar }, { rows = {} }), "; ")
 t.ok(said:find("1 thread: code built with -O2 -fno-tree-vectorize (8- and 16-byte accesses) streams faster than with "
   .. "-O3 -march=native (the widest vectors) in the same rounds (one batch after the other): ", 1, true)
     and said:find(string.format(
@@ -428,6 +429,6 @@ local slow = bandwidth.analyse(coded(0.9), 1, rep)
 local sb = {}
 for _, r in ipairs(slow.rows) do sb[r.name] = r end
 t.ok(sb.triad_DRAM.isa == "-O3 -march=native" and sb.triad_DRAM.value == vb.triad_DRAM.value
-  and not table.concat(bandwidth.notes({ [1] = slow }, { rows = {} }), "; "):find("code built with"),
+  and not table.concat(contradictions.notes({ [1] = slow }, { rows = {} }), "; "):find("code built with"),
   "codes: where the narrow code is slower the ceiling and its isa are the vectors', and no note says otherwise")
 t.done()

@@ -7,6 +7,7 @@
   points' own), with the rounds' spread, more rounds where that spread is above 5%, and marked
   unstable where it stays so; and the sweep itself, each size's best round, which bounds a
   working set where it falls from one level to the next (rot.machine.sweep). ]]
+local agreement = require "rot.machine.agreement"
 local sys = require "rot.sys"
 local util = require "rot.util"
 local session = require "rot.session"
@@ -28,9 +29,6 @@ local MiB = 1024 * 1024
 M.streams = { { name = "read", kernel = "sum", arrays = 1 }, { name = "write", kernel = "fill", arrays = 1 },
   { name = "triad", kernel = "triad", arrays = 3 } }
 local ALONGSIDE = { "fill", "sum", "triad" }
-
--- A ceiling whose best rounds disagree by more than this is measured again, then unstable.
-M.stable = rounds.stable
 
 -- Rounds: at first, and at most (quick: fewer, for tests); best-k runs per point (rounds, not
 -- runs, fight the noise here: a DRAM run of gigabytes is long enough to be one sample).
@@ -314,7 +312,7 @@ local function spreading(an)
     for _, ws in ipairs(a.step) do step[ws] = true end
     for _, r in ipairs(a.rows) do
       local key = r.kind == "bandwidth" and r.level or (r.kind == "sweep" and step[r.sizes[1]] and "step")
-      if key and r.rounds and r.spread > M.stable then
+      if key and r.rounds and r.spread > agreement.stable then
         out[t] = out[t] or {}
         out[t][key] = true
         any = true
@@ -381,7 +379,5 @@ function M.measure(rot, threads, quick, timer, between)
   use(saved)
   return an, st, contradictions.notes(an, st, missing)
 end
-
-M.notes = contradictions.notes
 
 return M

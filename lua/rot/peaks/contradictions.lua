@@ -1,7 +1,7 @@
 -- rot.peaks.contradictions: bandwidth ceilings that contradict each other beyond their spreads
 -- (read-only DRAM below triad, a level below the next), and what the sweeps tell a user.
+local agreement = require "rot.machine.agreement"
 local util = require "rot.util"
-local rounds = require "rot.peaks.settle"
 local codes = require "rot.peaks.widths"
 
 local M = {}
@@ -54,7 +54,7 @@ function M.notes(an, st, missing)
   if st.budget then
     notes[#notes + 1] = string.format("round %d was not measured: it would pass the peaks' time budget (%d s); the "
       .. "ceilings it was for keep the rounds they have, unstable where those disagree; %s",
-      st.budget.round, st.budget.seconds, rounds.again)
+      st.budget.round, st.budget.seconds, agreement.again)
   end
   for t, a in pairs(an) do
     for _, line in ipairs(a.notes) do notes[#notes + 1] = line end
@@ -71,11 +71,11 @@ function M.notes(an, st, missing)
       notes[#notes + 1] = string.format("%s: %s %.1f GB/s stays below %s %.1f GB/s beyond their spreads (%.1f%%, "
         .. "%.1f%%): a faster level cannot be slower than the next, so %s is marked unstable; %s",
         util.count(t, "thread"), v.row.name, v.row.value, v.next.name, v.next.value, below, next_, v.row.name,
-        rounds.again)
+        agreement.again)
     end
     notes[#notes + 1] = codes.note(util.count(t, "thread"), a.rows)
     for _, r in ipairs(a.rows) do
-      if r.kind == "bandwidth" and ((r.rounds and r.spread > rounds.stable) or r.unflat) then r.unstable = true end
+      if r.kind == "bandwidth" and ((r.rounds and r.spread > agreement.stable) or r.unflat) then r.unstable = true end
     end
   end
   return notes

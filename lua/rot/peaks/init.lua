@@ -1,13 +1,13 @@
 -- rot.peaks: the machine's ceilings measured (`rot measure peaks`): compute per precision and ISA class,
 -- bandwidth per memory level (rot.peaks.bandwidth), each with its spread and how it was
 -- obtained; stored per machine (rot.machine's identity) as rot.machine.ceilings reads them.
+local agreement = require "rot.machine.agreement"
 local sys = require "rot.sys"
 local util = require "rot.util"
 local machine = require "rot.machine"
 local session = require "rot.session"
 local bandwidth = require "rot.peaks.bandwidth"
 local budget = require "rot.peaks.budget"
-local rounds = require "rot.peaks.settle"
 local ceilings = require "rot.machine.ceilings"
 
 local M = {}
@@ -46,7 +46,7 @@ function M.moved(old, new)
     local o = (r.kind == "bandwidth" or r.kind == "compute") and was[key(r)]
     if o and o.value > 0 and r.value > 0 then
       local hi, lo = math.max(o.value, r.value), math.min(o.value, r.value)
-      if hi / lo > 1 + bandwidth.stable and lo * (1 + (o.spread or 0)) * (1 + (r.spread or 0)) < hi then
+      if hi / lo > 1 + agreement.stable and lo * (1 + (o.spread or 0)) * (1 + (r.spread or 0)) < hi then
         out[#out + 1] = { new = r, old = o, by = hi / lo - 1 }
       end
     end
@@ -68,7 +68,7 @@ function M.moved_note(moved)
     .. "%s%s; marked unstable (a shared machine's neighbours can stay busy for longer than one run's rounds); "
     .. "%s", #moved, util.plural(#moved, "ceiling"),
     moved[1].old.date and (" at " .. moved[1].old.date) or "", table.concat(named, "; "),
-    #moved > 4 and string.format("; and %d more", #moved - 4) or "", rounds.again)
+    #moved > 4 and string.format("; and %d more", #moved - 4) or "", agreement.again)
 end
 
 --[[ The levels of one thread count from one round of the three sweeps: samples = {read=,

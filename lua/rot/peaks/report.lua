@@ -3,9 +3,9 @@
   the read ceiling against the loads a core issues, the kernel's memory samplers that the
   ceilings on every CPU share it with, and the stored peaks a run that measured nothing shows
   as they are. ]]
+local agreement = require "rot.machine.agreement"
 local util = require "rot.util"
 local theory = require "rot.machine.theory"
-local rounds = require "rot.peaks.settle"
 
 local M = {}
 
@@ -27,7 +27,7 @@ M.reasons = {
 function M.why(r)
   local out = {}
   if not r.unstable or r.kind == "sweep" then return out end
-  if (r.spread or 0) > rounds.stable and (r.kind == "compute" or r.rounds) then out.rounds = true end
+  if (r.spread or 0) > agreement.stable and (r.kind == "compute" or r.rounds) then out.rounds = true end
   if r.unflat then out[r.level == "DRAM" and "tail" or "plateau"] = true end
   out.inverted, out.moved = r.inverted, r.moved
   if next(out) == nil then out.stored = true end
@@ -50,7 +50,7 @@ function M.unstable_line(rows)
   end
   return string.format("UNSTABLE: %d %s: %s%s; the points they bound say so (limiter '... (unstable)'); %s", n,
     util.plural(n, "ceiling"), table.concat(each, ", "), said > n and " (some for more than one reason)"
-      or "", rounds.again)
+      or "", agreement.again)
 end
 
 -- "name, N thread(s)" for a line.
@@ -79,7 +79,7 @@ function M.above_theory(rows, cpu)
     .. "where a neighbour takes the CPU during one) or the flops a cycle are not this core's (lanes, FMA units: "
     .. "rot.machine.theory); %s", #each, util.plural(#each, "ceiling lies", "ceilings lie"),
       util.plural(#each, "its", "their"),
-    table.concat(each, "; "), rounds.again) }
+    table.concat(each, "; "), agreement.again) }
 end
 
 -- How far a quick ceiling's rounds may spread before quick peaks say they are rough.

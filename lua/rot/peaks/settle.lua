@@ -7,8 +7,6 @@ local agreement = require "rot.machine.agreement"
 
 local M = {}
 
-M.stable, M.again, M.spread = agreement.stable, agreement.again, agreement.spread
-
 --[[ One bandwidth ceiling from its rounds (per = {[ws] = {rounds={[round] = GB/s}, at={[round] =
   date}}}): per round the median over the level's sizes, or their fastest with `fastest`, of
   each point's fastest run, the ceiling the best of them (STREAM's convention, its best pass,
@@ -34,7 +32,7 @@ function M.ceiling(per, sizes, fastest)
   end
   if #v == 0 then return nil end
   table.sort(v, function(a, b) return a > b end)
-  local spread = M.spread(v)
+  local spread = agreement.spread(v)
   if #v == 1 then spread = math.max(table.unpack(one)) / plateaus.median(one) - 1 end -- one round: its samples' reach
   return { gbs = v[1], median = plateaus.median(v), spread = spread, rounds = #v, values = v,
     date = at[best.round], round = best.round }
