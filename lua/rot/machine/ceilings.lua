@@ -13,7 +13,7 @@ local M = {}
 -- file's name (M.path): raised whenever that reading changes, so peaks stored under another
 -- version are analysed again (their points come from the cache). What each version changed is
 -- in the commits that raised it.
-M.analysis = 13
+M.analysis = 14
 
 -- Where the machine's peaks are stored: one file per machine identity and analysis version
 -- (version 1: no suffix).
