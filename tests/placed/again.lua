@@ -23,9 +23,10 @@ end
 
 -- each region's time bound and its compute ceiling, from one counted profile
 local first = rot.measure(rot.space { rot.axis("i", { 1 }) }, function() return app(nil) end):bounds()
-local stored, todo = first:ceilings(nil, 1).ops, {}
-for _, r in ipairs(first.rows) do
-  if r.region and r.region ~= "(program)" and r.dominant == "compute" and r.ceiling and stored[r.ceiling] then
+local stored, todo, marked = first:ceilings(nil, 1).ops, {}, {}
+for _, name in ipairs(names) do marked[name] = true end
+for _, r in ipairs(first.rows) do -- (the marked regions': a surveyed loop's time is a share of samples)
+  if marked[r.region] and r.dominant == "compute" and r.ceiling and stored[r.ceiling] then
     todo[#todo + 1] = { region = r.region, ceiling = r.ceiling, bound = r.timeBound, now = {}, fractions = {} }
   end
 end

@@ -288,7 +288,9 @@ function M.bound(r, c, epsilon)
   out.bound = (r.flopsCounted or 0) > 0 and r.flopsCounted / best.time / 1e9 or nil
   out.code = best.row and (best.row.kind == nil or best.row.kind == "bandwidth") and best.row.isa or nil
   if out.unstable then out.limiter = out.limiter .. " (unstable)" end
-  out.above = bounds.above(out.fraction, r.spread, best.spread, epsilon)
+  -- (a surveyed row's time is a share of samples: above its bound only beyond twice its error)
+  local spread = r.sampleError and (1 + (r.spread or 0)) * (1 + 2 * r.sampleError) - 1 or r.spread
+  out.above = bounds.above(out.fraction, spread, best.spread, epsilon)
   local lines = {}
   for _, k in ipairs(util.sorted_keys(notes)) do lines[#lines + 1] = notes[k] end
   out.notes = lines

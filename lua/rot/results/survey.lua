@@ -271,6 +271,7 @@ function M.rows(row, prog, program_ns, k, make)
     r.survey, r.samples, r.share = g.kind, g.n, g.n / all
     r.time = r.share * prog.time
     r.spread = spread_of(g, total, program_ns, k)
+    r.sampleError = math.sqrt((1 - r.share) / g.n) -- (a share's standard error, relative: binomial)
     r.runs = prog.runs
     r.sourceFile, r.sourceLine, r.func, r.object = g.file, g.line, g.func, g.object
     r.loopDepth, r.nestDepth, r.loopEntries, r.loopIterations = g.depth, g.nest, g.entries, g.iterations
@@ -302,7 +303,8 @@ function M.legend(rows, out, say)
           .. "long): no loop survey; a shorter samplingInterval samples it", who, util.seconds((period or 0) * 1e-9)))
       elseif runs > 0 then
         say(string.format("%s: sampled every %s of a thread's CPU time, %d %s in %d %s; a loop's or function's time is "
-          .. "its share of the samples times the program's wall time (its flops: all threads')", who,
+          .. "its share of the samples times the program's wall time (its flops: all threads'), known to about "
+          .. "2/sqrt(its samples) (25 samples: 40%%)", who,
           util.seconds((period or 0) * 1e-9), n, util.plural(n, "sample"), runs, util.plural(runs, "invocation")))
         if n < M.FEW * runs then
           say(string.format("%s: %.0f samples an invocation: its shares are rough; a longer run, or a shorter "
