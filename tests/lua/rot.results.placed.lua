@@ -54,6 +54,10 @@ t.ok(chain.limiter == "compute: fp64 scalar" and near(chain.time_bound, 1e-3) an
   "a scalar fp64 add chain: its adds over the scalar add ceiling, 8 Mflop at 8 GFLOP/s: 1 ms, 'compute: fp64 scalar' ("
   .. chain.limiter .. ", " .. chain.time_bound .. " s)")
 t.ok(near(chain.fraction, 1 / 1.05) and not chain.above, "at 95% of its bound")
+local fast = row({ fp64_scalar = { 8e6, 0, 8e6 } }, 800, 0, none, 0.8e-3)
+local sampled = row({ fp64_scalar = { 8e6, 0, 8e6 } }, 800, 0, none, 0.8e-3, { sampleError = 0.2 })
+t.ok(placed.bound(fast, c, 0.02).above and not placed.bound(sampled, c, 0.02).above,
+  "at 125% of its bound: above it, but not where its time is a share of 25 samples (an error of 20%, twice that 40%)")
 local fma = placed.bound(row({ fp64_256 = { 64e6, 64e6, 0 } }, 0, 0, none, 1e-3), c, 0.02)
 t.ok(fma.limiter == "compute: fp64 256-bit FMA" and near(fma.time_bound, 1e-3),
   "256-bit FMAs: 32 M lane FMAs over the FMA ceiling's 32 G a second (64 GFLOP/s, an FMA two flops): 1 ms ("
