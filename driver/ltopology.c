@@ -3,9 +3,13 @@
 #include "lrot.h"
 #include "topology.h"
 
+#include "util.h"
+
+#include <hwloc.h>
 #include <lauxlib.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define TOPOLOGY_MT "rot.topology"
 
@@ -20,17 +24,87 @@ static struct topology *checktopology(lua_State *L)
 #define IO_PLUGINS                                                                                 \
 	"hwloc_pci,hwloc_opencl,hwloc_gl,hwloc_cuda,hwloc_nvml,hwloc_rsmi,hwloc_levelzero"
 
-/* load([xml]) -> topology ; nil, message. The plugins above are left unloaded for the load
- * (unless HWLOC_PLUGINS_BLACKLIST says otherwise); the environment is as it was after it. */
+extern char **environ;
+
+/* Appends file's first line holding prefix (its whole first line with "") to key. */
+static void key_line(char *key, size_t len, const char *file, const char *prefix)
+{
+	size_t n;
+	char *text = util_read_file(file, &n), *at = text;
+	size_t pl = strlen(prefix);
+	while (at && *at && strncmp(at, prefix, pl) != 0)
+		at = strchr(at, '\n') ? strchr(at, '\n') + 1 : NULL;
+	size_t used = strlen(key);
+	if (at && *at)
+		snprintf(key + used, len - used, "%.*s;", (int)strcspn(at, "\n"), at);
+	else
+		snprintf(key + used, len - used, "-;");
+	free(text);
+}
+
+/* What this system's topology depends on and may change without a reboot, after the boot's
+ * identity: the CPUs online and allowed, the memory, hwloc's version and its environment. */
+static void memo_key(char *key, size_t len)
+{
+	snprintf(key, len, "rot-topology 1 %zu %u;", sizeof(struct topology),
+		 hwloc_get_api_version());
+	key_line(key, len, "/proc/sys/kernel/random/boot_id", "");
+	key_line(key, len, "/sys/devices/system/cpu/online", "");
+	key_line(key, len, "/proc/self/status", "Cpus_allowed_list:");
+	key_line(key, len, "/proc/self/status", "Mems_allowed_list:");
+	key_line(key, len, "/proc/meminfo", "MemTotal:");
+	for (char **e = environ; *e; e++) {
+		size_t used = strlen(key);
+		if (strncmp(*e, "HWLOC_", 6) == 0)
+			snprintf(key + used, len - used, "%s;", *e);
+	}
+}
+
+/* The topology kept in memo when it was kept under key: 1, copied to t; 0 otherwise. */
+static int memo_read(const char *memo, const char *key, struct topology *t)
+{
+	size_t len, kl = strlen(key) + 1;
+	char *bytes = util_read_file(memo, &len);
+	int ok = bytes && len == kl + sizeof *t && memcmp(bytes, key, kl) == 0;
+	if (ok)
+		memcpy(t, bytes + kl, sizeof *t);
+	free(bytes);
+	return ok;
+}
+
+/* Keeps t in memo under key (its terminating NUL a separator). A failure costs the next run
+ * a load. */
+static void memo_write(const char *memo, const char *key, const struct topology *t)
+{
+	size_t kl = strlen(key) + 1;
+	char *bytes = malloc(kl + sizeof *t);
+	if (!bytes)
+		return;
+	memcpy(bytes, key, kl);
+	memcpy(bytes + kl, t, sizeof *t);
+	util_write_atomic(memo, bytes, kl + sizeof *t);
+	free(bytes);
+}
+
+/* load([xml [, memo]]) -> topology ; nil, message. The plugins above are left unloaded for the
+ * load (unless HWLOC_PLUGINS_BLACKLIST says otherwise); the environment is as it was after it.
+ * This system's topology (no xml, no HWLOC_XMLFILE) is kept in the file memo, and read from it
+ * while nothing it depends on changed (memo_key): hwloc's load reads hundreds of files. */
 static int l_load(lua_State *L)
 {
 	const char *xml = luaL_optstring(L, 1, NULL);
+	const char *memo = luaL_optstring(L, 2, NULL);
 	const char *env = getenv("HWLOC_XMLFILE");
 	int from_xml = (xml && *xml) || (env && *env);
 	int own = getenv("HWLOC_PLUGINS_BLACKLIST") == NULL;
-	char err[768];
+	char err[768], key[2048];
 	struct topology *t = lua_newuserdatauv(L, sizeof *t, 0);
 	luaL_setmetatable(L, TOPOLOGY_MT);
+	if (memo && !from_xml) {
+		memo_key(key, sizeof key);
+		if (memo_read(memo, key, t))
+			return 1;
+	}
 	if (own)
 		setenv("HWLOC_PLUGINS_BLACKLIST",
 		       from_xml ? IO_PLUGINS : IO_PLUGINS ",hwloc_xml_libxml", 1);
@@ -39,6 +113,8 @@ static int l_load(lua_State *L)
 		unsetenv("HWLOC_PLUGINS_BLACKLIST");
 	if (rc < 0)
 		return lrot_error(L, err);
+	if (memo && !from_xml)
+		memo_write(memo, key, t);
 	return 1;
 }
 

@@ -8,10 +8,17 @@ local M = {}
 
 local memo = {}
 
+-- The file this system's topology is kept in between runs (rot.topology's memo): in the
+-- session's build directory; none outside a session.
+local function memo_file()
+  local ok, s = pcall(require("rot.session").current)
+  return ok and s.builddir and s.builddir .. "/topology.memo" or nil
+end
+
 -- The topology userdata and its info table, loaded once per run.
 local function topo()
   if not memo.topo then
-    local t, err = topology.load()
+    local t, err = topology.load(nil, memo_file())
     if not t then
       require("rot.util").fail(err, "unset HWLOC_XMLFILE, or point it to a topology written by lstopo --of xml")
     end
