@@ -143,12 +143,16 @@ function M.fingerprint(config)
   return fp
 end
 
--- A short name for a fingerprint, for file names and listings: "AMD_EPYC-2cpus-1a2b3c4d".
+-- A short name for a fingerprint, for file names and listings: "AMD_EPYC-2cpus-1a2b3c4d"; once
+-- a fingerprint table (every point of a run names its machine).
+local ids = setmetatable({}, { __mode = "k" })
 function M.id(fp)
   fp = fp or M.fingerprint()
+  if ids[fp] then return ids[fp] end
   local hash = sys.sha256(require("rot.util").serialize(fp)):sub(1, 8)
   local model = (fp.cpu or "unknown"):gsub("[^%w]+", "_"):gsub("^_+", ""):gsub("_+$", "")
-  return model .. "-" .. tostring(fp.pus) .. "cpus-" .. hash
+  ids[fp] = model .. "-" .. tostring(fp.pus) .. "cpus-" .. hash
+  return ids[fp]
 end
 
 return M
