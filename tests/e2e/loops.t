@@ -3,8 +3,9 @@
 # tool (--rot-loops=yes) finds every loop of a matrix-vector product in both orders, a stencil
 # under a time loop and a nest around an inlined helper at its source line (rot.symbols) with
 # its nest depth, counts exactly the flops each does, and loses nothing (loops, functions and
-# unknown code sum to the program); a stripped build and one without -g give the same loops,
-# named by object and offset or by function; the core samples an invocation at native speed
+# unknown code sum to the program); in marked regions (regions.c), each loop's part in each
+# region exact, and each region's parts summing to its counts; a stripped build and one without
+# -g give the same loops, named by object and offset or by function; the core samples an invocation at native speed
 # (input sample) and each hot function's share agrees within 3 points with perf record -e
 # cpu-clock's of the same invocation; the hostile ones: code in a JIT's buffer (unknown code), a dlopen'ed library (its
 # loop, its object), a 20 ms program, two threads in one loop (its flops summed), one that forks
@@ -67,6 +68,29 @@ for p in mv stencil nest; do
 done
 grep -q "^loop nest.c:$(grep -n 'LOOP helper' tests/loops/nest.c | cut -d: -f1) .* fn=dot_scaled " "$T/nest.loops"
 ok $? "the inlined helper's loop is named after the helper, at its own line"
+
+# --- loops in marked regions: each region's part, exact ----------------------------------------------
+$cc -O2 -g -I core/include -o "$P/regions" tests/loops/regions.c &&
+	(export ROT_MARKERS="$B/count/librot-count.so" && count "$T/rg.out" "$P/regions" 100 10) &&
+	survey parts "$T/rg.out" "$P/regions" >"$T/rg.parts" 2>&1
+ok $? "regions.c counted with its markers and loops"
+# REGION LOOP FLOPS ITERATIONS (shared.i: once in "second", twice outside, a part in "second" alone)
+cat >"$T/want" <<W
+first first.i 2*100*10 1000
+second second.i 3*100*10 1000
+second shared.i 100*10 1000
+W
+while read -r region name flops its; do
+	line=$(grep -n "/\* LOOP $name \*/" tests/loops/regions.c | cut -d: -f1)
+	f=$(awk "BEGIN { printf \"%d\", $flops }")
+	grep -q "^part $region regions.c:$line flops=$f iterations=$its$" "$T/rg.parts"
+	ok $? "$name's part in region '$region': $f flops, $its iterations ($(grep " regions.c:$line " "$T/rg.parts" | cut -d' ' -f2-))"
+done <"$T/want"
+line=$(grep -n '/\* LOOP outside.i \*/' tests/loops/regions.c | cut -d: -f1)
+! grep -q " regions.c:$line " "$T/rg.parts" && test "$(grep -c "^part first regions.c" "$T/rg.parts")" = 2
+ok $? "the loop outside every region has no part; first has its two loops alone"
+grep -q "^region first OK$" "$T/rg.parts" && grep -q "^region second OK$" "$T/rg.parts"
+ok $? "each region's parts of loops, functions and unknown code sum to its own counts exactly ($(grep '^region' "$T/rg.parts" | tr '\n' ' '))"
 
 # --- stripped, and without -g: the same loops ------------------------------------------------------
 count "$T/s.out" "$P/mv-stripped" $N $R && count "$T/g.out" "$P/mv-nog" $N $R

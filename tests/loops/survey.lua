@@ -51,6 +51,44 @@ local function loops()
   io.write("functions ", #l.functions, "\n")
 end
 
+-- Each region's part of the loops: "part REGION FILE:LINE flops=F iterations=I" a loop that ran in
+-- it (in PROGRAM's file), then "region NAME OK|DIFF": its parts (loops, functions, unknown code)
+-- against its counts.
+local function parts()
+  local text = assert(sys.readfile(path), "no output " .. path)
+  local l = assert(engine.loops(text), "no loops in " .. path)
+  local sums = {}
+  local function add(region, c)
+    sums[region] = sums[region] or {}
+    for k, v in pairs(c) do
+      if type(v) == "number" then sums[region][k] = (sums[region][k] or 0) + v end
+    end
+  end
+  for _, x in ipairs(l.loops) do
+    for _, q in ipairs(x.parts or {}) do
+      add(q.region, q)
+      if l.objects[x.obj] == program then
+        local w = assert(st:lookup(l.objects[x.obj], x.latches[1]))
+        io.write(string.format("part %s %s:%s flops=%d iterations=%d\n", q.region, util.basename(w.file or "?"),
+          w.line or "?", flops(q), q.iterations))
+      end
+    end
+  end
+  for _, f in ipairs(l.functions) do for _, q in ipairs(f.parts or {}) do add(q.region, q) end end
+  for _, q in ipairs(l.unknown and l.unknown.parts or {}) do add(q.region, q) end
+  local p = engine.parse(text)
+  for _, name in ipairs(p.order) do
+    local diff = {}
+    for k, v in pairs(p.regions[name]) do
+      if type(v) == "number" and not ({ calls = 1, threads = 1, whole_process = 1 })[k] and
+        ((sums[name] or {})[k] or 0) ~= v then
+        diff[#diff + 1] = k .. ":" .. ((sums[name] or {})[k] or 0) .. "/" .. v
+      end
+    end
+    io.write("region ", name, " ", #diff == 0 and "OK" or ("DIFF " .. table.concat(diff, " ")), "\n")
+  end
+end
+
 local function shares()
   local text = assert(sys.readfile(path), "no records " .. path)
   local body = text:gsub("^begin [^\n]*\n", ""):gsub("end %S+\n$", "")
@@ -77,4 +115,5 @@ local function shares()
   for id, f in pairs(objects) do io.write("object ", id, " ", f, "\n") end
 end
 
-if mode == "loops" then loops() elseif mode == "shares" then shares() else error("mode: loops or shares") end
+if mode == "loops" then loops() elseif mode == "parts" then parts() elseif mode == "shares" then shares()
+else error("mode: loops, parts or shares") end
