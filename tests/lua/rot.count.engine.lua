@@ -1,8 +1,9 @@
 -- Tests of rot.count.engine's reading of the counting tool's output (core/count/tool.c and
 -- loops.c): a region and the program as before, and, with --rot-loops=yes, the objects, loops
 -- (head, end, latches, nest, entries, iterations, counts), functions and unknown code, each
--- region's part of them; an output without loops has none. Its words are counts.h's (rot.protocol.count): the output's lines
--- apart from its first and back, and rot-count's words on its points.
+-- region's part of them; an output without loops has none. Its words are counts.h's
+-- (rot.protocol.count): the output's lines apart from its first and back, rot-count's words on
+-- its points, and the engine's identity changing with its sources.
 -- judges no time
 local t = require "tap"
 local engine = require "rot.count.engine"
@@ -69,6 +70,21 @@ t.ok(lines and #lines == 5 and lines[1] == "line 64" and engine.text(lines) == h
 t.is(engine.lines("rotcount 2\nline 64\n"), nil, "another version's output is none of the tool's")
 t.ok(engine.parse(engine.text({ "forks n=2", "later x=1", "misuses 3" })).forks == 2,
   "forks read (FILE.PID holds each child's counts), a word it does not know skipped")
+
+-- the engine's identity (part of every count's description, so of its cache key) changes with
+-- any of the tool's sources: a new output format never reads an older count's lines
+local sys = require "rot.sys"
+local home = assert(os.getenv("ROT_TEST_TMP")) .. "/home"
+for _, d in ipairs({ "/core/count", "/core/include/rot" }) do sys.run({ "mkdir", "-p", home .. d }) end
+for _, f in ipairs({ "/core/count/counts.h", "/core/count/loops.c", "/core/Makefile", "/core/include/rot/markers.h" }) do
+  assert(sys.writefile(home .. f, f .. "\n"))
+end
+local function identity() return engine.identity({ home = home, remember = function(_, _, f) return f() end }) end
+local before = identity()
+assert(sys.writefile(home .. "/core/count/counts.h", "another output format\n"))
+local after = identity()
+t.ok(before.tool ~= after.tool and before.valgrind == after.valgrind,
+  "the engine's identity changes with the tool's sources (counts.h: " .. before.tool .. " -> " .. after.tool .. ")")
 
 -- rot-count's words: a point counted or failed on stdout, why on stderr
 t.ok(select(2, engine.harness_line(WORDS.harness.counted .. " 12")) == "12" and
