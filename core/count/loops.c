@@ -81,15 +81,17 @@ static UInt ninstrs, cinstrs, nslices, cslices, nstats, cstats, nchunks, cchunks
 static UInt *fn_hash, fn_hash_size; /* indices + 1 into fns, open addressing */
 
 /* A context's counts (tool.c numbers them; NULL: never entered): each run's passes, and each
- * slot's dynamic counts (DYN words a slot). All have room for rooms runs and slots. */
+ * slot's dynamic counts (DYN words a slot), in pages of PAGE_SLOTS slots made when a slot of
+ * theirs is first reached in the context. All have room for room_runs runs and room_dyn slots. */
+#define PAGE_SLOTS 1024
 struct lctx {
-	ULong *runs, *dyn;
+	ULong *runs, **pages;
 };
 static struct lctx *ctxs;
 static UInt nctxs, room_runs, room_dyn, ndyn;
 static UInt now_ctx;
 /* The running context's tables: generated code and the helpers add to them. */
-static ULong *now_runs, *now_dyn;
+static ULong *now_runs, **now_pages;
 
 /* The superblock being rewritten. */
 static struct {
@@ -104,6 +106,14 @@ static ULong *widen(ULong *p, UInt had, UInt want)
 	p = VG_(realloc)("rotcount.loops.ctx", p, (SizeT)want * sizeof *p);
 	VG_(memset)(p + had, 0, (SizeT)(want - had) * sizeof *p);
 	return p;
+}
+
+/* pages (of had pages, NULL: none) with room for want, the new ones not made yet. */
+static ULong **widen_pages(ULong **pages, UInt had, UInt want)
+{
+	pages = VG_(realloc)("rotcount.loops.pages", pages, (SizeT)want * sizeof *pages);
+	VG_(memset)(pages + had, 0, (SizeT)(want - had) * sizeof *pages);
+	return pages;
 }
 
 /* Every entered context's tables with room for runs runs and slots slots (grown by doubling;
@@ -121,12 +131,12 @@ static void make_room(UInt runs, UInt slots)
 		if (!ctxs[c].runs)
 			continue;
 		ctxs[c].runs = widen(ctxs[c].runs, room_runs, r);
-		ctxs[c].dyn = widen(ctxs[c].dyn, room_dyn * DYN, d * DYN);
+		ctxs[c].pages = widen_pages(ctxs[c].pages, room_dyn / PAGE_SLOTS, d / PAGE_SLOTS);
 	}
 	room_runs = r;
 	room_dyn = d;
 	now_runs = ctxs[now_ctx].runs;
-	now_dyn = ctxs[now_ctx].dyn;
+	now_pages = ctxs[now_ctx].pages;
 }
 
 void loops_context(UInt ctx)
@@ -140,14 +150,14 @@ void loops_context(UInt ctx)
 		nctxs = n;
 	}
 	if (!room_runs)
-		room_runs = room_dyn = 4096;
+		room_runs = room_dyn = 4 * PAGE_SLOTS;
 	if (!ctxs[ctx].runs) {
 		ctxs[ctx].runs = widen(NULL, 0, room_runs);
-		ctxs[ctx].dyn = widen(NULL, 0, room_dyn * DYN);
+		ctxs[ctx].pages = widen_pages(NULL, 0, room_dyn / PAGE_SLOTS);
 	}
 	now_ctx = ctx;
 	now_runs = ctxs[ctx].runs;
-	now_dyn = ctxs[ctx].dyn;
+	now_pages = ctxs[ctx].pages;
 }
 
 static Int object_of(const HChar *path)
@@ -296,7 +306,9 @@ void loops_forget(void)
 		if (!ctxs[c].runs)
 			continue;
 		VG_(memset)(ctxs[c].runs, 0, (SizeT)room_runs * sizeof(ULong));
-		VG_(memset)(ctxs[c].dyn, 0, (SizeT)room_dyn * DYN * sizeof(ULong));
+		for (UInt p = 0; p < room_dyn / PAGE_SLOTS; p++)
+			if (ctxs[c].pages[p])
+				VG_(memset)(ctxs[c].pages[p], 0, PAGE_SLOTS * DYN * sizeof(ULong));
 	}
 }
 
@@ -380,12 +392,21 @@ void loops_end(const ULong *pending, const IRSB *in)
 	}
 }
 
+/* The running context's dynamic counts of slot (its page made when first reached). */
+static inline ULong *slot_at(UWord slot)
+{
+	ULong **page = &now_pages[slot / PAGE_SLOTS];
+	if (!*page)
+		*page = VG_(calloc)("rotcount.loops.page", PAGE_SLOTS * DYN, sizeof(ULong));
+	return *page + (slot % PAGE_SLOTS) * DYN;
+}
+
 /* An access of (size | write << 16) bytes at addr by the instruction whose dynamic counts are
  * the running context's slot: the simulated caches' traffic to the thread's counts and to the
  * instruction's. */
 static VG_REGPARM(3) void sim_at(Addr addr, UWord sw, UWord slot)
 {
-	ULong *cc = now_dyn + slot * DYN;
+	ULong *cc = slot_at(slot);
 	cachesim_ref(count_cachesim, addr, sw & 0xffff, sw >> 16, &count_live[COUNT_FILL1],
 		     &cc[COUNT_FILL1 - COUNT_LOADED]);
 }
@@ -393,7 +414,7 @@ static VG_REGPARM(3) void sim_at(Addr addr, UWord sw, UWord slot)
 /* The same for a guarded access that happens: its bytes counted here. */
 static VG_REGPARM(3) void guarded_at(Addr addr, UWord sw, UWord slot)
 {
-	ULong *cc = now_dyn + slot * DYN;
+	ULong *cc = slot_at(slot);
 	enum count_id id = (sw >> 16) ? COUNT_STORED : COUNT_LOADED;
 	count_live[id] += sw & 0xffff;
 	cc[id - COUNT_LOADED] += sw & 0xffff;
@@ -470,8 +491,11 @@ static struct view view_of(Int (*pick)(UInt ctx), Int which)
 			continue;
 		for (UInt j = 0; j < nchunks; j++)
 			v.runs[j] += ctxs[c].runs[j];
-		for (UInt d = 0; d < ndyn * DYN; d++)
-			v.dyn[d] += ctxs[c].dyn[d];
+		for (UInt d = 0; d < ndyn; d++) {
+			const ULong *page = ctxs[c].pages[d / PAGE_SLOTS];
+			for (UInt k = 0; page && k < DYN; k++)
+				v.dyn[d * DYN + k] += page[(d % PAGE_SLOTS) * DYN + k];
+		}
 	}
 	return v;
 }
@@ -499,8 +523,8 @@ static struct loopnest_instr *gather_instrs(struct view v, ULong **arena)
 		next += COUNT_N;
 		if (instrs[i].dyn >= 0)
 			VG_(memcpy)
-			(in[i].cost + COUNT_LOADED, v.dyn + (SizeT)instrs[i].dyn * DYN,
-			 DYN * sizeof(ULong));
+		(in[i].cost + COUNT_LOADED, v.dyn + (SizeT)instrs[i].dyn * DYN,
+		 DYN * sizeof(ULong));
 	}
 	for (UInt j = 0; j < nchunks; j++) {
 		ULong n = v.runs[j];
