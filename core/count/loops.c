@@ -6,8 +6,10 @@
  * control between instructions, from which loopnest.c assembles the loops and each region's
  * part of them. */
 #include "loops.h"
+#include "contexts.h"
 #include "instrument.h"
 #include "loopnest.h"
+#include "loopsout.h"
 
 #include "pub_tool_debuginfo.h"
 #include "pub_tool_libcassert.h"
@@ -16,9 +18,9 @@
 #include "pub_tool_machine.h"
 #include "pub_tool_mallocfree.h"
 
-/* The counts an instruction's accesses add to as they run, of COUNT_N's from COUNT_LOADED: its
- * guarded accesses' bytes and the simulated caches' traffic (cachesim_ref's, from COUNT_FILL1). */
-#define DYN (COUNT_N - COUNT_LOADED)
+/* The counts an instruction's accesses add to as they run (contexts.h's): its guarded accesses'
+ * bytes and the simulated caches' traffic (cachesim_ref's, from COUNT_FILL1). */
+#define DYN CONTEXTS_DYN
 _Static_assert(COUNT_STORED == COUNT_LOADED + 1 && COUNT_FILL1 == COUNT_LOADED + 2 &&
 		   COUNT_EVICT4 == COUNT_N - 1,
 	       "counts.h: the bytes, then the traffic, last");
@@ -79,19 +81,7 @@ static HChar **objects;
 static UInt ninstrs, cinstrs, nslices, cslices, nstats, cstats, nchunks, cchunks, nfns, cfns,
     ncalls, ccalls, nobjects, cobjects;
 static UInt *fn_hash, fn_hash_size; /* indices + 1 into fns, open addressing */
-
-/* A context's counts (tool.c numbers them; NULL: never entered): each run's passes, and each
- * slot's dynamic counts (DYN words a slot), in pages of PAGE_SLOTS slots made when a slot of
- * theirs is first reached in the context. All have room for room_runs runs and room_dyn slots. */
-#define PAGE_SLOTS 1024
-struct lctx {
-	ULong *runs, **pages;
-};
-static struct lctx *ctxs;
-static UInt nctxs, room_runs, room_dyn, ndyn;
-static UInt now_ctx;
-/* The running context's tables: generated code and the helpers add to them. */
-static ULong *now_runs, **now_pages;
+static UInt ndyn;		    /* slots of dynamic counts */
 
 /* The superblock being rewritten. */
 static struct {
@@ -99,66 +89,6 @@ static struct {
 	Int chunk, instr, slice;
 	ULong snap[COUNT_N]; /* the pending counts already given to slices */
 } cur;
-
-/* p (of had words, NULL: none) with room for want words, the new ones zeroed. */
-static ULong *widen(ULong *p, UInt had, UInt want)
-{
-	p = VG_(realloc)("rotcount.loops.ctx", p, (SizeT)want * sizeof *p);
-	VG_(memset)(p + had, 0, (SizeT)(want - had) * sizeof *p);
-	return p;
-}
-
-/* pages (of had pages, NULL: none) with room for want, the new ones not made yet. */
-static ULong **widen_pages(ULong **pages, UInt had, UInt want)
-{
-	pages = VG_(realloc)("rotcount.loops.pages", pages, (SizeT)want * sizeof *pages);
-	VG_(memset)(pages + had, 0, (SizeT)(want - had) * sizeof *pages);
-	return pages;
-}
-
-/* Every entered context's tables with room for runs runs and slots slots (grown by doubling;
- * at translation, never while generated code runs). */
-static void make_room(UInt runs, UInt slots)
-{
-	UInt r = room_runs, d = room_dyn;
-	while (r < runs)
-		r *= 2;
-	while (d < slots)
-		d *= 2;
-	if (r == room_runs && d == room_dyn)
-		return;
-	for (UInt c = 0; c < nctxs; c++) {
-		if (!ctxs[c].runs)
-			continue;
-		ctxs[c].runs = widen(ctxs[c].runs, room_runs, r);
-		ctxs[c].pages = widen_pages(ctxs[c].pages, room_dyn / PAGE_SLOTS, d / PAGE_SLOTS);
-	}
-	room_runs = r;
-	room_dyn = d;
-	now_runs = ctxs[now_ctx].runs;
-	now_pages = ctxs[now_ctx].pages;
-}
-
-void loops_context(UInt ctx)
-{
-	if (ctx >= nctxs) {
-		UInt n = nctxs ? nctxs : 8;
-		while (n <= ctx)
-			n *= 2;
-		ctxs = VG_(realloc)("rotcount.loops.ctxs", ctxs, n * sizeof *ctxs);
-		VG_(memset)(ctxs + nctxs, 0, (n - nctxs) * sizeof *ctxs);
-		nctxs = n;
-	}
-	if (!room_runs)
-		room_runs = room_dyn = 4 * PAGE_SLOTS;
-	if (!ctxs[ctx].runs) {
-		ctxs[ctx].runs = widen(NULL, 0, room_runs);
-		ctxs[ctx].pages = widen_pages(NULL, 0, room_dyn / PAGE_SLOTS);
-	}
-	now_ctx = ctx;
-	now_runs = ctxs[ctx].runs;
-	now_pages = ctxs[ctx].pages;
-}
 
 static Int object_of(const HChar *path)
 {
@@ -250,14 +180,14 @@ static UInt fn_of(Addr a, Int obj, Addr off)
 static void new_chunk(void)
 {
 	GROW(chunks, nchunks, cchunks);
-	make_room(nchunks + 1, ndyn);
+	contexts_room(nchunks + 1, ndyn);
 	chunks[nchunks] = (struct lchunk){.first = nslices, .to_obj = -1};
 	cur.chunk = (Int)nchunks++;
 	IRSB *out = cur.out;
 	IRTemp base = newIRTemp(out->tyenv, Ity_I64), t1 = newIRTemp(out->tyenv, Ity_I64),
 	       t2 = newIRTemp(out->tyenv, Ity_I64), at_t = newIRTemp(out->tyenv, Ity_I64);
 	addStmtToIRSB(out, IRStmt_WrTmp(base, IRExpr_Load(Iend_LE, Ity_I64,
-							  mkIRExpr_HWord((HWord)&now_runs))));
+							  mkIRExpr_HWord((HWord)&contexts_runs))));
 	addStmtToIRSB(out,
 		      IRStmt_WrTmp(at_t, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(base),
 						      IRExpr_Const(IRConst_U64((ULong)cur.chunk *
@@ -302,14 +232,7 @@ static void close_slice(const ULong *pending)
 
 void loops_forget(void)
 {
-	for (UInt c = 0; c < nctxs; c++) {
-		if (!ctxs[c].runs)
-			continue;
-		VG_(memset)(ctxs[c].runs, 0, (SizeT)room_runs * sizeof(ULong));
-		for (UInt p = 0; p < room_dyn / PAGE_SLOTS; p++)
-			if (ctxs[c].pages[p])
-				VG_(memset)(ctxs[c].pages[p], 0, PAGE_SLOTS * DYN * sizeof(ULong));
-	}
+	contexts_forget();
 }
 
 void loops_begin(IRSB *out)
@@ -392,21 +315,12 @@ void loops_end(const ULong *pending, const IRSB *in)
 	}
 }
 
-/* The running context's dynamic counts of slot (its page made when first reached). */
-static inline ULong *slot_at(UWord slot)
-{
-	ULong **page = &now_pages[slot / PAGE_SLOTS];
-	if (!*page)
-		*page = VG_(calloc)("rotcount.loops.page", PAGE_SLOTS * DYN, sizeof(ULong));
-	return *page + (slot % PAGE_SLOTS) * DYN;
-}
-
 /* An access of (size | write << 16) bytes at addr by the instruction whose dynamic counts are
  * the running context's slot: the simulated caches' traffic to the thread's counts and to the
  * instruction's. */
 static VG_REGPARM(3) void sim_at(Addr addr, UWord sw, UWord slot)
 {
-	ULong *cc = slot_at(slot);
+	ULong *cc = contexts_slot(slot);
 	cachesim_ref(count_cachesim, addr, sw & 0xffff, sw >> 16, &count_live[COUNT_FILL1],
 		     &cc[COUNT_FILL1 - COUNT_LOADED]);
 }
@@ -414,7 +328,7 @@ static VG_REGPARM(3) void sim_at(Addr addr, UWord sw, UWord slot)
 /* The same for a guarded access that happens: its bytes counted here. */
 static VG_REGPARM(3) void guarded_at(Addr addr, UWord sw, UWord slot)
 {
-	ULong *cc = slot_at(slot);
+	ULong *cc = contexts_slot(slot);
 	enum count_id id = (sw >> 16) ? COUNT_STORED : COUNT_LOADED;
 	count_live[id] += sw & 0xffff;
 	cc[id - COUNT_LOADED] += sw & 0xffff;
@@ -426,7 +340,7 @@ static VG_REGPARM(3) void guarded_at(Addr addr, UWord sw, UWord slot)
 /* A new slot of dynamic counts. */
 static Int new_slot(void)
 {
-	make_room(nchunks, ndyn + 1);
+	contexts_room(nchunks, ndyn + 1);
 	return (Int)ndyn++;
 }
 
@@ -481,22 +395,15 @@ struct view {
 	ULong *runs, *dyn;
 };
 
-/* The contexts whose `pick` is `which` summed into a new view (nest_release its tables). */
+/* The contexts whose `pick` is `which` (every entered one where pick is NULL) summed into a
+ * new view (nest_release its tables). */
 static struct view view_of(Int (*pick)(UInt ctx), Int which)
 {
-	struct view v = {nest_alloc((SizeT)room_runs * sizeof(ULong)),
-			 nest_alloc((SizeT)room_dyn * DYN * sizeof(ULong))};
-	for (UInt c = 0; c < nctxs; c++) {
-		if (!ctxs[c].runs || (pick && pick(c) != which))
-			continue;
-		for (UInt j = 0; j < nchunks; j++)
-			v.runs[j] += ctxs[c].runs[j];
-		for (UInt d = 0; d < ndyn; d++) {
-			const ULong *page = ctxs[c].pages[d / PAGE_SLOTS];
-			for (UInt k = 0; page && k < DYN; k++)
-				v.dyn[d * DYN + k] += page[(d % PAGE_SLOTS) * DYN + k];
-		}
-	}
+	struct view v = {nest_alloc((SizeT)(nchunks ? nchunks : 1) * sizeof(ULong)),
+			 nest_alloc((SizeT)(ndyn ? ndyn : 1) * DYN * sizeof(ULong))};
+	for (UInt c = 0; c < contexts_n(); c++)
+		if (contexts_entered(c) && (!pick || pick(c) == which))
+			contexts_add(c, nchunks, ndyn, v.runs, v.dyn);
 	return v;
 }
 
@@ -603,104 +510,8 @@ static UInt gather_flows(struct view v, struct loopnest_flow *fl, Bool note)
 	return n;
 }
 
-static void put_loop(void (*put)(const HChar *), void (*put_counts)(const ULong *),
-		     const struct loopnest_loop *l, Int id)
-{
-	HChar s[256];
-	VG_(snprintf)
-	(s, sizeof s,
-	 "%s id=%d obj=%d head=0x%llx end=0x%llx latches=", count_record_word(COUNT_RECORD_LOOP),
-	 id, l->obj, l->lo, l->hi);
-	put(s);
-	for (Int i = 0; i < l->nlatches; i++) {
-		VG_(snprintf)(s, sizeof s, "%s0x%llx", i ? "," : "", l->latches[i]);
-		put(s);
-	}
-	VG_(snprintf)
-	(s, sizeof s, " depth=%d parent=%d entries=%llu iterations=%llu back=%llu instrs=%llu",
-	 l->depth, l->parent + 1, l->entries, l->iterations, l->back, l->instrs);
-	put(s);
-	put_counts(l->cost);
-}
-
-/* How the output is written (tool.c's) and, for a region's part, the region's name. */
-struct out {
-	void (*put)(const HChar *);
-	void (*put_name)(const HChar *);
-	void (*put_counts)(const ULong *);
-	const HChar *region;
-};
-
-/* A record's word, with a region's part its region's word and name first. */
-static void put_word(const struct out *o, enum count_record whole, enum count_record part)
-{
-	o->put(count_record_word(o->region ? part : whole));
-	if (o->region) {
-		o->put(" region=");
-		o->put_name(o->region);
-	}
-}
-
-/* The functions' and unknown code's records of nest (fn its functions). */
-static void put_rest(const struct out *o, const struct loopnest *nest, const struct loopnest_fn *fn)
-{
-	HChar s[160];
-	for (UInt f = 0; f < nfns; f++) {
-		if (!nest->fn_ran[f] || fn[f].obj < 0)
-			continue;
-		put_word(o, COUNT_RECORD_FUNCTION, COUNT_RECORD_REGIONFUNCTION);
-		VG_(snprintf)
-		(s, sizeof s, " obj=%d off=0x%llx named=%d instrs=%llu", fn[f].obj, fn[f].start,
-		 fn[f].named, nest->fn_instrs[f]);
-		o->put(s);
-		o->put_counts(nest->fn_cost[f]);
-	}
-	if (nest->unknown_ran) {
-		put_word(o, COUNT_RECORD_UNKNOWN, COUNT_RECORD_REGIONUNKNOWN);
-		VG_(snprintf)(s, sizeof s, " instrs=%llu", nest->unknown_instrs);
-		o->put(s);
-		o->put_counts(nest->unknown);
-	}
-}
-
-static void put_nest(const struct out *o, const struct loopnest *nest, const struct loopnest_fn *fn)
-{
-	HChar s[160];
-	VG_(snprintf)
-	(s, sizeof s, "%s n=%d\n", count_record_word(COUNT_RECORD_LOOPS), nest->nloops);
-	o->put(s);
-	for (UInt i = 0; i < nobjects; i++) {
-		VG_(snprintf)
-		(s, sizeof s, "%s id=%u path=", count_record_word(COUNT_RECORD_OBJECT), i);
-		o->put(s);
-		o->put_name(objects[i]);
-		o->put("\n");
-	}
-	for (Int i = 0; i < nest->nloops; i++)
-		put_loop(o->put, o->put_counts, &nest->loops[i], i + 1);
-	put_rest(o, nest, fn);
-}
-
-/* A region's part of the loops (those that ran in it), its functions' and unknown code's. */
-static void put_part(const struct out *o, const struct loopnest *part, const struct loopnest_fn *fn)
-{
-	HChar s[160];
-	for (Int i = 0; i < part->nloops; i++) {
-		const struct loopnest_loop *l = &part->loops[i];
-		if (!l->instrs)
-			continue;
-		put_word(o, COUNT_RECORD_LOOP, COUNT_RECORD_REGIONLOOP);
-		VG_(snprintf)
-		(s, sizeof s, " id=%d entries=%llu iterations=%llu back=%llu instrs=%llu", i + 1,
-		 l->entries, l->iterations, l->back, l->instrs);
-		o->put(s);
-		o->put_counts(l->cost);
-	}
-	put_rest(o, part, fn);
-}
-
 /* The part of the loops of nest that view v ran, written as region name's. */
-static void write_part(const struct out *whole, const struct loopnest *nest,
+static void write_part(const struct loops_out *whole, const struct loopnest *nest,
 		       const struct loopnest_fn *fn, struct view v, const HChar *name)
 {
 	ULong *arena;
@@ -708,10 +519,10 @@ static void write_part(const struct out *whole, const struct loopnest *nest,
 	struct loopnest_flow *fl = nest_alloc((nslices + nchunks) * sizeof *fl);
 	UInt nfl = gather_flows(v, fl, False);
 	struct loopnest part;
-	struct out o = *whole;
+	struct loops_out o = *whole;
 	o.region = name;
 	if (loopnest_part(&env, nest, in, ninstrs, fl, nfl, nfns, &part) == 0) {
-		put_part(&o, &part, fn);
+		loopsout_part(&o, &part, fn, nfns);
 		loopnest_free(&env, &part);
 	}
 	nest_release(fl);
@@ -723,7 +534,7 @@ void loops_write(void (*put)(const HChar *), void (*put_name)(const HChar *),
 		 void (*put_counts)(const ULong *), Int (*region_of)(UInt ctx),
 		 const HChar *(*name_of)(Int region))
 {
-	const struct out o = {put, put_name, put_counts, NULL};
+	const struct loops_out o = {put, put_name, put_counts, NULL};
 	ULong *arena;
 	struct view all = view_of(NULL, 0);
 	struct loopnest_instr *in = gather_instrs(all, &arena);
@@ -734,12 +545,12 @@ void loops_write(void (*put)(const HChar *), void (*put_name)(const HChar *),
 		fn[f] = (struct loopnest_fn){fns[f].obj, fns[f].named, fns[f].start};
 	struct loopnest nest;
 	if (loopnest_build(&env, in, ninstrs, fl, nfl, calls, ncalls, fn, nfns, &nest) == 0) {
-		put_nest(&o, &nest, fn);
+		loopsout_nest(&o, &nest, fn, nfns, objects, nobjects);
 		Int done = -1; /* the regions' parts, in their order, each once */
 		for (;;) {
 			Int next = -1;
-			for (UInt c = 0; c < nctxs; c++) {
-				Int r = ctxs[c].runs ? region_of(c) : -1;
+			for (UInt c = 0; c < contexts_n(); c++) {
+				Int r = contexts_entered(c) ? region_of(c) : -1;
 				if (r > done && (next < 0 || r < next))
 					next = r;
 			}

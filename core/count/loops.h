@@ -34,10 +34,6 @@ void loops_access(IRExpr *addr, Int size, Bool write, IRExpr *guard);
 /* Every count so far forgotten (a forked child counts its own work). */
 void loops_forget(void);
 
-/* The running thread's counts go to context ctx from now on (tool.c numbers them: the region
- * the thread is in; its tables made when first entered). */
-void loops_context(UInt ctx);
-
 /*
  * The output's loops, objects and functions, then each region's part of them (region_of(ctx):
  * the region whose part context ctx's counts are, -1 none; name_of(r): its name), written

@@ -1,11 +1,12 @@
 /* tool: rotcount, rot's Valgrind tool (built by core/Makefile, run by rot's counting pass):
  * counts per thread what instrument.c counts, per region what the marker requests bracket (a
  * region one thread entered: the whole process's while it was open), the simulated caches'
- * traffic, tells loops.c the region each thread is in, and writes them all to --rot-out when
+ * traffic, tells contexts.c the region each thread is in, and writes them all to --rot-out when
  * the program ends (a process it forks, its own to --rot-out.PID). */
 #include "instrument.h"
 #include "cachesim.h"
 #include "loops.h"
+#include "contexts.h"
 
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
@@ -104,7 +105,7 @@ static void started(ThreadId tid, ULong blocks)
 	if (tid > last_tid)
 		last_tid = tid;
 	if (count_loops)
-		loops_context(context_of(tid));
+		contexts_enter(context_of(tid));
 }
 
 static void stopped(ThreadId tid, ULong blocks)
@@ -169,7 +170,7 @@ static void begin(ThreadId tid, const HChar *name)
 		regions[r].threads++;
 	regions[r].last = tid;
 	if (count_loops)
-		loops_context(context_of(tid));
+		contexts_enter(context_of(tid));
 }
 
 static void end(ThreadId tid, const HChar *name)
@@ -194,7 +195,7 @@ static void end(ThreadId tid, const HChar *name)
 	}
 	regions[r].calls++;
 	if (count_loops)
-		loops_context(context_of(tid));
+		contexts_enter(context_of(tid));
 }
 
 static Bool request(ThreadId tid, UWord *arg, UWord *ret)
@@ -410,7 +411,7 @@ static void post_clo_init(void)
 	threads = VG_(calloc)("rotcount.threads", VG_N_THREADS, sizeof *threads);
 	regions = VG_(calloc)("rotcount.regions", REGIONS, sizeof *regions);
 	if (count_loops)
-		loops_context(0);
+		contexts_enter(0);
 	VG_(atfork)(NULL, forked_parent, forked_child);
 }
 

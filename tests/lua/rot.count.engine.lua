@@ -47,7 +47,8 @@ for _, x in ipairs(l.functions) do sum = sum + x.loaded end
 t.is(sum, p.program.loaded, "loops, functions and unknown code hold every byte of the program's line")
 -- each region's part of them: the loop's, the function's, unknown code's
 local parts = table.concat({
-  "regionloop region=row%20one id=2 entries=400 iterations=80000 back=79600 instrs=240000" .. counts:format(1300, 12800),
+  "regionloop region=row%20one id=2 entries=400 iterations=80000 back=79600 instrs=240000" ..
+    counts:format(1300, 12800),
   "regionfunction region=row%20one obj=1 off=0x1240 named=1 instrs=5" .. counts:format(0, 32),
   "regionunknown region=row%20one instrs=2" .. counts:format(0, 8),
   "regionloop region=nowhere id=9 instrs=1" .. counts:format(0, 8) }, "\n") .. "\n"
@@ -76,7 +77,8 @@ t.ok(engine.parse(engine.text({ "forks n=2", "later x=1", "misuses 3" })).forks 
 local sys = require "rot.sys"
 local home = assert(os.getenv("ROT_TEST_TMP")) .. "/home"
 for _, d in ipairs({ "/core/count", "/core/include/rot" }) do sys.run({ "mkdir", "-p", home .. d }) end
-for _, f in ipairs({ "/core/count/counts.h", "/core/count/loops.c", "/core/Makefile", "/core/include/rot/markers.h" }) do
+for _, f in ipairs({ "/core/count/counts.h", "/core/count/loops.c", "/core/Makefile",
+  "/core/include/rot/markers.h" }) do
   assert(sys.writefile(home .. f, f .. "\n"))
 end
 local function identity() return engine.identity({ home = home, remember = function(_, _, f) return f() end }) end
