@@ -6,7 +6,9 @@
 # STREAM_C=/path/to/stream.c STREAM itself (bench/stream-markers.patch), arrays 4x the last
 # level: counted bytes against STREAM's, simulated bytes beyond the last level against STREAM's
 # and its write-allocate stream's; the loops counted (--rot-loops=yes) against the counts alone
-# (target <= 1.2x) and against cachegrind with the same two levels (target <= 1.0x). The timed
+# (target <= 1.2x) and against cachegrind with the same two levels (target <= 1.0x), on known.c
+# and on tests/loops/regions.c (loops in and out of two regions, each loop's part per region
+# kept), their markers open as in rot's counting pass. The timed
 # runs are never instrumented (rot.count runs after them, in a process of its own), so their
 # overhead is the one the other lines report.
 cc=${CC:-gcc}
@@ -68,12 +70,13 @@ if [ -n "$STREAM_C" ] && [ -f "$STREAM_C" ]; then
 fi
 
 # The loops (--rot-loops=yes) against the counts alone, and against cachegrind: the same binary,
-# the same two simulated levels (this machine's first and last, the last's sets rounded down to
+# the same two simulated levels (this machine's first and last, each one's sets rounded down to
 # a power of two, as cachegrind takes them; cachegrind simulates an I1 besides), interleaved:
 # each round runs the three in turn and its ratios are taken within it (the guest's pace moves
 # over seconds: neighbours' ratios cancel it). CPU time of each run, 5 rounds.
-two=$(echo "$sim" | awk -F, '{ split($1, a, ":"); split($NF, b, ":"); s = b[1] / (64 * b[2]); p = 1
-	while (p * 2 <= s) p *= 2; printf "%d %d %d %d", a[1], a[2], p * 64 * b[2], b[2] }')
+two=$(echo "$sim" | awk -F, 'function pow2(size, ways,   s, p) { s = size / (64 * ways); p = 1
+		while (p * 2 <= s) p *= 2; return p * 64 * ways }
+	{ split($1, a, ":"); split($NF, b, ":"); printf "%d %d %d %d", pow2(a[1], a[2]), a[2], pow2(b[1], b[2]), b[2] }')
 set -- $two
 d1s=$1 d1a=$2 lls=$3 lla=$4
 cpu() { # cpu CMD...: its user and system time in seconds (wall time without /usr/bin/time)
@@ -85,13 +88,18 @@ cpu() { # cpu CMD...: its user and system time in seconds (wall time without /us
 		echo "$s $(date +%s.%N)" | awk '{ print $2 - $1 }'
 	fi
 }
-echo "loops counted (--rot-loops=yes) against counts alone, and against cachegrind (valgrind --tool=cachegrind --D1=$d1s,$d1a,64 --LL=$lls,$lla,64), the same two levels, interleaved, CPU time, 5 rounds, median (min-max) of the rounds' ratios:"
-for w in "triad 5000000" "matmul 400"; do
+# The programs' markers open their regions (ROT_MARKERS, as in rot's counting pass: each loop's
+# part per region is kept) under all three; tests/loops/regions.c: loops in two regions and out.
+export ROT_MARKERS="$VG/../librot-count.so"
+$cc -O2 -g -Icore/include -o "$B/regions" tests/loops/regions.c 2>/dev/null || echo "  (tests/loops/regions.c does not build)"
+echo "loops counted (--rot-loops=yes) against counts alone, and against cachegrind (valgrind --tool=cachegrind --cache-sim=yes --D1=$d1s,$d1a,64 --LL=$lls,$lla,64), the same two levels, interleaved, CPU time, 5 rounds, median (min-max) of the rounds' ratios:"
+for w in "$K triad 5000000" "$K matmul 400" "$B/regions 2000 3000"; do
 	set -- $w
+	w="${1##*/} $2 $3"
 	for i in 1 2 3 4 5; do
-		a=$(cpu env VALGRIND_LIB=$VG valgrind -q --tool=rotcount --rot-out="$B/count.out" --rot-cache="$d1s:$d1a,$lls:$lla" "$K" "$@")
-		b=$(cpu env VALGRIND_LIB=$VG valgrind -q --tool=rotcount --rot-out="$B/count.out" --rot-loops=yes --rot-cache="$d1s:$d1a,$lls:$lla" "$K" "$@")
-		c=$(cpu valgrind -q --tool=cachegrind --cachegrind-out-file=/dev/null --D1="$d1s,$d1a,64" --LL="$lls,$lla,64" "$K" "$@")
+		a=$(cpu env VALGRIND_LIB=$VG valgrind -q --tool=rotcount --rot-out="$B/count.out" --rot-cache="$d1s:$d1a,$lls:$lla" "$@")
+		b=$(cpu env VALGRIND_LIB=$VG valgrind -q --tool=rotcount --rot-out="$B/count.out" --rot-loops=yes --rot-cache="$d1s:$d1a,$lls:$lla" "$@")
+		c=$(cpu valgrind -q --tool=cachegrind --cache-sim=yes --cachegrind-out-file=/dev/null --D1="$d1s,$d1a,64" --LL="$lls,$lla,64" "$@")
 		echo "$a $b $c"
 	done | awk -v w="$w" 'function med(x, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && x[j] < x[j - 1]; j--) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
 			return n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2 }

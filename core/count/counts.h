@@ -85,15 +85,26 @@ enum count_request {
 	X(REGION, "region", "region name=NAME calls=N threads=N whole_process=0|1 COUNTS",         \
 	  "a marked region's counts (whole_process 1: one thread entered it, the process's)")      \
 	X(LOOPS, "loops", "loops n=N",                                                             \
-	  "--rot-loops=yes: the loops found; objects, loops, functions and unknown code follow")   \
+	  "--rot-loops=yes: the loops found; objects, loops, functions, unknown code and each "    \
+	  "region's part of them follow")                                                          \
 	X(OBJECT, "object", "object id=K path=PATH", "a file whose code ran")                      \
 	X(LOOP, "loop",                                                                            \
 	  "loop id=I obj=K head=0xHEX end=0xHEX latches=0xHEX,... depth=D parent=I entries=N "     \
-	  "iterations=N back=N COUNTS",                                                            \
-	  "a loop: its range in its object, its nest, how often it ran, its counts")               \
-	X(FUNCTION, "function", "function obj=K off=0xHEX named=0|1 COUNTS",                       \
+	  "iterations=N back=N instrs=N COUNTS",                                                   \
+	  "a loop: its range in its object, its nest, how often it ran, its instructions' runs, "  \
+	  "its counts")                                                                            \
+	X(FUNCTION, "function", "function obj=K off=0xHEX named=0|1 instrs=N COUNTS",              \
 	  "a function's code outside its loops")                                                   \
-	X(UNKNOWN, "unknown", "unknown COUNTS", "code in no file")
+	X(UNKNOWN, "unknown", "unknown instrs=N COUNTS", "code in no file")                        \
+	X(REGIONLOOP, "regionloop",                                                                \
+	  "regionloop region=NAME id=I entries=N iterations=N back=N instrs=N COUNTS",             \
+	  "loop I's part run while region NAME was its thread's innermost open one (or, for a "    \
+	  "thread in none, the one last begun in another thread and open; whole_process 0: none)") \
+	X(REGIONFUNCTION, "regionfunction",                                                        \
+	  "regionfunction region=NAME obj=K off=0xHEX named=0|1 instrs=N COUNTS",                  \
+	  "a function's part outside its loops run in region NAME, as regionloop's")               \
+	X(REGIONUNKNOWN, "regionunknown", "regionunknown region=NAME instrs=N COUNTS",             \
+	  "unknown code's part run in region NAME, as regionloop's")
 
 enum count_record {
 #define X(id, word, syntax, meaning) COUNT_RECORD_##id,

@@ -323,21 +323,26 @@ static int innermost(const struct loopnest_loop *loops, int n, int obj, loopnest
 	return k;
 }
 
-/* Each instruction's counts to its innermost loop, its function, or unknown code. */
+/* Each instruction's runs and counts to its innermost loop, its function, or unknown code. */
 static void attribute(struct loopnest *out, const struct loopnest_instr *in, loopnest_u64 nin,
 		      unsigned nfn)
 {
 	for (loopnest_u64 i = 0; i < nin; i++) {
 		const struct loopnest_instr *x = &in[i];
+		if (!x->execs)
+			continue; /* (translated, never run: no counts, and no sign its code ran) */
 		int l = x->obj < 0 ? -1 : innermost(out->loops, out->nloops, x->obj, x->off);
 		loopnest_u64 *to;
 		if (l >= 0) {
 			to = out->loops[l].cost;
+			out->loops[l].instrs += x->execs;
 		} else if (x->obj < 0 || x->fn >= nfn) {
 			to = out->unknown;
+			out->unknown_instrs += x->execs;
 			out->unknown_ran = 1;
 		} else {
 			to = out->fn_cost[x->fn];
+			out->fn_instrs[x->fn] += x->execs;
 			out->fn_ran[x->fn] = 1;
 		}
 		if (x->cost)
@@ -357,6 +362,15 @@ static void unnamed_starts(const struct loopnest_instr *in, loopnest_u64 nin,
 			fn[in[i].fn].start = in[i].off;
 }
 
+/* The function tables of out, zeroed, for nfn functions: 0, or -1 when memory ran out. */
+static int fn_tables(const struct loopnest_env *env, struct loopnest *out, unsigned nfn)
+{
+	out->fn_cost = env->alloc((nfn ? nfn : 1) * sizeof *out->fn_cost);
+	out->fn_instrs = env->alloc((nfn ? nfn : 1) * sizeof *out->fn_instrs);
+	out->fn_ran = env->alloc(nfn ? nfn : 1);
+	return out->fn_cost && out->fn_instrs && out->fn_ran ? 0 : -1;
+}
+
 int loopnest_build(const struct loopnest_env *env, struct loopnest_instr *in, loopnest_u64 nin,
 		   struct loopnest_flow *fl, loopnest_u64 nfl, struct loopnest_place *calls,
 		   loopnest_u64 ncalls, struct loopnest_fn *fn, unsigned nfn, struct loopnest *out)
@@ -364,9 +378,7 @@ int loopnest_build(const struct loopnest_env *env, struct loopnest_instr *in, lo
 	struct edge *e = env->alloc((nfl ? nfl : 1) * sizeof *e);
 	int *stack = 0, rc = -1;
 	*out = (struct loopnest){0};
-	out->fn_cost = env->alloc((nfn ? nfn : 1) * sizeof *out->fn_cost);
-	out->fn_ran = env->alloc(nfn ? nfn : 1);
-	if (!e || !out->fn_cost || !out->fn_ran)
+	if (!e || fn_tables(env, out, nfn) < 0)
 		goto out;
 	nin = merge_instrs(env, in, nin);
 	unnamed_starts(in, nin, fn, nfn);
@@ -393,9 +405,57 @@ out:
 	return rc;
 }
 
+/* The taken jumps back to each loop's head from within its range (fl sorted by target). */
+static void back_jumps(struct loopnest_loop *loops, int n, const struct loopnest_flow *fl,
+		       loopnest_u64 nfl)
+{
+	for (int i = 0; i < n; i++) {
+		struct loopnest_loop *l = &loops[i];
+		loopnest_u64 lo = 0, hi = nfl;
+		while (lo < hi) {
+			loopnest_u64 mid = lo + (hi - lo) / 2;
+			if (cmp_place(fl[mid].to_obj, fl[mid].to, l->obj, l->lo) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < nfl && fl[lo].to_obj == l->obj && fl[lo].to == l->lo; lo++)
+			if (fl[lo].jump && fl[lo].from > l->lo &&
+			    holds(l, fl[lo].from_obj, fl[lo].from))
+				l->back += fl[lo].count;
+	}
+}
+
+int loopnest_part(const struct loopnest_env *env, const struct loopnest *whole,
+		  struct loopnest_instr *in, loopnest_u64 nin, struct loopnest_flow *fl,
+		  loopnest_u64 nfl, unsigned nfn, struct loopnest *part)
+{
+	*part = (struct loopnest){0};
+	part->loops = env->alloc((whole->nloops ? whole->nloops : 1) * sizeof *part->loops);
+	if (!part->loops || fn_tables(env, part, nfn) < 0) {
+		loopnest_free(env, part);
+		return -1;
+	}
+	part->nloops = whole->nloops;
+	for (int i = 0; i < whole->nloops; i++) {
+		struct loopnest_loop *l = &part->loops[i];
+		*l = whole->loops[i];
+		l->entries = l->iterations = l->back = l->instrs = 0;
+		for (int k = 0; k < COUNT_N; k++)
+			l->cost[k] = 0;
+	}
+	nin = merge_instrs(env, in, nin);
+	env->sort(fl, nfl, sizeof *fl, cmp_flow_to);
+	entries(part->loops, part->nloops, fl, nfl, in, nin);
+	back_jumps(part->loops, part->nloops, fl, nfl);
+	attribute(part, in, nin, nfn);
+	return 0;
+}
+
 void loopnest_free(const struct loopnest_env *env, struct loopnest *out)
 {
 	env->release(out->loops);
+	env->release(out->fn_instrs);
 	env->release(out->fn_cost);
 	env->release(out->fn_ran);
 	*out = (struct loopnest){0};

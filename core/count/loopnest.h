@@ -54,25 +54,26 @@ struct loopnest_fn {
 /* A loop: the range [lo, hi) of its object from its head (the backward jumps' target) to the
  * end of its last latch, the latches (the jumps), its parent (the innermost loop whose range
  * holds it, -1: none) and depth (1: outermost), times it was entered from outside its range,
- * times its head ran (iterations), its taken backward jumps, and the counts of the instructions
- * it holds and no loop inside it does. */
+ * times its head ran (iterations), its taken backward jumps, and the runs (instrs) and counts of
+ * the instructions it holds and no loop inside it does. */
 struct loopnest_loop {
 	int obj, parent, depth, nlatches;
 	unsigned fn;
-	loopnest_u64 lo, hi, entries, iterations, back;
+	loopnest_u64 lo, hi, entries, iterations, back, instrs;
 	loopnest_u64 latches[LOOPNEST_LATCHES];
 	loopnest_u64 cost[COUNT_N];
 };
 
 /* The assembly's result: the loops (by object, then range), each function's counts outside
- * its loops (fn_cost[f], fn_ran[f]: whether any of its code ran outside them), the counts of
- * unknown code. */
+ * its loops (fn_cost[f], fn_instrs[f] the runs of its instructions there, fn_ran[f]: whether
+ * any of its code ran outside them), the counts and runs of unknown code. */
 struct loopnest {
 	struct loopnest_loop *loops;
 	int nloops;
 	loopnest_u64 (*fn_cost)[COUNT_N];
+	loopnest_u64 *fn_instrs;
 	char *fn_ran;
-	loopnest_u64 unknown[COUNT_N];
+	loopnest_u64 unknown[COUNT_N], unknown_instrs;
 	int unknown_ran;
 };
 
@@ -87,7 +88,18 @@ int loopnest_build(const struct loopnest_env *env, struct loopnest_instr *in, lo
 		   struct loopnest_flow *fl, loopnest_u64 nfl, struct loopnest_place *calls,
 		   loopnest_u64 ncalls, struct loopnest_fn *fn, unsigned nfn, struct loopnest *out);
 
-/* Releases what loopnest_build made. */
+/*
+ * The part of the loops of whole (loopnest_build's) that a share of the program's run did
+ * (the instructions in and the control fl of the time a region was open): whole's loops with
+ * that share's entries, iterations, back edges (jumps to a loop's head from within its range),
+ * runs and counts, and its functions' and unknown code's, into part (loopnest_free releases it).
+ * Sorts and merges in and fl in place. Returns 0, or -1 when memory ran out.
+ */
+int loopnest_part(const struct loopnest_env *env, const struct loopnest *whole,
+		  struct loopnest_instr *in, loopnest_u64 nin, struct loopnest_flow *fl,
+		  loopnest_u64 nfl, unsigned nfn, struct loopnest *part);
+
+/* Releases what loopnest_build or loopnest_part made. */
 void loopnest_free(const struct loopnest_env *env, struct loopnest *out);
 
 #endif

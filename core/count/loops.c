@@ -1,11 +1,15 @@
 /* loops: where rot's counting tool's counts come from, kept per instruction: each superblock's
  * straight runs of code (split at its side exits) count their passes; each instruction keeps
  * its object and offset, its function, its counts per pass of each run, and what the simulated
- * caches moved for it; at exit the runs' passes give each instruction's executions and the
- * control between instructions, from which loopnest.c assembles the loops. */
+ * caches moved for it; passes and what the caches moved are kept per context (the region the
+ * running thread is in); at exit the runs' passes give each instruction's executions and the
+ * control between instructions, from which loopnest.c assembles the loops and each region's
+ * part of them. */
 #include "loops.h"
+#include "contexts.h"
 #include "instrument.h"
 #include "loopnest.h"
+#include "loopsout.h"
 
 #include "pub_tool_debuginfo.h"
 #include "pub_tool_libcassert.h"
@@ -14,19 +18,22 @@
 #include "pub_tool_machine.h"
 #include "pub_tool_mallocfree.h"
 
-#define STABLE_WORDS 65536 /* the block of counters generated code adds to */
+/* The counts an instruction's accesses add to as they run (contexts.h's): its guarded accesses'
+ * bytes and the simulated caches' traffic (cachesim_ref's, from COUNT_FILL1). */
+#define DYN CONTEXTS_DYN
+_Static_assert(COUNT_STORED == COUNT_LOADED + 1 && COUNT_FILL1 == COUNT_LOADED + 2 &&
+		   COUNT_EVICT4 == COUNT_N - 1,
+	       "counts.h: the bytes, then the traffic, last");
 
 Bool count_loops;
 
 /* An instruction as one translation holds it: where it lies, its length, its function, whether
- * it calls, what the simulated caches moved for it (and its guarded accesses' bytes; NULL:
- * nothing yet). */
+ * it calls, its slot of dynamic counts (-1: none yet). */
 struct linstr {
 	Addr off;
-	Int obj;
+	Int obj, dyn;
 	UInt fn, len,
 	    call; /* call: the instruction calls (VEX hinted it: it may follow the call) */
-	ULong *dyn;
 };
 
 /* An instruction's statements within one run, and their counts per pass (stats[stat..]). */
@@ -41,10 +48,9 @@ struct lstat {
 
 enum how { HOW_NONE, HOW_JUMP, HOW_CALL };
 
-/* A straight run of a superblock: its passes, its slices, how control leaves it (last: the
- * superblock's end; else a side exit, then the next run). */
+/* A straight run of a superblock (its passes: a context's runs[] at its index): its slices, how
+ * control leaves it (last: the superblock's end; else a side exit, then the next run). */
 struct lchunk {
-	ULong *count;
 	UInt first, n;
 	UChar last, how;
 	Int to_obj;
@@ -75,6 +81,7 @@ static HChar **objects;
 static UInt ninstrs, cinstrs, nslices, cslices, nstats, cstats, nchunks, cchunks, nfns, cfns,
     ncalls, ccalls, nobjects, cobjects;
 static UInt *fn_hash, fn_hash_size; /* indices + 1 into fns, open addressing */
+static UInt ndyn;		    /* slots of dynamic counts */
 
 /* The superblock being rewritten. */
 static struct {
@@ -82,26 +89,6 @@ static struct {
 	Int chunk, instr, slice;
 	ULong snap[COUNT_N]; /* the pending counts already given to slices */
 } cur;
-
-static ULong **blocks; /* the blocks of stable words */
-static UInt nblocks, cblocks;
-
-/* Zeroed words that stay where they are (generated code adds to them). */
-static ULong *stable(UInt words)
-{
-	static ULong *block;
-	static UInt left;
-	if (left < words) {
-		block = VG_(calloc)("rotcount.loops.stable", STABLE_WORDS, sizeof(ULong));
-		left = STABLE_WORDS;
-		GROW(blocks, nblocks, cblocks);
-		blocks[nblocks++] = block;
-	}
-	ULong *p = block;
-	block += words;
-	left -= words;
-	return p;
-}
 
 static Int object_of(const HChar *path)
 {
@@ -188,15 +175,24 @@ static UInt fn_of(Addr a, Int obj, Addr off)
 	return fn_intern(obj, False, 0);
 }
 
-/* In the superblock being rewritten: a new run, its counter added to where code gets to. */
+/* In the superblock being rewritten: a new run, its pass added where code gets to (to the
+ * running context's runs[], read then). */
 static void new_chunk(void)
 {
 	GROW(chunks, nchunks, cchunks);
-	chunks[nchunks] = (struct lchunk){.count = stable(1), .first = nslices, .to_obj = -1};
+	contexts_room(nchunks + 1, ndyn);
+	chunks[nchunks] = (struct lchunk){.first = nslices, .to_obj = -1};
 	cur.chunk = (Int)nchunks++;
 	IRSB *out = cur.out;
-	IRTemp t1 = newIRTemp(out->tyenv, Ity_I64), t2 = newIRTemp(out->tyenv, Ity_I64);
-	IRExpr *at = mkIRExpr_HWord((HWord)chunks[cur.chunk].count);
+	IRTemp base = newIRTemp(out->tyenv, Ity_I64), t1 = newIRTemp(out->tyenv, Ity_I64),
+	       t2 = newIRTemp(out->tyenv, Ity_I64), at_t = newIRTemp(out->tyenv, Ity_I64);
+	addStmtToIRSB(out, IRStmt_WrTmp(base, IRExpr_Load(Iend_LE, Ity_I64,
+							  mkIRExpr_HWord((HWord)&contexts_runs))));
+	addStmtToIRSB(out,
+		      IRStmt_WrTmp(at_t, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(base),
+						      IRExpr_Const(IRConst_U64((ULong)cur.chunk *
+									       sizeof(ULong))))));
+	IRExpr *at = IRExpr_RdTmp(at_t);
 	addStmtToIRSB(out, IRStmt_WrTmp(t1, IRExpr_Load(Iend_LE, Ity_I64, at)));
 	addStmtToIRSB(out, IRStmt_WrTmp(t2, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(t1),
 							 IRExpr_Const(IRConst_U64(1)))));
@@ -236,8 +232,7 @@ static void close_slice(const ULong *pending)
 
 void loops_forget(void)
 {
-	for (UInt i = 0; i < nblocks; i++)
-		VG_(memset)(blocks[i], 0, STABLE_WORDS * sizeof(ULong));
+	contexts_forget();
 }
 
 void loops_begin(IRSB *out)
@@ -270,7 +265,7 @@ void loops_instr(const ULong *pending, const IRSB *sb, Int i)
 	in->fn = fn_of(a, in->obj, in->off);
 	in->len = imark->Ist.IMark.len;
 	in->call = calls_at(sb, i);
-	in->dyn = NULL;
+	in->dyn = -1;
 	cur.instr = (Int)ninstrs++;
 	open_slice((UInt)cur.instr, 1);
 }
@@ -320,37 +315,47 @@ void loops_end(const ULong *pending, const IRSB *in)
 	}
 }
 
-/* An access of (size | write << 16) bytes at addr by the instruction whose counts are cc: the
- * simulated caches' traffic to the thread's counts and to the instruction's. */
-static VG_REGPARM(3) void sim_at(Addr addr, UWord sw, ULong *cc)
+/* An access of (size | write << 16) bytes at addr by the instruction whose dynamic counts are
+ * the running context's slot: the simulated caches' traffic to the thread's counts and to the
+ * instruction's. */
+static VG_REGPARM(3) void sim_at(Addr addr, UWord sw, UWord slot)
 {
+	ULong *cc = contexts_slot(slot);
 	cachesim_ref(count_cachesim, addr, sw & 0xffff, sw >> 16, &count_live[COUNT_FILL1],
-		     &cc[COUNT_FILL1]);
+		     &cc[COUNT_FILL1 - COUNT_LOADED]);
 }
 
 /* The same for a guarded access that happens: its bytes counted here. */
-static VG_REGPARM(3) void guarded_at(Addr addr, UWord sw, ULong *cc)
+static VG_REGPARM(3) void guarded_at(Addr addr, UWord sw, UWord slot)
 {
+	ULong *cc = contexts_slot(slot);
 	enum count_id id = (sw >> 16) ? COUNT_STORED : COUNT_LOADED;
 	count_live[id] += sw & 0xffff;
-	cc[id] += sw & 0xffff;
+	cc[id - COUNT_LOADED] += sw & 0xffff;
 	if (count_simulating)
 		cachesim_ref(count_cachesim, addr, sw & 0xffff, sw >> 16, &count_live[COUNT_FILL1],
-			     &cc[COUNT_FILL1]);
+			     &cc[COUNT_FILL1 - COUNT_LOADED]);
+}
+
+/* A new slot of dynamic counts. */
+static Int new_slot(void)
+{
+	contexts_room(nchunks, ndyn + 1);
+	return (Int)ndyn++;
 }
 
 void loops_access(IRExpr *addr, Int size, Bool write, IRExpr *guard)
 {
-	static ULong *before; /* an access before a superblock's first instruction: none is known */
-	ULong *cc;
+	static Int before = -1; /* an access before a superblock's first instruction: none known */
+	Int slot;
 	if (cur.instr >= 0) {
 		struct linstr *in = &instrs[cur.instr];
-		cc = in->dyn ? in->dyn : (in->dyn = stable(COUNT_N));
+		slot = in->dyn >= 0 ? in->dyn : (in->dyn = new_slot());
 	} else {
-		cc = before ? before : (before = stable(COUNT_N));
+		slot = before >= 0 ? before : (before = new_slot());
 	}
 	IRExpr **args = mkIRExprVec_3(addr, mkIRExpr_HWord((HWord)size | (HWord)write << 16),
-				      mkIRExpr_HWord((HWord)cc));
+				      mkIRExpr_HWord((HWord)slot));
 	IRDirty *d =
 	    guard ? unsafeIRDirty_0_N(3, "rotcount_guarded_at", VG_(fnptr_to_fnentry)(&guarded_at),
 				      args)
@@ -384,26 +389,59 @@ static void nest_sort(void *base, loopnest_u64 n, loopnest_u64 size,
 
 static const struct loopnest_env env = {nest_alloc, nest_release, nest_sort};
 
-/* Each instruction with its executions and its counts over every pass of the runs it lies in
- * (its cost vector its dyn, made where it has none). */
-static struct loopnest_instr *gather_instrs(void)
+/* The passes of the runs and the dynamic counts of a share of the program's run: of one
+ * context, or several summed. */
+struct view {
+	ULong *runs, *dyn;
+};
+
+/* The contexts whose `pick` is `which` (every entered one where pick is NULL) summed into a
+ * new view (nest_release its tables). */
+static struct view view_of(Int (*pick)(UInt ctx), Int which)
+{
+	struct view v = {nest_alloc((SizeT)(nchunks ? nchunks : 1) * sizeof(ULong)),
+			 nest_alloc((SizeT)(ndyn ? ndyn : 1) * DYN * sizeof(ULong))};
+	for (UInt c = 0; c < contexts_n(); c++)
+		if (contexts_entered(c) && (!pick || pick(c) == which))
+			contexts_add(c, nchunks, ndyn, v.runs, v.dyn);
+	return v;
+}
+
+/* Each instruction with its executions and its counts over every pass of the runs it lies in,
+ * in view v (the counts in *arena, to release). */
+static struct loopnest_instr *gather_instrs(struct view v, ULong **arena)
 {
 	struct loopnest_instr *in = nest_alloc(ninstrs * sizeof *in);
+	UInt need = 0;
 	for (UInt i = 0; i < ninstrs; i++)
 		in[i] = (struct loopnest_instr){
-		    instrs[i].obj, instrs[i].len, instrs[i].fn, instrs[i].off, 0, instrs[i].dyn};
+		    instrs[i].obj, instrs[i].len, instrs[i].fn, instrs[i].off, 0, NULL};
+	for (UInt j = 0; j < nchunks; j++) /* which instructions have counts: execs 1 marks them */
+		for (UInt k = chunks[j].first; v.runs[j] && k < chunks[j].first + chunks[j].n; k++)
+			in[slices[k].instr].execs |= slices[k].nstat > 0;
+	for (UInt i = 0; i < ninstrs; i++)
+		need += in[i].execs || instrs[i].dyn >= 0;
+	ULong *next = *arena = nest_alloc((SizeT)need * COUNT_N * sizeof(ULong));
+	for (UInt i = 0; i < ninstrs; i++) {
+		if (!in[i].execs && instrs[i].dyn < 0)
+			continue;
+		in[i].execs = 0;
+		in[i].cost = next;
+		next += COUNT_N;
+		if (instrs[i].dyn >= 0)
+			VG_(memcpy)
+		(in[i].cost + COUNT_LOADED, v.dyn + (SizeT)instrs[i].dyn * DYN,
+		 DYN * sizeof(ULong));
+	}
 	for (UInt j = 0; j < nchunks; j++) {
-		ULong n = *chunks[j].count;
+		ULong n = v.runs[j];
 		for (UInt k = chunks[j].first; n && k < chunks[j].first + chunks[j].n; k++) {
 			const struct lslice *s = &slices[k];
 			struct loopnest_instr *x = &in[s->instr];
 			if (s->imark)
 				x->execs += n;
-			for (UInt i = 0; i < s->nstat; i++) {
-				if (!x->cost)
-					x->cost = instrs[s->instr].dyn = stable(COUNT_N);
+			for (UInt i = 0; i < s->nstat; i++)
 				x->cost[stats[s->stat + i].id] += n * stats[s->stat + i].n;
-			}
 		}
 	}
 	return in;
@@ -420,8 +458,8 @@ static void flow(struct loopnest_flow *fl, UInt *nfl, UInt from, Int to_obj, Add
 
 /* Control passed n times from instruction `from` to instruction `to`, the next one of a run: a
  * call VEX followed into its callee counts as returning to the instruction after it (the
- * callee noted as called). */
-static void step(struct loopnest_flow *fl, UInt *nfl, UInt from, UInt to, ULong n)
+ * callee noted as called where note). */
+static void step(struct loopnest_flow *fl, UInt *nfl, UInt from, UInt to, ULong n, Bool note)
 {
 	const struct linstr *f = &instrs[from], *t = &instrs[to];
 	if (!f->call || (t->obj == f->obj && t->off == f->off + f->len)) {
@@ -429,7 +467,7 @@ static void step(struct loopnest_flow *fl, UInt *nfl, UInt from, UInt to, ULong 
 		return;
 	}
 	flow(fl, nfl, from, f->obj, f->off + f->len, n);
-	if (t->obj >= 0) {
+	if (note && t->obj >= 0) {
 		GROW(calls, ncalls, ccalls);
 		calls[ncalls++] = (struct loopnest_place){t->obj, t->off};
 	}
@@ -439,9 +477,10 @@ static void step(struct loopnest_flow *fl, UInt *nfl, UInt from, UInt to, ULong 
  * The control between instructions, from each superblock's runs: from each instruction to the
  * next of its run (a fall-through or a jump the superblock followed), a side exit's passes
  * where the run after it has fewer, a superblock's end to its constant target (a call returns
- * to the next instruction). Into fl (room for every slice and run); how many.
+ * to the next instruction), in view v (note: followed calls noted). Into fl (room for every
+ * slice and run); how many.
  */
-static UInt gather_flows(struct loopnest_flow *fl)
+static UInt gather_flows(struct view v, struct loopnest_flow *fl, Bool note)
 {
 	UInt n = 0;
 	Int prev = -1;
@@ -452,18 +491,18 @@ static UInt gather_flows(struct loopnest_flow *fl)
 			if (!s->imark)
 				continue;
 			if (prev >= 0)
-				step(fl, &n, (UInt)prev, s->instr, *c->count);
+				step(fl, &n, (UInt)prev, s->instr, v.runs[j], note);
 			prev = (Int)s->instr;
 		}
 		if (prev >= 0 && !c->last && c->how == HOW_JUMP) {
-			ULong next = *chunks[j + 1].count;
+			ULong next = v.runs[j + 1];
 			flow(fl, &n, (UInt)prev, c->to_obj, c->to,
-			     *c->count > next ? *c->count - next : 0);
+			     v.runs[j] > next ? v.runs[j] - next : 0);
 		} else if (prev >= 0 && c->last && c->how == HOW_JUMP) {
-			flow(fl, &n, (UInt)prev, c->to_obj, c->to, *c->count);
+			flow(fl, &n, (UInt)prev, c->to_obj, c->to, v.runs[j]);
 		} else if (prev >= 0 && c->last && c->how == HOW_CALL) {
 			const struct linstr *p = &instrs[prev];
-			flow(fl, &n, (UInt)prev, p->obj, p->off + p->len, *c->count);
+			flow(fl, &n, (UInt)prev, p->obj, p->off + p->len, v.runs[j]);
 		}
 		if (c->last)
 			prev = -1;
@@ -471,73 +510,64 @@ static UInt gather_flows(struct loopnest_flow *fl)
 	return n;
 }
 
-static void put_loop(void (*put)(const HChar *), void (*put_counts)(const ULong *),
-		     const struct loopnest_loop *l, Int id)
+/* The part of the loops of nest that view v ran, written as region name's. */
+static void write_part(const struct loops_out *whole, const struct loopnest *nest,
+		       const struct loopnest_fn *fn, struct view v, const HChar *name)
 {
-	HChar s[256];
-	VG_(snprintf)
-	(s, sizeof s,
-	 "%s id=%d obj=%d head=0x%llx end=0x%llx latches=", count_record_word(COUNT_RECORD_LOOP),
-	 id, l->obj, l->lo, l->hi);
-	put(s);
-	for (Int i = 0; i < l->nlatches; i++) {
-		VG_(snprintf)(s, sizeof s, "%s0x%llx", i ? "," : "", l->latches[i]);
-		put(s);
+	ULong *arena;
+	struct loopnest_instr *in = gather_instrs(v, &arena);
+	struct loopnest_flow *fl = nest_alloc((nslices + nchunks) * sizeof *fl);
+	UInt nfl = gather_flows(v, fl, False);
+	struct loopnest part;
+	struct loops_out o = *whole;
+	o.region = name;
+	if (loopnest_part(&env, nest, in, ninstrs, fl, nfl, nfns, &part) == 0) {
+		loopsout_part(&o, &part, fn, nfns);
+		loopnest_free(&env, &part);
 	}
-	VG_(snprintf)
-	(s, sizeof s, " depth=%d parent=%d entries=%llu iterations=%llu back=%llu", l->depth,
-	 l->parent + 1, l->entries, l->iterations, l->back);
-	put(s);
-	put_counts(l->cost);
-}
-
-static void put_nest(void (*put)(const HChar *), void (*put_name)(const HChar *),
-		     void (*put_counts)(const ULong *), const struct loopnest *nest,
-		     const struct loopnest_fn *fn)
-{
-	HChar s[160];
-	VG_(snprintf)
-	(s, sizeof s, "%s n=%d\n", count_record_word(COUNT_RECORD_LOOPS), nest->nloops);
-	put(s);
-	for (UInt i = 0; i < nobjects; i++) {
-		VG_(snprintf)
-		(s, sizeof s, "%s id=%u path=", count_record_word(COUNT_RECORD_OBJECT), i);
-		put(s);
-		put_name(objects[i]);
-		put("\n");
-	}
-	for (Int i = 0; i < nest->nloops; i++)
-		put_loop(put, put_counts, &nest->loops[i], i + 1);
-	for (UInt f = 0; f < nfns; f++) {
-		if (!nest->fn_ran[f] || fn[f].obj < 0)
-			continue;
-		VG_(snprintf)
-		(s, sizeof s, "%s obj=%d off=0x%llx named=%d",
-		 count_record_word(COUNT_RECORD_FUNCTION), fn[f].obj, fn[f].start, fn[f].named);
-		put(s);
-		put_counts(nest->fn_cost[f]);
-	}
-	if (nest->unknown_ran) {
-		put(count_record_word(COUNT_RECORD_UNKNOWN));
-		put_counts(nest->unknown);
-	}
+	nest_release(fl);
+	nest_release(in);
+	nest_release(arena);
 }
 
 void loops_write(void (*put)(const HChar *), void (*put_name)(const HChar *),
-		 void (*put_counts)(const ULong *))
+		 void (*put_counts)(const ULong *), Int (*region_of)(UInt ctx),
+		 const HChar *(*name_of)(Int region))
 {
-	struct loopnest_instr *in = gather_instrs();
+	const struct loops_out o = {put, put_name, put_counts, NULL};
+	ULong *arena;
+	struct view all = view_of(NULL, 0);
+	struct loopnest_instr *in = gather_instrs(all, &arena);
 	struct loopnest_flow *fl = nest_alloc((nslices + nchunks) * sizeof *fl);
-	UInt nfl = gather_flows(fl);
+	UInt nfl = gather_flows(all, fl, True);
 	struct loopnest_fn *fn = nest_alloc(nfns * sizeof *fn);
 	for (UInt f = 0; f < nfns; f++)
 		fn[f] = (struct loopnest_fn){fns[f].obj, fns[f].named, fns[f].start};
 	struct loopnest nest;
 	if (loopnest_build(&env, in, ninstrs, fl, nfl, calls, ncalls, fn, nfns, &nest) == 0) {
-		put_nest(put, put_name, put_counts, &nest, fn);
+		loopsout_nest(&o, &nest, fn, nfns, objects, nobjects);
+		Int done = -1; /* the regions' parts, in their order, each once */
+		for (;;) {
+			Int next = -1;
+			for (UInt c = 0; c < contexts_n(); c++) {
+				Int r = contexts_entered(c) ? region_of(c) : -1;
+				if (r > done && (next < 0 || r < next))
+					next = r;
+			}
+			if (next < 0)
+				break;
+			struct view v = view_of(region_of, next);
+			write_part(&o, &nest, fn, v, name_of(next));
+			nest_release(v.runs);
+			nest_release(v.dyn);
+			done = next;
+		}
 		loopnest_free(&env, &nest);
 	}
 	nest_release(fn);
 	nest_release(fl);
 	nest_release(in);
+	nest_release(arena);
+	nest_release(all.runs);
+	nest_release(all.dyn);
 }

@@ -34,9 +34,14 @@ void loops_access(IRExpr *addr, Int size, Bool write, IRExpr *guard);
 /* Every count so far forgotten (a forked child counts its own work). */
 void loops_forget(void);
 
-/* The output's loops, objects and functions, written through put (text), put_name (a path as
- * one token) and put_counts (the counts, then the line's end), once the program has ended. */
+/*
+ * The output's loops, objects and functions, then each region's part of them (region_of(ctx):
+ * the region whose part context ctx's counts are, -1 none; name_of(r): its name), written
+ * through put (text), put_name (a name as one token) and put_counts (the counts, then the
+ * line's end), once the program has ended.
+ */
 void loops_write(void (*put)(const HChar *), void (*put_name)(const HChar *),
-		 void (*put_counts)(const ULong *));
+		 void (*put_counts)(const ULong *), Int (*region_of)(UInt ctx),
+		 const HChar *(*name_of)(Int region));
 
 #endif

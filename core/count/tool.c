@@ -1,11 +1,12 @@
 /* tool: rotcount, rot's Valgrind tool (built by core/Makefile, run by rot's counting pass):
  * counts per thread what instrument.c counts, per region what the marker requests bracket (a
  * region one thread entered: the whole process's while it was open), the simulated caches'
- * traffic, and writes them all to --rot-out when the program ends (a process it forks, its own
- * to --rot-out.PID). */
+ * traffic, tells contexts.c the region each thread is in, and writes them all to --rot-out when
+ * the program ends (a process it forks, its own to --rot-out.PID). */
 #include "instrument.h"
 #include "cachesim.h"
 #include "loops.h"
+#include "contexts.h"
 
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
@@ -38,6 +39,7 @@ struct thread {
 	Int depth, overdepth;
 	struct frame {
 		Int region;
+		ULong seq;		   /* the begins before it, in any thread */
 		ULong at[COUNT_N];	   /* the thread's counts when it began */
 		ULong process_at[COUNT_N]; /* the whole process's */
 	} stack[DEPTH];
@@ -45,6 +47,8 @@ struct thread {
 static struct thread *threads;
 static ThreadId running = VG_INVALID_THREADID;
 static ULong process_total[COUNT_N]; /* every thread's counts but the running one's latest */
+static ULong begins;		     /* regions begun, in any thread */
+static ThreadId last_tid;	     /* the highest thread that ran */
 
 /* Per region: its name, its counts summed over calls and threads (and the whole process's
  * while a call of it was open), its calls, its threads. */
@@ -60,10 +64,48 @@ static ULong misuses; /* ends that end no open region, names too long, too many 
 static ULong forks;   /* processes the program forked (each writes its own counts: FILE.PID) */
 static Bool child;    /* this process was forked under the tool: it counts its own work */
 
+/*
+ * The context loops.c counts thread tid's code in: 2r+1 where its innermost open region is r;
+ * where it is in none, 2r+2 where r is the region last begun in another thread and still open
+ * (a region one thread entered around others' work: the whole process's), else 0.
+ */
+static UInt context_of(ThreadId tid)
+{
+	const struct thread *t = &threads[tid];
+	if (t->depth > 0)
+		return 2 * (UInt)t->stack[t->depth - 1].region + 1;
+	const struct frame *last = NULL;
+	for (ThreadId o = 1; o <= last_tid; o++) {
+		const struct thread *x = &threads[o];
+		if (x->depth > 0 && (!last || x->stack[x->depth - 1].seq > last->seq))
+			last = &x->stack[x->depth - 1];
+	}
+	return last ? 2 * (UInt)last->region + 2 : 0;
+}
+
+/* The region whose part a context's counts are (loops.c's region_of): a region's own, and
+ * another thread's in it where one thread entered it (its counts are the whole process's). */
+static Int region_of_context(UInt ctx)
+{
+	if (ctx == 0)
+		return -1;
+	Int r = (Int)((ctx - 1) / 2);
+	return ctx % 2 || regions[r].threads == 1 ? r : -1;
+}
+
+static const HChar *region_name(Int r)
+{
+	return regions[r].name;
+}
+
 static void started(ThreadId tid, ULong blocks)
 {
 	running = tid;
 	threads[tid].ran = True;
+	if (tid > last_tid)
+		last_tid = tid;
+	if (count_loops)
+		contexts_enter(context_of(tid));
 }
 
 static void stopped(ThreadId tid, ULong blocks)
@@ -121,11 +163,14 @@ static void begin(ThreadId tid, const HChar *name)
 	}
 	struct frame *f = &t->stack[t->depth++];
 	f->region = r;
+	f->seq = ++begins;
 	counts_now(tid, f->at);
 	process_now(f->process_at);
 	if (regions[r].last != tid)
 		regions[r].threads++;
 	regions[r].last = tid;
+	if (count_loops)
+		contexts_enter(context_of(tid));
 }
 
 static void end(ThreadId tid, const HChar *name)
@@ -149,6 +194,8 @@ static void end(ThreadId tid, const HChar *name)
 		regions[r].process_counts[i] += all[i] - f->process_at[i];
 	}
 	regions[r].calls++;
+	if (count_loops)
+		contexts_enter(context_of(tid));
 }
 
 static Bool request(ThreadId tid, UWord *arg, UWord *ret)
@@ -253,7 +300,8 @@ static void write_out(const HChar *out_path)
 		put(" name=");
 		put_name(regions[r].name);
 		/* one thread entered it (begun outside any parallel region, around the program's
-		 * parallel work): the whole process's counts while it was open; else its threads' */
+		 * parallel work): the whole process's counts while it was open; else its threads'
+		 */
 		Bool whole = regions[r].threads == 1;
 		VG_(snprintf)
 		(s, sizeof s, " calls=%llu threads=%llu whole_process=%d", regions[r].calls,
@@ -262,7 +310,7 @@ static void write_out(const HChar *out_path)
 		put_counts(whole ? regions[r].process_counts : regions[r].counts);
 	}
 	if (count_loops)
-		loops_write(put, put_name, put_counts);
+		loops_write(put, put_name, put_counts, region_of_context, region_name);
 	VG_(sprintf)(tmp, "%s.tmp", out_path);
 	Int fd = VG_(fd_open)(tmp, VKI_O_CREAT | VKI_O_WRONLY | VKI_O_TRUNC, 0644);
 	if (fd < 0 || VG_(write)(fd, buf, (Int)used) != (Int)used || VG_(rename)(tmp, out_path))
@@ -362,6 +410,8 @@ static void post_clo_init(void)
 	first_pid = VG_(getpid)();
 	threads = VG_(calloc)("rotcount.threads", VG_N_THREADS, sizeof *threads);
 	regions = VG_(calloc)("rotcount.regions", REGIONS, sizeof *regions);
+	if (count_loops)
+		contexts_enter(0);
 	VG_(atfork)(NULL, forked_parent, forked_child);
 }
 

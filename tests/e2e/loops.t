@@ -3,8 +3,10 @@
 # tool (--rot-loops=yes) finds every loop of a matrix-vector product in both orders, a stencil
 # under a time loop and a nest around an inlined helper at its source line (rot.symbols) with
 # its nest depth, counts exactly the flops each does, and loses nothing (loops, functions and
-# unknown code sum to the program); a stripped build and one without -g give the same loops,
-# named by object and offset or by function; the core samples an invocation at native speed
+# unknown code sum to the program); in marked regions (regions.c), each loop's part in each
+# region exact, and each region's parts summing to its counts; each loop's simulated traffic
+# against cachegrind's with the same two levels; a stripped build and one without
+# -g give the same loops, named by object and offset or by function; the core samples an invocation at native speed
 # (input sample) and each hot function's share agrees within 3 points with perf record -e
 # cpu-clock's of the same invocation; the hostile ones: code in a JIT's buffer (unknown code), a dlopen'ed library (its
 # loop, its object), a 20 ms program, two threads in one loop (its flops summed), one that forks
@@ -67,6 +69,53 @@ for p in mv stencil nest; do
 done
 grep -q "^loop nest.c:$(grep -n 'LOOP helper' tests/loops/nest.c | cut -d: -f1) .* fn=dot_scaled " "$T/nest.loops"
 ok $? "the inlined helper's loop is named after the helper, at its own line"
+
+# --- loops in marked regions: each region's part, exact ----------------------------------------------
+$cc -O2 -g -I core/include -o "$P/regions" tests/loops/regions.c &&
+	(export ROT_MARKERS="$B/count/librot-count.so" && count "$T/rg.out" "$P/regions" 100 10) &&
+	survey parts "$T/rg.out" "$P/regions" >"$T/rg.parts" 2>&1
+ok $? "regions.c counted with its markers and loops"
+# REGION LOOP FLOPS ITERATIONS (shared.i: once in "second", twice outside, a part in "second" alone)
+cat >"$T/want" <<W
+first first.i 2*100*10 1000
+second second.i 3*100*10 1000
+second shared.i 100*10 1000
+W
+while read -r region name flops its; do
+	line=$(grep -n "/\* LOOP $name \*/" tests/loops/regions.c | cut -d: -f1)
+	f=$(awk "BEGIN { printf \"%d\", $flops }")
+	grep -q "^part $region regions.c:$line flops=$f iterations=$its$" "$T/rg.parts"
+	ok $? "$name's part in region '$region': $f flops, $its iterations ($(grep " regions.c:$line " "$T/rg.parts" | cut -d' ' -f2-))"
+done <"$T/want"
+line=$(grep -n '/\* LOOP outside.i \*/' tests/loops/regions.c | cut -d: -f1)
+! grep -q " regions.c:$line " "$T/rg.parts" && test "$(grep -c "^part first regions.c" "$T/rg.parts")" = 2
+ok $? "the loop outside every region has no part; first has its two loops alone"
+grep -q "^region first OK$" "$T/rg.parts" && grep -q "^region second OK$" "$T/rg.parts"
+ok $? "each region's parts of loops, functions and unknown code sum to its own counts exactly ($(grep '^region' "$T/rg.parts" | tr '\n' ' '))"
+
+# --- each loop's simulated traffic against cachegrind's -------------------------------------------
+# mv 600 2: A (2.9 MB) beyond both levels, walked by rows and by columns. cachegrind with the same
+# D1 (48 KiB 12-way) and LL (1 MiB 16-way), its I1 given (32 KiB 8-way) so that the run is the same
+# on any machine. Both see the same data accesses through the same LRU, write-allocate levels, so
+# lines filled into L1 equal cachegrind's D1 misses (0.1 % for data placed otherwise: the tool's
+# environment differs). cachegrind's LL also holds the instructions that missed its I1, which
+# rot's does not simulate: each can evict a data line, so its LL misses may differ by up to the
+# program's I1 misses (its summary's I1mr), and 0.1 % more.
+count "$T/mvt.out" "$P/mv" 600 2 &&
+	valgrind -q --tool=cachegrind --cache-sim=yes --cachegrind-out-file="$T/mv.cg" --I1=32768,8,64 \
+		--D1=49152,12,64 --LL=1048576,16,64 "$P/mv" 600 2 >/dev/null 2>"$T/cg.err" &&
+	survey traffic "$T/mvt.out" "$P/mv" "$T/mv.cg" >"$T/mv.traffic" 2>&1
+ok $? "mv counted with its loops and run under cachegrind with the same two levels"
+i1=$(awk '/^summary:/ { print $3 }' "$T/mv.cg")
+for name in row.j column.i init; do
+	line=$(grep -n "/\* LOOP $name \*/" tests/loops/mv.c | cut -d: -f1)
+	got=$(grep "^traffic mv.c:$line " "$T/mv.traffic")
+	echo "$got" | awk -v i1="${i1:-0}" '{ for (i = 3; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
+		function off(a, b) { return a > b ? a - b : b - a }
+		END { exit !(v["cg_l1"] > 1000 && off(v["l1"], v["cg_l1"]) <= 0.001 * v["cg_l1"] &&
+			off(v["ll"], v["cg_ll"]) <= i1 + 0.001 * v["cg_ll"]) }'
+	ok $? "mv.c:$line ($name): lines filled into L1 and L2 against cachegrind's D1 and LL misses there (${got#* }; its I1 misses ${i1:-?})"
+done
 
 # --- stripped, and without -g: the same loops ------------------------------------------------------
 count "$T/s.out" "$P/mv-stripped" $N $R && count "$T/g.out" "$P/mv-nog" $N $R

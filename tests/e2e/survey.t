@@ -1,20 +1,22 @@
 #!/bin/sh
 # The loop survey as a user gets it, rot profile -count -- PROGRAM on tests/loops/'s programs
 # built -O2 -g: each hot loop a row at its source line with its nest depth and its exact counted
-# flops, equal to the same loop marked as a region (phases.c); the program's row placed; its
-# time against two marked regions (~30 % and ~70 %) within 5 %; each function's share against
-# perf record -e cpu-clock's within 3 points; an OpenMP loop at 2 threads one row, its flops
-# summed over the threads, its time wall time; a cached rerun served whole; the hostile
-# programs (stripped, no -g, dlopen, a JIT's buffer, 20 ms, fork, sampling refused) each a
-# clear row or line; rot compare of two builds matching loops by source line and function, and
-# timing them again (-remeasure).
+# flops, equal to the same loop marked as a region (phases.c); loops in marked regions
+# (regions.c) nested under them, a loop run in and out of them split, each part's flops exact;
+# the program's row placed; its time against two marked regions (~30 % and ~70 %) within 5 %;
+# each function's share against perf record -e cpu-clock's within 3 points; an OpenMP loop at
+# 2 threads one row, its flops summed over the threads, its time wall time; a cached rerun
+# served whole; the hostile programs (stripped, no -g, dlopen, a JIT's buffer, 20 ms, fork,
+# sampling refused) each a clear row or line; rot compare of two builds matching loops by
+# source line and function, and timing them again (-remeasure).
 . "$(dirname "$0")/lib.sh"
 . tests/optional.sh
 cc=${CC:-gcc}
 P=$T/p
 mkdir -p "$P"
 for p in mv stencil nest noperf; do $cc -O2 -g -o "$P/$p" tests/loops/$p.c || echo "# $p does not build"; done
-$cc -O2 -g -I core/include -o "$P/phases" tests/loops/phases.c && $cc -O2 -g -fopenmp -o "$P/omp" tests/loops/omp.c &&
+$cc -O2 -g -I core/include -o "$P/phases" tests/loops/phases.c &&
+	$cc -O2 -g -I core/include -o "$P/regions" tests/loops/regions.c && $cc -O2 -g -fopenmp -o "$P/omp" tests/loops/omp.c &&
 	$cc -O2 -g -o "$P/hostile" tests/loops/hostile.c -ldl -lpthread &&
 	$cc -O2 -g -shared -fPIC -o "$P/hostile-plugin.so" tests/loops/plugin.c &&
 	strip -o "$P/mv-stripped" "$P/mv" && $cc -O2 -o "$P/mv-nog" tests/loops/mv.c
@@ -81,6 +83,40 @@ for ph in short long; do
 	test -n "$lf" && test "$lf" = "$rf"
 	ok $? "loop phases.c:$line: its counted flops ($lf) equal region '$ph''s ($rf)"
 done
+
+# --- loops in marked regions: nested under them ----------------------------------------------------
+N2=2000 R2=20000
+profile regions -threads=1 -count -- ./regions $N2 $R2
+# REGION LOOP FUNCTION FLOPS (REGION -: outside every region; shared.i ran in both)
+cat >"$T/want" <<W
+first first.i first 2*$N2*$R2
+second second.i second 3*$N2*$R2
+- outside.i outside 2*$N2*$R2
+second shared.i shared $N2*$R2
+- shared.i shared 2*$N2*$R2
+W
+while read -r region name fn flops; do
+	line=$(grep -n "/\* LOOP $name \*/" tests/loops/regions.c | cut -d: -f1)
+	f=$(awk "BEGIN { printf \"%d\", $flops }")
+	row="regions.c:$line loop in $fn (depth 2 of 2)"
+	[ "$region" = - ] || row="$region > $row"
+	got=$(col regions ",$row," flops_counted)
+	test "$got" = "$f"
+	ok $? "$row: a row with its $f flops counted ($got; $(col regions ",$row," share_of_program) of the time)"
+done <"$T/want"
+# the rows in the table's order: each region's loops right after its row
+awk -F, 'NR > 1 { print $3 }' "$OUT/regions.csv" >"$T/regions.order"
+for region in first second; do
+	n=$(grep -c "^$region > " "$T/regions.order")
+	after=$(grep -A "$n" -x "$region" "$T/regions.order" | tail -n +2 | grep -c "^$region > ")
+	test "$n" -ge 1 && test "$after" = "$n"
+	ok $? "region $region's $n loop rows follow its own row"
+done
+line=$(grep -n '/\* LOOP outside.i \*/' tests/loops/regions.c | cut -d: -f1)
+! grep -q "> regions.c:$line " "$T/regions.order"
+ok $? "the loop outside every region nests under none"
+contains "$T/regions.table" "is a row for each, its time split by the instructions it ran in each" \
+	"the table says a loop split across regions has its time split by its instructions"
 
 # --- shares against perf's ---------------------------------------------------------------------------
 if optional_install perf linux-perf; then

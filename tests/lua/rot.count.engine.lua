@@ -1,8 +1,9 @@
 -- Tests of rot.count.engine's reading of the counting tool's output (core/count/tool.c and
 -- loops.c): a region and the program as before, and, with --rot-loops=yes, the objects, loops
--- (head, end, latches, nest, entries, iterations, counts), functions and unknown code; an output
--- without loops has none. Its words are counts.h's (rot.protocol.count): the output's lines
--- apart from its first and back, and rot-count's words on its points.
+-- (head, end, latches, nest, entries, iterations, counts), functions and unknown code, each
+-- region's part of them; an output without loops has none. Its words are counts.h's
+-- (rot.protocol.count): the output's lines apart from its first and back, rot-count's words on
+-- its points, and the engine's identity changing with its sources.
 -- judges no time
 local t = require "tap"
 local engine = require "rot.count.engine"
@@ -44,6 +45,22 @@ local sum = l.unknown.loaded
 for _, x in ipairs(l.loops) do sum = sum + x.loaded end
 for _, x in ipairs(l.functions) do sum = sum + x.loaded end
 t.is(sum, p.program.loaded, "loops, functions and unknown code hold every byte of the program's line")
+-- each region's part of them: the loop's, the function's, unknown code's
+local parts = table.concat({
+  "regionloop region=row%20one id=2 entries=400 iterations=80000 back=79600 instrs=240000" ..
+    counts:format(1300, 12800),
+  "regionfunction region=row%20one obj=1 off=0x1240 named=1 instrs=5" .. counts:format(0, 32),
+  "regionunknown region=row%20one instrs=2" .. counts:format(0, 8),
+  "regionloop region=nowhere id=9 instrs=1" .. counts:format(0, 8) }, "\n") .. "\n"
+local lp = engine.loops(head .. loops .. parts)
+local ip = lp.loops[2].parts
+t.ok(ip and #ip == 1 and ip[1].region == "row one" and ip[1].iterations == 80000 and ip[1].entries == 400 and
+  ip[1].back == 79600 and ip[1].instrs == 240000 and ip[1].fp64_scalar == 1300 and not ip[1].id,
+  "a loop's part in a region: its region's name, its iterations, entries, back edges, runs and counts")
+t.ok(not lp.loops[1].parts and lp.functions[1].parts and lp.functions[1].parts[1].loaded == 32 and
+  not lp.functions[2].parts and lp.unknown.parts and lp.unknown.parts[1].instrs == 2,
+  "a function's part and unknown code's, matched by their place; one that ran in no region has none")
+t.is(engine.loops(head .. loops).loops[2].parts, nil, "without parts (no region open), none")
 t.is(engine.loops(head), nil, "an output without loops (counted without --rot-loops) has none")
 t.is(engine.loops(nil), nil, "nor has no output")
 
@@ -54,6 +71,22 @@ t.ok(lines and #lines == 5 and lines[1] == "line 64" and engine.text(lines) == h
 t.is(engine.lines("rotcount 2\nline 64\n"), nil, "another version's output is none of the tool's")
 t.ok(engine.parse(engine.text({ "forks n=2", "later x=1", "misuses 3" })).forks == 2,
   "forks read (FILE.PID holds each child's counts), a word it does not know skipped")
+
+-- the engine's identity (part of every count's description, so of its cache key) changes with
+-- any of the tool's sources: a new output format never reads an older count's lines
+local sys = require "rot.sys"
+local home = assert(os.getenv("ROT_TEST_TMP")) .. "/home"
+for _, d in ipairs({ "/core/count", "/core/include/rot" }) do sys.run({ "mkdir", "-p", home .. d }) end
+for _, f in ipairs({ "/core/count/counts.h", "/core/count/loops.c", "/core/Makefile",
+  "/core/include/rot/markers.h" }) do
+  assert(sys.writefile(home .. f, f .. "\n"))
+end
+local function identity() return engine.identity({ home = home, remember = function(_, _, f) return f() end }) end
+local before = identity()
+assert(sys.writefile(home .. "/core/count/counts.h", "another output format\n"))
+local after = identity()
+t.ok(before.tool ~= after.tool and before.valgrind == after.valgrind,
+  "the engine's identity changes with the tool's sources (counts.h: " .. before.tool .. " -> " .. after.tool .. ")")
 
 -- rot-count's words: a point counted or failed on stdout, why on stderr
 t.ok(select(2, engine.harness_line(WORDS.harness.counted .. " 12")) == "12" and

@@ -3,7 +3,8 @@
  * iterations, counts to the innermost loop), a rotated loop entered in its middle, two latches,
  * what is no loop (a jump to itself, a tail call to another function or to a called entry, a
  * cold path's jump back to code that does not lead to it again),
- * one place run by two translations, unknown code, and every count found again in the sum.
+ * one place run by two translations, unknown code, every count found again in the sum, and a
+ * region's part of a nest (the whole's loops, the part's iterations and counts).
  * judges no time */
 #include "../../core/count/loopnest.c"
 #include "tap.h"
@@ -68,6 +69,47 @@ static loopnest_u64 total(const struct loopnest *n, int id, unsigned nfn)
 	return t;
 }
 
+/* The part of nest_case's loops that 4 of the outer loop's passes did (a region open while they
+ * ran, from the jump back to the outer head on): the same loops with their share. */
+static void part_case(const struct loopnest *whole)
+{
+	struct loopnest part;
+	reset();
+	instr(0, 0, 0x08, 4, 0);
+	instr(0, 0, 0x0c, 400, 2);
+	instr(0, 0, 0x10, 400, 0);
+	instr(0, 0, 0x14, 400, 0);
+	instr(0, 0, 0x18, 4, 1);
+	instr(0, 0, 0x1c, 4, 0);
+	instr(0, 0, 0x20, 4, 0);
+	instr(0, 0, 0x24, 0, 0); /* (translated, not run in the part) */
+	flow(0x08, 0x0c, 4);
+	flow(0x0c, 0x10, 400);
+	flow(0x10, 0x14, 400);
+	flow(0x14, 0x0c, 396);
+	flow(0x14, 0x18, 4);
+	flow(0x18, 0x1c, 4);
+	flow(0x1c, 0x20, 4);
+	flow(0x20, 0x08, 4);
+	ok(loopnest_part(&env, whole, in, nin, fl, nfl, 1, &part) == 0 && part.nloops == 2,
+	   "a part made: the whole's two loops");
+	const struct loopnest_loop *o = loop_at(&part, 0x08), *i = loop_at(&part, 0x0c);
+	if (!o || !i)
+		return;
+	ok(o->hi == 0x24 && i->depth == 2 && &part.loops[i->parent] == o,
+	   "its loops have the whole's ranges and nest");
+	ok(i->iterations == 400 && i->entries == 4 && i->back == 396 && o->iterations == 4 &&
+	       o->entries == 0 && o->back == 4,
+	   "their iterations, entries and back edges are the part's (inner %llu %llu %llu, outer "
+	   "%llu %llu %llu)",
+	   i->iterations, i->entries, i->back, o->iterations, o->entries, o->back);
+	ok(i->cost[COUNT_FP64_SCALAR] == 800 && o->cost[COUNT_FP64_SCALAR] == 4 &&
+	       i->instrs == 1200 && o->instrs == 16,
+	   "their counts and instructions' runs too");
+	ok(!part.fn_ran[0] && !part.unknown_ran, "code the part did not run has no record");
+	loopnest_free(&env, &part);
+}
+
 /*
  * f (fn 0, 0x00-0x40):  0x00 0x04: before; outer [0x08, 0x24): 0x08, inner [0x0c, 0x18):
  * 0x0c 0x10 0x14 (latch, back to 0x0c), 0x18 0x1c, 0x20 (latch, back to 0x08); 0x24 after.
@@ -118,6 +160,10 @@ static void nest_case(void)
 	   "bytes too; the code outside both, the function's");
 	ok(total(&out, COUNT_LOADED, 1) == 8 * 3043 && total(&out, COUNT_FP64_SCALAR, 1) == 2010,
 	   "nothing lost: loops and function sum to every instruction's counts");
+	ok(i->instrs == 3000 && o->instrs == 40 && out.fn_instrs[0] == 3,
+	   "each loop's and the function's instructions' runs (%llu, %llu, %llu)", i->instrs,
+	   o->instrs, out.fn_instrs[0]);
+	part_case(&out);
 	loopnest_free(&env, &out);
 }
 

@@ -170,14 +170,25 @@ end
 
 --[[ The loops of the tool's output (rotcount --rot-loops=yes, core/count/loops.c), nil when it
   counted none: {objects={[id]=path}, loops={{id=, obj=, head=, ["end"]=, latches={offsets},
-  depth=, parent= (0: none), entries=, iterations=, back=, <count>=...}, ...} (by object and
-  head; an offset is the address the object's file links it at), functions={{obj=, off=, named=
-  (1: off is its symbol's entry, 0: its lowest offset that ran), <count>=...}: each function's
-  code outside its loops}, unknown={<count>=...} (code in no file) or nil}. Loops, functions and
-  unknown code together hold every count of the program's line. ]]
+  depth=, parent= (0: none), entries=, iterations=, back=, instrs= (its instructions' runs),
+  <count>=..., parts=}, ...} (by object and head; an offset is the address the object's file
+  links it at), functions={{obj=, off=, named= (1: off is its symbol's entry, 0: its lowest
+  offset that ran), instrs=, <count>=..., parts=}: each function's code outside its loops},
+  unknown={instrs=, <count>=..., parts=} (code in no file) or nil}. Loops, functions and unknown
+  code together hold every count of the program's line. parts: the regions' parts of one, each
+  {region= (its name), instrs=, <count>=... (a loop's: entries=, iterations=, back= too)}: what
+  it ran while that region was open (the innermost); the rest ran outside every region. ]]
 function M.loops(text)
   if not (text or ""):find("\n" .. W.loops .. " n=%d+\n") then return nil end
   local out = { objects = {}, loops = {}, functions = {} }
+  local byid, fns = {}, {}
+  local function fn_key(o) return o.obj .. "|" .. tostring(o.off) .. "|" .. tostring(o.named) end
+  local function part(of, o)
+    if not of then return end
+    o.region = tostring(o.region)
+    of.parts = of.parts or {}
+    of.parts[#of.parts + 1] = o
+  end
   for l in text:gmatch("[^\n]+") do
     local word, rest = l:match("^(%S+)%s*(.*)$")
     if word == W.object then
@@ -189,10 +200,23 @@ function M.loops(text)
       for x in tostring(o.latches):gmatch("[^,]+") do latches[#latches + 1] = tonumber(x) end
       o.latches = latches
       out.loops[#out.loops + 1] = o
+      byid[o.id] = o
     elseif word == W["function"] then
-      out.functions[#out.functions + 1] = pairs_of(rest)
+      local o = pairs_of(rest)
+      out.functions[#out.functions + 1] = o
+      fns[fn_key(o)] = o
     elseif word == W.unknown then
       out.unknown = pairs_of(rest)
+    elseif word == W.regionloop then
+      local o = pairs_of(rest)
+      part(byid[o.id], o)
+      o.id = nil
+    elseif word == W.regionfunction then
+      local o = pairs_of(rest)
+      part(fns[fn_key(o)], o)
+      o.obj, o.off, o.named = nil, nil, nil
+    elseif word == W.regionunknown then
+      part(out.unknown, pairs_of(rest))
     end
   end
   return out

@@ -144,8 +144,9 @@ local function records(e)
 end
 
 --[[ rows(row, k, epsilon) -> the rows of an application point row: its program's, then its
-  regions'. Each row's threads: the point's (the threads it was told to use, else those it
-  ran); a region's bound is that of the threads that entered it (boundThreads), or, for a
+  regions', each followed by the loop survey's rows that ran in it, then the survey's other
+  rows. Each row's threads: the point's (the threads it was told to use, else those it ran); a
+  region's bound is that of the threads that entered it (boundThreads), or, for a
   region one thread entered (regionRule process: begun outside any parallel region, it takes
   the whole process's work while it is open), the threads the program ran. A failed point keeps what
   its invocations completed (row.partial, the core's result), each row marked with the failure
@@ -158,11 +159,19 @@ function M.rows(row, k, eps)
   local prog, program_ns = program_row(row, e, k, eps)
   local out, m = { prog }, e.meta
   local by, order = records(e)
-  for _, name in ipairs(order) do out[#out + 1] = region_row(row, name, by[name], m, k, eps, program_ns) end
-  -- the loop survey's rows (its sampled invocations'): its hot loops and functions
+  -- the loop survey's rows (its sampled invocations'): its hot loops and functions, those that
+  -- ran in a region right after the region's row
+  local nested, top = {}, {}
   for _, r in ipairs(survey.rows(row, prog, program_ns, k, function(name) return row_of(row, name) end) or {}) do
-    out[#out + 1] = r
+    local under = r.surveyRegion and by[r.surveyRegion] and r.surveyRegion
+    if under then nested[under] = nested[under] or {} end
+    table.insert(under and nested[under] or top, r)
   end
+  for _, name in ipairs(order) do
+    out[#out + 1] = region_row(row, name, by[name], m, k, eps, program_ns)
+    for _, r in ipairs(nested[name] or {}) do out[#out + 1] = r end
+  end
+  for _, r in ipairs(top) do out[#out + 1] = r end
   local threads = row.desc.threads or prog.ranThreads or 1
   for _, r in ipairs(out) do
     r.threads, r.programThreads = threads, prog.ranThreads

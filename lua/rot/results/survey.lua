@@ -5,7 +5,10 @@
   the kernel's. Each loop and function with at least surveyThreshold percent of the samples is
   a row, most first, and the rest one row. A row's time is its share of the samples times the
   program's time (wall time); a counted one has its counts (flops by class, bytes, traffic per
-  level), so rot.results.counted and rot.results.placed place it as a counted region. ]]
+  level), so rot.results.counted and rot.results.placed place it as a counted region. A counted
+  loop or function that ran while a marked region was open is that region's: its row is named
+  "REGION > LOOP" and nests under the region's row; one that ran in several regions, or in and
+  out of them, is a row for each, its time split by the instructions it ran in each. ]]
 local util = require "rot.util"
 local sys = require "rot.sys"
 
@@ -89,13 +92,58 @@ end
 
 -- The keys of a loop's or function's line that are no counts.
 local NOT_COUNTS = { id = true, obj = true, head = true, ["end"] = true, depth = true, parent = true, off = true,
-  named = true, entries = true, iterations = true, back = true, nest = true }
+  named = true, entries = true, iterations = true, back = true, nest = true, instrs = true }
 
--- The counts of a row: the sum of its loops' or functions' count lines.
+-- The counts of a row: the sum of its loops' or functions' count lines; and of each region's
+-- part of them (g.parts: region -> {counts=, instrs=, entries=, iterations=}), its
+-- instructions' runs in all (g.instrs).
 local function add_counts(g, c)
   g.counts = g.counts or {}
   for k, v in pairs(c) do
     if type(v) == "number" and not NOT_COUNTS[k] then g.counts[k] = (g.counts[k] or 0) + v end
+  end
+  g.instrs = (g.instrs or 0) + (c.instrs or 0)
+  for _, p in ipairs(c.parts or {}) do
+    g.parts = g.parts or {}
+    local q = g.parts[p.region] or { instrs = 0, entries = 0, iterations = 0 }
+    g.parts[p.region] = q
+    add_counts(q, p)
+    q.parts, q.entries, q.iterations = nil, q.entries + (p.entries or 0), q.iterations + (p.iterations or 0)
+  end
+end
+
+--[[ Each group that ran in a marked region (its parts) split into a group a region, "REGION >
+  NAME", and the rest (outside every region) kept where it ran there: each with its part's
+  counts, entries and iterations, and the share of the group's samples its instructions' runs
+  are of the group's. A group with no part, or no runs counted, stays whole. ]]
+local function split(groups)
+  local keys = util.sorted_keys(groups)
+  for _, key in ipairs(keys) do
+    local g = groups[key]
+    if g.parts and (g.instrs or 0) > 0 then
+      local regions, rest = util.sorted_keys(g.parts), g.instrs
+      for _, region in ipairs(regions) do
+        local p = g.parts[region]
+        local k = "region|" .. region .. "|" .. key
+        local sub = util.copy(g)
+        sub.key, sub.name, sub.region, sub.parts = k, region .. " > " .. g.name, region, nil
+        sub.counts, sub.entries, sub.iterations = p.counts, g.entries and p.entries, g.iterations and p.iterations
+        sub.split = #regions > 1 or p.instrs < g.instrs or nil
+        sub.n, sub.byRun = g.n * p.instrs / g.instrs, {}
+        for run, n in pairs(g.byRun) do sub.byRun[run] = n * p.instrs / g.instrs end
+        groups[k] = sub
+        rest = rest - p.instrs
+        for c, v in pairs(p.counts or {}) do g.counts[c] = g.counts[c] - v end
+        g.entries = g.entries and g.entries - p.entries
+        g.iterations = g.iterations and g.iterations - p.iterations
+      end
+      if rest > 0 then
+        for run, n in pairs(g.byRun) do g.byRun[run] = n * rest / g.instrs end
+        g.n, g.split, g.parts = g.n * rest / g.instrs, true, nil
+      else
+        groups[key] = nil
+      end
+    end
   end
 end
 
@@ -195,7 +243,10 @@ local function groups_of(e, rec, st, path, threshold)
     g.byRun[smp.run] = (g.byRun[smp.run] or 0) + smp.n
     total[smp.run] = (total[smp.run] or 0) + smp.n
   end
-  if l then attach_counts(l, groups, byfile, hot, loop_group, memo) end
+  if l then
+    attach_counts(l, groups, byfile, hot, loop_group, memo)
+    split(groups)
+  end
   return groups, total
 end
 
@@ -268,7 +319,8 @@ function M.rows(row, prog, program_ns, k, make)
   local out = {}
   for _, g in ipairs(hot) do
     local r = make(g.name)
-    r.survey, r.samples, r.share = g.kind, g.n, g.n / all
+    r.survey, r.samples, r.share = g.kind, math.floor(g.n + 0.5), g.n / all
+    r.surveyRegion, r.surveySplit = g.region, g.split
     r.time = r.share * prog.time
     r.spread = spread_of(g, total, program_ns, k)
     r.sampleError = math.sqrt((1 - r.share) / g.n) -- (a share's standard error, relative: binomial)
@@ -280,6 +332,20 @@ function M.rows(row, prog, program_ns, k, make)
     out[#out + 1] = r
   end
   return out
+end
+
+-- The line on the survey's rows of prog's point that ran in a marked region, where there are.
+local function nesting(rows, prog, who, say)
+  local nested, split = false, false
+  for _, x in ipairs(rows) do
+    if x.survey and x.appPoint == prog.appPoint then
+      nested, split = nested or x.surveyRegion ~= nil, split or x.surveySplit == true
+    end
+  end
+  if not nested then return end
+  say(who .. ": a row 'REGION > LOOP' is the loop's or function's work while REGION was open (the innermost)"
+    .. (split and "; one that ran in several regions, or in and out of them, is a row for each, its time split by "
+      .. "the instructions it ran in each (counted)" or ""))
 end
 
 --[[ The lines under a table with survey rows: how they were sampled (every program's once), a
@@ -320,6 +386,7 @@ function M.legend(rows, out, say)
         if not r.appPoint.countRecord then
           say(who .. ": its survey has functions only: rot profile -count finds its loops and counts each one's work")
         end
+        nesting(rows, r, who, say)
       end
     end
   end
