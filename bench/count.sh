@@ -20,7 +20,15 @@ fi
 VG=build/core/count/valgrind # the tool, as a counting pass builds it (the first below does)
 sim=$($R run bench/count-caches.lua 2>/dev/null) # this machine's caches, as simulated
 llc=$(echo "$sim" | tr ',' '\n' | tail -n 1 | cut -d: -f1)
-n=$((4 * llc / 8))
+n=$((4 * ${llc:-0} / 8))
+# STREAM's arrays counted under Valgrind at most this long (doubles): a guest that reports its
+# host's last level (hundreds of MiB) would count for hours
+max=${STREAM_COUNT_MAX:-16777216}
+stream_fits() { # stream_fits NAME: whether NAME's arrays are short enough to count; a line if not
+	[ "$n" -gt 0 ] && [ "$n" -le "$max" ] && return 0
+	echo "$1: not counted: 4x the last level simulated here ($llc B) is $n doubles an array, beyond $max (STREAM_COUNT_MAX=$n counts it)"
+	return 1
+}
 # STREAM's loops, region by region: bytes counted against STREAM's, beyond the last level
 # against STREAM's and the write-allocate stream's (written arrays read first)
 stream_lines() { # stream_lines NAME CSV
@@ -31,7 +39,7 @@ stream_lines() { # stream_lines NAME CSV
 				name, $c["region"], $c["bytes_counted"] / d, $c["traffic_bytes:DRAM"] / d, (d + w) / d }' "$2"
 }
 cc_stream() { $cc -O2 -fopenmp -Icore/include "$@"; }
-if cc_stream -o "$B/streamlike" tests/apps/streamlike.c 2>/dev/null; then
+if stream_fits streamlike && cc_stream -o "$B/streamlike" tests/apps/streamlike.c 2>/dev/null; then
 	$R -progress=never profile -count -threads=1 -runs=1 -maxRuns=1 -useCachedResults=false -- "$B/streamlike" "$n" \
 		>"$B/streamlike.out" 2>&1
 	echo "streamlike ($n doubles an array: 4x the last level), counted (target: bytes 1.00x, beyond the last level as STREAM's + written within 5 %):"
@@ -56,7 +64,7 @@ for w in "triad 20000000" "matmul 700"; do
 	echo "$w $nat $c $s" | awk '{ printf "  %s %s: native %.3f s, counts alone %.2f s (x%.1f, target < 30x), with the caches simulated %.2f s (x%.1f, target < 150x)\n", $1, $2, $3, $4, $4 / $3, $5, $5 / $3 }'
 done
 
-if [ -n "$STREAM_C" ] && [ -f "$STREAM_C" ]; then
+if [ -n "$STREAM_C" ] && [ -f "$STREAM_C" ] && stream_fits STREAM; then
 	mkdir -p "$B/stream-count" && cp "$STREAM_C" "$B/stream-count/stream.c"
 	if (cd "$B/stream-count" && patch -s -p1 <"$OLDPWD/bench/stream-markers.patch") &&
 		cc_stream -DSTREAM_ARRAY_SIZE="$n" -o "$B/stream-count/stream" "$B/stream-count/stream.c" 2>/dev/null; then
