@@ -85,18 +85,6 @@ local function settle_item(s, g, item, res, p)
   if not wants(s, item, p) then outcome.measured(s, row, entry) end
 end
 
--- A copy of a built core in the run directory, for the group's later rounds (the build
--- directory holds one core, which the next group's build replaces). An application's core,
--- which finds the marker recorder beside itself, is measured in one round, in place.
-local function keep(s, binary, core_hash)
-  local path = s:run_dir() .. "/rot-core-" .. core_hash:sub(1, 16)
-  local bytes = sys.readfile(binary)
-  if not (bytes and sys.writefile(path, bytes, tonumber("755", 8))) then
-    util.fail("cannot copy the measuring core to '" .. path .. "'")
-  end
-  return path
-end
-
 -- Builds one group's core; its points to measure (todo_of) become g.todo. Its rows fail where
 -- it cannot be built or run here.
 local function build_group(s, g)
@@ -118,9 +106,12 @@ local function build_group(s, g)
   keys.rekey(s, group[1].desc, group[1].kinfo, core_hash)
   g.core_hash = core_hash
   g.todo = todo_of(s, group, core_hash)
+  -- a copy for the group's later rounds (the build directory holds one core, which the next
+  -- group's build replaces); an application's core, which finds the marker recorder beside
+  -- itself, is measured in one round, in place
   local later = false -- whether a point of the group may want a later round
   for _, item in ipairs(g.todo) do later = later or item.rounds end
-  g.binary = later and keep(s, binary, core_hash) or binary
+  g.binary = later and build.keep(s, binary, core_hash) or binary
 end
 
 --[[ Round r of one group: built first (round 1), then its items that want a round, in round
