@@ -22,11 +22,18 @@ r:table { bounds = false }
 r:csv("hostile", { bounds = false })
 EOF
 entries() { find "$CACHE/results" -type f 2>/dev/null | wc -l; }
-left() { # no process of rot is left running (the core, the kernels it forked, a driver);
-	# a zombie is not running: it waits for init to reap it
-	sleep 0.3
-	# this test's own: their command lines name its temp dir (other rot runs may go on beside it)
-	! ps -eo stat=,args= | awk -v t="$T" '$1 !~ /^Z/ && index($0, t) && ($2 ~ /rot-core$/ || $2 ~ /rot-driver$/) { found = 1 } END { exit !found }'
+running() { # a process of rot still runs: the core, the kernels it forked, a driver (a zombie
+	# is not running: it waits for init to reap it); this test's own: their command lines name
+	# its temp dir (other rot runs may go on beside it)
+	ps -eo stat=,args= | awk -v t="$T" '$1 !~ /^Z/ && index($0, t) && ($2 ~ /rot-core$/ || $2 ~ /rot-driver$/) { found = 1 } END { exit !found }'
+}
+left() { # no process of rot is left running 0.3 s after (looked at every 0.05 s until then)
+	i=0
+	while running; do
+		[ $i -ge 6 ] && return 1
+		sleep 0.05
+		i=$((i + 1))
+	done
 }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 now() { date +%s.%N; }
