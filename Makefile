@@ -72,12 +72,13 @@ deps:
 
 # TAP through prove's engine (tests/harness.pl): the tests that judge no time (each says so in
 # its head comment) two at a time, then every other test alone, each group in this list's order:
-# make check's, the GPU checks without a device, then the end-to-end tests (shell), the longest
-# builds first.
-E2E_FIRST := tests/e2e/build.t tests/e2e/build-gpu.t tests/e2e/robust.t tests/e2e/kernels.t
+# the longest end-to-end tests first (the Slurm ones, which mostly wait, each beside a build),
+# then make check's, the GPU checks without a device and the other end-to-end tests (shell).
+E2E_FIRST := tests/e2e/slurm-faults.t tests/e2e/build.t tests/e2e/slurm.t tests/e2e/build-gpu.t \
+	tests/e2e/robust.t tests/e2e/apps.t tests/e2e/kernels.t
 test: deps
 	@$(MAKE) -s driver $(TEST_BINS)
-	@perl tests/harness.pl -j $(TEST_JOBS) $(CHECK_TESTS) tests/gpu.t tests/ptx-broken.t $(E2E_FIRST) \
+	@perl tests/harness.pl -j $(TEST_JOBS) $(E2E_FIRST) $(CHECK_TESTS) tests/gpu.t tests/ptx-broken.t \
 		$(filter-out $(E2E_FIRST),$(wildcard tests/e2e/*.t)) tests/leftovers.t
 
 # the developer's loop, the tests that measure nothing: the C unit tests (tests/unit), the tree's

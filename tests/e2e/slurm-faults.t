@@ -11,6 +11,8 @@
 # -slurmTimeLimit's minimum is a minute, and slurmctld looks at time limits every 30 s: the
 # timed-out task gets a real TIMEOUT from Slurm, sooner, by setting its end time to now
 # (scontrol update JobId=... EndTime=now), so it ends at slurmctld's next check.
+# judges no time: its waits are bounds for what must happen (a task at work, squeue empty), and
+# Ctrl-C's 10 s are many times what it takes; no measured value is judged.
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/slurm/lib.sh"
 

@@ -4,6 +4,8 @@
 # the quick triad measured through sbatch, a local rerun that is all hits, a crashing kernel's
 # point reported as failed with its cause, two node types, a clear error without sbatch; the
 # daemons stopped by their pid files at the end. Interruption and failures: slurm-faults.t.
+# judges no time: no measured value is judged, and the tasks measure outside the measuring lock
+# as a scheduled node would, so a neighbouring test's run is no noise in anything it asserts.
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/slurm/lib.sh"
 

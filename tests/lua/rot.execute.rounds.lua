@@ -183,7 +183,8 @@ end
 -- the local executor's rounds, with a fake core and no build
 local build, keys, executor = require "rot.build", require "rot.build.keys", require "rot.execute.local"
 local fake_core = home .. "/tests/lua/fake/core.sh"
-build.core = function() return fake_core, string.rep("ab", 32) end
+local builds = 0
+build.core = function() builds = builds + 1; return fake_core, string.rep("ab", 32) end
 -- (this machine's neighbours, whatever they do now, are not the test's: no figures)
 require("rot.execute.batch").sampler = function() return { sample = function() return nil end } end
 build.measuring = function() return nil end
@@ -242,6 +243,9 @@ t.is(measured(noisy), 4, "rounds that never agree go on to maxRounds (4)")
 t.ok(noisy[1].roundsAgree == false and noisy[1].roundsRatio > 1.3, "then it is flagged, its rounds x" ..
   string.format("%.2f", noisy[1].roundsRatio or 0) .. " apart")
 
+t.is(builds, 1, "three sweeps of one build key (three rot.measure calls of a script) build its core once, "
+  .. "then measure with the run's copy of it")
+
 -- a flagged entry in the cache is measured again on the next run (another invocation), once
 S:cleanup() -- a run directory, and with it an invocation name, of its own
 local again = rows_of({ "noisy" })
@@ -249,6 +253,7 @@ again[1].text, again[1].path = noisy[1].text, noisy[1].path
 again[1].cached_entry = cache.read(noisy[1].path)
 t.is(measured(again), 4, "the next run measures the flagged point again, up to maxRounds more")
 t.ok(again[1].rounds == 8, "its rounds are added to the ones its entry kept")
+t.is(builds, 2, "a new run directory (the copy removed with the old one) builds the core again")
 local lookup = require "rot.execute.lookup"
 again[1].cached_entry = cache.read(noisy[1].path)
 t.ok(lookup.serves(S, again[1], again[1].cached_entry, string.rep("ab", 32)),

@@ -46,7 +46,8 @@ port() {
 	while echo "$used" | grep -qx "$p"; do p=$((p + 1)); done
 	echo $p
 }
-base=$((20000 + $$ % 20000))
+# ten ports a cluster from its own base: two clusters started at once (two tests) do not collide
+base=$((20000 + $$ % 4000 * 10))
 cport=$(port $base)
 host=$(hostname -s)
 cpus=$(nproc)
@@ -83,6 +84,8 @@ TaskProlog=$D/task-prolog.sh
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 SchedulerType=sched/builtin
+# a job is started at the scheduler's next pass (each second), not up to 3 s later
+SchedulerParameters=batch_sched_delay=0
 MpiDefault=none
 SwitchType=switch/none
 JobCompType=jobcomp/none

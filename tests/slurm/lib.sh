@@ -5,8 +5,8 @@
 if ! command -v slurmctld >/dev/null 2>&1 || ! command -v munged >/dev/null 2>&1; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 		echo "# installing slurm-wlm and munge for this test" >&2
-		{ DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge ||
-			{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge; }; } >/dev/null 2>&1
+		{ DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 slurm-wlm munge ||
+			{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 slurm-wlm munge; }; } >/dev/null 2>&1
 	fi
 fi
 if ! command -v slurmctld >/dev/null 2>&1 || ! command -v munged >/dev/null 2>&1; then

@@ -125,6 +125,17 @@ function M.core(s, desc, kinfo)
   return binary, assert(sys.sha256files(files, { s.builddir }))
 end
 
+--[[ A copy of a built core in the run directory (rot-core-HASH), removed with it: the build
+  directory holds one core, which the next build replaces. Returns its path. ]]
+function M.keep(s, binary, core_hash)
+  local path = s:run_dir() .. "/rot-core-" .. core_hash:sub(1, 16)
+  local bytes = sys.readfile(binary)
+  if not (bytes and sys.writefile(path, bytes, tonumber("755", 8))) then
+    util.fail("cannot copy the measuring core to '" .. path .. "'")
+  end
+  return path
+end
+
 --[[ M.core under the build lock, timed, and f(binary) run while the lock is still held: the
   build directory holds one core, and another rot sharing it could re-link it between the build
   and the run. Returns f's results; a compiler error stops the caller. ]]

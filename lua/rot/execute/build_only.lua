@@ -56,22 +56,22 @@ local function refusals(s, binary, rows, refused)
   end
 end
 
---[[ Builds the core of a build key under the build lock and, still under it, asks that core
-  about the key's rows to check (rot-core --check; refused[row] = why). Once per key in the run
-  a "built" line (kernels, macros, flags) or the compiler's message is said and counted; a later
-  call with rows to check builds it again, unsaid and uncounted (the build directory may hold
-  another core by then: from ccache, a link). Returns the compiler's message, or nil. ]]
+--[[ Builds the core of a build key under the build lock and asks that core about the key's
+  rows to check (rot-core --check; refused[row] = why). Once per key in the run a "built" line
+  (kernels, macros, flags) or the compiler's message is said and counted; a copy of the core in
+  the run directory (rot.build.keep) answers a later call with rows to check, unbuilt (the
+  build directory may hold another core by then). Returns the compiler's message, or nil. ]]
 local function build_key(s, row, check, refused)
-  local built = s:remember("built", function() return {} end) -- build key -> {err=}, this run's
+  local built = s:remember("built", function() return {} end) -- build key -> {err=, binary=}, this run's
   local known = built[row.key]
-  if known and (known.err or #check == 0) then return known.err end
+  if known then
+    if known.binary and #check > 0 then refusals(s, known.binary, check, refused) end
+    return known.err
+  end
   util.ensure_dir(s:get("cacheDir"), "cache directory", "cacheDir")
   local lock <close> = build.lock(s)
-  local builds = s.count.builds
   local binary, err = s:timed("build", build.core, s, row.desc, row.kinfo)
-  if known then
-    s:add("builds", builds - s.count.builds) -- built again to check: not counted
-  elseif binary then
+  if binary then
     keys.store(s, row.key, err)
     local names = {}
     for _, k in ipairs(row.kinfo.kernels) do names[#names + 1] = k.name end
@@ -86,7 +86,8 @@ local function build_key(s, row, check, refused)
     io.stderr:write("rot: ", err, "\n")
     s:add("build_failures")
   end
-  built[row.key] = known or { err = not binary and err or nil }
+  local copy = binary and not row.kinfo.app and build.keep(s, binary, err) or nil
+  built[row.key] = { err = not binary and err or nil, binary = copy }
   if binary and #check > 0 then refusals(s, binary, check, refused) end
   return not binary and err or nil
 end

@@ -85,16 +85,24 @@ local function settle_item(s, g, item, res, p)
   if not wants(s, item, p) then outcome.measured(s, row, entry) end
 end
 
--- A copy of a built core in the run directory, for the group's later rounds (the build
--- directory holds one core, which the next group's build replaces). An application's core,
--- which finds the marker recorder beside itself, is measured in one round, in place.
-local function keep(s, binary, core_hash)
-  local path = s:run_dir() .. "/rot-core-" .. core_hash:sub(1, 16)
-  local bytes = sys.readfile(binary)
-  if not (bytes and sys.writefile(path, bytes, tonumber("755", 8))) then
-    util.fail("cannot copy the measuring core to '" .. path .. "'")
-  end
-  return path
+--[[ The core of a group (the build lock held): built, or this run's copy of it. Each core this
+  run builds is copied into the run directory (rot.build.keep), and a later group of the same
+  build key (another rot.measure of the script, a later round) is measured with the copy,
+  unbuilt: the build directory holds one core, which the next group's build replaces. An
+  application's core, which finds the marker recorder beside itself, is built each time and
+  measured in place. Returns the binary and its hash, or nil and the compiler's message. ]]
+local function core_of(s, g)
+  local built = s:remember("cores built", function() return {} end) -- build key -> {binary=, hash=, dir=}
+  local known = built[g.key]
+  if known and known.dir == s.rundir then return known.binary, known.hash end -- (not removed with it since)
+  local desc, kinfo = g.rows[1].desc, g.rows[1].kinfo
+  local binary, core_hash = s:timed("build", build.core, s, desc, kinfo)
+  if not binary then return nil, core_hash end
+  keys.store(s, g.key, core_hash)
+  keys.rekey(s, desc, kinfo, core_hash)
+  if kinfo.app then return binary, core_hash end
+  built[g.key] = { binary = build.keep(s, binary, core_hash), hash = core_hash, dir = s:run_dir() }
+  return built[g.key].binary, core_hash
 end
 
 -- Builds one group's core; its points to measure (todo_of) become g.todo. Its rows fail where
@@ -107,20 +115,15 @@ local function build_group(s, g)
     for _, row in ipairs(group) do outcome.fail(s, row, skip, { quiet = true }) end
     return
   end
-  local binary, core_hash = s:timed("build", build.core, s, group[1].desc, group[1].kinfo)
+  local binary, core_hash = core_of(s, g)
   if not binary then -- its points fail with the compiler's message; the sweep goes on
     s:quiet()
     io.stderr:write("rot: ", core_hash, "\n")
     for _, row in ipairs(group) do outcome.fail(s, row, core_hash:match("^[^\n]*"), { quiet = true }) end
     return
   end
-  keys.store(s, g.key, core_hash)
-  keys.rekey(s, group[1].desc, group[1].kinfo, core_hash)
-  g.core_hash = core_hash
+  g.core_hash, g.binary = core_hash, binary
   g.todo = todo_of(s, group, core_hash)
-  local later = false -- whether a point of the group may want a later round
-  for _, item in ipairs(g.todo) do later = later or item.rounds end
-  g.binary = later and keep(s, binary, core_hash) or binary
 end
 
 --[[ Round r of one group: built first (round 1), then its items that want a round, in round
