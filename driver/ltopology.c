@@ -5,11 +5,13 @@
 
 #include "util.h"
 
+#include <dlfcn.h>
 #include <hwloc.h>
 #include <lauxlib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define TOPOLOGY_MT "rot.topology"
 
@@ -42,22 +44,60 @@ static void key_line(char *key, size_t len, const char *file, const char *prefix
 	free(text);
 }
 
-/* What this system's topology depends on and may change without a reboot, after the boot's
- * identity: the CPUs online and allowed, the memory, hwloc's version and its environment. */
-static void memo_key(char *key, size_t len)
+/* Appends file's identity (size, times, inode) to key. */
+static void key_file(char *key, size_t len, const char *file)
 {
-	snprintf(key, len, "rot-topology 1 %zu %u;", sizeof(struct topology),
+	struct stat st;
+	size_t used = strlen(key);
+	if (file && stat(file, &st) == 0)
+		snprintf(key + used, len - used, "%lld %lld.%09ld %llu;", (long long)st.st_size,
+			 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+			 (unsigned long long)st.st_ino);
+	else
+		snprintf(key + used, len - used, "-;");
+}
+
+/* Appends the cgroup v2 cpuset of this process (what hwloc restricts the topology to) to key. */
+static void key_cpuset(char *key, size_t len)
+{
+	size_t n;
+	char *cg = util_read_file("/proc/self/cgroup", &n), path[4096];
+	char *at = cg ? strstr(cg, "0::") : NULL;
+	if (at) {
+		at += 3;
+		snprintf(path, sizeof path, "/sys/fs/cgroup%.*s/cpuset.cpus.effective",
+			 (int)strcspn(at, "\n"), at);
+		key_line(key, len, path, "");
+		snprintf(path, sizeof path, "/sys/fs/cgroup%.*s/cpuset.mems.effective",
+			 (int)strcspn(at, "\n"), at);
+		key_line(key, len, path, "");
+	}
+	free(cg);
+}
+
+/* What this system's topology depends on and may change without a reboot, after the boot's
+ * identity: the CPUs online and allowed (the affinity and the cgroup's cpuset), the memory,
+ * the driver and hwloc's library as built, and hwloc's environment. 0, or -1 where the key
+ * does not fit (no memo then). */
+static int memo_key(char *key, size_t len)
+{
+	Dl_info hw;
+	snprintf(key, len, "rot-topology 2 %zu %u;", sizeof(struct topology),
 		 hwloc_get_api_version());
 	key_line(key, len, "/proc/sys/kernel/random/boot_id", "");
 	key_line(key, len, "/sys/devices/system/cpu/online", "");
 	key_line(key, len, "/proc/self/status", "Cpus_allowed_list:");
 	key_line(key, len, "/proc/self/status", "Mems_allowed_list:");
+	key_cpuset(key, len);
 	key_line(key, len, "/proc/meminfo", "MemTotal:");
+	key_file(key, len, "/proc/self/exe");
+	key_file(key, len, dladdr((void *)hwloc_topology_init, &hw) ? hw.dli_fname : NULL);
 	for (char **e = environ; *e; e++) {
 		size_t used = strlen(key);
 		if (strncmp(*e, "HWLOC_", 6) == 0)
 			snprintf(key + used, len - used, "%s;", *e);
 	}
+	return strlen(key) + 1 < len ? 0 : -1;
 }
 
 /* The topology kept in memo when it was kept under key: 1, copied to t; 0 otherwise. */
@@ -100,11 +140,10 @@ static int l_load(lua_State *L)
 	char err[768], key[2048];
 	struct topology *t = lua_newuserdatauv(L, sizeof *t, 0);
 	luaL_setmetatable(L, TOPOLOGY_MT);
-	if (memo && !from_xml) {
-		memo_key(key, sizeof key);
-		if (memo_read(memo, key, t))
-			return 1;
-	}
+	if (memo && !from_xml && memo_key(key, sizeof key) < 0)
+		memo = NULL;
+	if (memo && !from_xml && memo_read(memo, key, t))
+		return 1;
 	if (own)
 		setenv("HWLOC_PLUGINS_BLACKLIST",
 		       from_xml ? IO_PLUGINS : IO_PLUGINS ",hwloc_xml_libxml", 1);

@@ -32,6 +32,10 @@ end
 function M.start()
   local file = os.getenv("ROT_PROFILE")
   if not file or file == "" then return nil end
+  if file:match("^%d+$") or file:lower() == "yes" or file:lower() == "true" then
+    require("rot.util").fail("ROT_PROFILE='" .. file .. "' names no file to write the profile to",
+      "set ROT_PROFILE=/tmp/rot-profile.txt: the profile's lines are written there")
+  end
   last = os.clock()
   debug.sethook(sample, "", 1000)
   return function()

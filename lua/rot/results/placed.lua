@@ -290,7 +290,8 @@ function M.bound(r, c, epsilon)
   if out.unstable then out.limiter = out.limiter .. " (unstable)" end
   -- (a surveyed row's time is a share of samples: above its bound only beyond twice its error)
   local spread = r.sampleError and (1 + (r.spread or 0)) * (1 + 2 * r.sampleError) - 1 or r.spread
-  out.above = bounds.above(out.fraction, spread, best.spread, epsilon)
+  -- (a split row's time is shared out by its instructions: a model, not a measurement)
+  out.above = not r.surveySplit and bounds.above(out.fraction, spread, best.spread, epsilon)
   local lines = {}
   for _, k in ipairs(util.sorted_keys(notes)) do lines[#lines + 1] = notes[k] end
   out.notes = lines

@@ -345,7 +345,8 @@ local function nesting(rows, prog, who, say)
   if not nested then return end
   say(who .. ": a row 'REGION > LOOP' is the loop's or function's work while REGION was open (the innermost)"
     .. (split and "; one that ran in several regions, or in and out of them, is a row for each, its time split by "
-      .. "the instructions it ran in each (counted)" or ""))
+      .. "the instructions it ran in each (counted): such a row's rate assumes its instructions took as long in each, "
+      .. "so it is never marked above its bound" or ""))
 end
 
 --[[ The lines under a table with survey rows: how they were sampled (every program's once), a
