@@ -230,6 +230,25 @@ t.ok(err:find(count.STEP .. ": point 1/2", 1, true) and err:find(count.STEP .. "
   err:sub(-4) == "\r\27[K", "the session's line steps once a point as rot-count says it: " .. err:gsub("[\r\27]", "|"))
 t.is(S.step, nil, "and the step is cleared after")
 
+-- the count key: the script's points counted, not the machine's ceilings measured on the side
+do
+  local function keyed(n) -- a point asked by the key alone (its spec says nothing)
+    local r = row(n)
+    r.spec.count = nil
+    return r
+  end
+  rot.set("count", true)
+  fake.runs, fake.output = 0, harness()
+  local side = { keyed(11000) }
+  S:aside(count.count, S, side)
+  t.ok(fake.runs == 0 and side[1].countRecord == nil,
+    "-count=true counts no point measured aside (the machine's ceilings a first roofline measures)")
+  local own = { keyed(11000) }
+  count.count(S, own)
+  t.ok(fake.runs == 1 and own[1].countRecord ~= nil, "and counts the script's own")
+  rot.set("count", false)
+end
+
 -- executors: one that measures elsewhere (a Slurm run's) says why nothing is counted; rot build, nothing
 fake.runs = 0
 S.executor = { name = "slurm", measures_here = false }

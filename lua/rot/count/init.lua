@@ -30,10 +30,12 @@ local M = {}
 M.STDOUT_BYTES = 16384 -- a counted program's output kept, its last bytes (as the core keeps a timed one's)
 M.STEP = "counting under Valgrind" -- what the progress line counts meanwhile
 
--- Whether a row is asked to be counted (its spec's count, else the count key).
+--[[ Whether a row is asked to be counted: its spec's count, else the count key, which asks for
+  the script's points only: the machine's ceilings measured on the side (Session:aside) are the
+  run's points where rot measure peaks is the script, never under another script's -count. ]]
 local function asked(s, row)
   local c = row.spec and row.spec.count
-  if c == nil then c = s:get("count") end
+  if c == nil and s.aside_depth == 0 then c = s:get("count") end
   return c == true
 end
 
