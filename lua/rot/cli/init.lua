@@ -277,7 +277,8 @@ handlers = {
   end,
   compare = function(cfg, pos, _, copts)
     start(cfg)
-    return require("rot.cli.history").compare(cfg, pos, copts, function(c, w) return resolve_script(c, w, "compare") end)
+    local resolve = function(c, w) return resolve_script(c, w, "compare") end
+    return require("rot.cli.history").compare(cfg, pos, copts, resolve)
   end,
   worker = worker,
   run = run,
