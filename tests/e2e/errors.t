@@ -22,6 +22,11 @@ expect_error "rot compare of a path to nothing: a script or a program, the neare
 	"^rot: no measurement script or program '$T/solvr'; did you mean '$T/solver'?" compare "$T/solvr"
 grep -q "^hint: rot compare takes a measurement (triad, study.lua) or a program rot profile ran (./solver)" "$T/e"
 ok $? "and the hint says what rot compare takes"
+expect_error "a thread count that is none: the value and what it takes, as every bad value" \
+	"^rot: bad value '0' for -threads: a whole number of threads, 1 or more" profile -threads=0 -- ./x
+expect_error "rot profile without a program" "^rot: profile needs a program to run" profile --
+grep -q "^hint: rot profile -- ./myprogram ARG ... (its loops are found without markers" "$T/e"
+ok $? "and the hint does not ask for markers a loop survey does without"
 expect_error "rot history of a directory says so" "^rot: '$T' is a directory, not a measurement script or program" history "$T"
 expect_error "unknown config key names the nearest" "did you mean 'runs'" measure triad -rnus=3
 expect_error "bad config value" "expected an integer" measure triad -runs=lots
