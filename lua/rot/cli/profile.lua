@@ -65,7 +65,8 @@ function M.plan(pos, own)
   own = own or {}
   local prog = pos[2]
   if not prog then
-    util.fail("profile needs a program to run", "rot profile -- ./myprogram ARG ... (its loops are found without markers; rot/markers.h marks regions)")
+    util.fail("profile needs a program to run",
+      "rot profile -- ./myprogram ARG ... (its loops are found without markers; rot/markers.h marks regions)")
   end
   if own.threads then threads_of(own) end -- a bad -threads: said before anything starts
   local args = { table.unpack(pos, 3) }
