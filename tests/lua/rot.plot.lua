@@ -482,6 +482,6 @@ end
 t.ok(terms >= 2, "every terminal draws text as written (noenhanced): by_rows is no 'by' with a subscript")
 rot.set("outputDir", out0)
 
-if not os.getenv("KEEP") then sys.removetree(dir) end
+sys.removetree(dir)
 
 t.done()
