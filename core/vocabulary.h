@@ -387,7 +387,7 @@
 	  "fraction_of_declared_bound", "fractionDeclared", "", "count", "bounds",                 \
 	  "performance (or bandwidth) over that declared bound")                                   \
 	X(SOURCE, "source", "text", "", "source", "source", "", "", "format",                      \
-	  "where its values came from: measured, cache, failed or planned")                        \
+	  "how its values were had: measured (by this run or an earlier one), failed or planned")  \
 	X(KERNEL, "kernel", "text", "", "kernel", "kernel", "", "", "format",                      \
 	  "its kernels (the JSON: the first)")                                                     \
 	X(FLAGS, "flags", "text", "", "flags", "flags", "", "", "format", "its compiler flags")    \

@@ -198,6 +198,10 @@ if $cc -O3 -mavx512f -mprefer-vector-width=512 -I"$ROOT/core/include" -o "$T/kno
 		! grep -q "count it\|count them" "$T/x"
 	ok $? "its region's hint says the count failed, never 'count it' ($(grep "declares no work" "$T/x"))"
 	contains "$T/x" "count [0-9.]* s (0 counted, 1 failed, 0 from the cache)" "the summary counts the refused count as failed, not counted"
+	rot profile -count -threads=1 -samplingInterval=1 -- "$T/known512" triad 2000000 >"$T/x" 2>"$T/xe"
+	grep -q "its survey has functions only: its count failed, and only the count finds loops" "$T/x" &&
+		! grep -q "rot profile -count finds" "$T/x"
+	ok $? "its survey (sampled) says the count failed, never to ask for the -count it was given"
 else
 	skip "no AVX-512 here: a program that uses it cannot run"
 fi

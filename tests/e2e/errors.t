@@ -17,6 +17,17 @@ expect_error() { # expect_error NAME PATTERN ARGS...: fails with PATTERN on stde
 expect_error "unknown command names the nearest" "unknown command 'mesure'; did you mean 'measure'" mesure triad
 expect_error "unknown measurement names the nearest" "unknown measurement 'triadd'; did you mean 'triad'" measure triadd
 expect_error "missing script path" "no measurement script" measure ./nope.lua
+touch "$T/solver"
+expect_error "rot compare of a path to nothing: a script or a program, the nearest name in its folder" \
+	"^rot: no measurement script or program '$T/solvr'; did you mean '$T/solver'?" compare "$T/solvr"
+grep -q "^hint: rot compare takes a measurement (triad, study.lua) or a program rot profile ran (./solver)" "$T/e"
+ok $? "and the hint says what rot compare takes"
+expect_error "a thread count that is none: the value and what it takes, as every bad value" \
+	"^rot: bad value '0' for -threads: a whole number of threads, 1 or more" profile -threads=0 -- ./x
+expect_error "rot profile without a program" "^rot: profile needs a program to run" profile --
+grep -q "^hint: rot profile -- ./myprogram ARG ... (its loops are found without markers" "$T/e"
+ok $? "and the hint does not ask for markers a loop survey does without"
+expect_error "rot history of a directory says so" "^rot: '$T' is a directory, not a measurement script or program" history "$T"
 expect_error "unknown config key names the nearest" "did you mean 'runs'" measure triad -rnus=3
 expect_error "bad config value" "expected an integer" measure triad -runs=lots
 expect_error "a GNU-style option is said, never passed on to the script (a full sweep)" "bad option '--quick': options take one dash, -key=value; did you mean 'quick'" measure triad --quick

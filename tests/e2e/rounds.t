@@ -2,7 +2,8 @@
 # A point measured in rounds, each in a core process of its own (docs/architecture.md, "How a
 # point is measured"): every point of the triad sweep measured in two rounds, its cache entry
 # keeping them; rounds that disagree flagged in the table, the CSV, the JSON and the plot, measured
-# again by the next run (once: then kept), or kept at once with -remeasureUnstable=false.
+# again by the next run (once: then kept), or kept at once with -remeasureUnstable=false; a rerun
+# from the cache writing the same files.
 # judges no time
 . "$(dirname "$0")/lib.sh"
 q="-quick=true -remeasureUnstable=true"
@@ -19,8 +20,12 @@ f=$(find "$CACHE/results" -type f | head -n 1)
 test "$(grep -cE '^run .*round=1( |$)' "$f")" -ge 3 && test "$(grep -cE '^run .*round=2( |$)' "$f")" -ge 3 &&
 	test "$(grep -o ' inv=[^ ]*' "$f" | sort -u | wc -l)" -eq 1
 ok $? "its cache entry keeps both rounds, each run stamped with its round and the invocation"
+mkdir -p "$T/first" && cp "$OUT"/triad* "$T/first/"
 rot measure triad $q -roundsEpsilon=100 >"$T/o" 2>"$T/e"
 contains "$T/o" "cache: 6 hits, 0 measured" "a rerun of rounds that agreed takes every point from the cache"
+differ=$(for f in "$T"/first/*; do cmp -s "$f" "$OUT/$(basename "$f")" || basename "$f"; done)
+test -z "$differ" && test "$(ls "$T/first" | wc -l)" -ge 8 && grep -q " cache$" "$T/o"
+ok $? "and writes the same files, byte for byte: CSV, JSON, data, scripts and plots (differ: ${differ:-none}); its table says cache"
 
 # rounds that cannot agree (within 1e-6 of the best): flagged, up to maxRounds
 rm -rf "$CACHE/results"

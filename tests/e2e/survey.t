@@ -6,15 +6,16 @@
 # the program's row placed; its time against two marked regions (~30 % and ~70 %) within 5 %;
 # each function's share against perf record -e cpu-clock's within 3 points; an OpenMP loop at
 # 2 threads one row, its flops summed over the threads, its time wall time; a cached rerun
-# served whole; the hostile programs (stripped, no -g, dlopen, a JIT's buffer, 20 ms, fork,
-# sampling refused) each a clear row or line; rot compare of two builds matching loops by
-# source line and function, and timing them again (-remeasure).
+# served whole; a roofline of 16 loops readable, its key on the canvas; the hostile programs
+# (stripped, no -g, dlopen, a JIT's buffer, 20 ms, fork, sampling refused) each a clear row or
+# line; rot compare of two builds matching loops by source line and function, and timing them
+# again (-remeasure).
 . "$(dirname "$0")/lib.sh"
 . tests/optional.sh
 cc=${CC:-gcc}
 P=$T/p
 mkdir -p "$P"
-for p in mv stencil nest noperf; do $cc -O2 -g -o "$P/$p" tests/loops/$p.c || echo "# $p does not build"; done
+for p in mv stencil nest noperf many; do $cc -O2 -g -o "$P/$p" tests/loops/$p.c || echo "# $p does not build"; done
 $cc -O2 -g -I core/include -o "$P/phases" tests/loops/phases.c &&
 	$cc -O2 -g -I core/include -o "$P/regions" tests/loops/regions.c && $cc -O2 -g -fopenmp -o "$P/omp" tests/loops/omp.c &&
 	$cc -O2 -g -o "$P/hostile" tests/loops/hostile.c -ldl -lpthread &&
@@ -71,6 +72,17 @@ profile mv2 -threads=1 -count -- ./mv $N $R
 grep -q "cache: 1 hits, 0 measured" "$T/mv2.table" && grep -q "0 counted, 1 from the cache" "$T/mv2.table" &&
 	test "$(grep -c 'loop in' "$T/mv2.table")" = "$(grep -c 'loop in' "$T/mv.table")"
 ok $? "a rerun is served by the cache, its timed invocations and its count, with the same rows ($(grep -o 'cache: [^;]*' "$T/mv2.table"))"
+
+# --- more loops than a key can name -----------------------------------------------------------------
+# (many.c: 16 loops of about equal weight at one intensity, most hidden under another's marker;
+# the roofline's key once named each, past the plot area's height, and gnuplot put half of it in a
+# second column off the canvas)
+profile many -threads=1 -count -- ./many 2000
+loops=$(grep -c "many.c:[0-9]* loop in f[0-9]* (depth 2 of 2)" "$T/many.table")
+test "$loops" -ge 12
+ok $? "rot profile -count of 16 loops: $loops of them rows"
+mkdir -p "$T/manyplot" && cp "$OUT/many.gp" "$OUT/many.dat" "$T/manyplot/"
+readable_plots "$T/manyplot" 1 "a roofline of $loops loops, its key on the canvas"
 
 # --- time against markers, flops against a region ------------------------------------------------
 profile phases -threads=1 -count -- ./phases 2000 20000

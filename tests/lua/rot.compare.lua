@@ -295,4 +295,17 @@ local K = { a = { point = { n = 1 }, time = 1 }, b = { point = { n = 1 }, time =
 compare.rejudge({ K }, 0.02)
 t.is(K.round, 1, "a kernel's point: its own round nearest its median ratio (x1.05: round 1)")
 
+-- the compare plot's labels: the coordinates its points differ in (a profiled program's command
+-- and threads, the same in every pair, left to the title and the hover text)
+do
+  local out = require "rot.compare.output"
+  local ps = { { point = { command = "prog", threads = 2, region = "prog.c:21 loop in main" } },
+    { point = { command = "prog", threads = 2, region = "(program)" } } }
+  local v = out.varying(ps)
+  t.ok(v.region and not v.command and not v.threads and out.coords_of(ps[1].point, { "command", "threads", "region" },
+    v) == "region=prog.c:21 loop in main", "a program's pairs differ in their region alone")
+  ps[3] = { point = { command = "prog", threads = 1, region = "(program)" } }
+  t.ok(out.varying(ps).threads, "and in their threads where two counts are paired")
+end
+
 t.done()

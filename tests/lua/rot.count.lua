@@ -196,7 +196,8 @@ end
 fake.output = function(p)
   fake.prog = p
   return { W.line .. " 64", W.misuses .. " 0", W.forks .. " n=1", W.program .. " threads=2 " .. counts(8, 80),
-    W.region .. " name=solve%20it calls=3 threads=2 whole_process=0 " .. counts(6, 60), "newword x=1" },
+    W.region .. " name=solve%20it calls=3 threads=2 whole_process=0 " .. counts(6, 60), "newword x=1",
+    W.loops .. " n=0", W.object .. " id=0 path=" .. p[1], W.object .. " id=1 path=/usr/lib/libgomp.so.1" },
     { "Triad: 1.0", "done" }, "", 0
 end
 local a = { app_row() }
@@ -208,12 +209,27 @@ t.ok(fake.loops, "its loops found (--rot-loops=yes: the loop survey's)")
 t.ok(rec and rec.counts.program.fp64_256 == 8 and rec.counts.regions["solve it"].calls == 3 and rec.counts.forks == 1,
   "its program's and regions' counts (a name %XX-escaped, a word it does not know skipped)")
 t.is(rec and rec.stdout, "Triad: 1.0\ndone\n", "its output kept with its count")
-t.ok(rec and rec.note:find("OMP_WAIT_POLICY=passive") ~= nil, "and how it was counted")
+t.ok(rec and rec.note == count.OPENMP_NOTE, "and how it was counted: an OpenMP runtime's code ran in it")
 fake.runs = 0
 local b = { app_row() }
 count.count(S, b)
 t.ok(fake.runs == 0 and b[1].countRecord.stdout == "Triad: 1.0\ndone\n",
   "a rerun takes it, output and all, from the cache")
+-- a program that ran no OpenMP runtime's code: no word of OMP_WAIT_POLICY, also from an entry
+-- written when every program's count said it
+fake.output = function(p)
+  return { W.line .. " 64", W.misuses .. " 0", W.program .. " threads=1 " .. counts(4, 40), W.loops .. " n=0",
+    W.object .. " id=0 path=" .. p[1], W.object .. " id=1 path=/usr/lib/x86_64-linux-gnu/libm.so.6" }, {}, "", 0
+end
+local serial = { app_row() }
+serial[1].desc.app.args = { "serial" }
+count.count(S, serial)
+local srec = serial[1].countRecord
+local stored = { counted = { W.line .. " 64", W.program .. " threads=1 " .. counts(4, 40), W.loops .. " n=0",
+  W.object .. " id=0 path=/x/app" }, meta = { countNote = count.OPENMP_NOTE } }
+t.ok(srec and srec.counts.program and srec.note == nil and count.record(stored).note == nil
+  and count.openmp({ "/opt/intel/lib/libiomp5.so" }) and count.openmp({ "/w/numpy.libs/libgomp-a34b3233.so.1.0.0" }),
+  "a program that ran no OpenMP runtime: no OMP_WAIT_POLICY note, nor from an entry that said it of every program")
 fake.output = function() return { W.line .. " 64", W.misuses .. " 0", W.program .. " threads=1 " .. counts(0, 0) },
   {}, "", 3 end
 local c = { app_row() }
@@ -229,6 +245,25 @@ rot.set("progress", "never")
 t.ok(err:find(count.STEP .. ": point 1/2", 1, true) and err:find(count.STEP .. ": point 2/2", 1, true) and
   err:sub(-4) == "\r\27[K", "the session's line steps once a point as rot-count says it: " .. err:gsub("[\r\27]", "|"))
 t.is(S.step, nil, "and the step is cleared after")
+
+-- the count key: the script's points counted, not the machine's ceilings measured on the side
+do
+  local function keyed(n) -- a point asked by the key alone (its spec says nothing)
+    local r = row(n)
+    r.spec.count = nil
+    return r
+  end
+  rot.set("count", true)
+  fake.runs, fake.output = 0, harness()
+  local side = { keyed(11000) }
+  S:aside(count.count, S, side)
+  t.ok(fake.runs == 0 and side[1].countRecord == nil,
+    "-count=true counts no point measured aside (the machine's ceilings a first roofline measures)")
+  local own = { keyed(11000) }
+  count.count(S, own)
+  t.ok(fake.runs == 1 and own[1].countRecord ~= nil, "and counts the script's own")
+  rot.set("count", false)
+end
 
 -- executors: one that measures elsewhere (a Slurm run's) says why nothing is counted; rot build, nothing
 fake.runs = 0

@@ -321,6 +321,60 @@ t.ok(#overlaps == 0 and #crossed == 0 and #d.unlabelled == 0 and #d.hidden == 0 
   string.format("and the solver roofline with its hidden 'solve' said so in the key, the thread count of its ceilings "
     .. "first in the key (%d hidden unsaid, %d overlaps, %d on a line)", #d.hidden, #overlaps, #d.on_line))
 
+-- a key longer than the plot area is high: gnuplot stacks as many entries as that height holds
+-- (36 in the SVG), then starts another column beside the first, past the canvas' edge. A recorded
+-- loop survey's roofline (survey-key.gp: 17 loops, each hidden under another at one intensity, the
+-- key naming every one) lost 34 of its 68 entries so; the checker counted 28 off, from the
+-- canvas' bottom
+_, _, _, d = checked(FIX, "survey-key.gp")
+local sk = key.entries(assert(sys.readfile(FIX .. "/survey-key.gp")))
+t.ok(#sk == 69 and #d.key == 34 and d.key[1] == sk[36].text and d.key[34] == sk[69].text,
+  string.format("the checker finds the survey key's second column past the canvas: %d of its %d entries, from '%s'",
+    #d.key, #sk, tostring(d.key[1])))
+do
+  local long = {}
+  for i = 1, 40 do long[i] = key.entry(string.format("entry %02d, loop in f1 (depth 2 of 2)", i)) end
+  local lgp = key.command(plot.geometry) .. "\nplot " .. table.concat(long, ", \\\n     ") .. "\n"
+  local off = key.check(lgp, plot.geometry)
+  t.ok(#off == 20 and off[1]:find("^entry 21,"),
+    "a key of 40 long entries, all above the canvas' bottom: the 20 gnuplot puts in a second column are off ("
+      .. #off .. ")")
+end
+local survey_rows = {}
+for l in assert(sys.readfile(FIX .. "/survey-key.dat")):gmatch("[^\n]+") do
+  survey_rows.s = l:match("^# series %d+: (.*)") or survey_rows.s
+  local x, y, lab, ps = l:match('^(%S+) (%S+) "(.*)" (%S+)$')
+  if x then survey_rows[#survey_rows + 1] = { intensity = tonumber(x), gflops = tonumber(y), s = survey_rows.s,
+    lab = lab, share = (tonumber(ps) / 3) ^ 2 } end
+end
+plot.roofline { rows = survey_rows, name = "survey-key", dir = dir, title = "rot profile many 2000",
+  series = function(row) return row.s end, label = function(row) return row.lab end,
+  size = function(row) return row.share end, compute = compute, bandwidth = bandwidth(55) }
+boxes, overlaps, crossed, d = checked(dir, "survey-key.gp")
+gp = assert(sys.readfile(dir .. "/survey-key.gp"))
+local skn = #key.entries(gp)
+t.ok(#d.key == 0 and #d.unlabelled == 0 and #d.hidden == 0 and skn <= key.capacity(plot.geometry, 0.91)
+  and gp:find('"  unlabelled: %d+ points %(%d+ hidden%)"'),
+  string.format("rot draws the same rows with its key in one column on the canvas (%d entries of %d), its long "
+    .. "notes counted (%d off, %d unlabelled, %d hidden unsaid)", skn, key.capacity(plot.geometry, 0.91), #d.key,
+    #d.unlabelled, #d.hidden))
+local said_n = tonumber(gp:match('"  unlabelled: (%d+) points'))
+local fewer = gp:gsub('"  unlabelled: %d+ points', '"  unlabelled: ' .. (said_n - 1) .. ' points', 1)
+_, _, _, d = check.check(fewer, function(f) return sys.readfile(dir .. "/" .. f) end)
+t.ok(#d.unlabelled == said_n, "a count one short of its series' unlabelled points speaks for none of them ("
+  .. #d.unlabelled .. " of " .. said_n .. ")")
+do -- more series than a column holds, none with a short form: the key cut, and saying so
+  local many = {}
+  for i = 1, 45 do many[i] = { intensity = 0.1 * i, gflops = 1, s = string.format("series %02d", i), lab = "" } end
+  plot.roofline { rows = many, name = "many-series", dir = dir, title = "t", labels = "none",
+    series = function(row) return row.s end, compute = compute, bandwidth = bandwidth(55) }
+  _, _, _, d = checked(dir, "many-series.gp")
+  local mgp = assert(sys.readfile(dir .. "/many-series.gp"))
+  t.ok(#d.key == 0 and mgp:find("more key entries: no room", 1, true)
+    and select(2, mgp:gsub("index %d+ using", "")) == 45,
+    "45 series: every series drawn, the key cut to a column on the canvas, saying how many entries it left out")
+end
+
 -- a compare plot's arrows in one strip (8 sizes at one intensity): each B point labelled beside
 -- it or named in the key under its verdict, with each label in its data to check
 boxes, overlaps, crossed, d = checked(dir, "study-compare.gp")

@@ -196,7 +196,7 @@ function M.compare(cfg, pos, copts, resolve)
   local s = session.current()
   if rounds then rounds = remeasured(s, A, B, matched, rounds, min_effect, machines) end
   local summary = compare.summary(matched)
-  local axes = output.axes(A, B)
+  local axes, varying = output.axes(A, B), output.varying(matched)
   local apps = false
   for _, p in ipairs(matched) do apps = apps or ((p.a or p.b).point or {}).region ~= nil end
   local o = { min_effect = min_effect, rounds = rounds, default_band = rule.DEFAULT_BAND, apps = apps,
@@ -209,7 +209,9 @@ function M.compare(cfg, pos, copts, resolve)
   local svg = require("rot.compare.plot").plot { name = name .. "-compare", dir = dir, gnuplot = cfg:get("gnuplot"),
     pdf = cfg:get("pdf"), title = name .. ": " .. A.label .. " -> " .. B.label .. " (arrows from A to B)", A = A, B = B,
     pairs = matched, ceilings = B.record.ceilings or A.record.ceilings,
-    coords = function(p) return output.coords(p, axes) end }
+    coords = function(p) return output.coords(p, axes) end, label_coords = function(p)
+      return output.coords_of(p, axes, varying)
+    end }
   io.stdout:write("rot compare: wrote ", name, "-compare.csv, ", name, "-compare.json",
     svg and (", " .. name .. "-compare.svg and .png") or "", " in ", dir, "\n")
   if not fail_on then return 0 end

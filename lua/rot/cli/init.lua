@@ -13,10 +13,21 @@ local M = {}
 local home
 local handlers
 
-local function resolve_script(cfg, what)
+--[[ The script a command names: a path (a .lua name, or one with a slash), else a shipped or
+  user measurement's name. runs: the command (history, compare) whose subject may also be a
+  program rot profile ran, by its path. A path to nothing stops with the nearest name in its
+  folder, a directory says so. ]]
+local function resolve_script(cfg, what, runs)
   if what:match("%.lua$") or what:find("/") then
-    if sys.stat(what) ~= "file" then util.fail("no measurement script '" .. what .. "'") end
-    return assert(sys.realpath(what))
+    local st = sys.stat(what)
+    if st == "file" then return assert(sys.realpath(what)) end
+    local subject = runs and not what:match("%.lua$") and "measurement script or program" or "measurement script"
+    if st == "dir" then util.fail("'" .. what .. "' is a directory, not a " .. subject) end
+    local dir = util.dirname(what)
+    local near = sys.nearest(util.basename(what), sys.listdir(dir) or {})
+    util.fail("no " .. subject .. " '" .. what .. "'" .. (near and ("; did you mean '" .. dir .. "/" .. near .. "'?")
+      or ""), runs and ("rot " .. runs .. " takes a measurement (triad, study.lua) or a program rot profile ran "
+      .. "(./solver), by the path it was profiled by") or nil)
   end
   local list = require "rot.cli.list"
   local path = list.find(home, cfg, what)
@@ -260,10 +271,14 @@ handlers = {
   predict = function(cfg, pos) start(cfg); return require("rot.cli.models").predict(pos) end,
   utilization = function(cfg, pos) start(cfg); return require("rot.cli.models").utilization(pos) end,
   events = events,
-  history = function(cfg, pos) start(cfg); return require("rot.cli.history").history(cfg, pos, resolve_script) end,
+  history = function(cfg, pos)
+    start(cfg)
+    return require("rot.cli.history").history(cfg, pos, function(c, w) return resolve_script(c, w, "history") end)
+  end,
   compare = function(cfg, pos, _, copts)
     start(cfg)
-    return require("rot.cli.history").compare(cfg, pos, copts, resolve_script)
+    local resolve = function(c, w) return resolve_script(c, w, "compare") end
+    return require("rot.cli.history").compare(cfg, pos, copts, resolve)
   end,
   worker = worker,
   run = run,

@@ -14,7 +14,10 @@ local M = {}
 local function threads_of(own)
   if own.threads then
     local n = math.tointeger(tonumber(own.threads))
-    if not n or n < 1 then util.fail("-threads must be a positive whole number, not '" .. own.threads .. "'") end
+    if not n or n < 1 then
+      util.fail("bad value '" .. own.threads .. "' for -threads: a whole number of threads, 1 or more",
+        "-threads=1 runs it on one thread; without -threads it runs one per CPU (OMP_NUM_THREADS)")
+    end
     return n, n
   end
   local env = sys.environ().OMP_NUM_THREADS
@@ -62,7 +65,8 @@ function M.plan(pos, own)
   own = own or {}
   local prog = pos[2]
   if not prog then
-    util.fail("profile needs a program to run", "rot profile -- ./myprogram ARG ... (built with rot/markers.h)")
+    util.fail("profile needs a program to run",
+      "rot profile -- ./myprogram ARG ... (its loops are found without markers; rot/markers.h marks regions)")
   end
   if own.threads then threads_of(own) end -- a bad -threads: said before anything starts
   local args = { table.unpack(pos, 3) }

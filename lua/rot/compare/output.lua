@@ -32,6 +32,29 @@ end
 -- A point's coordinates as text: "n=4096 f=2.0" (rot.util.coords).
 M.coords = util.coords
 
+--[[ The coordinates of pairs' points (rot.compare.match) that take more than one value among them:
+  a set, key -> true. A program's command and threads, the same in every pair, are not. ]]
+function M.varying(pairs_)
+  local first, out = {}, {}
+  for _, p in ipairs(pairs_) do
+    for k, v in pairs(p.point or {}) do
+      local text = type(v) == "table" and util.serialize(v) or tostring(v)
+      if first[k] == nil then first[k] = text elseif first[k] ~= text then out[k] = true end
+    end
+  end
+  for _, p in ipairs(pairs_) do
+    for k in pairs(first) do if (p.point or {})[k] == nil then out[k] = true end end
+  end
+  return out
+end
+
+-- A point's coordinates as text, those in keep (a set) alone, in the order of axes.
+function M.coords_of(point, axes, keep)
+  local some = {}
+  for k, v in pairs(point or {}) do if keep[k] then some[k] = v end end
+  return util.coords(some, axes)
+end
+
 local function pct(v) return v and string.format("%.0f%%", v * 100) or nil end
 local function side(p, f) return p and p[f] end
 

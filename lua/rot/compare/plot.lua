@@ -52,9 +52,10 @@ local function ranges(drawn, compute, bandwidth)
   return plot.roofline_ranges(xlo, xhi, ylo, yhi, compute, bandwidth)
 end
 
--- The label of a matched B point: its coordinates and B/A.
+-- The label of a matched B point: its coordinates (those the plot's points differ in: the title
+-- names the rest) and B/A.
 local function label_of(o, d)
-  local c = o.coords(d.pair.point)
+  local c = (o.label_coords or o.coords)(d.pair.point)
   return (c ~= "" and (c .. " ") or "") .. string.format("time x%.2f", d.pair.ratio)
 end
 
@@ -115,7 +116,8 @@ local function arrows(f, pl, drawn, gp)
 end
 
 --[[ plot{name=, dir=, gnuplot=, pdf=, title=, A=, B= (the runs: {record=, label=}), pairs=
-  (rot.compare.match), coords=fn(point) -> text, ceilings= {compute=, bandwidth=}} -> the SVG's
+  (rot.compare.match), coords=fn(point) -> text (the hover text's), label_coords=fn(point) -> text
+  (the labels', by default coords'), ceilings= {compute=, bandwidth=}} -> the SVG's
   path (nil when no point can be drawn). ]]
 function M.plot(o)
   local drawn, only = {}, {}

@@ -30,10 +30,12 @@ local M = {}
 M.STDOUT_BYTES = 16384 -- a counted program's output kept, its last bytes (as the core keeps a timed one's)
 M.STEP = "counting under Valgrind" -- what the progress line counts meanwhile
 
--- Whether a row is asked to be counted (its spec's count, else the count key).
+--[[ Whether a row is asked to be counted: its spec's count, else the count key, which asks for
+  the script's points only: the machine's ceilings measured on the side (Session:aside) are the
+  run's points where rot measure peaks is the script, never under another script's -count. ]]
 local function asked(s, row)
   local c = row.spec and row.spec.count
-  if c == nil then c = s:get("count") end
+  if c == nil and s.aside_depth == 0 then c = s:get("count") end
   return c == true
 end
 
@@ -72,10 +74,27 @@ local function simulation(s)
   end)
 end
 
+--[[ The note on an OpenMP program's counted run, which ran with OMP_WAIT_POLICY=passive (apps.env),
+  where an OpenMP runtime's code ran in it: the basenames of libgomp (GCC's, also under a wheel's
+  hashed name), libomp (LLVM's) and libiomp5 (Intel's). ]]
+M.OPENMP_NOTE = "counted with OMP_WAIT_POLICY=passive set (an OpenMP program's threads sleep at a barrier: their "
+  .. "spinning is not counted)"
+local OPENMP = { "^libgomp[.-]", "^libomp[.-]", "^libiomp%d*[.-]" }
+
+-- Whether the objects a counted run ran code in (rot.count.engine.loops' objects) hold an OpenMP runtime.
+function M.openmp(objects)
+  for _, path in pairs(objects or {}) do
+    local base = util.basename(path)
+    for _, p in ipairs(OPENMP) do if base:match(p) then return true end end
+  end
+  return false
+end
+
 --[[ record(entry) -> a count as rows take it (rot.results.counted): {counts=, levels=, line=,
   note=, caches=, flags=, stdout=, loops= (a program's: rot.count.engine.loops')}, from a count's
   cache entry (its counted lines, a kernel's those of its point's region alone: meta
-  countRegion); nil when they are no count. ]]
+  countRegion); nil when they are no count. A program's note says it ran with
+  OMP_WAIT_POLICY=passive where it ran an OpenMP runtime's code (M.openmp). ]]
 function M.record(e)
   local text = e and e.counted and engine.text(e.counted)
   local parsed = text and engine.parse(text)
@@ -83,9 +102,11 @@ function M.record(e)
   local counts = parsed and (region and parsed.regions[tostring(region)] or not region and parsed)
   if not counts then return nil end
   local m = e.meta
-  return { counts = counts, levels = parsed.levels, line = parsed.line, note = m.countNote and tostring(m.countNote),
-    caches = m.countCaches, flags = m.countFlags, stdout = m.stdout and util.unescape_token(m.stdout),
-    loops = not region and engine.loops(text) or nil }
+  local note, loops = m.countNote and tostring(m.countNote), not region and engine.loops(text) or nil
+  if loops and note == M.OPENMP_NOTE then note = nil end -- (entries that said it of every program)
+  if loops and not note and M.openmp(loops.objects) then note = M.OPENMP_NOTE end
+  return { counts = counts, levels = parsed.levels, line = parsed.line, note = note,
+    caches = m.countCaches, flags = m.countFlags, stdout = m.stdout and util.unescape_token(m.stdout), loops = loops }
 end
 
 -- Writes a counted item's cache entry ({lines=, meta=}); returns its record.
@@ -241,8 +262,7 @@ function apps.result(job, _, run)
     end
     return nil, why, hint
   end
-  local note = "counted with OMP_WAIT_POLICY=passive set (an OpenMP program's threads sleep at a barrier: their "
-    .. "spinning is not counted)"
+  local note -- (an OpenMP program's is said from the objects its run ran code in: M.record)
   local entry = it.row.entry
   if next(run.parsed.regions) == nil and entry and entry.regions and #entry.regions > 0 then
     note = "the counted run recorded no region where the timed one did: the engine counts the program it starts, "

@@ -202,13 +202,34 @@ function M.unlabelled(gp, f, read, boxes)
   end
   local out, hidden = {}, {}
   place.hidden(all)
+  local counted = M.counted(points, speaks)
   for _, p in ipairs(points) do
-    if not p.labelled and not M.keyed(p.text, speaks[p.element]) then out[#out + 1] = p.text end
-    local said = M.keyed(p.text .. " (hidden)", speaks[p.element]) or (speaks[p.element] or ""):find(p.text
-      .. " (under its ", 1, true)
+    if counted[p.element] then -- said as a count: its points unlabelled all of them, its hidden ones at most
+    elseif not p.labelled and not M.keyed(p.text, speaks[p.element]) then out[#out + 1] = p.text end
+    local said = counted[p.element] or M.keyed(p.text .. " (hidden)", speaks[p.element])
+      or (speaks[p.element] or ""):find(p.text .. " (under its ", 1, true)
     if p.at.hidden and not p.labelled and not said then hidden[#hidden + 1] = p.text end
   end
   return out, hidden
+end
+
+--[[ The elements whose unlabelled points their key's text counts (rot.plot.key.short_note:
+  "unlabelled: 16 points (15 hidden)") rightly: element -> true where the count is that of its
+  unlabelled points, and no more of them are hidden than it says. ]]
+function M.counted(points, speaks)
+  local n, hid = {}, {}
+  for _, p in ipairs(points) do
+    if not p.labelled then
+      n[p.element] = (n[p.element] or 0) + 1
+      hid[p.element] = (hid[p.element] or 0) + (p.at.hidden and 1 or 0)
+    end
+  end
+  local out = {}
+  for el, c in pairs(n) do
+    local said, hidden = key.said(speaks[el])
+    out[el] = said == c and hid[el] <= hidden or nil
+  end
+  return out
 end
 
 -- Whether a point's text is an item of the key's text for its series (said): "16.0 KiB" in

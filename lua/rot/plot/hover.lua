@@ -81,8 +81,8 @@ function M.text(r)
   end
   M.summary_lines(r, lines)
   local m = r.nodeType and r.nodeType ~= "" and r.nodeType or nil
-  lines[#lines + 1] = (r.failed and "failed" or r.cached and "from the cache" or "measured") .. (m and (" on "
-    .. m) or "")
+  -- (taken from the cache or not, the same text: a rerun from the cache draws the same plot)
+  lines[#lines + 1] = (r.failed and "failed" or "measured") .. (m and (" on " .. m) or "")
   return M.join(lines)
 end
 

@@ -30,18 +30,47 @@ function M.command(g)
     x, y, g.small)
 end
 
+-- The entries one column of the key holds on terminal k: as many as the plot area's height does.
+function M.rows(g, k) return math.max(1, math.floor((g.top - g.bottom) * g.height / k.step)) end
+
+--[[ The rows and columns gnuplot lays n key entries out in on terminal k (M.terminals): as many
+  rows as the plot area's height holds (gnuplot 5.4's do_key_layout, wherever the key is
+  put), and when n is more, as many columns as they need, the rows then evened out over them. ]]
+function M.layout(g, k, n)
+  local most = M.rows(g, k)
+  if n <= most then return n, 1 end
+  local cols = math.ceil(n / most)
+  return math.ceil(n / cols), cols
+end
+
+--[[ The entries a key at ky keeps in one column on the canvas, on every terminal: what the
+  plot area's height holds, and what lies above the canvas' bottom. ]]
+function M.capacity(g, ky)
+  local n = math.huge
+  for _, t in ipairs(textsize.terminals) do
+    local k = M.terminals[t.name]
+    local below = math.floor((ky * g.height - 3 - (textsize.ink(g.small))) / k.step)
+    n = math.min(n, M.rows(g, k), below)
+  end
+  return n
+end
+
 --[[ The box of the i-th key entry (from 1) of a text, in canvas pixels (x right, y down), as
   the union over the terminals: {x0, y0, x1, y1}. g: the geometry (width, height, small); kx,
-  ky: the key's corner in screen fractions. ]]
-function M.box(g, kx, ky, i, text)
+  ky: the key's corner in screen fractions; n: the key's entries (M.layout: past a column's
+  rows they go on in the next one, as wide as the widest entry's text, widest, in ems; by
+  default one column). ]]
+function M.box(g, kx, ky, i, text, n, widest)
   local w = textsize.width(text)
   local below, above = textsize.ink_of(text)
   local x0, y0, x1, y1 = math.huge, math.huge, -math.huge, -math.huge
   for _, t in ipairs(textsize.terminals) do
     local k = M.terminals[t.name]
     local e = t.em * g.small
-    local x = kx * g.width + k.text
-    local y = (1 - ky) * g.height + (i - 0.5) * k.step
+    local rows = M.layout(g, k, n or i)
+    local col, row = (i - 1) // rows, (i - 1) % rows + 1
+    local x = kx * g.width + k.text + col * (k.text + (widest or w) * e)
+    local y = (1 - ky) * g.height + (row - 0.5) * k.step
     x0, x1 = math.min(x0, x), math.max(x1, x + w * e)
     y0, y1 = math.min(y0, y - above * e), math.max(y1, y + below * e)
   end
@@ -49,8 +78,8 @@ function M.box(g, kx, ky, i, text)
 end
 
 -- Whether an entry's text fits the canvas (3 pixels kept from its edges).
-function M.fits(g, kx, ky, i, text)
-  local b = M.box(g, kx, ky, i, text)
+function M.fits(g, kx, ky, i, text, n, widest)
+  local b = M.box(g, kx, ky, i, text, n, widest)
   return b.x1 <= g.width - 3 and b.y1 <= g.height - 3
 end
 
@@ -133,8 +162,16 @@ function M.ran(rows)
   return false
 end
 
+--[[ Gives entry (a key entry of plots, a long list) a short form, short, that M.fit puts in
+  its place where the key is too long for the canvas. ]]
+function M.shorten(plots, entry, short)
+  plots.short = plots.short or {}
+  plots.short[entry] = short
+end
+
 --[[ The notes on rows a plot does not draw, into plots: one entry per reason why(row) gives
-  ("not drawn (no bytes): work, copy"), each name(row) once, in the order first seen. ]]
+  ("not drawn (no bytes): work, copy"), each name(row) once, in the order first seen; its
+  short form counts them ("not drawn (no bytes): 2 rows, named in the table"). ]]
 function M.not_drawn(plots, rows, why, name)
   local seen = {}
   local by, order = util.group_by(rows, function(r)
@@ -146,12 +183,14 @@ function M.not_drawn(plots, rows, why, name)
   end)
   for _, w in ipairs(order) do
     plots[#plots + 1] = M.entry("not drawn (" .. w .. "): " .. table.concat(by[w], ", "), true)
+    M.shorten(plots, plots[#plots], M.entry("not drawn (" .. w .. "): " .. util.count(#by[w], "row")
+      .. ", named in the table", true))
   end
 end
 
---[[ Every titled element of plots whose title is wider than the key has room for: its title cut
-  to the first line, the others entries of their own right after it. ]]
-function M.fit(g, plots)
+-- Every titled element of plots with its title wrapped (M.wrap): its lines after the first
+-- entries of their own.
+local function wrapped(g, plots)
   local out = {}
   for _, p in ipairs(plots) do
     local text, s, e = M.title(p)
@@ -164,6 +203,49 @@ function M.fit(g, plots)
       out[#out + 1] = p
     end
   end
+  return out
+end
+
+--[[ Past the n-th entry of a key: its entries of their own left out, the other elements drawn
+  untitled, and one last entry saying how many it left out. ]]
+local function cut(out, n)
+  local kept, titled, left = {}, 0, 0
+  for _, p in ipairs(out) do
+    local text, s, e = M.title(p)
+    if not text then
+      kept[#kept + 1] = p
+    elseif titled < n - 1 then
+      kept[#kept + 1], titled = p, titled + 1
+    else
+      left = left + 1
+      if not p:match("^keyentry ") then kept[#kept + 1] = p:sub(1, s - 7) .. "notitle" .. p:sub(e + 1) end
+    end
+  end
+  kept[#kept + 1] = M.entry(string.format("(%d more key entries: no room)", left))
+  return kept
+end
+
+--[[ Every titled element of plots whose title is wider than the key has room for: its title cut
+  to the first line, the others entries of their own right after it. A key longer than one
+  column on the canvas holds (M.capacity: gnuplot would start a column past the canvas' edge)
+  takes the short forms of its long lists (M.shorten), the longest first, until it fits; one
+  still too long is cut, and says so. ]]
+function M.fit(g, plots)
+  local out, cap = wrapped(g, plots), M.capacity(g, select(2, M.at(g)))
+  if #out > cap and plots.short then
+    local long = {}
+    for i, p in ipairs(plots) do
+      if plots.short[p] then long[#long + 1] = { i = i, lines = #wrapped(g, { p }) } end
+    end
+    table.sort(long, function(a, b) return a.lines > b.lines or a.lines == b.lines and a.i < b.i end)
+    local list = table.move(plots, 1, #plots, 1, {})
+    for _, l in ipairs(long) do
+      if #out <= cap then break end
+      list[l.i] = plots.short[list[l.i]]
+      out = wrapped(g, list)
+    end
+  end
+  if #out > cap then out = cut(out, cap) end
   for i = 1, math.max(#plots, #out) do plots[i] = out[i] end
 end
 
@@ -186,6 +268,22 @@ function M.note(points)
   return "  unlabelled" .. order .. ": " .. table.concat(texts, ", ")
 end
 
+--[[ The short form of a note on points (M.note): how many, and how many of them others hide
+  ("  unlabelled: 16 points (15 hidden)"); rot.plot.check reads it back (M.said). ]]
+function M.short_note(points)
+  local hidden = 0
+  for _, p in ipairs(points) do hidden = hidden + (p.hidden and 1 or 0) end
+  return "  unlabelled: " .. util.count(#points, "point") .. (hidden > 0 and " (" .. hidden .. " hidden)" or "")
+end
+
+-- What a key's text for an element (M.speaks_for) says in a short note: how many unlabelled
+-- points, and how many of them hidden (nil where it has none).
+function M.said(text)
+  local n = (text or ""):match("unlabelled: (%d+) points?")
+  if not n then return nil end
+  return tonumber(n), tonumber(text:match("unlabelled: %d+ points? %((%d+) hidden%)")) or 0
+end
+
 --[[ Adds, right after each element of plots that drew points a plot's labels left out, the key
   entry naming them (M.note). missed: place.point_labels' {{series=, px=, py=, text=}} (pixels
   of the plot area, y up), elements[i]: the element that drew series i. ]]
@@ -194,7 +292,11 @@ function M.add_notes(plots, elements, missed)
   local by, order = util.group_by(missed, function(p) return p.element end)
   for _, el in ipairs(order) do
     for i, p in ipairs(plots) do
-      if p == el then table.insert(plots, i + 1, M.entry(M.note(by[el]))); break end
+      if p == el then
+        table.insert(plots, i + 1, M.entry(M.note(by[el])))
+        M.shorten(plots, plots[i + 1], M.entry(M.short_note(by[el])))
+        break
+      end
     end
   end
 end
@@ -214,13 +316,17 @@ function M.entries(gp)
 end
 
 --[[ check(gp, g) -> the texts of the key entries that leave the canvas, as every terminal draws
-  them (the key's corner from the script's `set key at screen X, screen Y`). ]]
+  them (the key's corner from the script's `set key at screen X, screen Y`): down the canvas,
+  or in a column gnuplot starts beside the first where the plot area's height holds too few
+  (M.layout). ]]
 function M.check(gp, g)
   local kx, ky = gp:match("set key at screen ([%d.]+), screen ([%d.]+)")
   local out = {}
   if not kx then return out end
-  for i, e in ipairs(M.entries(gp)) do
-    if not M.fits(g, tonumber(kx), tonumber(ky), i, e.text) then out[#out + 1] = e.text end
+  local entries, widest = M.entries(gp), 0
+  for _, e in ipairs(entries) do widest = math.max(widest, textsize.width(e.text)) end
+  for i, e in ipairs(entries) do
+    if not M.fits(g, tonumber(kx), tonumber(ky), i, e.text, #entries, widest) then out[#out + 1] = e.text end
   end
   return out
 end

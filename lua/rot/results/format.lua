@@ -98,10 +98,18 @@ M.ROUNDS_NOTE = "~xR its rounds disagree, its best ones more than roundsEpsilon 
   .. "One whose rounds come from one run of rot is measured again by the next (-remeasureUnstable=false keeps it), "
   .. "one whose rounds come from two is kept"
 
--- Where a row's values came from: "planned" (rot build: built, not run), "failed", "cache" or
--- "measured" (the table, CSV and JSON say the same).
+-- Where a row's values came from in this run: "planned" (rot build: built, not run), "failed",
+-- "cache" or "measured" (the table's `from`).
 function M.source(r)
   return r.planned and "planned" or r.failed and "failed" or r.cached and "cache" or "measured"
+end
+
+--[[ How a row's values were had, as the files (CSV, JSON, the plots' hover text) say it:
+  "planned", "failed" or "measured", whether this run measured them or took them from the
+  cache; so a rerun from the cache writes the same files, and the table and the summary say
+  what this run took from the cache. ]]
+function M.origin(r)
+  return r.planned and "planned" or r.failed and "failed" or "measured"
 end
 
 --[[ The lines under a table that explain its marks, for the rows that have them: above(r) for
@@ -290,7 +298,7 @@ local CSV_VALUE = {
   boundGbs = bound_gbs,
   boundUnstable = function(r) return r.fraction and (r.boundUnstable and 1 or 0) or nil end,
   above = function(r) return r.fraction and (r.above and 1 or 0) or nil end,
-  source = function(r) return M.source(r) end,
+  source = function(r) return M.origin(r) end,
   kernel = kernels,
   flags = function(r) return r.desc and r.desc.flags end,
   gpuName = from_meta("gpuName"), gpuSMs = from_meta("gpuSMs"), gpuMaxWarpsPerSM = from_meta("gpuMaxWarpsPerSM"),

@@ -14,7 +14,7 @@ local JSON_VALUE = {
   flags = function(r) return r.desc and r.desc.flags end,
   nodeType = function(r) return r.nodeType ~= "" and r.nodeType or nil end,
   boundUnstable = function(r) return r.boundUnstable == true end,
-  source = function(r) return format.source(r) end,
+  source = function(r) return format.origin(r) end,
   counters = function(r) return r.region and r.counters or nil end, -- an application's regions'
 }
 

@@ -384,7 +384,9 @@ function M.legend(rows, out, say)
             .. "first process's counts alone", who, procs))
         end
         if lost > 0 then say(string.format("%s: %d samples lost (the ring buffer was full)", who, lost)) end
-        if not r.appPoint.countRecord then
+        if r.appPoint.countFailed then
+          say(who .. ": its survey has functions only: its count failed, and only the count finds loops")
+        elseif not r.appPoint.countRecord then
           say(who .. ": its survey has functions only: rot profile -count finds its loops and counts each one's work")
         end
         nesting(rows, r, who, say)
