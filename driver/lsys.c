@@ -56,20 +56,61 @@ static int l_sha256(lua_State *L)
 	return 1;
 }
 
-/* sha256files(paths [, bases [, missing_ok]]) -> hex: sha256 over several files, each preceded
- * by its name, so renames change the hash. A name under one of the bases (directories) is
- * hashed relative to it, so the same files elsewhere hash the same. With missing_ok a file that
- * is gone hashes as its name marked missing instead of failing. */
+/* The signature of the files at paths (table at index 1): sha256 over each one's path, size,
+ * modification and change times and inode ("missing" where it is gone), in hex. */
+static void files_signature(lua_State *L, lua_Integer n, char hex[65])
+{
+	struct sha256 s;
+	unsigned char d[32];
+	sha256_init(&s);
+	for (lua_Integer i = 1; i <= n; i++) {
+		struct stat st;
+		char line[160];
+		lua_geti(L, 1, i);
+		const char *path = luaL_checkstring(L, -1);
+		int w = stat(path, &st) == 0
+			    ? snprintf(line, sizeof line, "%lld %lld.%09ld %lld.%09ld %llu",
+				       (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+				       st.st_mtim.tv_nsec, (long long)st.st_ctim.tv_sec,
+				       st.st_ctim.tv_nsec, (unsigned long long)st.st_ino)
+			    : snprintf(line, sizeof line, "missing");
+		sha256_update(&s, path, strlen(path) + 1);
+		sha256_update(&s, line, (size_t)w + 1);
+		lua_pop(L, 1);
+	}
+	sha256_final(&s, d);
+	sha256_tohex(d, hex);
+}
+
+/* sha256files(paths [, bases [, missing_ok [, memo]]]) -> hex: sha256 over several files, each
+ * preceded by its name, so renames change the hash. A name under one of the bases (directories)
+ * is hashed relative to it, so the same files elsewhere hash the same. With missing_ok a file
+ * that is gone hashes as its name marked missing instead of failing. With memo (a file's path),
+ * the hash is kept there beside the files' signature (files_signature) and read from it while
+ * that is unchanged: a cached rerun stats the files, it does not read them. */
 static int l_sha256files(lua_State *L)
 {
 	struct sha256 s;
 	unsigned char d[32];
-	char hex[65];
+	char hex[65], sig[65], kept[160];
 	luaL_checktype(L, 1, LUA_TTABLE);
 	int missing_ok = lua_toboolean(L, 3);
-	sha256_init(&s);
+	const char *memo = luaL_optstring(L, 4, NULL);
 	lua_Integer n = luaL_len(L, 1);
 	lua_Integer nb = lua_istable(L, 2) ? luaL_len(L, 2) : 0;
+	if (memo) {
+		size_t ml;
+		char *text = util_read_file(memo, &ml);
+		files_signature(L, n, sig);
+		int hit = text && ml == 130 && memcmp(text, sig, 64) == 0 && text[64] == ' ';
+		if (hit) {
+			lua_pushlstring(L, text + 65, 64);
+			free(text);
+			return 1;
+		}
+		free(text);
+	}
+	sha256_init(&s);
 	for (lua_Integer i = 1; i <= n; i++) {
 		lua_geti(L, 1, i);
 		const char *path = luaL_checkstring(L, -1), *name = path;
@@ -95,6 +136,10 @@ static int l_sha256files(lua_State *L)
 	}
 	sha256_final(&s, d);
 	sha256_tohex(d, hex);
+	if (memo) { /* a failure only costs the next run the reading */
+		snprintf(kept, sizeof kept, "%s %s\n", sig, hex);
+		util_write_atomic(memo, kept, strlen(kept));
+	}
 	lua_pushstring(L, hex);
 	return 1;
 }

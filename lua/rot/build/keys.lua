@@ -106,7 +106,7 @@ function M.key(s, desc, kinfo)
       end
     end
     table.sort(files)
-    return assert(sys.sha256files(files, { s.home }))
+    return assert(sys.sha256files(files, { s.home }, false, s.builddir .. "/coresrc.memo"))
   end)
   local ksrc = {}
   for i, k in ipairs(kinfo.kernels) do

@@ -108,6 +108,7 @@ function M.lookup(s, items, fp, fresh)
       pending[#pending + 1] = row
     end
   end
+  util.heap_grown()
   return rows, pending
 end
 
