@@ -175,7 +175,7 @@ static int pmain(lua_State *L)
 	luaL_checkversion(L);
 	/* a collection cycle when the heap reaches 10x what is live, not 2x (as lua.c sets its
 	 * collector here): rot's live heap is a few MiB, and a cached rerun collects less of it;
-	 * rot.util.heap_grown sets 2x once a large study's heap passes 64 MiB */
+	 * rot.execute.lookup sets 2x once a large study's heap passes 64 MiB */
 	lua_gc(L, LUA_GCINC, 1000, 0, 0);
 	luaL_openlibs(L);
 	lrot_preload(L);

@@ -444,12 +444,4 @@ function M.library_stamp()
   return library
 end
 
-
--- The collector waits for the heap to reach 10x what is live (driver/main.c): a cached rerun's
--- few MiB then take fewer cycles. Once the heap passes 64 MiB (a large study's entries), a
--- cycle runs at 2x, as Lua's default, for good: called where points have been looked up.
-function M.heap_grown()
-  if collectgarbage("count") > 64 * 1024 then collectgarbage("incremental", 200) end
-end
-
 return M
