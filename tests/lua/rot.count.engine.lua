@@ -30,6 +30,8 @@ local loops = table.concat({
 local p = engine.parse(head .. loops)
 t.ok(p and p.program.fp64_scalar == 2010 and p.regions.row and p.regions.row.calls == 1,
   "the program and its region read as ever, the loop lines beside them")
+local named = engine.parse(head .. "region name=1e3 calls=1 threads=1" .. counts:format(0, 8) .. "\n")
+t.ok(named.regions["1e3"] and named.order[2] == "1e3", "a region named '1e3' keeps its name (not the number 1000)")
 local l = engine.loops(head .. loops)
 t.ok(l and l.objects[0]:match("libc%.so%.6$") and l.objects[1] == "/tmp/a b/mv", "objects by id, paths unescaped")
 t.is(#l.loops, 2, "two loops")

@@ -125,10 +125,15 @@ function M.why(log_path, what, hint, stderr)
     math.max(1, #lines - 3))) or ""), nil
 end
 
+-- The keys whose values are names, kept as written: a region named "1e3" is no number.
+local NAMES = { name = true, region = true, path = true }
+
 -- A line of the tool's output ("region name=x calls=1 fp64_256=8000 ..."): its key=value pairs.
 local function pairs_of(text)
   local t = {}
-  for k, v in text:gmatch("([%w_]+)=(%S+)") do t[k] = tonumber(v) or util.unescape_token(v) end
+  for k, v in text:gmatch("([%w_]+)=(%S+)") do
+    t[k] = not NAMES[k] and tonumber(v) or util.unescape_token(v)
+  end
   return t
 end
 
