@@ -112,7 +112,8 @@ function M.key(s, desc, kinfo)
   for i, k in ipairs(kinfo.kernels) do
     local kdir = util.dirname(k.path)
     ksrc[i] = k.name .. "@" .. s:remember("ksrc:" .. k.path, function()
-      return assert(sys.sha256files(kernel_files(s, k), { s.home, kdir, util.dirname(kdir) }, true))
+      return assert(sys.sha256files(kernel_files(s, k), { s.home, kdir, util.dirname(kdir) }, true,
+        deps_file(s, k.path) .. ".memo"))
     end)
   end
   return sys.sha256(util.serialize({ core = core_src, kernels = ksrc,
