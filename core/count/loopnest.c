@@ -282,6 +282,22 @@ static void nest(struct loopnest_loop *loops, int n, int *stack)
 	}
 }
 
+/* The first of the flows fl (sorted by target) whose target is at or after obj's offset at;
+ * nfl where none is. */
+static loopnest_u64 first_flow_to(const struct loopnest_flow *fl, loopnest_u64 nfl, int obj,
+				  loopnest_u64 at)
+{
+	loopnest_u64 lo = 0, hi = nfl;
+	while (lo < hi) {
+		loopnest_u64 mid = lo + (hi - lo) / 2;
+		if (cmp_place(fl[mid].to_obj, fl[mid].to, obj, at) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* Entries (control from outside a loop's range into it, over the flows sorted by target) and
  * iterations (its head's runs). */
 static void entries(struct loopnest_loop *loops, int n, const struct loopnest_flow *fl,
@@ -289,14 +305,7 @@ static void entries(struct loopnest_loop *loops, int n, const struct loopnest_fl
 {
 	for (int i = 0; i < n; i++) {
 		struct loopnest_loop *l = &loops[i];
-		loopnest_u64 lo = 0, hi = nfl;
-		while (lo < hi) {
-			loopnest_u64 mid = lo + (hi - lo) / 2;
-			if (cmp_place(fl[mid].to_obj, fl[mid].to, l->obj, l->lo) < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		loopnest_u64 lo = first_flow_to(fl, nfl, l->obj, l->lo);
 		for (; lo < nfl && holds(l, fl[lo].to_obj, fl[lo].to); lo++)
 			if (!holds(l, fl[lo].from_obj, fl[lo].from))
 				l->entries += fl[lo].count;
@@ -411,14 +420,7 @@ static void back_jumps(struct loopnest_loop *loops, int n, const struct loopnest
 {
 	for (int i = 0; i < n; i++) {
 		struct loopnest_loop *l = &loops[i];
-		loopnest_u64 lo = 0, hi = nfl;
-		while (lo < hi) {
-			loopnest_u64 mid = lo + (hi - lo) / 2;
-			if (cmp_place(fl[mid].to_obj, fl[mid].to, l->obj, l->lo) < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		loopnest_u64 lo = first_flow_to(fl, nfl, l->obj, l->lo);
 		for (; lo < nfl && fl[lo].to_obj == l->obj && fl[lo].to == l->lo; lo++)
 			if (fl[lo].jump && fl[lo].from > l->lo &&
 			    holds(l, fl[lo].from_obj, fl[lo].from))
