@@ -7,12 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-/* what a kept chunk was compiled from: the source's size, modification and change times, inode
- * and path (a checkout moved or copied with its build/ compiles its modules again) */
-#define HEADER "rot-luac 2 %lld %lld.%09ld %lld.%09ld %llu %s\n"
+/* what a kept chunk was compiled from: the source's identity (util_file_identity: size,
+ * modification and change times, inode) and path (a checkout moved or copied with its build/
+ * compiles its modules again) */
+#define HEADER "rot-luac 2 %s %s\n"
 
 static char home_dir[4096];
 
@@ -91,15 +91,12 @@ static int searcher(lua_State *L)
 {
 	const char *name = luaL_checkstring(L, 1);
 	static const char *const tmpls[] = {"%s/lua/%s.lua", "%s/lua/%s/init.lua"};
-	char src[4096], kept[4096], head[4300];
-	struct stat st;
+	char src[4096], kept[4096], head[4300], id[160];
 	for (size_t i = 0; i < sizeof tmpls / sizeof *tmpls; i++) {
-		if (source_path(src, sizeof src, tmpls[i], name) < 0 || stat(src, &st) < 0)
+		if (source_path(src, sizeof src, tmpls[i], name) < 0 ||
+		    util_file_identity(src, id, sizeof id) < 0)
 			continue;
-		snprintf(head, sizeof head, HEADER, (long long)st.st_size,
-			 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
-			 (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec,
-			 (unsigned long long)st.st_ino, src);
+		snprintf(head, sizeof head, HEADER, id, src);
 		int w = snprintf(kept, sizeof kept, "%s/build/lua/%s%s.luac", home_dir, name,
 				 i ? ".init" : "");
 		int fits = w > 0 && (size_t)w < sizeof kept;

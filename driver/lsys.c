@@ -56,24 +56,20 @@ static int l_sha256(lua_State *L)
 	return 1;
 }
 
-/* The signature of the files at paths (table at index 1): sha256 over each one's path, size,
- * modification and change times and inode ("missing" where it is gone), in hex. */
+/* The signature of the files at paths (table at index 1): sha256 over each one's path and
+ * identity (util_file_identity; "missing" where it is gone), in hex. */
 static void files_signature(lua_State *L, lua_Integer n, char hex[65])
 {
 	struct sha256 s;
 	unsigned char d[32];
 	sha256_init(&s);
 	for (lua_Integer i = 1; i <= n; i++) {
-		struct stat st;
 		char line[160];
 		lua_geti(L, 1, i);
 		const char *path = luaL_checkstring(L, -1);
-		int w = stat(path, &st) == 0
-			    ? snprintf(line, sizeof line, "%lld %lld.%09ld %lld.%09ld %llu",
-				       (long long)st.st_size, (long long)st.st_mtim.tv_sec,
-				       st.st_mtim.tv_nsec, (long long)st.st_ctim.tv_sec,
-				       st.st_ctim.tv_nsec, (unsigned long long)st.st_ino)
-			    : snprintf(line, sizeof line, "missing");
+		int w = util_file_identity(path, line, sizeof line);
+		if (w < 0)
+			w = snprintf(line, sizeof line, "missing");
 		sha256_update(&s, path, strlen(path) + 1);
 		sha256_update(&s, line, (size_t)w + 1);
 		lua_pop(L, 1);

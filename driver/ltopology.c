@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define TOPOLOGY_MT "rot.topology"
 
@@ -44,17 +43,13 @@ static void key_line(char *key, size_t len, const char *file, const char *prefix
 	free(text);
 }
 
-/* Appends file's identity (size, times, inode) to key. */
+/* Appends file's identity (util_file_identity) to key. */
 static void key_file(char *key, size_t len, const char *file)
 {
-	struct stat st;
+	char id[160];
 	size_t used = strlen(key);
-	if (file && stat(file, &st) == 0)
-		snprintf(key + used, len - used, "%lld %lld.%09ld %llu;", (long long)st.st_size,
-			 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
-			 (unsigned long long)st.st_ino);
-	else
-		snprintf(key + used, len - used, "-;");
+	snprintf(key + used, len - used, "%s;",
+		 file && util_file_identity(file, id, sizeof id) >= 0 ? id : "-");
 }
 
 /* Appends the cgroup v2 cpuset of this process (what hwloc restricts the topology to) to key. */

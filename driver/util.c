@@ -118,6 +118,17 @@ int util_write_if_changed(const char *path, const void *data, size_t len)
 	return util_write_atomic(path, data, len) < 0 ? -1 : 1;
 }
 
+int util_file_identity(const char *path, char *buf, size_t len)
+{
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return -1;
+	return snprintf(buf, len, "%lld %lld.%09ld %lld.%09ld %llu", (long long)st.st_size,
+			(long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+			(long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec,
+			(unsigned long long)st.st_ino);
+}
+
 int util_mkdir_p(const char *path, int mode)
 {
 	char buf[4096];

@@ -1,5 +1,5 @@
 /* util: small helpers shared by the driver's modules: files written atomically,
- * whole-file reads, directory creation and nearest-name suggestions. */
+ * whole-file reads, a file's identity, directory creation and nearest-name suggestions. */
 #ifndef ROT_UTIL_H
 #define ROT_UTIL_H
 
@@ -19,6 +19,11 @@ int util_write_atomic_mode(const char *path, const void *data, size_t len, mode_
 /* Like util_write_atomic, but leaves the file (and its mtime) untouched when its content
  * is already data. Returns 1 if written, 0 if unchanged, -1 with errno on failure. */
 int util_write_if_changed(const char *path, const void *data, size_t len);
+
+/* A file's identity as a kept result is checked against it: "SIZE MTIME CTIME INODE" (times
+ * to the nanosecond) in buf. Returns the text's length, or -1 with errno where path cannot be
+ * stat'ed. An edit changes it, even one that keeps the size and sets the mtime back. */
+int util_file_identity(const char *path, char *buf, size_t len);
 
 /* mkdir -p. Returns 0 or -1 with errno. */
 int util_mkdir_p(const char *path, int mode);
