@@ -27,11 +27,11 @@ static struct topology *checktopology(lua_State *L)
 
 extern char **environ;
 
-/* Appends file's first line holding prefix (its whole first line with "") to key. */
-static void key_line(char *key, size_t len, const char *file, const char *prefix)
+/* Appends text's first line holding prefix (its whole first line with "") to key; "-" where
+ * there is none, or no text. */
+static void key_line_of(char *key, size_t len, const char *text, const char *prefix)
 {
-	size_t n;
-	char *text = util_read_file(file, &n), *at = text;
+	const char *at = text;
 	size_t pl = strlen(prefix);
 	while (at && *at && strncmp(at, prefix, pl) != 0)
 		at = strchr(at, '\n') ? strchr(at, '\n') + 1 : NULL;
@@ -40,6 +40,14 @@ static void key_line(char *key, size_t len, const char *file, const char *prefix
 		snprintf(key + used, len - used, "%.*s;", (int)strcspn(at, "\n"), at);
 	else
 		snprintf(key + used, len - used, "-;");
+}
+
+/* Appends file's first line holding prefix to key (key_line_of). */
+static void key_line(char *key, size_t len, const char *file, const char *prefix)
+{
+	size_t n;
+	char *text = util_read_file(file, &n);
+	key_line_of(key, len, text, prefix);
 	free(text);
 }
 
@@ -77,12 +85,15 @@ static void key_cpuset(char *key, size_t len)
 static int memo_key(char *key, size_t len)
 {
 	Dl_info hw;
+	size_t n;
 	snprintf(key, len, "rot-topology 2 %zu %u;", sizeof(struct topology),
 		 hwloc_get_api_version());
 	key_line(key, len, "/proc/sys/kernel/random/boot_id", "");
 	key_line(key, len, "/sys/devices/system/cpu/online", "");
-	key_line(key, len, "/proc/self/status", "Cpus_allowed_list:");
-	key_line(key, len, "/proc/self/status", "Mems_allowed_list:");
+	char *status = util_read_file("/proc/self/status", &n);
+	key_line_of(key, len, status, "Cpus_allowed_list:");
+	key_line_of(key, len, status, "Mems_allowed_list:");
+	free(status);
 	key_cpuset(key, len);
 	key_line(key, len, "/proc/meminfo", "MemTotal:");
 	key_file(key, len, "/proc/self/exe");
