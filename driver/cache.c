@@ -191,78 +191,104 @@ int cache_entry_add_counted(struct cache_entry *e, const char *line)
 	return 0;
 }
 
-/* " key=value key=value ..." into a record of e (region: its regions; a sampled invocation's
- * record word: its samples; else its runs): 1, or -1 when malformed. */
-static int parse_record(struct cache_entry *e, const char *text, int region, const char *word)
+/* " key=value key=value ..." (changed in place) into a record of list (a sampled invocation's
+ * record word: its samples, the word first), each key and value a token (not empty, no space,
+ * '=' or line break): 1, or -1 when malformed or refused. */
+static int scan_record(char *p, enum cache_list list, const char *word, const struct cache_sink *s)
 {
 	struct cache_kv kv[64];
 	size_t n = 0;
 	if (word)
 		kv[n++] = (struct cache_kv){(char *)CACHE_RECORD_KEY, (char *)word};
-	int rc = 1;
-	char *copy = strdup(text), *p = copy;
-	if (!copy)
-		return -1;
 	while (*p) { /* tokens between spaces, each key=value (its key up to the first '=') */
 		while (*p == ' ')
 			p++;
 		if (!*p)
 			break;
 		char *tok = p, *eq = NULL;
-		for (; *p && *p != ' '; p++)
-			if (*p == '=' && !eq)
-				eq = p;
+		int bad = 0; /* a second '=', a carriage return */
+		for (; *p && *p != ' '; p++) {
+			if (*p == '=')
+				bad |= eq != NULL, eq = eq ? eq : p;
+			bad |= *p == '\r';
+		}
 		if (*p)
 			*p++ = '\0';
-		if (!eq || eq == tok || n == 64) {
-			rc = -1;
-			break;
-		}
+		if (bad || !eq || eq == tok || !eq[1] || n == 64)
+			return -1;
 		*eq = '\0';
 		kv[n].key = tok;
 		kv[n].value = eq + 1;
 		n++;
 	}
-	if (rc == 1 && (word	 ? cache_entry_add_sample(e, kv, n)
-			: region ? cache_entry_add_region(e, kv, n)
-				 : cache_entry_add_run(e, kv, n)) < 0)
-		rc = -1;
-	free(copy);
-	return rc;
+	return s->record(s->ctx, list, kv, n) < 0 ? -1 : 1;
 }
 
 /* The rest of line after its record kind r's word (at its space or end), or NULL. */
-static const char *after_word(const char *line, enum protocol_record r)
+static char *after_word(char *line, enum protocol_record r)
 {
 	const char *w = protocol_record_word(r);
 	size_t n = strlen(w);
 	return strncmp(line, w, n) == 0 && (line[n] == ' ' || line[n] == '\0') ? line + n : NULL;
 }
 
-int cache_entry_parse_line(struct cache_entry *e, const char *line)
+int cache_line_scan(char *line, const struct cache_sink *s)
 {
-	const char *rest;
+	char *rest;
 	if ((rest = after_word(line, RECORD_META)) && *rest) {
-		const char *k = rest + 1, *sp = strchr(k, ' ');
+		char *k = rest + 1, *sp = strchr(k, ' ');
 		if (!sp || sp == k)
 			return -1;
-		char *key = strndup(k, (size_t)(sp - k));
-		int rc = key ? cache_entry_set_meta(e, key, sp + 1) : -1;
-		free(key);
-		return rc < 0 ? -1 : 1;
+		*sp = '\0';
+		if (bad_token(k, 0) || bad_token(sp + 1, 1))
+			return -1;
+		return s->meta(s->ctx, k, sp + 1) < 0 ? -1 : 1;
 	}
 	if ((rest = after_word(line, RECORD_RUN)))
-		return parse_record(e, rest, 0, NULL);
+		return scan_record(rest, CACHE_RUNS, NULL, s);
 	if ((rest = after_word(line, RECORD_REGION)) && *rest)
-		return parse_record(e, rest, 1, NULL);
+		return scan_record(rest, CACHE_REGIONS, NULL, s);
 	static const enum protocol_record kinds[] = {RECORD_SAMPLED, RECORD_OBJECT, RECORD_SAMPLE};
 	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
 		if ((rest = after_word(line, kinds[i])) && *rest)
-			return parse_record(e, rest, 0, protocol_record_word(kinds[i]));
+			return scan_record(rest, CACHE_SAMPLES, protocol_record_word(kinds[i]), s);
 	size_t n = strlen(CACHE_COUNTED);
-	if (strncmp(line, CACHE_COUNTED, n) == 0 && line[n] == ' ')
-		return cache_entry_add_counted(e, line + n + 1) < 0 ? -1 : 1;
+	if (strncmp(line, CACHE_COUNTED, n) == 0 && line[n] == ' ') {
+		if (bad_token(line + n + 1, 1))
+			return -1;
+		return s->counted(s->ctx, line + n + 1) < 0 ? -1 : 1;
+	}
 	return 0;
+}
+
+/* The sink that fills a struct cache_entry (ctx). */
+static int entry_meta(void *ctx, const char *key, const char *value)
+{
+	return cache_entry_set_meta(ctx, key, value);
+}
+
+static int entry_record(void *ctx, enum cache_list list, const struct cache_kv *kv, size_t n)
+{
+	struct cache_entry *e = ctx;
+	return list == CACHE_SAMPLES   ? cache_entry_add_sample(e, kv, n)
+	       : list == CACHE_REGIONS ? cache_entry_add_region(e, kv, n)
+				       : cache_entry_add_run(e, kv, n);
+}
+
+static int entry_counted(void *ctx, const char *line)
+{
+	return cache_entry_add_counted(ctx, line);
+}
+
+int cache_entry_parse_line(struct cache_entry *e, const char *line)
+{
+	const struct cache_sink s = {e, entry_meta, entry_record, entry_counted};
+	char *copy = strdup(line);
+	if (!copy)
+		return -1;
+	int rc = cache_line_scan(copy, &s);
+	free(copy);
+	return rc;
 }
 
 struct buf {
@@ -366,6 +392,57 @@ static int parse_header(const char *text, size_t size, size_t *dlen, size_t *sta
 	return 0;
 }
 
+int cache_text_scan(char *text, size_t len, const struct cache_sink *s, struct cache_text *t,
+		    char *err, size_t errlen)
+{
+	/* the checksum line covers everything before it */
+	char *ck = NULL;
+	for (char *p = text + len; p > text; p--) {
+		if (p[-1] == '\n' && strncmp(p, "checksum ", 9) == 0) {
+			ck = p;
+			break;
+		}
+	}
+	char sum[65];
+	if (!ck || strlen(ck) != 9 + 64 + 1 || ck[9 + 64] != '\n') {
+		snprintf(err, errlen, "truncated (no checksum line)");
+		return -1;
+	}
+	sha256_hex(text, (size_t)(ck - text), sum);
+	if (memcmp(sum, ck + 9, 64) != 0) {
+		snprintf(err, errlen, "checksum mismatch");
+		return -1;
+	}
+	*ck = '\0';
+	size_t used;
+	if (parse_header(text, (size_t)(ck - text), &t->dlen, &used) != 0) {
+		snprintf(err, errlen, "bad header");
+		return -1;
+	}
+	t->description = text + used;
+	t->core_hash[0] = '\0';
+	char *line = text + used + t->dlen + 1, *next;
+	for (; line && *line; line = next) {
+		char *nl = strchr(line, '\n');
+		next = nl ? nl + 1 : NULL;
+		if (nl)
+			*nl = '\0';
+		if (strncmp(line, "core ", 5) == 0 && strlen(line + 5) <= 64) {
+			strcpy(t->core_hash, strcmp(line + 5, "-") ? line + 5 : "");
+			continue;
+		}
+		char head[41]; /* the line's start, for the message: the scan changes it */
+		size_t n = nl ? (size_t)(nl - line) : strlen(line);
+		memcpy(head, line, n < 40 ? n : 40);
+		head[n < 40 ? n : 40] = '\0';
+		if (cache_line_scan(line, s) != 1) {
+			snprintf(err, errlen, "bad line '%s'", head);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int cache_entry_read(const char *path, struct cache_entry *e, char *err, size_t errlen)
 {
 	size_t len;
@@ -379,49 +456,15 @@ int cache_entry_read(const char *path, struct cache_entry *e, char *err, size_t 
 		err[0] = (char)tolower((unsigned char)err[0]);
 		return -2;
 	}
-	/* the checksum line covers everything before it */
-	char *ck = NULL;
-	for (char *p = text + len; p > text; p--) {
-		if (p[-1] == '\n' && strncmp(p, "checksum ", 9) == 0) {
-			ck = p;
-			break;
-		}
-	}
-	char sum[65];
-	if (!ck || strlen(ck) != 9 + 64 + 1 || ck[9 + 64] != '\n') {
-		snprintf(err, errlen, "truncated (no checksum line)");
+	const struct cache_sink s = {e, entry_meta, entry_record, entry_counted};
+	struct cache_text t;
+	if (cache_text_scan(text, len, &s, &t, err, errlen) != 0)
 		goto out;
-	}
-	sha256_hex(text, (size_t)(ck - text), sum);
-	if (memcmp(sum, ck + 9, 64) != 0) {
-		snprintf(err, errlen, "checksum mismatch");
-		goto out;
-	}
-	*ck = '\0';
-	size_t dlen, used;
-	if (parse_header(text, (size_t)(ck - text), &dlen, &used) != 0) {
-		snprintf(err, errlen, "bad header");
-		goto out;
-	}
-	e->description = strndup(text + used, dlen);
+	memcpy(e->core_hash, t.core_hash, sizeof e->core_hash);
+	e->description = strndup(t.description, t.dlen);
 	if (!e->description) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
-	}
-	char *line = text + used + dlen + 1, *next;
-	for (; line && *line; line = next) {
-		char *nl = strchr(line, '\n');
-		next = nl ? nl + 1 : NULL;
-		if (nl)
-			*nl = '\0';
-		if (strncmp(line, "core ", 5) == 0 && strlen(line + 5) <= 64) {
-			strcpy(e->core_hash, strcmp(line + 5, "-") ? line + 5 : "");
-			continue;
-		}
-		if (cache_entry_parse_line(e, line) != 1) {
-			snprintf(err, errlen, "bad line '%.40s'", line);
-			goto out;
-		}
 	}
 	rc = 0;
 out:

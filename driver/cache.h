@@ -47,6 +47,23 @@ struct cache_entry {
  *   checksum <sha256 of every byte before this line>
  */
 
+/* The lists of an entry's records. */
+enum cache_list { CACHE_RUNS, CACHE_REGIONS, CACHE_SAMPLES };
+/* Where a scan puts the lines it reads: each callback gets ctx and returns 0, or -1 to stop the
+ * scan (refused, out of memory). What it is handed is the scan's text: copy what is kept. A
+ * sampled invocation's record comes with record=WORD first. */
+struct cache_sink {
+	void *ctx;
+	int (*meta)(void *ctx, const char *key, const char *value);
+	int (*record)(void *ctx, enum cache_list list, const struct cache_kv *kv, size_t n);
+	int (*counted)(void *ctx, const char *line);
+};
+/* An entry's text as a scan found it: its description (dlen bytes, not terminated) and core. */
+struct cache_text {
+	const char *description;
+	size_t dlen;
+	char core_hash[65];
+};
 void cache_entry_init(struct cache_entry *e);
 void cache_entry_free(struct cache_entry *e);
 
@@ -72,6 +89,14 @@ int cache_entry_add_counted(struct cache_entry *e, const char *line);
  * which uses the same lines. */
 int cache_entry_parse_line(struct cache_entry *e, const char *line);
 
+/* Scans one line (changed in place) into s. Returns 1 if it was a meta, record or counted line,
+ * 0 if not, -1 if malformed or refused. */
+int cache_line_scan(char *line, const struct cache_sink *s);
+/* Checks an entry's text of len bytes (its header, its checksum) and scans its lines into s,
+ * changing the text in place; t says where its description lies and holds its core hash.
+ * Returns 0, or -1 with err saying why the entry is corrupt. */
+int cache_text_scan(char *text, size_t len, const struct cache_sink *s, struct cache_text *t,
+		    char *err, size_t errlen);
 /* Serializes e; returns a malloc'd string. */
 char *cache_entry_format(const struct cache_entry *e, size_t *len);
 

@@ -4,6 +4,7 @@
 #include "cache.h"
 #include "lrot.h"
 #include "protocol.h"
+#include "util.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -72,36 +73,58 @@ static int same(const char *a, const char *b)
 	return *a == *b;
 }
 
-/* An array of records (runs, regions): each a table of its key=value pairs. A key the record
- * before had at the same place is that record's Lua string again (not made anew each time:
- * records mostly share their keys, in order). */
+/* An array of records (runs, regions) being pushed: each a table of its key=value pairs. A key
+ * the record before had at the same place is that record's Lua string again (not made anew
+ * each time: records mostly share their keys, in order). */
+enum { KEYS = 64 };
+struct records {
+	int keys,
+	    array; /* stack indices: the Lua strings of seen (seen[j]'s at j + 1), the array */
+	size_t n;
+	const char *seen[KEYS];
+};
+
+/* Pushes a list's two tables (its array sized for n records). */
+static void records_begin(lua_State *L, struct records *rs, size_t n)
+{
+	memset(rs, 0, sizeof *rs);
+	lua_createtable(L, KEYS, 0);
+	rs->keys = lua_gettop(L);
+	lua_createtable(L, (int)n, 0);
+	rs->array = lua_gettop(L);
+}
+
+/* Appends a record of n pairs to the list's array. kv's texts must last until the list ends. */
+static void records_add(lua_State *L, struct records *rs, const struct cache_kv *kv, size_t n)
+{
+	const char **seen = rs->seen;
+	lua_createtable(L, 0, (int)n);
+	for (size_t j = 0; j < n; j++) {
+		const char *k = kv[j].key;
+		if (j < KEYS && seen[j] && same(seen[j], k)) {
+			lua_rawgeti(L, rs->keys, (lua_Integer)j + 1);
+		} else {
+			lua_pushstring(L, k);
+			if (j < KEYS) {
+				seen[j] = k;
+				lua_pushvalue(L, -1);
+				lua_rawseti(L, rs->keys, (lua_Integer)j + 1);
+			}
+		}
+		push_value(L, kv[j].value);
+		lua_rawset(L, -3);
+	}
+	lua_rawseti(L, rs->array, (lua_Integer)++rs->n);
+}
+
+/* Pushes an array of records. */
 static void push_records(lua_State *L, const struct cache_run *r, size_t n)
 {
-	enum { KEYS = 64 };
-	const char *seen[KEYS] = {0};
-	lua_createtable(L, KEYS, 0); /* seen[j]'s Lua string at j + 1 */
-	lua_createtable(L, (int)n, 0);
-	int keys = lua_gettop(L) - 1;
-	for (size_t i = 0; i < n; i++) {
-		lua_createtable(L, 0, (int)r[i].n);
-		for (size_t j = 0; j < r[i].n; j++) {
-			const char *k = r[i].kv[j].key;
-			if (j < KEYS && seen[j] && same(seen[j], k)) {
-				lua_rawgeti(L, keys, (lua_Integer)j + 1);
-			} else {
-				lua_pushstring(L, k);
-				if (j < KEYS) {
-					seen[j] = k;
-					lua_pushvalue(L, -1);
-					lua_rawseti(L, keys, (lua_Integer)j + 1);
-				}
-			}
-			push_value(L, r[i].kv[j].value);
-			lua_rawset(L, -3);
-		}
-		lua_rawseti(L, -2, (lua_Integer)i + 1);
-	}
-	lua_remove(L, keys);
+	struct records rs;
+	records_begin(L, &rs, n);
+	for (size_t i = 0; i < n; i++)
+		records_add(L, &rs, r[i].kv, r[i].n);
+	lua_remove(L, rs.keys);
 }
 
 void lrot_push_entry(lua_State *L, const struct cache_entry *e)
@@ -259,29 +282,114 @@ static struct cache_entry *to_entry(lua_State *L, int idx)
 	return e;
 }
 
+/* The sink a read fills: the entry's table (at entry), its meta table, its lists and counted
+ * lines, made as they are met. */
+struct lua_sink {
+	lua_State *L;
+	int entry, meta, counted; /* stack indices (counted: 0 until one is met) */
+	size_t ncounted;
+	struct records lists[3]; /* by enum cache_list; array 0 until one is met */
+};
+
+static int sink_meta(void *ctx, const char *key, const char *value)
+{
+	struct lua_sink *k = ctx;
+	push_value(k->L, value);
+	lua_setfield(k->L, k->meta, key);
+	return 0;
+}
+
+static int sink_record(void *ctx, enum cache_list list, const struct cache_kv *kv, size_t n)
+{
+	struct lua_sink *k = ctx;
+	struct records *rs = &k->lists[list];
+	if (!rs->array)
+		records_begin(k->L, rs, list == CACHE_RUNS ? 8 : 0);
+	records_add(k->L, rs, kv, n);
+	return 0;
+}
+
+static int sink_counted(void *ctx, const char *line)
+{
+	struct lua_sink *k = ctx;
+	if (!k->counted) {
+		lua_newtable(k->L);
+		k->counted = lua_gettop(k->L);
+	}
+	lua_pushstring(k->L, line);
+	lua_rawseti(k->L, k->counted, (lua_Integer)++k->ncounted);
+	return 0;
+}
+
+/* Sets the entry's fields from what the sink met (an entry has runs, maybe none; the others
+ * where it has some), as lrot_push_entry does. */
+static void sink_finish(struct lua_sink *k, const struct cache_text *t)
+{
+	lua_State *L = k->L;
+	static const char *const names[] = {"runs", "regions", "samples"};
+	lua_pushlstring(L, t->description, t->dlen);
+	lua_setfield(L, k->entry, "description");
+	lua_pushstring(L, t->core_hash);
+	lua_setfield(L, k->entry, "coreHash");
+	lrot_strict_meta(L, k->meta);
+	lua_pushvalue(L, k->meta);
+	lua_setfield(L, k->entry, "meta");
+	if (!k->lists[CACHE_RUNS].array)
+		records_begin(L, &k->lists[CACHE_RUNS], 0);
+	for (int i = 0; i < 3; i++) {
+		if (!k->lists[i].array)
+			continue;
+		lua_pushvalue(L, k->lists[i].array);
+		lua_setfield(L, k->entry, names[i]);
+	}
+	if (k->counted) {
+		lua_pushvalue(L, k->counted);
+		lua_setfield(L, k->entry, "counted");
+	}
+	lua_settop(L, k->entry);
+}
+
 /* read(path) -> entry ; nil, message, "missing"|"corrupt": "corrupt" is an entry there that
  * cannot be used (measure it again), and its message says why: "corrupted cache entry 'P': ..."
  * for a damaged one, "cannot read cache entry 'P': permission denied" for one the system
- * would not read (never called corrupted). */
+ * would not read (never called corrupted). Its lines go into Lua tables as they are scanned,
+ * from a copy of the file the collector owns (a Lua error leaks nothing). */
 static int l_read(lua_State *L)
 {
 	const char *path = luaL_checkstring(L, 1);
-	struct cache_entry e;
 	char err[256];
-	int rc = cache_entry_read(path, &e, err, sizeof err);
-	if (rc != 0) {
+	size_t len;
+	char *file = util_read_file(path, &len);
+	if (!file) {
+		int missing = errno == ENOENT;
 		lua_pushnil(L);
-		if (rc > 0)
+		if (missing) {
 			lua_pushfstring(L, "no cache entry '%s'", path);
-		else if (rc == -2)
+		} else {
+			snprintf(err, sizeof err, "%s", strerror(errno));
+			err[0] = (char)tolower((unsigned char)err[0]);
 			lua_pushfstring(L, "cannot read cache entry '%s': %s", path, err);
-		else
-			lua_pushfstring(L, "corrupted cache entry '%s': %s", path, err);
-		lua_pushstring(L, rc > 0 ? "missing" : "corrupt");
+		}
+		lua_pushstring(L, missing ? "missing" : "corrupt");
 		return 3;
 	}
-	lrot_push_entry(L, &e);
-	cache_entry_free(&e);
+	char *text = lua_newuserdatauv(L, len + 1, 0);
+	memcpy(text, file, len + 1);
+	free(file);
+	struct lua_sink k = {.L = L};
+	lua_createtable(L, 0, 6);
+	k.entry = lua_gettop(L);
+	lua_createtable(L, 0, 40);
+	k.meta = lua_gettop(L);
+	const struct cache_sink s = {&k, sink_meta, sink_record, sink_counted};
+	struct cache_text t;
+	if (cache_text_scan(text, len, &s, &t, err, sizeof err) != 0) {
+		lua_pushnil(L);
+		lua_pushfstring(L, "corrupted cache entry '%s': %s", path, err);
+		lua_pushstring(L, "corrupt");
+		return 3;
+	}
+	sink_finish(&k, &t);
 	return 1;
 }
 
