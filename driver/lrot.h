@@ -16,6 +16,7 @@ int luaopen_rot_process(lua_State *L);
 int luaopen_rot_protocol(lua_State *L);
 int luaopen_rot_symbols(lua_State *L);
 int luaopen_rot_text(lua_State *L);
+int luaopen_rot_search(lua_State *L);
 
 /* How many rot.process processes were started and not closed yet (lprocess.c). */
 int lprocess_running(void);

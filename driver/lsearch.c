@@ -1,5 +1,6 @@
 /* lsearch: the searcher that loads rot's own Lua modules, keeping each compiled (its bytecode)
- * in build/lua beside the driver, checked against its source's size and time. */
+ * in build/lua beside the driver, checked against its source's size and time; and the rot.search
+ * module, which says what it loaded. */
 #include "lrot.h"
 #include "util.h"
 
@@ -15,6 +16,23 @@
 #define HEADER "rot-luac 2 %s %s\n"
 
 static char home_dir[4096];
+
+/* the registry's list of the modules loaded, each "identity path" */
+#define LOADED "rot.search.loaded"
+
+/* Appends a loaded module's identity and path to the registry's list. */
+static void note_loaded(lua_State *L, const char *id, const char *src)
+{
+	if (lua_getfield(L, LUA_REGISTRYINDEX, LOADED) != LUA_TTABLE) {
+		lua_pop(L, 1);
+		lua_newtable(L);
+		lua_pushvalue(L, -1);
+		lua_setfield(L, LUA_REGISTRYINDEX, LOADED);
+	}
+	lua_pushfstring(L, "%s %s", id, src);
+	lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+	lua_pop(L, 1);
+}
 
 /* The file module name would be at, under template tmpl ("%s/lua/?.lua"), in buf. */
 static int source_path(char *buf, size_t len, const char *tmpl, const char *name)
@@ -108,6 +126,7 @@ static int searcher(lua_State *L)
 			if (fits)
 				keep(L, kept, head);
 		}
+		note_loaded(L, id, src);
 		lua_pushstring(L, src);
 		return 2;
 	}
@@ -131,4 +150,27 @@ void lrot_searcher(lua_State *L, const char *home)
 	lua_pushcfunction(L, searcher);
 	lua_rawseti(L, -2, 2);
 	lua_pop(L, 2);
+}
+
+/* loaded() -> the modules this searcher has loaded, in order: each "identity path" (the
+ * identity util_file_identity's: size, times, inode). */
+static int l_loaded(lua_State *L)
+{
+	lua_newtable(L);
+	if (lua_getfield(L, LUA_REGISTRYINDEX, LOADED) == LUA_TTABLE) {
+		lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+		for (lua_Integer i = 1; i <= n; i++) {
+			lua_rawgeti(L, -1, i);
+			lua_rawseti(L, -3, i);
+		}
+	}
+	lua_pop(L, 1);
+	return 1;
+}
+
+int luaopen_rot_search(lua_State *L)
+{
+	static const luaL_Reg funcs[] = {{"loaded", l_loaded}, {NULL, NULL}};
+	luaL_newlib(L, funcs);
+	return 1;
 }

@@ -116,6 +116,7 @@ void lrot_preload(lua_State *L)
 					{"rot.protocol", luaopen_rot_protocol},
 					{"rot.symbols", luaopen_rot_symbols},
 					{"rot.text", luaopen_rot_text},
+					{"rot.search", luaopen_rot_search},
 					{NULL, NULL}};
 	luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
 	for (const luaL_Reg *m = mods; m->name; m++) {

@@ -418,13 +418,16 @@ function M.hostname()
   return ((require("rot.sys").readfile("/proc/sys/kernel/hostname") or "?"):gsub("%s+$", ""))
 end
 
-local library -- util.library_stamp's value, once a process
+local library -- every file of rot's Lua library, hashed: once a process
 
--- rot's Lua library as it stands, hashed: each file under lua/rot by name, size and time (what a
--- result derived from cached runs depends on beside them).
+--[[ rot's Lua library as it decides this run's results (beside the cached runs), hashed: each
+  module the driver's searcher loaded, by path and identity (rot.search); a module never loaded
+  decides nothing. Where it loaded none, every file under lua/rot by name, size and time. ]]
 function M.library_stamp()
-  if library then return library end
   local sys = require "rot.sys"
+  local loaded = require("rot.search").loaded()
+  if #loaded > 0 then return sys.sha256(table.concat(loaded, "\n")) end
+  if library then return library end
   local home = debug.getinfo(1, "S").source:match("^@(.*)/util%.lua$") or "."
   local parts = {}
   local function walk(dir)
