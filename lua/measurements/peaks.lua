@@ -2,6 +2,7 @@
 local rot = require "rot"
 local ceilings = require "rot.machine.ceilings"
 local measure = require "rot.peaks"
+local bandwidth = require "rot.peaks.bandwidth"
 local report = require "rot.peaks.report"
 local theory = require "rot.machine.theory"
 local sys = require "rot.sys"
@@ -77,5 +78,5 @@ end
 -- the bandwidth staircase behind the plateaus (the best of each size over its rounds)
 rot.results(stair):staircase { name = rot.name() .. "-bandwidth", title = "bandwidth vs working set ("
   .. info.model .. ")", step = false,
-  series = function(r) return measure.streams[r.point.stream].name .. ", "
+  series = function(r) return bandwidth.streams[r.point.stream].name .. ", "
     .. rot.util.count(r.point.threads, "thread") end }

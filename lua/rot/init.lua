@@ -7,7 +7,6 @@ local quantities = require "rot.results.quantities"
 local rounds = require "rot.execute.rounds"
 local regions = require "rot.results.regions"
 local counted = require "rot.results.counted"
-local count = require "rot.count"
 local format = require "rot.results.format"
 local ceilings = require "rot.machine.ceilings"
 local measure = require "rot.peaks"
@@ -59,6 +58,14 @@ local function items_of(what, sp, builder)
   return items
 end
 
+-- Whether a point may ask to be counted (the count key, or its spec's count): rot.count, which
+-- decides, is loaded only then (a cached rerun that counts nothing never loads it).
+local function counting(s, rows)
+  if s:get("count") then return true end
+  for _, r in ipairs(rows) do if r.spec and r.spec.count ~= nil then return true end end
+  return false
+end
+
 --[[ measure(space, builder) -> results: the measurement pipeline, one point at a time.
   1. builder(point) turns each point of the space into a spec ({kernel=, params=, macros=,
      flags=, ...}; docs/lua-api.md).
@@ -89,7 +96,7 @@ function rot.measure(sp, builder)
     end
   end
   quantities.pool(rows)
-  count.count(s, rows) -- the points asked to be counted, once, under Valgrind (never timed)
+  if counting(s, rows) then require("rot.count").count(s, rows) end -- once, under Valgrind (never timed)
   local apps
   rows, apps = regions.expand(rows, s:get("bestK"), s:get("bestEpsilon"))
   for _, r in ipairs(rows) do counted.apply(r) end
@@ -154,7 +161,7 @@ end
 -- than a quarter of the memory.
 function rot.dram_sweep(threads)
   local top = math.max(4 * rot.llc(threads), rot.dram_from(threads) or 0)
-  return math.min(top, require("rot.peaks.bandwidth").cap())
+  return math.min(top, machine.sweep_cap())
 end
 
 --[[ A working set that is in DRAM for t threads (default 1), as rot measure peaks decides it:
@@ -164,7 +171,7 @@ function rot.dram_size(threads)
   local lv = rot.levels(threads)
   local last, dram = lv[#lv - 1], lv[#lv]
   local ws = 4 * math.max(last and last.size or 32 * 1024 * 1024, last and last.reported or 0)
-  return math.min(math.max(ws, dram.from or 0), require("rot.peaks.bandwidth").cap())
+  return math.min(math.max(ws, dram.from or 0), machine.sweep_cap())
 end
 
 -- Sloped ceilings from the data itself: the best bandwidth seen inside each memory level

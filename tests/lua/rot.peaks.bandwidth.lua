@@ -274,7 +274,7 @@ rot.set("peaksFile", gapfile)
 t.ok(rot.dram_from(1) == 805306368 and rot.llc(1) == 38000000,
   "rot.dram_from: where DRAM's tail begins, past 4x the last cache, so sweeps to DRAM reach it ("
     .. tostring(rot.dram_from(1)) .. ")")
-t.is(rot.dram_sweep(1), math.min(805306368, bandwidth.cap()),
+t.is(rot.dram_sweep(1), math.min(805306368, require("rot.machine").sweep_cap()),
   "rot.dram_sweep: on to DRAM's tail, within a quarter of the memory")
 rot.set("peaksFile", "")
 os.remove(gapfile)

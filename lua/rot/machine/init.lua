@@ -33,6 +33,15 @@ function M.topology()
   return info
 end
 
+-- The largest working set a sweep may use: a quarter of the memory (the larger of what hwloc's
+-- NUMA nodes and the kernel's MemTotal say; 4 GiB when neither is known).
+function M.sweep_cap()
+  local mem = M.topology().memory
+  local total = tonumber((sys.readfile("/proc/meminfo") or ""):match("MemTotal:%s*(%d+) kB"))
+  mem = math.max(mem, total and total * 1024 or 0)
+  return mem > 0 and mem // 4 or 4096 * 1024 * 1024
+end
+
 -- { {level=1, size=bytes, name="L1"}, ... } data and unified caches as the machine reports
 -- them (the size of one instance), ascending; empty when it reports none.
 function M.caches()

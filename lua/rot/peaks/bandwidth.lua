@@ -55,15 +55,6 @@ end
 -- How often round 1's sweep doubles its top at most while DRAM has no flat tail (512 MiB-8 GiB).
 M.doublings = 4
 
--- The largest working set the sweeps may use: a quarter of the memory (the larger of what
--- hwloc's NUMA nodes and the kernel's MemTotal say; 4 GiB when neither is known).
-function M.cap()
-  local mem = machine.topology().memory
-  local total = tonumber((sys.readfile("/proc/meminfo") or ""):match("MemTotal:%s*(%d+) kB"))
-  mem = math.max(mem, total and total * 1024 or 0)
-  return mem > 0 and mem // 4 or 4096 * MiB
-end
-
 -- The last cache reported for t threads (their summed instances), 0 when none is.
 function M.llc_reported(t)
   local rep = machine.reported(machine.pins(t))
@@ -188,7 +179,7 @@ function M.analyse(st, t, reported)
     local swept = codes.label_sweep(st.samples[t][si], sweep.rows(st.samples[t][si], t, s.name, s.kernel))
     for _, r in ipairs(swept) do rows[#rows + 1] = r end
   end
-  local stop = d.flat == false and st.stopped and sweep.stop_reason(st.stopped[t], M.cap(), M.doublings)
+  local stop = d.flat == false and st.stopped and sweep.stop_reason(st.stopped[t], machine.sweep_cap(), M.doublings)
   levels.dram_notes(notes, lv, util.count(t, "thread"), short, stop or nil)
   return { levels = lv, rows = rows, notes = notes, step = sweep.step(lv, st.samples[t][3]) }
 end
@@ -235,7 +226,7 @@ end
   sizes (a third of the top and up), where DRAM's tail is expected, get their later rounds in
   the same batch: their gigabytes are faulted in once a code. ]]
 local function staircase(rot, st, threads, p)
-  local cap, top, done, open = M.cap(), {}, {}, {}
+  local cap, top, done, open = machine.sweep_cap(), {}, {}, {}
   for _, t in ipairs(threads) do
     local want = math.max(p.first, 4 * M.llc_reported(t))
     local pow = 4096

@@ -6,14 +6,10 @@ local sys = require "rot.sys"
 local util = require "rot.util"
 local machine = require "rot.machine"
 local session = require "rot.session"
-local bandwidth = require "rot.peaks.bandwidth"
-local budget = require "rot.peaks.budget"
 local ceilings = require "rot.machine.ceilings"
 
 local M = {}
 
--- Bandwidth kernels: read, write, triad (rot.peaks.bandwidth).
-M.streams = bandwidth.streams
 
 -- Stores rows as this machine's peaks; nothing when none were measured (rot build).
 function M.store(rot, rows)
@@ -77,7 +73,8 @@ end
   samples; or nil, reason. (Recorded staircases in tests; rot measure peaks measures rounds.) ]]
 function M.levels_of(samples, t, reported)
   local st = { samples = { [t] = { {}, {}, {} } } }
-  for si, s in ipairs(M.streams) do
+  local bandwidth = require "rot.peaks.bandwidth" -- (here: a run that reads stored peaks needs none of it)
+  for si, s in ipairs(bandwidth.streams) do
     for _, x in ipairs(samples[s.name] or {}) do
       st.samples[t][si][x.ws] = { ws = x.ws, rounds = { x.gbs } }
     end
@@ -118,7 +115,8 @@ function M.ceilings(rot, quick)
   local measured0 = s.count.measured + s.aside_count.measured
   -- (loaded here: a run that reads stored peaks, a cached rerun, needs none of them)
   local compute, clocks, report = require "rot.peaks.compute", require "rot.peaks.clocks", require "rot.peaks.report"
-  local timer = budget.timer()
+  local bandwidth = require "rot.peaks.bandwidth"
+  local timer = require("rot.peaks.budget").timer()
   local cs = compute.new(threads, quick, timer)
   if #cs.skipped > 0 and not s.executor.builds_only then -- said when measured
     io.stderr:write("rot: peaks: skipping ", table.concat(cs.skipped, ", "), "\n")

@@ -7,7 +7,6 @@
 local util = require "rot.util"
 local protocol = require "rot.protocol"
 local quantities = require "rot.results.quantities"
-local survey = require "rot.results.survey"
 
 local M = {}
 
@@ -162,6 +161,7 @@ function M.rows(row, k, eps)
   -- the loop survey's rows (its sampled invocations'): its hot loops and functions, those that
   -- ran in a region right after the region's row
   local nested, top = {}, {}
+  local survey = require "rot.results.survey" -- (here: a table without an application's rows never needs it)
   for _, r in ipairs(survey.rows(row, prog, program_ns, k, function(name) return row_of(row, name) end) or {}) do
     local under = r.surveyRegion and by[r.surveyRegion] and r.surveyRegion
     if under then nested[under] = nested[under] or {} end
@@ -441,7 +441,7 @@ function M.legend(rows, out)
         .. "records nothing)")
     end
   end
-  survey.legend(rows, out, say)
+  if app_points(rows) > 0 then require("rot.results.survey").legend(rows, out, say) end
 end
 
 return M
