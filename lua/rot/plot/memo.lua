@@ -10,8 +10,9 @@ local FILES = { ".gp", ".dat", ".svg", ".png", ".pdf" }
 local sources -- the digest of rot's plot modules and rot.util, once a process
 
 --[[ The digest of the code that draws: each Lua file of rot.plot, and rot.util, which they
-  call. A user who edits plot code sees the change on the next run. ]]
-local function code()
+  call. A user who edits plot code sees the change on the next run. Each file's hash is kept in
+  store's code.memo while its size, times and inode stay. ]]
+local function code(store)
   if sources then return sources end
   local here = debug.getinfo(1, "S").source:match("^@(.*)/memo%.lua$") or "."
   local files = {}
@@ -20,7 +21,7 @@ local function code()
   end
   table.sort(files)
   files[#files + 1] = here .. "/../util.lua"
-  sources = sys.sha256files(files, { here }, true)
+  sources = sys.sha256files(files, { here }, true, store .. "/code.memo")
   return sources
 end
 
@@ -51,7 +52,7 @@ function M.draw(store, data, fn, fixed)
   local ok, text = pcall(util.serialize, { data, fixed })
   local dir = store and ok and sys.realpath(data.dir)
   if not dir then return fn(data) end
-  local digest = sys.sha256(code() .. "\n" .. program(data.gnuplot) .. "\n" .. text)
+  local digest = sys.sha256(code(store) .. "\n" .. program(data.gnuplot) .. "\n" .. text)
   local path, svg = store .. "/" .. sys.sha256(dir .. "/" .. data.name), data.dir .. "/" .. data.name .. ".svg"
   local stamp, now = sys.readfile(path), state(dir, data.name)
   for _, drew in ipairs({ "svg", "-" }) do -- (its SVG, or none: a plot of nothing)
