@@ -1,6 +1,6 @@
 /* inject: rot's CUDA library (librot-cuda.so), loaded into an unmodified CUDA program through
  * CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH: every kernel a region (CUPTI's activity
- * records), every NVTX range a region (through the marker recorder preloaded beside it). */
+ * records), every NVTX range a region (push/pop and start/end, in any domain). */
 
 /*
  * How it is started: the driver calls InitializeInjection when the program initializes CUDA
@@ -8,9 +8,13 @@
  * NVTX call, which may come before, and is passed on to CUPTI's own (NVTX's callbacks are
  * CUPTI's NVTX domain). Both start the same things once: the arena the core left (ROT_MARKERS_FD,
  * as the recorder maps it), CUPTI's concurrent-kernel activity records, the NVTX callbacks, and a
- * flush of the records at exit. A process that is not rot's (no arena) is left alone.
+ * flush of the records at exit. A process that is not rot's (no arena) is left alone; one that
+ * runs a CUPTI older than the headers the library was built with is refused in one line.
  * Kernel records are handed over in buffers on CUPTI's thread, serialized by a mutex. A kernel
  * whose records are still in a buffer when the process is killed is lost: a crash loses them.
+ * NVTX ranges are timed here (CLOCK_MONOTONIC, the arena's clock for a CUDA program): push/pop
+ * per thread, in a state freed when the thread ends; start/end per process, under nvtx_lock,
+ * which also guards the names of domains and registered strings.
  */
 #define _GNU_SOURCE
 #include "records.h"
@@ -19,21 +23,51 @@
 #include <generated_nvtx_meta.h>
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define BUFFER (8u << 20) /* CUPTI's activity buffers */
 
+/* records.c reads a kernel record at these offsets: every record version's since the 4th */
+#define SAME_AT(field, at)                                                                         \
+	_Static_assert(offsetof(CUpti_ActivityKernel4, field) == (at) &&                           \
+			   offsetof(CUpti_ActivityKernel10, field) == (at),                        \
+		       "CUPTI's kernel record moved " #field)
+SAME_AT(start, CUDAREC_KERNEL_START);
+SAME_AT(end, CUDAREC_KERNEL_END);
+SAME_AT(gridX, CUDAREC_KERNEL_GRID);
+SAME_AT(blockX, CUDAREC_KERNEL_BLOCK);
+SAME_AT(name, CUDAREC_KERNEL_NAME);
+_Static_assert(sizeof(CUpti_ActivityKernel4) >= CUDAREC_KERNEL_BYTES, "a short kernel record");
+
+/* The parameters of NVTX calls generated_nvtx_meta.h leaves out, or types as narrow. */
+typedef struct {
+	const wchar_t *name;
+} domain_create_w;
+typedef struct {
+	nvtxDomainHandle_t domain;
+	const wchar_t *string;
+} register_string_w;
+
 static struct rot_arena *arena;
-static const struct rot_markers_api *api; /* the recorder's, for NVTX ranges */
+static uint32_t me; /* this process's entry in arena->procs */
 static struct cudarec_kernels kernels;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static __thread struct cudarec_nvtx *nvtx;
 static int started;
+
+static pthread_mutex_t nvtx_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cudarec_ranges *ranges;		  /* start/end */
+static struct cudarec_handles *domains, *strings; /* the program's domains, registered strings */
+static pthread_key_t nvtx_key;
+static __thread struct cudarec_nvtx *nvtx; /* this thread's push/pop */
+static uint64_t nvtx_lost, nvtx_stray;	   /* of the threads that ended */
 
 static void say(const char *what, CUptiResult r)
 {
@@ -50,13 +84,13 @@ static void CUPTIAPI buffer_requested(uint8_t **buf, size_t *size, size_t *max)
 }
 
 /* A kernel record into its region. */
-static void kernel_record(const CUpti_ActivityKernel10 *k)
+static void kernel_record(const CUpti_Activity *rec)
 {
 	char name[ROT_ARENA_NAME];
-	uint32_t grid[3] = {(uint32_t)k->gridX, (uint32_t)k->gridY, (uint32_t)k->gridZ};
-	uint32_t block[3] = {(uint32_t)k->blockX, (uint32_t)k->blockY, (uint32_t)k->blockZ};
-	cudarec_name(k->name, grid, block, name, sizeof name);
-	cudarec_kernel(&kernels, name, k->start, k->end);
+	struct cudarec_launch l;
+	cudarec_launch_of(rec, &l);
+	cudarec_name(l.name, l.grid, l.block, name, sizeof name);
+	cudarec_kernel(&kernels, name, l.start, l.end);
 }
 
 static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buf, size_t size,
@@ -66,31 +100,198 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	pthread_mutex_lock(&lock);
 	while (valid && cuptiActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS)
 		if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
-			kernel_record((const CUpti_ActivityKernel10 *)rec);
+			kernel_record(rec);
 	pthread_mutex_unlock(&lock);
 	free(buf);
 }
 
-/* An NVTX push or pop of the calling thread. */
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A thread's NVTX state, at the thread's end: its counts kept, its open ranges left counted
+ * open in their slots (in the arena). */
+static void nvtx_end(void *p)
+{
+	struct cudarec_nvtx *t = p;
+	__atomic_fetch_add(&nvtx_lost, t->w.lost, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&nvtx_stray, t->stray, __ATOMIC_RELAXED);
+	if (nvtx == t)
+		nvtx = NULL;
+	free(t);
+}
+
+/* The calling thread's NVTX state, made at its first push or pop (NULL: no memory). */
+static struct cudarec_nvtx *thread_nvtx(void)
+{
+	if (nvtx)
+		return nvtx;
+	struct cudarec_nvtx *t = malloc(sizeof *t);
+	if (!t)
+		return NULL;
+	cudarec_nvtx_start(t, arena, me);
+	pthread_setspecific(nvtx_key, t);
+	return nvtx = t;
+}
+
+/* The name, in UTF-8, that an NVTX event's attributes give (in buf, or theirs; NULL: none). */
+static const char *message(const nvtxEventAttributes_t *e, char *buf, size_t len)
+{
+	const char *kept;
+	if (!e)
+		return NULL;
+	switch (e->messageType) {
+	case NVTX_MESSAGE_TYPE_ASCII:
+		return e->message.ascii;
+	case NVTX_MESSAGE_TYPE_UNICODE:
+		cudarec_utf8(e->message.unicode, buf, len);
+		return buf;
+	case NVTX_MESSAGE_TYPE_REGISTERED:
+		pthread_mutex_lock(&nvtx_lock);
+		kept = cudarec_handle_name(strings, e->message.registered);
+		snprintf(buf, len, "%s", kept ? kept : "");
+		pthread_mutex_unlock(&nvtx_lock);
+		return buf;
+	default:
+		return NULL;
+	}
+}
+
+/* A range's region name (cudarec_range_name's) in out. */
+static void range_name(nvtxDomainHandle_t domain, const char *msg, char *out, size_t len)
+{
+	char dn[ROT_ARENA_NAME] = "";
+	if (domain) {
+		pthread_mutex_lock(&nvtx_lock);
+		const char *kept = cudarec_handle_name(domains, domain);
+		snprintf(dn, sizeof dn, "%s", kept ? kept : "");
+		pthread_mutex_unlock(&nvtx_lock);
+	}
+	cudarec_range_name(domain ? dn : NULL, msg, out, len);
+}
+
+static void push(nvtxDomainHandle_t domain, const char *msg, uint64_t t)
+{
+	char name[ROT_ARENA_NAME];
+	struct cudarec_nvtx *n = thread_nvtx();
+	range_name(domain, msg, name, sizeof name);
+	if (n)
+		cudarec_push(n, domain, name, t);
+}
+
+static void pop(nvtxDomainHandle_t domain, uint64_t t)
+{
+	struct cudarec_nvtx *n = thread_nvtx();
+	if (n)
+		cudarec_pop(n, domain, t);
+}
+
+/* A start/end range started: its id is what the call returns (ret). */
+static void range_start(nvtxDomainHandle_t domain, const char *msg, const void *ret, uint64_t t)
+{
+	char name[ROT_ARENA_NAME];
+	if (!ret)
+		return;
+	range_name(domain, msg, name, sizeof name);
+	pthread_mutex_lock(&nvtx_lock);
+	cudarec_range_start(ranges, *(const nvtxRangeId_t *)ret, name, t);
+	pthread_mutex_unlock(&nvtx_lock);
+}
+
+static void range_end(nvtxRangeId_t id, uint64_t t)
+{
+	pthread_mutex_lock(&nvtx_lock);
+	cudarec_range_end(ranges, id, t);
+	pthread_mutex_unlock(&nvtx_lock);
+}
+
+/* The handle a call returned (ret: a domain, a registered string), named name. */
+static void named(struct cudarec_handles *h, const void *ret, const char *name)
+{
+	if (!ret)
+		return;
+	pthread_mutex_lock(&nvtx_lock);
+	cudarec_handle_add(h, *(const void *const *)ret, name);
+	pthread_mutex_unlock(&nvtx_lock);
+}
+
+/* NVTX's calls: its ranges, and the names they use. */
 static void CUPTIAPI callback(void *user, CUpti_CallbackDomain domain, CUpti_CallbackId id,
 			      const void *data)
 {
 	const CUpti_NvtxData *d = data;
-	if (domain != CUPTI_CB_DOMAIN_NVTX || !d)
+	char buf[ROT_ARENA_NAME];
+	if (domain != CUPTI_CB_DOMAIN_NVTX || !d || !d->functionParams)
 		return;
-	if (!nvtx && !(nvtx = calloc(1, sizeof *nvtx)))
-		return;
-	if (id == CUPTI_CBID_NVTX_nvtxRangePushA) {
-		const nvtxRangePushA_params *p = d->functionParams;
-		cudarec_push(nvtx, api, p ? p->message : NULL);
-	} else if (id == CUPTI_CBID_NVTX_nvtxRangePushEx) {
-		const nvtxRangePushEx_params *p = d->functionParams;
-		const nvtxEventAttributes_t *e = p ? p->eventAttrib : NULL;
-		cudarec_push(nvtx, api,
-			     e && e->messageType == NVTX_MESSAGE_TYPE_ASCII ? e->message.ascii
-									    : NULL);
-	} else if (id == CUPTI_CBID_NVTX_nvtxRangePop)
-		cudarec_pop(nvtx, api);
+	const void *p = d->functionParams, *ret = d->functionReturnValue;
+	uint64_t t = now_ns();
+	switch (id) {
+	case CUPTI_CBID_NVTX_nvtxRangePushA:
+		push(NULL, ((const nvtxRangePushA_params *)p)->message, t);
+		break;
+	case CUPTI_CBID_NVTX_nvtxRangePushW:
+		cudarec_utf8(((const nvtxRangePushW_params *)p)->message, buf, sizeof buf);
+		push(NULL, buf, t);
+		break;
+	case CUPTI_CBID_NVTX_nvtxRangePushEx:
+		push(NULL,
+		     message(((const nvtxRangePushEx_params *)p)->eventAttrib, buf, sizeof buf), t);
+		break;
+	case CUPTI_CBID_NVTX_nvtxDomainRangePushEx: {
+		const nvtxDomainRangePushEx_params *q = p;
+		push(q->domain, message(q->core.eventAttrib, buf, sizeof buf), t);
+		break;
+	}
+	case CUPTI_CBID_NVTX_nvtxRangePop:
+		pop(NULL, t);
+		break;
+	case CUPTI_CBID_NVTX_nvtxDomainRangePop:
+		pop(((const nvtxDomainRangePop_params *)p)->domain, t);
+		break;
+	case CUPTI_CBID_NVTX_nvtxRangeStartA:
+		range_start(NULL, ((const nvtxRangeStartA_params *)p)->message, ret, t);
+		break;
+	case CUPTI_CBID_NVTX_nvtxRangeStartW:
+		cudarec_utf8(((const nvtxRangeStartW_params *)p)->message, buf, sizeof buf);
+		range_start(NULL, buf, ret, t);
+		break;
+	case CUPTI_CBID_NVTX_nvtxRangeStartEx:
+		range_start(
+		    NULL,
+		    message(((const nvtxRangeStartEx_params *)p)->eventAttrib, buf, sizeof buf),
+		    ret, t);
+		break;
+	case CUPTI_CBID_NVTX_nvtxDomainRangeStartEx: {
+		const nvtxDomainRangeStartEx_params *q = p;
+		range_start(q->domain, message(q->core.eventAttrib, buf, sizeof buf), ret, t);
+		break;
+	}
+	case CUPTI_CBID_NVTX_nvtxRangeEnd:
+		range_end(((const nvtxRangeEnd_params *)p)->id, t);
+		break;
+	case CUPTI_CBID_NVTX_nvtxDomainRangeEnd:
+		range_end(((const nvtxDomainRangeEnd_params *)p)->core.id, t);
+		break;
+	case CUPTI_CBID_NVTX_nvtxDomainCreateA:
+		named(domains, ret, ((const nvtxDomainCreateA_params *)p)->name);
+		break;
+	case CUPTI_CBID_NVTX_nvtxDomainCreateW:
+		cudarec_utf8(((const domain_create_w *)p)->name, buf, sizeof buf);
+		named(domains, ret, buf);
+		break;
+	case CUPTI_CBID_NVTX_nvtxDomainRegisterStringA:
+		named(strings, ret, ((const nvtxDomainRegisterStringA_params *)p)->string);
+		break;
+	case CUPTI_CBID_NVTX_nvtxDomainRegisterStringW:
+		cudarec_utf8(((const register_string_w *)p)->string, buf, sizeof buf);
+		named(strings, ret, buf);
+		break;
+	default:
+		break;
+	}
 }
 
 static void flush(void)
@@ -100,14 +301,46 @@ static void flush(void)
 	if (kernels.lost)
 		fprintf(stderr, "rot: CUDA library: %llu kernel calls found no room in the arena\n",
 			(unsigned long long)kernels.lost);
+	pthread_mutex_lock(&nvtx_lock);
+	uint64_t lost = __atomic_load_n(&nvtx_lost, __ATOMIC_RELAXED) + (nvtx ? nvtx->w.lost : 0) +
+			ranges->w.lost + ranges->lost + domains->lost + strings->lost;
+	uint64_t stray = __atomic_load_n(&nvtx_stray, __ATOMIC_RELAXED) + (nvtx ? nvtx->stray : 0) +
+			 ranges->stray;
+	pthread_mutex_unlock(&nvtx_lock);
+	if (lost)
+		fprintf(stderr, "rot: CUDA library: %llu NVTX ranges or names found no room\n",
+			(unsigned long long)lost);
+	if (stray)
+		fprintf(stderr, "rot: CUDA library: %llu NVTX pops or ends matched no open range\n",
+			(unsigned long long)stray);
 }
 
-/* This process's entry in the arena (the recorder's, by pid). */
-static uint32_t proc_entry(const struct rot_arena *a)
+/* This process's entry in the arena: the recorder's (by pid), else one of its own (a process
+ * the recorder records nothing in: forked before it initialized CUDA); -1 past
+ * ROT_ARENA_PROCS. */
+static int proc_entry(struct rot_arena *a)
 {
-	for (uint32_t i = 0; i < a->nprocs && i < ROT_ARENA_PROCS; i++)
+	uint32_t n = __atomic_load_n(&a->nprocs, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; i < n && i < ROT_ARENA_PROCS; i++)
 		if (a->procs[i].pid == (int32_t)getpid())
-			return i;
+			return (int)i;
+	uint32_t i = arena_enter(a, program_invocation_short_name);
+	return i < ROT_ARENA_PROCS ? (int)i : -1;
+}
+
+/* Whether the CUPTI the program runs with is one this library reads: not older than the
+ * headers it was built with (said in one line when it is). */
+static int cupti_usable(void)
+{
+	uint32_t v = 0;
+	Dl_info info;
+	if (cuptiGetVersion(&v) == CUPTI_SUCCESS && v >= CUPTI_API_VERSION)
+		return 1;
+	int where = dladdr((void *)cuptiGetVersion, &info) && info.dli_fname;
+	fprintf(stderr,
+		"rot: CUDA library: CUPTI at run time (%s, version %u) is older than the %u it was "
+		"built with: nothing is recorded\n",
+		where ? info.dli_fname : "libcupti", v, (unsigned)CUPTI_API_VERSION);
 	return 0;
 }
 
@@ -115,12 +348,29 @@ static void start(void)
 {
 	CUpti_SubscriberHandle sub;
 	CUptiResult r;
-	if (!(arena = arena_map(getenv(ROT_ARENA_ENV_FD))))
+	struct rot_arena *a = arena_map(getenv(ROT_ARENA_ENV_FD));
+	if (!a)
 		return;
-	const struct rot_markers_api *(*get)(int) =
-	    (const struct rot_markers_api *(*)(int))dlsym(RTLD_DEFAULT, "rot_markers_api");
-	api = get ? get(ROT_MARKERS_VERSION) : NULL;
-	cudarec_kernels_start(&kernels, arena, proc_entry(arena));
+	if (!cupti_usable()) {
+		munmap(a, ROT_ARENA_BYTES);
+		return;
+	}
+	int entry = proc_entry(a);
+	if (entry < 0)
+		fprintf(stderr,
+			"rot: CUDA library: process %d is past the %d processes rot records: its "
+			"kernels and NVTX ranges are not recorded\n",
+			(int)getpid(), ROT_ARENA_PROCS);
+	if (entry < 0 || !(ranges = malloc(sizeof *ranges)) ||
+	    !(domains = calloc(1, sizeof *domains)) || !(strings = calloc(1, sizeof *strings)) ||
+	    pthread_key_create(&nvtx_key, nvtx_end) != 0) {
+		munmap(a, ROT_ARENA_BYTES);
+		return;
+	}
+	arena = a;
+	me = (uint32_t)entry;
+	cudarec_kernels_start(&kernels, arena, me);
+	cudarec_ranges_start(ranges, arena, me);
 	if ((r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed)) !=
 		CUPTI_SUCCESS ||
 	    (r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) != CUPTI_SUCCESS) {

@@ -78,6 +78,21 @@ void cudarec_name(const char *mangled, const uint32_t grid[3], const uint32_t bl
 	free(d);
 }
 
+void cudarec_launch_of(const void *record, struct cudarec_launch *l)
+{
+	const unsigned char *r = record;
+	int32_t g[3], b[3];
+	memcpy(&l->start, r + CUDAREC_KERNEL_START, sizeof l->start);
+	memcpy(&l->end, r + CUDAREC_KERNEL_END, sizeof l->end);
+	memcpy(g, r + CUDAREC_KERNEL_GRID, sizeof g);
+	memcpy(b, r + CUDAREC_KERNEL_BLOCK, sizeof b);
+	memcpy(&l->name, r + CUDAREC_KERNEL_NAME, sizeof l->name);
+	for (int i = 0; i < 3; i++) {
+		l->grid[i] = (uint32_t)g[i];
+		l->block[i] = (uint32_t)b[i];
+	}
+}
+
 void cudarec_kernels_start(struct cudarec_kernels *k, struct rot_arena *a, uint32_t proc)
 {
 	memset(k, 0, sizeof *k);
@@ -87,7 +102,7 @@ void cudarec_kernels_start(struct cudarec_kernels *k, struct rot_arena *a, uint3
 }
 
 /* The region's slot, made on its first call (NULL: no room for the name or the slot). */
-static struct rot_arena_slot *kernel_slot(struct cudarec_kernels *k, const char *name)
+static struct rot_arena_slot *slot_of(struct cudarec_kernels *k, const char *name)
 {
 	size_t n = strnlen(name, ROT_ARENA_NAME);
 	int id = n && n < ROT_ARENA_NAME ? arena_name(k->a, name, n, 1) : -1;
@@ -108,13 +123,9 @@ static struct rot_arena_slot *kernel_slot(struct cudarec_kernels *k, const char 
 	return k->slot[id] = s;
 }
 
-void cudarec_kernel(struct cudarec_kernels *k, const char *name, uint64_t start, uint64_t end)
+/* A completed call of slot s, from start to end. */
+static void add_call(struct rot_arena_slot *s, uint64_t start, uint64_t end)
 {
-	struct rot_arena_slot *s = kernel_slot(k, name);
-	if (!s) {
-		k->lost++;
-		return;
-	}
 	uint64_t d = end > start ? end - start : 0;
 	s->calls++;
 	s->ticks += d;
@@ -122,29 +133,181 @@ void cudarec_kernel(struct cudarec_kernels *k, const char *name, uint64_t start,
 	s->max_ticks = d > s->max_ticks ? d : s->max_ticks;
 }
 
-void cudarec_push(struct cudarec_nvtx *t, const struct rot_markers_api *api, const char *name)
+void cudarec_kernel(struct cudarec_kernels *k, const char *name, uint64_t start, uint64_t end)
 {
-	if (t->depth == CUDAREC_DEPTH) {
-		t->over++;
+	struct rot_arena_slot *s = slot_of(k, name);
+	if (!s) {
+		k->lost++;
 		return;
 	}
-	char *n = t->names[t->depth++];
-	snprintf(n, ROT_ARENA_NAME, "%s", name && *name ? name : "(unnamed)");
-	if (api)
-		api->begin(n);
+	add_call(s, start, end);
 }
 
-void cudarec_pop(struct cudarec_nvtx *t, const struct rot_markers_api *api)
+void cudarec_utf8(const wchar_t *w, char *out, size_t len)
 {
-	if (t->over) {
-		t->over--;
+	size_t at = 0;
+	for (; w && *w; w++) {
+		uint32_t c = (uint32_t)*w;
+		unsigned char b[4];
+		size_t n;
+		if (c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+			c = 0xfffd;
+		if (c < 0x80)
+			b[0] = (unsigned char)c, n = 1;
+		else if (c < 0x800)
+			b[0] = (unsigned char)(0xc0 | c >> 6),
+			b[1] = (unsigned char)(0x80 | (c & 0x3f)), n = 2;
+		else if (c < 0x10000)
+			b[0] = (unsigned char)(0xe0 | c >> 12),
+			b[1] = (unsigned char)(0x80 | (c >> 6 & 0x3f)),
+			b[2] = (unsigned char)(0x80 | (c & 0x3f)), n = 3;
+		else
+			b[0] = (unsigned char)(0xf0 | c >> 18),
+			b[1] = (unsigned char)(0x80 | (c >> 12 & 0x3f)),
+			b[2] = (unsigned char)(0x80 | (c >> 6 & 0x3f)),
+			b[3] = (unsigned char)(0x80 | (c & 0x3f)), n = 4;
+		if (at + n >= len)
+			break;
+		memcpy(out + at, b, n);
+		at += n;
+	}
+	if (len)
+		out[at] = '\0';
+}
+
+void cudarec_range_name(const char *domain, const char *message, char *out, size_t len)
+{
+	const char *m = message && *message ? message : "(unnamed)";
+	if (domain)
+		snprintf(out, len, "%s:%s", *domain ? domain : "(domain)", m);
+	else
+		snprintf(out, len, "%s", m);
+}
+
+void cudarec_handle_add(struct cudarec_handles *h, const void *handle, const char *name)
+{
+	uint32_t i = 0;
+	while (i < h->n && h->e[i].handle != handle)
+		i++;
+	if (i == CUDAREC_HANDLES) {
+		h->lost++;
 		return;
 	}
-	if (t->depth == 0) {
+	h->e[i].handle = handle;
+	snprintf(h->e[i].name, sizeof h->e[i].name, "%s", name ? name : "");
+	if (i == h->n)
+		h->n++;
+}
+
+const char *cudarec_handle_name(const struct cudarec_handles *h, const void *handle)
+{
+	for (uint32_t i = 0; i < h->n; i++)
+		if (h->e[i].handle == handle)
+			return h->e[i].name;
+	return NULL;
+}
+
+void cudarec_nvtx_start(struct cudarec_nvtx *t, struct rot_arena *a, uint32_t proc)
+{
+	memset(t, 0, sizeof *t);
+	cudarec_kernels_start(&t->w, a, proc);
+}
+
+/* The count of domain's ranges pushed past the depth (NULL: no room to count them). */
+static uint64_t *over_of(struct cudarec_nvtx *t, const void *domain, int make)
+{
+	for (int i = 0; i < CUDAREC_OVER; i++)
+		if (t->over[i].n && t->over[i].domain == domain)
+			return &t->over[i].n;
+	for (int i = 0; make && i < CUDAREC_OVER; i++)
+		if (!t->over[i].n) {
+			t->over[i].domain = domain;
+			return &t->over[i].n;
+		}
+	return NULL;
+}
+
+void cudarec_push(struct cudarec_nvtx *t, const void *domain, const char *name, uint64_t now)
+{
+	/* past the depth, and the domain's pushes after one past it (inside it, they pop first) */
+	uint64_t *n = over_of(t, domain, 0);
+	if (n || t->depth == CUDAREC_DEPTH) {
+		n = n ? n : over_of(t, domain, 1);
+		if (n)
+			++*n;
+		else
+			t->w.lost++;
+		return;
+	}
+	struct rot_arena_slot *s = slot_of(&t->w, name);
+	if (s)
+		s->open++;
+	else
+		t->w.lost++;
+	t->open[t->depth].domain = domain;
+	t->open[t->depth].slot = s;
+	t->open[t->depth].t0 = now;
+	t->depth++;
+}
+
+void cudarec_pop(struct cudarec_nvtx *t, const void *domain, uint64_t now)
+{
+	uint64_t *n = over_of(t, domain, 0);
+	if (n) {
+		--*n;
+		return;
+	}
+	int d = t->depth - 1;
+	while (d >= 0 && t->open[d].domain != domain)
+		d--;
+	if (d < 0) {
 		t->stray++;
 		return;
 	}
-	const char *n = t->names[--t->depth];
-	if (api)
-		api->end(n);
+	struct rot_arena_slot *s = t->open[d].slot;
+	if (s) {
+		s->open--;
+		add_call(s, t->open[d].t0, now);
+	}
+	memmove(&t->open[d], &t->open[d + 1], (size_t)(t->depth - d - 1) * sizeof t->open[0]);
+	t->depth--;
+}
+
+void cudarec_ranges_start(struct cudarec_ranges *r, struct rot_arena *a, uint32_t proc)
+{
+	memset(r, 0, sizeof *r);
+	cudarec_kernels_start(&r->w, a, proc);
+}
+
+void cudarec_range_start(struct cudarec_ranges *r, uint64_t id, const char *name, uint64_t now)
+{
+	struct rot_arena_slot *s = slot_of(&r->w, name);
+	if (!s) {
+		r->w.lost++;
+		return;
+	}
+	s->open++;
+	if (r->n == CUDAREC_RANGES) {
+		r->lost++;
+		return;
+	}
+	r->open[r->n].id = id;
+	r->open[r->n].t0 = now;
+	r->open[r->n].slot = s;
+	r->n++;
+}
+
+void cudarec_range_end(struct cudarec_ranges *r, uint64_t id, uint64_t now)
+{
+	uint32_t i = r->n;
+	while (i > 0 && r->open[i - 1].id != id)
+		i--;
+	if (i == 0) {
+		r->stray++;
+		return;
+	}
+	struct rot_arena_slot *s = r->open[i - 1].slot;
+	s->open--;
+	add_call(s, r->open[i - 1].t0, now);
+	r->open[i - 1] = r->open[--r->n];
 }

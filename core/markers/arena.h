@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define ROT_ARENA_MAGIC 0x726f742d6172656eULL /* "rot-aren" */
 #define ROT_ARENA_VERSION 3
@@ -140,6 +141,19 @@ static inline int arena_name(struct rot_arena *a, const char *name, size_t n, in
 	}
 	arena_unlock(a);
 	return id;
+}
+
+/* A process's entry in the arena, its pid and command (name) kept: its index (past
+ * ROT_ARENA_PROCS: counted only). The recorder enters each process it starts in; the CUDA
+ * library one it did not (cuda/inject.c). */
+static inline uint32_t arena_enter(struct rot_arena *a, const char *name)
+{
+	uint32_t me = __atomic_fetch_add(&a->nprocs, 1, __ATOMIC_ACQ_REL);
+	if (me < ROT_ARENA_PROCS) {
+		a->procs[me].pid = (int32_t)getpid();
+		strncpy(a->procs[me].name, name, sizeof a->procs[me].name - 1);
+	}
+	return me;
 }
 
 /* The arena of the descriptor v names (ROT_ARENA_ENV_FD's value), mapped: the core's memfd of

@@ -461,16 +461,6 @@ static void calibrate(void)
 		arena->procs[me].marked = 0;
 }
 
-/* This process's entry in the arena: its pid and command. */
-static void enter(struct rot_arena *a)
-{
-	me = __atomic_fetch_add(&a->nprocs, 1, __ATOMIC_RELAXED);
-	if (me >= ROT_ARENA_PROCS)
-		return;
-	a->procs[me].pid = (int32_t)getpid();
-	strncpy(a->procs[me].name, program_invocation_short_name, sizeof a->procs[me].name - 1);
-}
-
 /* In every process of the program rot started that loads it (the program, and what it or a
  * launcher before it execs: sh -c, env, a script): the arena of the descriptor the core left,
  * mapped and left open, so the processes it starts inherit it too. The first process to attach
@@ -489,7 +479,7 @@ __attribute__((constructor)) static void recorder_start(void)
 	process.fd = -1;
 	if (a->nevents && (pid_t)syscall(SYS_gettid) == getpid()) /* before it starts a thread */
 		counters_open(&process, 1, process_failed, 0);
-	enter(a);
+	me = arena_enter(a, program_invocation_short_name);
 	pthread_atfork(NULL, NULL, forked);
 	recording = 1;
 	if (!__atomic_exchange_n(&a->attaching, 1, __ATOMIC_ACQ_REL)) {

@@ -1,9 +1,11 @@
 /* Unit tests for core/cuda/records: what rot's CUDA library makes of CUPTI's records, on records
- * built here (none captured from a device): kernel names demangled with their launch shape,
- * calls grouped per name and shape into the arena and read back as region records (calls, time,
- * best call), NVTX pushes and pops nested as regions.
+ * built here (none captured from a device): kernel names demangled with their launch shape, a
+ * kernel record read at its fields' offsets, calls grouped per name and shape into the arena
+ * and read back as region records (calls, time, best call), NVTX ranges as regions (push/pop
+ * nested per domain, start/end by id across threads, wide and registered names).
  * judges no time */
 #include "cuda/records.h"
+#include "escape.h"
 #include "regions.h"
 #include "tap.h"
 
@@ -37,7 +39,8 @@ static void names(void)
 	longname[303] = 'j'; /* the same name but for its end: another kernel */
 	cudarec_name(longname, g1, b1, other, sizeof other);
 	ok(strlen(other) == ROT_ARENA_NAME - 1 && strcmp(out, other) != 0,
-	   "two long names that differ only past the cut stay two regions (the cut ends in a hash)");
+	   "two long names that differ only past the cut stay two regions (the cut ends in a "
+	   "hash)");
 }
 
 /* Kernel records into an arena, read back as region records. */
@@ -80,47 +83,197 @@ static void grouping(void)
 	regions_free(&r);
 }
 
-/* NVTX: what a pop ends, through a recorder that logs its begins and ends. */
-static char log_[512];
-static void lbegin(const char *n)
+/* A kernel record as CUPTI lays it out (a version past CUDA 13's: more bytes after them). */
+static void launch(void)
 {
-	snprintf(log_ + strlen(log_), sizeof log_ - strlen(log_), "+%s ", n);
-}
-static void lend(const char *n)
-{
-	snprintf(log_ + strlen(log_), sizeof log_ - strlen(log_), "-%s ", n);
+	unsigned char rec[256];
+	uint64_t t0 = 123456789, t1 = 123459999;
+	int32_t g[3] = {32768, 2, 1}, b[3] = {1024, 1, 1};
+	const char *name = "_Z5scalePdd";
+	memset(rec, 0xab, sizeof rec);
+	memcpy(rec + CUDAREC_KERNEL_START, &t0, 8);
+	memcpy(rec + CUDAREC_KERNEL_END, &t1, 8);
+	memcpy(rec + CUDAREC_KERNEL_GRID, g, sizeof g);
+	memcpy(rec + CUDAREC_KERNEL_BLOCK, b, sizeof b);
+	memcpy(rec + CUDAREC_KERNEL_NAME, &name, sizeof name);
+	struct cudarec_launch l;
+	cudarec_launch_of(rec, &l);
+	ok(l.start == t0 && l.end == t1, "a kernel record's start and end read at their offsets");
+	ok(l.grid[0] == 32768 && l.grid[1] == 2 && l.grid[2] == 1 && l.block[0] == 1024 &&
+	       l.block[1] == 1 && l.block[2] == 1,
+	   "its grid and block");
+	ok(l.name == name, "its name");
 }
 
+/* The arena the core makes, for the tests that read regions back. */
+static struct regions arena_(void)
+{
+	struct regions r;
+	regions_setup(&r, NULL, 0);
+	r.clock = ROT_CLOCK_NS;
+	if (regions_open(&r) == 0)
+		r.a->attached = 1;
+	return r;
+}
+
+/* The regions' records, as the core reads them. */
+static char *records_of(struct regions *r)
+{
+	struct region_time times[16];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	regions_write(r, 0, out, times, 16);
+	fclose(out);
+	return text;
+}
+
+/* Key key of region name's record in text: -1 when there is none. */
+static double value(const char *text, const char *name, const char *key)
+{
+	char want[512], *esc = NULL, k[64];
+	size_t n = 0;
+	FILE *f = open_memstream(&esc, &n);
+	escape_write(f, name, strlen(name));
+	fclose(f);
+	snprintf(want, sizeof want, " name=%s ", esc);
+	free(esc);
+	const char *line = strstr(text, want);
+	if (!line)
+		return -1;
+	const char *end = strchr(line, '\n');
+	snprintf(k, sizeof k, " %s=", key);
+	const char *at = strstr(line, k);
+	return at && (!end || at < end) ? strtod(at + strlen(k), NULL) : -1;
+}
+
+static void names_nvtx(void)
+{
+	char out[ROT_ARENA_NAME], small[7];
+	const wchar_t w[] = {L'r', 0xe9, L'g', 0x4e2d, 0x1f680, 0xd800, 0};
+	cudarec_utf8(w, out, sizeof out);
+	is_str(out, "r\xc3\xa9g\xe4\xb8\xad\xf0\x9f\x9a\x80\xef\xbf\xbd",
+	       "a wide name in UTF-8: 1 to 4 bytes a character, a surrogate as U+FFFD");
+	cudarec_utf8(w, small, sizeof small);
+	is_str(small, "r\xc3\xa9g", "cut at a character's end, not inside one");
+	cudarec_utf8(NULL, out, sizeof out);
+	is_str(out, "", "no wide name: empty");
+	cudarec_range_name(NULL, "step", out, sizeof out);
+	is_str(out, "step", "a range of NVTX's default domain: its message");
+	cudarec_range_name("solver", "step", out, sizeof out);
+	is_str(out, "solver:step", "a range of a domain: the domain's name, a colon, its message");
+	cudarec_range_name("", NULL, out, sizeof out);
+	is_str(out, "(domain):(unnamed)", "an unknown domain and no message are named so");
+
+	struct cudarec_handles *h = calloc(1, sizeof *h);
+	int a, b;
+	cudarec_handle_add(h, &a, "solver");
+	cudarec_handle_add(h, &b, "io");
+	is_str(cudarec_handle_name(h, &b), "io", "a handle's name");
+	ok(cudarec_handle_name(h, h) == NULL, "an unknown handle has none");
+	cudarec_handle_add(h, &a, "solver2");
+	is_str(cudarec_handle_name(h, &a), "solver2", "a handle seen again takes its new name");
+	for (int i = 0; i < CUDAREC_HANDLES; i++)
+		cudarec_handle_add(h, (char *)h + i, "x");
+	ok(h->n == CUDAREC_HANDLES && h->lost == 2, "handles past the table's room are counted");
+	free(h);
+}
+
+/* Push/pop ranges: each domain nests on its own, timed by push and pop. */
 static void nvtx(void)
 {
-	struct rot_markers_api api = {ROT_MARKERS_VERSION, lbegin, lend, NULL, NULL, NULL};
+	struct regions r = arena_();
 	struct cudarec_nvtx *t = calloc(1, sizeof *t), *u = calloc(1, sizeof *u);
-	cudarec_push(t, &api, "step");
-	cudarec_push(t, &api, "solve");
-	cudarec_push(u, &api, "io"); /* another thread's range, in between */
-	cudarec_pop(t, &api);
-	cudarec_push(t, &api, NULL);
-	cudarec_pop(t, &api);
-	cudarec_pop(u, &api);
-	cudarec_pop(t, &api);
-	cudarec_pop(t, &api); /* nothing pushed */
-	is_str(log_, "+step +solve +io -solve +(unnamed) -(unnamed) -io -step ",
-	       "pops end each thread's innermost range by name; an unnamed range is named so");
-	ok(t->stray == 1, "a pop with nothing pushed is counted, not ended");
-	log_[0] = '\0';
-	for (int i = 0; i < CUDAREC_DEPTH + 2; i++)
-		cudarec_push(t, &api, "deep");
-	for (int i = 0; i < CUDAREC_DEPTH + 2; i++)
-		cudarec_pop(t, &api);
-	ok(t->depth == 0 && t->over == 0, "ranges pushed past the depth are popped in turn");
+	int dom; /* a domain's handle */
+	cudarec_nvtx_start(t, r.a, 0);
+	cudarec_nvtx_start(u, r.a, 0);
+	cudarec_push(t, NULL, "step", 1000);
+	cudarec_push(t, &dom, "lib:solve", 1100);
+	cudarec_push(u, NULL, "io", 1150); /* another thread's, in between */
+	cudarec_pop(t, NULL, 1500);	   /* ends step, though lib:solve began inside it */
+	cudarec_push(t, NULL, "step", 2000);
+	cudarec_pop(t, &dom, 2400); /* lib:solve: 1300 */
+	cudarec_pop(t, NULL, 2100);
+	cudarec_pop(u, NULL, 1250);
+	cudarec_pop(t, NULL, 3000); /* nothing pushed */
+	cudarec_pop(t, &dom, 3000);
+	cudarec_push(t, NULL, "left open", 4000);
+	char *text = records_of(&r);
+	ok(value(text, "step", "calls") == 2 && value(text, "step", "ns") == 600 &&
+	       value(text, "step", "minNs") == 100,
+	   "a default-domain range: two calls, 500 and 100 ns, though a domain's range was open");
+	ok(value(text, "lib:solve", "calls") == 1 && value(text, "lib:solve", "ns") == 1300,
+	   "the domain's range: one call, from its push to its domain's pop (1300 ns)");
+	ok(value(text, "io", "calls") == 1 && value(text, "io", "ns") == 100,
+	   "another thread's range is its own");
+	ok(t->stray == 2, "a pop with nothing pushed in its domain is counted, not ended");
+	ok(value(text, "left open", "calls") == 0 && value(text, "left open", "open") == 1,
+	   "a range never popped is counted open");
+	if (tap_failed)
+		printf("# %s", text);
+	free(text);
 	free(t);
+	text = records_of(&r);
+	ok(value(text, "left open", "open") == 1,
+	   "its thread's state freed (the thread ended): the range is still counted open");
+	free(text);
+
+	cudarec_nvtx_start(u, r.a, 0);
+	for (int i = 0; i < CUDAREC_DEPTH + 2; i++)
+		cudarec_push(u, NULL, "deep", 10 * (uint64_t)i);
+	cudarec_push(u, &dom, "lib:past", 5000); /* past the depth too, in a domain */
+	cudarec_pop(u, &dom, 5100);
+	for (int i = CUDAREC_DEPTH + 2; i-- > 0;)
+		cudarec_pop(u, NULL, 1000 + 20 * (uint64_t)i);
+	text = records_of(&r);
+	ok(u->depth == 0 && u->stray == 0 && value(text, "deep", "calls") == CUDAREC_DEPTH &&
+	       value(text, "deep", "open") == 0,
+	   "ranges pushed past the depth are not timed, and popped in turn (%g calls)",
+	   value(text, "deep", "calls"));
+	ok(value(text, "deep", "maxNs") == 1000 + 10 * (CUDAREC_DEPTH - 1),
+	   "the timed ones are the outer ones (the longest: the innermost of them, %g ns)",
+	   value(text, "deep", "maxNs"));
+	free(text);
 	free(u);
+	regions_free(&r);
+}
+
+/* Start/end ranges, by id: they overlap and end in any order. */
+static void ranges(void)
+{
+	struct regions r = arena_();
+	struct cudarec_ranges *g = malloc(sizeof *g);
+	cudarec_ranges_start(g, r.a, 0);
+	cudarec_range_start(g, 7, "load", 100);
+	cudarec_range_start(g, 8, "solver:step", 150);
+	cudarec_range_start(g, 9, "load", 200);
+	cudarec_range_end(g, 7, 1100); /* ends before 8 and 9, which began after it */
+	cudarec_range_end(g, 9, 400);
+	cudarec_range_end(g, 8, 950);
+	cudarec_range_end(g, 8, 990); /* ended already */
+	cudarec_range_start(g, 10, "load", 2000);
+	char *text = records_of(&r);
+	ok(value(text, "load", "calls") == 2 && value(text, "load", "ns") == 1200 &&
+	       value(text, "load", "minNs") == 200,
+	   "overlapping ranges of one name: each timed by its own start and end (1000 and 200 ns)");
+	ok(value(text, "solver:step", "calls") == 1 && value(text, "solver:step", "ns") == 800,
+	   "a domain's start/end range");
+	ok(g->stray == 1 && g->n == 1 && value(text, "load", "open") == 1,
+	   "an end of an id not open is counted; one never ended is counted open");
+	if (tap_failed)
+		printf("# %s", text);
+	free(text);
+	free(g);
+	regions_free(&r);
 }
 
 int main(void)
 {
 	names();
+	launch();
 	grouping();
+	names_nvtx();
 	nvtx();
+	ranges();
 	return done_testing();
 }
