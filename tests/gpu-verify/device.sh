@@ -4,6 +4,9 @@
 # time limit within one budget (DEVICE_BUDGET seconds, default 540), every log in DIR ($OUT there).
 # DEVICE_STEPS picks steps (build gpu-verify bench-gpu timing gpu-predict cuda-apps gpu-test test).
 # Exits 2 at once without a GPU; 1 when a step failed or ran out of time; 0 when all passed.
+# Prepared here first, as the device reaches no network: ../shared/device/bundle.sh (rot's
+# packages) and tests/gpu-verify/fetch-babelstream.sh [MIRROR] (BabelStream's source, for the
+# cuda-apps step), both into .device/, which the run carries (carry [".device"]).
 here=$(pwd)
 cd "$(dirname "$0")/../.." || exit 2
 O=${1:-${OUT:-build/device}}
@@ -61,7 +64,7 @@ for s in ${DEVICE_STEPS:-build gpu-verify bench-gpu timing gpu-predict cuda-apps
 	bench-gpu) step bench-gpu 80 env B=build/device-bench R=./rot sh bench/gpu.sh ;;
 	gpu-predict) step gpu-predict 50 ./rot -progress=never measure gpu-predict -outputDir=build/device-predict ;;
 	timing) step timing 60 sh tests/gpu-verify/timing.sh ;;
-	cuda-apps) step cuda-apps 90 sh tests/gpu-verify/cuda-apps.sh "$O" ;;
+	cuda-apps) step cuda-apps 120 sh tests/gpu-verify/cuda-apps.sh "$O" ;;
 	gpu-test) step gpu-test 90 prove tests/gpu.t ;;
 	test) step test 600 make -s test TEST_JOBS=8 ;;
 	*) echo "rot: device check: unknown step '$s'" >&2 && exit 2 ;;
@@ -71,7 +74,7 @@ grep -E '^gpu-verify|MISS|checks' "$O/gpu-verify.log" >>"$S" 2>/dev/null
 grep -E 'APE|mean' "$O/gpu-predict.log" >>"$S" 2>/dev/null
 grep -E '^GPU' "$O/bench-gpu.log" >>"$S" 2>/dev/null
 cat "$O/timing.log" >>"$S" 2>/dev/null && mv "$O/timing.log" build/device-bench/ # at most 8 files come back
-grep -E '^ok|^MISS|^not checked|stands in' "$O/cuda-apps.log" >>"$S" 2>/dev/null
+grep -E '^ok|^MISS|^not checked|stands in|^BabelStream' "$O/cuda-apps.log" >>"$S" 2>/dev/null
 grep -E '^not ok|^Files=|^Result|Failed' "$O/test.log" >>"$S" 2>/dev/null
 tar -czf "$O/artifacts.tar.gz" build/gpu-verify build/device-predict build/device-bench 2>/dev/null
 cat "$S"

@@ -1,10 +1,13 @@
 // stream.cu: a small BabelStream-like CUDA program for the device check of rot's CUDA library
-// (cuda-apps.sh): copy, mul, add, triad on doubles, its own best rates printed, NVTX ranges.
+// (cuda-apps.sh): copy, mul, add, triad on doubles, its own best rates printed, NVTX ranges of
+// every kind: pushed and popped ("stream", "iteration"), in a domain of its own, crossing the
+// default domain's ("rot:kernels"), started and ended in another thread ("arrays"), wide ("wide-é").
 // stream N REPS [fault]: fault stores through a null pointer in one kernel (a CUDA error).
 #include <nvtx3/nvToolsExt.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <thread>
 
 __global__ void copy(const double *a, double *c, long n) { long i = blockIdx.x * (long)blockDim.x + threadIdx.x; if (i < n) c[i] = a[i]; }
 __global__ void mul(double *b, const double *c, double s, long n) { long i = blockIdx.x * (long)blockDim.x + threadIdx.x; if (i < n) b[i] = s * c[i]; }
@@ -23,7 +26,18 @@ int main(int argc, char **argv)
 	cudaMemset(a, 0, n * 8), cudaMemset(b, 0, n * 8), cudaMemset(c, 0, n * 8);
 	cudaEvent_t e0, e1;
 	cudaEventCreate(&e0), cudaEventCreate(&e1);
+	nvtxRangeId_t arrays = nvtxRangeStartA("arrays");
+	std::thread([arrays] { nvtxRangeEnd(arrays); }).join();
+	nvtxRangePushW(L"wide-\u00e9");
+	nvtxRangePop();
+	nvtxDomainHandle_t dom = nvtxDomainCreateA("rot");
+	nvtxEventAttributes_t ev = {};
+	ev.version = NVTX_VERSION;
+	ev.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+	ev.messageType = NVTX_MESSAGE_TYPE_ASCII;
+	ev.message.ascii = "kernels";
 	nvtxRangePushA("stream");
+	nvtxDomainRangePushEx(dom, &ev);
 	for (int r = 0; r < reps; r++) {
 		nvtxRangePushA("iteration");
 		for (int k = 0; k < 4; k++) {
@@ -40,7 +54,8 @@ int main(int argc, char **argv)
 		}
 		nvtxRangePop();
 	}
-	nvtxRangePop();
+	nvtxRangePop(); /* "stream", while the domain's "kernels", pushed inside it, is open */
+	nvtxDomainRangePop(dom);
 	if (argc > 3) {
 		fault<<<1, 32>>>(nullptr);
 		cudaError_t e = cudaDeviceSynchronize();
