@@ -115,6 +115,8 @@ static struct rot_arena_slot *slot_of(struct cudarec_kernels *k, const char *nam
 		__atomic_fetch_add(&k->a->overflow, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
+	if (k->proc < ROT_ARENA_PROCS) /* it recorded: where its regions are, as a marker says */
+		k->a->procs[k->proc].marked = 1;
 	struct rot_arena_slot *s = &k->a->slots[i];
 	s->thread = k->thread;
 	s->region = (uint32_t)id;

@@ -48,7 +48,8 @@ struct cudarec_kernels {
 	uint64_t lost; /* calls that found no room (names or slots) */
 };
 
-/* Starts a writer of a process in arena a (proc: its entry in a->procs). */
+/* Starts a writer of a process in arena a (proc: its entry in a->procs, marked once it
+ * records, as a process that calls a marker is). */
 void cudarec_kernels_start(struct cudarec_kernels *k, struct rot_arena *a, uint32_t proc);
 
 /* One call of region name that ran from start to end (ns: the arena's clock is ROT_CLOCK_NS for

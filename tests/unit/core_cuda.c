@@ -56,6 +56,7 @@ static void grouping(void)
 	r.a->attached = 1;
 	struct cudarec_kernels *k = calloc(1, sizeof *k);
 	cudarec_kernels_start(k, r.a, 0);
+	int unmarked = !r.a->procs[0].marked;
 	char a[ROT_ARENA_NAME], b[ROT_ARENA_NAME];
 	uint32_t g1[3] = {1024, 1, 1}, g2[3] = {2048, 1, 1}, blk[3] = {256, 1, 1};
 	cudarec_name("_Z5scalePdd", g1, blk, a, sizeof a);
@@ -68,6 +69,7 @@ static void grouping(void)
 	int n = regions_write(&r, 0, out, times, 8);
 	fclose(out);
 	ok(n == 2, "one region per name and launch shape (%d)", n);
+	ok(unmarked && r.a->procs[0].marked, "the process is marked as one that recorded regions");
 	ok(strstr(text, "name=scale%20%3C%3C%3C1024,%20256%3E%3E%3E") != NULL,
 	   "the region is named by the kernel and its shape");
 	ok(strstr(text, " calls=3 ") != NULL, "three calls of the first shape");
