@@ -23,7 +23,6 @@
 #include <generated_nvtx_meta.h>
 
 #include <dlfcn.h>
-#include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>

@@ -3,7 +3,6 @@
 #ifndef ROT_CUDA_RECORDS_H
 #define ROT_CUDA_RECORDS_H
 
-#include "../include/rot/markers.h"
 #include "../markers/arena.h"
 
 #include <stddef.h>
