@@ -2,7 +2,10 @@
 # rot's CUDA library without a device: it builds with the CUDA toolkit (core/Makefile's
 # librot-cuda.so, its two injection entries exported); a CUDA program is told apart by its ELF
 # (the runtime linked statically or shared), and rot profile refuses it in one line, status 1,
-# nothing left running. Without nvcc: a skip that says so. With a device: cuda-apps.sh's check.
+# nothing left running; loaded without a device, it enters its process, and refuses an older
+# CUPTI. Its rot profile builds in a folder of its own: the device probe's GPU core must not
+# replace build/core's, which a test beside it holds (triad.t's cached rerun). Without nvcc: a
+# skip that says so. With a device: cuda-apps.sh's check.
 # judges no time
 cd "$(dirname "$0")/../.." || exit 1
 NVCC=/usr/local/cuda/bin/nvcc
@@ -39,14 +42,14 @@ if ls /dev/nvidia0 >/dev/null 2>&1; then
 	echo "1..6"
 	exit 0
 fi
-./rot profile -cacheDir="$T/c" -outputDir="$T" -- "$T/static" 1024 2 >"$T/o" 2>"$T/e"
+./rot profile -cacheDir="$T/c" -buildDir="$T/build" -outputDir="$T" -- "$T/static" 1024 2 >"$T/o" 2>"$T/e"
 st=$?
 [ $st -eq 1 ] && [ "$(grep '^rot: ' "$T/e" | grep -vc 'waiting for another rot process')" -eq 1 ] &&
 	grep -q "^rot: no CUDA device: cannot profile CUDA program 'static' (CUDA device code (.nv_fatbin))$" "$T/e" &&
 	grep -q "^hint: " "$T/e" && ! ls "$T"/static.csv >/dev/null 2>&1 &&
 	echo "ok 5 - a program with the runtime linked statically is refused without a device: one line, a hint, status 1" ||
 	{ echo "not ok 5 - refusal (status $st)"; sed 's/^/#   /' "$T/e" "$T/o"; }
-./rot profile -cacheDir="$T/c" -outputDir="$T" -- "$T/shared" >"$T/o" 2>"$T/e"
+./rot profile -cacheDir="$T/c" -buildDir="$T/build" -outputDir="$T" -- "$T/shared" >"$T/o" 2>"$T/e"
 st=$?
 [ $st -eq 1 ] && grep -q "^rot: no CUDA device: cannot profile CUDA program 'shared' (libcudart.so.13)$" "$T/e" &&
 	! pgrep -f "$T/" >/dev/null &&
