@@ -40,7 +40,9 @@ function M.library(s)
       if f:match("%.[ch]$") then files[#files + 1] = s.home .. "/core/cuda/" .. f end
     end
     table.sort(files)
-    for _, f in ipairs({ "gpurange.c", "gpurange.h", "escape.c", "Makefile" }) do files[#files + 1] = s.home .. "/core/" .. f end
+    for _, f in ipairs({ "gpurange.c", "gpurange.h", "escape.c", "Makefile" }) do
+      files[#files + 1] = s.home .. "/core/" .. f
+    end
     return assert(sys.sha256files(files, { s.home })):sub(1, 16)
   end)
 end
@@ -111,7 +113,8 @@ function M.judge(status, why, text, metrics, name, stderr)
     return nil, name .. " exited with status " .. status .. " in the metrics pass" .. (said and (": " .. said) or "")
   end
   if not text then
-    return nil, name .. " wrote no metrics: rot's CUDA library did not start in it" .. (said and (" (" .. said .. ")") or "")
+    return nil, name .. " wrote no metrics: rot's CUDA library did not start in it"
+      .. (said and (" (" .. said .. ")") or "")
   end
   local p, perr = metriclines.parse(text, metrics)
   if not p then return nil, name .. ": " .. perr end

@@ -54,7 +54,9 @@ local function line(out, sec, l)
   elseif word == W.mismatch then
     local n, range, kernel = rest:match("^(%d+) (%S+) (%S+)$")
     out.mismatched = out.mismatched + (tonumber(n) or 0)
-    out.mismatch = out.mismatch or (range and { range = util.unescape_token(range), kernel = util.unescape_token(kernel) })
+    if range and not out.mismatch then
+      out.mismatch = { range = util.unescape_token(range), kernel = util.unescape_token(kernel) }
+    end
   elseif word == W.error then
     out.errors[#out.errors + 1] = util.unescape_token(rest)
   elseif word == W["end"] then
