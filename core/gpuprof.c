@@ -22,7 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *gpuprof_chip_name(void) { return gpurange_chip(0); }
+const char *gpuprof_chip_name(void)
+{
+	return gpurange_chip(0);
+}
 
 int gpuprof_chip(FILE *out)
 {
@@ -162,8 +165,8 @@ static int profile_setup(void *ctx, const char *const *metrics, int n, char *err
 	if (gpurange_availability(ctx, &avail, err, len) < 0 ||
 	    gpurange_host(gpuprof_chip_name(), avail, &setup.obj, err, len) < 0)
 		goto out;
-	if (gpurange_config(setup.obj, metrics, n, &setup.config, &setup.config_size,
-			    &setup.passes, err, len) < 0) {
+	if (gpurange_config(setup.obj, metrics, n, &setup.config, &setup.config_size, &setup.passes,
+			    err, len) < 0) {
 		setup_clear();
 		goto out;
 	}
@@ -234,8 +237,8 @@ static int range_decode(const struct rot_kernel *k, CUpti_RangeProfiler_Object *
 	const char *name = n == 1 ? gpurange_range_name(data, size, 0) : NULL;
 	if (n != 1 || !name || strcmp(name, k->name) != 0) {
 		snprintf(err, len,
-			 "the profiler recorded %zu range(s) (first '%s'), not the one range '%s'", n,
-			 name ? name : "?", k->name);
+			 "the profiler recorded %zu range(s) (first '%s'), not the one range '%s'",
+			 n, name ? name : "?", k->name);
 		return -1;
 	}
 	return 0;

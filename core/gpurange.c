@@ -273,7 +273,7 @@ const char *gpurange_range_name(const uint8_t *data, size_t size, size_t i)
 	ri.rangeIndex = i;
 	ri.rangeDelimiter = "/";
 	return cuptiRangeProfilerCounterDataGetRangeInfo(&ri) == CUPTI_SUCCESS ? ri.rangeName
-									    : NULL;
+									       : NULL;
 }
 
 int gpurange_evaluate(CUpti_Profiler_Host_Object *obj, uint8_t *data, size_t size, size_t i,

@@ -236,8 +236,8 @@
  * a run record's point ("": not written there; csv "counter:%s", one column per name); group:
  * the rows the CSV column is written for ("": every row's file; app: when a row is a region of
  * an application, node: when rows come from Slurm node types, gpu: when rows have CUPTI
- * metrics, cuda: when rows are a CUDA program's kernels and ranges); side: the Lua module that sets it (entry: read from the report's meta; format: computed
- * where it is written).
+ * metrics, cuda: when rows are a CUDA program's kernels and ranges); side: the Lua module that sets
+ * it (entry: read from the report's meta; format: computed where it is written).
  */
 #define RESULT_ROW(X)                                                                              \
 	X(WORKING_SET, "workingSet", "int", "B", "workingSet_bytes", "workingSet", "ws", "",       \
@@ -311,15 +311,17 @@
 	  "counted", "why counting it failed")                                                     \
 	X(COUNT_RECORD, "countRecord", "table", "", "", "", "", "", "count",                       \
 	  "its count (rot.count): what the counting tool counted, and how")                        \
-	X(GPU_REGION, "gpuRegion", "text", "", "gpu_region", "gpuRegion", "", "cuda", "gpuregions", \
+	X(GPU_REGION, "gpuRegion", "text", "", "gpu_region", "gpuRegion", "", "cuda",              \
+	  "gpuregions",                                                                            \
 	  "a CUDA program's region: kernel (a kernel's launches of one shape) or nvtx (a range)")  \
 	X(GPU_FLOPS, "gpuFlops", "table", "flop per invocation", "gpu_flops:%s", "gpuFlops", "",   \
 	  "cuda", "gpuregions",                                                                    \
 	  "its profiled flops by precision (double, single, half), an FMA two")                    \
 	X(GPU_BYTES, "gpuBytes", "table", "B per invocation", "gpu_bytes:%s", "gpuBytes", "",      \
 	  "cuda", "gpuregions",                                                                    \
-	  "its profiled bytes by level: L1 (l1tex__t_bytes), L2 (lts__t_bytes), HBM (dram__bytes)") \
-	X(GPU_INTENSITY, "gpuIntensity", "table", "flop/B", "gpu_intensity:%s", "gpuIntensity",   \
+	  "its profiled bytes by level: L1 (l1tex__t_bytes), L2 (lts__t_bytes), HBM "              \
+	  "(dram__bytes)")                                                                         \
+	X(GPU_INTENSITY, "gpuIntensity", "table", "flop/B", "gpu_intensity:%s", "gpuIntensity",    \
 	  "", "cuda", "gpuregions", "its flops over each level's bytes: its point per level")      \
 	X(GPU_LAUNCHES, "gpuLaunches", "int", "launches", "gpu_launches_profiled", "gpuLaunches",  \
 	  "", "cuda", "gpuregions", "the launches the metrics pass profiled in it")                \

@@ -156,7 +156,8 @@ static void launch(CUcontext ctx, const char *mangled, const uint32_t grid[3],
 		cudamet_drop(P.m, 1);
 		return;
 	}
-	if (P.m->nlog == BATCH && (end_batch(err, sizeof err) < 0 || begin_batch(err, sizeof err) < 0)) {
+	if (P.m->nlog == BATCH &&
+	    (end_batch(err, sizeof err) < 0 || begin_batch(err, sizeof err) < 0)) {
 		fail(err);
 		cudamet_drop(P.m, 1);
 		return;

@@ -166,8 +166,7 @@ static void regions(FILE *out, enum cudamet_record word, const struct cudamet_re
 	}
 }
 
-void cudamet_write(FILE *out, const struct cudamet *m, const char *const *metrics,
-		   const char *chip)
+void cudamet_write(FILE *out, const struct cudamet *m, const char *const *metrics, const char *chip)
 {
 	fprintf(out, "%s\n", CUDAMET_MAGIC);
 	for (int i = 0; i < m->n; i++)

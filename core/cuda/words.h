@@ -23,12 +23,12 @@
 	X(KERNEL, "kernel", "kernel NAME launches=N VALUES",                                       \
 	  "a kernel region (name and launch shape): its launches profiled, each metric summed")    \
 	X(RANGE, "range", "range NAME launches=N VALUES",                                          \
-	  "an NVTX range: the launches made inside it on its thread (nested ones included), "     \
+	  "an NVTX range: the launches made inside it on its thread (nested ones included), "      \
 	  "summed")                                                                                \
 	X(UNPROFILED, "unprofiled", "unprofiled N",                                                \
-	  "launches not profiled: in another context, past the regions' room, after an error")    \
+	  "launches not profiled: in another context, past the regions' room, after an error")     \
 	X(UNATTRIBUTED, "unattributed", "unattributed N",                                          \
-	  "profiled ranges whose values were dropped: their count did not match the launches")    \
+	  "profiled ranges whose values were dropped: their count did not match the launches")     \
 	X(MISMATCH, "mismatch", "mismatch N RANGE KERNEL",                                         \
 	  "ranges named unlike their launch's kernel (the first pair), their values kept")         \
 	X(ERROR, "error", "error TEXT", "why profiling stopped")                                   \

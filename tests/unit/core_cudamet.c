@@ -47,7 +47,7 @@ static void attribution(struct cudamet *m)
 	cudamet_launch(m, "triad <<<4, 256>>>", "_Z5triadPd", a); /* launch 1: step */
 	cudarec_push(a, NULL, "solve");
 	cudarec_push(b, NULL, "io");
-	cudamet_launch(m, "copy <<<8, 128>>>", "_Z4copyPd", b);	 /* launch 2: io (thread B) */
+	cudamet_launch(m, "copy <<<8, 128>>>", "_Z4copyPd", b);	  /* launch 2: io (thread B) */
 	cudamet_launch(m, "triad <<<4, 256>>>", "_Z5triadPd", a); /* launch 3: step, solve */
 	cudarec_push(a, NULL, "step");				  /* step inside itself */
 	long n = cudamet_launch(m, "triad <<<8, 256>>>", "_Z5triadPd", a); /* 4: step, solve */
@@ -96,7 +96,8 @@ static void losses(struct cudamet *m)
 	   "a range that cannot be read: those before it kept, the rest unprofiled");
 	cudamet_launch(m, "copy <<<8, 128>>>", "_Z4copyPd", NULL);
 	cudamet_drop(m, 2);
-	ok(m->unprofiled == 7 && m->nlog == 0, "dropped launches and the logged one are unprofiled");
+	ok(m->unprofiled == 7 && m->nlog == 0,
+	   "dropped launches and the logged one are unprofiled");
 }
 
 static void output(struct cudamet *m)
@@ -111,12 +112,15 @@ static void output(struct cudamet *m)
 	ok(strncmp(text, CUDAMET_MAGIC "\nmetric 0 dram__bytes.sum\n", 40) == 0,
 	   "the output starts with its magic and the metrics in order");
 	ok(strstr(text, "\nchip GH100\npasses 12\n") != NULL, "the chip and the passes");
-	ok(strstr(text, "\nkernel triad%20%3C%3C%3C4,%20256%3E%3E%3E launches=4 1011 10110 101100\n"),
+	ok(strstr(text,
+		  "\nkernel triad%20%3C%3C%3C4,%20256%3E%3E%3E launches=4 1011 10110 101100\n"),
 	   "a kernel line: its name escaped, its launches, each metric's sum (1+2+8+1000)");
 	ok(strstr(text, "\nrange step launches=3 26 260 2600\n") != NULL, "an NVTX range's line");
-	ok(strstr(text, "\nunprofiled 7\nunattributed 2\nmismatch 1 other triad%20%3C%3C%3C") != NULL,
+	ok(strstr(text, "\nunprofiled 7\nunattributed 2\nmismatch 1 other triad%20%3C%3C%3C") !=
+	       NULL,
 	   "the losses said");
-	ok(len > 4 && strcmp(text + len - 4, "end\n") == 0, "the last line says the output is whole");
+	ok(len > 4 && strcmp(text + len - 4, "end\n") == 0,
+	   "the last line says the output is whole");
 	if (tap_failed)
 		printf("# %s", text);
 	free(text);
