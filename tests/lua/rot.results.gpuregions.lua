@@ -106,4 +106,28 @@ for _, col in ipairs({ "gpu_flops:double", "gpu_bytes:HBM", "gpu_intensity:L2", 
   "gpu:dram__bytes.sum", "bound_GFLOPs" }) do
   t.ok(("," .. head .. ","):find("," .. col .. ",", 1, true), "the CSV has " .. col)
 end
+
+-- through the results object: its GPU's ceilings read from the stored gpu-peaks by its name
+local rot = require "rot"
+rot.set("cacheDir", os.getenv("ROT_TEST_TMP") .. "/cache")
+rot.set("outputDir", os.getenv("ROT_TEST_TMP"))
+local results = require "rot.results"
+local gpurows = { { name = "fp64_fma", kind = "compute", threads = 132, value = 30000, unit = "GFLOP/s" },
+  { name = "L2", kind = "bandwidth", threads = 132, value = 10000, unit = "GB/s" },
+  { name = "HBM_triad", kind = "bandwidth", threads = 132, value = 4000, unit = "GB/s" } }
+local kernel_rows = regions.rows(point, 1, 0.05)
+for _, r in ipairs(kernel_rows) do gpuregions.apply(r) end
+table.remove(kernel_rows, 1) -- (the program's own row is bounded by the CPU's peaks: none here)
+local res = results.new(kernel_rows, { "command", "region" }, function() return {} end)
+local _, why = res:gpu_stored(kernel_rows[1])
+t.ok(why and why:find("no gpu-peaks stored for GPU 'NVIDIA H200'", 1, true), "no stored gpu-peaks: said, by GPU")
+require("rot.machine.ceilings").write_csv(gpu.machine_file(os.getenv("ROT_TEST_TMP") .. "/cache", "NVIDIA H200", "gpu"),
+  gpurows)
+res = results.new(kernel_rows, { "command", "region" }, function() return {} end)
+res:bounds()
+t.ok(kernel_rows[1].boundKey == "HBM" and math.abs(kernel_rows[1].bound - 4000 * 20 / 240) < 1e-9,
+  "the stored gpu-peaks of the point's GPU bound its regions")
+local json = res:json("gpu")
+local doc = require("rot.sys").readfile(json)
+t.ok(doc:find("\"gpuBytes\"", 1, true) and doc:find("\"gpuRegion\": \"kernel\"", 1, true), "the JSON carries them")
 t.done()
