@@ -121,21 +121,26 @@ int cudamet_batch(struct cudamet *m, size_t ranges, cudamet_values get, void *ct
 {
 	double v[GPU_MAX_METRICS];
 	int rc = 0;
-	size_t i = 0;
-	if (ranges != m->nlog) { /* which range is which launch is not known: none is taken */
-		m->unattributed += ranges;
-		goto out;
-	}
-	for (; i < ranges; i++) {
+	size_t next = 0, i = 0; /* the launch the next range is, the range */
+	for (; i < ranges && next < m->nlog; i++) {
 		const char *name = NULL;
 		if (get(ctx, i, &name, v) < 0) {
 			rc = -1;
 			goto out;
 		}
-		range(m, i, name, v);
+		/* as many ranges as launches: range i is launch i; else a range is the next launch
+		 * only where its name says so (a range of no launch of the program's is dropped) */
+		const struct cudamet_launch *l = &m->log[next];
+		if (ranges == m->nlog ||
+		    (name && l->kernel >= 0 &&
+		     same_kernel(name, l->mangled, m->kernels[l->kernel].name)))
+			range(m, next++, name, v);
+		else
+			m->unattributed++;
 	}
+	m->unattributed += ranges - i; /* ranges past the last launch */
 out:
-	m->unprofiled += m->nlog - i;
+	m->unprofiled += m->nlog - next;
 	m->nlog = 0;
 	return rc;
 }

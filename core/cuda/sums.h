@@ -54,9 +54,10 @@ long cudamet_launch(struct cudamet *m, const char *name, const char *mangled,
 typedef int (*cudamet_values)(void *ctx, size_t i, const char **name, double *values);
 
 /* A batch of `ranges` profiled ranges read through get, each one's values added to its
- * launch's kernel region and to every range open at it. Where the ranges are not the launches
- * logged (as many), none is attributed: they are counted unattributed, the launches
- * unprofiled. Clears the log. 0, or -1 when get failed (the rest counted unprofiled). */
+ * launch's kernel region and to every range open at it. As many ranges as launches logged:
+ * range i is launch i. Else a range is the next launch only where its name is that launch's
+ * kernel's; the others are counted unattributed, the launches left unprofiled. Clears the log.
+ * 0, or -1 when get failed (the launches left counted unprofiled). */
 int cudamet_batch(struct cudamet *m, size_t ranges, cudamet_values get, void *ctx);
 
 /* Launches not profiled (after an error, in another context): counted, with those logged. */

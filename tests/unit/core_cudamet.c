@@ -79,7 +79,7 @@ static void attribution(struct cudamet *m)
 /* A batch whose ranges are fewer than its launches: nothing of it is attributed. */
 static void losses(struct cudamet *m)
 {
-	double base[2] = {1000, 1000};
+	double base[4] = {1000, 1000, 1000, 1000};
 	struct fake f = {base, NULL, 99};
 	uint64_t before = m->kernels[0].launches;
 	cudamet_launch(m, "triad <<<4, 256>>>", "_Z5triadPd", NULL);
@@ -94,6 +94,18 @@ static void losses(struct cudamet *m)
 	ok(cudamet_batch(m, 2, get, &f) == -1 && m->unprofiled == 4 &&
 	       m->kernels[0].launches == before + 1,
 	   "a range that cannot be read: those before it kept, the rest unprofiled");
+	/* three ranges for two launches, one of no launch of the program's (a runtime's own): the
+	 * others found by their names */
+	const char *names[4] = {"_Z5triadPd", "memset_kernel", "_Z5triadPd", "_Z5triadPd"};
+	f.names = names;
+	f.fail_at = 99;
+	uint64_t attributed = m->kernels[0].launches, unattributed = m->unattributed;
+	cudamet_launch(m, "triad <<<4, 256>>>", "_Z5triadPd", NULL);
+	cudamet_launch(m, "triad <<<4, 256>>>", "_Z5triadPd", NULL);
+	cudamet_launch(m, "triad <<<4, 256>>>", "_Z5triadPd", NULL);
+	ok(cudamet_batch(m, 4, get, &f) == 0 && m->kernels[0].launches == attributed + 3 &&
+	       m->unattributed == unattributed + 1 && m->unprofiled == 4,
+	   "a range of no launch among them: dropped, the rest found by their kernels' names");
 	cudamet_launch(m, "copy <<<8, 128>>>", "_Z4copyPd", NULL);
 	cudamet_drop(m, 2);
 	ok(m->unprofiled == 7 && m->nlog == 0,
@@ -113,10 +125,10 @@ static void output(struct cudamet *m)
 	   "the output starts with its magic and the metrics in order");
 	ok(strstr(text, "\nchip GH100\npasses 12\n") != NULL, "the chip and the passes");
 	ok(strstr(text,
-		  "\nkernel triad%20%3C%3C%3C4,%20256%3E%3E%3E launches=4 1011 10110 101100\n"),
-	   "a kernel line: its name escaped, its launches, each metric's sum (1+2+8+1000)");
+		  "\nkernel triad%20%3C%3C%3C4,%20256%3E%3E%3E launches=7 4011 40110 401100\n"),
+	   "a kernel line: its name escaped, its launches, each metric's sum (1+2+8+4x1000)");
 	ok(strstr(text, "\nrange step launches=3 26 260 2600\n") != NULL, "an NVTX range's line");
-	ok(strstr(text, "\nunprofiled 7\nunattributed 2\nmismatch 1 other triad%20%3C%3C%3C") !=
+	ok(strstr(text, "\nunprofiled 7\nunattributed 3\nmismatch 1 other triad%20%3C%3C%3C") !=
 	       NULL,
 	   "the losses said");
 	ok(len > 4 && strcmp(text + len - 4, "end\n") == 0,
