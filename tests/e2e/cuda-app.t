@@ -2,7 +2,9 @@
 # rot's CUDA library without a device: it builds with the CUDA toolkit (core/Makefile's
 # librot-cuda.so, its two injection entries exported); a CUDA program is told apart by its ELF
 # (the runtime linked statically or shared), and rot profile refuses it in one line, status 1,
-# nothing left running. Without nvcc: a skip that says so. With a device: cuda-apps.sh's check.
+# nothing left running; its metrics pass, asked for where no driver is, writes why it could not
+# profile, in its words, and ends. Without nvcc: a skip that says so. With a device:
+# cuda-apps.sh's check.
 # judges no time
 cd "$(dirname "$0")/../.." || exit 1
 NVCC=/usr/local/cuda/bin/nvcc
@@ -23,7 +25,8 @@ $NVCC -o "$T/static" tests/gpu-verify/stream.cu >"$T/nvcc" 2>&1 && $NVCC -cudart
 if ls /dev/nvidia0 >/dev/null 2>&1; then
 	echo "ok 3 # SKIP a device is here: tests/gpu-verify/cuda-apps.sh checks the library on it"
 	echo "ok 4 # SKIP a device is here"
-	echo "1..4"
+	echo "ok 5 # SKIP a device is here"
+	echo "1..5"
 	exit 0
 fi
 ./rot profile -cacheDir="$T/c" -outputDir="$T" -- "$T/static" 1024 2 >"$T/o" 2>"$T/e"
@@ -39,4 +42,15 @@ st=$?
 	! pgrep -f "$T/" >/dev/null &&
 	echo "ok 4 - one linking libcudart.so is named by it and refused; nothing left running" ||
 	{ echo "not ok 4 - refusal, shared runtime (status $st)"; sed 's/^/#   /' "$T/e"; }
-echo "1..4"
+# the metrics pass where there is no driver: the library, loaded as CUDA would load it, writes its
+# output (FILE.PID) with why, and the process ends normally
+printf '#include <dlfcn.h>\nint main(int c, char **v) { void *h = dlopen(v[1], RTLD_NOW);\n int (*i)(void) = h ? (int (*)(void))dlsym(h, "InitializeInjection") : 0;\n return i && i() == 1 ? 0 : 3; }\n' >"$T/load.c"
+cc -o "$T/load" "$T/load.c" -ldl 2>"$T/cc" &&
+	ROT_CUDA_METRICS=dram__bytes.sum,lts__t_bytes.sum ROT_CUDA_METRICS_OUT="$T/m" "$T/load" "$T/b/librot-cuda.so" 2>"$T/le"
+st=$?
+out=$(ls "$T"/m.* 2>/dev/null | head -n 1)
+[ $st -eq 0 ] && [ -n "$out" ] && [ "$(head -n 1 "$out")" = "rotcudametrics 1" ] && grep -q "^metric 1 lts__t_bytes.sum$" "$out" &&
+	grep -q "^error .*CUPTI" "$out" && [ "$(tail -n 1 "$out")" = "end" ] && ! ls "$T"/m.*.tmp >/dev/null 2>&1 &&
+	echo "ok 5 - the metrics pass without a driver writes its output whole, with why it could not profile" ||
+	{ echo "not ok 5 - metrics pass without a driver (status $st)"; sed 's/^/#   /' "$T/cc" "$T/le" $out; }
+echo "1..5"

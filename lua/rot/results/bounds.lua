@@ -12,8 +12,9 @@ local M = {}
 -- (rot.results.regions); else the point's.
 function M.threads(row) return row.boundThreads or row.threads or 1 end
 
--- Whether a row is a GPU point's (bounded by the GPU's ceilings, never by the CPU's peaks).
-function M.gpu(row) return row.desc ~= nil and row.desc.device == "gpu" end
+-- Whether a row is a GPU point's, or a CUDA program's kernel or NVTX region's (bounded by the
+-- GPU's ceilings, never by the CPU's peaks).
+function M.gpu(row) return row.desc ~= nil and row.desc.device == "gpu" or row.gpuRegion ~= nil end
 
 -- Whether any of the rows is bounded by the CPU's peaks (a row not a GPU point's).
 function M.any_cpu(rows)
