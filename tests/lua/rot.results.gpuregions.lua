@@ -51,6 +51,8 @@ local tr, cp, it = by[triad], by[copy], by.iteration
 local odd = {}
 for _, r in ipairs(rows) do for _, k in ipairs(require("rot.results.row").undeclared(r)) do odd[#odd + 1] = k end end
 t.is(table.concat(odd, " "), "", "every field a CUDA region's row carries is declared (core/vocabulary.h: RESULT_ROW)")
+t.ok(not require("rot.results.bounds").any_cpu(rows),
+  "no row of a CUDA program is bounded by the CPU's peaks, its (program) row neither: none are measured for it")
 t.is(tr.gpuRegion, "kernel", "a kernel region is one")
 t.is(it.gpuRegion, "nvtx", "an NVTX range is one")
 t.is(tr.gpuFlops.double, 20 * n, "its fp64 flops: an FMA two, over its 10 launches")
