@@ -12,7 +12,7 @@ DRIVER_SRCS := $(wildcard driver/*.c)
 DRIVER_LIB_SRCS := $(filter-out driver/main.c,$(DRIVER_SRCS))
 # the core's plain-C modules and headers the driver is built from (its Lua glue is in driver/),
 # listed once: the rot frontend reads this line (keep it one line) to know when the driver is stale
-DRIVER_CORE_MODULES := topology strdist rules protocol vocabulary count/counts
+DRIVER_CORE_MODULES := topology strdist rules protocol vocabulary count/counts cuda/words
 DRIVER_CORE_OBJS := $(patsubst core/%.c,$(BUILD)/driver/core_%.o,$(wildcard $(DRIVER_CORE_MODULES:%=core/%.c)))
 DRIVER_OBJS := $(DRIVER_SRCS:driver/%.c=$(BUILD)/driver/%.o) $(DRIVER_CORE_OBJS)
 DRIVER_LIB_OBJS := $(DRIVER_LIB_SRCS:driver/%.c=$(BUILD)/driver/%.o) $(DRIVER_CORE_OBJS)
@@ -66,6 +66,11 @@ $(BUILD)/tests/core_%.t: tests/unit/core_%.c $(CORE_LIB) tests/unit/tap.h
 $(BUILD)/tests/core_cuda.t: tests/unit/core_cuda.c $(BUILD)/tests/core/cuda/records.o $(CORE_LIB) tests/unit/tap.h
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 $(CFLAGS) $(CORE_WARN) -Icore -o $@ $< $(BUILD)/tests/core/cuda/records.o $(CORE_LIB) $(CORE_LIBS) -lstdc++
+
+# its metrics pass's sums (core/cuda/sums.c: no CUPTI in it either)
+$(BUILD)/tests/core_cudamet.t: tests/unit/core_cudamet.c $(BUILD)/tests/core/cuda/sums.o $(BUILD)/tests/core/cuda/records.o $(CORE_LIB) tests/unit/tap.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(CFLAGS) $(CORE_WARN) -Icore -o $@ $< $(BUILD)/tests/core/cuda/sums.o $(BUILD)/tests/core/cuda/records.o $(CORE_LIB) $(CORE_LIBS) -lstdc++
 
 deps:
 	@./driver/deps.sh

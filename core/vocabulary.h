@@ -225,8 +225,9 @@
 /* The version of the JSON document rot writes (rot.results' json: points, levels, ceilings);
  * raised when a field changes. 3: the schema (every point field's unit and meaning), the time
  * bound and its dominant term. 4: a counted point's bound from its counts, the declared one
- * beside. 5: the loop survey's rows (survey, samples, sourceFile, sourceLine, function, ...). */
-#define RESULT_JSON_VERSION 5
+ * beside. 5: the loop survey's rows (survey, samples, sourceFile, sourceLine, function, ...).
+ * 6: a CUDA program's regions' profiled metrics (gpuRegion, gpuFlops, gpuBytes, ...). */
+#define RESULT_JSON_VERSION 6
 
 /*
  * X(ID, key, type, unit, csv, json, record, group, side, meaning): every field of a results
@@ -235,8 +236,8 @@
  * a run record's point ("": not written there; csv "counter:%s", one column per name); group:
  * the rows the CSV column is written for ("": every row's file; app: when a row is a region of
  * an application, node: when rows come from Slurm node types, gpu: when rows have CUPTI
- * metrics); side: the Lua module that sets it (entry: read from the report's meta; format: computed
- * where it is written).
+ * metrics, cuda: when rows are a CUDA program's kernels and ranges); side: the Lua module that sets
+ * it (entry: read from the report's meta; format: computed where it is written).
  */
 #define RESULT_ROW(X)                                                                              \
 	X(WORKING_SET, "workingSet", "int", "B", "workingSet_bytes", "workingSet", "ws", "",       \
@@ -310,6 +311,26 @@
 	  "counted", "why counting it failed")                                                     \
 	X(COUNT_RECORD, "countRecord", "table", "", "", "", "", "", "count",                       \
 	  "its count (rot.count): what the counting tool counted, and how")                        \
+	X(GPU_REGION, "gpuRegion", "text", "", "gpu_region", "gpuRegion", "", "cuda",              \
+	  "gpuregions",                                                                            \
+	  "a CUDA program's region: kernel (a kernel's launches of one shape) or nvtx (a range)")  \
+	X(GPU_FLOPS, "gpuFlops", "table", "flop per invocation", "gpu_flops:%s", "gpuFlops", "",   \
+	  "cuda", "gpuregions",                                                                    \
+	  "its profiled flops by precision (double, single, half), an FMA two")                    \
+	X(GPU_BYTES, "gpuBytes", "table", "B per invocation", "gpu_bytes:%s", "gpuBytes", "",      \
+	  "cuda", "gpuregions",                                                                    \
+	  "its profiled bytes by level: L1 (l1tex__t_bytes), L2 (lts__t_bytes), HBM "              \
+	  "(dram__bytes)")                                                                         \
+	X(GPU_INTENSITY, "gpuIntensity", "table", "flop/B", "gpu_intensity:%s", "gpuIntensity",    \
+	  "", "cuda", "gpuregions", "its flops over each level's bytes: its point per level")      \
+	X(GPU_LAUNCHES, "gpuLaunches", "int", "launches", "gpu_launches_profiled", "gpuLaunches",  \
+	  "", "cuda", "gpuregions", "the launches the metrics pass profiled in it")                \
+	X(GPU_NOTE, "gpuNote", "text", "", "gpu_note", "gpuNote", "", "cuda", "gpuregions",        \
+	  "why it has no metrics or no bound, or how its metrics were scaled")                     \
+	X(CUDA_RECORD, "cudaRecord", "table", "", "", "", "", "", "gpuregions",                    \
+	  "a CUDA point's metrics pass (rot.count.cuda): its regions' sums, and what was lost")    \
+	X(CUDA_FAILED, "cudaFailed", "text", "", "", "", "", "", "gpuregions",                     \
+	  "why a CUDA point's metrics pass failed")                                                \
 	X(RUNS, "runs", "int", "", "runs", "runs", "runs", "", "quantities",                       \
 	  "timed runs (an application: invocations)")                                              \
 	X(DISTURBED, "disturbed", "int", "", "disturbed_runs", "", "", "", "quantities",           \
@@ -425,11 +446,11 @@
 	X(FLOPS_SOURCE, "flopsSource", "text", "", "flops_source", "flopsSource", "", "app",       \
 	  "regions",                                                                               \
 	  "where its flops come from: declared (rot_region_work), measured (counters), counted "   \
-	  "(rot.count, where it declares none), none")                                             \
+	  "(rot.count, where it declares none), profiled (a CUDA region's), none")                 \
 	X(BYTES_SOURCE, "bytesSource", "text", "", "bytes_source", "bytesSource", "", "app",       \
 	  "regions",                                                                               \
 	  "where its bytes come from: declared (rot_region_work), measured (counters), counted "   \
-	  "(rot.count, where it declares none), none")                                             \
+	  "(rot.count, where it declares none), profiled (a CUDA region's HBM bytes), none")       \
 	X(NEVER_CLOSED, "neverClosed", "int", "calls", "never_closed", "neverClosed", "", "app",   \
 	  "regions", "calls begun and not ended when the invocation ended (left out of its time)") \
 	X(MARKER_SHARE, "markerShare", "number", "fraction", "marker_share", "markerShare", "",    \

@@ -1,9 +1,11 @@
 /* lprotocol: the rot.protocol Lua module: the driver–core protocol of core/protocol.h (input
  * keys and their syntax, framing and record words, rule vocabulary, failure kinds), the result
  * vocabulary of core/vocabulary.h (meta, run and region keys, limits, the results row), the
- * counting tool's words of core/count/counts.h (count) and rule checks; meta tables that refuse
+ * counting tool's words of core/count/counts.h (count), the CUDA library's metrics pass's of
+ * core/cuda/words.h (cuda) and rule checks; meta tables that refuse
  * a key the vocabulary does not declare. */
 #include "count/counts.h"
+#include "cuda/words.h"
 #include "lrot.h"
 #include "protocol.h"
 #include "rules.h"
@@ -295,6 +297,25 @@ static void push_count(lua_State *L)
 	lua_setfield(L, -2, "count");
 }
 
+/* cuda: the words of rot's CUDA library's metrics pass (core/cuda/words.h): magic (its output's
+ * first line), records (each record kind's word, by its ID in lower case: records.kernel) and
+ * env (the variables that ask for it: metrics, out) */
+static void push_cuda(lua_State *L)
+{
+	lua_createtable(L, 0, 3);
+	set_text(L, "magic", CUDAMET_MAGIC);
+	lua_createtable(L, 0, CUDAMET_RECORD_N);
+#define X(id, word, syntax, meaning) set_lower(L, #id, word);
+	CUDAMET_RECORDS(X)
+#undef X
+	lua_setfield(L, -2, "records");
+	lua_createtable(L, 0, 2);
+	set_text(L, "metrics", CUDAMET_ENV_METRICS);
+	set_text(L, "out", CUDAMET_ENV_OUT);
+	lua_setfield(L, -2, "env");
+	lua_setfield(L, -2, "cuda");
+}
+
 /* Whether name is a key of the declared family decl ("event%d": event0, event1, ...;
  * "report.%s": report.NAME), or decl itself. */
 static int is_key(const char *decl, const char *name)
@@ -389,6 +410,7 @@ int luaopen_rot_protocol(lua_State *L)
 	push_report_keys(L);
 	push_results(L);
 	push_count(L);
+	push_cuda(L);
 	lua_pushvalue(L, -1);
 	lua_pushcclosure(L, l_meta_key, 1);
 	lua_setfield(L, -2, "meta_key");

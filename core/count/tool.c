@@ -336,20 +336,41 @@ static void forked_parent(ThreadId tid)
 	forks++;
 }
 
-/* In a child forked under the tool: from here it counts its own work alone, in its thread. */
+/* A thread made: its number may be one an exited thread had, whose regions left open are no
+ * part of it (its counts so far stay: the process's). */
+static void thread_created(ThreadId parent, ThreadId child)
+{
+	(void)parent;
+	if (!threads) /* (the first thread: made before the options are read) */
+		return;
+	threads[child].depth = threads[child].overdepth = 0;
+}
+
+/* In a child forked under the tool: from here it counts its own work alone, in its thread (the
+ * one thread a fork keeps: the others' open regions are gone with them). A region open in it
+ * goes on from the fork, as one thread's. */
 static void forked_child(ThreadId tid)
 {
 	VG_(memset)(count_live, 0, sizeof count_live);
-	for (UInt t = 0; t < VG_N_THREADS; t++) {
-		VG_(memset)(threads[t].total, 0, sizeof threads[t].total);
-		for (Int d = 0; d < threads[t].depth; d++)
-			VG_(memset)(threads[t].stack[d].at, 0, sizeof threads[t].stack[d].at);
-		threads[t].ran = t == tid;
-	}
+	VG_(memset)(process_total, 0, sizeof process_total);
 	for (Int r = 0; r < nregions; r++) {
 		VG_(memset)(regions[r].counts, 0, sizeof regions[r].counts);
+		VG_(memset)(regions[r].process_counts, 0, sizeof regions[r].process_counts);
 		regions[r].calls = regions[r].threads = 0;
 		regions[r].last = VG_INVALID_THREADID;
+	}
+	for (UInt t = 0; t < VG_N_THREADS; t++) {
+		struct thread *x = &threads[t];
+		VG_(memset)(x->total, 0, sizeof x->total);
+		if (t != tid)
+			x->depth = x->overdepth = 0;
+		for (Int d = 0; d < x->depth; d++) {
+			VG_(memset)(x->stack[d].at, 0, sizeof x->stack[d].at);
+			VG_(memset)(x->stack[d].process_at, 0, sizeof x->stack[d].process_at);
+			regions[x->stack[d].region].threads = 1;
+			regions[x->stack[d].region].last = tid;
+		}
+		x->ran = t == tid;
 	}
 	misuses = forks = 0;
 	child = True;
@@ -428,6 +449,7 @@ static void pre_clo_init(void)
 	VG_(needs_client_requests)(request);
 	VG_(track_start_client_code)(started);
 	VG_(track_stop_client_code)(stopped);
+	VG_(track_pre_thread_ll_create)(thread_created);
 }
 
 VG_DETERMINE_INTERFACE_VERSION(pre_clo_init)

@@ -17,6 +17,7 @@
  * which also guards the names of domains and registered strings.
  */
 #define _GNU_SOURCE
+#include "metrics.h"
 #include "records.h"
 
 #include <cupti.h>
@@ -192,7 +193,7 @@ static void pop(nvtxDomainHandle_t domain, uint64_t t)
 static void range_start(nvtxDomainHandle_t domain, const char *msg, const void *ret, uint64_t t)
 {
 	char name[ROT_ARENA_NAME];
-	if (!ret)
+	if (!ret || !arena) /* (the metrics pass follows push/pop ranges alone) */
 		return;
 	range_name(domain, msg, name, sizeof name);
 	pthread_mutex_lock(&nvtx_lock);
@@ -202,6 +203,8 @@ static void range_start(nvtxDomainHandle_t domain, const char *msg, const void *
 
 static void range_end(nvtxRangeId_t id, uint64_t t)
 {
+	if (!arena)
+		return;
 	pthread_mutex_lock(&nvtx_lock);
 	cudarec_range_end(ranges, id, t);
 	pthread_mutex_unlock(&nvtx_lock);
@@ -223,6 +226,8 @@ static void CUPTIAPI callback(void *user, CUpti_CallbackDomain domain, CUpti_Cal
 {
 	const CUpti_NvtxData *d = data;
 	char buf[ROT_ARENA_NAME];
+	if (cudamet_callback(domain, id, data, nvtx)) /* the metrics pass's launches */
+		return;
 	if (domain != CUPTI_CB_DOMAIN_NVTX || !d || !d->functionParams)
 		return;
 	const void *p = d->functionParams, *ret = d->functionReturnValue;
@@ -343,10 +348,35 @@ static int cupti_usable(void)
 	return 0;
 }
 
+/* The NVTX state both passes keep: domains' and registered strings' names, start/end ranges,
+ * each thread's push/pop ranges (0: no memory). */
+static int nvtx_setup(void)
+{
+	return (ranges = malloc(sizeof *ranges)) && (domains = calloc(1, sizeof *domains)) &&
+	       (strings = calloc(1, sizeof *strings)) &&
+	       pthread_key_create(&nvtx_key, nvtx_end) == 0;
+}
+
+/* The metrics pass (metrics.c): NVTX push/pop ranges followed as above (their names, for the
+ * launches inside them), no arena, no kernel records. */
+static void start_metrics(void)
+{
+	CUptiResult r;
+	if (!cupti_usable() || !nvtx_setup())
+		return;
+	cudarec_ranges_start(ranges, NULL, 0);
+	if ((r = cudamet_start(callback)) != CUPTI_SUCCESS)
+		say("metrics pass", r);
+}
+
 static void start(void)
 {
 	CUpti_SubscriberHandle sub;
 	CUptiResult r;
+	if (cudamet_asked()) {
+		start_metrics();
+		return;
+	}
 	struct rot_arena *a = arena_map(getenv(ROT_ARENA_ENV_FD));
 	if (!a)
 		return;
@@ -360,9 +390,7 @@ static void start(void)
 			"rot: CUDA library: process %d is past the %d processes rot records: its "
 			"kernels and NVTX ranges are not recorded\n",
 			(int)getpid(), ROT_ARENA_PROCS);
-	if (entry < 0 || !(ranges = malloc(sizeof *ranges)) ||
-	    !(domains = calloc(1, sizeof *domains)) || !(strings = calloc(1, sizeof *strings)) ||
-	    pthread_key_create(&nvtx_key, nvtx_end) != 0) {
+	if (entry < 0 || !nvtx_setup()) {
 		munmap(a, ROT_ARENA_BYTES);
 		return;
 	}

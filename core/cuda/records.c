@@ -98,14 +98,15 @@ void cudarec_kernels_start(struct cudarec_kernels *k, struct rot_arena *a, uint3
 	memset(k, 0, sizeof *k);
 	k->a = a;
 	k->proc = proc;
-	k->thread = __atomic_fetch_add(&a->nthreads, 1, __ATOMIC_RELAXED);
+	if (a)
+		k->thread = __atomic_fetch_add(&a->nthreads, 1, __ATOMIC_RELAXED);
 }
 
 /* The region's slot, made on its first call (NULL: no room for the name or the slot). */
 static struct rot_arena_slot *slot_of(struct cudarec_kernels *k, const char *name)
 {
 	size_t n = strnlen(name, ROT_ARENA_NAME);
-	int id = n && n < ROT_ARENA_NAME ? arena_name(k->a, name, n, 1) : -1;
+	int id = k->a && n && n < ROT_ARENA_NAME ? arena_name(k->a, name, n, 1) : -1;
 	if (id < 0)
 		return NULL;
 	if (k->slot[id])
@@ -241,11 +242,12 @@ void cudarec_push(struct cudarec_nvtx *t, const void *domain, const char *name, 
 			t->w.lost++;
 		return;
 	}
-	struct rot_arena_slot *s = slot_of(&t->w, name);
+	struct rot_arena_slot *s = t->w.a ? slot_of(&t->w, name) : NULL;
 	if (s)
 		s->open++;
-	else
+	else if (t->w.a)
 		t->w.lost++;
+	snprintf(t->names[t->depth], ROT_ARENA_NAME, "%s", name);
 	t->open[t->depth].domain = domain;
 	t->open[t->depth].slot = s;
 	t->open[t->depth].t0 = now;
@@ -272,6 +274,7 @@ void cudarec_pop(struct cudarec_nvtx *t, const void *domain, uint64_t now)
 		add_call(s, t->open[d].t0, now);
 	}
 	memmove(&t->open[d], &t->open[d + 1], (size_t)(t->depth - d - 1) * sizeof t->open[0]);
+	memmove(t->names[d], t->names[d + 1], (size_t)(t->depth - d - 1) * sizeof t->names[0]);
 	t->depth--;
 }
 
@@ -285,7 +288,7 @@ void cudarec_range_start(struct cudarec_ranges *r, uint64_t id, const char *name
 {
 	struct rot_arena_slot *s = slot_of(&r->w, name);
 	if (!s) {
-		r->w.lost++;
+		r->w.lost += r->w.a != NULL;
 		return;
 	}
 	s->open++;

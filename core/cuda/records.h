@@ -48,7 +48,7 @@ struct cudarec_kernels {
 };
 
 /* Starts a writer of a process in arena a (proc: its entry in a->procs, marked once it
- * records, as a process that calls a marker is). */
+ * records, as a process that calls a marker is; a NULL: one that records nothing). */
 void cudarec_kernels_start(struct cudarec_kernels *k, struct rot_arena *a, uint32_t proc);
 
 /* One call of region name that ran from start to end (ns: the arena's clock is ROT_CLOCK_NS for
@@ -83,16 +83,18 @@ const char *cudarec_handle_name(const struct cudarec_handles *h, const void *han
 
 /* One program thread's NVTX push/pop ranges, timed by their push and pop. Each domain nests on
  * its own (domain NULL: NVTX's default one): a pop ends its domain's innermost range. A range
- * still open is counted open in its region, as a marker's is, when the thread ends. */
+ * still open is counted open in its region, as a marker's is, when the thread ends. Without an
+ * arena (the metrics pass) only the names of the ranges open are kept. */
 #define CUDAREC_DEPTH 64
 #define CUDAREC_OVER 8
 struct cudarec_nvtx {
 	struct cudarec_kernels w;
 	struct {
 		const void *domain;
-		struct rot_arena_slot *slot; /* NULL: no room, the range is not timed */
+		struct rot_arena_slot *slot; /* NULL: no room (or arena), the range is not timed */
 		uint64_t t0;
 	} open[CUDAREC_DEPTH];
+	char names[CUDAREC_DEPTH][ROT_ARENA_NAME]; /* the open ranges' names, outermost first */
 	int depth;
 	struct { /* pushed past CUDAREC_DEPTH: not begun, popped in turn */
 		const void *domain;

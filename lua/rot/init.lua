@@ -7,6 +7,7 @@ local quantities = require "rot.results.quantities"
 local rounds = require "rot.execute.rounds"
 local regions = require "rot.results.regions"
 local counted = require "rot.results.counted"
+local gpuregions = require "rot.results.gpuregions"
 local format = require "rot.results.format"
 local ceilings = require "rot.machine.ceilings"
 local measure = require "rot.peaks"
@@ -66,6 +67,12 @@ local function counting(s, rows)
   return false
 end
 
+-- Whether a CUDA program's point ran: its metrics pass (rot.count.cuda) is loaded only then.
+local function cuda_points(rows)
+  for _, r in ipairs(rows) do if r.entry and r.desc and r.desc.app and r.desc.app.cuda then return true end end
+  return false
+end
+
 --[[ measure(space, builder) -> results: the measurement pipeline, one point at a time.
   1. builder(point) turns each point of the space into a spec ({kernel=, params=, macros=,
      flags=, ...}; docs/lua-api.md).
@@ -75,7 +82,9 @@ end
      the measuring core, core/) and caches each result (rot.execute.outcome).
   3. The raw runs of every row become quantities (rot.results.quantities: time, rates,
      intensity, spread, counters). The points asked to be counted are counted once, untimed
-     (rot.count), and their counts become fields of their rows (rot.results.counted).
+     (rot.count), and their counts become fields of their rows (rot.results.counted). A
+     CUDA program's point runs once more, untimed, for its kernels' metrics (rot.count.cuda),
+     which its regions' rows take (rot.results.gpuregions).
      An application point's row becomes its program's row and one per marked region
      (rot.results.regions), the region a coordinate of its own.
   4. The results object (rot.results) bounds them against the machine's ceilings
@@ -97,9 +106,10 @@ function rot.measure(sp, builder)
   end
   quantities.pool(rows)
   if counting(s, rows) then require("rot.count").count(s, rows) end -- once, under Valgrind (never timed)
+  if cuda_points(rows) then require("rot.count.cuda").pass(s, rows) end -- once, CUPTI's kernel replay (never timed)
   local apps
   rows, apps = regions.expand(rows, s:get("bestK"), s:get("bestEpsilon"))
-  for _, r in ipairs(rows) do counted.apply(r) end
+  for _, r in ipairs(rows) do gpuregions.apply(counted.apply(r)) end
   local axes = {}
   for _, a in ipairs(sp.axes) do axes[#axes + 1] = a.name end
   if apps then axes[#axes + 1] = "region" end

@@ -3,9 +3,10 @@
 # librot-cuda.so, its two injection entries exported); a CUDA program is told apart by its ELF
 # (the runtime linked statically or shared), and rot profile refuses it in one line, status 1,
 # nothing left running; loaded without a device, it enters its process, and refuses an older
-# CUPTI. Its rot profile builds in a folder of its own: the device probe's GPU core must not
-# replace build/core's, which a test beside it holds (triad.t's cached rerun). Without nvcc: a
-# skip that says so. With a device: cuda-apps.sh's check.
+# CUPTI; its metrics pass, asked for where no driver is, writes why it could not profile, in its
+# words, and ends. Its rot profile builds in a folder of its own: the device probe's GPU core
+# must not replace build/core's, which a test beside it holds (triad.t's cached rerun). Without
+# nvcc: a skip that says so. With a device: cuda-apps.sh's check.
 # judges no time
 cd "$(dirname "$0")/../.." || exit 1
 NVCC=/usr/local/cuda/bin/nvcc
@@ -39,7 +40,8 @@ out=$(LD_PRELOAD="$T/old-cupti.so" "$T/host" "$T/b/librot-cuda.so" 2>"$T/e")
 if ls /dev/nvidia0 >/dev/null 2>&1; then
 	echo "ok 5 # SKIP a device is here: tests/gpu-verify/cuda-apps.sh checks the library on it"
 	echo "ok 6 # SKIP a device is here"
-	echo "1..6"
+	echo "ok 7 # SKIP a device is here"
+	echo "1..7"
 	exit 0
 fi
 ./rot profile -cacheDir="$T/c" -buildDir="$T/build" -outputDir="$T" -- "$T/static" 1024 2 >"$T/o" 2>"$T/e"
@@ -55,4 +57,15 @@ st=$?
 	! pgrep -f "$T/" >/dev/null &&
 	echo "ok 6 - one linking libcudart.so is named by it and refused; nothing left running" ||
 	{ echo "not ok 6 - refusal, shared runtime (status $st)"; sed 's/^/#   /' "$T/e"; }
-echo "1..6"
+# the metrics pass where there is no driver: the library, loaded as CUDA would load it, writes its
+# output (FILE.PID) with why, and the process ends normally
+printf '#include <dlfcn.h>\nint main(int c, char **v) { void *h = dlopen(v[1], RTLD_NOW);\n int (*i)(void) = h ? (int (*)(void))dlsym(h, "InitializeInjection") : 0;\n return i && i() == 1 ? 0 : 3; }\n' >"$T/load.c"
+cc -o "$T/load" "$T/load.c" -ldl 2>"$T/cc" &&
+	ROT_CUDA_METRICS=dram__bytes.sum,lts__t_bytes.sum ROT_CUDA_METRICS_OUT="$T/m" "$T/load" "$T/b/librot-cuda.so" 2>"$T/le"
+st=$?
+out=$(ls "$T"/m.* 2>/dev/null | head -n 1)
+[ $st -eq 0 ] && [ -n "$out" ] && [ "$(head -n 1 "$out")" = "rotcudametrics 1" ] && grep -q "^metric 1 lts__t_bytes.sum$" "$out" &&
+	grep -q "^error .*CUPTI" "$out" && [ "$(tail -n 1 "$out")" = "end" ] && ! ls "$T"/m.*.tmp >/dev/null 2>&1 &&
+	echo "ok 7 - the metrics pass without a driver writes its output whole, with why it could not profile" ||
+	{ echo "not ok 7 - metrics pass without a driver (status $st)"; sed 's/^/#   /' "$T/cc" "$T/le" $out; }
+echo "1..7"

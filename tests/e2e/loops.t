@@ -10,7 +10,8 @@
 # (input sample) and each hot function's share agrees within 3 points with perf record -e
 # cpu-clock's of the same invocation; the hostile ones: code in a JIT's buffer (unknown code), a dlopen'ed library (its
 # loop, its object), a 20 ms program, two threads in one loop (its flops summed), one that forks
-# (each process counted, both sampled), and sampling refused by a seccomp filter (one line, the
+# (each process counted, both sampled; a region called across the fork; a thread that ends inside a
+# region, its number then reused), and sampling refused by a seccomp filter (one line, the
 # program timed all the same).
 . "$(dirname "$0")/lib.sh"
 . tests/optional.sh
@@ -141,6 +142,19 @@ survey loops "$T/fork.out" "$P/hostile" >"$T/fork.loops" 2>&1 && survey loops "$
 grep -q "^forks n=1$" "$T/fork.out" && grep -q "^loop hostile.c:.* fn=sum flops=$((2 * H)) " "$T/fork.loops" &&
 	grep -q "^loop hostile.c:.* fn=sum flops=$H " "$T/kid.loops"
 ok $? "a program that forks: the parent's counts ($((2 * H)) flops) say it forked one, the child's own ($H) in ${kid##*/}"
+# a region called before a fork and in the child: the child's counts its own call's alone
+$cc -O2 -g -I core/include -o "$P/forked" tests/loops/forked.c &&
+	(export ROT_MARKERS="$B/count/librot-count.so" && count "$T/fk.out" "$P/forked" $H)
+kid=$(ls "$T"/fk.out.* 2>/dev/null | grep -v '\.err$' | head -n 1)
+grep -q "^region name=sum calls=1 threads=1 whole_process=1 .* fp64_scalar=$H " "$T/fk.out" &&
+	grep -q "^region name=sum calls=1 threads=1 whole_process=1 .* fp64_scalar=$((2 * H)) " "$kid"
+ok $? "a region called before a fork and again in the child: the parent's $H flops, the child's own $((2 * H)) ($(grep -o '^region name=sum.* fp64_scalar=[0-9]*' "$kid" | sed 's/.* //'))"
+# a thread left a region open and ended; the next thread (the same number under Valgrind) runs
+# outside every region: its loop is no part of the dead thread's region
+$cc -O2 -g -I core/include -o "$P/reused" tests/loops/reused.c -lpthread &&
+	(export ROT_MARKERS="$B/count/librot-count.so" && count "$T/ru.out" "$P/reused" $H)
+grep -q "^loop .* iterations=$H back=$((H - 1)) " "$T/ru.out" && ! grep -q "^regionloop region=left .* iterations=$H " "$T/ru.out"
+ok $? "a thread that ended inside a region: the next thread's loop ($H iterations) is counted outside it"
 count "$T/th.out" "$P/hostile" threads $H && survey loops "$T/th.out" "$P/hostile" >"$T/th.loops" 2>&1
 grep -q "^loop hostile.c:$(grep -n 'LOOP sum' tests/loops/hostile.c | cut -d: -f1) depth=1 fn=sum flops=$((2 * H)) entries=2 " "$T/th.loops"
 ok $? "two threads in one loop: one loop, its flops summed over both ($((2 * H))), entered twice"

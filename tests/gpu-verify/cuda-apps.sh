@@ -3,7 +3,8 @@
 # BabelStream's CUDA version (fetch-babelstream.sh left its source in .device/BabelStream; else
 # rot's own stream.cu stands in, and says so) profiled, rot's per-kernel best-call bandwidth within
 # 5 % of the rates it prints; stream.cu's NVTX ranges of every kind as regions; a CUDA error in
-# one kernel fails the point. Exits 1 on a miss.
+# one kernel fails the point; each stream.cu kernel's DRAM bytes from rot's metrics pass within
+# 3 % of ncu's (ncu_bytes, at the end). Exits 1 on a miss.
 cd "$(dirname "$0")/../.." || exit 2
 O=${1:-build/device}
 mkdir -p "$O/cuda-apps" && W=$O/cuda-apps
@@ -51,8 +52,8 @@ for k in ["copy", "mul", "add", "triad"] + (["dot"] if prog == "babelstream" els
     print("%s %s (%s): rot %.1f GB/s, the program %.1f GB/s, ratio %.4f" % ("ok" if ok else "MISS", k, r[0]["region"], gbs, ref, gbs / ref))
 sys.exit(bad)
 PY
-# NVTX: stream.cu's ranges, each kind a region
-./rot profile -outputDir="$W" -- "$W/stream" 1048576 5 >"$W/nvtx.out" 2>&1 || fail=1
+# NVTX: stream.cu's ranges, each kind a region (its stream.csv is also ncu_bytes's)
+./rot profile -outputDir="$W" -- "$W/stream" 33554432 20 >"$W/nvtx.out" 2>&1 || fail=1
 python3 - "$W/stream.csv" <<'PY' || fail=1
 import csv, sys
 rows = {x.get("region"): x for x in csv.DictReader(open(sys.argv[1], encoding="utf-8"))}
@@ -74,5 +75,55 @@ else
 fi
 tail -5 "$W/fault.out"
 pgrep -f "$W/stream" >/dev/null && echo "MISS the program left running" && fail=1
-echo "not checked: bytes against ncu (rot's per-region metrics are not wired yet)"
+
+# ncu_bytes W: each kernel region's DRAM bytes a launch (rot's metrics pass: its stream.csv's
+# gpu:dram__bytes.sum over gpu_launches_profiled) against ncu's dram__bytes_read.sum plus
+# dram__bytes_write.sum for the same program and kernel, a launch (summed over ncu's launches of
+# that kernel and shape, over their number), within 3 %: one verdict line a kernel. 1 on a miss.
+ncu_bytes() {
+	ncu=/usr/local/cuda/bin/ncu
+	[ -x $ncu ] || ncu=$(command -v ncu)
+	if [ -z "$ncu" ]; then
+		echo "not checked: bytes against ncu (ncu is not installed)"
+		return 0
+	fi
+	$ncu --metrics dram__bytes_read.sum,dram__bytes_write.sum --csv --print-units base \
+		"$1/stream" 33554432 3 >"$1/ncu.csv" 2>"$1/ncu.err" || { echo "MISS ncu failed:"; tail -5 "$1/ncu.err"; return 1; }
+	python3 - "$1/stream.csv" "$1/ncu.csv" <<'PY'
+import csv, io, re, sys
+rot = list(csv.DictReader(open(sys.argv[1])))
+text = open(sys.argv[2]).read()
+text = text[text.index('"ID"'):] if '"ID"' in text else text  # ncu's own lines come first
+def shape(s):  # "(32768, 1, 1)" -> "32768", as rot names a launch shape: dimensions of 1 off the end
+    d = [int(x) for x in re.findall(r"\d+", s)]
+    while len(d) > 1 and d[-1] == 1:
+        d.pop()
+    return "x".join(map(str, d))
+ncu, launches = {}, {}
+for r in csv.DictReader(io.StringIO(text)):
+    if r.get("Metric Name") not in ("dram__bytes_read.sum", "dram__bytes_write.sum"):
+        continue
+    name = r["Kernel Name"].split("(")[0].strip() + " <<<%s, %s>>>" % (shape(r["Grid Size"]), shape(r["Block Size"]))
+    ncu[name] = ncu.get(name, 0.0) + float(r["Metric Value"].replace(",", ""))
+    if r["Metric Name"] == "dram__bytes_read.sum":
+        launches[name] = launches.get(name, 0) + 1
+bad = 0
+kernels = [x for x in rot if x.get("gpu_region") == "kernel"]
+for x in kernels:
+    name = x["region"]
+    if name not in ncu or not x.get("gpu:dram__bytes.sum") or not x.get("gpu_launches_profiled"):
+        print("MISS %s: rot %s, ncu %s" % (name, x.get("gpu:dram__bytes.sum") or "no bytes", "has it" if name in ncu else "has no such kernel"))
+        bad = 1
+        continue
+    mine = float(x["gpu:dram__bytes.sum"]) / float(x["gpu_launches_profiled"])
+    theirs = ncu[name] / launches[name]
+    ok = theirs > 0 and abs(mine / theirs - 1) <= 0.03
+    bad |= not ok
+    print("%s %s: DRAM bytes a launch, rot %.4g, ncu %.4g, ratio %.4f" % ("ok" if ok else "MISS", name, mine, theirs, mine / theirs if theirs else 0))
+if not kernels:
+    print("MISS no kernel region with metrics in rot's CSV")
+sys.exit(1 if bad or not kernels else 0)
+PY
+}
+ncu_bytes "$W" || fail=1
 exit $fail

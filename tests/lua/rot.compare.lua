@@ -241,6 +241,16 @@ t.ok(sum.counts.same == 1 and sum.counts.inconclusive == 3 and sum.counts.slower
 t.ok(output.summary_line(sum,
   "rot compare s.lua 1 2 -remeasure"):find("^rot compare: 0 faster, 1 slower, 1 same, 3 inconclusive, "
   .. "0 only in A, 0 only in B;") ~= nil, "the summary line: 1 same, 3 inconclusive")
+-- a loop survey's rows (loops, functions, kernel code) are shares of the program's samples: left
+-- out of the mean, and the line says so
+local prog = { verdict = "slower", ratio = 2, a = { point = { region = "(program)" } } }
+local loop = { verdict = "faster", ratio = 0.25, a = { point = { region = "kernel code" }, survey = "kernel" } }
+local mixed = compare.summary({ prog, loop })
+t.ok(mixed.matched == 1 and math.abs(mixed.speedup - 0.5) < 1e-12 and mixed.survey_left_out == 1,
+  "the survey's row is left out of the geometric mean: 0.5 from the program's row alone ("
+  .. tostring(mixed.speedup) .. ")")
+t.ok(output.summary_line(mixed):find("(B over A, 1 point, the survey's 1 row left out: its times are shares of "
+  .. "samples)", 1, true) ~= nil, "and the summary line says why: " .. output.summary_line(mixed))
 t.ok(#compare.offending(same, "any") == 1 and #compare.offending(same, "slower") == 1,
   "-failOn=any fails on the slower point only: an inconclusive point was not judged to have changed")
 local wide = { verdict = "inconclusive",

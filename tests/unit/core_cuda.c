@@ -240,6 +240,24 @@ static void nvtx(void)
 	regions_free(&r);
 }
 
+/* Without an arena (the metrics pass): the names of the ranges open, outermost first. */
+static void nvtx_names(void)
+{
+	struct cudarec_nvtx *t = malloc(sizeof *t);
+	int dom;
+	cudarec_nvtx_start(t, NULL, 0);
+	cudarec_push(t, NULL, "a", 1);
+	cudarec_push(t, &dom, "lib:b", 2);
+	cudarec_push(t, NULL, "c", 3);
+	cudarec_pop(t, NULL, 4);
+	ok(t->depth == 2 && strcmp(t->names[0], "a") == 0 && strcmp(t->names[1], "lib:b") == 0,
+	   "without an arena, the open ranges' names are kept, a pop ending its own");
+	cudarec_pop(t, NULL, 5); /* "a", under the domain's "lib:b" */
+	ok(t->depth == 1 && strcmp(t->names[0], "lib:b") == 0 && t->w.lost == 0,
+	   "a default-domain pop under a domain's range leaves that range's name; nothing lost");
+	free(t);
+}
+
 /* Start/end ranges, by id: they overlap and end in any order. */
 static void ranges(void)
 {
@@ -276,6 +294,7 @@ int main(void)
 	grouping();
 	names_nvtx();
 	nvtx();
+	nvtx_names();
 	ranges();
 	return done_testing();
 }

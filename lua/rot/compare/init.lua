@@ -154,23 +154,26 @@ end
 --[[ The summary of pairs: counts per verdict (same apart from inconclusive), and
   the geometric-mean speedup tA/tB over the points both runs timed (nil when there are none);
   an application's (program) row is left out of the mean where its regions are in it (its
-  time holds theirs: counted twice otherwise). ]]
+  time holds theirs: counted twice otherwise), and so is a loop survey's row (a loop, a
+  function, kernel or unknown code): its time is a share of its program's samples. ]]
 function M.summary(matched)
   local n = { faster = 0, slower = 0, same = 0, inconclusive = 0, ["only in A"] = 0, ["only in B"] = 0,
     ["failed in A"] = 0, ["failed in B"] = 0 }
   local with_regions = {}
   for _, p in ipairs(matched) do
     local key, own = app_point(p)
-    if key and not own and p.ratio then with_regions[key] = true end
+    if key and not own and p.ratio and not (p.a or p.b).survey then with_regions[key] = true end
   end
-  local logs, m, left = 0, 0, 0
+  local logs, m, left, surveyed = 0, 0, 0, 0
   for _, p in ipairs(matched) do
     n[p.verdict] = n[p.verdict] + 1
     local key, own = app_point(p)
     if p.ratio and own and with_regions[key] then left = left + 1
+    elseif p.ratio and (p.a or p.b).survey then surveyed = surveyed + 1
     elseif p.ratio then logs, m = logs + math.log(1 / p.ratio), m + 1 end
   end
-  return { counts = n, matched = m, programs_left_out = left, speedup = m > 0 and math.exp(logs / m) or nil }
+  return { counts = n, matched = m, programs_left_out = left, survey_left_out = surveyed,
+    speedup = m > 0 and math.exp(logs / m) or nil }
 end
 
 --[[ The pairs that fail the gate: failOn "slower" (slower by the rule that judged it, or

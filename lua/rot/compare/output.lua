@@ -126,9 +126,12 @@ function M.summary_line(s, hint, pair)
     line = line .. string.format(", %d failed in A, %d failed in B", c["failed in A"], c["failed in B"])
   end
   if s.speedup then
-    line = line .. string.format("; geometric-mean speedup %.3f (B over A, %d %s%s)", s.speedup, s.matched,
+    local survey = s.survey_left_out or 0
+    line = line .. string.format("; geometric-mean speedup %.3f (B over A, %d %s%s%s)", s.speedup, s.matched,
       util.plural(s.matched, "point"), (s.programs_left_out or 0) > 0 and
-        ", the (program) rows left out: their regions are in it" or "")
+        ", the (program) rows left out: their regions are in it" or "",
+      survey > 0 and string.format(", the survey's %d %s left out: %s", survey, util.plural(survey, "row"),
+        "its times are shares of samples") or "")
   else
     line = line .. "; no point timed in both" .. (pair and ("; runs that share points compare: " .. pair)
       or pair == false and " (no two runs share a point: their threads or arguments differ)" or "")

@@ -12,8 +12,12 @@ local M = {}
 -- (rot.results.regions); else the point's.
 function M.threads(row) return row.boundThreads or row.threads or 1 end
 
--- Whether a row is a GPU point's (bounded by the GPU's ceilings, never by the CPU's peaks).
-function M.gpu(row) return row.desc ~= nil and row.desc.device == "gpu" end
+-- Whether a row is a GPU point's, or a CUDA program's (its kernels' and NVTX ranges' regions are
+-- bounded by the GPU's ceilings; none of its rows by the CPU's peaks, which are never measured for it).
+function M.gpu(row)
+  local d = row.desc
+  return d ~= nil and (d.device == "gpu" or (d.app ~= nil and d.app.cuda == true)) or row.gpuRegion ~= nil
+end
 
 -- Whether any of the rows is bounded by the CPU's peaks (a row not a GPU point's).
 function M.any_cpu(rows)

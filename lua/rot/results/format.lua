@@ -6,6 +6,7 @@ local row = require "rot.results.row"
 local isas = require "rot.machine.isa"
 local bounds = require "rot.results.bounds"
 local counted = require "rot.results.counted"
+local gpuregions = require "rot.results.gpuregions"
 local M = {}
 
 local function fmt(v, f)
@@ -79,6 +80,7 @@ M.columns["in threads"][2] = function(r)
   return show("%d")(r.markedThreads)
 end
 for name, c in pairs(counted.columns) do M.columns[name] = c end -- what the counting pass counted
+for name, c in pairs(gpuregions.columns) do M.columns[name] = c end -- what a CUDA metrics pass profiled
 M.default_columns = { "size", "time", "GB/s", "GFLOP/s", "intensity", "bound", "limiter", "fraction", "runs", "rounds",
   "spread", "mode", "counts", "source" }
 -- an application's rows (its program and regions; the region is a coordinate)
@@ -161,6 +163,10 @@ local function defaults(rows)
   if counted.any(rows) then -- counted rows: counted/declared and the simulated traffic
     table.insert(cols, #cols, "counted")
     table.insert(cols, #cols, "traffic")
+  end
+  if gpuregions.any(rows) then -- a CUDA program's regions: flops by precision, bytes per level
+    table.insert(cols, #cols, "GPU flops")
+    table.insert(cols, #cols, "GPU bytes")
   end
   return cols
 end
@@ -320,13 +326,15 @@ end
 -- and the names of their counters and GPU metrics: counters in the order the rows have them,
 -- metrics sorted.
 local function csv_groups(rows)
-  local counts = { "flopsClasses", "flopsFma", "flopsAdd", "traffic", "trafficWritten", "boundTerms" } -- sorted below
+  local counts = { "flopsClasses", "flopsFma", "flopsAdd", "traffic", "trafficWritten", "boundTerms", "gpuFlops",
+    "gpuBytes", "gpuIntensity" } -- sorted below
   local has, names, seen = {}, { counters = {}, gpuMetrics = {} }, {}
   for _, f in ipairs(counts) do names[f] = {} end
   for _, r in ipairs(rows) do
     has.app = has.app or r.region ~= nil
     has.node = has.node or (r.nodeType ~= nil and r.nodeType ~= "")
     has.count = has.count or counted.has(r) or r.countFailed ~= nil
+    has.cuda = has.cuda or r.gpuRegion ~= nil
     for _, f in ipairs(counts) do -- the counting pass's
       for n in pairs(r[f] or {}) do
         if not seen[f .. ":" .. n] then seen[f .. ":" .. n] = true; table.insert(names[f], n) end

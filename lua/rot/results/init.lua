@@ -11,6 +11,7 @@ local drawn = require "rot.results.backdrop"
 local regions = require "rot.results.regions"
 local counted = require "rot.results.counted"
 local placed = require "rot.results.placed"
+local gpuregions = require "rot.results.gpuregions"
 local plot = require "rot.plot"
 
 local M = {}
@@ -82,6 +83,7 @@ function Results:table(o)
   regions.legend(self.rows, io.stdout)
   counted.legend(self.rows, io.stdout)
   placed.legend(self.rows, io.stdout)
+  gpuregions.legend(self.rows, io.stdout)
   counted.hint(self.rows, io.stdout)
   if session.current():get("showOutput") then regions.outputs(self.rows, io.stdout) end
 end
@@ -178,10 +180,32 @@ local function note_unswept(rows, file)
     file ~= "" and "rot measure peaks writes a peaks.csv with one" or "rot measure peaks stores one"))
 end
 
+--[[ The stored gpu-peaks ceilings (rot.gpu.ceilings') of the GPU a CUDA program's region ran on,
+  by its name, read once; nil and why where none are stored (none are measured here: a CUDA
+  program's regions are then placed, not bounded). ]]
+function Results:gpu_stored(r)
+  local name = gpuregions.gpu_name(r)
+  self.gpu_stored_of = self.gpu_stored_of or {}
+  local got = self.gpu_stored_of[name or ""]
+  if got == nil then
+    local rows = name and ceilings.read_csv(require("rot.gpu").machine_file(get("cacheDir"), name, "gpu"))
+    got = rows and #rows > 0 and require("rot.gpu").ceilings(rows, {}) or false
+    self.gpu_stored_of[name or ""] = got
+  end
+  if got then return got end
+  return nil, "no gpu-peaks stored for " .. (name and ("GPU '" .. name .. "'") or "its GPU")
+    .. ": its metrics are placed, not bounded (rot measure gpu-peaks stores them)"
+end
+
 -- Adds bound, limiter, fraction, time bound and its dominant term to every row; a point above
 -- its bound beyond its spread and the ceiling's is marked (row.above) and, once per run, a
--- warning names the ceiling that is probably wrong and why.
+-- warning names the ceiling that is probably wrong and why. A CUDA program's regions are
+-- placed against its GPU's stored ceilings (rot.results.gpuregions).
 function Results:bounds()
+  local gabove = gpuregions.bound(self.rows, function(r) return self:gpu_stored(r) end, get("bestEpsilon"))
+  warn_above(gabove, "GPU ", function(worst)
+    return "the " .. worst.dominant .. " ceiling is too low: a region beats the one gpu-peaks measures it with"
+  end)
   -- GPU points have their own bounds (gpu_bounds): no CPU ceilings for them
   if not bounds.any_cpu(self.rows) then return self end
   self:ceilings() -- the plots' (the highest thread count's)
@@ -302,6 +326,11 @@ end
 -- of the highest thread count (rot.results.backdrop's own_bounds says so where points have another);
 -- labels = "levels": each series' points labelled by level, once a level (level_labels)
 function Results:roofline(o)
+  if gpuregions.profiled(self.rows) then -- a CUDA program's regions: the hierarchical GPU roofline
+    self:bounds()
+    local c, b = gpuregions.roofline_ceilings(self.rows, function(r) return self:gpu_stored(r) end)
+    return self:gpu_roofline { name = o.name, title = o.title, compute = o.compute or c, bandwidth = o.bandwidth or b }
+  end
   local compute, bandwidth = o.compute, o.bandwidth
   local extra = { levels = true }
   if o.labels == "levels" then
@@ -356,7 +385,7 @@ function Results:gpu_roofline(o)
           -- above a bandwidth roof: that level's dot; above a compute roof: every dot (same height)
           local compute = r.boundKey == "double" or r.boundKey == "single" or r.boundKey == "half"
           dots[#dots + 1] = { intensity = i, gflops = r.gpu.gflops, level = l.name, counts = "measured",
-            workingSet = r.workingSet, label = r.desc.workloads[1].kernel,
+            workingSet = r.workingSet, label = r.region or r.desc.workloads[1].kernel,
             above = r.above and (compute or r.boundKey == l.name) }
         end
       end
