@@ -62,7 +62,10 @@ $(BUILD)/tests/core_%.t: tests/unit/core_%.c $(CORE_LIB) tests/unit/tap.h
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 $(CFLAGS) $(CORE_WARN) -Icore -o $@ $< $(CORE_LIB) $(CORE_LIBS)
 
-# rot's CUDA library's records (core/cuda/records.c: no CUPTI in it), with the C++ demangler
+# rot's CUDA library's parts with no CUPTI in them, for its unit tests (their headers tracked: .d)
+CUDA_TEST_OBJS := $(BUILD)/tests/core/cuda/records.o $(BUILD)/tests/core/cuda/sums.o
+
+# rot's CUDA library's records (core/cuda/records.c), with the C++ demangler
 $(BUILD)/tests/core_cuda.t: tests/unit/core_cuda.c $(BUILD)/tests/core/cuda/records.o $(CORE_LIB) tests/unit/tap.h
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 $(CFLAGS) $(CORE_WARN) -Icore -o $@ $< $(BUILD)/tests/core/cuda/records.o $(CORE_LIB) $(CORE_LIBS) -lstdc++
@@ -104,7 +107,7 @@ format:
 clean:
 	rm -rf $(BUILD)
 
--include $(DRIVER_OBJS:.o=.d) $(CORE_LIB_OBJS:.o=.d)
+-include $(DRIVER_OBJS:.o=.d) $(CORE_LIB_OBJS:.o=.d) $(CUDA_TEST_OBJS:.o=.d)
 
 # on a GPU machine: rot's GPU ceilings, counters and latencies against its own reference program
 gpu-verify: driver
