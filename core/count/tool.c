@@ -336,14 +336,25 @@ static void forked_parent(ThreadId tid)
 	forks++;
 }
 
-/* A thread made: its number may be one an exited thread had, whose regions left open are no
- * part of it (its counts so far stay: the process's). */
+/* A thread ended: the regions it left open end with it, uncounted (as a call never closed), and
+ * no other thread's work is theirs from now on (its counts so far stay: the process's). */
+static void thread_exited(ThreadId tid)
+{
+	if (threads)
+		threads[tid].depth = threads[tid].overdepth = 0;
+}
+
+/* A thread made: its number may be one an exited thread had; a region that thread entered is
+ * entered anew by this one (a thread more). */
 static void thread_created(ThreadId parent, ThreadId child)
 {
 	(void)parent;
 	if (!threads) /* (the first thread: made before the options are read) */
 		return;
 	threads[child].depth = threads[child].overdepth = 0;
+	for (Int r = 0; r < nregions; r++)
+		if (regions[r].last == child)
+			regions[r].last = VG_INVALID_THREADID;
 }
 
 /* In a child forked under the tool: from here it counts its own work alone, in its thread (the
@@ -450,6 +461,7 @@ static void pre_clo_init(void)
 	VG_(track_start_client_code)(started);
 	VG_(track_stop_client_code)(stopped);
 	VG_(track_pre_thread_ll_create)(thread_created);
+	VG_(track_pre_thread_ll_exit)(thread_exited);
 }
 
 VG_DETERMINE_INTERFACE_VERSION(pre_clo_init)
