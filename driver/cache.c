@@ -443,19 +443,26 @@ int cache_text_scan(char *text, size_t len, const struct cache_sink *s, struct c
 	return 0;
 }
 
+int cache_file_read(const char *path, char **text, size_t *len, char *err, size_t errlen)
+{
+	if ((*text = util_read_file(path, len)))
+		return 0;
+	if (errno == ENOENT)
+		return 1;
+	snprintf(err, errlen, "%s", strerror(errno));
+	err[0] = (char)tolower((unsigned char)err[0]);
+	return -2;
+}
+
 int cache_entry_read(const char *path, struct cache_entry *e, char *err, size_t errlen)
 {
 	size_t len;
-	char *text = util_read_file(path, &len);
-	int rc = -1;
+	char *text;
 	cache_entry_init(e);
-	if (!text) {
-		if (errno == ENOENT)
-			return 1;
-		snprintf(err, errlen, "%s", strerror(errno));
-		err[0] = (char)tolower((unsigned char)err[0]);
-		return -2;
-	}
+	int rc = cache_file_read(path, &text, &len, err, errlen);
+	if (rc != 0)
+		return rc;
+	rc = -1;
 	const struct cache_sink s = {e, entry_meta, entry_record, entry_counted};
 	struct cache_text t;
 	if (cache_text_scan(text, len, &s, &t, err, errlen) != 0)

@@ -100,6 +100,9 @@ int cache_text_scan(char *text, size_t len, const struct cache_sink *s, struct c
 /* Serializes e; returns a malloc'd string. */
 char *cache_entry_format(const struct cache_entry *e, size_t *len);
 
+/* Reads the file at path (malloc'd, NUL-terminated: *text, *len bytes): 0; 1 when there is
+ * none; -2 when it cannot be read (err: the system's reason in lower case). */
+int cache_file_read(const char *path, char **text, size_t *len, char *err, size_t errlen);
 /* Reads path into e. Returns 0 on success, 1 when there is no such file, -1 when the file is
  * corrupted (err says how), -2 when it cannot be read (err: the system's reason in lower case,
  * "permission denied", "not a directory": no word on the entry itself). */

@@ -4,7 +4,6 @@
 #include "cache.h"
 #include "lrot.h"
 #include "protocol.h"
-#include "util.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -349,48 +348,54 @@ static void sink_finish(struct lua_sink *k, const struct cache_text *t)
 	lua_settop(L, k->entry);
 }
 
+#define TEXT_MT                                                                                    \
+	"rot.cachetext" /* a read's file, freed by the collector where a Lua error ends it */
+
+static int text_gc(lua_State *L)
+{
+	char **p = luaL_checkudata(L, 1, TEXT_MT);
+	free(*p);
+	*p = NULL;
+	return 0;
+}
+
 /* read(path) -> entry ; nil, message, "missing"|"corrupt": "corrupt" is an entry there that
  * cannot be used (measure it again), and its message says why: "corrupted cache entry 'P': ..."
  * for a damaged one, "cannot read cache entry 'P': permission denied" for one the system
  * would not read (never called corrupted). Its lines go into Lua tables as they are scanned,
- * from a copy of the file the collector owns (a Lua error leaks nothing). */
+ * in the file's own buffer, which a box the collector owns frees (a Lua error leaks nothing). */
 static int l_read(lua_State *L)
 {
 	const char *path = luaL_checkstring(L, 1);
 	char err[256];
 	size_t len;
-	char *file = util_read_file(path, &len);
-	if (!file) {
-		int missing = errno == ENOENT;
-		lua_pushnil(L);
-		if (missing) {
-			lua_pushfstring(L, "no cache entry '%s'", path);
-		} else {
-			snprintf(err, sizeof err, "%s", strerror(errno));
-			err[0] = (char)tolower((unsigned char)err[0]);
-			lua_pushfstring(L, "cannot read cache entry '%s': %s", path, err);
-		}
-		lua_pushstring(L, missing ? "missing" : "corrupt");
-		return 3;
-	}
-	char *text = lua_newuserdatauv(L, len + 1, 0);
-	memcpy(text, file, len + 1);
-	free(file);
+	char **box = lua_newuserdatauv(L, sizeof *box, 0);
+	*box = NULL;
+	luaL_setmetatable(L, TEXT_MT);
+	int rc = cache_file_read(path, box, &len, err, sizeof err);
 	struct lua_sink k = {.L = L};
-	lua_createtable(L, 0, 6);
-	k.entry = lua_gettop(L);
-	lua_createtable(L, 0, 40);
-	k.meta = lua_gettop(L);
-	const struct cache_sink s = {&k, sink_meta, sink_record, sink_counted};
 	struct cache_text t;
-	if (cache_text_scan(text, len, &s, &t, err, sizeof err) != 0) {
-		lua_pushnil(L);
-		lua_pushfstring(L, "corrupted cache entry '%s': %s", path, err);
-		lua_pushstring(L, "corrupt");
-		return 3;
+	if (rc == 0) {
+		lua_createtable(L, 0, 6);
+		k.entry = lua_gettop(L);
+		lua_createtable(L, 0, 40);
+		k.meta = lua_gettop(L);
+		const struct cache_sink s = {&k, sink_meta, sink_record, sink_counted};
+		rc = cache_text_scan(*box, len, &s, &t, err, sizeof err) != 0 ? -1 : 0;
 	}
-	sink_finish(&k, &t);
-	return 1;
+	if (rc == 0) {
+		sink_finish(&k, &t);
+		return 1;
+	}
+	lua_pushnil(L);
+	if (rc > 0)
+		lua_pushfstring(L, "no cache entry '%s'", path);
+	else if (rc == -2)
+		lua_pushfstring(L, "cannot read cache entry '%s': %s", path, err);
+	else
+		lua_pushfstring(L, "corrupted cache entry '%s': %s", path, err);
+	lua_pushstring(L, rc > 0 ? "missing" : "corrupt");
+	return 3;
 }
 
 /* write(path, entry) -> true ; nil, message */
@@ -430,7 +435,9 @@ static const luaL_Reg funcs[] = {
 int luaopen_rot_cache(lua_State *L)
 {
 	static const luaL_Reg meta[] = {{"__gc", entry_gc}, {NULL, NULL}};
+	static const luaL_Reg text[] = {{"__gc", text_gc}, {NULL, NULL}};
 	lrot_newclass(L, ENTRY_MT, meta, NULL);
+	lrot_newclass(L, TEXT_MT, text, NULL);
 	luaL_newlib(L, funcs);
 	return 1;
 }

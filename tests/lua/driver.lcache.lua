@@ -133,6 +133,11 @@ for _, case in ipairs({ { "run a=1 b=2=3", "a second '='" }, { "run a=1 =2", "an
   t.ok(got == nil and kind == "corrupt" and err:find("bad line '" .. case[1] .. "'", 1, true),
     case[2] .. " is a bad line, said as it stands in the file: " .. tostring(err))
 end
+got, err, kind = cache.read(tmp .. "/none")
+t.ok(got == nil and kind == "missing" and err == "no cache entry '" .. tmp .. "/none'", "no entry: missing, said so")
+got, err, kind = cache.read(tmp)
+t.ok(got == nil and kind == "corrupt" and err == "cannot read cache entry '" .. tmp .. "': is a directory",
+  "an entry the system will not read: its reason, never called corrupted (" .. tostring(err) .. ")")
 got = damaged("twice", resum(body .. "meta a 2\n"))
 t.is(got and got.meta.a, 2, "a metadata key met twice: its last value")
 t.done()
