@@ -1,6 +1,7 @@
 -- rot: the library measurement scripts use: parameter spaces, measuring points (cached),
 -- tables, CSV files and roofline plots. See docs/lua-api.md and docs/architecture.md.
 local space = require "rot.space"
+local describe = require "rot.describe"
 local session = require "rot.session"
 local results = require "rot.results"
 local quantities = require "rot.results.quantities"
@@ -67,9 +68,9 @@ local function counting(s, rows)
   return false
 end
 
--- Whether a CUDA program's point ran: its metrics pass (rot.count.cuda) is loaded only then.
+-- Whether a CUDA program's point ran (rot.count.cuda's wanted): its metrics pass is loaded only then.
 local function cuda_points(rows)
-  for _, r in ipairs(rows) do if r.entry and r.desc and r.desc.app and r.desc.app.cuda then return true end end
+  for _, r in ipairs(rows) do if r.entry and describe.cuda_program(r.desc) then return true end end
   return false
 end
 

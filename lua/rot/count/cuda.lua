@@ -28,7 +28,7 @@ M.OUT = "cuda-metrics" -- the library's output files in the run directory: OUT.P
 
 -- Whether a row is a CUDA program's point that ran (its regions to get metrics).
 function M.wanted(row)
-  return row.desc ~= nil and row.desc.app ~= nil and row.desc.app.cuda == true and row.entry ~= nil
+  return row.entry ~= nil and describe.cuda_program(row.desc)
 end
 
 --[[ What the library is: the hash of its sources (core/cuda/, the range profiler's steps it shares

@@ -224,6 +224,9 @@ function M.describe(s, spec, fp)
   return desc, kinfo
 end
 
+-- Whether a description is a CUDA program's (rot profile's, told apart by its ELF file).
+function M.cuda_program(desc) return desc ~= nil and desc.app ~= nil and desc.app.cuda == true end
+
 -- The canonical text of a description and its SHA-256: the cache key.
 function M.key(desc)
   local text = util.serialize(desc)

@@ -10,7 +10,8 @@ local M = {}
 --[[ What decides the record of a run of cache hits only, hashed (else nil; nil with counted
   points): script, arguments, the keys that shape a point's quantities and bound, the stored
   peaks' file (peaks), each point's description, entry file (size, time) and machine, and rot's
-  Lua library. Two runs with one digest have the same results. ]]
+  Lua library (the modules loaded so far: so it is made last, after every module that shapes the
+  record is loaded). Two runs with one digest have the same results. ]]
 function M.of(s, o, peaks)
   if not o.ok or s.count.measured > 0 or s.count.failed > 0 or s:get("count") then return nil end
   local parts = { o.path, util.serialize(o.args or {}), history.VERSION, util.library_stamp() }

@@ -2,6 +2,7 @@
 -- bound from the stored ceilings, the time bound and its dominant term, and the marking (with
 -- a reason) of points above their bound beyond the spreads.
 local util = require "rot.util"
+local describe = require "rot.describe"
 local ceilings = require "rot.machine.ceilings"
 local agreement = require "rot.machine.agreement"
 local sweep = require "rot.machine.sweep"
@@ -15,8 +16,7 @@ function M.threads(row) return row.boundThreads or row.threads or 1 end
 -- Whether a row is a GPU point's, or a CUDA program's (its kernels' and NVTX ranges' regions are
 -- bounded by the GPU's ceilings; none of its rows by the CPU's peaks, which are never measured for it).
 function M.gpu(row)
-  local d = row.desc
-  return d ~= nil and (d.device == "gpu" or (d.app ~= nil and d.app.cuda == true)) or row.gpuRegion ~= nil
+  return row.desc ~= nil and row.desc.device == "gpu" or describe.cuda_program(row.desc) or row.gpuRegion ~= nil
 end
 
 -- Whether any of the rows is bounded by the CPU's peaks (a row not a GPU point's).

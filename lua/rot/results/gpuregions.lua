@@ -5,6 +5,7 @@
   (rot.results.gpuplaced): a point per level, the bound the largest term. Every field is
   declared in core/vocabulary.h (RESULT_ROW, side gpuregions). ]]
 local util = require "rot.util"
+local describe = require "rot.describe"
 local gpu = require "rot.gpu"
 local metriclines = require "rot.gpu.metriclines"
 local quantities = require "rot.results.quantities"
@@ -18,7 +19,7 @@ M.PROGRAM = "(program)"
 -- The metrics pass of a row's point (its record), and whether that point is a CUDA program's.
 local function point_of(r)
   local p = r.appPoint
-  return p and p.cudaRecord, p and p.desc and p.desc.app and p.desc.app.cuda
+  return p and p.cudaRecord, p and describe.cuda_program(p.desc)
 end
 
 -- A row's region in the record: its sums and its kind (kernel, nvtx), or nil.
