@@ -59,8 +59,13 @@ static struct rot_arena *arena;
 static uint32_t me; /* this process's entry in arena->procs */
 static struct cudarec_kernels kernels;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int started;
+static int forked; /* 1 in a process forked (without exec) from one that started */
+
+/* start()'s progress: NOT_BEGUN, RUNNING (on the thread whose `starting` is set), DONE. */
+enum { NOT_BEGUN, RUNNING, DONE };
+static int state = NOT_BEGUN;
+static __thread int starting;
 
 static pthread_mutex_t nvtx_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cudarec_ranges *ranges;		  /* start/end */
@@ -226,6 +231,8 @@ static void CUPTIAPI callback(void *user, CUpti_CallbackDomain domain, CUpti_Cal
 {
 	const CUpti_NvtxData *d = data;
 	char buf[ROT_ARENA_NAME];
+	if (__atomic_load_n(&forked, __ATOMIC_RELAXED))
+		return;
 	if (cudamet_callback(domain, id, data, nvtx)) /* the metrics pass's launches */
 		return;
 	if (domain != CUPTI_CB_DOMAIN_NVTX || !d || !d->functionParams)
@@ -300,6 +307,8 @@ static void CUPTIAPI callback(void *user, CUpti_CallbackDomain domain, CUpti_Cal
 
 static void flush(void)
 {
+	if (forked) /* the parent's counts, not this process's; its locks may be held */
+		return;
 	if (started)
 		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	if (kernels.lost)
@@ -369,10 +378,22 @@ static void start_metrics(void)
 		say("metrics pass", r);
 }
 
+/* In a process the program forks without exec, after the library started: nothing recorded.
+ * It shares the arena's pages with its parent, and copies of its parent's CUPTI state and
+ * locks (held, maybe, by a thread it does not have). As the marker recorder does. */
+static void forked_child(void)
+{
+	__atomic_store_n(&forked, 1, __ATOMIC_RELAXED);
+	arena = NULL;
+	started = 0;
+	cudamet_forked();
+}
+
 static void start(void)
 {
 	CUpti_SubscriberHandle sub;
 	CUptiResult r;
+	pthread_atfork(NULL, NULL, forked_child);
 	if (cudamet_asked()) {
 		start_metrics();
 		return;
@@ -411,17 +432,38 @@ static void start(void)
 	atexit(flush);
 }
 
+/* start(), once. Not pthread_once: start() calls CUPTI, which may initialize CUDA, whose
+ * driver then calls InitializeInjection on the same thread, and pthread_once would wait for
+ * itself. A call on the thread running start() returns at once; another thread waits for it. */
+static void start_once(void)
+{
+	int was = NOT_BEGUN;
+	if (starting)
+		return;
+	if (__atomic_compare_exchange_n(&state, &was, RUNNING, 0, __ATOMIC_ACQUIRE,
+					__ATOMIC_ACQUIRE)) {
+		starting = 1;
+		start();
+		starting = 0;
+		__atomic_store_n(&state, DONE, __ATOMIC_RELEASE);
+		return;
+	}
+	struct timespec nap = {0, 100000}; /* 0.1 ms */
+	while (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != DONE)
+		nanosleep(&nap, NULL);
+}
+
 /* CUDA's injection entry: at the program's cuInit. */
 __attribute__((visibility("default"))) int InitializeInjection(void)
 {
-	pthread_once(&once, start);
+	start_once();
 	return 1;
 }
 
 /* NVTX's injection entry: at the program's first NVTX call; CUPTI's own takes it over. */
 __attribute__((visibility("default"))) int InitializeInjectionNvtx2(void *get_export_table)
 {
-	pthread_once(&once, start);
+	start_once();
 	Dl_info info;
 	void *cupti = NULL;
 	int (*init)(void *) = NULL;

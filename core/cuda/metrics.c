@@ -29,7 +29,7 @@
 #define BATCH 256 /* ranges a counter data image holds */
 
 static struct {
-	int asked, done, failed;
+	int asked, done, failed, forked;
 	char *list; /* the metrics' names, NUL-separated */
 	const char *names[GPU_MAX_METRICS], *out, *chip;
 	int n;
@@ -197,9 +197,17 @@ static void finish(void)
 
 static void at_exit(void)
 {
+	if (__atomic_load_n(&P.forked, __ATOMIC_RELAXED))
+		return;
 	pthread_mutex_lock(&lock);
 	finish();
 	pthread_mutex_unlock(&lock);
+}
+
+void cudamet_forked(void)
+{
+	__atomic_store_n(&P.forked, 1, __ATOMIC_RELAXED);
+	P.done = 1; /* (its lock may be held by a thread this process does not have) */
 }
 
 CUptiResult cudamet_start(CUpti_CallbackFunc cb)
