@@ -9,7 +9,7 @@
  * CUPTI's NVTX domain). Both start the same things once: the arena the core left (ROT_MARKERS_FD,
  * as the recorder maps it), CUPTI's concurrent-kernel activity records, the NVTX callbacks, and a
  * flush of the records at exit. A process that is not rot's (no arena) is left alone; one that
- * runs a CUPTI older than the headers the library was built with is refused in one line.
+ * runs a CUPTI of an older major release than the library's headers is refused in one line.
  * Kernel records are handed over in buffers on CUPTI's thread, serialized by a mutex. A kernel
  * whose records are still in a buffer when the process is killed is lost: a crash loses them.
  * NVTX ranges are timed here (CLOCK_MONOTONIC, the arena's clock for a CUDA program): push/pop
@@ -34,9 +34,10 @@
 
 #define BUFFER (8u << 20) /* CUPTI's activity buffers */
 
-/* records.c reads a kernel record at these offsets: every record version's since the 4th */
+/* records.c reads a kernel record at these offsets: every record version's since the 3rd */
 #define SAME_AT(field, at)                                                                         \
-	_Static_assert(offsetof(CUpti_ActivityKernel4, field) == (at) &&                           \
+	_Static_assert(offsetof(CUpti_ActivityKernel3, field) == (at) &&                           \
+			   offsetof(CUpti_ActivityKernel4, field) == (at) &&                       \
 			   offsetof(CUpti_ActivityKernel10, field) == (at),                        \
 		       "CUPTI's kernel record moved " #field)
 SAME_AT(start, CUDAREC_KERNEL_START);
@@ -44,7 +45,13 @@ SAME_AT(end, CUDAREC_KERNEL_END);
 SAME_AT(gridX, CUDAREC_KERNEL_GRID);
 SAME_AT(blockX, CUDAREC_KERNEL_BLOCK);
 SAME_AT(name, CUDAREC_KERNEL_NAME);
-_Static_assert(sizeof(CUpti_ActivityKernel4) >= CUDAREC_KERNEL_BYTES, "a short kernel record");
+_Static_assert(sizeof(CUpti_ActivityKernel3) >= CUDAREC_KERNEL_BYTES, "a short kernel record");
+
+/* The oldest CUPTI the library reads: its headers' major release, from its first version
+ * (xxyyzz from CUDA 13: 130000). A later minor or update adds record versions and calls, and
+ * moves none of the fields above; a CUDA 13.0 libcupti that a program bundles is read. */
+_Static_assert(CUPTI_API_VERSION >= 130000, "CUPTI's headers older than CUDA 13's");
+#define CUPTI_OLDEST (CUPTI_API_VERSION / 10000 * 10000)
 
 /* The parameters of NVTX calls generated_nvtx_meta.h leaves out, or types as narrow. */
 typedef struct {
@@ -341,19 +348,19 @@ static int proc_entry(struct rot_arena *a)
 	return i < ROT_ARENA_PROCS ? (int)i : -1;
 }
 
-/* Whether the CUPTI the program runs with is one this library reads: not older than the
- * headers it was built with (said in one line when it is). */
+/* Whether the CUPTI the program runs with is one this library reads: not older than
+ * CUPTI_OLDEST (said in one line when it is). */
 static int cupti_usable(void)
 {
 	uint32_t v = 0;
 	Dl_info info;
-	if (cuptiGetVersion(&v) == CUPTI_SUCCESS && v >= CUPTI_API_VERSION)
+	if (cuptiGetVersion(&v) == CUPTI_SUCCESS && v >= CUPTI_OLDEST)
 		return 1;
 	int where = dladdr((void *)cuptiGetVersion, &info) && info.dli_fname;
 	fprintf(stderr,
-		"rot: CUDA library: CUPTI at run time (%s, version %u) is older than the %u it was "
-		"built with: nothing is recorded\n",
-		where ? info.dli_fname : "libcupti", v, (unsigned)CUPTI_API_VERSION);
+		"rot: CUDA library: CUPTI at run time (%s, version %u) is older than %u, the oldest "
+		"it reads: nothing is recorded\n",
+		where ? info.dli_fname : "libcupti", v, (unsigned)CUPTI_OLDEST);
 	return 0;
 }
 
