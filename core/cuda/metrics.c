@@ -8,7 +8,8 @@
  * launch after Start is a range of its own; kernel replay runs it again for each pass its
  * metrics need, restoring the memory it writes. Each launch is logged when it is made (its
  * kernel, the NVTX ranges open on its thread): range i of a batch is launch i (sums.c matches
- * them by name where their numbers differ). A batch holds BATCH ranges: the launch that finds
+ * them by name where their numbers differ, or where threads reached the driver in another order
+ * than they logged). A batch holds BATCH ranges: the launch that finds
  * it full first stops the profiler, decodes, evaluates each range (gpurange.c's steps, the GPU
  * core's), and starts it again. The last batch is read when the context ends or the process
  * exits, then the sums are written to OUT.PID (a temporary file renamed). Launches in another
