@@ -21,6 +21,7 @@
 #include "sums.h"
 #include "words.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,12 +197,37 @@ static void finish(void)
 		fprintf(stderr, "rot: CUDA library: cannot write '%s'\n", path);
 }
 
+/* A driver entry point, from the libcuda the program loaded (NULL: none loaded). */
+static void *driver(const char *name)
+{
+	void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD), *f;
+	f = dlsym(cuda ? cuda : RTLD_DEFAULT, name);
+	if (cuda)
+		dlclose(cuda);
+	return f;
+}
+
+/* At exit, finish() runs on the thread that exits, where the profiled context may not be
+ * current (the program launched from another thread, or popped its context), while the
+ * profiler's stop and decode act on the current context. So P.ctx is pushed current around
+ * it, and popped after. The driver's calls come from the process's libcuda: the library links
+ * none, as CUPTI loads it. */
 static void at_exit(void)
 {
+	CUresult (*push)(CUcontext) = NULL;
+	CUresult (*pop)(CUcontext *) = NULL;
+	CUcontext was;
 	if (__atomic_load_n(&P.forked, __ATOMIC_RELAXED))
 		return;
 	pthread_mutex_lock(&lock);
+	if (!P.done && P.ctx) {
+		*(void **)&push = driver("cuCtxPushCurrent_v2");
+		*(void **)&pop = driver("cuCtxPopCurrent_v2");
+	}
+	int pushed = push && pop && push(P.ctx) == CUDA_SUCCESS;
 	finish();
+	if (pushed)
+		pop(&was);
 	pthread_mutex_unlock(&lock);
 }
 
