@@ -357,10 +357,11 @@ static int cupti_usable(void)
 	if (cuptiGetVersion(&v) == CUPTI_SUCCESS && v >= CUPTI_OLDEST)
 		return 1;
 	int where = dladdr((void *)cuptiGetVersion, &info) && info.dli_fname;
-	fprintf(stderr,
-		"rot: CUDA library: CUPTI at run time (%s, version %u) is older than %u, the oldest "
-		"it reads: nothing is recorded\n",
-		where ? info.dli_fname : "libcupti", v, (unsigned)CUPTI_OLDEST);
+	fprintf(
+	    stderr,
+	    "rot: CUDA library: CUPTI at run time (%s, version %u) is older than %u, the oldest "
+	    "it reads: nothing is recorded\n",
+	    where ? info.dli_fname : "libcupti", v, (unsigned)CUPTI_OLDEST);
 	return 0;
 }
 

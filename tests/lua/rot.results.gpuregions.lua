@@ -98,7 +98,8 @@ t.ok(fby[triad].above and fby[triad].fraction > 1 and #fast_above == 1 and fast_
 t.ok(fby.iteration.fraction > 1 and not fby.iteration.above,
   "an NVTX range as fast is not above its bound (fraction " .. string.format("%.3g", fby.iteration.fraction) .. ")")
 local fast_out = t.capture("stdout", function() gpuregions.legend(fast, io.stdout) end)
-t.ok(fast_out:find("NVTX ranges: their time is the host's", 1, true), "under the table: an NVTX range's time is the host's")
+t.ok(fast_out:find("NVTX ranges: their time is the host's", 1, true),
+  "under the table: an NVTX range's time is the host's")
 
 -- no stored ceilings: placed, not bounded, said so
 local again = regions.rows(point, 1, 0.05)

@@ -28,22 +28,25 @@ static void names(void)
 	cudarec_name("_ZN12_GLOBAL__N_16kernelEv", g1, b1, out, sizeof out);
 	is_str(out, "(anonymous namespace)::kernel <<<32768, 1024>>>",
 	       "a kernel in an anonymous namespace");
-	/* nvcc's extended lambdas, names from BabelStream (57637d5, nvcc 13) and a host-device one */
+	/* nvcc's extended lambdas: BabelStream's (57637d5, nvcc 13), a host-device one */
 	uint32_t g4[3] = {1056, 1, 1};
-	cudarec_name("_Z15for_each_kernelI17__nv_dl_wrapper_tI11__nv_dl_tagIM10CUDAStreamIdEFvvEXadL_"
-		     "ZNS3_4copyEvEELj1EEJPdS7_EEEvmmT_",
-		     g4, b1, out, sizeof out);
+	cudarec_name(
+	    "_Z15for_each_kernelI17__nv_dl_wrapper_tI11__nv_dl_tagIM10CUDAStreamIdEFvvEXadL_"
+	    "ZNS3_4copyEvEELj1EEJPdS7_EEEvmmT_",
+	    g4, b1, out, sizeof out);
 	is_str(out, "for_each_kernel<CUDAStream<double>::copy {lambda #1}> <<<1056, 1024>>>",
 	       "a device lambda's kernel: named by the function that holds the lambda");
 	char triad[ROT_ARENA_NAME];
-	cudarec_name("_Z15for_each_kernelI17__nv_dl_wrapper_tI11__nv_dl_tagIM10CUDAStreamIdEFvvEXadL_"
-		     "ZNS3_5triadEvEELj1EEJPdS7_S7_EEEvmmT_",
-		     g4, b1, triad, sizeof triad);
+	cudarec_name(
+	    "_Z15for_each_kernelI17__nv_dl_wrapper_tI11__nv_dl_tagIM10CUDAStreamIdEFvvEXadL_"
+	    "ZNS3_5triadEvEELj1EEJPdS7_S7_EEEvmmT_",
+	    g4, b1, triad, sizeof triad);
 	is_str(triad, "for_each_kernel<CUDAStream<double>::triad {lambda #1}> <<<1056, 1024>>>",
 	       "another lambda's kernel: another name");
-	cudarec_name("_Z15for_each_kernelI17__nv_dl_wrapper_tI11__nv_dl_tagIM10CUDAStreamIfEFvfffEXadL_"
-		     "ZNS3_11init_arraysEfffEELj1EEJPfS7_S7_fffEEEvmmT_",
-		     g4, b1, out, sizeof out);
+	cudarec_name(
+	    "_Z15for_each_kernelI17__nv_dl_wrapper_tI11__nv_dl_tagIM10CUDAStreamIfEFvfffEXadL_"
+	    "ZNS3_11init_arraysEfffEELj1EEJPfS7_S7_fffEEEvmmT_",
+	    g4, b1, out, sizeof out);
 	is_str(out, "for_each_kernel<CUDAStream<float>::init_arrays {lambda #1}> <<<1056, 1024>>>",
 	       "a lambda of a function with parameters, capturing values");
 	cudarec_name("_Z5applyI18__nv_hdl_wrapper_tILb0ELb0ELb0E11__nv_dl_tagIM1SFvPiiEXadL_ZNS2_"

@@ -120,7 +120,7 @@ static void reordered(void)
 	struct cudarec_nvtx *a = calloc(1, sizeof *a);
 	cudamet_init(m, 3);
 	cudarec_push(a, NULL, "step", 0);
-	cudamet_launch(m, "triad <<<4, 256>>>", "_Z5triadPd", a); /* thread A, logged first */
+	cudamet_launch(m, "triad <<<4, 256>>>", "_Z5triadPd", a);  /* thread A, logged first */
 	cudamet_launch(m, "copy <<<8, 128>>>", "_Z4copyPd", NULL); /* thread B */
 	double base[3] = {1, 2, 4};
 	const char *names[2] = {"_Z4copyPd", "_Z5triadPd"};
