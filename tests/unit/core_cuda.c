@@ -54,6 +54,9 @@ static void names(void)
 		     g4, b1, out, sizeof out);
 	is_str(out, "apply<S::run {lambda #1}> <<<1056, 1024>>>",
 	       "a host-device lambda's kernel: the same form");
+	cudarec_name("_Z1kI17__nv_dl_wrapper_tIiEEvv", g4, b1, out, sizeof out);
+	is_str(out, "k<__nv_dl_wrapper_t<int> > <<<1056, 1024>>>",
+	       "a wrapper without nvcc's tag is left as it is");
 	char longname[400] = "_Z300";
 	memset(longname + 5, 'k', 300);
 	longname[305] = '\0';
