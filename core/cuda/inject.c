@@ -386,12 +386,14 @@ static void start_metrics(void)
 		say("metrics pass", r);
 }
 
-/* In a process the program forks without exec, after the library started: nothing recorded.
- * It shares the arena's pages with its parent, and copies of its parent's CUPTI state and
- * locks (held, maybe, by a thread it does not have). As the marker recorder does. */
+/* In a process the program forks without exec, after the library began starting: nothing
+ * recorded. It shares the arena's pages with its parent, and copies of its parent's CUPTI
+ * state and locks (held, maybe, by a thread it does not have). As the marker recorder does.
+ * Started it counts as (forked while another thread started: nothing waits for that one). */
 static void forked_child(void)
 {
 	__atomic_store_n(&forked, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&state, DONE, __ATOMIC_RELEASE);
 	arena = NULL;
 	started = 0;
 	cudamet_forked();
@@ -401,7 +403,6 @@ static void start(void)
 {
 	CUpti_SubscriberHandle sub;
 	CUptiResult r;
-	pthread_atfork(NULL, NULL, forked_child);
 	if (cudamet_asked()) {
 		start_metrics();
 		return;
@@ -451,6 +452,7 @@ static void start_once(void)
 	if (__atomic_compare_exchange_n(&state, &was, RUNNING, 0, __ATOMIC_ACQUIRE,
 					__ATOMIC_ACQUIRE)) {
 		starting = 1;
+		pthread_atfork(NULL, NULL, forked_child);
 		start();
 		starting = 0;
 		__atomic_store_n(&state, DONE, __ATOMIC_RELEASE);
