@@ -3,8 +3,8 @@
 # librot-cuda.so, its two injection entries exported); a CUDA program is told apart by its ELF
 # (the runtime linked statically or shared), and rot profile refuses it in one line, status 1,
 # nothing left running; loaded without a device, it enters its process, refuses an older
-# CUPTI, reads 13.0's, and returns when CUPTI enters it again while it starts; its metrics pass, asked for where no driver is, writes why it could not profile, in its
-# words, and ends. Its rot profile builds in a folder of its own: the device probe's GPU core
+# CUPTI, reads 13.0's, and returns when CUPTI enters it again while it starts; its metrics
+# pass, asked for where no driver is, writes why it could not profile, in its words, and ends. Its rot profile builds in a folder of its own: the device probe's GPU core
 # must not replace build/core's, which a test beside it holds (triad.t's cached rerun). Without
 # nvcc: a skip that says so. With a device: cuda-apps.sh's check.
 # judges no time
