@@ -9,7 +9,7 @@
  * CUPTI's NVTX domain). Both start the same things once: the arena the core left (ROT_MARKERS_FD,
  * as the recorder maps it), CUPTI's concurrent-kernel activity records, the NVTX callbacks, and a
  * flush of the records at exit. A process that is not rot's (no arena) is left alone; one that
- * runs a CUPTI older than the headers the library was built with is refused in one line.
+ * runs a CUPTI of an older major release than the library's headers is refused in one line.
  * Kernel records are handed over in buffers on CUPTI's thread, serialized by a mutex. A kernel
  * whose records are still in a buffer when the process is killed is lost: a crash loses them.
  * NVTX ranges are timed here (CLOCK_MONOTONIC, the arena's clock for a CUDA program): push/pop
@@ -34,9 +34,10 @@
 
 #define BUFFER (8u << 20) /* CUPTI's activity buffers */
 
-/* records.c reads a kernel record at these offsets: every record version's since the 4th */
+/* records.c reads a kernel record at these offsets: every record version's since the 3rd */
 #define SAME_AT(field, at)                                                                         \
-	_Static_assert(offsetof(CUpti_ActivityKernel4, field) == (at) &&                           \
+	_Static_assert(offsetof(CUpti_ActivityKernel3, field) == (at) &&                           \
+			   offsetof(CUpti_ActivityKernel4, field) == (at) &&                       \
 			   offsetof(CUpti_ActivityKernel10, field) == (at),                        \
 		       "CUPTI's kernel record moved " #field)
 SAME_AT(start, CUDAREC_KERNEL_START);
@@ -44,7 +45,13 @@ SAME_AT(end, CUDAREC_KERNEL_END);
 SAME_AT(gridX, CUDAREC_KERNEL_GRID);
 SAME_AT(blockX, CUDAREC_KERNEL_BLOCK);
 SAME_AT(name, CUDAREC_KERNEL_NAME);
-_Static_assert(sizeof(CUpti_ActivityKernel4) >= CUDAREC_KERNEL_BYTES, "a short kernel record");
+_Static_assert(sizeof(CUpti_ActivityKernel3) >= CUDAREC_KERNEL_BYTES, "a short kernel record");
+
+/* The oldest CUPTI the library reads: its headers' major release, from its first version
+ * (xxyyzz from CUDA 13: 130000). A later minor or update adds record versions and calls, and
+ * moves none of the fields above; a CUDA 13.0 libcupti that a program bundles is read. */
+_Static_assert(CUPTI_API_VERSION >= 130000, "CUPTI's headers older than CUDA 13's");
+#define CUPTI_OLDEST (CUPTI_API_VERSION / 10000 * 10000)
 
 /* The parameters of NVTX calls generated_nvtx_meta.h leaves out, or types as narrow. */
 typedef struct {
@@ -59,8 +66,13 @@ static struct rot_arena *arena;
 static uint32_t me; /* this process's entry in arena->procs */
 static struct cudarec_kernels kernels;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int started;
+static int forked; /* 1 in a process forked (without exec) from one that started */
+
+/* start()'s progress: NOT_BEGUN, RUNNING (on the thread whose `starting` is set), DONE. */
+enum { NOT_BEGUN, RUNNING, DONE };
+static int state = NOT_BEGUN;
+static __thread int starting;
 
 static pthread_mutex_t nvtx_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cudarec_ranges *ranges;		  /* start/end */
@@ -226,6 +238,8 @@ static void CUPTIAPI callback(void *user, CUpti_CallbackDomain domain, CUpti_Cal
 {
 	const CUpti_NvtxData *d = data;
 	char buf[ROT_ARENA_NAME];
+	if (__atomic_load_n(&forked, __ATOMIC_RELAXED))
+		return;
 	if (cudamet_callback(domain, id, data, nvtx)) /* the metrics pass's launches */
 		return;
 	if (domain != CUPTI_CB_DOMAIN_NVTX || !d || !d->functionParams)
@@ -300,6 +314,8 @@ static void CUPTIAPI callback(void *user, CUpti_CallbackDomain domain, CUpti_Cal
 
 static void flush(void)
 {
+	if (forked) /* the parent's counts, not this process's; its locks may be held */
+		return;
 	if (started)
 		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	if (kernels.lost)
@@ -332,19 +348,20 @@ static int proc_entry(struct rot_arena *a)
 	return i < ROT_ARENA_PROCS ? (int)i : -1;
 }
 
-/* Whether the CUPTI the program runs with is one this library reads: not older than the
- * headers it was built with (said in one line when it is). */
+/* Whether the CUPTI the program runs with is one this library reads: not older than
+ * CUPTI_OLDEST (said in one line when it is). */
 static int cupti_usable(void)
 {
 	uint32_t v = 0;
 	Dl_info info;
-	if (cuptiGetVersion(&v) == CUPTI_SUCCESS && v >= CUPTI_API_VERSION)
+	if (cuptiGetVersion(&v) == CUPTI_SUCCESS && v >= CUPTI_OLDEST)
 		return 1;
 	int where = dladdr((void *)cuptiGetVersion, &info) && info.dli_fname;
-	fprintf(stderr,
-		"rot: CUDA library: CUPTI at run time (%s, version %u) is older than the %u it was "
-		"built with: nothing is recorded\n",
-		where ? info.dli_fname : "libcupti", v, (unsigned)CUPTI_API_VERSION);
+	fprintf(
+	    stderr,
+	    "rot: CUDA library: CUPTI at run time (%s, version %u) is older than %u, the oldest "
+	    "it reads: nothing is recorded\n",
+	    where ? info.dli_fname : "libcupti", v, (unsigned)CUPTI_OLDEST);
 	return 0;
 }
 
@@ -367,6 +384,19 @@ static void start_metrics(void)
 	cudarec_ranges_start(ranges, NULL, 0);
 	if ((r = cudamet_start(callback)) != CUPTI_SUCCESS)
 		say("metrics pass", r);
+}
+
+/* In a process the program forks without exec, after the library began starting: nothing
+ * recorded. It shares the arena's pages with its parent, and copies of its parent's CUPTI
+ * state and locks (held, maybe, by a thread it does not have). As the marker recorder does.
+ * Started it counts as (forked while another thread started: nothing waits for that one). */
+static void forked_child(void)
+{
+	__atomic_store_n(&forked, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&state, DONE, __ATOMIC_RELEASE);
+	arena = NULL;
+	started = 0;
+	cudamet_forked();
 }
 
 static void start(void)
@@ -411,17 +441,39 @@ static void start(void)
 	atexit(flush);
 }
 
+/* start(), once. Not pthread_once: start() calls CUPTI, which may initialize CUDA, whose
+ * driver then calls InitializeInjection on the same thread, and pthread_once would wait for
+ * itself. A call on the thread running start() returns at once; another thread waits for it. */
+static void start_once(void)
+{
+	int was = NOT_BEGUN;
+	if (starting)
+		return;
+	if (__atomic_compare_exchange_n(&state, &was, RUNNING, 0, __ATOMIC_ACQUIRE,
+					__ATOMIC_ACQUIRE)) {
+		starting = 1;
+		pthread_atfork(NULL, NULL, forked_child);
+		start();
+		starting = 0;
+		__atomic_store_n(&state, DONE, __ATOMIC_RELEASE);
+		return;
+	}
+	struct timespec nap = {0, 100000}; /* 0.1 ms */
+	while (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != DONE)
+		nanosleep(&nap, NULL);
+}
+
 /* CUDA's injection entry: at the program's cuInit. */
 __attribute__((visibility("default"))) int InitializeInjection(void)
 {
-	pthread_once(&once, start);
+	start_once();
 	return 1;
 }
 
 /* NVTX's injection entry: at the program's first NVTX call; CUPTI's own takes it over. */
 __attribute__((visibility("default"))) int InitializeInjectionNvtx2(void *get_export_table)
 {
-	pthread_once(&once, start);
+	start_once();
 	Dl_info info;
 	void *cupti = NULL;
 	int (*init)(void *) = NULL;

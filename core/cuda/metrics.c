@@ -8,7 +8,8 @@
  * launch after Start is a range of its own; kernel replay runs it again for each pass its
  * metrics need, restoring the memory it writes. Each launch is logged when it is made (its
  * kernel, the NVTX ranges open on its thread): range i of a batch is launch i (sums.c matches
- * them by name where their numbers differ). A batch holds BATCH ranges: the launch that finds
+ * them by name where their numbers differ, or where threads reached the driver in another order
+ * than they logged). A batch holds BATCH ranges: the launch that finds
  * it full first stops the profiler, decodes, evaluates each range (gpurange.c's steps, the GPU
  * core's), and starts it again. The last batch is read when the context ends or the process
  * exits, then the sums are written to OUT.PID (a temporary file renamed). Launches in another
@@ -20,6 +21,7 @@
 #include "sums.h"
 #include "words.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +31,7 @@
 #define BATCH 256 /* ranges a counter data image holds */
 
 static struct {
-	int asked, done, failed;
+	int asked, done, failed, forked;
 	char *list; /* the metrics' names, NUL-separated */
 	const char *names[GPU_MAX_METRICS], *out, *chip;
 	int n;
@@ -195,11 +197,44 @@ static void finish(void)
 		fprintf(stderr, "rot: CUDA library: cannot write '%s'\n", path);
 }
 
+/* A driver entry point, from the libcuda the program loaded (NULL: none loaded). */
+static void *driver(const char *name)
+{
+	void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD), *f;
+	f = dlsym(cuda ? cuda : RTLD_DEFAULT, name);
+	if (cuda)
+		dlclose(cuda);
+	return f;
+}
+
+/* At exit, finish() runs on the thread that exits, where the profiled context may not be
+ * current (the program launched from another thread, or popped its context), while the
+ * profiler's stop and decode act on the current context. So P.ctx is pushed current around
+ * it, and popped after. The driver's calls come from the process's libcuda: the library links
+ * none, as CUPTI loads it. */
 static void at_exit(void)
 {
+	CUresult (*push)(CUcontext) = NULL;
+	CUresult (*pop)(CUcontext *) = NULL;
+	CUcontext was;
+	if (__atomic_load_n(&P.forked, __ATOMIC_RELAXED))
+		return;
 	pthread_mutex_lock(&lock);
+	if (!P.done && P.ctx) {
+		*(void **)&push = driver("cuCtxPushCurrent_v2");
+		*(void **)&pop = driver("cuCtxPopCurrent_v2");
+	}
+	int pushed = push && pop && push(P.ctx) == CUDA_SUCCESS;
 	finish();
+	if (pushed)
+		pop(&was);
 	pthread_mutex_unlock(&lock);
+}
+
+void cudamet_forked(void)
+{
+	__atomic_store_n(&P.forked, 1, __ATOMIC_RELAXED);
+	P.done = 1; /* (its lock may be held by a thread this process does not have) */
 }
 
 CUptiResult cudamet_start(CUpti_CallbackFunc cb)

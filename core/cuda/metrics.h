@@ -15,6 +15,10 @@ int cudamet_asked(void);
  * the output written at exit, with why when this failed. */
 CUptiResult cudamet_start(CUpti_CallbackFunc cb);
 
+/* In a process forked (without exec) after it started: nothing profiled, nothing written at
+ * exit, no CUPTI called (fork's child handler). */
+void cudamet_forked(void);
+
 /* The library's callback, first: 1 when it was the metrics pass's (a launch, a context's
  * end), 0 for the rest. nvtx: the calling thread's NVTX ranges (NULL: none pushed). */
 int cudamet_callback(CUpti_CallbackDomain domain, CUpti_CallbackId id, const void *data,

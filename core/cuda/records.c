@@ -30,6 +30,76 @@ static void short_name(char *s)
 	}
 }
 
+/* The end of the bracketed list opening at s (its '<' or '('): the matching close, or NULL. */
+static char *closing(char *s)
+{
+	int depth = 0;
+	for (; *s; s++)
+		if (*s == '<' || *s == '(')
+			depth++;
+		else if ((*s == '>' || *s == ')') && --depth == 0)
+			return s;
+	return NULL;
+}
+
+/* The i-th argument of the list from open to its close: [*b, *e), leading spaces off. */
+static int nth_arg(char *open, char *close, int i, char **b, char **e)
+{
+	int depth = 0;
+	char *at = open + 1;
+	for (char *s = at; s <= close; s++) {
+		if (s < close && (*s == '<' || *s == '('))
+			depth++;
+		else if (s < close && (*s == '>' || *s == ')'))
+			depth--;
+		else if (depth == 0 && (*s == ',' || s == close)) {
+			if (i-- == 0) {
+				while (*at == ' ')
+					at++;
+				*b = at, *e = s;
+				return 1;
+			}
+			at = s + 1;
+		}
+	}
+	return 0;
+}
+
+/* nvcc's extended lambdas. A device lambda passed to a kernel template is the template argument
+ * __nv_dl_wrapper_t<__nv_dl_tag<SIG, &X::f, N>, CAPTURES...>; a host-device one is
+ * __nv_hdl_wrapper_t<..., __nv_dl_tag<SIG, &X::f, N>, ...>. Each becomes "X::f {lambda #N}":
+ * the function that holds the lambda, and which of its lambdas (nvcc's N, from 1). The rest
+ * of the wrapper (the signature, the captures' types) is what made the names unreadable and
+ * too long. In place: the rewrite only shortens. A wrapper not of that form stays. */
+static void nv_lambdas(char *s)
+{
+	static const char *const wrappers[] = {"__nv_dl_wrapper_t<", "__nv_hdl_wrapper_t<"};
+	for (int w = 0; w < 2; w++)
+		for (char *at = s; (at = strstr(at, wrappers[w])) != NULL;) {
+			char *open = at + strlen(wrappers[w]) - 1, *close = closing(open);
+			char *tag = strstr(open, "__nv_dl_tag<"), *nb, *ne, *ib, *ie;
+			char *tclose = tag && tag < close ? closing(tag + 11) : NULL;
+			if (!close || !tclose || !nth_arg(tag + 11, tclose, 1, &nb, &ne) ||
+			    !nth_arg(tag + 11, tclose, 2, &ib, &ie)) {
+				at = open;
+				continue;
+			}
+			nb += *nb == '&';
+			ie -= ie > ib && ie[-1] == 'u';
+			char rep[ROT_ARENA_NAME * 2];
+			int n = snprintf(rep, sizeof rep, "%.*s {lambda #%.*s}", (int)(ne - nb), nb,
+					 (int)(ie - ib), ib);
+			if (n < 0 || (size_t)n >= sizeof rep || at + n > close) {
+				at = open;
+				continue;
+			}
+			memcpy(at, rep, (size_t)n);
+			close += close[1] == ' ' && close[2] == '>'; /* the demangler's "> >" */
+			memmove(at + n, close + 1, strlen(close + 1) + 1);
+			at += n;
+		}
+}
+
 /* "X", "XxY" or "XxYxZ": trailing dimensions of 1 left off. */
 static int shape(char *out, size_t len, const uint32_t d[3])
 {
@@ -60,6 +130,7 @@ void cudarec_name(const char *mangled, const uint32_t grid[3], const uint32_t bl
 	const char *name = mangled && *mangled ? mangled : "(unnamed kernel)";
 	if (d && status == 0) {
 		short_name(d);
+		nv_lambdas(d);
 		name = d;
 	}
 	shape(g, sizeof g, grid);

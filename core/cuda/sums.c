@@ -73,6 +73,7 @@ long cudamet_launch(struct cudamet *m, const char *name, const char *mangled,
 		l->nranges = 0;
 	}
 	snprintf(l->mangled, sizeof l->mangled, "%s", mangled ? mangled : "");
+	l->done = 0;
 	return (long)++m->nlog;
 }
 
@@ -117,30 +118,55 @@ static void range(struct cudamet *m, size_t i, const char *name, const double *v
 	}
 }
 
+/* Whether range `name` is launch j's kernel (a launch that found no room is none). */
+static int is_launch(const struct cudamet *m, size_t j, const char *name)
+{
+	const struct cudamet_launch *l = &m->log[j];
+	return name && l->kernel >= 0 && same_kernel(name, l->mangled, m->kernels[l->kernel].name);
+}
+
+/* The first launch from `from` on not yet given a range, whose kernel range `name` is; -1. */
+static long find(const struct cudamet *m, const char *name, size_t from)
+{
+	for (size_t j = from; j < m->nlog; j++)
+		if (!m->log[j].done && is_launch(m, j, name))
+			return (long)j;
+	return -1;
+}
+
 int cudamet_batch(struct cudamet *m, size_t ranges, cudamet_values get, void *ctx)
 {
 	double v[GPU_MAX_METRICS];
-	int rc = 0;
-	size_t next = 0, i = 0; /* the launch the next range is, the range */
-	for (; i < ranges && next < m->nlog; i++) {
+	int rc = 0, by_name = ranges != m->nlog;
+	size_t next = 0, i = 0, given = 0; /* the first launch without its range, the range */
+	for (; i < ranges && given < m->nlog; i++) {
 		const char *name = NULL;
 		if (get(ctx, i, &name, v) < 0) {
 			rc = -1;
 			goto out;
 		}
-		/* as many ranges as launches: range i is launch i; else a range is the next launch
-		 * only where its name says so (a range of no launch of the program's is dropped) */
-		const struct cudamet_launch *l = &m->log[next];
-		if (ranges == m->nlog ||
-		    (name && l->kernel >= 0 &&
-		     same_kernel(name, l->mangled, m->kernels[l->kernel].name)))
-			range(m, next++, name, v);
-		else
+		/* as many ranges as launches: range i is launch i, unless its name is another
+		 * launch's kernel (threads launched in another order than they logged): from there
+		 * on, and where the numbers differ, a range is the first launch left of its kernel
+		 * (a range of no launch of the program's is dropped) */
+		long j = (long)i;
+		if (!by_name && name && !is_launch(m, i, name) && find(m, name, i + 1) >= 0)
+			by_name = 1;
+		if (by_name)
+			j = find(m, name, next);
+		if (j < 0) {
 			m->unattributed++;
+			continue;
+		}
+		m->log[j].done = 1;
+		given++;
+		range(m, (size_t)j, name, v);
+		while (next < m->nlog && m->log[next].done)
+			next++;
 	}
 	m->unattributed += ranges - i; /* ranges past the last launch */
 out:
-	m->unprofiled += m->nlog - next;
+	m->unprofiled += m->nlog - given;
 	m->nlog = 0;
 	return rc;
 }
@@ -149,6 +175,15 @@ void cudamet_drop(struct cudamet *m, uint64_t launches)
 {
 	m->unprofiled += launches + m->nlog;
 	m->nlog = 0;
+}
+
+/* A name as one token: escaped, and "%" for the empty one (as rot.util.escape_token). */
+static void token(FILE *out, const char *s)
+{
+	if (*s)
+		escape_write(out, s, strlen(s));
+	else
+		fputc('%', out);
 }
 
 static void values(FILE *out, const double *v, int n)
@@ -165,7 +200,7 @@ static void regions(FILE *out, enum cudamet_record word, const struct cudamet_re
 		if (!r[i].launches)
 			continue;
 		fprintf(out, "%s ", cudamet_word(word));
-		escape_write(out, r[i].name, strlen(r[i].name));
+		token(out, r[i].name);
 		fprintf(out, " launches=%llu", (unsigned long long)r[i].launches);
 		values(out, r[i].v, n);
 	}
@@ -178,7 +213,7 @@ void cudamet_write(FILE *out, const struct cudamet *m, const char *const *metric
 		fprintf(out, "%s %d %s\n", cudamet_word(CUDAMET_METRIC), i, metrics[i]);
 	if (chip) {
 		fprintf(out, "%s ", cudamet_word(CUDAMET_CHIP));
-		escape_write(out, chip, strlen(chip));
+		token(out, chip);
 		fputc('\n', out);
 	}
 	if (m->passes)
@@ -194,14 +229,14 @@ void cudamet_write(FILE *out, const struct cudamet *m, const char *const *metric
 	if (m->mismatched) {
 		fprintf(out, "%s %llu ", cudamet_word(CUDAMET_MISMATCH),
 			(unsigned long long)m->mismatched);
-		escape_write(out, m->mismatch[0], strlen(m->mismatch[0]));
+		token(out, m->mismatch[0]);
 		fputc(' ', out);
-		escape_write(out, m->mismatch[1], strlen(m->mismatch[1]));
+		token(out, m->mismatch[1]);
 		fputc('\n', out);
 	}
 	if (m->error[0]) {
 		fprintf(out, "%s ", cudamet_word(CUDAMET_ERROR));
-		escape_write(out, m->error, strlen(m->error));
+		token(out, m->error);
 		fputc('\n', out);
 	}
 	fprintf(out, "%s\n", cudamet_word(CUDAMET_END));

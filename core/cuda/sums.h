@@ -25,6 +25,7 @@ struct cudamet_launch {
 	char mangled[ROT_ARENA_NAME];
 	int kernel, nranges;
 	int range[CUDAREC_DEPTH];
+	int done; /* given its range, in this batch */
 };
 
 struct cudamet {
@@ -55,8 +56,10 @@ typedef int (*cudamet_values)(void *ctx, size_t i, const char **name, double *va
 
 /* A batch of `ranges` profiled ranges read through get, each one's values added to its
  * launch's kernel region and to every range open at it. As many ranges as launches logged:
- * range i is launch i. Else a range is the next launch only where its name is that launch's
- * kernel's; the others are counted unattributed, the launches left unprofiled. Clears the log.
+ * range i is launch i, until a range's name is not its launch's kernel but a later launch's.
+ * From there, and where the numbers differ, a range is the first launch left whose kernel its
+ * name is; the others are counted unattributed, the launches left unprofiled. A range named
+ * unlike its launch and every other is its launch's still, and counted mismatched. Clears the log.
  * 0, or -1 when get failed (the launches left counted unprofiled). */
 int cudamet_batch(struct cudamet *m, size_t ranges, cudamet_values get, void *ctx);
 

@@ -24,7 +24,7 @@ fi
 ./rot profile -showOutput -maxRuns=5 -outputDir="$W" -- "$W/$prog" "$@" >"$W/profile.out" 2>&1 || fail=1
 cat "$W/profile.out"
 # per kernel: the region (BabelStream's copy_kernel<double> of old, its for_each_kernel of a
-# CUDA::copy() lambda now, stream.cu's copy), its bytes a call, and the rate the program prints
+# device lambda in CUDAStream<double>::copy now, stream.cu's copy), its bytes a call, and the rate the program prints
 python3 - "$W/$prog.csv" "$W/profile.out" "$prog" <<'PY' || fail=1
 import csv, re, sys
 rows = list(csv.DictReader(open(sys.argv[1], encoding="utf-8")))
@@ -35,7 +35,7 @@ best = lambda k, b, mbs: (b, max(mbs, printed.get(k, (0, 0))[1]))
 if prog == "babelstream":  # --csv: function,num_times,n_elements,sizeof,max_mbytes_per_sec,...
     for f, n, size, mbs in re.findall(r"^(Copy|Mul|Add|Triad|Dot),\d+,(\d+),(\d+),([0-9.eE+]+),", out, re.M):
         printed[f.lower()] = best(f.lower(), weight[f.lower()] * int(n) * int(size), float(mbs))
-    match = lambda k, r: re.match(r"(%s_kernel<|for_each_kernel<.*::%s\(\))" % (k, k), r)
+    match = lambda k, r: re.match(r"(%s_kernel<|for_each_kernel<CUDAStream<double>::%s \{lambda #\d+\}> )" % (k, k), r)
 else:
     for f, mbs in re.findall(r"^\s*(Copy|Mul|Add|Triad)\s+([0-9.]+)", out, re.M):
         printed[f.lower()] = best(f.lower(), weight[f.lower()] * 8 * 33554432, float(mbs))
@@ -66,7 +66,9 @@ for name, what in want.items():
     print("%s NVTX range %s (%s)" % ("ok" if ok else "MISS", name, what))
 sys.exit(bad)
 PY
-./rot profile -outputDir="$W" -- "$W/stream" 1048576 3 fault >"$W/fault.out" 2>&1
+# the fault run in its own directory: its stream.csv would replace the one ncu_bytes reads
+mkdir -p "$W/fault"
+./rot profile -outputDir="$W/fault" -- "$W/stream" 1048576 3 fault >"$W/fault.out" 2>&1
 st=$?
 if [ $st -ne 0 ] && grep -q "FAILED\|exited with status" "$W/fault.out"; then
 	echo "ok a CUDA error in one kernel fails the point (status $st)"

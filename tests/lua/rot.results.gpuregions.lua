@@ -78,10 +78,28 @@ t.ok(math.abs(tr.timeBound - 240 * n / 4000e9) < 1e-15, "its time bound: 240n B 
 t.ok(math.abs(tr.fraction - 240 * n / 4000e9 / 10e-3) < 1e-12, "of its bound: the time bound over its time")
 t.ok(math.abs(tr.bound - 4000 * 20 / 240) < 1e-9, "its bound: 4000 GB/s x 20/240 flop/B = 333.3 GFLOP/s")
 t.is(tr.limiter, "HBM bandwidth", "its limiter")
-t.is(#tr.gpu.intensity and tr.gpu.intensity.L1, 20 / 320, "its L1 point: flops over L1's bytes")
+t.is(tr.gpu.intensity.L1, 20 / 320, "its L1 point: flops over L1's bytes")
+t.ok(math.abs(tr.gpu.intensity.HBM - 20 / 240) < 1e-12, "its HBM point: flops over HBM's bytes")
 t.is(#above, 0, "nothing above its bound")
 t.is(cp.boundKey, "HBM", "copy: no flops, bound by HBM all the same")
 t.is(cp.bound, nil, "and with no flops no GFLOP/s bound")
+
+-- faster than the bound: a kernel is above it; an NVTX range is not (its time is the host's,
+-- its kernels' may run on after its pop), and a line under the table says why
+local fast_entry = { meta = entry.meta, runs = entry.runs,
+  regions = { region(triad, 10, 1e5), region("iteration", 20, 1e5) } }
+local fast = regions.rows({ point = point.point, desc = desc, entry = fast_entry, measured = true, cudaRecord = rec },
+  1, 0.05)
+local fby = {}
+for _, r in ipairs(fast) do gpuregions.apply(r); fby[r.region] = r end
+local fast_above = gpuregions.bound(fast, function() return C end, 0.02)
+t.ok(fby[triad].above and fby[triad].fraction > 1 and #fast_above == 1 and fast_above[1] == fby[triad],
+  "a kernel faster than its bound is above it, and the only row returned")
+t.ok(fby.iteration.fraction > 1 and not fby.iteration.above,
+  "an NVTX range as fast is not above its bound (fraction " .. string.format("%.3g", fby.iteration.fraction) .. ")")
+local fast_out = t.capture("stdout", function() gpuregions.legend(fast, io.stdout) end)
+t.ok(fast_out:find("NVTX ranges: their time is the host's", 1, true),
+  "under the table: an NVTX range's time is the host's")
 
 -- no stored ceilings: placed, not bounded, said so
 local again = regions.rows(point, 1, 0.05)

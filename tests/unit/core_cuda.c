@@ -28,6 +28,35 @@ static void names(void)
 	cudarec_name("_ZN12_GLOBAL__N_16kernelEv", g1, b1, out, sizeof out);
 	is_str(out, "(anonymous namespace)::kernel <<<32768, 1024>>>",
 	       "a kernel in an anonymous namespace");
+	/* nvcc's extended lambdas: BabelStream's (57637d5, nvcc 13), a host-device one */
+	uint32_t g4[3] = {1056, 1, 1};
+	cudarec_name(
+	    "_Z15for_each_kernelI17__nv_dl_wrapper_tI11__nv_dl_tagIM10CUDAStreamIdEFvvEXadL_"
+	    "ZNS3_4copyEvEELj1EEJPdS7_EEEvmmT_",
+	    g4, b1, out, sizeof out);
+	is_str(out, "for_each_kernel<CUDAStream<double>::copy {lambda #1}> <<<1056, 1024>>>",
+	       "a device lambda's kernel: named by the function that holds the lambda");
+	char triad[ROT_ARENA_NAME];
+	cudarec_name(
+	    "_Z15for_each_kernelI17__nv_dl_wrapper_tI11__nv_dl_tagIM10CUDAStreamIdEFvvEXadL_"
+	    "ZNS3_5triadEvEELj1EEJPdS7_S7_EEEvmmT_",
+	    g4, b1, triad, sizeof triad);
+	is_str(triad, "for_each_kernel<CUDAStream<double>::triad {lambda #1}> <<<1056, 1024>>>",
+	       "another lambda's kernel: another name");
+	cudarec_name(
+	    "_Z15for_each_kernelI17__nv_dl_wrapper_tI11__nv_dl_tagIM10CUDAStreamIfEFvfffEXadL_"
+	    "ZNS3_11init_arraysEfffEELj1EEJPfS7_S7_fffEEEvmmT_",
+	    g4, b1, out, sizeof out);
+	is_str(out, "for_each_kernel<CUDAStream<float>::init_arrays {lambda #1}> <<<1056, 1024>>>",
+	       "a lambda of a function with parameters, capturing values");
+	cudarec_name("_Z5applyI18__nv_hdl_wrapper_tILb0ELb0ELb0E11__nv_dl_tagIM1SFvPiiEXadL_ZNS2_"
+		     "3runES3_iEELj1EEFiiEJiEEEvT_S3_",
+		     g4, b1, out, sizeof out);
+	is_str(out, "apply<S::run {lambda #1}> <<<1056, 1024>>>",
+	       "a host-device lambda's kernel: the same form");
+	cudarec_name("_Z1kI17__nv_dl_wrapper_tIiEEvv", g4, b1, out, sizeof out);
+	is_str(out, "k<__nv_dl_wrapper_t<int> > <<<1056, 1024>>>",
+	       "a wrapper without nvcc's tag is left as it is");
 	char longname[400] = "_Z300";
 	memset(longname + 5, 'k', 300);
 	longname[305] = '\0';

@@ -112,6 +112,39 @@ static void losses(struct cudamet *m)
 	   "dropped launches and the logged one are unprofiled");
 }
 
+/* Two threads log their launches in one order and reach the driver in the other: the ranges
+ * come back in the driver's order, as many as the launches. */
+static void reordered(void)
+{
+	struct cudamet *m = malloc(sizeof *m);
+	struct cudarec_nvtx *a = calloc(1, sizeof *a);
+	cudamet_init(m, 3);
+	cudarec_push(a, NULL, "step", 0);
+	cudamet_launch(m, "triad <<<4, 256>>>", "_Z5triadPd", a);  /* thread A, logged first */
+	cudamet_launch(m, "copy <<<8, 128>>>", "_Z4copyPd", NULL); /* thread B */
+	double base[3] = {1, 2, 4};
+	const char *names[2] = {"_Z4copyPd", "_Z5triadPd"};
+	struct fake f = {base, names, 99};
+	ok(cudamet_batch(m, 2, get, &f) == 0, "two ranges for two launches, in another order");
+	const struct cudamet_region *c = find(m->kernels, m->nkernels, "copy <<<8, 128>>>");
+	const struct cudamet_region *t = find(m->kernels, m->nkernels, "triad <<<4, 256>>>");
+	const struct cudamet_region *step = find(m->ranges, m->nranges, "step");
+	ok(c && c->v[0] == 1 && t && t->v[0] == 2 && step && step->v[0] == 2,
+	   "each range goes to the launch of its kernel, not to the launch of its place");
+	ok(m->mismatched == 0 && m->unattributed == 0 && m->unprofiled == 0,
+	   "nothing counted lost or mismatched");
+	/* fewer ranges than launches: each found by its name, the launch without one unprofiled */
+	cudamet_launch(m, "triad <<<4, 256>>>", "_Z5triadPd", a);
+	cudamet_launch(m, "copy <<<8, 128>>>", "_Z4copyPd", NULL);
+	cudamet_launch(m, "triad <<<4, 256>>>", "_Z5triadPd", a);
+	ok(cudamet_batch(m, 2, get, &f) == 0 && c->v[0] == 1 + 1 && t->v[0] == 2 + 2 &&
+	       m->unattributed == 0 && m->unprofiled == 1,
+	   "two ranges for three launches: each found by its kernel, one launch unprofiled");
+	cudamet_free(m);
+	free(m);
+	free(a);
+}
+
 static void output(struct cudamet *m)
 {
 	const char *metrics[3] = {"dram__bytes.sum", "lts__t_bytes.sum", "l1tex__t_bytes.sum"};
@@ -136,6 +169,17 @@ static void output(struct cudamet *m)
 	if (tap_failed)
 		printf("# %s", text);
 	free(text);
+	/* an empty range name is one token still: "%" */
+	struct cudamet *e = calloc(1, sizeof *e);
+	cudamet_init(e, 1);
+	e->mismatched = 1;
+	snprintf(e->mismatch[1], sizeof e->mismatch[1], "copy");
+	out = open_memstream(&text, &len);
+	cudamet_write(out, e, metrics, NULL);
+	fclose(out);
+	ok(strstr(text, "\nmismatch 1 % copy\n") != NULL, "an empty name is written as %%");
+	free(text);
+	free(e);
 }
 
 int main(void)
@@ -146,6 +190,7 @@ int main(void)
 	attribution(m);
 	losses(m);
 	output(m);
+	reordered();
 	cudamet_free(m);
 	free(m);
 	return done_testing();

@@ -40,7 +40,9 @@ local function sections(at)
   if not eh or eh:sub(1, 4) ~= "\127ELF" or eh:byte(5) ~= 2 or eh:byte(6) ~= 1 then return nil end
   local shoff = string.unpack("<I8", eh, 41)
   local shentsize, shnum, shstrndx = string.unpack("<I2I2I2", eh, 59)
-  if shoff == 0 or shentsize < 64 or shnum > MAX_SECTIONS then return nil end
+  -- (an ELF64 section header is 64 bytes: another size, up to 65535, would have the table's
+  -- read ask for up to 4 GB)
+  if shoff == 0 or shentsize ~= 64 or shnum > MAX_SECTIONS then return nil end
   local tab = at(shoff, shnum * shentsize)
   if not tab then return nil end
   local out = {}

@@ -8,8 +8,11 @@ local WORDS = require("rot.protocol").cuda
 local M = {}
 local W = WORDS.records
 
--- Metrics that are rates or ratios: a region's value is their mean over its launches, not a sum.
-local function averaged(name) return name:match("%.per_second$") or name:match("%.pct$") or name:match("%.ratio$") end
+-- averaged(name): whether a metric is a rate or ratio (.per_second, .pct, .ratio): a region's
+-- value is its mean over the launches, not a sum, and scaling by launches leaves it as it is.
+function M.averaged(name)
+  return name:match("%.per_second$") ~= nil or name:match("%.pct$") ~= nil or name:match("%.ratio$") ~= nil
+end
 
 -- The values of a kernel or range line after its name: launches and one number a metric.
 local function region_line(rest, n)
@@ -109,7 +112,7 @@ end
 function M.value(region, metric)
   local s = region.sums[metric]
   if s == nil then return nil end
-  if averaged(metric) then return region.launches > 0 and s / region.launches or nil end
+  if M.averaged(metric) then return region.launches > 0 and s / region.launches or nil end
   return s
 end
 

@@ -37,9 +37,7 @@ local function scaled(r, reg, kind)
   local calls = r.calls or 0
   if kind ~= "kernel" or calls == 0 or calls == reg.launches or reg.launches == 0 then return v, nil end
   local f = calls / reg.launches
-  for m, x in pairs(v) do if not m:match("%.per_second$") and not m:match("%.pct$") and not m:match("%.ratio$") then
-    v[m] = x * f
-  end end
+  for m, x in pairs(v) do if not metriclines.averaged(m) then v[m] = x * f end end
   return v, string.format("profiled %d launches, timed %d calls: its metrics scaled by %.4g", reg.launches, calls, f)
 end
 
@@ -95,7 +93,9 @@ end
   quantities at its timed time, as Results:gpu_roofline draws them), and, against ceilings,
   timeBound, dominant, limiter, fraction, bound (GFLOP/s: its flops over the time bound),
   boundKey, boundSource profiled, above (beyond its spread and the ceiling's). Where none are
-  stored, gpuNote says so. Returns the rows above their bound. ]]
+  stored, gpuNote says so. Returns the rows above their bound. An NVTX range is never above:
+  its time is the host's, from push to pop, while its work is its kernels', launched
+  asynchronously; a range that returns before its kernels end looks faster than they are. ]]
 function M.bound(rows, ceilings_of, epsilon)
   local above = {}
   for _, r in ipairs(rows) do
@@ -115,7 +115,8 @@ function M.bound(rows, ceilings_of, epsilon)
           b.key
         r.bound = (r.flops or 0) > 0 and r.flops / b.time_bound / 1e9 or nil
         r.boundSource = "profiled"
-        r.above = b.fraction and bounds.above(b.fraction, r.spread, c.spreads[b.key], epsilon) or nil
+        r.above = r.gpuRegion ~= "nvtx" and b.fraction and bounds.above(b.fraction, r.spread, c.spreads[b.key], epsilon)
+          or nil
         if r.above then above[#above + 1] = r end
       end
     end
@@ -146,7 +147,8 @@ M.columns = {
 
 --[[ The lines under a table of a CUDA program's regions: how the metrics were taken (once a
   table), the losses the library counted (launches not profiled, ranges not attributed, ranges
-  named unlike their kernel), each row's note (no metrics and why, no gpu-peaks, scaled). ]]
+  named unlike their kernel), that an NVTX range's time is the host's, each row's note (no
+  metrics and why, no gpu-peaks, scaled). ]]
 function M.legend(rows, out)
   local said = {}
   local function say(l) if not said[l] then said[l] = true; out:write(l, "\n") end end
@@ -170,6 +172,10 @@ function M.legend(rows, out)
         say(string.format("%s: %d %s named unlike the launch they were attributed to (first: range '%s', kernel '%s')",
           who, rec.mismatched, util.plural(rec.mismatched, "range"), rec.mismatch.range, rec.mismatch.kernel))
       end
+    end
+    if r.gpuRegion == "nvtx" and r.gpuMetrics then
+      say("NVTX ranges: their time is the host's, from push to pop, their work their kernels'; "
+        .. "kernels launched asynchronously may end after it, so a range is never marked above its bound")
     end
     if r.gpuNote then say("region '" .. r.region .. "': " .. r.gpuNote) end
   end
