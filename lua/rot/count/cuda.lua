@@ -74,20 +74,12 @@ local function argv(app, lib, out, metrics)
   return a
 end
 
--- Runs argv in dir; gives up after patience seconds without a line. Its status, or nil, "timeout".
+-- Runs argv in dir as the counting pass runs its engine (rot.count.engine.run); gives up after
+-- patience seconds without a line. Its status, or nil, "timeout", or nil and why it did not start.
 local function run(a, dir, patience, err)
-  local process = require "rot.process"
-  local proc <close>, perr = process.spawn(a, { dir = dir, stdin = "null", stderr = err })
-  if not proc then return nil, "cannot start it: " .. tostring(perr) end
-  while true do
-    local text, why = proc:line(patience)
-    if not text then
-      if why == "interrupted" then util.interrupted(sys.interrupted()) end
-      if why == "timeout" then proc:kill(); proc:wait(); return nil, "timeout" end
-      break
-    end
-  end
-  return proc:wait()
+  local st, why, perr = require("rot.count.engine").run(a, dir, patience, nil, err)
+  if why == "start" then return nil, "cannot start it: " .. tostring(perr) end
+  return st, why
 end
 
 -- The outputs the library wrote (OUT.PID in dir), concatenated in pid order; nil when none.

@@ -84,13 +84,14 @@ function M.argv(paths, out, log, option, env, prog, loops)
   return argv
 end
 
---[[ Runs argv (M.argv's) in dir, stdin on /dev/null, stderr into the file err, calling
-  line(text) with each line the program writes on stdout; gives up after patience seconds
-  without a line. Returns the exit status, or nil and "timeout". ]]
+--[[ Runs argv (M.argv's, or any program run untimed: rot.count.cuda's) in dir, stdin on
+  /dev/null, stderr into the file err, calling line(text) with each line the program writes on
+  stdout; gives up after patience seconds without a line. Returns the exit status, or nil and
+  "timeout", or nil, "start" and why it could not be started. ]]
 function M.run(argv, dir, patience, line, err)
   local process = require "rot.process"
   local proc <close>, perr = process.spawn(argv, { dir = dir, stdin = "null", stderr = err })
-  if not proc then util.fail("cannot start the counting engine: " .. tostring(perr)) end
+  if not proc then return nil, "start", perr end
   while true do
     local text, why = proc:line(patience)
     if not text then

@@ -151,8 +151,10 @@ local function count_job(s, job, sim)
   local run = { out = dir .. "/counts", log = dir .. "/count.log", err = dir .. "/count.err",
     patience = s:get("timeout") * engine.SLOWER }
   sys.remove(run.out)
-  run.status, run.why = s:timed("count", engine.run, engine.argv(paths, run.out, run.log, sim.option, job.env(paths),
-    job.prog(paths), job.loops), job.dir or dir, run.patience, function(l) job.line(s, job, l) end, run.err)
+  local argv, perr = engine.argv(paths, run.out, run.log, sim.option, job.env(paths), job.prog(paths), job.loops), nil
+  run.status, run.why, perr = s:timed("count", engine.run, argv, job.dir or dir, run.patience,
+    function(l) job.line(s, job, l) end, run.err)
+  if run.why == "start" then util.fail("cannot start the counting engine: " .. tostring(perr)) end
   run.text = sys.readfile(run.out)
   run.parsed = engine.parse(run.text)
   for i, it in ipairs(job.items) do
