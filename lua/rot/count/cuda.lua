@@ -32,7 +32,8 @@ function M.wanted(row)
 end
 
 --[[ What the library is: the hash of its sources (core/cuda/, the range profiler's steps it shares
-  with the GPU core, core/Makefile): a changed library profiles again. ]]
+  with the GPU core, core/Makefile): a changed library profiles again. Kept in the build
+  directory's cudalib.memo while the files' signature holds, as the core's sources' hash is. ]]
 function M.library(s)
   return s:remember("cuda-library", function()
     local files = {}
@@ -43,7 +44,7 @@ function M.library(s)
     for _, f in ipairs({ "gpurange.c", "gpurange.h", "escape.c", "Makefile" }) do
       files[#files + 1] = s.home .. "/core/" .. f
     end
-    return assert(sys.sha256files(files, { s.home })):sub(1, 16)
+    return assert(sys.sha256files(files, { s.home }, false, s.builddir .. "/cudalib.memo")):sub(1, 16)
   end)
 end
 
